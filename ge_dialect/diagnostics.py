@@ -1,0 +1,93 @@
+"""One-line diagnostics with source locations, for every tool and pass.
+
+Every user-facing error in the project is a `GEError` whose message is a
+single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+
+class GEError(Exception):
+    """A user-facing error whose `str` is one complete diagnostic line."""
+
+
+def location_text(op: Operation | None) -> str:
+    """`file:line:col` (or the node name) of the nearest located op, else '<unknown>'."""
+    while op is not None:
+        location = op.location
+        if isinstance(location, FileLineColLoc):
+            return (
+                f"{location.filename.data}:{location.line.data}:{location.column.data}"
+            )
+        if isinstance(location, NameLoc):
+            return f"node '{location.desc.data}'"
+        if (name := op.attributes.get("name")) is not None and isinstance(
+            name, StringAttr
+        ):
+            return f"node '{name.data}'"
+        op = op.parent_op()
+    return "<unknown>"
+
+
+def error_at(op: Operation, message: str) -> GEError:
+    """A diagnostic about `op` at its source location."""
+    return GEError(f"{location_text(op)}: error: '{op.name}' op {message}")
+
+
+class LocatedParser(Parser):
+    """A parser that records each op's `file:line:col` as its location."""
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except VerifyException as error:
+            raise ParseError(span, " ".join(str(error).split())) from None
+        if not isinstance(op.location, FileLineColLoc | NameLoc):
+            where = span.get_location()
+            op.location = FileLineColLoc(
+                StringAttr(where.file),
+                IntAttr(where.line + self._line_offset),
+                IntAttr(where.col),
+            )
+        return op
+
+
+def parse_module(
+    ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0
+) -> ModuleOp:
+    """Parse MLIR text into a verified module, or raise a one-line GEError."""
+    if not text.strip() or all(
+        line.strip().startswith("//") or not line.strip() for line in text.splitlines()
+    ):
+        raise GEError(f"{name}:{line_offset + 1}:1: error: empty input (no operations)")
+    try:
+        module = LocatedParser(ctx, text, name, line_offset).parse_module()
+    except ParseError as error:
+        where = error.span.get_location()
+        message = error.msg.strip().splitlines()[0]
+        raise GEError(
+            f"{where.file}:{where.line + line_offset}:{where.col}: error: {message}"
+        ) from None
+    verify_module(module)
+    return module
+
+
+def verify_module(module: Operation) -> None:
+    """Verify every op, raising a GEError located at the first invalid one."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as error:
+            message = " ".join(str(error).split())
+            raise error_at(op, message) from None

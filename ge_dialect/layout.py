@@ -1,0 +1,122 @@
+"""Reading and checking the `#ge.layout` encoding of tensor types.
+
+Every question about a tensor's layout (its formats, its storage shape, whether
+its rank fits its origin format) is answered here, through the format library.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import NoneAttr, TensorType
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.attributes import LayoutAttr
+from ge_dialect.dtypes import dtype_name
+from ge_dialect.formats import Format, FormatError, transfer_shape
+
+
+def layout_of(tensor: TensorType) -> tuple[Format, Format]:
+    """The (origin, storage) formats of a tensor type; ND/ND without encoding."""
+    encoding = tensor.encoding
+    if isinstance(encoding, LayoutAttr):
+        return encoding.origin_format, encoding.storage_format
+    return Format.ND, Format.ND
+
+
+def with_layout(
+    tensor: TensorType,
+    origin: Format | str,
+    storage: Format | str | None = None,
+    *,
+    reshape_type: str | None = None,
+) -> TensorType:
+    """`tensor` with a new layout; ND/ND drops the encoding."""
+    origin = Format(origin)
+    storage = origin if storage is None else Format(storage)
+    if origin == storage == Format.ND and reshape_type is None:
+        return TensorType(tensor.element_type, tensor.get_shape())
+    layout = LayoutAttr(origin, storage, reshape_type=reshape_type)
+    return TensorType(tensor.element_type, tensor.get_shape(), layout)
+
+
+def reshape_type_of(tensor: TensorType) -> str | None:
+    """The explicit reshape type of a tensor type, if any."""
+    encoding = tensor.encoding
+    return encoding.explicit_reshape_type if isinstance(encoding, LayoutAttr) else None
+
+
+def storage_shape_of(tensor: TensorType, target: str | None = None) -> tuple[int, ...]:
+    """The shape of the tensor's bytes in its storage format."""
+    encoding = tensor.encoding
+    if not isinstance(encoding, LayoutAttr):
+        return tensor.get_shape()
+    if (explicit := encoding.explicit_storage_shape) is not None:
+        return explicit
+    if encoding.storage_format == encoding.origin_format:
+        return tensor.get_shape()
+    return transfer_shape(
+        tensor.get_shape(),
+        encoding.origin_format,
+        encoding.storage_format,
+        dtype_name(tensor.element_type),
+        reshape_type=encoding.explicit_reshape_type,
+        target=target,
+    )
+
+
+def check_tensor_type(tensor: TensorType) -> None:
+    """Raise VerifyException if the tensor's encoding is not a valid layout for it."""
+    encoding = tensor.encoding
+    if isinstance(encoding, NoneAttr):
+        return
+    if not isinstance(encoding, LayoutAttr):
+        raise VerifyException(f"tensor encoding must be #ge.layout, got {encoding}")
+    try:
+        check_rank_fits(tensor, encoding)
+        if encoding.explicit_storage_shape is None:
+            return
+        derived = transfer_shape(
+            tensor.get_shape(),
+            encoding.origin_format,
+            encoding.storage_format,
+            dtype_name(tensor.element_type),
+            reshape_type=encoding.explicit_reshape_type,
+        )
+    except FormatError as error:
+        raise VerifyException(str(error)) from None
+    if derived != encoding.explicit_storage_shape and -1 not in derived:
+        raise VerifyException(
+            f"storage_shape {list(encoding.explicit_storage_shape)} does not match "
+            f"the {encoding.storage_format.value} shape {list(derived)} derived "
+            f"from {list(tensor.get_shape())}"
+        )
+
+
+def check_rank_fits(tensor: TensorType, layout: LayoutAttr) -> None:
+    """The rank must equal the origin format's full rank, or expand to it."""
+    from ge_dialect.formats import default_reshape_type, full_rank
+
+    origin = layout.origin_format
+    rank = tensor.get_num_dims()
+    expected = full_rank(origin)
+    if origin == Format.ND or expected is None or rank == expected:
+        return
+    if rank > expected:
+        raise VerifyException(
+            f"rank {rank} is too large for origin format {origin.value} "
+            f"(rank {expected})"
+        )
+    reshape_type = layout.explicit_reshape_type
+    if reshape_type is None:
+        if default_reshape_type(origin, rank) is None:
+            raise VerifyException(
+                f"rank {rank} does not fit origin format {origin.value} and no "
+                "reshape type says how to expand it"
+            )
+        return
+    if len(reshape_type) != rank or any(
+        letter not in origin.value for letter in reshape_type
+    ):
+        raise VerifyException(
+            f"reshape_type \"{reshape_type}\" does not describe a rank-{rank} "
+            f"{origin.value} tensor"
+        )

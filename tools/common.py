@@ -1,0 +1,109 @@
+"""What every command-line tool shares: error reporting, plugins, atomic output."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from ge_dialect.diagnostics import GEError
+
+
+def run_tool(tool: str, body: Callable[[], object]) -> int:
+    """Run a tool's body; print any user-facing error as one line and return 1."""
+    try:
+        body()
+    except GEError as error:
+        message = str(error)
+        print(message if ": error:" in message else f"{tool}: {message}", file=sys.stderr)
+        return 1
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"{tool}: error: {_describe_os_error(error)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{tool}: error: interrupted", file=sys.stderr)
+        return 1
+    except SystemExit as exit_:
+        return 0 if exit_.code in (0, None) else 1
+    except Exception as error:
+        if os.environ.get("GE_XDSL_TRACEBACK"):
+            raise
+        message = " ".join(str(error).split())
+        print(
+            f"{tool}: internal error: {type(error).__name__}: {message} "
+            "(set GE_XDSL_TRACEBACK=1 for details)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _describe_os_error(error: Exception) -> str:
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"cannot access '{error.filename}': {error.strerror}"
+    return " ".join(str(error).split())
+
+
+def raise_usage_error(message: str) -> NoReturn:
+    """argparse's `error` hook: a one-line GEError instead of usage + exit 2."""
+    raise GEError(f"error: {message} (see --help)")
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Make `parser` report bad flags as one-line GEErrors."""
+    parser.error = raise_usage_error  # type: ignore[method-assign]
+    return parser
+
+
+def load_plugins(argv: Sequence[str]) -> None:
+    """Import every `--load-plugin PATH` before the tool sets itself up.
+
+    A plugin is a Python file or an importable module name; importing it lets it
+    register ops, infer-format rules, shape functions or op information.
+    """
+    for index, arg in enumerate(argv):
+        if arg == "--load-plugin" and index + 1 < len(argv):
+            load_plugin(argv[index + 1])
+        elif arg.startswith("--load-plugin="):
+            load_plugin(arg.split("=", 1)[1])
+
+
+def load_plugin(spec: str) -> None:
+    """Import one plugin file or module, reporting failures as GEError."""
+    try:
+        if spec.endswith(".py") or os.sep in spec:
+            path = Path(spec)
+            if not path.is_file():
+                raise GEError(f"error: plugin file '{spec}' not found")
+            module_spec = importlib.util.spec_from_file_location(path.stem, path)
+            assert module_spec is not None and module_spec.loader is not None
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[path.stem] = module
+            module_spec.loader.exec_module(module)
+        else:
+            importlib.import_module(spec)
+    except GEError:
+        raise
+    except Exception as error:
+        message = " ".join(str(error).split())
+        raise GEError(f"error: cannot load plugin '{spec}': {message}") from None
+
+
+def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write `data` to `path` through a temporary file, so failures leave nothing."""
+    target = Path(path)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, mode) as stream:
+            stream.write(data)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

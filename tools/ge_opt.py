@@ -1,0 +1,162 @@
+"""`ge-opt`: the `ge` modular optimizer driver, built on xDSL's `xDSLOptMain`.
+
+Besides xDSL's options (`-p`, `--split-input-file`, `--verify-diagnostics`,
+`--print-op-generic`, `--print-between-passes`, `-o`, ...), every registered
+`ge` pass is also a flag, as in `mlir-opt`:
+
+    ge-opt --infer-origin-format in.mlir
+    ge-opt --infer-origin-format=data-format=NHWC in.mlir
+
+The text after `=` is what would go inside the braces of `-p NAME{...}`
+(several options are separated by spaces). Pass flags run in command-line
+order, after the passes given with `-p`. Errors are one line
+(`file:line:col: error: ...`) and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from tools.common import load_plugins, one_line_errors, run_tool, write_atomically
+
+
+class PassFlag(argparse.Action):
+    """`--PASS[=OPTIONS]`: append the pass to the pipeline in command-line order."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        flags = getattr(namespace, "pass_flags", None) or []
+        options = values or ""
+        flags.append(f"{self.dest}{{{options}}}" if options else self.dest)
+        namespace.pass_flags = flags
+
+
+class PassHelpFormatter(argparse.HelpFormatter):
+    """Shows each pass flag with the first line of its pass's docstring."""
+
+    passes: dict[str, Any] = {}
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        if isinstance(action, PassFlag):
+            pass_class = self.passes[action.dest]()
+            doc = (pass_class.__doc__ or "").strip().splitlines()
+            return doc[0] if doc else ""
+        return super()._expand_help(action)
+
+
+class GEOptMain(xDSLOptMain):
+    """xDSL's opt driver with the `ge` dialect, passes and one-line diagnostics."""
+
+    def __init__(self, args: Sequence[str] | None = None):
+        argv = list(sys.argv[1:] if args is None else args)
+        load_plugins(argv)
+        super().__init__(description="GE-xDSL modular optimizer driver", args=argv)
+
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        if "ge" not in self.ctx.registered_dialect_names:
+            from ge_dialect.dialect import GE
+
+            self.ctx.load_dialect(GE)
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        from passes import get_all_passes
+
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        one_line_errors(arg_parser)
+        arg_parser.formatter_class = PassHelpFormatter
+        PassHelpFormatter.passes = self.available_passes
+        arg_parser.add_argument(
+            "--load-plugin",
+            action="append",
+            default=[],
+            metavar="PATH",
+            help="Python file or module to import first (user ops, rules, op info)",
+        )
+        from passes import PASSES
+
+        group = arg_parser.add_argument_group("passes")
+        for name in PASSES:
+            group.add_argument(
+                f"--{name}",
+                dest=name,
+                nargs="?",
+                const="",
+                action=PassFlag,
+                metavar="OPTIONS",
+            )
+
+    def setup_pipeline(self) -> None:
+        flags = getattr(self.args, "pass_flags", None) or []
+        self.args.passes = ",".join(p for p in (self.args.passes, *flags) if p)
+        try:
+            self.pipeline = PassPipeline.parse_spec(
+                self.available_passes, self.args.passes, self._between_passes
+            )
+        except ValueError as error:
+            raise GEError(f"error: {error}") from None
+        except Exception as error:  # xDSL raises several types for bad options
+            message = " ".join(str(error).split())
+            raise GEError(f"error: invalid pass pipeline: {message}") from None
+
+    def _between_passes(
+        self,
+        previous: ModulePass | None,
+        module: ModuleOp,
+        following: ModulePass | None,
+    ) -> None:
+        if not self.args.disable_verify:
+            verify_module(module)
+        if previous and following and self.args.print_between_passes:
+            print(f"// -----// IR after {previous.name} //----- //")
+            Printer(stream=sys.stdout).print_op(module)
+            print()
+
+    def run(self) -> None:
+        chunks, _ = self.prepare_input()
+        name = self.get_input_name()
+        pieces: list[str] = []
+        for chunk, offset in chunks:
+            text = chunk.read().decode("utf-8", errors="replace")
+            chunk.close()
+            try:
+                module = parse_module(self.ctx, text, name, offset)
+                self.apply_passes(module)
+                pieces.append(self.output_resulting_program(module))
+            except GEError as error:
+                if not self.args.verify_diagnostics:
+                    raise
+                pieces.append(f"{error}\n")
+        output = "// -----\n".join(pieces)
+        if self.args.output_file is None:
+            sys.stdout.write(output)
+        else:
+            write_atomically(self.args.output_file, output)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `ge-opt`."""
+    return run_tool("ge-opt", lambda: GEOptMain(argv).run())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
