@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import itertools
 import json
 import math
 import operator
@@ -241,7 +242,9 @@ class Target:
 
     name: str
     default_mkn: tuple[int, int, int]
-    dtype_mkn: Mapping[str, tuple[int, int, int]] = dataclasses.field(default_factory=dict)
+    dtype_mkn: Mapping[str, tuple[int, int, int]] = dataclasses.field(
+        default_factory=dict
+    )
     k0_bytes: int | None = None
     aliases: tuple[str, ...] = ()
     description: str = ""
@@ -295,7 +298,9 @@ class Target:
         if k0_bytes is not None and not (type(k0_bytes) is int and k0_bytes > 0):
             raise fail("'k0_bytes' must be a positive int")
         aliases = data.get("aliases", [])
-        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+        if not isinstance(aliases, list) or not all(
+            isinstance(a, str) for a in aliases
+        ):
             raise fail("'aliases' must be a list of strings")
         description = data.get("description", "")
         if not isinstance(description, str):
@@ -414,7 +419,7 @@ def _reshape_type_is_valid(origin: Format, rank: int, reshape_type: str) -> bool
     if origin is Format.ND:
         return False
     positions = [origin.value.find(letter) for letter in reshape_type]
-    return min(positions) >= 0 and all(a < b for a, b in zip(positions, positions[1:]))
+    return min(positions) >= 0 and all(a < b for a, b in itertools.pairwise(positions))
 
 
 def _expansion_type(
@@ -452,7 +457,9 @@ def expand_dims_to_full_rank(
     ND→FRACTAL_Z and for ND tensors of rank > 0 (ND has no default).
     """
     origin = _usable_format(origin_format, "origin")
-    storage = None if storage_format is None else _usable_format(storage_format, "storage")
+    storage = (
+        None if storage_format is None else _usable_format(storage_format, "storage")
+    )
     dims = _check_shape(shape)
     if dims == (UNKNOWN_RANK,):
         return dims
@@ -460,7 +467,7 @@ def expand_dims_to_full_rank(
     if letters is None:
         return dims
     expanded = [1] * _FULL_RANK[origin]
-    for dim, letter in zip(dims, letters):
+    for dim, letter in zip(dims, letters, strict=False):
         expanded[origin.value.index(letter)] = dim
     return tuple(expanded)
 
@@ -529,7 +536,9 @@ def _check_shape(shape: ShapeLike) -> tuple[int, ...]:
     try:
         dims = tuple(operator.index(d) for d in shape)
     except TypeError:
-        raise FormatError(f"a shape must be a sequence of ints, got {shape!r}") from None
+        raise FormatError(
+            f"a shape must be a sequence of ints, got {shape!r}"
+        ) from None
     if dims != (UNKNOWN_RANK,) and any(d < UNKNOWN_DIM for d in dims):
         raise FormatError(
             f"invalid shape {list(dims)}: dims are >= 0, or -1 if unknown"
@@ -653,11 +662,23 @@ def _make_plan(
         return _nz_plan(dims, m0, c0)
     if storage in ORIGIN_FORMATS:
         return _permute_plan(dims, origin, storage, identity)
+    return _internal_plan(dims, origin, storage, reshape_type, groups, m0, c0)
 
+
+def _internal_plan(
+    dims: tuple[int, ...],
+    origin: Format,
+    storage: Format,
+    reshape_type: str | None,
+    groups: int,
+    m0: int,
+    c0: int,
+) -> _Plan:
+    """The plan of a 4-D/5-D internal format: expand, then read N, C, (D), H, W."""
     full = expand_dims_to_full_rank(dims, origin, storage, reshape_type)
     rank = len(full)
     if rank == 0:
-        return identity
+        return _Plan(_Kind.IDENTITY, storage, full, full)
     if storage is Format.NC1HWC0_C04:
         c0 = 4
     if storage is Format.FRACTAL_Z and rank == 2:
@@ -667,6 +688,7 @@ def _make_plan(
         shape2d = (_ceil_div(d0, c0), _ceil_div(d1, N0), N0, c0)
         return _Plan(_Kind.FRACTAL_Z_2D, storage, full, shape2d, (), c0)
     accepted = _ORIGIN_RANKS[storage]
+    origin_rank = _FULL_RANK[origin]
     if origin is not Format.ND:
         if origin_rank not in accepted:
             raise FormatError(
@@ -710,9 +732,7 @@ def _permute_plan(
             f"{_FULL_RANK[storage]}-D {storage}"
         )
     perm = tuple(origin.value.index(letter) for letter in storage.value)
-    return _Plan(
-        _Kind.PERMUTE, storage, dims, tuple(dims[p] for p in perm), perm=perm
-    )
+    return _Plan(_Kind.PERMUTE, storage, dims, tuple(dims[p] for p in perm), perm=perm)
 
 
 def _with_storage_shape(plan: _Plan) -> _Plan:
@@ -744,7 +764,9 @@ def _fractal_z_plan(plan: _Plan) -> _Plan:
     n, c, *spatial = plan.canonical_shape
     groups, c0 = plan.groups, plan.c0
     if groups > 1 and n >= 0 and (n < groups or n % groups):
-        raise FormatError(f"groups={groups} must divide N={n} of the {plan.storage} weight")
+        raise FormatError(
+            f"groups={groups} must divide N={n} of the {plan.storage} weight"
+        )
     if c < 0 or min(spatial) < 0:
         # As GE: an unknown C/D/H/W makes the first dim unknown, groups unused.
         shape = (UNKNOWN_DIM, _ceil_div(n, N0), N0, c0)
@@ -753,7 +775,9 @@ def _fractal_z_plan(plan: _Plan) -> _Plan:
     if groups > 1:
         if n < 0:
             # GE ignores the groups here and gives a wrong first dim; say unknown.
-            return dataclasses.replace(plan, storage_shape=(UNKNOWN_DIM, UNKNOWN_DIM, N0, c0))
+            return dataclasses.replace(
+                plan, storage_shape=(UNKNOWN_DIM, UNKNOWN_DIM, N0, c0)
+            )
         n //= groups
         enlarge = _enlarge(c, n, c0, groups)
         g_blocks = _ceil_div(groups, enlarge)
@@ -787,6 +811,39 @@ def transfer_shape(
     return plan.storage_shape
 
 
+def _storage_shape_mismatch(
+    storage_shape: ShapeLike,
+    origin_shape: ShapeLike,
+    origin_format: Format | str,
+    storage_format: Format | str,
+    dtype: str | npt.DTypeLike,
+    reshape_type: str | None,
+    groups: int,
+    target: str | Target | None,
+) -> str | None:
+    """Why `storage_shape` is not the transferred shape, or None if it is."""
+    given = _check_shape(storage_shape)
+    expected = transfer_shape(
+        origin_shape,
+        origin_format,
+        storage_format,
+        dtype,
+        reshape_type=reshape_type,
+        groups=groups,
+        target=target,
+    )
+    if len(given) == len(expected) and all(
+        a == b or UNKNOWN_DIM in (a, b) for a, b in zip(given, expected, strict=True)
+    ):
+        return None
+    return (
+        f"storage shape {list(given)} does not match the "
+        f"{parse_format(storage_format)} shape {list(expected)} of "
+        f"{parse_format(origin_format)} {list(_check_shape(origin_shape))} "
+        f"({dtype_name(dtype)})"
+    )
+
+
 def check_storage_shape(
     storage_shape: ShapeLike,
     origin_shape: ShapeLike,
@@ -802,24 +859,18 @@ def check_storage_shape(
 
     A -1 on either side matches any dim.
     """
-    given = _check_shape(storage_shape)
-    expected = transfer_shape(
+    mismatch = _storage_shape_mismatch(
+        storage_shape,
         origin_shape,
         origin_format,
         storage_format,
         dtype,
-        reshape_type=reshape_type,
-        groups=groups,
-        target=target,
+        reshape_type,
+        groups,
+        target,
     )
-    if len(given) != len(expected) or any(
-        a != b and UNKNOWN_DIM not in (a, b) for a, b in zip(given, expected)
-    ):
-        raise FormatError(
-            f"storage shape {list(given)} does not match the {parse_format(storage_format)}"
-            f" shape {list(expected)} of {parse_format(origin_format)} "
-            f"{list(_check_shape(origin_shape))} ({dtype_name(dtype)})"
-        )
+    if mismatch is not None:
+        raise FormatError(mismatch)
 
 
 def storage_shape_is_valid(
@@ -837,22 +888,17 @@ def storage_shape_is_valid(
 
     Invalid formats, dtypes or shapes still raise FormatError.
     """
-    try:
-        check_storage_shape(
-            storage_shape,
-            origin_shape,
-            origin_format,
-            storage_format,
-            dtype,
-            reshape_type=reshape_type,
-            groups=groups,
-            target=target,
-        )
-    except FormatError as error:
-        if error.args[0].startswith("storage shape "):
-            return False
-        raise
-    return True
+    mismatch = _storage_shape_mismatch(
+        storage_shape,
+        origin_shape,
+        origin_format,
+        storage_format,
+        dtype,
+        reshape_type,
+        groups,
+        target,
+    )
+    return mismatch is None
 
 
 # --------------------------------------------------------------------------
@@ -977,7 +1023,9 @@ def _fractal_z_c04_to(x: np.ndarray, plan: _Plan) -> np.ndarray:
     n, _, h, w = x.shape
     k1, n1, n0, c0 = plan.storage_shape
     rows = _padded(x, (n, 4, h, w)).transpose(0, 2, 3, 1).reshape(n, 4 * h * w)
-    return _padded(rows, (n1 * n0, k1 * c0)).reshape(n1, n0, k1, c0).transpose(2, 0, 1, 3)
+    return (
+        _padded(rows, (n1 * n0, k1 * c0)).reshape(n1, n0, k1, c0).transpose(2, 0, 1, 3)
+    )
 
 
 def _fractal_z_c04_from(s: np.ndarray, plan: _Plan) -> np.ndarray:
@@ -1029,7 +1077,9 @@ def _nz_from(s: np.ndarray, plan: _Plan) -> np.ndarray:
     *batch, w1, h1, m0, c0 = s.shape
     b = len(batch)
     x = s.transpose(*range(b), b + 1, b + 2, b, b + 3).reshape(*batch, h1 * m0, w1 * c0)
-    rows, cols = plan.full_shape[-2:] if len(plan.full_shape) > 1 else (*plan.full_shape, 1)
+    rows, cols = (
+        plan.full_shape[-2:] if len(plan.full_shape) > 1 else (*plan.full_shape, 1)
+    )
     return x[..., :rows, :cols]
 
 
@@ -1052,6 +1102,12 @@ def _array(array: npt.ArrayLike) -> np.ndarray:
     if x.dtype == object:
         raise FormatError("cannot convert an array of Python objects")
     return x
+
+
+def _fresh(result: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """`result` as a contiguous array that shares no memory with `source`."""
+    result = np.ascontiguousarray(result)
+    return result.copy() if np.may_share_memory(result, source) else result
 
 
 def to_storage(
@@ -1079,14 +1135,15 @@ def to_storage(
         groups,
         target,
     )
-    x = x.reshape(plan.full_shape)
+    full = x.reshape(plan.full_shape)
     if plan.kind is _Kind.IDENTITY:
-        return x.copy()
-    if plan.kind is _Kind.PERMUTE:
-        return np.ascontiguousarray(x.transpose(plan.perm))
-    forward, _ = _CONVERTERS[plan.kind]
-    canonical = x.transpose(plan.perm) if plan.perm else x
-    return np.ascontiguousarray(forward(canonical, plan)).reshape(plan.storage_shape)
+        result = full
+    elif plan.kind is _Kind.PERMUTE:
+        result = full.transpose(plan.perm)
+    else:
+        forward, _ = _CONVERTERS[plan.kind]
+        result = forward(full.transpose(plan.perm) if plan.perm else full, plan)
+    return _fresh(result, x).reshape(plan.storage_shape)
 
 
 def from_storage(
@@ -1133,7 +1190,7 @@ def from_storage(
         x = backward(s, plan)
         if plan.perm:
             x = x.transpose(_inverse(plan.perm))
-    return np.ascontiguousarray(x).reshape(origin_dims)
+    return _fresh(x, s).reshape(origin_dims)
 
 
 def convert(
