@@ -205,7 +205,7 @@ class ExternalDataAttr(ParametrizedAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            return (StringAttr(parser.parse_str_literal("weight key")),)
+            return (StringAttr(parser.parse_str_literal(" (weight key)")),)
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -72,11 +73,15 @@ def tensor_type(
     origin: Format | str | None = None,
     storage: Format | str | None = None,
 ) -> TensorType:
-    """A tensor type with an optional `#ge.layout` (ND/ND means no encoding)."""
+    """A tensor type with an optional `#ge.layout` (ND/ND means no encoding).
+
+    A -1 in `shape` is an unknown dim (printed `?`).
+    """
     elem = element_type(dtype)
+    dims = [DYNAMIC_INDEX if d == -1 else d for d in shape]
     if origin is None or (Format(origin) == Format.ND and storage in (None, "ND")):
-        return TensorType(elem, list(shape))
-    return TensorType(elem, list(shape), LayoutAttr(origin, storage))
+        return TensorType(elem, dims)
+    return TensorType(elem, dims, LayoutAttr(origin, storage))
 
 
 def python_to_attribute(value: Any, constraint_name: str = "") -> Attribute:

@@ -17,6 +17,14 @@ lowering and the runtime. It reproduces GE's `transformer` rules:
 Shapes are tuples of ints; -1 is an unknown dim (it stays -1, as in GE) and
 `(-2,)` an unknown rank (returned unchanged). Every invalid request raises
 `FormatError`.
+
+Where GE silently returns a shape that no data layout matches, this library
+raises instead: an internal format whose rank cannot be reached (ND below
+rank 4, FORBIDDEN), a 5-D origin stored in a 4-D format or the reverse, and
+C1HWNCoC0 data with N > 1 (GE's shape rule keeps ceil(N/16) blocks while its
+data transfer keeps N rows). A grouped FRACTAL_Z weight with unknown N gets
+unknown leading dims rather than GE's ungrouped guess. ND reads as NCHW at
+rank 4 and as NCDHW at rank 5.
 """
 
 from __future__ import annotations
@@ -231,7 +239,7 @@ _TARGET_DIR = Path(__file__).parent / "data" / "targets"
 _TARGET_KEYS = frozenset({"name", "aliases", "description", "k0_bytes", "dtype_mkn"})
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class Target:
     """A platform's cube block sizes: GE's `DtypeMKN` table.
 
@@ -278,7 +286,9 @@ class Target:
         if not isinstance(data, dict):
             raise fail("expected a JSON object")
         if unknown := sorted(set(data) - _TARGET_KEYS):
-            raise fail(f"unknown key '{unknown[0]}' (keys: {', '.join(_TARGET_KEYS)})")
+            raise fail(
+                f"unknown key '{unknown[0]}' (keys: {', '.join(sorted(_TARGET_KEYS))})"
+            )
         name = data.get("name")
         if not isinstance(name, str) or not name.strip():
             raise fail("'name' must be a non-empty string")
@@ -954,9 +964,9 @@ def _fractal_z_order(spatial_rank: int) -> tuple[int, ...]:
     return (0, *spatial[:-2], 1, *spatial[-2:], 3 + spatial_rank, 2)
 
 
-def _fractal_z_blocks(plan: _Plan, x_shape: Sequence[int]) -> tuple[int, ...]:
+def _fractal_z_blocks(plan: _Plan) -> tuple[int, ...]:
     """(G', C1·C0, *S, N1·N0): the padded, group-packed weight."""
-    c, *spatial = x_shape[1:]
+    c, *spatial = plan.canonical_shape[1:]
     c0, enlarge = plan.c0, plan.enlarge
     g_blocks = _ceil_div(plan.groups, enlarge)
     return (
@@ -972,7 +982,7 @@ def _fractal_z_to(x: np.ndarray, plan: _Plan) -> np.ndarray:
     groups, enlarge, c0 = plan.groups, plan.enlarge, plan.c0
     per_group = n // groups
     weights = np.moveaxis(x.reshape(groups, per_group, c, *spatial), 1, -1)
-    blocks = np.zeros(_fractal_z_blocks(plan, x.shape), dtype=x.dtype)
+    blocks = np.zeros(_fractal_z_blocks(plan), dtype=x.dtype)
     # Group g lands in block g // e, on the diagonal slot e_val = g % e.
     for e_val in range(enlarge):
         part = weights[e_val::enlarge]
@@ -991,7 +1001,7 @@ def _fractal_z_from(s: np.ndarray, plan: _Plan) -> np.ndarray:
     n, c, *spatial = plan.canonical_shape
     groups, enlarge, c0 = plan.groups, plan.enlarge, plan.c0
     per_group = n // groups
-    g_blocks, cc, *_, nn = _fractal_z_blocks(plan, plan.canonical_shape)
+    g_blocks, cc, *_, nn = _fractal_z_blocks(plan)
     order = _fractal_z_order(len(spatial))
     unpacked = (g_blocks, cc // c0, c0, *spatial, nn)
     blocks = s.reshape([unpacked[i] for i in order]).transpose(_inverse(order))

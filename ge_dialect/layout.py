@@ -6,12 +6,17 @@ its rank fits its origin format) is answered here, through the format library.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import NoneAttr, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, NoneAttr, TensorType
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, transfer_shape
+
+
+def shape_of(tensor: TensorType) -> tuple[int, ...]:
+    """The origin shape, with -1 (the format library's unknown dim) for each `?`."""
+    return tuple(-1 if d == DYNAMIC_INDEX else d for d in tensor.get_shape())
 
 
 def layout_of(tensor: TensorType) -> tuple[Format, Format]:
@@ -48,13 +53,13 @@ def storage_shape_of(tensor: TensorType, target: str | None = None) -> tuple[int
     """The shape of the tensor's bytes in its storage format."""
     encoding = tensor.encoding
     if not isinstance(encoding, LayoutAttr):
-        return tensor.get_shape()
+        return shape_of(tensor)
     if (explicit := encoding.explicit_storage_shape) is not None:
         return explicit
     if encoding.storage_format == encoding.origin_format:
-        return tensor.get_shape()
+        return shape_of(tensor)
     return transfer_shape(
-        tensor.get_shape(),
+        shape_of(tensor),
         encoding.origin_format,
         encoding.storage_format,
         dtype_name(tensor.element_type),
@@ -72,10 +77,8 @@ def check_tensor_type(tensor: TensorType) -> None:
         raise VerifyException(f"tensor encoding must be #ge.layout, got {encoding}")
     try:
         check_rank_fits(tensor, encoding)
-        if encoding.explicit_storage_shape is None:
-            return
         derived = transfer_shape(
-            tensor.get_shape(),
+            shape_of(tensor),
             encoding.origin_format,
             encoding.storage_format,
             dtype_name(tensor.element_type),
@@ -83,11 +86,12 @@ def check_tensor_type(tensor: TensorType) -> None:
         )
     except FormatError as error:
         raise VerifyException(str(error)) from None
-    if derived != encoding.explicit_storage_shape and -1 not in derived:
+    explicit = encoding.explicit_storage_shape
+    if explicit is not None and derived != explicit and -1 not in derived:
         raise VerifyException(
-            f"storage_shape {list(encoding.explicit_storage_shape)} does not match "
+            f"storage_shape {list(explicit)} does not match "
             f"the {encoding.storage_format.value} shape {list(derived)} derived "
-            f"from {list(tensor.get_shape())}"
+            f"from {list(shape_of(tensor))}"
         )
 
 
@@ -113,9 +117,9 @@ def check_rank_fits(tensor: TensorType, layout: LayoutAttr) -> None:
                 "reshape type says how to expand it"
             )
         return
-    if len(reshape_type) != rank or any(
-        letter not in origin.value for letter in reshape_type
-    ):
+    positions = [origin.value.find(letter) for letter in reshape_type]
+    in_order = -1 not in positions and positions == sorted(set(positions))
+    if len(reshape_type) != rank or not in_order:
         raise VerifyException(
             f"reshape_type \"{reshape_type}\" does not describe a rank-{rank} "
             f"{origin.value} tensor"

@@ -58,7 +58,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import ExternalDataAttr, FormatAttr
-from ge_dialect.layout import check_tensor_type, layout_of, storage_shape_of
+from ge_dialect.layout import check_tensor_type, layout_of, shape_of, storage_shape_of
 
 # ---------------------------------------------------------------------------
 # Shared pieces
@@ -288,7 +288,7 @@ class DataOp(GEOperation):
 def _same_shape_and_dtype(a: Attribute, b: Attribute) -> bool:
     if not isinstance(a, TensorType) or not isinstance(b, TensorType):
         return a == b
-    return a.get_shape() == b.get_shape() and a.element_type == b.element_type
+    return shape_of(a) == shape_of(b) and a.element_type == b.element_type
 
 
 @irdl_op_definition
@@ -318,9 +318,9 @@ class ConstOp(GEOperation):
                 f"{result.element_type}"
             )
         expected = storage_shape_of(result)
-        if value_type.get_shape() != expected:
+        if shape_of(value_type) != expected:
             raise VerifyException(
-                f"value shape {list(value_type.get_shape())} does not match the "
+                f"value shape {list(shape_of(value_type))} does not match the "
                 f"result's storage shape {list(expected)}"
             )
 
@@ -348,7 +348,7 @@ class NetOutputOp(GEOperation):
     name = "ge.netoutput"
 
     outputs = var_operand_def(TensorType)
-    storage_formats = opt_attr_def(ArrayAttr)
+    storage_formats = opt_attr_def(ArrayAttr[FormatAttr])
 
     traits = traits_def(IsTerminator())
 
@@ -534,10 +534,10 @@ class TransDataOp(SameShapeTransOp):
     def verify_(self) -> None:
         x_type, y_type = self.x.type, self.y.type
         assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
-        if x_type.get_shape() != y_type.get_shape():
+        if shape_of(x_type) != shape_of(y_type):
             raise VerifyException(
-                f"origin shapes differ: {list(x_type.get_shape())} vs "
-                f"{list(y_type.get_shape())}"
+                f"origin shapes differ: {list(shape_of(x_type))} vs "
+                f"{list(shape_of(y_type))}"
             )
         if x_type.element_type != y_type.element_type:
             raise VerifyException("transdata cannot change the dtype (use ge.cast)")
@@ -579,7 +579,7 @@ class CastOp(GEOperation):
             )
         x_type, y_type = self.x.type, self.y.type
         assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
-        if x_type.get_shape() != y_type.get_shape():
+        if shape_of(x_type) != shape_of(y_type):
             raise VerifyException("cast cannot change the shape")
 
 
@@ -602,7 +602,7 @@ class ShapeOp(GEOperation):
 def _check_same_size(op: ShapeOp) -> None:
     x_type, y_type = op.x.type, op.y.type
     assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
-    x_shape, y_shape = x_type.get_shape(), y_type.get_shape()
+    x_shape, y_shape = shape_of(x_type), shape_of(y_type)
     if -1 in x_shape or -1 in y_shape:
         return
     if _product(x_shape) != _product(y_shape):
@@ -641,7 +641,9 @@ class FlattenOp(ShapeOp):
     ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"axis": 1}
 
     def verify_shape(self) -> None:
-        _check_axis(self.value_of("axis"), self.x.type.get_num_dims() + 1)
+        axis, rank = self.value_of("axis"), self.x.type.get_num_dims()
+        if not -rank <= axis <= rank:
+            raise VerifyException(f"axis {axis} is out of range [{-rank}, {rank}]")
         _check_rank(self.y, 2, "result")
         _check_same_size(self)
 
@@ -656,8 +658,11 @@ class SqueezeOp(ShapeOp):
     ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"axes": []}
 
     def verify_shape(self) -> None:
-        shape = self.x.type.get_shape()
-        for axis in self.value_of("axes"):
+        shape = shape_of(self.x.type)
+        axes = self.value_of("axes")
+        if axes and not shape:
+            raise VerifyException("cannot squeeze axes of a rank-0 tensor")
+        for axis in axes:
             index = _check_axis(axis, len(shape))
             if shape[index] not in (1, -1):
                 raise VerifyException(f"cannot squeeze axis {axis} of size {shape[index]}")
@@ -693,7 +698,9 @@ class ExpandDimsOp(ShapeOp):
 
 
 def _check_permutation(perm: Sequence[int], rank: int, name: str) -> None:
-    if sorted(p % max(rank, 1) for p in perm) != list(range(rank)):
+    if any(not -rank <= p < rank for p in perm) or sorted(
+        p % rank for p in perm
+    ) != list(range(rank)):
         raise VerifyException(f"'{name}' {list(perm)} is not a permutation of rank {rank}")
 
 
@@ -704,12 +711,12 @@ class PermutationOp(ShapeOp):
 
     def verify_shape(self) -> None:
         perm = self.value_of(self.PERMUTATION_ATTR)
-        x_shape = self.x.type.get_shape()
+        x_shape = shape_of(self.x.type)
         _check_permutation(perm, len(x_shape), self.PERMUTATION_ATTR)
         expected = [x_shape[p] for p in perm]
-        if list(self.y.type.get_shape()) != expected:
+        if list(shape_of(self.y.type)) != expected:
             raise VerifyException(
-                f"result shape {list(self.y.type.get_shape())} does not match the "
+                f"result shape {list(shape_of(self.y.type))} does not match the "
                 f"permuted shape {expected}"
             )
 
@@ -748,10 +755,10 @@ class UnaryElementwiseOp(GEOperation):
 
     def verify_(self) -> None:
         _check_same_element_type(self)
-        if self.x.type.get_shape() != self.y.type.get_shape():
+        if shape_of(self.x.type) != shape_of(self.y.type):
             raise VerifyException(
-                f"result shape {list(self.y.type.get_shape())} must equal the input "
-                f"shape {list(self.x.type.get_shape())}"
+                f"result shape {list(shape_of(self.y.type))} must equal the input "
+                f"shape {list(shape_of(self.x.type))}"
             )
 
 
@@ -885,15 +892,15 @@ class BinaryElementwiseOp(GEOperation):
 
     def verify_(self) -> None:
         _check_same_element_type(self)
-        expected = broadcast_shapes(self.x1.type.get_shape(), self.x2.type.get_shape())
+        expected = broadcast_shapes(shape_of(self.x1.type), shape_of(self.x2.type))
         if expected is None:
             raise VerifyException(
-                f"shapes {list(self.x1.type.get_shape())} and "
-                f"{list(self.x2.type.get_shape())} do not broadcast"
+                f"shapes {list(shape_of(self.x1.type))} and "
+                f"{list(shape_of(self.x2.type))} do not broadcast"
             )
-        if tuple(self.y.type.get_shape()) != expected:
+        if tuple(shape_of(self.y.type)) != expected:
             raise VerifyException(
-                f"result shape {list(self.y.type.get_shape())} does not match the "
+                f"result shape {list(shape_of(self.y.type))} does not match the "
                 f"broadcast shape {list(expected)}"
             )
 
@@ -1039,7 +1046,7 @@ class Conv2DOp(SpatialOp):
                 raise VerifyException(f"'{name}' must be positive, got {values}")
         groups = self.value_of("groups")
         data_format = self.value_of("data_format")
-        channels = self.x.type.get_shape()[data_format.index("C")]
+        channels = shape_of(self.x.type)[data_format.index("C")]
         if groups < 1 or (channels > 0 and channels % groups):
             raise VerifyException(
                 f"groups {groups} must divide the {channels} input channels"
@@ -1157,12 +1164,12 @@ class BatchNormOp(SpatialOp):
     assembly_format = COMPUTE_FORMAT
 
     def verify_spatial(self) -> None:
-        channels = self.x.type.get_shape()[self.value_of("data_format").index("C")]
+        channels = shape_of(self.x.type)[self.value_of("data_format").index("C")]
         for name in ("scale", "offset", "mean", "variance"):
             param = _check_rank(getattr(self, name), 1, name)
-            if channels > 0 and param.get_shape()[0] not in (channels, -1):
+            if channels > 0 and shape_of(param)[0] not in (channels, -1):
                 raise VerifyException(
-                    f"{name} has {param.get_shape()[0]} entries for {channels} channels"
+                    f"{name} has {shape_of(param)[0]} entries for {channels} channels"
                 )
 
 
@@ -1221,14 +1228,14 @@ class BiasAddOp(GEOperation):
     def verify_(self) -> None:
         data_format = _check_data_format(self)
         _check_rank(self.bias, 1, "bias")
-        shape = self.x.type.get_shape()
+        shape = shape_of(self.x.type)
         if len(shape) == 4:
             channels = shape[data_format.index("C")]
         elif shape:
             channels = shape[-1] if data_format == "NHWC" else shape[min(1, len(shape) - 1)]
         else:
             raise VerifyException("input must have rank >= 1")
-        bias_size = self.bias.type.get_shape()[0]
+        bias_size = shape_of(self.bias.type)[0]
         if -1 not in (channels, bias_size) and channels != bias_size:
             raise VerifyException(
                 f"bias has {bias_size} entries for {channels} channels"
@@ -1252,8 +1259,8 @@ class MatMulOp(GEOperation):
     assembly_format = COMPUTE_FORMAT
 
     def verify_(self) -> None:
-        a = _check_rank(self.x1, 2, "x1").get_shape()
-        b = _check_rank(self.x2, 2, "x2").get_shape()
+        a = shape_of(_check_rank(self.x1, 2, "x1"))
+        b = shape_of(_check_rank(self.x2, 2, "x2"))
         k1 = a[0] if self.value_of("transpose_x1") else a[1]
         k2 = b[1] if self.value_of("transpose_x2") else b[0]
         if -1 not in (k1, k2) and k1 != k2:
@@ -1295,8 +1302,8 @@ class GemmOp(GEOperation):
     assembly_format = COMPUTE_FORMAT
 
     def verify_(self) -> None:
-        a = _check_rank(self.a, 2, "a").get_shape()
-        b = _check_rank(self.b, 2, "b").get_shape()
+        a = shape_of(_check_rank(self.a, 2, "a"))
+        b = shape_of(_check_rank(self.b, 2, "b"))
         k1 = a[0] if self.value_of("trans_a") else a[1]
         k2 = b[1] if self.value_of("trans_b") else b[0]
         if -1 not in (k1, k2) and k1 != k2:
@@ -1327,10 +1334,10 @@ class ConcatOp(GEOperation):
         rank = self.y.type.get_num_dims()
         axis = _check_axis(self.value_of("axis"), rank)
         for index, value in enumerate(self.inputs):
-            shape = value.type.get_shape()
+            shape = shape_of(value.type)
             if len(shape) != rank:
                 raise VerifyException(f"input #{index} has rank {len(shape)}, expected {rank}")
-            for dim, (a, b) in enumerate(zip(shape, self.y.type.get_shape(), strict=True)):
+            for dim, (a, b) in enumerate(zip(shape, shape_of(self.y.type), strict=True)):
                 if dim != axis and -1 not in (a, b) and a != b:
                     raise VerifyException(
                         f"input #{index} dim {dim} is {a}, result has {b}"
@@ -1356,7 +1363,9 @@ class SplitOp(GEOperation):
             raise VerifyException(
                 f"'sizes' has {len(sizes)} entries for {len(self.outputs)} results"
             )
-        shape = self.x.type.get_shape()
+        shape = shape_of(self.x.type)
+        if not shape:
+            raise VerifyException("cannot split a rank-0 tensor")
         axis = _check_axis(self.value_of("axis"), len(shape))
         if shape[axis] != -1 and sum(sizes) != shape[axis]:
             raise VerifyException(

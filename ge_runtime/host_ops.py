@@ -773,7 +773,7 @@ def reduce_sum(
     x: np.ndarray, *, axes: Sequence[int] | None = None, keep_dims: bool = False
 ) -> np.ndarray:
     """Sum over ``axes`` (all when None/empty)."""
-    return np.asarray(np.sum(x, axis=_axes(axes), keepdims=keep_dims))
+    return np.asarray(np.sum(x, axis=_axes(axes), keepdims=keep_dims, dtype=x.dtype))
 
 
 @_float32_compute

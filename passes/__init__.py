@@ -10,6 +10,7 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 PASSES: dict[str, tuple[str, str]] = {
+    "infer-origin-format": ("infer_origin_format", "InferOriginFormatPass"),
 }
 """Pass name -> (module in this package, ModulePass class name)."""
 

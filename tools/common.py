@@ -99,7 +99,10 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write `data` to `path` through a temporary file, so failures leave nothing."""
     target = Path(path)
     mode = "wb" if isinstance(data, bytes) else "w"
-    fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    try:
+        fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(target)) from None
     try:
         with os.fdopen(fd, mode) as stream:
             stream.write(data)

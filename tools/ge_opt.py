@@ -92,6 +92,13 @@ class GEOptMain(xDSLOptMain):
             metavar="PATH",
             help="Python file or module to import first (user ops, rules, op info)",
         )
+        arg_parser.add_argument(
+            "--opinfo",
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="op-information JSON file extending or overriding the builtin one",
+        )
         from passes import PASSES
 
         group = arg_parser.add_argument_group("passes")
@@ -106,6 +113,10 @@ class GEOptMain(xDSLOptMain):
             )
 
     def setup_pipeline(self) -> None:
+        from ge_dialect.opinfo import load_opinfo_file
+
+        for path in self.args.opinfo:
+            load_opinfo_file(path)
         flags = getattr(self.args, "pass_flags", None) or []
         self.args.passes = ",".join(p for p in (self.args.passes, *flags) if p)
         try:

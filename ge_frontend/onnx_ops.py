@@ -1,0 +1,780 @@
+"""ONNX op -> `ge` op conversion rules (the policy; `onnx_import` is the driver).
+
+Each converter takes a `NodeContext` and returns the node's output values in
+order. It raises `Unsupported` for a configuration the `ge` dialect cannot
+express (the driver reports all of them at once) and `ValueError` for an
+invalid node. Opset differences are handled here: attributes that became
+inputs (Reshape shape, Slice starts/ends at 10, Pad pads and Clip min/max at
+11, Squeeze/Unsqueeze axes, ReduceSum axes and Split sizes at 13, the other
+reductions at 18), pre-13 Softmax semantics (coerce to 2-D at `axis`) and
+pre-7 "legacy" broadcasting (`broadcast=1, axis=k`, per-channel PRelu).
+
+Layout conventions: every windowed or per-channel op is emitted with
+`data_format = "NCHW"` (they are the anchors of origin-format inference);
+ONNX 2-D pads `[top, left, bottom, right]` become `ge` pads
+`[top, bottom, left, right]`; strides/dilations get 4 entries `[1, 1, h, w]`.
+1-D convolutions and pools run as 2-D ones over an inserted H axis of size 1;
+per-channel ops on ranks other than 4 run on a `[N, C, -1, 1]` reshape.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import onnx
+
+from ge_dialect.dtypes import element_type
+from ge_dialect.ops import broadcast_shapes
+from ge_frontend.onnx_context import NodeContext, Unsupported, Value, shape_of
+
+Converter = Callable[[NodeContext], Sequence[Value]]
+
+CONVERTERS: dict[str, Converter] = {}
+"""ONNX op type (default domain) -> converter."""
+
+
+def converts(*op_types: str) -> Callable[[Converter], Converter]:
+    """Register a converter for `op_types`."""
+
+    def register(fn: Converter) -> Converter:
+        for op_type in op_types:
+            CONVERTERS[op_type] = fn
+        return fn
+
+    return register
+
+
+def _axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+    return axis % max(rank, 1)
+
+
+def _axes(axes: Sequence[int] | np.ndarray | None, rank: int) -> list[int]:
+    return [] if axes is None else [_axis(int(a), rank) for a in axes]
+
+
+def _ints(values: Sequence[int] | np.ndarray) -> list[int]:
+    return [int(v) for v in values]
+
+
+# ---------------------------------------------------------------------------
+# Elementwise ops
+# ---------------------------------------------------------------------------
+
+UNARY = {
+    "Relu": "relu",
+    "Sigmoid": "sigmoid",
+    "Tanh": "tanh",
+    "Softplus": "softplus",
+    "Neg": "neg",
+    "Abs": "abs",
+    "Exp": "exp",
+    "Sqrt": "sqrt",
+    "Log": "log",
+    "Reciprocal": "reciprocal",
+    "Identity": "identity",
+}
+
+UNARY_WITH_ATTRS = {
+    "LeakyRelu": ("leaky_relu", {"alpha": 0.01}),
+    "Elu": ("elu", {"alpha": 1.0}),
+    "Selu": ("selu", {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875}),
+}
+"""ONNX op -> (ge op, ONNX float attributes with their ONNX defaults)."""
+
+BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow"}
+
+PAIRWISE_VARIADIC = {"Max": "maximum", "Min": "minimum"}
+
+
+@converts(*UNARY)
+def convert_unary(ctx: NodeContext) -> list[Value]:
+    return [ctx.op(UNARY[ctx.node.op_type], ctx.input(0))]
+
+
+@converts(*UNARY_WITH_ATTRS)
+def convert_unary_with_attrs(ctx: NodeContext) -> list[Value]:
+    op_name, defaults = UNARY_WITH_ATTRS[ctx.node.op_type]
+    attrs = {name: float(ctx.attr(name, value)) for name, value in defaults.items()}
+    return [ctx.op(op_name, ctx.input(0), **attrs)]
+
+
+def _legacy_broadcast(ctx: NodeContext, value: Value) -> Value:
+    """Opset < 7 `broadcast=1, axis=k`: align the second operand at axis k."""
+    if ctx.opset >= 7 or not ctx.attr("broadcast", 0) or not ctx.has_attr("axis"):
+        return value
+    rank = ctx.rank(0)
+    trailing = rank - _axis(ctx.attr("axis"), rank) - len(shape_of(value))
+    if trailing <= 0:
+        return value
+    first = len(shape_of(value))
+    axes = list(range(first, first + trailing))
+    return ctx.op("unsqueeze", value, axes=axes, suffix="broadcast")
+
+
+@converts(*BINARY)
+def convert_binary(ctx: NodeContext) -> list[Value]:
+    rhs = _legacy_broadcast(ctx, ctx.input(1))
+    if ctx.node.op_type == "Pow" and ctx.dtype(1) != ctx.dtype(0):
+        rhs = ctx.op("cast", rhs, dst_type=ctx.dtype(0), suffix="exponent")
+    return [ctx.op(BINARY[ctx.node.op_type], ctx.input(0), rhs)]
+
+
+@converts("PRelu")
+def convert_prelu(ctx: NodeContext) -> list[Value]:
+    """Opset < 7 applies a 1-D slope per channel (axis 1), later ones broadcast."""
+    slope, rank = ctx.input(1), ctx.rank(0)
+    slope_shape = shape_of(slope)
+    if ctx.opset < 7 and len(slope_shape) == 1 and slope_shape[0] != 1 and rank > 2:
+        axes = list(range(1, rank - 1))
+        slope = ctx.op("unsqueeze", slope, axes=axes, suffix="per_channel")
+    return [ctx.op("prelu", ctx.input(0), slope)]
+
+
+def _present_inputs(ctx: NodeContext) -> list[Value]:
+    return [value for value in ctx.inputs if value is not None]
+
+
+@converts("Sum", "Mean")
+def convert_sum(ctx: NodeContext) -> list[Value]:
+    values = _present_inputs(ctx)
+    mean = ctx.node.op_type == "Mean"
+    suffix = "sum" if mean else None
+    if len(values) == 1:
+        total = ctx.op("identity", values[0], suffix=suffix)
+    else:
+        total = ctx.op("add_n", values, suffix=suffix)
+    if not mean:
+        return [total]
+    return [ctx.op("div", total, ctx.array(len(values)))]
+
+
+@converts(*PAIRWISE_VARIADIC)
+def convert_pairwise_variadic(ctx: NodeContext) -> list[Value]:
+    op_name = PAIRWISE_VARIADIC[ctx.node.op_type]
+    first, *rest = _present_inputs(ctx)
+    if not rest:
+        return [ctx.op("identity", first)]
+    result = first
+    for index, value in enumerate(rest):
+        suffix = None if index == len(rest) - 1 else str(index)
+        result = ctx.op(op_name, result, value, suffix=suffix)
+    return [result]
+
+
+@converts("Clip")
+def convert_clip(ctx: NodeContext) -> list[Value]:
+    if ctx.opset < 11:
+        low, high = ctx.attr("min"), ctx.attr("max")
+    else:
+        low, high = ctx.constant(1, "min"), ctx.constant(2, "max")
+    bounds = {
+        name: None if bound is None else float(bound)
+        for name, bound in (("min", low), ("max", high))
+    }
+    return [ctx.op("clip", ctx.input(0), **bounds)]
+
+
+@converts("HardSigmoid")
+def convert_hard_sigmoid(ctx: NodeContext) -> list[Value]:
+    """max(0, min(1, alpha * x + beta)) as mul, add and clip."""
+    alpha, beta = ctx.attr("alpha", 0.2), ctx.attr("beta", 0.5)
+    scaled = ctx.op("mul", ctx.input(0), ctx.array(alpha), suffix="scale")
+    shifted = ctx.op("add", scaled, ctx.array(beta), suffix="shift")
+    return [ctx.op("clip", shifted, min=0.0, max=1.0)]
+
+
+@converts("Softsign")
+def convert_softsign(ctx: NodeContext) -> list[Value]:
+    """x / (1 + |x|)."""
+    magnitude = ctx.op("abs", ctx.input(0), suffix="abs")
+    denominator = ctx.op("add", magnitude, ctx.array(1), suffix="denominator")
+    return [ctx.op("div", ctx.input(0), denominator)]
+
+
+@converts("Cast")
+def convert_cast(ctx: NodeContext) -> list[Value]:
+    to = ctx.attr("to")
+    try:
+        dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(to)).name
+        element_type(dtype)
+    except (KeyError, TypeError, ValueError):
+        raise Unsupported(f"to {onnx.TensorProto.DataType.Name(to)}") from None
+    return [ctx.op("cast", ctx.input(0), dst_type=dtype)]
+
+
+@converts("Dropout")
+def convert_dropout(ctx: NodeContext) -> list[Value]:
+    """Inference: the identity. The mask output and training mode are not."""
+    if ctx.num_outputs > 1 and ctx.outputs_used[1]:
+        raise Unsupported("with its mask output used")
+    training = ctx.constant(2, "training_mode") if ctx.opset >= 12 else None
+    if training is not None and bool(training):
+        raise Unsupported("in training mode")
+    return [ctx.op("identity", ctx.input(0))]
+
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling
+# ---------------------------------------------------------------------------
+
+SAME_PADDING = ("SAME_UPPER", "SAME_LOWER")
+
+
+def _window_input(ctx: NodeContext) -> tuple[Value, bool]:
+    """Input 0 as a 4-D NCHW value; 1-D inputs get an H axis (returns lifted)."""
+    rank = ctx.rank(0)
+    if rank == 4:
+        return ctx.input(0), False
+    if rank == 3:
+        return ctx.op("unsqueeze", ctx.input(0), axes=[2], suffix="to_2d"), True
+    raise Unsupported(f"with {rank - 2}-D spatial input")
+
+
+def _finish_window(ctx: NodeContext, result: Value, lifted: bool) -> Value:
+    return ctx.op("squeeze", result, axes=[2], suffix="to_1d") if lifted else result
+
+
+def _hw(values: Sequence[int], lifted: bool, fill: int) -> list[int]:
+    """Per-spatial-axis values as [h, w] (a lifted 1-D op has h = fill)."""
+    return [fill, *_ints(values)] if lifted else _ints(values)
+
+
+def _ge_pads(pads: Sequence[int], lifted: bool) -> list[int]:
+    """ONNX [begin_h, begin_w, end_h, end_w] (or 1-D [b, e]) -> ge [t, b, l, r]."""
+    if lifted:
+        return [0, 0, int(pads[0]), int(pads[1])]
+    top, left, bottom, right = _ints(pads)
+    return [top, bottom, left, right]
+
+
+def _same_padding(total: int, auto_pad: str) -> tuple[int, int]:
+    """(begin, end) for SAME_UPPER (extra at the end) or SAME_LOWER."""
+    small, large = total // 2, total - total // 2
+    return (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+
+
+def _window_pads(
+    ctx: NodeContext,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> list[int]:
+    """ONNX-order pads [begins..., ends...], computing `auto_pad`."""
+    count = len(kernel)
+    auto_pad = ctx.attr("auto_pad", "NOTSET")
+    if auto_pad == "NOTSET":
+        return _ints(ctx.attr("pads", [0] * 2 * count))
+    if auto_pad == "VALID":
+        return [0] * 2 * count
+    if auto_pad not in SAME_PADDING:
+        raise ValueError(f"unknown auto_pad '{auto_pad}'")
+    sizes = ctx.shape(0)[2:]
+    if -1 in sizes:
+        raise Unsupported(f"with auto_pad {auto_pad} on dynamic spatial dims")
+    begins, ends = [], []
+    for size, k, s, d in zip(sizes, kernel, strides, dilations, strict=True):
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+        begin, end = _same_padding(total, auto_pad)
+        begins.append(begin)
+        ends.append(end)
+    return begins + ends
+
+
+@converts("Conv")
+def convert_conv(ctx: NodeContext) -> list[Value]:
+    x, lifted = _window_input(ctx)
+    weight = ctx.input(1)
+    count = ctx.rank(0) - 2
+    kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
+    strides = ctx.attr("strides", [1] * count)
+    dilations = ctx.attr("dilations", [1] * count)
+    pads = _window_pads(ctx, kernel, strides, dilations)
+    if lifted:
+        weight = ctx.op("unsqueeze", weight, axes=[2], suffix="filter_to_2d")
+    y = ctx.op(
+        "conv2d",
+        x,
+        weight,
+        ctx.optional_input(2),
+        strides=[1, 1, *_hw(strides, lifted, 1)],
+        pads=_ge_pads(pads, lifted),
+        dilations=[1, 1, *_hw(dilations, lifted, 1)],
+        groups=ctx.attr("group", 1),
+        data_format="NCHW",
+    )
+    return [_finish_window(ctx, y, lifted)]
+
+
+def _conv_transpose_pads(
+    ctx: NodeContext,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    output_padding: Sequence[int],
+) -> list[int]:
+    """Pads of ConvTranspose, derived from `output_shape`/SAME as the ONNX spec says."""
+    auto_pad = ctx.attr("auto_pad", "NOTSET")
+    output_shape = ctx.attr("output_shape")
+    if output_shape is None and auto_pad not in SAME_PADDING:
+        return _window_pads(ctx, kernel, strides, dilations)
+    sizes = ctx.shape(0)[2:]
+    if -1 in sizes:
+        raise Unsupported("with output_shape or SAME padding on dynamic spatial dims")
+    wanted = (
+        _ints(output_shape[-len(sizes) :])
+        if output_shape is not None
+        else [size * s for size, s in zip(sizes, strides, strict=True)]
+    )
+    begins, ends = [], []
+    for size, k, s, d, extra, out in zip(
+        sizes, kernel, strides, dilations, output_padding, wanted, strict=True
+    ):
+        total = s * (size - 1) + extra + (k - 1) * d + 1 - out
+        if total < 0:
+            raise Unsupported("with an output_shape beyond the full output")
+        begin, end = _same_padding(
+            total, "SAME_UPPER" if auto_pad == "SAME_UPPER" else "SAME_LOWER"
+        )
+        begins.append(begin)
+        ends.append(end)
+    return begins + ends
+
+
+@converts("ConvTranspose")
+def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
+    x, lifted = _window_input(ctx)
+    weight = ctx.input(1)
+    count = ctx.rank(0) - 2
+    kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
+    strides = ctx.attr("strides", [1] * count)
+    dilations = ctx.attr("dilations", [1] * count)
+    output_padding = ctx.attr("output_padding", [0] * count)
+    pads = _conv_transpose_pads(ctx, kernel, strides, dilations, output_padding)
+    if lifted:
+        weight = ctx.op("unsqueeze", weight, axes=[2], suffix="filter_to_2d")
+    y = ctx.op(
+        "conv2d_transpose",
+        x,
+        weight,
+        ctx.optional_input(2),
+        strides=[1, 1, *_hw(strides, lifted, 1)],
+        pads=_ge_pads(pads, lifted),
+        dilations=[1, 1, *_hw(dilations, lifted, 1)],
+        groups=ctx.attr("group", 1),
+        output_padding=_hw(output_padding, lifted, 0),
+        data_format="NCHW",
+    )
+    return [_finish_window(ctx, y, lifted)]
+
+
+@converts("MaxPool", "AveragePool")
+def convert_pool(ctx: NodeContext) -> list[Value]:
+    is_max = ctx.node.op_type == "MaxPool"
+    if is_max and ctx.num_outputs > 1 and ctx.outputs_used[1]:
+        raise Unsupported("with its Indices output used")
+    x, lifted = _window_input(ctx)
+    kernel = ctx.attr("kernel_shape")
+    if kernel is None:
+        raise ValueError("attribute 'kernel_shape' is missing")
+    strides = ctx.attr("strides", [1] * len(kernel))
+    if any(d != 1 for d in ctx.attr("dilations", [])):
+        raise Unsupported("with dilations")
+    pads = _window_pads(ctx, kernel, strides, [1] * len(kernel))
+    attrs = {
+        "ksize": [1, 1, *_hw(kernel, lifted, 1)],
+        "strides": [1, 1, *_hw(strides, lifted, 1)],
+        "pads": _ge_pads(pads, lifted),
+        "ceil_mode": bool(ctx.attr("ceil_mode", 0)),
+        "data_format": "NCHW",
+    }
+    if not is_max:
+        attrs["count_include_pad"] = bool(ctx.attr("count_include_pad", 0))
+    y = ctx.op("max_pool" if is_max else "avg_pool", x, **attrs)
+    return [_finish_window(ctx, y, lifted)]
+
+
+# ---------------------------------------------------------------------------
+# Per-channel ops (any rank >= 2 through a [N, C, -1, 1] view)
+# ---------------------------------------------------------------------------
+
+
+def _as_nchw(ctx: NodeContext) -> Value:
+    """Input 0 as 4-D: itself, or reshaped to [N, C, rest, 1]."""
+    rank = ctx.rank(0)
+    if rank == 4:
+        return ctx.input(0)
+    if rank < 2:
+        raise ValueError(f"needs an input of rank >= 2, got rank {rank}")
+    return ctx.op("reshape", ctx.input(0), shape=[0, 0, -1, 1], suffix="to_4d")
+
+
+def _from_nchw(ctx: NodeContext, result: Value, shape: Sequence[int]) -> Value:
+    """Undo `_as_nchw` on a result of the given shape."""
+    if len(shape) == 4:
+        return result
+    target = [0, 0, *shape[2:]]
+    if target.count(-1) > 1:
+        raise Unsupported("with several dynamic spatial dims")
+    return ctx.op("reshape", result, shape=target, suffix="from_4d")
+
+
+@converts("BatchNormalization")
+def convert_batch_norm(ctx: NodeContext) -> list[Value]:
+    if ctx.opset < 9 and ctx.attr("spatial", 1) == 0:
+        raise Unsupported("with spatial=0")
+    if ctx.attr("training_mode", 0) or any(ctx.outputs_used[1:]):
+        raise Unsupported("in training mode")
+    y = ctx.op(
+        "batch_norm",
+        _as_nchw(ctx),
+        *(ctx.input(i) for i in range(1, 5)),
+        epsilon=float(ctx.attr("epsilon", 1e-5)),
+        data_format="NCHW",
+    )
+    return [_from_nchw(ctx, y, ctx.shape(0))]
+
+
+@converts("InstanceNormalization")
+def convert_instance_norm(ctx: NodeContext) -> list[Value]:
+    y = ctx.op(
+        "instance_norm",
+        _as_nchw(ctx),
+        ctx.input(1),
+        ctx.input(2),
+        epsilon=float(ctx.attr("epsilon", 1e-5)),
+        data_format="NCHW",
+    )
+    return [_from_nchw(ctx, y, ctx.shape(0))]
+
+
+@converts("LRN")
+def convert_lrn(ctx: NodeContext) -> list[Value]:
+    y = ctx.op(
+        "lrn",
+        _as_nchw(ctx),
+        size=ctx.attr("size"),
+        alpha=float(ctx.attr("alpha", 1e-4)),
+        beta=float(ctx.attr("beta", 0.75)),
+        bias=float(ctx.attr("bias", 1.0)),
+        data_format="NCHW",
+    )
+    return [_from_nchw(ctx, y, ctx.shape(0))]
+
+
+GLOBAL_POOLS = {"GlobalAveragePool": "global_avg_pool", "GlobalMaxPool": "global_max_pool"}
+
+
+@converts(*GLOBAL_POOLS)
+def convert_global_pool(ctx: NodeContext) -> list[Value]:
+    y = ctx.op(GLOBAL_POOLS[ctx.node.op_type], _as_nchw(ctx), data_format="NCHW")
+    return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
+
+
+# ---------------------------------------------------------------------------
+# Matrix products and softmax
+# ---------------------------------------------------------------------------
+
+
+@converts("Gemm")
+def convert_gemm(ctx: NodeContext) -> list[Value]:
+    return [
+        ctx.op(
+            "gemm",
+            ctx.input(0),
+            ctx.input(1),
+            ctx.optional_input(2),
+            alpha=float(ctx.attr("alpha", 1.0)),
+            beta=float(ctx.attr("beta", 1.0)),
+            trans_a=bool(ctx.attr("transA", 0)),
+            trans_b=bool(ctx.attr("transB", 0)),
+        )
+    ]
+
+
+@converts("MatMul")
+def convert_matmul(ctx: NodeContext) -> list[Value]:
+    """2-D x 2-D is `ge.matmul`, the rest `ge.batch_matmul`; 1-D sides are lifted."""
+    a, b = ctx.input(0), ctx.input(1)
+    a_rank, b_rank = ctx.rank(0), ctx.rank(1)
+    if a_rank == 1:
+        a = ctx.op("unsqueeze", a, axes=[0], suffix="lhs_to_2d")
+    if b_rank == 1:
+        b = ctx.op("unsqueeze", b, axes=[1], suffix="rhs_to_2d")
+    rank = max(a_rank, b_rank, 2)
+    squeeze = [rank - 2] * (a_rank == 1) + [rank - 1] * (b_rank == 1)
+    product = "matmul" if rank == 2 and a_rank <= 2 and b_rank <= 2 else "batch_matmul"
+    y = ctx.op(product, a, b, suffix="product" if squeeze else None)
+    return [ctx.op("squeeze", y, axes=squeeze) if squeeze else y]
+
+
+@converts("Softmax", "LogSoftmax")
+def convert_softmax(ctx: NodeContext) -> list[Value]:
+    """Opset >= 13: along `axis`; before: over the 2-D coercion at `axis`."""
+    op_name = "softmax" if ctx.node.op_type == "Softmax" else "log_softmax"
+    rank = ctx.rank(0)
+    axis = _axis(ctx.attr("axis", -1 if ctx.opset >= 13 else 1), rank)
+    if ctx.opset >= 13 or axis == rank - 1:
+        return [ctx.op(op_name, ctx.input(0), axis=axis)]
+    shape = ctx.shape(0)
+    if list(shape).count(-1) > 1:
+        raise Unsupported("(opset < 13) on several dynamic dims")
+    flat = ctx.op("flatten", ctx.input(0), axis=axis, suffix="to_2d")
+    y = ctx.op(op_name, flat, axis=1, suffix="2d")
+    return [ctx.op("reshape", y, shape=list(shape))]
+
+
+# ---------------------------------------------------------------------------
+# Data movement
+# ---------------------------------------------------------------------------
+
+
+@converts("Concat")
+def convert_concat(ctx: NodeContext) -> list[Value]:
+    values = _present_inputs(ctx)
+    axis = ctx.attr("axis", 1 if ctx.opset < 4 else None)
+    if axis is None:
+        raise ValueError("attribute 'axis' is missing")
+    axis = _axis(axis, ctx.rank(0))
+    return [ctx.op("concat", values, axis=axis)]
+
+
+@converts("Split")
+def convert_split(ctx: NodeContext) -> list[Value]:
+    axis = _axis(ctx.attr("axis", 0), ctx.rank(0))
+    if ctx.opset >= 13:
+        sizes = ctx.constant(1, "split")
+    else:
+        sizes = ctx.attr("split", ctx.constant(1, "split"))
+    if sizes is None:
+        dim = ctx.shape(0)[axis]
+        if dim == -1:
+            raise Unsupported("into equal parts of a dynamic dim")
+        parts = ctx.attr("num_outputs", ctx.num_outputs)
+        chunk = -(-dim // parts)
+        sizes = [chunk] * (parts - 1) + [dim - chunk * (parts - 1)]
+    results = ctx.op("split", ctx.input(0), axis=axis, sizes=_ints(sizes))
+    return results if isinstance(results, list) else [results]
+
+
+@converts("Slice")
+def convert_slice(ctx: NodeContext) -> list[Value]:
+    if ctx.opset < 10:
+        starts, ends = ctx.attr("starts"), ctx.attr("ends")
+        axes, steps = ctx.attr("axes"), None
+    else:
+        starts, ends = ctx.constant(1, "starts"), ctx.constant(2, "ends")
+        axes, steps = ctx.constant(3, "axes"), ctx.constant(4, "steps")
+    if starts is None or ends is None:
+        raise ValueError("'starts' and 'ends' are required")
+    rank = ctx.rank(0)
+    axes = list(range(len(starts))) if axes is None else _axes(axes, rank)
+    return [
+        ctx.op(
+            "slice",
+            ctx.input(0),
+            begins=_ints(starts),
+            ends=_ints(ends),
+            axes=axes,
+            steps=[1] * len(axes) if steps is None else _ints(steps),
+        )
+    ]
+
+
+@converts("Gather")
+def convert_gather(ctx: NodeContext) -> list[Value]:
+    axis = _axis(ctx.attr("axis", 0), ctx.rank(0))
+    return [ctx.op("gather", ctx.input(0), ctx.input(1), axis=axis)]
+
+
+@converts("Tile")
+def convert_tile(ctx: NodeContext) -> list[Value]:
+    repeats = ctx.constant(1, "repeats")
+    if repeats is None:
+        raise ValueError("input 'repeats' is missing")
+    return [ctx.op("tile", ctx.input(0), multiples=_ints(repeats))]
+
+
+@converts("Expand")
+def convert_expand(ctx: NodeContext) -> list[Value]:
+    """Bidirectional broadcast to `shape`, as unsqueeze + tile."""
+    target = ctx.constant(1, "shape")
+    if target is None:
+        raise ValueError("input 'shape' is missing")
+    x, shape = ctx.input(0), ctx.shape(0)
+    out = broadcast_shapes(shape, _ints(target))
+    if out is None:
+        raise ValueError(f"cannot expand {list(shape)} to {_ints(target)}")
+    if isinstance(x, np.ndarray):
+        return [np.broadcast_to(x, out)]
+    extra = len(out) - len(shape)
+    if extra:
+        x = ctx.op("unsqueeze", x, axes=list(range(extra)), suffix="align")
+    multiples = [o if d == 1 else 1 for d, o in zip((1,) * extra + shape, out, strict=True)]
+    if -1 in multiples or any(d == -1 and o != -1 for d, o in zip(shape, out[extra:], strict=True)):
+        raise Unsupported("with dynamic dims")
+    return [ctx.op("tile", x, multiples=multiples)]
+
+
+PAD_MODES = ("constant", "reflect", "edge")
+
+
+@converts("Pad")
+def convert_pad(ctx: NodeContext) -> list[Value]:
+    rank = ctx.rank(0)
+    if ctx.opset < 11:
+        pads, value = ctx.attr("pads", ctx.attr("paddings")), ctx.attr("value", 0.0)
+    else:
+        pads, value = ctx.constant(1, "pads"), ctx.constant(2, "constant_value")
+    if pads is None:
+        raise ValueError("'pads' is missing")
+    pads = _ints(pads)
+    axes = ctx.constant(3, "axes") if ctx.opset >= 18 else None
+    if axes is not None:
+        full = [0] * 2 * rank
+        for i, axis in enumerate(_axes(axes, rank)):
+            full[axis], full[rank + axis] = pads[i], pads[len(axes) + i]
+        pads = full
+    mode = ctx.attr("mode", "constant")
+    if mode not in PAD_MODES:
+        raise Unsupported(f"with mode '{mode}'")
+    fill = 0.0 if value is None else float(np.asarray(value).reshape(-1)[0])
+    return [ctx.op("pad", ctx.input(0), paddings=pads, mode=mode, value=fill)]
+
+
+@converts("Reshape")
+def convert_reshape(ctx: NodeContext) -> list[Value]:
+    shape = ctx.attr("shape") if ctx.opset < 5 else ctx.constant(1, "shape")
+    if shape is None:
+        raise ValueError("the target shape is missing")
+    shape = _ints(shape)
+    if ctx.attr("allowzero", 0) and 0 in shape:
+        raise Unsupported("with allowzero=1 and a 0 in the shape")
+    return [ctx.op("reshape", ctx.input(0), shape=shape)]
+
+
+@converts("Flatten")
+def convert_flatten(ctx: NodeContext) -> list[Value]:
+    rank = ctx.rank(0)
+    axis = _axis(ctx.attr("axis", 1), rank + 1)
+    return [ctx.op("flatten", ctx.input(0), axis=axis)]
+
+
+def _axes_operand(ctx: NodeContext, since: int) -> np.ndarray | list[int] | None:
+    """`axes`: an attribute before opset `since`, a constant input from it on."""
+    return ctx.constant(1, "axes") if ctx.opset >= since else ctx.attr("axes")
+
+
+@converts("Squeeze")
+def convert_squeeze(ctx: NodeContext) -> list[Value]:
+    axes = _axes(_axes_operand(ctx, 13), ctx.rank(0))
+    return [ctx.op("squeeze", ctx.input(0), axes=sorted(axes))]
+
+
+@converts("Unsqueeze")
+def convert_unsqueeze(ctx: NodeContext) -> list[Value]:
+    axes = _axes_operand(ctx, 13)
+    if axes is None:
+        raise ValueError("'axes' is missing")
+    axes = _axes(axes, ctx.rank(0) + len(axes))
+    return [ctx.op("unsqueeze", ctx.input(0), axes=sorted(axes))]
+
+
+@converts("Transpose")
+def convert_transpose(ctx: NodeContext) -> list[Value]:
+    perm = ctx.attr("perm", list(reversed(range(ctx.rank(0)))))
+    return [ctx.op("transpose", ctx.input(0), perm=_ints(perm))]
+
+
+@converts("Upsample")
+def convert_upsample(ctx: NodeContext) -> list[Value]:
+    """Nearest, integer H/W scales: [N,C,H,1,W,1] tiled by the scales, reshaped."""
+    mode = ctx.attr("mode", "nearest")
+    if mode != "nearest":
+        raise Unsupported(f"with mode '{mode}'")
+    scales = ctx.attr("scales") if ctx.opset < 9 else ctx.constant(1, "scales")
+    if scales is None:
+        raise ValueError("'scales' is missing")
+    scales = [float(s) for s in scales]
+    if ctx.rank(0) != 4 or scales[:2] != [1.0, 1.0]:
+        raise Unsupported("except on H and W of a 4-D input")
+    if any(s != int(s) or s < 1 for s in scales):
+        raise Unsupported("with non-integer scales")
+    sh, sw = int(scales[2]), int(scales[3])
+    _, _, height, width = ctx.static_shape(0)
+    rows = ctx.op("reshape", ctx.input(0), shape=[0, 0, height, 1, width, 1], suffix="split")
+    tiled = ctx.op("tile", rows, multiples=[1, 1, 1, sh, 1, sw], suffix="repeat")
+    return [ctx.op("reshape", tiled, shape=[0, 0, height * sh, width * sw])]
+
+
+# ---------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------
+
+REDUCTIONS = {
+    "ReduceSum": ("reduce_sum", 13),
+    "ReduceMean": ("reduce_mean", 18),
+    "ReduceMax": ("reduce_max", 18),
+}
+"""ONNX op -> (ge op, first opset where `axes` is an input)."""
+
+
+@converts(*REDUCTIONS)
+def convert_reduce(ctx: NodeContext) -> list[Value]:
+    op_name, axes_input_since = REDUCTIONS[ctx.node.op_type]
+    axes = _axes(_axes_operand(ctx, axes_input_since), ctx.rank(0))
+    if not axes and ctx.attr("noop_with_empty_axes", 0):
+        return [ctx.op("identity", ctx.input(0))]
+    keep_dims = bool(ctx.attr("keepdims", 1))
+    return [ctx.op(op_name, ctx.input(0), axes=axes, keep_dims=keep_dims)]
+
+
+# ---------------------------------------------------------------------------
+# Constants and shapes (folded at import time)
+# ---------------------------------------------------------------------------
+
+CONSTANT_ATTRIBUTES = {
+    "value": lambda v: v,
+    "value_float": lambda v: np.array(v, np.float32),
+    "value_floats": lambda v: np.array(v, np.float32),
+    "value_int": lambda v: np.array(v, np.int64),
+    "value_ints": lambda v: np.array(v, np.int64),
+}
+
+
+@converts("Constant")
+def convert_constant(ctx: NodeContext) -> list[Value]:
+    for name, make in CONSTANT_ATTRIBUTES.items():
+        if ctx.has_attr(name):
+            return [make(ctx.attr(name))]
+    kinds = ", ".join(a.name for a in ctx.node.attribute) or "no value"
+    raise Unsupported(f"with {kinds}")
+
+
+@converts("ConstantOfShape")
+def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
+    shape = ctx.constant(0, "shape")
+    if shape is None:
+        raise ValueError("input 'shape' is missing")
+    value = ctx.attr("value", np.zeros(1, np.float32))
+    return [np.broadcast_to(value.reshape(()), tuple(_ints(shape)))]
+
+
+@converts("Shape")
+def convert_shape(ctx: NodeContext) -> list[Value]:
+    shape = ctx.shape(0)
+    start, end = ctx.attr("start", 0), ctx.attr("end", len(shape))
+    selected = shape[start:end]
+    if -1 in selected:
+        raise Unsupported("of a tensor with dynamic dims")
+    return [np.array(selected, np.int64)]
+
+
+@converts("Size")
+def convert_size(ctx: NodeContext) -> list[Value]:
+    shape = ctx.static_shape(0)
+    return [np.array(math.prod(shape), np.int64)]

@@ -1,0 +1,472 @@
+"""The NumPy reference evaluator: runs a `ge.graph` at any stage of the pipeline.
+
+This is the oracle every numeric check compares against. Semantics:
+
+- a value whose storage format differs from its origin format is *held in
+  storage layout* (`ge_dialect.formats.to_storage`, with the value's reshape
+  type, dtype and groups); other values are held as they are;
+- every op computes in origin layout: its operands are read back with
+  `from_storage`, its host kernel runs (`ge_runtime.adapters.call_host_op`)
+  and each result is laid out in its own storage format. So `ge.transdata`
+  is the identity on origin values and the relayout happens by the result
+  type, and `ge.cast` casts (C0 follows the new dtype);
+- `ge.const` values (inline dense or `#ge.external<"key">` from the weights)
+  and `ge.variable` values (weights by variable name) are read *in their
+  storage layout*;
+- control flow: `ge.if` runs `then` when `cond` is true (one element:
+  non-zero; several: non-empty, TensorFlow's rule), `ge.case` runs
+  branch `branch_index` (out of range: the last branch, as GE),
+  `ge.while` loops until `cond` is false (at most `max_iterations` times),
+  `ge.partitioned_call` runs its subgraph. A subgraph's `ge.data` takes the
+  parent operand `parent_index`, its `ge.netoutput` operand j is the parent's
+  result j.
+
+Graph inputs are given in origin layout, keyed by the `ge.data` node name or
+index; outputs come back in origin layout (or as stored).
+
+```python
+outputs = evaluate(module, {"x": x}, weights={"conv1.weight": w})
+```
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.dtypes import dtype_name
+from ge_dialect.formats import Format, FormatError, from_storage, to_storage
+from ge_dialect.layout import layout_of, reshape_type_of, storage_shape_of
+from ge_dialect.ops import (
+    CaseOp,
+    ConstOp,
+    DataOp,
+    GraphOp,
+    IfOp,
+    NetOutputOp,
+    PartitionedCallOp,
+    TransDataOp,
+    VariableOp,
+    WhileOp,
+)
+from ge_runtime.adapters import (
+    call_host_op,
+    check_results,
+    expected_dtype,
+    shape_matches,
+)
+
+DEFAULT_MAX_ITERATIONS = 10_000
+"""How many `ge.while` iterations run before the loop counts as runaway."""
+
+WEIGHTS_ATTRIBUTE = "ge.weights"
+"""Module attribute naming the `.npz` weight file, relative to the `.mlir`."""
+
+GROUPED_STORAGE = (Format.FRACTAL_Z, Format.FRACTAL_Z_3D)
+"""Storage formats whose layout depends on convolution groups."""
+
+Weights = Mapping[str, np.ndarray]
+InputKey = str | int
+
+
+# ---------------------------------------------------------------------------
+# Values in storage layout
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ValueLayout:
+    """How a value's data is held: its formats, dtype, reshape type and groups."""
+
+    origin: Format
+    storage: Format
+    dtype: str
+    reshape_type: str | None = None
+    groups: int = 1
+    target: str | None = None
+
+    @property
+    def is_plain(self) -> bool:
+        """Whether the stored array is the origin array itself."""
+        return self.storage in (self.origin, Format.ND)
+
+    def _options(self) -> dict[str, Any]:
+        return {
+            "reshape_type": self.reshape_type,
+            "groups": self.groups,
+            "target": self.target,
+            "dtype": self.dtype,
+        }
+
+    def store(self, origin: np.ndarray) -> np.ndarray:
+        """The storage-layout array of an origin-layout array."""
+        if self.is_plain:
+            return origin
+        return to_storage(origin, self.origin, self.storage, **self._options())
+
+    def load(self, stored: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+        """The origin-layout array of `shape` held by a storage-layout array."""
+        if self.is_plain:
+            return stored
+        return from_storage(stored, self.origin, self.storage, shape, **self._options())
+
+
+def value_layout(value: SSAValue, target: str | None = None) -> ValueLayout:
+    """The layout a value is held in, from its type.
+
+    Groups are not part of a type: a FRACTAL_Z(_3D) value takes the `groups`
+    of the `ge.transdata` that produces or consumes it.
+    """
+    tensor = value.type
+    assert isinstance(tensor, TensorType)
+    origin, storage = layout_of(tensor)
+    groups = 1
+    if storage in GROUPED_STORAGE:
+        users = (use.operation for use in value.uses)
+        for op in (value.owner, *users):
+            if isinstance(op, TransDataOp):
+                groups = op.value_of("groups")
+                break
+    return ValueLayout(
+        origin,
+        storage,
+        dtype_name(tensor.element_type),
+        reshape_type_of(tensor),
+        groups,
+        target,
+    )
+
+
+@dataclass
+class Held:
+    """A runtime value: its stored array, layout and origin shape."""
+
+    stored: np.ndarray
+    layout: ValueLayout
+    shape: tuple[int, ...]
+    _origin: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def origin(self) -> np.ndarray:
+        """The value in origin layout (converted once, then cached)."""
+        if self._origin is None:
+            self._origin = self.layout.load(self.stored, self.shape)
+        return self._origin
+
+
+# ---------------------------------------------------------------------------
+# Graph inputs and weights
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One graph input: its `ge.data` op, index, node name, shape and dtype."""
+
+    op: DataOp
+    index: int
+    name: str | None
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    @property
+    def label(self) -> str:
+        """`#0 ('x')` or `#0`, for messages."""
+        return f"#{self.index}" + (f" ('{self.name}')" if self.name else "")
+
+
+def input_specs(graph: GraphOp) -> list[InputSpec]:
+    """The graph's inputs ordered by index."""
+    specs = []
+    for op in graph.inputs():
+        name = op.attributes.get("name")
+        tensor = op.output.type
+        specs.append(
+            InputSpec(
+                op,
+                op.index_value,
+                name.data if isinstance(name, StringAttr) else None,
+                tuple(tensor.get_shape()),
+                expected_dtype(tensor),
+            )
+        )
+    return specs
+
+
+def bind_inputs(
+    graph: GraphOp, inputs: Mapping[InputKey, np.ndarray]
+) -> dict[int, np.ndarray]:
+    """Match inputs to `ge.data` ops by name or index, checking shape and dtype."""
+    specs = input_specs(graph)
+    by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
+    by_key.update({s.name: s for s in specs if s.name is not None})
+    bound: dict[int, np.ndarray] = {}
+    for key, array in inputs.items():
+        spec = by_key.get(key)
+        if spec is None:
+            known = ", ".join(s.label for s in specs) or "none"
+            raise GEError(
+                f"error: graph '{graph.sym_name.data}' has no input {key!r} "
+                f"(inputs: {known})"
+            )
+        if spec.index in bound:
+            raise error_at(spec.op, f"input {spec.label} is given twice")
+        array = np.asarray(array)
+        if not shape_matches(array.shape, spec.shape):
+            raise error_at(
+                spec.op,
+                f"input {spec.label} has shape {list(array.shape)}, the graph "
+                f"expects {list(spec.shape)}",
+            )
+        if array.dtype != spec.dtype:
+            raise error_at(
+                spec.op,
+                f"input {spec.label} has dtype {array.dtype}, the graph expects "
+                f"{spec.dtype}",
+            )
+        bound[spec.index] = array
+    for spec in specs:
+        if spec.index not in bound:
+            raise error_at(spec.op, f"input {spec.label} is missing")
+    return bound
+
+
+def load_weights(module: ModuleOp, mlir_path: str | os.PathLike[str]) -> Weights:
+    """The weights named by the module's `ge.weights` attribute (none: empty).
+
+    The `.npz` path is relative to the directory of `mlir_path`.
+    """
+    attr = module.attributes.get(WEIGHTS_ATTRIBUTE)
+    if attr is None:
+        return {}
+    if not isinstance(attr, StringAttr):
+        raise GEError(f"error: module attribute '{WEIGHTS_ATTRIBUTE}' must be a string")
+    return load_npz(Path(mlir_path).parent / attr.data)
+
+
+def find_graph(module_or_graph: ModuleOp | GraphOp, name: str | None = None) -> GraphOp:
+    """The graph to run: the given one, the module's only one, `name` or `main`."""
+    if isinstance(module_or_graph, GraphOp):
+        return module_or_graph
+    graphs = [op for op in module_or_graph.ops if isinstance(op, GraphOp)]
+    if name is None and len(graphs) == 1:
+        return graphs[0]
+    wanted = name or "main"
+    for graph in graphs:
+        if graph.sym_name.data == wanted:
+            return graph
+    names = ", ".join(f"@{g.sym_name.data}" for g in graphs) or "none"
+    raise GEError(f"error: no graph @{wanted} to run (graphs: {names})")
+
+
+# ---------------------------------------------------------------------------
+# The evaluator
+# ---------------------------------------------------------------------------
+
+
+def is_true(cond: np.ndarray) -> bool:
+    """GE/TensorFlow truth of a condition tensor."""
+    if cond.size == 1:
+        return bool(cond.reshape(-1)[0] != 0)
+    return cond.size > 0
+
+
+@dataclass
+class ReferenceEvaluator:
+    """Runs graphs op by op in NumPy (see the module docstring for semantics)."""
+
+    weights: Weights = field(default_factory=dict)
+    target: str | None = None
+    max_iterations: int = DEFAULT_MAX_ITERATIONS
+
+    HANDLERS: ClassVar[dict[type[Operation], str]] = {
+        TransDataOp: "_transdata",
+        IfOp: "_if",
+        CaseOp: "_case",
+        WhileOp: "_while",
+        PartitionedCallOp: "_partitioned_call",
+    }
+    """Ops evaluated here rather than by a host kernel (origin in, origin out)."""
+
+    def run(self, graph: GraphOp, inputs: Mapping[int, np.ndarray]) -> list[Held]:
+        """Run a top-level graph on inputs bound by index (see `bind_inputs`)."""
+        return self.run_block(graph.body.block, inputs)
+
+    def run_block(self, block: Block, args: Mapping[int, np.ndarray]) -> list[Held]:
+        """Run a (sub)graph body whose `ge.data` ops read `args` by index."""
+        env: dict[SSAValue, Held] = {}
+        for op in block.ops:
+            if isinstance(op, NetOutputOp):
+                return [env[value] for value in op.operands]
+            if isinstance(op, ConstOp | VariableOp):
+                env[op.results[0]] = self._read_stored(op)
+                continue
+            if isinstance(op, DataOp):
+                results = [args[op.index_value]]
+            else:
+                operands = [env[value] for value in op.operands]
+                results = self._compute(op, operands)
+            for value, array in zip(op.results, results, strict=True):
+                env[value] = self._hold(op, value, array)
+        raise GEError(f"error: {block.parent_op()} has no 'ge.netoutput'")
+
+    def _compute(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
+        origins = [self._origin(op, index, h) for index, h in enumerate(operands)]
+        handler = self.HANDLERS.get(type(op))
+        if handler is None:
+            return call_host_op(op, origins)
+        results = getattr(self, handler)(op, origins)
+        check_results(op, results)
+        return results
+
+    def _origin(self, op: Operation, index: int, held: Held) -> np.ndarray:
+        try:
+            return held.origin
+        except FormatError as error:
+            raise error_at(op, f"operand #{index}: {error}") from None
+
+    def _hold(self, op: Operation, value: SSAValue, origin: np.ndarray) -> Held:
+        layout = value_layout(value, self.target)
+        try:
+            stored = layout.store(origin)
+        except FormatError as error:
+            raise error_at(op, f"result #{value.index}: {error}") from None
+        held = Held(stored, layout, origin.shape)
+        held._origin = origin
+        return held
+
+    def _read_stored(self, op: ConstOp | VariableOp) -> Held:
+        """A constant or variable: data in the result's storage layout."""
+        tensor = op.output.type
+        assert isinstance(tensor, TensorType)
+        if isinstance(op, VariableOp):
+            stored = self._weight(op, op.var_name.data, "variable")
+        elif isinstance(op.value, ExternalDataAttr):
+            stored = self._weight(op, op.value.key.data, "weight")
+        else:
+            stored = dense_to_numpy(op.value)
+        dtype = expected_dtype(tensor)
+        try:
+            shape = storage_shape_of(tensor, self.target)
+        except FormatError as error:
+            raise error_at(op, str(error)) from None
+        if stored.shape != tuple(shape) or stored.dtype != dtype:
+            raise error_at(
+                op,
+                f"value is {stored.dtype}{list(stored.shape)}, the result's storage "
+                f"layout needs {dtype}{list(shape)}",
+            )
+        layout = value_layout(op.output, self.target)
+        return Held(stored, layout, tuple(tensor.get_shape()))
+
+    def _weight(self, op: Operation, key: str, what: str) -> np.ndarray:
+        if key not in self.weights:
+            raise error_at(op, f"{what} '{key}' is not in the weights")
+        return np.asarray(self.weights[key])
+
+    # -- ops evaluated here (origin in, origin out) ---------------------------
+
+    def _call(self, region: Region, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        results = self.run_block(region.block, dict(enumerate(args)))
+        return [held.origin for held in results]
+
+    def _transdata(self, op: TransDataOp, args: list[np.ndarray]) -> list[np.ndarray]:
+        return args
+
+    def _if(self, op: IfOp, args: list[np.ndarray]) -> list[np.ndarray]:
+        branch = op.then_branch if is_true(args[0]) else op.else_branch
+        return self._call(branch, args)
+
+    def _case(self, op: CaseOp, args: list[np.ndarray]) -> list[np.ndarray]:
+        index_array = args[0]
+        if index_array.size != 1 or index_array.dtype.kind not in "iub":
+            raise error_at(
+                op,
+                f"branch_index must be one integer, got {index_array.dtype}"
+                f"{list(index_array.shape)}",
+            )
+        index = int(index_array.reshape(-1)[0])
+        last = len(op.branches) - 1
+        return self._call(op.branches[index if 0 <= index <= last else last], args)
+
+    def _while(self, op: WhileOp, args: list[np.ndarray]) -> list[np.ndarray]:
+        values = args
+        for _ in range(self.max_iterations):
+            (cond,) = self._call(op.cond, values)
+            if not is_true(cond):
+                return values
+            values = self._call(op.body, values)
+        raise error_at(op, f"did not finish within {self.max_iterations} iterations")
+
+    def _partitioned_call(
+        self, op: PartitionedCallOp, args: list[np.ndarray]
+    ) -> list[np.ndarray]:
+        return self._call(op.f, args)
+
+
+def dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The array of a dense elements attribute (i1 becomes bool)."""
+    tensor = attr.get_type()
+    element = tensor.element_type
+    dtype = expected_dtype(tensor)
+    shape = tuple(tensor.get_shape())
+    struct_format = getattr(element, "format", None)
+    if struct_format is None:
+        flat = np.asarray(attr.get_values())
+    else:
+        flat = np.frombuffer(attr.data.data, dtype=np.dtype(struct_format))
+    flat = flat != 0 if dtype == np.bool_ else flat.astype(dtype)
+    if flat.size == 1:
+        return np.full(shape, flat[0], dtype)
+    return flat.reshape(shape)
+
+
+def evaluate(
+    module_or_graph: ModuleOp | GraphOp,
+    inputs: Mapping[InputKey, np.ndarray],
+    *,
+    weights: Weights | str | os.PathLike[str] | None = None,
+    outputs_as_stored: bool = False,
+    graph: str | None = None,
+    target: str | None = None,
+    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+) -> list[np.ndarray]:
+    """Run a graph in NumPy and return its outputs (origin layout by default).
+
+    `inputs` are origin-layout arrays keyed by `ge.data` node name or index.
+    `weights` maps `#ge.external` keys (and variable names) to storage-layout
+    arrays, or is the path of an `.npz`. With `outputs_as_stored` the outputs
+    come back in their storage layout. Errors are one-line `GEError`s.
+    """
+    graph_op = find_graph(module_or_graph, graph)
+    if isinstance(weights, str | os.PathLike):
+        weights = load_npz(weights)
+    evaluator = ReferenceEvaluator(weights or {}, target, max_iterations)
+    outputs = evaluator.run(graph_op, bind_inputs(graph_op, inputs))
+    if outputs_as_stored:
+        return [np.asarray(held.stored) for held in outputs]
+    return [np.asarray(held.origin) for held in outputs]
+
+
+def load_npz(path: str | os.PathLike[str]) -> Weights:
+    """All arrays of an `.npz` file, as a one-line GEError if unreadable."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {key: npz[key] for key in npz.files}
+    except (OSError, ValueError) as error:
+        message = " ".join(str(error).split())
+        raise GEError(f"error: cannot read weights '{path}': {message}") from None

@@ -1,0 +1,484 @@
+"""`infer-origin-format`: GE's FormatRefiner (origin-format inference).
+
+Anchor diffusion (research/ge_behaviour.md §1). Ops that carry format meaning
+are anchors; from each anchor, in IR order, a breadth-first queue infers
+backward (into producers) and forward (into consumers). A value receives a
+format only while it is ND (first writer wins); each op reached runs its
+infer rule (`ge_dialect/format_rules.py`, the policy; this file is the
+mechanism), which fills its other ND tensors:
+
+```mlir
+ge.graph @g {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32>
+  %r = ge.relu %x : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
+  %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
+  %y = ge.conv2d %r, %w {data_format = "NHWC"} : (...) -> tensor<1x6x6x4xf32>
+  ge.netoutput %y : tensor<1x6x6x4xf32>
+}
+// after: %x, %r, %y : tensor<..., #ge.layout<NHWC>>, %w : #ge.layout<NCHW>
+```
+
+Propagation stops at ops with the `_format_locked` unit attribute, scalars,
+`ge.permute`/`ge.expand_dims`/`ge.squeeze` on tensors of rank < 4, ops whose
+rule writes nothing, and the root `ge.netoutput` (its operands are reached,
+nothing goes further). Conflicts never raise: a value keeps the first format
+that reached it. Control flow: a `ge.if`/`ge.case`/`ge.partitioned_call`
+operand i, every subgraph `ge.data` with parent_index i form one reflection
+group; parent result j with every subgraph `ge.netoutput` operand j another;
+`ge.while` ties operand i, result i, cond/body data i and body output i (plus
+GE's crossed-loop-variable rule); same-named `ge.variable`s form a group when
+the graph has subgraphs. Reaching a group overwrites every member, as in GE.
+Finally, with option `data-format`, `ge.data` values still ND of rank >= 4
+take it and propagate (ND or an internal format do nothing).
+
+Where one type per value (SSA) differs from GE's per-edge descriptors:
+
+- A value's type is its producer's output descriptor. The driver remembers
+  which end of each edge has been reached ("cells": an op's operand or
+  result slot), so edges are crossed in GE's order, but a format written at
+  one end is visible at the other at once. So a locked op's operands show
+  their producers' formats (GE leaves the locked op's input descriptors ND),
+  and a conflict shows as an op whose operand and result formats (or
+  `data_format`) disagree, not as two ends of one edge that disagree.
+- A write from a consumer lands on the producer's result unless the
+  producer blocks it: locked producers and rank < 4 permute/expand_dims/
+  squeeze keep their results (GE writes the consumer's input descriptor).
+  An explicit layout on a value is its producer's output descriptor only:
+  consumers are reached by propagation.
+- Formats are written only into values whose rank the format describes
+  (its full rank, or less with a default reshape type), never into
+  scalars; reflection overwrites parent operands and subgraph outputs, i.e.
+  the results of the ops producing them.
+- `ge.transdata` operand and result share one origin format (the dialect
+  verifies it), so they are written together or not at all.
+- A locked op keeps its types (its own refresh is skipped too); its
+  explicit layouts still propagate to its neighbours.
+- GE runs the refiner twice; Constant refresh (first run) and the Data
+  fallback (second run) both happen here in one run.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from ge_dialect.attributes import LayoutAttr
+from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.format_rules import (
+    LOCK_ATTR,
+    FormatRule,
+    RANK_BARRIER_OPS,
+    SAME_ORIGIN_OPS,
+    infer_rule,
+    refresh_rule,
+)
+from ge_dialect.formats import (
+    INTERNAL_FORMATS,
+    ORIGIN_FORMATS,
+    Format,
+    FormatError,
+    default_reshape_type,
+    full_rank,
+    parse_format,
+)
+from ge_dialect.layout import layout_of
+from ge_dialect.ops import (
+    CONTROL_FLOW_OPS,
+    DataOp,
+    GraphOp,
+    NetOutputOp,
+    VariableOp,
+    WhileOp,
+)
+
+Cell = tuple[Operation, bool, int]
+"""One end of an edge: (op, is_result, index) — GE's tensor descriptor."""
+
+
+@dataclass(frozen=True)
+class InferOriginFormatPass(ModulePass):
+    """Infer origin formats by anchor diffusion (GE's FormatRefiner)."""
+
+    name = "infer-origin-format"
+
+    data_format: str = "ND"
+    """Format for `ge.data` of rank >= 4 that stay ND (GE's input format)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        fallback = _fallback_format(self.data_format)
+        for graph in op.walk():
+            if isinstance(graph, GraphOp):
+                FormatRefiner(graph).run(fallback)
+
+
+def _fallback_format(name: str) -> Format | None:
+    """The Data fallback format, or None when the option asks for nothing."""
+    try:
+        fmt = parse_format(name)
+    except FormatError as error:
+        raise GEError(f"error: infer-origin-format: data-format: {error}") from None
+    if fmt in (Format.ND, Format.RESERVED) or fmt in INTERNAL_FORMATS:
+        return None
+    return fmt
+
+
+# ---------------------------------------------------------------------------
+# Reflection groups (GE's RefRelations)
+# ---------------------------------------------------------------------------
+
+
+def reflection_groups(graph: GraphOp) -> dict[Cell, list[Cell]]:
+    """Every cell that must share its format with others -> its whole group.
+
+    A cell in several groups keeps the first (GE inserts with emplace).
+    """
+    groups: list[list[Cell]] = []
+    variables: dict[str, list[Cell]] = {}
+    has_subgraphs = False
+    for op in graph.body.walk():
+        if isinstance(op, CONTROL_FLOW_OPS):
+            has_subgraphs = True
+            groups.extend(_control_flow_groups(op))
+        elif isinstance(op, VariableOp):
+            variables.setdefault(op.var_name.data, []).append((op, True, 0))
+    if has_subgraphs:
+        groups.extend(variables.values())
+    table: dict[Cell, list[Cell]] = {}
+    for group in groups:
+        for cell in group:
+            table.setdefault(cell, group)
+    return table
+
+
+def _subgraph_cells(region_op: Operation, first_region: int = 0) -> Iterator[
+    tuple[int, dict[int, list[Cell]], NetOutputOp]
+]:
+    """(region index, parent_index -> data cells, terminator) of each subgraph."""
+    for number, region in enumerate(region_op.regions[first_region:], first_region):
+        data: dict[int, list[Cell]] = {}
+        for op in region.block.ops:
+            if isinstance(op, DataOp):
+                data.setdefault(op.index_value, []).append((op, True, 0))
+        terminator = region.block.last_op
+        assert isinstance(terminator, NetOutputOp)
+        yield number, data, terminator
+
+
+def _control_flow_groups(op: Operation) -> list[list[Cell]]:
+    subgraphs = list(_subgraph_cells(op))
+    if isinstance(op, WhileOp):
+        return _while_groups(op, subgraphs)
+    groups = []
+    for index in range(len(op.operands)):
+        group: list[Cell] = [(op, False, index)]
+        for _, data, _ in subgraphs:
+            group.extend(data.get(index, []))
+        groups.append(group)
+    for index in range(len(op.results)):
+        group = [(op, True, index)]
+        group.extend((output, False, index) for _, _, output in subgraphs)
+        groups.append(group)
+    return groups
+
+
+def _while_groups(
+    op: WhileOp, subgraphs: list[tuple[int, dict[int, list[Cell]], NetOutputOp]]
+) -> list[list[Cell]]:
+    """Loop variable i: operand, result, cond/body data, body output i."""
+    body_output = subgraphs[-1][2]
+    groups: list[list[Cell]] = []
+    for index in range(len(op.operands)):
+        group: list[Cell] = [(op, False, index), (op, True, index)]
+        for _, data, _ in subgraphs:
+            group.extend(data.get(index, []))
+        if index < len(body_output.operands):
+            group.append((body_output, False, index))
+        groups.append(group)
+    for output_index, value in enumerate(body_output.operands):
+        source = value.owner
+        if isinstance(source, DataOp) and output_index < len(groups):
+            data_index = source.index_value
+            if data_index < len(groups):
+                groups[data_index] += groups[output_index]
+                groups[output_index] += groups[data_index]
+    return [list(dict.fromkeys(group)) for group in groups]
+
+
+# ---------------------------------------------------------------------------
+# The driver
+# ---------------------------------------------------------------------------
+
+
+@functools.cache
+def _rank_fits(rank: int, fmt: Format) -> bool:
+    """Whether a rank-`rank` tensor can be labelled `fmt` (the dialect's rule)."""
+    if fmt not in ORIGIN_FORMATS or fmt == Format.ND or rank <= 0:
+        return False
+    full = full_rank(fmt)
+    return full is not None and (
+        rank == full or (rank < full and default_reshape_type(fmt, rank) is not None)
+    )
+
+
+def _rank(value: SSAValue) -> int:
+    tensor = value.type
+    return tensor.get_num_dims() if isinstance(tensor, TensorType) else -1
+
+
+def _origin(value: SSAValue) -> Format:
+    tensor = value.type
+    return layout_of(tensor)[0] if isinstance(tensor, TensorType) else Format.ND
+
+
+def _is_locked(op: Operation) -> bool:
+    attr = op.attributes.get(LOCK_ATTR)
+    return isinstance(attr, UnitAttr) or (
+        isinstance(attr, IntegerAttr) and bool(attr.value.data)
+    )
+
+
+def _producer(value: SSAValue) -> Operation | None:
+    return value.op if isinstance(value, OpResult) else None
+
+
+def _relabelled(tensor: TensorType, fmt: Format) -> TensorType:
+    """`tensor` with origin `fmt`; a storage already chosen apart is kept."""
+    layout = tensor.encoding
+    if not isinstance(layout, LayoutAttr):
+        return TensorType(tensor.element_type, tensor.get_shape(), LayoutAttr(fmt))
+    storage = layout.storage_format
+    if storage == layout.origin_format:
+        storage = fmt
+    new_layout = LayoutAttr(
+        fmt,
+        storage,
+        storage_shape=layout.explicit_storage_shape,
+        reshape_type=layout.explicit_reshape_type,
+    )
+    return TensorType(tensor.element_type, tensor.get_shape(), new_layout)
+
+
+class _View:
+    """The `FormatView` a rule gets: reads and writes go through the refiner."""
+
+    __slots__ = ("op", "_refiner")
+
+    def __init__(self, refiner: FormatRefiner, op: Operation):
+        self.op = op
+        self._refiner = refiner
+
+    def input(self, index: int) -> Format:
+        return self._refiner.format_of(self.op.operands[index])
+
+    def output(self, index: int) -> Format:
+        return self._refiner.format_of(self.op.results[index])
+
+    def set_input(self, index: int, fmt: Format) -> None:
+        self._refiner.write((self.op, False, index), self.op.operands[index], fmt)
+
+    def set_output(self, index: int, fmt: Format) -> None:
+        self._refiner.write((self.op, True, index), self.op.results[index], fmt)
+
+
+class FormatRefiner:
+    """Origin-format inference over one `ge.graph` and its subgraphs.
+
+    Formats are collected in a table and written into the IR types at the end.
+    """
+
+    def __init__(self, graph: GraphOp):
+        self.graph = graph
+        self.formats: dict[SSAValue, Format] = {}
+        self.reached: set[Cell] = set()
+        self.queue: deque[Operation] = deque()
+        self.groups = reflection_groups(graph)
+        self.ties = _same_origin_ties(graph.body.walk())
+
+    def run(self, fallback: Format | None) -> None:
+        """Refresh anchors, diffuse from each, apply the Data fallback, write types."""
+        ops = list(self.graph.body.walk())
+        anchors = [op for op in ops if self._refresh(op)]
+        for anchor in anchors:
+            self._diffuse(anchor)
+        if fallback is not None:
+            self._data_fallback(ops, fallback)
+        self._write_types()
+
+    # -- reading and writing formats ------------------------------------------
+
+    def format_of(self, value: SSAValue) -> Format:
+        """The current origin format of `value`."""
+        fmt = self.formats.get(value)
+        return _origin(value) if fmt is None else fmt
+
+    def write(self, cell: Cell, value: SSAValue, fmt: Format) -> None:
+        """A rule's write: the cell is reached; the value changes only if ND."""
+        self.reached.add(cell)
+        if fmt != Format.ND and self.format_of(value) == Format.ND:
+            self._assign(value, fmt)
+
+    def _assign(self, value: SSAValue, fmt: Format) -> None:
+        """Give `value` (and values tied to it) `fmt`, unless one may not change."""
+        members = self.ties.get(value, (value,))
+        if all(self._writable(member, fmt) for member in members):
+            for member in members:
+                self.formats[member] = fmt
+
+    def _writable(self, value: SSAValue, fmt: Format) -> bool:
+        rank = _rank(value)
+        if not _rank_fits(rank, fmt):
+            return False
+        producer = _producer(value)
+        if producer is None:
+            return True
+        if _is_locked(producer):
+            return False
+        return not (producer.name in RANK_BARRIER_OPS and rank < 4)
+
+    def _knows(self, cell: Cell, value: SSAValue) -> bool:
+        """Whether GE's descriptor at `cell` is non-ND (reached, or explicit)."""
+        op, is_result, _ = cell
+        return cell in self.reached or (is_result and _origin(value) != Format.ND)
+
+    # -- anchors ----------------------------------------------------------------
+
+    def _refresh(self, op: Operation) -> bool:
+        """Run the op's refresh; True if the op is an anchor."""
+        if not _is_locked(op):
+            for index, result in enumerate(op.results):
+                storage = _ungiven_origin(result.type)
+                if storage is not None:
+                    self.write((op, True, index), result, storage)
+            if (rule := refresh_rule(op)) is not None:
+                self._apply(rule, op)
+        return any(
+            self._knows(cell, value) and self.format_of(value) != Format.ND
+            for cell, value in _cells(op)
+        )
+
+    def _diffuse(self, anchor: Operation) -> None:
+        """GE's AnchorProcess: breadth-first backward then forward inference."""
+        self.queue.append(anchor)
+        while self.queue:
+            op = self.queue.popleft()
+            for index, value in enumerate(op.operands):
+                if (producer := _producer(value)) is not None and self._sends(
+                    (op, False, index), value
+                ):
+                    assert isinstance(value, OpResult)
+                    self._cross(value, (producer, True, value.index))
+            for index, value in enumerate(op.results):
+                if self._sends((op, True, index), value):
+                    for use in reversed(list(value.uses)):
+                        self._cross(value, (use.operation, False, use.index))
+
+    def _sends(self, cell: Cell, value: SSAValue) -> bool:
+        return self.format_of(value) != Format.ND and self._knows(cell, value)
+
+    def _cross(self, value: SSAValue, cell: Cell) -> None:
+        """Carry `value`'s format into the other end of an edge, `cell`."""
+        op = cell[0]
+        if self._knows(cell, value) or _is_locked(op):
+            return
+        rank = _rank(value)
+        if rank <= 0:
+            return  # scalars stop propagation
+        if op.name in RANK_BARRIER_OPS and rank < 4:
+            return
+        if (group := self.groups.get(cell)) is not None:
+            self._reflect(group, self.format_of(value))
+            return
+        self.reached.add(cell)
+        if op is self.graph.output:
+            return  # the root output is written, not passed through
+        self._apply(infer_rule(op), op)
+        self.queue.append(op)
+
+    def _reflect(self, group: list[Cell], fmt: Format) -> None:
+        """GE's ReflectionProcess: overwrite every member, enqueue its op."""
+        for cell in group:
+            value = _cell_value(cell)
+            self.reached.add(cell)
+            self._assign(value, fmt)
+            self.queue.append(cell[0])
+
+    def _apply(self, rule: FormatRule, op: Operation) -> None:
+        try:
+            rule(_View(self, op))
+        except GEError:
+            raise
+        except Exception as error:
+            raise error_at(op, f"infer-format rule failed: {error}") from None
+
+    # -- Data fallback and the final types -------------------------------------
+
+    def _data_fallback(self, ops: Iterable[Operation], fmt: Format) -> None:
+        """GE's DataNodeFormatProcess: ND inputs of rank >= 4 take `fmt`."""
+        updated = []
+        for op in ops:
+            if not isinstance(op, DataOp) or self.format_of(op.output) != Format.ND:
+                continue
+            if _rank(op.output) < 4 or not self._writable(op.output, fmt):
+                continue
+            self.write((op, True, 0), op.output, fmt)
+            updated.append(op)
+        for op in updated:
+            self._diffuse(op)
+
+    def _write_types(self) -> None:
+        for value, fmt in self.formats.items():
+            tensor = value.type
+            if isinstance(tensor, TensorType) and _origin(value) != fmt:
+                Rewriter.replace_value_with_new_type(value, _relabelled(tensor, fmt))
+
+
+def _cells(op: Operation) -> Iterator[tuple[Cell, SSAValue]]:
+    for index, value in enumerate(op.operands):
+        yield (op, False, index), value
+    for index, value in enumerate(op.results):
+        yield (op, True, index), value
+
+
+def _cell_value(cell: Cell) -> SSAValue:
+    op, is_result, index = cell
+    return op.results[index] if is_result else op.operands[index]
+
+
+def _ungiven_origin(tensor: Attribute) -> Format | None:
+    """GE's anchor refresh: an ND origin over a non-internal storage means it."""
+    if not isinstance(tensor, TensorType):
+        return None
+    origin, storage = layout_of(tensor)
+    if origin == Format.ND and storage != Format.ND and storage in ORIGIN_FORMATS:
+        return storage
+    return None
+
+
+def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue, ...]]:
+    """Values chained through `SAME_ORIGIN_OPS` -> all values of their chain."""
+    parent: dict[SSAValue, SSAValue] = {}
+
+    def root(value: SSAValue) -> SSAValue:
+        while (up := parent.get(value, value)) is not value:
+            value = up
+        return value
+
+    for op in ops:
+        if op.name in SAME_ORIGIN_OPS and op.operands and op.results:
+            parent[root(op.results[0])] = root(op.operands[0])
+    chains: dict[SSAValue, list[SSAValue]] = {}
+    for value in list(parent):
+        chains.setdefault(root(value), []).append(value)
+    ties: dict[SSAValue, tuple[SSAValue, ...]] = {}
+    for head, members in chains.items():
+        chain = (head, *members)
+        ties.update(dict.fromkeys(chain, chain))
+    return ties

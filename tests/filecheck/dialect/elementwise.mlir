@@ -1,0 +1,89 @@
+// RUN: ge-opt %s --split-input-file | ge-opt --split-input-file | filecheck %s
+// RUN: ge-opt %s --split-input-file --print-op-generic | ge-opt --split-input-file | filecheck %s
+
+// Elementwise ops: unary (with optional attributes), binary with NumPy
+// broadcasting, prelu and add_n.
+
+// CHECK-LABEL: ge.graph @unary
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U0:%.*]] = ge.relu [[X]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U1:%.*]] = ge.sigmoid [[U0]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U2:%.*]] = ge.tanh [[U1]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U3:%.*]] = ge.softplus [[U2]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U4:%.*]] = ge.neg [[U3]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U5:%.*]] = ge.abs [[U4]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U6:%.*]] = ge.exp [[U5]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U7:%.*]] = ge.sqrt [[U6]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U8:%.*]] = ge.log [[U7]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U9:%.*]] = ge.reciprocal [[U8]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[U10:%.*]] = ge.identity [[U9]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[E0:%.*]] = ge.leaky_relu [[U10]] {alpha = 2.000000e-01 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[E1:%.*]] = ge.leaky_relu [[E0]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[E2:%.*]] = ge.elu [[E1]] {alpha = 5.000000e-01 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[E3:%.*]] = ge.selu [[E2]] {alpha = 1.500000e+00 : f32, gamma = 1.000000e+00 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[E4:%.*]] = ge.clip [[E3]] {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[E5:%.*]] = ge.clip [[E4]] {max = 1.000000e+00 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    ge.netoutput [[E5]] : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+ge.graph @unary {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u0 = ge.relu %x : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u1 = ge.sigmoid %u0 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u2 = ge.tanh %u1 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u3 = ge.softplus %u2 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u4 = ge.neg %u3 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u5 = ge.abs %u4 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u6 = ge.exp %u5 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u7 = ge.sqrt %u6 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u8 = ge.log %u7 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u9 = ge.reciprocal %u8 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %u10 = ge.identity %u9 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %e0 = ge.leaky_relu %u10 {alpha = 2.000000e-01 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %e1 = ge.leaky_relu %e0 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %e2 = ge.elu %e1 {alpha = 5.000000e-01 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %e3 = ge.selu %e2 {alpha = 1.500000e+00 : f32, gamma = 1.000000e+00 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %e4 = ge.clip %e3 {min = 0.000000e+00 : f32, max = 6.000000e+00 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  %e5 = ge.clip %e4 {max = 1.000000e+00 : f32} : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  ge.netoutput %e5 : tensor<1x3x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+}
+
+// -----
+
+// CHECK-LABEL: ge.graph @binary
+// CHECK:         [[A:%.*]] = ge.data {index = 0 : i64} : tensor<4x1x3xf32>
+// CHECK-NEXT:    [[B:%.*]] = ge.data {index = 1 : i64} : tensor<2x1xf32>
+// CHECK-NEXT:    [[R0:%.*]] = ge.add [[A]], [[B]] : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[R1:%.*]] = ge.sub [[A]], [[B]] : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[R2:%.*]] = ge.mul [[A]], [[B]] : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[R3:%.*]] = ge.div [[A]], [[B]] : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[R4:%.*]] = ge.pow [[A]], [[B]] : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[R5:%.*]] = ge.maximum [[A]], [[B]] : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[R6:%.*]] = ge.minimum [[A]], [[B]] : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[S:%.*]] = ge.add_n [[R0]], [[R1]], [[R2]] : (tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[S1:%.*]] = ge.add_n [[S]] : (tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[W:%.*]] = ge.const {value = dense<2.500000e-01> : tensor<3xf32>} : tensor<3xf32>
+// CHECK-NEXT:    [[P:%.*]] = ge.prelu [[S1]], [[W]] : (tensor<4x2x3xf32>, tensor<3xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[D:%.*]] = ge.data {index = 2 : i64} : tensor<?x3xf32>
+// CHECK-NEXT:    [[Q:%.*]] = ge.mul [[P]], [[D]] : (tensor<4x2x3xf32>, tensor<?x3xf32>) -> tensor<4x2x3xf32>
+// CHECK-NEXT:    [[I:%.*]] = ge.data {index = 3 : i64} : tensor<i32>
+// CHECK-NEXT:    [[II:%.*]] = ge.maximum [[I]], [[I]] : (tensor<i32>, tensor<i32>) -> tensor<i32>
+// CHECK-NEXT:    ge.netoutput [[Q]], [[II]] : tensor<4x2x3xf32>, tensor<i32>
+ge.graph @binary {
+  %a = ge.data {index = 0 : i64} : tensor<4x1x3xf32>
+  %b = ge.data {index = 1 : i64} : tensor<2x1xf32>
+  %r0 = ge.add %a, %b : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+  %r1 = ge.sub %a, %b : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+  %r2 = ge.mul %a, %b : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+  %r3 = ge.div %a, %b : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+  %r4 = ge.pow %a, %b : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+  %r5 = ge.maximum %a, %b : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+  %r6 = ge.minimum %a, %b : (tensor<4x1x3xf32>, tensor<2x1xf32>) -> tensor<4x2x3xf32>
+  %s = ge.add_n %r0, %r1, %r2 : (tensor<4x2x3xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+  %s1 = ge.add_n %s : (tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+  %w = ge.const {value = dense<2.500000e-01> : tensor<3xf32>} : tensor<3xf32>
+  %p = ge.prelu %s1, %w : (tensor<4x2x3xf32>, tensor<3xf32>) -> tensor<4x2x3xf32>
+  %d = ge.data {index = 2 : i64} : tensor<?x3xf32>
+  %q = ge.mul %p, %d : (tensor<4x2x3xf32>, tensor<?x3xf32>) -> tensor<4x2x3xf32>
+  %i = ge.data {index = 3 : i64} : tensor<i32>
+  %ii = ge.maximum %i, %i : (tensor<i32>, tensor<i32>) -> tensor<i32>
+  ge.netoutput %q, %ii : tensor<4x2x3xf32>, tensor<i32>
+}

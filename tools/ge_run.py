@@ -1,0 +1,228 @@
+"""`ge-run`: execute a graph on `.npy` inputs and write its outputs as `.npy`.
+
+    ge-run --reference graph.mlir --input x=x.npy --output-dir out/
+    ge-run --reference graph.mlir --random-inputs --seed 3 --output-dir out/
+
+Inputs are named by their `ge.data` node name or index (`--input 0=x.npy`);
+with `--random-inputs` every input not given is filled with random data of
+its type. Each output is written as `DIR/output_<i>.npy` (origin layout, or
+storage layout with `--stored-outputs`) and summarised on one line. Nothing
+is written unless the whole run succeeds; errors are one line and exit 1.
+
+Modes are separate functions in `MODES`: `--reference` runs the NumPy
+reference evaluator (`ge_runtime.reference`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp
+
+from ge_dialect.diagnostics import GEError, parse_module
+from ge_runtime.reference import (
+    InputKey,
+    InputSpec,
+    evaluate,
+    find_graph,
+    input_specs,
+    load_weights,
+)
+from tools.common import one_line_errors, run_tool, write_atomically
+
+NPY_MAGIC = b"\x93NUMPY"
+
+Mode = Callable[[argparse.Namespace], list[np.ndarray]]
+
+
+def make_context() -> Context:
+    """A context with the dialects `ge-run` reads."""
+    from ge_dialect.dialect import GE
+
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(GE)
+    return ctx
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of `ge-run`."""
+    parser = argparse.ArgumentParser(
+        prog="ge-run", description="Execute a GE graph on .npy inputs."
+    )
+    parser.add_argument("model", help="graph to run (.mlir)")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="run the NumPy reference evaluator",
+    )
+    parser.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="an input by ge.data node name or index (repeatable)",
+    )
+    parser.add_argument(
+        "--random-inputs",
+        action="store_true",
+        help="fill inputs not given with --input with random data",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of --random-inputs")
+    parser.add_argument(
+        "--output-dir", required=True, metavar="DIR", help="where outputs go"
+    )
+    parser.add_argument(
+        "--stored-outputs",
+        action="store_true",
+        help="write outputs in their storage layout instead of origin layout",
+    )
+    parser.add_argument("--graph", help="graph to run when the module has several")
+    return one_line_errors(parser)
+
+
+# ---------------------------------------------------------------------------
+# Shared by every mode
+# ---------------------------------------------------------------------------
+
+
+def load_module(path: str) -> ModuleOp:
+    """Parse and verify an `.mlir` file."""
+    text = Path(path).read_text()
+    return parse_module(make_context(), text, path)
+
+
+def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
+    """`NAME=FILE.npy` flags as arrays keyed by name (or index when numeric)."""
+    inputs: dict[InputKey, np.ndarray] = {}
+    for flag in flags:
+        name, sep, file = flag.partition("=")
+        if not sep or not name or not file:
+            raise GEError(f"error: --input '{flag}' must be NAME=FILE.npy")
+        key: InputKey = int(name) if name.isdigit() else name
+        if key in inputs:
+            raise GEError(f"error: input '{name}' is given twice")
+        inputs[key] = load_npy(file)
+    return inputs
+
+
+def load_npy(path: str) -> np.ndarray:
+    """One array from a `.npy` file, as a one-line GEError if unreadable."""
+    with open(path, "rb") as stream:
+        if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
+            raise GEError(f"error: '{path}' is not a .npy file")
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as error:
+        message = " ".join(str(error).split())
+        raise GEError(f"error: cannot read '{path}' as .npy: {message}") from None
+
+
+def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
+    """Random data of an input's static shape and dtype."""
+    if -1 in spec.shape:
+        raise GEError(
+            f"error: input {spec.label} has unknown dims {list(spec.shape)}; "
+            "give it with --input"
+        )
+    if spec.dtype == np.bool_:
+        return rng.integers(0, 2, spec.shape).astype(np.bool_)
+    if spec.dtype.kind in "iu":
+        return rng.integers(0, 4, spec.shape).astype(spec.dtype)
+    return rng.standard_normal(spec.shape).astype(spec.dtype)
+
+
+def complete_inputs(
+    specs: Sequence[InputSpec],
+    given: Mapping[InputKey, np.ndarray],
+    seed: int,
+) -> dict[InputKey, np.ndarray]:
+    """`given` plus random data for every input it does not name."""
+    covered = set(given)
+    rng = np.random.default_rng(seed)
+    inputs = dict(given)
+    for spec in specs:
+        if spec.index not in covered and spec.name not in covered:
+            inputs[spec.index] = random_input(spec, rng)
+    return inputs
+
+
+def write_outputs(directory: str, outputs: Sequence[np.ndarray]) -> list[Path]:
+    """Write `output_<i>.npy` files: all of them, or none if writing fails."""
+    blobs = []
+    for array in outputs:
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        blobs.append(buffer.getvalue())
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    paths = [target / f"output_{index}.npy" for index in range(len(outputs))]
+    try:
+        for path, blob in zip(paths, blobs, strict=True):
+            write_atomically(path, blob)
+    except BaseException:
+        for path in paths:
+            path.unlink(missing_ok=True)
+        raise
+    return paths
+
+
+def summary_line(path: Path, array: np.ndarray) -> str:
+    """`output_0.npy: shape [1, 4, 6, 6], dtype float32`."""
+    return f"{path.name}: shape {list(array.shape)}, dtype {array.dtype}"
+
+
+# ---------------------------------------------------------------------------
+# Modes
+# ---------------------------------------------------------------------------
+
+
+def run_reference(args: argparse.Namespace) -> list[np.ndarray]:
+    """`--reference`: the NumPy reference evaluator on an `.mlir` graph."""
+    module = load_module(args.model)
+    graph = find_graph(module, args.graph)
+    inputs = parse_input_flags(args.input)
+    if args.random_inputs:
+        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    return evaluate(
+        graph,
+        inputs,
+        weights=load_weights(module, args.model),
+        outputs_as_stored=args.stored_outputs,
+    )
+
+
+MODES: dict[str, Mode] = {"reference": run_reference}
+"""Execution modes by name; `select_mode` picks one from the command line."""
+
+
+def select_mode(args: argparse.Namespace) -> Mode:
+    """The mode the command line asks for."""
+    if args.reference:
+        return MODES["reference"]
+    raise GEError("error: only the reference evaluator is available; pass --reference")
+
+
+def run(argv: Sequence[str] | None) -> None:
+    """Parse the command line, run the chosen mode and write the outputs."""
+    args = build_parser().parse_args(argv)
+    outputs = select_mode(args)(args)
+    for path, array in zip(
+        write_outputs(args.output_dir, outputs), outputs, strict=True
+    ):
+        print(summary_line(path, array))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `ge-run`."""
+    return run_tool("ge-run", lambda: run(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
