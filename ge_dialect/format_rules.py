@@ -245,7 +245,10 @@ def permutation_rule(attr: str) -> FormatRule:
     """
 
     def rule(view: FormatView) -> None:
-        perm = [p % max(len(view.op.operands[0].type.get_shape()), 1) for p in attribute_value(view.op, attr)]
+        perm = [
+            p % max(len(view.op.operands[0].type.get_shape()), 1)
+            for p in attribute_value(view.op, attr)
+        ]
         if (source := view.input(0)) != Format.ND:
             if (target := _permuted(source, perm)) is not None:
                 view.set_output(0, target)

@@ -36,7 +36,9 @@ from ge_dialect.ops import GE_OPS, broadcast_shapes
 
 Shape = tuple[int, ...]
 Result = tuple[Shape, str]
-ShapeFunction = Callable[[Sequence[Shape], Sequence[str], Mapping[str, Any]], list[Result]]
+ShapeFunction = Callable[
+    [Sequence[Shape], Sequence[str], Mapping[str, Any]], list[Result]
+]
 
 UNKNOWN = -1
 
@@ -230,7 +232,12 @@ def _spatial(attrs: Mapping[str, Any]) -> tuple[str, int, int, int]:
     data_format = _attr(attrs, "data_format")
     if data_format not in ("NCHW", "NHWC"):
         raise ShapeError(f"data_format must be NCHW or NHWC, got '{data_format}'")
-    return data_format, data_format.index("C"), data_format.index("H"), data_format.index("W")
+    return (
+        data_format,
+        data_format.index("C"),
+        data_format.index("H"),
+        data_format.index("W"),
+    )
 
 
 def _window(
@@ -253,14 +260,6 @@ def _four(attrs: Mapping[str, Any], name: str) -> list[int]:
     if len(values) != 4:
         raise ShapeError(f"'{name}' must have 4 values, got {len(values)}")
     return values
-
-
-def _with(shape: Shape, **dims: int) -> Shape:
-    """`shape` with the axes named by keyword ("at_2": size) replaced."""
-    result = list(shape)
-    for key, size in dims.items():
-        result[int(key.removeprefix("at_"))] = size
-    return tuple(result)
 
 
 # ---------------------------------------------------------------------------
@@ -361,7 +360,9 @@ def conv2d(
     _, c, h, wi = _spatial(attrs)
     filter_format = attrs.get("filter_format", "NCHW")
     if filter_format not in _FILTER_AXES:
-        raise ShapeError(f"filter format must be NCHW, HWCN or NHWC, got {filter_format}")
+        raise ShapeError(
+            f"filter format must be NCHW, HWCN or NHWC, got {filter_format}"
+        )
     o_axis, i_axis, kh_axis, kw_axis = _FILTER_AXES[filter_format]
     out_channels, in_channels = w[o_axis], w[i_axis]
     groups = attrs.get("groups", 1)
@@ -379,8 +380,12 @@ def conv2d(
         if not _match(bias[0], out_channels):
             raise ShapeError(f"bias has {bias[0]} entries for {out_channels} filters")
     if dtypes[0] != dtypes[1]:
-        raise ShapeError(f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}")
-    strides, dilations, pads = (_four(attrs, n) for n in ("strides", "dilations", "pads"))
+        raise ShapeError(
+            f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
+        )
+    strides, dilations, pads = (
+        _four(attrs, n) for n in ("strides", "dilations", "pads")
+    )
     out_h = _window(x[h], w[kh_axis], strides[h], dilations[h], (pads[0], pads[1]))
     out_w = _window(x[wi], w[kw_axis], strides[wi], dilations[wi], (pads[2], pads[3]))
     shape = list(x)
@@ -404,7 +409,9 @@ def conv2d_transpose(
         bias = _rank(shapes[2], 1, "bias")
         if not _match(bias[0], out_channels):
             raise ShapeError(f"bias has {bias[0]} entries for {out_channels} channels")
-    strides, dilations, pads = (_four(attrs, n) for n in ("strides", "dilations", "pads"))
+    strides, dilations, pads = (
+        _four(attrs, n) for n in ("strides", "dilations", "pads")
+    )
     output_padding = list(attrs.get("output_padding", [0, 0]))
     shape = list(x)
     shape[c] = out_channels
@@ -416,7 +423,10 @@ def conv2d_transpose(
         shape[axis] = (
             UNKNOWN
             if UNKNOWN in (size, kernel)
-            else strides[axis] * (size - 1) + extra + dilations[axis] * (kernel - 1) + 1
+            else strides[axis] * (size - 1)
+            + extra
+            + dilations[axis] * (kernel - 1)
+            + 1
             - begin
             - end
         )
@@ -427,7 +437,7 @@ def conv2d_transpose(
 def pool(
     shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
 ) -> list[Result]:
-    """Window pooling; `ceil_mode` keeps a last partial window not starting in the pad."""
+    """Window pooling; `ceil_mode` keeps a partial last window not in the end pad."""
     x = _rank(shapes[0], 4, "input")
     _, _, h, wi = _spatial(attrs)
     ksize, strides, pads = (_four(attrs, n) for n in ("ksize", "strides", "pads"))
@@ -438,8 +448,12 @@ def pool(
         if size == UNKNOWN:
             continue
         if kernel > size + begin + end:
-            raise ShapeError(f"window {kernel} is larger than the padded input {size + begin + end}")
-        out = (size + begin + end - kernel + (stride - 1 if ceil_mode else 0)) // stride + 1
+            raise ShapeError(
+                f"window {kernel} is larger than the padded input {size + begin + end}"
+            )
+        out = (
+            size + begin + end - kernel + (stride - 1 if ceil_mode else 0)
+        ) // stride + 1
         if ceil_mode and (out - 1) * stride >= size + begin:
             out -= 1
         shape[axis] = out
@@ -458,9 +472,7 @@ def global_pool(
     return [(tuple(shape), dtypes[0])]
 
 
-def _per_channel(
-    shapes: Sequence[Shape], names: Sequence[str], channels: int
-) -> None:
+def _per_channel(shapes: Sequence[Shape], names: Sequence[str], channels: int) -> None:
     for shape, name in zip(shapes, names, strict=False):
         param = _rank(shape, 1, name)
         if not _match(param[0], channels):
@@ -576,12 +588,13 @@ def concat(
             raise ShapeError(f"input #{index} has rank {len(shape)}, expected {rank}")
         for dim, (a, b) in enumerate(zip(result, shape, strict=True)):
             if dim != axis and not _match(a, b):
-                raise ShapeError(f"input #{index} has {b} at dim {dim}, input #0 has {a}")
+                raise ShapeError(
+                    f"input #{index} has {b} at dim {dim}, input #0 has {a}"
+                )
             if dim != axis and a == UNKNOWN:
                 result[dim] = b
-    result[axis] = _product([1] * 0) if False else (
-        UNKNOWN if any(s[axis] == UNKNOWN for s in shapes) else sum(s[axis] for s in shapes)
-    )
+    sizes = [shape[axis] for shape in shapes]
+    result[axis] = UNKNOWN if UNKNOWN in sizes else sum(sizes)
     return [(tuple(result), _same_dtype(dtypes))]
 
 
@@ -600,8 +613,11 @@ def split(
         if UNKNOWN in sizes:
             sizes[sizes.index(UNKNOWN)] = x[axis] - known
         if sum(sizes) != x[axis] or min(sizes, default=0) < 0:
-            raise ShapeError(f"sizes {list(_attr(attrs, 'sizes'))} do not add up to dim {axis} of size {x[axis]}")
-    return [(_with(x, **{f"at_{axis}": size}), dtypes[0]) for size in sizes]
+            raise ShapeError(
+                f"sizes {list(_attr(attrs, 'sizes'))} do not add up to dim {axis} "
+                f"of size {x[axis]}"
+            )
+    return [((*x[:axis], size, *x[axis + 1 :]), dtypes[0]) for size in sizes]
 
 
 @register_shape_function("ge.slice", keeps_layout=True)
@@ -623,7 +639,10 @@ def slice_(
         dim = x[axis]
         if dim == UNKNOWN:
             continue
-        begin, end = (begin + dim if begin < 0 else begin), (end + dim if end < 0 else end)
+        begin, end = (
+            (begin + dim if begin < 0 else begin),
+            (end + dim if end < 0 else end),
+        )
         if step > 0:
             begin, end = min(max(begin, 0), dim), min(max(end, 0), dim)
         else:
@@ -653,7 +672,9 @@ def tile(
     multiples = list(_attr(attrs, "multiples"))
     if len(multiples) != len(x):
         raise ShapeError(f"'multiples' has {len(multiples)} entries for rank {len(x)}")
-    shape = tuple(UNKNOWN if d == UNKNOWN else d * m for d, m in zip(x, multiples, strict=True))
+    shape = tuple(
+        UNKNOWN if d == UNKNOWN else d * m for d, m in zip(x, multiples, strict=True)
+    )
     return [(shape, dtypes[0])]
 
 
@@ -668,7 +689,11 @@ def pad(
         raise ShapeError(f"'paddings' has {len(paddings)} entries for rank {len(x)}")
     shape = []
     for axis, dim in enumerate(x):
-        size = UNKNOWN if dim == UNKNOWN else dim + paddings[axis] + paddings[len(x) + axis]
+        size = (
+            UNKNOWN
+            if dim == UNKNOWN
+            else dim + paddings[axis] + paddings[len(x) + axis]
+        )
         if size < 0 and dim != UNKNOWN:
             raise ShapeError(f"padding makes dim {axis} negative ({size})")
         shape.append(size)
@@ -687,7 +712,9 @@ def reshape(
     for index, dim in enumerate(target):
         if dim == 0:
             if index >= len(x):
-                raise ShapeError(f"shape {target}: 0 at {index} has no input dim to copy")
+                raise ShapeError(
+                    f"shape {target}: 0 at {index} has no input dim to copy"
+                )
             target[index] = x[index]
         elif dim < UNKNOWN:
             raise ShapeError(f"shape {target} has a negative dim {dim}")
@@ -696,7 +723,9 @@ def reshape(
         rest = _product([d for d in target if d != UNKNOWN])
         if rest != UNKNOWN:
             if rest == 0 or total % rest:
-                raise ShapeError(f"cannot reshape {list(x)} into {list(_attr(attrs, 'shape'))}")
+                raise ShapeError(
+                    f"cannot reshape {list(x)} into {list(_attr(attrs, 'shape'))}"
+                )
             target[target.index(UNKNOWN)] = total // rest
     elif total != UNKNOWN and UNKNOWN not in target and math.prod(target) != total:
         raise ShapeError(

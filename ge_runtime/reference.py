@@ -158,14 +158,14 @@ class Held:
     stored: np.ndarray
     layout: ValueLayout
     shape: tuple[int, ...]
-    _origin: np.ndarray | None = field(default=None, repr=False)
+    known_origin: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def origin(self) -> np.ndarray:
         """The value in origin layout (converted once, then cached)."""
-        if self._origin is None:
-            self._origin = self.layout.load(self.stored, self.shape)
-        return self._origin
+        if self.known_origin is None:
+            self.known_origin = self.layout.load(self.stored, self.shape)
+        return self.known_origin
 
 
 # ---------------------------------------------------------------------------
@@ -322,7 +322,9 @@ class ReferenceEvaluator:
                 results = self._compute(op, operands)
             for value, array in zip(op.results, results, strict=True):
                 env[value] = self._hold(op, value, array)
-        raise GEError(f"error: {block.parent_op()} has no 'ge.netoutput'")
+        parent = block.parent_op()
+        assert parent is not None
+        raise error_at(parent, "has a region without 'ge.netoutput'")
 
     def _compute(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
         origins = [self._origin(op, index, h) for index, h in enumerate(operands)]
@@ -345,9 +347,7 @@ class ReferenceEvaluator:
             stored = layout.store(origin)
         except FormatError as error:
             raise error_at(op, f"result #{value.index}: {error}") from None
-        held = Held(stored, layout, origin.shape)
-        held._origin = origin
-        return held
+        return Held(stored, layout, origin.shape, origin)
 
     def _read_stored(self, op: ConstOp | VariableOp) -> Held:
         """A constant or variable: data in the result's storage layout."""

@@ -11,6 +11,10 @@ from xdsl.passes import ModulePass
 
 PASSES: dict[str, tuple[str, str]] = {
     "infer-origin-format": ("infer_origin_format", "InferOriginFormatPass"),
+    "infer-shape": ("infer_shape", "InferShapePass"),
+    "refine-running-format": ("refine_running_format", "RefineRunningFormatPass"),
+    "select-storage-format": ("select_storage_format", "SelectStorageFormatPass"),
+    "insert-transdata": ("insert_transdata", "InsertTransDataPass"),
 }
 """Pass name -> (module in this package, ModulePass class name)."""
 

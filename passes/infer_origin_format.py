@@ -74,9 +74,9 @@ from ge_dialect.attributes import LayoutAttr
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.format_rules import (
     LOCK_ATTR,
-    FormatRule,
     RANK_BARRIER_OPS,
     SAME_ORIGIN_OPS,
+    FormatRule,
     infer_rule,
     refresh_rule,
 )
@@ -158,9 +158,9 @@ def reflection_groups(graph: GraphOp) -> dict[Cell, list[Cell]]:
     return table
 
 
-def _subgraph_cells(region_op: Operation, first_region: int = 0) -> Iterator[
-    tuple[int, dict[int, list[Cell]], NetOutputOp]
-]:
+def _subgraph_cells(
+    region_op: Operation, first_region: int = 0
+) -> Iterator[tuple[int, dict[int, list[Cell]], NetOutputOp]]:
     """(region index, parent_index -> data cells, terminator) of each subgraph."""
     for number, region in enumerate(region_op.regions[first_region:], first_region):
         data: dict[int, list[Cell]] = {}

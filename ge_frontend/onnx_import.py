@@ -1,0 +1,321 @@
+"""Import ONNX models as `ge` graphs (ATC's ONNX parser, `--framework=5`).
+
+```python
+imported = import_onnx("resnet50.onnx", input_shapes={"data": [1, 3, 224, 224]})
+imported.module    # builtin.module { ge.graph @main { ... } }, verified
+imported.weights   # {"conv1.weight": array, ...}: data of the #ge.external consts
+```
+
+How the ONNX graph maps onto `ge`:
+
+- graph inputs without an initializer become `ge.data` (`index` in ONNX
+  order, `name` = the ONNX input name); a `dim_param` or missing dim becomes
+  `?` unless `input_shapes` fixes it;
+- initializers (also those listed among the graph inputs, as IR < 4 models
+  do) and `Constant` outputs are known at import time. Every op whose inputs
+  are all known is folded (`ConstantOfShape`, `Shape`, shape arithmetic, ...).
+  A known value that a run-time op uses becomes one `ge.const`: a splat as
+  `dense<v>`, up to `inline_limit` elements inline, larger ones (with
+  `weights="external"`) as `#ge.external<"ONNX value name">` whose array is in
+  `ImportedModel.weights`;
+- every node becomes `ge` ops through `onnx_ops.CONVERTERS`; the op carries
+  the ONNX node name as its `name` attribute (the first output's name when
+  the node has none) and helper ops are named `NODE/what`;
+- graph outputs become the `ge.netoutput` operands, their ONNX names the
+  `output_names` attribute.
+
+Errors are one-line `GEError`s: unreadable or invalid files, and a single
+error listing every unsupported op type with its nodes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.builder import GraphBuilder
+from ge_dialect.diagnostics import GEError
+from ge_dialect.dtypes import element_type
+from ge_frontend.onnx_context import (
+    WEIGHT_MODES,
+    GraphEmitter,
+    NodeContext,
+    Unsupported,
+    Value,
+)
+from ge_frontend.onnx_ops import CONVERTERS
+
+DEFAULT_INLINE_LIMIT = 1024
+"""Constants with more elements than this are kept outside the IR."""
+
+CHECKER_LIMIT = 1 << 30
+"""Models up to this many serialized bytes are run through `onnx.checker`."""
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+CONVERSION_ERRORS = (
+    GEError,
+    VerifyException,
+    ValueError,
+    TypeError,
+    IndexError,
+    ZeroDivisionError,
+)
+"""What a converter raises for an invalid node (reported with the node's name)."""
+
+
+@dataclass
+class ImportedModel:
+    """An imported ONNX model: the verified module and its external weights."""
+
+    module: ModuleOp
+    weights: dict[str, np.ndarray] = field(default_factory=dict)
+    input_names: list[str] = field(default_factory=list)
+    output_names: list[str] = field(default_factory=list)
+
+
+def import_onnx(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    *,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    weights: str = "external",
+    inline_limit: int = DEFAULT_INLINE_LIMIT,
+    graph_name: str = "main",
+) -> ImportedModel:
+    """Import an ONNX model (file path or `ModelProto`) as a `ge.graph`.
+
+    `input_shapes` fixes graph input shapes (e.g. dynamic batch sizes);
+    `weights="inline"` keeps every constant inside the IR.
+    """
+    if weights not in WEIGHT_MODES:
+        raise GEError(f"error: weights must be one of {', '.join(WEIGHT_MODES)}")
+    proto, label = load_model(model)
+    importer = OnnxImporter(proto, label, input_shapes or {}, graph_name)
+    return importer.run(GraphEmitter(GraphBuilder(graph_name), weights, inline_limit))
+
+
+def load_model(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+) -> tuple[onnx.ModelProto, str]:
+    """The checked `ModelProto` and a label for messages (the file path)."""
+    if isinstance(model, onnx.ModelProto):
+        label = "<onnx model>"
+        proto = model
+    else:
+        label = os.fspath(model)
+        if not os.path.isfile(label):
+            reason = "is a directory" if os.path.isdir(label) else "no such file"
+            raise GEError(f"error: cannot open ONNX model '{label}': {reason}")
+        try:
+            proto = onnx.load(label)
+        except Exception as error:  # protobuf and onnx raise many kinds
+            raise GEError(
+                f"{label}: error: not a readable ONNX model: {_one_line(error)}"
+            ) from None
+    check_model(proto, label)
+    return proto, label
+
+
+def check_model(model: onnx.ModelProto, label: str) -> None:
+    """Reject empty and (where cheap enough) checker-invalid models."""
+    if not model.HasField("graph") or not model.graph.node and not model.graph.output:
+        raise GEError(f"{label}: error: not an ONNX model (it has no graph)")
+    if model.ByteSize() > CHECKER_LIMIT:
+        return
+    try:
+        onnx.checker.check_model(model)
+    except onnx.checker.ValidationError as error:
+        raise GEError(f"{label}: error: invalid ONNX model: {_one_line(error)}") from None
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    message = " ".join(text[0].split()) if text else type(error).__name__
+    return message.split(": error: ", 1)[-1]
+
+
+def default_opset(model: onnx.ModelProto) -> int:
+    """The model's opset version of the default ONNX domain."""
+    for entry in model.opset_import:
+        if entry.domain in DEFAULT_DOMAINS:
+            return entry.version
+    return 1
+
+
+class OnnxImporter:
+    """Walks one ONNX graph in order and emits the `ge` graph."""
+
+    def __init__(
+        self,
+        model: onnx.ModelProto,
+        label: str,
+        input_shapes: Mapping[str, Sequence[int]],
+        graph_name: str = "main",
+    ):
+        self.model = model
+        self.graph = model.graph
+        self.label = label
+        self.opset = default_opset(model)
+        self.input_shapes = input_shapes
+        self.graph_name = graph_name
+        self.env: dict[str, Value | None] = {}
+        """ONNX value name -> value (None: produced by an unsupported node)."""
+        self.unsupported: dict[str, list[str]] = defaultdict(list)
+
+    def error(self, message: str) -> GEError:
+        """A one-line error about the model."""
+        return GEError(f"{self.label}: error: {message}")
+
+    def run(self, emitter: GraphEmitter) -> ImportedModel:
+        """Import the graph into `emitter`'s builder."""
+        initializers = {init.name: init for init in self.graph.initializer}
+        for name, init in initializers.items():
+            self._bind_array(emitter, name, numpy_helper.to_array(init))
+        input_names = self._add_inputs(emitter.builder, initializers)
+        consumed = {name for node in self.graph.node for name in node.input}
+        consumed |= {output.name for output in self.graph.output}
+        for node in self.graph.node:
+            self._convert(node, consumed, emitter)
+        if self.unsupported:
+            listing = "; ".join(
+                f"{kind} (nodes: {', '.join(nodes)})"
+                for kind, nodes in self.unsupported.items()
+            )
+            raise self.error(f"unsupported ONNX ops: {listing}")
+        output_names = [output.name for output in self.graph.output]
+        outputs = []
+        for name in output_names:
+            if name not in self.env:
+                raise self.error(f"graph output '{name}' is not produced by any node")
+            outputs.append(emitter.tensor(self.env[name], name))
+        emitter.builder.output(*outputs)
+        terminator = emitter.builder.block.last_op
+        assert terminator is not None
+        terminator.attributes["output_names"] = ArrayAttr(
+            [StringAttr(name) for name in output_names]
+        )
+        module = emitter.builder.build()
+        return ImportedModel(module, emitter.weights, input_names, output_names)
+
+    def _bind_array(self, emitter: GraphEmitter, name: str, array: np.ndarray) -> None:
+        self.env[name] = array
+        emitter.name_array(array, name)
+
+    # -- graph inputs ----------------------------------------------------------
+
+    def _add_inputs(
+        self, builder: GraphBuilder, initializers: Mapping[str, onnx.TensorProto]
+    ) -> list[str]:
+        inputs = [v for v in self.graph.input if v.name not in initializers]
+        known = {v.name for v in inputs}
+        for name in self.input_shapes:
+            if name not in known:
+                listing = ", ".join(sorted(known)) or "none"
+                raise self.error(f"--input-shape names '{name}', inputs are: {listing}")
+        for value_info in inputs:
+            shape, dtype = self._input_type(value_info)
+            self.env[value_info.name] = builder.data(shape, dtype, name=value_info.name)
+        return [v.name for v in inputs]
+
+    def _input_type(self, value_info: onnx.ValueInfoProto) -> tuple[list[int], str]:
+        name = value_info.name
+        if not value_info.type.HasField("tensor_type"):
+            raise self.error(f"graph input '{name}' is not a tensor")
+        tensor = value_info.type.tensor_type
+        dtype = _dtype_name(tensor.elem_type)
+        if dtype is None:
+            kind = onnx.TensorProto.DataType.Name(tensor.elem_type)
+            raise self.error(f"graph input '{name}' has unsupported dtype {kind}")
+        given = self.input_shapes.get(name)
+        if not tensor.HasField("shape"):
+            if given is None:
+                raise self.error(
+                    f"graph input '{name}' has an unknown rank; give its shape "
+                    "(--input-shape)"
+                )
+            return [int(d) for d in given], dtype
+        shape = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
+        if given is None:
+            return shape, dtype
+        if len(given) != len(shape):
+            raise self.error(
+                f"--input-shape gives '{name}' rank {len(given)}, the model has "
+                f"rank {len(shape)}"
+            )
+        for axis, (model_dim, user_dim) in enumerate(zip(shape, given, strict=True)):
+            if model_dim != -1 and user_dim not in (-1, model_dim):
+                raise self.error(
+                    f"--input-shape gives '{name}' dim {axis} = {user_dim}, the model "
+                    f"fixes it to {model_dim}"
+                )
+        return [int(u) if m == -1 else m for m, u in zip(shape, given, strict=True)], dtype
+
+    # -- nodes -----------------------------------------------------------------
+
+    def _convert(
+        self, node: onnx.NodeProto, consumed: set[str], emitter: GraphEmitter
+    ) -> None:
+        name = node.name or (node.output[0] if node.output else node.op_type)
+        inputs: list[Value | None] = []
+        for input_name in node.input:
+            if input_name and input_name not in self.env:
+                raise self.error(
+                    f"node '{name}' ({node.op_type}) reads '{input_name}', which no "
+                    "earlier node or graph input defines"
+                )
+            inputs.append(self.env[input_name] if input_name else None)
+        converter = CONVERTERS.get(node.op_type) if node.domain in DEFAULT_DOMAINS else None
+        if converter is None:
+            kind = node.op_type if node.domain in DEFAULT_DOMAINS else (
+                f"{node.domain}.{node.op_type}"
+            )
+            return self._skip(node, kind, name)
+        present = [v for n, v in zip(node.input, inputs, strict=True) if n]
+        if any(v is None for v in present):
+            return self._skip(node, None, name)
+        used = [bool(output) and output in consumed for output in node.output]
+        ctx = NodeContext(node, self.opset, inputs, used, emitter)
+        try:
+            results = list(converter(ctx))
+        except Unsupported as reason:
+            return self._skip(node, f"{node.op_type} {reason}", name)
+        except CONVERSION_ERRORS as error:
+            raise self.error(f"node '{name}' ({node.op_type}): {_one_line(error)}") from None
+        for index, output in enumerate(node.output):
+            if not output:
+                continue
+            if index >= len(results):
+                if used[index]:
+                    return self._skip(node, f"{node.op_type} with output #{index}", name)
+                continue
+            value = results[index]
+            if isinstance(value, np.ndarray):
+                self._bind_array(emitter, output, value)
+            else:
+                self.env[output] = value
+
+    def _skip(self, node: onnx.NodeProto, kind: str | None, name: str) -> None:
+        """Record an unsupported node (kind None: downstream of one) and go on."""
+        if kind is not None:
+            self.unsupported[kind].append(name)
+        for output in node.output:
+            if output:
+                self.env[output] = None
+
+
+def _dtype_name(onnx_type: int) -> str | None:
+    """The dtype name of an ONNX element type, or None if `ge` has no such type."""
+    try:
+        name = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_type)).name
+        element_type(name)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return name

@@ -1,0 +1,218 @@
+"""`infer-shape`: recompute every result shape and dtype in its origin context.
+
+Each op's result types come from its shape function
+(`ge_dialect/shape_inference.py`); layouts (`#ge.layout`) are kept. A dim the
+function cannot know (-1) keeps a known declared size; anything else the
+function says wins, as in GE's InferShape:
+
+```mlir
+%y = ge.conv2d %x, %w {data_format = "NCHW", pads = array<i64: 1, 1, 1, 1>}
+   : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x?x?x?xf32>
+// after: -> tensor<1x4x8x8xf32>
+```
+
+Subgraph `ge.data` take their parent operand's shape and dtype; `ge.if`/
+`ge.case` results merge their branches' outputs (dims that differ become
+unknown); `ge.while` loop variables are widened until the body keeps them.
+Invalid inputs (a conv whose channels do not match its filter, shapes that do
+not broadcast, ...) are reported at the op. Ops without a shape function keep
+their declared types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.diagnostics import error_at
+from ge_dialect.dtypes import dtype_name, element_type
+from ge_dialect.layout import check_tensor_type
+from ge_dialect.ops import (
+    CONTROL_FLOW_OPS,
+    DataOp,
+    GraphOp,
+    NetOutputOp,
+    WhileOp,
+    attribute_value,
+)
+from ge_dialect.shape_inference import (
+    DECLARED_SHAPE_ATTRIBUTES,
+    OPERAND_FORMAT_ATTRIBUTES,
+    SHAPE_FUNCTIONS,
+    ShapeError,
+    infer_shapes,
+    operand_format,
+)
+
+MAX_LOOP_WIDENINGS = 8
+"""Body trips tried before a loop variable that still changes becomes fully
+unknown (each trip only widens dims to unknown, so rank <= 8 settles)."""
+
+
+@dataclass(frozen=True)
+class InferShapePass(ModulePass):
+    """Infer result shapes and dtypes from each op's shape function."""
+
+    name = "infer-shape"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for graph in op.walk():
+            if isinstance(graph, GraphOp):
+                _infer_block(graph.body.block)
+
+
+def _infer_block(block: Block) -> None:
+    for op in block.ops:
+        if isinstance(op, DataOp):
+            _infer_subgraph_input(op)
+        elif isinstance(op, CONTROL_FLOW_OPS):
+            _infer_control_flow(op)
+        elif op.name in SHAPE_FUNCTIONS:
+            _infer_op(op)
+
+
+def _infer_op(op: Operation) -> None:
+    """Run the op's shape function and update its result types."""
+    shapes = [_shape(v) for v in op.operands]
+    dtypes = [dtype_name(_tensor(v).element_type) for v in op.operands]
+    attributes = {name: attribute_value(op, name) for name in op.attributes}
+    for index, name in OPERAND_FORMAT_ATTRIBUTES.get(op.name, {}).items():
+        attributes.setdefault(name, operand_format(op.operands[index].type))
+    declared = DECLARED_SHAPE_ATTRIBUTES.get(op.name)
+    if declared is not None and declared not in attributes:
+        attributes[declared] = list(_shape(op.results[0]))
+    try:
+        results = infer_shapes(op.name, shapes, dtypes, attributes)
+    except ShapeError as error:
+        raise error_at(op, str(error)) from None
+    if len(results) != len(op.results):
+        raise error_at(
+            op,
+            f"has {len(op.results)} results, its shape function gives {len(results)}",
+        )
+    for index, (shape, dtype) in enumerate(results):
+        _retype(op, index, shape, dtype)
+
+
+def _infer_subgraph_input(op: DataOp) -> None:
+    """A subgraph `ge.data` mirrors its parent operand (a loop's: its variable)."""
+    parent = op.parent_op()
+    if isinstance(parent, GraphOp) or parent is None:
+        return
+    values = parent.results if isinstance(parent, WhileOp) else parent.operands
+    source = _tensor(values[op.index_value])
+    _retype(op, 0, _shape_of(source), dtype_name(source.element_type), refine=False)
+
+
+def _infer_control_flow(op: Operation) -> None:
+    """Infer the subgraphs, then the results from their outputs."""
+    if isinstance(op, WhileOp):
+        _infer_while(op)
+        return
+    for region in op.regions:
+        _infer_block(region.block)
+    outputs = [_outputs(region.block) for region in op.regions]
+    for index in range(len(op.results)):
+        merged = _merge(op, index, [branch[index] for branch in outputs])
+        _retype(op, index, merged, dtype_name(outputs[0][index].element_type))
+
+
+def _infer_while(op: WhileOp) -> None:
+    """Widen the loop variables (the results) until the body keeps them."""
+    for index, value in enumerate(op.inputs):
+        source = _tensor(value)
+        _retype(
+            op, index, _shape_of(source), dtype_name(source.element_type), refine=False
+        )
+    for attempt in range(MAX_LOOP_WIDENINGS + 1):
+        for region in op.regions:
+            _infer_block(region.block)
+        body = _outputs(op.body.block)
+        changed = False
+        for index, result in enumerate(op.results):
+            current = _tensor(result)
+            merged = _merge(op, index, [current, body[index]])
+            if merged != _shape_of(current) and attempt == MAX_LOOP_WIDENINGS:
+                merged = (DYNAMIC_INDEX,) * len(merged)
+            changed |= merged != _shape_of(current)
+            _retype(op, index, merged, dtype_name(current.element_type), refine=False)
+        if not changed:
+            return
+
+
+def _outputs(block: Block) -> list[TensorType]:
+    terminator = block.last_op
+    assert isinstance(terminator, NetOutputOp)
+    return [_tensor(v) for v in terminator.operands]
+
+
+def _merge(op: Operation, index: int, types: Sequence[TensorType]) -> tuple[int, ...]:
+    """The shape all `types` agree on; dims that differ become unknown."""
+    shapes = [_shape_of(t) for t in types]
+    dtypes = {t.element_type for t in types}
+    if len({len(s) for s in shapes}) > 1 or len(dtypes) > 1:
+        listed = ", ".join(str(t) for t in types)
+        raise error_at(op, f"subgraphs disagree on output #{index}: {listed}")
+    return tuple(
+        dims[0] if len(set(dims)) == 1 else DYNAMIC_INDEX
+        for dims in zip(*shapes, strict=True)
+    )
+
+
+def _retype(
+    op: Operation,
+    index: int,
+    shape: Sequence[int],
+    dtype: str,
+    *,
+    refine: bool = True,
+) -> None:
+    """Give result `index` the shape and dtype, keeping its layout.
+
+    With `refine`, an unknown inferred dim keeps a known declared one.
+    """
+    value = op.results[index]
+    declared = _tensor(value)
+    old_shape = _shape_of(declared)
+    new_shape = tuple(shape)
+    if refine and len(new_shape) == len(old_shape):
+        new_shape = tuple(
+            old if new == DYNAMIC_INDEX else new
+            for new, old in zip(new_shape, old_shape, strict=True)
+        )
+    new_element = declared.element_type
+    if dtype != dtype_name(new_element):
+        new_element = element_type(dtype)
+    if new_shape == old_shape and new_element == declared.element_type:
+        return
+    new_type = TensorType(new_element, new_shape, declared.encoding)
+    try:
+        check_tensor_type(new_type)
+    except VerifyException as error:
+        raise error_at(
+            op,
+            f"result #{index}: inferred type {new_type} does not fit its "
+            f"layout: {error}",
+        ) from None
+    Rewriter.replace_value_with_new_type(value, new_type)
+
+
+def _tensor(value: SSAValue) -> TensorType:
+    tensor: Attribute = value.type
+    assert isinstance(tensor, TensorType)
+    return tensor
+
+
+def _shape_of(tensor: TensorType) -> tuple[int, ...]:
+    return tuple(tensor.get_shape())
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    return _shape_of(_tensor(value))
