@@ -38,8 +38,9 @@ from typing import Protocol
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Dialect, Operation
 
-from ge_dialect.attributes import LayoutAttr
+from ge_dialect.attributes import FormatAttr, LayoutAttr
 from ge_dialect.formats import INTERNAL_FORMATS, Format, full_rank
+from ge_dialect.layout import layout_of
 from ge_dialect.ops import attribute_value
 
 RANK_BARRIER_OPS = frozenset({"ge.permute", "ge.expand_dims", "ge.squeeze"})
@@ -51,6 +52,25 @@ LOCK_ATTR = "_format_locked"
 SAME_ORIGIN_OPS = frozenset({"ge.transdata"})
 """Ops whose operand 0 and result 0 must share one origin format (their
 verifier says so): the driver writes both or neither."""
+
+
+def sync_transdata_formats(op: Operation) -> None:
+    """`src_format`/`dst_format` name the storage of the operand and result.
+
+    A storage of ND follows a newly written origin (ND bytes and NCHW bytes
+    of the same shape are the same bytes), so the attributes follow too.
+    """
+    for attr, value in (("src_format", op.operands[0]), ("dst_format", op.results[0])):
+        tensor = value.type
+        if isinstance(tensor, TensorType):
+            op.attributes[attr] = FormatAttr(layout_of(tensor)[1])
+
+
+FORMAT_ATTRIBUTE_SYNC: dict[str, Callable[[Operation], None]] = {
+    "ge.transdata": sync_transdata_formats,
+}
+"""Op name -> hook run after the op's tensor types changed, for attributes
+that name those types' formats."""
 
 
 class FormatView(Protocol):

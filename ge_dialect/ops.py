@@ -58,6 +58,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import ExternalDataAttr, FormatAttr
+from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, layout_of, shape_of, storage_shape_of
 
 # ---------------------------------------------------------------------------
@@ -125,6 +126,14 @@ def attribute_value(op: Operation, name: str) -> Any:
     if name in defaults:
         return defaults[name]
     raise KeyError(f"'{op.name}' has no attribute '{name}'")
+
+
+def enclosing_target(op: Operation) -> str | None:
+    """The target (SoC) named by `ge.target` on the outermost op around `op`."""
+    while (parent := op.parent_op()) is not None:
+        op = parent
+    attr = op.attributes.get("ge.target")
+    return attr.data if isinstance(attr, StringAttr) else None
 
 
 def python_attributes(op: Operation) -> dict[str, Any]:
@@ -317,7 +326,7 @@ class ConstOp(GEOperation):
                 f"value dtype {value_type.element_type} does not match result dtype "
                 f"{result.element_type}"
             )
-        expected = storage_shape_of(result)
+        expected = storage_shape_of(result, enclosing_target(self))
         if shape_of(value_type) != expected:
             raise VerifyException(
                 f"value shape {list(shape_of(value_type))} does not match the "
@@ -531,18 +540,40 @@ class TransDataOp(SameShapeTransOp):
 
     ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"groups": 1}
 
+    def origin_permutation(self) -> tuple[int, ...]:
+        """Result origin axis i is operand origin axis `perm[i]`.
+
+        The identity, except for a TransData that absorbed a transpose
+        (`transpose-transdata-fusion`): its origin formats differ and name the
+        same axes, e.g. NHWC -> NCHW gives (0, 3, 1, 2).
+        """
+        x_type = self.x.type
+        assert isinstance(x_type, TensorType)
+        src_origin, _ = layout_of(x_type)
+        dst_origin, _ = layout_of(self.y.type)  # type: ignore[arg-type]
+        identity = tuple(range(x_type.get_num_dims()))
+        return letter_permutation(src_origin, dst_origin) or identity
+
     def verify_(self) -> None:
         x_type, y_type = self.x.type, self.y.type
         assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
-        if shape_of(x_type) != shape_of(y_type):
-            raise VerifyException(
-                f"origin shapes differ: {list(shape_of(x_type))} vs "
-                f"{list(shape_of(y_type))}"
-            )
         if x_type.element_type != y_type.element_type:
             raise VerifyException("transdata cannot change the dtype (use ge.cast)")
         src_origin, src_storage = layout_of(x_type)
         dst_origin, dst_storage = layout_of(y_type)
+        if src_origin != dst_origin and (
+            letter_permutation(src_origin, dst_origin) is None
+            or x_type.get_num_dims() != len(src_origin.value)
+        ):
+            raise VerifyException(
+                f"origin formats differ: {src_origin.value} vs {dst_origin.value}"
+            )
+        expected = [shape_of(x_type)[p] for p in self.origin_permutation()]
+        if list(shape_of(y_type)) != expected:
+            raise VerifyException(
+                f"origin shapes differ: {list(shape_of(x_type))} vs "
+                f"{list(shape_of(y_type))}"
+            )
         if self.src_format.data != src_storage:
             raise VerifyException(
                 f"src_format {self.src_format.data.value} does not match the "
@@ -553,10 +584,20 @@ class TransDataOp(SameShapeTransOp):
                 f"dst_format {self.dst_format.data.value} does not match the "
                 f"result's storage format {dst_storage.value}"
             )
-        if src_origin != dst_origin:
-            raise VerifyException(
-                f"origin formats differ: {src_origin.value} vs {dst_origin.value}"
-            )
+
+
+def letter_permutation(src: Format, dst: Format) -> tuple[int, ...] | None:
+    """The axis permutation from origin format `src` to `dst` by axis letter.
+
+    `perm[i]` is the position in `src` of `dst`'s axis i; None unless both are
+    different formats naming the same axes (NCHW, NHWC, HWCN, CHWN; NCDHW,
+    NDHWC, DHWCN).
+    """
+    if src == dst or src is Format.ND or sorted(src.value) != sorted(dst.value):
+        return None
+    if len(set(src.value)) != len(src.value):
+        return None
+    return tuple(src.value.index(letter) for letter in dst.value)
 
 
 @irdl_op_definition

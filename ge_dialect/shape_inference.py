@@ -31,7 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.dtypes import dtype_name, element_type
-from ge_dialect.layout import check_tensor_type, layout_of
+from ge_dialect.layout import check_tensor_type, layout_of, shape_of
 from ge_dialect.ops import GE_OPS, broadcast_shapes
 
 Shape = tuple[int, ...]
@@ -123,7 +123,7 @@ def infer_result_types(
     for index, name in OPERAND_FORMAT_ATTRIBUTES.get(op_name, {}).items():
         if index < len(operand_types) and name not in attrs:
             attrs[name] = operand_format(operand_types[index])
-    shapes = [tuple(t.get_shape()) for t in operand_types]
+    shapes = [shape_of(t) for t in operand_types]
     dtypes = [dtype_name(t.element_type) for t in operand_types]
     return [
         _result_type(op_name, operand_types, attrs, shape, dtype)
@@ -602,21 +602,12 @@ def concat(
 def split(
     shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
 ) -> list[Result]:
-    """One result per entry of `sizes` (one -1 takes the rest)."""
+    """One result per entry of `sizes`, which add up to the split dim."""
     x = shapes[0]
     axis = _axis(_attr(attrs, "axis"), len(x))
     sizes = list(_attr(attrs, "sizes"))
-    if sizes.count(UNKNOWN) > 1:
-        raise ShapeError(f"sizes {sizes} has more than one -1")
-    known = sum(s for s in sizes if s != UNKNOWN)
-    if x[axis] != UNKNOWN:
-        if UNKNOWN in sizes:
-            sizes[sizes.index(UNKNOWN)] = x[axis] - known
-        if sum(sizes) != x[axis] or min(sizes, default=0) < 0:
-            raise ShapeError(
-                f"sizes {list(_attr(attrs, 'sizes'))} do not add up to dim {axis} "
-                f"of size {x[axis]}"
-            )
+    if min(sizes, default=0) < 0 or (x[axis] != UNKNOWN and sum(sizes) != x[axis]):
+        raise ShapeError(f"sizes {sizes} do not add up to dim {axis} of size {x[axis]}")
     return [((*x[:axis], size, *x[axis + 1 :]), dtypes[0]) for size in sizes]
 
 

@@ -46,7 +46,7 @@ def shape_of(value: Value) -> tuple[int, ...]:
         return value.shape
     tensor = value.type
     assert isinstance(tensor, TensorType)
-    return tuple(tensor.get_shape())
+    return tuple(-1 if dim < 0 else dim for dim in tensor.get_shape())
 
 
 def dtype_name_of(value: Value) -> str:

@@ -31,6 +31,7 @@ error listing every unsupported op type with its nodes.
 from __future__ import annotations
 
 import os
+import warnings
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,8 +57,8 @@ from ge_frontend.onnx_ops import CONVERTERS
 DEFAULT_INLINE_LIMIT = 1024
 """Constants with more elements than this are kept outside the IR."""
 
-CHECKER_LIMIT = 1 << 30
-"""Models up to this many serialized bytes are run through `onnx.checker`."""
+CHECKER_LIMIT = 256 << 20
+"""Model files up to this many bytes are run through `onnx.checker`."""
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -90,7 +91,7 @@ def import_onnx(
     inline_limit: int = DEFAULT_INLINE_LIMIT,
     graph_name: str = "main",
 ) -> ImportedModel:
-    """Import an ONNX model (file path or `ModelProto`) as a `ge.graph`.
+    """Import an ONNX model (`ModelProto`, or a `.onnx` / `.onnxtxt` file) as a graph.
 
     `input_shapes` fixes graph input shapes (e.g. dynamic batch sizes);
     `weights="inline"` keeps every constant inside the IR.
@@ -115,31 +116,62 @@ def load_model(
             reason = "is a directory" if os.path.isdir(label) else "no such file"
             raise GEError(f"error: cannot open ONNX model '{label}': {reason}")
         try:
-            proto = onnx.load(label)
+            with warnings.catch_warnings():  # "the onnxtxt format is experimental"
+                warnings.simplefilter("ignore")
+                proto = onnx.load(label)
         except Exception as error:  # protobuf and onnx raise many kinds
             raise GEError(
                 f"{label}: error: not a readable ONNX model: {_one_line(error)}"
             ) from None
+        if os.path.getsize(label) > CHECKER_LIMIT:
+            check_graph_present(proto, label)
+            return proto, label
     check_model(proto, label)
     return proto, label
 
 
-def check_model(model: onnx.ModelProto, label: str) -> None:
-    """Reject empty and (where cheap enough) checker-invalid models."""
+def check_graph_present(model: onnx.ModelProto, label: str) -> None:
+    """Reject what protobuf reads as an empty model (e.g. an empty file)."""
     if not model.HasField("graph") or not model.graph.node and not model.graph.output:
         raise GEError(f"{label}: error: not an ONNX model (it has no graph)")
-    if model.ByteSize() > CHECKER_LIMIT:
-        return
+
+
+def check_model(model: onnx.ModelProto, label: str) -> None:
+    """Reject empty models and what `onnx.checker` finds invalid."""
+    check_graph_present(model, label)
     try:
         onnx.checker.check_model(model)
     except onnx.checker.ValidationError as error:
-        raise GEError(f"{label}: error: invalid ONNX model: {_one_line(error)}") from None
+        raise GEError(
+            f"{label}: error: invalid ONNX model: {_one_line(error)}"
+        ) from None
 
 
 def _one_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    message = " ".join(text[0].split()) if text else type(error).__name__
+    message = " ".join(str(error).split()) or type(error).__name__
     return message.split(": error: ", 1)[-1]
+
+
+def parse_input_shapes(text: str) -> dict[str, list[int]]:
+    """ATC's `--input_shape` syntax: `"name:1,3,224,224;name2:8,-1"`."""
+    shapes: dict[str, list[int]] = {}
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        name, sep, dims = item.rpartition(":")
+        try:
+            shape = [int(d) for d in dims.split(",")] if dims.strip() else []
+        except ValueError:
+            shape = None
+        if not sep or not name or shape is None or any(d < -1 for d in shape):
+            raise GEError(
+                f"error: bad input shape '{item}' (expected NAME:D1,D2,... with "
+                "integer dims, -1 for dynamic)"
+            )
+        if name in shapes:
+            raise GEError(f"error: input shape of '{name}' is given twice")
+        shapes[name] = shape
+    if not shapes:
+        raise GEError("error: empty input shape (expected NAME:D1,D2,...)")
+    return shapes
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -219,7 +251,10 @@ class OnnxImporter:
         for name in self.input_shapes:
             if name not in known:
                 listing = ", ".join(sorted(known)) or "none"
-                raise self.error(f"--input-shape names '{name}', inputs are: {listing}")
+                raise self.error(
+                    f"an input shape is given for '{name}', but the graph inputs "
+                    f"are: {listing}"
+                )
         for value_info in inputs:
             shape, dtype = self._input_type(value_info)
             self.env[value_info.name] = builder.data(shape, dtype, name=value_info.name)
@@ -239,24 +274,28 @@ class OnnxImporter:
             if given is None:
                 raise self.error(
                     f"graph input '{name}' has an unknown rank; give its shape "
-                    "(--input-shape)"
+                    "(input shapes)"
                 )
             return [int(d) for d in given], dtype
-        shape = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
+        shape = [
+            d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim
+        ]
         if given is None:
             return shape, dtype
         if len(given) != len(shape):
             raise self.error(
-                f"--input-shape gives '{name}' rank {len(given)}, the model has "
-                f"rank {len(shape)}"
+                f"the input shape given for '{name}' has rank {len(given)}, the "
+                f"model's has rank {len(shape)}"
             )
         for axis, (model_dim, user_dim) in enumerate(zip(shape, given, strict=True)):
             if model_dim != -1 and user_dim not in (-1, model_dim):
                 raise self.error(
-                    f"--input-shape gives '{name}' dim {axis} = {user_dim}, the model "
-                    f"fixes it to {model_dim}"
+                    f"the input shape given for '{name}' sets dim {axis} to "
+                    f"{user_dim}, the model fixes it to {model_dim}"
                 )
-        return [int(u) if m == -1 else m for m, u in zip(shape, given, strict=True)], dtype
+        return [
+            int(u) if m == -1 else m for m, u in zip(shape, given, strict=True)
+        ], dtype
 
     # -- nodes -----------------------------------------------------------------
 
@@ -272,10 +311,14 @@ class OnnxImporter:
                     "earlier node or graph input defines"
                 )
             inputs.append(self.env[input_name] if input_name else None)
-        converter = CONVERTERS.get(node.op_type) if node.domain in DEFAULT_DOMAINS else None
+        converter = (
+            CONVERTERS.get(node.op_type) if node.domain in DEFAULT_DOMAINS else None
+        )
         if converter is None:
-            kind = node.op_type if node.domain in DEFAULT_DOMAINS else (
-                f"{node.domain}.{node.op_type}"
+            kind = (
+                node.op_type
+                if node.domain in DEFAULT_DOMAINS
+                else (f"{node.domain}.{node.op_type}")
             )
             return self._skip(node, kind, name)
         present = [v for n, v in zip(node.input, inputs, strict=True) if n]
@@ -288,13 +331,17 @@ class OnnxImporter:
         except Unsupported as reason:
             return self._skip(node, f"{node.op_type} {reason}", name)
         except CONVERSION_ERRORS as error:
-            raise self.error(f"node '{name}' ({node.op_type}): {_one_line(error)}") from None
+            raise self.error(
+                f"node '{name}' ({node.op_type}): {_one_line(error)}"
+            ) from None
         for index, output in enumerate(node.output):
             if not output:
                 continue
             if index >= len(results):
                 if used[index]:
-                    return self._skip(node, f"{node.op_type} with output #{index}", name)
+                    return self._skip(
+                        node, f"{node.op_type} with output #{index}", name
+                    )
                 continue
             value = results[index]
             if isinstance(value, np.ndarray):

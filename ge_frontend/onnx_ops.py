@@ -81,7 +81,10 @@ UNARY = {
 UNARY_WITH_ATTRS = {
     "LeakyRelu": ("leaky_relu", {"alpha": 0.01}),
     "Elu": ("elu", {"alpha": 1.0}),
-    "Selu": ("selu", {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875}),
+    "Selu": (
+        "selu",
+        {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875},
+    ),
 }
 """ONNX op -> (ge op, ONNX float attributes with their ONNX defaults)."""
 
@@ -466,7 +469,10 @@ def convert_lrn(ctx: NodeContext) -> list[Value]:
     return [_from_nchw(ctx, y, ctx.shape(0))]
 
 
-GLOBAL_POOLS = {"GlobalAveragePool": "global_avg_pool", "GlobalMaxPool": "global_max_pool"}
+GLOBAL_POOLS = {
+    "GlobalAveragePool": "global_avg_pool",
+    "GlobalMaxPool": "global_max_pool",
+}
 
 
 @converts(*GLOBAL_POOLS)
@@ -614,8 +620,12 @@ def convert_expand(ctx: NodeContext) -> list[Value]:
     extra = len(out) - len(shape)
     if extra:
         x = ctx.op("unsqueeze", x, axes=list(range(extra)), suffix="align")
-    multiples = [o if d == 1 else 1 for d, o in zip((1,) * extra + shape, out, strict=True)]
-    if -1 in multiples or any(d == -1 and o != -1 for d, o in zip(shape, out[extra:], strict=True)):
+    multiples = [
+        o if d == 1 else 1 for d, o in zip((1,) * extra + shape, out, strict=True)
+    ]
+    if -1 in multiples or any(
+        d == -1 and o != -1 for d, o in zip(shape, out[extra:], strict=True)
+    ):
         raise Unsupported("with dynamic dims")
     return [ctx.op("tile", x, multiples=multiples)]
 
@@ -659,9 +669,10 @@ def convert_reshape(ctx: NodeContext) -> list[Value]:
 
 @converts("Flatten")
 def convert_flatten(ctx: NodeContext) -> list[Value]:
-    rank = ctx.rank(0)
-    axis = _axis(ctx.attr("axis", 1), rank + 1)
-    return [ctx.op("flatten", ctx.input(0), axis=axis)]
+    rank, axis = ctx.rank(0), ctx.attr("axis", 1)
+    if not -rank <= axis <= rank:
+        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+    return [ctx.op("flatten", ctx.input(0), axis=axis + rank if axis < 0 else axis)]
 
 
 def _axes_operand(ctx: NodeContext, since: int) -> np.ndarray | list[int] | None:
@@ -706,7 +717,9 @@ def convert_upsample(ctx: NodeContext) -> list[Value]:
         raise Unsupported("with non-integer scales")
     sh, sw = int(scales[2]), int(scales[3])
     _, _, height, width = ctx.static_shape(0)
-    rows = ctx.op("reshape", ctx.input(0), shape=[0, 0, height, 1, width, 1], suffix="split")
+    rows = ctx.op(
+        "reshape", ctx.input(0), shape=[0, 0, height, 1, width, 1], suffix="split"
+    )
     tiled = ctx.op("tile", rows, multiples=[1, 1, 1, sh, 1, sw], suffix="repeat")
     return [ctx.op("reshape", tiled, shape=[0, 0, height * sh, width * sw])]
 

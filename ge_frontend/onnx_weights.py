@@ -26,14 +26,32 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-PASS_THROUGH = {"Unsqueeze", "Reshape", "Identity", "Transpose", "Flatten", "Squeeze", "Cast"}
+PASS_THROUGH = {
+    "Unsqueeze",
+    "Reshape",
+    "Identity",
+    "Transpose",
+    "Flatten",
+    "Squeeze",
+    "Cast",
+}
 """Ops that only reshape a weight; its role is that of their consumer."""
 
-SCALE_ROLES = {("BatchNormalization", 1), ("BatchNormalization", 4), ("Mul", 0), ("Mul", 1)}
+SCALE_ROLES = {
+    ("BatchNormalization", 1),
+    ("BatchNormalization", 4),
+    ("Mul", 0),
+    ("Mul", 1),
+}
 """(consumer, input index) pairs that multiply: positive values around 1."""
 
 
-def _fan_in(op_type: str, index: int, node: onnx.NodeProto, shape: Sequence[int]) -> int | None:
+GAIN = 1.0
+
+
+def _fan_in(
+    op_type: str, index: int, node: onnx.NodeProto, shape: Sequence[int]
+) -> int | None:
     """The fan-in of a weight consumed as input `index` of `node`, if it is one."""
     if index != 1 or len(shape) < 2:
         return None
@@ -82,13 +100,14 @@ def randomize_weights(model: onnx.ModelProto, seed: int = 0) -> onnx.ModelProto:
             if attribute.name == "value":
                 dtype = numpy_helper.to_array(attribute.t).dtype
         kind, fan_in = role(node.output[0], shape)
-        if kind == "weight":
-            values = rng.standard_normal(shape) * math.sqrt(2.0 / max(fan_in or 1, 1))
-        elif kind == "scale":
-            values = rng.uniform(0.5, 1.5, shape)
+        if kind == "scale":
+            values = rng.random(shape, dtype=np.float32) + np.float32(0.5)
         else:
-            values = rng.standard_normal(shape) * 0.1
-        replaced.append(numpy_helper.from_array(values.astype(dtype), node.output[0]))
+            values = rng.standard_normal(shape, dtype=np.float32)
+            values *= np.float32(GAIN / math.sqrt(fan_in) if kind == "weight" else 0.1)
+        replaced.append(
+            numpy_helper.from_array(values.astype(dtype, copy=False), node.output[0])
+        )
     del graph.node[:]
     graph.node.extend(kept)
     graph.initializer.extend(replaced)

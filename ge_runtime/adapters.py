@@ -170,9 +170,9 @@ def expected_dtype(tensor: Attribute) -> np.dtype:
 
 
 def shape_matches(shape: Sequence[int], expected: Sequence[int]) -> bool:
-    """Whether a concrete shape fits an IR shape (-1 matches any dim)."""
+    """Whether a concrete shape fits an IR shape (a dynamic dim matches any)."""
     return len(shape) == len(expected) and all(
-        e == -1 or s == e for s, e in zip(shape, expected, strict=True)
+        e < 0 or s == e for s, e in zip(shape, expected, strict=True)
     )
 
 

@@ -8,7 +8,8 @@ This is the oracle every numeric check compares against. Semantics:
 - every op computes in origin layout: its operands are read back with
   `from_storage`, its host kernel runs (`ge_runtime.adapters.call_host_op`)
   and each result is laid out in its own storage format. So `ge.transdata`
-  is the identity on origin values and the relayout happens by the result
+  is the identity on origin values (a transpose by axis letters when it
+  absorbed one: NHWC -> NCHW origin) and the relayout happens by the result
   type, and `ge.cast` casts (C0 follows the new dtype);
 - `ge.const` values (inline dense or `#ge.external<"key">` from the weights)
   and `ge.variable` values (weights by variable name) are read *in their
@@ -385,7 +386,7 @@ class ReferenceEvaluator:
         return [held.origin for held in results]
 
     def _transdata(self, op: TransDataOp, args: list[np.ndarray]) -> list[np.ndarray]:
-        return args
+        return [args[0].transpose(op.origin_permutation())]
 
     def _if(self, op: IfOp, args: list[np.ndarray]) -> list[np.ndarray]:
         branch = op.then_branch if is_true(args[0]) else op.else_branch

@@ -15,6 +15,36 @@ PASSES: dict[str, tuple[str, str]] = {
     "refine-running-format": ("refine_running_format", "RefineRunningFormatPass"),
     "select-storage-format": ("select_storage_format", "SelectStorageFormatPass"),
     "insert-transdata": ("insert_transdata", "InsertTransDataPass"),
+    "convert-ge-to-loops": ("convert_ge_to_loops", "ConvertGeToLoopsPass"),
+    "transop-symmetry-elimination": (
+        "transop_symmetry_elimination",
+        "TransOpSymmetryEliminationPass",
+    ),
+    "transop-breadth-fusion": ("transop_breadth_fusion", "TransOpBreadthFusionPass"),
+    "transop-without-reshape-fusion": (
+        "transop_without_reshape_fusion",
+        "TransOpWithoutReshapeFusionPass",
+    ),
+    "same-transdata-breadth-fusion": (
+        "same_transdata_breadth_fusion",
+        "SameTransdataBreadthFusionPass",
+    ),
+    "transpose-transdata-fusion": (
+        "transpose_transdata_fusion",
+        "TransposeTransDataFusionPass",
+    ),
+    "unchanged-transpose-remove": (
+        "unchanged_transpose_remove",
+        "UnchangedTransposeRemovePass",
+    ),
+    "cast-remove": ("cast_remove", "CastRemovePass"),
+    "dim1-transpose-to-squeeze": (
+        "dim1_transpose_to_squeeze",
+        "Dim1TransposeToSqueezePass",
+    ),
+    "compose-trans-ops": ("compose_trans_ops", "ComposeTransOpsPass"),
+    "sink-trans-ops": ("sink_trans_ops", "SinkTransOpsPass"),
+    "ge-format-pipeline": ("format_pipeline", "FormatPipelinePass"),
 }
 """Pass name -> (module in this package, ModulePass class name)."""
 

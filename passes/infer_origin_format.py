@@ -73,6 +73,7 @@ from xdsl.rewriter import Rewriter
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.format_rules import (
+    FORMAT_ATTRIBUTE_SYNC,
     LOCK_ATTR,
     RANK_BARRIER_OPS,
     SAME_ORIGIN_OPS,
@@ -434,10 +435,20 @@ class FormatRefiner:
             self._diffuse(op)
 
     def _write_types(self) -> None:
+        """Write the formats into the types; then resync attributes naming them."""
+        touched: dict[Operation, None] = {}
         for value, fmt in self.formats.items():
             tensor = value.type
-            if isinstance(tensor, TensorType) and _origin(value) != fmt:
-                Rewriter.replace_value_with_new_type(value, _relabelled(tensor, fmt))
+            if not isinstance(tensor, TensorType) or _origin(value) == fmt:
+                continue
+            new_value = Rewriter.replace_value_with_new_type(
+                value, _relabelled(tensor, fmt)
+            )
+            for op in _neighbours(new_value):
+                if op.name in FORMAT_ATTRIBUTE_SYNC:
+                    touched[op] = None
+        for op in touched:
+            FORMAT_ATTRIBUTE_SYNC[op.name](op)
 
 
 def _cells(op: Operation) -> Iterator[tuple[Cell, SSAValue]]:
@@ -445,6 +456,14 @@ def _cells(op: Operation) -> Iterator[tuple[Cell, SSAValue]]:
         yield (op, False, index), value
     for index, value in enumerate(op.results):
         yield (op, True, index), value
+
+
+def _neighbours(value: SSAValue) -> Iterator[Operation]:
+    """The producer and the consumers of `value`."""
+    if (producer := _producer(value)) is not None:
+        yield producer
+    for use in value.uses:
+        yield use.operation
 
 
 def _cell_value(cell: Cell) -> SSAValue:

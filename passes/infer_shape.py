@@ -12,8 +12,8 @@ function says wins, as in GE's InferShape:
 ```
 
 Subgraph `ge.data` take their parent operand's shape and dtype; `ge.if`/
-`ge.case` results merge their branches' outputs (dims that differ become
-unknown); `ge.while` loop variables are widened until the body keeps them.
+`ge.case` results merge their branches' outputs and `ge.while` results merge
+each loop input with the body's output (dims that differ become unknown).
 Invalid inputs (a conv whose channels do not match its filter, shapes that do
 not broadcast, ...) are reported at the op. Ops without a shape function keep
 their declared types.
@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, element_type
-from ge_dialect.layout import check_tensor_type
+from ge_dialect.layout import check_tensor_type, shape_of
 from ge_dialect.ops import (
     CONTROL_FLOW_OPS,
     DataOp,
@@ -46,14 +46,11 @@ from ge_dialect.shape_inference import (
     DECLARED_SHAPE_ATTRIBUTES,
     OPERAND_FORMAT_ATTRIBUTES,
     SHAPE_FUNCTIONS,
+    UNKNOWN,
     ShapeError,
     infer_shapes,
     operand_format,
 )
-
-MAX_LOOP_WIDENINGS = 8
-"""Body trips tried before a loop variable that still changes becomes fully
-unknown (each trip only widens dims to unknown, so rank <= 8 settles)."""
 
 
 @dataclass(frozen=True)
@@ -102,49 +99,31 @@ def _infer_op(op: Operation) -> None:
 
 
 def _infer_subgraph_input(op: DataOp) -> None:
-    """A subgraph `ge.data` mirrors its parent operand (a loop's: its variable)."""
+    """A subgraph `ge.data` mirrors its parent operand's shape and dtype."""
     parent = op.parent_op()
     if isinstance(parent, GraphOp) or parent is None:
         return
-    values = parent.results if isinstance(parent, WhileOp) else parent.operands
-    source = _tensor(values[op.index_value])
-    _retype(op, 0, _shape_of(source), dtype_name(source.element_type), refine=False)
+    source = _tensor(parent.operands[op.index_value])
+    _retype(op, 0, shape_of(source), dtype_name(source.element_type), refine=False)
 
 
 def _infer_control_flow(op: Operation) -> None:
-    """Infer the subgraphs, then the results from their outputs."""
-    if isinstance(op, WhileOp):
-        _infer_while(op)
-        return
+    """Infer the subgraphs, then the results from their outputs.
+
+    A branch op's result j merges output j of every branch; a loop's result
+    i merges loop input i with body output i.
+    """
     for region in op.regions:
         _infer_block(region.block)
-    outputs = [_outputs(region.block) for region in op.regions]
-    for index in range(len(op.results)):
-        merged = _merge(op, index, [branch[index] for branch in outputs])
-        _retype(op, index, merged, dtype_name(outputs[0][index].element_type))
-
-
-def _infer_while(op: WhileOp) -> None:
-    """Widen the loop variables (the results) until the body keeps them."""
-    for index, value in enumerate(op.inputs):
-        source = _tensor(value)
-        _retype(
-            op, index, _shape_of(source), dtype_name(source.element_type), refine=False
-        )
-    for attempt in range(MAX_LOOP_WIDENINGS + 1):
-        for region in op.regions:
-            _infer_block(region.block)
+    if isinstance(op, WhileOp):
         body = _outputs(op.body.block)
-        changed = False
-        for index, result in enumerate(op.results):
-            current = _tensor(result)
-            merged = _merge(op, index, [current, body[index]])
-            if merged != _shape_of(current) and attempt == MAX_LOOP_WIDENINGS:
-                merged = (DYNAMIC_INDEX,) * len(merged)
-            changed |= merged != _shape_of(current)
-            _retype(op, index, merged, dtype_name(current.element_type), refine=False)
-        if not changed:
-            return
+        candidates = [[_tensor(v), body[i]] for i, v in enumerate(op.inputs)]
+    else:
+        outputs = [_outputs(region.block) for region in op.regions]
+        candidates = [[branch[j] for branch in outputs] for j in range(len(op.results))]
+    for index, types in enumerate(candidates):
+        merged = _merge(op, index, types)
+        _retype(op, index, merged, dtype_name(types[0].element_type))
 
 
 def _outputs(block: Block) -> list[TensorType]:
@@ -155,13 +134,13 @@ def _outputs(block: Block) -> list[TensorType]:
 
 def _merge(op: Operation, index: int, types: Sequence[TensorType]) -> tuple[int, ...]:
     """The shape all `types` agree on; dims that differ become unknown."""
-    shapes = [_shape_of(t) for t in types]
+    shapes = [shape_of(t) for t in types]
     dtypes = {t.element_type for t in types}
     if len({len(s) for s in shapes}) > 1 or len(dtypes) > 1:
         listed = ", ".join(str(t) for t in types)
         raise error_at(op, f"subgraphs disagree on output #{index}: {listed}")
     return tuple(
-        dims[0] if len(set(dims)) == 1 else DYNAMIC_INDEX
+        dims[0] if len(set(dims)) == 1 else UNKNOWN
         for dims in zip(*shapes, strict=True)
     )
 
@@ -180,11 +159,11 @@ def _retype(
     """
     value = op.results[index]
     declared = _tensor(value)
-    old_shape = _shape_of(declared)
+    old_shape = shape_of(declared)
     new_shape = tuple(shape)
     if refine and len(new_shape) == len(old_shape):
         new_shape = tuple(
-            old if new == DYNAMIC_INDEX else new
+            old if new == UNKNOWN else new
             for new, old in zip(new_shape, old_shape, strict=True)
         )
     new_element = declared.element_type
@@ -192,7 +171,8 @@ def _retype(
         new_element = element_type(dtype)
     if new_shape == old_shape and new_element == declared.element_type:
         return
-    new_type = TensorType(new_element, new_shape, declared.encoding)
+    dims = [DYNAMIC_INDEX if d == UNKNOWN else d for d in new_shape]
+    new_type = TensorType(new_element, dims, declared.encoding)
     try:
         check_tensor_type(new_type)
     except VerifyException as error:
@@ -210,9 +190,5 @@ def _tensor(value: SSAValue) -> TensorType:
     return tensor
 
 
-def _shape_of(tensor: TensorType) -> tuple[int, ...]:
-    return tuple(tensor.get_shape())
-
-
 def _shape(value: SSAValue) -> tuple[int, ...]:
-    return _shape_of(_tensor(value))
+    return shape_of(_tensor(value))

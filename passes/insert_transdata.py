@@ -179,6 +179,17 @@ def set_required_layouts(op: Operation, layouts: Sequence[LayoutAttr]) -> bool:
     return True
 
 
+def keep_consumer_layouts(value: SSAValue, layout: LayoutAttr) -> None:
+    """After `value` was retyped: its consumers without requirements still
+    need `layout`, its previous layout (GE changes only the producer's end)."""
+    for use in list(value.uses):
+        user = use.operation
+        if required_layouts(user) is None:
+            layouts = [layout_attr(v.type) for v in user.operands]
+            layouts[use.index] = layout
+            set_required_layouts(user, layouts)
+
+
 def boundary_layouts(op: Operation) -> list[LayoutAttr]:
     """What an op without format choices needs (graph boundaries and the like).
 
@@ -215,6 +226,15 @@ def boundary_layouts(op: Operation) -> list[LayoutAttr]:
             return [have]
         return [LayoutAttr(have.origin_format, op.src_format.data)]
     return [origin_layout(t) for t in operands]
+
+
+def origin_matches(value: SSAValue, layout: LayoutAttr) -> bool:
+    """Whether `value` can be converted to `layout`: same origin format, or an
+    ND constant (folded, so it may take its consumer's origin format)."""
+    have = layout_attr(value.type).origin_format
+    return have == layout.origin_format or (
+        have is Format.ND and isinstance(value.owner, ConstOp)
+    )
 
 
 def module_target(op: Operation) -> str | None:
@@ -388,7 +408,7 @@ class Materializer:
         if isinstance(value.owner, ConstOp):
             folded = relayout_constant(value.owner, final, self.target)
             if folded is not None:
-                rewriter.insert_op(folded, InsertPoint.after(value.owner))
+                rewriter.insert(folded, InsertPoint.after(value.owner))
                 return folded.output
         steps: list[Operation] = []
         current = value
@@ -405,7 +425,7 @@ class Materializer:
             steps.append(cast_op(current, element))
         owner = value.owner
         assert isinstance(owner, Operation)
-        rewriter.insert_op(steps, InsertPoint.after(owner))
+        rewriter.insert(steps, InsertPoint.after(owner))
         return steps[-1].results[0]
 
 
@@ -453,7 +473,7 @@ class MaterializeRequiredLayouts(RewritePattern):
             assert isinstance(tensor, TensorType)
             layout = layouts[index] if layouts else layout_attr(tensor)
             element = dtypes.data[index] if dtypes else tensor.element_type
-            if layout.origin_format != layout_attr(tensor).origin_format:
+            if not origin_matches(value, layout):
                 raise error_at(
                     op,
                     f"operand #{index} has origin format "
@@ -473,7 +493,7 @@ class MaterializeRequiredLayouts(RewritePattern):
         rewriter.handle_operation_modification(op)
         for value in old_operands:
             if isinstance(value.owner, ConstOp) and not value.uses:
-                rewriter.erase_op(value.owner)
+                rewriter.erase(value.owner)
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ from ge_dialect.layout import check_tensor_type
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, WhileOp
 from passes.insert_transdata import (
     boundary_layouts,
+    keep_consumer_layouts,
     layout_attr,
     module_target,
     relayout_constant,
@@ -140,7 +141,8 @@ class RefineDataStorage(RewritePattern):
                 op, "'storage_format' on a 'ge.while' subgraph input is not supported"
             )
         if new_type != tensor:
-            rewriter.replace_value_with_new_type(op.output, new_type)
+            value = rewriter.replace_value_with_new_type(op.output, new_type)
+            keep_consumer_layouts(value, layout_attr(tensor))
         heavy = None
         if not has_user_shape(op) and layout_attr(new_type).storage_format != (
             layout_attr(new_type).origin_format
@@ -199,7 +201,8 @@ class RefineConstStorage(RewritePattern):
             raise error_at(
                 op, "external data not in origin layout cannot be relaid out"
             )
-        rewriter.replace_matched_op(new_op)
+        rewriter.replace(op, new_op)
+        keep_consumer_layouts(new_op.output, layout_attr(tensor))
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,8 @@ class PassHelpFormatter(argparse.HelpFormatter):
         if isinstance(action, PassFlag):
             pass_class = self.passes[action.dest]()
             doc = (pass_class.__doc__ or "").strip().splitlines()
-            return doc[0] if doc else ""
+            if doc:
+                return doc[0]
         return super()._expand_help(action)
 
 
@@ -110,6 +111,7 @@ class GEOptMain(xDSLOptMain):
                 const="",
                 action=PassFlag,
                 metavar="OPTIONS",
+                help=f"run the {name} pass (same as -p {name})",
             )
 
     def setup_pipeline(self) -> None:

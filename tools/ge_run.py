@@ -10,7 +10,14 @@ storage layout with `--stored-outputs`) and summarised on one line. Nothing
 is written unless the whole run succeeds; errors are one line and exit 1.
 
 Modes are separate functions in `MODES`: `--reference` runs the NumPy
-reference evaluator (`ge_runtime.reference`).
+reference evaluator (`ge_runtime.reference`); an offline model (`MODEL.om`
+from `ge-atc`) runs through the JIT (`ge_runtime.jit`), or the reference
+evaluator with `--reference`. With `--check` (offline models) the reference
+evaluator also runs the graph as imported, stored in the `.om`; one line per
+output gives the max abs error against max |reference|, and a relative error
+above `--tolerance` is an error.
+
+    ge-run model.om --random-inputs --check --output-dir out/
 """
 
 from __future__ import annotations
@@ -33,10 +40,13 @@ from ge_runtime.reference import (
     find_graph,
     input_specs,
     load_weights,
+    value_layout,
 )
 from tools.common import one_line_errors, run_tool, write_atomically
 
 NPY_MAGIC = b"\x93NUMPY"
+OM_SUFFIX = ".om"
+DEFAULT_TOLERANCE = 1e-3
 
 Mode = Callable[[argparse.Namespace], list[np.ndarray]]
 
@@ -56,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ge-run", description="Execute a GE graph on .npy inputs."
     )
-    parser.add_argument("model", help="graph to run (.mlir)")
+    parser.add_argument(
+        "model", help="graph to run (.mlir, or an offline model .om from ge-atc)"
+    )
     parser.add_argument(
         "--reference",
         action="store_true",
@@ -84,6 +96,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="write outputs in their storage layout instead of origin layout",
     )
     parser.add_argument("--graph", help="graph to run when the module has several")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="compare with the reference evaluator on the graph as imported (.om)",
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=DEFAULT_TOLERANCE,
+        metavar="REL",
+        help="--check fails if max abs error > REL * max |reference| "
+        f"(default {DEFAULT_TOLERANCE})",
+    )
     return one_line_errors(parser)
 
 
@@ -198,12 +223,74 @@ def run_reference(args: argparse.Namespace) -> list[np.ndarray]:
     )
 
 
-MODES: dict[str, Mode] = {"reference": run_reference}
+def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
+    """`MODEL.om`: an offline model through the JIT (or `--reference`)."""
+    from ge_runtime.offline_model import load_offline_model
+
+    model = load_offline_model(args.model)
+    module = model.module()
+    graph = find_graph(module, args.graph)
+    inputs = parse_input_flags(args.input)
+    if args.random_inputs:
+        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    if args.reference:
+        outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
+    else:
+        from ge_runtime.jit import run_graph
+
+        outputs = run_graph(graph, inputs, model.weights, target=model.target)
+    if args.check:
+        expected = evaluate(
+            model.source_module(), inputs, weights=model.weights, graph=args.graph
+        )
+        check_outputs(outputs, expected, args.tolerance)
+    if args.stored_outputs:
+        return [
+            value_layout(value, model.target).store(array)
+            for value, array in zip(graph.output.operands, outputs, strict=True)
+        ]
+    return outputs
+
+
+def check_outputs(
+    outputs: Sequence[np.ndarray], expected: Sequence[np.ndarray], tolerance: float
+) -> None:
+    """Print one comparison line per output; GEError if one is off."""
+    failed = []
+    for index, (ours, ref) in enumerate(zip(outputs, expected, strict=True)):
+        if ours.shape != ref.shape:
+            raise GEError(
+                f"error: output {index} has shape {list(ours.shape)}, the reference "
+                f"{list(ref.shape)}"
+            )
+        ours64, ref64 = ours.astype(np.float64), ref.astype(np.float64)
+        error = float(np.abs(ours64 - ref64).max(initial=0.0))
+        scale = float(np.abs(ref64).max(initial=0.0))
+        ok = error == 0 if ours.dtype.kind in "iub" else error <= tolerance * scale
+        print(
+            f"check output_{index}: max abs error {error:.3e}, max |reference| "
+            f"{scale:.3e}: {'ok' if ok else 'MISMATCH'}"
+        )
+        if not ok:
+            failed.append(f"output_{index}")
+    if failed:
+        verb = "differs" if len(failed) == 1 else "differ"
+        raise GEError(
+            f"error: {', '.join(failed)} {verb} from the reference by more than "
+            f"{tolerance:g} x max |reference|"
+        )
+
+
+MODES: dict[str, Mode] = {"reference": run_reference, "om": run_offline_model}
 """Execution modes by name; `select_mode` picks one from the command line."""
 
 
 def select_mode(args: argparse.Namespace) -> Mode:
     """The mode the command line asks for."""
+    if args.model.endswith(OM_SUFFIX):
+        return MODES["om"]
+    if args.check:
+        raise GEError("error: --check needs an offline model (.om)")
     if args.reference:
         return MODES["reference"]
     raise GEError("error: only the reference evaluator is available; pass --reference")

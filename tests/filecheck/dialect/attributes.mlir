@@ -99,7 +99,7 @@ ge.graph @storage_shape_and_reshape_type {
 // External weights: the key is any string literal.
 // CHECK-LABEL: ge.graph @external
 // CHECK-NEXT:    ge.const {value = #ge.external<"conv1.weight">} : tensor<4x3x3x3xf16, #ge.layout<NCHW, FRACTAL_Z>>
-// CHECK-NEXT:    ge.const {value = #ge.external<"with \\22quotes\\22 and spaces">} : tensor<2xf32>
+// CHECK-NEXT:    ge.const {value = #ge.external<"with \22quotes\22 and spaces">} : tensor<2xf32>
 // CHECK-NEXT:    ge.const {value = #ge.external<"">} : tensor<f32>
 // CHECK-NEXT:    ge.netoutput{{$}}
 ge.graph @external {

@@ -1,0 +1,242 @@
+"""Graph pictures and per-stage IR dumps (`ge-atc --dump-graph DIR`).
+
+`graph_dot(module)` draws every `ge.graph` as a Graphviz digraph: one node per
+op, one edge per use of a value. What matters when layouts go wrong is
+visible at a glance:
+
+- each edge (a value) is coloured by its **storage format** and labelled
+  with its origin shape, dtype and `origin/storage` formats;
+- each op is filled with the colour of the storage format it writes;
+- `ge.transdata` is highlighted (red, bold, labelled `SRC -> DST`), `ge.cast`
+  likewise in a lighter tone;
+- subgraph regions of control-flow ops are nested clusters;
+- a legend lists the formats the picture uses.
+
+`dump_stage(directory, index, stage, module)` writes `NN-STAGE.mlir` and
+`NN-STAGE.dot`, and renders `NN-STAGE.svg` when Graphviz's `dot` program is
+installed (the `.dot` file is always written; render it later with
+`dot -Tsvg FILE.dot -o FILE.svg`).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+from pathlib import Path
+
+import graphviz
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+
+from ge_dialect.formats import Format
+from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.ops import CastOp, ConstOp, DataOp, GraphOp, NetOutputOp, TransDataOp
+from ge_runtime.offline_model import module_text
+from tools.common import write_atomically
+
+FORMAT_COLOURS: dict[Format, str] = {
+    Format.ND: "#9e9e9e",
+    Format.NCHW: "#1f77b4",
+    Format.NHWC: "#17becf",
+    Format.HWCN: "#8c564b",
+    Format.CHWN: "#bcbd22",
+    Format.NCDHW: "#393b79",
+    Format.NDHWC: "#5254a3",
+    Format.DHWCN: "#6b6ecf",
+    Format.NC1HWC0: "#ff7f0e",
+    Format.NDC1HWC0: "#e6550d",
+    Format.FRACTAL_Z: "#2ca02c",
+    Format.FRACTAL_Z_3D: "#31a354",
+    Format.FRACTAL_NZ: "#9467bd",
+    Format.C1HWNCoC0: "#e377c2",
+    Format.NC1HWC0_C04: "#fdae6b",
+    Format.FRACTAL_Z_C04: "#74c476",
+}
+"""Edge colour of a value by storage format (op fills use a light tint)."""
+
+LOG = logging.getLogger(__name__)
+
+UNKNOWN_COLOUR = "#000000"
+TRANSDATA_STYLE = {
+    "shape": "box",
+    "style": "filled,bold",
+    "fillcolor": "#d62728",
+    "fontcolor": "white",
+    "penwidth": "3",
+}
+CAST_STYLE = {"shape": "box", "style": "filled,bold", "fillcolor": "#ff9896"}
+DATA_STYLE = {"shape": "ellipse", "style": "filled"}
+CONST_STYLE = {"shape": "note", "style": "filled", "fontsize": "9"}
+OUTPUT_STYLE = {"shape": "doubleoctagon", "style": "filled", "fillcolor": "#eeeeee"}
+OP_STYLE = {"shape": "box", "style": "filled,rounded"}
+
+
+def format_colour(fmt: Format) -> str:
+    """The colour of a storage format."""
+    return FORMAT_COLOURS.get(fmt, UNKNOWN_COLOUR)
+
+
+def tint(colour: str) -> str:
+    """A light version of `#rrggbb` (for node fills)."""
+    if not colour.startswith("#"):
+        return colour
+    channels = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{(c + 3 * 255) // 4:02x}" for c in channels)
+
+
+def value_label(value: SSAValue) -> str:
+    """`1x17x16x16xf32` and `NCHW/NC1HWC0` on two lines."""
+    tensor = value.type
+    if not isinstance(tensor, TensorType):
+        return str(tensor)
+    dims = "x".join("?" if d == -1 else str(d) for d in shape_of(tensor))
+    origin, storage = layout_of(tensor)
+    formats = origin.value if origin == storage else f"{origin.value}/{storage.value}"
+    return f"{dims}x{tensor.element_type}\n{formats}"
+
+
+def storage_format(value: SSAValue) -> Format:
+    """The storage format of a tensor value (ND for anything else)."""
+    tensor = value.type
+    return layout_of(tensor)[1] if isinstance(tensor, TensorType) else Format.ND
+
+
+def node_name(op: Operation) -> str | None:
+    """The op's node name (`name` attribute), if it has one."""
+    name = op.attributes.get("name")
+    return name.data if isinstance(name, StringAttr) else None
+
+
+class DotWriter:
+    """Draws the graphs of one module into a `graphviz.Digraph`."""
+
+    def __init__(self, title: str):
+        self.dot = graphviz.Digraph(
+            name=title,
+            graph_attr={"rankdir": "TB", "label": title, "labelloc": "t"},
+            node_attr={"fontname": "Helvetica", "fontsize": "10"},
+            edge_attr={"fontname": "Helvetica", "fontsize": "8", "penwidth": "2"},
+        )
+        self.ids: dict[Operation, str] = {}
+        self.formats: set[Format] = set()
+
+    def add_module(self, module: ModuleOp) -> graphviz.Digraph:
+        """Draw every graph of `module`, then the legend."""
+        for op in module.ops:
+            if isinstance(op, GraphOp):
+                with self.dot.subgraph(name=f"cluster_{op.sym_name.data}") as cluster:
+                    cluster.attr(label=f"@{op.sym_name.data}", style="dashed")
+                    self.add_block(cluster, op.body.block)
+        self.add_legend()
+        return self.dot
+
+    def add_block(self, dot: graphviz.Digraph, block: Block) -> None:
+        """Nodes for the ops of `block` (nested regions as clusters), then edges."""
+        for op in block.ops:
+            self.add_node(dot, op)
+            for index, region in enumerate(op.regions):
+                with dot.subgraph(name=f"cluster_{self.ids[op]}_{index}") as cluster:
+                    cluster.attr(label=f"{self.ids[op]} region {index}", style="dotted")
+                    self.add_block(cluster, region.block)
+        for op in block.ops:
+            for operand in op.operands:
+                self.add_edge(dot, operand, op)
+
+    def add_node(self, dot: graphviz.Digraph, op: Operation) -> None:
+        """One node for `op`, styled by its kind and the format it writes."""
+        node = f"n{len(self.ids)}"
+        self.ids[op] = node
+        name = node_name(op)
+        kind = op.name.removeprefix("ge.")
+        label = f"{name}\n{kind}" if name else kind
+        written = storage_format(op.results[0]) if op.results else Format.ND
+        if op.results:
+            self.formats.add(written)
+        fill = {"fillcolor": tint(format_colour(written))}
+        match op:
+            case TransDataOp():
+                src, dst = op.src_format.data.value, op.dst_format.data.value
+                attrs = {**TRANSDATA_STYLE, "label": f"{label}\n{src} -> {dst}"}
+            case CastOp():
+                attrs = {**CAST_STYLE, "label": label}
+            case DataOp():
+                attrs = {**DATA_STYLE, **fill, "label": label}
+            case ConstOp():
+                attrs = {**CONST_STYLE, **fill, "label": name or "const"}
+            case NetOutputOp():
+                attrs = {**OUTPUT_STYLE, "label": label}
+            case _:
+                attrs = {**OP_STYLE, **fill, "label": label}
+        dot.node(node, **attrs)
+
+    def add_edge(self, dot: graphviz.Digraph, value: SSAValue, user: Operation) -> None:
+        """One edge for a use of `value`, coloured by its storage format."""
+        producer = value.owner
+        if not isinstance(producer, Operation) or producer not in self.ids:
+            return
+        fmt = storage_format(value)
+        self.formats.add(fmt)
+        colour = format_colour(fmt)
+        dot.edge(
+            self.ids[producer],
+            self.ids[user],
+            label=value_label(value),
+            color=colour,
+            fontcolor=colour,
+        )
+
+    def add_legend(self) -> None:
+        """A cluster with one swatch per storage format used."""
+        with self.dot.subgraph(name="cluster_legend") as legend:
+            legend.attr(label="storage formats", style="solid")
+            for fmt in sorted(self.formats, key=lambda f: f.value):
+                legend.node(
+                    f"legend_{fmt.value}",
+                    label=fmt.value,
+                    shape="box",
+                    style="filled",
+                    fillcolor=tint(format_colour(fmt)),
+                    color=format_colour(fmt),
+                    penwidth="2",
+                )
+
+
+def graph_dot(module: ModuleOp, title: str = "module") -> graphviz.Digraph:
+    """A Graphviz picture of every `ge.graph` in `module`."""
+    return DotWriter(title).add_module(module)
+
+
+def render_svg(dot_path: Path) -> Path | None:
+    """Render `dot_path` to `.svg` next to it; None (logged) if that fails."""
+    if shutil.which("dot") is None:
+        LOG.debug("Graphviz 'dot' is not installed; not rendering %s", dot_path)
+        return None
+    svg = dot_path.with_suffix(".svg")
+    try:
+        subprocess.run(
+            ["dot", "-Tsvg", str(dot_path), "-o", str(svg)],
+            check=True,
+            capture_output=True,
+        )
+    except subprocess.CalledProcessError as error:
+        message = " ".join(error.stderr.decode(errors="replace").split())
+        LOG.warning("cannot render %s: %s", dot_path, message)
+        svg.unlink(missing_ok=True)
+        return None
+    return svg
+
+
+def dump_stage(
+    directory: str | Path, index: int, stage: str, module: ModuleOp
+) -> list[Path]:
+    """Write the IR after a stage and its picture; returns the files written."""
+    target = Path(directory)
+    target.mkdir(parents=True, exist_ok=True)
+    stem = f"{index:02d}-{stage}"
+    mlir = target / f"{stem}.mlir"
+    dot = target / f"{stem}.dot"
+    write_atomically(mlir, module_text(module))
+    write_atomically(dot, graph_dot(module, f"{stem}").source)
+    svg = render_svg(dot)
+    return [mlir, dot] + ([svg] if svg else [])

@@ -1,0 +1,212 @@
+"""NumPy semantics of the scalar `arith`/`math` ops, shared by both JIT paths.
+
+Every function works elementwise on NumPy arrays and on NumPy scalars alike,
+so the vectorised path (arrays over a loop nest) and the scalar fallback
+(one element at a time) compute bit-identical results. Float comparisons
+follow MLIR's ordered/unordered predicates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    Signedness,
+)
+from xdsl.ir import Attribute, Operation
+
+
+class JITError(Exception):
+    """The module cannot be compiled (an unsupported op or an invalid access)."""
+
+
+def numpy_dtype(type_: Attribute) -> np.dtype:
+    """The NumPy dtype holding values of an MLIR scalar type."""
+    match type_:
+        case Float16Type():
+            return np.dtype(np.float16)
+        case BFloat16Type():
+            return np.dtype(ml_dtypes.bfloat16)
+        case Float32Type():
+            return np.dtype(np.float32)
+        case Float64Type():
+            return np.dtype(np.float64)
+        case IndexType():
+            return np.dtype(np.int64)
+        case IntegerType():
+            width = type_.width.data
+            if width == 1:
+                return np.dtype(np.bool_)
+            unsigned = type_.signedness.data == Signedness.UNSIGNED
+            return np.dtype(f"{'u' if unsigned else ''}int{width}")
+    if isinstance(type_, MemRefType):
+        return numpy_dtype(type_.element_type)
+    raise JITError(f"unsupported element type {type_}")
+
+
+def _nan(a: Any, b: Any) -> Any:
+    return np.isnan(a) | np.isnan(b)
+
+
+_CMPF: dict[int, Callable[[Any, Any], Any]] = {
+    0: lambda a, b: np.zeros(np.broadcast(a, b).shape, np.bool_)[()],
+    1: np.equal,
+    2: np.greater,
+    3: np.greater_equal,
+    4: np.less,
+    5: np.less_equal,
+    6: lambda a, b: np.not_equal(a, b) & ~_nan(a, b),
+    7: lambda a, b: ~_nan(a, b),
+    8: lambda a, b: np.equal(a, b) | _nan(a, b),
+    9: lambda a, b: np.greater(a, b) | _nan(a, b),
+    10: lambda a, b: np.greater_equal(a, b) | _nan(a, b),
+    11: lambda a, b: np.less(a, b) | _nan(a, b),
+    12: lambda a, b: np.less_equal(a, b) | _nan(a, b),
+    13: np.not_equal,
+    14: _nan,
+    15: lambda a, b: np.ones(np.broadcast(a, b).shape, np.bool_)[()],
+}
+"""arith.cmpf predicate number -> comparison."""
+
+
+def _unsigned(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def compare(a: Any, b: Any) -> Any:
+        a, b = np.asarray(a), np.asarray(b)
+        kind = np.dtype(f"uint{a.dtype.itemsize * 8}") if a.dtype != np.bool_ else a.dtype
+        return op(a.view(kind), b.astype(a.dtype).view(kind))
+
+    return compare
+
+
+_CMPI: dict[int, Callable[[Any, Any], Any]] = {
+    0: np.equal,
+    1: np.not_equal,
+    2: np.less,
+    3: np.less_equal,
+    4: np.greater,
+    5: np.greater_equal,
+    6: _unsigned(np.less),
+    7: _unsigned(np.less_equal),
+    8: _unsigned(np.greater),
+    9: _unsigned(np.greater_equal),
+}
+"""arith.cmpi predicate number -> comparison."""
+
+
+def _divsi(a: Any, b: Any) -> Any:
+    """Signed division rounding toward zero."""
+    q = np.floor_divide(a, b)
+    return np.where((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)), q + 1, q)[()]
+
+
+ELEMENTWISE: dict[str, Callable[..., Any]] = {
+    "arith.addf": np.add,
+    "arith.addi": np.add,
+    "arith.subf": np.subtract,
+    "arith.subi": np.subtract,
+    "arith.mulf": np.multiply,
+    "arith.muli": np.multiply,
+    "arith.divf": np.divide,
+    "arith.divsi": _divsi,
+    "arith.floordivsi": np.floor_divide,
+    "arith.remsi": np.fmod,
+    "arith.negf": np.negative,
+    "arith.maximumf": np.maximum,
+    "arith.minimumf": np.minimum,
+    "arith.maxnumf": np.fmax,
+    "arith.minnumf": np.fmin,
+    "arith.maxsi": np.maximum,
+    "arith.minsi": np.minimum,
+    "arith.andi": np.bitwise_and,
+    "arith.ori": np.bitwise_or,
+    "arith.xori": np.bitwise_xor,
+    "arith.select": lambda c, a, b: np.where(c, a, b)[()],
+    "math.absf": np.abs,
+    "math.absi": np.abs,
+    "math.exp": np.exp,
+    "math.exp2": np.exp2,
+    "math.expm1": np.expm1,
+    "math.log": np.log,
+    "math.log2": np.log2,
+    "math.log10": np.log10,
+    "math.log1p": np.log1p,
+    "math.sqrt": np.sqrt,
+    "math.rsqrt": lambda x: np.reciprocal(np.sqrt(x)),
+    "math.tanh": np.tanh,
+    "math.sin": np.sin,
+    "math.cos": np.cos,
+    "math.tan": np.tan,
+    "math.floor": np.floor,
+    "math.ceil": np.ceil,
+    "math.powf": np.power,
+    "math.copysign": np.copysign,
+    "math.trunc": np.trunc,
+    "math.roundeven": np.rint,
+}
+"""Ops computed by one NumPy function of their operands."""
+
+CASTS = frozenset(
+    {
+        "arith.extf",
+        "arith.truncf",
+        "arith.sitofp",
+        "arith.uitofp",
+        "arith.fptosi",
+        "arith.fptoui",
+        "arith.extsi",
+        "arith.extui",
+        "arith.trunci",
+        "arith.index_cast",
+        "arith.index_castui",
+    }
+)
+"""Ops converting to their result type (NumPy `astype` semantics)."""
+
+REDUCTIONS: dict[str, np.ufunc] = {
+    "arith.addf": np.add,
+    "arith.addi": np.add,
+    "arith.mulf": np.multiply,
+    "arith.muli": np.multiply,
+    "arith.maximumf": np.maximum,
+    "arith.minimumf": np.minimum,
+    "arith.maxnumf": np.fmax,
+    "arith.minnumf": np.fmin,
+    "arith.maxsi": np.maximum,
+    "arith.minsi": np.minimum,
+}
+"""Associative, commutative combiners an accumulation may use."""
+
+
+def scalar_function(op: Operation) -> Callable[..., Any]:
+    """The NumPy function computing `op` from its operand values."""
+    if op.name in ELEMENTWISE:
+        return ELEMENTWISE[op.name]
+    if op.name in CASTS:
+        dtype = numpy_dtype(op.results[0].type)
+        return lambda x: np.asarray(x).astype(dtype)[()]
+    if op.name in ("arith.cmpf", "arith.cmpi"):
+        predicate = op.properties["predicate"].value.data  # type: ignore[union-attr]
+        return (_CMPF if op.name == "arith.cmpf" else _CMPI)[predicate]
+    raise JITError(f"unsupported op '{op.name}'")
+
+
+def constant_value(op: Operation) -> Any:
+    """The value of an `arith.constant` (NumPy scalar; Python int for index)."""
+    attr = op.properties.get("value") or op.attributes.get("value")
+    result_type = op.results[0].type
+    if isinstance(result_type, IndexType):
+        return int(attr.value.data)  # type: ignore[union-attr]
+    dtype = numpy_dtype(result_type)
+    if not hasattr(attr, "value"):
+        raise JITError(f"unsupported constant {attr}")
+    return dtype.type(attr.value.data)  # type: ignore[union-attr]

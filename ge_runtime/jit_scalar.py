@@ -1,0 +1,201 @@
+"""The JIT's exact scalar path: MLIR ops as plain Python statements.
+
+Any op the vectoriser does not take becomes Python source here, one element
+at a time, with NumPy scalars so float16/float32 arithmetic rounds exactly as
+in the vectorised path (both use `jit_ops`):
+
+```python
+for v3 in range(0, 4, 1):
+    v4 = m0[v3, (v3 // 2)]
+    v5 = f_addf(v4, c1)
+    m1[v3] = v5
+```
+
+`CodeEnv` holds what both paths share: SSA value names, compile-time
+constants, the namespace of precomputed objects, and aliasing roots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import affine, arith, memref, scf
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSymExpr,
+)
+
+from ge_runtime.jit_ops import JITError, constant_value, numpy_dtype, scalar_function
+
+
+@dataclass
+class CodeEnv:
+    """Names and precomputed objects of one generated Python function."""
+
+    namespace: dict[str, Any] = field(default_factory=lambda: {"np": np})
+    names: dict[SSAValue, str] = field(default_factory=dict)
+    constants: dict[SSAValue, Any] = field(default_factory=dict)
+    roots: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    poison: bool = False
+    _counter: int = 0
+
+    def fresh(self, prefix: str = "t") -> str:
+        """A new unique Python name."""
+        self._counter += 1
+        return f"{prefix}{self._counter}"
+
+    def name(self, value: SSAValue) -> str:
+        """The Python name of an SSA value (created on first use)."""
+        if value not in self.names:
+            self.names[value] = self.fresh("v")
+        return self.names[value]
+
+    def add_global(self, obj: Any, prefix: str = "g") -> str:
+        """Bind a precomputed object in the namespace under a new name."""
+        name = self.fresh(prefix)
+        self.namespace[name] = obj
+        return name
+
+    def root(self, value: SSAValue) -> SSAValue:
+        """The buffer a memref value views (itself unless it is a view)."""
+        return self.roots.get(value, value)
+
+    def alloc_code(self, memref_type: MemRefType) -> str:
+        """Source allocating a buffer of a memref type."""
+        shape = tuple(memref_type.get_shape())
+        if any(d < 0 for d in shape):
+            raise JITError(f"dynamic memref shape {list(shape)} is not supported")
+        dtype = self.add_global(numpy_dtype(memref_type.element_type), "dt")
+        if self.poison and numpy_dtype(memref_type.element_type).kind == "f":
+            return f"np.full({shape}, np.nan, {dtype})"
+        return f"np.empty({shape}, {dtype})"
+
+
+def affine_source(expr: AffineExpr, dims: Sequence[str], symbols: Sequence[str]) -> str:
+    """A Python expression computing an affine expression (MLIR semantics)."""
+    match expr:
+        case AffineConstantExpr():
+            return str(expr.value)
+        case AffineDimExpr():
+            return dims[expr.position]
+        case AffineSymExpr():
+            return symbols[expr.position]
+        case AffineBinaryOpExpr():
+            lhs = affine_source(expr.lhs, dims, symbols)
+            rhs = affine_source(expr.rhs, dims, symbols)
+            match expr.kind:
+                case AffineBinaryOpKind.Add:
+                    return f"({lhs} + {rhs})"
+                case AffineBinaryOpKind.Mul:
+                    return f"({lhs} * {rhs})"
+                case AffineBinaryOpKind.FloorDiv:
+                    return f"({lhs} // {rhs})"
+                case AffineBinaryOpKind.CeilDiv:
+                    return f"(-((-{lhs}) // {rhs}))"
+                case AffineBinaryOpKind.Mod:
+                    return f"({lhs} % {rhs})"
+    raise JITError(f"unsupported affine expression {expr}")
+
+
+def map_sources(map_: AffineMap, operands: Sequence[str]) -> list[str]:
+    """The Python expressions of each result of an affine map."""
+    dims, symbols = operands[: map_.num_dims], operands[map_.num_dims :]
+    return [affine_source(r, dims, symbols) for r in map_.results]
+
+
+class ScalarEmitter:
+    """Emits Python source for ops, one element at a time."""
+
+    def __init__(self, env: CodeEnv):
+        self.env = env
+
+    def _operands(self, op: Operation) -> list[str]:
+        return [self.env.name(v) for v in op.operands]
+
+    def _index(self, exprs: Sequence[str]) -> str:
+        return f"[{', '.join(exprs)}]" if exprs else "[()]"
+
+    def emit_block(self, ops: Sequence[Operation], indent: str) -> list[str]:
+        """Source for a sequence of ops (terminators without results are skipped)."""
+        lines: list[str] = []
+        for op in ops:
+            lines.extend(self.emit(op, indent))
+        return lines or [f"{indent}pass"]
+
+    def emit(self, op: Operation, indent: str) -> list[str]:
+        """Source for one op (nested regions included)."""
+        env = self.env
+        match op:
+            case affine.ForOp():
+                if op.inits:
+                    raise JITError("affine.for with iter_args is not supported")
+                operands = self._operands(op)
+                lower_operands = operands[: len(op.lowerBoundOperands)]
+                upper_operands = operands[
+                    len(op.lowerBoundOperands) : len(op.lowerBoundOperands)
+                    + len(op.upperBoundOperands)
+                ]
+                lows = map_sources(op.lowerBoundMap.data, lower_operands)
+                highs = map_sources(op.upperBoundMap.data, upper_operands)
+                low = lows[0] if len(lows) == 1 else f"max({', '.join(lows)})"
+                high = highs[0] if len(highs) == 1 else f"min({', '.join(highs)})"
+                iv = env.name(op.body.block.args[0])
+                head = f"{indent}for {iv} in range({low}, {high}, {op.step.value.data}):"
+                return [head, *self.emit_block(list(op.body.block.ops), indent + "    ")]
+            case scf.ForOp():
+                if op.iter_args:
+                    raise JITError("scf.for with iter_args is not supported")
+                low, high, step = self._operands(op)[:3]
+                iv = env.name(op.body.block.args[0])
+                head = f"{indent}for {iv} in range({low}, {high}, {step}):"
+                return [head, *self.emit_block(list(op.body.block.ops), indent + "    ")]
+            case scf.IfOp() if not op.results:
+                lines = [f"{indent}if {env.name(op.cond)}:"]
+                lines += self.emit_block(list(op.true_region.block.ops), indent + "    ")
+                if op.false_region.blocks:
+                    lines.append(f"{indent}else:")
+                    lines += self.emit_block(list(op.false_region.block.ops), indent + "    ")
+                return lines
+            case affine.YieldOp() | scf.YieldOp() if not op.operands:
+                return []
+            case affine.LoadOp():
+                operands = self._operands(op)
+                index = self._index(map_sources(op.map.data, operands[1:]))
+                return [f"{indent}{env.name(op.result)} = {operands[0]}{index}"]
+            case affine.StoreOp():
+                operands = self._operands(op)
+                index = self._index(map_sources(op.map.data, operands[2:]))
+                return [f"{indent}{operands[1]}{index} = {operands[0]}"]
+            case affine.ApplyOp():
+                (source,) = map_sources(op.map.data, self._operands(op))
+                return [f"{indent}{env.name(op.result)} = {source}"]
+            case memref.LoadOp():
+                memref_name, *indices = self._operands(op)
+                return [f"{indent}{env.name(op.res)} = {memref_name}{self._index(indices)}"]
+            case memref.StoreOp():
+                value, memref_name, *indices = self._operands(op)
+                return [f"{indent}{memref_name}{self._index(indices)} = {value}"]
+            case memref.AllocOp() | memref.AllocaOp():
+                code = env.alloc_code(op.results[0].type)
+                return [f"{indent}{env.name(op.results[0])} = {code}"]
+            case memref.DeallocOp():
+                return []
+            case arith.ConstantOp():
+                value = constant_value(op)
+                env.constants[op.result] = value
+                return [f"{indent}{env.name(op.result)} = {env.add_global(value, 'c')}"]
+        if op.regions or len(op.results) != 1:
+            raise JITError(f"unsupported op '{op.name}'")
+        function = env.add_global(scalar_function(op), "f")
+        args = ", ".join(self._operands(op))
+        return [f"{indent}{env.name(op.results[0])} = {function}({args})"]

@@ -1,0 +1,437 @@
+"""The offline model file (`.om`): what `ge-atc` writes and `ge-run` executes.
+
+A versioned, checksummed container of one compiled graph:
+
+```
+offset  size  field
+0       8     magic b"GEXDSLOM"
+8       4     format version (uint32, little endian), FORMAT_VERSION
+12      4     number of sections S (uint32)
+16      8     total file size in bytes (uint64), trailer included
+24      16*S  section table: tag (4 ASCII bytes), reserved (4 zero bytes),
+              payload length (uint64)
+...           the payloads, in table order, back to back
+end-32  32    SHA-256 of every byte before it
+```
+
+Sections (tags): `MANI` the manifest (UTF-8 JSON: inputs and outputs with
+names, origin/storage formats, origin/storage shapes and dtypes; compile
+options; soc_version; library and format versions), `MDIR` the optimised
+IR (MLIR text), `SRIR` the IR before optimisation (optional; `ge-run --check`
+runs the reference on it), `WGHT` the weights both IRs read by
+`#ge.external` key (`.npz` bytes, each array in the layout of the constant
+that reads it: ATC's compile-time weight reordering).
+
+Files are written atomically. Loading checks, in order, the magic, the
+version, the declared size against the real one, the section table, the
+checksum, then each section's contents, and reports the first problem as a
+one-line `GEError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import struct
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.printer import Printer
+
+from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.dtypes import dtype_name
+from ge_dialect.formats import FormatError
+from ge_dialect.layout import layout_of, shape_of, storage_shape_of
+from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
+from ge_runtime.reference import find_graph
+from passes.insert_transdata import module_target
+from tools.common import write_atomically
+
+MAGIC = b"GEXDSLOM"
+FORMAT_VERSION = 1
+HEADER = struct.Struct("<8sIIQ")
+SECTION_ENTRY = struct.Struct("<4s4xQ")
+DIGEST_SIZE = hashlib.sha256().digest_size
+
+MANIFEST = b"MANI"
+MODEL_IR = b"MDIR"
+SOURCE_IR = b"SRIR"
+WEIGHTS = b"WGHT"
+SECTIONS = (MANIFEST, MODEL_IR, SOURCE_IR, WEIGHTS)
+"""Known section tags, in the order they are written."""
+REQUIRED_SECTIONS = (MANIFEST, MODEL_IR, WEIGHTS)
+
+
+def library_version() -> str:
+    """The installed version of this package."""
+    try:
+        return metadata.version("ge-xdsl")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def module_text(module: ModuleOp) -> str:
+    """The MLIR text of `module` (custom syntax)."""
+    stream = io.StringIO()
+    Printer(stream=stream).print_op(module)
+    stream.write("\n")
+    return stream.getvalue()
+
+
+@dataclass(frozen=True)
+class OfflineModel:
+    """A loaded offline model: its manifest, IR texts and weights."""
+
+    manifest: dict[str, Any]
+    ir: str
+    weights: dict[str, np.ndarray] = field(default_factory=dict)
+    source_ir: str | None = None
+    path: str = "<offline model>"
+
+    @property
+    def target(self) -> str | None:
+        """The soc_version the layouts were compiled for (None: the seed rule)."""
+        return self.manifest.get("soc_version")
+
+    def module(self) -> ModuleOp:
+        """The optimised module, parsed and verified."""
+        return _parse(self.ir, f"{self.path}:model")
+
+    def source_module(self) -> ModuleOp:
+        """The module before optimisation (GEError if the file has none)."""
+        if self.source_ir is None:
+            raise GEError(
+                f"{self.path}: error: the offline model holds no source graph "
+                "(compiled without it)"
+            )
+        return _parse(self.source_ir, f"{self.path}:source")
+
+
+def _parse(text: str, name: str) -> ModuleOp:
+    from tools.ge_run import make_context  # ge-run imports this module
+
+    return parse_module(make_context(), text, name)
+
+
+# ---------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------
+
+
+def make_offline_model(
+    module: ModuleOp,
+    weights: Mapping[str, np.ndarray],
+    manifest: Mapping[str, Any],
+    *,
+    source: ModuleOp | None = None,
+    path: str = "<offline model>",
+) -> OfflineModel:
+    """An offline model of `module` (and optionally its pre-optimisation `source`).
+
+    `weights` must hold every `#ge.external` key (and variable name) either IR
+    reads, in the layout of the constant reading it; only those are kept.
+    `manifest` (compile options and the like) is completed with the graph's
+    inputs and outputs, the soc_version and the versions.
+    """
+    keys = weight_keys(module) | (weight_keys(source) if source else set())
+    if missing := sorted(keys - set(weights)):
+        raise GEError(f"error: weight '{missing[0]}' is not in the weights")
+    target = module_target(module)
+    full_manifest = {
+        "format": "ge-xdsl offline model",
+        "format_version": FORMAT_VERSION,
+        "library_version": library_version(),
+        **manifest,
+        "soc_version": target,
+        **interface(module, target),
+    }
+    return OfflineModel(
+        full_manifest,
+        module_text(module),
+        {key: np.asarray(weights[key]) for key in sorted(keys)},
+        module_text(source) if source else None,
+        path,
+    )
+
+
+def save_offline_model(
+    path: str | os.PathLike[str],
+    module: ModuleOp,
+    weights: Mapping[str, np.ndarray],
+    manifest: Mapping[str, Any],
+    *,
+    source: ModuleOp | None = None,
+) -> OfflineModel:
+    """Write an offline model file atomically (see `make_offline_model`).
+
+    Returns what a later `load_offline_model` gives back.
+    """
+    model = make_offline_model(
+        module, weights, manifest, source=source, path=os.fspath(path)
+    )
+    write_atomically(path, encode(model))
+    return model
+
+
+def encode(model: OfflineModel) -> bytes:
+    """The bytes of an offline model file."""
+    payloads = {
+        MANIFEST: json.dumps(model.manifest, indent=2, sort_keys=True).encode(),
+        MODEL_IR: model.ir.encode(),
+        WEIGHTS: npz_bytes(model.weights),
+    }
+    if model.source_ir is not None:
+        payloads[SOURCE_IR] = model.source_ir.encode()
+    sections = [(tag, payloads[tag]) for tag in SECTIONS if tag in payloads]
+    size = (
+        HEADER.size
+        + SECTION_ENTRY.size * len(sections)
+        + sum(len(p) for _, p in sections)
+        + DIGEST_SIZE
+    )
+    parts = [HEADER.pack(MAGIC, FORMAT_VERSION, len(sections), size)]
+    parts += [SECTION_ENTRY.pack(tag, len(payload)) for tag, payload in sections]
+    parts += [payload for _, payload in sections]
+    body = b"".join(parts)
+    return body + hashlib.sha256(body).digest()
+
+
+def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """An uncompressed `.npz` holding `arrays` by key."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for key, array in arrays.items():
+            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def weight_keys(module: ModuleOp) -> set[str]:
+    """Every weight key the module reads (`#ge.external` keys, variable names)."""
+    keys = set()
+    for op in module.walk():
+        if isinstance(op, ConstOp) and isinstance(op.value, ExternalDataAttr):
+            keys.add(op.value.key.data)
+        elif isinstance(op, VariableOp):
+            keys.add(op.var_name.data)
+    return keys
+
+
+def interface(module: ModuleOp, target: str | None) -> dict[str, Any]:
+    """The graph name and its inputs and outputs, as manifest entries."""
+    graph = find_graph(module)
+    inputs = []
+    for data in graph.inputs():
+        name = data.attributes.get("name")
+        entry = {"index": data.index_value}
+        if isinstance(name, StringAttr):
+            entry["name"] = name.data
+        inputs.append({**entry, **describe(data.output, target)})
+    names = graph.output.attributes.get("output_names")
+    outputs = []
+    for index, value in enumerate(graph.output.operands):
+        entry: dict[str, Any] = {"index": index}
+        if isinstance(names, ArrayAttr) and index < len(names):
+            entry["name"] = names.data[index].data  # type: ignore[attr-defined]
+        outputs.append({**entry, **describe(value, target)})
+    return {"graph": graph.sym_name.data, "inputs": inputs, "outputs": outputs}
+
+
+def describe(value: SSAValue, target: str | None) -> dict[str, Any]:
+    """A tensor's dtype, formats and shapes (-1: unknown dim)."""
+    tensor = value.type
+    assert isinstance(tensor, TensorType)
+    origin, storage = layout_of(tensor)
+    try:
+        stored = list(storage_shape_of(tensor, target))
+    except FormatError:
+        stored = None
+    return {
+        "dtype": dtype_name(tensor.element_type),
+        "origin_format": origin.value,
+        "storage_format": storage.value,
+        "shape": list(shape_of(tensor)),
+        "storage_shape": stored,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------
+
+
+def load_offline_model(path: str | os.PathLike[str]) -> OfflineModel:
+    """Read and validate an offline model file; problems are one-line GEErrors."""
+    label = os.fspath(path)
+    with open(label, "rb") as stream:
+        data = stream.read()
+    return decode(data, label)
+
+
+def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
+    """Validate and unpack the bytes of an offline model file."""
+
+    def fail(message: str) -> GEError:
+        return GEError(f"{label}: error: {message}")
+
+    if len(data) < len(MAGIC) or data[: len(MAGIC)] != MAGIC:
+        raise fail("not an offline model (bad magic number)")
+    if len(data) < HEADER.size:
+        raise fail(f"truncated offline model ({len(data)} bytes, no complete header)")
+    _, version, count, size = HEADER.unpack_from(data)
+    if version != FORMAT_VERSION:
+        raise fail(
+            f"offline model format version {version} is not supported "
+            f"(this library reads version {FORMAT_VERSION}; recompile with ge-atc)"
+        )
+    if len(data) < size:
+        raise fail(f"truncated offline model ({len(data)} of {size} bytes)")
+    if len(data) > size:
+        raise fail(f"offline model has {len(data) - size} bytes of trailing data")
+    body, digest = data[:-DIGEST_SIZE], data[-DIGEST_SIZE:]
+    if hashlib.sha256(body).digest() != digest:
+        raise fail("offline model checksum mismatch (the file is corrupted)")
+    table_end = HEADER.size + SECTION_ENTRY.size * count
+    if count > len(SECTIONS) or table_end + DIGEST_SIZE > size:
+        raise fail(f"corrupt offline model (section table of {count} entries)")
+    entries = [
+        SECTION_ENTRY.unpack_from(data, HEADER.size + SECTION_ENTRY.size * i)
+        for i in range(count)
+    ]
+    if table_end + sum(length for _, length in entries) + DIGEST_SIZE != size:
+        raise fail("corrupt offline model (section lengths do not add up)")
+    sections: dict[bytes, bytes] = {}
+    offset = table_end
+    for tag, length in entries:
+        if tag not in SECTIONS or tag in sections:
+            raise fail(f"corrupt offline model (section {tag!r})")
+        sections[tag] = data[offset : offset + length]
+        offset += length
+    for tag in REQUIRED_SECTIONS:
+        if tag not in sections:
+            raise fail(f"offline model has no {tag.decode()} section")
+    try:
+        manifest = json.loads(sections[MANIFEST].decode())
+        ir = sections[MODEL_IR].decode()
+        source = sections[SOURCE_IR].decode() if SOURCE_IR in sections else None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise fail(f"corrupt offline model ({error})") from None
+    if not isinstance(manifest, dict):
+        raise fail("corrupt offline model (manifest is not a JSON object)")
+    return OfflineModel(manifest, ir, read_npz(sections[WEIGHTS], fail), source, label)
+
+
+def read_npz(data: bytes, fail: Any) -> dict[str, np.ndarray]:
+    """The arrays of `.npz` bytes; `fail(message)` builds the error."""
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            return {key: npz[key] for key in npz.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        message = " ".join(str(error).split())
+        raise fail(f"corrupt offline model weights ({message})") from None
+
+
+# ---------------------------------------------------------------------------
+# Readable JSON (`ge-atc --mode=1`)
+# ---------------------------------------------------------------------------
+
+
+def describe_model(model: OfflineModel) -> dict[str, Any]:
+    """The offline model as ATC's `--mode=1` JSON: manifest, graphs, weights.
+
+    Each graph lists its ops in order: `name`, `type`, `input` (the values
+    read, as `producer:index`), `attr`, `input_desc` and `output_desc`
+    (dtype, formats, origin and storage shapes). Subgraphs of control-flow
+    ops are listed as graphs named `PARENT/REGION_INDEX`.
+    """
+    module = model.module()
+    graphs: list[dict[str, Any]] = []
+    names: dict[Operation, str] = {}
+    for graph in module.ops:
+        if isinstance(graph, GraphOp):
+            _describe_block(graph.sym_name.data, graph.body.block, names, graphs, model)
+    weights = [
+        {
+            "name": key,
+            "dtype": array.dtype.name,
+            "shape": list(array.shape),
+            "bytes": array.nbytes,
+        }
+        for key, array in model.weights.items()
+    ]
+    return {"manifest": model.manifest, "graph": graphs, "weights": weights}
+
+
+def _describe_block(
+    name: str,
+    block: Block,
+    names: dict[Operation, str],
+    graphs: list[dict[str, Any]],
+    model: OfflineModel,
+) -> None:
+    ops = []
+    entry = {"name": name, "op": ops}
+    graphs.append(entry)
+    for op in block.ops:
+        node = op.attributes.get("name")
+        names[op] = (
+            node.data
+            if isinstance(node, StringAttr)
+            else f"{op.name.removeprefix('ge.')}_{len(names)}"
+        )
+        ops.append(
+            {
+                "name": names[op],
+                "type": op.name,
+                "input": [_value_ref(value, names) for value in op.operands],
+                "attr": {
+                    key: _attribute_json(attr)
+                    for key, attr in op.attributes.items()
+                    if key != "name"
+                },
+                "input_desc": [describe(v, model.target) for v in op.operands],
+                "output_desc": [describe(v, model.target) for v in op.results],
+            }
+        )
+        for index, region in enumerate(op.regions):
+            _describe_block(f"{names[op]}/{index}", region.block, names, graphs, model)
+
+
+def _value_ref(value: SSAValue, names: Mapping[Operation, str]) -> str:
+    owner = value.owner
+    if isinstance(owner, Operation) and owner in names:
+        return f"{names[owner]}:{value.index}"  # type: ignore[attr-defined]
+    return str(value)
+
+
+def _attribute_json(attr: Attribute) -> Any:
+    """A JSON value for an attribute (dense data summarised, not dumped)."""
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        tensor = attr.get_type()
+        return f"dense {dtype_name(tensor.element_type)}{list(tensor.get_shape())}"
+    if isinstance(attr, ExternalDataAttr):
+        return f"external '{attr.key.data}'"
+    value = attribute_to_python(attr)
+    if isinstance(value, Attribute):
+        return str(value)
+    if isinstance(value, list):
+        return [_attribute_json(v) if isinstance(v, Attribute) else v for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value

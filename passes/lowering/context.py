@@ -1,0 +1,121 @@
+"""What an op lowering sees: buffers of its operands, new buffers, temporaries."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.formats import Format
+from ge_dialect.layout import layout_of
+from ge_dialect.ops import Conv2DOp, TransDataOp, attribute_value
+from passes.lowering.emitter import Buffer, Emitter
+from passes.lowering.index import Ix
+from passes.lowering.layouts import Layout, tensor_layout
+
+GROUPED_STORAGE = (Format.FRACTAL_Z, Format.FRACTAL_Z_3D)
+
+
+def value_groups(value: SSAValue) -> int:
+    """The convolution groups a FRACTAL_Z(_3D) value is packed for.
+
+    Groups are not part of a type: they come from the convolution that reads
+    the value as its filter, else from a `ge.transdata` producing or reading it.
+    """
+    users = [use.operation for use in value.uses]
+    for op in users:
+        if isinstance(op, Conv2DOp) and op.filter == value:
+            return attribute_value(op, "groups")
+    for op in (value.owner, *users):
+        if isinstance(op, TransDataOp):
+            return attribute_value(op, "groups")
+    return 1
+
+
+@dataclass
+class LoweringContext:
+    """State shared by the lowerings of one graph's ops."""
+
+    emitter: Emitter
+    target: str | None = None
+    buffers: dict[SSAValue, Buffer] = field(default_factory=dict)
+    temporaries: list[Buffer] = field(default_factory=list)
+    op: Operation | None = None
+
+    def error(self, message: str) -> GEError:
+        """A diagnostic at the op being lowered."""
+        assert self.op is not None
+        return error_at(self.op, message)
+
+    def layout(self, value: SSAValue) -> Layout:
+        """The layout of a tensor value (groups from its convolution)."""
+        tensor = value.type
+        assert isinstance(tensor, TensorType)
+        _, storage = layout_of(tensor)
+        groups = value_groups(value) if storage in GROUPED_STORAGE else 1
+        try:
+            return tensor_layout(tensor, self.target, groups)
+        except GEError as error:
+            raise self.error(str(error)) from None
+
+    def buffer(self, value: SSAValue) -> Buffer:
+        """The buffer holding an already lowered value."""
+        return self.buffers[value]
+
+    def operands(self) -> list[Buffer]:
+        """Buffers of the current op's operands, in order."""
+        assert self.op is not None
+        return [self.buffers[v] for v in self.op.operands]
+
+    def result(self, index: int = 0) -> Buffer:
+        """A new buffer for result `index` of the current op."""
+        assert self.op is not None
+        value = self.op.results[index]
+        buffer = self.emitter.alloc(self.layout(value))
+        self.buffers[value] = buffer
+        return buffer
+
+    def alias(self, result: SSAValue, buffer: Buffer) -> None:
+        """Let `result` share `buffer` (ops that do not move data)."""
+        self.buffers[result] = buffer
+
+    def temporary(self, layout: Layout, fill: float | None = None) -> Buffer:
+        """A scratch buffer (filled with `fill` if given), freed after the op."""
+        buffer = self.emitter.alloc(layout, fill)
+        self.temporaries.append(buffer)
+        return buffer
+
+    def free_temporaries(self) -> None:
+        """Deallocate the current op's scratch buffers."""
+        for buffer in self.temporaries:
+            self.emitter.dealloc(buffer)
+        self.temporaries.clear()
+
+    def attr(self, name: str) -> object:
+        """Attribute `name` of the current op as a Python value (with default)."""
+        assert self.op is not None
+        return attribute_value(self.op, name)
+
+    def element_type(self, value: SSAValue) -> Attribute:
+        """The element type of a tensor value."""
+        tensor = value.type
+        assert isinstance(tensor, TensorType)
+        return tensor.element_type
+
+    @staticmethod
+    def shape(value: SSAValue) -> tuple[int, ...]:
+        """The origin shape of a tensor value."""
+        tensor = value.type
+        assert isinstance(tensor, TensorType)
+        return tuple(tensor.get_shape())
+
+
+def broadcast_index(index: Sequence[Ix], in_shape: Sequence[int]) -> list[Ix]:
+    """NumPy broadcasting: the operand index of output `index` (size-1 dims: 0)."""
+    offset = len(index) - len(in_shape)
+    return [
+        Ix.of(0) if size == 1 else index[offset + i] for i, size in enumerate(in_shape)
+    ]

@@ -1,0 +1,288 @@
+"""Emitting affine loop nests over origin-index domains.
+
+Op lowerings describe their computation per element, in origin coordinates:
+
+```python
+def body(nest: Nest, index: list[Ix]) -> None:
+    nest.store(nest.unary(math.ExpOp, nest.load(x, index)), y, index)
+
+emitter.for_each(origin_shape, body)
+```
+
+`for_each` runs the body once as a *probe* (no IR) to collect the storage
+indices it needs, splits the domain so that they become affine in the loop
+variables (`domain.py`), then emits one `affine.for` nest per piece with the
+body inside. Loads of float16/bfloat16 buffers are extended to float32 and
+stores truncate back, so every op computes in float32 as the reference does.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects import affine, arith, memref
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
+    BFloat16Type,
+    Float16Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    f32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+
+from passes.lowering.domain import (
+    block_chain,
+    piece_index,
+    pieces,
+    probe_variables,
+)
+from passes.lowering.index import Ix, Var, blocks_needed
+from passes.lowering.layouts import Layout, plain_layout
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A memref holding a tensor, with the layout that indexes it."""
+
+    memref: SSAValue
+    layout: Layout
+
+
+@dataclass(frozen=True)
+class ProbeValue:
+    """What a probing nest returns instead of an SSA value."""
+
+    type: Attribute
+
+
+Value = SSAValue | ProbeValue
+
+
+def compute_type(element_type: Attribute) -> Attribute:
+    """The type arithmetic runs in: float32 for 16-bit floats."""
+    if isinstance(element_type, Float16Type | BFloat16Type):
+        return f32
+    return element_type
+
+
+def is_float(type_: Attribute) -> bool:
+    """Whether `type_` is a floating-point type."""
+    return isinstance(type_, AnyFloat)
+
+
+@dataclass
+class Nest:
+    """The body of one loop nest: loads, stores and arithmetic at one point.
+
+    A probing nest (no `block`) builds no IR; it records the accesses so the
+    emitter can choose block splits and the loop order.
+    """
+
+    emitter: Emitter
+    block: Block | None
+    ivs: dict[Var, SSAValue] = field(default_factory=dict)
+    accesses: list[tuple[bool, Buffer, list[Ix]]] = field(default_factory=list)
+
+    def _add(self, op: Operation) -> Value:
+        if self.block is None:
+            return ProbeValue(op.results[0].type) if op.results else ProbeValue(f32)
+        self.block.add_op(op)
+        return op.results[0] if op.results else ProbeValue(f32)
+
+    def _access(self, index: Sequence[Ix]) -> tuple[AffineMapAttr, list[SSAValue]]:
+        variables = list(dict.fromkeys(v for ix in index for v in ix.variables()))
+        dims = {v: i for i, v in enumerate(variables)}
+        exprs = tuple(ix.to_affine(dims) for ix in index)
+        operands = [self.ivs[v] for v in variables] if self.block is not None else []
+        return AffineMapAttr(AffineMap(len(variables), 0, exprs)), operands
+
+    def load(self, buffer: Buffer, index: Sequence[Ix], *, raw: bool = False) -> Value:
+        """The element at origin `index` (in compute type unless `raw`)."""
+        storage = buffer.layout.storage_index(index)
+        self.accesses.append((False, buffer, storage))
+        element = buffer.layout.element_type
+        if self.block is None:
+            value: Value = ProbeValue(element)
+        else:
+            map_attr, operands = self._access(storage)
+            value = self._add(affine.LoadOp(buffer.memref, operands, map_attr, element))
+        return value if raw else self.convert(value, compute_type(element))
+
+    def store(self, value: Value, buffer: Buffer, index: Sequence[Ix]) -> None:
+        """Store `value` (converted to the buffer's type) at origin `index`."""
+        storage = buffer.layout.storage_index(index)
+        self.accesses.append((True, buffer, storage))
+        value = self.convert(value, buffer.layout.element_type)
+        if self.block is not None:
+            assert isinstance(value, SSAValue)
+            map_attr, operands = self._access(storage)
+            self.block.add_op(affine.StoreOp(value, buffer.memref, operands, map_attr))
+
+    def const(self, value: float | int, type_: Attribute = f32) -> Value:
+        """A constant (hoisted to the function entry)."""
+        if self.block is None:
+            return ProbeValue(type_)
+        return self.emitter.constant(value, type_)
+
+    def op(self, op_class: Callable[..., Operation], *operands: Value, **kw: Any) -> Value:
+        """Apply an arith/math op class to operands (result type as the op says)."""
+        if self.block is None:
+            return ProbeValue(kw.get("result_type", operands[0].type))
+        return self._add(op_class(*operands, **kw))
+
+    def convert(self, value: Value, to: Attribute) -> Value:
+        """`value` converted to type `to` (float/int extension, truncation, casts)."""
+        source = value.type
+        if source == to:
+            return value
+        if self.block is None:
+            return ProbeValue(to)
+        if is_float(source) and is_float(to):
+            wider = source.bitwidth < to.bitwidth  # type: ignore[union-attr]
+            return self._add((arith.ExtFOp if wider else arith.TruncFOp)(value, to))
+        if is_float(source):
+            if isinstance(to, IntegerType) and to.width.data == 1:
+                zero = self.const(0.0, source)
+                return self._add(arith.CmpfOp(value, zero, "une"))
+            return self._add(arith.FPToSIOp(value, to))
+        if is_float(to):
+            assert isinstance(source, IntegerType)
+            cast = arith.UIToFPOp if source.width.data == 1 else arith.SIToFPOp
+            return self._add(cast(value, to))
+        assert isinstance(source, IntegerType) and isinstance(to, IntegerType)
+        if to.width.data < source.width.data:
+            if to.width.data == 1:
+                zero = self.const(0, source)
+                return self._add(arith.CmpiOp(value, zero, "ne"))
+            return self._add(arith.TruncIOp(value, to))
+        extend = arith.ExtUIOp if source.width.data == 1 else arith.ExtSIOp
+        return self._add(extend(value, to))
+
+
+class Emitter:
+    """Appends ops to a function body; allocates buffers; emits loop nests."""
+
+    def __init__(self, block: Block):
+        self.block = block
+        self._constants: dict[tuple[Attribute, float | int], SSAValue] = {}
+        self._first_non_constant: Operation | None = None
+
+    def add(self, op: Operation) -> Operation:
+        """Append `op` to the function body."""
+        self.block.add_op(op)
+        return op
+
+    def constant(self, value: float | int, type_: Attribute) -> SSAValue:
+        """An `arith.constant`, created once per value and type at the entry."""
+        key = (type_, value)
+        if key not in self._constants:
+            attr = (
+                FloatAttr(float(value), type_)  # type: ignore[arg-type]
+                if is_float(type_)
+                else IntegerAttr(int(value), type_)  # type: ignore[arg-type]
+            )
+            op = arith.ConstantOp(attr, type_)
+            if self.block.first_op is None:
+                self.block.add_op(op)
+            else:
+                self.block.insert_op_before(op, self.block.first_op)
+            self._constants[key] = op.result
+        return self._constants[key]
+
+    def alloc(self, layout: Layout, fill: float | None = None) -> Buffer:
+        """A new buffer for `layout`, filled with `fill` if given.
+
+        Without `fill`, a layout with padding is zero-filled, so padding
+        never holds garbage (the rest is written by the op).
+        """
+        memref_type = MemRefType(layout.element_type, layout.storage_shape)
+        op = self.add(memref.AllocOp([], [], memref_type))
+        buffer = Buffer(op.results[0], layout)
+        if fill is not None or layout.has_padding:
+            self.fill(buffer, 0 if fill is None else fill)
+        return buffer
+
+    def dealloc(self, buffer: Buffer) -> None:
+        """Free a buffer allocated with `alloc`."""
+        self.add(memref.DeallocOp.get(buffer.memref))
+
+    def fill(self, buffer: Buffer, value: float | int) -> None:
+        """Store `value` into every element of the buffer, padding included."""
+        layout = buffer.layout
+        whole = Buffer(buffer.memref, plain_layout(layout.storage_shape, layout.element_type))
+
+        def body(nest: Nest, index: list[Ix]) -> None:
+            nest.store(nest.const(value, layout.element_type), whole, index)
+
+        self.for_each(layout.storage_shape, body)
+
+    def for_each(
+        self, sizes: Sequence[int], body: Callable[[Nest, list[Ix]], None]
+    ) -> None:
+        """Run `body` at every origin index of `sizes`, as affine loop nests."""
+        probe = Nest(self, None)
+        body(probe, probe_variables(sizes))
+        required: dict[int, set[int]] = defaultdict(set)
+        for _, _, storage in probe.accesses:
+            for ix in storage:
+                for var, block in blocks_needed(ix):
+                    required[var.id].add(block)
+        chains = [block_chain(size, required[axis]) for axis, size in enumerate(sizes)]
+        for piece in pieces(sizes, chains):
+            index, variables = piece_index(piece, 0)
+            order_probe = Nest(self, None)
+            body(order_probe, index)
+            order = loop_order(order_probe.accesses, list(variables.values()))
+            self._emit_nest(order, index, body)
+
+    def _emit_nest(
+        self,
+        order: Sequence[Var],
+        index: list[Ix],
+        body: Callable[[Nest, list[Ix]], None],
+    ) -> None:
+        block = self.block
+        ivs: dict[Var, SSAValue] = {}
+        blocks = []
+        for var in order:
+            inner = Block(arg_types=[IndexType()])
+            loop = affine.ForOp.from_region([], [], [], [], var.lo, var.hi + 1, Region(inner))
+            block.add_op(loop)
+            ivs[var] = inner.args[0]
+            blocks.append(inner)
+            block = inner
+        body(Nest(self, block, ivs), index)
+        for inner in blocks:
+            inner.add_op(affine.YieldOp.get())
+
+
+def loop_order(
+    accesses: Sequence[tuple[bool, Buffer, list[Ix]]], variables: Sequence[Var]
+) -> list[Var]:
+    """Loops in the storage order of the stores, then of the loads.
+
+    Within one storage dimension, larger coefficients go outside.
+    """
+    wanted = set(variables)
+    order: dict[Var, None] = {}
+    for _, _, storage in sorted(accesses, key=lambda access: not access[0]):
+        for ix in storage:
+            direct = sorted(
+                ((v, c) for v, c in ix.terms if isinstance(v, Var)),
+                key=lambda term: -abs(term[1]),
+            )
+            for var in [v for v, _ in direct] + ix.variables():
+                if var in wanted:
+                    order.setdefault(var)
+    for var in variables:
+        order.setdefault(var)
+    return list(order)

@@ -1,0 +1,211 @@
+"""Lowerings of data-movement ops: transdata, transpose, the reshape family,
+concat, split, slice, pad and tile.
+
+All are copies `y[i] = x[f(i)]` with `f` affine in the origin index. Storage
+layouts need nothing special: `ge.transdata` NCHW -> NC1HWC0 is the copy
+`y[i] = x[i]` where the two buffers index differently; padding stays zero
+(the new buffer's zero fill) and is never read. Reshapes map through the
+flat offset, which block splitting turns back into affine indices:
+
+```mlir
+// flatten 1x8x2x2 -> 1x32 iterates k = 4 * c + 2 * h + w
+affine.store %v, %y[0, %c * 4 + %h * 2 + %w] ...
+```
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.ir import Operation
+
+from ge_runtime.host_ops import slice as host_slice
+from passes.lowering.context import LoweringContext
+from passes.lowering.emitter import Buffer, Nest
+from passes.lowering.index import Ix
+
+
+def copy(
+    ctx: LoweringContext,
+    source: Buffer,
+    target: Buffer,
+    sizes: tuple[int, ...],
+    source_index=lambda index: index,
+    target_index=lambda index: index,
+) -> None:
+    """`target[target_index(i)] = source[source_index(i)]` for i over `sizes`."""
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        value = nest.load(source, source_index(index), raw=True)
+        nest.store(value, target, target_index(index))
+
+    ctx.emitter.for_each(sizes, body)
+
+
+def lower_transdata(ctx: LoweringContext, op: Operation) -> None:
+    """Relayout: the same origin element, another storage position."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    copy(ctx, x, y, y.layout.origin_shape)
+
+
+def lower_identity(ctx: LoweringContext, op: Operation) -> None:
+    """No data moves: the result shares the operand's buffer."""
+    (x,) = ctx.operands()
+    if ctx.layout(op.results[0]) != x.layout:
+        lower_transdata(ctx, op)
+        return
+    ctx.alias(op.results[0], x)
+
+
+def _permutation(ctx: LoweringContext, op: Operation) -> list[int]:
+    rank = len(ctx.shape(op.operands[0]))
+    perm = ctx.attr("order" if op.name == "ge.permute" else "perm")
+    return [p % rank for p in perm] if perm else list(range(rank))[::-1]
+
+
+def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
+    """`y = x.transpose(perm)`: y[i] = x[j] with j[perm[k]] = i[k]."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    perm = _permutation(ctx, op)
+
+    def source_index(index: list[Ix]) -> list[Ix]:
+        result = [Ix.of(0)] * len(perm)
+        for k, p in enumerate(perm):
+            result[p] = index[k]
+        return result
+
+    copy(ctx, x, y, y.layout.origin_shape, source_index)
+
+
+def _row_major_strides(shape: tuple[int, ...]) -> list[int]:
+    return [int(np.prod(shape[k + 1 :], dtype=np.int64)) for k in range(len(shape))]
+
+
+def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
+    """Reshape, flatten, squeeze, unsqueeze, expand_dims: same row-major order."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    in_shape, out_shape = x.layout.origin_shape, y.layout.origin_shape
+    out_strides = _row_major_strides(out_shape)
+    in_strides = _row_major_strides(in_shape)
+
+    def source_index(index: list[Ix]) -> list[Ix]:
+        flat = Ix.of(0)
+        for position, stride in zip(index, out_strides, strict=True):
+            flat = flat + position * stride
+        return [
+            flat.floordiv(stride).mod(size)
+            for stride, size in zip(in_strides, in_shape, strict=True)
+        ]
+
+    copy(ctx, x, y, out_shape, source_index)
+
+
+def _axis(ctx: LoweringContext, rank: int) -> int:
+    return int(ctx.attr("axis")) % rank
+
+
+def _shifted(index: list[Ix], axis: int, offset: int) -> list[Ix]:
+    return [ix + offset if k == axis else ix for k, ix in enumerate(index)]
+
+
+def lower_concat(ctx: LoweringContext, op: Operation) -> None:
+    """Each input is copied to its offset along the axis (C1-aligned offsets stay affine)."""
+    inputs = ctx.operands()
+    y = ctx.result()
+    axis = _axis(ctx, len(y.layout.origin_shape))
+    offset = 0
+    for x in inputs:
+        copy(
+            ctx,
+            x,
+            y,
+            x.layout.origin_shape,
+            target_index=lambda index, o=offset: _shifted(index, axis, o),
+        )
+        offset += x.layout.origin_shape[axis]
+
+
+def lower_split(ctx: LoweringContext, op: Operation) -> None:
+    """Each result copies its slice of the input along the axis."""
+    (x,) = ctx.operands()
+    axis = _axis(ctx, len(x.layout.origin_shape))
+    offset = 0
+    for index in range(len(op.results)):
+        y = ctx.result(index)
+        copy(
+            ctx,
+            x,
+            y,
+            y.layout.origin_shape,
+            source_index=lambda i, o=offset: _shifted(i, axis, o),
+        )
+        offset += y.layout.origin_shape[axis]
+
+
+def lower_slice(ctx: LoweringContext, op: Operation) -> None:
+    """ONNX Slice: per axis `start + step * i` (bounds as the host kernel clamps them)."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    shape = x.layout.origin_shape
+    begins, ends = ctx.attr("begins"), ctx.attr("ends")
+    axes = op.attributes.get("axes") and ctx.attr("axes") or list(range(len(begins)))
+    steps = op.attributes.get("steps") and ctx.attr("steps") or [1] * len(begins)
+    starts, strides = [0] * len(shape), [1] * len(shape)
+    for begin, end, axis, step in zip(begins, ends, axes, steps, strict=True):
+        axis %= len(shape)
+        kept = host_slice(np.arange(shape[axis]), begins=[begin], ends=[end], steps=[step])
+        if kept.size:
+            starts[axis], strides[axis] = int(kept[0]), step
+
+    def source_index(index: list[Ix]) -> list[Ix]:
+        return [i * s + b for i, s, b in zip(index, strides, starts, strict=True)]
+
+    copy(ctx, x, y, y.layout.origin_shape, source_index)
+
+
+def lower_pad(ctx: LoweringContext, op: Operation) -> None:
+    """Constant padding: fill with the value, then copy the kept input region."""
+    if ctx.attr("mode") != "constant":
+        raise ctx.error(f"has no loop lowering for mode '{ctx.attr('mode')}'")
+    (x,) = ctx.operands()
+    y = ctx.result()
+    value = float(ctx.attr("value"))
+
+    def fill(nest: Nest, index: list[Ix]) -> None:
+        nest.store(nest.const(value, y.layout.element_type), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, fill)
+    rank = len(x.layout.origin_shape)
+    paddings = list(ctx.attr("paddings"))
+    begins, ends = paddings[:rank], paddings[rank:]
+    first = [max(-b, 0) for b in begins]
+    sizes = tuple(
+        size - max(-b, 0) - max(-e, 0)
+        for size, b, e in zip(x.layout.origin_shape, begins, ends, strict=True)
+    )
+    copy(
+        ctx,
+        x,
+        y,
+        sizes,
+        source_index=lambda index: [i + f for i, f in zip(index, first, strict=True)],
+        target_index=lambda index: [
+            i + max(b, 0) for i, b in zip(index, begins, strict=True)
+        ],
+    )
+
+
+def lower_tile(ctx: LoweringContext, op: Operation) -> None:
+    """`y[i] = x[i mod shape(x)]`."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    shape = x.layout.origin_shape
+    copy(
+        ctx,
+        x,
+        y,
+        y.layout.origin_shape,
+        lambda index: [i.mod(s) for i, s in zip(index, shape, strict=True)],
+    )

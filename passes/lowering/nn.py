@@ -1,0 +1,502 @@
+"""Lowerings of reducing ops: convolution, pooling, matrix products, softmax,
+LRN, normalisations and reductions.
+
+They share one shape: an accumulator (the result buffer when it is float32,
+else a float32 scratch buffer in the result's layout) is initialised, then a
+loop nest over output and reduction axes stores `acc[out] = acc[out] (+|max) v`,
+then a final nest writes the result. Convolution on NC1HWC0 / FRACTAL_Z:
+
+```mlir
+affine.for %n, %c1o, %ho, %wo, %c0o, %c1i, %kh, %kw, %c0i {
+  %x = affine.load %xpad[%n, %c1i, %ho * 2 + %kh, %wo * 2 + %kw, %c0i]
+  %w = affine.load %w[%c1i * 9 + %kh * 3 + %kw, %c1o, %c0o, %c0i]
+  %a = affine.load %acc[%n, %c1o, %ho, %wo, %c0o]
+  affine.store (%a + %x * %w), %acc[%n, %c1o, %ho, %wo, %c0o]
+}
+```
+
+Spatial padding is a scratch copy of the input with a border of zeros (or
+-inf for max pooling), so no loop needs a condition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import f32
+from xdsl.ir import Operation
+
+from ge_dialect.formats import Format
+from passes.lowering.context import LoweringContext, broadcast_index
+from passes.lowering.emitter import Buffer, Nest, Value, is_float
+from passes.lowering.index import Ix
+from passes.lowering.layouts import plain_layout
+from passes.lowering.movement import copy
+
+Combine = Callable[[Nest, Value, Value], Value]
+
+
+def _add(nest: Nest, a: Value, b: Value) -> Value:
+    return nest.op(arith.AddfOp, a, b)
+
+
+def _max(nest: Nest, a: Value, b: Value) -> Value:
+    return nest.op(arith.MaximumfOp, a, b)
+
+
+def accumulator(ctx: LoweringContext, y: Buffer) -> Buffer:
+    """`y` itself when it is float32, else a float32 scratch buffer like it."""
+    if y.layout.element_type == f32:
+        return y
+    return ctx.temporary(y.layout.retyped(f32))
+
+
+def initialise(
+    ctx: LoweringContext,
+    acc: Buffer,
+    value: float | Callable[[Nest, list[Ix]], Value],
+) -> None:
+    """Store a constant (or `value(nest, index)`) at every valid element of `acc`."""
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        v = nest.const(value) if isinstance(value, float) else value(nest, index)
+        nest.store(v, acc, index)
+
+    ctx.emitter.for_each(acc.layout.origin_shape, body)
+
+
+def accumulate(
+    ctx: LoweringContext,
+    acc: Buffer,
+    sizes: Sequence[int],
+    acc_index: Callable[[list[Ix]], list[Ix]],
+    term: Callable[[Nest, list[Ix]], Value],
+    combine: Combine = _add,
+) -> None:
+    """`acc[acc_index(i)] = combine(acc[...], term(i))` for i over `sizes`."""
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        value = term(nest, index)
+        target = acc_index(index)
+        nest.store(combine(nest, nest.load(acc, target), value), acc, target)
+
+    ctx.emitter.for_each(sizes, body)
+
+
+def finish(
+    ctx: LoweringContext,
+    y: Buffer,
+    value: Callable[[Nest, list[Ix]], Value] | None,
+    acc: Buffer,
+) -> None:
+    """Write `value(i)` (default: the accumulator) to the result, if needed."""
+    if value is None:
+        if acc is y:
+            return
+
+        def value(nest: Nest, index: list[Ix]) -> Value:
+            return nest.load(acc, index)
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        nest.store(value(nest, index), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)
+
+
+def _place(letters: str, **positions: Ix) -> list[Ix]:
+    """An index in the axis order `letters` from per-letter values."""
+    return [positions[letter] for letter in letters]
+
+
+def padded_input(
+    ctx: LoweringContext,
+    x: Buffer,
+    data_format: str,
+    before: tuple[int, int],
+    size: tuple[int, int],
+    fill: float,
+) -> Buffer:
+    """`x` copied into a scratch buffer of spatial `size`, bordered with `fill`."""
+    shape = list(x.layout.origin_shape)
+    h_axis, w_axis = data_format.index("H"), data_format.index("W")
+    if before == (0, 0) and (shape[h_axis], shape[w_axis]) == size:
+        return x
+    shape[h_axis], shape[w_axis] = size
+    padded = ctx.temporary(x.layout.resized(shape), fill=fill)
+    offsets = {h_axis: before[0], w_axis: before[1]}
+
+    def shifted(index: list[Ix]) -> list[Ix]:
+        return [ix + offsets.get(k, 0) for k, ix in enumerate(index)]
+
+    copy(ctx, x, padded, x.layout.origin_shape, target_index=shifted)
+    return padded
+
+
+def _spatial(ctx: LoweringContext, name: str, data_format: str) -> tuple[int, int]:
+    values = ctx.attr(name)
+    return values[data_format.index("H")], values[data_format.index("W")]
+
+
+def _require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
+    if not all(is_float(b.layout.element_type) for b in buffers):
+        raise ctx.error("has no loop lowering for non-float element types")
+
+
+def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
+    """Grouped, strided, dilated 2-D convolution (cross-correlation) plus bias.
+
+    Loops: N, groups, output channels per group, Ho, Wo; reduction over input
+    channels per group, KH, KW. Works for any activation/filter layouts.
+    """
+    x, w, *bias = ctx.operands()
+    _require_float(ctx, x, w)
+    y = ctx.result()
+    data_format = str(ctx.attr("data_format"))
+    filter_format = w.layout.origin_format
+    w_letters = "NCHW" if filter_format == Format.ND else filter_format.value
+    groups = int(ctx.attr("groups"))
+    n, _, h, width = (x.layout.origin_shape[data_format.index(a)] for a in "NCHW")
+    cout, cin_g, kh, kw = (w.layout.origin_shape[w_letters.index(a)] for a in "NCHW")
+    ho, wo = (y.layout.origin_shape[data_format.index(a)] for a in "HW")
+    (sh, sw), (dh, dw) = _spatial(ctx, "strides", data_format), _spatial(
+        ctx, "dilations", data_format
+    )
+    top, bottom, left, right = ctx.attr("pads")
+    needed = ((ho - 1) * sh + (kh - 1) * dh + 1, (wo - 1) * sw + (kw - 1) * dw + 1)
+    size = (max(h + top + bottom, needed[0]), max(width + left + right, needed[1]))
+    source = padded_input(ctx, x, data_format, (top, left), size, 0.0)
+    acc = accumulator(ctx, y)
+    c_axis = data_format.index("C")
+    if bias:
+        initialise(ctx, acc, lambda nest, index: nest.load(bias[0], [index[c_axis]]))
+    else:
+        initialise(ctx, acc, 0.0)
+    per_group = cout // groups
+
+    def term(nest: Nest, index: list[Ix]) -> Value:
+        b, g, o, oh, ow, i, ih, iw = index
+        xv = nest.load(
+            source,
+            _place(data_format, N=b, C=g * cin_g + i, H=oh * sh + ih * dh, W=ow * sw + iw * dw),
+        )
+        wv = nest.load(w, _place(w_letters, N=g * per_group + o, C=i, H=ih, W=iw))
+        return nest.op(arith.MulfOp, xv, wv)
+
+    def acc_index(index: list[Ix]) -> list[Ix]:
+        b, g, o, oh, ow = index[:5]
+        return _place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
+
+    sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
+    accumulate(ctx, acc, sizes, acc_index, term)
+    finish(ctx, y, None, acc)
+
+
+def _window_counts(
+    ctx: LoweringContext, extent: int, first: int, end: int, k: int, s: int, out: int
+) -> Buffer:
+    """Per output position along one axis: how many window taps fall in `first..end-1`."""
+    mask = ctx.temporary(plain_layout((extent,), f32), fill=0.0)
+
+    def one(nest: Nest, index: list[Ix]) -> None:
+        nest.store(nest.const(1.0), mask, [index[0] + first])
+
+    ctx.emitter.for_each((end - first,), one)
+    counts = ctx.temporary(plain_layout((out,), f32), fill=0.0)
+    accumulate(
+        ctx,
+        counts,
+        (out, k),
+        lambda index: [index[0]],
+        lambda nest, index: nest.load(mask, [index[0] * s + index[1]]),
+    )
+    return counts
+
+
+def lower_pool(ctx: LoweringContext, op: Operation) -> None:
+    """Max / average pooling; padding never wins a max and is counted by the rule."""
+    (x,) = ctx.operands()
+    _require_float(ctx, x)
+    y = ctx.result()
+    data_format = str(ctx.attr("data_format"))
+    is_max = op.name == "ge.max_pool"
+    kh, kw = _spatial(ctx, "ksize", data_format)
+    sh, sw = _spatial(ctx, "strides", data_format)
+    top, bottom, left, right = ctx.attr("pads")
+    h, width = (x.layout.origin_shape[data_format.index(a)] for a in "HW")
+    ho, wo = (y.layout.origin_shape[data_format.index(a)] for a in "HW")
+    size = (max(h + top + bottom, (ho - 1) * sh + kh), max(width + left + right, (wo - 1) * sw + kw))
+    pad_value = float("-inf") if is_max else 0.0
+    source = padded_input(ctx, x, data_format, (top, left), size, pad_value)
+    acc = accumulator(ctx, y)
+    initialise(ctx, acc, pad_value)
+    axes = [data_format.index(a) for a in "NCHW"]
+
+    def term(nest: Nest, index: list[Ix]) -> Value:
+        out, (ih, iw) = index[:4], index[4:]
+        source_index = list(out)
+        source_index[axes[2]] = out[axes[2]] * sh + ih
+        source_index[axes[3]] = out[axes[3]] * sw + iw
+        return nest.load(source, source_index)
+
+    sizes = (*y.layout.origin_shape, kh, kw)
+    accumulate(ctx, acc, sizes, lambda index: index[:4], term, _max if is_max else _add)
+    if is_max:
+        finish(ctx, y, None, acc)
+        return
+    include_pad = bool(ctx.attr("count_include_pad"))
+    rows = _window_counts(
+        ctx, size[0], 0 if include_pad else top, top + h + (bottom if include_pad else 0), kh, sh, ho
+    )
+    cols = _window_counts(
+        ctx, size[1], 0 if include_pad else left, left + width + (right if include_pad else 0), kw, sw, wo
+    )
+
+    def average(nest: Nest, index: list[Ix]) -> Value:
+        count = nest.op(
+            arith.MulfOp,
+            nest.load(rows, [index[axes[2]]]),
+            nest.load(cols, [index[axes[3]]]),
+        )
+        return nest.op(arith.DivfOp, nest.load(acc, index), count)
+
+    finish(ctx, y, average, acc)
+
+
+def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
+    """Mean or max over H and W."""
+    (x,) = ctx.operands()
+    _require_float(ctx, x)
+    y = ctx.result()
+    data_format = str(ctx.attr("data_format"))
+    is_max = op.name == "ge.global_max_pool"
+    spatial = [data_format.index(a) for a in "HW"]
+    acc = accumulator(ctx, y)
+    initialise(ctx, acc, float("-inf") if is_max else 0.0)
+
+    def acc_index(index: list[Ix]) -> list[Ix]:
+        return [Ix.of(0) if k in spatial else ix for k, ix in enumerate(index)]
+
+    accumulate(
+        ctx,
+        acc,
+        x.layout.origin_shape,
+        acc_index,
+        lambda nest, index: nest.load(x, index),
+        _max if is_max else _add,
+    )
+    if is_max:
+        finish(ctx, y, None, acc)
+        return
+    count = float(x.layout.origin_shape[spatial[0]] * x.layout.origin_shape[spatial[1]])
+    finish(
+        ctx,
+        y,
+        lambda nest, index: nest.op(arith.DivfOp, nest.load(acc, index), nest.const(count)),
+        acc,
+    )
+
+
+def reduce_into(
+    ctx: LoweringContext,
+    x: Buffer,
+    axes: Sequence[int],
+    init: float,
+    term: Callable[[Nest, list[Ix]], Value],
+    combine: Combine,
+) -> Buffer:
+    """A float32 scratch buffer of x's shape with `axes` kept as size 1, reduced."""
+    shape = tuple(1 if k in axes else d for k, d in enumerate(x.layout.origin_shape))
+    acc = ctx.temporary(plain_layout(shape, f32))
+    initialise(ctx, acc, init)
+    accumulate(ctx, acc, x.layout.origin_shape, keep_dims(axes), term, combine)
+    return acc
+
+
+def keep_dims(axes: Sequence[int]) -> Callable[[list[Ix]], list[Ix]]:
+    """The index with the reduced axes set to 0."""
+    return lambda index: [Ix.of(0) if k in axes else ix for k, ix in enumerate(index)]
+
+
+def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
+    """softmax = exp(x - max) / sum(exp(x - max)); log_softmax = (x - max) - log(sum)."""
+    (x,) = ctx.operands()
+    _require_float(ctx, x)
+    y = ctx.result()
+    axes = [int(ctx.attr("axis")) % len(x.layout.origin_shape)]
+    reduced = keep_dims(axes)
+    peak = reduce_into(ctx, x, axes, float("-inf"), lambda n, i: n.load(x, i), _max)
+
+    def shifted(nest: Nest, index: list[Ix]) -> Value:
+        return nest.op(arith.SubfOp, nest.load(x, index), nest.load(peak, reduced(index)))
+
+    total = reduce_into(
+        ctx, x, axes, 0.0, lambda n, i: n.op(math.ExpOp, shifted(n, i)), _add
+    )
+
+    def softmax(nest: Nest, index: list[Ix]) -> Value:
+        z = shifted(nest, index)
+        s = nest.load(total, reduced(index))
+        if op.name == "ge.log_softmax":
+            return nest.op(arith.SubfOp, z, nest.op(math.LogOp, s))
+        return nest.op(arith.DivfOp, nest.op(math.ExpOp, z), s)
+
+    finish(ctx, y, softmax, y)
+
+
+def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
+    """reduce_sum / reduce_mean / reduce_max over `axes` (all when empty)."""
+    (x,) = ctx.operands()
+    _require_float(ctx, x)
+    y = ctx.result()
+    rank = len(x.layout.origin_shape)
+    axes = sorted({a % rank for a in ctx.attr("axes")}) or list(range(rank))
+    is_max = op.name == "ge.reduce_max"
+    acc = reduce_into(
+        ctx,
+        x,
+        axes,
+        float("-inf") if is_max else 0.0,
+        lambda n, i: n.load(x, i),
+        _max if is_max else _add,
+    )
+    count = 1.0
+    for a in axes:
+        count *= x.layout.origin_shape[a]
+    kept = [k for k in range(rank) if k not in axes]
+    keep = len(y.layout.origin_shape) == rank
+
+    def value(nest: Nest, index: list[Ix]) -> Value:
+        if keep:
+            acc_index = index
+        else:
+            acc_index = [Ix.of(0)] * rank
+            for k, ix in zip(kept, index, strict=True):
+                acc_index[k] = ix
+        v = nest.load(acc, acc_index)
+        if op.name == "ge.reduce_mean":
+            v = nest.op(arith.DivfOp, v, nest.const(count))
+        return v
+
+    finish(ctx, y, value, acc)
+
+
+def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
+    """x / (bias + alpha / size * sum of squares over a channel window) ** beta."""
+    (x,) = ctx.operands()
+    _require_float(ctx, x)
+    y = ctx.result()
+    size = int(ctx.attr("size"))
+    alpha, beta, bias = (float(ctx.attr(a)) for a in ("alpha", "beta", "bias"))
+    axis = str(ctx.attr("data_format")).index("C")
+    shape = list(x.layout.origin_shape)
+    lo = (size - 1) // 2
+    shape[axis] += size - 1
+    squares = ctx.temporary(plain_layout(shape, f32), fill=0.0)
+
+    def shifted(index: list[Ix], by: Ix | int) -> list[Ix]:
+        return [ix + by if k == axis else ix for k, ix in enumerate(index)]
+
+    def square(nest: Nest, index: list[Ix]) -> None:
+        v = nest.load(x, index)
+        nest.store(nest.op(arith.MulfOp, v, v), squares, shifted(index, lo))
+
+    ctx.emitter.for_each(x.layout.origin_shape, square)
+    sums = ctx.temporary(plain_layout(x.layout.origin_shape, f32))
+    initialise(ctx, sums, 0.0)
+    accumulate(
+        ctx,
+        sums,
+        (*x.layout.origin_shape, size),
+        lambda index: index[:-1],
+        lambda nest, index: nest.load(squares, shifted(index[:-1], index[-1])),
+    )
+
+    def value(nest: Nest, index: list[Ix]) -> Value:
+        scaled = nest.op(arith.MulfOp, nest.load(sums, index), nest.const(alpha / size))
+        base = nest.op(arith.AddfOp, scaled, nest.const(bias))
+        return nest.op(arith.DivfOp, nest.load(x, index), nest.op(math.PowFOp, base, nest.const(beta)))
+
+    finish(ctx, y, value, y)
+
+
+def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
+    """(x - mean) / sqrt(var + eps) * gamma + beta, statistics over H and W."""
+    x, gamma, beta = ctx.operands()
+    _require_float(ctx, x)
+    y = ctx.result()
+    data_format = str(ctx.attr("data_format"))
+    epsilon = float(ctx.attr("epsilon"))
+    spatial = [data_format.index(a) for a in "HW"]
+    c_axis = data_format.index("C")
+    count = float(x.layout.origin_shape[spatial[0]] * x.layout.origin_shape[spatial[1]])
+    reduced = keep_dims(spatial)
+    total = reduce_into(ctx, x, spatial, 0.0, lambda n, i: n.load(x, i), _add)
+
+    def centred(nest: Nest, index: list[Ix]) -> Value:
+        mean = nest.op(arith.DivfOp, nest.load(total, reduced(index)), nest.const(count))
+        return nest.op(arith.SubfOp, nest.load(x, index), mean)
+
+    squares = reduce_into(
+        ctx, x, spatial, 0.0, lambda n, i: n.op(arith.MulfOp, centred(n, i), centred(n, i)), _add
+    )
+
+    def value(nest: Nest, index: list[Ix]) -> Value:
+        var = nest.op(arith.DivfOp, nest.load(squares, reduced(index)), nest.const(count))
+        scale = nest.op(math.SqrtOp, nest.op(arith.AddfOp, var, nest.const(epsilon)))
+        normed = nest.op(arith.DivfOp, centred(nest, index), scale)
+        c = [index[c_axis]]
+        return nest.op(arith.AddfOp, nest.op(arith.MulfOp, normed, nest.load(gamma, c)), nest.load(beta, c))
+
+    finish(ctx, y, value, y)
+
+
+def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
+    """matmul / batch_matmul / gemm: `alpha * op(a) @ op(b) + beta * c`."""
+    a, b, *extra = ctx.operands()
+    _require_float(ctx, a, b)
+    y = ctx.result()
+    if op.name == "ge.gemm":
+        trans_a, trans_b = bool(ctx.attr("trans_a")), bool(ctx.attr("trans_b"))
+        alpha, beta = float(ctx.attr("alpha")), float(ctx.attr("beta"))
+    elif op.name == "ge.matmul":
+        trans_a, trans_b = bool(ctx.attr("transpose_x1")), bool(ctx.attr("transpose_x2"))
+        alpha, beta = 1.0, 1.0
+    else:
+        trans_a, trans_b = bool(ctx.attr("adj_x1")), bool(ctx.attr("adj_x2"))
+        alpha, beta = 1.0, 1.0
+    a_shape, b_shape = a.layout.origin_shape, b.layout.origin_shape
+    if len(a_shape) < 2 or len(b_shape) < 2:
+        raise ctx.error("has no loop lowering for rank-1 operands")
+    k = a_shape[-2] if trans_a else a_shape[-1]
+    out_shape = y.layout.origin_shape
+    acc = accumulator(ctx, y) if alpha == 1.0 and not extra else ctx.temporary(
+        y.layout.retyped(f32)
+    )
+    initialise(ctx, acc, 0.0)
+
+    def operand_index(shape: tuple[int, ...], batch: list[Ix], row: Ix, col: Ix, swap: bool):
+        return [*broadcast_index(batch, shape[:-2]), *((col, row) if swap else (row, col))]
+
+    def term(nest: Nest, index: list[Ix]) -> Value:
+        *batch, m, n, kk = index
+        av = nest.load(a, operand_index(a_shape, batch, m, kk, trans_a))
+        bv = nest.load(b, operand_index(b_shape, batch, kk, n, trans_b))
+        return nest.op(arith.MulfOp, av, bv)
+
+    accumulate(ctx, acc, (*out_shape, k), lambda index: index[:-1], term)
+    if acc is y:
+        return
+
+    def value(nest: Nest, index: list[Ix]) -> Value:
+        v = nest.load(acc, index)
+        if alpha != 1.0:
+            v = nest.op(arith.MulfOp, nest.const(alpha), v)
+        if extra:
+            c = nest.load(extra[0], broadcast_index(index, extra[0].layout.origin_shape))
+            if beta != 1.0:
+                c = nest.op(arith.MulfOp, nest.const(beta), c)
+            v = nest.op(arith.AddfOp, v, c)
+        return v
+
+    finish(ctx, y, value, acc)

@@ -1,0 +1,96 @@
+"""`transop-breadth-fusion`: merge identical trans ops that read the same value.
+
+GE's TransOpBreadthFusionPass (research/ge_behaviour.md §2.2). Trans ops
+consuming one value with the same op, attributes and result type compute the
+same thing; the first one in the block is kept and takes the others' uses:
+
+```mlir
+%a = ge.cast %x {dst_type = f16} : tensor<2x17xf32> -> tensor<2x17xf16>
+%b = ge.cast %x {dst_type = f16} : tensor<2x17xf32> -> tensor<2x17xf16>
+%r = ge.add %a, %b : ...
+// after:
+%a = ge.cast %x {dst_type = f16} : tensor<2x17xf32> -> tensor<2x17xf16>
+%r = ge.add %a, %a : ...
+```
+
+GE builds a fusion id from the op type, the output anchor, `stream_label`
+and the type-specific descriptor fields. Here the id is the op name, every
+attribute except the node `name` (so `stream_label` and `groups` keep ops
+apart, as in GE) and the result type, which is the whole output descriptor.
+This is stricter than GE in two places where GE's id is too coarse:
+UnsqueezeV2 (GE fuses any two) and ExpandDims (GE ignores the axis). The
+operand is one SSA value, so ops on different results of one producer never
+meet (GE's "different output anchors"). Shape, perm and axes are attributes,
+so GE's "non-data input must be a constant" rule always holds.
+
+Control edges: GE moves the removed op's in-control edges to its consumers
+and adds producer -> consumer control edges so no cycle appears. The kept
+op comes first in the block, so it dominates every use it takes over; SSA
+needs nothing more. The walker revisits the kept op's users, so their own
+identical trans ops merge in the same run (GE's topological sweep).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from passes.transop_utils import trans_kind
+
+NODE_NAME = "name"
+"""The node-name attribute; it never keeps two trans ops apart."""
+
+
+def fusion_id(op: Operation) -> tuple[object, ...]:
+    """What must agree for two trans ops on one value to be merged."""
+    attributes: tuple[tuple[str, Attribute], ...] = tuple(
+        sorted((k, v) for k, v in op.attributes.items() if k != NODE_NAME)
+    )
+    properties = tuple(sorted(op.properties.items()))
+    return (op.name, attributes, properties, tuple(op.result_types))
+
+
+def trans_users(value: SSAValue) -> list[Operation]:
+    """The trans ops reading `value` as their data operand, in block order."""
+    users = {
+        use.operation
+        for use in value.uses
+        if use.index == 0 and trans_kind(use.operation) is not None
+    }
+    if len(users) < 2:
+        return list(users)  # nothing to merge, no need to order
+    block = next(iter(users)).parent_block()
+    assert block is not None
+    return [op for op in block.ops if op in users]
+
+
+class FuseIdenticalTransOps(RewritePattern):
+    """Merge trans ops with the same fusion id on one result of `op`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        for value in op.results:
+            kept: dict[tuple[object, ...], Operation] = {}
+            for user in trans_users(value):
+                first = kept.setdefault(fusion_id(user), user)
+                if first is user:
+                    continue  # the first op with this id is kept
+                rewriter.replace(user, [], list(first.results))
+
+
+@dataclass(frozen=True)
+class TransOpBreadthFusionPass(ModulePass):
+    """Merge identical trans ops on one value (GE's TransOpBreadthFusion)."""
+
+    name = "transop-breadth-fusion"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FuseIdenticalTransOps()).rewrite_module(op)

@@ -1,0 +1,57 @@
+// RUN: ge-opt %s --split-input-file --infer-shape | filecheck %s
+
+// Subgraph data take their parent operand's shape; parent results come
+// from the subgraph outputs.
+
+// CHECK-LABEL: ge.graph @if_results_from_branches
+// CHECK:         %c = ge.conv2d {{.*}} -> tensor<1x4x6x6xf32>
+// CHECK-NEXT:    %r = ge.if %p, %c : (tensor<i1>, tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32> then {
+// CHECK-NEXT:      %a = ge.data {parent_index = 1 : i64} : tensor<1x4x6x6xf32>
+// CHECK-NEXT:      %m = ge.max_pool %a {{.*}} -> tensor<1x4x3x3xf32>
+// CHECK:         } else {
+// CHECK-NEXT:      %b = ge.data {parent_index = 1 : i64} : tensor<1x4x6x6xf32>
+// CHECK-NEXT:      %v = ge.avg_pool %b {{.*}} -> tensor<1x4x3x3xf32>
+// CHECK:         %o = ge.relu %r : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+ge.graph @if_results_from_branches {
+  %p = ge.data {index = 0 : i64} : tensor<i1>
+  %x = ge.data {index = 1 : i64} : tensor<1x3x8x8xf32>
+  %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
+  %c = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x?x?x?xf32>
+  %r = ge.if %p, %c : (tensor<i1>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> then {
+    %a = ge.data {parent_index = 1 : i64} : tensor<?x?x?x?xf32>
+    %m = ge.max_pool %a {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>} : tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+    ge.netoutput %m : tensor<?x?x?x?xf32>
+  } else {
+    %b = ge.data {parent_index = 1 : i64} : tensor<?x?x?x?xf32>
+    %v = ge.avg_pool %b {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>} : tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+    ge.netoutput %v : tensor<?x?x?x?xf32>
+  }
+  %o = ge.relu %r : tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+  ge.netoutput %o : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: ge.graph @while_loop_variables
+// CHECK:         %r = ge.while %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> cond {
+// CHECK-NEXT:      %cx = ge.data {parent_index = 0 : i64} : tensor<1x4x6x6xf32>
+// CHECK-NEXT:      %s = ge.reduce_sum %cx {{.*}} -> tensor<f32>
+// CHECK:         } body {
+// CHECK-NEXT:      %bx = ge.data {parent_index = 0 : i64} : tensor<1x4x6x6xf32>
+// CHECK-NEXT:      %n = ge.neg %bx : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+ge.graph @while_loop_variables {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32>
+  %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
+  %c = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x?x?x?xf32>
+  %r = ge.while %c : (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> cond {
+    %cx = ge.data {parent_index = 0 : i64} : tensor<?x?x?x?xf32>
+    %s = ge.reduce_sum %cx {keep_dims = false} : tensor<?x?x?x?xf32> -> tensor<f32>
+    %b = ge.cast %s {dst_type = i1} : tensor<f32> -> tensor<i1>
+    ge.netoutput %b : tensor<i1>
+  } body {
+    %bx = ge.data {parent_index = 0 : i64} : tensor<?x?x?x?xf32>
+    %n = ge.neg %bx : tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+    ge.netoutput %n : tensor<?x?x?x?xf32>
+  }
+  ge.netoutput %r : tensor<?x?x?x?xf32>
+}

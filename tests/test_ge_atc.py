@@ -1,0 +1,466 @@
+"""`ge-atc` end to end: ONNX and single-op compiles, `.om` runs, clean errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from ge_runtime.offline_model import load_offline_model
+from tools import ge_atc, ge_run
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "small_cnn.onnx"
+SINGLEOP = ROOT / "tests" / "filecheck" / "ge-atc" / "inputs" / "singleop.json"
+EXAMPLE_SHAPE = "input:1,3,32,32"
+
+
+def run_tool(main, capsys, *args: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of an in-process tool run."""
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_one_line_error(code: int, err: str, fragment: str) -> None:
+    assert code == 1
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert fragment in lines[0], lines[0]
+
+
+def compile_example(capsys, out: Path, *extra: str) -> Path:
+    code, _, err = run_tool(
+        ge_atc.main,
+        capsys,
+        f"--model={EXAMPLE}",
+        "--framework=5",
+        f"--output={out}",
+        f"--input_shape={EXAMPLE_SHAPE}",
+        *extra,
+    )
+    assert code == 0, err
+    return out.with_suffix(".om")
+
+
+# ---------------------------------------------------------------------------
+# The bundled example
+# ---------------------------------------------------------------------------
+
+
+def test_bundled_example_is_what_the_script_writes() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "make_small_cnn", ROOT / "examples" / "make_small_cnn.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.make_model().SerializeToString() == EXAMPLE.read_bytes()
+    assert EXAMPLE.stat().st_size < 300_000
+
+
+@pytest.mark.parametrize("soc", [None, "Ascend910"])
+def test_example_compiles_and_matches_onnxruntime(
+    tmp_path: Path, capsys, soc: str | None
+) -> None:
+    ort = pytest.importorskip("onnxruntime")
+    extra = [f"--soc_version={soc}"] if soc else []
+    om = compile_example(capsys, tmp_path / "cnn", *extra)
+    model = load_offline_model(om)
+    assert model.target == soc
+    assert model.manifest["inputs"][0]["shape"] == [1, 3, 32, 32]
+    assert model.manifest["outputs"][0]["name"] == "probs"
+    assert "ge.transdata" in model.ir and "NC1HWC0" in model.ir
+    assert "FRACTAL_Z" in model.ir
+    x = np.random.default_rng(1).standard_normal((1, 3, 32, 32), np.float32)
+    np.save(tmp_path / "x.npy", x)
+    code, out, err = run_tool(
+        ge_run.main,
+        capsys,
+        om,
+        f"--input=input={tmp_path / 'x.npy'}",
+        "--check",
+        f"--output-dir={tmp_path / 'out'}",
+    )
+    assert code == 0, err
+    assert "check output_0: max abs error" in out and ": ok" in out
+    ours = np.load(tmp_path / "out" / "output_0.npy")
+    session = ort.InferenceSession(str(EXAMPLE), providers=["CPUExecutionProvider"])
+    (ref,) = session.run(None, {"input": x})
+    assert ours.shape == ref.shape == (1, 10)
+    assert np.abs(ours - ref).max() <= 1e-3 * np.abs(ref).max()
+
+
+def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
+    code, _, err = run_tool(
+        ge_atc.main,
+        capsys,
+        f"--model={EXAMPLE}",
+        "--framework=5",
+        f"--output={tmp_path / 'a'}",
+        f"--input_shape={EXAMPLE_SHAPE}",
+    )
+    assert code == 0
+    stages = ge_atc.compile_stages(ge_atc.CompileOptions())
+    for number, stage in enumerate(stages, 1):
+        assert f"ge-atc: [{number}/{len(stages)}] {stage.name}: " in err
+    assert f"wrote {tmp_path / 'a.om'}" in err
+    code, out, err = run_tool(
+        ge_atc.main,
+        capsys,
+        f"--model={EXAMPLE}",
+        "--framework=5",
+        f"--output={tmp_path / 'b.om'}",
+        f"--input_shape={EXAMPLE_SHAPE}",
+        "--log=error",
+    )
+    assert (code, out, err) == (0, "", "")
+    assert (tmp_path / "b.om").is_file() and not (tmp_path / "b.om.om").exists()
+
+
+def test_dump_graph_writes_ir_and_picture_per_stage(tmp_path: Path, capsys) -> None:
+    dump = tmp_path / "dump"
+    compile_example(capsys, tmp_path / "cnn", f"--dump-graph={dump}")
+    stages = ["import"] + [
+        s.name for s in ge_atc.compile_stages(ge_atc.CompileOptions())
+    ]
+    stems = [f"{i:02d}-{name}" for i, name in enumerate(stages)]
+    assert sorted(p.name for p in dump.glob("*.mlir")) == [f"{s}.mlir" for s in stems]
+    assert sorted(p.name for p in dump.glob("*.dot")) == [f"{s}.dot" for s in stems]
+    inserted = stems[stages.index("insert-transdata")]
+    assert "ge.transdata" not in (dump / f"{stems[0]}.mlir").read_text()
+    assert "ge.transdata" in (dump / f"{inserted}.mlir").read_text()
+    dot = (dump / f"{inserted}.dot").read_text()
+    assert "NCHW -> NC1HWC0" in dot and "#d62728" in dot  # TransData highlighted
+    assert "NCHW/NC1HWC0" in dot  # edges labelled with origin/storage formats
+
+
+def test_mode_1_writes_readable_json(tmp_path: Path, capsys) -> None:
+    om = compile_example(capsys, tmp_path / "cnn", "--soc_version=Ascend910")
+    code, _, err = run_tool(
+        ge_atc.main, capsys, "--mode=1", f"--om={om}", f"--json={tmp_path / 'm.json'}"
+    )
+    assert code == 0, err
+    described = json.loads((tmp_path / "m.json").read_text())
+    assert described["manifest"]["soc_version"] == "Ascend910"
+    assert described["manifest"]["compile_options"]["input_shape"] == EXAMPLE_SHAPE
+    ops = {op["name"]: op for op in described["graph"][0]["op"]}
+    conv = ops["conv1"]
+    assert conv["type"] == "ge.conv2d"
+    assert conv["input_desc"][0]["storage_format"] == "NC1HWC0"
+    assert conv["input_desc"][1]["storage_format"] == "FRACTAL_Z"
+    assert conv["output_desc"][0]["storage_shape"] == [1, 2, 32, 32, 16]
+    assert any(op["type"] == "ge.transdata" for op in ops.values())
+    assert {w["name"] for w in described["weights"]} >= {"conv3.weight"}
+
+
+# ---------------------------------------------------------------------------
+# Single-op descriptions
+# ---------------------------------------------------------------------------
+
+
+def test_singleop_compiles_each_op_and_each_model_runs(tmp_path: Path, capsys) -> None:
+    entries = json.loads(SINGLEOP.read_text())
+    code, _, err = run_tool(
+        ge_atc.main,
+        capsys,
+        f"--singleop={SINGLEOP}",
+        f"--output={tmp_path / 'ops'}",
+        "--soc_version=Ascend910",
+    )
+    assert code == 0, err
+    files = sorted((tmp_path / "ops").glob("*.om"))
+    assert [f.name.split("_")[1] for f in files] == [e["op"] for e in entries]
+    assert files[0].name.startswith("0_Conv2D_float16_NC1HWC0_1_2_8_8_16_")
+    for index, (path, entry) in enumerate(zip(files, entries, strict=True)):
+        model = load_offline_model(path)
+        assert model.manifest["op"] == entry["op"]
+        assert model.manifest["op_index"] == index
+        out = tmp_path / f"out{index}"
+        code, stdout, err = run_tool(
+            ge_run.main,
+            capsys,
+            path,
+            "--random-inputs",
+            "--check",
+            "--stored-outputs",
+            f"--output-dir={out}",
+        )
+        assert code == 0, err
+        assert ": ok" in stdout
+        stored = np.load(out / "output_0.npy")
+        (desc,) = entry["output_desc"]
+        assert list(stored.shape) == desc["shape"]
+
+
+def test_singleop_storage_formats_reach_the_graph_interface(
+    tmp_path: Path, capsys
+) -> None:
+    run_tool(
+        ge_atc.main,
+        capsys,
+        f"--singleop={SINGLEOP}",
+        f"--output={tmp_path}",
+        "--soc_version=Ascend910",
+    )
+    conv = load_offline_model(next(tmp_path.glob("0_Conv2D_*.om")))
+    inputs = conv.manifest["inputs"]
+    assert [i["storage_format"] for i in inputs] == ["NC1HWC0", "FRACTAL_Z", "ND"]
+    assert [i["name"] for i in inputs] == ["x", "filter", "bias"]
+    assert conv.manifest["outputs"][0]["storage_shape"] == [1, 3, 8, 8, 16]
+    assert "ge.transdata" not in conv.ir  # the layouts are given, nothing to convert
+    matmul = load_offline_model(next(tmp_path.glob("1_MatMulV2_*.om")))
+    assert matmul.manifest["outputs"][0]["storage_format"] == "FRACTAL_NZ"
+
+
+def write_ops(tmp_path: Path, ops: list) -> Path:
+    path = tmp_path / "ops.json"
+    path.write_text(json.dumps(ops))
+    return path
+
+
+RELU = {
+    "op": "Relu",
+    "input_desc": [{"format": "NCHW", "shape": [1, 3, 4, 4], "type": "float16"}],
+    "output_desc": [{"format": "NCHW", "shape": [1, 3, 4, 4], "type": "float16"}],
+}
+
+
+def nc1hwc0(storage: list[int], origin: list[int]) -> dict:
+    return {
+        "format": "NC1HWC0",
+        "origin_format": "NCHW",
+        "shape": storage,
+        "origin_shape": origin,
+        "type": "float16",
+    }
+
+
+@pytest.mark.parametrize(
+    ("op", "fragment"),
+    [
+        ({**RELU, "op": "Frobnicate"}, "op type 'Frobnicate' is not supported"),
+        (
+            {**RELU, "input_desc": [nc1hwc0([1, 1, 4, 4, 8], [1, 3, 4, 4])]},
+            "shape [1, 1, 4, 4, 8] is not the NC1HWC0 shape [1, 1, 4, 4, 16]",
+        ),
+        (
+            {
+                **RELU,
+                "input_desc": [{"format": "NC1HWC0", "shape": [1], "type": "float16"}],
+            },
+            'internal format NC1HWC0 needs "origin_format"',
+        ),
+        (
+            {
+                **RELU,
+                "output_desc": [
+                    {"format": "NCHW", "shape": [1, 3, 4, 5], "type": "float16"}
+                ],
+            },
+            "output_desc[0] has shape [1, 3, 4, 5], the op computes [1, 3, 4, 4]",
+        ),
+        (
+            {**RELU, "attr": [{"name": "alpha", "type": "float", "value": 1.0}]},
+            "unknown attr 'alpha'",
+        ),
+        ({**RELU, "input_desc": []}, "has 0 input_desc, Relu takes (x)"),
+        (
+            {
+                **RELU,
+                "input_desc": [{"format": "NCHW", "shape": [1], "type": "complex"}],
+            },
+            "unknown type 'complex'",
+        ),
+        (
+            {
+                **RELU,
+                "input_desc": [{"format": "NCWH", "shape": [1], "type": "float16"}],
+            },
+            "unknown format 'NCWH'",
+        ),
+        ({**RELU, "colour": "red"}, "unknown key 'colour'"),
+        (
+            {
+                "op": "Conv2D",
+                "input_desc": RELU["input_desc"] * 2,
+                "output_desc": RELU["output_desc"],
+                "attr": [{"name": "strides", "type": "list_int", "value": 1}],
+            },
+            "attr 'strides': value 1 is not a list_int",
+        ),
+    ],
+)
+def test_bad_singleop_entries_are_one_line_errors(
+    tmp_path: Path, capsys, op: dict, fragment: str
+) -> None:
+    path = write_ops(tmp_path, [RELU, op])  # the good first op is not written either
+    out = tmp_path / "out"
+    code, _, err = run_tool(
+        ge_atc.main, capsys, f"--singleop={path}", f"--output={out}"
+    )
+    assert_one_line_error(code, err, fragment)
+    assert "op #1" in err
+    assert not list(tmp_path.rglob("*.om"))
+
+
+def test_invalid_singleop_json_is_one_line_error(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "ops.json"
+    path.write_text('[{"op": "Relu",\n  "input_desc": [}]')
+    code, _, err = run_tool(ge_atc.main, capsys, f"--singleop={path}", "--output=x")
+    assert_one_line_error(code, err, f"{path}:2:18: error: invalid JSON")
+
+
+# ---------------------------------------------------------------------------
+# Bad flags, bad models, bad offline models
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "fragment"),
+    [
+        (["--framework=3"], "--framework=3 (TensorFlow) is not supported"),
+        (
+            ["--framework=5", "--input_shape=input:1,3,x,32"],
+            "bad input shape 'input:1,3,x,32'",
+        ),
+        (["--framework=5", "--input_shape=input"], "bad input shape 'input'"),
+        (
+            ["--framework=5", "--input_shape=image:1,3,32,32"],
+            "--input-shape names 'image'",
+        ),
+        (["--framework=5", "--soc_version=Ascend999"], "unknown target 'Ascend999'"),
+        (
+            ["--framework=5", "--input_format=NCWH"],
+            "--input_format=NCWH is not supported",
+        ),
+        (["--framework=5", "--mode=3"], "--mode=3 is not supported"),
+        (["--framework=5", "--log=loud"], "argument --log: invalid choice: 'loud'"),
+        (["--framework=abc"], "argument --framework: invalid int value: 'abc'"),
+        (["--framework=5", "--bogus"], "unrecognized arguments: --bogus"),
+        ([], "--framework is required with --model"),
+    ],
+)
+def test_bad_flags_are_one_line_errors(
+    tmp_path: Path, capsys, flags: list[str], fragment: str
+) -> None:
+    args = [f"--model={EXAMPLE}", f"--output={tmp_path / 'm'}", *flags]
+    code, _, err = run_tool(ge_atc.main, capsys, *args)
+    assert_one_line_error(code, err, fragment)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--framework=5", "--output=m"], "--model is required"),
+        ([f"--model={EXAMPLE}", "--framework=5"], "--output is required"),
+        (["--mode=1", "--om=m.om"], "--mode=1 needs --om=FILE.om and --json=FILE.json"),
+        (["--singleop=ops.json"], "--output (a directory) is required"),
+    ],
+)
+def test_missing_flags_are_one_line_errors(
+    tmp_path: Path, capsys, monkeypatch, args: list[str], fragment: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_tool(ge_atc.main, capsys, *args)
+    assert_one_line_error(code, err, fragment)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (
+            b"\x08\x07garbage that is not protobuf \xff\xff\xff",
+            "not a readable ONNX model",
+        ),
+        ("half", "not a readable ONNX model"),
+        (b"", "not an ONNX model"),
+        (None, "cannot open ONNX model"),
+    ],
+)
+def test_bad_onnx_files_are_one_line_errors(
+    tmp_path: Path, capsys, content: bytes | str | None, fragment: str
+) -> None:
+    model = tmp_path / "model.onnx"
+    if content == "half":
+        data = EXAMPLE.read_bytes()
+        model.write_bytes(data[: len(data) // 2])
+    elif content is not None:
+        model.write_bytes(content)
+    out = tmp_path / "out"
+    code, _, err = run_tool(
+        ge_atc.main, capsys, f"--model={model}", "--framework=5", f"--output={out}"
+    )
+    assert_one_line_error(code, err, fragment)
+    assert not out.with_suffix(".om").exists()
+
+
+def test_unsupported_onnx_op_is_one_line_error(tmp_path: Path, capsys) -> None:
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Einsum", ["x", "x"], ["y"], equation="ij,jk->ik")],
+        "g",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 2])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 2])],
+    )
+    path = tmp_path / "einsum.onnx"
+    onnx.save(onnx.helper.make_model(graph), path)
+    code, _, err = run_tool(
+        ge_atc.main, capsys, f"--model={path}", "--framework=5", "--output=x"
+    )
+    assert_one_line_error(code, err, "unsupported ONNX ops: Einsum")
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage"])
+def test_ge_run_rejects_damaged_offline_models(
+    tmp_path: Path, capsys, damage: str
+) -> None:
+    om = compile_example(capsys, tmp_path / "cnn", "--log=error")
+    data = bytearray(om.read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) - 100]
+    elif damage == "flip":
+        data[len(data) // 2] ^= 1
+    else:
+        data = bytearray(b"not an offline model")
+    om.write_bytes(bytes(data))
+    out = tmp_path / "out"
+    code, _, err = run_tool(
+        ge_run.main, capsys, om, "--random-inputs", f"--output-dir={out}"
+    )
+    fragment = {
+        "truncate": "truncated offline model",
+        "flip": "checksum mismatch",
+        "garbage": "bad magic number",
+    }[damage]
+    assert_one_line_error(code, err, fragment)
+    assert not out.exists()
+
+
+def test_check_compares_against_max_reference(capsys) -> None:
+    ref = np.array([[1.0, -4.0]], np.float32)
+    ge_run.check_outputs([ref + np.float32(0.004)], [ref], 1e-3)
+    assert "max abs error 4.000e-03, max |reference| 4.000e+00: ok" in (
+        capsys.readouterr().out
+    )
+    with pytest.raises(ge_run.GEError, match="output_0 differs from the reference"):
+        ge_run.check_outputs([ref + np.float32(0.005)], [ref], 1e-3)
+    assert "MISMATCH" in capsys.readouterr().out
+    ints = np.array([3, 4], np.int64)
+    with pytest.raises(ge_run.GEError, match="output_0 differs"):
+        ge_run.check_outputs([ints + 1], [ints], 1.0)
+
+
+def test_check_needs_an_offline_model(tmp_path: Path, capsys) -> None:
+    mlir = ROOT / "examples" / "conv_block.mlir"
+    code, _, err = run_tool(
+        ge_run.main, capsys, mlir, "--check", f"--output-dir={tmp_path}"
+    )
+    assert_one_line_error(code, err, "--check needs an offline model")

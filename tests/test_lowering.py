@@ -1,0 +1,501 @@
+"""`convert-ge-to-loops`: every op lowering, run through the JIT, against the
+reference evaluator on the same graph; the loop IR is verified by `iree-opt`.
+
+Graphs hold values in storage formats (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...)
+with channel counts that are not multiples of C0, in float32 and float16.
+The JIT runs with `poison=True`: a read of memory the IR never wrote gives
+NaN and fails the comparison.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import f16, f32
+from xdsl.ir import SSAValue
+
+from ge_dialect.builder import GraphBuilder
+from ge_dialect.diagnostics import GEError
+from ge_dialect.formats import to_storage
+from ge_runtime.jit import compile_module, lower_graph, run_graph
+from ge_runtime.reference import evaluate
+from passes.lowering.index import Ix, Var
+from passes.lowering.layouts import make_layout
+
+FLOATS = ["float32", "float16"]
+
+
+def iree_opt() -> str | None:
+    """The `iree-opt` binary of the iree-base-compiler package, if installed."""
+    found = shutil.which("iree-opt")
+    if found:
+        return found
+    try:
+        import iree.compiler.tools as tools
+    except ImportError:
+        return None
+    candidates = sorted(Path(tools.__file__).parent.glob("**/iree-opt*"))
+    return str(candidates[0]) if candidates else None
+
+
+def verify_with_iree(text: str) -> None:
+    """Parse and verify loop IR with upstream MLIR (skips without iree-opt)."""
+    binary = iree_opt()
+    if binary is None:
+        pytest.skip("iree-base-compiler is not installed")
+    result = subprocess.run(
+        [binary, "--verify-each", "-o", "/dev/null", "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def random_inputs(module, seed: int = 0) -> dict[int, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    graph = module.body.block.first_op
+    inputs = {}
+    for data in graph.inputs():
+        shape = tuple(data.output.type.get_shape())
+        dtype = {f32: np.float32, f16: np.float16}[data.output.type.element_type]
+        inputs[data.index_value] = rng.standard_normal(shape).astype(dtype)
+    return inputs
+
+
+def check(module, inputs=None, weights=None, *, vectorised: bool = True) -> str:
+    """Lowered + JIT results equal the reference; returns the loop IR text."""
+    inputs = random_inputs(module) if inputs is None else inputs
+    graph = module.body.block.first_op
+    text = lower_graph(graph)
+    verify_with_iree(text)
+    compiled = compile_module(text, poison=True)
+    if vectorised:
+        assert compiled.scalar_nests == []
+    outputs = run_graph(module, inputs, weights, poison=True)
+    expected = evaluate(module, inputs, weights=weights)
+    for out, ref in zip(outputs, expected, strict=True):
+        assert out.shape == ref.shape and out.dtype == ref.dtype
+        ref32, out32 = ref.astype(np.float32), out.astype(np.float32)
+        scale = max(1.0, float(np.abs(ref32).max(initial=0)))
+        tolerance = 2e-3 if ref.dtype == np.float16 else 2e-5
+        np.testing.assert_allclose(out32, ref32, atol=tolerance * scale, rtol=0)
+    return text
+
+
+def to(b: GraphBuilder, x: SSAValue, storage: str, **attrs) -> SSAValue:
+    """`ge.transdata` of x to `storage` (from its current storage format)."""
+    from ge_dialect.layout import layout_of
+
+    _, current = layout_of(x.type)
+    return b.transdata(x, src_format=current.value, dst_format=storage, **attrs)
+
+
+def nc1hwc0_graph(dtype: str, shape, body: Callable, extra_inputs=()):
+    """data NCHW -> NC1HWC0 -> body(...) -> NCHW output(s)."""
+    b = GraphBuilder("g")
+    x = to(b, b.data(list(shape), dtype, format="NCHW"), "NC1HWC0")
+    extras = [b.data(list(s), dtype, **kw) for s, kw in extra_inputs]
+    results = body(b, x, *extras)
+    results = results if isinstance(results, list) else [results]
+    b.output(*[to(b, r, "NCHW") for r in results])
+    return b.build()
+
+
+# -- layouts ----------------------------------------------------------------
+
+LAYOUT_CASES = [
+    ((2, 17, 3, 5), "NCHW", "NC1HWC0", 1),
+    ((2, 3, 5, 17), "NHWC", "NC1HWC0", 1),
+    ((17, 1, 1), "NCHW", "NC1HWC0", 1),
+    ((33, 17, 3, 3), "NCHW", "FRACTAL_Z", 1),
+    ((3, 3, 17, 33), "HWCN", "FRACTAL_Z", 1),
+    ((32, 1, 3, 3), "NCHW", "FRACTAL_Z", 32),
+    ((24, 1, 3, 3), "NCHW", "FRACTAL_Z", 24),
+    ((64, 4, 3, 3), "NCHW", "FRACTAL_Z", 16),
+    ((17, 33), "ND", "FRACTAL_Z", 1),
+    ((17, 33), "ND", "FRACTAL_NZ", 1),
+    ((2, 17, 33), "ND", "FRACTAL_NZ", 1),
+    ((17,), "ND", "FRACTAL_NZ", 1),
+    ((2, 3, 4, 5), "NCHW", "NHWC", 1),
+    ((2, 3, 4, 5, 6), "NCDHW", "NDC1HWC0", 1),
+    ((17, 3, 3, 3, 2), "NCDHW", "FRACTAL_Z_3D", 1),
+    ((17, 3, 3, 3), "NCHW", "FRACTAL_Z_C04", 1),
+    ((2, 3, 5, 7), "NCHW", "NC1HWC0_C04", 1),
+    ((1, 17, 3, 3), "NCHW", "C1HWNCoC0", 1),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape, origin, storage, groups", LAYOUT_CASES)
+def test_layout_index_map_matches_to_storage(dtype, shape, origin, storage, groups):
+    element = f16 if dtype == "float16" else f32
+    layout = make_layout(shape, element, origin, storage, groups=groups)
+    x = (np.arange(np.prod(shape)) + 1).reshape(shape).astype(dtype)
+    expected = to_storage(x, origin, storage, groups=groups)
+    assert expected.shape == layout.storage_shape
+    variables = [Var(i, 0, s - 1) for i, s in enumerate(shape)]
+    index = layout.storage_index([Ix.of(v) for v in variables])
+    grids = np.meshgrid(*[np.arange(s) for s in shape], indexing="ij")
+    env = dict(zip(variables, grids, strict=True))
+    placed = np.zeros(layout.storage_shape, x.dtype)
+    placed[tuple(np.broadcast_to(e.evaluate(env), shape) for e in index)] = x
+    np.testing.assert_array_equal(placed, expected)
+
+
+# -- elementwise ------------------------------------------------------------
+
+UNARY = ["relu", "sigmoid", "tanh", "softplus", "neg", "abs", "exp", "reciprocal",
+         "leaky_relu", "elu", "selu", "identity"]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", UNARY)
+def test_unary_on_nc1hwc0(dtype, op):
+    check(nc1hwc0_graph(dtype, (2, 17, 3, 3), lambda b, x: getattr(b, op)(x)))
+
+
+@pytest.mark.parametrize("op", ["sqrt", "log"])
+def test_unary_positive_domain(op):
+    module = nc1hwc0_graph("float32", (1, 17, 2, 2), lambda b, x: getattr(b, op)(x))
+    inputs = {0: np.random.default_rng(1).uniform(0.5, 2, (1, 17, 2, 2)).astype(np.float32)}
+    check(module, inputs)
+
+
+def test_clip_bounds():
+    check(nc1hwc0_graph("float16", (1, 17, 2, 2), lambda b, x: b.clip(x, min=-0.5, max=0.25)))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "maximum", "minimum", "prelu"])
+def test_binary_with_nc1hwc0_broadcast_bias(dtype, op):
+    """A [C, 1, 1] operand stored as NC1HWC0 broadcasts onto an NC1HWC0 activation."""
+
+    def body(b, x, bias):
+        return getattr(b, op)(x, to(b, bias, "NC1HWC0"))
+
+    module = nc1hwc0_graph(dtype, (2, 17, 3, 3), body, [((17, 1, 1), {"format": "NCHW"})])
+    check(module)
+
+
+def test_pow_and_plain_nd_broadcast():
+    b = GraphBuilder("g")
+    x = b.data([3, 4], "float32")
+    y = b.data([4], "float32")
+    b.output(b.pow(b.abs(x), y), b.add(x, y))
+    check(b.build())
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_add_n_bias_add_batch_norm(dtype):
+    def body(b, x, bias, scale, offset, mean, var):
+        y = b.bias_add(x, bias, data_format="NCHW")
+        y = b.batch_norm(y, scale, offset, mean, b.abs(var), data_format="NCHW", epsilon=1e-3)
+        return b.add_n([y, x, y])
+
+    params = [((17,), {}) for _ in range(5)]
+    check(nc1hwc0_graph(dtype, (2, 17, 3, 3), body, params))
+
+
+def test_cast_changes_c0():
+    """float32 NC1HWC0 (C0 = 8) -> float16 NC1HWC0 (C0 = 16)."""
+    check(nc1hwc0_graph("float32", (1, 17, 2, 3), lambda b, x: b.cast(x, dst_type="float16")))
+
+
+# -- transdata --------------------------------------------------------------
+
+TRANSDATA = [
+    ((2, 17, 3, 5), "NCHW", ["NC1HWC0", "NHWC", "NC1HWC0", "NCHW"]),
+    ((2, 3, 5, 17), "NHWC", ["NC1HWC0", "NCHW"]),
+    ((33, 17, 3, 3), "NCHW", ["FRACTAL_Z", "NCHW"]),
+    ((3, 3, 17, 33), "HWCN", ["FRACTAL_Z", "HWCN"]),
+    ((17, 33), "ND", ["FRACTAL_NZ", "ND"]),
+    ((2, 17, 33), "ND", ["FRACTAL_NZ", "ND"]),
+    ((2, 3, 4, 5, 6), "NCDHW", ["NDC1HWC0", "NCDHW"]),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape, origin, chain", TRANSDATA)
+def test_transdata_round_trips(dtype, shape, origin, chain):
+    b = GraphBuilder("g")
+    x = b.data(list(shape), dtype, format=origin)
+    stored = []
+    for storage in chain:
+        x = to(b, x, storage)
+        stored.append(x)
+    b.output(*stored)
+    check(b.build())
+
+
+@pytest.mark.parametrize("groups", [1, 4, 24])
+def test_transdata_to_grouped_fractal_z(groups):
+    b = GraphBuilder("g")
+    w = b.data([48, 48 // groups, 3, 3], "float32", format="NCHW")
+    b.output(to(b, w, "FRACTAL_Z", groups=groups))
+    module = b.build()
+    (w_value,) = random_inputs(module).values()
+    compiled = compile_module(lower_graph(module.body.block.first_op), poison=True)
+    (stored,) = compiled(w_value)
+    np.testing.assert_array_equal(stored, to_storage(w_value, "NCHW", "FRACTAL_Z", groups=groups))
+
+
+# -- convolution ------------------------------------------------------------
+
+CONVOLUTIONS = [
+    # cin, cout, groups, filter format, stride, pad, dilation
+    (17, 33, 1, "NCHW", 2, 1, 1),
+    (3, 5, 1, "HWCN", 1, 0, 1),
+    (17, 6, 1, "NCHW", 1, 2, 2),
+    (32, 32, 32, "NCHW", 1, 1, 1),
+    (24, 24, 24, "NCHW", 2, 1, 1),
+    (16, 64, 4, "NCHW", 1, 1, 1),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("cin, cout, groups, wformat, stride, pad, dilation", CONVOLUTIONS)
+def test_conv2d_nc1hwc0_fractal_z(dtype, cin, cout, groups, wformat, stride, pad, dilation):
+    wshape = [cout, cin // groups, 3, 3] if wformat == "NCHW" else [3, 3, cin // groups, cout]
+
+    def body(b, x, w, bias):
+        return b.conv2d(
+            x,
+            to(b, w, "FRACTAL_Z", groups=groups),
+            bias,
+            strides=[1, 1, stride, stride],
+            pads=[pad, pad, pad, pad],
+            dilations=[1, 1, dilation, dilation],
+            groups=groups,
+            data_format="NCHW",
+        )
+
+    extra = [(wshape, {"format": wformat}), ((cout,), {})]
+    check(nc1hwc0_graph(dtype, (1, cin, 9, 9), body, extra))
+
+
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+def test_conv2d_plain_layouts(data_format):
+    b = GraphBuilder("g")
+    shape = [1, 5, 7, 7] if data_format == "NCHW" else [1, 7, 7, 5]
+    x = b.data(shape, "float32", format=data_format)
+    w = b.data([4, 5, 3, 3], "float32", format="NCHW")
+    strides = [1, 1, 2, 1] if data_format == "NCHW" else [1, 2, 1, 1]
+    b.output(b.conv2d(x, w, strides=strides, pads=[1, 0, 1, 1], data_format=data_format))
+    check(b.build())
+
+
+def test_conv_then_relu_is_one_einsum():
+    """The convolution's accumulation nest becomes one np.einsum call."""
+    module = nc1hwc0_graph(
+        "float32",
+        (1, 16, 8, 8),
+        lambda b, x, w: b.relu(b.conv2d(x, to(b, w, "FRACTAL_Z"), pads=[1, 1, 1, 1], data_format="NCHW")),
+        [([16, 16, 3, 3], {"format": "NCHW"})],
+    )
+    check(module)
+    source = compile_module(lower_graph(module.body.block.first_op)).source
+    assert source.count("np.einsum(") == 1
+
+
+# -- pooling ----------------------------------------------------------------
+
+POOLS = [
+    # ksize, stride, pads, ceil_mode, count_include_pad
+    (3, 2, [1, 1, 1, 1], False, False),
+    (3, 2, [0, 0, 0, 0], True, False),
+    (2, 2, [1, 0, 1, 0], True, True),
+    (3, 1, [1, 1, 1, 1], False, True),
+]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", ["max_pool", "avg_pool"])
+@pytest.mark.parametrize("k, s, pads, ceil, include", POOLS)
+def test_pooling_on_nc1hwc0(dtype, op, k, s, pads, ceil, include):
+    attrs = {"count_include_pad": include} if op == "avg_pool" else {}
+
+    def body(b, x):
+        return getattr(b, op)(
+            x, ksize=[1, 1, k, k], strides=[1, 1, s, s], pads=pads, ceil_mode=ceil,
+            data_format="NCHW", **attrs
+        )
+
+    check(nc1hwc0_graph(dtype, (1, 17, 7, 7), body))
+
+
+@pytest.mark.parametrize("op", ["max_pool", "avg_pool"])
+def test_pooling_nhwc(op):
+    b = GraphBuilder("g")
+    x = b.data([1, 6, 6, 3], "float32", format="NHWC")
+    b.output(getattr(b, op)(x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], data_format="NHWC"))
+    check(b.build())
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", ["global_avg_pool", "global_max_pool"])
+def test_global_pooling(dtype, op):
+    check(nc1hwc0_graph(dtype, (2, 17, 5, 5), lambda b, x: getattr(b, op)(x, data_format="NCHW")))
+
+
+# -- normalisation, softmax, reductions ---------------------------------------
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_lrn_across_channels(dtype):
+    check(
+        nc1hwc0_graph(
+            dtype, (1, 17, 3, 3), lambda b, x: b.lrn(x, size=5, alpha=1e-2, beta=0.75, bias=2.0, data_format="NCHW")
+        )
+    )
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_over_channels_of_nc1hwc0(dtype, op):
+    check(nc1hwc0_graph(dtype, (2, 17, 2, 3), lambda b, x: getattr(b, op)(x, axis=1)))
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_nd_last_axis(op):
+    b = GraphBuilder("g")
+    b.output(getattr(b, op)(b.data([3, 10], "float32")))
+    check(b.build())
+
+
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean", "reduce_max"])
+@pytest.mark.parametrize("axes, keep", [([1], True), ([0, 2], False), ([], False)])
+def test_reductions(op, axes, keep):
+    b = GraphBuilder("g")
+    b.output(getattr(b, op)(b.data([2, 17, 3], "float32"), axes=axes, keep_dims=keep))
+    check(b.build())
+
+
+def test_instance_norm():
+    def body(b, x, gamma, beta):
+        return b.instance_norm(x, gamma, beta, data_format="NCHW")
+
+    check(nc1hwc0_graph("float32", (2, 17, 3, 4), body, [((17,), {}), ((17,), {})]))
+
+
+# -- matrix products ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (False, True)])
+def test_matmul_on_fractal_nz(dtype, trans_a, trans_b):
+    b = GraphBuilder("g")
+    a = b.data([33, 17] if trans_a else [17, 33], dtype)
+    w = b.data([5, 33] if trans_b else [33, 5], dtype)
+    bias = b.data([5], dtype)
+    y = b.matmul(to(b, a, "FRACTAL_NZ"), to(b, w, "FRACTAL_NZ"), bias,
+                 transpose_x1=trans_a, transpose_x2=trans_b)
+    b.output(to(b, y, "ND"))
+    check(b.build())
+
+
+def test_gemm_and_batch_matmul_nd():
+    b = GraphBuilder("g")
+    a, w, c = b.data([4, 9], "float32"), b.data([6, 9], "float32"), b.data([6], "float32")
+    x, y = b.data([2, 1, 3, 4], "float32"), b.data([3, 4, 5], "float32")
+    b.output(
+        b.gemm(a, w, c, alpha=0.5, beta=2.0, trans_b=True),
+        b.batch_matmul(x, y),
+    )
+    check(b.build())
+
+
+# -- data movement ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("channels", [(16, 16), (17, 5, 3)])
+def test_concat_on_c1(channels):
+    """Aligned channel counts concatenate on C1; others go through the origin index."""
+    b = GraphBuilder("g")
+    parts = [to(b, b.data([1, c, 2, 2], "float16", format="NCHW"), "NC1HWC0") for c in channels]
+    b.output(to(b, b.concat(parts, axis=1), "NCHW"))
+    check(b.build())
+
+
+def test_split():
+    b = GraphBuilder("g")
+    x = to(b, b.data([1, 20, 2, 2], "float16", format="NCHW"), "NC1HWC0")
+    parts = b.split(x, axis=1, sizes=[16, 3, 1])
+    b.output(*[to(b, p, "NCHW") for p in parts])
+    check(b.build())
+
+
+def test_reshape_family_and_transpose():
+    b = GraphBuilder("g")
+    x = b.data([2, 3, 4, 5], "float32")
+    flat = b.flatten(x, axis=1)
+    b.output(
+        flat,
+        b.reshape(flat, shape=[6, 20]),
+        b.transpose(x, perm=[0, 2, 3, 1]),
+        b.unsqueeze(b.squeeze(b.data([3, 1, 4], "float32"), axes=[1]), axes=[0]),
+    )
+    check(b.build())
+
+
+def test_flatten_of_nc1hwc0():
+    b = GraphBuilder("g")
+    x = to(b, b.data([2, 17, 2, 2], "float32", format="NCHW"), "NC1HWC0")
+    b.output(b.flatten(x, axis=1))
+    check(b.build())
+
+
+def test_slice_pad_tile():
+    b = GraphBuilder("g")
+    x = b.data([4, 6], "float32")
+    b.output(
+        b.slice(x, begins=[1, -1], ends=[4, 0], axes=[0, 1], steps=[2, -2]),
+        b.pad(x, paddings=[1, -1, 0, 2], value=3.0),
+        b.tile(x, multiples=[2, 3]),
+    )
+    check(b.build())
+
+
+# -- constants, weights, errors -----------------------------------------------
+
+
+def test_constants_globals_and_weight_arguments():
+    """Small constants become memref.globals, large ones and external ones arguments."""
+    rng = np.random.default_rng(2)
+    b = GraphBuilder("g")
+    x = b.data([3, 300], "float32")
+    small = b.const(rng.standard_normal(3).astype(np.float32))
+    large = b.const(rng.standard_normal(300).astype(np.float32), name="big")
+    external = b.external_const("w.ext", [300], "float32")
+    y = b.add(b.add(b.add(x, large), external), b.unsqueeze(small, axes=[1]))
+    b.output(y)
+    module = b.build()
+    weights = {"w.ext": rng.standard_normal(300).astype(np.float32)}
+    text = check(module, weights=weights)
+    assert "memref.global" in text and '{ge.weight = "big"}' in text
+    assert '{ge.weight = "w.ext"}' in text
+
+
+def test_control_flow_is_rejected():
+    b = GraphBuilder("g")
+    x = b.data([2], "float32")
+    cond = b.data([1], "bool")
+    (y,) = b.if_(cond, [x], lambda s, v: s.relu(v), lambda s, v: s.neg(v))
+    b.output(y)
+    with pytest.raises(GEError, match="no loop lowering"):
+        lower_graph(b.build().body.block.first_op)
+
+
+def test_gather_has_no_lowering():
+    b = GraphBuilder("g")
+    x = b.data([4, 3], "float32")
+    index = b.data([2], "int32")
+    b.output(b.gather(x, index))
+    with pytest.raises(GEError, match="'ge.gather' op has no loop lowering"):
+        lower_graph(b.build().body.block.first_op)

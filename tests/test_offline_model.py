@@ -1,0 +1,193 @@
+"""The offline model container: round trip, validation, JSON description."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ge_dialect.builder import GraphBuilder
+from ge_dialect.diagnostics import GEError
+from ge_runtime.offline_model import (
+    DIGEST_SIZE,
+    FORMAT_VERSION,
+    HEADER,
+    MAGIC,
+    describe_model,
+    load_offline_model,
+    make_offline_model,
+    save_offline_model,
+)
+from ge_runtime.reference import evaluate
+
+
+def small_module():
+    """conv (external weight "w") + relu on a 1x3x8x8 input, as imported."""
+    b = GraphBuilder("main")
+    x = b.data([1, 3, 8, 8], "float32", name="x")
+    w = b.external_const("w", [17, 3, 3, 3], "float32", name="w")
+    bias = b.const(np.linspace(-1, 1, 17, dtype=np.float32), name="bias")
+    y = b.conv2d(x, w, bias, pads=[1, 1, 1, 1], data_format="NCHW", name="conv")
+    b.output(b.relu(y, name="relu"))
+    return b.build()
+
+
+WEIGHTS = {"w": np.random.default_rng(0).standard_normal((17, 3, 3, 3), np.float32)}
+
+
+@pytest.fixture
+def om_file(tmp_path: Path) -> Path:
+    path = tmp_path / "m.om"
+    module = small_module()
+    save_offline_model(
+        path, module, WEIGHTS, {"compile_options": {"x": 1}}, source=module
+    )
+    return path
+
+
+def test_round_trip(om_file: Path) -> None:
+    model = load_offline_model(om_file)
+    assert model.manifest["format_version"] == FORMAT_VERSION
+    assert model.manifest["compile_options"] == {"x": 1}
+    assert model.manifest["graph"] == "main"
+    (entry,) = model.manifest["inputs"]
+    assert entry["name"] == "x" and entry["shape"] == [1, 3, 8, 8]
+    assert entry["dtype"] == "float32"
+    (out,) = model.manifest["outputs"]
+    assert out["shape"] == [1, 17, 8, 8]
+    assert set(model.weights) == {"w"}
+    np.testing.assert_array_equal(model.weights["w"], WEIGHTS["w"])
+    assert str(model.module()) == str(small_module())
+    assert model.source_ir == model.ir
+    x = np.ones((1, 3, 8, 8), np.float32)
+    (ours,) = evaluate(model.module(), {"x": x}, weights=model.weights)
+    (ref,) = evaluate(small_module(), {"x": x}, weights=WEIGHTS)
+    np.testing.assert_array_equal(ours, ref)
+
+
+def test_only_weights_the_graphs_read_are_stored(tmp_path: Path) -> None:
+    weights = {**WEIGHTS, "unused": np.zeros(3)}
+    model = save_offline_model(tmp_path / "m.om", small_module(), weights, {})
+    assert set(model.weights) == {"w"}
+    assert set(load_offline_model(tmp_path / "m.om").weights) == {"w"}
+
+
+def test_weight_keys_with_path_characters_survive(tmp_path: Path) -> None:
+    b = GraphBuilder("main")
+    x = b.data([2, 3], "float32", name="x")
+    key = "/layer.1/w@FRACTAL_NZ:float32"
+    b.output(b.add(x, b.external_const(key, [2, 3], "float32")))
+    save_offline_model(tmp_path / "m.om", b.build(), {key: np.ones((2, 3))}, {})
+    assert set(load_offline_model(tmp_path / "m.om").weights) == {key}
+
+
+def test_missing_weight_is_an_error_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "m.om"
+    with pytest.raises(GEError, match="weight 'w' is not in the weights"):
+        save_offline_model(path, small_module(), {}, {})
+    assert not path.exists()
+
+
+def test_source_is_optional(tmp_path: Path) -> None:
+    save_offline_model(tmp_path / "m.om", small_module(), WEIGHTS, {})
+    model = load_offline_model(tmp_path / "m.om")
+    assert model.source_ir is None
+    with pytest.raises(GEError, match="no source graph"):
+        model.source_module()
+
+
+def rewrite(path: Path, data: bytes, *, fix_checksum: bool = False) -> None:
+    if fix_checksum:
+        body = data[:-DIGEST_SIZE]
+        data = body + hashlib.sha256(body).digest()
+    path.write_bytes(data)
+
+
+def one_line_error(path: Path) -> str:
+    with pytest.raises(GEError) as info:
+        load_offline_model(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: error: ")
+    return message
+
+
+def test_garbage_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "bad.om"
+    path.write_bytes(b"this is not a model at all, just text\n" * 4)
+    assert "bad magic number" in one_line_error(path)
+
+
+def test_empty_file_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "empty.om"
+    path.write_bytes(b"")
+    assert "bad magic number" in one_line_error(path)
+
+
+@pytest.mark.parametrize("keep", [10, HEADER.size + 3, 0.5, -1])
+def test_truncation_is_rejected(om_file: Path, keep: float) -> None:
+    data = om_file.read_bytes()
+    cut = int(len(data) * keep) if isinstance(keep, float) else keep
+    rewrite(om_file, data[:cut])
+    assert "truncated offline model" in one_line_error(om_file)
+
+
+def test_trailing_data_is_rejected(om_file: Path) -> None:
+    rewrite(om_file, om_file.read_bytes() + b"\0")
+    assert "trailing data" in one_line_error(om_file)
+
+
+def test_wrong_version_is_rejected(om_file: Path) -> None:
+    data = bytearray(om_file.read_bytes())
+    struct.pack_into("<I", data, len(MAGIC), FORMAT_VERSION + 1)
+    rewrite(om_file, bytes(data), fix_checksum=True)
+    message = one_line_error(om_file)
+    assert f"format version {FORMAT_VERSION + 1} is not supported" in message
+
+
+@pytest.mark.parametrize("where", [HEADER.size + 40, 0.5, -DIGEST_SIZE - 1, -1])
+def test_bad_checksum_is_rejected(om_file: Path, where: float) -> None:
+    data = bytearray(om_file.read_bytes())
+    index = int(len(data) * where) if isinstance(where, float) else where
+    data[index] ^= 0x55
+    rewrite(om_file, bytes(data))
+    assert "checksum mismatch" in one_line_error(om_file)
+
+
+def test_inconsistent_section_table_is_rejected(om_file: Path) -> None:
+    data = bytearray(om_file.read_bytes())
+    length_offset = HEADER.size + 8  # first section's length
+    (length,) = struct.unpack_from("<Q", data, length_offset)
+    struct.pack_into("<Q", data, length_offset, length + 1)
+    rewrite(om_file, bytes(data), fix_checksum=True)
+    assert "section lengths do not add up" in one_line_error(om_file)
+
+
+def test_corrupt_manifest_with_valid_checksum_is_rejected(om_file: Path) -> None:
+    data = bytearray(om_file.read_bytes())
+    start = data.index(b"{")
+    data[start] = ord("[")
+    rewrite(om_file, bytes(data), fix_checksum=True)
+    assert "corrupt offline model" in one_line_error(om_file)
+
+
+def test_describe_model_lists_ops_descs_and_weights() -> None:
+    module = small_module()
+    model = make_offline_model(module, WEIGHTS, {}, source=module)
+    described = json.loads(json.dumps(describe_model(model)))
+    (graph,) = described["graph"]
+    ops = {op["name"]: op for op in graph["op"]}
+    assert ops["conv"]["type"] == "ge.conv2d"
+    assert ops["conv"]["input"] == ["x:0", "w:0", "bias:0"]
+    assert ops["conv"]["attr"]["pads"] == [1, 1, 1, 1]
+    assert ops["w"]["attr"]["value"] == "external 'w'"
+    assert ops["bias"]["attr"]["value"] == "dense float32[17]"
+    assert ops["relu"]["output_desc"][0]["shape"] == [1, 17, 8, 8]
+    assert described["weights"] == [
+        {"name": "w", "dtype": "float32", "shape": [17, 3, 3, 3], "bytes": 1836}
+    ]
+    assert described["manifest"]["outputs"][0]["dtype"] == "float32"

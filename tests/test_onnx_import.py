@@ -1,0 +1,1131 @@
+"""ONNX import (`ge_frontend.onnx_import`, `ge-translate --import-onnx`).
+
+Numbers are checked against onnxruntime: one-node models at the opsets where
+ONNX moved attributes to inputs, the ONNX package's `pytorch-converted` and
+`pytorch-operator` cases (against their stored outputs) and its nine `light/`
+models with seeded random weights. The IR is checked for GE's conventions
+(NCHW anchors, pads order, names, dynamic dims, external weights), and bad
+files for one-line errors.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
+
+from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.dialect import GE
+from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, python_attributes
+from ge_frontend.onnx_context import shape_of
+from ge_frontend.onnx_import import import_onnx, parse_input_shapes
+from ge_frontend.onnx_weights import randomize_weights
+from ge_runtime.reference import evaluate, load_weights
+from tools import ge_translate
+
+ort = pytest.importorskip("onnxruntime")
+
+DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
+LIGHT = sorted((DATA / "light").glob("*.onnx"))
+PYTORCH_CASES = sorted(
+    [*(DATA / "pytorch-converted").iterdir(), *(DATA / "pytorch-operator").iterdir()]
+)
+TOLERANCE = 1e-4
+"""max |ours - onnxruntime| <= TOLERANCE * max |onnxruntime| (float32)."""
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def ops_of(module: ModuleOp) -> list[Any]:
+    """The ops of the module's graph, in order."""
+    graph = next(op for op in module.ops if isinstance(op, GraphOp))
+    return list(graph.body.block.ops)
+
+
+def op_names(module: ModuleOp) -> list[str]:
+    """The names of the graph's ops (without `ge.`), in order."""
+    return [op.name.removeprefix("ge.") for op in ops_of(module)]
+
+
+def compute_ops(module: ModuleOp) -> list[Any]:
+    """The graph's ops other than data, const and netoutput."""
+    return [
+        op
+        for op in ops_of(module)
+        if not isinstance(op, DataOp | ConstOp | NetOutputOp)
+    ]
+
+
+def assert_close(ours: np.ndarray, ref: np.ndarray, tolerance: float = TOLERANCE):
+    """Same shape and dtype, and close relative to the reference's magnitude."""
+    assert ours.shape == ref.shape, f"shape {ours.shape} vs {ref.shape}"
+    assert ours.dtype == ref.dtype, f"dtype {ours.dtype} vs {ref.dtype}"
+    if ref.dtype.kind in "iub":
+        np.testing.assert_array_equal(ours, ref)
+        return
+    assert np.array_equal(np.isnan(ours), np.isnan(ref)), "NaNs differ"
+    finite = ~np.isnan(ref)
+    err = np.abs(ours[finite].astype(np.float64) - ref[finite]).max(initial=0.0)
+    scale = np.abs(ref[finite]).max(initial=0.0)
+    assert err <= tolerance * max(scale, 1e-6), f"max err {err} vs max|ref| {scale}"
+
+
+def value_info(name: str, array: np.ndarray) -> onnx.ValueInfoProto:
+    """A tensor value info with the array's dtype and shape."""
+    return helper.make_tensor_value_info(
+        name, helper.np_dtype_to_tensor_dtype(array.dtype), array.shape
+    )
+
+
+def ort_run(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """onnxruntime's outputs of `model`."""
+    session = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    return session.run(None, feeds)
+
+
+@dataclass
+class Case:
+    """A small ONNX graph: nodes, run-time inputs, initializers, opset."""
+
+    nodes: list[onnx.NodeProto]
+    inputs: dict[str, np.ndarray]
+    initializers: dict[str, np.ndarray] = field(default_factory=dict)
+    opset: int = 13
+    outputs: Sequence[str] = ("y",)
+
+    def model(self, output_infos: Sequence[onnx.ValueInfoProto] | None = None):
+        """The model; outputs are untyped unless `output_infos` are given."""
+        outputs = output_infos or [
+            helper.make_empty_tensor_value_info(name) for name in self.outputs
+        ]
+        graph = helper.make_graph(
+            self.nodes,
+            "case",
+            [value_info(name, array) for name, array in self.inputs.items()],
+            list(outputs),
+            [numpy_helper.from_array(a, name) for name, a in self.initializers.items()],
+        )
+        opsets = [helper.make_opsetid("", self.opset)]
+        return helper.make_model(graph, opset_imports=opsets, ir_version=7)
+
+    def reference(self) -> tuple[onnx.ModelProto, list[np.ndarray]]:
+        """onnxruntime's outputs and the model with typed outputs."""
+        outputs = ort_run(self.model(), self.inputs)
+        infos = [value_info(n, a) for n, a in zip(self.outputs, outputs, strict=True)]
+        return self.model(infos), outputs
+
+
+def check_case(case: Case) -> ModuleOp:
+    """Import `case` and compare the reference evaluator with onnxruntime."""
+    model, expected = case.reference()
+    imported = import_onnx(model)
+    got = evaluate(imported.module, case.inputs, weights=imported.weights)
+    assert len(got) == len(expected)
+    for ours, ref in zip(got, expected, strict=True):
+        assert_close(ours, ref)
+    return imported.module
+
+
+def node(op_type: str, inputs: Sequence[str], outputs: Sequence[str] = ("y",), **attrs):
+    """An ONNX node named after its op type."""
+    return helper.make_node(op_type, list(inputs), list(outputs), name=op_type, **attrs)
+
+
+rng = np.random.default_rng(0)
+
+
+def rand(*shape: int, dtype: Any = np.float32) -> np.ndarray:
+    """Standard-normal data (odd shapes welcome)."""
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def ints(*values: int) -> np.ndarray:
+    """An int64 array (shape/axes/pads inputs)."""
+    return np.array(values, np.int64)
+
+
+# ---------------------------------------------------------------------------
+# One-node models across opsets (numbers against onnxruntime)
+# ---------------------------------------------------------------------------
+
+X4 = rand(2, 3, 7, 5)
+X3 = rand(2, 17, 9)
+
+CASES: dict[str, Case] = {
+    # Convolution: pads order, strides, dilations, groups, auto_pad, 1-D.
+    "conv_pads_strides": Case(
+        [node("Conv", ["x", "w", "b"], pads=[1, 0, 2, 1], strides=[2, 1])],
+        {"x": X4},
+        {"w": rand(4, 3, 3, 2), "b": rand(4)},
+    ),
+    "conv_dilated_grouped": Case(
+        [node("Conv", ["x", "w"], dilations=[2, 1], group=3, pads=[1, 1, 1, 1])],
+        {"x": X4},
+        {"w": rand(6, 1, 3, 3)},
+    ),
+    "conv_same_upper": Case(
+        [node("Conv", ["x", "w"], auto_pad="SAME_UPPER", strides=[2, 2])],
+        {"x": X4},
+        {"w": rand(5, 3, 4, 3)},
+    ),
+    "conv_same_lower": Case(
+        [node("Conv", ["x", "w"], auto_pad="SAME_LOWER", strides=[2, 3])],
+        {"x": X4},
+        {"w": rand(5, 3, 4, 2)},
+    ),
+    "conv_valid": Case(
+        [node("Conv", ["x", "w"], auto_pad="VALID", strides=[2, 2])],
+        {"x": X4},
+        {"w": rand(2, 3, 3, 3)},
+    ),
+    "conv_1d": Case(
+        [node("Conv", ["x", "w", "b"], pads=[2, 1], strides=[2], dilations=[2])],
+        {"x": X3},
+        {"w": rand(5, 17, 3), "b": rand(5)},
+    ),
+    "conv_transpose": Case(
+        [
+            node(
+                "ConvTranspose",
+                ["x", "w", "b"],
+                strides=[2, 3],
+                pads=[1, 0, 0, 1],
+                output_padding=[1, 2],
+            )
+        ],
+        {"x": X4},
+        {"w": rand(3, 4, 3, 3), "b": rand(4)},
+    ),
+    "conv_transpose_output_shape": Case(
+        [node("ConvTranspose", ["x", "w"], strides=[2, 2], output_shape=[14, 10])],
+        {"x": X4},
+        {"w": rand(3, 2, 3, 3)},
+    ),
+    "conv_transpose_1d_grouped": Case(
+        [node("ConvTranspose", ["x", "w"], strides=[2], group=17)],
+        {"x": X3},
+        {"w": rand(17, 2, 3)},
+    ),
+    # Pooling.
+    "max_pool_ceil": Case(
+        [
+            node(
+                "MaxPool",
+                ["x"],
+                kernel_shape=[3, 2],
+                strides=[2, 2],
+                ceil_mode=1,
+                pads=[1, 0, 0, 1],
+            )
+        ],
+        {"x": X4},
+        opset=12,
+    ),
+    "avg_pool_count_pad": Case(
+        [
+            node(
+                "AveragePool",
+                ["x"],
+                kernel_shape=[3, 3],
+                pads=[1, 1, 1, 1],
+                count_include_pad=1,
+            )
+        ],
+        {"x": X4},
+    ),
+    "avg_pool_exclude_pad_same": Case(
+        [
+            node(
+                "AveragePool",
+                ["x"],
+                kernel_shape=[3, 2],
+                auto_pad="SAME_UPPER",
+                strides=[2, 2],
+            )
+        ],
+        {"x": X4},
+    ),
+    "max_pool_1d": Case(
+        [node("MaxPool", ["x"], kernel_shape=[3], strides=[2], pads=[1, 1])],
+        {"x": X3},
+    ),
+    "max_pool_indices_unused": Case(
+        [node("MaxPool", ["x"], ["y", "indices"], kernel_shape=[2, 2])],
+        {"x": X4},
+    ),
+    "global_avg_pool": Case([node("GlobalAveragePool", ["x"])], {"x": X4}),
+    "global_max_pool_1d": Case([node("GlobalMaxPool", ["x"])], {"x": X3}),
+    "global_avg_pool_3d": Case(
+        [node("GlobalAveragePool", ["x"])], {"x": rand(2, 3, 2, 3, 4)}
+    ),
+    # Per-channel ops at several ranks.
+    "batch_norm_opset7": Case(
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"], epsilon=1e-3)],
+        {"x": X4},
+        {"s": rand(3), "b": rand(3), "m": rand(3), "v": rand(3) ** 2 + 0.5},
+        opset=7,
+    ),
+    "batch_norm_rank2": Case(
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"])],
+        {"x": rand(4, 17)},
+        {"s": rand(17), "b": rand(17), "m": rand(17), "v": rand(17) ** 2 + 0.5},
+        opset=15,
+    ),
+    "batch_norm_rank5": Case(
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"])],
+        {"x": rand(2, 3, 2, 3, 5)},
+        {"s": rand(3), "b": rand(3), "m": rand(3), "v": rand(3) ** 2 + 0.5},
+        opset=9,
+    ),
+    "instance_norm_rank3": Case(
+        [node("InstanceNormalization", ["x", "s", "b"], epsilon=1e-4)],
+        {"x": X3},
+        {"s": rand(17), "b": rand(17)},
+    ),
+    "lrn": Case(
+        [node("LRN", ["x"], size=3, alpha=0.01, beta=0.6, bias=2.0)], {"x": X4}
+    ),
+    # Matrix products.
+    "gemm_transposed": Case(
+        [node("Gemm", ["a", "b", "c"], alpha=0.5, beta=2.0, transA=1, transB=1)],
+        {"a": rand(5, 3)},
+        {"b": rand(4, 5), "c": rand(4)},
+    ),
+    "gemm_no_bias": Case(
+        [node("Gemm", ["a", "b"])], {"a": rand(3, 5)}, {"b": rand(5, 4)}
+    ),
+    "matmul_2d": Case(
+        [node("MatMul", ["a", "b"])], {"a": rand(3, 5)}, {"b": rand(5, 4)}
+    ),
+    "matmul_batched": Case(
+        [node("MatMul", ["a", "b"])], {"a": rand(2, 1, 3, 5), "b": rand(3, 5, 4)}
+    ),
+    "matmul_vector_lhs": Case(
+        [node("MatMul", ["a", "b"])], {"a": rand(5), "b": rand(2, 5, 3)}
+    ),
+    "matmul_vector_rhs": Case(
+        [node("MatMul", ["a", "b"])], {"a": rand(3, 5), "b": rand(5)}
+    ),
+    # Softmax semantics before and from opset 13.
+    "softmax_opset11_axis1": Case(
+        [node("Softmax", ["x"], axis=1)], {"x": X4}, opset=11
+    ),
+    "softmax_opset11_default": Case([node("Softmax", ["x"])], {"x": X4}, opset=11),
+    "log_softmax_opset11_axis2": Case(
+        [node("LogSoftmax", ["x"], axis=2)], {"x": X4}, opset=11
+    ),
+    "softmax_opset13_axis1": Case([node("Softmax", ["x"], axis=1)], {"x": X4}),
+    "log_softmax_opset13": Case([node("LogSoftmax", ["x"])], {"x": X4}),
+    # Attribute-vs-input differences.
+    "reshape_opset5": Case(
+        [node("Reshape", ["x", "s"])], {"x": X4}, {"s": ints(0, -1, 5)}, opset=5
+    ),
+    "slice_opset9": Case(
+        [node("Slice", ["x"], starts=[1, -4], ends=[1000, -1], axes=[1, 3])],
+        {"x": X4},
+        opset=9,
+    ),
+    "slice_opset13_steps": Case(
+        [node("Slice", ["x", "s", "e", "a", "t"])],
+        {"x": X4},
+        {"s": ints(-1, 0), "e": ints(-1000, 7), "a": ints(-2, 1), "t": ints(-2, 2)},
+    ),
+    "pad_opset2": Case(
+        [node("Pad", ["x"], pads=[0, 1, 2, 0, 0, 0, 1, 3], mode="reflect")],
+        {"x": X4},
+        opset=2,
+    ),
+    "pad_opset11_value": Case(
+        [node("Pad", ["x", "p", "v"])],
+        {"x": X4},
+        {"p": ints(0, 0, 1, 2, 0, 1, 0, 1), "v": np.array(1.5, np.float32)},
+        opset=11,
+    ),
+    "pad_opset18_axes_edge": Case(
+        [node("Pad", ["x", "p", "", "a"], mode="edge")],
+        {"x": X4},
+        {"p": ints(2, 1, 0, 3), "a": ints(-1, 2)},
+        opset=18,
+    ),
+    "squeeze_opset11": Case(
+        [node("Squeeze", ["x"], axes=[-1])], {"x": rand(3, 1, 4, 1)}, opset=11
+    ),
+    "squeeze_opset13_all": Case([node("Squeeze", ["x"])], {"x": rand(3, 1, 4, 1)}),
+    "unsqueeze_opset11": Case(
+        [node("Unsqueeze", ["x"], axes=[0, -1])], {"x": X3}, opset=11
+    ),
+    "unsqueeze_opset13": Case(
+        [node("Unsqueeze", ["x", "a"])], {"x": X3}, {"a": ints(3, 1)}
+    ),
+    "reduce_sum_opset11": Case(
+        [node("ReduceSum", ["x"], axes=[1, -1], keepdims=0)], {"x": X4}, opset=11
+    ),
+    "reduce_sum_opset13": Case(
+        [node("ReduceSum", ["x", "a"])], {"x": X4}, {"a": ints(2)}
+    ),
+    "reduce_sum_opset13_all": Case([node("ReduceSum", ["x"], keepdims=0)], {"x": X4}),
+    "reduce_sum_noop": Case(
+        [node("ReduceSum", ["x"], noop_with_empty_axes=1)], {"x": X4}
+    ),
+    "reduce_mean_opset13": Case([node("ReduceMean", ["x"], axes=[0, 2])], {"x": X4}),
+    "reduce_max_opset18": Case(
+        [node("ReduceMax", ["x", "a"], keepdims=0)],
+        {"x": X4},
+        {"a": ints(-1)},
+        opset=18,
+    ),
+    "clip_opset6": Case([node("Clip", ["x"], min=-0.5, max=0.7)], {"x": X4}, opset=6),
+    "clip_opset11_inputs": Case(
+        [node("Clip", ["x", "lo", "hi"])],
+        {"x": X4},
+        {"lo": np.array(-0.3, np.float32), "hi": np.array(0.4, np.float32)},
+        opset=11,
+    ),
+    "clip_opset13_max_only": Case(
+        [node("Clip", ["x", "", "hi"])], {"x": X4}, {"hi": np.array(0.1, np.float32)}
+    ),
+    "split_opset11_attr": Case(
+        [node("Split", ["x"], ["y", "z"], axis=1, split=[1, 2])],
+        {"x": X4},
+        opset=11,
+        outputs=("y", "z"),
+    ),
+    "split_opset13_input": Case(
+        [node("Split", ["x", "s"], ["y", "z"], axis=-1)],
+        {"x": X4},
+        {"s": ints(4, 1)},
+        outputs=("y", "z"),
+    ),
+    "split_opset13_equal": Case(
+        [node("Split", ["x"], ["y", "z", "w"], axis=0)],
+        {"x": rand(6, 5)},
+        outputs=("y", "z", "w"),
+    ),
+    "split_opset18_num_outputs": Case(
+        [node("Split", ["x"], ["y", "z"], axis=2, num_outputs=2)],
+        {"x": X4},
+        opset=18,
+        outputs=("y", "z"),
+    ),
+    "dropout_opset7": Case([node("Dropout", ["x"], ratio=0.3)], {"x": X4}, opset=7),
+    "dropout_opset13_mask_unused": Case(
+        [node("Dropout", ["x", "r"], ["y", "mask"])],
+        {"x": X4},
+        {"r": np.array(0.5, np.float32)},
+    ),
+    "upsample_opset7": Case(
+        [node("Upsample", ["x"], scales=[1.0, 1.0, 2.0, 3.0])], {"x": X4}, opset=7
+    ),
+    "upsample_opset9": Case(
+        [node("Upsample", ["x", "s"])],
+        {"x": X4},
+        {"s": np.array([1, 1, 3, 2], np.float32)},
+        opset=9,
+    ),
+    # Data movement.
+    "concat_negative_axis": Case(
+        [node("Concat", ["a", "b", "c"], axis=-3)],
+        {"a": X4, "b": rand(2, 1, 7, 5)},
+        {"c": rand(2, 2, 7, 5)},
+    ),
+    "gather_axis1": Case(
+        [node("Gather", ["x", "i"], axis=1)], {"x": X4}, {"i": ints(2, -1, 0, 2)}
+    ),
+    "gather_embedding": Case(
+        [node("Gather", ["w", "i"])], {"i": ints(3, 0, 1)}, {"w": rand(4, 6)}
+    ),
+    "tile": Case([node("Tile", ["x", "r"])], {"x": X3}, {"r": ints(2, 1, 3)}),
+    "expand": Case(
+        [node("Expand", ["x", "s"])], {"x": rand(3, 1)}, {"s": ints(2, 1, 4)}
+    ),
+    "flatten_axis0": Case([node("Flatten", ["x"], axis=0)], {"x": X4}),
+    "flatten_negative_axis": Case([node("Flatten", ["x"], axis=-1)], {"x": X4}),
+    "transpose_default": Case([node("Transpose", ["x"])], {"x": X4}),
+    "transpose_perm": Case([node("Transpose", ["x"], perm=[0, 2, 3, 1])], {"x": X4}),
+    "cast_to_int32": Case([node("Cast", ["x"], to=TensorProto.INT32)], {"x": X4 * 10}),
+    "identity": Case([node("Identity", ["x"])], {"x": X4}),
+    # Elementwise.
+    "relu_sigmoid_tanh": Case(
+        [
+            node("Relu", ["x"], ["a"]),
+            node("Sigmoid", ["a"], ["b"]),
+            node("Tanh", ["b"]),
+        ],
+        {"x": X4},
+    ),
+    "softplus_neg_abs_exp": Case(
+        [
+            node("Softplus", ["x"], ["a"]),
+            node("Neg", ["a"], ["b"]),
+            node("Abs", ["b"], ["c"]),
+            node("Exp", ["c"]),
+        ],
+        {"x": X4},
+    ),
+    "sqrt_log_reciprocal": Case(
+        [
+            node("Sqrt", ["x"], ["a"]),
+            node("Log", ["a"], ["b"]),
+            node("Reciprocal", ["b"]),
+        ],
+        {"x": np.abs(X4) + 2},
+    ),
+    "leaky_relu": Case([node("LeakyRelu", ["x"], alpha=0.2)], {"x": X4}),
+    "elu": Case([node("Elu", ["x"], alpha=0.7)], {"x": X4}),
+    "selu_defaults": Case([node("Selu", ["x"])], {"x": X4}),
+    "hard_sigmoid": Case([node("HardSigmoid", ["x"], alpha=0.3)], {"x": X4 * 3}),
+    "softsign": Case([node("Softsign", ["x"])], {"x": X4}),
+    "prelu_broadcast": Case(
+        [node("PRelu", ["x", "s"])], {"x": X4}, {"s": rand(3, 1, 1)}
+    ),
+    "binary_broadcast": Case(
+        [
+            node("Add", ["x", "a"], ["t0"]),
+            node("Sub", ["t0", "b"], ["t1"]),
+            node("Mul", ["t1", "c"], ["t2"]),
+            node("Div", ["t2", "d"]),
+        ],
+        {"x": X4},
+        {
+            "a": rand(5),
+            "b": rand(3, 1, 1),
+            "c": rand(1, 7, 1),
+            "d": rand(2, 1, 1, 1) + 3,
+        },
+    ),
+    "pow_int_exponent": Case(
+        [node("Pow", ["x", "e"])], {"x": X4}, {"e": np.array(3, np.int64)}
+    ),
+    "variadic_sum_mean_max_min": Case(
+        [
+            node("Sum", ["x", "a", "b"], ["s"]),
+            node("Mean", ["s", "a"], ["m"]),
+            node("Max", ["m", "b", "x"], ["h"]),
+            node("Min", ["h", "a"]),
+        ],
+        {"x": X4, "a": rand(7, 5)},
+        {"b": rand(5)},
+    ),
+    # Constants and shape arithmetic folded at import time.
+    "shape_arithmetic": Case(
+        [
+            node("Shape", ["x"], ["s"]),
+            node("Gather", ["s", "i"], ["n"]),
+            node("Unsqueeze", ["n", "zero"], ["n1"]),
+            node("Concat", ["n1", "minus1"], ["target"], axis=0),
+            node("Reshape", ["x", "target"]),
+        ],
+        {"x": X4},
+        {"i": np.array(0, np.int64), "zero": ints(0), "minus1": ints(-1)},
+    ),
+    "constant_of_shape_and_constant": Case(
+        [
+            helper.make_node("Constant", [], ["shape"], value_ints=[7, 5]),
+            node(
+                "ConstantOfShape",
+                ["shape"],
+                ["c"],
+                value=numpy_helper.from_array(np.array([0.25], np.float32)),
+            ),
+            helper.make_node("Constant", [], ["k"], value_float=2.0),
+            node("Mul", ["c", "k"], ["ck"]),
+            node("Add", ["x", "ck"]),
+        ],
+        {"x": X4},
+    ),
+    "size": Case(
+        [
+            node("Size", ["x"], ["n"]),
+            node("Cast", ["n"], ["f"], to=TensorProto.FLOAT),
+            node("Div", ["x", "f"]),
+        ],
+        {"x": X4},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_one_node_models_match_onnxruntime(name: str):
+    check_case(CASES[name])
+
+
+# ---------------------------------------------------------------------------
+# The IR the importer writes
+# ---------------------------------------------------------------------------
+
+
+def test_conv_follows_ge_attribute_conventions():
+    module = check_case(CASES["conv_pads_strides"])
+    (conv,) = compute_ops(module)
+    attrs = python_attributes(conv)
+    assert conv.name == "ge.conv2d"
+    assert attrs["data_format"] == "NCHW"
+    assert attrs["pads"] == [1, 2, 0, 1]  # ONNX [t, l, b, r] -> ge [t, b, l, r]
+    assert attrs["strides"] == [1, 1, 2, 1]
+    assert attrs["dilations"] == [1, 1, 1, 1]
+    assert attrs["name"] == "Conv"
+
+
+def test_auto_pad_is_computed_into_pads():
+    same_upper = compute_ops(check_case(CASES["conv_same_upper"]))[0]
+    # H: 7 -> 4 outputs, total 3 (1 before, 2 after); W: 5 -> 3, total 2.
+    assert python_attributes(same_upper)["pads"] == [1, 2, 1, 1]
+    same_lower = compute_ops(check_case(CASES["conv_same_lower"]))[0]
+    # H: 7 -> 4, total 3 (2 before); W: 5 -> 2 (stride 3), total 0.
+    assert python_attributes(same_lower)["pads"] == [2, 1, 0, 0]
+
+
+def test_every_windowed_op_is_an_nchw_anchor():
+    names = [
+        "conv_1d",
+        "conv_transpose",
+        "max_pool_ceil",
+        "avg_pool_count_pad",
+        "global_avg_pool",
+        "batch_norm_opset7",
+        "instance_norm_rank3",
+        "lrn",
+    ]
+    for name in names:
+        anchors = [
+            op
+            for op in compute_ops(check_case(CASES[name]))
+            if "data_format" in op.attributes
+        ]
+        assert anchors, name
+        assert all(python_attributes(op)["data_format"] == "NCHW" for op in anchors)
+
+
+def test_1d_conv_runs_as_2d_over_an_inserted_axis():
+    module = check_case(CASES["conv_1d"])
+    assert [op.name for op in compute_ops(module)] == [
+        "ge.unsqueeze",
+        "ge.conv2d",
+        "ge.squeeze",
+    ]
+    conv = compute_ops(module)[1]
+    assert python_attributes(conv)["pads"] == [0, 0, 2, 1]
+    assert python_attributes(conv)["strides"] == [1, 1, 1, 2]
+    assert python_attributes(conv)["dilations"] == [1, 1, 1, 2]
+
+
+def test_softmax_before_opset_13_flattens_at_axis():
+    module = check_case(CASES["softmax_opset11_axis1"])
+    assert [op.name for op in compute_ops(module)] == [
+        "ge.flatten",
+        "ge.softmax",
+        "ge.reshape",
+    ]
+    module = check_case(CASES["softmax_opset13_axis1"])
+    (softmax,) = compute_ops(module)
+    assert python_attributes(softmax)["axis"] == 1
+
+
+def test_matmul_rank_picks_the_ge_op():
+    assert [op.name for op in compute_ops(check_case(CASES["matmul_2d"]))] == [
+        "ge.matmul"
+    ]
+    assert [op.name for op in compute_ops(check_case(CASES["matmul_batched"]))] == [
+        "ge.batch_matmul"
+    ]
+
+
+def test_shape_arithmetic_is_folded_away():
+    module = check_case(CASES["shape_arithmetic"])
+    (reshape,) = compute_ops(module)
+    assert python_attributes(reshape)["shape"] == [2, -1]
+
+
+def test_dropout_and_identity_become_ge_identity():
+    assert [op.name for op in compute_ops(check_case(CASES["dropout_opset7"]))] == [
+        "ge.identity"
+    ]
+
+
+def test_names_are_kept():
+    module = check_case(CASES["binary_broadcast"])
+    data = [op for op in ops_of(module) if isinstance(op, DataOp)]
+    assert [d.attributes["name"] for d in data] == [StringAttr("x")]
+    assert [python_attributes(op)["name"] for op in compute_ops(module)] == [
+        "Add",
+        "Sub",
+        "Mul",
+        "Div",
+    ]
+    consts = [op for op in ops_of(module) if isinstance(op, ConstOp)]
+    assert [python_attributes(c)["name"] for c in consts] == ["a", "b", "c", "d"]
+    output = ops_of(module)[-1]
+    assert python_attributes(output)["output_names"] == ["y"]
+
+
+def test_unnamed_nodes_take_their_output_name():
+    case = Case(
+        [helper.make_node("Relu", ["x"], ["relu_out"])],
+        {"x": X4},
+        outputs=("relu_out",),
+    )
+    (relu,) = compute_ops(check_case(case))
+    assert python_attributes(relu)["name"] == "relu_out"
+
+
+DYNAMIC_WEIGHT = rand(4, 3, 3, 3)
+
+
+def dynamic_model() -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [
+            node("Conv", ["x", "w"], pads=[1, 1, 1, 1]),
+        ],
+        "dynamic",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, None, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4, None, 5])],
+        [numpy_helper.from_array(DYNAMIC_WEIGHT, "w")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_dynamic_dims_become_question_marks():
+    module = import_onnx(dynamic_model()).module
+    (data,) = [op for op in ops_of(module) if isinstance(op, DataOp)]
+    assert shape_of(data.output) == (-1, 3, -1, 5)
+    assert "tensor<?x3x?x5xf32>" in str(module)
+    x = rand(2, 3, 6, 5)
+    (y,) = evaluate(module, {"x": x}, weights={})
+    (expected,) = ort_run(dynamic_model(), {"x": x})
+    assert_close(y, expected)
+
+
+def test_input_shapes_fix_dynamic_dims():
+    module = import_onnx(dynamic_model(), input_shapes={"x": [2, 3, 6, -1]}).module
+    (data,) = [op for op in ops_of(module) if isinstance(op, DataOp)]
+    assert data.output.type.get_shape() == (2, 3, 6, 5)
+    assert compute_ops(module)[0].results[0].type.get_shape() == (2, 4, 6, 5)
+
+
+@pytest.mark.parametrize(
+    ("shapes", "message"),
+    [
+        (
+            {"nope": [1, 3, 4, 5]},
+            "an input shape is given for 'nope', but the graph inputs are: x",
+        ),
+        ({"x": [1, 3, 4]}, "has rank 3, the model's has rank 4"),
+        ({"x": [1, 4, 4, 5]}, "sets dim 1 to 4, the model fixes it to 3"),
+    ],
+)
+def test_bad_input_shapes_are_one_line_errors(shapes, message):
+    with pytest.raises(GEError, match=message):
+        import_onnx(dynamic_model(), input_shapes=shapes)
+
+
+def test_parse_input_shapes():
+    assert parse_input_shapes("data:1,3,224,224; gpu_0/x:y:8,-1") == {
+        "data": [1, 3, 224, 224],
+        "gpu_0/x:y": [8, -1],
+    }
+    for bad in ["data", "data:1,a", ":1", "a:1;a:2", ";", "a:1,-2"]:
+        with pytest.raises(GEError):
+            parse_input_shapes(bad)
+
+
+WEIGHTS_CASE = Case(
+    [
+        node("MatMul", ["x", "w"], ["t"]),
+        node("Add", ["t", "b"], ["u"]),
+        node("Mul", ["u", "half"]),
+    ],
+    {"x": rand(2, 40)},
+    {"w": rand(40, 33), "b": rand(33), "half": np.full((2, 33), 0.5, np.float32)},
+)
+
+
+def test_large_constants_are_external_small_inline_splats_compact():
+    model, expected = WEIGHTS_CASE.reference()
+    imported = import_onnx(model)
+    consts = {
+        python_attributes(op)["name"]: op
+        for op in ops_of(imported.module)
+        if isinstance(op, ConstOp)
+    }
+    assert isinstance(consts["w"].value, ExternalDataAttr)
+    assert consts["w"].value.key.data == "w"
+    assert set(imported.weights) == {"w"}
+    np.testing.assert_array_equal(
+        imported.weights["w"], numpy_helper.to_array(model.graph.initializer[0])
+    )
+    assert not isinstance(consts["b"].value, ExternalDataAttr)
+    assert "dense<5.000000e-01> : tensor<2x33xf32>" in str(imported.module)
+    (got,) = evaluate(imported.module, WEIGHTS_CASE.inputs, weights=imported.weights)
+    assert_close(got, expected[0])
+
+
+def test_inline_weights_and_inline_limit():
+    model, _ = WEIGHTS_CASE.reference()
+    assert import_onnx(model, weights="inline").weights == {}
+    assert "dense<[" in str(import_onnx(model, weights="inline").module)
+    assert set(import_onnx(model, inline_limit=10).weights) == {"w", "b"}
+    with pytest.raises(GEError, match="weights must be one of inline, external"):
+        import_onnx(model, weights="separate")
+
+
+def test_imported_module_round_trips_through_text():
+    model, _ = WEIGHTS_CASE.reference()
+    module = import_onnx(model).module
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(GE)
+    assert str(parse_module(ctx, str(module))) == str(module)
+
+
+# ---------------------------------------------------------------------------
+# Unsupported ops
+# ---------------------------------------------------------------------------
+
+
+def two_unsupported_ops_model() -> onnx.ModelProto:
+    nodes = [
+        node("Relu", ["x"], ["r"]),
+        helper.make_node("Erf", ["r"], ["e1"], name="erf_a"),
+        helper.make_node("Erf", ["e1"], ["e2"], name="erf_b"),
+        helper.make_node("Mystery", ["r"], ["m"], name="mystery", domain="my.domain"),
+        node("Add", ["e2", "m"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "unsupported",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+    )
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("my.domain", 1)]
+    return helper.make_model(graph, opset_imports=opsets)
+
+
+def test_unsupported_ops_are_listed_in_one_error():
+    with pytest.raises(GEError) as info:
+        import_onnx(two_unsupported_ops_model())
+    assert str(info.value) == (
+        "<onnx model>: error: unsupported ONNX ops: Erf (nodes: erf_a, erf_b); "
+        "my.domain.Mystery (nodes: mystery)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        (
+            Case(
+                [node("Dropout", ["x"], ["y", "mask"]), node("Not", ["mask"], ["z"])],
+                {"x": X4},
+                opset=13,
+                outputs=("y", "z"),
+            ),
+            "Dropout with its mask output used (nodes: Dropout); Not (nodes: Not)",
+        ),
+        (
+            Case(
+                [node("MaxPool", ["x"], kernel_shape=[2, 2], dilations=[2, 2])],
+                {"x": X4},
+                opset=12,
+            ),
+            "MaxPool with dilations (nodes: MaxPool)",
+        ),
+        (
+            Case(
+                [node("Conv", ["x", "w"])],
+                {"x": rand(1, 2, 3, 3, 3)},
+                {"w": rand(2, 2, 1, 1, 1)},
+            ),
+            "Conv with 3-D spatial input (nodes: Conv)",
+        ),
+        (
+            Case([node("Reshape", ["x", "s"])], {"x": X4, "s": ints(1, -1)}),
+            "Reshape with a non-constant shape (nodes: Reshape)",
+        ),
+        (
+            Case(
+                [node("Pad", ["x", "p"], mode="wrap")],
+                {"x": X4},
+                {"p": ints(0, 0, 1, 1, 0, 0, 1, 1)},
+                opset=19,
+            ),
+            "Pad with mode 'wrap' (nodes: Pad)",
+        ),
+    ],
+    ids=["dropout_mask", "pool_dilations", "conv3d", "dynamic_reshape", "pad_wrap"],
+)
+def test_unsupported_configurations(case: Case, message: str):
+    model, _ = case.reference()
+    with pytest.raises(GEError, match=re.escape(f"unsupported ONNX ops: {message}")):
+        import_onnx(model)
+
+
+# ---------------------------------------------------------------------------
+# The ONNX package's test models
+# ---------------------------------------------------------------------------
+
+
+def load_tensors(directory: Path, prefix: str) -> list[np.ndarray]:
+    """`prefix_<i>.pb` tensors of a test data set, in order."""
+    files = sorted(
+        directory.glob(f"{prefix}_*.pb"), key=lambda p: int(p.stem.split("_")[-1])
+    )
+    return [numpy_helper.to_array(onnx.load_tensor(str(f))) for f in files]
+
+
+def run_pytorch_case(case: Path) -> str | None:
+    """None if the case imports and matches its stored outputs, else why not."""
+    imported = import_onnx(case / "model.onnx")
+    data = case / "test_data_set_0"
+    inputs = dict(zip(imported.input_names, load_tensors(data, "input"), strict=True))
+    expected = load_tensors(data, "output")
+    try:
+        got = evaluate(imported.module, inputs, weights=imported.weights)
+        assert len(got) == len(expected), (
+            f"{len(got)} outputs, expected {len(expected)}"
+        )
+        for ours, ref in zip(got, expected, strict=True):
+            assert_close(ours, ref, 1e-3)
+    except (AssertionError, GEError) as error:
+        return " ".join(str(error).split())[:200]
+    return None
+
+
+EXPECTED_UNSUPPORTED = {
+    "Conv with 3-D spatial input",
+    "AveragePool with 3-D spatial input",
+    "MaxPool with 3-D spatial input",
+    "MaxPool with dilations",
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # sqrt/pow of negatives: NaN
+def test_pytorch_cases_match_their_expected_outputs(capsys):
+    passed, failures, unsupported = [], {}, {}
+    for case in PYTORCH_CASES:
+        try:
+            reason = run_pytorch_case(case)
+        except GEError as error:
+            if "unsupported ONNX ops" not in str(error):
+                raise
+            unsupported[case.name] = str(error).split("unsupported ONNX ops: ")[1]
+            continue
+        if reason is None:
+            passed.append(case.name)
+        else:
+            failures[case.name] = reason
+    supported = len(passed) + len(failures)
+    with capsys.disabled():
+        print(
+            f"\npytorch cases: {len(passed)}/{supported} supported cases pass "
+            f"({len(unsupported)} of {len(PYTORCH_CASES)} use unsupported ops)"
+        )
+        for name, reason in {**failures, **unsupported}.items():
+            print(f"  {name}: {reason}")
+    assert len(passed) >= 0.8 * supported
+    kinds = {kind.split(" (nodes")[0] for kind in unsupported.values()}
+    assert kinds == EXPECTED_UNSUPPORTED
+
+
+@pytest.mark.parametrize("path", LIGHT, ids=[p.stem for p in LIGHT])
+def test_light_models_import(path: Path):
+    imported = import_onnx(path)
+    ops = compute_ops(imported.module)
+    convs = [op for op in ops if op.name == "ge.conv2d"]
+    model = onnx.load(str(path))
+    assert len(convs) == sum(n.op_type == "Conv" for n in model.graph.node)
+    assert all(python_attributes(op)["data_format"] == "NCHW" for op in convs)
+    (output,) = ops_of(imported.module)[-1].operands
+    assert output.type.get_shape() in [(1, 1000), (1, 1000, 1, 1)]
+    assert imported.weights == {}  # placeholder weights are splats, kept inline
+
+
+def with_logits(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The model with the input of its last Softmax as an extra output."""
+    softmax = [n for n in model.graph.node if n.op_type == "Softmax"]
+    if softmax:
+        inferred = onnx.shape_inference.infer_shapes(model).graph.value_info
+        info = {v.name: v for v in inferred}
+        model.graph.output.append(info[softmax[-1].input[0]])
+    return model
+
+
+def check_light_model(path: Path) -> None:
+    """Random weights: the reference evaluator matches onnxruntime (logits too)."""
+    model = with_logits(randomize_weights(onnx.load(str(path)), seed=0))
+    imported = import_onnx(model)
+    (name,) = imported.input_names
+    data = model.graph.input[[i.name for i in model.graph.input].index(name)]
+    shape = [d.dim_value for d in data.type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    expected = ort_run(model, {name: x})
+    got = evaluate(imported.module, {name: x}, weights=imported.weights)
+    for ours, ref in zip(got, expected, strict=True):
+        assert_close(ours, ref, 1e-3)
+
+
+SMALL_LIGHT = {"light_squeezenet", "light_inception_v1", "light_shufflenet"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=[] if p.stem in SMALL_LIGHT else [pytest.mark.slow])
+        for p in LIGHT
+    ],
+    ids=[p.stem for p in LIGHT],
+)
+def test_light_models_match_onnxruntime(path: Path):
+    check_light_model(path)
+
+
+def test_randomize_weights():
+    model = onnx.load(str(DATA / "light" / "light_shufflenet.onnx"))
+    a, b, c = (randomize_weights(model, seed) for seed in (0, 0, 1))
+    assert a == b and a != c
+    assert not any(n.op_type == "ConstantOfShape" for n in a.graph.node)
+    onnx.checker.check_model(a)
+    inits = {i.name: numpy_helper.to_array(i) for i in a.graph.initializer}
+    variances = [
+        inits[n.input[4]]
+        for n in a.graph.node
+        if n.op_type == "BatchNormalization" and n.input[4] in inits
+    ]
+    assert variances and all((v > 0).all() for v in variances)
+    first_conv = next(n for n in a.graph.node if n.op_type == "Conv")
+    weight = inits[first_conv.input[1]]
+    assert weight.shape == (24, 3, 3, 3)
+    assert 0.8 < weight.std() * np.sqrt(3 * 3 * 3) < 1.2  # ~ N(0, 1 / fan_in)
+
+
+# ---------------------------------------------------------------------------
+# ge-translate
+# ---------------------------------------------------------------------------
+
+
+def translate(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run `ge-translate` as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "tools.ge_translate", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_ge_translate_writes_mlir_and_weights(tmp_path: Path):
+    model, expected = WEIGHTS_CASE.reference()
+    onnx.save(model, tmp_path / "mm.onnx")
+    result = translate(
+        "--import-onnx", str(tmp_path / "mm.onnx"), "-o", str(tmp_path / "mm.mlir")
+    )
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "mm.mlir",
+        "mm.onnx",
+        "mm.weights.npz",
+    ]
+    text = (tmp_path / "mm.mlir").read_text()
+    assert 'attributes {ge.weights = "mm.weights.npz"}' in text
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(GE)
+    module = parse_module(ctx, text, "mm.mlir")
+    weights = load_weights(module, tmp_path / "mm.mlir")
+    assert set(weights) == {"w"}
+    (got,) = evaluate(module, WEIGHTS_CASE.inputs, weights=weights)
+    assert_close(got, expected[0])
+
+
+def test_ge_translate_inline_weights_to_stdout(tmp_path: Path):
+    model, _ = WEIGHTS_CASE.reference()
+    onnx.save(model, tmp_path / "mm.onnx")
+    result = translate("--import-onnx", str(tmp_path / "mm.onnx"), "--inline-weights")
+    assert result.returncode == 0, result.stderr
+    assert "ge.matmul" in result.stdout and "ge.weights" not in result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mm.onnx"]
+
+
+def write_bad_inputs(tmp_path: Path) -> dict[str, Path]:
+    """Files that are not importable ONNX models."""
+    model, _ = WEIGHTS_CASE.reference()
+    good = model.SerializeToString()
+    paths = {
+        "truncated": good[: len(good) // 2],
+        "random": np.random.default_rng(3).bytes(3000),
+        "empty": b"",
+        "unsupported": two_unsupported_ops_model().SerializeToString(),
+    }
+    files = {}
+    for name, blob in paths.items():
+        files[name] = tmp_path / f"{name}.onnx"
+        files[name].write_bytes(blob)
+    files["missing"] = tmp_path / "missing.onnx"
+    files["directory"] = tmp_path
+    return files
+
+
+BAD_INPUT_MESSAGES = {
+    "truncated": "truncated.onnx: error: not a readable ONNX model",
+    "random": "random.onnx: error: not a readable ONNX model",
+    "empty": "empty.onnx: error: not an ONNX model (it has no graph)",
+    "unsupported": "unsupported.onnx: error: unsupported ONNX ops: Erf (nodes: erf_a, "
+    "erf_b); my.domain.Mystery (nodes: mystery)",
+    "missing": "error: cannot open ONNX model '{path}': no such file",
+    "directory": "error: cannot open ONNX model '{path}': is a directory",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_INPUT_MESSAGES))
+def test_ge_translate_bad_inputs_fail_cleanly(tmp_path: Path, kind: str):
+    path = write_bad_inputs(tmp_path)[kind]
+    out = tmp_path / "out" / "model.mlir"
+    out.parent.mkdir()
+    result = translate("--import-onnx", str(path), "-o", str(out))
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert BAD_INPUT_MESSAGES[kind].format(path=path) in lines[0]
+    assert list(out.parent.iterdir()) == []
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "the following arguments are required: --import-onnx"),
+        (["--import-onnx", "m.onnx", "--bogus"], "unrecognized arguments: --bogus"),
+        (
+            ["--import-onnx", "m.onnx", "--input-shape", "x:1,y"],
+            "bad input shape 'x:1,y'",
+        ),
+        (
+            ["--import-onnx", "m.onnx", "--inline-limit", "-1"],
+            "--inline-limit must be >= 0",
+        ),
+        (
+            ["--import-onnx", "m.onnx", "-o", "no/such/dir/m.mlir"],
+            "output directory 'no/such/dir' does not exist",
+        ),
+    ],
+)
+def test_ge_translate_bad_flags(args: list[str], message: str, capsys):
+    assert ge_translate.main(args) == 1
+    stderr = capsys.readouterr().err
+    assert message in stderr and len(stderr.strip().splitlines()) == 1

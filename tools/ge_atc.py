@@ -1,0 +1,481 @@
+"""`ge-atc`: the ATC-style offline compiler (ONNX or single-op JSON in, `.om` out).
+
+    ge-atc --model=net.onnx --framework=5 --output=net [--input_shape="x:1,3,224,224"]
+           [--input_format=NCHW] [--soc_version=Ascend910] [--dump-graph=DIR]
+    ge-atc --singleop=ops.json --output=DIR [--soc_version=...]
+    ge-atc --mode=1 --om=net.om --json=net.json
+    ge-run net.om --random-inputs --check --output-dir out/
+
+The flags are ATC's (`--flag=value` or `--flag value`). A model goes through
+the stages of `compile_stages` (SPEC §4: origin-format inference, shape
+inference, running formats, storage-format selection, TransData insertion,
+format optimisation); each stage logs one progress line to stderr (`--log`:
+debug, info (default), warning, error or null) and with `--dump-graph DIR`
+writes `NN-STAGE.mlir` and a Graphviz picture `NN-STAGE.dot` (`.svg` too
+when Graphviz's `dot` is installed). The result is an offline model
+(`ge_runtime/offline_model.py`) holding the optimised IR, its weights laid
+out at compile time, and the imported graph (for `ge-run --check`).
+
+`--singleop` compiles each entry of an ATC single-op description list
+(`ge_frontend/singleop.py`) into `DIR/<index>_<OpType>_<descs>.om`.
+`--mode=1` writes an offline model as readable JSON. Bad flags and bad input
+are one-line errors with exit code 1; nothing is written unless everything
+succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import PassPipeline
+
+from ge_dialect.diagnostics import GEError, verify_module
+from ge_dialect.formats import FormatError, get_target
+from ge_dialect.ops import TransDataOp
+from ge_runtime.offline_model import (
+    OfflineModel,
+    describe_model,
+    encode,
+    load_offline_model,
+    make_offline_model,
+    save_offline_model,
+)
+from passes.insert_transdata import TARGET_ATTRIBUTE, derive_storage_weights
+from tools.common import one_line_errors, run_tool, write_atomically
+
+LOG = logging.getLogger("ge_atc")
+
+FRAMEWORKS = {0: "Caffe", 1: "MindSpore", 3: "TensorFlow", 5: "ONNX"}
+"""ATC's `--framework` values; this compiler reads ONNX (5)."""
+ONNX_FRAMEWORK = 5
+
+INPUT_FORMATS = ("NCHW", "NHWC", "ND", "NCDHW", "NDHWC")
+"""`--input_format` values: the `data-format` of `infer-origin-format`."""
+
+LOG_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "null": logging.CRITICAL + 1,
+}
+
+MODES = {0: "generate an offline model", 1: "offline model to JSON"}
+"""ATC's `--mode` values that `ge-atc` implements."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of `ge-atc` (ATC's flag names)."""
+    parser = argparse.ArgumentParser(
+        prog="ge-atc",
+        description="Compile an ONNX model or single-op description into an "
+        "offline model (.om), as ATC does.",
+    )
+    parser.add_argument("--model", metavar="FILE", help="the model to compile")
+    parser.add_argument(
+        "--framework",
+        type=int,
+        metavar="N",
+        help="framework of --model: 5 = ONNX (the only one supported)",
+    )
+    parser.add_argument(
+        "--output",
+        metavar="PATH",
+        help="offline model to write (PATH.om), or the directory for --singleop",
+    )
+    parser.add_argument(
+        "--input_format",
+        default="NCHW",
+        metavar="FORMAT",
+        help=f"format of 4-D/5-D inputs ({', '.join(INPUT_FORMATS)}; default NCHW)",
+    )
+    parser.add_argument(
+        "--input_shape",
+        metavar='"NAME:1,3,224,224;NAME2:..."',
+        help="fix input shapes (dynamic dims)",
+    )
+    parser.add_argument(
+        "--soc_version",
+        metavar="SOC",
+        help="target whose C0 table the layouts use (e.g. Ascend910; default: "
+        "C0 = 32 bytes / element size)",
+    )
+    parser.add_argument(
+        "--singleop", metavar="FILE.json", help="single-op description list"
+    )
+    parser.add_argument(
+        "--mode",
+        type=int,
+        default=0,
+        metavar="N",
+        help="0: compile (default), 1: offline model to JSON (--om, --json)",
+    )
+    parser.add_argument("--om", metavar="FILE.om", help="offline model for --mode=1")
+    parser.add_argument("--json", metavar="FILE.json", help="JSON for --mode=1")
+    parser.add_argument(
+        "--log",
+        default="info",
+        choices=tuple(LOG_LEVELS),
+        help="log level of the progress lines on stderr (default info)",
+    )
+    parser.add_argument(
+        "--dump-graph",
+        metavar="DIR",
+        help="write the IR and a Graphviz picture after each stage",
+    )
+    return one_line_errors(parser)
+
+
+# ---------------------------------------------------------------------------
+# Options
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What a compile depends on, as recorded in the offline model's manifest."""
+
+    input_format: str = "NCHW"
+    input_shape: str | None = None
+    soc_version: str | None = None
+    framework: int | None = None
+
+    def manifest(self) -> dict[str, Any]:
+        """The options as manifest entries."""
+        return {
+            "compile_options": {
+                "framework": self.framework,
+                "input_format": self.input_format,
+                "input_shape": self.input_shape,
+                "soc_version": self.soc_version,
+            }
+        }
+
+
+def compile_options(args: argparse.Namespace) -> CompileOptions:
+    """Validated compile options from the command line."""
+    if args.input_format not in INPUT_FORMATS:
+        raise GEError(
+            f"error: --input_format={args.input_format} is not supported "
+            f"(use one of {', '.join(INPUT_FORMATS)})"
+        )
+    soc = None
+    if args.soc_version is not None:
+        try:
+            soc = get_target(args.soc_version).name
+        except FormatError as error:
+            raise GEError(f"error: --soc_version: {error}") from None
+    return CompileOptions(args.input_format, args.input_shape, soc, args.framework)
+
+
+# ---------------------------------------------------------------------------
+# The compile stages
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One compile stage: a name (for logs and dumps) and its pass pipeline."""
+
+    name: str
+    pipeline: str
+
+
+def compile_stages(options: CompileOptions) -> list[Stage]:
+    """The stages of SPEC §4 steps 2-7, in GE's order."""
+    target = f"{{target={options.soc_version}}}" if options.soc_version else ""
+    return [
+        Stage(
+            "infer-origin-format",
+            f"infer-origin-format{{data-format={options.input_format}}}",
+        ),
+        Stage("infer-shape", "infer-shape"),
+        Stage("refine-running-format", "refine-running-format"),
+        Stage("select-storage-format", f"select-storage-format{target}"),
+        Stage("insert-transdata", "insert-transdata"),
+    ]
+
+
+@dataclass
+class Compiled:
+    """A compiled graph: the optimised module, its weights and its source."""
+
+    module: ModuleOp
+    weights: dict[str, np.ndarray]
+    source: ModuleOp
+    stages: list[str] = field(default_factory=list)
+
+
+def transdata_count(module: ModuleOp) -> int:
+    """The number of runtime `ge.transdata` ops in `module`."""
+    return sum(isinstance(op, TransDataOp) for op in module.walk())
+
+
+def op_count(module: ModuleOp) -> int:
+    """The number of ops in `module`'s graphs."""
+    return sum(1 for _ in module.walk()) - 1
+
+
+def compile_module(
+    module: ModuleOp,
+    weights: Mapping[str, np.ndarray],
+    options: CompileOptions,
+    dump_dir: str | Path | None = None,
+    progress: int = logging.INFO,
+) -> Compiled:
+    """Run every stage on `module` (in place); weights come back laid out.
+
+    Each stage logs one progress line at level `progress`.
+    """
+    from passes import get_all_passes
+    from tools.ge_run import make_context
+
+    source = module.clone()
+    if options.soc_version is not None:
+        module.attributes[TARGET_ATTRIBUTE] = StringAttr(options.soc_version)
+    stages = compile_stages(options)
+    available = get_all_passes()
+    ctx = make_context()
+    dump(dump_dir, 0, "import", module)
+    LOG.log(
+        progress,
+        "[0/%d] import: %d ops, %d TransData",
+        len(stages),
+        op_count(module),
+        transdata_count(module),
+    )
+    for number, stage in enumerate(stages, 1):
+        start = time.perf_counter()
+        try:
+            pipeline = PassPipeline.parse_spec(available, stage.pipeline)
+        except Exception as error:  # xDSL raises several kinds for unknown passes
+            message = " ".join(str(error).split())
+            raise GEError(
+                f"error: stage {stage.name} is not available in this build: {message}"
+            ) from None
+        pipeline.apply(ctx, module)
+        verify_module(module)
+        LOG.log(
+            progress,
+            "[%d/%d] %s: %.3fs, %d ops, %d TransData",
+            number,
+            len(stages),
+            stage.name,
+            time.perf_counter() - start,
+            op_count(module),
+            transdata_count(module),
+        )
+        LOG.debug("%s ran: %s", stage.name, stage.pipeline)
+        dump(dump_dir, number, stage.name, module)
+    laid_out = derive_storage_weights(module, weights, options.soc_version)
+    return Compiled(module, laid_out, source, [s.name for s in stages])
+
+
+def dump(
+    directory: str | Path | None, index: int, stage: str, module: ModuleOp
+) -> None:
+    """With `--dump-graph`: the IR and picture after a stage."""
+    if directory is None:
+        return
+    from ge_runtime.graphviz_dump import dump_stage
+
+    for path in dump_stage(directory, index, stage, module):
+        LOG.debug("wrote %s", path)
+
+
+# ---------------------------------------------------------------------------
+# The three jobs
+# ---------------------------------------------------------------------------
+
+
+def output_path(output: str) -> Path:
+    """ATC's `--output`: the offline model is `OUTPUT.om`."""
+    return Path(output if output.endswith(".om") else f"{output}.om")
+
+
+def compile_model(args: argparse.Namespace) -> None:
+    """`--model X.onnx --framework=5 --output Y`: write `Y.om`."""
+    from ge_frontend.onnx_import import import_onnx, parse_input_shapes
+
+    if args.framework is None:
+        raise GEError("error: --framework is required with --model (5 = ONNX)")
+    if args.framework != ONNX_FRAMEWORK:
+        name = FRAMEWORKS.get(args.framework, "unknown")
+        raise GEError(
+            f"error: --framework={args.framework} ({name}) is not supported; "
+            f"ge-atc reads ONNX models (--framework={ONNX_FRAMEWORK})"
+        )
+    if args.output is None:
+        raise GEError("error: --output is required")
+    options = compile_options(args)
+    shapes = parse_input_shapes(args.input_shape) if args.input_shape else None
+    start = time.perf_counter()
+    imported = import_onnx(args.model, input_shapes=shapes)
+    LOG.info("parsed %s in %.3fs", args.model, time.perf_counter() - start)
+    compiled = compile_module(
+        imported.module, imported.weights, options, args.dump_graph
+    )
+    manifest = {
+        "framework": "onnx",
+        "model": Path(args.model).name,
+        "stages": compiled.stages,
+        **options.manifest(),
+    }
+    write_model(output_path(args.output), compiled, manifest, imported.weights)
+
+
+def write_model(
+    path: Path,
+    compiled: Compiled,
+    manifest: Mapping[str, Any],
+    source_weights: Mapping[str, np.ndarray],
+) -> None:
+    """Save one offline model (creating its directory) and log it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_offline_model(
+        path,
+        compiled.module,
+        {**source_weights, **compiled.weights},
+        manifest,
+        source=compiled.source,
+    )
+    LOG.info("wrote %s (%d bytes)", path, path.stat().st_size)
+
+
+def compile_singleop(args: argparse.Namespace) -> None:
+    """`--singleop ops.json --output DIR`: one offline model per op."""
+    from ge_frontend.singleop import load_singleop_file
+
+    if args.output is None:
+        raise GEError("error: --output (a directory) is required with --singleop")
+    if args.model is not None:
+        raise GEError("error: give --model or --singleop, not both")
+    options = compile_options(args)
+    entries = load_singleop_file(args.singleop, options.soc_version)
+    models: list[OfflineModel] = []
+    for entry in entries:
+        LOG.info("op #%d: %s", entry.index, entry.op_type)
+        dump_dir = Path(args.dump_graph) / entry.stem if args.dump_graph else None
+        compiled = compile_module(
+            entry.module, {}, options, dump_dir, progress=logging.DEBUG
+        )
+        manifest = {
+            "framework": "singleop",
+            "model": Path(args.singleop).name,
+            "op": entry.op_type,
+            "op_index": entry.index,
+            "stages": compiled.stages,
+            **options.manifest(),
+        }
+        path = Path(args.output) / f"{entry.stem}.om"
+        models.append(
+            make_offline_model(
+                compiled.module,
+                compiled.weights,
+                manifest,
+                source=compiled.source,
+                path=str(path),
+            )
+        )
+    write_all(models)
+
+
+def write_all(models: Sequence[OfflineModel]) -> None:
+    """Write every model, or none: files already written go if one fails."""
+    blobs = [(Path(model.path), encode(model)) for model in models]
+    written: list[Path] = []
+    try:
+        for path, blob in blobs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, blob)
+            written.append(path)
+            LOG.info("wrote %s (%d bytes)", path, len(blob))
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+
+
+def convert_to_json(args: argparse.Namespace) -> None:
+    """`--mode=1 --om X.om --json X.json`: the offline model as readable JSON."""
+    if args.om is None or args.json is None:
+        raise GEError("error: --mode=1 needs --om=FILE.om and --json=FILE.json")
+    model = load_offline_model(args.om)
+    text = json.dumps(describe_model(model), indent=2) + "\n"
+    write_atomically(args.json, text)
+    LOG.info("wrote %s", args.json)
+
+
+# ---------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------
+
+
+class LogFormatter(logging.Formatter):
+    """`ge-atc: message` for info, `ge-atc: warning: message` otherwise."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.levelno == logging.INFO:
+            return f"ge-atc: {message}"
+        return f"ge-atc: {record.levelname.lower()}: {message}"
+
+
+@contextmanager
+def logging_to_stderr(level: str) -> Iterator[None]:
+    """Route this tool's and the library's log records to stderr at `level`."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(LogFormatter())
+    loggers = [LOG, logging.getLogger("ge_runtime")]
+    saved = [(logger, logger.level) for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(LOG_LEVELS[level])
+    try:
+        yield
+    finally:
+        for logger, old in saved:
+            logger.removeHandler(handler)
+            logger.setLevel(old)
+
+
+def select_job(args: argparse.Namespace):
+    """The job the command line asks for."""
+    if args.mode not in MODES:
+        listed = ", ".join(f"{k} ({v})" for k, v in MODES.items())
+        raise GEError(f"error: --mode={args.mode} is not supported (modes: {listed})")
+    if args.mode == 1:
+        return convert_to_json
+    if args.singleop is not None:
+        return compile_singleop
+    if args.model is None:
+        raise GEError("error: --model is required (or --singleop, or --mode=1)")
+    return compile_model
+
+
+def run(argv: Sequence[str] | None) -> None:
+    """Parse the command line and run the chosen job."""
+    args = build_parser().parse_args(argv)
+    job = select_job(args)
+    with logging_to_stderr(args.log):
+        job(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `ge-atc`."""
+    return run_tool("ge-atc", lambda: run(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

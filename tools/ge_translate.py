@@ -1,0 +1,146 @@
+"""`ge-translate`: import models from other formats as `ge` IR.
+
+    ge-translate --import-onnx model.onnx -o model.mlir
+    ge-translate --import-onnx model.onnx -o model.mlir --input-shape "data:1,3,224,224"
+    ge-translate --import-onnx model.onnx --inline-weights          # to stdout
+
+Constants with more than `--inline-limit` elements (default 1024) are written
+to `OUT.weights.npz` next to `OUT.mlir`, keyed by their ONNX names; the IR
+refers to them as `#ge.external<"name">` and the module attribute
+`ge.weights = "OUT.weights.npz"` names the file (relative to the `.mlir`),
+which `ge-run` and the reference evaluator read. `--inline-weights` keeps
+every constant in the IR instead. Both files are written atomically and only
+when the whole import succeeded; errors are one line and exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import StringAttr
+from xdsl.printer import Printer
+
+from ge_dialect.diagnostics import GEError
+from ge_frontend.onnx_import import (
+    DEFAULT_INLINE_LIMIT,
+    ImportedModel,
+    import_onnx,
+    parse_input_shapes,
+)
+from ge_runtime.reference import WEIGHTS_ATTRIBUTE
+from tools.common import one_line_errors, run_tool, write_atomically
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of `ge-translate`."""
+    parser = argparse.ArgumentParser(
+        prog="ge-translate", description="Import a model as GE IR (.mlir)."
+    )
+    parser.add_argument(
+        "--import-onnx",
+        required=True,
+        metavar="MODEL.onnx",
+        help="the ONNX model to import",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        default="-",
+        metavar="OUT.mlir",
+        help="output file (default: stdout, which needs --inline-weights "
+        "for models with large constants)",
+    )
+    parser.add_argument(
+        "--input-shape",
+        metavar='"NAME:1,3,224,224;NAME2:..."',
+        help="fix graph input shapes (e.g. dynamic batch dims)",
+    )
+    parser.add_argument(
+        "--inline-weights",
+        action="store_true",
+        help="keep every constant in the IR (no .weights.npz)",
+    )
+    parser.add_argument(
+        "--inline-limit",
+        type=int,
+        default=DEFAULT_INLINE_LIMIT,
+        metavar="N",
+        help="constants with more elements go to the .weights.npz "
+        f"(default {DEFAULT_INLINE_LIMIT})",
+    )
+    return one_line_errors(parser)
+
+
+def weights_path(output: str) -> Path:
+    """`OUT.weights.npz` next to `OUT.mlir`."""
+    path = Path(output)
+    return path.with_name(f"{path.stem}.weights.npz")
+
+
+def npz_bytes(weights: dict[str, np.ndarray]) -> bytes:
+    """The weights as the bytes of an `.npz` file."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **weights)
+    return buffer.getvalue()
+
+
+def module_text(imported: ImportedModel) -> str:
+    """The printed module."""
+    stream = io.StringIO()
+    Printer(stream=stream).print_op(imported.module)
+    stream.write("\n")
+    return stream.getvalue()
+
+
+def write_outputs(imported: ImportedModel, output: str) -> None:
+    """Write the `.mlir` (and its `.weights.npz`), all or nothing."""
+    if output == "-":
+        if imported.weights:
+            raise GEError(
+                "error: the model has large constants; give -o OUT.mlir to write "
+                "them to OUT.weights.npz, or pass --inline-weights"
+            )
+        sys.stdout.write(module_text(imported))
+        return
+    if not imported.weights:
+        write_atomically(output, module_text(imported))
+        return
+    npz = weights_path(output)
+    imported.module.attributes[WEIGHTS_ATTRIBUTE] = StringAttr(npz.name)
+    write_atomically(npz, npz_bytes(imported.weights))
+    try:
+        write_atomically(output, module_text(imported))
+    except BaseException:
+        npz.unlink(missing_ok=True)
+        raise
+
+
+def run(argv: Sequence[str] | None) -> None:
+    """Parse the command line, import and write."""
+    args = build_parser().parse_args(argv)
+    if args.inline_limit < 0:
+        raise GEError("error: --inline-limit must be >= 0")
+    output_dir = Path(args.output).parent
+    if args.output != "-" and not output_dir.is_dir():
+        raise GEError(f"error: output directory '{output_dir}' does not exist")
+    imported = import_onnx(
+        args.import_onnx,
+        input_shapes=parse_input_shapes(args.input_shape) if args.input_shape else None,
+        weights="inline" if args.inline_weights else "external",
+        inline_limit=args.inline_limit,
+    )
+    write_outputs(imported, args.output)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `ge-translate`."""
+    return run_tool("ge-translate", lambda: run(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
