@@ -61,18 +61,14 @@ def make_model(seed: int = SEED) -> onnx.ModelProto:
         *_conv_weights(rng, "conv2a", 33, 17, 1),
         *_conv_weights(rng, "conv2b", 17, 17, 3),
         *_conv_weights(rng, "conv3", 33, 50, 1),
-        numpy_helper.from_array(
-            (rng.random(17) + 0.5).astype(np.float32), "bn1.scale"
-        ),
+        numpy_helper.from_array((rng.random(17) + 0.5).astype(np.float32), "bn1.scale"),
         numpy_helper.from_array(
             (rng.standard_normal(17) * 0.1).astype(np.float32), "bn1.bias"
         ),
         numpy_helper.from_array(
             (rng.standard_normal(17) * 0.1).astype(np.float32), "bn1.mean"
         ),
-        numpy_helper.from_array(
-            (rng.random(17) + 0.5).astype(np.float32), "bn1.var"
-        ),
+        numpy_helper.from_array((rng.random(17) + 0.5).astype(np.float32), "bn1.var"),
         numpy_helper.from_array(
             (rng.standard_normal((10, 33)) / np.sqrt(33)).astype(np.float32),
             "fc.weight",
@@ -112,7 +108,9 @@ def make_model(seed: int = SEED) -> onnx.ModelProto:
             strides=[1, 1],
             pads=[1, 1, 1, 1],
         ),
-        helper.make_node("Concat", ["relu2a", "pool2b"], ["concat"], name="concat", axis=1),
+        helper.make_node(
+            "Concat", ["relu2a", "pool2b"], ["concat"], name="concat", axis=1
+        ),
         _conv("conv3", "concat", 1),
         helper.make_node("Relu", ["conv3"], ["relu3"], name="relu3"),
         helper.make_node("GlobalAveragePool", ["relu3"], ["gap"], name="gap"),
@@ -125,7 +123,11 @@ def make_model(seed: int = SEED) -> onnx.ModelProto:
     graph = helper.make_graph(
         nodes,
         "small_cnn",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3, 32, 32])],
+        [
+            helper.make_tensor_value_info(
+                "input", TensorProto.FLOAT, ["batch", 3, 32, 32]
+            )
+        ],
         [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["batch", 10])],
         initializer=inits,
     )

@@ -87,11 +87,11 @@ class FormatView(Protocol):
         ...
 
     def set_input(self, index: int, fmt: Format) -> None:
-        """Give operand `index` format `fmt` if it is still ND."""
+        """Give operand `index` format `fmt` if it is still ND (and may change)."""
         ...
 
     def set_output(self, index: int, fmt: Format) -> None:
-        """Give result `index` format `fmt` if it is still ND."""
+        """Give result `index` format `fmt` if it is still ND (and may change)."""
         ...
 
 
@@ -265,10 +265,8 @@ def permutation_rule(attr: str) -> FormatRule:
     """
 
     def rule(view: FormatView) -> None:
-        perm = [
-            p % max(len(view.op.operands[0].type.get_shape()), 1)
-            for p in attribute_value(view.op, attr)
-        ]
+        rank = max(_rank(view, 0, output=False), 1)
+        perm = [p % rank for p in attribute_value(view.op, attr)]
         if (source := view.input(0)) != Format.ND:
             if (target := _permuted(source, perm)) is not None:
                 view.set_output(0, target)
@@ -343,8 +341,7 @@ def data_storage_format_rule(view: FormatView) -> None:
     Internal formats (NC1HWC0, ...) say nothing about the origin, as in GE's
     anchor refresh.
     """
-    storage = view.op.attributes.get("storage_format")
-    if storage is None:
+    if "storage_format" not in view.op.attributes:
         return
     fmt = Format(attribute_value(view.op, "storage_format"))
     if fmt not in INTERNAL_FORMATS:

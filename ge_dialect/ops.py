@@ -537,6 +537,7 @@ class TransDataOp(SameShapeTransOp):
     src_format = attr_def(FormatAttr)
     dst_format = attr_def(FormatAttr)
     groups = opt_attr_def(IntegerAttr)
+    perm = opt_attr_def(DenseArrayBase)
 
     ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"groups": 1}
 
@@ -544,15 +545,15 @@ class TransDataOp(SameShapeTransOp):
         """Result origin axis i is operand origin axis `perm[i]`.
 
         The identity, except for a TransData that absorbed a transpose
-        (`transpose-transdata-fusion`): its origin formats differ and name the
-        same axes, e.g. NHWC -> NCHW gives (0, 3, 1, 2).
+        (`transpose-transdata-fusion`): it carries the transpose's `perm`, and
+        its origin formats differ by that permutation of their axis letters
+        (NHWC -> NCHW: perm [0, 3, 1, 2]).
         """
+        if self.perm is not None:
+            return tuple(attribute_value(self, "perm"))
         x_type = self.x.type
         assert isinstance(x_type, TensorType)
-        src_origin, _ = layout_of(x_type)
-        dst_origin, _ = layout_of(self.y.type)  # type: ignore[arg-type]
-        identity = tuple(range(x_type.get_num_dims()))
-        return letter_permutation(src_origin, dst_origin) or identity
+        return tuple(range(x_type.get_num_dims()))
 
     def verify_(self) -> None:
         x_type, y_type = self.x.type, self.y.type
@@ -561,10 +562,14 @@ class TransDataOp(SameShapeTransOp):
             raise VerifyException("transdata cannot change the dtype (use ge.cast)")
         src_origin, src_storage = layout_of(x_type)
         dst_origin, dst_storage = layout_of(y_type)
-        if src_origin != dst_origin and (
-            letter_permutation(src_origin, dst_origin) is None
-            or x_type.get_num_dims() != len(src_origin.value)
-        ):
+        if self.perm is not None:
+            letters = letter_permutation(src_origin, dst_origin)
+            if letters is None or list(letters) != attribute_value(self, "perm"):
+                raise VerifyException(
+                    f"perm must permute the axis letters of {src_origin.value} "
+                    f"into {dst_origin.value}"
+                )
+        elif src_origin != dst_origin:
             raise VerifyException(
                 f"origin formats differ: {src_origin.value} vs {dst_origin.value}"
             )

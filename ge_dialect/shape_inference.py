@@ -31,6 +31,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.dtypes import dtype_name, element_type
+from ge_dialect.formats import Format, FormatError
+from ge_dialect.formats import dtype_name as canonical_dtype
 from ge_dialect.layout import check_tensor_type, layout_of, shape_of
 from ge_dialect.ops import GE_OPS, broadcast_shapes
 
@@ -167,6 +169,8 @@ def _result_layout(
 ) -> LayoutAttr | None:
     if op_name == "ge.transdata":
         origin = layout_of(operand_types[0])[0]
+        if (perm := attrs.get("perm")) is not None:
+            origin = Format("".join(origin.value[p] for p in perm))
         storage = attrs.get("dst_format", origin)
         return None if origin == storage == "ND" else LayoutAttr(origin, storage)
     if op_name not in LAYOUT_KEEPING_OPS:
@@ -327,16 +331,24 @@ def broadcast(
 def cast(
     shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
 ) -> list[Result]:
-    """Same shape, dtype `dst_type`."""
-    return [(shapes[0], dtype_name(element_type(_attr(attrs, "dst_type"))))]
+    """Same shape, dtype `dst_type` (a dtype name or a NumPy dtype)."""
+    try:
+        dtype = canonical_dtype(_attr(attrs, "dst_type"))
+    except FormatError as error:
+        raise ShapeError(str(error)) from None
+    return [(shapes[0], dtype)]
 
 
 @register_shape_function("ge.transdata")
 def transdata(
     shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
 ) -> list[Result]:
-    """Relayout keeps the origin shape and dtype."""
-    return [(shapes[0], dtypes[0])]
+    """Relayout keeps the origin shape and dtype (permuted by `perm` when the
+    TransData absorbed a transpose)."""
+    perm = attrs.get("perm")
+    if perm is None:
+        return [(shapes[0], dtypes[0])]
+    return [(tuple(shapes[0][p] for p in perm), dtypes[0])]
 
 
 # ---------------------------------------------------------------------------
@@ -563,7 +575,7 @@ def gemm(
     k2, n = b[::-1] if attrs.get("trans_b") else b
     if not _match(k1, k2):
         raise ShapeError(f"contraction sizes differ: {k1} vs {k2}")
-    if len(shapes) > 2 and _broadcast([(m, n), shapes[2]]) != (m, n):
+    if len(shapes) > 2 and broadcast_shapes((m, n), shapes[2]) != (m, n):
         raise ShapeError(f"c of shape {list(shapes[2])} does not broadcast to {[m, n]}")
     return [((m, n), _same_dtype(dtypes[:2]))]
 
@@ -697,31 +709,29 @@ def reshape(
 ) -> list[Result]:
     """`shape` with 0 copying the input dim and one -1 inferred."""
     x = shapes[0]
-    target = list(_attr(attrs, "shape"))
-    if target.count(UNKNOWN) > 1:
-        raise ShapeError(f"shape {target} has more than one -1")
-    for index, dim in enumerate(target):
-        if dim == 0:
-            if index >= len(x):
-                raise ShapeError(
-                    f"shape {target}: 0 at {index} has no input dim to copy"
-                )
-            target[index] = x[index]
-        elif dim < UNKNOWN:
-            raise ShapeError(f"shape {target} has a negative dim {dim}")
-    total = _product(x)
-    if UNKNOWN in target and total != UNKNOWN:
-        rest = _product([d for d in target if d != UNKNOWN])
-        if rest != UNKNOWN:
-            if rest == 0 or total % rest:
-                raise ShapeError(
-                    f"cannot reshape {list(x)} into {list(_attr(attrs, 'shape'))}"
-                )
-            target[target.index(UNKNOWN)] = total // rest
-    elif total != UNKNOWN and UNKNOWN not in target and math.prod(target) != total:
+    requested = list(_attr(attrs, "shape"))
+    if requested.count(UNKNOWN) > 1:
+        raise ShapeError(f"shape {requested} has more than one -1")
+    copied = [i for i, dim in enumerate(requested) if dim == 0]
+    if copied and copied[-1] >= len(x):
         raise ShapeError(
-            f"cannot reshape {list(x)} ({total} elements) into {target} "
-            f"({math.prod(target)} elements)"
+            f"shape {requested}: 0 at {copied[-1]} has no input dim to copy"
+        )
+    if any(dim < UNKNOWN for dim in requested):
+        raise ShapeError(f"shape {requested} has a negative dim")
+    target = [x[i] if dim == 0 else dim for i, dim in enumerate(requested)]
+    # Copied dims cancel out, whether or not they are known.
+    total = _product([d for i, d in enumerate(x) if i not in copied])
+    given = _product([d for i, d in enumerate(requested) if d not in (0, UNKNOWN)])
+    if UNKNOWN in requested:
+        if total != UNKNOWN:
+            if given == 0 or total % given:
+                raise ShapeError(f"cannot reshape {list(x)} into {requested}")
+            target[requested.index(UNKNOWN)] = total // given
+    elif total != UNKNOWN and given != total:
+        raise ShapeError(
+            f"cannot reshape {list(x)} ({_product(x)} elements) into {target} "
+            f"({_product(target)} elements)"
         )
     return [(tuple(target), dtypes[0])]
 

@@ -40,6 +40,11 @@ class Unsupported(Exception):
     """A node the `ge` dialect cannot express; the message qualifies the op type."""
 
 
+def node_name(node: onnx.NodeProto) -> str:
+    """An ONNX node's name; its first output's name when it has none."""
+    return node.name or (node.output[0] if node.output else node.op_type)
+
+
 def shape_of(value: Value) -> tuple[int, ...]:
     """The shape of a value (-1 for a dynamic dim)."""
     if isinstance(value, np.ndarray):
@@ -61,6 +66,8 @@ def is_splat(array: np.ndarray) -> bool:
     if all(stride == 0 for stride in array.strides):
         return True
     flat = array.reshape(-1)
+    if flat[-1] != flat[0] or flat[flat.size // 2] != flat[0]:  # cheap early no
+        return False
     return bool(np.all(flat == flat[0]))
 
 
@@ -93,7 +100,7 @@ class GraphEmitter:
 
     def _const(self, array: np.ndarray, name: str) -> SSAValue:
         dtype = array.dtype.name
-        if is_splat(array) and dtype != "bool":
+        if is_splat(array):
             elem = element_type(dtype)
             first = array.reshape(-1)[:1].tolist()
             value = DenseIntOrFPElementsAttr(
@@ -165,7 +172,7 @@ class NodeContext:
     @property
     def name(self) -> str:
         """The node's name (its first output's name when it has none)."""
-        return self.node.name or self.node.output[0]
+        return node_name(self.node)
 
     @property
     def num_outputs(self) -> int:

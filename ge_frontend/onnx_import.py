@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
+import onnx.inliner
 from onnx import numpy_helper
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.exceptions import VerifyException
@@ -51,6 +52,7 @@ from ge_frontend.onnx_context import (
     NodeContext,
     Unsupported,
     Value,
+    node_name,
 )
 from ge_frontend.onnx_ops import CONVERTERS
 
@@ -99,7 +101,9 @@ def import_onnx(
     if weights not in WEIGHT_MODES:
         raise GEError(f"error: weights must be one of {', '.join(WEIGHT_MODES)}")
     proto, label = load_model(model)
-    importer = OnnxImporter(proto, label, input_shapes or {}, graph_name)
+    if proto.functions:
+        proto = onnx.inliner.inline_local_functions(proto)
+    importer = OnnxImporter(proto, label, input_shapes or {})
     return importer.run(GraphEmitter(GraphBuilder(graph_name), weights, inline_limit))
 
 
@@ -190,17 +194,15 @@ class OnnxImporter:
         model: onnx.ModelProto,
         label: str,
         input_shapes: Mapping[str, Sequence[int]],
-        graph_name: str = "main",
     ):
-        self.model = model
         self.graph = model.graph
         self.label = label
         self.opset = default_opset(model)
         self.input_shapes = input_shapes
-        self.graph_name = graph_name
         self.env: dict[str, Value | None] = {}
         """ONNX value name -> value (None: produced by an unsupported node)."""
         self.unsupported: dict[str, list[str]] = defaultdict(list)
+        """Unsupported op kind -> names of its nodes."""
 
     def error(self, message: str) -> GEError:
         """A one-line error about the model."""
@@ -210,7 +212,7 @@ class OnnxImporter:
         """Import the graph into `emitter`'s builder."""
         initializers = {init.name: init for init in self.graph.initializer}
         for name, init in initializers.items():
-            self._bind_array(emitter, name, numpy_helper.to_array(init))
+            self._bind(emitter, name, numpy_helper.to_array(init))
         input_names = self._add_inputs(emitter.builder, initializers)
         consumed = {name for node in self.graph.node for name in node.input}
         consumed |= {output.name for output in self.graph.output}
@@ -237,9 +239,10 @@ class OnnxImporter:
         module = emitter.builder.build()
         return ImportedModel(module, emitter.weights, input_names, output_names)
 
-    def _bind_array(self, emitter: GraphEmitter, name: str, array: np.ndarray) -> None:
-        self.env[name] = array
-        emitter.name_array(array, name)
+    def _bind(self, emitter: GraphEmitter, name: str, value: Value) -> None:
+        self.env[name] = value
+        if isinstance(value, np.ndarray):
+            emitter.name_array(value, name)
 
     # -- graph inputs ----------------------------------------------------------
 
@@ -273,15 +276,18 @@ class OnnxImporter:
         if not tensor.HasField("shape"):
             if given is None:
                 raise self.error(
-                    f"graph input '{name}' has an unknown rank; give its shape "
-                    "(input shapes)"
+                    f"graph input '{name}' has an unknown rank; give its shape"
                 )
             return [int(d) for d in given], dtype
         shape = [
             d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim
         ]
-        if given is None:
-            return shape, dtype
+        return shape if given is None else self._fix_shape(name, shape, given), dtype
+
+    def _fix_shape(
+        self, name: str, shape: Sequence[int], given: Sequence[int]
+    ) -> list[int]:
+        """`shape` with its dynamic dims taken from the user's `given` shape."""
         if len(given) != len(shape):
             raise self.error(
                 f"the input shape given for '{name}' has rank {len(given)}, the "
@@ -293,66 +299,52 @@ class OnnxImporter:
                     f"the input shape given for '{name}' sets dim {axis} to "
                     f"{user_dim}, the model fixes it to {model_dim}"
                 )
-        return [
-            int(u) if m == -1 else m for m, u in zip(shape, given, strict=True)
-        ], dtype
+        return [int(u) if m == -1 else m for m, u in zip(shape, given, strict=True)]
 
     # -- nodes -----------------------------------------------------------------
 
     def _convert(
         self, node: onnx.NodeProto, consumed: set[str], emitter: GraphEmitter
     ) -> None:
-        name = node.name or (node.output[0] if node.output else node.op_type)
-        inputs: list[Value | None] = []
+        name = node_name(node)
         for input_name in node.input:
             if input_name and input_name not in self.env:
                 raise self.error(
                     f"node '{name}' ({node.op_type}) reads '{input_name}', which no "
                     "earlier node or graph input defines"
                 )
-            inputs.append(self.env[input_name] if input_name else None)
-        converter = (
-            CONVERTERS.get(node.op_type) if node.domain in DEFAULT_DOMAINS else None
-        )
+        inputs = [self.env[n] if n else None for n in node.input]
+        if node.domain not in DEFAULT_DOMAINS:
+            return self._skip(node, f"{node.domain}.{node.op_type}")
+        converter = CONVERTERS.get(node.op_type)
         if converter is None:
-            kind = (
-                node.op_type
-                if node.domain in DEFAULT_DOMAINS
-                else (f"{node.domain}.{node.op_type}")
-            )
-            return self._skip(node, kind, name)
-        present = [v for n, v in zip(node.input, inputs, strict=True) if n]
-        if any(v is None for v in present):
-            return self._skip(node, None, name)
+            return self._skip(node, node.op_type)
+        if any(
+            n and value is None for n, value in zip(node.input, inputs, strict=True)
+        ):
+            return self._skip(node, None)  # downstream of an unsupported node
         used = [bool(output) and output in consumed for output in node.output]
-        ctx = NodeContext(node, self.opset, inputs, used, emitter)
         try:
-            results = list(converter(ctx))
+            results = list(
+                converter(NodeContext(node, self.opset, inputs, used, emitter))
+            )
         except Unsupported as reason:
-            return self._skip(node, f"{node.op_type} {reason}", name)
+            return self._skip(node, f"{node.op_type} {reason}")
         except CONVERSION_ERRORS as error:
             raise self.error(
                 f"node '{name}' ({node.op_type}): {_one_line(error)}"
             ) from None
-        for index, output in enumerate(node.output):
-            if not output:
-                continue
-            if index >= len(results):
-                if used[index]:
-                    return self._skip(
-                        node, f"{node.op_type} with output #{index}", name
-                    )
-                continue
-            value = results[index]
-            if isinstance(value, np.ndarray):
-                self._bind_array(emitter, output, value)
-            else:
-                self.env[output] = value
+        missing = [i for i in range(len(results), len(used)) if used[i]]
+        if missing:
+            return self._skip(node, f"{node.op_type} with output #{missing[0]}")
+        for output, value in zip(node.output, results, strict=False):
+            if output:
+                self._bind(emitter, output, value)
 
-    def _skip(self, node: onnx.NodeProto, kind: str | None, name: str) -> None:
+    def _skip(self, node: onnx.NodeProto, kind: str | None) -> None:
         """Record an unsupported node (kind None: downstream of one) and go on."""
         if kind is not None:
-            self.unsupported[kind].append(name)
+            self.unsupported[kind].append(node_name(node))
         for output in node.output:
             if output:
                 self.env[output] = None

@@ -313,39 +313,48 @@ def convert_conv(ctx: NodeContext) -> list[Value]:
     return [_finish_window(ctx, y, lifted)]
 
 
-def _conv_transpose_pads(
+def _conv_transpose_geometry(
     ctx: NodeContext,
     kernel: Sequence[int],
     strides: Sequence[int],
     dilations: Sequence[int],
-    output_padding: Sequence[int],
-) -> list[int]:
-    """Pads of ConvTranspose, derived from `output_shape`/SAME as the ONNX spec says."""
+) -> tuple[list[int], list[int]]:
+    """ONNX-order pads and output padding of ConvTranspose.
+
+    With `output_shape` or SAME padding the pads follow from the wanted output
+    size as the ONNX spec says. Beyond the full output size, as onnxruntime
+    does: an explicit `output_shape` adds output padding at the end (less
+    than one stride), SAME padding keeps the full size.
+    """
+    count = len(kernel)
+    output_padding = _ints(ctx.attr("output_padding", [0] * count))
     auto_pad = ctx.attr("auto_pad", "NOTSET")
     output_shape = ctx.attr("output_shape")
     if output_shape is None and auto_pad not in SAME_PADDING:
-        return _window_pads(ctx, kernel, strides, dilations)
+        return _window_pads(ctx, kernel, strides, dilations), output_padding
     sizes = ctx.shape(0)[2:]
     if -1 in sizes:
         raise Unsupported("with output_shape or SAME padding on dynamic spatial dims")
     wanted = (
-        _ints(output_shape[-len(sizes) :])
+        _ints(output_shape[-count:])
         if output_shape is not None
         else [size * s for size, s in zip(sizes, strides, strict=True)]
     )
-    begins, ends = [], []
+    mode = "SAME_UPPER" if auto_pad == "SAME_UPPER" else "SAME_LOWER"
+    begins, ends, extras = [], [], []
     for size, k, s, d, extra, out in zip(
         sizes, kernel, strides, dilations, output_padding, wanted, strict=True
     ):
         total = s * (size - 1) + extra + (k - 1) * d + 1 - out
-        if total < 0:
-            raise Unsupported("with an output_shape beyond the full output")
-        begin, end = _same_padding(
-            total, "SAME_UPPER" if auto_pad == "SAME_UPPER" else "SAME_LOWER"
-        )
+        if output_shape is not None and total < 0:
+            if extra - total >= s:
+                raise ValueError(f"output_shape {_ints(output_shape)} is too large")
+            extra -= total
+        begin, end = _same_padding(max(total, 0), mode)
         begins.append(begin)
         ends.append(end)
-    return begins + ends
+        extras.append(extra)
+    return begins + ends, extras
 
 
 @converts("ConvTranspose")
@@ -356,8 +365,7 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
     kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
-    output_padding = ctx.attr("output_padding", [0] * count)
-    pads = _conv_transpose_pads(ctx, kernel, strides, dilations, output_padding)
+    pads, output_padding = _conv_transpose_geometry(ctx, kernel, strides, dilations)
     if lifted:
         weight = ctx.op("unsqueeze", weight, axes=[2], suffix="filter_to_2d")
     y = ctx.op(
@@ -552,10 +560,9 @@ def convert_concat(ctx: NodeContext) -> list[Value]:
 @converts("Split")
 def convert_split(ctx: NodeContext) -> list[Value]:
     axis = _axis(ctx.attr("axis", 0), ctx.rank(0))
-    if ctx.opset >= 13:
+    sizes = ctx.attr("split") if ctx.opset < 13 else None
+    if sizes is None:  # an input from opset 13 on (and optionally before)
         sizes = ctx.constant(1, "split")
-    else:
-        sizes = ctx.attr("split", ctx.constant(1, "split"))
     if sizes is None:
         dim = ctx.shape(0)[axis]
         if dim == -1:

@@ -17,7 +17,8 @@ graph (one offline model):
 ```
 
 - Each `input_desc` is a graph input (`ge.data`, named by its `name` key or
-  `x<i>`). `format` is the storage format and `shape` the storage shape;
+  the operand's name: `x`, `filter`, ...). `format` is the storage format
+  and `shape` the storage shape;
   for an internal format (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...) the desc also
   needs `origin_format` and `origin_shape`, and `shape` must be what the
   format library derives for the target. The input then carries
@@ -29,7 +30,9 @@ graph (one offline model):
   attributes by the op table `SINGLE_OPS` (ATC/TensorFlow op type -> `ge`
   op, operand names, attribute names, attributes implied by the op type).
 
-Everything wrong in a description is a one-line `GEError` naming the entry.
+An entry's optional `name` becomes the op's node name. Constant inputs
+(`is_const`) and shape ranges are not supported. Everything wrong in a
+description is a one-line `GEError` naming the entry.
 """
 
 from __future__ import annotations
@@ -56,7 +59,6 @@ from ge_dialect.formats import (
 )
 from ge_dialect.layout import layout_of, shape_of
 
-Desc = Mapping[str, Any]
 Adapter = Callable[[dict[str, Any], Sequence["TensorDesc"]], None]
 """Fills attributes derived from the descs (e.g. pads from TF padding)."""
 
@@ -286,6 +288,8 @@ class Entry:
             raise self.error(f"unknown key '{unknown[0]}' (keys: {_list(OP_KEYS)})")
         if not isinstance(self.op_type, str):
             raise self.error('needs "op" (the op type, e.g. "Conv2D")')
+        if not isinstance(data.get("name", ""), str):
+            raise self.error("name must be a string")
         inputs = [
             self.desc(d, f"input_desc[{i}]")
             for i, d in enumerate(self.list("input_desc"))
@@ -307,9 +311,9 @@ class Entry:
                 if d.storage_format in INTERNAL_FORMATS
                 else None,
                 storage_shape=[] if d.storage_format in INTERNAL_FORMATS else None,
-                name=d.name or f"x{i}",
+                name=d.name or default,
             )
-            for i, d in enumerate(inputs)
+            for d, default in zip(inputs, self.input_names(len(inputs)), strict=True)
         ]
         try:
             results = builder.op(
@@ -349,6 +353,8 @@ class Entry:
         for key in ("format", "shape", "type"):
             if key not in data:
                 raise self.error(f'{where} needs "{key}"')
+        if not isinstance(data.get("name", ""), str):
+            raise self.error(f"{where}: name must be a string")
         storage = self.format(data["format"], where)
         dtype = self.dtype(data["type"], where)
         shape = self.shape(data["shape"], where, "shape")
@@ -414,7 +420,7 @@ class Entry:
         """The `ge` op name and its attributes."""
         if self.op_type in OUTPUT_DERIVED:
             ge_op, attr = OUTPUT_DERIVED[self.op_type]
-            self.check_count(len(inputs), ("x",))
+            self.check_count(len(inputs), self.operand_names())
             if self.list("attr"):
                 raise self.error(f"{self.op_type} takes no attributes here")
             value = outputs[0].dtype if attr == "dst_type" else list(outputs[0].shape)
@@ -480,12 +486,21 @@ class Entry:
                 f"has {count} input_desc, {self.op_type} takes ({operands})"
             )
 
+    def operand_names(self) -> tuple[str, ...]:
+        """The op's operand names (`?`: optional, `*`: variadic)."""
+        spec = SINGLE_OPS.get(self.op_type)
+        return spec.inputs if spec is not None else ("x",)
+
+    def input_names(self, count: int) -> list[str]:
+        """Default names of `count` graph inputs: the operand names."""
+        names = self.operand_names()
+        if names[0].endswith("*"):
+            return [f"{names[0][:-1]}{i}" for i in range(count)]
+        return [name.rstrip("?") for name in names[:count]]
+
     def group(self, operands: list[SSAValue]) -> list[Any]:
         """Operands as the builder takes them (a list for a variadic operand)."""
-        spec = SINGLE_OPS.get(self.op_type)
-        if spec is not None and any(n.endswith("*") for n in spec.inputs):
-            return [operands]
-        return list(operands)
+        return [operands] if self.operand_names()[0].endswith("*") else operands
 
     def check_outputs(
         self, results: Sequence[SSAValue], outputs: Sequence[TensorDesc]

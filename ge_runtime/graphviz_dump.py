@@ -57,6 +57,9 @@ FORMAT_COLOURS: dict[Format, str] = {
 
 LOG = logging.getLogger(__name__)
 
+LINE_BREAK = "\\n"
+"""A line break inside a Graphviz label (DOT's escape, kept on one text line)."""
+
 UNKNOWN_COLOUR = "#000000"
 TRANSDATA_STYLE = {
     "shape": "box",
@@ -86,14 +89,14 @@ def tint(colour: str) -> str:
 
 
 def value_label(value: SSAValue) -> str:
-    """`1x17x16x16xf32` and `NCHW/NC1HWC0` on two lines."""
+    """`1x17x16x16xf32` and `NCHW/NC1HWC0` on two label lines."""
     tensor = value.type
     if not isinstance(tensor, TensorType):
         return str(tensor)
     dims = "x".join("?" if d == -1 else str(d) for d in shape_of(tensor))
     origin, storage = layout_of(tensor)
     formats = origin.value if origin == storage else f"{origin.value}/{storage.value}"
-    return f"{dims}x{tensor.element_type}\n{formats}"
+    return f"{dims}x{tensor.element_type}{LINE_BREAK}{formats}"
 
 
 def storage_format(value: SSAValue) -> Format:
@@ -149,7 +152,7 @@ class DotWriter:
         self.ids[op] = node
         name = node_name(op)
         kind = op.name.removeprefix("ge.")
-        label = f"{name}\n{kind}" if name else kind
+        label = f"{name}{LINE_BREAK}{kind}" if name else kind
         written = storage_format(op.results[0]) if op.results else Format.ND
         if op.results:
             self.formats.add(written)
@@ -157,7 +160,10 @@ class DotWriter:
         match op:
             case TransDataOp():
                 src, dst = op.src_format.data.value, op.dst_format.data.value
-                attrs = {**TRANSDATA_STYLE, "label": f"{label}\n{src} -> {dst}"}
+                attrs = {
+                    **TRANSDATA_STYLE,
+                    "label": f"{label}{LINE_BREAK}{src} -> {dst}",
+                }
             case CastOp():
                 attrs = {**CAST_STYLE, "label": label}
             case DataOp():

@@ -29,6 +29,7 @@ from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
 
+from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.ops import ConstOp, GraphOp, attribute_to_python
 from ge_runtime.jit_ops import JITError, numpy_dtype
@@ -45,6 +46,7 @@ from ge_runtime.reference import (
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
+_GRAPHS: dict[str, CompiledFunction] = {}
 
 
 @dataclass
@@ -91,18 +93,24 @@ def loop_context() -> Context:
 
 
 def compile_module(
-    module: ModuleOp | str, function: str | None = None, *, poison: bool = False
+    module: ModuleOp | str,
+    function: str | None = None,
+    *,
+    poison: bool = False,
+    vectorize: bool = True,
 ) -> CompiledFunction:
-    """Compile `function` (default: the module's only/first function) to Python.
+    """Compile `function` (default: the module's first function) to Python.
 
     With `poison`, new float buffers start as NaN, so reading memory the IR
-    never wrote shows up in the results. Results are cached by module text.
+    never wrote shows up in the results; without `vectorize` every nest takes
+    the scalar path. Results are cached by module text and options.
     """
     text = module if isinstance(module, str) else str(module)
-    key = hashlib.sha256(f"{function}|{poison}|{text}".encode()).hexdigest()
+    key = hashlib.sha256(f"{function}|{poison}|{vectorize}|{text}".encode()).hexdigest()
     if key not in _CACHE:
         parsed = parse_module(loop_context(), text, "<jit>") if isinstance(module, str) else module
-        _CACHE[key] = FunctionCompiler(parsed, _find_function(parsed, function), poison).run()
+        target = _find_function(parsed, function)
+        _CACHE[key] = FunctionCompiler(parsed, target, poison, vectorize).run()
     return _CACHE[key]
 
 
@@ -117,9 +125,12 @@ def _find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
 class FunctionCompiler:
     """Generates and executes the Python source of one function."""
 
-    def __init__(self, module: ModuleOp, function: func.FuncOp, poison: bool):
+    def __init__(
+        self, module: ModuleOp, function: func.FuncOp, poison: bool, vectorize: bool
+    ):
         self.module = module
         self.function = function
+        self.vectorize = vectorize
         self.env = CodeEnv(poison=poison)
         self.scalar = ScalarEmitter(self.env)
 
@@ -133,7 +144,7 @@ class FunctionCompiler:
             if isinstance(op, func.ReturnOp):
                 names = "".join(f"{self.env.name(v)}, " for v in op.operands)
                 lines.append(f"    return ({names})")
-            elif isinstance(op, affine.ForOp):
+            elif isinstance(op, affine.ForOp) and self.vectorize:
                 try:
                     lines += NestVectoriser(op, self.env).compile("    ")
                     vectorised += 1
@@ -198,6 +209,25 @@ def lower_graph(graph: GraphOp, target: str | None = None) -> str:
     return _LOWERED[key]
 
 
+def compile_graph(
+    graph: GraphOp, target: str | None = None, *, poison: bool = False
+) -> CompiledFunction:
+    """The compiled loop-level function of a graph (cached by graph text)."""
+    key = hashlib.sha256(f"{target}|{poison}|{graph}".encode()).hexdigest()
+    if key not in _GRAPHS:
+        _GRAPHS[key] = compile_module(lowered_module(graph, target), poison=poison)
+    return _GRAPHS[key]
+
+
+def external_keys(graph: GraphOp) -> list[str]:
+    """The keys of the graph's `#ge.external` constants."""
+    return [
+        op.value.key.data
+        for op in graph.body.block.ops
+        if isinstance(op, ConstOp) and isinstance(op.value, ExternalDataAttr)
+    ]
+
+
 def graph_arguments(
     graph: GraphOp,
     inputs: Mapping[InputKey, np.ndarray],
@@ -240,9 +270,14 @@ def run_graph(
     `inputs` are keyed by `ge.data` node name or index, `weights` map
     `#ge.external` keys to storage-layout arrays.
     """
+    from passes.insert_transdata import derive_storage_weights
+
     graph_op = find_graph(module, graph)
-    compiled = compile_module(lower_graph(graph_op, target), poison=poison)
-    arguments = graph_arguments(graph_op, inputs, weights or {}, target)
+    compiled = compile_graph(graph_op, target, poison=poison)
+    weights = weights or {}
+    if any(key not in weights for key in external_keys(graph_op)):
+        weights = derive_storage_weights(ModuleOp([graph_op.clone()]), weights, target)
+    arguments = graph_arguments(graph_op, inputs, weights, target)
     try:
         stored = compiled(*arguments)
     except JITError as error:

@@ -202,7 +202,7 @@ def scalar_function(op: Operation) -> Callable[..., Any]:
 
 def constant_value(op: Operation) -> Any:
     """The value of an `arith.constant` (NumPy scalar; Python int for index)."""
-    attr = op.properties.get("value") or op.attributes.get("value")
+    attr = op.properties["value"]
     result_type = op.results[0].type
     if isinstance(result_type, IndexType):
         return int(attr.value.data)  # type: ignore[union-attr]

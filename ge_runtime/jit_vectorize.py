@@ -95,6 +95,56 @@ def strided_view(base: np.ndarray, offset: int, shape: tuple, strides: tuple) ->
     return as_strided(base.reshape(-1)[offset:], shape, strides)
 
 
+def contract(
+    a: np.ndarray,
+    a_axes: Sequence[int],
+    b: np.ndarray,
+    b_axes: Sequence[int],
+    out_axes: Sequence[int],
+) -> np.ndarray:
+    """`einsum` of two operands as one batched BLAS `matmul`.
+
+    Shared axes kept in the output are batch axes, other shared axes are
+    contracted; an axis of one operand only is summed out first unless kept.
+    The result has the axes `out_axes`, in that order.
+    """
+    kept = set(out_axes)
+    a, a_axes = _sum_out(a, a_axes, kept | set(b_axes))
+    b, b_axes = _sum_out(b, b_axes, kept | set(a_axes))
+    shared = [x for x in a_axes if x in b_axes]
+    batch = [x for x in shared if x in kept]
+    summed = [x for x in shared if x not in kept]
+    a_free = [x for x in a_axes if x not in shared]
+    b_free = [x for x in b_axes if x not in shared]
+    sizes = dict(zip(a_axes, a.shape, strict=True)) | dict(zip(b_axes, b.shape, strict=True))
+
+    def count(axes: list[int]) -> int:
+        return math.prod(sizes[x] for x in axes)
+
+    if count(a_free) < count(b_free):
+        # OpenBLAS is far faster with the larger free dimension on the left.
+        a, a_axes, a_free, b, b_axes, b_free = b, b_axes, b_free, a, a_axes, a_free
+    left = a.transpose([a_axes.index(x) for x in batch + a_free + summed])
+    right = b.transpose([b_axes.index(x) for x in batch + summed + b_free])
+    # Contiguous operands keep np.matmul on BLAS (strided ones take a slow loop).
+    product = np.matmul(
+        np.ascontiguousarray(left).reshape(count(batch), count(a_free), count(summed)),
+        np.ascontiguousarray(right).reshape(count(batch), count(summed), count(b_free)),
+    )
+    order = batch + a_free + b_free
+    product = product.reshape([sizes[x] for x in order])
+    return product.transpose([order.index(x) for x in out_axes])
+
+
+def _sum_out(
+    array: np.ndarray, axes: Sequence[int], keep: set[int]
+) -> tuple[np.ndarray, list[int]]:
+    drop = tuple(i for i, x in enumerate(axes) if x not in keep)
+    if drop:
+        array = array.sum(axis=drop)
+    return array, [x for x in axes if x in keep]
+
+
 def _is_linear(ix: Ix) -> bool:
     return all(isinstance(atom, Var) for atom, _ in ix.terms)
 
@@ -490,24 +540,28 @@ class NestVectoriser:
             self.lines.append(f"{view} = {ufunc_name}({view}, {result})")
 
     def _einsum(self, factors: list[SSAValue], output: frozenset[int]) -> str:
-        """`np.einsum` of the factors (each on its own axes) onto `output` axes."""
+        """The product of the factors (each on its own axes) summed onto `output`.
+
+        Two factors are one `contract` (a BLAS matmul); more go to `np.einsum`.
+        """
         operands: list[str] = []
         dummies: list[Any] = []
         for factor in factors:
             name = self.value(factor)
             axes = sorted(self._live(factor), key=lambda a: self.axes[a].position)
             shape = tuple(self.axes[a].extent for a in axes)
-            dtype = numpy_dtype(factor.type)
             operands.append(f"np.reshape({name}, {shape}), {[*axes]}")
-            dummies += [np.broadcast_to(np.zeros((), dtype), shape), axes]
+            dummies += [np.broadcast_to(np.zeros((), numpy_dtype(factor.type)), shape), axes]
         out_axes = sorted(output, key=lambda a: self.axes[a].position)
-        path = np.einsum_path(*dummies, out_axes, optimize="greedy")[0]
-        path_name = self.env.add_global(path, "p")
         result = self.env.fresh("r")
-        self.lines.append(
-            f"{result} = np.einsum({', '.join(operands)}, {out_axes}, optimize={path_name})"
-            f".reshape({self._shape(output)})"
-        )
+        if len(factors) == 2:
+            self.env.namespace["contract"] = contract
+            call = f"contract({', '.join(operands)}, {out_axes})"
+        else:
+            path = np.einsum_path(*dummies, out_axes, optimize="greedy")[0]
+            path_name = self.env.add_global(path, "p")
+            call = f"np.einsum({', '.join(operands)}, {out_axes}, optimize={path_name})"
+        self.lines.append(f"{result} = {call}.reshape({self._shape(output)})")
         return result
 
 

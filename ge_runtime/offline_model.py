@@ -23,9 +23,16 @@ runs the reference on it), `WGHT` the weights both IRs read by
 that reads it: ATC's compile-time weight reordering).
 
 Files are written atomically. Loading checks, in order, the magic, the
-version, the declared size against the real one, the section table, the
-checksum, then each section's contents, and reports the first problem as a
-one-line `GEError`.
+version, the declared size against the real one (truncation, trailing
+bytes), the checksum, the section table, then each section's contents, and
+reports the first problem as a one-line `GEError`.
+
+```python
+save_offline_model("net.om", module, weights, {"compile_options": {...}},
+                   source=imported_module)
+model = load_offline_model("net.om")
+model.manifest["inputs"], model.module(), model.weights, model.source_module()
+```
 """
 
 from __future__ import annotations
@@ -96,7 +103,7 @@ def module_text(module: ModuleOp) -> str:
 
 @dataclass(frozen=True)
 class OfflineModel:
-    """A loaded offline model: its manifest, IR texts and weights."""
+    """An offline model in memory: its manifest, IR texts and weights."""
 
     manifest: dict[str, Any]
     ir: str
@@ -208,12 +215,15 @@ def encode(model: OfflineModel) -> bytes:
     parts = [HEADER.pack(MAGIC, FORMAT_VERSION, len(sections), size)]
     parts += [SECTION_ENTRY.pack(tag, len(payload)) for tag, payload in sections]
     parts += [payload for _, payload in sections]
-    body = b"".join(parts)
-    return body + hashlib.sha256(body).digest()
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part)
+    return b"".join([*parts, digest.digest()])
 
 
 def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """An uncompressed `.npz` holding `arrays` by key."""
+    """An uncompressed `.npz` holding `arrays` by key (any key: `np.savez`
+    would take keys such as "file" for its own arguments)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
         for key, array in arrays.items():
@@ -239,14 +249,14 @@ def interface(module: ModuleOp, target: str | None) -> dict[str, Any]:
     inputs = []
     for data in graph.inputs():
         name = data.attributes.get("name")
-        entry = {"index": data.index_value}
+        entry: dict[str, Any] = {"index": data.index_value}
         if isinstance(name, StringAttr):
             entry["name"] = name.data
         inputs.append({**entry, **describe(data.output, target)})
     names = graph.output.attributes.get("output_names")
     outputs = []
     for index, value in enumerate(graph.output.operands):
-        entry: dict[str, Any] = {"index": index}
+        entry = {"index": index}
         if isinstance(names, ArrayAttr) and index < len(names):
             entry["name"] = names.data[index].data  # type: ignore[attr-defined]
         outputs.append({**entry, **describe(value, target)})

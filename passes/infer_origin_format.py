@@ -65,10 +65,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, f32
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.diagnostics import GEError, error_at
@@ -86,11 +87,9 @@ from ge_dialect.formats import (
     ORIGIN_FORMATS,
     Format,
     FormatError,
-    default_reshape_type,
-    full_rank,
     parse_format,
 )
-from ge_dialect.layout import layout_of
+from ge_dialect.layout import check_rank_fits, layout_of
 from ge_dialect.ops import (
     CONTROL_FLOW_OPS,
     DataOp,
@@ -115,7 +114,7 @@ class InferOriginFormatPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         fallback = _fallback_format(self.data_format)
-        for graph in op.walk():
+        for graph in op.ops:
             if isinstance(graph, GraphOp):
                 FormatRefiner(graph).run(fallback)
 
@@ -159,46 +158,52 @@ def reflection_groups(graph: GraphOp) -> dict[Cell, list[Cell]]:
     return table
 
 
-def _subgraph_cells(
-    region_op: Operation, first_region: int = 0
-) -> Iterator[tuple[int, dict[int, list[Cell]], NetOutputOp]]:
-    """(region index, parent_index -> data cells, terminator) of each subgraph."""
-    for number, region in enumerate(region_op.regions[first_region:], first_region):
+Subgraph = tuple[dict[int, list[Cell]], NetOutputOp]
+"""A subgraph's data cells by parent_index, and its terminator."""
+
+
+def _subgraphs(op: Operation) -> list[Subgraph]:
+    subgraphs = []
+    for region in op.regions:
         data: dict[int, list[Cell]] = {}
-        for op in region.block.ops:
-            if isinstance(op, DataOp):
-                data.setdefault(op.index_value, []).append((op, True, 0))
+        for inner in region.block.ops:
+            if isinstance(inner, DataOp):
+                data.setdefault(inner.index_value, []).append((inner, True, 0))
         terminator = region.block.last_op
         assert isinstance(terminator, NetOutputOp)
-        yield number, data, terminator
+        subgraphs.append((data, terminator))
+    return subgraphs
 
 
 def _control_flow_groups(op: Operation) -> list[list[Cell]]:
-    subgraphs = list(_subgraph_cells(op))
+    """Branch ops: operand i with data i; result j with every output j."""
+    subgraphs = _subgraphs(op)
     if isinstance(op, WhileOp):
         return _while_groups(op, subgraphs)
     groups = []
     for index in range(len(op.operands)):
         group: list[Cell] = [(op, False, index)]
-        for _, data, _ in subgraphs:
+        for data, _ in subgraphs:
             group.extend(data.get(index, []))
         groups.append(group)
     for index in range(len(op.results)):
         group = [(op, True, index)]
-        group.extend((output, False, index) for _, _, output in subgraphs)
+        group.extend((output, False, index) for _, output in subgraphs)
         groups.append(group)
     return groups
 
 
-def _while_groups(
-    op: WhileOp, subgraphs: list[tuple[int, dict[int, list[Cell]], NetOutputOp]]
-) -> list[list[Cell]]:
-    """Loop variable i: operand, result, cond/body data, body output i."""
-    body_output = subgraphs[-1][2]
+def _while_groups(op: WhileOp, subgraphs: list[Subgraph]) -> list[list[Cell]]:
+    """Loop variable i: operand, result, cond/body data, body output i.
+
+    GE's crossed-variable rule: a body output fed directly by a body data of
+    another index merges the two variables' groups.
+    """
+    body_output = subgraphs[-1][1]
     groups: list[list[Cell]] = []
     for index in range(len(op.operands)):
         group: list[Cell] = [(op, False, index), (op, True, index)]
-        for _, data, _ in subgraphs:
+        for data, _ in subgraphs:
             group.extend(data.get(index, []))
         if index < len(body_output.operands):
             group.append((body_output, False, index))
@@ -220,13 +225,14 @@ def _while_groups(
 
 @functools.cache
 def _rank_fits(rank: int, fmt: Format) -> bool:
-    """Whether a rank-`rank` tensor can be labelled `fmt` (the dialect's rule)."""
+    """Whether the dialect accepts a rank-`rank` tensor labelled `fmt`."""
     if fmt not in ORIGIN_FORMATS or fmt == Format.ND or rank <= 0:
         return False
-    full = full_rank(fmt)
-    return full is not None and (
-        rank == full or (rank < full and default_reshape_type(fmt, rank) is not None)
-    )
+    try:
+        check_rank_fits(TensorType(f32, [1] * rank), LayoutAttr(fmt))
+    except VerifyException:
+        return False
+    return True
 
 
 def _rank(value: SSAValue) -> int:
@@ -250,8 +256,12 @@ def _producer(value: SSAValue) -> Operation | None:
     return value.op if isinstance(value, OpResult) else None
 
 
+@functools.cache
 def _relabelled(tensor: TensorType, fmt: Format) -> TensorType:
-    """`tensor` with origin `fmt`; a storage already chosen apart is kept."""
+    """`tensor` with origin `fmt`; a storage already chosen apart is kept.
+
+    Cached: graphs repeat a few types many times, and building one verifies it.
+    """
     layout = tensor.encoding
     if not isinstance(layout, LayoutAttr):
         return TensorType(tensor.element_type, tensor.get_shape(), LayoutAttr(fmt))
@@ -334,9 +344,10 @@ class FormatRefiner:
                 self.formats[member] = fmt
 
     def _writable(self, value: SSAValue, fmt: Format) -> bool:
+        """Whether `value` may take `fmt` (its type belongs to its producer)."""
         rank = _rank(value)
         if not _rank_fits(rank, fmt):
-            return False
+            return False  # scalars, and ranks the format cannot describe
         producer = _producer(value)
         if producer is None:
             return True
@@ -346,7 +357,7 @@ class FormatRefiner:
 
     def _knows(self, cell: Cell, value: SSAValue) -> bool:
         """Whether GE's descriptor at `cell` is non-ND (reached, or explicit)."""
-        op, is_result, _ = cell
+        _, is_result, _ = cell
         return cell in self.reached or (is_result and _origin(value) != Format.ND)
 
     # -- anchors ----------------------------------------------------------------
@@ -387,13 +398,15 @@ class FormatRefiner:
     def _cross(self, value: SSAValue, cell: Cell) -> None:
         """Carry `value`'s format into the other end of an edge, `cell`."""
         op = cell[0]
-        if self._knows(cell, value) or _is_locked(op):
+        if self._knows(cell, value):
+            return  # first writer wins
+        if _is_locked(op):
             return
         rank = _rank(value)
         if rank <= 0:
             return  # scalars stop propagation
         if op.name in RANK_BARRIER_OPS and rank < 4:
-            return
+            return  # permute/expand_dims/squeeze below rank 4
         if (group := self.groups.get(cell)) is not None:
             self._reflect(group, self.format_of(value))
             return

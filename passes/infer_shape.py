@@ -60,7 +60,7 @@ class InferShapePass(ModulePass):
     name = "infer-shape"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for graph in op.walk():
+        for graph in op.ops:
             if isinstance(graph, GraphOp):
                 _infer_block(graph.body.block)
 

@@ -45,7 +45,7 @@ only the head, so it cannot create one.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
@@ -219,7 +219,10 @@ class Threader:
     """Carries the hoisted TransData's value along paths, building each step once."""
 
     rewriter: PatternRewriter
-    built: dict[object, SSAValue]
+    built: dict[object, SSAValue] = field(default_factory=dict)
+    """The moved value after each step (keyed by the step)."""
+    operands: dict[tuple[Operation, int], int] = field(default_factory=dict)
+    """(wrapper, old operand index) -> index of the moved value's operand."""
 
     def follow(self, value: SSAValue, path: CastPath) -> SSAValue:
         """The moved counterpart of the value `path.transdata` produced."""
@@ -246,9 +249,12 @@ class Threader:
     def _enter(self, data: DataOp, value: SSAValue) -> SSAValue:
         wrapper = data.parent_op()
         assert wrapper is not None
-        index = len(wrapper.operands)
-        wrapper.operands = [*wrapper.operands, value]
-        self.rewriter.handle_operation_modification(wrapper)
+        operand = (wrapper, data.index_value)
+        if operand not in self.operands:  # one new operand for all subgraphs
+            self.operands[operand] = len(wrapper.operands)
+            wrapper.operands = [*wrapper.operands, value]
+            self.rewriter.handle_operation_modification(wrapper)
+        index = self.operands[operand]
         new = DataOp.create(
             attributes={"parent_index": IntegerAttr(index, i64)},
             result_types=[value.type],
@@ -335,7 +341,7 @@ class HoistSharedTransData(RewritePattern):
         owner = head.owner
         assert isinstance(owner, Operation)
         rewriter.insert(hoisted, InsertPoint.after(owner))
-        threader = Threader(rewriter, {})
+        threader = Threader(rewriter)
         for path in paths:
             moved = threader.follow(hoisted.y, path)
             rewriter.replace(path.transdata, [], [moved])

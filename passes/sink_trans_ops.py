@@ -27,27 +27,33 @@ broadcasting aligns it: [C,1,1] is "CHW")
 %m = ge.mul %c, %k5 : (...) -> tensor<1x17x8x8xf32, #ge.layout<NCHW, NC1HWC0>>
 ```
 
-**Regions and the cost rule.** A region is a connected set of layout-agnostic
-ops computing in the origin layout; flipping it to an internal layout
-(`FlipPlan`) changes the relayouts at its boundary:
-- an operand produced by the inverse TransData is read from that
+**Regions and the cost rule.** A region is a connected set of
+layout-agnostic ops; flipping it (`FlipPlan`) runs them in another layout:
+an internal one instead of their origin layout, or the other way round (when
+the format spread of `select-storage-format` put an op in NC1HWC0 at a
+higher price than it saves). The relayouts at the region's boundary change:
+- an operand produced by a TransData from the new layout is read from that
   TransData's input (-1 if the region was its only user);
 - a constant operand is relaid out at compile time (0); a one-element
   operand keeps its layout (0); any other operand needs a TransData (+1);
-- a result consumed by a TransData into the internal layout replaces it
-  (-1 each); any other consumer outside needs one TransData back (+1).
-A region grows from a seed op next to a TransData (`SinkTransData`: the
-consumers of a TransData out of an internal layout; `HoistTransData`: the
-producer feeding a TransData into one) one neighbour at a time while the
-count does not rise, and is flipped only if the count then strictly drops
-(ONNX Runtime's rule: move only when the number of runtime relayouts goes
-down, so nothing oscillates and every rewrite makes progress).
+- a result consumed by a TransData into the new layout replaces it (-1
+  each); any other consumer outside needs one TransData back (+1).
+A region grows from a seed op next to a TransData between an internal layout
+and the plain one (`SinkTransData`: its consumers take the TransData's input
+layout; `HoistTransData`: its producer takes its result layout) one
+neighbour at a time while the count does not rise, and is flipped only if
+the count then strictly drops (ONNX Runtime's rule: move only when the
+number of runtime relayouts goes down, so nothing oscillates and every
+rewrite makes progress).
 
-**Policy tables.** An op is layout-agnostic for an internal format when its
-op information (`ge_dialect/opinfo.py`) lists that format for every input and
-output of one combination and takes its dtype. Lower-rank operands of
-broadcast ops must span the result's C axis (NC1HWC0) or last two dims
-(FRACTAL_NZ), as in `select-storage-format`. Where the internal layout pads
+**Policy tables.** An op is layout-agnostic when its op information
+(`ge_dialect/opinfo.py`) has an elementwise or broadcast fusion pattern
+(`AGNOSTIC_PATTERNS`), and it may run in a layout when one of its format
+combinations lists that layout for every input and output and it takes the
+dtypes. Heavy ops (conv, pooling, ...) never move: they are the anchors.
+Lower-rank operands of broadcast ops must span the result's C axis
+(NC1HWC0) or last two dims (FRACTAL_NZ), as in `select-storage-format`, and
+are aligned as NumPy aligns them. Where the internal layout pads
 (C % C0 != 0), only ops that keep zeros zero (`ZERO_PRESERVING`) move, so
 the padding never holds anything but zeros (research scenario 13).
 """
@@ -72,7 +78,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.attributes import LayoutAttr
+from ge_dialect.attributes import ExternalDataAttr, LayoutAttr
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import (
     INTERNAL_FORMATS,
@@ -86,6 +92,7 @@ from ge_dialect.opinfo import find_op_info, op_key
 from ge_dialect.ops import ClipOp, ConstOp, TransDataOp, attribute_value
 from passes.insert_transdata import (
     is_scalar,
+    layout_attr,
     module_target,
     relayout_constant,
     retyped,
@@ -118,6 +125,11 @@ ZERO_PRESERVING: frozenset[str] = frozenset(
 storage. `clip` only when its range contains 0."""
 
 
+AGNOSTIC_PATTERNS: frozenset[str] = frozenset({"ElemWise", "Broadcast"})
+"""Fusion patterns (op information) of ops that compute element by element,
+so they run in any layout their operands share."""
+
+
 def keeps_zero(op: Operation) -> bool:
     """Whether `op` maps zero operands to zero (padding stays zero)."""
     if op_key(op) not in ZERO_PRESERVING:
@@ -139,19 +151,23 @@ def has_padding(tensor: TensorType) -> bool:
     return count is None or count != math.prod(shape_of(tensor))
 
 
-def agnostic_for(op: Operation, storage: Format) -> bool:
-    """Whether the op information lets `op` run with every tensor in `storage`."""
+def agnostic_for(op: Operation, target: Format | None) -> bool:
+    """Whether `op` is layout-agnostic (an elementwise or broadcast op by its
+    op information) and may run with every tensor in the internal format
+    `target` (None: in origin formats)."""
     info = find_op_info(op)
     if info is None or not info.inputs or len(op.results) != 1:
         return False
-    if not all(
-        info.supports_dtype(dtype_name(tensor_of(v).element_type))
-        for v in (*op.operands, *op.results)
-    ):
+    if info.heavy or info.fusion.get("pattern") not in AGNOSTIC_PATTERNS:
+        return False
+    dtypes = (
+        dtype_name(tensor_of(v).element_type) for v in (*op.operands, *op.results)
+    )
+    if not all(info.supports_dtype(dtype) for dtype in dtypes):
         return False
     tensors = (*info.inputs, *info.outputs)
     return any(
-        all(index < len(t.formats) and t.formats[index] is storage for t in tensors)
+        all(index < len(t.formats) and t.formats[index] is target for t in tensors)
         for index in range(info.num_combinations)
     )
 
@@ -208,31 +224,37 @@ def unwrapped(value: SSAValue, flipped: TensorType) -> SSAValue | None:
 
 @dataclass
 class FlipPlan:
-    """Ops to run in internal format `storage` instead of their origin layout."""
+    """Ops to run in another layout: internal format `target` (from their
+    origin layout), or their origin layout (`target` None, from internal)."""
 
-    storage: Format
+    target: Format | None
     ops: set[Operation] = field(default_factory=set)
 
     def eligible(self, op: Operation) -> bool:
-        """Whether `op` can join: agnostic, one plain full-rank result, fits."""
-        if op.parent_block() is None or not agnostic_for(op, self.storage):
+        """Whether `op` can join: agnostic, one result in the other layout, fits."""
+        if op.parent_block() is None or not agnostic_for(op, self.target):
             return False
-        result = tensor_of(op.results[0])
-        if not is_plain(result) or layout_of(result)[0] is Format.ND:
-            return False
+        storage = layout_of(tensor_of(op.results[0]))[1]
+        if (storage in INTERNAL_FORMATS) == (self.target is not None):
+            return False  # already in the kind of layout the plan moves to
         flipped = self.result_type(op)
-        if flipped is None or (has_padding(flipped) and not keeps_zero(op)):
+        if flipped is None or flipped == op.results[0].type:
             return False
+        if self.target is not None and has_padding(flipped) and not keeps_zero(op):
+            return False  # the op would write non-zeros into the padding
         return all(self.operand_cost(v, op) is not None for v in op.operands)
 
     def result_type(self, op: Operation) -> TensorType | None:
         """The type of `op`'s result in the flipped region."""
-        result = tensor_of(op.results[0])
-        return internal_type(op.results[0], result, self.storage)
+        return self.operand_type(op.results[0], op)
 
     def operand_type(self, value: SSAValue, op: Operation) -> TensorType | None:
-        """The type operand `value` of `op` needs in the flipped region."""
-        return internal_type(value, tensor_of(op.results[0]), self.storage)
+        """The type value `value` (an operand or the result of `op`) has in
+        the flipped region."""
+        tensor = tensor_of(value)
+        if self.target is None:
+            return checked(tensor, LayoutAttr(layout_of(tensor)[0]))
+        return internal_type(value, tensor_of(op.results[0]), self.target)
 
     def operand_cost(self, value: SSAValue, op: Operation) -> int | None:
         """Relayouts an operand from outside adds (None: it cannot be fed)."""
@@ -242,16 +264,27 @@ class FlipPlan:
         flipped = self.operand_type(value, op)
         if flipped is None:
             return None
-        origin = layout_of(tensor)[0]
+        if flipped == tensor:
+            return 0
+        origin, storage = layout_of(tensor)
         if isinstance(value.owner, ConstOp):
-            fits = origin in (Format.ND, layout_of(flipped)[0]) and is_plain(tensor)
-            return 0 if fits else None
+            return 0 if self.foldable(value.owner, flipped) else None
         if unwrapped(value, flipped) is not None:
             users = {use.operation for use in value.uses}
             return -1 if users <= self.ops else 0
-        if origin != layout_of(flipped)[0] or not is_plain(tensor):
+        if origin != layout_of(flipped)[0]:
             return None
+        if self.target is not None and storage != origin:
+            return None  # only plain values get a TransData into the target
         return 1
+
+    def foldable(self, const: ConstOp, flipped: TensorType) -> bool:
+        """Whether `const` can be relaid out to `flipped` at compile time."""
+        tensor = tensor_of(const.output)
+        origin = layout_of(tensor)[0]
+        if self.target is None:
+            return not isinstance(const.value, ExternalDataAttr)
+        return origin in (Format.ND, layout_of(flipped)[0]) and is_plain(tensor)
 
     def result_cost(self, op: Operation) -> int:
         """Relayouts the users outside the region add or save."""
@@ -318,7 +351,7 @@ def neighbours(op: Operation) -> Iterable[Operation]:
 
 @dataclass
 class RegionFlipper:
-    """Rewrites a flip plan: new ops in the internal layout, boundary fixed."""
+    """Rewrites a flip plan: new ops in the new layout, boundary fixed."""
 
     plan: FlipPlan
     target: str | None
@@ -332,13 +365,13 @@ class RegionFlipper:
         ordered = [op for op in block.ops if op in self.plan.ops]
         for op in ordered:
             operands = [self.feed(value, op) for value in op.operands]
-            flipped_type = self.plan.result_type(op)
             new = type(op).create(
                 operands=operands,
-                result_types=[flipped_type],
+                result_types=[self.plan.result_type(op)],
                 attributes=dict(op.attributes),
                 properties=dict(op.properties),
             )
+            new.results[0].name_hint = op.results[0].name_hint
             self.rewriter.insert_op(new, InsertPoint.before(op))
             self.converted[op.results[0]] = new.results[0]
         for op in reversed(ordered):
@@ -349,9 +382,9 @@ class RegionFlipper:
         """Operand `value` of `op` as the flipped op needs it."""
         if value in self.converted:
             return self.converted[value]
-        if is_scalar(tensor_of(value)):
-            return value
         flipped = self.plan.operand_type(value, op)
+        if is_scalar(tensor_of(value)) or flipped == value.type:
+            return value
         assert flipped is not None
         if (inner := unwrapped(value, flipped)) is not None:
             fed = inner
@@ -361,10 +394,9 @@ class RegionFlipper:
             self.rewriter.insert_op(folded, InsertPoint.after(value.owner))
             fed = folded.output
         else:
-            layout = flipped.encoding
-            assert isinstance(layout, LayoutAttr)
             fed = self.rewriter.insert_op(
-                transdata_op(value, layout), InsertPoint.after(value.owner)
+                transdata_op(value, layout_attr(flipped)),
+                InsertPoint.after(value.owner),
             ).y
         self.converted[value] = fed
         return fed
@@ -382,11 +414,12 @@ class RegionFlipper:
                 self.rewriter.erase_op(user)
                 continue
             if back is None:
-                layout = LayoutAttr(layout_of(tensor_of(old))[0])
                 back = self.rewriter.insert_op(
-                    transdata_op(new, layout), InsertPoint.after(new.owner)
+                    transdata_op(new, layout_attr(old.type)),
+                    InsertPoint.after(new.owner),
                 ).y
             user.operands[use.index] = back
+            self.rewriter.handle_operation_modification(user)
 
 
 def erase_dead_inputs(values: Iterable[SSAValue], rewriter: PatternRewriter) -> None:
@@ -400,11 +433,11 @@ def erase_dead_inputs(values: Iterable[SSAValue], rewriter: PatternRewriter) -> 
             rewriter.erase_op(owner)
 
 
-def try_flip(seed: Operation, storage: Format, rewriter: PatternRewriter) -> None:
-    """Flip the region grown from `seed` if that removes relayouts."""
-    plan = FlipPlan(storage)
+def try_flip(seed: Operation, target: Format | None, rewriter: PatternRewriter) -> None:
+    """Flip the region grown from `seed` to `target` if that removes relayouts."""
+    plan = FlipPlan(target)
     if not plan.eligible(seed):
-        return  # the seed cannot run in the internal layout
+        return  # the seed cannot run in the target layout
     cost = plan.grow(seed)
     if cost is None or cost >= 0:
         return  # no strict drop in runtime relayouts: ONNX Runtime's rule
@@ -413,49 +446,49 @@ def try_flip(seed: Operation, storage: Format, rewriter: PatternRewriter) -> Non
     erase_dead_inputs(inputs, rewriter)
 
 
-def internal_pair(op: TransDataOp) -> tuple[Format, Format] | None:
-    """(internal storage, origin) of a TransData between one internal layout
-    and the plain layout of the same origin tensor, else None."""
+def plan_target(tensor: TensorType) -> Format | None:
+    """The flip target that puts values in the layout of `tensor`."""
+    storage = layout_of(tensor)[1]
+    return storage if storage in INTERNAL_FORMATS else None
+
+
+def is_relayout_pair(op: TransDataOp) -> bool:
+    """Whether `op` converts between an internal layout and the plain layout
+    of the same origin tensor (the TransData this pass moves)."""
     if not has_default_groups(op):
-        return None
+        return False
     x_origin, x_storage = layout_of(tensor_of(op.x))
     y_origin, y_storage = layout_of(tensor_of(op.y))
-    if x_origin != y_origin:
-        return None
-    if x_storage in INTERNAL_FORMATS and y_storage == y_origin:
-        return x_storage, x_origin
-    if y_storage in INTERNAL_FORMATS and x_storage == x_origin:
-        return y_storage, y_origin
-    return None
+    internal = [s in INTERNAL_FORMATS for s in (x_storage, y_storage)]
+    plain = [x_storage == x_origin, y_storage == y_origin]
+    return x_origin == y_origin and sorted(internal) == [False, True] and any(plain)
 
 
 @dataclass
 class SinkTransData(RewritePattern):
-    """Sink a TransData out of an internal layout into the ops that consume it."""
+    """Sink a TransData into its consumers: they take its input's layout."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransDataOp, rewriter: PatternRewriter) -> None:
-        pair = internal_pair(op)
-        if pair is None or layout_of(tensor_of(op.x))[1] != pair[0]:
-            return  # not a TransData out of an internal layout
+        if not is_relayout_pair(op):
+            return  # not between an internal layout and the plain one
         for use in list(op.y.uses):
-            try_flip(use.operation, pair[0], rewriter)
+            try_flip(use.operation, plan_target(tensor_of(op.x)), rewriter)
             if rewriter.has_done_action:
                 return
 
 
 @dataclass
 class HoistTransData(RewritePattern):
-    """Hoist a TransData into an internal layout above the op that feeds it."""
+    """Hoist a TransData above its producer: it takes its result's layout."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransDataOp, rewriter: PatternRewriter) -> None:
-        pair = internal_pair(op)
-        if pair is None or layout_of(tensor_of(op.y))[1] != pair[0]:
-            return  # not a TransData into an internal layout
+        if not is_relayout_pair(op):
+            return  # not between an internal layout and the plain one
         if not isinstance(op.x.owner, Operation):
             return  # fed by a block argument
-        try_flip(op.x.owner, pair[0], rewriter)
+        try_flip(op.x.owner, plan_target(tensor_of(op.y)), rewriter)
 
 
 @dataclass(frozen=True)

@@ -172,8 +172,7 @@ def net_permutation(path: TransPath) -> list[int]:
 def replacement_ops(path: TransPath) -> list[Operation] | None:
     """The new ops for `path` (empty: bypass), or None if the path stays."""
     begin, end = tensor_of(path.head), tensor_of(path.end)
-    if not is_identity_perm(net_permutation(path)):
-        return None  # a TransData cannot permute
+
     if begin == end and layout_of(begin)[1] in SUPPORTED_FORMATS:
         return []  # bypass
     begin_layout, end_layout = layout_attr(begin), layout_attr(end)

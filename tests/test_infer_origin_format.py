@@ -66,12 +66,18 @@ def run(module: ModuleOp, data_format: str = "ND") -> ModuleOp:
 
 
 def chunks(path: Path) -> list[str]:
-    return [c for c in re.split(r"^// -----$", path.read_text(), flags=re.M) if "ge.graph" in c]
+    return [
+        c
+        for c in re.split(r"^// -----$", path.read_text(), flags=re.M)
+        if "ge.graph" in c
+    ]
 
 
 def origin(module: ModuleOp, name: str) -> Format:
     """The origin format of the value named `%name` in the printed module."""
-    match = re.search(rf"%{name} = .*?(tensor<[^>]*(?:<[^>]*>)?>)\s*$", printed(module), re.M)
+    match = re.search(
+        rf"%{name} = .*?(tensor<[^>]*(?:<[^>]*>)?>)\s*$", printed(module), re.M
+    )
     assert match, name
     layout = re.search(r"#ge.layout<(\w+)", match.group(1))
     return Format(layout.group(1)) if layout else Format.ND
@@ -108,7 +114,9 @@ def test_builder_graph_is_labelled_from_its_conv():
     module = run(b.build())
     graph = module.body.block.first_op
     assert isinstance(graph, GraphOp)
-    formats = [layout_of(op.results[0].type)[0] for op in graph.body.block.ops if op.results]
+    formats = [
+        layout_of(op.results[0].type)[0] for op in graph.body.block.ops if op.results
+    ]
     assert formats == [Format.NHWC, Format.NCHW, Format.NHWC, Format.NHWC, Format.ND]
 
 
@@ -139,8 +147,11 @@ def test_failing_rule_is_reported_at_its_op():
         raise RuntimeError("boom")
 
     try:
-        with pytest.raises(GEError, match=r"test.mlir:4:\d+: error: 'ge.sigmoid' op "
-                                          "infer-format rule failed: boom"):
+        with pytest.raises(
+            GEError,
+            match=r"test.mlir:4:\d+: error: 'ge.sigmoid' op "
+            "infer-format rule failed: boom",
+        ):
             run(parse(text))
     finally:
         restore("ge.sigmoid", saved)
@@ -195,7 +206,8 @@ def test_writes_keep_a_storage_format_already_chosen():
     text = """
     ge.graph @g {
       %x = ge.data {index = 0 : i64} : tensor<1x16x2x2xf16, #ge.layout<ND, NC1HWC0>>
-      %p = ge.avg_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 1, 1>} : tensor<1x16x2x2xf16, #ge.layout<ND, NC1HWC0>> -> tensor<1x16x2x2xf16>
+      %p = ge.avg_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 1, 1>}
+         : tensor<1x16x2x2xf16, #ge.layout<ND, NC1HWC0>> -> tensor<1x16x2x2xf16>
       ge.netoutput %p : tensor<1x16x2x2xf16>
     }
     """
@@ -224,7 +236,10 @@ def test_if_groups_parent_inputs_with_branch_data_and_outputs():
     outputs = [op for op in if_op.walk() if isinstance(op, NetOutputOp)]
     by_index = {i: {(d, True, 0) for d in data if d.index_value == i} for i in (1, 2)}
     for index in (1, 2):
-        assert set(table[(if_op, False, index)]) == {(if_op, False, index)} | by_index[index]
+        assert (
+            set(table[(if_op, False, index)])
+            == {(if_op, False, index)} | by_index[index]
+        )
     for index in (0, 1):
         expected = {(if_op, True, index)} | {(o, False, index) for o in outputs}
         assert set(table[(if_op, True, index)]) == expected
@@ -236,9 +251,17 @@ def test_while_groups_each_loop_variable():
     loop = next(op for op in graph.walk() if isinstance(op, WhileOp))
     body_output = loop.body.block.last_op
     for index in (0, 1):
-        data = {(d, True, 0) for d in loop.walk() if isinstance(d, DataOp) and d.index_value == index}
+        data = {
+            (d, True, 0)
+            for d in loop.walk()
+            if isinstance(d, DataOp) and d.index_value == index
+        }
         assert len(data) == 2
-        expected = {(loop, False, index), (loop, True, index), (body_output, False, index)}
+        expected = {
+            (loop, False, index),
+            (loop, True, index),
+            (body_output, False, index),
+        }
         assert set(table[(loop, True, index)]) == expected | data
 
 

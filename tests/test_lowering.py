@@ -22,7 +22,7 @@ from xdsl.ir import SSAValue
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.formats import to_storage
-from ge_runtime.jit import compile_module, lower_graph, run_graph
+from ge_runtime.jit import compile_graph, lower_graph, run_graph
 from ge_runtime.reference import evaluate
 from passes.lowering.index import Ix, Var
 from passes.lowering.layouts import make_layout
@@ -43,14 +43,18 @@ def iree_opt() -> str | None:
     return str(candidates[0]) if candidates else None
 
 
-def verify_with_iree(text: str) -> None:
-    """Parse and verify loop IR with upstream MLIR (skips without iree-opt)."""
+LOWERED: dict[str, str] = {}
+"""Loop IR of every checked graph, verified by iree-opt in one run at the end."""
+
+
+def verify_with_iree(texts: list[str]) -> None:
+    """Parse and verify loop modules with upstream MLIR (skips without iree-opt)."""
     binary = iree_opt()
     if binary is None:
         pytest.skip("iree-base-compiler is not installed")
     result = subprocess.run(
-        [binary, "--verify-each", "-o", "/dev/null", "-"],
-        input=text,
+        [binary, "--verify-each", "--split-input-file", "-o", "/dev/null", "-"],
+        input="\n// -----\n".join(texts),
         capture_output=True,
         text=True,
         check=False,
@@ -69,15 +73,17 @@ def random_inputs(module, seed: int = 0) -> dict[int, np.ndarray]:
     return inputs
 
 
-def check(module, inputs=None, weights=None, *, vectorised: bool = True) -> str:
-    """Lowered + JIT results equal the reference; returns the loop IR text."""
+def check(module, inputs=None, weights=None) -> str:
+    """Lowered + JIT results equal the reference, every nest vectorised.
+
+    Returns the loop IR text.
+    """
     inputs = random_inputs(module) if inputs is None else inputs
     graph = module.body.block.first_op
     text = lower_graph(graph)
-    verify_with_iree(text)
-    compiled = compile_module(text, poison=True)
-    if vectorised:
-        assert compiled.scalar_nests == []
+    LOWERED[str(graph)] = text
+    compiled = compile_graph(graph, poison=True)
+    assert compiled.scalar_nests == []
     outputs = run_graph(module, inputs, weights, poison=True)
     expected = evaluate(module, inputs, weights=weights)
     for out, ref in zip(outputs, expected, strict=True):
@@ -241,8 +247,7 @@ def test_transdata_to_grouped_fractal_z(groups):
     b.output(to(b, w, "FRACTAL_Z", groups=groups))
     module = b.build()
     (w_value,) = random_inputs(module).values()
-    compiled = compile_module(lower_graph(module.body.block.first_op), poison=True)
-    (stored,) = compiled(w_value)
+    (stored,) = compile_graph(module.body.block.first_op, poison=True)(w_value)
     np.testing.assert_array_equal(stored, to_storage(w_value, "NCHW", "FRACTAL_Z", groups=groups))
 
 
@@ -300,7 +305,7 @@ def test_conv_then_relu_is_one_einsum():
         [([16, 16, 3, 3], {"format": "NCHW"})],
     )
     check(module)
-    source = compile_module(lower_graph(module.body.block.first_op)).source
+    source = compile_graph(module.body.block.first_op).source
     assert source.count("np.einsum(") == 1
 
 
@@ -499,3 +504,15 @@ def test_gather_has_no_lowering():
     b.output(b.gather(x, index))
     with pytest.raises(GEError, match="'ge.gather' op has no loop lowering"):
         lower_graph(b.build().body.block.first_op)
+
+
+def test_all_lowered_modules_verify_with_iree_opt():
+    """Every loop module the tests above produced is valid upstream MLIR.
+
+    Runs last; when run alone it lowers a few graphs itself.
+    """
+    if not LOWERED:
+        test_conv2d_nc1hwc0_fractal_z("float16", *CONVOLUTIONS[0])
+        test_pooling_on_nc1hwc0("float32", "avg_pool", *POOLS[2])
+        test_matmul_on_fractal_nz("float32", True, False)
+    verify_with_iree(list(LOWERED.values()))

@@ -218,6 +218,16 @@ CASES: dict[str, Case] = {
         {"x": X4},
         {"w": rand(3, 2, 3, 3)},
     ),
+    "conv_transpose_output_shape_beyond_full": Case(
+        [node("ConvTranspose", ["x", "w"], strides=[2, 2], output_shape=[16, 9])],
+        {"x": X4},
+        {"w": rand(3, 2, 3, 3)},
+    ),
+    "conv_transpose_same_lower": Case(
+        [node("ConvTranspose", ["x", "w"], strides=[3, 2], auto_pad="SAME_LOWER")],
+        {"x": X4},
+        {"w": rand(3, 2, 2, 4)},
+    ),
     "conv_transpose_1d_grouped": Case(
         [node("ConvTranspose", ["x", "w"], strides=[2], group=17)],
         {"x": X3},
@@ -550,6 +560,20 @@ CASES: dict[str, Case] = {
         ],
         {"x": X4},
     ),
+    "bool_splat_concat": Case(
+        [
+            helper.make_node("Constant", [], ["shape"], value_ints=[2, 3]),
+            node(
+                "ConstantOfShape",
+                ["shape"],
+                ["ones"],
+                value=numpy_helper.from_array(np.array([True])),
+            ),
+            node("Concat", ["b", "ones"], ["both"], axis=0),
+            node("Cast", ["both"], to=TensorProto.FLOAT),
+        ],
+        {"b": rng.random((2, 3)) > 0.5},
+    ),
     "size": Case(
         [
             node("Size", ["x"], ["n"]),
@@ -657,6 +681,27 @@ def test_dropout_and_identity_become_ge_identity():
     assert [op.name for op in compute_ops(check_case(CASES["dropout_opset7"]))] == [
         "ge.identity"
     ]
+
+
+def test_local_functions_are_inlined():
+    function = helper.make_function(
+        "local",
+        "NegRelu",
+        ["a"],
+        ["b"],
+        [helper.make_node("Neg", ["a"], ["n"]), helper.make_node("Relu", ["n"], ["b"])],
+        [helper.make_opsetid("", 13)],
+    )
+    model = CASES["identity"].model([value_info("y", X4)])
+    model.graph.node[0].CopyFrom(
+        helper.make_node("NegRelu", ["x"], ["y"], domain="local")
+    )
+    model.opset_import.append(helper.make_opsetid("local", 1))
+    model.functions.append(function)
+    imported = import_onnx(model)
+    assert [op.name for op in compute_ops(imported.module)] == ["ge.neg", "ge.relu"]
+    (y,) = evaluate(imported.module, {"x": X4}, weights={})
+    assert_close(y, np.maximum(-X4, 0))
 
 
 def test_names_are_kept():
@@ -981,6 +1026,7 @@ def check_light_model(path: Path) -> None:
 
 
 SMALL_LIGHT = {"light_squeezenet", "light_inception_v1", "light_shufflenet"}
+"""Light models fast enough for every run; the others are marked slow."""
 
 
 @pytest.mark.parametrize(

@@ -368,7 +368,17 @@ ShuffleNet one pair around each channel shuffle (reshape/transpose run in
 origin format)."""
 
 
-@pytest.mark.parametrize("name", sorted(RUNTIME_TRANSDATA))
+SLOW_MODELS = {"densenet121", "inception_v2", "resnet50", "vgg19", "zfnet512"}
+"""Over ~15 s each on a loaded CI machine."""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n in SLOW_MODELS else n
+        for n in sorted(RUNTIME_TRANSDATA)
+    ],
+)
 def test_light_models_keep_their_outputs(name: str):
     from ge_frontend.onnx_import import import_onnx
     from ge_frontend.onnx_weights import randomize_weights

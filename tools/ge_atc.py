@@ -6,15 +6,19 @@
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
 
-The flags are ATC's (`--flag=value` or `--flag value`). A model goes through
-the stages of `compile_stages` (SPEC §4: origin-format inference, shape
-inference, running formats, storage-format selection, TransData insertion,
-format optimisation); each stage logs one progress line to stderr (`--log`:
-debug, info (default), warning, error or null) and with `--dump-graph DIR`
-writes `NN-STAGE.mlir` and a Graphviz picture `NN-STAGE.dot` (`.svg` too
-when Graphviz's `dot` is installed). The result is an offline model
-(`ge_runtime/offline_model.py`) holding the optimised IR, its weights laid
-out at compile time, and the imported graph (for `ge-run --check`).
+The flags are ATC's (`--flag=value` or `--flag value`). A model is imported
+(`ge_frontend/onnx_import.py`) and goes through the format pipeline
+(`ge-format-pipeline`, SPEC §4 steps 2-7: origin-format inference with
+`--input_format` as data format, shape inference, running formats,
+storage-format selection for `--soc_version`, TransData insertion, then the
+optimisation rounds to a fixed point). Each stage (each pass; `round N: PASS`
+in the optimisation rounds) is verified and logs one progress line to stderr
+(`--log`: debug, info (default), warning, error or null); `--dump-graph DIR`
+writes `NN-STAGE.mlir` and a Graphviz picture `NN-STAGE.dot` after each
+(`.svg` too when Graphviz's `dot` is installed). The result is an offline
+model (`ge_runtime/offline_model.py`) holding the optimised IR, its weights
+laid out at compile time (ATC's weight reordering) and the imported graph
+(for `ge-run --check`).
 
 `--singleop` compiles each entry of an ATC single-op description list
 (`ge_frontend/singleop.py`) into `DIR/<index>_<OpType>_<descs>.om`.
@@ -30,7 +34,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,18 +42,22 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass
 
 from ge_dialect.diagnostics import GEError, verify_module
 from ge_dialect.formats import FormatError, get_target
-from ge_dialect.ops import TransDataOp
 from ge_runtime.offline_model import (
     OfflineModel,
     describe_model,
     encode,
     load_offline_model,
     make_offline_model,
-    save_offline_model,
+)
+from passes.format_pipeline import (
+    GE_OPTIMISATION,
+    NESTED_PASS_CALLBACK,
+    FormatPipelinePass,
+    runtime_transdata_count,
 )
 from passes.insert_transdata import TARGET_ATTRIBUTE, derive_storage_weights
 from tools.common import one_line_errors, run_tool, write_atomically
@@ -184,29 +192,6 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Stage:
-    """One compile stage: a name (for logs and dumps) and its pass pipeline."""
-
-    name: str
-    pipeline: str
-
-
-def compile_stages(options: CompileOptions) -> list[Stage]:
-    """The stages of SPEC §4 steps 2-7, in GE's order."""
-    target = f"{{target={options.soc_version}}}" if options.soc_version else ""
-    return [
-        Stage(
-            "infer-origin-format",
-            f"infer-origin-format{{data-format={options.input_format}}}",
-        ),
-        Stage("infer-shape", "infer-shape"),
-        Stage("refine-running-format", "refine-running-format"),
-        Stage("select-storage-format", f"select-storage-format{target}"),
-        Stage("insert-transdata", "insert-transdata"),
-    ]
-
-
 @dataclass
 class Compiled:
     """A compiled graph: the optimised module, its weights and its source."""
@@ -217,14 +202,47 @@ class Compiled:
     stages: list[str] = field(default_factory=list)
 
 
-def transdata_count(module: ModuleOp) -> int:
-    """The number of runtime `ge.transdata` ops in `module`."""
-    return sum(isinstance(op, TransDataOp) for op in module.walk())
-
-
 def op_count(module: ModuleOp) -> int:
     """The number of ops in `module`'s graphs."""
     return sum(1 for _ in module.walk()) - 1
+
+
+@dataclass
+class StageMonitor:
+    """After each stage: verify, log one progress line, dump with `--dump-graph`.
+
+    Called by the format pipeline after each of its passes
+    (`NESTED_PASS_CALLBACK`); passes of the optimisation rounds are labelled
+    `round N: PASS`.
+    """
+
+    progress: int = logging.INFO
+    dump_dir: str | Path | None = None
+    stages: list[str] = field(default_factory=list)
+    rounds: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+    def __call__(self, inner: ModulePass, module: ModuleOp, _: object) -> None:
+        verify_module(module)
+        self.rounds += inner.name == GE_OPTIMISATION[0]  # each round starts with it
+        label = f"round {self.rounds}: {inner.name}" if self.rounds else inner.name
+        self.record(label, module)
+
+    def record(self, stage: str, module: ModuleOp) -> None:
+        """Log and dump the module after `stage`."""
+        number = len(self.stages)
+        self.stages.append(stage)
+        LOG.log(
+            self.progress,
+            "[%02d] %s: %.3fs, %d ops, %d runtime TransData",
+            number,
+            stage,
+            time.perf_counter() - self.started,
+            op_count(module),
+            runtime_transdata_count(module),
+        )
+        dump(self.dump_dir, number, stage, module)
+        self.started = time.perf_counter()
 
 
 def compile_module(
@@ -234,52 +252,27 @@ def compile_module(
     dump_dir: str | Path | None = None,
     progress: int = logging.INFO,
 ) -> Compiled:
-    """Run every stage on `module` (in place); weights come back laid out.
+    """Run the format pipeline on `module` (in place); weights come back laid out.
 
     Each stage logs one progress line at level `progress`.
     """
-    from passes import get_all_passes
     from tools.ge_run import make_context
 
     source = module.clone()
     if options.soc_version is not None:
         module.attributes[TARGET_ATTRIBUTE] = StringAttr(options.soc_version)
-    stages = compile_stages(options)
-    available = get_all_passes()
-    ctx = make_context()
-    dump(dump_dir, 0, "import", module)
-    LOG.log(
-        progress,
-        "[0/%d] import: %d ops, %d TransData",
-        len(stages),
-        op_count(module),
-        transdata_count(module),
+    monitor = StageMonitor(progress, dump_dir)
+    monitor.record("import", module)
+    pipeline = FormatPipelinePass(
+        data_format=options.input_format, target=options.soc_version
     )
-    for number, stage in enumerate(stages, 1):
-        start = time.perf_counter()
-        try:
-            pipeline = PassPipeline.parse_spec(available, stage.pipeline)
-        except Exception as error:  # xDSL raises several kinds for unknown passes
-            message = " ".join(str(error).split())
-            raise GEError(
-                f"error: stage {stage.name} is not available in this build: {message}"
-            ) from None
-        pipeline.apply(ctx, module)
-        verify_module(module)
-        LOG.log(
-            progress,
-            "[%d/%d] %s: %.3fs, %d ops, %d TransData",
-            number,
-            len(stages),
-            stage.name,
-            time.perf_counter() - start,
-            op_count(module),
-            transdata_count(module),
-        )
-        LOG.debug("%s ran: %s", stage.name, stage.pipeline)
-        dump(dump_dir, number, stage.name, module)
+    token = NESTED_PASS_CALLBACK.set(monitor)
+    try:
+        pipeline.apply(make_context(), module)
+    finally:
+        NESTED_PASS_CALLBACK.reset(token)
     laid_out = derive_storage_weights(module, weights, options.soc_version)
-    return Compiled(module, laid_out, source, [s.name for s in stages])
+    return Compiled(module, laid_out, source, monitor.stages)
 
 
 def dump(
@@ -290,7 +283,8 @@ def dump(
         return
     from ge_runtime.graphviz_dump import dump_stage
 
-    for path in dump_stage(directory, index, stage, module):
+    slug = stage.replace(": ", "-").replace(" ", "-")
+    for path in dump_stage(directory, index, slug, module):
         LOG.debug("wrote %s", path)
 
 
@@ -332,25 +326,14 @@ def compile_model(args: argparse.Namespace) -> None:
         "stages": compiled.stages,
         **options.manifest(),
     }
-    write_model(output_path(args.output), compiled, manifest, imported.weights)
-
-
-def write_model(
-    path: Path,
-    compiled: Compiled,
-    manifest: Mapping[str, Any],
-    source_weights: Mapping[str, np.ndarray],
-) -> None:
-    """Save one offline model (creating its directory) and log it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_offline_model(
-        path,
+    model = make_offline_model(
         compiled.module,
-        {**source_weights, **compiled.weights},
+        {**imported.weights, **compiled.weights},
         manifest,
         source=compiled.source,
+        path=str(output_path(args.output)),
     )
-    LOG.info("wrote %s (%d bytes)", path, path.stat().st_size)
+    write_all([model])
 
 
 def compile_singleop(args: argparse.Namespace) -> None:
@@ -450,7 +433,10 @@ def logging_to_stderr(level: str) -> Iterator[None]:
             logger.setLevel(old)
 
 
-def select_job(args: argparse.Namespace):
+Job = Callable[[argparse.Namespace], None]
+
+
+def select_job(args: argparse.Namespace) -> Job:
     """The job the command line asks for."""
     if args.mode not in MODES:
         listed = ", ".join(f"{k} ({v})" for k, v in MODES.items())

@@ -23,6 +23,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
@@ -30,19 +31,33 @@ from tools.common import load_plugins, one_line_errors, run_tool, write_atomical
 
 
 class PassFlag(argparse.Action):
-    """`--PASS[=OPTIONS]`: append the pass to the pipeline in command-line order."""
+    """A `--PASS[=OPTIONS]` flag, listed in `--help`.
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        flags = getattr(namespace, "pass_flags", None) or []
-        options = values or ""
-        flags.append(f"{self.dest}{{{options}}}" if options else self.dest)
-        namespace.pass_flags = flags
+    The flags are taken out of the command line by `split_pass_flags` before
+    argparse runs (so `--PASS FILE` never swallows the file name); this action
+    only documents them.
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        raise AssertionError("pass flags are handled by split_pass_flags")
+
+
+def split_pass_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Separate `--PASS[=OPTIONS]` flags (as pipeline entries) from other arguments."""
+    from passes import PASSES
+
+    pipeline: list[str] = []
+    rest: list[str] = []
+    for arg in argv:
+        name, has_options, options = arg.removeprefix("--").partition("=")
+        if arg.startswith("--") and name in PASSES:
+            pipeline.append(f"{name}{{{options}}}" if has_options else name)
+        else:
+            rest.append(arg)
+    return pipeline, rest
 
 
 class PassHelpFormatter(argparse.HelpFormatter):
@@ -65,7 +80,8 @@ class GEOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         argv = list(sys.argv[1:] if args is None else args)
         load_plugins(argv)
-        super().__init__(description="GE-xDSL modular optimizer driver", args=argv)
+        self.pass_flags, rest = split_pass_flags(argv)
+        super().__init__(description="GE-xDSL modular optimizer driver", args=rest)
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -107,11 +123,8 @@ class GEOptMain(xDSLOptMain):
             group.add_argument(
                 f"--{name}",
                 dest=name,
-                nargs="?",
-                const="",
                 action=PassFlag,
-                metavar="OPTIONS",
-                help=f"run the {name} pass (same as -p {name})",
+                help=name,
             )
 
     def setup_pipeline(self) -> None:
@@ -119,17 +132,27 @@ class GEOptMain(xDSLOptMain):
 
         for path in self.args.opinfo:
             load_opinfo_file(path)
-        flags = getattr(self.args, "pass_flags", None) or []
-        self.args.passes = ",".join(p for p in (self.args.passes, *flags) if p)
+        self.args.passes = ",".join(
+            p for p in (self.args.passes, *self.pass_flags) if p
+        )
         try:
             self.pipeline = PassPipeline.parse_spec(
                 self.available_passes, self.args.passes, self._between_passes
             )
         except ValueError as error:
             raise GEError(f"error: {error}") from None
+        except ArgSpecParseError as error:  # a BaseException spanning several lines
+            reason = str(error).strip().splitlines()[-1].strip()
+            raise GEError(
+                f"error: invalid pass pipeline '{self.args.passes}': {reason}"
+            ) from None
         except Exception as error:  # xDSL raises several types for bad options
             message = " ".join(str(error).split())
             raise GEError(f"error: invalid pass pipeline: {message}") from None
+        if self.args.print_between_passes:
+            from passes.format_pipeline import NESTED_PASS_CALLBACK
+
+            NESTED_PASS_CALLBACK.set(self._between_passes)
 
     def _between_passes(
         self,

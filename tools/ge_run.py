@@ -243,7 +243,8 @@ def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
         expected = evaluate(
             model.source_module(), inputs, weights=model.weights, graph=args.graph
         )
-        check_outputs(outputs, expected, args.tolerance)
+        names = [entry.get("name") for entry in model.manifest.get("outputs", [])]
+        check_outputs(outputs, expected, args.tolerance, names)
     if args.stored_outputs:
         return [
             value_layout(value, model.target).store(array)
@@ -253,22 +254,35 @@ def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
 
 
 def check_outputs(
-    outputs: Sequence[np.ndarray], expected: Sequence[np.ndarray], tolerance: float
+    outputs: Sequence[np.ndarray],
+    expected: Sequence[np.ndarray],
+    tolerance: float,
+    names: Sequence[str | None] = (),
 ) -> None:
-    """Print one comparison line per output; GEError if one is off."""
+    """Print one comparison line per output; GEError if one is off.
+
+    A float output is off when max |ours - reference| > tolerance * max
+    |reference|; any other output must be equal.
+    """
     failed = []
     for index, (ours, ref) in enumerate(zip(outputs, expected, strict=True)):
+        label = f"output_{index}"
+        if index < len(names) and names[index]:
+            label += f" ('{names[index]}')"
         if ours.shape != ref.shape:
             raise GEError(
-                f"error: output {index} has shape {list(ours.shape)}, the reference "
+                f"error: {label} has shape {list(ours.shape)}, the reference "
                 f"{list(ref.shape)}"
             )
         ours64, ref64 = ours.astype(np.float64), ref.astype(np.float64)
         error = float(np.abs(ours64 - ref64).max(initial=0.0))
         scale = float(np.abs(ref64).max(initial=0.0))
-        ok = error == 0 if ours.dtype.kind in "iub" else error <= tolerance * scale
+        if ours.dtype.kind in "iub":
+            ok, bound = error == 0, "exact"
+        else:
+            ok, bound = error <= tolerance * scale, f"limit {tolerance * scale:.3e}"
         print(
-            f"check output_{index}: max abs error {error:.3e}, max |reference| "
+            f"check {label}: max abs error {error:.3e} ({bound}), max |reference| "
             f"{scale:.3e}: {'ok' if ok else 'MISMATCH'}"
         )
         if not ok:

@@ -9,31 +9,11 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from ge_dialect.diagnostics import GEError, error_at
-from ge_dialect.formats import Format
-from ge_dialect.layout import layout_of
-from ge_dialect.ops import Conv2DOp, TransDataOp, attribute_value
+from ge_dialect.ops import attribute_value
+from ge_runtime.reference import value_layout
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, tensor_layout
-
-GROUPED_STORAGE = (Format.FRACTAL_Z, Format.FRACTAL_Z_3D)
-
-
-def value_groups(value: SSAValue) -> int:
-    """The convolution groups a FRACTAL_Z(_3D) value is packed for.
-
-    Groups are not part of a type: they come from the convolution that reads
-    the value as its filter, else from a `ge.transdata` producing or reading it.
-    """
-    users = [use.operation for use in value.uses]
-    for op in users:
-        if isinstance(op, Conv2DOp) and op.filter == value:
-            return attribute_value(op, "groups")
-    for op in (value.owner, *users):
-        if isinstance(op, TransDataOp):
-            return attribute_value(op, "groups")
-    return 1
-
 
 @dataclass
 class LoweringContext:
@@ -51,11 +31,14 @@ class LoweringContext:
         return error_at(self.op, message)
 
     def layout(self, value: SSAValue) -> Layout:
-        """The layout of a tensor value (groups from its convolution)."""
+        """The layout of a tensor value.
+
+        FRACTAL_Z groups follow the reference evaluator (`value_layout`): the
+        `groups` of a `ge.transdata` producing or reading the value, else 1.
+        """
         tensor = value.type
         assert isinstance(tensor, TensorType)
-        _, storage = layout_of(tensor)
-        groups = value_groups(value) if storage in GROUPED_STORAGE else 1
+        groups = value_layout(value, self.target).groups
         try:
             return tensor_layout(tensor, self.target, groups)
         except GEError as error:

@@ -69,7 +69,17 @@ ge.graph @transdata_origin_change_wrong_rank {
 ge.graph @transdata_origin_change_shape_not_permuted {
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x5xf16, #ge.layout<NCHW>>
   // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.transdata' op origin shapes differ: [1, 3, 8, 5] vs [1, 3, 8, 5]
-  %y = ge.transdata %x {src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>} : tensor<1x3x8x5xf16, #ge.layout<NCHW>> -> tensor<1x3x8x5xf16, #ge.layout<NHWC, NC1HWC0>>
+  %y = ge.transdata %x {src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 2, 3, 1>} : tensor<1x3x8x5xf16, #ge.layout<NCHW>> -> tensor<1x3x8x5xf16, #ge.layout<NHWC, NC1HWC0>>
+  ge.netoutput
+}
+
+// -----
+
+// ... and its perm is the permutation between the origin formats' letters.
+ge.graph @transdata_perm_is_not_the_format_change {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf16, #ge.layout<NCHW>>
+  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.transdata' op perm must permute the axis letters of NCHW into NHWC
+  %y = ge.transdata %x {src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 2, 1>} : tensor<1x3x8x8xf16, #ge.layout<NCHW>> -> tensor<1x8x8x3xf16, #ge.layout<NHWC, NC1HWC0>>
   ge.netoutput
 }
 

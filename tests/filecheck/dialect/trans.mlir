@@ -33,16 +33,16 @@ ge.graph @transdata {
 
 // -----
 
-// A TransData that absorbed a transpose (transpose-transdata-fusion) changes
-// the origin format between formats naming the same axes; its origin shape
-// is permuted accordingly.
+// A TransData that absorbed a transpose (transpose-transdata-fusion) carries
+// its perm and changes the origin format between formats naming the same
+// axes; its origin shape is permuted accordingly.
 // CHECK-LABEL: ge.graph @transdata_with_transpose
 // CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<1x8x5x3xf16, #ge.layout<NHWC>>
-// CHECK-NEXT:    [[Y:%.*]] = ge.transdata [[X]] {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>} : tensor<1x8x5x3xf16, #ge.layout<NHWC>> -> tensor<1x3x8x5xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[Y:%.*]] = ge.transdata [[X]] {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 1, 2>} : tensor<1x8x5x3xf16, #ge.layout<NHWC>> -> tensor<1x3x8x5xf16, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    ge.netoutput [[Y]] : tensor<1x3x8x5xf16, #ge.layout<NCHW, NC1HWC0>>
 ge.graph @transdata_with_transpose {
   %x = ge.data {index = 0 : i64} : tensor<1x8x5x3xf16, #ge.layout<NHWC>>
-  %y = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>} : tensor<1x8x5x3xf16, #ge.layout<NHWC>> -> tensor<1x3x8x5xf16, #ge.layout<NCHW, NC1HWC0>>
+  %y = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 1, 2>} : tensor<1x8x5x3xf16, #ge.layout<NHWC>> -> tensor<1x3x8x5xf16, #ge.layout<NCHW, NC1HWC0>>
   ge.netoutput %y : tensor<1x3x8x5xf16, #ge.layout<NCHW, NC1HWC0>>
 }
 

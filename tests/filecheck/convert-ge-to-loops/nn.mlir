@@ -1,0 +1,84 @@
+// RUN: ge-opt %s --split-input-file -p convert-ge-to-loops | filecheck %s
+
+// Convolution on NC1HWC0 with external FRACTAL_Z weights (a function
+// argument with its key). Pads go into a zero-bordered scratch copy; the f16
+// result accumulates in an f32 scratch buffer; the reduction nest is
+// acc[n, c1o, ho, wo, c0o] += x[..., ho * 2 + kh, wo * 2 + kw, c0i] * w[kh * 3 + kw, c1o, c0o, c0i].
+
+// CHECK-LABEL: func.func @conv(
+// CHECK-SAME:      %[[X:.*]]: memref<1x1x4x4x16xf16> {ge.input = 0 : i64},
+// CHECK-SAME:      %[[W:.*]]: memref<9x2x16x16xf16> {ge.weight = "conv.w"}) -> memref<1x2x2x2x16xf16> {
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x2x2x2x16xf16>
+// CHECK:         %[[P:.*]] = memref.alloc() : memref<1x1x6x6x16xf16>
+// CHECK:         affine.store %{{.*}}, %[[P]][0, 0, %{{.*}} + 1, %{{.*}} + 1, %{{.*}}]
+// CHECK:         %[[ACC:.*]] = memref.alloc() : memref<1x2x2x2x16xf32>
+// CHECK:         affine.store %{{.*}}, %[[ACC]]
+// CHECK:         affine.for %[[CO1:.*]] = 0 to 2 {
+// CHECK-NEXT:      affine.for %[[HO:.*]] = 0 to 2 {
+// CHECK-NEXT:        affine.for %[[WO:.*]] = 0 to 2 {
+// CHECK-NEXT:          affine.for %[[CO0:.*]] = 0 to 16 {
+// CHECK-NEXT:            affine.for %[[KH:.*]] = 0 to 3 {
+// CHECK-NEXT:              affine.for %[[KW:.*]] = 0 to 3 {
+// CHECK-NEXT:                affine.for %[[CI:.*]] = 0 to 16 {
+// CHECK-NEXT:                  %[[XV:.*]] = affine.load %[[P]][0, 0, %[[HO]] * 2 + %[[KH]], %[[WO]] * 2 + %[[KW]], %[[CI]]]
+// CHECK-NEXT:                  %[[XE:.*]] = arith.extf %[[XV]] : f16 to f32
+// CHECK-NEXT:                  %[[WV:.*]] = affine.load %[[W]][%[[KH]] * 3 + %[[KW]], %[[CO1]], %[[CO0]], %[[CI]]]
+// CHECK-NEXT:                  %[[WE:.*]] = arith.extf %[[WV]] : f16 to f32
+// CHECK-NEXT:                  %[[M:.*]] = arith.mulf %[[XE]], %[[WE]] : f32
+// CHECK-NEXT:                  %[[A:.*]] = affine.load %[[ACC]][0, %[[CO1]], %[[HO]], %[[WO]], %[[CO0]]]
+// CHECK-NEXT:                  %[[S:.*]] = arith.addf %[[A]], %[[M]] : f32
+// CHECK-NEXT:                  affine.store %[[S]], %[[ACC]][0, %[[CO1]], %[[HO]], %[[WO]], %[[CO0]]]
+// CHECK:         arith.truncf %{{.*}} : f32 to f16
+// CHECK:         memref.dealloc %[[P]]
+// CHECK-NEXT:    memref.dealloc %[[ACC]]
+// CHECK-NEXT:    func.return %[[Y]]
+ge.graph @conv {
+  %x = ge.data {index = 0 : i64} : tensor<1x16x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
+  %w = ge.const {value = #ge.external<"conv.w">} : tensor<32x16x3x3xf16, #ge.layout<NCHW, FRACTAL_Z>>
+  %y = ge.conv2d %x, %w {data_format = "NCHW", strides = array<i64: 1, 1, 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x4x4xf16, #ge.layout<NCHW, NC1HWC0>>, tensor<32x16x3x3xf16, #ge.layout<NCHW, FRACTAL_Z>>) -> tensor<1x32x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+  ge.netoutput %y : tensor<1x32x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
+}
+
+// -----
+
+// Max pooling pads with -inf, so padding never wins; the f32 result is its
+// own accumulator.
+
+// CHECK-LABEL: func.func @maxpool(
+// CHECK:         %[[NEG:.*]] = arith.constant 0xff800000 : f32
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x2x2x2x8xf32>
+// CHECK:         %[[P:.*]] = memref.alloc() : memref<1x2x6x6x8xf32>
+// CHECK:         affine.store %[[NEG]], %[[P]]
+// CHECK:         affine.store %[[NEG]], %[[Y]]
+// CHECK:         affine.load %[[P]][0, %{{.*}}, %[[HO:.*]] * 2 + %[[KH:.*]], %[[WO:.*]] * 2 + %[[KW:.*]], %{{.*}}]
+// CHECK-NEXT:    affine.load %[[Y]]
+// CHECK-NEXT:    arith.maximumf
+// CHECK-NEXT:    affine.store %{{.*}}, %[[Y]]
+ge.graph @maxpool {
+  %x = ge.data {index = 0 : i64} : tensor<1x16x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
+  %y = ge.max_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 3, 3>, strides = array<i64: 1, 1, 2, 2>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x16x4x4xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x16x2x2xf32, #ge.layout<NCHW, NC1HWC0>>
+  ge.netoutput %y : tensor<1x16x2x2xf32, #ge.layout<NCHW, NC1HWC0>>
+}
+
+// -----
+
+// Matmul on FRACTAL_NZ: a[m, k] at [k1, m1, m0, k0], b[k, n] at [n1, k1, k0, n0].
+
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME:      %[[A:.*]]: memref<2x1x16x16xf16> {ge.input = 0 : i64},
+// CHECK-SAME:      %[[B:.*]]: memref<1x2x16x16xf16> {ge.input = 1 : i64})
+// CHECK:         %[[ACC:.*]] = memref.alloc() : memref<1x1x16x16xf32>
+// CHECK:         affine.store %{{.*}}, %[[ACC]]
+// CHECK:         affine.for %[[M:.*]] = 0 to 16 {
+// CHECK-NEXT:      affine.for %[[N:.*]] = 0 to 16 {
+// CHECK-NEXT:        affine.for %[[K1:.*]] = 0 to 2 {
+// CHECK-NEXT:          affine.for %[[K0:.*]] = 0 to 16 {
+// CHECK-NEXT:            affine.load %[[A]][%[[K1]], 0, %[[M]], %[[K0]]]
+// CHECK-NEXT:            arith.extf
+// CHECK-NEXT:            affine.load %[[B]][0, %[[K1]], %[[K0]], %[[N]]]
+ge.graph @matmul {
+  %a = ge.data {index = 0 : i64} : tensor<16x32xf16, #ge.layout<ND, FRACTAL_NZ>>
+  %b = ge.data {index = 1 : i64} : tensor<32x16xf16, #ge.layout<ND, FRACTAL_NZ>>
+  %y = ge.matmul %a, %b : (tensor<16x32xf16, #ge.layout<ND, FRACTAL_NZ>>, tensor<32x16xf16, #ge.layout<ND, FRACTAL_NZ>>) -> tensor<16x16xf16, #ge.layout<ND, FRACTAL_NZ>>
+  ge.netoutput %y : tensor<16x16xf16, #ge.layout<ND, FRACTAL_NZ>>
+}

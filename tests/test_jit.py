@@ -1,0 +1,244 @@
+"""The NumPy JIT: vectorised nests, the scalar fallback, caching, errors, and a
+cross-check against xDSL's own interpreter on lowered graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ge_dialect.builder import GraphBuilder
+from ge_runtime.jit import JITError, compile_graph, compile_module, lowered_module
+from ge_runtime.jit_interpreter import interpret
+
+RNG = np.random.default_rng(0)
+
+
+def run(text: str, *args: np.ndarray, vectorised: int, scalar: int = 0):
+    """Compile, check how many nests took each path, run."""
+    compiled = compile_module(text, poison=True)
+    assert compiled.vectorised == vectorised, compiled.source
+    assert len(compiled.scalar_nests) == scalar, compiled.scalar_nests
+    return compiled(*args)
+
+
+MATVEC = """
+func.func @matvec(%a: memref<5x7xf32>, %x: memref<7xf32>) -> memref<5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<5xf32>
+  affine.for %i = 0 to 5 {
+    affine.store %zero, %y[%i] : memref<5xf32>
+  }
+  affine.for %i = 0 to 5 {
+    affine.for %j = 0 to 7 {
+      %av = affine.load %a[%i, %j] : memref<5x7xf32>
+      %xv = affine.load %x[%j] : memref<7xf32>
+      %p = arith.mulf %av, %xv : f32
+      %acc = affine.load %y[%i] : memref<5xf32>
+      %s = arith.addf %acc, %p : f32
+      affine.store %s, %y[%i] : memref<5xf32>
+    }
+  }
+  func.return %y : memref<5xf32>
+}
+"""
+
+
+def test_accumulated_product_becomes_einsum():
+    a = RNG.standard_normal((5, 7)).astype(np.float32)
+    x = RNG.standard_normal(7).astype(np.float32)
+    (y,) = run(MATVEC, a, x, vectorised=2)
+    np.testing.assert_allclose(y, a @ x, rtol=1e-5)
+    assert "np.einsum" in compile_module(MATVEC, poison=True).source
+
+
+WINDOW_MAX = """
+func.func @window(%x: memref<11xf16>) -> memref<5xf16> {
+  %low = arith.constant 0xFC00 : f16
+  %y = memref.alloc() : memref<5xf16>
+  affine.for %i = 0 to 5 {
+    affine.store %low, %y[%i] : memref<5xf16>
+    affine.for %k = 0 to 3 {
+      %v = affine.load %x[%i * 2 + %k] : memref<11xf16>
+      %m = affine.load %y[%i] : memref<5xf16>
+      %r = arith.maximumf %m, %v : f16
+      affine.store %r, %y[%i] : memref<5xf16>
+    }
+  }
+  func.return %y : memref<5xf16>
+}
+"""
+
+
+def test_sliding_window_max_in_one_imperfect_nest():
+    x = RNG.standard_normal(11).astype(np.float16)
+    (y,) = run(WINDOW_MAX, x, vectorised=1)
+    expected = np.lib.stride_tricks.sliding_window_view(x, 3)[::2].max(axis=1)
+    np.testing.assert_array_equal(y, expected)
+
+
+PREFIX_SUM = """
+func.func @prefix(%x: memref<6xf32>) -> memref<6xf32> {
+  %y = memref.alloc() : memref<6xf32>
+  %first = affine.load %x[0] : memref<6xf32>
+  affine.store %first, %y[0] : memref<6xf32>
+  affine.for %i = 1 to 6 {
+    %prev = affine.load %y[%i - 1] : memref<6xf32>
+    %v = affine.load %x[%i] : memref<6xf32>
+    %s = arith.addf %prev, %v : f32
+    affine.store %s, %y[%i] : memref<6xf32>
+  }
+  func.return %y : memref<6xf32>
+}
+"""
+
+
+def test_loop_carried_dependence_falls_back_to_scalar():
+    x = RNG.standard_normal(6).astype(np.float32)
+    (y,) = run(PREFIX_SUM, x, vectorised=0, scalar=1)
+    np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
+
+
+INTERLEAVED = """
+func.func @reset(%x: memref<3x4xf32>) -> memref<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<4xf32>
+  affine.for %r = 0 to 3 {
+    affine.for %p = 0 to 4 {
+      affine.store %zero, %acc[%p] : memref<4xf32>
+      %v = affine.load %x[%r, %p] : memref<3x4xf32>
+      %a = affine.load %acc[%p] : memref<4xf32>
+      %s = arith.addf %a, %v : f32
+      affine.store %s, %acc[%p] : memref<4xf32>
+    }
+  }
+  func.return %acc : memref<4xf32>
+}
+"""
+
+
+def test_reset_inside_reduction_loop_is_not_a_reduction():
+    """The accumulator is reset every `r`: only the last row survives."""
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    (y,) = run(INTERLEAVED, x, vectorised=0, scalar=1)
+    np.testing.assert_array_equal(y, x[2])
+
+
+NONLINEAR = """
+func.func @unflatten(%x: memref<3x4xf32>) -> (memref<12xf32>, memref<6xf32>) {
+  %y = memref.alloc() : memref<12xf32>
+  %z = memref.alloc() : memref<6xf32>
+  affine.for %i = 0 to 12 {
+    %v = affine.load %x[%i floordiv 4, %i mod 4] : memref<3x4xf32>
+    affine.store %v, %y[%i] : memref<12xf32>
+  }
+  affine.for %i = 0 to 12 {
+    %v = affine.load %y[%i] : memref<12xf32>
+    affine.store %v, %z[%i floordiv 2] : memref<6xf32>
+  }
+  func.return %y, %z : memref<12xf32>, memref<6xf32>
+}
+"""
+
+
+def test_floordiv_mod_gather_and_non_injective_store():
+    """Index arrays gather; a store hitting one element twice keeps the last write."""
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    y, z = run(NONLINEAR, x, vectorised=1, scalar=1)
+    np.testing.assert_array_equal(y, x.reshape(-1))
+    np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
+
+
+SCF = """
+func.func @scf(%x: memref<4xi32>) -> memref<4xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %y = memref.alloc() : memref<4xi32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = memref.load %x[%i] : memref<4xi32>
+    %w = arith.muli %v, %v : i32
+    memref.store %w, %y[%i] : memref<4xi32>
+  }
+  func.return %y : memref<4xi32>
+}
+"""
+
+
+def test_scf_and_memref_ops_take_the_scalar_path():
+    x = np.array([1, -2, 3, 40000], np.int32)
+    (y,) = run(SCF, x, vectorised=0)
+    np.testing.assert_array_equal(y, x * x)
+
+
+def test_compiled_functions_are_cached_by_text():
+    assert compile_module(MATVEC) is compile_module(MATVEC)
+    assert compile_module(MATVEC) is not compile_module(MATVEC, vectorize=False)
+
+
+def test_arguments_are_checked():
+    compiled = compile_module(MATVEC)
+    with pytest.raises(JITError, match="argument #1 of @matvec is float64"):
+        compiled(np.zeros((5, 7), np.float32), np.zeros(7))
+    with pytest.raises(JITError, match="takes 2 arguments"):
+        compiled(np.zeros((5, 7), np.float32))
+
+
+def test_out_of_bounds_access_is_a_compile_error():
+    text = MATVEC.replace("%x[%j]", "%x[%j + 1]")
+    with pytest.raises(JITError, match="accesses index 1..7 of a dimension of size 7"):
+        compile_module(text)
+
+
+# -- lowered graphs: vectorised == scalar == xDSL interpreter -----------------
+
+
+def _graphs():
+    def to(b, x, storage, **kw):
+        from ge_dialect.layout import layout_of
+
+        return b.transdata(x, src_format=layout_of(x.type)[1].value, dst_format=storage, **kw)
+
+    def conv():
+        b = GraphBuilder("conv")
+        x = to(b, b.data([1, 9, 4, 4], "float32", format="NCHW"), "NC1HWC0")
+        w = to(b, b.data([3, 9, 3, 3], "float32", format="NCHW"), "FRACTAL_Z")
+        y = b.sigmoid(b.conv2d(x, w, strides=[1, 1, 2, 2], pads=[1, 1, 1, 1], data_format="NCHW"))
+        b.output(to(b, y, "NCHW"))
+        return b.build()
+
+    def pool_softmax():
+        b = GraphBuilder("pool")
+        x = to(b, b.data([1, 9, 5, 5], "float16", format="NCHW"), "NC1HWC0")
+        y = b.avg_pool(x, ksize=[1, 1, 3, 3], strides=[1, 1, 2, 2], pads=[1, 1, 1, 1], data_format="NCHW")
+        b.output(to(b, b.softmax(y, axis=1), "NCHW"))
+        return b.build()
+
+    def matmul():
+        b = GraphBuilder("mm")
+        a = to(b, b.data([5, 20], "float32"), "FRACTAL_NZ")
+        w = to(b, b.data([20, 3], "float32"), "FRACTAL_NZ")
+        b.output(to(b, b.matmul(a, w), "ND"))
+        return b.build()
+
+    return {"conv": conv, "pool_softmax": pool_softmax, "matmul": matmul}
+
+
+@pytest.mark.parametrize("name", sorted(_graphs()))
+def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name):
+    module = _graphs()[name]()
+    graph = module.body.block.first_op
+    lowered = lowered_module(graph)
+    args = [
+        RNG.standard_normal(a.type.get_shape()).astype(
+            {"f32": np.float32, "f16": np.float16}[str(a.type.element_type)]
+        )
+        for a in next(iter(lowered.ops)).body.block.args
+    ]
+    vectorised = compile_graph(graph, poison=True)
+    assert vectorised.scalar_nests == [] and vectorised.vectorised > 0
+    scalar = compile_module(lowered, vectorize=False, poison=True)
+    interpreted = interpret(lowered, graph.sym_name.data, args)
+    for fast, slow, oracle in zip(vectorised(*args), scalar(*args), interpreted, strict=True):
+        tolerance = 2e-3 if fast.dtype == np.float16 else 1e-5
+        np.testing.assert_allclose(fast.astype(np.float32), slow.astype(np.float32), atol=tolerance)
+        np.testing.assert_allclose(fast.astype(np.float32), oracle.astype(np.float32), atol=tolerance)
