@@ -22,8 +22,12 @@ from pathlib import Path
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=2, help="BLAS and onnxruntime threads")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs (best is reported)")
+    parser.add_argument(
+        "--threads", type=int, default=2, help="BLAS and onnxruntime threads"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="timed runs (best is reported)"
+    )
     parser.add_argument("--skip-resnet", action="store_true", help="only part (a)")
     return parser.parse_args(argv)
 
@@ -48,13 +52,24 @@ def bench_interpreter(repeat: int) -> None:
     from ge_runtime.jit_interpreter import interpret
 
     b = GraphBuilder("conv")
-    x = b.transdata(b.data([1, 9, 6, 6], "float32", format="NCHW"), src_format="NCHW", dst_format="NC1HWC0")
-    w = b.transdata(b.data([4, 9, 3, 3], "float32", format="NCHW"), src_format="NCHW", dst_format="FRACTAL_Z")
+    x = b.transdata(
+        b.data([1, 9, 6, 6], "float32", format="NCHW"),
+        src_format="NCHW",
+        dst_format="NC1HWC0",
+    )
+    w = b.transdata(
+        b.data([4, 9, 3, 3], "float32", format="NCHW"),
+        src_format="NCHW",
+        dst_format="FRACTAL_Z",
+    )
     y = b.sigmoid(b.conv2d(x, w, pads=[1, 1, 1, 1], data_format="NCHW"))
     b.output(b.transdata(y, src_format="NC1HWC0", dst_format="NCHW"))
     module = lowered_module(b.build().body.block.first_op)
     rng = np.random.default_rng(0)
-    args = [rng.standard_normal((1, 9, 6, 6)).astype(np.float32), rng.standard_normal((4, 9, 3, 3)).astype(np.float32)]
+    args = [
+        rng.standard_normal((1, 9, 6, 6)).astype(np.float32),
+        rng.standard_normal((4, 9, 3, 3)).astype(np.float32),
+    ]
     compiled = compile_module(module)
     jit = best_time(lambda: compiled(*args), max(repeat, 20))
     start = time.perf_counter()
@@ -64,7 +79,8 @@ def bench_interpreter(repeat: int) -> None:
     error = float(np.abs(result - expected).max())
     print(
         f"(a) jit vs xDSL interpreter, lowered conv 1x9x6x6 -> 1x4x6x6 + sigmoid: "
-        f"interpreter {interpreter:.2f} s, jit {jit * 1e3:.2f} ms -> {interpreter / jit:,.0f}x "
+        f"interpreter {interpreter:.2f} s, jit {jit * 1e3:.2f} ms -> "
+        f"{interpreter / jit:,.0f}x "
         f"(goal >= 100x); max |jit - interpreter| = {error:.1e}"
     )
 
@@ -114,7 +130,9 @@ def bench_resnet(threads: int, repeat: int) -> None:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
     reference = best_time(lambda: session.run(None, {name: x}), repeat)
     (output,) = run_graph(imported.module, {0: x}, weights)
     (expected,) = session.run(None, {name: x})
@@ -122,7 +140,8 @@ def bench_resnet(threads: int, repeat: int) -> None:
     print(
         f"(b) resnet50 1x3x224x224 fp32, {threads} threads: jit {jit:.3f} s/inference, "
         f"onnxruntime {reference:.3f} s -> ratio {jit / reference:.2f}x (goal <= 3x); "
-        f"max error {error:.1e} x max|ref|; import+pipeline+lower+compile {prepare:.1f} s; "
+        f"max error {error:.1e} x max|ref|; "
+        f"import+pipeline+lower+compile {prepare:.1f} s; "
         f"{compiled.vectorised} nests vectorised, {len(compiled.scalar_nests)} scalar"
     )
 

@@ -140,7 +140,8 @@ class DotWriter:
             self.add_node(dot, op)
             for index, region in enumerate(op.regions):
                 with dot.subgraph(name=f"cluster_{self.ids[op]}_{index}") as cluster:
-                    cluster.attr(label=f"{self.ids[op]} region {index}", style="dotted")
+                    owner = node_name(op) or op.name
+                    cluster.attr(label=f"{owner} region {index}", style="dotted")
                     self.add_block(cluster, region.block)
         for op in block.ops:
             for operand in op.operands:

@@ -30,7 +30,7 @@ from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
 
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import ConstOp, GraphOp, attribute_to_python
 from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
@@ -43,6 +43,8 @@ from ge_runtime.reference import (
     find_graph,
     value_layout,
 )
+from passes.convert_ge_to_loops import ConvertGeToLoopsPass, weight_key
+from passes.insert_transdata import derive_storage_weights
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
@@ -78,7 +80,8 @@ class CompiledFunction:
         shape = tuple(memref_type.get_shape())
         if array.dtype != dtype or array.shape != shape:
             raise JITError(
-                f"argument #{position} of @{self.name} is {array.dtype}{list(array.shape)}, "
+                f"argument #{position} of @{self.name} is "
+                f"{array.dtype}{list(array.shape)}, "
                 f"expected {dtype}{list(shape)}"
             )
         return np.ascontiguousarray(array)
@@ -87,7 +90,15 @@ class CompiledFunction:
 def loop_context() -> Context:
     """A context with the dialects of loop-level modules."""
     ctx = Context()
-    for dialect in (builtin.Builtin, func.Func, memref.MemRef, affine.Affine, arith.Arith, math.Math, scf.Scf):
+    for dialect in (
+        builtin.Builtin,
+        func.Func,
+        memref.MemRef,
+        affine.Affine,
+        arith.Arith,
+        math.Math,
+        scf.Scf,
+    ):
         ctx.load_dialect(dialect)
     return ctx
 
@@ -108,18 +119,26 @@ def compile_module(
     text = module if isinstance(module, str) else str(module)
     key = hashlib.sha256(f"{function}|{poison}|{vectorize}|{text}".encode()).hexdigest()
     if key not in _CACHE:
-        parsed = parse_module(loop_context(), text, "<jit>") if isinstance(module, str) else module
+        parsed = (
+            parse_module(loop_context(), text, "<jit>")
+            if isinstance(module, str)
+            else module
+        )
         target = _find_function(parsed, function)
         _CACHE[key] = FunctionCompiler(parsed, target, poison, vectorize).run()
     return _CACHE[key]
 
 
 def _find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    functions = [
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks
+    ]
     for op in functions:
         if name is None or op.sym_name.data == name:
             return op
-    raise JITError(f"no function @{name} in the module" if name else "no function to compile")
+    raise JITError(
+        f"no function @{name} in the module" if name else "no function to compile"
+    )
 
 
 class FunctionCompiler:
@@ -153,12 +172,17 @@ class FunctionCompiler:
                     lines += self.scalar.emit(op, "    ")
             elif isinstance(op, memref.GetGlobalOp):
                 array = self._global(op)
-                lines.append(f"    {self.env.name(op.memref)} = {self.env.add_global(array, 'm')}")
+                lines.append(
+                    f"    {self.env.name(op.memref)} = "
+                    f"{self.env.add_global(array, 'm')}"
+                )
             else:
                 lines += self.scalar.emit(op, "    ")
         source = "\n".join(lines) + "\n"
         namespace = self.env.namespace
-        exec(compile(source, f"<jit @{self.function.sym_name.data}>", "exec"), namespace)
+        exec(
+            compile(source, f"<jit @{self.function.sym_name.data}>", "exec"), namespace
+        )
         arg_attrs = self.function.arg_attrs
         return CompiledFunction(
             self.function.sym_name.data,
@@ -177,7 +201,10 @@ class FunctionCompiler:
     def _global(self, op: memref.GetGlobalOp) -> np.ndarray:
         name = op.name_.root_reference.data
         for candidate in self.module.ops:
-            if isinstance(candidate, memref.GlobalOp) and candidate.sym_name.data == name:
+            if (
+                isinstance(candidate, memref.GlobalOp)
+                and candidate.sym_name.data == name
+            ):
                 value = candidate.initial_value
                 if not isinstance(value, DenseIntOrFPElementsAttr):
                     raise JITError(f"memref.global @{name} has no initial value")
@@ -194,8 +221,6 @@ class FunctionCompiler:
 
 def lowered_module(graph: GraphOp, target: str | None = None) -> ModuleOp:
     """A new module holding the loop-level function of `graph`."""
-    from passes.convert_ge_to_loops import ConvertGeToLoopsPass
-
     lowered = ModuleOp([graph.clone()])
     ConvertGeToLoopsPass(target).apply(Context(), lowered)
     return lowered
@@ -235,8 +260,6 @@ def graph_arguments(
     target: str | None,
 ) -> list[np.ndarray]:
     """The lowered function's arguments: storage-layout inputs, then weights."""
-    from passes.convert_ge_to_loops import weight_key
-
     bound = bind_inputs(graph, inputs)
     arguments = [
         value_layout(data.output, target).store(bound[data.index_value])
@@ -252,7 +275,7 @@ def graph_arguments(
         elif key in weights:
             arguments.append(np.asarray(weights[key]))
         else:
-            raise GEError(f"error: weight '{key}' is not in the weights")
+            raise error_at(op, f"weight '{key}' is not in the weights")
     return arguments
 
 
@@ -268,10 +291,9 @@ def run_graph(
     """Lower, JIT-compile and run a graph; inputs and outputs in origin layout.
 
     `inputs` are keyed by `ge.data` node name or index, `weights` map
-    `#ge.external` keys to storage-layout arrays.
+    `#ge.external` keys to storage-layout arrays (keys derived by
+    `insert-transdata` are computed from the origin-layout ones if missing).
     """
-    from passes.insert_transdata import derive_storage_weights
-
     graph_op = find_graph(module, graph)
     compiled = compile_graph(graph_op, target, poison=poison)
     weights = weights or {}

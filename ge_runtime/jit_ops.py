@@ -82,7 +82,9 @@ _CMPF: dict[int, Callable[[Any, Any], Any]] = {
 def _unsigned(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     def compare(a: Any, b: Any) -> Any:
         a, b = np.asarray(a), np.asarray(b)
-        kind = np.dtype(f"uint{a.dtype.itemsize * 8}") if a.dtype != np.bool_ else a.dtype
+        kind = (
+            np.dtype(f"uint{a.dtype.itemsize * 8}") if a.dtype != np.bool_ else a.dtype
+        )
         return op(a.view(kind), b.astype(a.dtype).view(kind))
 
     return compare

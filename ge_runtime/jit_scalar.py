@@ -150,21 +150,33 @@ class ScalarEmitter:
                 low = lows[0] if len(lows) == 1 else f"max({', '.join(lows)})"
                 high = highs[0] if len(highs) == 1 else f"min({', '.join(highs)})"
                 iv = env.name(op.body.block.args[0])
-                head = f"{indent}for {iv} in range({low}, {high}, {op.step.value.data}):"
-                return [head, *self.emit_block(list(op.body.block.ops), indent + "    ")]
+                head = (
+                    f"{indent}for {iv} in range({low}, {high}, {op.step.value.data}):"
+                )
+                return [
+                    head,
+                    *self.emit_block(list(op.body.block.ops), indent + "    "),
+                ]
             case scf.ForOp():
                 if op.iter_args:
                     raise JITError("scf.for with iter_args is not supported")
                 low, high, step = self._operands(op)[:3]
                 iv = env.name(op.body.block.args[0])
                 head = f"{indent}for {iv} in range({low}, {high}, {step}):"
-                return [head, *self.emit_block(list(op.body.block.ops), indent + "    ")]
+                return [
+                    head,
+                    *self.emit_block(list(op.body.block.ops), indent + "    "),
+                ]
             case scf.IfOp() if not op.results:
                 lines = [f"{indent}if {env.name(op.cond)}:"]
-                lines += self.emit_block(list(op.true_region.block.ops), indent + "    ")
+                lines += self.emit_block(
+                    list(op.true_region.block.ops), indent + "    "
+                )
                 if op.false_region.blocks:
                     lines.append(f"{indent}else:")
-                    lines += self.emit_block(list(op.false_region.block.ops), indent + "    ")
+                    lines += self.emit_block(
+                        list(op.false_region.block.ops), indent + "    "
+                    )
                 return lines
             case affine.YieldOp() | scf.YieldOp() if not op.operands:
                 return []
@@ -181,7 +193,9 @@ class ScalarEmitter:
                 return [f"{indent}{env.name(op.result)} = {source}"]
             case memref.LoadOp():
                 memref_name, *indices = self._operands(op)
-                return [f"{indent}{env.name(op.res)} = {memref_name}{self._index(indices)}"]
+                return [
+                    f"{indent}{env.name(op.res)} = {memref_name}{self._index(indices)}"
+                ]
             case memref.StoreOp():
                 value, memref_name, *indices = self._operands(op)
                 return [f"{indent}{memref_name}{self._index(indices)} = {value}"]

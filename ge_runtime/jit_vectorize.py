@@ -90,7 +90,9 @@ class Accumulation:
     reduced: frozenset[int]
 
 
-def strided_view(base: np.ndarray, offset: int, shape: tuple, strides: tuple) -> np.ndarray:
+def strided_view(
+    base: np.ndarray, offset: int, shape: tuple, strides: tuple
+) -> np.ndarray:
     """`as_strided` over a contiguous buffer from element `offset`."""
     return as_strided(base.reshape(-1)[offset:], shape, strides)
 
@@ -116,7 +118,9 @@ def contract(
     summed = [x for x in shared if x not in kept]
     a_free = [x for x in a_axes if x not in shared]
     b_free = [x for x in b_axes if x not in shared]
-    sizes = dict(zip(a_axes, a.shape, strict=True)) | dict(zip(b_axes, b.shape, strict=True))
+    sizes = dict(zip(a_axes, a.shape, strict=True)) | dict(
+        zip(b_axes, b.shape, strict=True)
+    )
 
     def count(axes: list[int]) -> int:
         return math.prod(sizes[x] for x in axes)
@@ -126,11 +130,11 @@ def contract(
         a, a_axes, a_free, b, b_axes, b_free = b, b_axes, b_free, a, a_axes, a_free
     left = a.transpose([a_axes.index(x) for x in batch + a_free + summed])
     right = b.transpose([b_axes.index(x) for x in batch + summed + b_free])
-    # Contiguous operands keep np.matmul on BLAS (strided ones take a slow loop).
-    product = np.matmul(
-        np.ascontiguousarray(left).reshape(count(batch), count(a_free), count(summed)),
-        np.ascontiguousarray(right).reshape(count(batch), count(summed), count(b_free)),
-    )
+    # Contiguous operands keep BLAS on its fast path (strided ones take a slow
+    # loop); without batch axes a 2-D dot avoids matmul's batching overhead.
+    left = np.ascontiguousarray(left).reshape(count(batch), count(a_free), -1)
+    right = np.ascontiguousarray(right).reshape(count(batch), count(summed), -1)
+    product = np.dot(left[0], right[0]) if not batch else np.matmul(left, right)
     order = batch + a_free + b_free
     product = product.reshape([sizes[x] for x in order])
     return product.transpose([order.index(x) for x in out_axes])
@@ -174,7 +178,9 @@ class NestVectoriser:
         self._collect(self.root, ())
         if any(self.axes[a].extent <= 0 for s in self.statements for a in s.loops):
             self.statements = [
-                s for s in self.statements if all(self.axes[a].extent > 0 for a in s.loops)
+                s
+                for s in self.statements
+                if all(self.axes[a].extent > 0 for a in s.loops)
             ]
         self._analyse_values()
         accumulations = self._check_dependences()
@@ -255,7 +261,9 @@ class NestVectoriser:
                 return (lhs * -1).floordiv(constant) * -1
         raise Unsupported(f"affine expression {expr}")
 
-    def access_index(self, op: affine.LoadOp | affine.StoreOp | affine.ApplyOp) -> list[Ix]:
+    def access_index(
+        self, op: affine.LoadOp | affine.StoreOp | affine.ApplyOp
+    ) -> list[Ix]:
         """The index expressions of an affine access over the grid."""
         operands = {
             affine.LoadOp: lambda: op.indices,
@@ -269,7 +277,10 @@ class NestVectoriser:
 
     def _ix_deps(self, index: Sequence[Ix]) -> frozenset[int]:
         return frozenset(
-            v.id for ix in index for v in ix.variables() if self.axes[v.id].position >= 0
+            v.id
+            for ix in index
+            for v in ix.variables()
+            if self.axes[v.id].position >= 0
         )
 
     def _analyse_values(self) -> None:
@@ -299,7 +310,7 @@ class NestVectoriser:
             if isinstance(s.op, affine.LoadOp | affine.StoreOp):
                 accesses.setdefault(self._memref(s.op.memref), []).append(s)
         accumulations: dict[affine.StoreOp, Accumulation] = {}
-        for root, group in accesses.items():
+        for group in accesses.values():
             stores = [s for s in group if isinstance(s.op, affine.StoreOp)]
             if not stores:
                 continue
@@ -342,7 +353,9 @@ class NestVectoriser:
     def _live_loops(self, loops: Sequence[int]) -> frozenset[int]:
         return frozenset(a for a in loops if self.axes[a].position >= 0)
 
-    def _accumulation(self, store: Statement, used: frozenset[int]) -> Accumulation | None:
+    def _accumulation(
+        self, store: Statement, used: frozenset[int]
+    ) -> Accumulation | None:
         reduced = self._live_loops(store.loops) - used
         if not reduced:
             return None
@@ -369,7 +382,15 @@ class NestVectoriser:
         strides = _element_strides(shape)
         if all(_is_linear(ix) for ix in index):
             steps = sorted(
-                (abs(sum(s * _coefficient(ix, a) for ix, s in zip(index, strides))), a)
+                (
+                    abs(
+                        sum(
+                            s * _coefficient(ix, a)
+                            for ix, s in zip(index, strides, strict=True)
+                        )
+                    ),
+                    a,
+                )
                 for a in used
             )
             reach = 0
@@ -409,12 +430,15 @@ class NestVectoriser:
             flat = flat + self._evaluate(ix) * stride
         return np.asarray(flat, dtype=np.int64)
 
-    def _check_bounds(self, op: Operation, index: list[Ix], shape: Sequence[int]) -> None:
+    def _check_bounds(
+        self, op: Operation, index: list[Ix], shape: Sequence[int]
+    ) -> None:
         for ix, size in zip(index, shape, strict=True):
             lo, hi = _exact_bounds(ix, self)
             if lo < 0 or hi >= size:
                 raise JITError(
-                    f"'{op.name}' accesses index {lo}..{hi} of a dimension of size {size}"
+                    f"'{op.name}' accesses index {lo}..{hi} of a dimension of "
+                    f"size {size}"
                 )
 
     def _view(self, op: affine.LoadOp | affine.StoreOp) -> str:
@@ -430,15 +454,16 @@ class NestVectoriser:
             return f"{base}.reshape(-1)[{flat}]"
         strides = _element_strides(shape)
         itemsize = numpy_dtype(memref_type.element_type).itemsize
-        offset = sum(ix.const * s for ix, s in zip(index, strides))
+        offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
         deps = self._ix_deps(index)
         view_strides = [0] * self.ndim
         for a in deps:
-            step = sum(_coefficient(ix, a) * s for ix, s in zip(index, strides))
+            step = sum(
+                _coefficient(ix, a) * s for ix, s in zip(index, strides, strict=True)
+            )
             view_strides[self.axes[a].position] = step * itemsize
-        return (
-            f"strided_view({base}, {offset}, {self._shape(deps)}, {tuple(view_strides)})"
-        )
+        shape = self._shape(deps)
+        return f"strided_view({base}, {offset}, {shape}, {tuple(view_strides)})"
 
     def _emit(self, accumulations: dict[affine.StoreOp, Accumulation]) -> None:
         self.env.namespace["strided_view"] = strided_view
@@ -522,7 +547,9 @@ class NestVectoriser:
             axes = tuple(sorted(self.axes[a].position for a in reduced & covered))
             result = self.env.fresh("r")
             ufunc_name = self.env.add_global(ufunc, "u")
-            self.lines.append(f"{result} = {ufunc_name}.reduce({term}, axis={axes}, keepdims=True)")
+            self.lines.append(
+                f"{result} = {ufunc_name}.reduce({term}, axis={axes}, keepdims=True)"
+            )
         missing = reduced - covered
         if missing:
             count = math.prod(self.axes[a].extent for a in missing)
@@ -551,7 +578,10 @@ class NestVectoriser:
             axes = sorted(self._live(factor), key=lambda a: self.axes[a].position)
             shape = tuple(self.axes[a].extent for a in axes)
             operands.append(f"np.reshape({name}, {shape}), {[*axes]}")
-            dummies += [np.broadcast_to(np.zeros((), numpy_dtype(factor.type)), shape), axes]
+            dummies += [
+                np.broadcast_to(np.zeros((), numpy_dtype(factor.type)), shape),
+                axes,
+            ]
         out_axes = sorted(output, key=lambda a: self.axes[a].position)
         result = self.env.fresh("r")
         if len(factors) == 2:
@@ -567,7 +597,7 @@ class NestVectoriser:
 
 def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     common = []
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         common.append(x)
@@ -592,5 +622,3 @@ def _exact_bounds(ix: Ix, vectoriser: NestVectoriser) -> tuple[int, int]:
         return ix.bounds()
     values = np.asarray(vectoriser._evaluate(ix))
     return int(values.min()), int(values.max())
-
-

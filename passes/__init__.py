@@ -45,6 +45,10 @@ PASSES: dict[str, tuple[str, str]] = {
     "compose-trans-ops": ("compose_trans_ops", "ComposeTransOpsPass"),
     "sink-trans-ops": ("sink_trans_ops", "SinkTransOpsPass"),
     "ge-format-pipeline": ("format_pipeline", "FormatPipelinePass"),
+    "partition-engines": ("partition_engines", "PartitionEnginesPass"),
+    "insert-aicpu-cast": ("insert_aicpu_cast", "InsertAICPUCastPass"),
+    "mark-fallback": ("mark_fallback", "MarkFallbackPass"),
+    "plan-memory": ("plan_memory", "PlanMemoryPass"),
 }
 """Pass name -> (module in this package, ModulePass class name)."""
 

@@ -103,7 +103,7 @@ class ComposeTransposePair(RewritePattern):
                 operands=[first.x], result_types=[op.y.type], attributes=attributes
             )
             rewriter.replace_op(op, merged)
-        rewriter.erase_op(first)
+        rewriter.erase(first)
 
 
 def fold_blocker(
@@ -118,7 +118,7 @@ def fold_blocker(
     out_origin, out_storage = layout_of(tensor_of(transpose.y))
     if middle_storage != middle_origin or out_storage != out_origin:
         return "a transpose tensor is not stored in its origin format"
-    if transdata.origin_permutation() != tuple(range(len(permutation_of(transpose)))):
+    if transdata.perm is not None:
         return "the TransData already transposes"
     if letter_permutation(middle_origin, out_origin) != tuple(
         permutation_of(transpose)
@@ -147,11 +147,12 @@ class FoldTransposeIntoTransData(RewritePattern):
             return
         attributes = dict(transdata.attributes)
         attributes["dst_format"] = FormatAttr(layout_of(tensor_of(op.y))[1])
+        attributes["perm"] = DenseArrayBase.from_list(i64, permutation_of(op))
         fused = TransDataOp.create(
             operands=[transdata.x], result_types=[op.y.type], attributes=attributes
         )
         rewriter.replace_op(op, fused)
-        rewriter.erase_op(transdata)
+        rewriter.erase(transdata)
 
 
 @dataclass(frozen=True)

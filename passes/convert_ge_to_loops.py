@@ -11,7 +11,8 @@ ge.graph @g {
   ge.netoutput %y : ...
 }
 // becomes
-func.func @g(%x: memref<1x2x4x4x16xf16> {ge.input = 0 : i64}) -> memref<1x2x4x4x16xf16> {
+func.func @g(%x: memref<1x2x4x4x16xf16> {ge.input = 0 : i64})
+    -> memref<1x2x4x4x16xf16> {
   %y = memref.alloc() : memref<1x2x4x4x16xf16>
   affine.for ... { affine.store %zero, %y[...] }          // padding is zero
   affine.for ... { %v = affine.load %x[...] ... affine.store %r, %y[...] }
@@ -66,6 +67,7 @@ from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Emitter
+from passes.lowering.layouts import Layout
 from passes.lowering.table import LOWERINGS
 
 SMALL_CONSTANT_ELEMENTS = 256
@@ -104,19 +106,27 @@ class GraphLowering:
     def run(self) -> list[Operation]:
         """The `memref.global`s and the `func.func` replacing the graph."""
         self._reject_unsupported()
-        arguments, globals_ = self._plan_arguments()
-        block = Block(arg_types=[self._memref_type(op) for op, _ in arguments])
+        block = Block()
         context = LoweringContext(Emitter(block), self.target)
-        for (op, _), arg in zip(arguments, block.args, strict=True):
-            context.buffers[op.results[0]] = Buffer(arg, context_layout(context, op))
-        for op, global_op in globals_:
-            memref_type = global_op.type
-            get = context.emitter.add(
-                memref.GetGlobalOp(global_op.sym_name.data, memref_type)
+        arguments, inline = self._plan_arguments()
+        for op, _ in arguments:
+            layout = self._layout(context, op)
+            arg = block.insert_arg(_memref_type(layout), len(block.args))
+            context.buffers[op.results[0]] = Buffer(arg, layout)
+        globals_ = []
+        for op, position in inline:
+            layout = self._layout(context, op)
+            name = f"{self.graph.sym_name.data}_const{position}"
+            globals_.append(
+                memref.GlobalOp.get(
+                    StringAttr(name),
+                    _memref_type(layout),
+                    op.value,
+                    constant=UnitAttr(),
+                )
             )
-            context.buffers[op.results[0]] = Buffer(
-                get.results[0], context_layout(context, op)
-            )
+            get = context.emitter.add(memref.GetGlobalOp(name, _memref_type(layout)))
+            context.buffers[op.results[0]] = Buffer(get.results[0], layout)
         self._lower_ops(context)
         outputs = [context.buffers[v].memref for v in self.graph.output.operands]
         block.add_op(func.ReturnOp(*outputs))
@@ -124,9 +134,9 @@ class GraphLowering:
             self.graph.sym_name.data,
             ([a.type for a in block.args], [o.type for o in outputs]),
             Region(block),
-            arg_attrs=self._arg_attrs(arguments),
+            arg_attrs=ArrayAttr([attrs for _, attrs in arguments]),
         )
-        return [g for _, g in globals_] + [function]
+        return [*globals_, function]
 
     def _reject_unsupported(self) -> None:
         for op in self.graph.body.block.ops:
@@ -139,11 +149,9 @@ class GraphLowering:
 
     def _plan_arguments(
         self,
-    ) -> tuple[
-        list[tuple[Operation, Attribute]], list[tuple[ConstOp, memref.GlobalOp]]
-    ]:
-        """(argument op, its attributes) and (constant, global) pairs."""
-        arguments: list[tuple[Operation, Attribute]] = []
+    ) -> tuple[list[tuple[Operation, DictionaryAttr]], list[tuple[ConstOp, int]]]:
+        """(op, argument attributes) per argument; (constant, position) inline."""
+        arguments: list[tuple[Operation, DictionaryAttr]] = []
         for data in self.graph.inputs():
             attrs: dict[str, Attribute] = {
                 INPUT_ATTR: IntegerAttr(data.index_value, i64)
@@ -152,45 +160,33 @@ class GraphLowering:
                 attrs[NAME_ATTR] = name
             arguments.append((data, DictionaryAttr(attrs)))
         constants = [op for op in self.graph.body.block.ops if isinstance(op, ConstOp)]
-        globals_ = []
+        inline = []
         keys: set[str] = set()
         for position, op in enumerate(constants):
             key = weight_key(op, position)
             if key is None:
-                globals_.append((op, self._global(op, position)))
+                inline.append((op, position))
                 continue
             if key in keys:
                 raise error_at(op, f"weight key '{key}' is used twice")
             keys.add(key)
             arguments.append((op, DictionaryAttr({WEIGHT_ATTR: StringAttr(key)})))
-        return arguments, globals_
-
-    def _global(self, op: ConstOp, position: int) -> memref.GlobalOp:
-        assert isinstance(op.value, DenseIntOrFPElementsAttr)
-        return memref.GlobalOp.get(
-            StringAttr(f"{self.graph.sym_name.data}_const{position}"),
-            self._memref_type(op),
-            op.value,
-            constant=UnitAttr(),
-        )
-
-    def _memref_type(self, op: Operation) -> MemRefType:
-        context = LoweringContext(Emitter(Block()), self.target)
-        layout = context_layout(context, op)
-        return MemRefType(layout.element_type, layout.storage_shape)
+        return arguments, inline
 
     @staticmethod
-    def _arg_attrs(arguments: list[tuple[Operation, Attribute]]) -> ArrayAttr:
-        return ArrayAttr([attrs for _, attrs in arguments])
+    def _layout(context: LoweringContext, op: Operation) -> Layout:
+        """The layout of an input's or constant's value, errors located at `op`."""
+        context.op = op
+        return context.layout(op.results[0])
 
     def _lower_ops(self, context: LoweringContext) -> None:
-        """Lower each op, freeing buffers after the last use of every alias."""
+        """Lower each op; free each allocated buffer after its last alias's last use."""
         ops = list(self.graph.body.block.ops)
         last_use: dict[SSAValue, int] = {}
         for position, op in enumerate(ops):
             for value in op.operands:
                 last_use[value] = len(ops) if isinstance(op, NetOutputOp) else position
-        owned: dict[SSAValue, set[SSAValue]] = {}
+        holders: dict[SSAValue, set[SSAValue]] = {}
         for position, op in enumerate(ops):
             if isinstance(op, DataOp | ConstOp | NetOutputOp):
                 continue
@@ -198,30 +194,26 @@ class GraphLowering:
             LOWERINGS[op.name](context, op)
             context.free_temporaries()
             for result in op.results:
-                owned.setdefault(context.buffers[result].memref, set()).add(result)
-            dying = {
-                v
-                for v in (*op.operands, *op.results)
-                if last_use.get(v, position) <= position
-            }
-            for value in dying:
-                memref_value = context.buffers[value].memref
-                holders = owned.get(memref_value)
-                if holders is None or value not in holders:
+                buffer = context.buffers[result].memref
+                if isinstance(buffer.owner, memref.AllocOp):
+                    holders.setdefault(buffer, set()).add(result)
+            for value in {*op.operands, *op.results}:
+                if last_use.get(value, position) > position:
                     continue
-                holders.discard(value)
-                if not holders:
-                    context.emitter.dealloc(context.buffers[value])
+                buffer = context.buffers[value]
+                alive = holders.get(buffer.memref, set())
+                if value in alive:
+                    alive.discard(value)
+                    if not alive:
+                        context.emitter.dealloc(buffer)
 
 
-def context_layout(context: LoweringContext, op: Operation):
-    """The layout of an argument/constant op's result, errors located at `op`."""
-    context.op = op
-    return context.layout(op.results[0])
+def _memref_type(layout: Layout) -> MemRefType:
+    return MemRefType(layout.element_type, layout.storage_shape)
 
 
 class LowerGraphToFunc(RewritePattern):
-    """`ge.graph @g {...}` -> `func.func @g` (+ `memref.global`s for small constants)."""
+    """`ge.graph @g {...}` -> `func.func @g` (and `memref.global`s)."""
 
     def __init__(self, target: str | None):
         self.target = target

@@ -26,10 +26,10 @@ ge-format-pipeline: insert-transdata: 34 runtime TransData
 ge-format-pipeline: round 1: sink-trans-ops: 2 runtime TransData
 ```
 
-`ge-opt --print-between-passes` also prints the IR after each inner pass
-(the statistics too with `stats=true`): the driver hands its between-passes
-callback to `NESTED_PASS_CALLBACK` (`ge-atc` uses it for its progress lines
-and `--dump-graph`).
+`ge-opt --print-between-passes` also prints the IR after each inner pass,
+each followed by `// N runtime TransData after PASS`: the driver hands its
+between-passes callback to `NESTED_PASS_CALLBACK` (`ge-atc` uses it for its
+progress lines and `--dump-graph`).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
@@ -75,16 +76,23 @@ def _infer_block(block: Block) -> None:
             _infer_op(op)
 
 
-def _infer_op(op: Operation) -> None:
-    """Run the op's shape function and update its result types."""
-    shapes = [_shape(v) for v in op.operands]
-    dtypes = [dtype_name(_tensor(v).element_type) for v in op.operands]
+def shape_function_attributes(op: Operation) -> dict[str, Any]:
+    """The attributes `op`'s shape function reads: its own, plus operand origin
+    formats and a declared target shape where the op has no such attribute."""
     attributes = {name: attribute_value(op, name) for name in op.attributes}
     for index, name in OPERAND_FORMAT_ATTRIBUTES.get(op.name, {}).items():
         attributes.setdefault(name, operand_format(op.operands[index].type))
     declared = DECLARED_SHAPE_ATTRIBUTES.get(op.name)
     if declared is not None and declared not in attributes:
         attributes[declared] = list(_shape(op.results[0]))
+    return attributes
+
+
+def _infer_op(op: Operation) -> None:
+    """Run the op's shape function and update its result types."""
+    shapes = [_shape(v) for v in op.operands]
+    dtypes = [dtype_name(_tensor(v).element_type) for v in op.operands]
+    attributes = shape_function_attributes(op)
     try:
         results = infer_shapes(op.name, shapes, dtypes, attributes)
     except ShapeError as error:

@@ -372,11 +372,11 @@ class RegionFlipper:
                 properties=dict(op.properties),
             )
             new.results[0].name_hint = op.results[0].name_hint
-            self.rewriter.insert_op(new, InsertPoint.before(op))
+            self.rewriter.insert(new, InsertPoint.before(op))
             self.converted[op.results[0]] = new.results[0]
         for op in reversed(ordered):
             self.rewire_users(op)
-            self.rewriter.erase_op(op)
+            self.rewriter.erase(op)
 
     def feed(self, value: SSAValue, op: Operation) -> SSAValue:
         """Operand `value` of `op` as the flipped op needs it."""
@@ -391,10 +391,10 @@ class RegionFlipper:
         elif isinstance(value.owner, ConstOp):
             folded = relayout_constant(value.owner, flipped, self.target)
             assert folded is not None
-            self.rewriter.insert_op(folded, InsertPoint.after(value.owner))
+            self.rewriter.insert(folded, InsertPoint.after(value.owner))
             fed = folded.output
         else:
-            fed = self.rewriter.insert_op(
+            fed = self.rewriter.insert(
                 transdata_op(value, layout_attr(flipped)),
                 InsertPoint.after(value.owner),
             ).y
@@ -411,10 +411,10 @@ class RegionFlipper:
                 continue
             if isinstance(user, TransDataOp) and user.y.type == new.type:
                 self.rewriter.replace_all_uses_with(user.y, new)
-                self.rewriter.erase_op(user)
+                self.rewriter.erase(user)
                 continue
             if back is None:
-                back = self.rewriter.insert_op(
+                back = self.rewriter.insert(
                     transdata_op(new, layout_attr(old.type)),
                     InsertPoint.after(new.owner),
                 ).y
@@ -430,7 +430,7 @@ def erase_dead_inputs(values: Iterable[SSAValue], rewriter: PatternRewriter) -> 
             isinstance(owner, TransDataOp | ConstOp)
             and owner.results[0].first_use is None
         ):
-            rewriter.erase_op(owner)
+            rewriter.erase(owner)
 
 
 def try_flip(seed: Operation, target: Format | None, rewriter: PatternRewriter) -> None:

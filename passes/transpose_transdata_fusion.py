@@ -20,9 +20,10 @@ becomes
   -> tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
 ```
 
-The fused TransData's origin formats differ (NHWC in, NCHW out): the dialect
-reads that as a transpose by axis letters (`TransDataOp.origin_permutation`),
-which is what GE's descriptor pair on the TransData means.
+The fused TransData carries the transpose's `perm` and its origin formats
+differ (NHWC in, NCHW out): the dialect reads that as a transpose by axis
+letters (`TransDataOp.origin_permutation`), which is what GE's descriptor
+pair on the TransData means.
 
 GE's preconditions, each a bail-out of `fusion_blocker`:
 - the transpose changes the format (equal formats: GE warns and leaves it);
@@ -51,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -136,6 +137,7 @@ class FuseTransposeIntoTransData(RewritePattern):
                 continue
             attributes = dict(transdata.attributes)
             attributes["src_format"] = source_format
+            attributes["perm"] = DenseArrayBase.from_list(i64, permutation_of(op))
             if (name := fused_name(op, transdata)) is not None:
                 attributes["name"] = name
             fused = TransDataOp.create(
@@ -145,7 +147,7 @@ class FuseTransposeIntoTransData(RewritePattern):
             )
             rewriter.replace_op(transdata, fused)
         if op.y.first_use is None:
-            rewriter.erase_op(op)
+            rewriter.erase(op)
 
 
 @dataclass(frozen=True)

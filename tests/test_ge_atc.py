@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 
+from ge_dialect.formats import Format
 from ge_runtime.offline_model import load_offline_model
 from tools import ge_atc, ge_run
 
@@ -89,7 +91,7 @@ def test_example_compiles_and_matches_onnxruntime(
         f"--output-dir={tmp_path / 'out'}",
     )
     assert code == 0, err
-    assert "check output_0: max abs error" in out and ": ok" in out
+    assert "check output_0 ('probs'): max abs error" in out and ": ok" in out
     ours = np.load(tmp_path / "out" / "output_0.npy")
     session = ort.InferenceSession(str(EXAMPLE), providers=["CPUExecutionProvider"])
     (ref,) = session.run(None, {"input": x})
@@ -153,6 +155,47 @@ def test_dump_graph_writes_ir_and_picture_per_stage(tmp_path: Path, capsys) -> N
     dot = (dump / f"{inserted}.dot").read_text()
     assert "NCHW -> NC1HWC0" in dot and "#d62728" in dot  # TransData highlighted
     assert "NCHW/NC1HWC0" in dot  # edges labelled with origin/storage formats
+
+
+def test_pictures_render_when_graphviz_is_installed(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    from ge_runtime import graphviz_dump
+
+    module = load_offline_model(compile_example(capsys, tmp_path / "cnn")).module()
+    monkeypatch.setattr(graphviz_dump.shutil, "which", lambda _: None)
+    written = graphviz_dump.dump_stage(tmp_path / "no-dot", 3, "stage", module)
+    assert [p.name for p in written] == ["03-stage.mlir", "03-stage.dot"]
+    monkeypatch.undo()
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    written = graphviz_dump.dump_stage(tmp_path / "dot", 3, "stage", module)
+    assert [p.name for p in written] == [
+        "03-stage.mlir",
+        "03-stage.dot",
+        "03-stage.svg",
+    ]
+    assert "<svg" in written[2].read_text()
+
+
+def test_picture_nests_subgraphs_and_colours_by_storage_format() -> None:
+    from ge_dialect.builder import GraphBuilder
+    from ge_runtime.graphviz_dump import FORMAT_COLOURS, graph_dot
+
+    b = GraphBuilder("main")
+    cond = b.data([1], "bool", name="cond")
+    x = b.data([1, 17, 4, 4], "float16", format="NCHW", name="x")
+    t = b.transdata(x, src_format="NCHW", dst_format="NC1HWC0", name="to_5hd")
+    (y,) = b.if_(
+        cond, [t], lambda s, a: s.relu(a), lambda s, a: s.neg(a), name="branch"
+    )
+    b.output(y)
+    dot = graph_dot(b.build(), "cf").source
+    assert 'label="branch region 0"' in dot and 'label="branch region 1"' in dot
+    assert 'label="to_5hd\\ntransdata\\nNCHW -> NC1HWC0" fillcolor="#d62728"' in dot
+    five_hd = FORMAT_COLOURS[Format.NC1HWC0]
+    assert f'label="1x17x4x4xf16\\nNCHW/NC1HWC0" color="{five_hd}"' in dot
+    assert "label=NC1HWC0" in dot  # the legend
 
 
 def test_mode_1_writes_readable_json(tmp_path: Path, capsys) -> None:

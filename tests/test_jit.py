@@ -43,12 +43,46 @@ func.func @matvec(%a: memref<5x7xf32>, %x: memref<7xf32>) -> memref<5xf32> {
 """
 
 
-def test_accumulated_product_becomes_einsum():
+def test_accumulated_product_becomes_a_contraction():
     a = RNG.standard_normal((5, 7)).astype(np.float32)
     x = RNG.standard_normal(7).astype(np.float32)
     (y,) = run(MATVEC, a, x, vectorised=2)
     np.testing.assert_allclose(y, a @ x, rtol=1e-5)
-    assert "np.einsum" in compile_module(MATVEC, poison=True).source
+    assert "contract(" in compile_module(MATVEC, poison=True).source
+
+
+TRIPLE = """
+func.func @triple(%a: memref<3x4xf32>, %b: memref<4xf32>, %c: memref<4x2xf32>)
+    -> memref<3x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<3x2xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %k = 0 to 2 {
+      affine.store %zero, %y[%i, %k] : memref<3x2xf32>
+      affine.for %j = 0 to 4 {
+        %av = affine.load %a[%i, %j] : memref<3x4xf32>
+        %bv = affine.load %b[%j] : memref<4xf32>
+        %cv = affine.load %c[%j, %k] : memref<4x2xf32>
+        %ab = arith.mulf %av, %bv : f32
+        %p = arith.mulf %ab, %cv : f32
+        %acc = affine.load %y[%i, %k] : memref<3x2xf32>
+        %s = arith.addf %acc, %p : f32
+        affine.store %s, %y[%i, %k] : memref<3x2xf32>
+      }
+    }
+  }
+  func.return %y : memref<3x2xf32>
+}
+"""
+
+
+def test_product_of_three_factors_becomes_einsum():
+    a = RNG.standard_normal((3, 4)).astype(np.float32)
+    b = RNG.standard_normal(4).astype(np.float32)
+    c = RNG.standard_normal((4, 2)).astype(np.float32)
+    (y,) = run(TRIPLE, a, b, c, vectorised=1)
+    np.testing.assert_allclose(y, (a * b) @ c, rtol=1e-5)
+    assert "np.einsum(" in compile_module(TRIPLE, poison=True).source
 
 
 WINDOW_MAX = """
@@ -196,20 +230,30 @@ def _graphs():
     def to(b, x, storage, **kw):
         from ge_dialect.layout import layout_of
 
-        return b.transdata(x, src_format=layout_of(x.type)[1].value, dst_format=storage, **kw)
+        return b.transdata(
+            x, src_format=layout_of(x.type)[1].value, dst_format=storage, **kw
+        )
 
     def conv():
         b = GraphBuilder("conv")
         x = to(b, b.data([1, 9, 4, 4], "float32", format="NCHW"), "NC1HWC0")
         w = to(b, b.data([3, 9, 3, 3], "float32", format="NCHW"), "FRACTAL_Z")
-        y = b.sigmoid(b.conv2d(x, w, strides=[1, 1, 2, 2], pads=[1, 1, 1, 1], data_format="NCHW"))
+        y = b.sigmoid(
+            b.conv2d(x, w, strides=[1, 1, 2, 2], pads=[1, 1, 1, 1], data_format="NCHW")
+        )
         b.output(to(b, y, "NCHW"))
         return b.build()
 
     def pool_softmax():
         b = GraphBuilder("pool")
         x = to(b, b.data([1, 9, 5, 5], "float16", format="NCHW"), "NC1HWC0")
-        y = b.avg_pool(x, ksize=[1, 1, 3, 3], strides=[1, 1, 2, 2], pads=[1, 1, 1, 1], data_format="NCHW")
+        y = b.avg_pool(
+            x,
+            ksize=[1, 1, 3, 3],
+            strides=[1, 1, 2, 2],
+            pads=[1, 1, 1, 1],
+            data_format="NCHW",
+        )
         b.output(to(b, b.softmax(y, axis=1), "NCHW"))
         return b.build()
 
@@ -238,7 +282,13 @@ def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name):
     assert vectorised.scalar_nests == [] and vectorised.vectorised > 0
     scalar = compile_module(lowered, vectorize=False, poison=True)
     interpreted = interpret(lowered, graph.sym_name.data, args)
-    for fast, slow, oracle in zip(vectorised(*args), scalar(*args), interpreted, strict=True):
+    for fast, slow, oracle in zip(
+        vectorised(*args), scalar(*args), interpreted, strict=True
+    ):
         tolerance = 2e-3 if fast.dtype == np.float16 else 1e-5
-        np.testing.assert_allclose(fast.astype(np.float32), slow.astype(np.float32), atol=tolerance)
-        np.testing.assert_allclose(fast.astype(np.float32), oracle.astype(np.float32), atol=tolerance)
+        np.testing.assert_allclose(
+            fast.astype(np.float32), slow.astype(np.float32), atol=tolerance
+        )
+        np.testing.assert_allclose(
+            fast.astype(np.float32), oracle.astype(np.float32), atol=tolerance
+        )

@@ -5,14 +5,46 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import logging
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
 from ge_dialect.diagnostics import GEError
+
+LOG_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "null": logging.CRITICAL + 1,
+}
+"""`--log` values of the tools and the logging levels they stand for."""
+
+
+@contextmanager
+def logging_to_stderr(
+    names: Sequence[str], level: str, formatter: logging.Formatter | None = None
+) -> Iterator[None]:
+    """Route the records of the loggers `names` to stderr at `level` (`LOG_LEVELS`)."""
+    handler = logging.StreamHandler(sys.stderr)
+    if formatter is not None:
+        handler.setFormatter(formatter)
+    loggers = [logging.getLogger(name) for name in names]
+    saved = [(logger, logger.level) for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(LOG_LEVELS[level])
+    try:
+        yield
+    finally:
+        for logger, old in saved:
+            logger.removeHandler(handler)
+            logger.setLevel(old)
 
 
 def run_tool(tool: str, body: Callable[[], object]) -> int:

@@ -2,6 +2,7 @@
 
     ge-atc --model=net.onnx --framework=5 --output=net [--input_shape="x:1,3,224,224"]
            [--input_format=NCHW] [--soc_version=Ascend910] [--dump-graph=DIR]
+           [--auto_cast_mode=1]
     ge-atc --singleop=ops.json --output=DIR [--soc_version=...]
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
@@ -11,7 +12,10 @@ The flags are ATC's (`--flag=value` or `--flag value`). A model is imported
 (`ge-format-pipeline`, SPEC §4 steps 2-7: origin-format inference with
 `--input_format` as data format, shape inference, running formats,
 storage-format selection for `--soc_version`, TransData insertion, then the
-optimisation rounds to a fixed point). Each stage (each pass; `round N: PASS`
+optimisation rounds to a fixed point), then the engine stages (SPEC §4 step
+8: `partition-engines`, `mark-fallback`, preceded by `insert-aicpu-cast`
+with `--auto_cast_mode=1`, ATC's AutoCastMode; without it an AI CPU op
+lacking the graph's dtype is an error). Each stage (each pass; `round N: PASS`
 in the optimisation rounds) is verified and logs one progress line to stderr
 (`--log`: debug, info (default), warning, error or null); `--dump-graph DIR`
 writes `NN-STAGE.mlir` and a Graphviz picture `NN-STAGE.dot` after each
@@ -34,8 +38,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +56,7 @@ from ge_runtime.offline_model import (
     load_offline_model,
     make_offline_model,
 )
+from passes import get_all_passes
 from passes.format_pipeline import (
     GE_OPTIMISATION,
     NESTED_PASS_CALLBACK,
@@ -60,7 +64,13 @@ from passes.format_pipeline import (
     runtime_transdata_count,
 )
 from passes.insert_transdata import TARGET_ATTRIBUTE, derive_storage_weights
-from tools.common import one_line_errors, run_tool, write_atomically
+from tools.common import (
+    LOG_LEVELS,
+    logging_to_stderr,
+    one_line_errors,
+    run_tool,
+    write_atomically,
+)
 
 LOG = logging.getLogger("ge_atc")
 
@@ -71,13 +81,8 @@ ONNX_FRAMEWORK = 5
 INPUT_FORMATS = ("NCHW", "NHWC", "ND", "NCDHW", "NDHWC")
 """`--input_format` values: the `data-format` of `infer-origin-format`."""
 
-LOG_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-    "null": logging.CRITICAL + 1,
-}
+LOGGERS = ("ge_atc", "ge_runtime", "passes")
+"""The loggers whose records `--log` routes to stderr (passes: `mark-fallback`)."""
 
 MODES = {0: "generate an offline model", 1: "offline model to JSON"}
 """ATC's `--mode` values that `ge-atc` implements."""
@@ -123,6 +128,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--singleop", metavar="FILE.json", help="single-op description list"
     )
     parser.add_argument(
+        "--auto_cast_mode",
+        type=int,
+        default=0,
+        choices=(0, 1),
+        metavar="N",
+        help="1: cast around AI CPU ops that lack the incoming dtype "
+        "(insert-aicpu-cast); 0: such ops are an error (default)",
+    )
+    parser.add_argument(
         "--mode",
         type=int,
         default=0,
@@ -158,6 +172,7 @@ class CompileOptions:
     input_shape: str | None = None
     soc_version: str | None = None
     framework: int | None = None
+    auto_cast_mode: int = 0
 
     def manifest(self) -> dict[str, Any]:
         """The options as manifest entries."""
@@ -167,6 +182,7 @@ class CompileOptions:
                 "input_format": self.input_format,
                 "input_shape": self.input_shape,
                 "soc_version": self.soc_version,
+                "auto_cast_mode": self.auto_cast_mode,
             }
         }
 
@@ -184,7 +200,9 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
             soc = get_target(args.soc_version).name
         except FormatError as error:
             raise GEError(f"error: --soc_version: {error}") from None
-    return CompileOptions(args.input_format, args.input_shape, soc, args.framework)
+    return CompileOptions(
+        args.input_format, args.input_shape, soc, args.framework, args.auto_cast_mode
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -245,6 +263,10 @@ class StageMonitor:
         self.started = time.perf_counter()
 
 
+ENGINE_STAGES = ("insert-aicpu-cast", "partition-engines", "mark-fallback")
+"""After the format pipeline (SPEC §4 step 8); the first only with AutoCastMode."""
+
+
 def compile_module(
     module: ModuleOp,
     weights: Mapping[str, np.ndarray],
@@ -252,7 +274,9 @@ def compile_module(
     dump_dir: str | Path | None = None,
     progress: int = logging.INFO,
 ) -> Compiled:
-    """Run the format pipeline on `module` (in place); weights come back laid out.
+    """Run the format pipeline and the engine stages on `module` (in place).
+
+    The weights come back laid out.
 
     Each stage logs one progress line at level `progress`.
     """
@@ -272,6 +296,11 @@ def compile_module(
     finally:
         NESTED_PASS_CALLBACK.reset(token)
     laid_out = derive_storage_weights(module, weights, options.soc_version)
+    stages = ENGINE_STAGES if options.auto_cast_mode else ENGINE_STAGES[1:]
+    for name in stages:
+        get_all_passes()[name]()().apply(make_context(), module)
+        verify_module(module)
+        monitor.record(name, module)
     return Compiled(module, laid_out, source, monitor.stages)
 
 
@@ -415,24 +444,6 @@ class LogFormatter(logging.Formatter):
         return f"ge-atc: {record.levelname.lower()}: {message}"
 
 
-@contextmanager
-def logging_to_stderr(level: str) -> Iterator[None]:
-    """Route this tool's and the library's log records to stderr at `level`."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(LogFormatter())
-    loggers = [LOG, logging.getLogger("ge_runtime")]
-    saved = [(logger, logger.level) for logger in loggers]
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.setLevel(LOG_LEVELS[level])
-    try:
-        yield
-    finally:
-        for logger, old in saved:
-            logger.removeHandler(handler)
-            logger.setLevel(old)
-
-
 Job = Callable[[argparse.Namespace], None]
 
 
@@ -454,7 +465,7 @@ def run(argv: Sequence[str] | None) -> None:
     """Parse the command line and run the chosen job."""
     args = build_parser().parse_args(argv)
     job = select_job(args)
-    with logging_to_stderr(args.log):
+    with logging_to_stderr(LOGGERS, args.log, LogFormatter()):
         job(args)
 
 

@@ -27,7 +27,14 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
-from tools.common import load_plugins, one_line_errors, run_tool, write_atomically
+from tools.common import (
+    LOG_LEVELS,
+    load_plugins,
+    logging_to_stderr,
+    one_line_errors,
+    run_tool,
+    write_atomically,
+)
 
 
 class PassFlag(argparse.Action):
@@ -110,6 +117,13 @@ class GEOptMain(xDSLOptMain):
             help="Python file or module to import first (user ops, rules, op info)",
         )
         arg_parser.add_argument(
+            "--log",
+            default="info",
+            choices=tuple(LOG_LEVELS),
+            help="level of the passes' log lines on stderr (default info; "
+            "mark-fallback logs at info)",
+        )
+        arg_parser.add_argument(
             "--opinfo",
             action="append",
             default=[],
@@ -152,7 +166,7 @@ class GEOptMain(xDSLOptMain):
         if self.args.print_between_passes:
             from passes.format_pipeline import NESTED_PASS_CALLBACK
 
-            NESTED_PASS_CALLBACK.set(self._between_passes)
+            NESTED_PASS_CALLBACK.set(self._between_inner_passes)
 
     def _between_passes(
         self,
@@ -167,7 +181,21 @@ class GEOptMain(xDSLOptMain):
             Printer(stream=sys.stdout).print_op(module)
             print()
 
+    def _between_inner_passes(
+        self, inner: ModulePass, module: ModuleOp, pipeline: ModulePass
+    ) -> None:
+        """After a pass inside a pipeline pass: its IR and the TransData count."""
+        from passes.format_pipeline import runtime_transdata_count
+
+        self._between_passes(inner, module, pipeline)
+        count = runtime_transdata_count(module)
+        print(f"// {count} runtime TransData after {inner.name}\n")
+
     def run(self) -> None:
+        with logging_to_stderr(("passes",), self.args.log):
+            self._run()
+
+    def _run(self) -> None:
         chunks, _ = self.prepare_input()
         name = self.get_input_name()
         pieces: list[str] = []

@@ -18,6 +18,25 @@ output gives the max abs error against max |reference|, and a relative error
 above `--tolerance` is an error.
 
     ge-run model.om --random-inputs --check --output-dir out/
+
+Without `--reference`, an `.mlir` file runs through the JIT: a `ge` graph is
+lowered on the fly (`convert-ge-to-loops`), and `--check` compares it with
+the reference evaluator on the same graph; a module already lowered to loops
+(`func.func`) runs as it is, its arguments and results in storage layout
+(inputs by `ge.input` index or `ge.name`, weights by `ge.weight` key from
+the `ge.weights` file).
+
+    ge-run graph.mlir --random-inputs --check --output-dir out/
+    ge-opt -p convert-ge-to-loops graph.mlir -o loops.mlir
+    ge-run loops.mlir --input 0=x_storage.npy --output-dir out/
+
+Graphs (`.mlir` and `.om`, without `--reference`) run through the scheduler
+(`ge_runtime.scheduler`): a static graph is sunk (compiled whole, split
+around `aclnn_only` fallback ops), a graph with dynamic dims runs op by op
+under host scheduling, so one model takes any batch size. `--trace` prints
+one line per op: node, op, engine and path (sunk, host kernel, fallback).
+
+    ge-run model.om --input x=batch7.npy --trace --output-dir out/
 """
 
 from __future__ import annotations
@@ -33,6 +52,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 
 from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.ops import GraphOp
 from ge_runtime.reference import (
     InputKey,
     InputSpec,
@@ -99,7 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--check",
         action="store_true",
-        help="compare with the reference evaluator on the graph as imported (.om)",
+        help="compare the JIT with the reference evaluator (on the graph as "
+        "imported for .om)",
+    )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="print, per op, the engine and the path that ran it "
+        "(sunk, host kernel, fallback)",
     )
     parser.add_argument(
         "--tolerance",
@@ -236,9 +263,7 @@ def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
     if args.reference:
         outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
     else:
-        from ge_runtime.jit import run_graph
-
-        outputs = run_graph(graph, inputs, model.weights, target=model.target)
+        outputs = run_scheduled(graph, inputs, model.weights, model.target, args.trace)
     if args.check:
         expected = evaluate(
             model.source_module(), inputs, weights=model.weights, graph=args.graph
@@ -295,19 +320,111 @@ def check_outputs(
         )
 
 
-MODES: dict[str, Mode] = {"reference": run_reference, "om": run_offline_model}
+def run_scheduled(
+    graph: GraphOp,
+    inputs: Mapping[InputKey, np.ndarray],
+    weights: Mapping[str, np.ndarray],
+    target: str | None,
+    trace: bool,
+) -> list[np.ndarray]:
+    """Run a graph through the scheduler; with `trace`, print what ran each op."""
+    from ge_runtime.scheduler import compile_model
+
+    model = compile_model(graph, weights, target=target)
+    outputs = model.run(inputs)
+    if trace:
+        print(f"schedule: {model.describe()}")
+        for entry in model.trace:
+            print(f"trace: {entry.line()}")
+    return outputs
+
+
+def run_jit(args: argparse.Namespace) -> list[np.ndarray]:
+    """`.mlir` without `--reference`: a graph (lowered on the fly) or a loop module."""
+    from ge_dialect.dialect import GE
+    from ge_runtime.jit import loop_context
+
+    ctx = loop_context()
+    ctx.load_dialect(GE)
+    module = parse_module(ctx, Path(args.model).read_text(), args.model)
+    weights = load_weights(module, args.model)
+    if not any(isinstance(op, GraphOp) for op in module.ops):
+        for flag in ("check", "trace"):
+            if getattr(args, flag):
+                raise GEError(
+                    f"error: --{flag} needs a ge graph (this module is already lowered)"
+                )
+        return run_loop_module(module, args, weights)
+    graph = find_graph(module, args.graph)
+    inputs = parse_input_flags(args.input)
+    if args.random_inputs:
+        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    outputs = run_scheduled(graph, inputs, weights, None, args.trace)
+    if args.check:
+        check_outputs(outputs, evaluate(graph, inputs, weights=weights), args.tolerance)
+    if args.stored_outputs:
+        return [
+            value_layout(value).store(array)
+            for value, array in zip(graph.output.operands, outputs, strict=True)
+        ]
+    return outputs
+
+
+def run_loop_module(
+    module: ModuleOp, args: argparse.Namespace, weights: Mapping[str, np.ndarray]
+) -> list[np.ndarray]:
+    """A lowered function on storage-layout arrays (inputs, then weights by key)."""
+    from ge_runtime.jit import JITError, compile_module, numpy_dtype
+
+    try:
+        compiled = compile_module(module, args.graph)
+        given = parse_input_flags(args.input)
+        rng = np.random.default_rng(args.seed)
+        arguments = []
+        for position, (attrs, memref) in enumerate(
+            zip(compiled.arg_attrs, compiled.arg_types, strict=True)
+        ):
+            keys = [attrs.get("ge.input", position), attrs.get("ge.name")]
+            if (key := attrs.get("ge.weight")) is not None:
+                if key not in weights:
+                    raise GEError(f"error: weight '{key}' is not in the weights")
+                arguments.append(weights[key])
+            elif found := [given[k] for k in keys if k in given]:
+                arguments.append(found[0])
+            elif args.random_inputs:
+                shape = tuple(memref.get_shape())
+                dtype = numpy_dtype(memref.element_type)
+                arguments.append(rng.standard_normal(shape).astype(dtype))
+            else:
+                raise GEError(
+                    f"error: argument #{position} of @{compiled.name} is missing"
+                )
+        return list(compiled(*arguments))
+    except JITError as error:
+        raise GEError(f"error: {error}") from None
+
+
+MODES: dict[str, Mode] = {
+    "reference": run_reference,
+    "om": run_offline_model,
+    "jit": run_jit,
+}
 """Execution modes by name; `select_mode` picks one from the command line."""
 
 
 def select_mode(args: argparse.Namespace) -> Mode:
     """The mode the command line asks for."""
+    if args.trace and args.reference:
+        raise GEError("error: --trace shows the scheduled run; drop --reference")
     if args.model.endswith(OM_SUFFIX):
         return MODES["om"]
-    if args.check:
-        raise GEError("error: --check needs an offline model (.om)")
     if args.reference:
+        if args.check:
+            raise GEError(
+                "error: --check compares the JIT with the reference; drop --reference"
+            )
         return MODES["reference"]
-    raise GEError("error: only the reference evaluator is available; pass --reference")
+    return MODES["jit"]
 
 
 def run(argv: Sequence[str] | None) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.ops import attribute_value
@@ -14,6 +14,7 @@ from ge_runtime.reference import value_layout
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, tensor_layout
+
 
 @dataclass
 class LoweringContext:
@@ -81,12 +82,6 @@ class LoweringContext:
         """Attribute `name` of the current op as a Python value (with default)."""
         assert self.op is not None
         return attribute_value(self.op, name)
-
-    def element_type(self, value: SSAValue) -> Attribute:
-        """The element type of a tensor value."""
-        tensor = value.type
-        assert isinstance(tensor, TensorType)
-        return tensor.element_type
 
     @staticmethod
     def shape(value: SSAValue) -> tuple[int, ...]:

@@ -68,7 +68,9 @@ def axis_pieces(axis: int, size: int, chain: Sequence[int]) -> list[list[Digit]]
 
 def pieces(sizes: Sequence[int], chains: Sequence[Sequence[int]]) -> list[Piece]:
     """Every piece of the domain `sizes` split by one block chain per axis."""
-    per_axis = [axis_pieces(a, s, c) for a, (s, c) in enumerate(zip(sizes, chains))]
+    per_axis = [
+        axis_pieces(a, s, c) for a, (s, c) in enumerate(zip(sizes, chains, strict=True))
+    ]
     return [tuple(itertools.chain(*combo)) for combo in itertools.product(*per_axis)]
 
 

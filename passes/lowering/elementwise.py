@@ -37,21 +37,30 @@ def _select(nest: Nest, predicate: str, x: Value, bound: float, a: Value, b: Val
 
 
 def _elu(nest: Nest, x: Value, alpha: float) -> Value:
-    negative = nest.op(math.ExpM1Op, nest.op(arith.MinimumfOp, x, nest.const(0.0, x.type)))
+    negative = nest.op(
+        math.ExpM1Op, nest.op(arith.MinimumfOp, x, nest.const(0.0, x.type))
+    )
     scaled = nest.op(arith.MulfOp, negative, nest.const(alpha, x.type))
     return _select(nest, "ogt", x, 0.0, x, scaled)
 
 
 def _sigmoid(nest: Nest, x: Value, ctx: LoweringContext) -> Value:
     one = nest.const(1.0, x.type)
-    denominator = nest.op(arith.AddfOp, one, nest.op(math.ExpOp, nest.op(arith.NegfOp, x)))
+    denominator = nest.op(
+        arith.AddfOp, one, nest.op(math.ExpOp, nest.op(arith.NegfOp, x))
+    )
     return nest.op(arith.DivfOp, one, denominator)
 
 
 def _softplus(nest: Nest, x: Value, ctx: LoweringContext) -> Value:
     """max(x, 0) + log1p(exp(-|x|)), which cannot overflow."""
-    tail = nest.op(math.Log1pOp, nest.op(math.ExpOp, nest.op(arith.NegfOp, nest.op(math.AbsFOp, x))))
-    return nest.op(arith.AddfOp, nest.op(arith.MaximumfOp, x, nest.const(0.0, x.type)), tail)
+    tail = nest.op(
+        math.Log1pOp,
+        nest.op(math.ExpOp, nest.op(arith.NegfOp, nest.op(math.AbsFOp, x))),
+    )
+    return nest.op(
+        arith.AddfOp, nest.op(arith.MaximumfOp, x, nest.const(0.0, x.type)), tail
+    )
 
 
 def _clip(nest: Nest, x: Value, ctx: LoweringContext) -> Value:
@@ -78,7 +87,9 @@ def _math(op_class: type[Operation]) -> UnaryFn:
 
 
 UNARY: dict[str, UnaryFn] = {
-    "ge.relu": lambda nest, x, ctx: nest.op(arith.MaximumfOp, x, nest.const(0.0, x.type)),
+    "ge.relu": lambda nest, x, ctx: nest.op(
+        arith.MaximumfOp, x, nest.const(0.0, x.type)
+    ),
     "ge.sigmoid": _sigmoid,
     "ge.tanh": _math(math.TanhOp),
     "ge.softplus": _softplus,
@@ -87,7 +98,9 @@ UNARY: dict[str, UnaryFn] = {
     "ge.exp": _math(math.ExpOp),
     "ge.sqrt": _math(math.SqrtOp),
     "ge.log": _math(math.LogOp),
-    "ge.reciprocal": lambda nest, x, ctx: nest.op(arith.DivfOp, nest.const(1.0, x.type), x),
+    "ge.reciprocal": lambda nest, x, ctx: nest.op(
+        arith.DivfOp, nest.const(1.0, x.type), x
+    ),
     "ge.leaky_relu": _leaky_relu,
     "ge.elu": lambda nest, x, ctx: _elu(nest, x, float(ctx.attr("alpha"))),
     "ge.selu": _selu,
@@ -138,8 +151,10 @@ def lower_binary(ctx: LoweringContext, op: Operation) -> None:
     x1, x2 = ctx.operands()
     float_fn, int_fn = BINARY[op.name]
     compute = float_fn if is_float(x1.layout.element_type) else int_fn
-    if compute is None or isinstance(x1.layout.element_type, IntegerType) and (
-        x1.layout.element_type.width.data == 1
+    if (
+        compute is None
+        or isinstance(x1.layout.element_type, IntegerType)
+        and (x1.layout.element_type.width.data == 1)
     ):
         raise ctx.error("has no loop lowering for this element type")
     y = ctx.result()
@@ -160,7 +175,9 @@ def lower_add_n(ctx: LoweringContext, op: Operation) -> None:
     y = ctx.result()
 
     def body(nest: Nest, index: list[Ix]) -> None:
-        total = nest.load(inputs[0], broadcast_index(index, inputs[0].layout.origin_shape))
+        total = nest.load(
+            inputs[0], broadcast_index(index, inputs[0].layout.origin_shape)
+        )
         for x in inputs[1:]:
             value = nest.load(x, broadcast_index(index, x.layout.origin_shape))
             total = nest.op(arith.AddfOp, total, value)
@@ -183,14 +200,19 @@ def lower_bias_add(ctx: LoweringContext, op: Operation) -> None:
     axis = channel_axis(str(ctx.attr("data_format")), len(x.layout.origin_shape))
 
     def body(nest: Nest, index: list[Ix]) -> None:
-        value = nest.op(arith.AddfOp, nest.load(x, index), nest.load(bias, [index[axis]]))
+        value = nest.op(
+            arith.AddfOp, nest.load(x, index), nest.load(bias, [index[axis]])
+        )
         nest.store(value, y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
 
 
 def lower_batch_norm(ctx: LoweringContext, op: Operation) -> None:
-    """Inference batch norm: `a = scale / sqrt(var + eps)`, `y = x * a + (offset - mean * a)`."""
+    """Inference batch norm: `y = x * a + (offset - mean * a)`.
+
+    `a = scale / sqrt(variance + epsilon)`, as the host kernel computes it.
+    """
     x, scale, offset, mean, variance = ctx.operands()
     y = ctx.result()
     axis = str(ctx.attr("data_format")).index("C")
@@ -200,7 +222,11 @@ def lower_batch_norm(ctx: LoweringContext, op: Operation) -> None:
         c = [index[axis]]
         var = nest.op(arith.AddfOp, nest.load(variance, c), nest.const(epsilon))
         a = nest.op(arith.DivfOp, nest.load(scale, c), nest.op(math.SqrtOp, var))
-        b = nest.op(arith.SubfOp, nest.load(offset, c), nest.op(arith.MulfOp, nest.load(mean, c), a))
+        b = nest.op(
+            arith.SubfOp,
+            nest.load(offset, c),
+            nest.op(arith.MulfOp, nest.load(mean, c), a),
+        )
         value = nest.op(arith.AddfOp, nest.op(arith.MulfOp, nest.load(x, index), a), b)
         nest.store(value, y, index)
 

@@ -133,7 +133,9 @@ class Nest:
             return ProbeValue(type_)
         return self.emitter.constant(value, type_)
 
-    def op(self, op_class: Callable[..., Operation], *operands: Value, **kw: Any) -> Value:
+    def op(
+        self, op_class: Callable[..., Operation], *operands: Value, **kw: Any
+    ) -> Value:
         """Apply an arith/math op class to operands (result type as the op says)."""
         if self.block is None:
             return ProbeValue(kw.get("result_type", operands[0].type))
@@ -218,7 +220,9 @@ class Emitter:
     def fill(self, buffer: Buffer, value: float | int) -> None:
         """Store `value` into every element of the buffer, padding included."""
         layout = buffer.layout
-        whole = Buffer(buffer.memref, plain_layout(layout.storage_shape, layout.element_type))
+        whole = Buffer(
+            buffer.memref, plain_layout(layout.storage_shape, layout.element_type)
+        )
 
         def body(nest: Nest, index: list[Ix]) -> None:
             nest.store(nest.const(value, layout.element_type), whole, index)
@@ -255,7 +259,9 @@ class Emitter:
         blocks = []
         for var in order:
             inner = Block(arg_types=[IndexType()])
-            loop = affine.ForOp.from_region([], [], [], [], var.lo, var.hi + 1, Region(inner))
+            loop = affine.ForOp.from_region(
+                [], [], [], [], var.lo, var.hi + 1, Region(inner)
+            )
             block.add_op(loop)
             ivs[var] = inner.args[0]
             blocks.append(inner)

@@ -11,7 +11,8 @@ format library converts has its map here (checked element by element against
 | plain / permuted | the origin index (permuted) |
 | NC1HWC0(_C04) | (n, c // C0, h, w, c % C0) |
 | NDC1HWC0 | (n, d, c // C0, h, w, c % C0) |
-| FRACTAL_Z(_3D) | (((g // e · D + d) · C1 + cb // C0) · H + h) · W + w, nb // 16, nb % 16, cb % C0) with groups packed e per block |
+| FRACTAL_Z(_3D) | (((g // e · D + d) · C1 + cb // C0) · H + h) · W + w, nb // 16, |
+|                | nb % 16, cb % C0), e groups packed per block |
 | FRACTAL_Z (2-D) | (r // C0, k // 16, k % 16, r % C0) |
 | FRACTAL_Z_C04 | (K // C0, n // 16, n % 16, K % C0), K = (h · W + w) · 4 + c |
 | C1HWNCoC0 | (c // C0, h, w, n // 16, c % C0, c % C0) (N <= 1) |
@@ -82,11 +83,6 @@ class Layout:
         """Whether the buffer has elements that hold no tensor element."""
         return math.prod(self.storage_shape) > math.prod(self.origin_shape)
 
-    @property
-    def is_plain(self) -> bool:
-        """Whether the buffer is the origin tensor itself (row-major)."""
-        return self.storage_shape == self.origin_shape and self._kind() == "plain"
-
     def retyped(self, element_type: Attribute) -> Layout:
         """The same index map over a buffer of another element type."""
         return replace(self, element_type=element_type)
@@ -110,13 +106,20 @@ class Layout:
             return list(index)
         if kind == "permuted":
             letters = self.origin_format.value
-            return [index[letters.index(letter)] for letter in self.storage_format.value]
+            return [
+                index[letters.index(letter)] for letter in self.storage_format.value
+            ]
         if self.storage_format == Format.FRACTAL_NZ:
             return self._nz_index(index)
         full = self._full_index(index)
         if len(full) == 2:
             rows, cols = full
-            return [rows.floordiv(self.c0), cols.floordiv(N0), cols.mod(N0), rows.mod(self.c0)]
+            return [
+                rows.floordiv(self.c0),
+                cols.floordiv(N0),
+                cols.mod(N0),
+                rows.mod(self.c0),
+            ]
         return self._blocked_index(self._canonical(full))
 
     def _kind(self) -> str:
@@ -144,12 +147,17 @@ class Layout:
     def _canonical(self, full: list[T]) -> list[T]:
         """A full-rank index (or shape) in NCHW / NCDHW order."""
         reference = "NCHW" if len(full) == 4 else "NCDHW"
-        axes = reference if self.origin_format == Format.ND else self.origin_format.value
+        axes = (
+            reference if self.origin_format == Format.ND else self.origin_format.value
+        )
         return [full[axes.index(letter)] for letter in reference]
 
     def _canonical_shape(self) -> list[int]:
         full = expand_dims_to_full_rank(
-            self.origin_shape, self.origin_format, self.storage_format, self.reshape_type
+            self.origin_shape,
+            self.origin_format,
+            self.storage_format,
+            self.reshape_type,
         )
         return self._canonical(list(full))
 
@@ -182,7 +190,9 @@ class Layout:
         shape = self._canonical_shape()
         cout, cin, *sizes = shape
         per_group = cout // self.groups
-        enlarge = _enlarge(cin, per_group, self.c0, self.groups) if self.groups > 1 else 1
+        enlarge = (
+            _enlarge(cin, per_group, self.c0, self.groups) if self.groups > 1 else 1
+        )
         c1_blocks = -(-cin * enlarge // self.c0)
         group = n.floordiv(per_group)
         slot = group.mod(enlarge)

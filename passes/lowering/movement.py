@@ -111,7 +111,7 @@ def _shifted(index: list[Ix], axis: int, offset: int) -> list[Ix]:
 
 
 def lower_concat(ctx: LoweringContext, op: Operation) -> None:
-    """Each input is copied to its offset along the axis (C1-aligned offsets stay affine)."""
+    """Copy each input to its offset on the axis (C1-aligned offsets stay affine)."""
     inputs = ctx.operands()
     y = ctx.result()
     axis = _axis(ctx, len(y.layout.origin_shape))
@@ -145,7 +145,7 @@ def lower_split(ctx: LoweringContext, op: Operation) -> None:
 
 
 def lower_slice(ctx: LoweringContext, op: Operation) -> None:
-    """ONNX Slice: per axis `start + step * i` (bounds as the host kernel clamps them)."""
+    """ONNX Slice: per axis `start + step * i` (clamped as the host kernel does)."""
     (x,) = ctx.operands()
     y = ctx.result()
     shape = x.layout.origin_shape
@@ -155,7 +155,9 @@ def lower_slice(ctx: LoweringContext, op: Operation) -> None:
     starts, strides = [0] * len(shape), [1] * len(shape)
     for begin, end, axis, step in zip(begins, ends, axes, steps, strict=True):
         axis %= len(shape)
-        kept = host_slice(np.arange(shape[axis]), begins=[begin], ends=[end], steps=[step])
+        kept = host_slice(
+            np.arange(shape[axis]), begins=[begin], ends=[end], steps=[step]
+        )
         if kept.size:
             starts[axis], strides[axis] = int(kept[0]), step
 

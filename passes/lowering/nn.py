@@ -159,8 +159,9 @@ def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
     n, _, h, width = (x.layout.origin_shape[data_format.index(a)] for a in "NCHW")
     cout, cin_g, kh, kw = (w.layout.origin_shape[w_letters.index(a)] for a in "NCHW")
     ho, wo = (y.layout.origin_shape[data_format.index(a)] for a in "HW")
-    (sh, sw), (dh, dw) = _spatial(ctx, "strides", data_format), _spatial(
-        ctx, "dilations", data_format
+    (sh, sw), (dh, dw) = (
+        _spatial(ctx, "strides", data_format),
+        _spatial(ctx, "dilations", data_format),
     )
     top, bottom, left, right = ctx.attr("pads")
     needed = ((ho - 1) * sh + (kh - 1) * dh + 1, (wo - 1) * sw + (kw - 1) * dw + 1)
@@ -178,7 +179,13 @@ def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
         b, g, o, oh, ow, i, ih, iw = index
         xv = nest.load(
             source,
-            _place(data_format, N=b, C=g * cin_g + i, H=oh * sh + ih * dh, W=ow * sw + iw * dw),
+            _place(
+                data_format,
+                N=b,
+                C=g * cin_g + i,
+                H=oh * sh + ih * dh,
+                W=ow * sw + iw * dw,
+            ),
         )
         wv = nest.load(w, _place(w_letters, N=g * per_group + o, C=i, H=ih, W=iw))
         return nest.op(arith.MulfOp, xv, wv)
@@ -195,7 +202,7 @@ def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
 def _window_counts(
     ctx: LoweringContext, extent: int, first: int, end: int, k: int, s: int, out: int
 ) -> Buffer:
-    """Per output position along one axis: how many window taps fall in `first..end-1`."""
+    """Per output position along one axis: the window taps in `first..end-1`."""
     mask = ctx.temporary(plain_layout((extent,), f32), fill=0.0)
 
     def one(nest: Nest, index: list[Ix]) -> None:
@@ -225,7 +232,10 @@ def lower_pool(ctx: LoweringContext, op: Operation) -> None:
     top, bottom, left, right = ctx.attr("pads")
     h, width = (x.layout.origin_shape[data_format.index(a)] for a in "HW")
     ho, wo = (y.layout.origin_shape[data_format.index(a)] for a in "HW")
-    size = (max(h + top + bottom, (ho - 1) * sh + kh), max(width + left + right, (wo - 1) * sw + kw))
+    size = (
+        max(h + top + bottom, (ho - 1) * sh + kh),
+        max(width + left + right, (wo - 1) * sw + kw),
+    )
     pad_value = float("-inf") if is_max else 0.0
     source = padded_input(ctx, x, data_format, (top, left), size, pad_value)
     acc = accumulator(ctx, y)
@@ -246,10 +256,22 @@ def lower_pool(ctx: LoweringContext, op: Operation) -> None:
         return
     include_pad = bool(ctx.attr("count_include_pad"))
     rows = _window_counts(
-        ctx, size[0], 0 if include_pad else top, top + h + (bottom if include_pad else 0), kh, sh, ho
+        ctx,
+        size[0],
+        0 if include_pad else top,
+        top + h + (bottom if include_pad else 0),
+        kh,
+        sh,
+        ho,
     )
     cols = _window_counts(
-        ctx, size[1], 0 if include_pad else left, left + width + (right if include_pad else 0), kw, sw, wo
+        ctx,
+        size[1],
+        0 if include_pad else left,
+        left + width + (right if include_pad else 0),
+        kw,
+        sw,
+        wo,
     )
 
     def average(nest: Nest, index: list[Ix]) -> Value:
@@ -292,7 +314,9 @@ def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
     finish(
         ctx,
         y,
-        lambda nest, index: nest.op(arith.DivfOp, nest.load(acc, index), nest.const(count)),
+        lambda nest, index: nest.op(
+            arith.DivfOp, nest.load(acc, index), nest.const(count)
+        ),
         acc,
     )
 
@@ -319,7 +343,10 @@ def keep_dims(axes: Sequence[int]) -> Callable[[list[Ix]], list[Ix]]:
 
 
 def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
-    """softmax = exp(x - max) / sum(exp(x - max)); log_softmax = (x - max) - log(sum)."""
+    """softmax = exp(x - max) / sum(exp(x - max)).
+
+    log_softmax = (x - max) - log(sum(exp(x - max))).
+    """
     (x,) = ctx.operands()
     _require_float(ctx, x)
     y = ctx.result()
@@ -328,7 +355,9 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
     peak = reduce_into(ctx, x, axes, float("-inf"), lambda n, i: n.load(x, i), _max)
 
     def shifted(nest: Nest, index: list[Ix]) -> Value:
-        return nest.op(arith.SubfOp, nest.load(x, index), nest.load(peak, reduced(index)))
+        return nest.op(
+            arith.SubfOp, nest.load(x, index), nest.load(peak, reduced(index))
+        )
 
     total = reduce_into(
         ctx, x, axes, 0.0, lambda n, i: n.op(math.ExpOp, shifted(n, i)), _add
@@ -415,7 +444,11 @@ def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
     def value(nest: Nest, index: list[Ix]) -> Value:
         scaled = nest.op(arith.MulfOp, nest.load(sums, index), nest.const(alpha / size))
         base = nest.op(arith.AddfOp, scaled, nest.const(bias))
-        return nest.op(arith.DivfOp, nest.load(x, index), nest.op(math.PowFOp, base, nest.const(beta)))
+        return nest.op(
+            arith.DivfOp,
+            nest.load(x, index),
+            nest.op(math.PowFOp, base, nest.const(beta)),
+        )
 
     finish(ctx, y, value, y)
 
@@ -434,19 +467,32 @@ def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
     total = reduce_into(ctx, x, spatial, 0.0, lambda n, i: n.load(x, i), _add)
 
     def centred(nest: Nest, index: list[Ix]) -> Value:
-        mean = nest.op(arith.DivfOp, nest.load(total, reduced(index)), nest.const(count))
+        mean = nest.op(
+            arith.DivfOp, nest.load(total, reduced(index)), nest.const(count)
+        )
         return nest.op(arith.SubfOp, nest.load(x, index), mean)
 
     squares = reduce_into(
-        ctx, x, spatial, 0.0, lambda n, i: n.op(arith.MulfOp, centred(n, i), centred(n, i)), _add
+        ctx,
+        x,
+        spatial,
+        0.0,
+        lambda n, i: n.op(arith.MulfOp, centred(n, i), centred(n, i)),
+        _add,
     )
 
     def value(nest: Nest, index: list[Ix]) -> Value:
-        var = nest.op(arith.DivfOp, nest.load(squares, reduced(index)), nest.const(count))
+        var = nest.op(
+            arith.DivfOp, nest.load(squares, reduced(index)), nest.const(count)
+        )
         scale = nest.op(math.SqrtOp, nest.op(arith.AddfOp, var, nest.const(epsilon)))
         normed = nest.op(arith.DivfOp, centred(nest, index), scale)
         c = [index[c_axis]]
-        return nest.op(arith.AddfOp, nest.op(arith.MulfOp, normed, nest.load(gamma, c)), nest.load(beta, c))
+        return nest.op(
+            arith.AddfOp,
+            nest.op(arith.MulfOp, normed, nest.load(gamma, c)),
+            nest.load(beta, c),
+        )
 
     finish(ctx, y, value, y)
 
@@ -460,7 +506,10 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
         trans_a, trans_b = bool(ctx.attr("trans_a")), bool(ctx.attr("trans_b"))
         alpha, beta = float(ctx.attr("alpha")), float(ctx.attr("beta"))
     elif op.name == "ge.matmul":
-        trans_a, trans_b = bool(ctx.attr("transpose_x1")), bool(ctx.attr("transpose_x2"))
+        trans_a, trans_b = (
+            bool(ctx.attr("transpose_x1")),
+            bool(ctx.attr("transpose_x2")),
+        )
         alpha, beta = 1.0, 1.0
     else:
         trans_a, trans_b = bool(ctx.attr("adj_x1")), bool(ctx.attr("adj_x2"))
@@ -470,13 +519,20 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
         raise ctx.error("has no loop lowering for rank-1 operands")
     k = a_shape[-2] if trans_a else a_shape[-1]
     out_shape = y.layout.origin_shape
-    acc = accumulator(ctx, y) if alpha == 1.0 and not extra else ctx.temporary(
-        y.layout.retyped(f32)
+    acc = (
+        accumulator(ctx, y)
+        if alpha == 1.0 and not extra
+        else ctx.temporary(y.layout.retyped(f32))
     )
     initialise(ctx, acc, 0.0)
 
-    def operand_index(shape: tuple[int, ...], batch: list[Ix], row: Ix, col: Ix, swap: bool):
-        return [*broadcast_index(batch, shape[:-2]), *((col, row) if swap else (row, col))]
+    def operand_index(
+        shape: tuple[int, ...], batch: list[Ix], row: Ix, col: Ix, swap: bool
+    ):
+        return [
+            *broadcast_index(batch, shape[:-2]),
+            *((col, row) if swap else (row, col)),
+        ]
 
     def term(nest: Nest, index: list[Ix]) -> Value:
         *batch, m, n, kk = index
@@ -493,7 +549,9 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
         if alpha != 1.0:
             v = nest.op(arith.MulfOp, nest.const(alpha), v)
         if extra:
-            c = nest.load(extra[0], broadcast_index(index, extra[0].layout.origin_shape))
+            c = nest.load(
+                extra[0], broadcast_index(index, extra[0].layout.origin_shape)
+            )
             if beta != 1.0:
                 c = nest.op(arith.MulfOp, nest.const(beta), c)
             v = nest.op(arith.AddfOp, v, c)

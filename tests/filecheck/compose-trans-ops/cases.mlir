@@ -45,7 +45,7 @@ ge.graph @no_compose_shared_transpose {
 // transpose's layout (5HD -> NHWC directly).
 // CHECK-LABEL: ge.graph @compose_transdata_then_transpose
 // CHECK-NEXT:    %x = ge.data
-// CHECK-NEXT:    %t = ge.transdata %x {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NHWC>} : tensor<1x17x2x3xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x2x3x17xf16, #ge.layout<NHWC>>
+// CHECK-NEXT:    %t = ge.transdata %x {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NHWC>, perm = array<i64: 0, 2, 3, 1>} : tensor<1x17x2x3xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x2x3x17xf16, #ge.layout<NHWC>>
 // CHECK-NEXT:    ge.netoutput %t
 ge.graph @compose_transdata_then_transpose {
   %x = ge.data {index = 0 : i64} : tensor<1x17x2x3xf16, #ge.layout<NCHW, NC1HWC0>>
@@ -60,7 +60,7 @@ ge.graph @compose_transdata_then_transpose {
 // composition), and a transpose pair: a chain of three relayouts becomes one.
 // CHECK-LABEL: ge.graph @compose_chain_into_one_transdata
 // CHECK-NEXT:    %x = ge.data
-// CHECK-NEXT:    %d = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>} : tensor<1x2x3x33xf32, #ge.layout<NHWC>> -> tensor<1x33x2x3xf32, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    %d = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 1, 2>} : tensor<1x2x3x33xf32, #ge.layout<NHWC>> -> tensor<1x33x2x3xf32, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    ge.netoutput %d
 ge.graph @compose_chain_into_one_transdata {
   %x = ge.data {index = 0 : i64} : tensor<1x2x3x33xf32, #ge.layout<NHWC>>

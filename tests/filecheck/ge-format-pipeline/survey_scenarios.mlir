@@ -38,7 +38,7 @@ ge.graph @survey_1_intermediate_is_an_output {
 // CHECK-LABEL: ge.graph @survey_2_transpose_into_conv
 // CHECK-NEXT:    %x = ge.data
 // CHECK-NOT:     ge.transpose
-// CHECK:         %[[IN:.*]] = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>} : tensor<1x8x8x3xf16, #ge.layout<NHWC>> -> tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK:         %[[IN:.*]] = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 1, 2>} : tensor<1x8x8x3xf16, #ge.layout<NHWC>> -> tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    %c = ge.conv2d %[[IN]]
 // CHECK-NEXT:    ge.transdata %c {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NCHW>}
 // CHECK-NEXT:    ge.netoutput

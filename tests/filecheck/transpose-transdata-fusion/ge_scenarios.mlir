@@ -10,7 +10,7 @@
 // CHECK-LABEL: ge.graph @transposed_between_transdata
 // CHECK-NEXT:    %x = ge.data
 // CHECK-NEXT:    %a = ge.transdata %x {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NHWC>, name = "transdata1"}
-// CHECK-NEXT:    %b = ge.transdata %a {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, name = "transpose1transdata2"} : tensor<1x8x8x17xf16, #ge.layout<NHWC>> -> tensor<1x17x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    %b = ge.transdata %a {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, name = "transpose1transdata2", perm = array<i64: 0, 3, 1, 2>} : tensor<1x8x8x17xf16, #ge.layout<NHWC>> -> tensor<1x17x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    ge.netoutput %b
 ge.graph @transposed_between_transdata {
   %x = ge.data {index = 0 : i64} : tensor<1x8x8x17xf16, #ge.layout<NHWC, NC1HWC0>>
@@ -27,7 +27,7 @@ ge.graph @transposed_between_transdata {
 // with its `order`.
 // CHECK-LABEL: ge.graph @permute_into_transdata
 // CHECK-NEXT:    %x = ge.data
-// CHECK-NEXT:    %b = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>} : tensor<2x5x5x3xf32, #ge.layout<NHWC>> -> tensor<2x3x5x5xf32, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    %b = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 1, 2>} : tensor<2x5x5x3xf32, #ge.layout<NHWC>> -> tensor<2x3x5x5xf32, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    ge.netoutput %b
 ge.graph @permute_into_transdata {
   %x = ge.data {index = 0 : i64} : tensor<2x5x5x3xf32, #ge.layout<NHWC>>

@@ -5,7 +5,7 @@
 // outer_dims_perm [0, 3, 1, 2]. 33 channels: C0 = 16 pads them to 48.
 // CHECK-LABEL: ge.graph @survey_2_transpose_then_transdata
 // CHECK-NEXT:    %x = ge.data
-// CHECK-NEXT:    %b = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>} : tensor<1x6x7x33xf16, #ge.layout<NHWC>> -> tensor<1x33x6x7xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    %b = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 1, 2>} : tensor<1x6x7x33xf16, #ge.layout<NHWC>> -> tensor<1x33x6x7xf16, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    ge.netoutput %b
 ge.graph @survey_2_transpose_then_transdata {
   %x = ge.data {index = 0 : i64} : tensor<1x6x7x33xf16, #ge.layout<NHWC>>
@@ -20,7 +20,7 @@ ge.graph @survey_2_transpose_then_transdata {
 // HWCN directly, so one TransData does both.
 // CHECK-LABEL: ge.graph @hwcn_transpose_into_fractal_z
 // CHECK-NEXT:    %w = ge.data
-// CHECK-NEXT:    %f = ge.transdata %w {src_format = #ge.format<HWCN>, dst_format = #ge.format<FRACTAL_Z>} : tensor<3x3x17x5xf16, #ge.layout<HWCN>> -> tensor<5x17x3x3xf16, #ge.layout<NCHW, FRACTAL_Z>>
+// CHECK-NEXT:    %f = ge.transdata %w {src_format = #ge.format<HWCN>, dst_format = #ge.format<FRACTAL_Z>, perm = array<i64: 3, 2, 0, 1>} : tensor<3x3x17x5xf16, #ge.layout<HWCN>> -> tensor<5x17x3x3xf16, #ge.layout<NCHW, FRACTAL_Z>>
 // CHECK-NEXT:    ge.netoutput %f
 ge.graph @hwcn_transpose_into_fractal_z {
   %w = ge.data {index = 0 : i64} : tensor<3x3x17x5xf16, #ge.layout<HWCN>>
@@ -36,8 +36,8 @@ ge.graph @hwcn_transpose_into_fractal_z {
 // CHECK-LABEL: ge.graph @transpose_with_other_users
 // CHECK-NEXT:    %x = ge.data
 // CHECK-NEXT:    %t = ge.transpose %x
-// CHECK-NEXT:    %b = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>}
-// CHECK-NEXT:    %c = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>}
+// CHECK-NEXT:    %b = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT:    %c = ge.transdata %x {src_format = #ge.format<NHWC>, dst_format = #ge.format<NC1HWC0>, perm = array<i64: 0, 3, 1, 2>}
 // CHECK-NEXT:    %r = ge.relu %t
 ge.graph @transpose_with_other_users {
   %x = ge.data {index = 0 : i64} : tensor<1x2x2x3xf32, #ge.layout<NHWC>>

@@ -1,0 +1,529 @@
+"""Sink vs host scheduling: how a compiled model executes (SPEC §8).
+
+GE has two ways to run a model, and so does `compile_model`:
+
+- **Sink scheduling** (every dim static). The engine subgraphs of
+  `partition-engines` are inlined and the graph is compiled *whole* by the
+  JIT (`ge_runtime.jit`) into one function executed by a single call, as a
+  model sunk to the device runs from one launch. An op marked `aclnn_only`
+  (`mark-fallback`) cannot be sunk: the graph is split into sunk parts
+  around it and the op runs through its host fallback between them
+  (`sunk part 0 -> fallback -> sunk part 1`). A `support_aclnn` op sinks
+  with the rest. A part the JIT cannot lower (control flow, an op without
+  a loop lowering) runs whole in the reference evaluator, and the trace
+  says so.
+- **Host scheduling** (a dim is dynamic, `?`). The graph runs op by op:
+  before each op its shape function (`ge_dialect.shape_inference`) runs on
+  the concrete input shapes, then its kernel is dispatched: the JIT
+  compiles the op for exactly those shapes (cached per op and shape, so
+  the results it allocates have the inferred shapes) or, for an op without
+  a loop lowering, its NumPy kernel runs. Fallback-marked ops, both modes,
+  run through their host single-op function (`ge_runtime.fallback`). The
+  same compiled model serves any batch size.
+
+Why fallback exists: a multi-kernel op (a matmul implemented as several
+kernels) launches a number of kernels only known at run time, so a sunk
+model cannot plan it; GE dispatches it from the host instead.
+
+Each run records a trace: per op, its node name, engine (from its
+`ge.partitioned_call`, else the op-information library) and path (`sunk`,
+`host kernel`, `fallback`); `ge-run --trace` prints it.
+
+```python
+model = compile_model(module, weights)          # once
+model.mode, model.describe()                    # "host", "host scheduling: ..."
+(y,) = model.run({"x": x_batch_7})             # any batch size
+for entry in model.trace: print(entry.line())
+```
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import Block, Operation, Region
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.diagnostics import GEError, error_at, verify_module
+from ge_dialect.dtypes import element_type
+from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
+from ge_dialect.shape_inference import SHAPE_FUNCTIONS, ShapeError, infer_shapes
+from ge_runtime.adapters import call_host_op, check_results
+from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
+from ge_runtime.jit import compile_graph, run_graph
+from ge_runtime.jit_ops import JITError
+from ge_runtime.reference import (
+    Held,
+    InputKey,
+    ReferenceEvaluator,
+    Weights,
+    bind_inputs,
+    evaluate,
+    find_graph,
+)
+from passes.infer_shape import shape_function_attributes
+from passes.partition_engines import (
+    STRUCTURAL_OPS,
+    build_partitioned_call,
+    node_labels,
+    owned_constants,
+    placed_engine,
+)
+
+Shape = tuple[int, ...]
+
+
+class ExecutionPath(enum.StrEnum):
+    """How an op ran."""
+
+    SUNK = "sunk"
+    """Inside a graph part compiled whole and run by one call."""
+    HOST_KERNEL = "host kernel"
+    """Dispatched on its own under host scheduling."""
+    FALLBACK = "fallback"
+    """Through its host single-op function (`ge_runtime.fallback`)."""
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    """One executed op: node name, op, engine, path, how, result shapes."""
+
+    node: str
+    op: str
+    engine: str
+    path: ExecutionPath
+    detail: str
+    shapes: tuple[Shape, ...]
+
+    def line(self) -> str:
+        """`conv1 ge.conv2d AICore sunk (part 0, jit) -> 1x4x8x8`."""
+        shapes = ", ".join("x".join(map(str, s)) or "scalar" for s in self.shapes)
+        return (
+            f"{self.node} {self.op} {self.engine} {self.path} ({self.detail}) "
+            f"-> {shapes}"
+        )
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """What the trace says about an op: its node name and engine."""
+
+    label: str
+    engine: str
+
+
+def describe_nodes(graph: GraphOp) -> dict[Operation, NodeInfo]:
+    """Node name and engine of every op of `graph`."""
+    labels = node_labels(graph)
+    return {
+        op: NodeInfo(labels[op], str(placed_engine(op) or "GE")) for op in graph.walk()
+    }
+
+
+def has_dynamic_dims(graph: GraphOp) -> bool:
+    """Whether any value of `graph` (subgraphs included) has an unknown dim."""
+    return any(
+        isinstance(value.type, TensorType) and -1 in shape_of(value.type)
+        for op in graph.walk()
+        for value in op.results
+    )
+
+
+# ---------------------------------------------------------------------------
+# Sink scheduling: inline engine subgraphs, split around aclnn_only ops
+# ---------------------------------------------------------------------------
+
+
+def inline_partitioned_calls(block: Block) -> None:
+    """Replace every `ge.partitioned_call` of `block` (nested ones too) by its ops."""
+    for op in list(block.ops):
+        if not isinstance(op, PartitionedCallOp):
+            continue
+        body = op.f.block
+        inline_partitioned_calls(body)
+        terminator = body.last_op
+        assert isinstance(terminator, NetOutputOp)
+        for inner in list(body.ops):
+            if isinstance(inner, DataOp):
+                inner.output.replace_all_uses_with(op.operands[inner.index_value])
+                body.erase_op(inner)
+        for result, value in zip(op.results, terminator.operands, strict=True):
+            result.replace_all_uses_with(value)
+        body.erase_op(terminator)
+        for inner in list(body.ops):
+            inner.detach()
+            block.insert_op_before(inner, op)
+        block.erase_op(op)
+
+
+def split_around_host_ops(block: Block) -> list[list[Operation] | Operation]:
+    """The block's ops as steps: sunk parts (lists) and `aclnn_only` ops.
+
+    Each part takes, in block order, every sinkable op whose producers have
+    run, so a fallback op splits the graph only where it must.
+    """
+    ops = [op for op in block.ops if not isinstance(op, STRUCTURAL_OPS)]
+    compute = set(ops)
+    producers = {op: {v.owner for v in op.operands if v.owner in compute} for op in ops}
+    done: set[Operation] = set()
+    steps: list[list[Operation] | Operation] = []
+    while len(done) < len(ops):
+        part: list[Operation] = []
+        for op in ops:
+            if op in done or runs_on_host(op, host_scheduled=False):
+                continue
+            if producers[op] <= done:
+                part.append(op)
+                done.add(op)
+        if part:
+            steps.append(part)
+        ready = [op for op in ops if op not in done and producers[op] <= done]
+        steps.extend(ready)
+        done.update(ready)
+    return steps
+
+
+def graph_of_call(call: PartitionedCallOp, name: str) -> GraphOp:
+    """A standalone `ge.graph` with the call's subgraph (`parent_index` -> `index`)."""
+    region = call.f.clone()
+    for op in region.block.ops:
+        if isinstance(op, DataOp):
+            op.attributes["index"] = IntegerAttr(op.index_value, i64)
+            del op.attributes["parent_index"]
+    return GraphOp(name, region)
+
+
+@dataclass
+class SunkPart:
+    """A piece of a static graph compiled whole and executed by one call."""
+
+    number: int
+    call: PartitionedCallOp
+    """The part in the scheduled graph."""
+    graph: GraphOp
+    """The part as a standalone graph, what the JIT compiles."""
+    ops: list[Operation]
+    jit_failure: str | None = None
+    """Why the JIT could not compile the part (it runs in the reference evaluator)."""
+
+    @property
+    def how(self) -> str:
+        """`jit`, or `reference: <why>`."""
+        return "jit" if self.jit_failure is None else f"reference: {self.jit_failure}"
+
+
+def sink_graph(graph: GraphOp, target: str | None) -> list[SunkPart]:
+    """Turn `graph` (in place) into sunk-part calls and fallback ops, in order.
+
+    Engine subgraphs are inlined, the ops split around `aclnn_only` ops, and
+    each part moved into a `ge.partitioned_call` (with the constants only it
+    reads) and compiled.
+    """
+    block = graph.body.block
+    inline_partitioned_calls(block)
+    terminator = block.last_op
+    assert terminator is not None
+    steps = split_around_host_ops(block)
+    part_of = {
+        op: n for n, step in enumerate(steps) if isinstance(step, list) for op in step
+    }
+    owned = owned_constants(list(block.ops), part_of)
+    parts: list[SunkPart] = []
+    for number, step in enumerate(steps):
+        if isinstance(step, Operation):
+            step.detach()
+            block.insert_op_before(step, terminator)
+            continue
+        constants = [c for c, n in owned.items() if n == number]
+        call = build_partitioned_call(step, constants, None)
+        block.insert_op_before(call, terminator)
+        part_graph = graph_of_call(call, f"{graph.sym_name.data}_part{len(parts)}")
+        failure = _jit_failure(part_graph, target)
+        parts.append(SunkPart(len(parts), call, part_graph, step, failure))
+    return parts
+
+
+def _jit_failure(graph: GraphOp, target: str | None) -> str | None:
+    """Compile `graph` now (cached for its runs); why not, if it cannot be."""
+    try:
+        compile_graph(graph, target)
+    except (GEError, JITError) as error:
+        return str(error).partition("error: ")[2] or str(error)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Host scheduling: per-op kernels for concrete shapes
+# ---------------------------------------------------------------------------
+
+
+def with_shape(tensor: TensorType, shape: Sequence[int], dtype: str | None = None):
+    """`tensor` with a concrete shape (and dtype), keeping its `#ge.layout`."""
+    element = tensor.element_type if dtype is None else element_type(dtype)
+    return TensorType(element, list(shape), tensor.encoding)
+
+
+def single_op_graph(
+    op: Operation,
+    operand_types: Sequence[TensorType],
+    result_types: Sequence[TensorType],
+) -> GraphOp:
+    """A graph running only `op`, on operands of the given (concrete) types."""
+    block = Block()
+    operands = []
+    for index, tensor in enumerate(operand_types):
+        data = DataOp.create(
+            result_types=[tensor], attributes={"index": IntegerAttr(index, i64)}
+        )
+        block.add_op(data)
+        operands.append(data.output)
+    kernel_op = type(op).create(
+        operands=operands,
+        result_types=list(result_types),
+        attributes=dict(op.attributes),
+        properties=dict(op.properties),
+    )
+    block.add_op(kernel_op)
+    block.add_op(NetOutputOp(kernel_op.results))
+    return GraphOp(f"kernel_{op.name.removeprefix('ge.')}", Region(block))
+
+
+@dataclass
+class KernelCache:
+    """JIT-compiled single-op kernels by (op, concrete operand shapes).
+
+    A None entry means the op runs its NumPy kernel; `failures` says why.
+    """
+
+    target: str | None
+    kernels: dict[tuple[Operation, tuple[Shape, ...]], GraphOp | None] = field(
+        default_factory=dict
+    )
+    failures: dict[Operation, str] = field(default_factory=dict)
+
+    def kernel(
+        self,
+        op: Operation,
+        shapes: tuple[Shape, ...],
+        results: Sequence[tuple[Shape, str]],
+    ) -> GraphOp | None:
+        """The compiled kernel of `op` for `shapes` (None: use the NumPy kernel)."""
+        key = (op, shapes)
+        if key not in self.kernels:
+            self.kernels[key] = self._compile(op, shapes, results)
+        return self.kernels[key]
+
+    def _compile(
+        self,
+        op: Operation,
+        shapes: tuple[Shape, ...],
+        results: Sequence[tuple[Shape, str]],
+    ) -> GraphOp | None:
+        try:
+            operand_types = [
+                with_shape(v.type, s) for v, s in zip(op.operands, shapes, strict=True)
+            ]
+            result_types = [
+                with_shape(v.type, s, dtype)
+                for v, (s, dtype) in zip(op.results, results, strict=True)
+            ]
+            for tensor in (*operand_types, *result_types):
+                check_tensor_type(tensor)
+            graph = single_op_graph(op, operand_types, result_types)
+            verify_module(ModuleOp([graph.clone()]))
+            compile_graph(graph, self.target)
+        except (GEError, JITError, VerifyException) as error:
+            self.failures[op] = str(error).partition("error: ")[2] or str(error)
+            return None
+        return graph
+
+
+# ---------------------------------------------------------------------------
+# The executor
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class ScheduledEvaluator(ReferenceEvaluator):
+    """Runs a scheduled graph: sunk parts, fallback ops, or op by op on the host."""
+
+    host_scheduled: bool = False
+    parts: dict[Operation, SunkPart] = field(default_factory=dict)
+    nodes: dict[Operation, NodeInfo] = field(default_factory=dict)
+    kernels: KernelCache = field(default_factory=lambda: KernelCache(None))
+    trace: list[TraceEntry] = field(default_factory=list)
+
+    def _compute(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
+        if (part := self.parts.get(op)) is not None:
+            return self._run_part(op, part, operands)
+        if op.regions:
+            return super()._compute(op, operands)
+        if runs_on_host(op, host_scheduled=self.host_scheduled):
+            results = execute_fallback(op, [held.origin for held in operands])
+            self._record(op, ExecutionPath.FALLBACK, single_op_api(op), results)
+            return results
+        if not self.host_scheduled:
+            raise error_at(op, "is neither in a sunk part nor a fallback op")
+        return self._run_kernel(op, operands)
+
+    def _run_part(
+        self, call: Operation, part: SunkPart, operands: Sequence[Held]
+    ) -> list[np.ndarray]:
+        inputs: dict[InputKey, np.ndarray] = {
+            index: held.origin for index, held in enumerate(operands)
+        }
+        if part.jit_failure is None:
+            results = run_graph(part.graph, inputs, self.weights, target=self.target)
+        else:
+            results = evaluate(
+                part.graph, inputs, weights=self.weights, target=self.target
+            )
+        check_results(call, results)
+        detail = f"part {part.number}, {part.how}"
+        for op in part.ops:
+            self._record(op, ExecutionPath.SUNK, detail)
+        return results
+
+    def _run_kernel(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
+        """Shape function on the concrete shapes, then the op's kernel."""
+        shapes = tuple(held.shape for held in operands)
+        inferred = self._infer(op, operands)
+        kernel = None if inferred is None else self.kernels.kernel(op, shapes, inferred)
+        if kernel is not None:
+            results = run_graph(
+                kernel,
+                dict(enumerate(held.origin for held in operands)),
+                target=self.target,
+            )
+            detail = "jit kernel for " + ", ".join(
+                "x".join(map(str, s)) or "scalar" for s in shapes
+            )
+        else:
+            results = call_host_op(op, [held.origin for held in operands])
+            reason = self.kernels.failures.get(op, "no shape function")
+            detail = f"numpy kernel: {reason}"
+        if inferred is not None:
+            got = [(tuple(r.shape), str(r.dtype)) for r in results]
+            expected = [(tuple(s), d) for s, d in inferred]
+            if [s for s, _ in got] != [s for s, _ in expected]:
+                raise error_at(
+                    op,
+                    f"kernel results have shapes {[list(s) for s, _ in got]}, the "
+                    f"shape function says {[list(s) for s, _ in expected]}",
+                )
+        check_results(op, results)
+        self._record(op, ExecutionPath.HOST_KERNEL, detail, results)
+        return results
+
+    def _infer(
+        self, op: Operation, operands: Sequence[Held]
+    ) -> list[tuple[Shape, str]] | None:
+        """The op's shape function on the concrete operands (None: it has none)."""
+        if op.name not in SHAPE_FUNCTIONS:
+            return None
+        shapes = [held.shape for held in operands]
+        dtypes = [held.layout.dtype for held in operands]
+        try:
+            return infer_shapes(op.name, shapes, dtypes, shape_function_attributes(op))
+        except ShapeError as error:
+            shown = ", ".join(str(list(s)) for s in shapes)
+            raise error_at(op, f"at run time, on shapes {shown}: {error}") from None
+
+    def _record(
+        self,
+        op: Operation,
+        path: ExecutionPath,
+        detail: str,
+        results: Sequence[np.ndarray] | None = None,
+    ) -> None:
+        info = self.nodes.get(op) or NodeInfo(op.name, str(placed_engine(op)))
+        shapes = (
+            tuple(tuple(r.shape) for r in results)
+            if results is not None
+            else tuple(shape_of(v.type) for v in op.results)
+        )
+        self.trace.append(
+            TraceEntry(info.label, op.name, info.engine, path, detail, shapes)
+        )
+
+
+# ---------------------------------------------------------------------------
+# The compiled model
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class CompiledModel:
+    """A graph ready to run any number of times (see the module docstring)."""
+
+    graph: GraphOp
+    """The graph as executed: split into sunk parts, or as given (host)."""
+    evaluator: ScheduledEvaluator
+    parts: list[SunkPart]
+
+    @property
+    def mode(self) -> str:
+        """`sink` or `host`."""
+        return "host" if self.evaluator.host_scheduled else "sink"
+
+    @property
+    def trace(self) -> list[TraceEntry]:
+        """What the last run did, op by op."""
+        return self.evaluator.trace
+
+    def steps(self) -> list[str]:
+        """The sink schedule as step kinds: `sunk` and `fallback`, in order."""
+        kinds = []
+        for op in self.graph.body.block.ops:
+            if op in self.evaluator.parts:
+                kinds.append(ExecutionPath.SUNK.value)
+            elif not isinstance(op, STRUCTURAL_OPS):
+                kinds.append(ExecutionPath.FALLBACK.value)
+        return kinds
+
+    def describe(self) -> str:
+        """One line: the scheduling mode and, for a sunk graph, its split."""
+        if self.evaluator.host_scheduled:
+            return "host scheduling (dynamic dims): op by op"
+        fallbacks = self.steps().count(ExecutionPath.FALLBACK.value)
+        return (
+            f"sink scheduling: {len(self.parts)} sunk part(s), "
+            f"{fallbacks} fallback op(s)"
+        )
+
+    def run(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
+        """Run on origin-layout inputs (by `ge.data` name or index); origin outputs."""
+        self.evaluator.trace = []
+        held = self.evaluator.run(self.graph, bind_inputs(self.graph, inputs))
+        return [np.asarray(h.origin) for h in held]
+
+
+def compile_model(
+    module_or_graph: ModuleOp | GraphOp,
+    weights: Weights | None = None,
+    *,
+    graph: str | None = None,
+    target: str | None = None,
+) -> CompiledModel:
+    """Schedule a graph: sunk (static shapes) or host-scheduled (dynamic dims).
+
+    `weights` map `#ge.external` keys to storage-layout arrays.
+    """
+    source = find_graph(module_or_graph, graph)
+    nodes = describe_nodes(source)
+    evaluator = ScheduledEvaluator(weights or {}, target, kernels=KernelCache(target))
+    if has_dynamic_dims(source):
+        evaluator.host_scheduled = True
+        evaluator.nodes = nodes
+        return CompiledModel(source, evaluator, [])
+    scheduled = source.clone()
+    copies = dict(zip(source.walk(), scheduled.walk(), strict=True))
+    evaluator.nodes = {copies[op]: info for op, info in nodes.items()}
+    parts = sink_graph(scheduled, target)
+    evaluator.parts = {part.call: part for part in parts}
+    return CompiledModel(scheduled, evaluator, parts)

@@ -1,0 +1,74 @@
+"""`mark-fallback`: mark the ops whose kernels are dispatched through a host fallback.
+
+GE's fallback dispatch (SPEC §8, the fallback note in `seeds/`): an op whose
+op-information record has `fallback_enabled` gets the attribute `_fallback`
+holding its mode, and the pass logs GE's key line
+`<op name>, setting fallback attribute` (logger `passes.mark_fallback`,
+level INFO; `ge-opt` and `ge-atc` print it on stderr unless `--log` is
+above `info`). The op name is the node's `name` attribute, else
+`<op type>_<n>`.
+
+```mlir
+%s = ge.softmax %x {name = "probs"} : tensor<?x10xf32> -> tensor<?x10xf32>
+```
+becomes (log: `probs, setting fallback attribute`)
+```mlir
+%s = ge.softmax %x {name = "probs", _fallback = "support_aclnn"}
+   : tensor<?x10xf32> -> tensor<?x10xf32>
+```
+
+Modes (`ge_dialect.opinfo.FallbackMode`): `support_aclnn` (the default)
+runs the op with the sunk graph when shapes are static and through its host
+single-op function under host scheduling; `aclnn_only` always runs it on
+the host, splitting a static graph around it (`ge_runtime/scheduler.py`).
+The motivating case is a multi-kernel op, such as a matmul implemented as
+several kernels, whose kernel launches GE cannot plan in advance. An op
+that already carries `_fallback` keeps it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+
+from ge_dialect.opinfo import find_op_info
+from ge_dialect.ops import GraphOp
+from passes.partition_engines import node_labels
+
+LOG = logging.getLogger(__name__)
+
+FALLBACK_ATTRIBUTE = "_fallback"
+"""The attribute holding an op's fallback mode (`support_aclnn`/`aclnn_only`)."""
+
+LOG_LINE = "%s, setting fallback attribute"
+"""GE's key log line, formatted with the op name."""
+
+
+def mark_graph(graph: GraphOp) -> None:
+    """Set `_fallback` on every fallback-enabled op of `graph` and log each."""
+    labels = node_labels(graph)
+    for op in graph.walk():
+        info = find_op_info(op)
+        if info is None or not info.fallback_enabled:
+            continue
+        if FALLBACK_ATTRIBUTE in op.attributes:
+            continue
+        assert info.fallback_mode is not None
+        op.attributes[FALLBACK_ATTRIBUTE] = StringAttr(info.fallback_mode)
+        LOG.info(LOG_LINE, labels[op])
+
+
+@dataclass(frozen=True)
+class MarkFallbackPass(ModulePass):
+    """Mark fallback-enabled ops with `_fallback` (their mode) and log each."""
+
+    name = "mark-fallback"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for graph in op.ops:
+            if isinstance(graph, GraphOp):
+                mark_graph(graph)

@@ -1,0 +1,218 @@
+"""`plan-memory`: every intermediate value gets a byte offset in one arena.
+
+SPEC §9 (InfiniTensor's `GraphObj::dataMalloc`). On each sunk graph (static
+shapes, no control flow), in block order (a topological order): a result is
+allocated at the step of its op and freed after its last use; graph outputs
+live to the end; `ge.data`, `ge.const` and `ge.variable` results are pinned
+outside the arena. Sizes are storage bytes (padding included), rounded up to
+`ALIGNMENT` (32). Two rules let values share bytes:
+
+- a view (`ge.identity` with an unchanged type) is its operand's buffer;
+- in place (`in-place=true`, the default): an elementwise op's result takes
+  the buffer of an operand of the same type, no padding, that dies at the op.
+
+All strategies of `ge_runtime.memory` run (InfiniTensor's first-fit free
+list is the baseline) and the smallest arena wins, unless `strategy=NAME`.
+
+```mlir
+ge.graph @main {
+  %0 = ge.data {index = 0 : i64} : tensor<1x16x8x8xf32>
+  %1 = ge.relu %0 : tensor<1x16x8x8xf32> -> tensor<1x16x8x8xf32>
+  %2 = ge.exp %1 : tensor<1x16x8x8xf32> -> tensor<1x16x8x8xf32>
+  ge.netoutput %2 : tensor<1x16x8x8xf32>
+}
+// after plan-memory (%2 overwrites %1 in place):
+ge.graph @main attributes {ge.arena_size = 4096 : i64, ge.memory_report = {...}} {
+  %1 = ge.relu %0 {ge.mem_offset = array<i64: 0>} : ...
+  %2 = ge.exp %1 {ge.mem_offset = array<i64: 0>} : ...
+```
+
+Graphs that are not sunk are left without a plan (they run op by op on the
+host).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DictionaryAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.ops import GraphOp, NetOutputOp, enclosing_target
+from ge_runtime.memory import (
+    ARENA_ATTRIBUTE,
+    IN_PLACE_OPS,
+    NOT_IN_ARENA,
+    OFFSET_ATTRIBUTE,
+    PINNED_OPS,
+    REPORT_ATTRIBUTE,
+    VIEW_OPS,
+    Buffer,
+    MemoryReport,
+    align,
+    plan_buffers,
+    value_bytes,
+)
+
+
+@dataclass
+class GraphPlan:
+    """The plan of one graph: each arena value's offset, and the report."""
+
+    offsets: dict[SSAValue, int]
+    report: MemoryReport
+
+    @property
+    def arena_size(self) -> int:
+        """Bytes of the arena."""
+        return self.report.peak_bytes
+
+
+def unsunk_reason(graph: GraphOp) -> str | None:
+    """Why the graph runs op by op instead of sunk (None: it is sunk)."""
+    for op in graph.body.block.ops:
+        if op.regions:
+            return f"'{op.name}' has subgraphs (control flow)"
+        for value in op.results:
+            tensor = value.type
+            if not isinstance(tensor, TensorType):
+                return f"'{op.name}' has a non-tensor result"
+            if any(d < 0 for d in tensor.get_shape()):
+                return f"'{op.name}' has a dynamic shape"
+    return None
+
+
+@dataclass
+class Liveness:
+    """Buffers of a graph's values in block order, with views and in-place reuse."""
+
+    target: str | None
+    in_place: bool
+    last_use: dict[SSAValue, int] = field(default_factory=dict)
+    buffer_of: dict[SSAValue, int] = field(default_factory=dict)
+    buffers: list[list[int]] = field(default_factory=list)  # [size, first, last]
+
+    def run(self, graph: GraphOp) -> None:
+        """Assign every arena value of `graph` to a buffer."""
+        ops = list(graph.body.block.ops)
+        for step, op in enumerate(ops):
+            for value in op.operands:
+                is_output = isinstance(op, NetOutputOp)
+                self.last_use[value] = len(ops) if is_output else step
+        for step, op in enumerate(ops):
+            if not isinstance(op, (*PINNED_OPS, NetOutputOp)):
+                for value in op.results:
+                    self._place(op, step, value)
+
+    def _place(self, op: Operation, step: int, value: SSAValue) -> None:
+        last = self.last_use.get(value, step)
+        shared = self._viewed(op, value)
+        if shared is None and self.in_place:
+            shared = self._reusable(op, step, value)
+        if shared is not None:
+            if shared in self.buffer_of:
+                index = self.buffer_of[shared]
+                self.buffer_of[value] = index
+                self.buffers[index][2] = max(self.buffers[index][2], last)
+            return  # a view of a pinned value stays outside the arena
+        self.buffer_of[value] = len(self.buffers)
+        self.buffers.append([align(value_bytes(value, self.target)), step, last])
+
+    @staticmethod
+    def _viewed(op: Operation, value: SSAValue) -> SSAValue | None:
+        if op.name in VIEW_OPS and op.operands[0].type == value.type:
+            return op.operands[0]
+        return None
+
+    def _reusable(self, op: Operation, step: int, value: SSAValue) -> SSAValue | None:
+        """An operand whose buffer dies at this op and fits `value` exactly."""
+        if op.name not in IN_PLACE_OPS or len(op.results) != 1:
+            return None
+        if value_bytes(value, self.target) != _unpadded_bytes(value):
+            return None  # the lowering zero-fills padding when it allocates
+        for operand in op.operands:
+            index = self.buffer_of.get(operand)
+            if index is not None and operand.type == value.type:
+                if self.buffers[index][2] == step:
+                    return operand
+        return None
+
+
+def _unpadded_bytes(value: SSAValue) -> int:
+    tensor = value.type
+    assert isinstance(tensor, TensorType)
+    itemsize = numpy_dtype(dtype_name(tensor.element_type)).itemsize
+    return math.prod(tensor.get_shape()) * itemsize
+
+
+def plan_graph(
+    graph: GraphOp,
+    target: str | None = None,
+    strategy: str | None = None,
+    in_place: bool = True,
+) -> GraphPlan:
+    """Plan a sunk graph's arena (see the module docstring); IR unchanged."""
+    liveness = Liveness(target, in_place)
+    liveness.run(graph)
+    buffers = [Buffer(size, first, last) for size, first, last in liveness.buffers]
+    offsets, report = plan_buffers(buffers, strategy)
+    return GraphPlan(
+        {value: offsets[index] for value, index in liveness.buffer_of.items()},
+        report,
+    )
+
+
+def annotate(graph: GraphOp, plan: GraphPlan) -> None:
+    """Write the plan into the graph's attributes."""
+    for op in graph.body.block.ops:
+        if isinstance(op, (*PINNED_OPS, NetOutputOp)) or not op.results:
+            continue
+        offsets = [plan.offsets.get(v, NOT_IN_ARENA) for v in op.results]
+        op.attributes[OFFSET_ATTRIBUTE] = DenseArrayBase.from_list(i64, offsets)
+    graph.attributes[ARENA_ATTRIBUTE] = IntegerAttr(plan.arena_size, i64)
+    graph.attributes[REPORT_ATTRIBUTE] = _dictionary(plan.report.as_dict())
+
+
+def _dictionary(values: Mapping[str, object]) -> DictionaryAttr:
+    entries: dict[str, Attribute] = {}
+    for key, value in values.items():
+        if isinstance(value, Mapping):
+            entries[key] = _dictionary(value)
+        elif isinstance(value, str):
+            entries[key] = StringAttr(value)
+        else:
+            assert isinstance(value, int)
+            entries[key] = IntegerAttr(value, i64)
+    return DictionaryAttr(entries)
+
+
+@dataclass(frozen=True)
+class PlanMemoryPass(ModulePass):
+    """Give every intermediate value of each sunk graph an offset in one arena."""
+
+    name = "plan-memory"
+
+    strategy: str | None = None
+    """Force one strategy of `ge_runtime.memory.STRATEGIES` (default: the best)."""
+
+    in_place: bool = True
+    """Let elementwise results overwrite an operand that dies at their op."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = enclosing_target(op)
+        for graph in op.ops:
+            if isinstance(graph, GraphOp) and unsunk_reason(graph) is None:
+                annotate(graph, plan_graph(graph, target, self.strategy, self.in_place))

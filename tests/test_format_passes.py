@@ -1,0 +1,480 @@
+"""transpose-transdata-fusion, unchanged-transpose-remove, cast-remove,
+dim1-transpose-to-squeeze, compose-trans-ops, sink-trans-ops and the
+ge-format-pipeline.
+
+- every FileCheck input of these passes, run through its RUN line's pass,
+  gives the same outputs as before (origin and stored layout, bit for bit;
+  GE's cast precision rule within fp16 rounding) and a second run changes
+  nothing;
+- hypothesis: random trans-op chains (`test_transop_passes.CHAIN_SPECS`:
+  TransData among NCHW / NHWC / NC1HWC0 / FRACTAL_Z / FRACTAL_NZ, transposes,
+  reshapes, casts through int and bool, on 3, 17 or 33 channels) through
+  each pass, and random elementwise graphs wrapped in TransData through the
+  sinking and the optimisation rounds: exact numerics, idempotence, never
+  more runtime TransData;
+- the pipeline: idempotent, statistics, `--print-between-passes`, and (slow)
+  the `light/` ONNX models within their TransData bound.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_transop_passes import (
+    CHAIN_SPECS,
+    ChainSpec,
+    assert_same_outputs,
+    context,
+    printed,
+    run_both_ways,
+)
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import PassPipeline
+
+from ge_dialect.builder import GraphBuilder, tensor_type
+from ge_dialect.diagnostics import parse_module, verify_module
+from ge_dialect.formats import Format, to_storage
+from ge_dialect.ops import letter_permutation
+from passes import get_all_passes
+from passes.cast_remove import cast_chain, chain_blocker
+from passes.dim1_transpose_to_squeeze import squeeze_blocker
+from passes.format_pipeline import (
+    BEYOND_GE,
+    GE_OPTIMISATION,
+    FormatPipelinePass,
+    runtime_transdata_count,
+)
+from passes.sink_trans_ops import SinkTransOpsPass
+from passes.transpose_transdata_fusion import (
+    TRANSDATA_SOURCES,
+    fusion_blocker,
+    transdata_converts,
+)
+from passes.unchanged_transpose_remove import removal_blocker
+
+FILECHECK = Path(__file__).parent / "filecheck"
+PASS_DIRS = (
+    "transpose-transdata-fusion",
+    "unchanged-transpose-remove",
+    "cast-remove",
+    "dim1-transpose-to-squeeze",
+    "compose-trans-ops",
+    "sink-trans-ops",
+    "ge-format-pipeline",
+)
+PASSES = dict(get_all_passes())
+
+
+def run_spec(module: ModuleOp, spec: str) -> None:
+    """Apply a pass pipeline spec (`name{option=value}`) and verify."""
+    PassPipeline.parse_spec(PASSES, spec).apply(context(), module)
+    verify_module(module)
+
+
+# ---------------------------------------------------------------------------
+# FileCheck inputs, numerically
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LitCase:
+    """One `// -----` chunk of a FileCheck input with one RUN line's pass."""
+
+    spec: str
+    graph: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.spec}:{self.graph}"
+
+
+def run_specs(text: str) -> list[str]:
+    """The pass spec (`name{options}`) of each distinct RUN line's first pass."""
+    specs = []
+    for command in re.findall(r"^// RUN: ge-opt %s ([^|\n]*)", text, re.MULTILINE):
+        for flag in command.split():
+            name, _, options = flag.removeprefix("--").partition("=")
+            if flag.startswith("--") and name in PASSES:
+                spec = f"{name}{{{options}}}" if options else name
+                if spec not in specs:
+                    specs.append(spec)
+                break
+    return specs
+
+
+def lit_cases() -> list[LitCase]:
+    cases = []
+    for directory in PASS_DIRS:
+        for path in sorted((FILECHECK / directory).glob("*.mlir")):
+            text = path.read_text()
+            for spec in run_specs(text):
+                for chunk in text.split("// -----"):
+                    match = re.search(r"^ge\.graph @(\w+)", chunk, re.MULTILINE)
+                    if match:
+                        cases.append(LitCase(spec, match.group(1), chunk))
+    return cases
+
+
+LIT_CASES = lit_cases()
+
+
+def test_every_pass_has_filecheck_inputs():
+    assert {case.spec.split("{")[0] for case in LIT_CASES} == set(PASS_DIRS)
+    assert "cast-remove{ge-precision-rule=true}" in {case.spec for case in LIT_CASES}
+
+
+def assert_close_outputs(before: list[np.ndarray], after: list[np.ndarray]) -> None:
+    """Equal up to the fp16 rounding a removed fp32 -> fp16 -> fp32 did."""
+    assert len(before) == len(after)
+    for want, got in zip(before, after, strict=True):
+        assert want.dtype == got.dtype
+        np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("case", LIT_CASES, ids=str)
+def test_filecheck_input_keeps_its_outputs(case: LitCase):
+    module = parse_module(context(), case.text)
+    seed = len(case.graph)
+    before = run_both_ways(module, seed)
+    run_spec(module, case.spec)
+    after = run_both_ways(module, seed)
+    if "ge-precision-rule=true" in case.spec:
+        assert_close_outputs(before, after)
+    elif case.spec.startswith("ge-format-pipeline"):
+        # the pipeline may change how intermediate outputs are stored: compare
+        # the origin values (the first half) exactly
+        half = len(before) // 2
+        assert_same_outputs(before[:half], after[:half])
+    else:
+        assert_same_outputs(before, after)
+    once = printed(module)
+    run_spec(module, case.spec)
+    assert printed(module) == once, "a second run changed the IR"
+
+
+# ---------------------------------------------------------------------------
+# Bail-out reasons and the format facts the passes rely on
+# ---------------------------------------------------------------------------
+
+
+def lit_ops(graph: str) -> list[Operation]:
+    """The ops of FileCheck input graph `graph`, in order (before any pass)."""
+    case = next(case for case in LIT_CASES if case.graph == graph)
+    module = parse_module(context(), case.text)
+    return [op for op in module.walk() if op.name.startswith("ge.")][1:]
+
+
+def test_fusion_blocker_reasons():
+    _, transpose, transdata, _ = lit_ops("no_transpose_perm_is_not_the_format_change")
+    assert "not the permutation" in (fusion_blocker(transpose, transdata) or "")
+    _, transpose, transdata, _ = lit_ops("no_transpose_into_unsupported_transdata")
+    assert "FRACTAL_NZ" in (fusion_blocker(transpose, transdata) or "")
+    _, transpose, transdata, _ = lit_ops("no_transpose_of_internal_data")
+    assert "origin format" in (fusion_blocker(transpose, transdata) or "")
+    _, transpose, transdata, _ = lit_ops("survey_2_transpose_then_transdata")
+    assert fusion_blocker(transpose, transdata) is None
+
+
+def test_other_blocker_reasons():
+    _, moving, _ = lit_ops("no_unchanged_unit_axis_swapped_with_real_one")
+    _, unchanged, _ = lit_ops("unchanged_all_unit_axes")
+    assert "size other than 1" in (removal_blocker(moving) or "")
+    assert removal_blocker(unchanged) is None
+    _, by_fe, _ = lit_ops("no_dim1_inserted_by_fe")
+    _, squeezable, _ = lit_ops("dim1_transpose_to_squeeze")
+    assert squeeze_blocker(by_fe) == "inserted by FE"
+    assert squeeze_blocker(squeezable) is None
+    data, *_ = lit_ops("cast_chain_through_fp16")
+    source, chain = cast_chain(data) or (None, [])
+    assert source is not None and [op.name for op in chain] == [
+        "ge.cast",
+        "ge.reshape",
+        "ge.cast",
+    ]
+    assert "cannot hold" in (chain_blocker(source, chain, ge_rule=False) or "")
+    assert chain_blocker(source, chain, ge_rule=True) is None
+
+
+def test_letter_permutation():
+    assert letter_permutation(Format.NHWC, Format.NCHW) == (0, 3, 1, 2)
+    assert letter_permutation(Format.HWCN, Format.NCHW) == (3, 2, 0, 1)
+    assert letter_permutation(Format.NCHW, Format.NCHW) is None
+    assert letter_permutation(Format.NCHW, Format.NCDHW) is None
+    assert letter_permutation(Format.ND, Format.NCHW) is None
+
+
+@pytest.mark.parametrize(
+    "storage, plain",
+    [(s, p) for s, sources in TRANSDATA_SOURCES.items() for p in sources],
+)
+def test_transdata_sources_give_the_same_bytes(storage: Format, plain: Format):
+    """A TransData from any listed plain format writes the bytes of the same
+    tensor relaid out from the canonical one: fusing a format transpose into
+    it is exact (17 channels and 5 filters: both padded)."""
+    rank = len(plain.value)
+    canonical = Format.NCHW if rank == 4 else Format.NCDHW
+    sizes = dict(zip("NCHWD", (5, 17, 3, 2, 2), strict=True))
+    shape = [sizes[letter] for letter in canonical.value]
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float16)
+    perm = letter_permutation(canonical, plain)
+    moved = x if perm is None else x.transpose(perm)
+    want = to_storage(x, canonical, storage)
+    assert np.array_equal(to_storage(moved, plain, storage), want)
+    assert transdata_converts(plain, storage)
+
+
+# ---------------------------------------------------------------------------
+# Hypothesis: random trans-op chains through each pass
+# ---------------------------------------------------------------------------
+
+SETTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+OWN_PASSES = PASS_DIRS[:-1]
+
+
+def check_exact(module: ModuleOp, specs: Sequence[str], seed: int) -> None:
+    """The passes keep every output; running them again changes nothing."""
+    before = run_both_ways(module, seed)
+    count = runtime_transdata_count(module)
+    for spec in specs:
+        run_spec(module, spec)
+    assert_same_outputs(before, run_both_ways(module, seed))
+    assert runtime_transdata_count(module) <= count
+    once = printed(module)
+    for spec in specs:
+        run_spec(module, spec)
+    assert printed(module) == once, "a second run changed the IR"
+
+
+@pytest.mark.parametrize("pass_name", OWN_PASSES)
+@SETTINGS
+@given(spec=CHAIN_SPECS, seed=st.integers(0, 2**16))
+def test_random_chains_keep_their_outputs(pass_name: str, spec: ChainSpec, seed: int):
+    check_exact(spec.build(), [pass_name], seed)
+
+
+@SETTINGS
+@given(spec=CHAIN_SPECS, seed=st.integers(0, 2**16))
+def test_random_chains_through_optimisation_rounds(spec: ChainSpec, seed: int):
+    module = spec.build()
+    before = run_both_ways(module, seed)
+    for _ in range(2):  # two rounds: the second is a fixed point here
+        for name in GE_OPTIMISATION + BEYOND_GE:
+            run_spec(module, name)
+    assert_same_outputs(before, run_both_ways(module, seed))
+
+
+# ---------------------------------------------------------------------------
+# Hypothesis: elementwise graphs wrapped in TransData (sink-trans-ops)
+# ---------------------------------------------------------------------------
+
+UNARY = ("relu", "abs", "neg", "sigmoid", "exp", "tanh")
+BINARY = ("add", "mul", "sub", "maximum", "div")
+
+
+@dataclass(frozen=True)
+class ElementwiseSpec:
+    """One NCHW input; a sequence of elementwise steps, TransData in between."""
+
+    channels: int
+    dtype: str
+    steps: tuple[tuple[int, int], ...]
+
+    def build(self) -> ModuleOp:
+        b = GraphBuilder("elementwise")
+        shape = [1, self.channels, 2, 3]
+        plain = tensor_type(shape, self.dtype, "NCHW")
+        packed = tensor_type(shape, self.dtype, "NCHW", "NC1HWC0")
+        x = b.data(shape, self.dtype, format="NCHW")
+        y = b.data(shape, self.dtype, format="NCHW")
+        rng = np.random.default_rng(self.channels)
+        value, is_packed, outputs = x, False, []
+
+        def relayout(v, to_packed: bool):
+            src, dst = ("NCHW", "NC1HWC0") if to_packed else ("NC1HWC0", "NCHW")
+            return b.op(
+                "transdata",
+                v,
+                result_types=[packed if to_packed else plain],
+                src_format=src,
+                dst_format=dst,
+            )
+
+        for kind, pick in self.steps:
+            current = packed if is_packed else plain
+            match kind % 6:
+                case 0 | 1:
+                    value, is_packed = relayout(value, not is_packed), not is_packed
+                case 2:
+                    op = UNARY[pick % len(UNARY)]
+                    value = b.op(op, value, result_types=[current])
+                case 3:
+                    other = b.const(
+                        rng.uniform(0.5, 1.5, (self.channels, 1, 1)).astype(self.dtype)
+                    )
+                    op = BINARY[pick % len(BINARY)]
+                    value = b.op(op, value, other, result_types=[current])
+                case 4:
+                    other = y if not is_packed else relayout(y, True)
+                    value = b.op("add", value, other, result_types=[current])
+                case 5:
+                    outputs.append(value)
+        if is_packed:
+            value = relayout(value, False)
+        b.output(value, *outputs)
+        return b.build()
+
+
+ELEMENTWISE_SPECS = st.builds(
+    ElementwiseSpec,
+    channels=st.sampled_from((3, 16, 17, 33)),
+    dtype=st.sampled_from(("float16", "float32")),
+    steps=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 9)), max_size=12).map(
+        tuple
+    ),
+)
+
+
+@SETTINGS
+@given(spec=ELEMENTWISE_SPECS, seed=st.integers(0, 2**16))
+def test_random_elementwise_graphs_sink(spec: ElementwiseSpec, seed: int):
+    check_exact(spec.build(), ["sink-trans-ops"], seed)
+
+
+@SETTINGS
+@given(spec=ELEMENTWISE_SPECS, seed=st.integers(0, 2**16))
+def test_random_elementwise_graphs_through_optimisation(
+    spec: ElementwiseSpec, seed: int
+):
+    check_exact(spec.build(), list(GE_OPTIMISATION + BEYOND_GE), seed)
+
+
+def test_sinking_does_remove_transdata():
+    """The generator gives the sinking real work (not all bail out)."""
+    removed = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        steps = tuple(
+            (int(rng.integers(0, 6)), int(rng.integers(0, 10))) for _ in range(10)
+        )
+        module = ElementwiseSpec(17, "float32", steps).build()
+        before = runtime_transdata_count(module)
+        SinkTransOpsPass().apply(context(), module)
+        removed += before - runtime_transdata_count(module)
+    assert removed >= 10
+
+
+# ---------------------------------------------------------------------------
+# The pipeline
+# ---------------------------------------------------------------------------
+
+CONV_BLOCK = Path(__file__).parents[1] / "examples" / "conv_block.mlir"
+
+
+def test_pipeline_counts_each_pass():
+    module = parse_module(context(), CONV_BLOCK.read_text())
+    counts = FormatPipelinePass(spread=False).run(context(), module)
+    labels = [label for label, _ in counts]
+    assert labels[:6] == [
+        "infer-origin-format",
+        "infer-shape",
+        "refine-running-format",
+        "select-storage-format",
+        "insert-transdata",
+        "unchanged-transpose-remove",
+    ]
+    assert dict(counts)["insert-transdata"] == 4
+    assert dict(counts)["round 1: sink-trans-ops"] == 2
+    assert counts[-1] == ("round 2: sink-trans-ops", 2)  # round 2 changed nothing
+
+
+def test_pipeline_is_idempotent_and_keeps_outputs():
+    module = parse_module(context(), CONV_BLOCK.read_text())
+    before = run_both_ways(module, 0)
+    FormatPipelinePass().apply(context(), module)
+    once = printed(module)
+    assert_same_outputs(before[:1], run_both_ways(module, 0)[:1])
+    FormatPipelinePass().apply(context(), module)
+    assert printed(module) == once
+
+
+def ge_opt(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tools.ge_opt", str(CONV_BLOCK), *args],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[1],
+        check=False,
+    )
+
+
+def test_pipeline_statistics_and_print_between_passes():
+    quiet = ge_opt("--ge-format-pipeline")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    stats = ge_opt("--ge-format-pipeline=stats=true spread=false")
+    assert "ge-format-pipeline: insert-transdata: 4 runtime TransData" in stats.stderr
+    assert "round 1: sink-trans-ops: 2 runtime TransData" in stats.stderr
+    verbose = ge_opt("-p", "ge-format-pipeline", "--print-between-passes")
+    assert "// -----// IR after insert-transdata //----- //" in verbose.stdout
+    assert "// -----// IR after sink-trans-ops //----- //" in verbose.stdout
+    assert "// 2 runtime TransData after insert-transdata" in verbose.stdout
+
+
+# ---------------------------------------------------------------------------
+# The light/ ONNX models (slow)
+# ---------------------------------------------------------------------------
+
+
+def load_bench():
+    path = Path(__file__).parents[1] / "bench" / "bench_format_pipeline.py"
+    spec = importlib.util.spec_from_file_location("bench_format_pipeline", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "model",
+    [
+        "resnet50",
+        "densenet121",
+        "inception_v1",
+        "inception_v2",
+        "vgg19",
+        "bvlc_alexnet",
+        "zfnet512",
+        "squeezenet",
+        "shufflenet",
+    ],
+)
+def test_light_models_within_transdata_bound(model: str):
+    import onnx
+
+    from ge_frontend.onnx_import import import_onnx
+
+    bench = load_bench()
+    proto = onnx.load(bench.model_path(model))
+    module = import_onnx(proto).module
+    counts = FormatPipelinePass(data_format="NCHW").run(context(), module)
+    assert counts[-1][1] <= bench.transdata_bound(proto)
+    convs = [op for op in module.walk() if op.name == "ge.conv2d"]
+    assert convs and all("NC1HWC0" in str(op.operands[0].type) for op in convs), (
+        "convolutions must run in NC1HWC0"
+    )
