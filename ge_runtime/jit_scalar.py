@@ -17,6 +17,7 @@ constants, the namespace of precomputed objects, and aliasing roots.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,26 @@ class CodeEnv:
         if self.poison and numpy_dtype(memref_type.element_type).kind == "f":
             return f"np.full({shape}, np.nan, {dtype})"
         return f"np.empty({shape}, {dtype})"
+
+    def view_code(
+        self,
+        name: str,
+        memref_type: MemRefType,
+        source: str,
+        shift: str,
+        indent: str,
+    ) -> list[str]:
+        """Source binding `name` to a `memref.view`: the bytes of an i8 buffer
+        from `shift` on, seen as `memref_type`. Never poisoned: a view may
+        reuse in place the bytes of a value still being read."""
+        shape = tuple(memref_type.get_shape())
+        dtype = numpy_dtype(memref_type.element_type)
+        size = math.prod(shape) * dtype.itemsize
+        type_name = self.add_global(dtype, "dt")
+        return [
+            f"{indent}{name} = {source}[{shift}:{shift} + {size}]"
+            f".view({type_name}).reshape({shape})"
+        ]
 
 
 def affine_source(expr: AffineExpr, dims: Sequence[str], symbols: Sequence[str]) -> str:
@@ -202,6 +223,13 @@ class ScalarEmitter:
             case memref.AllocOp() | memref.AllocaOp():
                 code = env.alloc_code(op.results[0].type)
                 return [f"{indent}{env.name(op.results[0])} = {code}"]
+            case memref.ViewOp():
+                source, shift = self._operands(op)
+                result = op.result
+                assert isinstance(result.type, MemRefType)
+                return env.view_code(
+                    env.name(result), result.type, source, shift, indent
+                )
             case memref.DeallocOp():
                 return []
             case arith.ConstantOp():

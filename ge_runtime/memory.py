@@ -10,10 +10,14 @@ buffers live at the same step share a byte:
   at the lowest free block that fits (or grow the arena at its end), then
   release the buffers whose last use was this step; freed neighbours merge.
 - `best-fit`: the same walk taking the smallest free block that fits.
-- `greedy-by-size` / `greedy-by-area`: offline interval packing (as TFLite's
-  greedy-by-size planner): place buffers largest first (by bytes, or bytes x
-  lifetime), each at the smallest gap between the buffers already placed
-  that are live at the same time, else above them all.
+- `greedy-by-size`: offline interval packing (as TFLite's greedy-by-size
+  planner): place buffers largest first, each at the smallest gap between
+  the buffers already placed that are live at the same time, else above
+  them all.
+- `lowest-offset`: offline bottom-up packing (the canonical order of exact
+  solvers such as minimalloc, without their search): repeatedly place the
+  buffer that can sit lowest, never below the previous one; ties go to the
+  buffer live longest into the future.
 
 `plan_buffers` runs them all and keeps the smallest arena. `lower_bound` is
 the largest total of simultaneously live bytes: no plan can be smaller.
@@ -59,6 +63,7 @@ from ge_dialect.ops import (
     DataOp,
     GraphOp,
     NetOutputOp,
+    PartitionedCallOp,
     VariableOp,
     attribute_to_python,
 )
@@ -101,8 +106,8 @@ def align(size: int, alignment: int = ALIGNMENT) -> int:
     return -(-size // alignment) * alignment
 
 
-def value_bytes(value: SSAValue, target: str | None = None) -> int:
-    """Bytes of a tensor value in its storage layout (padding included).
+def value_storage_shape(value: SSAValue, target: str | None = None) -> tuple[int, ...]:
+    """The storage shape of a tensor value (padding included).
 
     FRACTAL_Z(_3D) values take the `groups` the reference evaluator gives
     them (that of a `ge.transdata` producing or reading them).
@@ -113,19 +118,24 @@ def value_bytes(value: SSAValue, target: str | None = None) -> int:
     assert isinstance(tensor, TensorType)
     layout = value_layout(value, target)
     if layout.groups == 1:
-        shape = storage_shape_of(tensor, target)
-    else:
-        shape = transfer_shape(
-            tuple(tensor.get_shape()),
-            layout.origin,
-            layout.storage,
-            layout.dtype,
-            reshape_type=layout.reshape_type,
-            groups=layout.groups,
-            target=target,
-        )
+        return storage_shape_of(tensor, target)
+    return transfer_shape(
+        tuple(tensor.get_shape()),
+        layout.origin,
+        layout.storage,
+        layout.dtype,
+        reshape_type=layout.reshape_type,
+        groups=layout.groups,
+        target=target,
+    )
+
+
+def value_bytes(value: SSAValue, target: str | None = None) -> int:
+    """Bytes of a tensor value in its storage layout (padding included)."""
+    tensor = value.type
+    assert isinstance(tensor, TensorType)
     itemsize = numpy_dtype(dtype_name(tensor.element_type)).itemsize
-    return math.prod(shape) * itemsize
+    return math.prod(value_storage_shape(value, target)) * itemsize
 
 
 # ---------------------------------------------------------------------------
@@ -247,11 +257,45 @@ def _greedy(key: Callable[[Buffer], Any]) -> Strategy:
     return strategy
 
 
+def _conflicts(buffers: Sequence[Buffer]) -> list[list[int]]:
+    """For each buffer, the buffers live at a common step with it."""
+    conflicts: list[list[int]] = [[] for _ in buffers]
+    order = sorted(range(len(buffers)), key=lambda i: buffers[i].first)
+    for position, i in enumerate(order):
+        for j in order[position + 1 :]:
+            if buffers[j].first > buffers[i].last:
+                break
+            conflicts[i].append(j)
+            conflicts[j].append(i)
+    return conflicts
+
+
+def _lowest_offset(buffers: Sequence[Buffer]) -> list[int]:
+    """Bottom-up packing: next is the buffer that can sit lowest (offsets never
+    decrease), ties to the one live longest into the future, then the larger."""
+    conflicts = _conflicts(buffers)
+    floor = [0] * len(buffers)
+    offsets = [0] * len(buffers)
+    unplaced = set(range(len(buffers)))
+    level = 0
+    while unplaced:
+        index = min(
+            unplaced,
+            key=lambda i: (max(floor[i], level), -buffers[i].last, -buffers[i].size, i),
+        )
+        level = offsets[index] = max(floor[index], level)
+        unplaced.remove(index)
+        end = level + buffers[index].size
+        for other in conflicts[index]:
+            floor[other] = max(floor[other], end)
+    return offsets
+
+
 STRATEGIES: dict[str, Strategy] = {
     "first-fit": _online(_first_fitting),
     "best-fit": _online(_best_fitting),
     "greedy-by-size": _greedy(lambda b: (-b.size, -(b.last - b.first))),
-    "greedy-by-area": _greedy(lambda b: (-b.size * (b.last - b.first + 1), -b.size)),
+    "lowest-offset": _lowest_offset,
 }
 """Strategy name -> offsets of the buffers (`first-fit` is the baseline)."""
 
@@ -403,12 +447,18 @@ class _Groups:
 def check_graph_plan(graph: GraphOp, target: str | None = None) -> int:
     """Verify the graph's memory plan; return how many buffers it checked.
 
-    Liveness is recomputed from the IR (block order, last use, graph outputs
+    Engine subgraphs are inlined first (the graph as sunk). Liveness is
+    recomputed from the IR (block order, last use, graph outputs
     live to the end). Every result of a computing op must be in the arena
     (an identity view of a pinned value excepted), aligned, inside the arena
     and, unless it views or reuses in place, disjoint from every other value
     live at the same time. Raises a GEError naming the first problem.
     """
+    if any(isinstance(op, PartitionedCallOp) for op in graph.body.block.ops):
+        from ge_runtime.scheduler import inline_partitioned_calls
+
+        graph = graph.clone()
+        inline_partitioned_calls(graph.body.block)
     planned = read_plan(graph)
     if planned is None:
         raise error_at(graph, "has no memory plan")

@@ -16,7 +16,8 @@ end-32  32    SHA-256 of every byte before it
 
 Sections (tags): `MANI` the manifest (UTF-8 JSON: inputs and outputs with
 names, origin/storage formats, origin/storage shapes and dtypes; compile
-options; soc_version; library and format versions), `MDIR` the optimised
+options; soc_version; library and format versions; `memory`: each planned
+graph's memory report, from `plan-memory`), `MDIR` the optimised
 IR (MLIR text), `SRIR` the IR before optimisation (optional; `ge-run --check`
 runs the reference on it), `WGHT` the weights both IRs read by
 `#ge.external` key (`.npz` bytes, each array in the layout of the constant
@@ -66,6 +67,7 @@ from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import FormatError
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
+from ge_runtime.memory import memory_reports
 from ge_runtime.reference import find_graph
 from passes.insert_transdata import module_target
 from tools.common import write_atomically
@@ -168,6 +170,8 @@ def make_offline_model(
         "soc_version": target,
         **interface(module, target),
     }
+    if reports := memory_reports(list(module.ops)):
+        full_manifest["memory"] = reports
     return OfflineModel(
         full_manifest,
         module_text(module),

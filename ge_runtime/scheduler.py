@@ -74,6 +74,7 @@ from passes.partition_engines import (
     owned_constants,
     placed_engine,
 )
+from passes.plan_memory import plan_sunk_graph
 
 Shape = tuple[int, ...]
 
@@ -243,6 +244,7 @@ def sink_graph(graph: GraphOp, target: str | None) -> list[SunkPart]:
         call = build_partitioned_call(step, constants, None)
         block.insert_op_before(call, terminator)
         part_graph = graph_of_call(call, f"{graph.sym_name.data}_part{len(parts)}")
+        plan_sunk_graph(part_graph, target)  # the part's intermediates: one arena
         failure = _jit_failure(part_graph, target)
         parts.append(SunkPart(len(parts), call, part_graph, step, failure))
     return parts

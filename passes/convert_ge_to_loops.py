@@ -30,10 +30,13 @@ Function arguments, in this order:
 
 Arguments and results hold storage-layout data. Results are returned buffers
 (`memref.alloc` inside the function, or an argument passed through).
-Scratch buffers are freed after their last use. Every value's padding is
-zero; ops compute only valid elements. Ops lower through the policy table
-`passes.lowering.table.LOWERINGS`; graphs with control flow, variables or
-dynamic shapes are rejected with a one-line error.
+Scratch buffers are freed after their last use. A graph with a memory plan
+(`plan-memory`: `ge.arena_size`, `ge.mem_offset`) allocates one arena,
+`memref.alloc() : memref<SIZExi8>`, and each planned result is a
+`memref.view` of it at its offset (never freed; results stay valid).
+Every value's padding is zero; ops compute only valid elements. Ops lower
+through the policy table `passes.lowering.table.LOWERINGS`; graphs with
+control flow, variables or dynamic shapes are rejected with a one-line error.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     UnitAttr,
+    i8,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -65,6 +69,7 @@ from xdsl.pattern_rewriter import (
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
+from ge_runtime.memory import read_plan
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
@@ -127,6 +132,10 @@ class GraphLowering:
             )
             get = context.emitter.add(memref.GetGlobalOp(name, _memref_type(layout)))
             context.buffers[op.results[0]] = Buffer(get.results[0], layout)
+        if (plan := read_plan(self.graph)) is not None:
+            size, context.arena_offsets = plan
+            arena = memref.AllocOp([], [], MemRefType(i8, [size]))
+            context.arena = context.emitter.add(arena).results[0]
         self._lower_ops(context)
         outputs = [context.buffers[v].memref for v in self.graph.output.operands]
         block.add_op(func.ReturnOp(*outputs))

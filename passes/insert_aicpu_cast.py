@@ -55,13 +55,17 @@ from passes.transop_utils import cast_is_exact, dtype_of
 def cast_target(op: Operation, dtype: str) -> str | None:
     """The dtype `op`'s kernels take instead of `dtype`, or None if it takes `dtype`.
 
-    The narrowest supported dtype that holds every value of `dtype`; a
-    one-line error when there is none.
+    The narrowest supported dtype of the same kind (float, int, bool) that
+    holds every value of `dtype`, else of another kind; a one-line error
+    when there is none.
     """
     info = op_info(op)
     if info.supports_dtype(dtype):
         return None
-    supported = sorted(info.dtypes or (), key=lambda d: (numpy_dtype(d).itemsize, d))
+    supported = sorted(
+        info.dtypes or (),
+        key=lambda d: (_kind(d) != _kind(dtype), numpy_dtype(d).itemsize, d),
+    )
     for candidate in supported:
         if cast_is_exact(dtype, candidate):
             return candidate
@@ -70,6 +74,11 @@ def cast_target(op: Operation, dtype: str) -> str | None:
         f"(node '{node_label(op)}') runs on AICPU, which does not support {dtype} "
         f"and has no dtype that holds its values (supported: {', '.join(supported)})",
     )
+
+
+def _kind(dtype: str) -> str:
+    """`float`, `int` or `bool`."""
+    return "float" if "float" in dtype else dtype.rstrip("0123456789").removeprefix("u")
 
 
 def make_cast(value: SSAValue, dtype: str, name: str) -> CastOp:
@@ -98,7 +107,7 @@ class CastAICPUOpToSupportedDtype(RewritePattern):
             if target is None:
                 continue
             cast = make_cast(op.operands[index], target, f"{label}_input{index}_cast")
-            rewriter.insert_op(cast)
+            rewriter.insert(cast, InsertPoint.before(op))
             op.operands[index] = cast.y
         for index, target in enumerate(result_targets):
             if target is None:
@@ -112,7 +121,7 @@ class CastAICPUOpToSupportedDtype(RewritePattern):
             computed.replace_uses_with_if(
                 back.y, lambda use, back=back: use.operation is not back
             )
-            last = rewriter.insert_op(back, InsertPoint.after(last))
+            last = rewriter.insert(back, InsertPoint.after(last))
         rewriter.handle_operation_modification(op)
 
 

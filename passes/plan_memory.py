@@ -27,8 +27,10 @@ ge.graph @main attributes {ge.arena_size = 4096 : i64, ge.memory_report = {...}}
   %2 = ge.exp %1 {ge.mem_offset = array<i64: 0>} : ...
 ```
 
-Graphs that are not sunk are left without a plan (they run op by op on the
-host).
+Engine subgraphs (`ge.partitioned_call` from `partition-engines`) are seen
+inlined, as the scheduler sinks them; their ops get offsets in the one
+arena. Graphs that are not sunk (control flow, dynamic shapes) are left
+without a plan: they run op by op on the host.
 """
 
 from __future__ import annotations
@@ -199,6 +201,38 @@ def _dictionary(values: Mapping[str, object]) -> DictionaryAttr:
     return DictionaryAttr(entries)
 
 
+def sunk_view(graph: GraphOp) -> tuple[GraphOp, dict[Operation, Operation]]:
+    """The graph as sunk: a clone with `ge.partitioned_call` engine subgraphs
+    inlined (as the scheduler does), and the original of each cloned op."""
+    from ge_runtime.scheduler import inline_partitioned_calls
+
+    clone = graph.clone()
+    originals = dict(zip(clone.walk(), graph.walk(), strict=True))
+    inline_partitioned_calls(clone.body.block)
+    return clone, originals
+
+
+def plan_sunk_graph(
+    graph: GraphOp,
+    target: str | None = None,
+    strategy: str | None = None,
+    in_place: bool = True,
+) -> GraphPlan | None:
+    """Plan `graph` as sunk and write the plan into it (ops inside engine
+    subgraphs included); None, unchanged, if the graph is not sunk."""
+    view, originals = sunk_view(graph)
+    if unsunk_reason(view) is not None:
+        return None
+    plan = plan_graph(view, target, strategy, in_place)
+    annotate(view, plan)
+    for op in view.body.block.ops:
+        if OFFSET_ATTRIBUTE in op.attributes:
+            originals[op].attributes[OFFSET_ATTRIBUTE] = op.attributes[OFFSET_ATTRIBUTE]
+    for name in (ARENA_ATTRIBUTE, REPORT_ATTRIBUTE):
+        graph.attributes[name] = view.attributes[name]
+    return plan
+
+
 @dataclass(frozen=True)
 class PlanMemoryPass(ModulePass):
     """Give every intermediate value of each sunk graph an offset in one arena."""
@@ -214,5 +248,5 @@ class PlanMemoryPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = enclosing_target(op)
         for graph in op.ops:
-            if isinstance(graph, GraphOp) and unsunk_reason(graph) is None:
-                annotate(graph, plan_graph(graph, target, self.strategy, self.in_place))
+            if isinstance(graph, GraphOp):
+                plan_sunk_graph(graph, target, self.strategy, self.in_place)

@@ -6,13 +6,17 @@ conversion are merged: one TransData moves right after the head (in the
 head's dtype) and the Casts run after it, in its output layout:
 
 ```mlir
-%c1 = ge.cast %h {dst_type = f16} : tensor<1x17x4x4xf32, #ge.layout<NCHW>> -> tensor<1x17x4x4xf16, #ge.layout<NCHW>>
-%t1 = ge.transdata %c1 {src_format = NCHW, dst_format = NC1HWC0} : ... -> tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
-%t2 = ge.transdata %h {src_format = NCHW, dst_format = NC1HWC0} : ... -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
-// after:
-%t = ge.transdata %h {src_format = NCHW, dst_format = NC1HWC0} : ... -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
-%c1 = ge.cast %t {dst_type = f16} : ... -> tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
-// %t1 -> %c1, %t2 -> %t
+// %h : tensor<1x17x4x4xf32, #ge.layout<NCHW>>
+%c1 = ge.cast %h {dst_type = f16} : ... -> tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+%t1 = ge.transdata %c1 {src_format = NCHW, dst_format = NC1HWC0}
+    : ... -> tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
+%t2 = ge.transdata %h {src_format = NCHW, dst_format = NC1HWC0}
+    : ... -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
+// after (uses of %t1 read %c, uses of %t2 read %t):
+%t = ge.transdata %h {src_format = NCHW, dst_format = NC1HWC0}
+   : ... -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
+%c = ge.cast %t {dst_type = f16}
+   : ... -> tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
 ```
 
 - Heads: results of ops that are not trans ops, with two or more uses or
@@ -146,24 +150,28 @@ def is_head(value: SSAValue) -> bool:
     return len(uses) >= 2 or (len(uses) == 1 and len(uses[0].operation.regions) > 1)
 
 
-def _step_edges(head: SSAValue, path: CastPath) -> set[tuple[SSAValue, Operation]]:
-    """The (value, user) edges a path walks along."""
-    edges: set[tuple[SSAValue, Operation]] = set()
+Edge = tuple[SSAValue, Operation, int]
+"""A use: (value, user, operand index)."""
+
+
+def _step_edges(head: SSAValue, path: CastPath) -> set[Edge]:
+    """The uses a path walks along."""
+    edges: set[Edge] = set()
     value = head
     for step in (*path.steps, path.transdata):
         match step:
             case Enter(data):
                 wrapper = data.parent_op()
                 assert wrapper is not None
-                edges.add((value, wrapper))
+                edges.add((value, wrapper, data.index_value))
                 value = data.output
             case Leave(output, index):
-                edges.add((value, output))
+                edges.add((value, output, index))
                 parent = output.parent_op()
                 assert parent is not None
                 value = parent.results[index]
             case _:
-                edges.add((value, step))
+                edges.add((value, step, 0))
                 value = step.results[0]
     return edges
 
@@ -173,7 +181,7 @@ def _keeps_layout(head: SSAValue, path: CastPath) -> bool:
     a subgraph boundary might not)."""
     layout = layout_attr(head.type)
     return all(
-        layout_attr(value.type) == layout for value, _ in _step_edges(head, path)
+        layout_attr(value.type) == layout for value, _, _ in _step_edges(head, path)
     )
 
 
@@ -182,13 +190,15 @@ def fusable_paths(head: SSAValue, paths: Sequence[CastPath]) -> list[CastPath]:
     the group's paths are dropped (repeated until nothing changes)."""
     kept = list(paths)
     while True:
-        edges = set().union(*(_step_edges(head, p) for p in kept)) if kept else set()
+        edges: set[Edge] = set()
+        for path in kept:
+            edges |= _step_edges(head, path)
         remaining = [
-            p
-            for p in kept
+            path
+            for path in kept
             if all(
-                (cast.y, use.operation) in edges
-                for cast in p.casts()
+                (cast.y, use.operation, use.index) in edges
+                for cast in path.casts()
                 for use in cast.y.uses
             )
         ]
@@ -330,9 +340,7 @@ class HoistSharedTransData(RewritePattern):
     def _hoist(
         head: SSAValue, paths: Sequence[CastPath], rewriter: PatternRewriter
     ) -> None:
-        first = min(
-            (p.transdata for p in paths), key=list(_walk_root(head)).index
-        )
+        first = min((p.transdata for p in paths), key=list(_walk_root(head)).index)
         hoisted = TransDataOp.create(
             operands=[head],
             result_types=[retyped(head.type, layout_attr(first.y.type))],
@@ -350,7 +358,9 @@ class HoistSharedTransData(RewritePattern):
                 match step:
                     case CastOp() if step.parent is not None and not step.y.uses:
                         rewriter.erase(step)
-                    case Enter(data) if data.parent is not None and not data.output.uses:
+                    case Enter(data) if (
+                        data.parent is not None and not data.output.uses
+                    ):
                         remove_unused_input(data, rewriter)
 
 
@@ -365,7 +375,7 @@ def _walk_root(value: SSAValue) -> Iterator[Operation]:
 
 @dataclass(frozen=True)
 class SameTransdataBreadthFusionPass(ModulePass):
-    """Hoist and share identical TransData reached through casts (GE's SameTransdataBreadthFusion)."""
+    """Share identical TransData reached through casts, hoisted to the head."""
 
     name = "same-transdata-breadth-fusion"
 

@@ -88,7 +88,7 @@ class FuseIdenticalTransOps(RewritePattern):
 
 @dataclass(frozen=True)
 class TransOpBreadthFusionPass(ModulePass):
-    """Merge identical trans ops on one value (GE's TransOpBreadthFusion)."""
+    """Merge identical trans ops that read one value."""
 
     name = "transop-breadth-fusion"
 

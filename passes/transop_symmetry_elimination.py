@@ -5,12 +5,14 @@ op `T2` that consumes a trans op `T1` and restores `T1`'s input exactly is
 dropped together with `T1`:
 
 ```mlir
+// %x : tensor<1x17x8x8xf16, #ge.layout<NCHW>>
 %a = ge.transdata %x {src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>}
-   : tensor<1x17x8x8xf16, #ge.layout<NCHW>> -> tensor<1x17x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
+   : ... -> tensor<1x17x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
 %y = ge.transdata %a {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NCHW>}
-   : tensor<1x17x8x8xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x8x8xf16, #ge.layout<NCHW>>
+   : ... -> tensor<1x17x8x8xf16, #ge.layout<NCHW>>
 %r = ge.relu %y : ...
-// after: %r = ge.relu %x : ...
+// after:
+%r = ge.relu %x : ...
 ```
 
 Pairs (`transop_utils.inverse_pair_failure`): TransData/TransData,
@@ -30,11 +32,14 @@ element counts), the three ops become one reshape of the first TransData's
 operand:
 
 ```mlir
-%a = ge.transdata %x {src_format = NC1HWC0, dst_format = NCHW} : tensor<1x256x10x19xf16, #ge.layout<NCHW, NC1HWC0>> -> ...
-%r = ge.reshape %a : tensor<1x256x10x19xf16, #ge.layout<NCHW>> -> tensor<8x32x10x19xf16, #ge.layout<NCHW>>
-%y = ge.transdata %r {src_format = NCHW, dst_format = NC1HWC0} : ... -> tensor<8x32x10x19xf16, #ge.layout<NCHW, NC1HWC0>>
+// %x : tensor<1x256x10x19xf16, #ge.layout<NCHW, NC1HWC0>>
+%a = ge.transdata %x {src_format = NC1HWC0, dst_format = NCHW} : ...
+%r = ge.reshape %a : ... -> tensor<8x32x10x19xf16, #ge.layout<NCHW>>
+%y = ge.transdata %r {src_format = NCHW, dst_format = NC1HWC0}
+   : ... -> tensor<8x32x10x19xf16, #ge.layout<NCHW, NC1HWC0>>
 // after:
-%y = ge.reshape %x : tensor<1x256x10x19xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<8x32x10x19xf16, #ge.layout<NCHW, NC1HWC0>>
+%y = ge.reshape %x : tensor<1x256x10x19xf16, #ge.layout<NCHW, NC1HWC0>>
+   -> tensor<8x32x10x19xf16, #ge.layout<NCHW, NC1HWC0>>
 ```
 
 Multiple consumers, as GE: every inverse consumer of `T1` is removed on its
@@ -116,7 +121,7 @@ class EliminateTransDataPairAroundReshape(RewritePattern):
 
 @dataclass(frozen=True)
 class TransOpSymmetryEliminationPass(ModulePass):
-    """Remove pairs of trans ops that undo each other (GE's TransOpSymmetryElimination)."""
+    """Remove pairs of trans ops that undo each other."""
 
     name = "transop-symmetry-elimination"
 

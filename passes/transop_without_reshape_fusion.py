@@ -7,13 +7,20 @@ first other consumer `E` is replaced by at most one TransData and one Cast,
 when that is fewer ops than the path has:
 
 ```mlir
-%c = ge.cast %x {dst_type = f32} : tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
-%t = ge.transdata %c {src_format = NC1HWC0, dst_format = NCHW} : ... -> tensor<1x17x4x4xf32, #ge.layout<NCHW>>
+// %x : tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
+%c = ge.cast %x {dst_type = f32}
+   : ... -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
+%t = ge.transdata %c {src_format = NC1HWC0, dst_format = NCHW} : ...
 %d = ge.cast %t {dst_type = f16} : ... -> tensor<1x17x4x4xf16, #ge.layout<NCHW>>
-%u = ge.transdata %d {src_format = NCHW, dst_format = NC1HWC0} : ... -> tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
+%u = ge.transdata %d {src_format = NCHW, dst_format = NC1HWC0}
+   : ... -> tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
 %r = ge.relu %u : ...
 // after (B and E agree: bypass):
 %r = ge.relu %x : ...
+// with E = tensor<1x17x4x4xf32, #ge.layout<NCHW>> instead (TransData first,
+// as E is not fp16):
+%t = ge.transdata %x {src_format = NC1HWC0, dst_format = NCHW} : ...
+%c = ge.cast %t {dst_type = f32} : ...
 ```
 
 A path is kept as it is (GE's "break" paths, whose ops are marked remain)
@@ -121,9 +128,7 @@ def trans_paths(head: SSAValue) -> Iterator[TransPath]:
 
 
 def _is_lossy_cast(op: Operation) -> bool:
-    return isinstance(op, CastOp) and ge_precision_loss(
-        dtype_of(op.x), dtype_of(op.y)
-    )
+    return isinstance(op, CastOp) and ge_precision_loss(dtype_of(op.x), dtype_of(op.y))
 
 
 def _edge_break(u: Operation | None, v: Operation) -> str | None:
@@ -172,7 +177,8 @@ def net_permutation(path: TransPath) -> list[int]:
 def replacement_ops(path: TransPath) -> list[Operation] | None:
     """The new ops for `path` (empty: bypass), or None if the path stays."""
     begin, end = tensor_of(path.head), tensor_of(path.end)
-
+    if not is_identity_perm(net_permutation(path)):
+        return None  # a TransData cannot permute
     if begin == end and layout_of(begin)[1] in SUPPORTED_FORMATS:
         return []  # bypass
     begin_layout, end_layout = layout_attr(begin), layout_attr(end)
@@ -199,7 +205,9 @@ def _chain(
 ) -> list[Operation]:
     steps: list[Operation] = []
     value = head
-    cast_goes_first = recast and cast_first(tensor_of(head).element_type, end.element_type)
+    cast_goes_first = recast and cast_first(
+        tensor_of(head).element_type, end.element_type
+    )
     if cast_goes_first:
         steps.append(cast_op(value, end.element_type))
         value = steps[-1].results[0]
@@ -239,7 +247,7 @@ class FuseTransChainsFromHead(RewritePattern):
 
 @dataclass(frozen=True)
 class TransOpWithoutReshapeFusionPass(ModulePass):
-    """Replace trans-op chains between real ops by at most one TransData and one Cast."""
+    """Replace each trans-op chain by at most one TransData and one Cast."""
 
     name = "transop-without-reshape-fusion"
 

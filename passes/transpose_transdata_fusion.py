@@ -20,8 +20,9 @@ becomes
   -> tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
 ```
 
-The fused TransData carries the transpose's `perm` and its origin formats
-differ (NHWC in, NCHW out): the dialect reads that as a transpose by axis
+The fused TransData carries the transpose's `perm` (composed with its own,
+if it had absorbed one before) and its origin formats differ (NHWC in, NCHW
+out): the dialect reads that as a transpose by axis
 letters (`TransDataOp.origin_permutation`), which is what GE's descriptor
 pair on the TransData means.
 
@@ -66,7 +67,7 @@ from ge_dialect.attributes import FormatAttr
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.ops import PermuteOp, TransDataOp, TransposeOp, letter_permutation
-from passes.transop_utils import permutation_of
+from passes.transop_utils import compose_perms, is_identity_perm, permutation_of
 
 TRANSDATA_SOURCES: dict[Format, frozenset[Format]] = {
     Format.NC1HWC0: frozenset({Format.NCHW, Format.NHWC}),
@@ -137,7 +138,10 @@ class FuseTransposeIntoTransData(RewritePattern):
                 continue
             attributes = dict(transdata.attributes)
             attributes["src_format"] = source_format
-            attributes["perm"] = DenseArrayBase.from_list(i64, permutation_of(op))
+            perm = compose_perms(permutation_of(op), transdata.origin_permutation())
+            attributes.pop("perm", None)
+            if not is_identity_perm(perm):
+                attributes["perm"] = DenseArrayBase.from_list(i64, perm)
             if (name := fused_name(op, transdata)) is not None:
                 attributes["name"] = name
             fused = TransDataOp.create(

@@ -445,6 +445,7 @@ def load_bench():
     spec = importlib.util.spec_from_file_location("bench_format_pipeline", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 

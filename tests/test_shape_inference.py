@@ -450,3 +450,36 @@ def test_user_shape_function_with_defaults():
         SHAPE_FUNCTIONS.pop("user.double")
         ATTRIBUTE_DEFAULTS.pop("user.double")
         LAYOUT_KEEPING_OPS.discard("user.double")
+
+
+def test_shape_function_attributes_of_an_op():
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import Builtin
+
+    from ge_dialect.diagnostics import parse_module
+    from ge_dialect.dialect import GE
+    from passes.infer_shape import shape_function_attributes
+
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(GE)
+    module = parse_module(
+        ctx,
+        """
+        ge.graph @g {
+          %x = ge.data {index = 0 : i64} : tensor<1x3x5x5xf32>
+          %w = ge.data {index = 1 : i64} : tensor<3x3x3x2xf32, #ge.layout<HWCN>>
+          %y = ge.conv2d %x, %w {data_format = "NCHW"}
+             : (tensor<1x3x5x5xf32>, tensor<3x3x3x2xf32, #ge.layout<HWCN>>)
+             -> tensor<1x2x3x3xf32>
+          %r = ge.reshape %y : tensor<1x2x3x3xf32> -> tensor<2x9xf32>
+          ge.netoutput %r : tensor<2x9xf32>
+        }
+        """,
+    )
+    ops = {op.name: op for op in module.walk()}
+    assert shape_function_attributes(ops["ge.conv2d"]) == {
+        "data_format": "NCHW",
+        "filter_format": "HWCN",
+    }
+    assert shape_function_attributes(ops["ge.reshape"]) == {"shape": [2, 9]}

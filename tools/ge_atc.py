@@ -2,7 +2,7 @@
 
     ge-atc --model=net.onnx --framework=5 --output=net [--input_shape="x:1,3,224,224"]
            [--input_format=NCHW] [--soc_version=Ascend910] [--dump-graph=DIR]
-           [--auto_cast_mode=1]
+           [--auto_cast_mode=1] [--memory-report=mem.json] [--time-passes]
     ge-atc --singleop=ops.json --output=DIR [--soc_version=...]
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
@@ -15,14 +15,17 @@ storage-format selection for `--soc_version`, TransData insertion, then the
 optimisation rounds to a fixed point), then the engine stages (SPEC §4 step
 8: `partition-engines`, `mark-fallback`, preceded by `insert-aicpu-cast`
 with `--auto_cast_mode=1`, ATC's AutoCastMode; without it an AI CPU op
-lacking the graph's dtype is an error). Each stage (each pass; `round N: PASS`
-in the optimisation rounds) is verified and logs one progress line to stderr
-(`--log`: debug, info (default), warning, error or null); `--dump-graph DIR`
-writes `NN-STAGE.mlir` and a Graphviz picture `NN-STAGE.dot` after each
-(`.svg` too when Graphviz's `dot` is installed). The result is an offline
-model (`ge_runtime/offline_model.py`) holding the optimised IR, its weights
-laid out at compile time (ATC's weight reordering) and the imported graph
-(for `ge-run --check`).
+lacking the graph's dtype is an error), and last memory planning (step 9:
+`plan-memory`; its figures go in the manifest's `memory` entry and, with
+`--memory-report FILE`, in a JSON file). Each stage (each pass; `round N:
+PASS` in the optimisation rounds) is verified and logs one progress line to
+stderr (`--log`: debug, info (default), warning, error or null);
+`--time-passes` adds up each pass's time into a table on stderr;
+`--dump-graph DIR` writes `NN-STAGE.mlir` and a Graphviz picture
+`NN-STAGE.dot` after each (`.svg` too when Graphviz's `dot` is installed).
+The result is an offline model (`ge_runtime/offline_model.py`) holding the
+optimised IR, its weights laid out at compile time (ATC's weight
+reordering) and the imported graph (for `ge-run --check`).
 
 `--singleop` compiles each entry of an ATC single-op description list
 (`ge_frontend/singleop.py`) into `DIR/<index>_<OpType>_<descs>.om`.
@@ -56,6 +59,7 @@ from ge_runtime.offline_model import (
     load_offline_model,
     make_offline_model,
 )
+from ge_runtime.profiling import PassTimer
 from passes import get_all_passes
 from passes.format_pipeline import (
     GE_OPTIMISATION,
@@ -152,6 +156,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="log level of the progress lines on stderr (default info)",
     )
     parser.add_argument(
+        "--memory-report",
+        metavar="FILE.json",
+        help="write the memory plan's figures (peak, lower bound, first fit, "
+        "no reuse, per strategy) as JSON",
+    )
+    parser.add_argument(
+        "--time-passes",
+        action="store_true",
+        help="print the time of each compile pass to stderr",
+    )
+    parser.add_argument(
         "--dump-graph",
         metavar="DIR",
         help="write the IR and a Graphviz picture after each stage",
@@ -239,15 +254,28 @@ class StageMonitor:
     stages: list[str] = field(default_factory=list)
     rounds: int = 0
     started: float = field(default_factory=time.perf_counter)
+    timer: PassTimer | None = None
+    """With `--time-passes`: each pass's time (verification left out)."""
 
     def __call__(self, inner: ModulePass, module: ModuleOp, _: object) -> None:
+        elapsed = time.perf_counter() - self.started
         verify_module(module)
         self.rounds += inner.name == GE_OPTIMISATION[0]  # each round starts with it
         label = f"round {self.rounds}: {inner.name}" if self.rounds else inner.name
-        self.record(label, module)
+        self.record(label, module, elapsed, inner.name)
 
-    def record(self, stage: str, module: ModuleOp) -> None:
-        """Log and dump the module after `stage`."""
+    def record(
+        self,
+        stage: str,
+        module: ModuleOp,
+        elapsed: float | None = None,
+        pass_name: str | None = None,
+    ) -> None:
+        """Log and dump the module after `stage` (pass `pass_name`)."""
+        if elapsed is None:
+            elapsed = time.perf_counter() - self.started
+        if self.timer is not None and pass_name is not None:
+            self.timer.record(pass_name, elapsed)
         number = len(self.stages)
         self.stages.append(stage)
         LOG.log(
@@ -255,7 +283,7 @@ class StageMonitor:
             "[%02d] %s: %.3fs, %d ops, %d runtime TransData",
             number,
             stage,
-            time.perf_counter() - self.started,
+            elapsed,
             op_count(module),
             runtime_transdata_count(module),
         )
@@ -265,6 +293,8 @@ class StageMonitor:
 
 ENGINE_STAGES = ("insert-aicpu-cast", "partition-engines", "mark-fallback")
 """After the format pipeline (SPEC §4 step 8); the first only with AutoCastMode."""
+MEMORY_STAGE = "plan-memory"
+"""The last stage (SPEC §4 step 9)."""
 
 
 def compile_module(
@@ -273,19 +303,22 @@ def compile_module(
     options: CompileOptions,
     dump_dir: str | Path | None = None,
     progress: int = logging.INFO,
+    timer: PassTimer | None = None,
 ) -> Compiled:
-    """Run the format pipeline and the engine stages on `module` (in place).
+    """Run the format pipeline, the engine stages and memory planning on
+    `module` (in place).
 
     The weights come back laid out.
 
-    Each stage logs one progress line at level `progress`.
+    Each stage logs one progress line at level `progress`; `timer` adds up
+    the time of each pass.
     """
     from tools.ge_run import make_context
 
     source = module.clone()
     if options.soc_version is not None:
         module.attributes[TARGET_ATTRIBUTE] = StringAttr(options.soc_version)
-    monitor = StageMonitor(progress, dump_dir)
+    monitor = StageMonitor(progress, dump_dir, timer=timer)
     monitor.record("import", module)
     pipeline = FormatPipelinePass(
         data_format=options.input_format, target=options.soc_version
@@ -297,10 +330,12 @@ def compile_module(
         NESTED_PASS_CALLBACK.reset(token)
     laid_out = derive_storage_weights(module, weights, options.soc_version)
     stages = ENGINE_STAGES if options.auto_cast_mode else ENGINE_STAGES[1:]
-    for name in stages:
+    for name in (*stages, MEMORY_STAGE):
+        start = time.perf_counter()
         get_all_passes()[name]()().apply(make_context(), module)
+        elapsed = time.perf_counter() - start
         verify_module(module)
-        monitor.record(name, module)
+        monitor.record(name, module, elapsed, name)
     return Compiled(module, laid_out, source, monitor.stages)
 
 
@@ -343,11 +378,15 @@ def compile_model(args: argparse.Namespace) -> None:
         raise GEError("error: --output is required")
     options = compile_options(args)
     shapes = parse_input_shapes(args.input_shape) if args.input_shape else None
+    timer = PassTimer() if args.time_passes else None
     start = time.perf_counter()
     imported = import_onnx(args.model, input_shapes=shapes)
-    LOG.info("parsed %s in %.3fs", args.model, time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    LOG.info("parsed %s in %.3fs", args.model, elapsed)
+    if timer is not None:
+        timer.record("import", elapsed)
     compiled = compile_module(
-        imported.module, imported.weights, options, args.dump_graph
+        imported.module, imported.weights, options, args.dump_graph, timer=timer
     )
     manifest = {
         "framework": "onnx",
@@ -362,7 +401,8 @@ def compile_model(args: argparse.Namespace) -> None:
         source=compiled.source,
         path=str(output_path(args.output)),
     )
-    write_all([model])
+    write_all([model], memory_report(args, model.manifest.get("memory", {})))
+    print_pass_times(timer)
 
 
 def compile_singleop(args: argparse.Namespace) -> None:
@@ -375,12 +415,13 @@ def compile_singleop(args: argparse.Namespace) -> None:
         raise GEError("error: give --model or --singleop, not both")
     options = compile_options(args)
     entries = load_singleop_file(args.singleop, options.soc_version)
+    timer = PassTimer() if args.time_passes else None
     models: list[OfflineModel] = []
     for entry in entries:
         LOG.info("op #%d: %s", entry.index, entry.op_type)
         dump_dir = Path(args.dump_graph) / entry.stem if args.dump_graph else None
         compiled = compile_module(
-            entry.module, {}, options, dump_dir, progress=logging.DEBUG
+            entry.module, {}, options, dump_dir, progress=logging.DEBUG, timer=timer
         )
         manifest = {
             "framework": "singleop",
@@ -400,12 +441,34 @@ def compile_singleop(args: argparse.Namespace) -> None:
                 path=str(path),
             )
         )
-    write_all(models)
+    reports = {Path(m.path).stem: m.manifest.get("memory", {}) for m in models}
+    write_all(models, memory_report(args, reports))
+    print_pass_times(timer)
 
 
-def write_all(models: Sequence[OfflineModel]) -> None:
-    """Write every model, or none: files already written go if one fails."""
-    blobs = [(Path(model.path), encode(model)) for model in models]
+def memory_report(args: argparse.Namespace, report: object) -> list[tuple[Path, str]]:
+    """With `--memory-report FILE`: the report as a file to write."""
+    if args.memory_report is None:
+        return []
+    return [(Path(args.memory_report), json.dumps(report, indent=2) + "\n")]
+
+
+def print_pass_times(timer: PassTimer | None) -> None:
+    """With `--time-passes`: the per-pass table on stderr."""
+    if timer is not None:
+        for line in timer.lines():
+            print(f"ge-atc: time-passes: {line}", file=sys.stderr)
+
+
+def write_all(
+    models: Sequence[OfflineModel], extras: Sequence[tuple[Path, str]] = ()
+) -> None:
+    """Write every model (and extra files), or none: files already written go
+    if one fails."""
+    blobs: list[tuple[Path, bytes | str]] = [
+        (Path(model.path), encode(model)) for model in models
+    ]
+    blobs += extras
     written: list[Path] = []
     try:
         for path, blob in blobs:

@@ -9,8 +9,9 @@ Besides xDSL's options (`-p`, `--split-input-file`, `--verify-diagnostics`,
 
 The text after `=` is what would go inside the braces of `-p NAME{...}`
 (several options are separated by spaces). Pass flags run in command-line
-order, after the passes given with `-p`. Errors are one line
-(`file:line:col: error: ...`) and exit code 1.
+order, after the passes given with `-p`. `--time-passes` prints a table of
+each pass's time to stderr (the passes inside `ge-format-pipeline` too).
+Errors are one line (`file:line:col: error: ...`) and exit code 1.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_runtime.profiling import PassTimer
 from tools.common import (
     LOG_LEVELS,
     load_plugins,
@@ -163,10 +165,15 @@ class GEOptMain(xDSLOptMain):
         except Exception as error:  # xDSL raises several types for bad options
             message = " ".join(str(error).split())
             raise GEError(f"error: invalid pass pipeline: {message}") from None
-        if self.args.print_between_passes:
+        self.timer = PassTimer() if self.args.time_passes else None
+        if self.args.print_between_passes or self.timer is not None:
             from passes.format_pipeline import NESTED_PASS_CALLBACK
 
-            NESTED_PASS_CALLBACK.set(self._between_inner_passes)
+            NESTED_PASS_CALLBACK.set(
+                self._between_inner_passes
+                if self.args.print_between_passes
+                else self._between_passes
+            )
 
     def _between_passes(
         self,
@@ -174,12 +181,16 @@ class GEOptMain(xDSLOptMain):
         module: ModuleOp,
         following: ModulePass | None,
     ) -> None:
+        if self.timer is not None and previous is not None:
+            self.timer.lap(previous.name)
         if not self.args.disable_verify:
             verify_module(module)
         if previous and following and self.args.print_between_passes:
             print(f"// -----// IR after {previous.name} //----- //")
             Printer(stream=sys.stdout).print_op(module)
             print()
+        if self.timer is not None:
+            self.timer.mark()  # verification and printing are not the passes'
 
     def _between_inner_passes(
         self, inner: ModulePass, module: ModuleOp, pipeline: ModulePass
@@ -211,6 +222,8 @@ class GEOptMain(xDSLOptMain):
                     raise
                 pieces.append(f"{error}\n")
         output = "// -----\n".join(pieces)
+        if self.timer is not None:
+            print("\n".join(self.timer.lines()), file=sys.stderr)
         if self.args.output_file is None:
             sys.stdout.write(output)
         else:

@@ -37,6 +37,18 @@ under host scheduling, so one model takes any batch size. `--trace` prints
 one line per op: node, op, engine and path (sunk, host kernel, fallback).
 
     ge-run model.om --input x=batch7.npy --trace --output-dir out/
+
+The kernel runtime (`ge_runtime.executor`, InfiniTensor's runtime) runs a
+static graph op by op, its intermediates in one arena laid out by the
+memory plan, each op through a kernel of the registry: `--kernel
+conv2d=im2col` (node name or op type) chooses one, `--tuning-records FILE`
+times each op signature's kernels once and keeps the fastest (`--tune`
+measures again), `--profile` prints per op type the count, total time,
+share and average, `--dump DIR` writes every op's output in origin layout
+(compare dumps with `ge-dump-compare`). Each of these flags selects it.
+
+    ge-run model.om --random-inputs --profile --tuning-records tune.json \
+        --dump dump/ --output-dir out/
 """
 
 from __future__ import annotations
@@ -136,7 +148,58 @@ def build_parser() -> argparse.ArgumentParser:
         help="--check fails if max abs error > REL * max |reference| "
         f"(default {DEFAULT_TOLERANCE})",
     )
+    runtime = parser.add_argument_group(
+        "kernel runtime (op by op, one memory arena; implied by each flag below)"
+    )
+    runtime.add_argument(
+        "--kernel-runtime",
+        action="store_true",
+        help="run each op through a kernel of the registry (ge_runtime.kernels)",
+    )
+    runtime.add_argument(
+        "--kernel",
+        action="append",
+        default=[],
+        metavar="NODE_OR_OP=KERNEL",
+        help="use KERNEL for a node name or op type, e.g. conv2d=im2col (repeatable)",
+    )
+    runtime.add_argument(
+        "--profile",
+        action="store_true",
+        help="print count, total time, share and average per op type",
+    )
+    runtime.add_argument(
+        "--dump",
+        metavar="DIR",
+        help="write every op's output (origin layout) to DIR, named after the op",
+    )
+    runtime.add_argument(
+        "--dump-stored",
+        action="store_true",
+        help="with --dump, also write the storage-layout copies (DIR/stored/)",
+    )
+    runtime.add_argument(
+        "--tuning-records",
+        metavar="FILE.json",
+        help="time each op signature's kernels once, keep the fastest in FILE",
+    )
+    runtime.add_argument(
+        "--tune",
+        action="store_true",
+        help="measure the kernels again (even those with a record)",
+    )
     return one_line_errors(parser)
+
+
+KERNEL_RUNTIME_FLAGS = (
+    "kernel_runtime",
+    "kernel",
+    "profile",
+    "dump",
+    "tuning_records",
+    "tune",
+)
+"""Flags that select the kernel runtime."""
 
 
 # ---------------------------------------------------------------------------
@@ -404,10 +467,83 @@ def run_loop_module(
         raise GEError(f"error: {error}") from None
 
 
+def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
+    """`NODE_OR_OP=KERNEL` flags as a selection (op types get their `ge.`)."""
+    from ge_dialect.ops import GE_OPS
+
+    op_names = {op.name for op in GE_OPS}
+    selection: dict[str, str] = {}
+    for flag in flags:
+        name, sep, kernel = flag.partition("=")
+        if not sep or not name or not kernel:
+            raise GEError(f"error: --kernel '{flag}' must be NODE_OR_OP=KERNEL")
+        selection[f"ge.{name}" if f"ge.{name}" in op_names else name] = kernel
+    return selection
+
+
+def run_kernel_runtime(args: argparse.Namespace) -> list[np.ndarray]:
+    """The kernel runtime (`ge_runtime.executor`): op by op, profile, dump, tune."""
+    from ge_runtime.dump import DumpWriter
+    from ge_runtime.executor import Runtime
+    from ge_runtime.profiling import Profiler
+    from ge_runtime.tuning import PerfEngine
+
+    if args.model.endswith(OM_SUFFIX):
+        from ge_runtime.offline_model import load_offline_model
+
+        model = load_offline_model(args.model)
+        module, weights, target = model.module(), model.weights, model.target
+        source = model.source_module
+    else:
+        module = load_module(args.model)
+        weights, target = load_weights(module, args.model), None
+        source = lambda: module  # noqa: E731
+    graph = find_graph(module, args.graph)
+    inputs = parse_input_flags(args.input)
+    if args.random_inputs:
+        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    tuning = args.tune or args.tuning_records is not None
+    runtime = Runtime(
+        graph,
+        weights,
+        target=target,
+        selection=parse_kernel_flags(args.kernel),
+        engine=PerfEngine(args.tuning_records, retune=args.tune) if tuning else None,
+        profiler=Profiler() if args.profile else None,
+        dumper=DumpWriter(Path(args.dump), stored=args.dump_stored)
+        if args.dump
+        else None,
+    )
+    try:
+        outputs = runtime.run(inputs)
+    finally:
+        if runtime.dumper is not None:
+            runtime.dumper.close()
+    if runtime.profiler is not None:
+        for line in runtime.profiler.lines():
+            print(f"profile: {line}")
+    if runtime.engine is not None:
+        engine = runtime.engine
+        print(
+            f"tuning: {len(engine.timed)} op signatures timed, "
+            f"{len(engine.reused)} ops reused a record"
+        )
+    if args.check:
+        expected = evaluate(source(), inputs, weights=weights, graph=args.graph)
+        check_outputs(outputs, expected, args.tolerance)
+    if args.stored_outputs:
+        return [
+            value_layout(value, target).store(array)
+            for value, array in zip(graph.output.operands, outputs, strict=True)
+        ]
+    return outputs
+
+
 MODES: dict[str, Mode] = {
     "reference": run_reference,
     "om": run_offline_model,
     "jit": run_jit,
+    "kernels": run_kernel_runtime,
 }
 """Execution modes by name; `select_mode` picks one from the command line."""
 
@@ -416,6 +552,11 @@ def select_mode(args: argparse.Namespace) -> Mode:
     """The mode the command line asks for."""
     if args.trace and args.reference:
         raise GEError("error: --trace shows the scheduled run; drop --reference")
+    if any(getattr(args, flag) for flag in KERNEL_RUNTIME_FLAGS):
+        if args.reference or args.trace:
+            flag = "--reference" if args.reference else "--trace"
+            raise GEError(f"error: {flag} does not go with the kernel runtime flags")
+        return MODES["kernels"]
     if args.model.endswith(OM_SUFFIX):
         return MODES["om"]
     if args.reference:

@@ -25,6 +25,10 @@ class LoweringContext:
     buffers: dict[SSAValue, Buffer] = field(default_factory=dict)
     temporaries: list[Buffer] = field(default_factory=list)
     op: Operation | None = None
+    arena: SSAValue | None = None
+    """The i8 memref of the graph's memory plan (`plan-memory`), if any."""
+    arena_offsets: dict[SSAValue, int] = field(default_factory=dict)
+    """Planned values: byte offset of their buffer in `arena`."""
 
     def error(self, message: str) -> GEError:
         """A diagnostic at the op being lowered."""
@@ -55,10 +59,13 @@ class LoweringContext:
         return [self.buffers[v] for v in self.op.operands]
 
     def result(self, index: int = 0) -> Buffer:
-        """A new buffer for result `index` of the current op."""
+        """A new buffer for result `index` of the current op (a view at its
+        planned offset in the arena, when the graph has a memory plan)."""
         assert self.op is not None
         value = self.op.results[index]
-        buffer = self.emitter.alloc(self.layout(value))
+        offset = self.arena_offsets.get(value)
+        arena = None if self.arena is None or offset is None else (self.arena, offset)
+        buffer = self.emitter.alloc(self.layout(value), arena=arena)
         self.buffers[value] = buffer
         return buffer
 

@@ -92,11 +92,10 @@ class Nest:
     ivs: dict[Var, SSAValue] = field(default_factory=dict)
     accesses: list[tuple[bool, Buffer, list[Ix]]] = field(default_factory=list)
 
-    def _add(self, op: Operation) -> Value:
-        if self.block is None:
-            return ProbeValue(op.results[0].type) if op.results else ProbeValue(f32)
+    def _add(self, op: Operation) -> SSAValue:
+        assert self.block is not None
         self.block.add_op(op)
-        return op.results[0] if op.results else ProbeValue(f32)
+        return op.results[0]
 
     def _access(self, index: Sequence[Ix]) -> tuple[AffineMapAttr, list[SSAValue]]:
         variables = list(dict.fromkeys(v for ix in index for v in ix.variables()))
@@ -133,13 +132,12 @@ class Nest:
             return ProbeValue(type_)
         return self.emitter.constant(value, type_)
 
-    def op(
-        self, op_class: Callable[..., Operation], *operands: Value, **kw: Any
-    ) -> Value:
-        """Apply an arith/math op class to operands (result type as the op says)."""
+    def op(self, op_class: Callable[..., Operation], *args: Any) -> Value:
+        """Apply an arith/math op class to operands (and attributes such as a
+        comparison predicate); a probe's result has the first operand's type."""
         if self.block is None:
-            return ProbeValue(kw.get("result_type", operands[0].type))
-        return self._add(op_class(*operands, **kw))
+            return ProbeValue(args[0].type)
+        return self._add(op_class(*args))
 
     def convert(self, value: Value, to: Attribute) -> Value:
         """`value` converted to type `to` (float/int extension, truncation, casts)."""
@@ -200,14 +198,26 @@ class Emitter:
             self._constants[key] = op.result
         return self._constants[key]
 
-    def alloc(self, layout: Layout, fill: float | None = None) -> Buffer:
+    def alloc(
+        self,
+        layout: Layout,
+        fill: float | None = None,
+        arena: tuple[SSAValue, int] | None = None,
+    ) -> Buffer:
         """A new buffer for `layout`, filled with `fill` if given.
 
         Without `fill`, a layout with padding is zero-filled, so padding
-        never holds garbage (the rest is written by the op).
+        never holds garbage (the rest is written by the op). With `arena`
+        (a 1-D i8 memref and a byte offset) the buffer is a `memref.view`
+        into it instead of a `memref.alloc`.
         """
         memref_type = MemRefType(layout.element_type, layout.storage_shape)
-        op = self.add(memref.AllocOp([], [], memref_type))
+        if arena is None:
+            op = self.add(memref.AllocOp([], [], memref_type))
+        else:
+            source, offset = arena
+            shift = self.constant(offset, IndexType())
+            op = self.add(memref.ViewOp(source, shift, [], memref_type))
         buffer = Buffer(op.results[0], layout)
         if fill is not None or layout.has_padding:
             self.fill(buffer, 0 if fill is None else fill)

@@ -1,0 +1,334 @@
+"""Data dump (SPEC §10): every op's output as a user can read it, and compare.
+
+`ge-run --dump DIR` writes each op's results converted from their storage
+format back to their origin format (GE's dump with
+`ATTR_NAME_DATA_DUMP_ORIGIN_FORMAT`), one `.npy` per result named after the
+op's node name (`conv1.npy`; `split.0.npy`, `split.1.npy` for several
+results; characters outside `[A-Za-z0-9._-]` become `_`), the graph inputs
+too, and `manifest.json` listing them in execution (topological) order:
+
+```json
+{"version": 1, "source": "ge-run",
+ "entries": [{"name": "conv1", "op": "ge.conv2d",
+              "outputs": [{"file": "conv1.npy", "shape": [1, 64, 111, 111],
+                           "dtype": "float32", "origin_format": "NCHW",
+                           "storage_format": "NC1HWC0"}]}, ...]}
+```
+
+With `--dump-stored` the raw storage-layout copies go to `DIR/stored/`.
+
+`onnx_dump` writes the same kind of folder from onnxruntime, with every
+intermediate ONNX value made a graph output, entries named by ONNX node
+name (as `ge_frontend.onnx_import` names ops). `compare_dumps(ours,
+reference)` walks the reference's entries in order and reports the first
+whose outputs diverge: max |ours - reference| > atol + rtol * max
+|reference|. An ONNX node imported as several ops (`node`, `node/helper`)
+is compared through the last of them, the one producing its value.
+
+`tools/ge_dump_compare.py` is the command line:
+
+    ge-dump-compare OURS_DIR REFERENCE_DIR
+    ge-dump-compare OURS_DIR model.onnx      # onnxruntime on OURS's inputs
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ge_dialect.diagnostics import GEError
+from ge_runtime.reference import ValueLayout
+
+MANIFEST = "manifest.json"
+DUMP_VERSION = 1
+STORED_DIR = "stored"
+INPUT_OP = "input"
+"""The `op` of graph-input entries."""
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-6
+
+
+def file_stem(name: str) -> str:
+    """A file name stem for a node name."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "_"
+
+
+@dataclass
+class DumpWriter:
+    """Writes arrays as they are produced; the manifest when closed."""
+
+    directory: Path
+    source: str = "ge-run"
+    stored: bool = False
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    _stems: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.directory = Path(self.directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if self.stored:
+            (self.directory / STORED_DIR).mkdir(exist_ok=True)
+
+    def add(
+        self,
+        name: str,
+        op: str,
+        arrays: Sequence[np.ndarray],
+        layouts: Sequence[ValueLayout | None] = (),
+        stored: Sequence[np.ndarray] = (),
+    ) -> None:
+        """Dump one op's results (origin layout), optionally their storage copies."""
+        stem = self._unique(file_stem(name))
+        outputs = []
+        for index, array in enumerate(arrays):
+            file = f"{stem}.npy" if len(arrays) == 1 else f"{stem}.{index}.npy"
+            np.save(self.directory / file, np.asarray(array), allow_pickle=False)
+            output: dict[str, Any] = {
+                "file": file,
+                "shape": list(np.shape(array)),
+                "dtype": str(np.asarray(array).dtype),
+            }
+            layout = layouts[index] if index < len(layouts) else None
+            if layout is not None:
+                output["origin_format"] = layout.origin.value
+                output["storage_format"] = layout.storage.value
+            if self.stored and index < len(stored):
+                np.save(self.directory / STORED_DIR / file, stored[index])
+                output["stored_file"] = f"{STORED_DIR}/{file}"
+            outputs.append(output)
+        self.entries.append({"name": name, "op": op, "outputs": outputs})
+
+    def _unique(self, stem: str) -> str:
+        candidate, number = stem, 1
+        while candidate in self._stems:
+            number += 1
+            candidate = f"{stem}~{number}"
+        self._stems.add(candidate)
+        return candidate
+
+    def close(self) -> Path:
+        """Write the manifest; return its path."""
+        path = self.directory / MANIFEST
+        data = {"version": DUMP_VERSION, "source": self.source, "entries": self.entries}
+        path.write_text(json.dumps(data, indent=1) + "\n")
+        return path
+
+
+# ---------------------------------------------------------------------------
+# Reading dumps
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DumpEntry:
+    """One dumped op: node name, op type and its result files."""
+
+    name: str
+    op: str
+    files: tuple[Path, ...]
+
+    def arrays(self) -> list[np.ndarray]:
+        """The dumped results."""
+        return [np.load(path, allow_pickle=False) for path in self.files]
+
+
+@dataclass(frozen=True)
+class Dump:
+    """A dump folder: entries in execution order."""
+
+    directory: Path
+    source: str
+    entries: tuple[DumpEntry, ...]
+
+    def inputs(self) -> dict[str, np.ndarray]:
+        """The graph inputs recorded in the dump, by name."""
+        return {e.name: e.arrays()[0] for e in self.entries if e.op == INPUT_OP}
+
+
+def load_dump(directory: str | os.PathLike[str]) -> Dump:
+    """Read a dump folder's manifest (GEError if it is not a dump)."""
+    root = Path(directory)
+    path = root / MANIFEST
+    if not path.is_file():
+        raise GEError(f"error: '{directory}' is not a dump (no {MANIFEST})")
+    try:
+        data = json.loads(path.read_text())
+        if data.get("version") != DUMP_VERSION:
+            raise ValueError(f"version {data.get('version')!r}")
+        entries = tuple(
+            DumpEntry(
+                str(e["name"]),
+                str(e["op"]),
+                tuple(root / str(o["file"]) for o in e["outputs"]),
+            )
+            for e in data["entries"]
+        )
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        message = " ".join(str(error).split())
+        raise GEError(f"error: '{path}' is not a dump manifest: {message}") from None
+    return Dump(root, str(data.get("source", "")), entries)
+
+
+# ---------------------------------------------------------------------------
+# onnxruntime intermediates
+# ---------------------------------------------------------------------------
+
+
+def onnx_dump(
+    model: Any,
+    inputs: Mapping[str, np.ndarray],
+    directory: str | os.PathLike[str],
+) -> Path:
+    """Dump every node's outputs as onnxruntime computes them; the folder.
+
+    `model` is an `onnx.ModelProto` or a path. Graph optimisations are off,
+    so each value is the node's own.
+    """
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper
+
+    from ge_frontend.onnx_context import node_name
+
+    proto = onnx.load(os.fspath(model)) if isinstance(model, str | Path) else model
+    graph_outputs = {o.name for o in proto.graph.output}
+    extended = onnx.ModelProto()
+    extended.CopyFrom(proto)
+    for node in proto.graph.node:
+        for value in node.output:
+            if value and value not in graph_outputs:
+                extended.graph.output.append(helper.make_empty_tensor_value_info(value))
+                graph_outputs.add(value)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(
+        extended.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    names = [o.name for o in session.get_outputs()]
+    values = dict(zip(names, session.run(names, dict(inputs)), strict=True))
+    writer = DumpWriter(Path(directory), source="onnxruntime")
+    for name, array in inputs.items():
+        writer.add(name, INPUT_OP, [array])
+    for node in proto.graph.node:
+        writer.add(node_name(node), node.op_type, [values[v] for v in node.output if v])
+    return writer.close()
+
+
+# ---------------------------------------------------------------------------
+# Comparing
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutputCheck:
+    """One compared result."""
+
+    name: str
+    op: str
+    index: int
+    error: float
+    limit: float
+
+    @property
+    def ok(self) -> bool:
+        """Whether the result is within tolerance."""
+        return self.error <= self.limit
+
+    def line(self) -> str:
+        """`conv1 (Conv) #0: max abs error 1.2e-07 (limit 3.1e-03): ok`."""
+        verdict = "ok" if self.ok else "DIVERGES"
+        return (
+            f"{self.name} ({self.op}) #{self.index}: max abs error {self.error:.3e} "
+            f"(limit {self.limit:.3e}): {verdict}"
+        )
+
+
+@dataclass
+class Comparison:
+    """What `compare_dumps` found."""
+
+    checks: list[OutputCheck] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Reference entries without a counterpart (or of another shape)."""
+
+    @property
+    def first_divergence(self) -> OutputCheck | None:
+        """The first check (reference order) beyond tolerance."""
+        return next((c for c in self.checks if not c.ok), None)
+
+    def summary(self) -> str:
+        """One line: the first diverging op, or how many agreed."""
+        first = self.first_divergence
+        compared = len({c.name for c in self.checks})
+        if first is None:
+            return (
+                f"no divergence: {compared} ops compared, {len(self.skipped)} "
+                "without counterpart"
+            )
+        return (
+            f"first divergence at op '{first.name}' ({first.op}) output "
+            f"#{first.index}: max abs error {first.error:.3e} > {first.limit:.3e}"
+        )
+
+
+def counterpart(ours: Dump, name: str, reference_names: set[str]) -> DumpEntry | None:
+    """Our entry for reference node `name`: the last one named `name` or
+    `name/...` (an import helper, unless it is a reference node itself)."""
+    found = None
+    for entry in ours.entries:
+        if entry.name == name or (
+            entry.name.startswith(f"{name}/") and entry.name not in reference_names
+        ):
+            found = entry
+    return found
+
+
+def compare_dumps(
+    ours: Dump,
+    reference: Dump,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    *,
+    stop_at_first: bool = True,
+) -> Comparison:
+    """Compare `ours` with `reference`, op by op in the reference's order."""
+    comparison = Comparison()
+    names = {e.name for e in reference.entries}
+    for entry in reference.entries:
+        if entry.op == INPUT_OP:
+            continue
+        mine = counterpart(ours, entry.name, names)
+        expected = entry.arrays()
+        got = mine.arrays() if mine is not None else []
+        if len(got) != len(expected) or any(
+            a.shape != b.shape for a, b in zip(got, expected, strict=True)
+        ):
+            comparison.skipped.append(entry.name)
+            continue
+        for index, (a, b) in enumerate(zip(got, expected, strict=True)):
+            error, limit = _difference(a, b, rtol, atol)
+            comparison.checks.append(
+                OutputCheck(entry.name, entry.op, index, error, limit)
+            )
+        if stop_at_first and comparison.first_divergence is not None:
+            break
+    return comparison
+
+
+def _difference(
+    ours: np.ndarray, reference: np.ndarray, rtol: float, atol: float
+) -> tuple[float, float]:
+    """(max abs error, limit); NaN where only one side has it is infinite."""
+    a, b = ours.astype(np.float64), reference.astype(np.float64)
+    difference = np.abs(a - b)
+    difference[np.isnan(a) & np.isnan(b)] = 0.0
+    error = float(difference.max(initial=0.0))
+    limit = atol + rtol * float(np.nanmax(np.abs(b), initial=0.0))
+    return (float("inf") if np.isnan(error) else error), limit

@@ -1,0 +1,190 @@
+"""The performance engine: time an op's candidate kernels once, keep the fastest.
+
+As InfiniTensor's `PerfEngine`: the first time the runtime meets an op
+*signature* (op name, attributes, and per operand and result its origin
+shape, dtype and formats), every candidate kernel runs on the real inputs
+(once to warm up, then best of `repeats`, into scratch outputs) and the
+fastest is recorded. Later runs, and later ops of the same signature, reuse
+the record without timing; `retune` measures again. Records live in a JSON
+file:
+
+```json
+{"version": 1,
+ "records": {"ge.conv2d(float32[1,64,56,56]NCHW>NC1HWC0, ...)->(...){...}":
+             {"kernel": "im2col", "seconds": {"im2col": 0.0041, "jit": 0.035}}}}
+```
+
+A candidate that fails while being timed is skipped (its error is kept in
+the record); if all fail, the first failure is raised.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+from ge_dialect.diagnostics import GEError
+from ge_dialect.dtypes import dtype_name
+from ge_dialect.layout import layout_of
+from ge_dialect.ops import attribute_to_python
+from ge_runtime.kernels import KERNEL_ATTRIBUTES_DROPPED, KernelCall, KernelInfo
+from tools.common import write_atomically
+
+RECORDS_VERSION = 1
+DEFAULT_REPEATS = 3
+
+
+def _tensor_signature(value: SSAValue) -> str:
+    tensor = value.type
+    if not isinstance(tensor, TensorType):
+        return str(tensor)
+    origin, storage = layout_of(tensor)
+    shape = ",".join(map(str, tensor.get_shape()))
+    return f"{dtype_name(tensor.element_type)}[{shape}]{origin.value}>{storage.value}"
+
+
+def op_signature(op: Operation) -> str:
+    """The record key of an op: name, operand and result tensors, attributes."""
+    operands = ", ".join(_tensor_signature(v) for v in op.operands)
+    results = ", ".join(_tensor_signature(v) for v in op.results)
+    attributes = {
+        name: attribute_to_python(attr)
+        for name, attr in sorted(op.attributes.items())
+        if name not in KERNEL_ATTRIBUTES_DROPPED
+    }
+    text = json.dumps(attributes, sort_keys=True, default=str)
+    return f"{op.name}({operands})->({results}){text}"
+
+
+@dataclass
+class TuningRecord:
+    """The fastest kernel of one signature and what each candidate took."""
+
+    kernel: str
+    seconds: dict[str, float]
+    failures: dict[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """The record as JSON values (failed candidates: their error)."""
+        entry: dict[str, Any] = {"kernel": self.kernel, "seconds": self.seconds}
+        if self.failures:
+            entry["failures"] = self.failures
+        return entry
+
+
+@dataclass
+class PerfEngine:
+    """Picks a kernel per op signature by timing, remembering the winners.
+
+    `path` (optional) is the JSON record file, read at creation and written
+    by `save`; `retune` ignores existing records; `timed` lists the
+    signatures measured by this engine (`reused` those answered from records).
+    """
+
+    path: str | os.PathLike[str] | None = None
+    retune: bool = False
+    repeats: int = DEFAULT_REPEATS
+    records: dict[str, TuningRecord] = field(default_factory=dict)
+    timed: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.path is not None and Path(self.path).exists():
+            self.records = load_records(self.path)
+
+    def choose(
+        self,
+        op: Operation,
+        candidates: Sequence[KernelInfo],
+        make_call: Callable[[], KernelCall],
+    ) -> KernelInfo:
+        """The kernel for `op`: from the records, else timed now and recorded."""
+        key = op_signature(op)
+        by_name = {k.name: k for k in candidates}
+        record = self.records.get(key)
+        if record is not None and key in self.timed:
+            return by_name[record.kernel]
+        if not self.retune and record is not None and record.kernel in by_name:
+            self.reused.append(key)
+            return by_name[record.kernel]
+        record = self._measure(op, candidates, make_call)
+        self.records[key] = record
+        self.timed.append(key)
+        return by_name[record.kernel]
+
+    def _measure(
+        self,
+        op: Operation,
+        candidates: Sequence[KernelInfo],
+        make_call: Callable[[], KernelCall],
+    ) -> TuningRecord:
+        seconds: dict[str, float] = {}
+        failures: dict[str, Exception] = {}
+        for kernel in candidates:
+            call = make_call()
+            try:
+                kernel.function(call)  # warm up (JIT compilation, caches)
+                best = math.inf
+                for _ in range(self.repeats):
+                    start = time.perf_counter()
+                    kernel.function(call)
+                    best = min(best, time.perf_counter() - start)
+            except Exception as error:  # a failing candidate is skipped
+                failures[kernel.name] = error
+                continue
+            seconds[kernel.name] = best
+        if not seconds:
+            name, error = next(iter(failures.items()))
+            if isinstance(error, GEError):
+                raise error
+            raise GEError(f"error: kernel '{name}' of '{op.name}' failed: {error}")
+        fastest = min(seconds, key=seconds.__getitem__)
+        return TuningRecord(
+            fastest, seconds, {name: str(e) for name, e in failures.items()}
+        )
+
+    def save(self) -> None:
+        """Write the records to `path` (atomically), if the engine has one."""
+        if self.path is not None:
+            save_records(self.path, self.records)
+
+
+def load_records(path: str | os.PathLike[str]) -> dict[str, TuningRecord]:
+    """The records of a tuning file (GEError if it is not one)."""
+    try:
+        data = json.loads(Path(path).read_text())
+        if data.get("version") != RECORDS_VERSION:
+            raise ValueError(f"version {data.get('version')!r}, expected 1")
+        return {
+            key: TuningRecord(
+                str(entry["kernel"]),
+                {k: float(v) for k, v in entry["seconds"].items()},
+                {k: str(v) for k, v in entry.get("failures", {}).items()},
+            )
+            for key, entry in data["records"].items()
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        message = " ".join(str(error).split())
+        raise GEError(
+            f"error: '{path}' is not a tuning record file: {message}"
+        ) from None
+
+
+def save_records(
+    path: str | os.PathLike[str], records: dict[str, TuningRecord]
+) -> None:
+    """Write tuning records as JSON (keys sorted, one file, atomically)."""
+    data = {
+        "version": RECORDS_VERSION,
+        "records": {key: records[key].as_json() for key in sorted(records)},
+    }
+    write_atomically(path, json.dumps(data, indent=1) + "\n")

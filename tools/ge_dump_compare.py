@@ -1,0 +1,86 @@
+"""`ge-dump-compare`: name the first op whose dumped outputs diverge.
+
+    ge-run model.om --random-inputs --dump ours/ --output-dir out/
+    ge-dump-compare ours/ reference/          # two dump folders
+    ge-dump-compare ours/ model.onnx          # onnxruntime on ours' inputs
+
+Entries are compared in the reference's (topological) order; an output
+diverges when max |ours - reference| > atol + rtol * max |reference|. The
+first diverging op is printed and the exit code is 1; otherwise one line
+says how many ops agreed. `--all` compares and prints every output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from ge_dialect.diagnostics import GEError
+from ge_runtime.dump import (
+    DEFAULT_ATOL,
+    DEFAULT_RTOL,
+    Dump,
+    compare_dumps,
+    load_dump,
+    onnx_dump,
+)
+from tools.common import one_line_errors, run_tool
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of `ge-dump-compare`."""
+    parser = argparse.ArgumentParser(
+        prog="ge-dump-compare",
+        description="Name the first op whose dumped outputs diverge from a "
+        "reference dump (or onnxruntime's intermediates of an ONNX model).",
+    )
+    parser.add_argument("ours", help="dump folder (ge-run --dump)")
+    parser.add_argument("reference", help="reference dump folder, or a .onnx model")
+    parser.add_argument(
+        "--rtol", type=float, default=DEFAULT_RTOL, help="relative tolerance"
+    )
+    parser.add_argument(
+        "--atol", type=float, default=DEFAULT_ATOL, help="absolute tolerance"
+    )
+    parser.add_argument(
+        "--all", action="store_true", help="compare and print every output"
+    )
+    return one_line_errors(parser)
+
+
+def reference_dump(ours: Dump, reference: str, scratch: Path) -> Dump:
+    """The reference side: a dump folder, or an ONNX model run on our inputs."""
+    if reference.endswith(".onnx"):
+        onnx_dump(reference, ours.inputs(), scratch)
+        return load_dump(scratch)
+    return load_dump(reference)
+
+
+def run(argv: Sequence[str] | None) -> None:
+    """Compare two dumps; GEError naming the first diverging op."""
+    args = build_parser().parse_args(argv)
+    ours = load_dump(args.ours)
+    with tempfile.TemporaryDirectory() as scratch:
+        reference = reference_dump(ours, args.reference, Path(scratch))
+        comparison = compare_dumps(
+            ours, reference, args.rtol, args.atol, stop_at_first=not args.all
+        )
+    shown = comparison.checks if args.all else comparison.checks[-1:]
+    for check in shown:
+        if args.all or not check.ok:
+            print(check.line())
+    if comparison.first_divergence is not None:
+        raise GEError(f"error: {comparison.summary()}")
+    print(comparison.summary())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `ge-dump-compare`."""
+    return run_tool("ge-dump-compare", lambda: run(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
