@@ -348,13 +348,18 @@ class MemoryReport:
         }
 
 
+def check_strategy(strategy: str | None) -> None:
+    """GEError unless `strategy` is None or a known strategy name."""
+    if strategy is not None and strategy not in STRATEGIES:
+        known = ", ".join(STRATEGIES)
+        raise GEError(f"error: unknown memory strategy '{strategy}' (known: {known})")
+
+
 def plan_buffers(
     buffers: Sequence[Buffer], strategy: str | None = None
 ) -> tuple[list[int], MemoryReport]:
     """Offsets from `strategy` (None: every strategy, the smallest arena wins)."""
-    if strategy is not None and strategy not in STRATEGIES:
-        known = ", ".join(STRATEGIES)
-        raise GEError(f"error: unknown memory strategy '{strategy}' (known: {known})")
+    check_strategy(strategy)
     results = {name: STRATEGIES[name](buffers) for name in STRATEGIES}
     sizes = {name: arena_size(buffers, offsets) for name, offsets in results.items()}
     chosen = strategy or min(sizes, key=lambda name: (sizes[name], name != BASELINE))

@@ -65,6 +65,7 @@ from ge_runtime.memory import (
     Buffer,
     MemoryReport,
     align,
+    check_strategy,
     plan_buffers,
     value_bytes,
 )
@@ -246,6 +247,7 @@ class PlanMemoryPass(ModulePass):
     """Let elementwise results overwrite an operand that dies at their op."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_strategy(self.strategy)
         target = enclosing_target(op)
         for graph in op.ops:
             if isinstance(graph, GraphOp):

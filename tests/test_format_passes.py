@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -103,7 +104,7 @@ def run_specs(text: str) -> list[str]:
     """The pass spec (`name{options}`) of each distinct RUN line's first pass."""
     specs = []
     for command in re.findall(r"^// RUN: ge-opt %s ([^|\n]*)", text, re.MULTILINE):
-        for flag in command.split():
+        for flag in shlex.split(command):
             name, _, options = flag.removeprefix("--").partition("=")
             if flag.startswith("--") and name in PASSES:
                 spec = f"{name}{{{options}}}" if options else name

@@ -220,6 +220,18 @@ def test_pow_and_plain_nd_broadcast():
     check(b.build())
 
 
+def test_integer_binary_ops():
+    b = GraphBuilder("g")
+    x, y = b.data([2, 3], "int32"), b.data([3], "int32")
+    b.output(b.maximum(b.sub(x, y), b.mul(x, y)))
+    rng = np.random.default_rng(3)
+    inputs = {
+        i: rng.integers(-50, 50, s).astype(np.int32)
+        for i, s in enumerate([(2, 3), (3,)])
+    }
+    check(b.build(), inputs)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_add_n_bias_add_batch_norm(dtype):
     def body(b, x, bias, scale, offset, mean, var):

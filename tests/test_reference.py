@@ -1041,10 +1041,17 @@ def test_ge_run_errors_are_one_line_and_write_nothing(
     assert not (tmp_path / "out").exists()
 
 
-def test_ge_run_without_a_mode_is_an_error(tmp_path: Path, capsys):
+def test_ge_run_without_reference_runs_the_jit(tmp_path: Path, capsys):
     model = write_module(relu_module(), tmp_path / "relu.mlir")
-    assert ge_run.main([str(model), "--output-dir", str(tmp_path / "o")]) == 1
-    assert "pass --reference" in capsys.readouterr().err
+    args = [
+        str(model),
+        "--random-inputs",
+        "--check",
+        "--output-dir",
+        str(tmp_path / "o"),
+    ]
+    assert ge_run.main(args) == 0
+    assert ": ok" in capsys.readouterr().out
 
 
 # The ONNX package's pytorch-converted / pytorch-operator backend cases need

@@ -138,6 +138,9 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     try:
         with os.fdopen(fd, mode) as stream:
             stream.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
         os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

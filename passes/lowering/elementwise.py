@@ -113,9 +113,7 @@ def _prelu(nest: Nest, x: Value, slope: Value) -> Value:
     return _select(nest, "oge", x, 0.0, x, nest.op(arith.MulfOp, slope, x))
 
 
-def _arith(op_class: type[Operation] | None) -> BinaryFn | None:
-    if op_class is None:
-        return None
+def _arith(op_class: type[Operation]) -> BinaryFn:
     return lambda nest, a, b: nest.op(op_class, a, b)
 
 
@@ -129,7 +127,8 @@ BINARY: dict[str, tuple[BinaryFn, BinaryFn | None]] = {
     "ge.minimum": (_arith(arith.MinimumfOp), _arith(arith.MinSIOp)),
     "ge.prelu": (_prelu, None),
 }
-"""Binary ops: op name -> (float computation, integer computation or None)."""
+"""Binary ops: op name -> (float computation, integer computation or None;
+booleans have none)."""
 
 
 def lower_unary(ctx: LoweringContext, op: Operation) -> None:
@@ -149,14 +148,11 @@ def lower_unary(ctx: LoweringContext, op: Operation) -> None:
 def lower_binary(ctx: LoweringContext, op: Operation) -> None:
     """`y[i] = f(x1[bcast(i)], x2[bcast(i)])` with NumPy broadcasting."""
     x1, x2 = ctx.operands()
+    element = x1.layout.element_type
     float_fn, int_fn = BINARY[op.name]
-    compute = float_fn if is_float(x1.layout.element_type) else int_fn
-    if (
-        compute is None
-        or isinstance(x1.layout.element_type, IntegerType)
-        and (x1.layout.element_type.width.data == 1)
-    ):
-        raise ctx.error("has no loop lowering for this element type")
+    compute = float_fn if is_float(element) else int_fn
+    if compute is None or element == IntegerType(1):
+        raise ctx.error(f"has no loop lowering for element type {element}")
     y = ctx.result()
 
     def body(nest: Nest, index: list[Ix]) -> None:
