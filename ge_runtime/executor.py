@@ -41,7 +41,12 @@ from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, VariableOp
 from ge_runtime.adapters import expected_dtype
 from ge_runtime.dump import INPUT_OP, DumpWriter
 from ge_runtime.kernels import KERNELS, KernelCall, KernelInfo, KernelRegistry
-from ge_runtime.memory import VIEW_OPS, read_plan, value_storage_shape
+from ge_runtime.memory import (
+    VIEW_OPS,
+    check_graph_plan,
+    read_plan,
+    value_storage_shape,
+)
 from ge_runtime.profiling import Profiler
 from ge_runtime.reference import (
     InputKey,
@@ -51,7 +56,10 @@ from ge_runtime.reference import (
     dense_to_numpy,
     value_layout,
 )
+from ge_runtime.scheduler import inline_partitioned_calls
 from ge_runtime.tuning import PerfEngine
+from passes.partition_engines import node_labels
+from passes.plan_memory import plan_graph, unsunk_reason
 
 
 @dataclass
@@ -102,9 +110,6 @@ def runnable_graph(graph: GraphOp) -> GraphOp:
 
     GEError if it has control flow or dynamic shapes.
     """
-    from ge_runtime.scheduler import inline_partitioned_calls
-    from passes.plan_memory import unsunk_reason
-
     clone = graph.clone()
     inline_partitioned_calls(clone.body.block)
     reason = unsunk_reason(clone)
@@ -135,9 +140,9 @@ class Runtime:
     def __post_init__(self) -> None:
         self.graph = runnable_graph(self.graph)
         planned = read_plan(self.graph)
-        if planned is None:
-            from passes.plan_memory import plan_graph
-
+        if planned is not None:
+            check_graph_plan(self.graph, self.target)  # a stale plan is an error
+        else:
             plan = plan_graph(self.graph, self.target)
             planned = plan.arena_size, plan.offsets
         self.arena_size, self.offsets = planned
@@ -149,8 +154,6 @@ class Runtime:
         }
 
     def _labelled_ops(self) -> list[tuple[Operation, str]]:
-        from passes.partition_engines import node_labels
-
         labels = node_labels(self.graph)
         return [
             (op, labels[op])

@@ -5,11 +5,13 @@ of its last use, both inclusive (at a step the op's operands and results
 coexist). A strategy gives every buffer an offset in one arena so that no two
 buffers live at the same step share a byte:
 
-- `first-fit`: InfiniTensor's online allocator (`LazyAllocator` driven by
-  `GraphObj::dataMalloc`): walk the steps in order, allocate each new buffer
-  at the lowest free block that fits (or grow the arena at its end), then
-  release the buffers whose last use was this step; freed neighbours merge.
-- `best-fit`: the same walk taking the smallest free block that fits.
+- `first-fit`, the baseline: InfiniTensor's online walk (`GraphObj::
+  dataMalloc` driving its `LazyAllocator` free list): steps in order,
+  allocate each new buffer at the lowest free block that fits (or grow the
+  arena at its end), then release the buffers whose last use was this step;
+  freed neighbours merge.
+- `best-fit`: the same walk taking the smallest free block that fits (the
+  allocator keyed by block size, as `LazyAllocator`'s free set is).
 - `greedy-by-size`: offline interval packing (as TFLite's greedy-by-size
   planner): place buffers largest first, each at the smallest gap between
   the buffers already placed that are live at the same time, else above
@@ -20,7 +22,9 @@ buffers live at the same step share a byte:
   buffer live longest into the future.
 
 `plan_buffers` runs them all and keeps the smallest arena. `lower_bound` is
-the largest total of simultaneously live bytes: no plan can be smaller.
+the largest total of simultaneously live bytes: no plan can be smaller. It
+is computed on the buffers as planned (aligned sizes, after views and
+in-place reuse have merged values into one buffer).
 
 The plan lives in the IR (written by the `plan-memory` pass):
 

@@ -69,7 +69,7 @@ from xdsl.pattern_rewriter import (
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
-from ge_runtime.memory import read_plan
+from ge_runtime.memory import check_graph_plan, read_plan
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
@@ -133,6 +133,7 @@ class GraphLowering:
             get = context.emitter.add(memref.GetGlobalOp(name, _memref_type(layout)))
             context.buffers[op.results[0]] = Buffer(get.results[0], layout)
         if (plan := read_plan(self.graph)) is not None:
+            check_graph_plan(self.graph, self.target)  # a stale plan is an error
             size, context.arena_offsets = plan
             arena = memref.AllocOp([], [], MemRefType(i8, [size]))
             context.arena = context.emitter.add(arena).results[0]

@@ -1,0 +1,229 @@
+"""Data dump and compare: origin-layout dumps, onnxruntime intermediates,
+and locating the first diverging op (an injected wrong kernel)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from ge_dialect.diagnostics import GEError
+from ge_runtime.dump import (
+    MANIFEST,
+    DumpWriter,
+    compare_dumps,
+    file_stem,
+    load_dump,
+    onnx_dump,
+)
+from ge_runtime.executor import Runtime
+from ge_runtime.kernels import KernelCall, builtin_registry, host
+from ge_runtime.reference import find_graph
+from tools import ge_atc, ge_dump_compare, ge_run
+
+pytest.importorskip("onnxruntime")
+
+LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+
+
+def light_model(name: str, tmp_path: Path) -> tuple[Path, np.ndarray]:
+    """A light model with seeded random weights saved to tmp_path, and an input."""
+    from ge_frontend.onnx_weights import randomize_weights
+
+    model = randomize_weights(onnx.load(os.fspath(LIGHT / f"light_{name}.onnx")))
+    path = tmp_path / f"{name}.onnx"
+    onnx.save(model, path)
+    (feed,) = [i for i in model.graph.input if i.name not in initializers(model)]
+    shape = [d.dim_value for d in feed.type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    return path, x
+
+
+def initializers(model: onnx.ModelProto) -> set[str]:
+    return {i.name for i in model.graph.initializer}
+
+
+def compile_om(model: Path, tmp_path: Path) -> Path:
+    om = tmp_path / "model.om"
+    code = ge_atc.main(
+        [f"--model={model}", "--framework=5", f"--output={om}", "--log=error"]
+    )
+    assert code == 0
+    return om
+
+
+def dump_through_cli(name: str, tmp_path: Path, capsys) -> None:
+    model, x = light_model(name, tmp_path)
+    om = compile_om(model, tmp_path)
+    np.save(tmp_path / "x.npy", x)
+    code = ge_run.main(
+        [
+            str(om),
+            f"--input=0={tmp_path / 'x.npy'}",
+            f"--dump={tmp_path / 'dump'}",
+            f"--output-dir={tmp_path / 'out'}",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    code = ge_dump_compare.main([str(tmp_path / "dump"), str(model)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert out.startswith("no divergence: ")
+    compared = int(out.split(": ")[1].split()[0])
+    convs = sum(n.op_type == "Conv" for n in onnx.load(os.fspath(model)).graph.node)
+    assert compared > convs
+
+
+def test_dump_of_a_small_model_matches_onnxruntime(tmp_path: Path, capsys):
+    dump_through_cli("squeezenet", tmp_path, capsys)
+
+
+@pytest.mark.slow
+def test_dump_of_resnet50_matches_onnxruntime(tmp_path: Path, capsys):
+    dump_through_cli("resnet50", tmp_path, capsys)
+
+
+def test_injected_wrong_kernel_is_located(tmp_path: Path):
+    """A wrong kernel for one conv: the compare names that conv, not a later op."""
+    from ge_runtime.offline_model import load_offline_model
+
+    model, x = light_model("squeezenet", tmp_path)
+    offline = load_offline_model(compile_om(model, tmp_path))
+    convs = [
+        n.name for n in onnx.load(os.fspath(model)).graph.node if n.op_type == "Conv"
+    ]
+    culprit = convs[5]
+    registry = builtin_registry()
+
+    def off_by_a_bit(call: KernelCall) -> None:
+        host(call)
+        call.outputs[0] *= 1.01
+
+    registry.register("ge.conv2d", "off_by_a_bit", off_by_a_bit)
+    graph = find_graph(offline.module())
+    data_name = graph.inputs()[0].attributes["name"].data
+    writer = DumpWriter(tmp_path / "ours")
+    runtime = Runtime(
+        graph,
+        offline.weights,
+        registry=registry,
+        selection={culprit: "off_by_a_bit"},
+        dumper=writer,
+    )
+    runtime.run({data_name: x})
+    writer.close()
+    onnx_dump(model, {data_name: x}, tmp_path / "ort")
+    comparison = compare_dumps(
+        load_dump(tmp_path / "ours"), load_dump(tmp_path / "ort")
+    )
+    first = comparison.first_divergence
+    assert first is not None and first.name == culprit
+    assert first.op == "Conv" and first.error > first.limit
+    assert all(c.ok for c in comparison.checks[:-1])
+    assert len(comparison.checks) > 5
+
+
+# ---------------------------------------------------------------------------
+# The dump folder
+# ---------------------------------------------------------------------------
+
+GRAPH = """\
+ge.graph @main {
+  %x = ge.data {index = 0 : i64, name = "x"} : tensor<1x17x4x4xf32, #ge.layout<NCHW>>
+  %t = ge.transdata %x {src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>}
+    : tensor<1x17x4x4xf32, #ge.layout<NCHW>>
+    -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
+  %r = ge.relu %t {name = "block/relu"}
+    : tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
+    -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
+  %y = ge.transdata %r {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NCHW>}
+    : tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
+    -> tensor<1x17x4x4xf32, #ge.layout<NCHW>>
+  ge.netoutput %y : tensor<1x17x4x4xf32, #ge.layout<NCHW>>
+}
+"""
+
+
+def test_dump_files_are_origin_layout_named_after_ops(tmp_path: Path, capsys):
+    graph = tmp_path / "g.mlir"
+    graph.write_text(GRAPH)
+    x = np.random.default_rng(0).standard_normal((1, 17, 4, 4)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    dump = tmp_path / "dump"
+    code = ge_run.main(
+        [
+            str(graph),
+            f"--input=x={tmp_path / 'x.npy'}",
+            f"--dump={dump}",
+            "--dump-stored",
+            f"--output-dir={tmp_path / 'out'}",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    manifest = json.loads((dump / MANIFEST).read_text())
+    entries = manifest["entries"]
+    assert [e["name"] for e in entries] == [
+        "x",
+        "transdata_0",
+        "block/relu",
+        "transdata_1",
+    ]
+    relu = entries[2]["outputs"][0]
+    assert relu["file"] == "block_relu.npy" == f"{file_stem('block/relu')}.npy"
+    assert relu["origin_format"] == "NCHW" and relu["storage_format"] == "NC1HWC0"
+    np.testing.assert_array_equal(np.load(dump / relu["file"]), np.maximum(x, 0))
+    stored = np.load(dump / relu["stored_file"])
+    assert stored.shape == (1, 3, 4, 4, 8)  # C0 = 8 for float32, padding zero
+    assert not stored[:, 2, :, :, 1:].any()
+    np.testing.assert_array_equal(np.load(dump / "x.npy"), x)
+
+
+def dump_arrays(directory: Path, arrays: dict[str, np.ndarray]) -> Path:
+    writer = DumpWriter(directory)
+    for name, array in arrays.items():
+        writer.add(name, "ge.op", [array])
+    writer.close()
+    return directory
+
+
+def test_compare_names_the_first_divergence_in_reference_order(tmp_path: Path, capsys):
+    a = np.ones((2, 3), np.float32)
+    reference = dump_arrays(tmp_path / "ref", {"n1": a, "n2": 2 * a, "n3": 3 * a})
+    ours = dump_arrays(tmp_path / "ours", {"n1": a, "n3": 0 * a, "n2": 2.5 * a})
+    comparison = compare_dumps(load_dump(ours), load_dump(reference))
+    assert comparison.first_divergence is not None
+    assert comparison.first_divergence.name == "n2"
+    assert "first divergence at op 'n2'" in comparison.summary()
+    code = ge_dump_compare.main([str(ours), str(reference), "--all"])
+    out, err = capsys.readouterr()
+    assert code == 1 and err.count("\n") == 1
+    assert "ge-dump-compare: error: first divergence at op 'n2'" in err
+    assert len(out.splitlines()) == 3 and "DIVERGES" in out
+    same = dump_arrays(tmp_path / "same", {"n1": a, "n2": 2 * a + 1e-7, "n3": 3 * a})
+    assert ge_dump_compare.main([str(same), str(reference)]) == 0
+    assert "no divergence: 3 ops compared" in capsys.readouterr().out
+
+
+def test_compare_uses_the_last_helper_of_an_imported_node(tmp_path: Path):
+    """ONNX node `gemm` imported as `gemm` then `gemm/bias`: the helper holds
+    the node's value; another reference node's name is never a helper."""
+    a = np.ones(4, np.float32)
+    reference = dump_arrays(tmp_path / "ref", {"gemm": 3 * a, "gemm/x": a})
+    ours = dump_arrays(
+        tmp_path / "ours", {"gemm": 2 * a, "gemm/bias": 3 * a, "gemm/x": a}
+    )
+    comparison = compare_dumps(load_dump(ours), load_dump(reference))
+    assert comparison.first_divergence is None and len(comparison.checks) == 2
+
+
+def test_not_a_dump_is_one_line_error(tmp_path: Path):
+    with pytest.raises(GEError, match="is not a dump"):
+        load_dump(tmp_path)
+    (tmp_path / MANIFEST).write_text("{}")
+    with pytest.raises(GEError, match="is not a dump manifest"):
+        load_dump(tmp_path)
