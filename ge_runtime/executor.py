@@ -218,8 +218,7 @@ class Runtime:
                 label = name.data if name is not None else f"input_{data.index_value}"  # type: ignore[attr-defined]
                 self.dumper.add(label, INPUT_OP, [array])
         try:
-            for step in self.steps:
-                self._execute(step, values, arena)
+            self._execute_steps(values, arena)
         finally:
             if self.engine is not None:
                 self.engine.save()
@@ -228,6 +227,13 @@ class Runtime:
             layout = value_layout(value, self.target)
             outputs.append(np.array(layout.load(values[value], _shape(value))))
         return outputs
+
+    def _execute_steps(
+        self, values: dict[SSAValue, np.ndarray], arena: np.ndarray
+    ) -> None:
+        """Run every step, in block order (`ge_runtime.streams` runs streams)."""
+        for step in self.steps:
+            self._execute(step, values, arena)
 
     def _execute(
         self, step: Step, values: dict[SSAValue, np.ndarray], arena: np.ndarray

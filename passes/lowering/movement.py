@@ -42,7 +42,11 @@ def copy(
 
 
 def lower_transdata(ctx: LoweringContext, op: Operation) -> None:
-    """Relayout: the same origin element, another storage position."""
+    """Relayout: the same origin element, another storage position. A
+    TransData with `perm` (it absorbed a transpose) also transposes."""
+    if op.attributes.get("perm") is not None:
+        lower_transpose(ctx, op)
+        return
     (x,) = ctx.operands()
     y = ctx.result()
     copy(ctx, x, y, y.layout.origin_shape)
