@@ -50,7 +50,9 @@ class FormatAttr(EnumAttribute[Format]):
 def parse_format_keyword(parser: AttrParser) -> Format:
     """Parse a bare format name such as `NC1HWC0`, with a clear error if unknown."""
     pos = parser.pos
-    return format_from_name(parser, parser.parse_identifier(context_msg=" (format)"), pos)
+    return format_from_name(
+        parser, parser.parse_identifier(context_msg=" (format)"), pos
+    )
 
 
 def format_from_name(parser: AttrParser, name: str, pos: Position) -> Format:
@@ -159,7 +161,12 @@ class LayoutAttr(ParametrizedAttribute):
                         pos,
                         parser.pos,
                     )
-            return (FormatAttr(origin), FormatAttr(storage), storage_shape, reshape_type)
+            return (
+                FormatAttr(origin),
+                FormatAttr(storage),
+                storage_shape,
+                reshape_type,
+            )
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
@@ -180,8 +187,7 @@ class LayoutAttr(ParametrizedAttribute):
     def verify(self) -> None:
         if self.origin_format in INTERNAL_FORMATS:
             raise VerifyException(
-                f"internal format {self.origin_format.value} cannot be an origin "
-                "format"
+                f"internal format {self.origin_format.value} cannot be an origin format"
             )
         if self.origin_format == Format.RESERVED:
             raise VerifyException("RESERVED is not a valid origin format")

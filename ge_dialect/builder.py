@@ -18,7 +18,7 @@ name (kept as the `name` attribute, used in diagnostics and dumps).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -85,7 +85,7 @@ def tensor_type(
 
 
 def python_to_attribute(value: Any, constraint_name: str = "") -> Attribute:
-    """Convert a Python attribute value; `constraint_name` disambiguates formats/types."""
+    """Convert a Python attribute value (`constraint_name`: "format" or "type")."""
     if isinstance(value, Attribute):
         return value
     if constraint_name == "format" or isinstance(value, Format):

@@ -18,7 +18,7 @@ class GEError(Exception):
 
 
 def location_text(op: Operation | None) -> str:
-    """`file:line:col` (or the node name) of the nearest located op, else '<unknown>'."""
+    """`file:line:col` (or node name) of the nearest located op, else `<unknown>`."""
     while op is not None:
         location = op.location
         if isinstance(location, FileLineColLoc):

@@ -53,7 +53,9 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
         body()
     except GEError as error:
         message = str(error)
-        print(message if ": error:" in message else f"{tool}: {message}", file=sys.stderr)
+        print(
+            message if ": error:" in message else f"{tool}: {message}", file=sys.stderr
+        )
         return 1
     except (OSError, UnicodeDecodeError) as error:
         print(f"{tool}: error: {_describe_os_error(error)}", file=sys.stderr)

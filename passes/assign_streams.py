@@ -1,0 +1,240 @@
+"""`assign-streams`: GE's stream allocation — independent branches on streams.
+
+Every computing op of a sunk graph (static shapes, no control flow; engine
+subgraphs seen inlined, as the scheduler sinks them) gets a stream, so that
+independent branches (Inception's towers, ResNet's shortcut convolutions)
+run concurrently, and every dependency across streams gets an event: the
+producer records it when it has finished, the consumer waits for it before
+it starts (GE's Send/Recv pairs). The plan's attributes and semantics are
+those of `ge_runtime.streams`.
+
+```mlir
+ge.graph @main {
+  %a = ge.conv2d %x, %w1 ...          // branch 1
+  %b = ge.conv2d %x, %w2 ...          // branch 2, independent of branch 1
+  %c = ge.add %a, %b ...
+  ge.netoutput %c ...
+}
+// after assign-streams{max-streams=2}:
+ge.graph @main attributes {ge.event_count = 1 : i64, ge.stream_count = 2 : i64} {
+  %a = ge.conv2d %x, %w1 {ge.record_events = array<i64: 0>, ge.stream_id = 0 : i64} ...
+  %b = ge.conv2d %x, %w2 {ge.stream_id = 1 : i64} ...
+  %c = ge.add %a, %b {ge.stream_id = 1 : i64, ge.wait_events = array<i64: 0>} ...
+```
+
+Streams come from list scheduling in block order on a static cost model
+(`OP_WORK`, `LAUNCH_US`, `EVENT_US`): each op goes to the stream where it
+could start first (an operand from another stream costs an event), ties
+to a producer's stream, then the lowest stream; so a chain stays on one
+stream and only ops that really overlap are spread. `ge.stream_count` is
+the number of streams used (at most `max-streams`; one stream is the
+sequential block order, with no events).
+
+Events are only added where needed: none within a stream, and none for a
+dependency already implied by stream order and other events (vector
+clocks, `ge_runtime.streams.StreamOrder`; the latest producer is waited
+for first, as it implies the most). Removing any event lets some consumer
+run before its producer.
+
+Run `plan-memory` after this pass: its buffers then stay live until every
+later op is ordered after their last access, so the plan is valid under
+every interleaving the events allow (`ge_runtime.streams.check_stream_plan`).
+Graphs that are not sunk are left unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from ge_dialect.diagnostics import GEError
+from ge_dialect.ops import GraphOp, attribute_value
+from ge_runtime.memory import VIEW_OPS
+from ge_runtime.streams import (
+    EVENT_COUNT_ATTRIBUTE,
+    RECORD_ATTRIBUTE,
+    STREAM_ATTRIBUTE,
+    STREAM_COUNT_ATTRIBUTE,
+    WAIT_ATTRIBUTE,
+    StreamOrder,
+    scheduled_ops,
+    without_streams,
+)
+from passes.plan_memory import sunk_view, unsunk_reason
+
+LAUNCH_US = 20.0
+"""Estimated time to dispatch one kernel, in microseconds."""
+EVENT_US = 50.0
+"""Estimated cost of an event (record, wake the waiting stream)."""
+WORK_PER_US = 1000.0
+"""Multiply-adds (or elements visited) per microsecond."""
+
+
+def _elements(value: SSAValue) -> int:
+    tensor = value.type
+    assert isinstance(tensor, TensorType)
+    return math.prod(tensor.get_shape())
+
+
+def _conv_work(op: Operation) -> float:
+    """Multiply-adds: each output element takes filter size / output channels."""
+    y = op.results[0]
+    channels = y.type.get_shape()[str(attribute_value(op, "data_format")).index("C")]  # type: ignore[attr-defined]
+    return _elements(y) * _elements(op.operands[1]) / channels
+
+
+def _matmul_work(op: Operation) -> float:
+    """Multiply-adds: every element of the first operand meets each output column."""
+    return _elements(op.operands[0]) * op.results[0].type.get_shape()[-1]  # type: ignore[attr-defined]
+
+
+def _window_work(op: Operation) -> float:
+    return _elements(op.results[0]) * math.prod(attribute_value(op, "ksize"))
+
+
+OP_WORK: dict[str, Callable[[Operation], float]] = {
+    "ge.conv2d": _conv_work,
+    "ge.matmul": _matmul_work,
+    "ge.gemm": _matmul_work,
+    "ge.batch_matmul": _matmul_work,
+    "ge.max_pool": _window_work,
+    "ge.avg_pool": _window_work,
+    "ge.lrn": lambda op: _elements(op.results[0]) * attribute_value(op, "size"),
+}
+"""Per op: its work; other ops move memory: elements read and written."""
+
+
+def cost_us(op: Operation) -> float:
+    """The estimated run time of `op` in microseconds (a view runs nothing)."""
+    if op.name in VIEW_OPS and op.operands[0].type == op.results[0].type:
+        return 0.0
+    work = OP_WORK.get(op.name)
+    if work is not None:
+        return LAUNCH_US + work(op) / WORK_PER_US
+    values = [*op.operands, *op.results]
+    return LAUNCH_US + sum(_elements(v) for v in values) / WORK_PER_US
+
+
+def producers(op: Operation, placed: Mapping[Operation, int]) -> list[Operation]:
+    """The placed ops whose results `op` reads, each once, in `placed` order."""
+    found = {v.owner for v in op.operands if v.owner in placed}
+    return sorted(found, key=placed.__getitem__)  # type: ignore[arg-type]
+
+
+def schedule(ops: Sequence[Operation], max_streams: int) -> dict[Operation, int]:
+    """Each op's stream, by list scheduling on `cost_us` (module docstring)."""
+    stream: dict[Operation, int] = {}
+    finish: dict[Operation, float] = {}
+    free = [0.0] * max_streams
+    for op in ops:
+        inputs = producers(op, stream)
+        own = {stream[p] for p in inputs}
+
+        def start(s: int) -> float:
+            ready = (finish[p] + (EVENT_US if stream[p] != s else 0.0) for p in inputs)
+            return max(free[s], *ready)
+
+        chosen = min(range(max_streams), key=lambda s: (start(s), s not in own, s))
+        stream[op] = chosen
+        finish[op] = free[chosen] = start(chosen) + cost_us(op)
+    return stream
+
+
+def events(
+    ops: Sequence[Operation], stream: Mapping[Operation, int], count: int
+) -> list[tuple[Operation, Operation]]:
+    """The (recorder, waiter) pairs the schedule needs, none implied by others."""
+    order = StreamOrder(count)
+    position = {op: i for i, op in enumerate(ops)}
+    pairs: list[tuple[Operation, Operation]] = []
+    for op in ops:
+        waits: list[Operation] = []
+        for producer in reversed(producers(op, position)):
+            clock = order.next_clock(stream[op], waits)
+            if stream[producer] != stream[op] and not order.before(producer, clock):
+                waits.append(producer)
+        order.add(op, stream[op], waits)
+        pairs += [(producer, op) for producer in sorted(waits, key=position.get)]
+    return pairs
+
+
+@dataclass(frozen=True)
+class StreamAssignment:
+    """Streams and events of one graph."""
+
+    stream: dict[Operation, int]
+    events: list[tuple[Operation, Operation]]
+    """(recorder, waiter) of each event, by event id."""
+
+    @property
+    def count(self) -> int:
+        """Streams used."""
+        return max(self.stream.values(), default=0) + 1
+
+
+def assign_graph(graph: GraphOp, max_streams: int) -> StreamAssignment:
+    """Assign the (sunk, inlined) graph's ops to streams and events; IR unchanged."""
+    ops = scheduled_ops(graph)
+    stream = schedule(ops, max_streams)
+    used = max(stream.values(), default=0) + 1
+    return StreamAssignment(stream, events(ops, stream, used))
+
+
+def annotate(
+    graph: GraphOp,
+    assignment: StreamAssignment,
+    original: Mapping[Operation, Operation],
+) -> None:
+    """Write the assignment on the ops (`original[op]`) and the graph."""
+    records: dict[Operation, list[int]] = {}
+    waits: dict[Operation, list[int]] = {}
+    for event, (recorder, waiter) in enumerate(assignment.events):
+        records.setdefault(recorder, []).append(event)
+        waits.setdefault(waiter, []).append(event)
+    for op, stream in assignment.stream.items():
+        target = original[op]
+        target.attributes[STREAM_ATTRIBUTE] = IntegerAttr(stream, i64)
+        for name, ids in ((RECORD_ATTRIBUTE, records), (WAIT_ATTRIBUTE, waits)):
+            if op in ids:
+                target.attributes[name] = DenseArrayBase.from_list(i64, ids[op])
+    graph.attributes[STREAM_COUNT_ATTRIBUTE] = IntegerAttr(assignment.count, i64)
+    graph.attributes[EVENT_COUNT_ATTRIBUTE] = IntegerAttr(len(assignment.events), i64)
+
+
+def assign_sunk_graph(graph: GraphOp, max_streams: int) -> StreamAssignment | None:
+    """Assign `graph` as sunk and write the plan into it (ops inside engine
+    subgraphs included); None, unchanged, if the graph is not sunk."""
+    view, originals = sunk_view(graph)
+    if unsunk_reason(view) is not None:
+        return None
+    for op in graph.walk():
+        without_streams(op)
+    assignment = assign_graph(view, max_streams)
+    annotate(graph, assignment, originals)
+    return assignment
+
+
+@dataclass(frozen=True)
+class AssignStreamsPass(ModulePass):
+    """Put independent ops of each sunk graph on separate streams, with events."""
+
+    name = "assign-streams"
+
+    max_streams: int = 2
+    """The most streams a graph may use (1: sequential, the block order)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.max_streams < 1:
+            raise GEError(
+                f"error: assign-streams: max-streams must be at least 1, "
+                f"got {self.max_streams}"
+            )
+        for graph in op.ops:
+            if isinstance(graph, GraphOp):
+                assign_sunk_graph(graph, self.max_streams)
