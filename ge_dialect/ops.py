@@ -508,6 +508,59 @@ class PartitionedCallOp(ControlFlowOp):
 CONTROL_FLOW_OPS = (IfOp, CaseOp, WhileOp, PartitionedCallOp)
 
 # ---------------------------------------------------------------------------
+# Fused groups (ATC's UB fusion, `fuse-ops`)
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class FusedOp(GEOperation):
+    """A group of AI Core ops computed as one kernel (one pass over memory).
+
+    The body is a `ge` subgraph, as in `ge.partitioned_call`: `ge.data`
+    with `parent_index = i` is operand i, `ge.netoutput` operand j is result
+    j. `fusion_rule` names the fusion rule that formed the group. It is not
+    control flow: the group's ops run as one AI Core op.
+
+    ```mlir
+    %y = ge.fused %x, %w {fusion_rule = "ConvEltwiseFusion"}
+        : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+      %0 = ge.data {parent_index = 0 : i64} : tensor<1x3x8x8xf32>
+      %1 = ge.data {parent_index = 1 : i64} : tensor<4x3x3x3xf32>
+      %2 = ge.conv2d %0, %1 {data_format = "NCHW"} : (...) -> tensor<1x4x6x6xf32>
+      %3 = ge.relu %2 : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+      ge.netoutput %3 : tensor<1x4x6x6xf32>
+    }
+    ```
+    """
+
+    name = "ge.fused"
+
+    inputs = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    fusion_rule = attr_def(StringAttr)
+    body = region_def("single_block")
+
+    traits = traits_def(TensorLayoutsAreValid(), IsolatedFromAbove())
+
+    assembly_format = "$inputs attr-dict `:` functional-type(operands, results) $body"
+
+    def verify_(self) -> None:
+        _verify_subgraph(self, self.body, len(self.outputs), "fused body")
+        inner = [
+            op
+            for op in self.body.block.ops
+            if not isinstance(op, DataOp | NetOutputOp)
+        ]
+        if not inner:
+            raise VerifyException("fused body has no op to compute")
+        for op in inner:
+            if op.regions or isinstance(op, ConstOp | VariableOp):
+                raise VerifyException(
+                    f"fused body cannot hold '{op.name}' (only compute ops; "
+                    "constants are operands)"
+                )
+
+# ---------------------------------------------------------------------------
 # Trans ops
 # ---------------------------------------------------------------------------
 
@@ -1575,6 +1628,7 @@ GE_OPS: list[type[IRDLOperation]] = [
     CaseOp,
     WhileOp,
     PartitionedCallOp,
+    FusedOp,
     TransDataOp,
     CastOp,
     ReshapeOp,

@@ -56,7 +56,6 @@ from ge_runtime.reference import (
     dense_to_numpy,
     value_layout,
 )
-from ge_runtime.scheduler import inline_partitioned_calls
 from ge_runtime.tuning import PerfEngine
 from passes.partition_engines import node_labels
 from passes.plan_memory import plan_graph, unsunk_reason
@@ -110,6 +109,8 @@ def runnable_graph(graph: GraphOp) -> GraphOp:
 
     GEError if it has control flow or dynamic shapes.
     """
+    from ge_runtime.scheduler import inline_partitioned_calls  # runs this runtime
+
     clone = graph.clone()
     inline_partitioned_calls(clone.body.block)
     reason = unsunk_reason(clone)

@@ -52,6 +52,7 @@ from ge_runtime.jit import CompiledFunction, compile_graph
 from ge_runtime.jit_ops import JITError
 from ge_runtime.memory import OFFSET_ATTRIBUTE
 from ge_runtime.reference import ValueLayout
+from passes.lowering.table import LOWERINGS
 
 KernelKey = tuple[str, str | None, Format | None]
 """(op name, dtype of the first operand, its storage format)."""
@@ -210,7 +211,7 @@ def jit_function(op: Operation, target: str | None) -> CompiledFunction:
     The graph text (without node name and memory plan) keys the JIT's own
     cache, so ops of one signature share one compiled function.
     """
-    from ge_runtime.scheduler import single_op_graph
+    from ge_runtime.scheduler import single_op_graph  # the scheduler runs kernels
 
     graph = single_op_graph(
         op, [v.type for v in op.operands], [v.type for v in op.results]
@@ -233,8 +234,6 @@ def jit(call: KernelCall) -> None:
 
 def has_loop_lowering(op: Operation) -> bool:
     """Whether `convert-ge-to-loops` lowers `op`."""
-    from passes.lowering.table import LOWERINGS
-
     return op.name in LOWERINGS
 
 

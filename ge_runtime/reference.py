@@ -18,7 +18,8 @@ This is the oracle every numeric check compares against. Semantics:
   non-zero; several: non-empty, TensorFlow's rule), `ge.case` runs
   branch `branch_index` (out of range: the last branch, as GE),
   `ge.while` loops until `cond` is false (at most `max_iterations` times),
-  `ge.partitioned_call` runs its subgraph. A subgraph's `ge.data` takes the
+  `ge.partitioned_call` runs its subgraph, and so does a fused group
+  (`ge.fused`: its ops one by one). A subgraph's `ge.data` takes the
   parent operand `parent_index`, its `ge.netoutput` operand j is the parent's
   result j.
 
@@ -56,6 +57,7 @@ from ge_dialect.ops import (
     CaseOp,
     ConstOp,
     DataOp,
+    FusedOp,
     GraphOp,
     IfOp,
     NetOutputOp,
@@ -300,6 +302,7 @@ class ReferenceEvaluator:
         CaseOp: "_case",
         WhileOp: "_while",
         PartitionedCallOp: "_partitioned_call",
+        FusedOp: "_fused",
     }
     """Ops evaluated here rather than by a host kernel (origin in, origin out)."""
 
@@ -417,6 +420,9 @@ class ReferenceEvaluator:
         self, op: PartitionedCallOp, args: list[np.ndarray]
     ) -> list[np.ndarray]:
         return self._call(op.f, args)
+
+    def _fused(self, op: FusedOp, args: list[np.ndarray]) -> list[np.ndarray]:
+        return self._call(op.body, args)
 
 
 def dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:

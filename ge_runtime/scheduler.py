@@ -25,9 +25,14 @@ Why fallback exists: a multi-kernel op (a matmul implemented as several
 kernels) launches a number of kernels only known at run time, so a sunk
 model cannot plan it; GE dispatches it from the host instead.
 
+A sunk part with several streams (`assign-streams`; the part is assigned
+again, as the source graph was, and planned) runs its streams concurrently
+through `ge_runtime.streams.StreamRuntime`, one thread per stream.
+
 Each run records a trace: per op, its node name, engine (from its
 `ge.partitioned_call`, else the op-information library) and path (`sunk`,
-`host kernel`, `fallback`); `ge-run --trace` prints it.
+`host kernel`, `fallback`), and for a part with several streams the stream
+and when the op ran; `ge-run --trace` prints it.
 
 ```python
 model = compile_model(module, weights)          # once
@@ -42,6 +47,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
@@ -55,7 +61,7 @@ from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
 from ge_dialect.shape_inference import SHAPE_FUNCTIONS, ShapeError, infer_shapes
 from ge_runtime.adapters import call_host_op, check_results
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
-from ge_runtime.jit import compile_graph, run_graph
+from ge_runtime.jit import compile_graph, external_keys, run_graph
 from ge_runtime.jit_ops import JITError
 from ge_runtime.reference import (
     Held,
@@ -67,6 +73,7 @@ from ge_runtime.reference import (
     find_graph,
 )
 from passes.infer_shape import shape_function_attributes
+from passes.insert_transdata import derive_storage_weights
 from passes.partition_engines import (
     STRUCTURAL_OPS,
     build_partitioned_call,
@@ -75,6 +82,9 @@ from passes.partition_engines import (
     placed_engine,
 )
 from passes.plan_memory import plan_sunk_graph
+
+if TYPE_CHECKING:
+    from ge_runtime.streams import OpTiming, StreamRuntime
 
 Shape = tuple[int, ...]
 
@@ -92,7 +102,9 @@ class ExecutionPath(enum.StrEnum):
 
 @dataclass(frozen=True)
 class TraceEntry:
-    """One executed op: node name, op, engine, path, how, result shapes."""
+    """One executed op: node name, op, engine, path, how, result shapes, and
+    on a part with several streams: its stream, start and end (ms from the
+    part's start)."""
 
     node: str
     op: str
@@ -100,12 +112,21 @@ class TraceEntry:
     path: ExecutionPath
     detail: str
     shapes: tuple[Shape, ...]
+    stream: int | None = None
+    start_ms: float | None = None
+    end_ms: float | None = None
 
     def line(self) -> str:
-        """`conv1 ge.conv2d AICore sunk (part 0, jit) -> 1x4x8x8`."""
+        """`conv1 ge.conv2d AICore sunk (part 0, jit) -> 1x4x8x8`, or with a
+        stream `... sunk (part 0, 2 streams) stream 1 at 0.250-1.500 ms -> ...`."""
         shapes = ", ".join("x".join(map(str, s)) or "scalar" for s in self.shapes)
+        when = (
+            ""
+            if self.stream is None
+            else f" stream {self.stream} at {self.start_ms:.3f}-{self.end_ms:.3f} ms"
+        )
         return (
-            f"{self.node} {self.op} {self.engine} {self.path} ({self.detail}) "
+            f"{self.node} {self.op} {self.engine} {self.path} ({self.detail}){when} "
             f"-> {shapes}"
         )
 
@@ -211,10 +232,21 @@ class SunkPart:
     ops: list[Operation]
     jit_failure: str | None = None
     """Why the JIT could not compile the part (it runs in the reference evaluator)."""
+    streams: StreamRuntime | None = None  # (imported lazily: it needs this module)
+    """The part's concurrent runtime, once run, if it has several streams."""
+
+    @property
+    def stream_count(self) -> int:
+        """Streams of the part (1: compiled whole)."""
+        from ge_runtime.streams import stream_count
+
+        return stream_count(self.graph) or 1
 
     @property
     def how(self) -> str:
-        """`jit`, or `reference: <why>`."""
+        """`jit`, `N streams`, or `reference: <why>`."""
+        if self.stream_count > 1:
+            return f"{self.stream_count} streams"
         return "jit" if self.jit_failure is None else f"reference: {self.jit_failure}"
 
 
@@ -223,8 +255,12 @@ def sink_graph(graph: GraphOp, target: str | None) -> list[SunkPart]:
 
     Engine subgraphs are inlined, the ops split around `aclnn_only` ops, and
     each part moved into a `ge.partitioned_call` (with the constants only it
-    reads) and compiled.
+    reads), assigned streams as `graph` was, planned and compiled.
     """
+    from ge_runtime.streams import stream_count
+    from passes.assign_streams import assign_sunk_graph
+
+    streams = stream_count(graph)
     block = graph.body.block
     inline_partitioned_calls(block)
     terminator = block.last_op
@@ -244,9 +280,13 @@ def sink_graph(graph: GraphOp, target: str | None) -> list[SunkPart]:
         call = build_partitioned_call(step, constants, None)
         block.insert_op_before(call, terminator)
         part_graph = graph_of_call(call, f"{graph.sym_name.data}_part{len(parts)}")
+        if streams is not None:
+            assign_sunk_graph(part_graph, streams)
         plan_sunk_graph(part_graph, target)  # the part's intermediates: one arena
-        failure = _jit_failure(part_graph, target)
-        parts.append(SunkPart(len(parts), call, part_graph, step, failure))
+        part = SunkPart(len(parts), call, part_graph, step)
+        if part.stream_count == 1:
+            part.jit_failure = _jit_failure(part_graph, target)
+        parts.append(part)
     return parts
 
 
@@ -379,6 +419,8 @@ class ScheduledEvaluator(ReferenceEvaluator):
         inputs: dict[InputKey, np.ndarray] = {
             index: held.origin for index, held in enumerate(operands)
         }
+        if part.stream_count > 1:
+            return self._run_streams(call, part, inputs)
         if part.jit_failure is None:
             results = run_graph(part.graph, inputs, self.weights, target=self.target)
         else:
@@ -389,6 +431,29 @@ class ScheduledEvaluator(ReferenceEvaluator):
         detail = f"part {part.number}, {part.how}"
         for op in part.ops:
             self._record(op, ExecutionPath.SUNK, detail)
+        return results
+
+    def _run_streams(
+        self, call: Operation, part: SunkPart, inputs: Mapping[InputKey, np.ndarray]
+    ) -> list[np.ndarray]:
+        """A part with several streams: each on its own thread, waiting on events."""
+        from ge_runtime.streams import StreamRuntime
+
+        if part.streams is None:
+            weights = self.weights
+            if any(key not in weights for key in external_keys(part.graph)):
+                module = ModuleOp([part.graph.clone()])
+                weights = derive_storage_weights(module, weights, self.target)
+            part.streams = StreamRuntime(part.graph, weights, self.target)
+        results = part.streams.run(inputs)
+        check_results(call, results)
+        assert isinstance(call, PartitionedCallOp)
+        ops = dict(
+            zip(part.streams.graph.body.block.ops, call.f.block.ops, strict=True)
+        )
+        for timing in part.streams.timings:
+            detail = f"part {part.number}, {part.how}"
+            self._record(ops[timing.op], ExecutionPath.SUNK, detail, timing=timing)
         return results
 
     def _run_kernel(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
@@ -442,6 +507,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
         path: ExecutionPath,
         detail: str,
         results: Sequence[np.ndarray] | None = None,
+        timing: OpTiming | None = None,
     ) -> None:
         info = self.nodes.get(op) or NodeInfo(op.name, str(placed_engine(op)))
         shapes = (
@@ -449,8 +515,13 @@ class ScheduledEvaluator(ReferenceEvaluator):
             if results is not None
             else tuple(shape_of(v.type) for v in op.results)
         )
+        when = (
+            ()
+            if timing is None
+            else (timing.stream, 1e3 * timing.start, 1e3 * timing.end)
+        )
         self.trace.append(
-            TraceEntry(info.label, op.name, info.engine, path, detail, shapes)
+            TraceEntry(info.label, op.name, info.engine, path, detail, shapes, *when)
         )
 
 
@@ -493,9 +564,11 @@ class CompiledModel:
         if self.evaluator.host_scheduled:
             return "host scheduling (dynamic dims): op by op"
         fallbacks = self.steps().count(ExecutionPath.FALLBACK.value)
+        streams = max((part.stream_count for part in self.parts), default=1)
         return (
             f"sink scheduling: {len(self.parts)} sunk part(s), "
             f"{fallbacks} fallback op(s)"
+            + (f", {streams} streams" if streams > 1 else "")
         )
 
     def run(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:

@@ -328,9 +328,11 @@ class RaceChecker:
         ancestors: list[int] = []
         previous: dict[int, int] = {}
         for i, op in enumerate(self.ops):
-            preds = [] if self.plan is None else [
-                self.index[self.plan.recorder[e]] for e in self.plan.waits[op]
-            ]
+            preds = (
+                []
+                if self.plan is None
+                else [self.index[self.plan.recorder[e]] for e in self.plan.waits[op]]
+            )
             if (last := previous.get(self.stream(op))) is not None:
                 preds.append(last)
             previous[self.stream(op)] = i
@@ -483,7 +485,7 @@ class OpTiming:
     """When an op ran: its stream, start and end (seconds from the run's start)."""
 
     label: str
-    op: str
+    op: Operation
     stream: int
     start: float
     end: float
@@ -492,7 +494,7 @@ class OpTiming:
         """`stream 1  0.120 ..  3.450 ms  conv2 ge.conv2d`."""
         return (
             f"stream {self.stream} {1e3 * self.start:9.3f} .. "
-            f"{1e3 * self.end:9.3f} ms  {self.label} {self.op}"
+            f"{1e3 * self.end:9.3f} ms  {self.label} {self.op.name}"
         )
 
 
@@ -538,7 +540,7 @@ class StreamRuntime(Runtime):
                     start = time.perf_counter() - origin
                     self._execute(step, values, arena)
                     end = time.perf_counter() - origin
-                    timings.append(OpTiming(step.label, step.op.name, stream, start, end))
+                    timings.append(OpTiming(step.label, step.op, stream, start, end))
                     for event in self.records.get(step.op, ()):
                         events[event].set()
             except BaseException:
@@ -548,7 +550,9 @@ class StreamRuntime(Runtime):
                 raise
 
         with ThreadPoolExecutor(len(self.lanes), "ge-stream") as pool:
-            futures = [pool.submit(run_lane, s, lane) for s, lane in enumerate(self.lanes)]
+            futures = [
+                pool.submit(run_lane, s, lane) for s, lane in enumerate(self.lanes)
+            ]
         self.timings = sorted(timings, key=lambda t: (t.start, t.stream))
         for future in futures:
             future.result()  # the failing stream's error

@@ -49,6 +49,10 @@ PASSES: dict[str, tuple[str, str]] = {
     "insert-aicpu-cast": ("insert_aicpu_cast", "InsertAICPUCastPass"),
     "mark-fallback": ("mark_fallback", "MarkFallbackPass"),
     "plan-memory": ("plan_memory", "PlanMemoryPass"),
+    "assign-streams": ("assign_streams", "AssignStreamsPass"),
+    "fold-batch-norm": ("fold_batch_norm", "FoldBatchNormPass"),
+    "fold-constants": ("fold_constants", "FoldConstantsPass"),
+    "fuse-ops": ("fuse_ops", "FuseOpsPass"),
 }
 """Pass name -> (module in this package, ModulePass class name)."""
 

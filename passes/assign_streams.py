@@ -134,15 +134,14 @@ def schedule(ops: Sequence[Operation], max_streams: int) -> dict[Operation, int]
     free = [0.0] * max_streams
     for op in ops:
         inputs = producers(op, stream)
+        start = [
+            max([free[s], *(finish[p] + EVENT_US * (stream[p] != s) for p in inputs)])
+            for s in range(max_streams)
+        ]
         own = {stream[p] for p in inputs}
-
-        def start(s: int) -> float:
-            ready = (finish[p] + (EVENT_US if stream[p] != s else 0.0) for p in inputs)
-            return max(free[s], *ready)
-
-        chosen = min(range(max_streams), key=lambda s: (start(s), s not in own, s))
+        chosen = min(range(max_streams), key=lambda s: (start[s], s not in own, s))
         stream[op] = chosen
-        finish[op] = free[chosen] = start(chosen) + cost_us(op)
+        finish[op] = free[chosen] = start[chosen] + cost_us(op)
     return stream
 
 
@@ -156,11 +155,12 @@ def events(
     for op in ops:
         waits: list[Operation] = []
         for producer in reversed(producers(op, position)):
-            clock = order.next_clock(stream[op], waits)
-            if stream[producer] != stream[op] and not order.before(producer, clock):
+            if stream[producer] == stream[op]:
+                continue
+            if not order.before(producer, order.next_clock(stream[op], waits)):
                 waits.append(producer)
         order.add(op, stream[op], waits)
-        pairs += [(producer, op) for producer in sorted(waits, key=position.get)]
+        pairs += [(producer, op) for producer in reversed(waits)]
     return pairs
 
 
@@ -168,22 +168,23 @@ def events(
 class StreamAssignment:
     """Streams and events of one graph."""
 
+    count: int
+    """Streams used."""
     stream: dict[Operation, int]
     events: list[tuple[Operation, Operation]]
     """(recorder, waiter) of each event, by event id."""
 
-    @property
-    def count(self) -> int:
-        """Streams used."""
-        return max(self.stream.values(), default=0) + 1
-
 
 def assign_graph(graph: GraphOp, max_streams: int) -> StreamAssignment:
-    """Assign the (sunk, inlined) graph's ops to streams and events; IR unchanged."""
+    """Assign the (sunk, inlined) graph's ops to streams and events; IR unchanged.
+
+    Streams are used in order (an unused stream is never better than a lower
+    unused one), so the streams used are 0 .. count - 1.
+    """
     ops = scheduled_ops(graph)
     stream = schedule(ops, max_streams)
-    used = max(stream.values(), default=0) + 1
-    return StreamAssignment(stream, events(ops, stream, used))
+    count = max(stream.values(), default=0) + 1
+    return StreamAssignment(count, stream, events(ops, stream, count))
 
 
 def annotate(

@@ -22,7 +22,7 @@ Propagation stops at ops with the `_format_locked` unit attribute, scalars,
 `ge.permute`/`ge.expand_dims`/`ge.squeeze` on tensors of rank < 4, ops whose
 rule writes nothing, and the root `ge.netoutput` (its operands are reached,
 nothing goes further). Conflicts never raise: a value keeps the first format
-that reached it. Control flow: a `ge.if`/`ge.case`/`ge.partitioned_call`
+that reached it. Subgraphs: a `ge.if`/`ge.case`/`ge.partitioned_call`/`ge.fused`
 operand i, every subgraph `ge.data` with parent_index i form one reflection
 group; parent result j with every subgraph `ge.netoutput` operand j another;
 `ge.while` ties operand i, result i, cond/body data i and body output i (plus
@@ -91,7 +91,6 @@ from ge_dialect.formats import (
 )
 from ge_dialect.layout import check_rank_fits, layout_of
 from ge_dialect.ops import (
-    CONTROL_FLOW_OPS,
     DataOp,
     GraphOp,
     NetOutputOp,
@@ -144,7 +143,7 @@ def reflection_groups(graph: GraphOp) -> dict[Cell, list[Cell]]:
     variables: dict[str, list[Cell]] = {}
     has_subgraphs = False
     for op in graph.body.walk():
-        if isinstance(op, CONTROL_FLOW_OPS):
+        if op.regions:  # if/case/while/partitioned_call, and fused groups
             has_subgraphs = True
             groups.extend(_control_flow_groups(op))
         elif isinstance(op, VariableOp):

@@ -36,7 +36,6 @@ from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.layout import check_tensor_type, shape_of
 from ge_dialect.ops import (
-    CONTROL_FLOW_OPS,
     DataOp,
     GraphOp,
     NetOutputOp,
@@ -70,7 +69,7 @@ def _infer_block(block: Block) -> None:
     for op in block.ops:
         if isinstance(op, DataOp):
             _infer_subgraph_input(op)
-        elif isinstance(op, CONTROL_FLOW_OPS):
+        elif op.regions:  # if/case/while/partitioned_call, and fused groups
             _infer_control_flow(op)
         elif op.name in SHAPE_FUNCTIONS:
             _infer_op(op)

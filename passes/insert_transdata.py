@@ -85,6 +85,7 @@ from ge_dialect.ops import (
     GraphOp,
     NetOutputOp,
     TransDataOp,
+    WhileOp,
 )
 
 INPUT_LAYOUTS = "input_layouts"
@@ -195,7 +196,8 @@ def boundary_layouts(op: Operation) -> list[LayoutAttr]:
 
     - a root `ge.netoutput`: the origin layout, or the user's
       `storage_formats` entry when it is not ND (the graph interface);
-    - a subgraph `ge.netoutput`: the layout of the parent's result;
+    - a subgraph `ge.netoutput`: the layout of the parent's result (a
+      `ge.while` condition's: origin, it is no loop variable);
     - a control-flow op: the layout of the subgraph `ge.data` mirroring each
       operand (the first subgraph that has one), else origin;
     - a `ge.transdata`: its `src_format`;
@@ -204,6 +206,8 @@ def boundary_layouts(op: Operation) -> list[LayoutAttr]:
     operands = [value.type for value in op.operands]
     if isinstance(op, NetOutputOp):
         parent = op.parent_op()
+        if isinstance(parent, WhileOp) and op.parent_region() is parent.cond:
+            return [origin_layout(t) for t in operands]
         if parent is not None and not isinstance(parent, GraphOp):
             return [layout_attr(r.type) for r in parent.results]
         requested = op.storage_formats.data if op.storage_formats else ()

@@ -27,6 +27,14 @@ ge.graph @main attributes {ge.arena_size = 4096 : i64, ge.memory_report = {...}}
   %2 = ge.exp %1 {ge.mem_offset = array<i64: 0>} : ...
 ```
 
+Streams (`assign-streams`): ops of different streams may run at the same
+time, so liveness follows the happens-before order of the events
+(`ge_runtime.streams.StreamOrder`) rather than the block order: a buffer
+stays live until the last step of an op not ordered after all of its
+accesses, and an op overwrites an operand in place only if every other
+access of that operand is ordered before it. The plan is then valid in
+every interleaving the events allow (`ge_runtime.streams.check_stream_plan`).
+
 Engine subgraphs (`ge.partitioned_call` from `partition-engines`) are seen
 inlined, as the scheduler sinks them; their ops get offsets in the one
 arena. Graphs that are not sunk (control flow, dynamic shapes) are left
@@ -38,6 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -69,6 +78,9 @@ from ge_runtime.memory import (
     plan_buffers,
     value_bytes,
 )
+
+if TYPE_CHECKING:
+    from ge_runtime.streams import StreamOrder
 
 
 @dataclass
@@ -104,9 +116,13 @@ class Liveness:
 
     target: str | None
     in_place: bool
+    order: StreamOrder | None = None
+    """Happens-before of the graph's streams (None: the block order)."""
     last_use: dict[SSAValue, int] = field(default_factory=dict)
     buffer_of: dict[SSAValue, int] = field(default_factory=dict)
     buffers: list[list[int]] = field(default_factory=list)  # [size, first, last]
+    accesses: list[list[Operation]] = field(default_factory=list)
+    """Per buffer: the ops writing or reading it (graph outputs excepted)."""
 
     def run(self, graph: GraphOp) -> None:
         """Assign every arena value of `graph` to a buffer."""
@@ -119,9 +135,14 @@ class Liveness:
             if not isinstance(op, (*PINNED_OPS, NetOutputOp)):
                 for value in op.results:
                     self._place(op, step, value)
+        if self.order is not None:
+            for buffer, accesses in zip(self.buffers, self.accesses, strict=True):
+                buffer[2] = max(buffer[2], self.order.release_step(accesses))
 
     def _place(self, op: Operation, step: int, value: SSAValue) -> None:
         last = self.last_use.get(value, step)
+        accesses = [op, *(u.operation for u in value.uses)]
+        accesses = [a for a in accesses if not isinstance(a, NetOutputOp)]
         shared = self._viewed(op, value)
         if shared is None and self.in_place:
             shared = self._reusable(op, step, value)
@@ -130,9 +151,11 @@ class Liveness:
                 index = self.buffer_of[shared]
                 self.buffer_of[value] = index
                 self.buffers[index][2] = max(self.buffers[index][2], last)
+                self.accesses[index] += accesses
             return  # a view of a pinned value stays outside the arena
         self.buffer_of[value] = len(self.buffers)
         self.buffers.append([align(value_bytes(value, self.target)), step, last])
+        self.accesses.append(accesses)
 
     @staticmethod
     def _viewed(op: Operation, value: SSAValue) -> SSAValue | None:
@@ -149,9 +172,13 @@ class Liveness:
         for operand in op.operands:
             index = self.buffer_of.get(operand)
             if index is not None and operand.type == value.type:
-                if self.buffers[index][2] == step:
+                if self.buffers[index][2] == step and self._ordered_before(index, op):
                     return operand
         return None
+
+    def _ordered_before(self, index: int, op: Operation) -> bool:
+        """Whether every access of buffer `index` happens before `op` (or is it)."""
+        return self.order is None or self.order.all_before(self.accesses[index], op)
 
 
 def _unpadded_bytes(value: SSAValue) -> int:
@@ -168,7 +195,9 @@ def plan_graph(
     in_place: bool = True,
 ) -> GraphPlan:
     """Plan a sunk graph's arena (see the module docstring); IR unchanged."""
-    liveness = Liveness(target, in_place)
+    from ge_runtime.streams import stream_order
+
+    liveness = Liveness(target, in_place, stream_order(graph))
     liveness.run(graph)
     buffers = [Buffer(size, first, last) for size, first, last in liveness.buffers]
     offsets, report = plan_buffers(buffers, strategy)

@@ -319,6 +319,8 @@ def test_ge_run_profile_tune_and_kernel_flags(tmp_path: Path, capsys):
     assert "'ge.exp' op has no kernel 'im2col' (kernels: jit, host)" in err
     code, out, err = run_ge_run(capsys, *common, "--profile", "--reference")
     assert code == 1 and "--reference does not go with the kernel runtime" in err
+    code, out, err = run_ge_run(capsys, *common, "--dump-stored")
+    assert code == 1 and "--dump-stored needs --dump DIR" in err
 
 
 def test_ge_opt_time_passes(tmp_path: Path):

@@ -3,6 +3,7 @@
     ge-atc --model=net.onnx --framework=5 --output=net [--input_shape="x:1,3,224,224"]
            [--input_format=NCHW] [--soc_version=Ascend910] [--dump-graph=DIR]
            [--auto_cast_mode=1] [--memory-report=mem.json] [--time-passes]
+           [--max-streams=2]
     ge-atc --singleop=ops.json --output=DIR [--soc_version=...]
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
@@ -17,7 +18,9 @@ optimisation rounds to a fixed point), then the engine stages (SPEC §4 step
 with `--auto_cast_mode=1`, ATC's AutoCastMode; without it an AI CPU op
 lacking the graph's dtype is an error), and last memory planning (step 9:
 `plan-memory`; its figures go in the manifest's `memory` entry and, with
-`--memory-report FILE`, in a JSON file). Each stage (each pass; `round N:
+`--memory-report FILE`, in a JSON file), preceded with `--max-streams=N` by
+`assign-streams` (independent branches on up to N streams, with events;
+`ge-run` then runs the streams concurrently). Each stage (each pass; `round N:
 PASS` in the optimisation rounds) is verified and logs one progress line to
 stderr (`--log`: debug, info (default), warning, error or null);
 `--time-passes` adds up each pass's time into a table on stderr;
@@ -162,6 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
         "no reuse, per strategy) as JSON",
     )
     parser.add_argument(
+        "--max-streams",
+        type=int,
+        metavar="N",
+        help="run independent branches on up to N streams (assign-streams); "
+        "default: one stream, no stream plan",
+    )
+    parser.add_argument(
         "--time-passes",
         action="store_true",
         help="print the time of each compile pass to stderr",
@@ -188,6 +198,7 @@ class CompileOptions:
     soc_version: str | None = None
     framework: int | None = None
     auto_cast_mode: int = 0
+    max_streams: int | None = None
 
     def manifest(self) -> dict[str, Any]:
         """The options as manifest entries."""
@@ -198,6 +209,7 @@ class CompileOptions:
                 "input_shape": self.input_shape,
                 "soc_version": self.soc_version,
                 "auto_cast_mode": self.auto_cast_mode,
+                "max_streams": self.max_streams,
             }
         }
 
@@ -215,8 +227,15 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
             soc = get_target(args.soc_version).name
         except FormatError as error:
             raise GEError(f"error: --soc_version: {error}") from None
+    if args.max_streams is not None and args.max_streams < 1:
+        raise GEError(f"error: --max-streams={args.max_streams} must be at least 1")
     return CompileOptions(
-        args.input_format, args.input_shape, soc, args.framework, args.auto_cast_mode
+        args.input_format,
+        args.input_shape,
+        soc,
+        args.framework,
+        args.auto_cast_mode,
+        args.max_streams,
     )
 
 
@@ -295,6 +314,8 @@ ENGINE_STAGES = ("insert-aicpu-cast", "partition-engines", "mark-fallback")
 """After the format pipeline (SPEC §4 step 8); the first only with AutoCastMode."""
 MEMORY_STAGE = "plan-memory"
 """The last stage (SPEC §4 step 9)."""
+STREAM_STAGE = "assign-streams"
+"""Before memory planning, with `--max-streams`."""
 
 
 def compile_module(
@@ -330,9 +351,12 @@ def compile_module(
         NESTED_PASS_CALLBACK.reset(token)
     laid_out = derive_storage_weights(module, weights, options.soc_version)
     stages = ENGINE_STAGES if options.auto_cast_mode else ENGINE_STAGES[1:]
-    for name in (*stages, MEMORY_STAGE):
+    streams = () if options.max_streams is None else (STREAM_STAGE,)
+    pass_options = {STREAM_STAGE: {"max_streams": options.max_streams}}
+    for name in (*stages, *streams, MEMORY_STAGE):
         start = time.perf_counter()
-        get_all_passes()[name]()().apply(make_context(), module)
+        stage_pass = get_all_passes()[name]()(**pass_options.get(name, {}))
+        stage_pass.apply(make_context(), module)
         elapsed = time.perf_counter() - start
         verify_module(module)
         monitor.record(name, module, elapsed, name)

@@ -552,6 +552,8 @@ def select_mode(args: argparse.Namespace) -> Mode:
     """The mode the command line asks for."""
     if args.trace and args.reference:
         raise GEError("error: --trace shows the scheduled run; drop --reference")
+    if args.dump_stored and not args.dump:
+        raise GEError("error: --dump-stored needs --dump DIR")
     if any(getattr(args, flag) for flag in KERNEL_RUNTIME_FLAGS):
         if args.reference or args.trace:
             flag = "--reference" if args.reference else "--trace"

@@ -17,11 +17,17 @@ affine.for %n, %c1o, %ho, %wo, %c0o, %c1i, %kh, %kw, %c0i {
 
 Spatial padding is a scratch copy of the input with a border of zeros (or
 -inf for max pooling), so no loop needs a condition.
+
+Convolution, pooling and the matrix products are described once as a
+`Reduction` (`conv2d_reduction`, ...): `reduce_to_result` emits it as the
+three nests above, and a fused group (`passes/lowering/fused.py`) emits it
+as one nest with the group's epilogue after the reduction loops.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import f32
@@ -31,7 +37,7 @@ from ge_dialect.formats import Format
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
-from passes.lowering.layouts import plain_layout
+from passes.lowering.layouts import Layout, plain_layout
 from passes.lowering.movement import copy
 
 Combine = Callable[[Nest, Value, Value], Value]
@@ -104,6 +110,44 @@ def finish(
     ctx.emitter.for_each(y.layout.origin_shape, body)
 
 
+Init = float | Callable[[Nest, list[Ix]], Value]
+Final = Callable[[Nest, Value, list[Ix]], Value]
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A reducing op: `acc[o] = init(o)` for each output element `o`, then
+    `acc[at(i)] = combine(acc[at(i)], term(i))` for `i` over `sizes`, then
+    `y[o] = final(acc[o], o)` (no `final`: `y = acc`).
+
+    The axes of `sizes` in `reduced` are reduced; the others pick the output
+    element `at(i)` (an origin index of the result).
+    """
+
+    sizes: tuple[int, ...]
+    reduced: frozenset[int]
+    at: Callable[[list[Ix]], list[Ix]]
+    term: Callable[[Nest, list[Ix]], Value]
+    init: Init = 0.0
+    combine: Combine = _add
+    final: Final | None = None
+
+
+def reduce_to_result(
+    ctx: LoweringContext, reduction: Reduction, y: Buffer, acc: Buffer
+) -> None:
+    """Emit `reduction` as three nests: initialise `acc`, accumulate, write `y`."""
+    initialise(ctx, acc, reduction.init)
+    accumulate(
+        ctx, acc, reduction.sizes, reduction.at, reduction.term, reduction.combine
+    )
+    final = reduction.final
+    if final is None:
+        finish(ctx, y, None, acc)
+        return
+    finish(ctx, y, lambda nest, index: final(nest, nest.load(acc, index), index), acc)
+
+
 def _place(letters: str, **positions: Ix) -> list[Ix]:
     """An index in the axis order `letters` from per-letter values."""
     return [positions[letter] for letter in letters]
@@ -144,21 +188,26 @@ def _require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
 
 
 def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
-    """Grouped, strided, dilated 2-D convolution (cross-correlation) plus bias.
+    """Grouped, strided, dilated 2-D convolution (cross-correlation) plus bias."""
+    y = ctx.result()
+    reduce_to_result(ctx, conv2d_reduction(ctx, y.layout), y, accumulator(ctx, y))
+
+
+def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
+    """The convolution at `ctx.op` with result layout `y`.
 
     Loops: N, groups, output channels per group, Ho, Wo; reduction over input
     channels per group, KH, KW. Works for any activation/filter layouts.
     """
     x, w, *bias = ctx.operands()
     _require_float(ctx, x, w)
-    y = ctx.result()
     data_format = str(ctx.attr("data_format"))
     filter_format = w.layout.origin_format
     w_letters = "NCHW" if filter_format == Format.ND else filter_format.value
     groups = int(ctx.attr("groups"))
     n, _, h, width = (x.layout.origin_shape[data_format.index(a)] for a in "NCHW")
     cout, cin_g, kh, kw = (w.layout.origin_shape[w_letters.index(a)] for a in "NCHW")
-    ho, wo = (y.layout.origin_shape[data_format.index(a)] for a in "HW")
+    ho, wo = (y.origin_shape[data_format.index(a)] for a in "HW")
     (sh, sw), (dh, dw) = (
         _spatial(ctx, "strides", data_format),
         _spatial(ctx, "dilations", data_format),
@@ -167,13 +216,11 @@ def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
     needed = ((ho - 1) * sh + (kh - 1) * dh + 1, (wo - 1) * sw + (kw - 1) * dw + 1)
     size = (max(h + top + bottom, needed[0]), max(width + left + right, needed[1]))
     source = padded_input(ctx, x, data_format, (top, left), size, 0.0)
-    acc = accumulator(ctx, y)
     c_axis = data_format.index("C")
-    if bias:
-        initialise(ctx, acc, lambda nest, index: nest.load(bias[0], [index[c_axis]]))
-    else:
-        initialise(ctx, acc, 0.0)
     per_group = cout // groups
+
+    def bias_at(nest: Nest, index: list[Ix]) -> Value:
+        return nest.load(bias[0], [index[c_axis]])
 
     def term(nest: Nest, index: list[Ix]) -> Value:
         b, g, o, oh, ow, i, ih, iw = index
@@ -195,8 +242,8 @@ def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
         return _place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
 
     sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
-    accumulate(ctx, acc, sizes, acc_index, term)
-    finish(ctx, y, None, acc)
+    init = bias_at if bias else 0.0
+    return Reduction(sizes, frozenset({5, 6, 7}), acc_index, term, init)
 
 
 def _window_counts(
@@ -222,24 +269,28 @@ def _window_counts(
 
 def lower_pool(ctx: LoweringContext, op: Operation) -> None:
     """Max / average pooling; padding never wins a max and is counted by the rule."""
+    y = ctx.result()
+    reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, accumulator(ctx, y))
+
+
+def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
+    """The max or average pooling at `ctx.op` with result layout `y`."""
+    assert ctx.op is not None
     (x,) = ctx.operands()
     _require_float(ctx, x)
-    y = ctx.result()
     data_format = str(ctx.attr("data_format"))
-    is_max = op.name == "ge.max_pool"
+    is_max = ctx.op.name == "ge.max_pool"
     kh, kw = _spatial(ctx, "ksize", data_format)
     sh, sw = _spatial(ctx, "strides", data_format)
     top, bottom, left, right = ctx.attr("pads")
     h, width = (x.layout.origin_shape[data_format.index(a)] for a in "HW")
-    ho, wo = (y.layout.origin_shape[data_format.index(a)] for a in "HW")
+    ho, wo = (y.origin_shape[data_format.index(a)] for a in "HW")
     size = (
         max(h + top + bottom, (ho - 1) * sh + kh),
         max(width + left + right, (wo - 1) * sw + kw),
     )
     pad_value = float("-inf") if is_max else 0.0
     source = padded_input(ctx, x, data_format, (top, left), size, pad_value)
-    acc = accumulator(ctx, y)
-    initialise(ctx, acc, pad_value)
     axes = [data_format.index(a) for a in "NCHW"]
 
     def term(nest: Nest, index: list[Ix]) -> Value:
@@ -249,11 +300,10 @@ def lower_pool(ctx: LoweringContext, op: Operation) -> None:
         source_index[axes[3]] = out[axes[3]] * sw + iw
         return nest.load(source, source_index)
 
-    sizes = (*y.layout.origin_shape, kh, kw)
-    accumulate(ctx, acc, sizes, lambda index: index[:4], term, _max if is_max else _add)
+    sizes = (*y.origin_shape, kh, kw)
+    reduced = frozenset({4, 5})
     if is_max:
-        finish(ctx, y, None, acc)
-        return
+        return Reduction(sizes, reduced, lambda index: index[:4], term, pad_value, _max)
     include_pad = bool(ctx.attr("count_include_pad"))
     rows = _window_counts(
         ctx,
@@ -274,51 +324,45 @@ def lower_pool(ctx: LoweringContext, op: Operation) -> None:
         wo,
     )
 
-    def average(nest: Nest, index: list[Ix]) -> Value:
+    def average(nest: Nest, total: Value, index: list[Ix]) -> Value:
         count = nest.op(
             arith.MulfOp,
             nest.load(rows, [index[axes[2]]]),
             nest.load(cols, [index[axes[3]]]),
         )
-        return nest.op(arith.DivfOp, nest.load(acc, index), count)
+        return nest.op(arith.DivfOp, total, count)
 
-    finish(ctx, y, average, acc)
+    return Reduction(sizes, reduced, lambda index: index[:4], term, final=average)
 
 
 def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
     """Mean or max over H and W."""
+    y = ctx.result()
+    reduction = global_pool_reduction(ctx, y.layout)
+    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
+
+
+def global_pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
+    """The global pooling at `ctx.op` (result layout `y`: H = W = 1)."""
+    assert ctx.op is not None
     (x,) = ctx.operands()
     _require_float(ctx, x)
-    y = ctx.result()
     data_format = str(ctx.attr("data_format"))
-    is_max = op.name == "ge.global_max_pool"
+    is_max = ctx.op.name == "ge.global_max_pool"
     spatial = [data_format.index(a) for a in "HW"]
-    acc = accumulator(ctx, y)
-    initialise(ctx, acc, float("-inf") if is_max else 0.0)
+    sizes, reduced, at = x.layout.origin_shape, frozenset(spatial), keep_dims(spatial)
 
-    def acc_index(index: list[Ix]) -> list[Ix]:
-        return [Ix.of(0) if k in spatial else ix for k, ix in enumerate(index)]
+    def value(nest: Nest, index: list[Ix]) -> Value:
+        return nest.load(x, index)
 
-    accumulate(
-        ctx,
-        acc,
-        x.layout.origin_shape,
-        acc_index,
-        lambda nest, index: nest.load(x, index),
-        _max if is_max else _add,
-    )
     if is_max:
-        finish(ctx, y, None, acc)
-        return
-    count = float(x.layout.origin_shape[spatial[0]] * x.layout.origin_shape[spatial[1]])
-    finish(
-        ctx,
-        y,
-        lambda nest, index: nest.op(
-            arith.DivfOp, nest.load(acc, index), nest.const(count)
-        ),
-        acc,
-    )
+        return Reduction(sizes, reduced, at, value, float("-inf"), _max)
+    count = float(sizes[spatial[0]] * sizes[spatial[1]])
+
+    def mean(nest: Nest, total: Value, index: list[Ix]) -> Value:
+        return nest.op(arith.DivfOp, total, nest.const(count))
+
+    return Reduction(sizes, reduced, at, value, final=mean)
 
 
 def reduce_into(
@@ -499,13 +543,25 @@ def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
 
 def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     """matmul / batch_matmul / gemm: `alpha * op(a) @ op(b) + beta * c`."""
+    y = ctx.result()
+    reduction = matmul_reduction(ctx, y.layout)
+    acc = (
+        accumulator(ctx, y)
+        if reduction.final is None
+        else ctx.temporary(y.layout.retyped(f32))
+    )
+    reduce_to_result(ctx, reduction, y, acc)
+
+
+def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
+    """The matmul, batch_matmul or gemm at `ctx.op` with result layout `y`."""
+    assert ctx.op is not None
     a, b, *extra = ctx.operands()
     _require_float(ctx, a, b)
-    y = ctx.result()
-    if op.name == "ge.gemm":
+    if ctx.op.name == "ge.gemm":
         trans_a, trans_b = bool(ctx.attr("trans_a")), bool(ctx.attr("trans_b"))
         alpha, beta = float(ctx.attr("alpha")), float(ctx.attr("beta"))
-    elif op.name == "ge.matmul":
+    elif ctx.op.name == "ge.matmul":
         trans_a, trans_b = (
             bool(ctx.attr("transpose_x1")),
             bool(ctx.attr("transpose_x2")),
@@ -518,13 +574,7 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     if len(a_shape) < 2 or len(b_shape) < 2:
         raise ctx.error("has no loop lowering for rank-1 operands")
     k = a_shape[-2] if trans_a else a_shape[-1]
-    out_shape = y.layout.origin_shape
-    acc = (
-        accumulator(ctx, y)
-        if alpha == 1.0 and not extra
-        else ctx.temporary(y.layout.retyped(f32))
-    )
-    initialise(ctx, acc, 0.0)
+    out_shape = y.origin_shape
 
     def operand_index(
         shape: tuple[int, ...], batch: list[Ix], row: Ix, col: Ix, swap: bool
@@ -540,12 +590,12 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
         bv = nest.load(b, operand_index(b_shape, batch, kk, n, trans_b))
         return nest.op(arith.MulfOp, av, bv)
 
-    accumulate(ctx, acc, (*out_shape, k), lambda index: index[:-1], term)
-    if acc is y:
-        return
+    sizes = (*out_shape, k)
+    reduced = frozenset({len(out_shape)})
+    if alpha == 1.0 and not extra:
+        return Reduction(sizes, reduced, lambda index: index[:-1], term)
 
-    def value(nest: Nest, index: list[Ix]) -> Value:
-        v = nest.load(acc, index)
+    def value(nest: Nest, v: Value, index: list[Ix]) -> Value:
         if alpha != 1.0:
             v = nest.op(arith.MulfOp, nest.const(alpha), v)
         if extra:
@@ -557,4 +607,4 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
             v = nest.op(arith.AddfOp, v, c)
         return v
 
-    finish(ctx, y, value, acc)
+    return Reduction(sizes, reduced, lambda index: index[:-1], term, final=value)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from xdsl.ir import Operation
 
-from passes.lowering import elementwise, movement, nn
+from passes.lowering import elementwise, fused, movement, nn
 from passes.lowering.context import LoweringContext
 
 Lowering = Callable[[LoweringContext, Operation], None]
@@ -51,5 +51,6 @@ LOWERINGS: dict[str, Lowering] = {
     "ge.matmul": nn.lower_matmul,
     "ge.batch_matmul": nn.lower_matmul,
     "ge.gemm": nn.lower_matmul,
+    "ge.fused": fused.lower_fused,
 }
 """Op name -> lowering."""

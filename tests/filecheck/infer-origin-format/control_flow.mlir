@@ -306,3 +306,24 @@ ge.graph @partitioned_call {
   }
   ge.netoutput %r : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// A fused group's body mirrors its operands and results like a subgraph.
+// CHECK-LABEL: ge.graph @fused_group
+// CHECK:         %y = ge.fused %x, %w {{.*}} -> tensor<1x6x6x4xf32, #ge.layout<NHWC>> {
+// CHECK-NEXT:      %0 = ge.data {parent_index = 0 : i64} : tensor<1x8x8x3xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:      %1 = ge.data {parent_index = 1 : i64} : tensor<4x3x3x3xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:      %2 = ge.conv2d %0, %1 {{.*}} -> tensor<1x6x6x4xf32, #ge.layout<NHWC>>
+ge.graph @fused_group {
+  %x = ge.data {index = 0 : i64} : tensor<1x8x8x3xf32>
+  %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
+  %y = ge.fused %x, %w {fusion_rule = "ConvEltwiseFusion"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x6x4xf32> {
+    %0 = ge.data {parent_index = 0 : i64} : tensor<1x8x8x3xf32>
+    %1 = ge.data {parent_index = 1 : i64} : tensor<4x3x3x3xf32>
+    %2 = ge.conv2d %0, %1 {data_format = "NHWC"} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>) -> tensor<1x6x6x4xf32>
+    %3 = ge.relu %2 : tensor<1x6x6x4xf32> -> tensor<1x6x6x4xf32>
+    ge.netoutput %3 : tensor<1x6x6x4xf32>
+  }
+  ge.netoutput %y : tensor<1x6x6x4xf32>
+}

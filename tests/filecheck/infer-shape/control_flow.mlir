@@ -55,3 +55,22 @@ ge.graph @while_loop_variables {
   }
   ge.netoutput %r : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// A fused group's body is inferred like a subgraph.
+// CHECK-LABEL: ge.graph @fused_group
+// CHECK:         %y = ge.fused %c {{.*}} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+// CHECK-NEXT:      %a = ge.data {parent_index = 0 : i64} : tensor<1x4x6x6xf32>
+// CHECK-NEXT:      %r = ge.relu %a : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+ge.graph @fused_group {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32>
+  %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
+  %c = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x?x?x?xf32>
+  %y = ge.fused %c {fusion_rule = "EltwiseFusion"} : (tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+    %a = ge.data {parent_index = 0 : i64} : tensor<?x?x?x?xf32>
+    %r = ge.relu %a : tensor<?x?x?x?xf32> -> tensor<?x?x?x?xf32>
+    ge.netoutput %r : tensor<?x?x?x?xf32>
+  }
+  ge.netoutput %y : tensor<?x?x?x?xf32>
+}

@@ -1,0 +1,290 @@
+"""Lowering of `ge.fused` groups (`fuse-ops`): one loop nest per group.
+
+A group headed by a reducing op (convolution, pooling, matrix product) is
+one nest over the head's output elements. For each output element the
+nest initialises the accumulator, runs the reduction loops inside, then
+applies the epilogue to the finished value and stores the group's results,
+so the epilogue never makes another pass over memory:
+
+```mlir
+affine.for %c1, %h, %w, %c0 {                        // output elements
+  affine.store %bias, %acc[0, %c1, %h, %w, %c0]
+  affine.for %ci, %kh, %kw { ... acc += x * w ... }  // reduction
+  %v = affine.load %acc[0, %c1, %h, %w, %c0]
+  %r = affine.load %residual[0, %c1, %h, %w, %c0]
+  %s = arith.addf %v, %r
+  %y = arith.maximumf %s, %zero                      // relu
+  affine.store %y, %result[0, %c1, %h, %w, %c0]
+}
+```
+
+A group of elementwise ops is one nest over its shape. Values inside the
+group stay in registers: only the group's results (`ge.netoutput` of the
+body) are stored. The heads' reductions are the ones of the unfused
+lowerings (`nn.Reduction`); the elementwise ops reuse the scalar
+computations of `elementwise.UNARY` / `elementwise.BINARY`. As there, the
+nest computes in float32 (16-bit floats are widened on load).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import affine, arith
+from xdsl.dialects.builtin import IndexType, f32
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
+from passes.lowering import elementwise, nn
+from passes.lowering.context import LoweringContext, broadcast_index
+from passes.lowering.domain import block_chain, piece_index, pieces, probe_variables
+from passes.lowering.emitter import Buffer, Emitter, Nest, Value, is_float, loop_order
+from passes.lowering.index import Ix, Var, blocks_needed
+from passes.lowering.layouts import Layout
+
+ReductionOf = Callable[[LoweringContext, Layout], nn.Reduction]
+
+REDUCTIONS: dict[str, ReductionOf] = {
+    "ge.conv2d": nn.conv2d_reduction,
+    "ge.max_pool": nn.pool_reduction,
+    "ge.avg_pool": nn.pool_reduction,
+    "ge.global_avg_pool": nn.global_pool_reduction,
+    "ge.global_max_pool": nn.global_pool_reduction,
+    "ge.matmul": nn.matmul_reduction,
+    "ge.batch_matmul": nn.matmul_reduction,
+    "ge.gemm": nn.matmul_reduction,
+}
+"""Ops that can head a group: op name -> its reduction."""
+
+Compute = Callable[[Nest, LoweringContext, list[Value]], Value]
+
+
+def _unary(nest: Nest, ctx: LoweringContext, args: list[Value]) -> Value:
+    assert ctx.op is not None
+    return elementwise.UNARY[ctx.op.name](nest, args[0], ctx)
+
+
+def _binary(nest: Nest, ctx: LoweringContext, args: list[Value]) -> Value:
+    assert ctx.op is not None
+    float_fn, _ = elementwise.BINARY[ctx.op.name]
+    return float_fn(nest, *args)
+
+
+def _sum(nest: Nest, ctx: LoweringContext, args: list[Value]) -> Value:
+    total = args[0]
+    for value in args[1:]:
+        total = nest.op(arith.AddfOp, total, value)
+    return total
+
+
+EPILOGUE: dict[str, Compute] = {
+    **dict.fromkeys(elementwise.UNARY, _unary),
+    **dict.fromkeys(elementwise.BINARY, _binary),
+    "ge.add_n": _sum,
+    "ge.bias_add": _sum,
+}
+"""Ops that can be in a group after its head: op name -> per-element value."""
+
+
+def operand_index(op: Operation, position: int, index: list[Ix], shape) -> list[Ix]:
+    """Where operand `position` of elementwise `op` is read for output `index`."""
+    if op.name == "ge.bias_add" and position == 1:
+        data_format = str(op.attributes["data_format"].data)  # type: ignore[attr-defined]
+        return [index[elementwise.channel_axis(data_format, len(index))]]
+    return broadcast_index(index, shape)
+
+
+def lower_fused(ctx: LoweringContext, op: Operation) -> None:
+    """A fused group as one loop nest (see the module docstring)."""
+    assert isinstance(op, FusedOp)
+    body = [inner for inner in op.body.block.ops if not isinstance(inner, DataOp)]
+    *members, terminator = body
+    assert isinstance(terminator, NetOutputOp)
+    for data in op.body.block.ops:
+        if isinstance(data, DataOp):
+            ctx.buffers[data.output] = ctx.buffers[op.operands[data.index_value]]
+    stores: dict[SSAValue, list[Buffer]] = defaultdict(list)
+    for index, value in enumerate(terminator.operands):
+        stores[value].append(ctx.result(index))
+    head = members[0] if members[0].name in REDUCTIONS else None
+    epilogue = members[1:] if head is not None else members
+    for member in epilogue:
+        if member.name not in EPILOGUE:
+            raise ctx.error(f"cannot fuse '{member.name}' into a loop nest")
+        if not all(is_float(ctx.layout(v).element_type) for v in member.results):
+            raise ctx.error(f"'{member.name}' in a fused group must compute in floats")
+
+    def finish(nest: Nest, index: list[Ix], values: dict[SSAValue, Value]) -> None:
+        for member in epilogue:
+            args = [
+                values[v]
+                if v in values
+                else nest.load(
+                    ctx.buffer(v), operand_index(member, k, index, ctx.shape(v))
+                )
+                for k, v in enumerate(member.operands)
+            ]
+            fused, ctx.op = ctx.op, member
+            values[member.results[0]] = EPILOGUE[member.name](nest, ctx, args)
+            ctx.op = fused
+        for value, buffers in stores.items():
+            for buffer in buffers:
+                nest.store(values[value], buffer, index)
+
+    if head is None:
+        ctx.emitter.for_each(
+            ctx.shape(members[0].results[0]),
+            lambda nest, index: finish(nest, index, {}),
+        )
+        return
+    layout = ctx.layout(head.results[0])
+    ctx.op = head
+    reduction = REDUCTIONS[head.name](ctx, layout)
+    ctx.op = op
+    acc = ctx.temporary(layout.retyped(f32))
+    result = head.results[0]
+    emit_reduction(
+        ctx.emitter,
+        reduction,
+        acc,
+        lambda nest, index, value: finish(nest, index, {result: value}),
+    )
+
+
+Epilogue = Callable[[Nest, list[Ix], Value], None]
+
+
+def emit_reduction(
+    emitter: Emitter, reduction: nn.Reduction, acc: Buffer, epilogue: Epilogue
+) -> None:
+    """`reduction` into `acc` as one nest per piece of the output domain,
+    `epilogue(nest, output index, reduced value)` after the reduction loops."""
+    sizes = reduction.sizes
+    kept = [a for a in range(len(sizes)) if a not in reduction.reduced]
+    reduced = [a for a in range(len(sizes)) if a in reduction.reduced]
+
+    def full(outer: Sequence[Ix], inner: Sequence[Ix] = ()) -> list[Ix]:
+        """The index over `sizes` (reduced axes at 0 without `inner`)."""
+        index = [Ix.of(0)] * len(sizes)
+        inner = inner or index[: len(reduced)]
+        for axes, values in ((kept, outer), (reduced, inner)):
+            for axis, ix in zip(axes, values, strict=True):
+                index[axis] = ix
+        return index
+
+    def before(nest: Nest, outer: Sequence[Ix]) -> None:
+        out = reduction.at(full(outer))
+        init = reduction.init
+        nest.store(
+            nest.const(init) if isinstance(init, float) else init(nest, out), acc, out
+        )
+
+    def step(nest: Nest, outer: Sequence[Ix], inner: Sequence[Ix]) -> None:
+        index = full(outer, inner)
+        target = reduction.at(index)
+        term = reduction.term(nest, index)
+        nest.store(reduction.combine(nest, nest.load(acc, target), term), acc, target)
+
+    def after(nest: Nest, outer: Sequence[Ix]) -> None:
+        out = reduction.at(full(outer))
+        value = nest.load(acc, out)
+        if reduction.final is not None:
+            value = reduction.final(nest, value, out)
+        epilogue(nest, out, value)
+
+    for_each_reduction(
+        emitter,
+        [sizes[a] for a in kept],
+        [sizes[a] for a in reduced],
+        before,
+        step,
+        after,
+    )
+
+
+def for_each_reduction(
+    emitter: Emitter,
+    outer_sizes: Sequence[int],
+    inner_sizes: Sequence[int],
+    before: Callable[[Nest, Sequence[Ix]], None],
+    step: Callable[[Nest, Sequence[Ix], Sequence[Ix]], None],
+    after: Callable[[Nest, Sequence[Ix]], None],
+) -> None:
+    """An imperfect affine nest: outer loops over `outer_sizes` holding
+    `before`, the inner loops over `inner_sizes` with `step`, then `after`.
+
+    As `Emitter.for_each`: a probe finds the blocks that make every access
+    affine, each axis is split into pieces, and each outer piece is one
+    top-level nest whose loops follow the storage order of its accesses.
+    """
+    outer_probe = probe_variables(outer_sizes)
+    first_inner = len(outer_sizes)
+    inner_probe = [
+        Ix.of(Var(first_inner + axis, 0, size - 1))
+        for axis, size in enumerate(inner_sizes)
+    ]
+    probe = _run_probe(emitter, before, step, after, outer_probe, inner_probe)
+    required: dict[int, set[int]] = defaultdict(set)
+    for _, _, storage in probe.accesses:
+        for ix in storage:
+            for var, block in blocks_needed(ix):
+                required[var.id].add(block)
+    outer_chains = [block_chain(s, required[a]) for a, s in enumerate(outer_sizes)]
+    inner_chains = [
+        block_chain(s, required[first_inner + a]) for a, s in enumerate(inner_sizes)
+    ]
+    inner_pieces = pieces(inner_sizes, inner_chains)
+    for outer_piece in pieces(outer_sizes, outer_chains):
+        outer, outer_vars = piece_index(outer_piece, 0)
+        first = len(outer_vars)  # inner loop variables are numbered from here
+        sample = piece_index(inner_pieces[0], first)[0] if inner_pieces else []
+        order = _run_probe(emitter, before, step, after, outer, sample)
+        loops, ivs = _open_loops(
+            emitter.block, loop_order(order.accesses, list(outer_vars.values()))
+        )
+        nest = Nest(emitter, loops[-1] if loops else emitter.block, ivs)
+        before(nest, outer)
+        for inner_piece in inner_pieces:
+            inner, inner_vars = piece_index(inner_piece, first)
+            order = Nest(emitter, None)
+            step(order, outer, inner)
+            inner_loops, inner_ivs = _open_loops(
+                nest.block, loop_order(order.accesses, list(inner_vars.values()))
+            )
+            innermost = inner_loops[-1] if inner_loops else nest.block
+            step(Nest(emitter, innermost, {**ivs, **inner_ivs}), outer, inner)
+            _close_loops(inner_loops)
+        after(nest, outer)
+        _close_loops(loops)
+
+
+def _run_probe(emitter, before, step, after, outer, inner) -> Nest:
+    probe = Nest(emitter, None)
+    before(probe, outer)
+    step(probe, outer, inner)
+    after(probe, outer)
+    return probe
+
+
+def _open_loops(
+    block: Block | None, order: Sequence[Var]
+) -> tuple[list[Block], dict[Var, SSAValue]]:
+    """One `affine.for` per variable, each inside the previous one."""
+    assert block is not None
+    loops: list[Block] = []
+    ivs: dict[Var, SSAValue] = {}
+    for var in order:
+        inner = Block(arg_types=[IndexType()])
+        block.add_op(
+            affine.ForOp.from_region([], [], [], [], var.lo, var.hi + 1, Region(inner))
+        )
+        ivs[var] = inner.args[0]
+        loops.append(inner)
+        block = inner
+    return loops, ivs
+
+
+def _close_loops(loops: Sequence[Block]) -> None:
+    for block in loops:
+        block.add_op(affine.YieldOp.get())

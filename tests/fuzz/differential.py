@@ -1,0 +1,246 @@
+"""The differential check: pipeline + lowering + JIT against the reference.
+
+`check_module(module, options, seed)` runs one graph through the stages and
+raises `Mismatch` (one line, naming the stage) at the first that fails:
+
+1. `pipeline`: `ge-format-pipeline` with the given options, the module
+   verified after every inner pass (through the pipeline's
+   `NESTED_PASS_CALLBACK`);
+2. `idempotence`: a second pipeline run changes nothing;
+3. `optimised graph`: the reference evaluator on the compiled graph agrees
+   with it on the original graph (a pass changed the meaning);
+4. `lowering`: `convert-ge-to-loops` gives a module that verifies;
+5. `jit`: the JIT's outputs agree with the reference on the original graph.
+   A graph with control flow runs through `JitEvaluator`: every straight-line
+   (sub)graph body is lowered and compiled whole, ops around `ge.if` /
+   `ge.while` one by one, so every computation still goes through the JIT.
+
+Buffers start as NaN in the JIT (`poison`), so a read of memory the loops
+never wrote shows up. Outputs agree when max |got - want| <= tolerance *
+max(1, max |want|) (dtype and shape equal, NaN where the reference is NaN).
+
+As a script it checks one `.mlir` file (the regression lit tests use it):
+
+    python tests/fuzz/differential.py FILE.mlir --options "data-format=NCHW" --seed 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+
+from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.ops import DataOp, GraphOp
+from ge_runtime.jit import lowered_module, run_graph
+from ge_runtime.reference import (
+    Held,
+    ReferenceEvaluator,
+    evaluate,
+    find_graph,
+    input_specs,
+)
+from ge_runtime.scheduler import single_op_graph
+from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass
+from tools.ge_run import complete_inputs, make_context
+
+TOLERANCE = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-4}
+"""Relative tolerance per output dtype (others must be equal)."""
+
+
+class Mismatch(AssertionError):
+    """A stage of the differential check failed (one line: stage and reason)."""
+
+    def __init__(self, stage: str, reason: str):
+        super().__init__(f"{stage}: {reason}")
+        self.stage = stage
+
+
+def pipeline_pass(options: str) -> FormatPipelinePass:
+    """`ge-format-pipeline` configured by its option text (`data-format=NCHW ...`)."""
+    from passes import get_all_passes
+    from xdsl.passes import PassPipeline
+
+    spec = f"ge-format-pipeline{{{options}}}"
+    (pass_,) = PassPipeline.parse_spec(get_all_passes(), spec).passes
+    assert isinstance(pass_, FormatPipelinePass)
+    return pass_
+
+
+def run_verified(pipeline: FormatPipelinePass, module: ModuleOp) -> None:
+    """Apply the pipeline, verifying the module after every inner pass."""
+
+    def verify(inner: ModulePass | None, op: ModuleOp, _: ModulePass | None) -> None:
+        try:
+            verify_module(op)
+        except GEError as error:
+            name = inner.name if inner is not None else "?"
+            raise Mismatch("pipeline", f"invalid IR after {name}: {error}") from None
+
+    token = NESTED_PASS_CALLBACK.set(verify)
+    try:
+        pipeline.apply(Context(), module)
+    finally:
+        NESTED_PASS_CALLBACK.reset(token)
+
+
+def has_control_flow(graph: GraphOp) -> bool:
+    return any(op.regions for op in graph.body.block.ops)
+
+
+def standalone_graph(block: Block, name: str) -> GraphOp:
+    """A copy of a (sub)graph body as a top-level graph (`parent_index` -> `index`)."""
+    region = block.parent_region().clone()  # type: ignore[union-attr]
+    for op in region.block.ops:
+        if isinstance(op, DataOp) and op.parent_index is not None:
+            op.attributes["index"] = IntegerAttr(op.index_value, i64)
+            del op.attributes["parent_index"]
+    return GraphOp(name, region)
+
+
+class JitEvaluator(ReferenceEvaluator):
+    """Runs graphs with control flow through the JIT.
+
+    A body without control flow is compiled whole; in a body with control
+    flow every other op is compiled on its own (`single_op_graph`), and
+    `ge.if` / `ge.while` pick their subgraphs as the reference does.
+    """
+
+    def run_block(self, block: Block, args: Mapping[int, np.ndarray]) -> list[Held]:
+        if any(op.regions for op in block.ops):
+            return super().run_block(block, args)
+        graph = standalone_graph(block, "body")
+        used = {op.index_value for op in block.ops if isinstance(op, DataOp)}
+        outputs = run_graph(
+            graph,
+            {i: a for i, a in args.items() if i in used},
+            self.weights,
+            target=self.target,
+            poison=True,
+        )
+        terminator = block.last_op
+        assert terminator is not None
+        return [
+            self._hold(terminator, value, array)
+            for value, array in zip(terminator.operands, outputs, strict=True)
+        ]
+
+    def _compute(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
+        if op.regions:
+            return super()._compute(op, operands)
+        kernel = single_op_graph(
+            op,
+            [value.type for value in op.operands],  # type: ignore[misc]
+            [value.type for value in op.results],  # type: ignore[misc]
+        )
+        inputs = {i: held.origin for i, held in enumerate(operands)}
+        return run_graph(kernel, inputs, self.weights, target=self.target, poison=True)
+
+
+def run_jit(module: ModuleOp, inputs: Mapping[int, np.ndarray]) -> list[np.ndarray]:
+    """The compiled graph's outputs through the JIT (origin layout)."""
+    graph = find_graph(module)
+    target = module_target(module)
+    if not has_control_flow(graph):
+        return run_graph(module, inputs, target=target, poison=True)
+    held = JitEvaluator({}, target).run(graph, inputs)
+    return [np.asarray(h.origin) for h in held]
+
+
+def module_target(module: ModuleOp) -> str | None:
+    """The target `select-storage-format` recorded on the module, if any."""
+    from passes.insert_transdata import module_target as recorded
+
+    return recorded(module)
+
+
+def compare(stage: str, got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> None:
+    """Raise Mismatch unless every output agrees (see the module docstring)."""
+    if len(got) != len(want):
+        raise Mismatch(stage, f"{len(got)} outputs, the reference has {len(want)}")
+    for index, (g, w) in enumerate(zip(got, want, strict=True)):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape or g.dtype != w.dtype:
+            raise Mismatch(
+                stage,
+                f"output {index} is {g.dtype}{list(g.shape)}, the reference "
+                f"{w.dtype}{list(w.shape)}",
+            )
+        tolerance = TOLERANCE.get(w.dtype, 0.0)
+        g64, w64 = g.astype(np.float64), w.astype(np.float64)
+        nan = np.isnan(w64)
+        if not np.array_equal(np.isnan(g64), nan):
+            raise Mismatch(stage, f"output {index} has NaN where the reference has not")
+        error = float(np.abs(g64 - w64)[~nan].max(initial=0.0))
+        scale = max(1.0, float(np.abs(w64[~nan]).max(initial=0.0)))
+        if error > tolerance * scale:
+            raise Mismatch(
+                stage,
+                f"output {index}: max |error| {error:.3g} > {tolerance:g} x "
+                f"{scale:.3g}",
+            )
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Report a one-line error raised inside as a Mismatch of stage `name`."""
+    try:
+        yield
+    except GEError as error:
+        raise Mismatch(name, str(error)) from None
+
+
+def check_module(
+    module: ModuleOp, pipeline: FormatPipelinePass, seed: int
+) -> list[np.ndarray]:
+    """Run every stage on a copy of `module`; its outputs, or raise Mismatch."""
+    graph = find_graph(module)
+    inputs = complete_inputs(input_specs(graph), {}, seed)
+    want = evaluate(module, inputs)
+    compiled = module.clone()
+    with stage("pipeline"):
+        run_verified(pipeline, compiled)
+    once = str(compiled)
+    with stage("idempotence"):
+        run_verified(pipeline, compiled)
+    if str(compiled) != once:
+        raise Mismatch("idempotence", "a second pipeline run changed the IR")
+    with stage("optimised graph"):
+        optimised = evaluate(compiled, inputs, target=module_target(compiled))
+        compare("optimised graph", optimised, want)
+    graph = find_graph(compiled)
+    if not has_control_flow(graph):
+        with stage("lowering"):
+            verify_module(lowered_module(graph, module_target(compiled)))
+    with stage("jit"):
+        compare("jit", run_jit(compiled, inputs), want)
+    return want
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Check one `.mlir` file; print `ok: N outputs agree` or the mismatch."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--options", default="", help="ge-format-pipeline options")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the inputs")
+    args = parser.parse_args(argv)
+    try:
+        module = parse_module(make_context(), args.file.read_text(), str(args.file))
+        outputs = check_module(module, pipeline_pass(args.options), args.seed)
+    except (GEError, Mismatch) as error:
+        print(f"{args.file}: error: {error}", file=sys.stderr)
+        return 1
+    print(f"ok: {len(outputs)} outputs agree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

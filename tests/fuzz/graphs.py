@@ -1,0 +1,453 @@
+"""Hypothesis strategies for random valid `ge` graphs (the differential fuzzer).
+
+`fuzz_cases()` draws a `FuzzCase`: a verified module with one `ge.graph @main`,
+the `ge-format-pipeline` options to compile it with and an input seed. A
+graph is a pool of 4-D activations in one data format (NCHW or NHWC, on an
+input with an explicit origin format, a user storage format, or none) grown
+by random blocks:
+
+- `conv`: `ge.conv2d` (1x1 or 3x3, stride 1 or 2, optional bias operand or
+  `ge.bias_add`, grouped/depthwise sometimes, filter in OIHW/HWIO/OHWI),
+  optional `ge.batch_norm`, an activation;
+- `pool`: max/avg pooling (2x2/2, or 3x3/1 padded) or global pooling;
+- `unary`: a bounded activation; `join`: a binary op or `ge.add_n` of two
+  same-shape activations (a branch and its join), else a broadcast constant;
+- `concat`: two activations along the channel axis;
+- `chain`: a random trans-op chain (`ge.transdata` to NC1HWC0 / FRACTAL_Z /
+  FRACTAL_NZ and back, casts fp16 <-> fp32, transposes NCHW <-> NHWC,
+  reshapes, unsqueeze/squeeze), ending as a graph output;
+- `matmul`: flatten (or a fresh 2-D input) into a chain of `ge.matmul` /
+  `ge.batch_matmul` with odd sizes, ending in softmax or an activation;
+- `reduce`: softmax over channels or a mean over H and W;
+- `if`: `ge.if` on an int32 input with shape-preserving branches;
+- `while`: `ge.while` counting to 1-3 around a shape-preserving body.
+
+Channel counts are odd (1, 3, 5, 17, 33) or exactly one block (16); dtypes
+fp16 or fp32; pipeline options vary the data format, the target (seed C0
+rule or Ascend910), the heavy-format spread and the passes beyond GE.
+Every drawn choice shrinks toward the simplest graph: one `unary` block,
+NCHW, fp32, 1 channel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from test_transop_passes import ChainBuilder, Value
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+
+from ge_dialect.builder import GraphBuilder, tensor_type
+from ge_dialect.formats import transfer_shape
+from ge_dialect.layout import layout_of
+from passes.format_pipeline import FormatPipelinePass
+
+DTYPES = ("float32", "float16")
+CHANNELS = (1, 3, 17, 5, 33, 16)
+LAYOUTS = ("NCHW", "NHWC")
+TARGETS = (None, "Ascend910")
+UNARY = ("relu", "sigmoid", "tanh", "abs", "neg", "leaky_relu", "elu", "clip")
+BINARY = ("add", "mul", "maximum", "sub", "minimum", "add_n")
+FILTER_FORMATS = {"NCHW": ("NCHW", "HWCN"), "NHWC": ("NHWC", "HWCN")}
+"""Filter origin formats drawn per conv data format (never ND: an ND filter
+takes its format from inference, which may change how it reads)."""
+
+BLOCKS = (
+    "unary",
+    "conv",
+    "pool",
+    "join",
+    "concat",
+    "chain",
+    "matmul",
+    "reduce",
+    "if",
+    "while",
+)
+"""Block kinds, simplest first (hypothesis shrinks toward the first)."""
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """Options of `ge-format-pipeline` for one case."""
+
+    data_format: str = "NCHW"
+    target: str | None = None
+    spread: bool = True
+    beyond_ge: bool = True
+
+    def option_text(self) -> str:
+        """The options as `ge-opt --ge-format-pipeline=...` takes them."""
+        words = [
+            f"data-format={self.data_format}",
+            f"spread={str(self.spread).lower()}",
+            f"beyond-ge={str(self.beyond_ge).lower()}",
+        ]
+        if self.target is not None:
+            words.append(f"target={self.target}")
+        return " ".join(words)
+
+    def make_pass(self) -> FormatPipelinePass:
+        """The configured pipeline pass."""
+        return FormatPipelinePass(
+            data_format=self.data_format,
+            target=self.target,
+            spread=self.spread,
+            beyond_ge=self.beyond_ge,
+        )
+
+
+@dataclass
+class FuzzCase:
+    """A random graph, its pipeline options and the seed of its inputs."""
+
+    module: ModuleOp
+    options: PipelineOptions
+    seed: int
+    blocks: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return (
+            f"FuzzCase(blocks={list(self.blocks)}, options='"
+            f"{self.options.option_text()}', seed={self.seed})\n{self.module}"
+        )
+
+
+@dataclass
+class Act:
+    """A 4-D activation of the pool: its value and shape in the data format."""
+
+    ssa: SSAValue
+    shape: tuple[int, ...]
+
+
+@dataclass
+class GraphFuzzer:
+    """Grows one graph from drawn choices (`draw` is hypothesis's)."""
+
+    draw: Callable[[st.SearchStrategy[Any]], Any]
+    b: GraphBuilder
+    dtype: str
+    layout: str
+    rng: np.random.Generator
+    pool: list[Act] = field(default_factory=list)
+    outputs: list[SSAValue] = field(default_factory=list)
+    inputs: int = 0
+
+    # -- helpers --------------------------------------------------------------
+
+    def pick(self, options: Sequence[Any]) -> Any:
+        return self.draw(st.sampled_from(options))
+
+    def act(self) -> Act:
+        """A pool activation (later ones shrink first: index from the end)."""
+        return self.pool[-1 - self.draw(st.integers(0, len(self.pool) - 1))]
+
+    def channel_axis(self) -> int:
+        return 1 if self.layout == "NCHW" else 3
+
+    def spatial(self, shape: Sequence[int]) -> tuple[int, int]:
+        return (shape[2], shape[3]) if self.layout == "NCHW" else (shape[1], shape[2])
+
+    def hw_list(self, h: int, w: int) -> list[int]:
+        """A 4-entry attribute (strides, ksize) in the data format's axis order."""
+        return [1, 1, h, w] if self.layout == "NCHW" else [1, h, w, 1]
+
+    def weights(self, shape: Sequence[int], fan_in: int = 1) -> np.ndarray:
+        scale = 1.0 / np.sqrt(max(fan_in, 1))
+        return (self.rng.standard_normal(shape) * scale).astype(self.dtype)
+
+    def const(self, array: np.ndarray, format: str | None = None) -> SSAValue:
+        return self.b.const(array, format=format)
+
+    def channel_vector(self, channels: int) -> SSAValue:
+        return self.const(self.weights([channels]))
+
+    def shape_of(self, value: SSAValue) -> tuple[int, ...]:
+        return tuple(value.type.get_shape())  # type: ignore[attr-defined]
+
+    def push(self, value: SSAValue) -> SSAValue:
+        self.pool.append(Act(value, self.shape_of(value)))
+        return value
+
+    # -- graph inputs ---------------------------------------------------------
+
+    def data_input(self) -> None:
+        """The main 4-D input: explicit format, user storage format, or none."""
+        n = self.draw(st.integers(1, 2))
+        c = self.pick(CHANNELS)
+        h, w = self.draw(st.integers(1, 6)), self.draw(st.integers(1, 6))
+        shape = [n, c, h, w] if self.layout == "NCHW" else [n, h, w, c]
+        how = self.pick(("format", "storage", "none"))
+        kwargs: dict[str, Any] = {}
+        if how != "none":
+            kwargs["format"] = self.layout
+        if how == "storage":
+            kwargs["storage_format"] = "NC1HWC0"
+            kwargs["storage_shape"] = transfer_shape(
+                shape, self.layout, "NC1HWC0", self.dtype
+            )
+        self.push(self.b.data(shape, self.dtype, name="x", **kwargs))
+        self.inputs += 1
+
+    def extra_input(self, shape: Sequence[int], dtype: str) -> SSAValue:
+        self.inputs += 1
+        return self.b.data(shape, dtype, name=f"in{self.inputs}")
+
+    # -- blocks ---------------------------------------------------------------
+
+    def unary(self, value: SSAValue, name: str | None = None) -> SSAValue:
+        op = name or self.pick(UNARY)
+        attrs: dict[str, Any] = {
+            "leaky_relu": {"alpha": 0.1},
+            "elu": {"alpha": 0.5},
+            "clip": {"min": -0.5, "max": 0.75},
+        }.get(op, {})
+        return self.b.op(op, value, **attrs)
+
+    def block_unary(self) -> None:
+        self.push(self.unary(self.act().ssa))
+
+    def conv(self, x: Act, cout: int, k: int, stride: int, groups: int) -> SSAValue:
+        cin = x.shape[self.channel_axis()]
+        filter_format = self.pick(FILTER_FORMATS[self.layout])
+        per_group = cin // groups
+        shape = {
+            "NCHW": [cout, per_group, k, k],
+            "HWCN": [k, k, per_group, cout],
+            "NHWC": [cout, k, k, per_group],
+        }[filter_format]
+        filter_ = self.const(self.weights(shape, per_group * k * k), filter_format)
+        bias = self.channel_vector(cout) if self.draw(st.booleans()) else None
+        return self.b.conv2d(
+            x.ssa,
+            filter_,
+            bias,
+            strides=self.hw_list(stride, stride),
+            pads=[k // 2] * 4,
+            groups=groups,
+            data_format=self.layout,
+        )
+
+    def block_conv(self) -> None:
+        x = self.act()
+        cin = x.shape[self.channel_axis()]
+        k, stride = self.pick((1, 3)), self.pick((1, 2))
+        grouping = self.pick(("dense", "dense", "depthwise", "grouped"))
+        if grouping == "depthwise" and cin > 1:
+            cout, groups = cin, cin
+        elif grouping == "grouped" and cin % 2 == 0:
+            cout, groups = self.pick((cin, 2 * cin)), 2
+        else:
+            cout, groups = self.pick(CHANNELS), 1
+        y = self.conv(x, cout, k, stride, groups)
+        if self.draw(st.booleans()):
+            y = self.b.bias_add(y, self.channel_vector(cout), data_format=self.layout)
+        if self.draw(st.booleans()):
+            variance = np.abs(self.weights([cout])) + 0.5
+            y = self.b.batch_norm(
+                y,
+                *(self.channel_vector(cout) for _ in range(3)),
+                self.const(variance.astype(self.dtype)),
+                data_format=self.layout,
+            )
+        self.push(self.unary(y))
+
+    def block_pool(self) -> None:
+        x = self.act()
+        h, w = self.spatial(x.shape)
+        kind = self.pick(("max_pool", "avg_pool", "global_avg_pool", "global_max_pool"))
+        if kind.startswith("global"):
+            self.push(self.b.op(kind, x.ssa, data_format=self.layout))
+            return
+        if h >= 2 and w >= 2 and self.draw(st.booleans()):
+            window, stride, pads = 2, 2, [0, 0, 0, 0]
+        else:
+            window, stride, pads = 3, 1, [1, 1, 1, 1]
+        attrs = {"count_include_pad": False} if kind == "avg_pool" else {}
+        self.push(
+            self.b.op(
+                kind,
+                x.ssa,
+                ksize=self.hw_list(window, window),
+                strides=self.hw_list(stride, stride),
+                pads=pads,
+                data_format=self.layout,
+                **attrs,
+            )
+        )
+
+    def block_join(self) -> None:
+        x = self.act()
+        partners = [a for a in self.pool if a.shape == x.shape and a is not x]
+        op = self.pick(BINARY)
+        if partners:
+            other = partners[self.draw(st.integers(0, len(partners) - 1))].ssa
+        else:  # a per-channel constant broadcast against the activation
+            shape = [1, 1, 1, 1]
+            shape[self.channel_axis()] = x.shape[self.channel_axis()]
+            other = self.const(self.weights(shape))
+            op = "add" if op == "add_n" else op
+        if op == "add_n":
+            self.push(self.b.add_n([x.ssa, other, x.ssa]))
+        else:
+            self.push(self.b.op(op, x.ssa, other))
+
+    def block_concat(self) -> None:
+        x = self.act()
+        axis = self.channel_axis()
+        same = [a for a in self.pool if _without(a.shape, axis) == _without(x.shape, axis)]
+        other = same[self.draw(st.integers(0, len(same) - 1))]
+        self.push(self.b.concat([x.ssa, other.ssa], axis=axis))
+
+    def block_chain(self) -> None:
+        """A trans-op chain (moves of `ChainBuilder`) ending as an output."""
+        x = self.act()
+        origin, storage = (str(f) for f in layout_of(x.ssa.type))  # type: ignore[arg-type]
+        chain = ChainBuilder(self.b)
+        value = Value(x.ssa, x.shape, origin, storage, self.dtype)
+        other_dtype = DTYPES[1 - DTYPES.index(self.dtype)]
+        moves: dict[str, Callable[[Value], Value | None]] = {
+            "nc1hwc0": lambda v: chain.transdata(v, "NC1HWC0"),
+            "fractal_z": lambda v: chain.transdata(v, "FRACTAL_Z"),
+            "fractal_nz": lambda v: chain.transdata(v, "FRACTAL_NZ"),
+            "back": lambda v: chain.transdata(v, v.origin),
+            "cast": lambda v: chain.cast(v, other_dtype if v.dtype == self.dtype else self.dtype),
+            "transpose": self._transpose_move(chain),
+            "reshape": lambda v: chain.reshape(v, (v.shape[0], v.shape[1], v.shape[2] * v.shape[3], 1)) if len(v.shape) == 4 else None,
+            "unsqueeze": lambda v: chain.unsqueeze(v) if len(v.shape) == 4 else chain.squeeze(v, v.origin),
+            "undo": lambda v: v.undo(chain, v) if v.undo else None,
+            "real": lambda v: chain.real_op(v) if v.dtype != "bool" else None,
+        }
+        for _ in range(self.draw(st.integers(1, 5))):
+            value = moves[self.pick(tuple(moves))](value) or value
+        self.outputs.extend([*chain.outputs, value.ssa])
+
+    @staticmethod
+    def _transpose_move(chain: ChainBuilder) -> Callable[[Value], Value | None]:
+        def move(v: Value) -> Value | None:
+            if v.origin == "NCHW":
+                return chain.transpose(v, [0, 2, 3, 1], "NHWC")
+            if v.origin == "NHWC":
+                return chain.transpose(v, [0, 3, 1, 2], "NCHW")
+            return None
+
+        return move
+
+    def block_matmul(self) -> None:
+        """Flatten (or a fresh 2-D input) into matmuls with odd sizes; an output."""
+        if self.draw(st.booleans()):
+            x = self.b.flatten(self.act().ssa, axis=1)
+        else:
+            rows, depth = self.pick((1, 3, 17)), self.pick((5, 17, 33))
+            x = self.extra_input([rows, depth], self.dtype)
+        for _ in range(self.draw(st.integers(1, 3))):
+            depth = self.shape_of(x)[1]
+            width = self.pick((5, 17, 33, 16))
+            kind = self.pick(("matmul", "matmul_t", "batch_matmul"))
+            if kind == "batch_matmul":
+                w = self.const(self.weights([1, depth, width], depth))
+                y = self.b.batch_matmul(self.b.unsqueeze(x, axes=[0]), w)
+                x = self.b.squeeze(y, axes=[0])
+            else:
+                transpose = kind == "matmul_t"
+                shape = [width, depth] if transpose else [depth, width]
+                bias = self.channel_vector(width) if self.draw(st.booleans()) else None
+                x = self.b.matmul(
+                    x,
+                    self.const(self.weights(shape, depth)),
+                    bias,
+                    transpose_x2=transpose,
+                )
+            x = self.unary(x)
+        if self.draw(st.booleans()):
+            x = self.b.softmax(x, axis=-1)
+        self.outputs.append(x)
+
+    def block_reduce(self) -> None:
+        x = self.act()
+        if self.draw(st.booleans()):
+            self.outputs.append(self.b.softmax(x.ssa, axis=self.channel_axis()))
+        else:
+            axes = [2, 3] if self.layout == "NCHW" else [1, 2]
+            self.push(self.b.reduce_mean(x.ssa, axes=axes, keep_dims=True))
+
+    def shape_preserving(self, sub: GraphBuilder, value: SSAValue) -> SSAValue:
+        """A subgraph body: a bounded activation, or a same-channel conv first."""
+        if self.draw(st.booleans()):
+            shape = self.shape_of(value)
+            channels = shape[self.channel_axis()]
+            filter_ = sub.const(
+                self.weights([channels, channels, 3, 3], 9 * channels)
+                if self.layout == "NCHW"
+                else self.weights([channels, 3, 3, channels], 9 * channels),
+                format=self.layout,
+            )
+            value = sub.conv2d(value, filter_, pads=[1, 1, 1, 1], data_format=self.layout)
+        return sub.op(self.pick(("tanh", "sigmoid", "relu")), value)
+
+    def block_if(self) -> None:
+        x = self.act()
+        cond = self.extra_input([], "int32")
+        bodies = [
+            lambda sub, v, fn=self.shape_preserving: fn(sub, v) for _ in range(2)
+        ]
+        (result,) = self.b.if_(cond, [x.ssa], *bodies)
+        self.push(result)
+
+    def block_while(self) -> None:
+        x = self.act()
+        limit = self.draw(st.integers(1, 3))
+        scalar = tensor_type([], "int32")
+
+        def cond(sub: GraphBuilder, i: SSAValue, v: SSAValue) -> SSAValue:
+            bound = sub.const(np.array(limit, np.int32))
+            return sub.sub(bound, i, result_types=[scalar])
+
+        def body(sub: GraphBuilder, i: SSAValue, v: SSAValue) -> list[SSAValue]:
+            one = sub.const(np.array(1, np.int32))
+            step = sub.add(i, one, result_types=[scalar])
+            return [step, self.shape_preserving(sub, v)]
+
+        start = self.b.const(np.array(0, np.int32))
+        _, result = self.b.while_([start, x.ssa], cond, body)
+        self.push(result)
+
+    def finish(self) -> None:
+        """Output the last activation, a drawn subset of the others, the ends."""
+        last = self.pool[-1].ssa
+        extra = [a.ssa for a in self.pool[:-1] if self.draw(st.integers(0, 3)) == 0]
+        values = list(dict.fromkeys([last, *extra, *self.outputs]))
+        storage = None
+        if self.draw(st.integers(0, 3)) == 0 and layout_of(last.type)[0].value in LAYOUTS:  # type: ignore[arg-type]
+            storage = ["NC1HWC0"] + ["ND"] * (len(values) - 1)
+        self.b.output(*values, storage_formats=storage)
+
+
+def _without(shape: Sequence[int], axis: int) -> tuple[int, ...]:
+    return tuple(d for i, d in enumerate(shape) if i != axis)
+
+
+@st.composite
+def fuzz_cases(draw: Callable[[st.SearchStrategy[Any]], Any], max_blocks: int = 4) -> FuzzCase:
+    """A random valid graph with its pipeline options and input seed."""
+    dtype = draw(st.sampled_from(DTYPES))
+    layout = draw(st.sampled_from(LAYOUTS))
+    seed = draw(st.integers(0, 2**16))
+    fuzzer = GraphFuzzer(draw, GraphBuilder("main"), dtype, layout, np.random.default_rng(seed))
+    fuzzer.data_input()
+    blocks = tuple(draw(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=max_blocks)))
+    for block in blocks:
+        getattr(fuzzer, f"block_{block}")()
+    fuzzer.finish()
+    options = PipelineOptions(
+        data_format=draw(st.sampled_from((layout, "ND"))),
+        target=draw(st.sampled_from(TARGETS)),
+        spread=draw(st.booleans()),
+        beyond_ge=not draw(st.integers(0, 3)) == 0,
+    )
+    return FuzzCase(fuzzer.b.build(), options, seed, blocks)
