@@ -469,15 +469,17 @@ class NestVectoriser:
         self.env.namespace["strided_view"] = strided_view
         absorbed = {a.load for a in accumulations.values()}
         absorbed |= {a.combine for a in accumulations.values()}
-        written = {
-            self._memref(s.op.memref)
+        last_store = {
+            self._memref(s.op.memref): s.order
             for s in self.statements
             if isinstance(s.op, affine.StoreOp)
         }
         for s in self.statements:
             op = s.op
             if isinstance(op, affine.LoadOp) and op not in absorbed:
-                if self._memref(op.memref) in written:
+                # A later store would change what a view shows: snapshot the
+                # buffer now. Without one, the view (made on first use) is exact.
+                if last_store.get(self._memref(op.memref), -1) > s.order:
                     name = self._new(op.result)
                     self.lines.append(f"{name} = np.array({self._view(op)})")
             elif isinstance(op, affine.StoreOp):
