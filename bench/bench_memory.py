@@ -139,9 +139,9 @@ def bench_tuning(repeat: int) -> None:
         engine = PerfEngine(records)
         tuned = Runtime(graph, weights, engine=engine)
         (got,) = tuned.run({0: x})
+        default_best = best_time(lambda: default.run({0: x}), repeat)
+        tuned_best = best_time(lambda: tuned.run({0: x}), repeat)
     error = float(np.abs(got - expected).max() / np.abs(expected).max())
-    default_best = best_time(lambda: default.run({0: x}), repeat)
-    tuned_best = best_time(lambda: tuned.run({0: x}), repeat)
     chosen: dict[str, int] = {}
     for record in engine.records.values():
         chosen[record.kernel] = chosen.get(record.kernel, 0) + 1

@@ -57,7 +57,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.attributes import ExternalDataAttr, FormatAttr
+from ge_dialect.attributes import ExternalDataAttr, FormatAttr, LayoutAttr
 from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, layout_of, shape_of, storage_shape_of
 
@@ -615,6 +615,10 @@ class TransDataOp(SameShapeTransOp):
             raise VerifyException("transdata cannot change the dtype (use ge.cast)")
         src_origin, src_storage = layout_of(x_type)
         dst_origin, dst_storage = layout_of(y_type)
+        pending = self.attributes.get("input_layouts")
+        if isinstance(pending, ArrayAttr) and isinstance(pending.data[0], LayoutAttr):
+            # the operand is converted to this layout first (insert-transdata)
+            src_storage = pending.data[0].storage_format
         if self.perm is not None:
             letters = letter_permutation(src_origin, dst_origin)
             if letters is None or list(letters) != attribute_value(self, "perm"):

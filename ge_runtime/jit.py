@@ -84,7 +84,7 @@ class CompiledFunction:
                 f"{array.dtype}{list(array.shape)}, "
                 f"expected {dtype}{list(shape)}"
             )
-        return np.ascontiguousarray(array)
+        return np.require(array, requirements="C")  # keeps 0-d arrays 0-d
 
 
 def loop_context() -> Context:

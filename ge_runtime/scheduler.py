@@ -232,8 +232,9 @@ class SunkPart:
     ops: list[Operation]
     jit_failure: str | None = None
     """Why the JIT could not compile the part (it runs in the reference evaluator)."""
-    streams: StreamRuntime | None = None  # (imported lazily: it needs this module)
-    """The part's concurrent runtime, once run, if it has several streams."""
+    streams: StreamRuntime | None = None
+    """The part's concurrent runtime, once run, if it has several streams
+    (`ge_runtime.streams` imports this module, so it is imported lazily)."""
 
     @property
     def stream_count(self) -> int:
@@ -329,6 +330,7 @@ def single_op_graph(
         result_types=list(result_types),
         attributes=dict(op.attributes),
         properties=dict(op.properties),
+        regions=[region.clone() for region in op.regions],  # a ge.fused body
     )
     block.add_op(kernel_op)
     block.add_op(NetOutputOp(kernel_op.results))

@@ -500,25 +500,29 @@ class OpTiming:
 
 @dataclass
 class StreamRuntime(Runtime):
-    """The kernel runtime running each stream on its own thread (see above)."""
+    """The kernel runtime running each stream on its own thread (see above).
+
+    Its `timings` say what ran where and when; profiling, dumping and
+    tuning, which time or write from one thread, stay with `Runtime`.
+    """
 
     timings: list[OpTiming] = field(default_factory=list)
     """What the last run did, by start time."""
 
     def __post_init__(self) -> None:
+        if self.profiler or self.dumper or self.engine:
+            raise GEError(
+                "error: the stream runtime does not profile, dump or tune "
+                "(the kernel runtime does)"
+            )
         super().__post_init__()
         plan = read_streams(self.graph)
-        self.stream_count = 1 if plan is None else plan.count
-        self.lanes: list[list[Step]] = [[] for _ in range(self.stream_count)]
-        self.waits: dict[Operation, tuple[int, ...]] = {}
-        self.records: dict[Operation, tuple[int, ...]] = {}
-        for step in self.steps:
-            stream = 0 if plan is None else plan.stream[step.op]
-            self.lanes[stream].append(step)
-            if plan is not None:
-                self.waits[step.op] = plan.waits[step.op]
-                self.records[step.op] = plan.records[step.op]
         self.event_count = 0 if plan is None else plan.events
+        self.waits = {} if plan is None else plan.waits
+        self.records = {} if plan is None else plan.records
+        self.lanes: list[list[Step]] = [[] for _ in range(plan.count if plan else 1)]
+        for step in self.steps:
+            self.lanes[plan.stream[step.op] if plan else 0].append(step)
         check_stream_plan(self.graph, self.target, self.offsets)
 
     def _execute_steps(

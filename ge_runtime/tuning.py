@@ -96,6 +96,7 @@ class PerfEngine:
     records: dict[str, TuningRecord] = field(default_factory=dict)
     timed: list[str] = field(default_factory=list)
     reused: list[str] = field(default_factory=list)
+    _unsaved: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.path is not None and Path(self.path).exists():
@@ -119,6 +120,7 @@ class PerfEngine:
         record = self._measure(op, candidates, make_call)
         self.records[key] = record
         self.timed.append(key)
+        self._unsaved = True
         return by_name[record.kernel]
 
     def _measure(
@@ -153,9 +155,10 @@ class PerfEngine:
         )
 
     def save(self) -> None:
-        """Write the records to `path` (atomically), if the engine has one."""
-        if self.path is not None:
+        """Write the records to `path` (atomically) if some were measured."""
+        if self.path is not None and self._unsaved:
             save_records(self.path, self.records)
+            self._unsaved = False
 
 
 def load_records(path: str | os.PathLike[str]) -> dict[str, TuningRecord]:

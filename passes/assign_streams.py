@@ -10,16 +10,18 @@ those of `ge_runtime.streams`.
 
 ```mlir
 ge.graph @main {
-  %a = ge.conv2d %x, %w1 ...          // branch 1
-  %b = ge.conv2d %x, %w2 ...          // branch 2, independent of branch 1
+  %a = ge.conv2d %x, %w1 {data_format = "NCHW"} ...   // branch 1
+  %b = ge.conv2d %x, %w2 {data_format = "NCHW"} ...   // branch 2
   %c = ge.add %a, %b ...
   ge.netoutput %c ...
 }
 // after assign-streams{max-streams=2}:
-ge.graph @main attributes {ge.event_count = 1 : i64, ge.stream_count = 2 : i64} {
-  %a = ge.conv2d %x, %w1 {ge.record_events = array<i64: 0>, ge.stream_id = 0 : i64} ...
-  %b = ge.conv2d %x, %w2 {ge.stream_id = 1 : i64} ...
-  %c = ge.add %a, %b {ge.stream_id = 1 : i64, ge.wait_events = array<i64: 0>} ...
+ge.graph @main attributes {ge.stream_count = 2 : i64, ge.event_count = 1 : i64} {
+  %a = ge.conv2d %x, %w1 {..., ge.stream_id = 0 : i64} ...
+  %b = ge.conv2d %x, %w2 {..., ge.stream_id = 1 : i64, ge.record_events = array<i64: 0>} ...
+  %c = ge.add %a, %b {ge.stream_id = 0 : i64, ge.wait_events = array<i64: 0>} ...
+  ge.netoutput %c ...
+}
 ```
 
 Streams come from list scheduling in block order on a static cost model
@@ -127,8 +129,11 @@ def producers(op: Operation, placed: Mapping[Operation, int]) -> list[Operation]
     return sorted(found, key=placed.__getitem__)  # type: ignore[arg-type]
 
 
-def schedule(ops: Sequence[Operation], max_streams: int) -> dict[Operation, int]:
-    """Each op's stream, by list scheduling on `cost_us` (module docstring)."""
+def schedule(
+    ops: Sequence[Operation], max_streams: int
+) -> tuple[dict[Operation, int], float]:
+    """Each op's stream, by list scheduling on `cost_us` (module docstring),
+    and the estimated time until the last op finishes."""
     stream: dict[Operation, int] = {}
     finish: dict[Operation, float] = {}
     free = [0.0] * max_streams
@@ -142,7 +147,7 @@ def schedule(ops: Sequence[Operation], max_streams: int) -> dict[Operation, int]
         chosen = min(range(max_streams), key=lambda s: (start[s], s not in own, s))
         stream[op] = chosen
         finish[op] = free[chosen] = start[chosen] + cost_us(op)
-    return stream
+    return stream, max(free)
 
 
 def events(
@@ -173,6 +178,8 @@ class StreamAssignment:
     stream: dict[Operation, int]
     events: list[tuple[Operation, Operation]]
     """(recorder, waiter) of each event, by event id."""
+    makespan_us: float
+    """The cost model's estimate of the run time."""
 
 
 def assign_graph(graph: GraphOp, max_streams: int) -> StreamAssignment:
@@ -182,9 +189,9 @@ def assign_graph(graph: GraphOp, max_streams: int) -> StreamAssignment:
     unused one), so the streams used are 0 .. count - 1.
     """
     ops = scheduled_ops(graph)
-    stream = schedule(ops, max_streams)
+    stream, makespan = schedule(ops, max_streams)
     count = max(stream.values(), default=0) + 1
-    return StreamAssignment(count, stream, events(ops, stream, count))
+    return StreamAssignment(count, stream, events(ops, stream, count), makespan)
 
 
 def annotate(

@@ -182,11 +182,13 @@ def _switched_off(data: object, source: str) -> frozenset[str]:
             raise fail(f"unknown category '{category}' ({', '.join(CATEGORIES)})")
         for name, state in switches.items():
             if not isinstance(state, str) or state.lower() not in ("on", "off"):
-                raise fail(f"'{name}' must be \"on\" or \"off\", got {state!r}")
+                raise fail(f'\'{name}\' must be "on" or "off", got {state!r}')
             if state.lower() == "on":
                 continue
             if name == "ALL":
-                off |= {r.name for r in fusion_rules().values() if r.category == category}
+                off |= {
+                    r.name for r in fusion_rules().values() if r.category == category
+                }
             else:
                 off.add(name)
     return frozenset(off)
@@ -208,7 +210,9 @@ def fusion_formats(op: Operation) -> tuple[Format | None, ...]:
     try:
         return tuple(None if t == ORIGIN else parse_format(t) for t in tokens)
     except FormatError as error:
-        raise GEError(f"error: op info of '{op.name}': fusion formats: {error}") from None
+        raise GEError(
+            f"error: op info of '{op.name}': fusion formats: {error}"
+        ) from None
 
 
 def _tensor(value: SSAValue) -> TensorType:
@@ -230,7 +234,7 @@ def why_not_fusable(op: Operation, tile: TensorType | None = None) -> str | None
     if info.fallback_mode is FallbackMode.ACLNN_ONLY:
         return "always dispatched through its host fallback (aclnn_only)"
     result = _tensor(op.results[0])
-    if any(d < 0 for d in shape_of(result)):
+    if any(d < 0 for v in (*op.operands, *op.results) for d in shape_of(_tensor(v))):
         return "dynamic shape"
     if dtype_name(result.element_type) not in FLOAT_DTYPES:
         return f"non-float result ({dtype_name(result.element_type)})"
@@ -317,7 +321,9 @@ class Group:
                     self.members.sort(key=self.position.__getitem__)
                     break
                 rejected.add(op)
-                LOG.debug("fuse-ops: %s stays out of %s: %s", op.name, self.rule.name, reason)
+                LOG.debug(
+                    "fuse-ops: %s stays out of %s: %s", op.name, self.rule.name, reason
+                )
             else:
                 return
 

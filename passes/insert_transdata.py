@@ -206,8 +206,6 @@ def boundary_layouts(op: Operation) -> list[LayoutAttr]:
     operands = [value.type for value in op.operands]
     if isinstance(op, NetOutputOp):
         parent = op.parent_op()
-        if isinstance(parent, WhileOp) and op.parent_region() is parent.cond:
-            return [origin_layout(t) for t in operands]
         if parent is not None and not isinstance(parent, GraphOp):
             return [layout_attr(r.type) for r in parent.results]
         requested = op.storage_formats.data if op.storage_formats else ()

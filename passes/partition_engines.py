@@ -58,6 +58,7 @@ from ge_dialect.opinfo import Engine, op_info, op_key
 from ge_dialect.ops import (
     ConstOp,
     DataOp,
+    FusedOp,
     GraphOp,
     NetOutputOp,
     PartitionedCallOp,
@@ -83,9 +84,10 @@ AUTO_CAST_HINT = (
 def op_engine(op: Operation) -> Engine | None:
     """The engine the op-information library assigns to `op`.
 
-    None for structural and control-flow ops, which GE runs itself.
+    None for structural and control-flow ops, which GE runs itself (a
+    `ge.fused` group is one AI Core op).
     """
-    if isinstance(op, STRUCTURAL_OPS) or op.regions:
+    if isinstance(op, STRUCTURAL_OPS) or (op.regions and not isinstance(op, FusedOp)):
         return None
     return op_info(op).engine
 
@@ -397,6 +399,8 @@ def build_partitioned_call(
 def partition_block(block: Block) -> None:
     """Partition `block`, then the subgraphs of its control-flow ops."""
     for op in list(block.ops):
+        if isinstance(op, FusedOp):
+            continue  # one AI Core op, its body is not partitioned
         if isinstance(op, PartitionedCallOp) and op.engine is not None:
             continue
         for region in op.regions:

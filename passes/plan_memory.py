@@ -62,7 +62,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from ge_dialect.dtypes import dtype_name, numpy_dtype
-from ge_dialect.ops import GraphOp, NetOutputOp, enclosing_target
+from ge_dialect.ops import FusedOp, GraphOp, NetOutputOp, enclosing_target
 from ge_runtime.memory import (
     ARENA_ATTRIBUTE,
     IN_PLACE_OPS,
@@ -99,7 +99,7 @@ class GraphPlan:
 def unsunk_reason(graph: GraphOp) -> str | None:
     """Why the graph runs op by op instead of sunk (None: it is sunk)."""
     for op in graph.body.block.ops:
-        if op.regions:
+        if op.regions and not isinstance(op, FusedOp):  # a fused group is one op
             return f"'{op.name}' has subgraphs (control flow)"
         for value in op.results:
             tensor = value.type

@@ -228,10 +228,12 @@ def test_tuning_records_are_written_reused_and_remeasured(tmp_path: Path):
     data = json.loads(records.read_text())
     assert data["version"] == 1 and len(data["records"]) == 3
 
+    written = records.stat().st_mtime_ns
     again = PerfEngine(records)
     (got,) = Runtime(graph, weights, engine=again).run({"x": x})
     close(got, expected)
     assert again.timed == [] and len(again.reused) == 3
+    assert records.stat().st_mtime_ns == written  # nothing new: not rewritten
 
     retuned = PerfEngine(records, retune=True)
     Runtime(graph, weights, engine=retuned).run({"x": x})

@@ -3,24 +3,32 @@
     ge-atc --model=net.onnx --framework=5 --output=net [--input_shape="x:1,3,224,224"]
            [--input_format=NCHW] [--soc_version=Ascend910] [--dump-graph=DIR]
            [--auto_cast_mode=1] [--memory-report=mem.json] [--time-passes]
-           [--max-streams=2]
+           [--max-streams=2] [--fusion_switch_file=off.cfg] [--disable-fusion]
     ge-atc --singleop=ops.json --output=DIR [--soc_version=...]
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
 
 The flags are ATC's (`--flag=value` or `--flag value`). A model is imported
-(`ge_frontend/onnx_import.py`) and goes through the format pipeline
+(`ge_frontend/onnx_import.py`); ATC's graph fusion folds inference batch
+norm into the convolution or matmul before it (`fold-batch-norm`) and
+constant sub-graphs are computed (`fold-constants`, with the weights in
+hand); then it goes through the format pipeline
 (`ge-format-pipeline`, SPEC §4 steps 2-7: origin-format inference with
 `--input_format` as data format, shape inference, running formats,
 storage-format selection for `--soc_version`, TransData insertion, then the
-optimisation rounds to a fixed point), then the engine stages (SPEC §4 step
+optimisation rounds to a fixed point), then UB fusion groups AI Core ops
+into `ge.fused` kernels (`fuse-ops`), then the engine stages (SPEC §4 step
 8: `partition-engines`, `mark-fallback`, preceded by `insert-aicpu-cast`
 with `--auto_cast_mode=1`, ATC's AutoCastMode; without it an AI CPU op
 lacking the graph's dtype is an error), and last memory planning (step 9:
 `plan-memory`; its figures go in the manifest's `memory` entry and, with
 `--memory-report FILE`, in a JSON file), preceded with `--max-streams=N` by
 `assign-streams` (independent branches on up to N streams, with events;
-`ge-run` then runs the streams concurrently). Each stage (each pass; `round N:
+`ge-run` then runs the streams concurrently). Fusion is on by default:
+`--fusion_switch_file FILE` switches named fusion rules off (ATC's fusion
+switch file: `{"Switch": {"GraphFusion": {"ConvBatchNormFold": "off"},
+"UBFusion": {"ALL": "off"}}}`, or a list of rule names, see
+`passes/fuse_ops.py`), `--disable-fusion` all of them. Each stage (each pass; `round N:
 PASS` in the optimisation rounds) is verified and logs one progress line to
 stderr (`--log`: debug, info (default), warning, error or null);
 `--time-passes` adds up each pass's time into a table on stderr;
@@ -64,12 +72,14 @@ from ge_runtime.offline_model import (
 )
 from ge_runtime.profiling import PassTimer
 from passes import get_all_passes
+from passes.fold_constants import FOLD_WEIGHTS
 from passes.format_pipeline import (
     GE_OPTIMISATION,
     NESTED_PASS_CALLBACK,
     FormatPipelinePass,
     runtime_transdata_count,
 )
+from passes.fuse_ops import read_fusion_switch_file
 from passes.insert_transdata import TARGET_ATTRIBUTE, derive_storage_weights
 from tools.common import (
     LOG_LEVELS,
@@ -172,6 +182,17 @@ def build_parser() -> argparse.ArgumentParser:
         "default: one stream, no stream plan",
     )
     parser.add_argument(
+        "--fusion_switch_file",
+        metavar="FILE",
+        help="fusion rules to switch off (ATC's JSON switch file, a JSON list "
+        "or one rule name per line)",
+    )
+    parser.add_argument(
+        "--disable-fusion",
+        action="store_true",
+        help="no graph or UB fusion (fold-batch-norm, fuse-ops)",
+    )
+    parser.add_argument(
         "--time-passes",
         action="store_true",
         help="print the time of each compile pass to stderr",
@@ -199,6 +220,9 @@ class CompileOptions:
     framework: int | None = None
     auto_cast_mode: int = 0
     max_streams: int | None = None
+    fusion: bool = True
+    fusion_off: tuple[str, ...] = ()
+    """Fusion rules switched off (`--fusion_switch_file`)."""
 
     def manifest(self) -> dict[str, Any]:
         """The options as manifest entries."""
@@ -210,6 +234,8 @@ class CompileOptions:
                 "soc_version": self.soc_version,
                 "auto_cast_mode": self.auto_cast_mode,
                 "max_streams": self.max_streams,
+                "fusion": self.fusion,
+                "fusion_off": list(self.fusion_off),
             }
         }
 
@@ -229,6 +255,11 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
             raise GEError(f"error: --soc_version: {error}") from None
     if args.max_streams is not None and args.max_streams < 1:
         raise GEError(f"error: --max-streams={args.max_streams} must be at least 1")
+    switched_off = (
+        read_fusion_switch_file(args.fusion_switch_file)
+        if args.fusion_switch_file is not None
+        else frozenset()
+    )
     return CompileOptions(
         args.input_format,
         args.input_shape,
@@ -236,6 +267,8 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         args.framework,
         args.auto_cast_mode,
         args.max_streams,
+        not args.disable_fusion,
+        tuple(sorted(switched_off)),
     )
 
 
@@ -316,6 +349,11 @@ MEMORY_STAGE = "plan-memory"
 """The last stage (SPEC §4 step 9)."""
 STREAM_STAGE = "assign-streams"
 """Before memory planning, with `--max-streams`."""
+GRAPH_FUSION_STAGE = "fold-batch-norm"
+CONSTANT_STAGE = "fold-constants"
+"""Before the format pipeline (the graph fusion unless `--disable-fusion`)."""
+UB_FUSION_STAGE = "fuse-ops"
+"""After the format pipeline, unless `--disable-fusion`."""
 
 
 def compile_module(
@@ -326,10 +364,10 @@ def compile_module(
     progress: int = logging.INFO,
     timer: PassTimer | None = None,
 ) -> Compiled:
-    """Run the format pipeline, the engine stages and memory planning on
-    `module` (in place).
+    """Run graph fusion and constant folding, the format pipeline, UB fusion,
+    the engine stages and memory planning on `module` (in place).
 
-    The weights come back laid out.
+    The weights come back laid out, with the folded ones added.
 
     Each stage logs one progress line at level `progress`; `timer` adds up
     the time of each pass.
@@ -341,6 +379,28 @@ def compile_module(
         module.attributes[TARGET_ATTRIBUTE] = StringAttr(options.soc_version)
     monitor = StageMonitor(progress, dump_dir, timer=timer)
     monitor.record("import", module)
+    pass_options: dict[str, dict[str, Any]] = {
+        STREAM_STAGE: {"max_streams": options.max_streams},
+        GRAPH_FUSION_STAGE: {"disable": options.fusion_off},
+        UB_FUSION_STAGE: {"disable": options.fusion_off},
+    }
+
+    def run_stage(name: str) -> None:
+        start = time.perf_counter()
+        stage_pass = get_all_passes()[name]()(**pass_options.get(name, {}))
+        stage_pass.apply(make_context(), module)
+        elapsed = time.perf_counter() - start
+        verify_module(module)
+        monitor.record(name, module, elapsed, name)
+
+    weights = dict(weights)  # the folding stages add their folded arrays
+    graph_stages = (GRAPH_FUSION_STAGE,) if options.fusion else ()
+    token = FOLD_WEIGHTS.set(weights)
+    try:
+        for name in (*graph_stages, CONSTANT_STAGE):
+            run_stage(name)
+    finally:
+        FOLD_WEIGHTS.reset(token)
     pipeline = FormatPipelinePass(
         data_format=options.input_format, target=options.soc_version
     )
@@ -350,16 +410,11 @@ def compile_module(
     finally:
         NESTED_PASS_CALLBACK.reset(token)
     laid_out = derive_storage_weights(module, weights, options.soc_version)
+    fusion = (UB_FUSION_STAGE,) if options.fusion else ()
     stages = ENGINE_STAGES if options.auto_cast_mode else ENGINE_STAGES[1:]
     streams = () if options.max_streams is None else (STREAM_STAGE,)
-    pass_options = {STREAM_STAGE: {"max_streams": options.max_streams}}
-    for name in (*stages, *streams, MEMORY_STAGE):
-        start = time.perf_counter()
-        stage_pass = get_all_passes()[name]()(**pass_options.get(name, {}))
-        stage_pass.apply(make_context(), module)
-        elapsed = time.perf_counter() - start
-        verify_module(module)
-        monitor.record(name, module, elapsed, name)
+    for name in (*fusion, *stages, *streams, MEMORY_STAGE):
+        run_stage(name)
     return Compiled(module, laid_out, source, monitor.stages)
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Operation
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
 from ge_dialect.ops import DataOp, GraphOp
@@ -49,7 +49,9 @@ from ge_runtime.reference import (
     input_specs,
 )
 from ge_runtime.scheduler import single_op_graph
+from passes import get_all_passes
 from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass
+from passes.insert_transdata import module_target
 from tools.ge_run import complete_inputs, make_context
 
 TOLERANCE = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-4}
@@ -66,9 +68,6 @@ class Mismatch(AssertionError):
 
 def pipeline_pass(options: str) -> FormatPipelinePass:
     """`ge-format-pipeline` configured by its option text (`data-format=NCHW ...`)."""
-    from passes import get_all_passes
-    from xdsl.passes import PassPipeline
-
     spec = f"ge-format-pipeline{{{options}}}"
     (pass_,) = PassPipeline.parse_spec(get_all_passes(), spec).passes
     assert isinstance(pass_, FormatPipelinePass)
@@ -153,13 +152,6 @@ def run_jit(module: ModuleOp, inputs: Mapping[int, np.ndarray]) -> list[np.ndarr
         return run_graph(module, inputs, target=target, poison=True)
     held = JitEvaluator({}, target).run(graph, inputs)
     return [np.asarray(h.origin) for h in held]
-
-
-def module_target(module: ModuleOp) -> str | None:
-    """The target `select-storage-format` recorded on the module, if any."""
-    from passes.insert_transdata import module_target as recorded
-
-    return recorded(module)
 
 
 def compare(stage: str, got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> None:

@@ -13,6 +13,8 @@ by random blocks:
 - `unary`: a bounded activation; `join`: a binary op or `ge.add_n` of two
   same-shape activations (a branch and its join), else a broadcast constant;
 - `concat`: two activations along the channel axis;
+- `relayout`: a `ge.transdata` already in the input graph (to NC1HWC0 or
+  FRACTAL_Z, or back to the origin format);
 - `chain`: a random trans-op chain (`ge.transdata` to NC1HWC0 / FRACTAL_Z /
   FRACTAL_NZ and back, casts fp16 <-> fp32, transposes NCHW <-> NHWC,
   reshapes, unsqueeze/squeeze), ending as a graph output;
@@ -31,6 +33,7 @@ NCHW, fp32, 1 channel.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +43,7 @@ from hypothesis import strategies as st
 from test_transop_passes import ChainBuilder, Value
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
+from xdsl.printer import Printer
 
 from ge_dialect.builder import GraphBuilder, tensor_type
 from ge_dialect.formats import transfer_shape
@@ -52,9 +56,11 @@ LAYOUTS = ("NCHW", "NHWC")
 TARGETS = (None, "Ascend910")
 UNARY = ("relu", "sigmoid", "tanh", "abs", "neg", "leaky_relu", "elu", "clip")
 BINARY = ("add", "mul", "maximum", "sub", "minimum", "add_n")
-FILTER_FORMATS = {"NCHW": ("NCHW", "HWCN"), "NHWC": ("NHWC", "HWCN")}
-"""Filter origin formats drawn per conv data format (never ND: an ND filter
-takes its format from inference, which may change how it reads)."""
+FILTER_LAYOUTS = {"NCHW": "OIHW", "HWCN": "HWIO", "NHWC": "OHWI", None: "OIHW"}
+"""How a filter of each origin format (None: ND, read as NCHW) is laid out."""
+
+REPR_LIMIT = 20_000
+"""A case's repr (hypothesis prints it for a failure) shows IR up to this size."""
 
 BLOCKS = (
     "unary",
@@ -67,8 +73,12 @@ BLOCKS = (
     "reduce",
     "if",
     "while",
+    "conv",
+    "chain",
+    "relayout",
 )
-"""Block kinds, simplest first (hypothesis shrinks toward the first)."""
+"""Block kinds, simplest first (hypothesis shrinks toward the first); convs
+and trans-op chains, where most layout work happens, are drawn twice as often."""
 
 
 @dataclass(frozen=True)
@@ -110,10 +120,18 @@ class FuzzCase:
     seed: int
     blocks: tuple[str, ...]
 
+    def text(self) -> str:
+        """The module as MLIR text."""
+        stream = io.StringIO()
+        Printer(stream=stream).print_op(self.module)
+        return stream.getvalue()
+
     def __repr__(self) -> str:
+        text = self.text()
+        shown = text if len(text) <= REPR_LIMIT else f"<{len(text)} characters of IR>"
         return (
             f"FuzzCase(blocks={list(self.blocks)}, options='"
-            f"{self.options.option_text()}', seed={self.seed})\n{self.module}"
+            f"{self.options.option_text()}', seed={self.seed})\n{shown}"
         )
 
 
@@ -133,6 +151,7 @@ class GraphFuzzer:
     b: GraphBuilder
     dtype: str
     layout: str
+    target: str | None
     rng: np.random.Generator
     pool: list[Act] = field(default_factory=list)
     outputs: list[SSAValue] = field(default_factory=list)
@@ -187,9 +206,14 @@ class GraphFuzzer:
         if how != "none":
             kwargs["format"] = self.layout
         if how == "storage":
+            # the user's storage shape, or [] (derive it); types verify explicit
+            # storage shapes with the seed C0 rule, so only without a target
+            explicit = self.target is None and self.draw(st.booleans())
             kwargs["storage_format"] = "NC1HWC0"
-            kwargs["storage_shape"] = transfer_shape(
-                shape, self.layout, "NC1HWC0", self.dtype
+            kwargs["storage_shape"] = (
+                transfer_shape(shape, self.layout, "NC1HWC0", self.dtype)
+                if explicit
+                else []
             )
         self.push(self.b.data(shape, self.dtype, name="x", **kwargs))
         self.inputs += 1
@@ -214,14 +238,14 @@ class GraphFuzzer:
 
     def conv(self, x: Act, cout: int, k: int, stride: int, groups: int) -> SSAValue:
         cin = x.shape[self.channel_axis()]
-        filter_format = self.pick(FILTER_FORMATS[self.layout])
-        per_group = cin // groups
-        shape = {
-            "NCHW": [cout, per_group, k, k],
-            "HWCN": [k, k, per_group, cout],
-            "NHWC": [cout, k, k, per_group],
-        }[filter_format]
-        filter_ = self.const(self.weights(shape, per_group * k * k), filter_format)
+        # a plain activation takes its layout from the filter: keep it meaningful
+        plain = layout_of(x.ssa.type)[0].value == "ND"  # type: ignore[arg-type]
+        filter_format = self.pick(
+            (None, self.layout) if plain else (self.layout, "HWCN", None)
+        )
+        sizes = {"O": cout, "I": cin // groups, "H": k, "W": k}
+        shape = [sizes[axis] for axis in FILTER_LAYOUTS[filter_format]]
+        filter_ = self.const(self.weights(shape, sizes["I"] * k * k), filter_format)
         bias = self.channel_vector(cout) if self.draw(st.booleans()) else None
         return self.b.conv2d(
             x.ssa,
@@ -300,7 +324,9 @@ class GraphFuzzer:
     def block_concat(self) -> None:
         x = self.act()
         axis = self.channel_axis()
-        same = [a for a in self.pool if _without(a.shape, axis) == _without(x.shape, axis)]
+        same = [
+            a for a in self.pool if _without(a.shape, axis) == _without(x.shape, axis)
+        ]
         other = same[self.draw(st.integers(0, len(same) - 1))]
         self.push(self.b.concat([x.ssa, other.ssa], axis=axis))
 
@@ -316,10 +342,18 @@ class GraphFuzzer:
             "fractal_z": lambda v: chain.transdata(v, "FRACTAL_Z"),
             "fractal_nz": lambda v: chain.transdata(v, "FRACTAL_NZ"),
             "back": lambda v: chain.transdata(v, v.origin),
-            "cast": lambda v: chain.cast(v, other_dtype if v.dtype == self.dtype else self.dtype),
+            "cast": lambda v: chain.cast(
+                v, other_dtype if v.dtype == self.dtype else self.dtype
+            ),
             "transpose": self._transpose_move(chain),
-            "reshape": lambda v: chain.reshape(v, (v.shape[0], v.shape[1], v.shape[2] * v.shape[3], 1)) if len(v.shape) == 4 else None,
-            "unsqueeze": lambda v: chain.unsqueeze(v) if len(v.shape) == 4 else chain.squeeze(v, v.origin),
+            "reshape": lambda v: (
+                chain.reshape(v, (v.shape[0], v.shape[1], v.shape[2] * v.shape[3], 1))
+                if len(v.shape) == 4
+                else None
+            ),
+            "unsqueeze": lambda v: (
+                chain.unsqueeze(v) if len(v.shape) == 4 else chain.squeeze(v, v.origin)
+            ),
             "undo": lambda v: v.undo(chain, v) if v.undo else None,
             "real": lambda v: chain.real_op(v) if v.dtype != "bool" else None,
         }
@@ -337,6 +371,18 @@ class GraphFuzzer:
             return None
 
         return move
+
+    def block_relayout(self) -> None:
+        """A `ge.transdata` in the input graph: NC1HWC0 and back, or FRACTAL_Z."""
+        x = self.act()
+        origin, storage = layout_of(x.ssa.type)  # type: ignore[arg-type]
+        if origin.value not in LAYOUTS:
+            self.push(self.unary(x.ssa))
+            return
+        wanted = (
+            origin.value if storage != origin else self.pick(("NC1HWC0", "FRACTAL_Z"))
+        )
+        self.push(self.b.transdata(x.ssa, src_format=storage.value, dst_format=wanted))
 
     def block_matmul(self) -> None:
         """Flatten (or a fresh 2-D input) into matmuls with odd sizes; an output."""
@@ -387,15 +433,15 @@ class GraphFuzzer:
                 else self.weights([channels, 3, 3, channels], 9 * channels),
                 format=self.layout,
             )
-            value = sub.conv2d(value, filter_, pads=[1, 1, 1, 1], data_format=self.layout)
+            value = sub.conv2d(
+                value, filter_, pads=[1, 1, 1, 1], data_format=self.layout
+            )
         return sub.op(self.pick(("tanh", "sigmoid", "relu")), value)
 
     def block_if(self) -> None:
         x = self.act()
         cond = self.extra_input([], "int32")
-        bodies = [
-            lambda sub, v, fn=self.shape_preserving: fn(sub, v) for _ in range(2)
-        ]
+        bodies = [lambda sub, v, fn=self.shape_preserving: fn(sub, v) for _ in range(2)]
         (result,) = self.b.if_(cond, [x.ssa], *bodies)
         self.push(result)
 
@@ -423,7 +469,10 @@ class GraphFuzzer:
         extra = [a.ssa for a in self.pool[:-1] if self.draw(st.integers(0, 3)) == 0]
         values = list(dict.fromkeys([last, *extra, *self.outputs]))
         storage = None
-        if self.draw(st.integers(0, 3)) == 0 and layout_of(last.type)[0].value in LAYOUTS:  # type: ignore[arg-type]
+        if (
+            self.draw(st.integers(0, 3)) == 0
+            and layout_of(last.type)[0].value in LAYOUTS
+        ):  # type: ignore[arg-type]
             storage = ["NC1HWC0"] + ["ND"] * (len(values) - 1)
         self.b.output(*values, storage_formats=storage)
 
@@ -433,21 +482,32 @@ def _without(shape: Sequence[int], axis: int) -> tuple[int, ...]:
 
 
 @st.composite
-def fuzz_cases(draw: Callable[[st.SearchStrategy[Any]], Any], max_blocks: int = 4) -> FuzzCase:
+def fuzz_cases(
+    draw: Callable[[st.SearchStrategy[Any]], Any], max_blocks: int = 6
+) -> FuzzCase:
     """A random valid graph with its pipeline options and input seed."""
     dtype = draw(st.sampled_from(DTYPES))
     layout = draw(st.sampled_from(LAYOUTS))
     seed = draw(st.integers(0, 2**16))
-    fuzzer = GraphFuzzer(draw, GraphBuilder("main"), dtype, layout, np.random.default_rng(seed))
-    fuzzer.data_input()
-    blocks = tuple(draw(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=max_blocks)))
-    for block in blocks:
-        getattr(fuzzer, f"block_{block}")()
-    fuzzer.finish()
     options = PipelineOptions(
         data_format=draw(st.sampled_from((layout, "ND"))),
         target=draw(st.sampled_from(TARGETS)),
         spread=draw(st.booleans()),
-        beyond_ge=not draw(st.integers(0, 3)) == 0,
+        beyond_ge=draw(st.integers(0, 3)) != 0,
     )
+    fuzzer = GraphFuzzer(
+        draw,
+        GraphBuilder("main"),
+        dtype,
+        layout,
+        options.target,
+        np.random.default_rng(seed),
+    )
+    fuzzer.data_input()
+    blocks = tuple(
+        draw(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=max_blocks))
+    )
+    for block in blocks:
+        getattr(fuzzer, f"block_{block}")()
+    fuzzer.finish()
     return FuzzCase(fuzzer.b.build(), options, seed, blocks)

@@ -1,0 +1,325 @@
+"""`fold-batch-norm`: inference batch norm folded into the conv or matmul before it.
+
+Inference batch norm is a per-channel affine map, `y = a * x + b` with
+`a = scale / sqrt(variance + epsilon)` and `b = offset - mean * a`. After a
+convolution it folds into the filter (output channel `o` scaled by `a[o]`)
+and the bias (`a * bias + b`, created if absent); after a matrix product
+(`ge.matmul`, `ge.gemm`, seen through the reshape the ONNX importer puts in
+front of a 4-D batch norm) into the weight's columns and the bias (or
+Gemm's `c`). ATC does this in its graph fusion (`ConvBatchNormFold` and
+`MatMulBatchNormFold` in `fusion_rules.json`, switchable with `disable`).
+
+```mlir
+%c = ge.conv2d %x, %w {data_format = "NCHW"} : (...) -> tensor<1x4x6x6xf32>
+%y = ge.batch_norm %c, %scale, %offset, %mean, %var {data_format = "NCHW"} : ...
+// becomes
+%y = ge.conv2d %x, %w2, %b2 {data_format = "NCHW"} : (...) -> tensor<1x4x6x6xf32>
+```
+
+The folded filter and bias are new constants (the old ones go when
+unused), computed in float64 and stored in their types' storage layouts,
+so the pass also works after the format pipeline (FRACTAL_Z filters).
+External weights are read from and written to the weights mapping of
+`fold_constants.FOLD_WEIGHTS`. A batch norm is left alone, with the reason
+logged (`fold-batch-norm: NODE not folded: ...`), when the producer's
+result has other consumers, a parameter or weight is not a readable
+constant, or the types do not line up.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import FloatAttr, ModuleOp, TensorType, f32
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.ops import (
+    BatchNormOp,
+    ConstOp,
+    Conv2DOp,
+    ExpandDimsOp,
+    GemmOp,
+    MatMulOp,
+    ReshapeOp,
+    UnsqueezeOp,
+    attribute_value,
+    enclosing_target,
+)
+from passes.fold_constants import (
+    Unavailable,
+    constant_value,
+    erase_if_unused,
+    is_external,
+    make_constant,
+)
+from passes.fuse_ops import enabled_rules
+from passes.partition_engines import node_label
+
+LOG = logging.getLogger(__name__)
+
+RESHAPES = (ReshapeOp, UnsqueezeOp, ExpandDimsOp)
+"""Ops between a matrix product [N, C] and its 4-D batch norm [N, C, 1, 1]."""
+
+
+class NotFolded(Exception):
+    """Why a batch norm stays (the message)."""
+
+
+def batch_norm_affine(bn: BatchNormOp) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) with batch_norm(x) = a * x + b per channel, in float64."""
+    try:
+        scale, offset, mean, variance = (
+            constant_value(v).astype(np.float64)
+            for v in (bn.scale, bn.offset, bn.mean, bn.variance)
+        )
+    except Unavailable as error:
+        raise NotFolded(f"parameter {error}") from None
+    a = scale / np.sqrt(variance + float(attribute_value(bn, "epsilon")))
+    return a, offset - mean * a
+
+
+def _tensor(value: SSAValue) -> TensorType:
+    tensor = value.type
+    assert isinstance(tensor, TensorType)
+    return tensor
+
+
+def _only_use(value: SSAValue, what: str) -> None:
+    if not value.has_one_use():
+        raise NotFolded(f"the {what}'s result has other consumers")
+
+
+def _weight(value: SSAValue, what: str) -> np.ndarray:
+    try:
+        return constant_value(value).astype(np.float64)
+    except Unavailable as error:
+        raise NotFolded(f"{what}: {error}") from None
+
+
+@dataclass
+class FoldBatchNorm(RewritePattern):
+    """Base of the two folds: the shared checks, logging and rewrite."""
+
+    reported: set[Operation] = field(default_factory=set)
+
+    def fold(
+        self,
+        bn: BatchNormOp,
+        rewriter: PatternRewriter,
+        rewrite: Callable[[BatchNormOp, PatternRewriter], None],
+    ) -> None:
+        """Run `rewrite`, or log (once) why the batch norm stays."""
+        try:
+            rewrite(bn, rewriter)
+        except NotFolded as reason:
+            if bn not in self.reported:
+                self.reported.add(bn)
+                LOG.info("fold-batch-norm: %s not folded: %s", node_label(bn), reason)
+
+
+@dataclass
+class FoldBatchNormIntoConv(FoldBatchNorm):
+    """`batch_norm(conv2d(x, w[, bias]))` -> `conv2d(x, w * a, a * bias + b)`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BatchNormOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op.x.owner, Conv2DOp):
+            self.fold(op, rewriter, self.rewrite)
+
+    @staticmethod
+    def rewrite(bn: BatchNormOp, rewriter: PatternRewriter) -> None:
+        conv = bn.x.owner
+        assert isinstance(conv, Conv2DOp)
+        _only_use(conv.y, "convolution")
+        if attribute_value(conv, "data_format") != attribute_value(bn, "data_format"):
+            raise NotFolded("the convolution and the batch norm differ in data_format")
+        if bn.y.type != conv.y.type:
+            raise NotFolded(
+                "the batch norm's result type differs from the convolution's"
+            )
+        a, b = batch_norm_affine(bn)
+        filter_ = _weight(conv.filter, "filter")
+        origin, _ = layout_of(_tensor(conv.filter))
+        letters = "NCHW" if len(origin.value) != 4 else origin.value
+        shape = [1] * 4
+        shape[letters.index("N")] = len(a)
+        bias = np.zeros_like(a) if conv.bias is None else _weight(conv.bias, "bias")
+        target = enclosing_target(conv)
+        name = node_label(conv)
+        new_filter = make_constant(
+            filter_ * a.reshape(shape),
+            _tensor(conv.filter),
+            f"{name}/filter_bn",
+            target,
+            is_external(conv.filter),
+        )
+        bias_type = (
+            _tensor(conv.bias)
+            if conv.bias is not None
+            else TensorType(_tensor(conv.y).element_type, [len(a)])
+        )
+        new_bias = make_constant(a * bias + b, bias_type, f"{name}/bias_bn", target)
+        folded = Conv2DOp.create(
+            operands=[conv.x, new_filter.output, new_bias.output],
+            result_types=[conv.y.type],
+            attributes=dict(conv.attributes),
+            properties=dict(conv.properties),
+        )
+        old = [conv.filter, *([conv.bias] if conv.bias is not None else [])]
+        params = [bn.scale, bn.offset, bn.mean, bn.variance]
+        rewriter.replace_op(bn, [new_filter, new_bias, folded], [folded.y])
+        rewriter.erase_op(conv)
+        erase_if_unused(rewriter, [*old, *params])
+
+
+@dataclass
+class FoldBatchNormIntoMatMul(FoldBatchNorm):
+    """`batch_norm(reshape(matmul(x, w[, bias])))` with the channels on the
+    matrix columns -> `reshape(matmul(x, w * a, a * bias + b))` (Gemm: `c`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BatchNormOp, rewriter: PatternRewriter) -> None:
+        reshape = op.x.owner
+        if isinstance(reshape, RESHAPES) and isinstance(
+            reshape.operands[0].owner, MatMulOp | GemmOp
+        ):
+            self.fold(op, rewriter, self.rewrite)
+
+    @staticmethod
+    def rewrite(bn: BatchNormOp, rewriter: PatternRewriter) -> None:
+        reshape = bn.x.owner
+        assert isinstance(reshape, Operation)
+        product = reshape.operands[0].owner
+        assert isinstance(product, MatMulOp | GemmOp)
+        _only_use(product.results[0], "matrix product")
+        _only_use(reshape.results[0], "reshape")
+        rows, columns = shape_of(_tensor(product.results[0]))
+        data_format = str(attribute_value(bn, "data_format"))
+        expected = [1, 1, 1, 1]
+        expected[0], expected[data_format.index("C")] = rows, columns
+        if list(shape_of(_tensor(reshape.results[0]))) != expected:
+            raise NotFolded("the reshape does not put the matrix columns on channels")
+        if bn.y.type != reshape.results[0].type:
+            raise NotFolded("the batch norm's result type differs from the reshape's")
+        a, b = batch_norm_affine(bn)
+        folded = (
+            _fold_matmul(product, a, b)
+            if isinstance(product, MatMulOp)
+            else _fold_gemm(product, a, b)
+        )
+        old = list(product.operands[1:])
+        params = [bn.scale, bn.offset, bn.mean, bn.variance]
+        rewriter.insert_op(folded, InsertPoint.before(reshape))
+        reshape.operands[0] = folded[-1].results[0]
+        rewriter.replace_op(bn, [], [reshape.results[0]])
+        rewriter.erase_op(product)
+        erase_if_unused(rewriter, [*old, *params])
+
+
+def _scaled_weight(
+    product: MatMulOp | GemmOp, weight: SSAValue, transposed: bool, a: np.ndarray
+) -> ConstOp:
+    """The weight with column j (row j if `transposed`) scaled by a[j]."""
+    scale = a.reshape(-1, 1) if transposed else a.reshape(1, -1)
+    return make_constant(
+        _weight(weight, "weight") * scale,
+        _tensor(weight),
+        f"{node_label(product)}/weight_bn",
+        enclosing_target(product),
+        is_external(weight),
+    )
+
+
+def _fold_matmul(product: MatMulOp, a: np.ndarray, b: np.ndarray) -> list[Operation]:
+    weight = _scaled_weight(
+        product, product.x2, bool(attribute_value(product, "transpose_x2")), a
+    )
+    bias = np.zeros_like(a) if product.bias is None else _weight(product.bias, "bias")
+    bias_type = (
+        _tensor(product.bias)
+        if product.bias is not None
+        else TensorType(_tensor(product.y).element_type, [len(a)])
+    )
+    target = enclosing_target(product)
+    new_bias = make_constant(
+        a * bias + b, bias_type, f"{node_label(product)}/bias_bn", target
+    )
+    folded = MatMulOp.create(
+        operands=[product.x1, weight.results[0], new_bias.output],
+        result_types=[product.y.type],
+        attributes=dict(product.attributes),
+        properties=dict(product.properties),
+    )
+    return [weight, new_bias, folded]
+
+
+def _fold_gemm(product: GemmOp, a: np.ndarray, b: np.ndarray) -> list[Operation]:
+    """alpha * A @ (B * a) + beta * c', with beta * c' = a * beta * c + b."""
+    weight = _scaled_weight(
+        product, product.b, bool(attribute_value(product, "trans_b")), a
+    )
+    beta = float(attribute_value(product, "beta"))
+    attributes = dict(product.attributes)
+    element = _tensor(product.y).element_type
+    if product.c is None or beta == 0.0:
+        c = b
+        attributes["beta"] = FloatAttr(1.0, f32)
+        c_type = TensorType(element, [len(a)])
+    else:
+        old = _weight(product.c, "c")
+        shape = (*old.shape[:-1], len(a)) if old.ndim else (len(a),)
+        c = np.broadcast_to(old, shape) * a + b / beta
+        c_type = (
+            _tensor(product.c)
+            if tuple(shape_of(_tensor(product.c))) == shape
+            else TensorType(element, list(shape))
+        )
+    target = enclosing_target(product)
+    new_c = make_constant(c, c_type, f"{node_label(product)}/c_bn", target)
+    folded = GemmOp.create(
+        operands=[product.a, weight.results[0], new_c.output],
+        result_types=[product.y.type],
+        attributes=attributes,
+        properties=dict(product.properties),
+    )
+    return [weight, new_c, folded]
+
+
+FOLDS: dict[str, type[FoldBatchNorm]] = {
+    "ConvBatchNormFold": FoldBatchNormIntoConv,
+    "MatMulBatchNormFold": FoldBatchNormIntoMatMul,
+}
+"""Fusion rule -> the pattern implementing it."""
+
+
+@dataclass(frozen=True)
+class FoldBatchNormPass(ModulePass):
+    """Fold inference batch norm into the convolution or matmul before it."""
+
+    name = "fold-batch-norm"
+
+    disable: tuple[str, ...] = ()
+    """Fusion rules to switch off (`ConvBatchNormFold`, `MatMulBatchNormFold`)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = [
+            FOLDS[rule.name]() for rule in enabled_rules(self.name, self.disable)
+        ]
+        if patterns:
+            PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(
+                op
+            )

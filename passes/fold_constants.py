@@ -1,0 +1,215 @@
+"""`fold-constants`: ops whose operands are all constants, computed at compile time.
+
+Each such op runs its host kernel (`ge_runtime.host_ops`, the reference
+evaluator's semantics) on its operands' values and becomes one `ge.const`
+per result. Storage layouts are honoured: an operand held in an internal
+format (`#ge.layout<NCHW, NC1HWC0>`) is read back to origin layout, and the
+result is laid out in its own type's storage format.
+
+```mlir
+%a = ge.const {value = dense<[1.0, 2.0]> : tensor<2xf32>} : tensor<2xf32>
+%b = ge.const {value = dense<3.0> : tensor<2xf32>} : tensor<2xf32>
+%c = ge.mul %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+// becomes
+%c = ge.const {value = dense<[3.0, 6.0]> : tensor<2xf32>} : tensor<2xf32>
+```
+
+Weights kept outside the IR (`#ge.external<"key">`) are read from the
+weights mapping a driver provides through `FOLD_WEIGHTS` (`ge-atc` does);
+a folded value that came from external data, or has more than
+`INLINE_LIMIT` elements, goes back into that mapping under a new key.
+Without a mapping (`ge-opt`) an op reading external data is skipped and the
+reason is logged (`fold-constants: NODE not folded: ...`), as is any op
+whose host kernel cannot run. Ops with regions, graph inputs, variables
+and ops inside a `ge.fused` group are never folded. `fold-batch-norm` uses
+the same helpers for its constants.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.diagnostics import GEError
+from ge_dialect.ops import (
+    ConstOp,
+    DataOp,
+    FusedOp,
+    NetOutputOp,
+    TransDataOp,
+    VariableOp,
+    enclosing_target,
+)
+from ge_runtime.adapters import call_host_op
+from ge_runtime.reference import dense_to_numpy
+from passes.insert_transdata import (
+    STORAGE_OF,
+    dense_from_numpy,
+    origin_array,
+    stored_array,
+)
+from passes.partition_engines import node_label
+
+LOG = logging.getLogger(__name__)
+
+FOLD_WEIGHTS: ContextVar[dict[str, np.ndarray] | None] = ContextVar(
+    "FOLD_WEIGHTS", default=None
+)
+"""The weights of `#ge.external` constants (key -> storage-layout array) the
+folding passes read, and add their folded arrays to; set by a driver."""
+
+INLINE_LIMIT = 1024
+"""Folded values with more elements go to the weights mapping (if there is one)."""
+
+
+class Unavailable(Exception):
+    """A constant's data cannot be read at compile time (the message says why)."""
+
+
+def constant_value(value: SSAValue) -> np.ndarray:
+    """The origin-layout array of a `ge.const` result, or `Unavailable`."""
+    op = value.owner
+    if not isinstance(op, ConstOp):
+        raise Unavailable(f"operand #{value.index} is not a constant")
+    tensor = op.output.type
+    assert isinstance(tensor, TensorType)
+    target = enclosing_target(op)
+    if isinstance(op.value, ExternalDataAttr):
+        stored = _external(op, tensor, target)
+    else:
+        stored = dense_to_numpy(op.value)
+    return origin_array(stored, tensor, target)
+
+
+def _external(op: ConstOp, tensor: TensorType, target: str | None) -> np.ndarray:
+    assert isinstance(op.value, ExternalDataAttr)
+    key = op.value.key.data
+    weights = FOLD_WEIGHTS.get()
+    if weights is None:
+        raise Unavailable(f"weight '{key}' is external and no weights are given")
+    if key in weights:
+        return np.asarray(weights[key])
+    source = op.attributes.get(STORAGE_OF)
+    if isinstance(source, StringAttr) and source.data in weights:
+        return stored_array(np.asarray(weights[source.data]), tensor, target)
+    raise Unavailable(f"weight '{key}' is not in the weights")
+
+
+def make_constant(
+    origin: np.ndarray,
+    tensor: TensorType,
+    name: str,
+    target: str | None,
+    external: bool = False,
+) -> ConstOp:
+    """A new `ge.const` (node name `name`) of type `tensor` holding `origin`,
+    laid out in the type's storage format for `target`.
+
+    With a weights mapping, `external` data and large values go there under
+    a new key (`name`, made unique); otherwise the value is inline.
+    """
+    stored = stored_array(origin, tensor, target)
+    weights = FOLD_WEIGHTS.get()
+    if weights is not None and (external or stored.size > INLINE_LIMIT):
+        key, number = name, 1
+        while key in weights:
+            number += 1
+            key = f"{name}#{number}"
+        weights[key] = stored
+        value: Attribute = ExternalDataAttr(key)
+    else:
+        value = dense_from_numpy(stored, TensorType(tensor.element_type, stored.shape))
+    return ConstOp.create(
+        result_types=[tensor], attributes={"value": value, "name": StringAttr(name)}
+    )
+
+
+def is_external(value: SSAValue) -> bool:
+    """Whether `value` is a constant kept outside the IR."""
+    return isinstance(value.owner, ConstOp) and isinstance(
+        value.owner.value, ExternalDataAttr
+    )
+
+
+def erase_if_unused(rewriter: PatternRewriter, values: Iterable[SSAValue]) -> None:
+    """Erase the constants among the owners of `values` that lost all their uses."""
+    for value in values:
+        owner = value.owner
+        if isinstance(owner, ConstOp) and owner.output.first_use is None:
+            rewriter.erase_op(owner)
+
+
+SKIPPED = (DataOp, ConstOp, VariableOp, NetOutputOp)
+"""Ops that are never folded (besides ops with regions)."""
+
+
+def host_results(op: Operation, operands: list[np.ndarray]) -> list[np.ndarray]:
+    """What `op` computes from origin-layout operands (the reference's rule)."""
+    if isinstance(op, TransDataOp):
+        return [operands[0].transpose(op.origin_permutation())]
+    return call_host_op(op, operands)
+
+
+@dataclass
+class FoldConstantOp(RewritePattern):
+    """An op whose operands are all `ge.const` -> one `ge.const` per result."""
+
+    skipped: set[Operation] = field(default_factory=set)
+    """Ops already reported as not foldable (each is logged once)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, SKIPPED) or op.regions or not op.operands:
+            return
+        if isinstance(op.parent_op(), FusedOp):
+            return  # a group's ops read its operands, never constants
+        if not all(isinstance(v.owner, ConstOp) for v in op.operands):
+            return
+        if op in self.skipped:
+            return
+        label = node_label(op)
+        try:
+            results = host_results(op, [constant_value(v) for v in op.operands])
+        except (Unavailable, GEError) as reason:
+            self.skipped.add(op)
+            message = str(reason).partition("error: ")[2] or str(reason)
+            LOG.info("fold-constants: %s not folded: %s", label, message)
+            return
+        external = any(is_external(v) for v in op.operands)
+        target = enclosing_target(op)
+        constants = [
+            make_constant(
+                array,
+                result.type,  # type: ignore[arg-type]
+                label if len(op.results) == 1 else f"{label}:{result.index}",
+                target,
+                external,
+            )
+            for array, result in zip(results, op.results, strict=True)
+        ]
+        operands = list(op.operands)
+        rewriter.replace_op(op, constants, [c.output for c in constants])
+        erase_if_unused(rewriter, operands)
+
+
+@dataclass(frozen=True)
+class FoldConstantsPass(ModulePass):
+    """Compute ops whose operands are all constants at compile time."""
+
+    name = "fold-constants"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FoldConstantOp()).rewrite_module(op)

@@ -1,0 +1,1 @@
+"""Differential fuzzing of the whole pipeline (see `campaign.py`)."""
