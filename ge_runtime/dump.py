@@ -23,7 +23,8 @@ name (as `ge_frontend.onnx_import` names ops). `compare_dumps(ours,
 reference)` walks the reference's entries in order and reports the first
 whose outputs diverge: max |ours - reference| > atol + rtol * max
 |reference|. An ONNX node imported as several ops (`node`, `node/helper`)
-is compared through the last of them, the one producing its value.
+is compared through the last of them, the one producing its value; a fused
+group `conv+relu` (`fuse-ops`) holds the value of its last node, `relu`.
 
 `tools/ge_dump_compare.py` is the command line:
 
@@ -228,13 +229,14 @@ def onnx_dump(
 
 @dataclass(frozen=True)
 class OutputCheck:
-    """One compared result."""
+    """One compared result: reference entry, our entry, error and limit."""
 
     name: str
     op: str
     index: int
     error: float
     limit: float
+    ours: str
 
     @property
     def ok(self) -> bool:
@@ -244,9 +246,10 @@ class OutputCheck:
     def line(self) -> str:
         """`conv1 (Conv) #0: max abs error 1.2e-07 (limit 3.1e-03): ok`."""
         verdict = "ok" if self.ok else "DIVERGES"
+        ours = "" if self.ours == self.name else f" [ours: {self.ours}]"
         return (
-            f"{self.name} ({self.op}) #{self.index}: max abs error {self.error:.3e} "
-            f"(limit {self.limit:.3e}): {verdict}"
+            f"{self.name} ({self.op}){ours} #{self.index}: max abs error "
+            f"{self.error:.3e} (limit {self.limit:.3e}): {verdict}"
         )
 
 
@@ -272,19 +275,22 @@ class Comparison:
                 f"no divergence: {compared} ops compared, {len(self.skipped)} "
                 "without counterpart"
             )
+        ours = "" if first.ours == first.name else f" (ours: '{first.ours}')"
         return (
-            f"first divergence at op '{first.name}' ({first.op}) output "
+            f"first divergence at op '{first.name}' ({first.op}){ours} output "
             f"#{first.index}: max abs error {first.error:.3e} > {first.limit:.3e}"
         )
 
 
 def counterpart(ours: Dump, name: str, reference_names: set[str]) -> DumpEntry | None:
-    """Our entry for reference node `name`: the last one named `name` or
-    `name/...` (an import helper, unless it is a reference node itself)."""
+    """Our entry holding reference node `name`'s value: the last one named
+    `name`, ending a fused group `a+b+name`, or an import helper `name/...`
+    (unless that helper is a reference node itself)."""
     found = None
     for entry in ours.entries:
-        if entry.name == name or (
-            entry.name.startswith(f"{name}/") and entry.name not in reference_names
+        produced = entry.name.rsplit("+", 1)[-1]
+        if produced == name or (
+            produced.startswith(f"{name}/") and produced not in reference_names
         ):
             found = entry
     return found
@@ -315,7 +321,7 @@ def compare_dumps(
         for index, (a, b) in enumerate(zip(got, expected, strict=True)):
             error, limit = _difference(a, b, rtol, atol)
             comparison.checks.append(
-                OutputCheck(entry.name, entry.op, index, error, limit)
+                OutputCheck(entry.name, entry.op, index, error, limit, mine.name)
             )
         if stop_at_first and comparison.first_divergence is not None:
             break

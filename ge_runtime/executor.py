@@ -32,11 +32,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.diagnostics import error_at
+from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, VariableOp
 from ge_runtime.adapters import expected_dtype
 from ge_runtime.dump import INPUT_OP, DumpWriter
@@ -148,11 +148,24 @@ class Runtime:
             planned = plan.arena_size, plan.offsets
         self.arena_size, self.offsets = planned
         self.steps = [self._step(op, label) for op, label in self._labelled_ops()]
+        self._check_selection()
         self.pinned = {
             op.results[0]: self._constant(op)
             for op in self.graph.body.block.ops
             if isinstance(op, ConstOp | VariableOp)
         }
+
+    def _check_selection(self) -> None:
+        """Every selection key names a node or an op type of the graph."""
+        known = {step.label for step in self.steps}
+        for step in self.steps:
+            known |= {step.op.name, step.op.name.removeprefix("ge.")}
+        for key in self.selection:
+            if key not in known:
+                raise GEError(
+                    f"error: kernel selection '{key}' names no node or op type "
+                    f"of graph @{self.graph.sym_name.data}"
+                )
 
     def _labelled_ops(self) -> list[tuple[Operation, str]]:
         labels = node_labels(self.graph)
@@ -216,7 +229,8 @@ class Runtime:
             values[data.output] = value_layout(data.output, self.target).store(array)
             if self.dumper is not None:
                 name = data.attributes.get("name")
-                label = name.data if name is not None else f"input_{data.index_value}"  # type: ignore[attr-defined]
+                index = data.index_value
+                label = name.data if isinstance(name, StringAttr) else f"input_{index}"
                 self.dumper.add(label, INPUT_OP, [array])
         try:
             self._execute_steps(values, arena)

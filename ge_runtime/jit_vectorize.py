@@ -474,6 +474,7 @@ class NestVectoriser:
             for s in self.statements
             if isinstance(s.op, affine.StoreOp)
         }
+        initial = self._initial_stores(accumulations)
         for s in self.statements:
             op = s.op
             if isinstance(op, affine.LoadOp) and op not in absorbed:
@@ -484,9 +485,39 @@ class NestVectoriser:
                     self.lines.append(f"{name} = np.array({self._view(op)})")
             elif isinstance(op, affine.StoreOp):
                 if op in accumulations:
-                    self._emit_accumulation(op, accumulations[op])
-                else:
+                    self._emit_accumulation(op, accumulations[op], initial.get(op))
+                elif op not in initial.values():
                     self._emit_store(op)
+
+    def _initial_stores(
+        self, accumulations: dict[affine.StoreOp, Accumulation]
+    ) -> dict[affine.StoreOp, affine.StoreOp]:
+        """Accumulation -> the store just before it that sets its accumulator.
+
+        In a fused group's nest the accumulator is initialised inside the
+        nest, right before its reduction loops; `acc = init` then
+        `acc = acc + r` becomes one pass, `acc = init + r`.
+        """
+        accesses: dict[SSAValue, list[Statement]] = {}
+        for s in self.statements:
+            if isinstance(s.op, affine.LoadOp | affine.StoreOp):
+                accesses.setdefault(self._memref(s.op.memref), []).append(s)
+        found: dict[affine.StoreOp, affine.StoreOp] = {}
+        for store, acc in accumulations.items():
+            group = accesses[self._memref(store.memref)]
+            position = next(i for i, s in enumerate(group) if s.op is acc.load)
+            if position == 0:
+                continue
+            init, update = group[position - 1], group[position]
+            if (
+                isinstance(init.op, affine.StoreOp)
+                and init.op not in accumulations
+                and _common_prefix(init.loops, update.loops) == init.loops
+                and self._live_loops(init.loops)
+                == self._live_loops(update.loops) - acc.reduced
+            ):
+                found[store] = init.op
+        return found
 
     def _new(self, value: SSAValue) -> str:
         name = self.env.fresh("t")
@@ -534,7 +565,13 @@ class NestVectoriser:
         else:
             yield value
 
-    def _emit_accumulation(self, op: affine.StoreOp, acc: Accumulation) -> None:
+    def _emit_accumulation(
+        self,
+        op: affine.StoreOp,
+        acc: Accumulation,
+        initial: affine.StoreOp | None = None,
+    ) -> None:
+        """`acc[f] = acc[f] (+) r` (`initial` given: its value instead of acc[f])."""
         ufunc = REDUCTIONS[acc.combine.name]
         reduced = acc.reduced
         multiply = {"arith.addf": "arith.mulf", "arith.addi": "arith.muli"}.get(
@@ -561,12 +598,15 @@ class NestVectoriser:
                 self.lines.append(f"{result} = {result} ** {count}")
         view = self._view(op)
         ufunc_name = self.env.add_global(ufunc, "u")
+        start = None if initial is None else self.value(initial.value)
         if view.startswith("strided_view"):
             target = self.env.fresh("w")
             self.lines.append(f"{target} = {view}")
-            self.lines.append(f"{ufunc_name}({target}, {result}, out={target})")
+            self.lines.append(
+                f"{ufunc_name}({start or target}, {result}, out={target})"
+            )
         else:
-            self.lines.append(f"{view} = {ufunc_name}({view}, {result})")
+            self.lines.append(f"{view} = {ufunc_name}({start or view}, {result})")
 
     def _einsum(self, factors: list[SSAValue], output: frozenset[int]) -> str:
         """The product of the factors (each on its own axes) summed onto `output`.

@@ -25,8 +25,9 @@ in default order:
   whose rows follow FRACTAL_Z's C1HW order, then one BLAS GEMM;
 - `blas` (`ge.matmul`, `ge.gemm`, `ge.batch_matmul`): `np.matmul` (BLAS)
   on the operands, straight into the result when it is plain float32;
-- `host`: the NumPy reference kernel in origin layout (`ge_runtime.host_ops`
-  through the generated adapters), for every op.
+- `host`: the reference in origin layout (`ge_runtime.host_ops` through the
+  generated adapters; TransData and fused groups as the reference evaluator
+  runs them), for every op.
 
 Every kernel writes the whole result, padding (zeros) included.
 """
@@ -46,12 +47,12 @@ from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, storage_shape_of
-from ge_dialect.ops import TransDataOp, attribute_value
+from ge_dialect.ops import attribute_value
 from ge_runtime.adapters import call_host_op, host_kernel
 from ge_runtime.jit import CompiledFunction, compile_graph
 from ge_runtime.jit_ops import JITError
 from ge_runtime.memory import OFFSET_ATTRIBUTE
-from ge_runtime.reference import ValueLayout
+from ge_runtime.reference import ReferenceEvaluator, ValueLayout
 from passes.lowering.table import LOWERINGS
 
 KernelKey = tuple[str, str | None, Format | None]
@@ -175,19 +176,26 @@ class KernelRegistry:
 
 
 def host(call: KernelCall) -> None:
-    """The NumPy reference kernel: operands to origin, compute, store results."""
+    """The NumPy reference kernel: operands to origin, compute, store results.
+
+    Ops the reference evaluator runs itself (`ReferenceEvaluator.HANDLERS`:
+    TransData, fused groups, ...) run through it; the others through their
+    host kernel.
+    """
     origins = [call.origin(i) for i in range(len(call.inputs))]
-    if isinstance(call.op, TransDataOp):
-        results = [origins[0].transpose(call.op.origin_permutation())]
-    else:
+    evaluator = ReferenceEvaluator(target=call.target)
+    handler = evaluator.HANDLERS.get(type(call.op))
+    if handler is None:
         results = call_host_op(call.op, origins)
+    else:
+        results = getattr(evaluator, handler)(call.op, origins)
     for index, result in enumerate(results):
         call.store(index, result)
 
 
 def has_host_kernel(op: Operation) -> bool:
-    """Whether the reference can run `op` (a host kernel, or TransData)."""
-    if isinstance(op, TransDataOp):
+    """Whether the reference evaluator can run `op` on its own."""
+    if type(op) in ReferenceEvaluator.HANDLERS:
         return True
     try:
         host_kernel(op)

@@ -81,13 +81,10 @@ class NotFolded(Exception):
 
 def batch_norm_affine(bn: BatchNormOp) -> tuple[np.ndarray, np.ndarray]:
     """(a, b) with batch_norm(x) = a * x + b per channel, in float64."""
-    try:
-        scale, offset, mean, variance = (
-            constant_value(v).astype(np.float64)
-            for v in (bn.scale, bn.offset, bn.mean, bn.variance)
-        )
-    except Unavailable as error:
-        raise NotFolded(f"parameter {error}") from None
+    scale, offset, mean, variance = (
+        _weight(getattr(bn, name), name)
+        for name in ("scale", "offset", "mean", "variance")
+    )
     a = scale / np.sqrt(variance + float(attribute_value(bn, "epsilon")))
     return a, offset - mean * a
 
@@ -180,10 +177,7 @@ class FoldBatchNormIntoConv(FoldBatchNorm):
             properties=dict(conv.properties),
         )
         old = [conv.filter, *([conv.bias] if conv.bias is not None else [])]
-        params = [bn.scale, bn.offset, bn.mean, bn.variance]
-        rewriter.replace_op(bn, [new_filter, new_bias, folded], [folded.y])
-        rewriter.erase_op(conv)
-        erase_if_unused(rewriter, [*old, *params])
+        _replace(bn, conv, [new_filter, new_bias, folded], folded.y, old, rewriter)
 
 
 @dataclass
@@ -222,12 +216,28 @@ class FoldBatchNormIntoMatMul(FoldBatchNorm):
             else _fold_gemm(product, a, b)
         )
         old = list(product.operands[1:])
-        params = [bn.scale, bn.offset, bn.mean, bn.variance]
-        rewriter.insert_op(folded, InsertPoint.before(reshape))
-        reshape.operands[0] = folded[-1].results[0]
-        rewriter.replace_op(bn, [], [reshape.results[0]])
-        rewriter.erase_op(product)
-        erase_if_unused(rewriter, [*old, *params])
+        _replace(bn, product, folded, reshape.results[0], old, rewriter)
+
+
+def _replace(
+    bn: BatchNormOp,
+    product: Operation,
+    folded: list[Operation],
+    result: SSAValue,
+    weights: list[SSAValue],
+    rewriter: PatternRewriter,
+) -> None:
+    """Put `folded` (new constants, then the new product) in place of
+    `product`, let `result` stand for the batch norm, drop what is unused."""
+    new = folded[-1]
+    for value, old in zip(new.operands, product.operands, strict=False):
+        value.name_hint = old.name_hint
+    new.results[0].name_hint = product.results[0].name_hint
+    rewriter.insert(folded, InsertPoint.before(product))
+    product.results[0].replace_all_uses_with(new.results[0])
+    rewriter.replace(bn, [], [result])
+    rewriter.erase(product)
+    erase_if_unused(rewriter, [*weights, bn.scale, bn.offset, bn.mean, bn.variance])
 
 
 def _scaled_weight(

@@ -84,7 +84,8 @@ def constant_value(value: SSAValue) -> np.ndarray:
     """The origin-layout array of a `ge.const` result, or `Unavailable`."""
     op = value.owner
     if not isinstance(op, ConstOp):
-        raise Unavailable(f"operand #{value.index} is not a constant")
+        producer = op.name if isinstance(op, Operation) else "a block argument"
+        raise Unavailable(f"not a constant (from {producer})")
     tensor = op.output.type
     assert isinstance(tensor, TensorType)
     target = enclosing_target(op)
@@ -150,7 +151,7 @@ def erase_if_unused(rewriter: PatternRewriter, values: Iterable[SSAValue]) -> No
     for value in values:
         owner = value.owner
         if isinstance(owner, ConstOp) and owner.output.first_use is None:
-            rewriter.erase_op(owner)
+            rewriter.erase(owner)
 
 
 SKIPPED = (DataOp, ConstOp, VariableOp, NetOutputOp)
@@ -201,7 +202,7 @@ class FoldConstantOp(RewritePattern):
             for array, result in zip(results, op.results, strict=True)
         ]
         operands = list(op.operands)
-        rewriter.replace_op(op, constants, [c.output for c in constants])
+        rewriter.replace(op, constants, [c.output for c in constants])
         erase_if_unused(rewriter, operands)
 
 

@@ -396,14 +396,14 @@ class FuseGroup(RewritePattern):
         if len(group.members) < 2:
             return
         fused, kept = build_fused(group)
-        rewriter.insert_op(fused, InsertPoint.before(group.members[-1]))
+        rewriter.insert(fused, InsertPoint.before(group.members[-1]))
         inside = set(group.members)
         for value, result in zip(kept, fused.results, strict=True):
             rewriter.replace_uses_with_if(
                 value, result, lambda use: use.operation not in inside
             )
         for member in reversed(group.members):
-            rewriter.erase_op(member)
+            rewriter.erase(member)
         LOG.debug("fuse-ops: %s: %s", rule.name, ", ".join(m.name for m in inside))
 
 

@@ -33,7 +33,9 @@ Rules:
 - a dtype change is a `ge.cast`; with both, the Cast goes first when the
   source is not fp16 and the target is (GE's TransOpWithoutReshapeFusion
   order), otherwise the TransData goes first;
-- a scalar (one element) never gets a TransData;
+- a scalar (one element) never gets a TransData, except into a
+  `ge.transdata` (which reads its `src_format`) or a `ge.netoutput` (the
+  graph interface);
 - constants are converted at compile time into a new `ge.const` (the old
   one goes when unused). Inline dense values are relaid out here. An
   `#ge.external<"key">` constant whose data is in origin layout becomes
@@ -206,6 +208,8 @@ def boundary_layouts(op: Operation) -> list[LayoutAttr]:
     operands = [value.type for value in op.operands]
     if isinstance(op, NetOutputOp):
         parent = op.parent_op()
+        if isinstance(parent, WhileOp) and op.parent_region() is parent.cond:
+            return [origin_layout(t) for t in operands]
         if parent is not None and not isinstance(parent, GraphOp):
             return [layout_attr(r.type) for r in parent.results]
         requested = op.storage_formats.data if op.storage_formats else ()
@@ -382,11 +386,12 @@ class Materializer:
         layout: LayoutAttr,
         element: Attribute,
         rewriter: PatternRewriter,
+        keep_scalar_layout: bool = True,
     ) -> SSAValue:
         """`value` in `layout` with element type `element` (memoised)."""
         tensor = value.type
         assert isinstance(tensor, TensorType)
-        if is_scalar(tensor):
+        if keep_scalar_layout and is_scalar(tensor):
             layout = layout_attr(tensor)
             if tensor.element_type == element:
                 return value
@@ -486,7 +491,13 @@ class MaterializeRequiredLayouts(RewritePattern):
                 new_operands.append(value)
             else:
                 new_operands.append(
-                    self.materializer.convert(value, layout, element, rewriter)
+                    self.materializer.convert(
+                        value,
+                        layout,
+                        element,
+                        rewriter,
+                        not isinstance(op, TransDataOp | NetOutputOp),
+                    )
                 )
         old_operands = list(op.operands)
         op.operands = new_operands

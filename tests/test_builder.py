@@ -57,9 +57,10 @@ STRUCTURE_OPS = {
     "ge.case",
     "ge.while",
     "ge.partitioned_call",
+    "ge.fused",
 }
-"""Ops the builder makes with dedicated methods (or, for partitioned_call, not at
-all: engine partitioning creates it)."""
+"""Ops the builder makes with dedicated methods (or, for partitioned_call and
+fused, not at all: engine partitioning and fuse-ops create them)."""
 
 
 def text_of(module: ModuleOp) -> str:

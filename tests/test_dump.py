@@ -89,7 +89,8 @@ def test_dump_of_resnet50_matches_onnxruntime(tmp_path: Path, capsys):
 
 
 def test_injected_wrong_kernel_is_located(tmp_path: Path):
-    """A wrong kernel for one conv: the compare names that conv, not a later op."""
+    """A wrong kernel for the op computing one conv (with its relu when they
+    are fused): the compare names that op, not a later one."""
     from ge_runtime.offline_model import load_offline_model
 
     model, x = light_model("squeezenet", tmp_path)
@@ -97,15 +98,23 @@ def test_injected_wrong_kernel_is_located(tmp_path: Path):
     convs = [
         n.name for n in onnx.load(os.fspath(model)).graph.node if n.op_type == "Conv"
     ]
-    culprit = convs[5]
+    graph = find_graph(offline.module())
+    labels = [
+        op.attributes["name"].data for op in graph.walk() if "name" in op.attributes
+    ]
+    culprit = next(n for n in labels if convs[5] in n.split("+"))
     registry = builtin_registry()
 
     def off_by_a_bit(call: KernelCall) -> None:
         host(call)
         call.outputs[0] *= 1.01
 
-    registry.register("ge.conv2d", "off_by_a_bit", off_by_a_bit)
-    graph = find_graph(offline.module())
+    op_type = next(
+        op.name
+        for op in graph.walk()
+        if getattr(op.attributes.get("name"), "data", None) == culprit
+    )
+    registry.register(op_type, "off_by_a_bit", off_by_a_bit)
     data_name = graph.inputs()[0].attributes["name"].data
     writer = DumpWriter(tmp_path / "ours")
     runtime = Runtime(
@@ -122,10 +131,12 @@ def test_injected_wrong_kernel_is_located(tmp_path: Path):
         load_dump(tmp_path / "ours"), load_dump(tmp_path / "ort")
     )
     first = comparison.first_divergence
-    assert first is not None and first.name == culprit
-    assert first.op == "Conv" and first.error > first.limit
+    assert first is not None and first.ours == culprit
+    assert first.name == culprit.split("+")[-1] and first.error > first.limit
     assert all(c.ok for c in comparison.checks[:-1])
     assert len(comparison.checks) > 5
+    with pytest.raises(GEError, match="kernel selection 'conv99' names no node"):
+        Runtime(graph, offline.weights, selection={"conv99": "jit"})
 
 
 # ---------------------------------------------------------------------------

@@ -126,6 +126,9 @@ class FuzzCase:
         Printer(stream=stream).print_op(self.module)
         return stream.getvalue()
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # hypothesis's printer would expand the fields
+
     def __repr__(self) -> str:
         text = self.text()
         shown = text if len(text) <= REPR_LIMIT else f"<{len(text)} characters of IR>"

@@ -1,0 +1,5 @@
+ge.graph @main {
+  %x = ge.data {index = 0 : i64} : tensor<2xf32>
+  %y = ge.relu %x : tensor<3xf32> -> tensor<3xf32>
+  ge.netoutput %y : tensor<3xf32>
+}

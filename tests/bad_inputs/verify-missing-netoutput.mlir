@@ -1,0 +1,4 @@
+ge.graph @main {
+  %x = ge.data {index = 0 : i64} : tensor<2xf32>
+  %y = ge.relu %x : tensor<2xf32> -> tensor<2xf32>
+}
