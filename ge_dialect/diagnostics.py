@@ -75,12 +75,17 @@ def parse_module(
         module = LocatedParser(ctx, text, name, line_offset).parse_module()
     except ParseError as error:
         where = error.span.get_location()
-        message = error.msg.strip().splitlines()[0]
+        message = printable(error.msg.strip().splitlines()[0])
         raise GEError(
             f"{where.file}:{where.line + line_offset}:{where.col}: error: {message}"
         ) from None
     verify_module(module)
     return module
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped (`\\x00`), safe to print."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def verify_module(module: Operation) -> None:

@@ -216,6 +216,13 @@ class GraphOp(GEOperation):
 
     def verify_(self) -> None:
         _verify_graph_body(self, self.body)
+        indices = [
+            op.index.value.data
+            for op in self.body.block.ops
+            if isinstance(op, DataOp) and isinstance(op.index, IntegerAttr)
+        ]
+        if repeated := sorted({i for i in indices if indices.count(i) > 1}):
+            raise VerifyException(f"two graph inputs have index {repeated[0]}")
 
     @property
     def output(self) -> NetOutputOp:

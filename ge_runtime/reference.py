@@ -52,7 +52,7 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, from_storage, to_storage
-from ge_dialect.layout import layout_of, reshape_type_of, storage_shape_of
+from ge_dialect.layout import layout_of, reshape_type_of, shape_of, storage_shape_of
 from ge_dialect.ops import (
     CaseOp,
     ConstOp,
@@ -203,7 +203,7 @@ def input_specs(graph: GraphOp) -> list[InputSpec]:
                 op,
                 op.index_value,
                 name.data if isinstance(name, StringAttr) else None,
-                tuple(tensor.get_shape()),
+                shape_of(tensor),
                 expected_dtype(tensor),
             )
         )

@@ -10,10 +10,11 @@ Gemm's `c`). ATC does this in its graph fusion (`ConvBatchNormFold` and
 `MatMulBatchNormFold` in `fusion_rules.json`, switchable with `disable`).
 
 ```mlir
-%c = ge.conv2d %x, %w {data_format = "NCHW"} : (...) -> tensor<1x4x6x6xf32>
-%y = ge.batch_norm %c, %scale, %offset, %mean, %var {data_format = "NCHW"} : ...
-// becomes
-%y = ge.conv2d %x, %w2, %b2 {data_format = "NCHW"} : (...) -> tensor<1x4x6x6xf32>
+%c = ge.conv2d %x, %w {data_format = "NCHW", name = "conv"} : (...) -> ...
+%y = ge.batch_norm %c, %scale, %offset, %mean, %var {..., name = "bn"} : ...
+// becomes (named nodes: named like a fused group, as its value is the
+// batch norm's, which is what a data dump compares)
+%y = ge.conv2d %x, %w2, %b2 {data_format = "NCHW", name = "conv+bn"} : ...
 ```
 
 The folded filter and bias are new constants (the old ones go when
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, ModuleOp, TensorType, f32
+from xdsl.dialects.builtin import FloatAttr, ModuleOp, StringAttr, TensorType, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -170,10 +171,13 @@ class FoldBatchNormIntoConv(FoldBatchNorm):
             else TensorType(_tensor(conv.y).element_type, [len(a)])
         )
         new_bias = make_constant(a * bias + b, bias_type, f"{name}/bias_bn", target)
+        attributes = dict(conv.attributes)
+        if "name" in conv.attributes and "name" in bn.attributes:  # the bn's value
+            attributes["name"] = StringAttr(f"{name}+{node_label(bn)}")
         folded = Conv2DOp.create(
             operands=[conv.x, new_filter.output, new_bias.output],
             result_types=[conv.y.type],
-            attributes=dict(conv.attributes),
+            attributes=attributes,
             properties=dict(conv.properties),
         )
         old = [conv.filter, *([conv.bias] if conv.bias is not None else [])]

@@ -309,23 +309,18 @@ class Group:
         return None
 
     def grow(self) -> None:
-        """Take in fusable consumers until none is left."""
-        rejected: set[Operation] = set()
+        """Take in fusable consumers, first in block order, until none is left."""
         while True:
-            for op in self.candidates():
-                if op in rejected:
-                    continue
-                reason = self.why_not_join(op)
-                if reason is None:
-                    self.members.append(op)
-                    self.members.sort(key=self.position.__getitem__)
-                    break
-                rejected.add(op)
-                LOG.debug(
-                    "fuse-ops: %s stays out of %s: %s", op.name, self.rule.name, reason
-                )
-            else:
+            reasons = {op: self.why_not_join(op) for op in self.candidates()}
+            joining = next((op for op, why in reasons.items() if why is None), None)
+            if joining is None:
+                for op, reason in reasons.items():
+                    LOG.debug(
+                        "fuse-ops: %s not in %s: %s", op.name, self.rule.name, reason
+                    )
                 return
+            self.members.append(joining)
+            self.members.sort(key=self.position.__getitem__)
 
 
 def node_name(op: Operation) -> str | None:

@@ -110,8 +110,10 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
     )
     assert code == 0
     stages = load_offline_model(tmp_path / "a.om").manifest["stages"]
-    assert stages[:7] == [
+    assert stages[:9] == [
         "import",
+        "fold-batch-norm",
+        "fold-constants",
         "infer-origin-format",
         "infer-shape",
         "refine-running-format",
@@ -119,7 +121,7 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
         "insert-transdata",
         "unchanged-transpose-remove",
     ]
-    assert stages[7] == "round 1: same-transdata-breadth-fusion"
+    assert stages[9] == "round 1: same-transdata-breadth-fusion"
     lines = [line for line in err.splitlines() if line.startswith("ge-atc: [")]
     assert len(lines) == len(stages)
     for number, (line, stage) in enumerate(zip(lines, stages, strict=True)):

@@ -209,8 +209,17 @@ KERNEL_RUNTIME_FLAGS = (
 
 def load_module(path: str) -> ModuleOp:
     """Parse and verify an `.mlir` file."""
-    text = Path(path).read_text()
-    return parse_module(make_context(), text, path)
+    return parse_module(make_context(), read_mlir(path), path)
+
+
+def read_mlir(path: str) -> str:
+    """The text of an `.mlir` file, as a one-line GEError if it is not text."""
+    try:
+        return Path(path).read_text()
+    except UnicodeDecodeError:
+        raise GEError(
+            f"{path}: error: not MLIR text (nor an offline model, {OM_SUFFIX})"
+        ) from None
 
 
 def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
@@ -409,7 +418,7 @@ def run_jit(args: argparse.Namespace) -> list[np.ndarray]:
 
     ctx = loop_context()
     ctx.load_dialect(GE)
-    module = parse_module(ctx, Path(args.model).read_text(), args.model)
+    module = parse_module(ctx, read_mlir(args.model), args.model)
     weights = load_weights(module, args.model)
     if not any(isinstance(op, GraphOp) for op in module.ops):
         for flag in ("check", "trace"):

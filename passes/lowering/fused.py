@@ -35,7 +35,7 @@ from xdsl.dialects import affine, arith
 from xdsl.dialects.builtin import IndexType, f32
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
+from ge_dialect.ops import DataOp, FusedOp, NetOutputOp, attribute_value
 from passes.lowering import elementwise, nn
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.domain import block_chain, piece_index, pieces, probe_variables
@@ -87,10 +87,13 @@ EPILOGUE: dict[str, Compute] = {
 """Ops that can be in a group after its head: op name -> per-element value."""
 
 
-def operand_index(op: Operation, position: int, index: list[Ix], shape) -> list[Ix]:
-    """Where operand `position` of elementwise `op` is read for output `index`."""
+def operand_index(
+    op: Operation, position: int, index: list[Ix], shape: Sequence[int]
+) -> list[Ix]:
+    """Where operand `position` (of `shape`) of elementwise `op` is read for
+    output `index`: its channel for a bias, else NumPy broadcasting."""
     if op.name == "ge.bias_add" and position == 1:
-        data_format = str(op.attributes["data_format"].data)  # type: ignore[attr-defined]
+        data_format = str(attribute_value(op, "data_format"))
         return [index[elementwise.channel_axis(data_format, len(index))]]
     return broadcast_index(index, shape)
 
@@ -106,6 +109,8 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
             ctx.buffers[data.output] = ctx.buffers[op.operands[data.index_value]]
     stores: dict[SSAValue, list[Buffer]] = defaultdict(list)
     for index, value in enumerate(terminator.operands):
+        if value.owner not in members:
+            raise ctx.error(f"result #{index} is not computed in the group")
         stores[value].append(ctx.result(index))
     head = members[0] if members[0].name in REDUCTIONS else None
     epilogue = members[1:] if head is not None else members
@@ -125,9 +130,9 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
                 )
                 for k, v in enumerate(member.operands)
             ]
-            fused, ctx.op = ctx.op, member
+            group, ctx.op = ctx.op, member  # the member's attributes
             values[member.results[0]] = EPILOGUE[member.name](nest, ctx, args)
-            ctx.op = fused
+            ctx.op = group
         for value, buffers in stores.items():
             for buffer in buffers:
                 nest.store(values[value], buffer, index)

@@ -9,7 +9,7 @@
 // CHECK-LABEL: ge.graph @conv_bn
 // CHECK:         %[[W:.*]] = ge.const {value = dense<{{\[\[\[\[}}2.000000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}1.000000e+00]], {{\[\[}}1.000000e+00]]], {{\[\[\[}}4.000000e+00]], {{\[\[}}4.000000e+00]]]]> : tensor<3x2x1x1xf32>, name = "conv/filter_bn"}
 // CHECK-NEXT:    %[[B:.*]] = ge.const {value = dense<[-2.000000e+00, 0.000000e+00, -5.000000e+00]> : tensor<3xf32>, name = "conv/bias_bn"}
-// CHECK-NEXT:    %[[C:.*]] = ge.conv2d %x, %[[W]], %[[B]] {data_format = "NCHW", name = "conv"}
+// CHECK-NEXT:    %[[C:.*]] = ge.conv2d %x, %[[W]], %[[B]] {data_format = "NCHW", name = "conv+bn"}
 // CHECK-NEXT:    ge.relu %[[C]]
 // CHECK-NOT:     ge.batch_norm
 // OFF-LABEL: ge.graph @conv_bn
