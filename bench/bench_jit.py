@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -32,18 +33,35 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def best_time(function, repeat: int) -> float:
-    """The fastest of `repeat` timed calls (after one warm-up call)."""
-    function()
-    times = []
+def timings(function, repeat: int) -> list[float]:
+    """Seconds of `repeat` timed calls (after one warm-up call)."""
+    return interleaved_timings({"": function}, repeat)[""]
+
+
+def interleaved_timings(runs: dict, repeat: int) -> dict[str, list[float]]:
+    """Seconds of each run, `repeat` rounds running each in turn (after one
+    warm-up call each), so a change in machine load hits all alike."""
+    for run in runs.values():
+        run()
+    times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return times
 
 
-def bench_interpreter(repeat: int) -> None:
+@dataclass
+class InterpreterTiming:
+    """(a): seconds of the xDSL interpreter and of the JIT on one loop module."""
+
+    interpreter: list[float]
+    jit: list[float]
+    error: float
+
+
+def time_interpreter(repeat: int, interpreter_runs: int = 1) -> InterpreterTiming:
     """(a) JIT vs xDSL interpreter on one lowered graph."""
     import numpy as np
 
@@ -71,25 +89,33 @@ def bench_interpreter(repeat: int) -> None:
         rng.standard_normal((4, 9, 3, 3)).astype(np.float32),
     ]
     compiled = compile_module(module)
-    jit = best_time(lambda: compiled(*args), max(repeat, 20))
-    start = time.perf_counter()
-    (expected,) = interpret(module, "conv", args)
-    interpreter = time.perf_counter() - start
+    jit = timings(lambda: compiled(*args), max(repeat, 20))
+    interpreter = []
+    for _ in range(interpreter_runs):
+        start = time.perf_counter()
+        (expected,) = interpret(module, "conv", args)
+        interpreter.append(time.perf_counter() - start)
     (result,) = compiled(*args)
-    error = float(np.abs(result - expected).max())
+    return InterpreterTiming(interpreter, jit, float(np.abs(result - expected).max()))
+
+
+def bench_interpreter(repeat: int) -> None:
+    """(a) JIT vs xDSL interpreter on one lowered graph."""
+    timing = time_interpreter(repeat)
+    interpreter, jit = timing.interpreter[0], min(timing.jit)
     print(
         f"(a) jit vs xDSL interpreter, lowered conv 1x9x6x6 -> 1x4x6x6 + sigmoid: "
         f"interpreter {interpreter:.2f} s, jit {jit * 1e3:.2f} ms -> "
         f"{interpreter / jit:,.0f}x "
-        f"(goal >= 100x); max |jit - interpreter| = {error:.1e}"
+        f"(goal >= 100x); max |jit - interpreter| = {timing.error:.1e}"
     )
 
 
-def resnet_model():
-    """light_resnet50 with seeded weights, or None (and why) if unavailable."""
+def light_model(name: str = "resnet50"):
+    """A light model with seeded weights, or None (and why) if unavailable."""
     import onnx
 
-    path = Path(onnx.__file__).parent / "backend/test/data/light/light_resnet50.onnx"
+    path = Path(onnx.__file__).parent / f"backend/test/data/light/light_{name}.onnx"
     if not path.is_file():
         return None, f"{path} not found"
     try:
@@ -99,14 +125,26 @@ def resnet_model():
     return randomize_weights(onnx.load(path), seed=0), ""
 
 
-def bench_resnet(threads: int, repeat: int) -> None:
-    """(b) ResNet-50 through the format pipeline and the JIT vs onnxruntime."""
-    import numpy as np
+@dataclass
+class ModelTiming:
+    """(b): per-inference seconds of the JIT and of onnxruntime on one model."""
 
-    model, reason = resnet_model()
-    if model is None:
-        print(f"(b) resnet50: skipped: {reason}")
-        return
+    shape: list[int]
+    jit: list[float]
+    onnxruntime: list[float]
+    error: float
+    prepare: float
+    vectorised: int
+    scalar: int
+
+
+def time_model(model, threads: int, repeat: int) -> ModelTiming:
+    """(b) A model through the format pipeline and the JIT vs onnxruntime.
+
+    The two run in turn `repeat` times (after one warm-up call each), so a
+    change in machine load hits both alike.
+    """
+    import numpy as np
     import onnxruntime as ort
     from xdsl.context import Context
 
@@ -122,27 +160,50 @@ def bench_resnet(threads: int, repeat: int) -> None:
     graph = find_graph(imported.module)
     compiled = compile_graph(graph)
     prepare = time.perf_counter() - start
-    name = model.graph.input[0].name
-    x = np.random.default_rng(1).standard_normal((1, 3, 224, 224)).astype(np.float32)
+    feed = model.graph.input[0]
+    shape = [d.dim_value for d in feed.type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     weights = derive_storage_weights(imported.module, imported.weights)
     args = graph_arguments(graph, {0: x}, weights, None)
-    jit = best_time(lambda: compiled(*args), repeat)
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     session = ort.InferenceSession(
         model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
-    reference = best_time(lambda: session.run(None, {name: x}), repeat)
+    runs = {
+        "jit": lambda: compiled(*args),
+        "onnxruntime": lambda: session.run(None, {feed.name: x}),
+    }
+    times = interleaved_timings(runs, repeat)
     (output,) = run_graph(imported.module, {0: x}, weights)
-    (expected,) = session.run(None, {name: x})
+    (expected,) = session.run(None, {feed.name: x})
     error = float(np.abs(output - expected).max() / np.abs(expected).max())
+    return ModelTiming(
+        shape,
+        times["jit"],
+        times["onnxruntime"],
+        error,
+        prepare,
+        compiled.vectorised,
+        len(compiled.scalar_nests),
+    )
+
+
+def bench_resnet(threads: int, repeat: int) -> None:
+    """(b) ResNet-50 through the format pipeline and the JIT vs onnxruntime."""
+    model, reason = light_model("resnet50")
+    if model is None:
+        print(f"(b) resnet50: skipped: {reason}")
+        return
+    timing = time_model(model, threads, repeat)
+    jit, reference = min(timing.jit), min(timing.onnxruntime)
     print(
         f"(b) resnet50 1x3x224x224 fp32, {threads} threads: jit {jit:.3f} s/inference, "
         f"onnxruntime {reference:.3f} s -> ratio {jit / reference:.2f}x (goal <= 3x); "
-        f"max error {error:.1e} x max|ref|; "
-        f"import+pipeline+lower+compile {prepare:.1f} s; "
-        f"{compiled.vectorised} nests vectorised, {len(compiled.scalar_nests)} scalar"
+        f"max error {timing.error:.1e} x max|ref|; "
+        f"import+pipeline+lower+compile {timing.prepare:.1f} s; "
+        f"{timing.vectorised} nests vectorised, {timing.scalar} scalar"
     )
 
 

@@ -9,7 +9,7 @@
     the performance engine picks (tuning once, records reused), best of
     `--repeat` runs each (goal: tuned never slower beyond noise).
 
-    python bench/bench_memory.py [--threads 2] [--repeat 3] [--skip-resnet]
+    python bench/bench_memory.py [--threads 2] [--repeat 5] [--skip-resnet]
 
 Thread counts are fixed before NumPy loads (BLAS).
 """
@@ -21,6 +21,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -28,7 +29,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2, help="BLAS threads")
     parser.add_argument(
-        "--repeat", type=int, default=3, help="timed runs (best is reported)"
+        "--repeat", type=int, default=5, help="timed runs (best is reported)"
     )
     parser.add_argument("--skip-resnet", action="store_true", help="only part (a)")
     parser.add_argument("--models", nargs="*", help="light model names (default: all)")
@@ -103,14 +104,16 @@ def bench_plans(names: list[str]) -> None:
     print(f"worst peak / lower bound: {worst:.3f} (goal <= 1.05)")
 
 
-def best_time(run, repeat: int) -> float:
-    """The fastest of `repeat` timed calls (after the warm-up the caller did)."""
-    times = []
+def interleaved_best(runs: dict[str, Callable[[], object]], repeat: int):
+    """Best time of each run over `repeat` rounds that run each in turn (so a
+    change in machine load hits all of them alike)."""
+    best = dict.fromkeys(runs, float("inf"))
     for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
 
 
 def bench_tuning(repeat: int) -> None:
@@ -139,8 +142,14 @@ def bench_tuning(repeat: int) -> None:
         engine = PerfEngine(records)
         tuned = Runtime(graph, weights, engine=engine)
         (got,) = tuned.run({0: x})
-        default_best = best_time(lambda: default.run({0: x}), repeat)
-        tuned_best = best_time(lambda: tuned.run({0: x}), repeat)
+        best = interleaved_best(
+            {
+                "default": lambda: default.run({0: x}),
+                "tuned": lambda: tuned.run({0: x}),
+            },
+            repeat,
+        )
+        default_best, tuned_best = best["default"], best["tuned"]
     error = float(np.abs(got - expected).max() / np.abs(expected).max())
     chosen: dict[str, int] = {}
     for record in engine.records.values():
@@ -152,8 +161,8 @@ def bench_tuning(repeat: int) -> None:
         f"tuned run reused {len(engine.reused)} records "
         f"({len(engine.records)} signatures), kernels chosen: {chosen}"
     )
-    print(f"default kernels, best of {repeat}: {default_best:8.3f} s")
-    print(f"tuned kernels,   best of {repeat}: {tuned_best:8.3f} s")
+    print(f"default kernels, best of {repeat} (interleaved): {default_best:8.3f} s")
+    print(f"tuned kernels,   best of {repeat} (interleaved): {tuned_best:8.3f} s")
     print(f"speedup {default_best / tuned_best:.2f}x, max rel. difference {error:.1e}")
     profile = Profiler()
     tuned.profiler = profile

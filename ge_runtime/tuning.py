@@ -3,10 +3,11 @@
 As InfiniTensor's `PerfEngine`: the first time the runtime meets an op
 *signature* (op name, attributes, and per operand and result its origin
 shape, dtype and formats), every candidate kernel runs on the real inputs
-(once to warm up, then best of `repeats`, into scratch outputs) and the
-fastest is recorded. Later runs, and later ops of the same signature, reuse
-the record without timing; `retune` measures again. Records live in a JSON
-file:
+into scratch outputs: once to warm up, then `repeats` rounds that run each
+candidate in turn (so a change in machine load hits all of them alike),
+and the candidate with the best time is recorded. Later runs, and later
+ops of the same signature, reuse the record without timing; `retune`
+measures again. Records live in a JSON file:
 
 ```json
 {"version": 1,
@@ -40,7 +41,7 @@ from ge_runtime.kernels import KERNEL_ATTRIBUTES_DROPPED, KernelCall, KernelInfo
 from tools.common import write_atomically
 
 RECORDS_VERSION = 1
-DEFAULT_REPEATS = 3
+DEFAULT_REPEATS = 5
 
 
 def _tensor_signature(value: SSAValue) -> str:
@@ -129,21 +130,22 @@ class PerfEngine:
         candidates: Sequence[KernelInfo],
         make_call: Callable[[], KernelCall],
     ) -> TuningRecord:
-        seconds: dict[str, float] = {}
         failures: dict[str, Exception] = {}
-        for kernel in candidates:
+        calls: dict[str, tuple[KernelInfo, KernelCall]] = {}
+        for kernel in candidates:  # warm up: JIT compilation, caches
             call = make_call()
             try:
-                kernel.function(call)  # warm up (JIT compilation, caches)
-                best = math.inf
-                for _ in range(self.repeats):
-                    start = time.perf_counter()
-                    kernel.function(call)
-                    best = min(best, time.perf_counter() - start)
+                kernel.function(call)
             except Exception as error:  # a failing candidate is skipped
                 failures[kernel.name] = error
                 continue
-            seconds[kernel.name] = best
+            calls[kernel.name] = (kernel, call)
+        seconds = {name: math.inf for name in calls}
+        for _ in range(self.repeats):  # interleaved: load changes hit all alike
+            for name, (kernel, call) in calls.items():
+                start = time.perf_counter()
+                kernel.function(call)
+                seconds[name] = min(seconds[name], time.perf_counter() - start)
         if not seconds:
             name, error = next(iter(failures.items()))
             if isinstance(error, GEError):

@@ -210,7 +210,7 @@ def test_mode_1_writes_readable_json(tmp_path: Path, capsys) -> None:
     assert described["manifest"]["soc_version"] == "Ascend910"
     assert described["manifest"]["compile_options"]["input_shape"] == EXAMPLE_SHAPE
     ops = {op["name"]: op for graph in described["graph"] for op in graph["op"]}
-    conv = ops["conv1"]
+    conv = ops["conv1+bn1"]  # batch norm folded (fusion is on by default)
     assert conv["type"] == "ge.conv2d"
     assert conv["input_desc"][0]["storage_format"] == "NC1HWC0"
     assert conv["input_desc"][1]["storage_format"] == "FRACTAL_Z"
