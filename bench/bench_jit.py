@@ -160,7 +160,8 @@ def time_model(model, threads: int, repeat: int) -> ModelTiming:
     graph = find_graph(imported.module)
     compiled = compile_graph(graph)
     prepare = time.perf_counter() - start
-    feed = model.graph.input[0]
+    weights_in = {tensor.name for tensor in model.graph.initializer}
+    feed = next(i for i in model.graph.input if i.name not in weights_in)
     shape = [d.dim_value for d in feed.type.tensor_type.shape.dim]
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     weights = derive_storage_weights(imported.module, imported.weights)

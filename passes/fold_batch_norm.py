@@ -80,16 +80,6 @@ class NotFolded(Exception):
     """Why a batch norm stays (the message)."""
 
 
-def batch_norm_affine(bn: BatchNormOp) -> tuple[np.ndarray, np.ndarray]:
-    """(a, b) with batch_norm(x) = a * x + b per channel, in float64."""
-    scale, offset, mean, variance = (
-        _weight(getattr(bn, name), name)
-        for name in ("scale", "offset", "mean", "variance")
-    )
-    a = scale / np.sqrt(variance + float(attribute_value(bn, "epsilon")))
-    return a, offset - mean * a
-
-
 def _tensor(value: SSAValue) -> TensorType:
     tensor = value.type
     assert isinstance(tensor, TensorType)
@@ -106,6 +96,16 @@ def _weight(value: SSAValue, what: str) -> np.ndarray:
         return constant_value(value).astype(np.float64)
     except Unavailable as error:
         raise NotFolded(f"{what}: {error}") from None
+
+
+def batch_norm_affine(bn: BatchNormOp) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) with batch_norm(x) = a * x + b per channel, in float64."""
+    scale, offset, mean, variance = (
+        _weight(getattr(bn, name), name)
+        for name in ("scale", "offset", "mean", "variance")
+    )
+    a = scale / np.sqrt(variance + float(attribute_value(bn, "epsilon")))
+    return a, offset - mean * a
 
 
 @dataclass
@@ -171,13 +171,10 @@ class FoldBatchNormIntoConv(FoldBatchNorm):
             else TensorType(_tensor(conv.y).element_type, [len(a)])
         )
         new_bias = make_constant(a * bias + b, bias_type, f"{name}/bias_bn", target)
-        attributes = dict(conv.attributes)
-        if "name" in conv.attributes and "name" in bn.attributes:  # the bn's value
-            attributes["name"] = StringAttr(f"{name}+{node_label(bn)}")
         folded = Conv2DOp.create(
             operands=[conv.x, new_filter.output, new_bias.output],
             result_types=[conv.y.type],
-            attributes=attributes,
+            attributes=dict(conv.attributes),
             properties=dict(conv.properties),
         )
         old = [conv.filter, *([conv.bias] if conv.bias is not None else [])]
@@ -232,8 +229,15 @@ def _replace(
     rewriter: PatternRewriter,
 ) -> None:
     """Put `folded` (new constants, then the new product) in place of
-    `product`, let `result` stand for the batch norm, drop what is unused."""
+    `product`, let `result` stand for the batch norm, drop what is unused.
+
+    Named nodes: the new product is named like a fused group, `conv+bn`, as
+    its value now includes the batch norm's (what a data dump compares).
+    """
     new = folded[-1]
+    if "name" in product.attributes and "name" in bn.attributes:
+        label = f"{node_label(product)}+{node_label(bn)}"
+        new.attributes["name"] = StringAttr(label)
     for value, old in zip(new.operands, product.operands, strict=False):
         value.name_hint = old.name_hint
     new.results[0].name_hint = product.results[0].name_hint

@@ -192,9 +192,8 @@ class GraphFuzzer:
     def shape_of(self, value: SSAValue) -> tuple[int, ...]:
         return tuple(value.type.get_shape())  # type: ignore[attr-defined]
 
-    def push(self, value: SSAValue) -> SSAValue:
+    def push(self, value: SSAValue) -> None:
         self.pool.append(Act(value, self.shape_of(value)))
-        return value
 
     # -- graph inputs ---------------------------------------------------------
 
@@ -227,8 +226,8 @@ class GraphFuzzer:
 
     # -- blocks ---------------------------------------------------------------
 
-    def unary(self, value: SSAValue, name: str | None = None) -> SSAValue:
-        op = name or self.pick(UNARY)
+    def unary(self, value: SSAValue) -> SSAValue:
+        op = self.pick(UNARY)
         attrs: dict[str, Any] = {
             "leaky_relu": {"alpha": 0.1},
             "elu": {"alpha": 0.5},
@@ -358,7 +357,7 @@ class GraphFuzzer:
                 chain.unsqueeze(v) if len(v.shape) == 4 else chain.squeeze(v, v.origin)
             ),
             "undo": lambda v: v.undo(chain, v) if v.undo else None,
-            "real": lambda v: chain.real_op(v) if v.dtype != "bool" else None,
+            "real": chain.real_op,
         }
         for _ in range(self.draw(st.integers(1, 5))):
             value = moves[self.pick(tuple(moves))](value) or value
@@ -444,8 +443,8 @@ class GraphFuzzer:
     def block_if(self) -> None:
         x = self.act()
         cond = self.extra_input([], "int32")
-        bodies = [lambda sub, v, fn=self.shape_preserving: fn(sub, v) for _ in range(2)]
-        (result,) = self.b.if_(cond, [x.ssa], *bodies)
+        branch = self.shape_preserving  # each call draws its own body
+        (result,) = self.b.if_(cond, [x.ssa], branch, branch)
         self.push(result)
 
     def block_while(self) -> None:
