@@ -121,6 +121,6 @@ def check_rank_fits(tensor: TensorType, layout: LayoutAttr) -> None:
     in_order = -1 not in positions and positions == sorted(set(positions))
     if len(reshape_type) != rank or not in_order:
         raise VerifyException(
-            f"reshape_type \"{reshape_type}\" does not describe a rank-{rank} "
+            f'reshape_type "{reshape_type}" does not describe a rank-{rank} '
             f"{origin.value} tensor"
         )

@@ -554,9 +554,7 @@ class FusedOp(GEOperation):
     def verify_(self) -> None:
         _verify_subgraph(self, self.body, len(self.outputs), "fused body")
         inner = [
-            op
-            for op in self.body.block.ops
-            if not isinstance(op, DataOp | NetOutputOp)
+            op for op in self.body.block.ops if not isinstance(op, DataOp | NetOutputOp)
         ]
         if not inner:
             raise VerifyException("fused body has no op to compute")
@@ -566,6 +564,7 @@ class FusedOp(GEOperation):
                     f"fused body cannot hold '{op.name}' (only compute ops; "
                     "constants are operands)"
                 )
+
 
 # ---------------------------------------------------------------------------
 # Trans ops
@@ -588,7 +587,8 @@ class TransDataOp(SameShapeTransOp):
     ```mlir
     %y = ge.transdata %x {src_format = #ge.format<NCHW>,
                           dst_format = #ge.format<NC1HWC0>}
-       : tensor<1x3x8x8xf16, #ge.layout<NCHW>> -> tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
+       : tensor<1x3x8x8xf16, #ge.layout<NCHW>>
+      -> tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
     ```
     """
 
@@ -775,7 +775,9 @@ class SqueezeOp(ShapeOp):
         for axis in axes:
             index = _check_axis(axis, len(shape))
             if shape[index] not in (1, -1):
-                raise VerifyException(f"cannot squeeze axis {axis} of size {shape[index]}")
+                raise VerifyException(
+                    f"cannot squeeze axis {axis} of size {shape[index]}"
+                )
         _check_same_size(self)
 
 
@@ -811,7 +813,9 @@ def _check_permutation(perm: Sequence[int], rank: int, name: str) -> None:
     if any(not -rank <= p < rank for p in perm) or sorted(
         p % rank for p in perm
     ) != list(range(rank)):
-        raise VerifyException(f"'{name}' {list(perm)} is not a permutation of rank {rank}")
+        raise VerifyException(
+            f"'{name}' {list(perm)} is not a permutation of rank {rank}"
+        )
 
 
 class PermutationOp(ShapeOp):
@@ -977,7 +981,10 @@ class SeluOp(UnaryElementwiseOp):
 
     alpha = opt_attr_def(FloatAttr)
     gamma = opt_attr_def(FloatAttr)
-    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.6732632423543772, "gamma": 1.0507009873554805}
+    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {
+        "alpha": 1.6732632423543772,
+        "gamma": 1.0507009873554805,
+    }
 
 
 @irdl_op_definition
@@ -988,7 +995,10 @@ class ClipOp(UnaryElementwiseOp):
 
     min = opt_attr_def(FloatAttr)
     max = opt_attr_def(FloatAttr)
-    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"min": float("-inf"), "max": float("inf")}
+    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {
+        "min": float("-inf"),
+        "max": float("inf"),
+    }
 
 
 class BinaryElementwiseOp(GEOperation):
@@ -1182,7 +1192,10 @@ class Conv2DTransposeOp(SpatialOp):
     groups = opt_attr_def(IntegerAttr)
     output_padding = opt_attr_def(DenseArrayBase)
 
-    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {**Conv2DOp.ATTR_DEFAULTS, "output_padding": [0, 0]}
+    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {
+        **Conv2DOp.ATTR_DEFAULTS,
+        "output_padding": [0, 0],
+    }
     assembly_format = COMPUTE_FORMAT
 
     def verify_spatial(self) -> None:
@@ -1203,7 +1216,11 @@ class PoolOp(SpatialOp):
     pads = opt_attr_def(DenseArrayBase)
     ceil_mode = opt_attr_def(IntegerAttr)
 
-    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"strides": [1, 1, 1, 1], "pads": [0, 0, 0, 0], "ceil_mode": False}
+    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {
+        "strides": [1, 1, 1, 1],
+        "pads": [0, 0, 0, 0],
+        "ceil_mode": False,
+    }
     assembly_format = "$x attr-dict `:` type($x) `->` type($y)"
 
     def verify_spatial(self) -> None:
@@ -1228,7 +1245,10 @@ class AvgPoolOp(PoolOp):
     name = "ge.avg_pool"
 
     count_include_pad = opt_attr_def(IntegerAttr)
-    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {**PoolOp.ATTR_DEFAULTS, "count_include_pad": False}
+    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {
+        **PoolOp.ATTR_DEFAULTS,
+        "count_include_pad": False,
+    }
 
 
 class GlobalPoolOp(SpatialOp):
@@ -1342,7 +1362,9 @@ class BiasAddOp(GEOperation):
         if len(shape) == 4:
             channels = shape[data_format.index("C")]
         elif shape:
-            channels = shape[-1] if data_format == "NHWC" else shape[min(1, len(shape) - 1)]
+            channels = (
+                shape[-1] if data_format == "NHWC" else shape[min(1, len(shape) - 1)]
+            )
         else:
             raise VerifyException("input must have rank >= 1")
         bias_size = shape_of(self.bias.type)[0]
@@ -1350,6 +1372,21 @@ class BiasAddOp(GEOperation):
             raise VerifyException(
                 f"bias has {bias_size} entries for {channels} channels"
             )
+
+
+def _check_contraction(
+    op: GEOperation, lhs: tuple[str, str], rhs: tuple[str, str]
+) -> None:
+    """Both operands are matrices whose contracted dims agree.
+
+    `lhs`/`rhs` name the operand and its transpose attribute.
+    """
+    a = shape_of(_check_rank(getattr(op, lhs[0]), 2, lhs[0]))
+    b = shape_of(_check_rank(getattr(op, rhs[0]), 2, rhs[0]))
+    k1 = a[0] if op.value_of(lhs[1]) else a[1]
+    k2 = b[1] if op.value_of(rhs[1]) else b[0]
+    if -1 not in (k1, k2) and k1 != k2:
+        raise VerifyException(f"contraction sizes differ: {k1} vs {k2}")
 
 
 @irdl_op_definition
@@ -1365,16 +1402,14 @@ class MatMulOp(GEOperation):
     transpose_x1 = opt_attr_def(IntegerAttr)
     transpose_x2 = opt_attr_def(IntegerAttr)
 
-    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"transpose_x1": False, "transpose_x2": False}
+    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {
+        "transpose_x1": False,
+        "transpose_x2": False,
+    }
     assembly_format = COMPUTE_FORMAT
 
     def verify_(self) -> None:
-        a = shape_of(_check_rank(self.x1, 2, "x1"))
-        b = shape_of(_check_rank(self.x2, 2, "x2"))
-        k1 = a[0] if self.value_of("transpose_x1") else a[1]
-        k2 = b[1] if self.value_of("transpose_x2") else b[0]
-        if -1 not in (k1, k2) and k1 != k2:
-            raise VerifyException(f"contraction sizes differ: {k1} vs {k2}")
+        _check_contraction(self, ("x1", "transpose_x1"), ("x2", "transpose_x2"))
 
 
 @irdl_op_definition
@@ -1408,16 +1443,16 @@ class GemmOp(GEOperation):
     trans_a = opt_attr_def(IntegerAttr)
     trans_b = opt_attr_def(IntegerAttr)
 
-    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {"alpha": 1.0, "beta": 1.0, "trans_a": False, "trans_b": False}
+    ATTR_DEFAULTS: ClassVar[dict[str, Any]] = {
+        "alpha": 1.0,
+        "beta": 1.0,
+        "trans_a": False,
+        "trans_b": False,
+    }
     assembly_format = COMPUTE_FORMAT
 
     def verify_(self) -> None:
-        a = shape_of(_check_rank(self.a, 2, "a"))
-        b = shape_of(_check_rank(self.b, 2, "b"))
-        k1 = a[0] if self.value_of("trans_a") else a[1]
-        k2 = b[1] if self.value_of("trans_b") else b[0]
-        if -1 not in (k1, k2) and k1 != k2:
-            raise VerifyException(f"contraction sizes differ: {k1} vs {k2}")
+        _check_contraction(self, ("a", "trans_a"), ("b", "trans_b"))
 
 
 # ---------------------------------------------------------------------------
@@ -1446,8 +1481,12 @@ class ConcatOp(GEOperation):
         for index, value in enumerate(self.inputs):
             shape = shape_of(value.type)
             if len(shape) != rank:
-                raise VerifyException(f"input #{index} has rank {len(shape)}, expected {rank}")
-            for dim, (a, b) in enumerate(zip(shape, shape_of(self.y.type), strict=True)):
+                raise VerifyException(
+                    f"input #{index} has rank {len(shape)}, expected {rank}"
+                )
+            for dim, (a, b) in enumerate(
+                zip(shape, shape_of(self.y.type), strict=True)
+            ):
                 if dim != axis and -1 not in (a, b) and a != b:
                     raise VerifyException(
                         f"input #{index} dim {dim} is {a}, result has {b}"
@@ -1501,8 +1540,15 @@ class SliceOp(ShapeOp):
         axes_values = self.value_of("axes") if axes is not None else list(range(count))
         steps = self.attributes.get("steps")
         steps_values = self.value_of("steps") if steps is not None else [1] * count
-        if not len(self.value_of("ends")) == len(axes_values) == len(steps_values) == count:
-            raise VerifyException("'begins', 'ends', 'axes' and 'steps' differ in length")
+        if (
+            not len(self.value_of("ends"))
+            == len(axes_values)
+            == len(steps_values)
+            == count
+        ):
+            raise VerifyException(
+                "'begins', 'ends', 'axes' and 'steps' differ in length"
+            )
         for axis in axes_values:
             _check_axis(axis, rank)
         if 0 in steps_values:
@@ -1542,7 +1588,7 @@ class TileOp(ShapeOp):
 
 @irdl_op_definition
 class PadOp(ShapeOp):
-    """Pad: `paddings` in ONNX order [begin_0.., end_0..]; mode constant/reflect/edge."""
+    """Pad with `paddings` in ONNX order [begin_0.., end_0..]; constant/reflect/edge."""
 
     name = "ge.pad"
 

@@ -34,7 +34,9 @@ Graphs (`.mlir` and `.om`, without `--reference`) run through the scheduler
 (`ge_runtime.scheduler`): a static graph is sunk (compiled whole, split
 around `aclnn_only` fallback ops), a graph with dynamic dims runs op by op
 under host scheduling, so one model takes any batch size. `--trace` prints
-one line per op: node, op, engine and path (sunk, host kernel, fallback).
+one line per op: node, op, engine and path (sunk, host kernel, fallback);
+a graph with several streams (`assign-streams`, `ge-atc --max-streams`)
+runs them concurrently and its lines add the stream and when the op ran.
 
     ge-run model.om --input x=batch7.npy --trace --output-dir out/
 
@@ -138,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--trace",
         action="store_true",
         help="print, per op, the engine and the path that ran it "
-        "(sunk, host kernel, fallback)",
+        "(sunk, host kernel, fallback), and its stream and time if the graph has "
+        "several streams",
     )
     parser.add_argument(
         "--tolerance",
