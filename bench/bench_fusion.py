@@ -5,12 +5,16 @@ weights, 1x3x224x224) compiled by `ge-atc`'s compile three ways: without
 fusion (`--disable-fusion`), with graph fusion only (batch norm folded,
 UB fusion switched off) and with all fusion (the default). Each is sunk
 whole and JIT-compiled; the three and onnxruntime (same thread count) are
-timed interleaved, best of `--repeat` runs, and the ratios printed:
+timed interleaved, `--repeat` rounds of one run each: the best wall time
+and CPU time (of the process's threads) of each, and, as the ratios, the
+median over the rounds of the ratio within a round, which cancels the load
+of other processes on a shared machine drifting between rounds:
 
     python bench/bench_fusion.py [--threads 2] [--repeat 10] [--models resnet50 ...]
 
 Fusion must not be slower than no fusion: the last line says whether it is
-(within `--noise`, default 3 %), and the exit code is 1 if it is slower.
+(median CPU-time ratio above 1 + `--noise`, default 3 %); the exit code is
+1 if it is.
 Thread counts are fixed before NumPy loads (BLAS) and given to onnxruntime.
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from dataclasses import dataclass
@@ -26,12 +31,7 @@ from typing import Any
 
 MODELS = ("resnet50", "inception_v2")
 
-VARIANTS = {
-    "no fusion": {"fusion": False},
-    "graph fusion only": {"fusion_off": ("UB",)},
-    "fusion (default)": {},
-}
-"""Variant -> CompileOptions changes (`("UB",)`: every UB fusion rule off)."""
+VARIANTS = ("no fusion", "graph fusion only", "fusion (default)")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -56,19 +56,29 @@ class Variant:
     scalar: int
 
 
-def compile_variant(name: str, imported: Any, changes: dict[str, Any]) -> Variant:
-    """ge-atc's compile with `changes` to the options, sunk and JIT-compiled."""
+def compile_options(variant: str) -> Any:
+    """ge-atc's options for a variant (--disable-fusion, UB rules off, default)."""
+    from passes.fuse_ops import fusion_rules
+    from tools.ge_atc import CompileOptions
+
+    if variant == "no fusion":
+        return CompileOptions(input_format="NCHW", fusion=False)
+    if variant == "graph fusion only":
+        rules = fusion_rules().values()
+        ub = tuple(rule.name for rule in rules if rule.category == "UBFusion")
+        return CompileOptions(input_format="NCHW", fusion_off=ub)
+    return CompileOptions(input_format="NCHW")
+
+
+def compile_variant(name: str, imported: Any) -> Variant:
+    """ge-atc's compile of a variant, sunk and JIT-compiled."""
     from ge_dialect.ops import FusedOp
     from ge_runtime.jit import compile_graph, graph_arguments
     from ge_runtime.scheduler import compile_model
-    from passes.fuse_ops import fusion_rules
-    from tools.ge_atc import CompileOptions, compile_module
+    from tools.ge_atc import compile_module
 
-    if changes.get("fusion_off") == ("UB",):
-        ub = [r.name for r in fusion_rules().values() if r.category == "UBFusion"]
-        changes = {"fusion_off": tuple(ub)}
     module = imported.module.clone()
-    options = CompileOptions(input_format="NCHW", **changes)
+    options = compile_options(name)
     compiled = compile_module(module, imported.weights, options, progress=0)
     model = compile_model(compiled.module, compiled.weights)
     (part,) = model.parts  # static graph, no aclnn_only op: sunk in one part
@@ -95,7 +105,7 @@ def bench_model(name: str, threads: int, repeat: int) -> dict[str, float]:
     model = randomize_weights(onnx.load(path), seed=0)
     start = time.perf_counter()
     imported = import_onnx(model)
-    variants = [compile_variant(v, imported, c) for v, c in VARIANTS.items()]
+    variants = [compile_variant(v, imported) for v in VARIANTS]
     prepare = time.perf_counter() - start
     feed = model.graph.input[0]
     shape = [d.dim_value for d in feed.type.tensor_type.shape.dim]
@@ -116,33 +126,50 @@ def bench_model(name: str, threads: int, repeat: int) -> dict[str, float]:
         errors[variant.name] = float(
             np.abs(out - expected).max() / np.abs(expected).max()
         )
-    best = dict.fromkeys(calls, float("inf"))
+    rounds: list[dict[str, tuple[float, float]]] = []
     for _ in range(repeat):
+        times = {}
         for key, call in calls.items():
-            begin = time.perf_counter()
+            begin, begin_cpu = time.perf_counter(), time.process_time()
             call()
-            best[key] = min(best[key], time.perf_counter() - begin)
-    ort_time = best["onnxruntime"]
+            times[key] = (time.perf_counter() - begin, time.process_time() - begin_cpu)
+        rounds.append(times)
+    wall = {key: min(r[key][0] for r in rounds) for key in calls}
+    cpu = {key: min(r[key][1] for r in rounds) for key in calls}
+
+    def ratio(kind: int, a: str, b: str) -> float:
+        return statistics.median(r[a][kind] / r[b][kind] for r in rounds)
+
     print(
         f"{name} {'x'.join(map(str, shape))} fp32, {threads} threads, best of "
-        f"{repeat} interleaved runs (compile of the 3 variants {prepare:.1f} s):"
+        f"{repeat} interleaved runs, wall / CPU seconds (compile of the 3 "
+        f"variants {prepare:.1f} s):"
     )
     for variant in variants:
-        t = best[variant.name]
+        key = variant.name
         print(
-            f"  {variant.name:<18} {t:.3f} s  {t / ort_time:5.2f}x onnxruntime  "
-            f"{best['no fusion'] / t:5.2f}x faster than no fusion  "
-            f"{variant.groups:3d} fused groups, {variant.vectorised} nests "
-            f"({variant.scalar} scalar), max error {errors[variant.name]:.1e}"
+            f"  {key:<18} {wall[key]:.3f} / {cpu[key]:.3f}  "
+            f"vs no fusion {wall['no fusion'] / wall[key]:4.2f}x / "
+            f"{cpu['no fusion'] / cpu[key]:4.2f}x faster  "
+            f"vs onnxruntime {wall[key] / wall['onnxruntime']:4.2f}x / "
+            f"{cpu[key] / cpu['onnxruntime']:4.2f}x  "
+            f"{variant.groups} fused groups, {variant.vectorised} nests "
+            f"({variant.scalar} scalar), max error {errors[key]:.1e}"
         )
-    print(f"  {'onnxruntime':<18} {ort_time:.3f} s")
-    fused, plain = best["fusion (default)"], best["no fusion"]
-    print(
-        f"  ratios: fusion / no fusion = {fused / plain:.3f}, fusion / graph "
-        f"fusion only = {fused / best['graph fusion only']:.3f}, fusion / "
-        f"onnxruntime = {fused / ort_time:.2f}"
-    )
-    return best
+    print(f"  {'onnxruntime':<18} {wall['onnxruntime']:.3f} / {cpu['onnxruntime']:.3f}")
+    medians = {}
+    for kind, label in enumerate(("wall", "CPU")):
+        medians[label] = {
+            other: ratio(kind, "fusion (default)", other)
+            for other in ("no fusion", "graph fusion only", "onnxruntime")
+        }
+        print(
+            f"  {label} ratios (median per round): fusion / no fusion = "
+            f"{medians[label]['no fusion']:.3f}, fusion / graph fusion only = "
+            f"{medians[label]['graph fusion only']:.3f}, fusion / onnxruntime = "
+            f"{medians[label]['onnxruntime']:.2f}"
+        )
+    return medians["CPU"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     slower = []
     for name in args.models:
-        best = bench_model(name, args.threads, args.repeat)
-        if best["fusion (default)"] > best["no fusion"] * (1 + args.noise):
+        ratios = bench_model(name, args.threads, args.repeat)
+        if ratios["no fusion"] > 1 + args.noise:
             slower.append(name)
     if slower:
         print(f"fusion is slower than no fusion on: {', '.join(slower)}")

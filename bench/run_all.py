@@ -27,9 +27,9 @@ Below the table: the JIT against xDSL's interpreter on a small loop module
 `tests/fuzz/campaign.py`) and the multi-stream bench's own report
 (`bench_streams.py`, run as a subprocess: it needs one BLAS thread).
 
-Results go to `bench/results/latest.{json,md}` (`--quick`:
-`bench/results/quick.{json,md}`). Thread counts are fixed before NumPy
-loads (BLAS) and given to onnxruntime.
+Results go to `bench/results/latest.{json,md}` (`--quick`: `quick.*`,
+`--only`: `partial.*`). Thread counts are fixed before NumPy loads (BLAS)
+and given to onnxruntime.
 """
 
 from __future__ import annotations
@@ -445,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = markdown(results)
     print(text)
     args.output_dir.mkdir(parents=True, exist_ok=True)
-    stem = "quick" if args.quick else "latest"
+    stem = "quick" if args.quick else "latest" if args.only is None else "partial"
     (args.output_dir / f"{stem}.json").write_text(json.dumps(results, indent=2) + "\n")
     (args.output_dir / f"{stem}.md").write_text(text)
     print(f"wrote {args.output_dir / stem}.json and .md", file=sys.stderr)
