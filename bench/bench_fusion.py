@@ -4,18 +4,19 @@ ResNet-50 and Inception-v2 (`light_*` from the onnx package, seeded random
 weights, 1x3x224x224) compiled by `ge-atc`'s compile three ways: without
 fusion (`--disable-fusion`), with graph fusion only (batch norm folded,
 UB fusion switched off) and with all fusion (the default). Each is sunk
-whole and JIT-compiled; the three and onnxruntime (same thread count) are
-timed interleaved, `--repeat` rounds of one run each: the best wall time
-and CPU time (of the process's threads) of each, and, as the ratios, the
-median over the rounds of the ratio within a round, which cancels the load
-of other processes on a shared machine drifting between rounds:
+whole and JIT-compiled. The three are timed in `--repeat` rounds of one run
+each, in a shuffled order; then the default (all fusion) and onnxruntime
+with the same thread count (its idle threads do not spin) the same way.
+Reported: the best wall time and CPU time (of the process's threads) of
+each and, as the ratios, the median over the rounds of the ratio within a
+round, which cancels the load of other processes on a shared machine
+drifting between rounds:
 
     python bench/bench_fusion.py [--threads 2] [--repeat 10] [--models resnet50 ...]
 
 Fusion must not be slower than no fusion: the last line says whether it is
 (median CPU-time ratio above 1 + `--noise`, default 3 %); the exit code is
-1 if it is.
-Thread counts are fixed before NumPy loads (BLAS) and given to onnxruntime.
+1 if it is. Thread counts are fixed before NumPy loads (BLAS) and given to onnxruntime.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,11 +94,54 @@ def compile_variant(name: str, imported: Any) -> Variant:
     return Variant(name, run, groups, function.vectorised, len(function.scalar_nests))
 
 
+def time_rounds(
+    calls: dict[str, Callable[[], Any]], repeat: int
+) -> list[dict[str, tuple[float, float]]]:
+    """`repeat` rounds, each timing every call once (wall, CPU) in a shuffled order."""
+    import numpy as np
+
+    order = list(calls)
+    shuffle = np.random.default_rng(2).shuffle
+    rounds = []
+    for _ in range(repeat):
+        times = {}
+        shuffle(order)  # no variant always runs right after another
+        for key in order:
+            begin, begin_cpu = time.perf_counter(), time.process_time()
+            calls[key]()
+            times[key] = (time.perf_counter() - begin, time.process_time() - begin_cpu)
+        rounds.append(times)
+    return rounds
+
+
+def onnxruntime_call(model: Any, threads: int, x: Any) -> Callable[[], Any]:
+    """One inference of `model` on `x` with onnxruntime on `threads` threads."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Idle onnxruntime threads would spin into the next timed run.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    name = model.graph.input[0].name
+    return lambda: session.run(None, {name: x})[0]
+
+
 def bench_model(name: str, threads: int, repeat: int) -> dict[str, float]:
-    """Time the variants and onnxruntime on one model; print the report."""
+    """Time the variants, then fusion against onnxruntime; print the report.
+
+    Returns the best wall time of each variant and of onnxruntime, and the
+    median CPU-time ratios `fusion / no fusion` and `fusion / graph fusion
+    only`.
+
+    onnxruntime joins after the variants are compared: its allocator in the
+    process changes how NumPy's buffers are mapped (more page faults).
+    """
     import numpy as np
     import onnx
-    import onnxruntime as ort
 
     from ge_frontend.onnx_import import import_onnx
     from ge_frontend.onnx_weights import randomize_weights
@@ -107,69 +152,59 @@ def bench_model(name: str, threads: int, repeat: int) -> dict[str, float]:
     imported = import_onnx(model)
     variants = [compile_variant(v, imported) for v in VARIANTS]
     prepare = time.perf_counter() - start
-    feed = model.graph.input[0]
-    shape = [d.dim_value for d in feed.type.tensor_type.shape.dim]
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    shape = [d.dim_value for d in dims]
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    session = ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
-    (expected,) = session.run(None, {feed.name: x})
     calls = {v.name: v.run(x) for v in variants}
-    calls["onnxruntime"] = lambda: session.run(None, {feed.name: x})
-    errors = {}
-    for variant in variants:
-        (out,) = calls[variant.name]()
-        out = np.asarray(out).reshape(expected.shape)
-        errors[variant.name] = float(
-            np.abs(out - expected).max() / np.abs(expected).max()
-        )
-    rounds: list[dict[str, tuple[float, float]]] = []
-    for _ in range(repeat):
-        times = {}
-        for key, call in calls.items():
-            begin, begin_cpu = time.perf_counter(), time.process_time()
-            call()
-            times[key] = (time.perf_counter() - begin, time.process_time() - begin_cpu)
-        rounds.append(times)
+    outputs = {key: np.asarray(call()[0]) for key, call in calls.items()}
+    rounds = time_rounds(calls, repeat)
+    reference = onnxruntime_call(model, threads, x)
+    expected = reference()
+    fused = "fusion (default)"
+    ort_rounds = time_rounds({fused: calls[fused], "onnxruntime": reference}, repeat)
     wall = {key: min(r[key][0] for r in rounds) for key in calls}
     cpu = {key: min(r[key][1] for r in rounds) for key in calls}
-
-    def ratio(kind: int, a: str, b: str) -> float:
-        return statistics.median(r[a][kind] / r[b][kind] for r in rounds)
-
+    ort_wall = min(r["onnxruntime"][0] for r in ort_rounds)
+    ort_cpu = min(r["onnxruntime"][1] for r in ort_rounds)
     print(
         f"{name} {'x'.join(map(str, shape))} fp32, {threads} threads, best of "
-        f"{repeat} interleaved runs, wall / CPU seconds (compile of the 3 "
-        f"variants {prepare:.1f} s):"
+        f"{repeat} runs (shuffled rounds), wall / CPU seconds (compile of the 3 "
+        f"variants {prepare:.1f} s; onnxruntime timed in rounds with fusion):"
     )
     for variant in variants:
         key = variant.name
+        error = np.abs(outputs[key].reshape(expected.shape) - expected).max()
         print(
             f"  {key:<18} {wall[key]:.3f} / {cpu[key]:.3f}  "
             f"vs no fusion {wall['no fusion'] / wall[key]:4.2f}x / "
             f"{cpu['no fusion'] / cpu[key]:4.2f}x faster  "
-            f"vs onnxruntime {wall[key] / wall['onnxruntime']:4.2f}x / "
-            f"{cpu[key] / cpu['onnxruntime']:4.2f}x  "
-            f"{variant.groups} fused groups, {variant.vectorised} nests "
-            f"({variant.scalar} scalar), max error {errors[key]:.1e}"
+            f"vs onnxruntime {wall[key] / ort_wall:4.2f}x / {cpu[key] / ort_cpu:4.2f}x"
+            f"  {variant.groups} fused groups, {variant.vectorised} nests "
+            f"({variant.scalar} scalar), max error "
+            f"{error / np.abs(expected).max():.1e} x max|ref|"
         )
-    print(f"  {'onnxruntime':<18} {wall['onnxruntime']:.3f} / {cpu['onnxruntime']:.3f}")
+    print(f"  {'onnxruntime':<18} {ort_wall:.3f} / {ort_cpu:.3f}")
     medians = {}
     for kind, label in enumerate(("wall", "CPU")):
         medians[label] = {
-            other: ratio(kind, "fusion (default)", other)
-            for other in ("no fusion", "graph fusion only", "onnxruntime")
+            other: statistics.median(r[fused][kind] / r[other][kind] for r in rounds)
+            for other in ("no fusion", "graph fusion only")
         }
+        versus_ort = statistics.median(
+            r[fused][kind] / r["onnxruntime"][kind] for r in ort_rounds
+        )
         print(
             f"  {label} ratios (median per round): fusion / no fusion = "
             f"{medians[label]['no fusion']:.3f}, fusion / graph fusion only = "
             f"{medians[label]['graph fusion only']:.3f}, fusion / onnxruntime = "
-            f"{medians[label]['onnxruntime']:.2f}"
+            f"{versus_ort:.2f}"
         )
-    return medians["CPU"]
+    return {
+        **wall,
+        "onnxruntime": ort_wall,
+        "fusion / no fusion": medians["CPU"]["no fusion"],
+        "fusion / graph fusion only": medians["CPU"]["graph fusion only"],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,8 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     slower = []
     for name in args.models:
-        ratios = bench_model(name, args.threads, args.repeat)
-        if ratios["no fusion"] > 1 + args.noise:
+        result = bench_model(name, args.threads, args.repeat)
+        if result["fusion / no fusion"] > 1 + args.noise:
             slower.append(name)
     if slower:
         print(f"fusion is slower than no fusion on: {', '.join(slower)}")

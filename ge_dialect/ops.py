@@ -623,7 +623,9 @@ class TransDataOp(SameShapeTransOp):
         src_origin, src_storage = layout_of(x_type)
         dst_origin, dst_storage = layout_of(y_type)
         pending = self.attributes.get("input_layouts")
-        if isinstance(pending, ArrayAttr) and isinstance(pending.data[0], LayoutAttr):
+        if isinstance(pending, ArrayAttr) and isinstance(
+            next(iter(pending.data), None), LayoutAttr
+        ):
             # the operand is converted to this layout first (insert-transdata)
             src_storage = pending.data[0].storage_format
         if self.perm is not None:

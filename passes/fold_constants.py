@@ -148,8 +148,7 @@ def is_external(value: SSAValue) -> bool:
 
 def erase_if_unused(rewriter: PatternRewriter, values: Iterable[SSAValue]) -> None:
     """Erase the constants among the owners of `values` that lost all their uses."""
-    for value in values:
-        owner = value.owner
+    for owner in dict.fromkeys(value.owner for value in values):
         if isinstance(owner, ConstOp) and owner.output.first_use is None:
             rewriter.erase(owner)
 

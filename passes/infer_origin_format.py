@@ -494,7 +494,11 @@ def _ungiven_origin(tensor: Attribute) -> Format | None:
 
 
 def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue, ...]]:
-    """Values chained through `SAME_ORIGIN_OPS` -> all values of their chain."""
+    """Values chained through `SAME_ORIGIN_OPS` -> all values of their chain.
+
+    A TransData that absorbed a transpose (`perm`) relates two different
+    origin formats by its permutation: it ties nothing.
+    """
     parent: dict[SSAValue, SSAValue] = {}
 
     def root(value: SSAValue) -> SSAValue:
@@ -504,6 +508,8 @@ def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue
 
     for op in ops:
         if op.name in SAME_ORIGIN_OPS and op.operands and op.results:
+            if op.attributes.get("perm") is not None:
+                continue
             parent[root(op.results[0])] = root(op.operands[0])
     chains: dict[SSAValue, list[SSAValue]] = {}
     for value in list(parent):

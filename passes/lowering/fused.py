@@ -158,6 +158,8 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
 
 
 Epilogue = Callable[[Nest, list[Ix], Value], None]
+Before = Callable[[Nest, Sequence[Ix]], None]
+Step = Callable[[Nest, Sequence[Ix], Sequence[Ix]], None]
 
 
 def emit_reduction(
@@ -212,9 +214,9 @@ def for_each_reduction(
     emitter: Emitter,
     outer_sizes: Sequence[int],
     inner_sizes: Sequence[int],
-    before: Callable[[Nest, Sequence[Ix]], None],
-    step: Callable[[Nest, Sequence[Ix], Sequence[Ix]], None],
-    after: Callable[[Nest, Sequence[Ix]], None],
+    before: Before,
+    step: Step,
+    after: Before,
 ) -> None:
     """An imperfect affine nest: outer loops over `outer_sizes` holding
     `before`, the inner loops over `inner_sizes` with `step`, then `after`.
@@ -264,7 +266,15 @@ def for_each_reduction(
         _close_loops(loops)
 
 
-def _run_probe(emitter, before, step, after, outer, inner) -> Nest:
+def _run_probe(
+    emitter: Emitter,
+    before: Before,
+    step: Step,
+    after: Before,
+    outer: Sequence[Ix],
+    inner: Sequence[Ix],
+) -> Nest:
+    """A probing nest that saw every access of the whole body."""
     probe = Nest(emitter, None)
     before(probe, outer)
     step(probe, outer, inner)

@@ -74,7 +74,9 @@ def pipeline_pass(options: str) -> FormatPipelinePass:
     return pass_
 
 
-def run_verified(pipeline: FormatPipelinePass, module: ModuleOp) -> None:
+def run_verified(
+    pipeline: FormatPipelinePass, module: ModuleOp, stage_name: str = "pipeline"
+) -> None:
     """Apply the pipeline, verifying the module after every inner pass."""
 
     def verify(inner: ModulePass | None, op: ModuleOp, _: ModulePass | None) -> None:
@@ -82,7 +84,7 @@ def run_verified(pipeline: FormatPipelinePass, module: ModuleOp) -> None:
             verify_module(op)
         except GEError as error:
             name = inner.name if inner is not None else "?"
-            raise Mismatch("pipeline", f"invalid IR after {name}: {error}") from None
+            raise Mismatch(stage_name, f"invalid IR after {name}: {error}") from None
 
     token = NESTED_PASS_CALLBACK.set(verify)
     try:
@@ -202,7 +204,7 @@ def check_module(
         run_verified(pipeline, compiled)
     once = str(compiled)
     with stage("idempotence"):
-        run_verified(pipeline, compiled)
+        run_verified(pipeline, compiled, "idempotence")
     if str(compiled) != once:
         raise Mismatch("idempotence", "a second pipeline run changed the IR")
     with stage("optimised graph"):
