@@ -5,7 +5,10 @@ As InfiniTensor's `PerfEngine`: the first time the runtime meets an op
 shape, dtype and formats), every candidate kernel runs on the real inputs
 into scratch outputs: once to warm up, then `repeats` rounds that run each
 candidate in turn (so a change in machine load hits all of them alike),
-and the candidate with the best time is recorded. Later runs, and later
+and the candidate with the best time is recorded — but the default
+kernel (the registry's first) is kept unless another beats it by more than
+`margin` (default 5 %), so timing noise never trades the default for a
+kernel that is only faster by chance. Later runs, and later
 ops of the same signature, reuse the record without timing; `retune`
 measures again. Records live in a JSON file:
 
@@ -42,6 +45,7 @@ from tools.common import write_atomically
 
 RECORDS_VERSION = 1
 DEFAULT_REPEATS = 5
+DEFAULT_MARGIN = 0.05
 
 
 def _tensor_signature(value: SSAValue) -> str:
@@ -89,11 +93,14 @@ class PerfEngine:
     `path` (optional) is the JSON record file, read at creation and written
     by `save`; `retune` ignores existing records; `timed` lists the
     signatures measured by this engine (`reused` those answered from records).
+    A kernel other than the default must be faster by more than `margin`
+    (a fraction of the default's time) to be chosen.
     """
 
     path: str | os.PathLike[str] | None = None
     retune: bool = False
     repeats: int = DEFAULT_REPEATS
+    margin: float = DEFAULT_MARGIN
     records: dict[str, TuningRecord] = field(default_factory=dict)
     timed: list[str] = field(default_factory=list)
     reused: list[str] = field(default_factory=list)
@@ -151,7 +158,10 @@ class PerfEngine:
             if isinstance(error, GEError):
                 raise error
             raise GEError(f"error: kernel '{name}' of '{op.name}' failed: {error}")
+        default = next(iter(seconds))  # candidates come default first
         fastest = min(seconds, key=seconds.__getitem__)
+        if seconds[fastest] >= seconds[default] * (1 - self.margin):
+            fastest = default
         return TuningRecord(
             fastest, seconds, {name: str(e) for name, e in failures.items()}
         )

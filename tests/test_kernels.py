@@ -21,7 +21,12 @@ import pytest
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_runtime.executor import Runtime
-from ge_runtime.kernels import KernelCall, builtin_registry, kernel_key
+from ge_runtime.kernels import (
+    KernelCall,
+    KernelRegistry,
+    builtin_registry,
+    kernel_key,
+)
 from ge_runtime.reference import evaluate, find_graph
 from ge_runtime.tuning import PerfEngine, load_records, op_signature
 from passes.format_pipeline import FormatPipelinePass
@@ -262,6 +267,32 @@ def test_engine_picks_the_fastest_and_skips_failing_kernels(tmp_path: Path):
     (record,) = engine.records.values()
     assert record.kernel != "slow" and "slow" in record.seconds
     assert "not implemented" in record.failures["broken"]
+
+
+def test_engine_keeps_the_default_unless_beaten_by_the_margin(tmp_path: Path):
+    registry = KernelRegistry()  # only the two kernels below
+
+    def default(call: KernelCall) -> None:
+        time.sleep(0.01)
+        np.maximum(call.inputs[0], 0, out=call.outputs[0])
+
+    def slightly_faster(call: KernelCall) -> None:
+        time.sleep(0.008)
+        np.maximum(call.inputs[0], 0, out=call.outputs[0])
+
+    registry.register("ge.relu", "slightly_faster", slightly_faster, first=True)
+    registry.register("ge.relu", "default", default, first=True)
+    x = random([1, 16, 4, 4])
+    graph = find_graph(relu_graph())
+    kept = PerfEngine(tmp_path / "kept.json", repeats=3, margin=0.5)
+    Runtime(graph, registry=registry, engine=kept).run({"x": x})
+    (record,) = kept.records.values()
+    assert record.kernel == "default"
+    assert record.seconds["slightly_faster"] < record.seconds["default"]
+    switched = PerfEngine(tmp_path / "switched.json", repeats=3, margin=0.0)
+    Runtime(graph, registry=registry, engine=switched).run({"x": x})
+    (record,) = switched.records.values()
+    assert record.kernel == "slightly_faster"
 
 
 def test_bad_record_file_is_one_line_error(tmp_path: Path):
