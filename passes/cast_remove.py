@@ -73,7 +73,7 @@ class RemoveRedundantCast(RewritePattern):
     def match_and_rewrite(self, op: CastOp, rewriter: PatternRewriter) -> None:
         if op.x.type != op.y.type:
             return  # a real conversion (or a layout difference)
-        rewriter.replace_op(op, [], [op.x])
+        rewriter.replace(op, [], [op.x])
 
 
 def cast_chain(head: Operation) -> tuple[SSAValue, list[Operation]] | None:
@@ -138,7 +138,7 @@ class RemoveCancellingCastChain(RewritePattern):
         current = source
         for node in chain:
             if isinstance(node, CastOp):
-                rewriter.replace_op(node, [], [current])
+                rewriter.replace(node, [], [current])
                 continue
             attributes = dict(node.attributes)
             if (name := fused_name(last_cast, node)) is not None:
@@ -149,7 +149,7 @@ class RemoveCancellingCastChain(RewritePattern):
                 attributes=attributes,
                 properties=dict(node.properties),
             )
-            rewriter.replace_op(node, retyped)
+            rewriter.replace(node, retyped)
             current = retyped.results[0]
 
 

@@ -93,7 +93,7 @@ class ComposeTransposePair(RewritePattern):
             return
         perm = compose_perms(permutation_of(first), permutation_of(op))
         if is_identity_perm(perm) and first.x.type == op.y.type:
-            rewriter.replace_op(op, [], [first.x])
+            rewriter.replace(op, [], [first.x])
         else:
             attributes = {
                 k: v for k, v in op.attributes.items() if k != op.PERMUTATION_ATTR
@@ -102,7 +102,7 @@ class ComposeTransposePair(RewritePattern):
             merged = TransposeOp.create(
                 operands=[first.x], result_types=[op.y.type], attributes=attributes
             )
-            rewriter.replace_op(op, merged)
+            rewriter.replace(op, merged)
         rewriter.erase(first)
 
 
@@ -151,7 +151,7 @@ class FoldTransposeIntoTransData(RewritePattern):
         fused = TransDataOp.create(
             operands=[transdata.x], result_types=[op.y.type], attributes=attributes
         )
-        rewriter.replace_op(op, fused)
+        rewriter.replace(op, fused)
         rewriter.erase(transdata)
 
 

@@ -99,7 +99,7 @@ class TransposeToSqueezeUnsqueeze(RewritePattern):
             result_types=[op.y.type],
             attributes={"axes": DenseArrayBase.from_list(i64, positions)},
         )
-        rewriter.replace_op(op, [squeeze, unsqueeze])
+        rewriter.replace(op, [squeeze, unsqueeze])
 
 
 @dataclass(frozen=True)

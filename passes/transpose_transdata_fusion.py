@@ -149,7 +149,7 @@ class FuseTransposeIntoTransData(RewritePattern):
                 result_types=[transdata.y.type],
                 attributes=attributes,
             )
-            rewriter.replace_op(transdata, fused)
+            rewriter.replace(transdata, fused)
         if op.y.first_use is None:
             rewriter.erase(op)
 

@@ -64,7 +64,7 @@ class RemoveUnchangedTranspose(RewritePattern):
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter) -> None:
         if removal_blocker(op) is not None:
             return
-        rewriter.replace_op(op, [], [op.x])
+        rewriter.replace(op, [], [op.x])
 
 
 @dataclass(frozen=True)

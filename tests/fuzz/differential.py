@@ -27,6 +27,7 @@ As a script it checks one `.mlir` file (the regression lit tests use it):
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -34,11 +35,12 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass, PassPipeline
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.ops import DataOp, GraphOp
 from ge_runtime.jit import lowered_module, run_graph
 from ge_runtime.reference import (
@@ -48,10 +50,11 @@ from ge_runtime.reference import (
     find_graph,
     input_specs,
 )
-from ge_runtime.scheduler import single_op_graph
+from ge_runtime.scheduler import compile_model, single_op_graph
 from passes import get_all_passes
 from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass
 from passes.insert_transdata import module_target
+from tools.ge_atc import CompileOptions, compile_module
 from tools.ge_run import complete_inputs, make_context
 
 TOLERANCE = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-4}
@@ -156,8 +159,14 @@ def run_jit(module: ModuleOp, inputs: Mapping[int, np.ndarray]) -> list[np.ndarr
     return [np.asarray(h.origin) for h in held]
 
 
-def compare(stage: str, got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> None:
-    """Raise Mismatch unless every output agrees (see the module docstring)."""
+def compare(
+    stage: str,
+    got: Sequence[np.ndarray],
+    want: Sequence[np.ndarray],
+    float_tolerance: float = 0.0,
+) -> None:
+    """Raise Mismatch unless every output agrees (see the module docstring);
+    float outputs get at least `float_tolerance`."""
     if len(got) != len(want):
         raise Mismatch(stage, f"{len(got)} outputs, the reference has {len(want)}")
     for index, (g, w) in enumerate(zip(got, want, strict=True)):
@@ -169,6 +178,8 @@ def compare(stage: str, got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -
                 f"{w.dtype}{list(w.shape)}",
             )
         tolerance = TOLERANCE.get(w.dtype, 0.0)
+        if w.dtype.kind == "f":
+            tolerance = max(tolerance, float_tolerance)
         g64, w64 = g.astype(np.float64), w.astype(np.float64)
         nan = np.isnan(w64)
         if not np.array_equal(np.isnan(g64), nan):
@@ -216,7 +227,35 @@ def check_module(
             verify_module(lowered_module(graph, module_target(compiled)))
     with stage("jit"):
         compare("jit", run_jit(compiled, inputs), want)
+    with stage("atc"):
+        loosest = loosest_float_tolerance(module)
+        compare("atc", run_atc(module, pipeline, inputs), want, loosest)
     return want
+
+
+def loosest_float_tolerance(module: ModuleOp) -> float:
+    """The tolerance of the least precise float dtype of any tensor in `module`."""
+    dtypes = {
+        np.dtype(numpy_dtype(dtype_name(value.type.element_type)))
+        for op in module.walk()
+        for value in op.results
+        if isinstance(value.type, TensorType)
+    }
+    return max((TOLERANCE.get(dtype, 0.0) for dtype in dtypes), default=0.0)
+
+
+def run_atc(
+    module: ModuleOp,
+    pipeline: FormatPipelinePass,
+    inputs: Mapping[int, np.ndarray],
+) -> list[np.ndarray]:
+    """`module` compiled as `ge-atc` compiles a model and run as `ge-run` runs it."""
+    options = CompileOptions(
+        input_format=pipeline.data_format, soc_version=pipeline.target, max_streams=2
+    )
+    compiled = compile_module(module.clone(), {}, options, progress=logging.DEBUG)
+    graph = find_graph(compiled.module)
+    return compile_model(graph, compiled.weights, target=pipeline.target).run(inputs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
