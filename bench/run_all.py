@@ -323,7 +323,10 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
             f"- fusion, {fused['model']}: no fusion {plain:.3f} s, graph fusion only "
             f"{fused['graph fusion only']:.3f} s, all fusion {fusion:.3f} s "
             f"({fusion / plain:.2f} of no fusion), onnxruntime "
-            f"{fused['onnxruntime']:.3f} s (best of interleaved runs)"
+            f"{fused['onnxruntime']:.3f} s (best of shuffled rounds); median "
+            f"per-round CPU ratios: fusion / no fusion "
+            f"{fused['fusion / no fusion']:.3f}, fusion / graph fusion only "
+            f"{fused['fusion / graph fusion only']:.3f}"
         )
     if (fuzz := results.get("fuzz")) is not None:
         outcome = (

@@ -4,8 +4,13 @@
 over NumPy arrays and `exec`s it. Each top-level `affine.for` nest goes
 through the vectoriser (`jit_vectorize`: strided views, einsum, ufunc
 reductions); a nest it does not take, and every other op, goes through the
-exact scalar path (`jit_scalar`). Compiled functions are cached by the hash
-of the module text. `run_graph` lowers a `ge` graph (`convert-ge-to-loops`),
+exact scalar path (`jit_scalar`). Buffers the function allocates at its
+top level (the arena, scratch) are made once per thread and reused by every
+call, as a runtime keeps its workspace (a fresh large buffer per call costs
+a page fault per page); results are returned as copies, so a later call
+never overwrites them. With `poison` every call allocates fresh NaN-filled
+buffers instead. Compiled functions are cached by the hash of the module
+text. `run_graph` lowers a `ge` graph (`convert-ge-to-loops`),
 compiles it, lays the origin-layout inputs out in their storage formats,
 runs it and converts the outputs back to origin layout.
 
@@ -20,6 +25,7 @@ outputs = run_graph(graph_module, {"x": x}, weights)
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +34,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
+from xdsl.ir import Operation
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at, parse_module
@@ -159,10 +166,19 @@ class FunctionCompiler:
         args = [self.env.name(a) for a in block.args]
         lines = [f"def jitted({', '.join(args)}):"]
         vectorised, reasons = 0, []
+        workspace: list[MemRefType] = []
         for op in block.ops:
             if isinstance(op, func.ReturnOp):
-                names = "".join(f"{self.env.name(v)}, " for v in op.operands)
+                copy = ".copy()" if workspace else ""
+                names = "".join(f"{self.env.name(v)}{copy}, " for v in op.operands)
                 lines.append(f"    return ({names})")
+            elif self._reusable(op):
+                buffer_type = op.results[0].type
+                assert isinstance(buffer_type, MemRefType)
+                lines.append(
+                    f"    {self.env.name(op.results[0])} = _workspace[{len(workspace)}]"
+                )
+                workspace.append(buffer_type)
             elif isinstance(op, affine.ForOp) and self.vectorize:
                 try:
                     lines += NestVectoriser(op, self.env).compile("    ")
@@ -178,6 +194,9 @@ class FunctionCompiler:
                 )
             else:
                 lines += self.scalar.emit(op, "    ")
+        if workspace:
+            pool = self.env.add_global(workspace_pool(workspace), "workspace")
+            lines.insert(1, f"    _workspace = {pool}()")
         source = "\n".join(lines) + "\n"
         namespace = self.env.namespace
         exec(
@@ -198,6 +217,15 @@ class FunctionCompiler:
             reasons,
         )
 
+    def _reusable(self, op: Operation) -> bool:
+        """A top-level allocation of static shape, outside poison mode."""
+        if self.env.poison or not isinstance(op, memref.AllocOp):
+            return False
+        buffer_type = op.results[0].type
+        return isinstance(buffer_type, MemRefType) and all(
+            d >= 0 for d in buffer_type.get_shape()
+        )
+
     def _global(self, op: memref.GetGlobalOp) -> np.ndarray:
         name = op.name_.root_reference.data
         for candidate in self.module.ops:
@@ -212,6 +240,23 @@ class FunctionCompiler:
                 array.flags.writeable = not candidate.constant
                 return array
         raise JITError(f"no memref.global @{name}")
+
+
+def workspace_pool(
+    buffer_types: list[MemRefType],
+) -> Callable[[], list[np.ndarray]]:
+    """A function giving the calling thread its buffers of `buffer_types`,
+    allocated on its first call and the same ones afterwards."""
+    local = threading.local()
+    specs = [(tuple(t.get_shape()), numpy_dtype(t.element_type)) for t in buffer_types]
+
+    def buffers() -> list[np.ndarray]:
+        pool = getattr(local, "buffers", None)
+        if pool is None:
+            pool = local.buffers = [np.empty(shape, dtype) for shape, dtype in specs]
+        return pool
+
+    return buffers
 
 
 # ---------------------------------------------------------------------------
