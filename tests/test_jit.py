@@ -292,3 +292,50 @@ def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name):
         np.testing.assert_allclose(
             fast.astype(np.float32), oracle.astype(np.float32), atol=tolerance
         )
+
+
+def conv_relu():
+    """A compiled conv + relu graph and a function making its arguments."""
+    from ge_runtime.jit import graph_arguments
+    from ge_runtime.reference import find_graph
+
+    b = GraphBuilder("main")
+    x = b.data([1, 3, 9, 9], "float32", name="x")
+    w = b.const(np.random.default_rng(0).standard_normal((17, 3, 3, 3), np.float32))
+    y = b.conv2d(x, w, strides=[1, 1, 1, 1], pads=[1, 1, 1, 1], data_format="NCHW")
+    b.output(b.relu(y))
+    graph = find_graph(b.build())
+
+    def arguments(x: np.ndarray) -> list[np.ndarray]:
+        return graph_arguments(graph, {"x": x}, {}, None)
+
+    return graph, arguments
+
+
+def test_workspace_is_reused_but_results_are_not():
+    graph, arguments = conv_relu()
+    compiled = compile_graph(graph)
+    assert "_workspace" in compiled.source  # the buffers are made once per thread
+    inputs = np.random.default_rng(1).standard_normal((2, 1, 3, 9, 9), np.float32)
+    (first,) = compiled(*arguments(inputs[0]))
+    kept = first.copy()
+    (second,) = compiled(*arguments(inputs[1]))
+    np.testing.assert_array_equal(first, kept)  # not overwritten by the next call
+    assert not np.array_equal(first, second)
+    poisoned = compile_graph(graph, poison=True)
+    assert "_workspace" not in poisoned.source
+    np.testing.assert_array_equal(poisoned(*arguments(inputs[1]))[0], second)
+
+
+def test_workspace_is_per_thread():
+    from concurrent.futures import ThreadPoolExecutor
+
+    graph, arguments = conv_relu()
+    compiled = compile_graph(graph)
+    inputs = np.random.default_rng(2).standard_normal((16, 1, 3, 9, 9), np.float32)
+    expected = [compiled(*arguments(x))[0] for x in inputs]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(5):
+            got = list(pool.map(lambda x: compiled(*arguments(x))[0], inputs))
+            for g, e in zip(got, expected, strict=True):
+                np.testing.assert_array_equal(g, e)
