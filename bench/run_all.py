@@ -1,6 +1,6 @@
 """Every benchmark in one run: one table, also written as JSON and Markdown.
 
-    python bench/run_all.py                     # everything (about 25 minutes on 2 cores)
+    python bench/run_all.py                     # everything (~25 min on 2 cores)
     python bench/run_all.py --quick             # a sanity run (2 models, 1k/10k)
     python bench/run_all.py --fuzz 2000         # and the long differential fuzz
     python bench/run_all.py --only compile,memory --models resnet50
