@@ -18,17 +18,14 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import onnx
 from xdsl.context import Context
 
 from ge_dialect.dialect import GE
 from ge_frontend.onnx_import import import_onnx
+from ge_frontend.onnx_weights import light_model_path
 from passes.format_pipeline import FormatPipelinePass
-
-LIGHT_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-"""Where the ONNX package keeps its light (weightless) model zoo."""
 
 MODELS: tuple[str, ...] = (
     "resnet50",
@@ -41,11 +38,6 @@ MODELS: tuple[str, ...] = (
     "squeezenet",
     "shufflenet",
 )
-
-
-def model_path(name: str) -> Path:
-    """The `.onnx` file of a light model."""
-    return LIGHT_DIR / f"light_{name}.onnx"
 
 
 def channel_shuffles(model: onnx.ModelProto) -> int:
@@ -112,7 +104,7 @@ def measure_counts(proto: onnx.ModelProto, spread: bool) -> tuple[Counts, float,
 
 def measure(name: str) -> Row:
     """Compile model `name` with and without spread, GE-only and with all passes."""
-    proto = onnx.load(model_path(name))
+    proto = onnx.load(light_model_path(name))
     spread, import_seconds, seconds = measure_counts(proto, spread=True)
     no_spread, _, _ = measure_counts(proto, spread=False)
     return Row(name, spread, no_spread, transdata_bound(proto), import_seconds, seconds)

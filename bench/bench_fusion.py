@@ -141,13 +141,11 @@ def bench_model(name: str, threads: int, repeat: int) -> dict[str, float]:
     process changes how NumPy's buffers are mapped (more page faults).
     """
     import numpy as np
-    import onnx
 
     from ge_frontend.onnx_import import import_onnx
-    from ge_frontend.onnx_weights import randomize_weights
+    from ge_frontend.onnx_weights import light_model
 
-    path = Path(onnx.__file__).parent / f"backend/test/data/light/light_{name}.onnx"
-    model = randomize_weights(onnx.load(path), seed=0)
+    model = light_model(name, seed=0)
     start = time.perf_counter()
     imported = import_onnx(model)
     variants = [compile_variant(v, imported) for v in VARIANTS]

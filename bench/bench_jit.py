@@ -113,16 +113,13 @@ def bench_interpreter(repeat: int) -> None:
 
 def light_model(name: str = "resnet50"):
     """A light model with seeded weights, or None (and why) if unavailable."""
-    import onnx
-
-    path = Path(onnx.__file__).parent / f"backend/test/data/light/light_{name}.onnx"
-    if not path.is_file():
-        return None, f"{path} not found"
     try:
-        from ge_frontend.onnx_weights import randomize_weights
+        from ge_frontend.onnx_weights import light_model, light_model_path
     except ImportError as error:
         return None, f"ONNX importer unavailable ({error})"
-    return randomize_weights(onnx.load(path), seed=0), ""
+    if not light_model_path(name).is_file():
+        return None, f"{light_model_path(name)} not found"
+    return light_model(name, seed=0), ""
 
 
 @dataclass

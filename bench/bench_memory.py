@@ -36,26 +36,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def light_dir() -> Path:
-    import onnx
-
-    return Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-
-
-def compiled_light(name: str):
+def compiled_light(name: str, input_seed: int = 0):
     """(module after the format pipeline, laid-out weights, one input)."""
     import numpy as np
-    import onnx
 
     from ge_frontend.onnx_import import import_onnx
-    from ge_frontend.onnx_weights import randomize_weights
+    from ge_frontend.onnx_weights import light_model
     from ge_runtime.reference import find_graph, input_specs
     from passes.format_pipeline import FormatPipelinePass
     from passes.insert_transdata import derive_storage_weights
     from tools.ge_run import make_context
 
-    model = randomize_weights(onnx.load(os.fspath(light_dir() / f"light_{name}.onnx")))
-    imported = import_onnx(model)
+    imported = import_onnx(light_model(name))
     module = imported.module
     FormatPipelinePass(data_format="NCHW").apply(make_context(), module)
     weights = {
@@ -63,7 +55,8 @@ def compiled_light(name: str):
         **derive_storage_weights(module, imported.weights, None),
     }
     (spec,) = input_specs(find_graph(module))
-    x = np.random.default_rng(0).standard_normal(spec.shape).astype(np.float32)
+    rng = np.random.default_rng(input_seed)
+    x = rng.standard_normal(spec.shape).astype(np.float32)
     return module, weights, x
 
 
@@ -177,9 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(args.threads)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    names = args.models or sorted(
-        p.stem.removeprefix("light_") for p in light_dir().glob("*.onnx")
-    )
+    from ge_frontend.onnx_weights import light_model_names
+
+    names = args.models or light_model_names()
     bench_plans(names)
     if not args.skip_resnet:
         bench_tuning(args.repeat)

@@ -77,32 +77,6 @@ def control(repeat: int) -> float:
     return statistics.median(speedups)
 
 
-def prepare(name: str):
-    """(module after the format pipeline, laid-out weights, an input)."""
-    import numpy as np
-    import onnx
-
-    from ge_frontend.onnx_import import import_onnx
-    from ge_frontend.onnx_weights import randomize_weights
-    from ge_runtime.reference import find_graph, input_specs
-    from passes.format_pipeline import FormatPipelinePass
-    from passes.insert_transdata import derive_storage_weights
-    from tools.ge_run import make_context
-
-    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-    model = randomize_weights(onnx.load(os.fspath(light / f"light_{name}.onnx")))
-    imported = import_onnx(model)
-    module = imported.module
-    FormatPipelinePass(data_format="NCHW").apply(make_context(), module)
-    weights = {
-        **imported.weights,
-        **derive_storage_weights(module, imported.weights, None),
-    }
-    (spec,) = input_specs(find_graph(module))
-    x = np.random.default_rng(1).standard_normal(spec.shape).astype(np.float32)
-    return module, weights, x
-
-
 def streamed(module, streams: int):
     """The graph after assign-streams{max-streams} and plan-memory."""
     from xdsl.context import Context
@@ -144,13 +118,14 @@ def overlap(timings) -> float:
 
 def bench_model(name: str, repeat: int) -> None:
     import numpy as np
+    from bench_memory import compiled_light
 
     from ge_runtime.memory import graph_arena_size
     from ge_runtime.streams import StreamRuntime, read_streams
     from passes.assign_streams import assign_graph
 
     start = time.perf_counter()
-    module, weights, x = prepare(name)
+    module, weights, x = compiled_light(name, input_seed=1)
     runtimes, arenas, plans, makespans = {}, {}, {}, {}
     for streams in (1, 2):
         graph = streamed(module, streams)

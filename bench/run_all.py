@@ -390,10 +390,9 @@ def versions() -> dict[str, str]:
 
 
 def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
-    import onnx
-    from bench_format_pipeline import MODELS, model_path
+    from bench_format_pipeline import MODELS
 
-    from ge_frontend.onnx_weights import randomize_weights
+    from ge_frontend.onnx_weights import light_model
 
     models = args.models or (list(QUICK_MODELS) if args.quick else list(MODELS))
     sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
@@ -406,7 +405,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         row = Row(name)
         # seeded weights as every other section uses: real models' weights are
         # initializers (external), not splat placeholders xDSL expands on parse
-        proto = randomize_weights(onnx.load(model_path(name)), seed=0)
+        proto = light_model(name, seed=0)
         if "compile" in sections:
             compile_model_row(row, proto, args.repeat)
         if "transdata" in sections:

@@ -13,7 +13,8 @@ activations stay finite and informative through deep networks:
 
 The role is read from the consumer, looking through shape-only ops
 (`Unsqueeze`, `Reshape`, ...). The result is a new model that onnxruntime
-runs as the reference and `import_onnx` imports.
+runs as the reference and `import_onnx` imports; `light_model(name)` loads
+one of the zoo's models that way.
 """
 
 from __future__ import annotations
@@ -21,10 +22,32 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
+
+LIGHT_MODELS_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+"""Where the onnx package keeps its light model zoo (`light_<name>.onnx`)."""
+
+
+def light_model_names() -> list[str]:
+    """The names of the zoo's models (`resnet50`, ...), sorted."""
+    return sorted(
+        p.stem.removeprefix("light_") for p in LIGHT_MODELS_DIR.glob("light_*.onnx")
+    )
+
+
+def light_model_path(name: str) -> Path:
+    """The `.onnx` file of the zoo's model `name` (placeholder weights)."""
+    return LIGHT_MODELS_DIR / f"light_{name}.onnx"
+
+
+def light_model(name: str, seed: int = 0) -> onnx.ModelProto:
+    """The zoo's model `name` with seeded random weights (`randomize_weights`)."""
+    return randomize_weights(onnx.load(light_model_path(name)), seed)
+
 
 PASS_THROUGH = {
     "Unsqueeze",

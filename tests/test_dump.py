@@ -27,14 +27,12 @@ from tools import ge_atc, ge_dump_compare, ge_run
 
 pytest.importorskip("onnxruntime")
 
-LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-
 
 def light_model(name: str, tmp_path: Path) -> tuple[Path, np.ndarray]:
     """A light model with seeded random weights saved to tmp_path, and an input."""
-    from ge_frontend.onnx_weights import randomize_weights
+    from ge_frontend.onnx_weights import light_model
 
-    model = randomize_weights(onnx.load(os.fspath(LIGHT / f"light_{name}.onnx")))
+    model = light_model(name)
     path = tmp_path / f"{name}.onnx"
     onnx.save(model, path)
     (feed,) = [i for i in model.graph.input if i.name not in initializers(model)]

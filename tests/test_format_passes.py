@@ -470,9 +470,10 @@ def test_light_models_within_transdata_bound(model: str):
     import onnx
 
     from ge_frontend.onnx_import import import_onnx
+    from ge_frontend.onnx_weights import light_model_path
 
     bench = load_bench()
-    proto = onnx.load(bench.model_path(model))
+    proto = onnx.load(light_model_path(model))
     module = import_onnx(proto).module
     counts = FormatPipelinePass(data_format="NCHW").run(context(), module)
     assert counts[-1][1] <= bench.transdata_bound(proto)

@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -56,7 +55,6 @@ from tools.ge_run import make_context
 FILECHECK = Path(__file__).parent / "filecheck"
 FUSION_PASSES = ("fold-batch-norm", "fold-constants", "fuse-ops")
 EXAMPLE = Path(__file__).parent.parent / "examples" / "small_cnn.onnx"
-LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 
 
 # ---------------------------------------------------------------------------
@@ -469,10 +467,9 @@ BIG_LIGHT = [
 
 def check_light_model(name: str) -> None:
     from ge_frontend.onnx_import import import_onnx
-    from ge_frontend.onnx_weights import randomize_weights
+    from ge_frontend.onnx_weights import light_model
 
-    model = randomize_weights(onnx.load(LIGHT / f"light_{name}.onnx"), seed=0)
-    imported = import_onnx(model)
+    imported = import_onnx(light_model(name, seed=0))
     module = imported.module
     (spec,) = input_specs(find_graph(module))
     x = np.random.default_rng(0).standard_normal(spec.shape).astype(np.float32)

@@ -556,10 +556,9 @@ def test_light_model_compiles_runs_and_matches_onnxruntime(
 ) -> None:
     """Seeded random weights; ge-atc, then ge-run (JIT) against onnxruntime."""
     ort = pytest.importorskip("onnxruntime")
-    from ge_frontend.onnx_weights import randomize_weights
+    from ge_frontend.onnx_weights import light_model
 
-    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-    model = randomize_weights(onnx.load(light / f"light_{name}.onnx"), seed=0)
+    model = light_model(name, seed=0)
     path = tmp_path / f"{name}.onnx"
     onnx.save(model, path)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])

@@ -10,7 +10,6 @@ the kernel runtime) computes what the reference computes.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,7 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.ops import GraphOp
+from ge_frontend.onnx_weights import light_model, light_model_names
 from ge_runtime.memory import (
     ALIGNMENT,
     ARENA_ATTRIBUTE,
@@ -41,8 +41,7 @@ from passes.plan_memory import PlanMemoryPass, plan_graph
 from tools import ge_atc
 from tools.ge_run import make_context
 
-LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-LIGHT_MODELS = sorted(p.stem.removeprefix("light_") for p in LIGHT.glob("*.onnx"))
+LIGHT_MODELS = light_model_names()
 SMALL_MODELS = {"bvlc_alexnet", "inception_v1", "shufflenet", "squeezenet"}
 """Fast enough for every run; the others are marked slow."""
 
@@ -249,12 +248,10 @@ def test_planned_graph_runs_in_one_arena_with_the_same_outputs():
 def compile_light(name: str):
     """(formatted module, weights laid out, an input) of a light model."""
     from ge_frontend.onnx_import import import_onnx
-    from ge_frontend.onnx_weights import randomize_weights
     from passes.format_pipeline import FormatPipelinePass
     from passes.insert_transdata import derive_storage_weights
 
-    model = randomize_weights(onnx.load(os.fspath(LIGHT / f"light_{name}.onnx")))
-    imported = import_onnx(model)
+    imported = import_onnx(light_model(name))
     module = imported.module
     FormatPipelinePass(data_format="NCHW").apply(make_context(), module)
     weights = {

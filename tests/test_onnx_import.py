@@ -31,14 +31,18 @@ from ge_dialect.dialect import GE
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, python_attributes
 from ge_frontend.onnx_context import shape_of
 from ge_frontend.onnx_import import import_onnx, parse_input_shapes
-from ge_frontend.onnx_weights import randomize_weights
+from ge_frontend.onnx_weights import (
+    LIGHT_MODELS_DIR,
+    light_model_path,
+    randomize_weights,
+)
 from ge_runtime.reference import evaluate, load_weights
 from tools import ge_translate
 
 ort = pytest.importorskip("onnxruntime")
 
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
-LIGHT = sorted((DATA / "light").glob("*.onnx"))
+LIGHT = sorted(LIGHT_MODELS_DIR.glob("light_*.onnx"))
 PYTORCH_CASES = sorted(
     [*(DATA / "pytorch-converted").iterdir(), *(DATA / "pytorch-operator").iterdir()]
 )
@@ -1042,7 +1046,7 @@ def test_light_models_match_onnxruntime(path: Path):
 
 
 def test_randomize_weights():
-    model = onnx.load(str(DATA / "light" / "light_shufflenet.onnx"))
+    model = onnx.load(light_model_path("shufflenet"))
     a, b, c = (randomize_weights(model, seed) for seed in (0, 0, 1))
     assert a == b and a != c
     assert not any(n.op_type == "ConstantOfShape" for n in a.graph.node)

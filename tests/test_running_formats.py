@@ -11,12 +11,10 @@ layout bug: a wrong relayout, a wrong fold, padding leaking into a result).
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -351,7 +349,6 @@ def test_generated_cnn_graphs_keep_their_outputs(module: ModuleOp):
 # The ONNX package's light models
 # ---------------------------------------------------------------------------
 
-LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 RUNTIME_TRANSDATA = {
     "bvlc_alexnet": 2,
     "densenet121": 2,
@@ -381,12 +378,11 @@ SLOW_MODELS = {"densenet121", "inception_v2", "resnet50", "vgg19", "zfnet512"}
 )
 def test_light_models_keep_their_outputs(name: str):
     from ge_frontend.onnx_import import import_onnx
-    from ge_frontend.onnx_weights import randomize_weights
+    from ge_frontend.onnx_weights import light_model, light_model_path
 
-    path = LIGHT / f"light_{name}.onnx"
-    if not path.exists():
-        pytest.skip(f"{path} is not in this onnx package")
-    imported = import_onnx(randomize_weights(onnx.load(os.fspath(path))))
+    if not light_model_path(name).exists():
+        pytest.skip(f"{light_model_path(name)} is not in this onnx package")
+    imported = import_onnx(light_model(name))
     after = run_passes(
         imported.module, ("infer-origin-format", "infer-shape", *PIPELINE)
     )
