@@ -7,8 +7,9 @@ reductions); a nest it does not take, and every other op, goes through the
 exact scalar path (`jit_scalar`). Buffers the function allocates at its
 top level (the arena, scratch) are made once per thread and reused by every
 call, as a runtime keeps its workspace (a fresh large buffer per call costs
-a page fault per page); results are returned as copies, so a later call
-never overwrites them. With `poison` every call allocates fresh NaN-filled
+a page fault per page); calls return copies of the results, so a later
+call never overwrites them (`copy=False` for a caller that copies them out
+at once). With `poison` every call allocates fresh NaN-filled
 buffers instead. Compiled functions are cached by the hash of the module
 text. `run_graph` lowers a `ge` graph (`convert-ge-to-loops`),
 compiles it, lays the origin-layout inputs out in their storage formats,
@@ -70,15 +71,22 @@ class CompiledFunction:
     vectorised: int = 0
     scalar_nests: list[str] = field(default_factory=list)
     """Why each top-level nest that runs in the scalar path was not vectorised."""
+    reuses_workspace: bool = False
+    """Whether results may be views of buffers the next call overwrites."""
 
-    def __call__(self, *args: np.ndarray) -> tuple[np.ndarray, ...]:
+    def __call__(self, *args: np.ndarray, copy: bool = True) -> tuple[np.ndarray, ...]:
+        """Run on storage-layout arrays; with `copy=False` the results may be
+        views of this thread's workspace, valid until its next call."""
         if len(args) != len(self.arg_types):
             raise JITError(
                 f"@{self.name} takes {len(self.arg_types)} arguments, got {len(args)}"
             )
         arrays = [self._prepare(i, a) for i, a in enumerate(args)]
         with np.errstate(all="ignore"):
-            return self.function(*arrays)
+            results = self.function(*arrays)
+        if copy and self.reuses_workspace:
+            return tuple(result.copy() for result in results)
+        return results
 
     def _prepare(self, position: int, array: Any) -> np.ndarray:
         memref_type = self.arg_types[position]
@@ -169,8 +177,7 @@ class FunctionCompiler:
         workspace: list[MemRefType] = []
         for op in block.ops:
             if isinstance(op, func.ReturnOp):
-                copy = ".copy()" if workspace else ""
-                names = "".join(f"{self.env.name(v)}{copy}, " for v in op.operands)
+                names = "".join(f"{self.env.name(v)}, " for v in op.operands)
                 lines.append(f"    return ({names})")
             elif self._reusable(op):
                 buffer_type = op.results[0].type
@@ -215,6 +222,7 @@ class FunctionCompiler:
             or [{} for _ in block.args],
             vectorised,
             reasons,
+            bool(workspace),
         )
 
     def _reusable(self, op: Operation) -> bool:

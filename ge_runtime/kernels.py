@@ -233,7 +233,8 @@ def jit_function(op: Operation, target: str | None) -> CompiledFunction:
 def jit(call: KernelCall) -> None:
     """The op lowered to affine loops and run by the NumPy JIT."""
     try:
-        results = jit_function(call.op, call.target)(*call.inputs)
+        # copied into the outputs right away: views of the workspace will do
+        results = jit_function(call.op, call.target)(*call.inputs, copy=False)
     except JITError as error:
         raise error_at(call.op, f"jit kernel failed: {error}") from None
     for output, result in zip(call.outputs, results, strict=True):
