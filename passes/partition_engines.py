@@ -119,7 +119,11 @@ def node_labels(graph: Operation) -> dict[Operation, str]:
 
 
 def node_label(op: Operation) -> str:
-    """The node name of one op (see `node_labels`)."""
+    """The node name of one op (see `node_labels`); only an unnamed op needs
+    the walk over its graph that numbers it."""
+    name = op.attributes.get("name")
+    if isinstance(name, StringAttr):
+        return name.data
     top = op
     while (parent := top.parent_op()) is not None and not isinstance(top, GraphOp):
         top = parent
