@@ -6,6 +6,8 @@ single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
 
 from __future__ import annotations
 
+import re
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr
 from xdsl.ir import Operation
@@ -52,7 +54,10 @@ class LocatedParser(Parser):
         try:
             op = super().parse_operation()
         except VerifyException as error:
-            raise ParseError(span, " ".join(str(error).split())) from None
+            message = " ".join(str(error).split())
+            name = _op_name_after(span.input.content[span.start :])
+            prefix = f"'{name}' op " if name else ""
+            raise ParseError(span, prefix + message) from None
         if not isinstance(op.location, FileLineColLoc | NameLoc):
             where = span.get_location()
             op.location = FileLineColLoc(
@@ -61,6 +66,15 @@ class LocatedParser(Parser):
                 IntAttr(where.col),
             )
         return op
+
+
+_OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([A-Za-z_][\w$]*\.[\w$.]+)"?')
+
+
+def _op_name_after(text: str) -> str | None:
+    """The op name at the start of an operation's text (`%r = ge.relu ...`)."""
+    match = _OP_NAME.match(text)
+    return match.group(1) if match else None
 
 
 def parse_module(

@@ -25,10 +25,10 @@ from onnx import numpy_helper
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import SSAValue
 
-from ge_dialect.builder import OPS_BY_NAME, GraphBuilder, dtype_of, tensor_type
+from ge_dialect.adapters import call_kernel
+from ge_dialect.builder import GraphBuilder, dtype_of, tensor_type
 from ge_dialect.dtypes import element_type
-from ge_runtime.adapters import kernel_signature
-from ge_runtime.host_ops import HOST_OPS
+from ge_dialect.ops import OPS_BY_NAME
 
 Value = SSAValue | np.ndarray
 """An imported ONNX value: computed at run time, or known at import time."""
@@ -148,12 +148,8 @@ class GraphEmitter:
 
 
 def _fold(op_name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Value:
-    """Run the host kernel of `ge.<op_name>` on import-time arrays."""
-    kernel = HOST_OPS[op_name]
-    defaults = getattr(OPS_BY_NAME[f"ge.{op_name}"], "ATTR_DEFAULTS", {})
-    accepted = kernel_signature(kernel).keywords
-    keywords = {k: v for k, v in {**defaults, **attrs}.items() if k in accepted}
-    result = kernel(*operands, **keywords)
+    """Run the NumPy kernel of `ge.<op_name>` on import-time arrays."""
+    result = call_kernel(OPS_BY_NAME[f"ge.{op_name}"], *operands, **attrs)
     if isinstance(result, list | tuple):
         return [np.asarray(r) for r in result]  # type: ignore[return-value]
     return np.asarray(result)

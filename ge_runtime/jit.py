@@ -38,21 +38,15 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
 from xdsl.ir import Operation
 
 from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.constants import dense_to_numpy, derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import ConstOp, GraphOp, attribute_to_python
+from ge_dialect.value_layout import value_layout
 from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
-from ge_runtime.reference import (
-    InputKey,
-    Weights,
-    bind_inputs,
-    dense_to_numpy,
-    find_graph,
-    value_layout,
-)
-from passes.convert_ge_to_loops import ConvertGeToLoopsPass, weight_key
-from passes.insert_transdata import derive_storage_weights
+from ge_runtime.reference import InputKey, Weights, bind_inputs, find_graph
+from passes.lowering.convert_ge_to_loops import ConvertGeToLoopsPass, weight_key
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}

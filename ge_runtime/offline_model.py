@@ -63,14 +63,20 @@ from xdsl.printer import Printer
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name
+from ge_dialect.files import write_atomically
 from ge_dialect.formats import FormatError
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
-from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
-from ge_runtime.memory import memory_reports
+from ge_dialect.ops import (
+    ConstOp,
+    GraphOp,
+    VariableOp,
+    attribute_to_python,
+    enclosing_target,
+)
 from ge_runtime.reference import find_graph
-from passes.insert_transdata import module_target
-from tools.common import write_atomically
+from passes.memory_planning import memory_reports
 
 MAGIC = b"GEXDSLOM"
 FORMAT_VERSION = 1
@@ -133,8 +139,6 @@ class OfflineModel:
 
 
 def _parse(text: str, name: str) -> ModuleOp:
-    from tools.ge_run import make_context  # ge-run imports this module
-
     return parse_module(make_context(), text, name)
 
 
@@ -161,7 +165,7 @@ def make_offline_model(
     keys = weight_keys(module) | (weight_keys(source) if source else set())
     if missing := sorted(keys - set(weights)):
         raise GEError(f"error: weight '{missing[0]}' is not in the weights")
-    target = module_target(module)
+    target = enclosing_target(module)
     full_manifest = {
         "format": "ge-xdsl offline model",
         "format_version": FORMAT_VERSION,

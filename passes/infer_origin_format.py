@@ -73,15 +73,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.diagnostics import GEError, error_at
-from ge_dialect.format_rules import (
-    FORMAT_ATTRIBUTE_SYNC,
-    LOCK_ATTR,
-    RANK_BARRIER_OPS,
-    SAME_ORIGIN_OPS,
-    FormatRule,
-    infer_rule,
-    refresh_rule,
-)
+from ge_dialect.format_rules import LOCK_ATTR, FormatRule, infer_rule, refresh_rule
 from ge_dialect.formats import (
     INTERNAL_FORMATS,
     ORIGIN_FORMATS,
@@ -92,11 +84,13 @@ from ge_dialect.formats import (
 from ge_dialect.layout import check_rank_fits, layout_of
 from ge_dialect.ops import (
     DataOp,
+    GEOperation,
     GraphOp,
     NetOutputOp,
     VariableOp,
     WhileOp,
 )
+from ge_dialect.traits import RankBarrier, SameOriginFormat
 
 Cell = tuple[Operation, bool, int]
 """One end of an edge: (op, is_result, index) — GE's tensor descriptor."""
@@ -352,7 +346,7 @@ class FormatRefiner:
             return True
         if _is_locked(producer):
             return False
-        return not (producer.name in RANK_BARRIER_OPS and rank < 4)
+        return not (producer.has_trait(RankBarrier) and rank < 4)
 
     def _knows(self, cell: Cell, value: SSAValue) -> bool:
         """Whether GE's descriptor at `cell` is non-ND (reached, or explicit)."""
@@ -404,7 +398,7 @@ class FormatRefiner:
         rank = _rank(value)
         if rank <= 0:
             return  # scalars stop propagation
-        if op.name in RANK_BARRIER_OPS and rank < 4:
+        if op.has_trait(RankBarrier) and rank < 4:
             return  # permute/expand_dims/squeeze below rank 4
         if (group := self.groups.get(cell)) is not None:
             self._reflect(group, self.format_of(value))
@@ -448,7 +442,7 @@ class FormatRefiner:
 
     def _write_types(self) -> None:
         """Write the formats into the types; then resync attributes naming them."""
-        touched: dict[Operation, None] = {}
+        touched: dict[GEOperation, None] = {}
         for value, fmt in self.formats.items():
             tensor = value.type
             if not isinstance(tensor, TensorType) or _origin(value) == fmt:
@@ -457,10 +451,10 @@ class FormatRefiner:
                 value, _relabelled(tensor, fmt)
             )
             for op in _neighbours(new_value):
-                if op.name in FORMAT_ATTRIBUTE_SYNC:
+                if isinstance(op, GEOperation):
                     touched[op] = None
         for op in touched:
-            FORMAT_ATTRIBUTE_SYNC[op.name](op)
+            op.refresh_format_attributes()
 
 
 def _cells(op: Operation) -> Iterator[tuple[Cell, SSAValue]]:
@@ -494,7 +488,7 @@ def _ungiven_origin(tensor: Attribute) -> Format | None:
 
 
 def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue, ...]]:
-    """Values chained through `SAME_ORIGIN_OPS` -> all values of their chain.
+    """Values chained through `SameOriginFormat` ops -> all values of their chain.
 
     A TransData that absorbed a transpose (`perm`) relates two different
     origin formats by its permutation: it ties nothing.
@@ -507,7 +501,7 @@ def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue
         return value
 
     for op in ops:
-        if op.name in SAME_ORIGIN_OPS and op.operands and op.results:
+        if op.has_trait(SameOriginFormat) and op.operands and op.results:
             if op.attributes.get("perm") is not None:
                 continue
             parent[root(op.results[0])] = root(op.operands[0])

@@ -67,17 +67,12 @@ from xdsl.pattern_rewriter import (
 )
 
 from ge_dialect.ops import ReshapeOp, TransDataOp
+from passes.dead_code import erase_dead
 from passes.transop_utils import (
     inverse_pair_failure,
     trans_kind,
     transdata_second_chance_failure,
 )
-
-
-def erase_if_unused(op: Operation, rewriter: PatternRewriter) -> None:
-    """Erase `op` when none of its results is used any more."""
-    if all(not result.uses for result in op.results):
-        rewriter.erase(op)
 
 
 class EliminateInversePair(RewritePattern):
@@ -93,7 +88,7 @@ class EliminateInversePair(RewritePattern):
             return  # not an inverse pair (see the reason)
         rewriter.replace_all_uses_with(op.results[0], first.operands[0])
         rewriter.erase(op)
-        erase_if_unused(first, rewriter)
+        erase_dead(rewriter, [first])
 
 
 class EliminateTransDataPairAroundReshape(RewritePattern):
@@ -115,8 +110,8 @@ class EliminateTransDataPairAroundReshape(RewritePattern):
             attributes=dict(reshape.attributes),
         )
         rewriter.replace(op, direct)
-        erase_if_unused(reshape, rewriter)
-        erase_if_unused(first, rewriter)
+        erase_dead(rewriter, [reshape])
+        erase_dead(rewriter, [first])
 
 
 @dataclass(frozen=True)

@@ -77,9 +77,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ge_dialect.formats import Format
-from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.layout import layout_attr, layout_of, shape_of
 from ge_dialect.ops import CastOp, PermuteOp, ReshapeOp, TransDataOp, TransposeOp
-from passes.insert_transdata import cast_first, cast_op, layout_attr, transdata_op
+from passes.layout_requirements import cast_first, cast_op, transdata_op
 from passes.transop_utils import (
     cast_is_exact,
     compose_perms,

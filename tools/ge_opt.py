@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.files import write_atomically
 from ge_runtime.profiling import PassTimer
 from tools.common import (
     LOG_LEVELS,
@@ -35,7 +36,6 @@ from tools.common import (
     logging_to_stderr,
     one_line_errors,
     run_tool,
-    write_atomically,
 )
 
 

@@ -62,11 +62,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.dialect import make_context
+from ge_dialect.files import write_atomically
 from ge_dialect.ops import GraphOp
+from ge_dialect.value_layout import value_layout
 from ge_runtime.reference import (
     InputKey,
     InputSpec,
@@ -74,25 +76,14 @@ from ge_runtime.reference import (
     find_graph,
     input_specs,
     load_weights,
-    value_layout,
 )
-from tools.common import one_line_errors, run_tool, write_atomically
+from tools.common import one_line_errors, run_tool
 
 NPY_MAGIC = b"\x93NUMPY"
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 
 Mode = Callable[[argparse.Namespace], list[np.ndarray]]
-
-
-def make_context() -> Context:
-    """A context with the dialects `ge-run` reads."""
-    from ge_dialect.dialect import GE
-
-    ctx = Context()
-    ctx.load_dialect(Builtin)
-    ctx.load_dialect(GE)
-    return ctx
 
 
 def build_parser() -> argparse.ArgumentParser:

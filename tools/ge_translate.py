@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.printer import Printer
 
 from ge_dialect.diagnostics import GEError
+from ge_dialect.files import write_atomically
 from ge_frontend.onnx_import import (
     DEFAULT_INLINE_LIMIT,
     ImportedModel,
@@ -33,7 +34,7 @@ from ge_frontend.onnx_import import (
     parse_input_shapes,
 )
 from ge_runtime.reference import WEIGHTS_ATTRIBUTE
-from tools.common import one_line_errors, run_tool, write_atomically
+from tools.common import one_line_errors, run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,11 +34,16 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import Operation
 
 from ge_dialect.formats import Format
+from ge_dialect.ops import Conv2DOp, InstanceNormOp, LogSoftmaxOp, LRNOp
+from ge_dialect.ops.matmul import MatrixProductOp
+from ge_dialect.ops.nn import GlobalPoolOp, PoolOp
+from ge_dialect.ops.reduce import AxisOp, ReduceOp
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, plain_layout
 from passes.lowering.movement import copy
+from passes.lowering.registry import heads_groups, lowers
 
 Combine = Callable[[Nest, Value, Value], Value]
 
@@ -187,12 +192,14 @@ def _require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
         raise ctx.error("has no loop lowering for non-float element types")
 
 
+@lowers(Conv2DOp)
 def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
     """Grouped, strided, dilated 2-D convolution (cross-correlation) plus bias."""
     y = ctx.result()
     reduce_to_result(ctx, conv2d_reduction(ctx, y.layout), y, accumulator(ctx, y))
 
 
+@heads_groups(Conv2DOp)
 def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The convolution at `ctx.op` with result layout `y`.
 
@@ -267,19 +274,21 @@ def _window_counts(
     return counts
 
 
+@lowers(PoolOp)
 def lower_pool(ctx: LoweringContext, op: Operation) -> None:
     """Max / average pooling; padding never wins a max and is counted by the rule."""
     y = ctx.result()
     reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, accumulator(ctx, y))
 
 
+@heads_groups(PoolOp)
 def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The max or average pooling at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     (x,) = ctx.operands()
     _require_float(ctx, x)
     data_format = str(ctx.attr("data_format"))
-    is_max = ctx.op.name == "ge.max_pool"
+    is_max = ctx.op.REDUCTION == "max"
     kh, kw = _spatial(ctx, "ksize", data_format)
     sh, sw = _spatial(ctx, "strides", data_format)
     top, bottom, left, right = ctx.attr("pads")
@@ -335,6 +344,7 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     return Reduction(sizes, reduced, lambda index: index[:4], term, final=average)
 
 
+@lowers(GlobalPoolOp)
 def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
     """Mean or max over H and W."""
     y = ctx.result()
@@ -342,13 +352,14 @@ def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
     reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
 
 
+@heads_groups(GlobalPoolOp)
 def global_pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The global pooling at `ctx.op` (result layout `y`: H = W = 1)."""
     assert ctx.op is not None
     (x,) = ctx.operands()
     _require_float(ctx, x)
     data_format = str(ctx.attr("data_format"))
-    is_max = ctx.op.name == "ge.global_max_pool"
+    is_max = ctx.op.REDUCTION == "max"
     spatial = [data_format.index(a) for a in "HW"]
     sizes, reduced, at = x.layout.origin_shape, frozenset(spatial), keep_dims(spatial)
 
@@ -386,6 +397,7 @@ def keep_dims(axes: Sequence[int]) -> Callable[[list[Ix]], list[Ix]]:
     return lambda index: [Ix.of(0) if k in axes else ix for k, ix in enumerate(index)]
 
 
+@lowers(AxisOp)
 def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
     """softmax = exp(x - max) / sum(exp(x - max)).
 
@@ -410,13 +422,14 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
     def softmax(nest: Nest, index: list[Ix]) -> Value:
         z = shifted(nest, index)
         s = nest.load(total, reduced(index))
-        if op.name == "ge.log_softmax":
+        if isinstance(op, LogSoftmaxOp):
             return nest.op(arith.SubfOp, z, nest.op(math.LogOp, s))
         return nest.op(arith.DivfOp, nest.op(math.ExpOp, z), s)
 
     finish(ctx, y, softmax, y)
 
 
+@lowers(ReduceOp)
 def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
     """reduce_sum / reduce_mean / reduce_max over `axes` (all when empty)."""
     (x,) = ctx.operands()
@@ -424,7 +437,8 @@ def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
     y = ctx.result()
     rank = len(x.layout.origin_shape)
     axes = sorted({a % rank for a in ctx.attr("axes")}) or list(range(rank))
-    is_max = op.name == "ge.reduce_max"
+    reduction = op.REDUCTION
+    is_max = reduction == "max"
     acc = reduce_into(
         ctx,
         x,
@@ -447,13 +461,14 @@ def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
             for k, ix in zip(kept, index, strict=True):
                 acc_index[k] = ix
         v = nest.load(acc, acc_index)
-        if op.name == "ge.reduce_mean":
+        if reduction == "mean":
             v = nest.op(arith.DivfOp, v, nest.const(count))
         return v
 
     finish(ctx, y, value, acc)
 
 
+@lowers(LRNOp)
 def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
     """x / (bias + alpha / size * sum of squares over a channel window) ** beta."""
     (x,) = ctx.operands()
@@ -497,6 +512,7 @@ def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
     finish(ctx, y, value, y)
 
 
+@lowers(InstanceNormOp)
 def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
     """(x - mean) / sqrt(var + eps) * gamma + beta, statistics over H and W."""
     x, gamma, beta = ctx.operands()
@@ -541,6 +557,7 @@ def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
     finish(ctx, y, value, y)
 
 
+@lowers(MatrixProductOp)
 def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     """matmul / batch_matmul / gemm: `alpha * op(a) @ op(b) + beta * c`."""
     y = ctx.result()
@@ -553,23 +570,14 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     reduce_to_result(ctx, reduction, y, acc)
 
 
+@heads_groups(MatrixProductOp)
 def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The matmul, batch_matmul or gemm at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     a, b, *extra = ctx.operands()
     _require_float(ctx, a, b)
-    if ctx.op.name == "ge.gemm":
-        trans_a, trans_b = bool(ctx.attr("trans_a")), bool(ctx.attr("trans_b"))
-        alpha, beta = float(ctx.attr("alpha")), float(ctx.attr("beta"))
-    elif ctx.op.name == "ge.matmul":
-        trans_a, trans_b = (
-            bool(ctx.attr("transpose_x1")),
-            bool(ctx.attr("transpose_x2")),
-        )
-        alpha, beta = 1.0, 1.0
-    else:
-        trans_a, trans_b = bool(ctx.attr("adj_x1")), bool(ctx.attr("adj_x2"))
-        alpha, beta = 1.0, 1.0
+    assert isinstance(ctx.op, MatrixProductOp)
+    trans_a, trans_b, alpha, beta = ctx.op.product_form()
     a_shape, b_shape = a.layout.origin_shape, b.layout.origin_shape
     if len(a_shape) < 2 or len(b_shape) < 2:
         raise ctx.error("has no loop lowering for rank-1 operands")

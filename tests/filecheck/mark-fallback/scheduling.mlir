@@ -17,7 +17,7 @@
 // splits it into two sunk parts around its fallback.
 // STATIC:      schedule: sink scheduling: 2 sunk part(s), 1 fallback op(s)
 // STATIC-NEXT: trace: relu_0 ge.relu AICore sunk (part 0, jit) -> 2x17
-// STATIC-NEXT: trace: tanh_0 ge.tanh AICore fallback (host_ops.tanh) -> 2x17
+// STATIC-NEXT: trace: tanh_0 ge.tanh AICore fallback (TanhOp.numpy_kernel) -> 2x17
 // STATIC-NEXT: trace: softmax_0 ge.softmax AICore sunk (part 1, jit) -> 2x17
 // STATIC-NEXT: check output_0: {{.*}}: ok
 ge.graph @static {
@@ -31,9 +31,9 @@ ge.graph @static {
 // A dynamic batch: host scheduling, op by op; support_aclnn ops fall back,
 // the AI CPU tile runs a kernel compiled for the concrete shape.
 // DYNAMIC:      schedule: host scheduling (dynamic dims): op by op
-// DYNAMIC-NEXT: trace: relu_0 ge.relu AICore fallback (host_ops.relu) -> 7x17
+// DYNAMIC-NEXT: trace: relu_0 ge.relu AICore fallback (ReluOp.numpy_kernel) -> 7x17
 // DYNAMIC-NEXT: trace: tile_0 ge.tile AICPU host kernel (jit kernel for 7x17) -> 7x34
-// DYNAMIC-NEXT: trace: softmax_0 ge.softmax AICore fallback (host_ops.softmax) -> 7x34
+// DYNAMIC-NEXT: trace: softmax_0 ge.softmax AICore fallback (SoftmaxOp.numpy_kernel) -> 7x34
 // DYNAMIC-NEXT: check output_0: {{.*}}: ok
 // DYNAMIC-NEXT: output_0.npy: shape [7, 34], dtype float32
 ge.graph @dynamic {

@@ -35,7 +35,7 @@ Scratch buffers are freed after their last use. A graph with a memory plan
 `memref.alloc() : memref<SIZExi8>`, and each planned result is a
 `memref.view` of it at its offset (never freed; results stay valid).
 Every value's padding is zero; ops compute only valid elements. Ops lower
-through the policy table `passes.lowering.table.LOWERINGS`; graphs with
+through the emitters registered by op class (`passes.lowering.table`); graphs with
 control flow, variables or dynamic shapes are rejected with a one-line error.
 """
 
@@ -69,11 +69,11 @@ from xdsl.pattern_rewriter import (
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
-from ge_runtime.memory import check_graph_plan, read_plan
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
-from passes.lowering.table import LOWERINGS
+from passes.lowering.table import lowering_for, unlowered_reason
+from passes.memory_planning import check_graph_plan, read_plan
 
 SMALL_CONSTANT_ELEMENTS = 256
 """Inline constants up to this many elements become `memref.global`s."""
@@ -150,12 +150,12 @@ class GraphLowering:
 
     def _reject_unsupported(self) -> None:
         for op in self.graph.body.block.ops:
-            if op.regions and op.name not in LOWERINGS:
-                raise error_at(op, "has no loop lowering (control flow)")
-            if not isinstance(op, DataOp | ConstOp | NetOutputOp) and (
-                op.name not in LOWERINGS
-            ):
-                raise error_at(op, "has no loop lowering")
+            if isinstance(op, DataOp | ConstOp | NetOutputOp):
+                continue
+            if lowering_for(op) is None:
+                reason = unlowered_reason(op)
+                detail = f" ({reason})" if reason else ""
+                raise error_at(op, f"has no loop lowering{detail}")
 
     def _plan_arguments(
         self,
@@ -201,7 +201,9 @@ class GraphLowering:
             if isinstance(op, DataOp | ConstOp | NetOutputOp):
                 continue
             context.op = op
-            LOWERINGS[op.name](context, op)
+            lowering = lowering_for(op)
+            assert lowering is not None
+            lowering(context, op)
             context.free_temporaries()
             for result in op.results:
                 buffer = context.buffers[result].memref

@@ -1,24 +1,24 @@
-"""Calling a NumPy host kernel for a `ge` op: arguments generated from the op.
+"""Calling an op's NumPy reference kernel from the IR: arguments derived, never
+written per op.
 
-The bridge between the IR and `ge_runtime.host_ops` is derived, never written
-per op:
+Each op class carries its kernel (`numpy_kernel`, a static method); the
+bridge between the IR and that kernel comes from the op's IRDL definition:
 
-- positional arguments follow the op's IRDL operand definitions (one array
-  per operand, `None` for an absent optional operand, a list for a variadic
-  one);
-- keyword arguments are the op's attributes as Python values
-  (`python_attributes`, defaults included) that the kernel's signature
+- positional arguments follow the op's operand definitions (one array per
+  operand, `None` for an absent optional operand, a list for a variadic one);
+- keyword arguments are the op's attributes as Python values (defaults and
+  derived values included, `python_attributes`) that the kernel's signature
   accepts;
 - a kernel keyword `<operand>_format` receives that operand's origin format
-  (e.g. `filter_format` of `ge.conv2d`), unless the origin is ND;
-- a required kernel keyword the op does not carry may be derived from the
-  IR types (`DERIVED_KEYWORDS`, e.g. the target shape of `ge.reshape`).
+  (e.g. `filter_format` of `ge.conv2d`), unless the origin is ND.
 
 Results are checked against the op's result types (count, shape with -1 as
 a wildcard, dtype); every failure is a one-line `GEError` at the op.
 
 ```python
-arrays = call_host_op(conv_op, [x, w])  # host_ops.conv2d(x, w, None, strides=..., ...)
+arrays = run_numpy_kernel(conv_op, [x, w])  # Conv2DOp.numpy_kernel(x, w, None, ...)
+ReluOp.numpy_kernel(x)                      # or called directly
+call_kernel(Conv2DOp, x, w, None, data_format="NCHW")  # defaults filled in
 ```
 """
 
@@ -35,35 +35,30 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, OptOperandDef, VarOperandDef
 
+from ge_dialect.attribute_values import default_attributes, python_attributes
 from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of
-from ge_dialect.ops import python_attributes
-from ge_runtime.host_ops import HOST_OPS
-
-DERIVED_KEYWORDS: dict[str, Callable[[Operation], Any]] = {
-    "shape": lambda op: list(op.results[0].type.get_shape()),
-}
-"""Required kernel keywords that the IR answers when the op has no such attribute."""
 
 
 @dataclass(frozen=True)
 class KernelSignature:
-    """What a host kernel accepts as keywords."""
+    """What a kernel accepts as keywords."""
 
     keywords: frozenset[str]
     required: frozenset[str]
+    positional: int
 
 
-def kernel_name(op: Operation) -> str:
-    """The `HOST_OPS` key of an op: its name without the `ge.` prefix."""
-    return op.name.removeprefix("ge.")
+def numpy_kernel_of(op: Operation | type[Operation]) -> Callable[..., Any] | None:
+    """The NumPy reference kernel an op class declares, if any."""
+    return getattr(op, "numpy_kernel", None)
 
 
-def host_kernel(op: Operation) -> Callable[..., Any]:
-    """The host kernel of `op`, or a GEError saying it has none."""
-    kernel = HOST_OPS.get(kernel_name(op))
+def numpy_kernel(op: Operation) -> Callable[..., Any]:
+    """The kernel of `op`, or a GEError saying it has none."""
+    kernel = numpy_kernel_of(op)
     if kernel is None:
         raise error_at(op, "has no NumPy reference kernel (unsupported op)")
     return kernel
@@ -71,15 +66,14 @@ def host_kernel(op: Operation) -> Callable[..., Any]:
 
 @functools.cache
 def kernel_signature(kernel: Callable[..., Any]) -> KernelSignature:
-    """The keyword-only parameters of `kernel` (through decorators)."""
-    params = [
-        p
-        for p in inspect.signature(kernel).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
+    """The keyword-only parameters and positional count of `kernel` (through
+    decorators)."""
+    parameters = inspect.signature(kernel).parameters.values()
+    params = [p for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
     return KernelSignature(
         keywords=frozenset(p.name for p in params),
         required=frozenset(p.name for p in params if p.default is p.empty),
+        positional=sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in parameters),
     )
 
 
@@ -105,48 +99,71 @@ def positional_arguments(op: Operation, arrays: Sequence[Any]) -> list[Any]:
     return arguments
 
 
-def keyword_arguments(op: Operation, signature: KernelSignature) -> dict[str, Any]:
-    """Attributes, operand origin formats and derived values the kernel accepts."""
-    keywords = {
-        name: value
-        for name, value in python_attributes(op).items()
-        if name in signature.keywords
-    }
-    operands = _named_operands(op)
-    for keyword in signature.keywords - keywords.keys():
-        operand = operands.get(keyword.removesuffix("_format"))
-        if keyword.endswith("_format") and operand is not None:
-            origin, _ = layout_of(operand.type)
+def operand_format_keywords(
+    op_class: type[Operation], operand_types: Sequence[Attribute]
+) -> dict[str, str]:
+    """`<operand>_format` -> origin format name of each single operand whose
+    origin is not ND (what kernels and shape functions read of a layout)."""
+    if not issubclass(op_class, IRDLOperation):
+        return {}
+    definitions = op_class.get_irdl_definition().operands
+    optional = sum(isinstance(d, OptOperandDef) for _, d in definitions)
+    missing = len(definitions) - len(operand_types)
+    if (
+        any(
+            isinstance(d, VarOperandDef) and not isinstance(d, OptOperandDef)
+            for _, d in definitions
+        )
+        or not 0 <= missing <= optional
+    ):
+        return {}
+    keywords: dict[str, str] = {}
+    types = iter(operand_types)
+    for index, (name, definition) in enumerate(definitions):
+        if (
+            isinstance(definition, OptOperandDef)
+            and len(definitions) - index <= missing
+        ):
+            continue
+        tensor = next(types)
+        if isinstance(tensor, TensorType):
+            origin, _ = layout_of(tensor)
             if origin != Format.ND:
-                keywords[keyword] = origin.value
-    for keyword in signature.required - keywords.keys():
-        derive = DERIVED_KEYWORDS.get(keyword)
-        if derive is None:
-            raise error_at(op, f"needs attribute '{keyword}' to run its host kernel")
-        keywords[keyword] = derive(op)
+                keywords[f"{name}_format"] = origin.value
     return keywords
 
 
-def _named_operands(op: Operation) -> dict[str, Any]:
-    """The op's single (present) operands by IRDL name."""
-    if not isinstance(op, IRDLOperation):
-        return {}
-    named = {}
-    for name, operand_def in type(op).get_irdl_definition().operands:
-        value = getattr(op, name)
-        if value is not None and not (
-            isinstance(operand_def, VarOperandDef)
-            and not isinstance(operand_def, OptOperandDef)
-        ):
-            named[name] = value
-    return named
+def keyword_arguments(op: Operation, signature: KernelSignature) -> dict[str, Any]:
+    """Attributes and operand origin formats the kernel accepts."""
+    available = {
+        **operand_format_keywords(type(op), [v.type for v in op.operands]),
+        **python_attributes(op),
+    }
+    missing = signature.required - available.keys()
+    if missing:
+        raise error_at(
+            op, f"needs attribute '{sorted(missing)[0]}' to run its host kernel"
+        )
+    return {k: v for k, v in available.items() if k in signature.keywords}
 
 
-def call_host_op(
+def call_kernel(op_class: type[Operation], *arrays: Any, **attributes: Any) -> Any:
+    """Call `op_class`'s kernel on arrays, its attribute defaults filled in and
+    absent trailing optional operands passed as None."""
+    kernel = numpy_kernel_of(op_class)
+    assert kernel is not None, f"{op_class.name} has no NumPy kernel"
+    positional = kernel_signature(kernel).positional
+    accepted = kernel_signature(kernel).keywords
+    values = {**default_attributes(op_class), **attributes}
+    padded = [*arrays, *[None] * (positional - len(arrays))]
+    return kernel(*padded, **{k: v for k, v in values.items() if k in accepted})
+
+
+def run_numpy_kernel(
     op: Operation, operand_arrays: Sequence[np.ndarray]
 ) -> list[np.ndarray]:
-    """Run `op`'s host kernel on origin-layout operands; results in origin layout."""
-    kernel = host_kernel(op)
+    """Run `op`'s kernel on origin-layout operands; results in origin layout."""
+    kernel = numpy_kernel(op)
     arguments = positional_arguments(op, operand_arrays)
     keywords = keyword_arguments(op, kernel_signature(kernel))
     try:
