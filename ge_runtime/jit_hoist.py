@@ -27,7 +27,6 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-
 MODULES = frozenset({"np"})
 """Names of modules in the generated code's namespace (never buffers)."""
 
@@ -45,9 +44,7 @@ class Hoisted:
 
 
 def _loaded(node: ast.AST) -> set[str]:
-    return {
-        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not _stored(n)
-    }
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not _stored(n)}
 
 
 def _stored(name: ast.Name) -> bool:

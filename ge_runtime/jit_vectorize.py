@@ -55,7 +55,6 @@ from ge_runtime.jit_runtime import pack, strided_view
 from ge_runtime.jit_scalar import CodeEnv
 from passes.lowering.index import Ix, Var
 
-
 UNROLLED = (np.maximum, np.minimum, np.fmax, np.fmin)
 """Exact reductions a small window applies tap by tap."""
 MAX_UNROLLED_TAPS = 64
@@ -745,9 +744,7 @@ class NestVectoriser:
             operands.append((code, axes, factor))
         plan = plan_contraction(operands[0][1], operands[1][1], sizes, out_axes)
         left, right = operands if plan.first == 0 else operands[::-1]
-        dtype = np.result_type(
-            numpy_dtype(left[2].type), numpy_dtype(right[2].type)
-        )
+        dtype = np.result_type(numpy_dtype(left[2].type), numpy_dtype(right[2].type))
         self.env.namespace["pack"] = pack
         packed = []
         for (code, _, factor), perm, shape in (
@@ -763,14 +760,11 @@ class NestVectoriser:
                     f"{scratch[2:]} = {self.env.scratch(shape, factor_dtype)}"
                 )
             self.lines.append(
-                f"{name} = pack({code}.transpose({perm}), "
-                f"{shape}{scratch})"
+                f"{name} = pack({code}.transpose({perm}), {shape}{scratch})"
             )
             packed.append(name)
         product = self.env.fresh("s")
-        self.lines.append(
-            f"{product} = {self.env.scratch(plan.product_shape, dtype)}"
-        )
+        self.lines.append(f"{product} = {self.env.scratch(plan.product_shape, dtype)}")
         function = "np.matmul" if len(plan.product_shape) == 3 else "np.dot"
         result = self.env.fresh("r")
         self.lines.append(f"{function}({packed[0]}, {packed[1]}, out={product})")
