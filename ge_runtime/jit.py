@@ -59,6 +59,7 @@ from passes.insert_transdata import derive_storage_weights
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
 _GRAPHS: dict[str, CompiledFunction] = {}
+_COMPILE_LOCK = threading.RLock()
 
 
 @dataclass
@@ -193,15 +194,16 @@ def compile_module(
     """
     text = module if isinstance(module, str) else str(module)
     key = hashlib.sha256(f"{function}|{poison}|{vectorize}|{text}".encode()).hexdigest()
-    if key not in _CACHE:
-        parsed = (
-            parse_module(loop_context(), text, "<jit>")
-            if isinstance(module, str)
-            else module
-        )
-        target = _find_function(parsed, function)
-        _CACHE[key] = FunctionCompiler(parsed, target, poison, vectorize).run()
-    return _CACHE[key]
+    with _COMPILE_LOCK:  # CPython's `ast` is not safe to use from two threads
+        if key not in _CACHE:
+            parsed = (
+                parse_module(loop_context(), text, "<jit>")
+                if isinstance(module, str)
+                else module
+            )
+            target = _find_function(parsed, function)
+            _CACHE[key] = FunctionCompiler(parsed, target, poison, vectorize).run()
+        return _CACHE[key]
 
 
 def _find_function(module: ModuleOp, name: str | None) -> func.FuncOp:

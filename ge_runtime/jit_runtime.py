@@ -28,9 +28,13 @@ def strided_view(
 
 
 def copy_into(target: np.ndarray, source: np.ndarray) -> None:
-    """`np.copyto(target, source)` for a C-contiguous `target` of the same
-    shape and dtype, the innermost contiguous run moved as one element."""
-    if source.ndim and source.shape[-1] > 1 and source.strides[-1] == source.itemsize:
+    """`np.copyto(target, source)` (same shape and dtype), the innermost run
+    moved as one element when it is contiguous in both."""
+    if (
+        source.ndim
+        and source.shape[-1] > 1
+        and source.strides[-1] == source.itemsize == target.strides[-1]
+    ):
         run = source.shape[-1] * source.itemsize
         if run in RUN_BYTES:
             opaque = np.dtype(f"V{run}")
@@ -39,16 +43,59 @@ def copy_into(target: np.ndarray, source: np.ndarray) -> None:
     np.copyto(target, source)
 
 
+def merge_dims(
+    buffer: np.ndarray,
+    perm: tuple[int, ...],
+    shape: tuple[int, ...],
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """`buffer` transposed by `perm` and reshaped to `shape`: a view when the
+    transpose keeps it contiguous, else a copy (into `out` if given)."""
+    permuted = buffer.transpose(perm)
+    if permuted.flags.c_contiguous:
+        return permuted.reshape(shape)
+    if out is None:
+        out = np.empty(permuted.shape, buffer.dtype)
+    copy_into(out, permuted)
+    return out.reshape(shape)
+
+
 def pack(
     view: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None
 ) -> np.ndarray:
-    """`view` as a C-contiguous array of `shape`: itself when it already is
-    contiguous, else copied into `out` (a new array when None)."""
-    if view.flags.c_contiguous:
-        return view.reshape(shape)
+    """`view` as an array of `shape` BLAS reads without copying it: itself
+    reshaped when it is one (rows of unit stride, any row pitch), else
+    copied into `out` (a new array when None)."""
+    matrix = _reshaped(view, shape)
+    if matrix is not None and _blasable(matrix):
+        return matrix
     if out is None:
         out = np.empty(view.shape, view.dtype)
     else:
         out = out.reshape(view.shape)
     copy_into(out, view)
     return out.reshape(shape)
+
+
+def _reshaped(view: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """`view` with `shape` as a view (None if that needs a copy)."""
+    reshaped = view.view()
+    try:
+        reshaped.shape = shape
+    except AttributeError:
+        return None
+    return reshaped
+
+
+def _blasable(matrix: np.ndarray) -> bool:
+    """Whether BLAS reads the last two axes in place (row- or column-major)."""
+    item = matrix.itemsize
+    *_, rows, columns = matrix.shape
+    *_, row_stride, column_stride = matrix.strides
+    if rows <= 1 or columns <= 1:
+        return matrix.flags.c_contiguous
+    row_major = column_stride == item and row_stride >= columns * item
+    column_major = row_stride == item and column_stride >= rows * item
+    return (
+        row_major or column_major
+    ) and row_stride % item == column_stride % item == 0

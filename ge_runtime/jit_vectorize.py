@@ -51,13 +51,16 @@ from ge_runtime.jit_ops import (
     numpy_dtype,
     scalar_function,
 )
-from ge_runtime.jit_runtime import pack, strided_view
+from ge_runtime.jit_runtime import copy_into, merge_dims, pack, strided_view
 from ge_runtime.jit_scalar import CodeEnv
-from passes.lowering.index import Ix, Var
+from passes.lowering.index import Div, Ix, Mod, Var
 
 UNROLLED = (np.maximum, np.minimum, np.fmax, np.fmin)
 """Exact reductions a small window applies tap by tap."""
 MAX_UNROLLED_TAPS = 64
+MAX_UNROLLED_COLUMNS = 1
+"""A contraction whose GEMM would have this few columns multiplies and adds
+tap by tap instead (no packing of the operands)."""
 
 
 class Unsupported(Exception):
@@ -182,6 +185,8 @@ class NestVectoriser:
     lines: list[str] = field(default_factory=list)
     _names: dict[SSAValue, str] = field(default_factory=dict)
     _inside: set[SSAValue] = field(default_factory=set)
+    _merged: dict[tuple[SSAValue, tuple[int, ...]], str] = field(default_factory=dict)
+    _copy_back: list[str] = field(default_factory=list)
 
     # -- analysis -----------------------------------------------------------
 
@@ -463,8 +468,12 @@ class NestVectoriser:
         self._check_bounds(op, index, shape)
         base = self.env.name(op.memref)
         if not all(_is_linear(ix) for ix in index):
-            flat = self.env.add_global(self._flat_index(index, shape), "i")
-            return f"{base}.reshape(-1)[{flat}]"
+            merged = merge_split_dims(index, shape)
+            if merged is None:
+                flat = self.env.add_global(self._flat_index(index, shape), "i")
+                return f"{base}.reshape(-1)[{flat}]"
+            index, shape = merged.index, merged.shape
+            base = self._merged_buffer(op, merged)
         strides = _element_strides(shape)
         itemsize = numpy_dtype(memref_type.element_type).itemsize
         offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
@@ -478,7 +487,47 @@ class NestVectoriser:
         shape = self._shape(deps)
         return f"strided_view({base}, {offset}, {shape}, {tuple(view_strides)})"
 
+    def _merged_buffer(self, op: affine.LoadOp | affine.StoreOp, merged: Merged) -> str:
+        """The name of the buffer of `op` relaid out with its split dims
+        merged (`merge_split_dims`), copied on the nest's first access; a
+        buffer the nest writes is copied back after its last statement."""
+        root = self._memref(op.memref)
+        key = (root, merged.perm)
+        if key in self._merged:
+            return self._merged[key]
+        base = self.env.name(op.memref)
+        name = self.env.fresh("m")
+        dtype = numpy_dtype(op.memref.type)
+        permuted = tuple(op.memref.type.get_shape()[d] for d in merged.perm)
+        self.env.namespace["merge_dims"] = merge_dims
+        scratch = (
+            ""
+            if root in self.env.invariant
+            else ", " + self.env.scratch(permuted, dtype)
+        )
+        self.lines.append(
+            f"{name} = merge_dims({base}, {merged.perm}, {merged.shape}{scratch})"
+        )
+        self._merged[key] = name
+        moved = [d for d in merged.perm if op.memref.type.get_shape()[d] != 1]
+        if moved != sorted(moved) and any(  # a copy, not a view: write it back
+            isinstance(s.op, affine.StoreOp) and self._memref(s.op.memref) == root
+            for s in self.statements
+        ):
+            self.env.namespace["copy_into"] = copy_into
+            self._copy_back.append(
+                f"copy_into({base}.transpose({merged.perm}), "
+                f"{name}.reshape({permuted}))"
+            )
+        return name
+
     def _emit(self, accumulations: dict[affine.StoreOp, Accumulation]) -> None:
+        self._emit_statements(accumulations)
+        self.lines += self._copy_back
+
+    def _emit_statements(
+        self, accumulations: dict[affine.StoreOp, Accumulation]
+    ) -> None:
         self.env.namespace["strided_view"] = strided_view
         absorbed = {a.load for a in accumulations.values()}
         absorbed |= {a.combine for a in accumulations.values()}
@@ -743,6 +792,12 @@ class NestVectoriser:
                 axes = [a for i, a in enumerate(axes) if i not in drop]
             operands.append((code, axes, factor))
         plan = plan_contraction(operands[0][1], operands[1][1], sizes, out_axes)
+        if (
+            plan.right_shape[-1] <= MAX_UNROLLED_COLUMNS
+            and plan.right_shape[-2] <= MAX_UNROLLED_TAPS
+            and all(".sum(" not in code for code, _, _ in operands)
+        ):
+            return self._multiply_add(factors, out_axes)
         left, right = operands if plan.first == 0 else operands[::-1]
         dtype = np.result_type(numpy_dtype(left[2].type), numpy_dtype(right[2].type))
         self.env.namespace["pack"] = pack
@@ -774,6 +829,32 @@ class NestVectoriser:
         )
         return result
 
+    def _multiply_add(self, factors: list[SSAValue], out_axes: list[int]) -> str:
+        """A product summed over a few taps into a narrow result (a depthwise
+        convolution: per channel, a 3x3 window times 9 weights) as one
+        multiply and add per tap, over the operands' views (no packing)."""
+        taps = sorted(
+            (self._live(factors[0]) & self._live(factors[1])) - set(out_axes),
+            key=lambda a: self.axes[a].position,
+        )
+        a, b = (self.value(f) for f in factors)
+        dtype = np.result_type(*(numpy_dtype(f.type) for f in factors))
+        shape = self._shape(frozenset(out_axes))
+        result, term = self.env.fresh("r"), self.env.fresh("s")
+        self.lines.append(f"{result} = {self.env.scratch(shape, dtype)}")
+        if len(taps) and math.prod(self.axes[t].extent for t in taps) > 1:
+            self.lines.append(f"{term} = {self.env.scratch(shape, dtype)}")
+        for count, tap in enumerate(np.ndindex(*(self.axes[t].extent for t in taps))):
+            index = [":"] * self.ndim
+            for axis, at in zip(taps, tap, strict=True):
+                index[self.axes[axis].position] = f"{at}:{at + 1}"
+            where = f"[{', '.join(index)}]" if taps else ""
+            into = result if count == 0 else term
+            self.lines.append(f"np.multiply({a}{where}, {b}{where}, out={into})")
+            if count:
+                self.lines.append(f"np.add({result}, {term}, out={result})")
+        return result
+
     def _invariant(self, value: SSAValue) -> bool:
         """Whether `value` is the same on every call (read from weights only)."""
         if value not in self._inside:
@@ -788,6 +869,55 @@ class NestVectoriser:
         return isinstance(op, Operation) and all(
             self._invariant(v) for v in op.operands
         )
+
+
+@dataclass(frozen=True)
+class Merged:
+    """An access with split dims merged: `index` into the buffer transposed
+    by `perm` and reshaped to `shape`."""
+
+    index: list[Ix]
+    shape: tuple[int, ...]
+    perm: tuple[int, ...]
+
+
+def merge_split_dims(index: Sequence[Ix], shape: Sequence[int]) -> Merged | None:
+    """Make an access linear by merging the two dims a blocked layout splits.
+
+    A dim `a` indexed `q + e floordiv k` (`q`, `e` linear) and a dim `b` of
+    size `k` indexed `e mod k` are one dim of size `shape[a] * k` indexed
+    `q * k + e` once `a` is moved right before `b`: an NC1HWC0 buffer seen as
+    NHWC, where a channel range crossing C0 blocks is a slice. None if the
+    access has no such pair or stays non-linear.
+    """
+    for b, ix_b in enumerate(index):
+        if ix_b.const or len(ix_b.terms) != 1:
+            continue
+        ((mod, coefficient),) = ix_b.terms
+        if not isinstance(mod, Mod) or coefficient != 1 or shape[b] != mod.k:
+            continue
+        for a, ix_a in enumerate(index):
+            div = Div(mod.arg, mod.k)
+            if a == b or dict(ix_a.terms).get(div) != 1:
+                continue
+            quotient = Ix._make(
+                {atom: c for atom, c in ix_a.terms if atom != div}, ix_a.const
+            )
+            perm = [d for d in range(len(shape)) if d != a]
+            perm.insert(perm.index(b), a)
+            merged_index, merged_shape = [], []
+            for d in perm:
+                if d == a:
+                    continue
+                if d == b:
+                    merged_index.append(quotient * mod.k + mod.arg)
+                    merged_shape.append(shape[a] * shape[b])
+                else:
+                    merged_index.append(index[d])
+                    merged_shape.append(shape[d])
+            if all(_is_linear(ix) for ix in merged_index):
+                return Merged(merged_index, tuple(merged_shape), tuple(perm))
+    return None
 
 
 def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
