@@ -21,7 +21,7 @@ ge.graph @g {
 Propagation stops at ops with the `_format_locked` unit attribute, scalars,
 `ge.permute`/`ge.expand_dims`/`ge.squeeze` on tensors of rank < 4, ops whose
 rule writes nothing, and the root `ge.netoutput` (its operands are reached,
-nothing goes further). Conflicts never raise: a value keeps the first format
+nothing goes further). Conflicts never raise: a tensor keeps the first format
 that reached it. Subgraphs: a `ge.if`/`ge.case`/`ge.partitioned_call`/`ge.fused`
 operand i, every subgraph `ge.data` with parent_index i form one reflection
 group; parent result j with every subgraph `ge.netoutput` operand j another;
@@ -31,30 +31,30 @@ the graph has subgraphs. Reaching a group overwrites every member, as in GE.
 Finally, with option `data-format`, `ge.data` values still ND of rank >= 4
 take it and propagate (ND or an internal format do nothing).
 
-Where one type per value (SSA) differs from GE's per-edge descriptors:
+**Two ends per edge.** GE keeps a descriptor at each end of an edge. Here a
+result's descriptor is its value's type (the producer's end) and each
+operand's descriptor is kept by the driver (the consumer's end, ND until a
+walk or the op's own rule writes it), so walks cross edges exactly as GE's
+do: a rule reads its op's own input descriptors, an anchor's refresh writes
+only its own, and reflection writes a parent operand's or subgraph output's
+descriptor, never the value feeding it. Where the two ends end up with
+different formats, the consumer reads a relabelling `ge.identity` typed with
+its own descriptor (no data moves), so an op's types always agree with its
+own format and a user-declared layout is never rewritten:
 
-- A value's type is its producer's output descriptor. The driver remembers
-  which end of each edge has been reached ("cells": an op's operand or
-  result slot), so edges are crossed in GE's order, but a format written at
-  one end is visible at the other at once. So a locked op's operands show
-  their producers' formats (GE leaves the locked op's input descriptors ND),
-  and a conflict shows as an op whose operand and result formats (or
-  `data_format`) disagree, not as two ends of one edge that disagree.
-- A write from a consumer lands on the producer's result unless the
-  producer blocks it: locked producers and rank < 4 permute/expand_dims/
-  squeeze keep their results (GE writes the consumer's input descriptor).
-  An explicit layout on a value is its producer's output descriptor only:
-  consumers are reached by propagation.
-- Formats are written only into values whose rank the format describes
-  (its full rank, or less with a default reshape type), never into
-  scalars; reflection overwrites parent operands and subgraph outputs, i.e.
-  the results of the ops producing them.
-- `ge.transdata` operand and result share one origin format (the dialect
-  verifies it), so they are written together or not at all.
-- A locked op keeps its types (its own refresh is skipped too); its
-  explicit layouts still propagate to its neighbours.
-- GE runs the refiner twice; Constant refresh (first run) and the Data
-  fallback (second run) both happen here in one run.
+```mlir
+%c1 = ge.conv2d ... {data_format = "NCHW"} -> tensor<1x5x6x7xf32, #ge.layout<NCHW>>
+%c2 = ge.conv2d ... {data_format = "NHWC"} -> tensor<1x5x6x7xf32, #ge.layout<NHWC>>
+%s = ge.add %c2, %c1   // the NCHW conv's walk reaches the add first
+// after:
+%0 = ge.identity %c2 : tensor<..., #ge.layout<NHWC>> -> tensor<..., #ge.layout<NCHW>>
+%s = ge.add %0, %c1 : (..NCHW.., ..NCHW..) -> tensor<1x5x6x7xf32, #ge.layout<NCHW>>
+```
+
+An operand whose format the op reads (a conv filter) is never relabelled.
+This and the other places where the IR differs from GE (locked ops, rank
+barriers, ties through `ge.transdata`, one run instead of two) are listed,
+with their reasons and tests, in docs/GE_DEVIATIONS.md.
 """
 
 from __future__ import annotations

@@ -31,11 +31,11 @@ Origin formats and origin shapes never change. The user attributes stay
    : tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
 ```
 
-Differences from GE: the dialect has no `_is_op_generalized` nor
-`expand_dims_rule`, so user dims are always used and the reshape type is the
-default; a user storage shape must agree with the derived one (GE takes any
-dims); `storage_format` on a `ge.while` subgraph input is an error (GE
-silently skips While data).
+Differences from GE (docs/GE_DEVIATIONS.md): the dialect has no
+`_is_op_generalized` nor `expand_dims_rule`, so user dims are always used and
+the reshape type is the default; a user storage shape must agree with the
+derived one (GE takes any dims); `storage_format` on a `ge.while` subgraph
+input is an error (GE silently skips While data).
 """
 
 from __future__ import annotations

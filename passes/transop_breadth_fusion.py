@@ -13,19 +13,19 @@ same thing; the first one in the block is kept and takes the others' uses:
 %r = ge.add %a, %a : ...
 ```
 
-GE builds a fusion id from the op type, the output anchor, `stream_label`
-and the type-specific descriptor fields (research §2.2): the shapes for
-Reshape, Squeeze and Unsqueeze, formats and shapes for ExpandDims, and the
-perm for a Transpose. Here the id is the op name, the result type (the
-whole output descriptor) and every attribute except the node `name`, so
-`stream_label` and `groups` keep ops apart as in GE. The attributes that only
-spell the result shape of a regrouping op (`shape`, `axes`, `axis`) are left
-out when the result type fixes it, as GE compares shapes: reshapes to
-`[3, 17]` written `[3, 17]` and `[3, -1]` are one op, and so are
-`expand_dims` axis 0 and axis -2 with one `[1, 3]` result. A transpose is
-compared by its normalised permutation (`[0, -1, 1, 2]` is `[0, 3, 1, 2]`).
-Stricter than GE where GE's id is too coarse: two UnsqueezeV2 always fuse in
-GE, here their results must agree; a result with two unknown dims keeps the
+GE builds a fusion id from the op type, the output anchor, `stream_label` and
+the type-specific descriptor fields (research §2.2): the shapes for Reshape,
+Squeeze and Unsqueeze, formats and shapes for ExpandDims, and the perm for a
+Transpose. Here the id is the op name, the result type (the whole output
+descriptor) and every attribute except the node `name`, so `stream_label` and
+`groups` keep ops apart as in GE. The attributes that only spell the result
+shape of a regrouping op (`shape`, `axes`, `axis`) are left out when the
+result type fixes it, as GE compares shapes: reshapes to `[3, 17]` written
+`[3, 17]` and `[3, -1]` are one op, and so are `expand_dims` axis 0 and axis
+-2 with one `[1, 3]` result. A transpose is compared by its normalised
+permutation (`[0, -1, 1, 2]` is `[0, 3, 1, 2]`). Stricter than GE where GE's
+id is too coarse (docs/GE_DEVIATIONS.md): two UnsqueezeV2 always fuse in GE,
+here their results must agree; a result with two unknown dims keeps the
 attributes in the id (they are then not implied by it). The operand is one
 SSA value, so ops on different results of one producer never meet (GE's
 "different output anchors"). Shape, perm and axes are attributes, so GE's

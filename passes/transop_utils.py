@@ -18,11 +18,11 @@ conversions lose information. The trans-op passes
   None when the pair may be removed and otherwise the reason it may not, so
   callers can bail out with that reason.
 
-SSA note: GE compares the descriptors at the two ends of each edge
-(`DescAreSymmetry`). Here a value has one type, so "T1 input equals T2
-output" is `first.x.type == second.y.type`, which covers dtype, origin
-format and shape, storage format, storage shape and reshape type at once, and
-"format continuous" always holds.
+SSA note (docs/GE_DEVIATIONS.md): GE compares the descriptors at the two ends
+of each edge (`DescAreSymmetry`). Here a value has one type, so "T1 input
+equals T2 output" is `first.x.type == second.y.type`, which covers dtype,
+origin format and shape, storage format, storage shape and reshape type at
+once, and "format continuous" always holds.
 """
 
 from __future__ import annotations
