@@ -388,7 +388,7 @@ class FormatRefiner:
             return False
         return not (producer.name in RANK_BARRIER_OPS and rank < 4)
 
-    def _known(self, cell: Cell) -> Format:
+    def _descriptor(self, cell: Cell) -> Format:
         """GE's descriptor at `cell`: ND unless reached, explicit, or written."""
         _, is_result, _ = cell
         if not is_result:
@@ -409,7 +409,7 @@ class FormatRefiner:
                     self.write((op, True, index), result, storage)
             if (rule := refresh_rule(op)) is not None:
                 self._apply(rule, op)
-        return any(self._known(cell) != Format.ND for cell, _ in _cells(op))
+        return any(self._descriptor(cell) != Format.ND for cell in _cells(op))
 
     def _diffuse(self, anchor: Operation) -> None:
         """GE's AnchorProcess: breadth-first backward then forward inference."""
@@ -422,14 +422,14 @@ class FormatRefiner:
                     assert isinstance(value, OpResult)
                     self._cross(fmt, (producer, True, value.index))
             for index, value in enumerate(op.results):
-                if (fmt := self._known((op, True, index))) != Format.ND:
+                if (fmt := self._descriptor((op, True, index))) != Format.ND:
                     for use in reversed(list(value.uses)):
                         self._cross(fmt, (use.operation, False, use.index))
 
     def _cross(self, fmt: Format, cell: Cell) -> None:
         """Carry `fmt` from one end of an edge into the other end, `cell`."""
         op, is_result, _ = cell
-        if self._known(cell) != Format.ND:
+        if self._descriptor(cell) != Format.ND:
             return  # first writer wins
         if _is_locked(op):
             return
@@ -533,11 +533,11 @@ class FormatRefiner:
             op.operands[index] = copy
 
 
-def _cells(op: Operation) -> Iterator[tuple[Cell, SSAValue]]:
-    for index, value in enumerate(op.operands):
-        yield (op, False, index), value
-    for index, value in enumerate(op.results):
-        yield (op, True, index), value
+def _cells(op: Operation) -> Iterator[Cell]:
+    for index in range(len(op.operands)):
+        yield (op, False, index)
+    for index in range(len(op.results)):
+        yield (op, True, index)
 
 
 def _neighbours(value: SSAValue) -> Iterator[Operation]:
