@@ -27,7 +27,14 @@ import onnx
 
 from ge_dialect.dtypes import element_type
 from ge_dialect.ops import broadcast_shapes
-from ge_frontend.onnx_context import NodeContext, Unsupported, Value, shape_of
+from ge_frontend.importing import (
+    Unsupported,
+    Value,
+    same_padding,
+    shape_of,
+    split_padding,
+)
+from ge_frontend.onnx_context import NodeContext
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -254,12 +261,6 @@ def _ge_pads(pads: Sequence[int], lifted: bool) -> list[int]:
     return [top, bottom, left, right]
 
 
-def _same_padding(total: int, auto_pad: str) -> tuple[int, int]:
-    """(begin, end) for SAME_UPPER (extra at the end) or SAME_LOWER."""
-    small, large = total // 2, total - total // 2
-    return (small, large) if auto_pad == "SAME_UPPER" else (large, small)
-
-
 def _window_pads(
     ctx: NodeContext,
     kernel: Sequence[int],
@@ -280,9 +281,7 @@ def _window_pads(
         raise Unsupported(f"with auto_pad {auto_pad} on dynamic spatial dims")
     begins, ends = [], []
     for size, k, s, d in zip(sizes, kernel, strides, dilations, strict=True):
-        out = -(-size // s)
-        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
-        begin, end = _same_padding(total, auto_pad)
+        begin, end = same_padding(size, k, s, d, upper=auto_pad == "SAME_UPPER")
         begins.append(begin)
         ends.append(end)
     return begins + ends
@@ -340,7 +339,6 @@ def _conv_transpose_geometry(
         if output_shape is not None
         else [size * s for size, s in zip(sizes, strides, strict=True)]
     )
-    mode = "SAME_UPPER" if auto_pad == "SAME_UPPER" else "SAME_LOWER"
     begins, ends, extras = [], [], []
     for size, k, s, d, extra, out in zip(
         sizes, kernel, strides, dilations, output_padding, wanted, strict=True
@@ -350,7 +348,7 @@ def _conv_transpose_geometry(
             if extra - total >= s:
                 raise ValueError(f"output_shape {_ints(output_shape)} is too large")
             extra -= total
-        begin, end = _same_padding(max(total, 0), mode)
+        begin, end = split_padding(max(total, 0), upper=auto_pad == "SAME_UPPER")
         begins.append(begin)
         ends.append(end)
         extras.append(extra)

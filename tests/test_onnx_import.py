@@ -29,8 +29,8 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dialect import GE
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, python_attributes
-from ge_frontend.onnx_context import shape_of
-from ge_frontend.onnx_import import import_onnx, parse_input_shapes
+from ge_frontend.importing import parse_input_shapes, shape_of
+from ge_frontend.onnx_import import import_onnx
 from ge_frontend.onnx_weights import (
     LIGHT_MODELS_DIR,
     light_model_path,

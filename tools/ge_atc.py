@@ -443,7 +443,8 @@ def output_path(output: str) -> Path:
 
 def compile_model(args: argparse.Namespace) -> None:
     """`--model X.onnx --framework=5 --output Y`: write `Y.om`."""
-    from ge_frontend.onnx_import import import_onnx, parse_input_shapes
+    from ge_frontend.importing import parse_input_shapes
+    from ge_frontend.onnx_import import import_onnx
 
     if args.framework is None:
         raise GEError("error: --framework is required with --model (5 = ONNX)")

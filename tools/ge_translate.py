@@ -26,12 +26,12 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.printer import Printer
 
 from ge_dialect.diagnostics import GEError
-from ge_frontend.onnx_import import (
+from ge_frontend.importing import (
     DEFAULT_INLINE_LIMIT,
     ImportedModel,
-    import_onnx,
     parse_input_shapes,
 )
+from ge_frontend.onnx_import import import_onnx
 from ge_runtime.reference import WEIGHTS_ATTRIBUTE
 from tools.common import one_line_errors, run_tool, write_atomically
 
