@@ -49,7 +49,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 from google.protobuf import text_format
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
@@ -83,7 +83,7 @@ TensorRef = tuple[str, int]
 
 
 def import_tensorflow(
-    model: str | os.PathLike[str] | GraphDef,
+    model: str | os.PathLike[str] | Message,
     *,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     out_nodes: Sequence[TensorRef] | None = None,
@@ -105,10 +105,24 @@ def import_tensorflow(
     return importer.run(emitter, out_nodes)
 
 
-def load_graph_def(model: str | os.PathLike[str] | GraphDef) -> tuple[GraphDef, str]:
-    """The parsed `GraphDef` and a label for messages (the file path)."""
-    if isinstance(model, GraphDef):
+def load_graph_def(
+    model: str | os.PathLike[str] | Message,
+) -> tuple[GraphDef, str]:
+    """The parsed `GraphDef` and a label for messages (the file path).
+
+    A `GraphDef` message from another copy of TensorFlow's protos (e.g.
+    `tensorflow`'s own, package `tensorflow` where tensorboard's copy says
+    `tensorboard`) is taken too: the wire format is the same.
+    """
+    if isinstance(model, Message):
+        if model.DESCRIPTOR.name != GraphDef.DESCRIPTOR.name:
+            raise GEError(
+                f"error: expected a tensorflow.GraphDef, got a "
+                f"{model.DESCRIPTOR.full_name}"
+            )
         graph, label = model, "<tensorflow graph>"
+        if not isinstance(graph, GraphDef):
+            graph = GraphDef.FromString(model.SerializeToString())
     else:
         label = os.fspath(model)
         if os.path.isdir(label):
