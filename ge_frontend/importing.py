@@ -21,7 +21,7 @@ nodes are collected (`UnsupportedOps`) and reported in one line at the end.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -354,6 +354,35 @@ class ConverterContext:
     def array(self, values: Any, like: int = 0) -> np.ndarray:
         """An import-time array with the dtype of input `like`."""
         return np.asarray(values, dtype=self.dtype(like))
+
+
+def registrar(table: dict[str, Any]) -> Callable[..., Callable[[Any], Any]]:
+    """The `@converts("OpA", "OpB")` decorator that registers into `table`."""
+
+    def converts(*op_types: str) -> Callable[[Any], Any]:
+        def register(fn: Any) -> Any:
+            for op_type in op_types:
+                table[op_type] = fn
+            return fn
+
+        return register
+
+    return converts
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """`axis` in [0, rank) (negative counts from the end); ValueError if out of range.
+
+    A scalar (rank 0) accepts axis 0 and -1.
+    """
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+    return axis % max(rank, 1)
+
+
+def int_list(values: Sequence[int] | np.ndarray) -> list[int]:
+    """Python ints from a sequence or array (any shape, flattened)."""
+    return [int(v) for v in np.asarray(values).reshape(-1)]
 
 
 def same_padding(

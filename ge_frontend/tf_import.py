@@ -143,7 +143,12 @@ def load_graph_def(
                 text_format.Parse(data.decode(), graph)
             else:
                 graph.ParseFromString(data)
-        except (DecodeError, text_format.ParseError, UnicodeDecodeError) as error:
+        except DecodeError:
+            raise GEError(
+                f"{label}: error: not a readable TensorFlow GraphDef (the protobuf "
+                "wire format is corrupt)"
+            ) from None
+        except (text_format.ParseError, UnicodeDecodeError) as error:
             raise GEError(
                 f"{label}: error: not a readable TensorFlow GraphDef: {one_line(error)}"
             ) from None

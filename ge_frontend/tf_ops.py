@@ -31,7 +31,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ge_dialect.formats import Format
-from ge_frontend.importing import Unsupported, Value, same_padding, shape_of
+from ge_frontend.importing import (
+    Unsupported,
+    Value,
+    int_list,
+    normalize_axis,
+    registrar,
+    same_padding,
+    shape_of,
+)
 from ge_frontend.tf_context import TFNodeContext, tensor_array
 
 Converter = Callable[[TFNodeContext], Sequence[Value]]
@@ -40,25 +48,8 @@ CONVERTERS: dict[str, Converter] = {}
 """TensorFlow op -> converter."""
 
 
-def converts(*op_types: str) -> Callable[[Converter], Converter]:
-    """Register a converter for `op_types`."""
-
-    def register(fn: Converter) -> Converter:
-        for op_type in op_types:
-            CONVERTERS[op_type] = fn
-        return fn
-
-    return register
-
-
-def _axis(axis: int, rank: int) -> int:
-    if not -rank <= axis < max(rank, 1):
-        raise ValueError(f"axis {axis} is out of range for rank {rank}")
-    return axis % max(rank, 1)
-
-
-def _ints(values: Sequence[int] | np.ndarray) -> list[int]:
-    return [int(v) for v in np.asarray(values).reshape(-1)]
+converts = registrar(CONVERTERS)
+"""`@converts("OpType", ...)` registers a converter."""
 
 
 def _required_constant(ctx: TFNodeContext, index: int, what: str) -> np.ndarray:
@@ -208,7 +199,7 @@ def _spatial_values(
 
     TensorFlow requires 1 on N and C.
     """
-    values = _ints(ctx.attr(name, [default] * 4))
+    values = int_list(ctx.attr(name, [default] * 4))
     if len(values) != 4:
         raise ValueError(f"'{name}' must have 4 values, got {values}")
     if values[data_format.index("N")] != 1 or values[data_format.index("C")] != 1:
@@ -234,7 +225,7 @@ def _window_pads(
         return [0, 0, 0, 0]
     h_axis, w_axis = data_format.index("H"), data_format.index("W")
     if padding == "EXPLICIT":
-        pairs = _ints(ctx.attr("explicit_paddings", []))
+        pairs = int_list(ctx.attr("explicit_paddings", []))
         if len(pairs) != 8:
             raise ValueError(f"'explicit_paddings' must have 8 values, got {pairs}")
         for axis in (data_format.index("N"), data_format.index("C")):
@@ -433,7 +424,8 @@ REDUCTIONS = {"Sum": "reduce_sum", "Mean": "reduce_mean", "Max": "reduce_max"}
 def convert_reduce(ctx: TFNodeContext) -> list[Value]:
     """Over the `reduction_indices`; an empty list reduces nothing."""
     rank = ctx.rank(0)
-    axes = sorted({_axis(a, rank) for a in _ints(_required_constant(ctx, 1, "axes"))})
+    indices = int_list(_required_constant(ctx, 1, "axes"))
+    axes = sorted({normalize_axis(a, rank) for a in indices})
     if not axes:
         return [ctx.input(0)]
     keep_dims = bool(ctx.attr("keep_dims", False))
@@ -449,7 +441,7 @@ def convert_reduce(ctx: TFNodeContext) -> list[Value]:
 @converts("Reshape")
 def convert_reshape(ctx: TFNodeContext) -> list[Value]:
     """TensorFlow's 0 is an empty dim (`ge.reshape`'s 0 copies): resolved here."""
-    shape = _ints(_required_constant(ctx, 1, "shape"))
+    shape = int_list(_required_constant(ctx, 1, "shape"))
     input_shape = ctx.shape(0)
     if -1 not in input_shape:
         shape = list(np.empty(input_shape, dtype=np.bool_).reshape(shape).shape)
@@ -461,7 +453,7 @@ def convert_reshape(ctx: TFNodeContext) -> list[Value]:
 @converts("Squeeze")
 def convert_squeeze(ctx: TFNodeContext) -> list[Value]:
     rank = ctx.rank(0)
-    axes = sorted({_axis(a, rank) for a in ctx.attr("squeeze_dims", [])})
+    axes = sorted({normalize_axis(a, rank) for a in ctx.attr("squeeze_dims", [])})
     if not axes:
         shape = ctx.static_shape(0)
         axes = [axis for axis, dim in enumerate(shape) if dim == 1]
@@ -470,15 +462,16 @@ def convert_squeeze(ctx: TFNodeContext) -> list[Value]:
 
 @converts("ExpandDims")
 def convert_expand_dims(ctx: TFNodeContext) -> list[Value]:
-    axis = _ints(_required_constant(ctx, 1, "axis"))
+    axis = int_list(_required_constant(ctx, 1, "axis"))
     if len(axis) != 1:
         raise ValueError(f"'axis' must hold one value, got {axis}")
-    return [ctx.op("unsqueeze", ctx.input(0), axes=[_axis(axis[0], ctx.rank(0) + 1)])]
+    axes = [normalize_axis(axis[0], ctx.rank(0) + 1)]
+    return [ctx.op("unsqueeze", ctx.input(0), axes=axes)]
 
 
 def _concat(ctx: TFNodeContext, values: list[Value], axis_index: int) -> Value:
-    axis = _ints(_required_constant(ctx, axis_index, "axis"))[0]
-    axis = _axis(axis, len(shape_of(values[0])))
+    axis = int_list(_required_constant(ctx, axis_index, "axis"))[0]
+    axis = normalize_axis(axis, len(shape_of(values[0])))
     if len(values) == 1:
         return values[0]
     return ctx.op("concat", values, axis=axis)
@@ -502,7 +495,7 @@ def convert_concat(ctx: TFNodeContext) -> list[Value]:
 def convert_pack(ctx: TFNodeContext) -> list[Value]:
     """Stack along a new `axis`."""
     rank = ctx.rank(0) + 1
-    axis = _axis(int(ctx.attr("axis", 0)), rank)
+    axis = normalize_axis(int(ctx.attr("axis", 0)), rank)
     values = [
         ctx.op("unsqueeze", ctx.input(i), axes=[axis], suffix=f"expand_{i}")
         for i in range(len(ctx.inputs))
@@ -521,7 +514,7 @@ def _split(ctx: TFNodeContext, value: Value, axis: int, sizes: list[int]) -> lis
 def convert_split(ctx: TFNodeContext) -> list[Value]:
     """Inputs (axis, value); `num_split` equal parts."""
     rank = ctx.rank(1)
-    axis = _axis(_ints(_required_constant(ctx, 0, "axis"))[0], rank)
+    axis = normalize_axis(int_list(_required_constant(ctx, 0, "axis"))[0], rank)
     dim = ctx.shape(1)[axis]
     parts = int(ctx.required_attr("num_split"))
     if dim == -1:
@@ -535,8 +528,8 @@ def convert_split(ctx: TFNodeContext) -> list[Value]:
 def convert_split_v(ctx: TFNodeContext) -> list[Value]:
     """Inputs (value, size_splits, axis); one size may be -1 (the rest)."""
     rank = ctx.rank(0)
-    axis = _axis(_ints(_required_constant(ctx, 2, "axis"))[0], rank)
-    sizes = _ints(_required_constant(ctx, 1, "size_splits"))
+    axis = normalize_axis(int_list(_required_constant(ctx, 2, "axis"))[0], rank)
+    sizes = int_list(_required_constant(ctx, 1, "size_splits"))
     if -1 in sizes:
         dim = ctx.shape(0)[axis]
         if dim == -1:
@@ -548,7 +541,7 @@ def convert_split_v(ctx: TFNodeContext) -> list[Value]:
 @converts("Unpack")
 def convert_unpack(ctx: TFNodeContext) -> list[Value]:
     rank = ctx.rank(0)
-    axis = _axis(int(ctx.attr("axis", 0)), rank)
+    axis = normalize_axis(int(ctx.attr("axis", 0)), rank)
     count = ctx.shape(0)[axis]
     if count == -1:
         raise Unsupported("along a dynamic dim")
@@ -581,19 +574,19 @@ def convert_pad(ctx: TFNodeContext) -> list[Value]:
         fill = float(np.asarray(_required_constant(ctx, 2, "constant_values")))
     if not pairs.any():
         return [ctx.input(0)]
-    paddings = _ints(pairs[:, 0]) + _ints(pairs[:, 1])
+    paddings = int_list(pairs[:, 0]) + int_list(pairs[:, 1])
     return [ctx.op("pad", ctx.input(0), paddings=paddings, mode=mode, value=fill)]
 
 
 @converts("Transpose")
 def convert_transpose(ctx: TFNodeContext) -> list[Value]:
-    perm = _ints(_required_constant(ctx, 1, "perm"))
+    perm = int_list(_required_constant(ctx, 1, "perm"))
     return [ctx.op("transpose", ctx.input(0), perm=perm)]
 
 
 @converts("Tile")
 def convert_tile(ctx: TFNodeContext) -> list[Value]:
-    multiples = _ints(_required_constant(ctx, 1, "multiples"))
+    multiples = int_list(_required_constant(ctx, 1, "multiples"))
     return [ctx.op("tile", ctx.input(0), multiples=multiples)]
 
 
@@ -604,15 +597,16 @@ def convert_gather(ctx: TFNodeContext) -> list[Value]:
         raise Unsupported("with batch_dims")
     axis = 0
     if ctx.op_type == "GatherV2":
-        axis = _ints(_required_constant(ctx, 2, "axis"))[0]
-    return [ctx.op("gather", ctx.input(0), ctx.input(1), axis=_axis(axis, ctx.rank(0)))]
+        axis = int_list(_required_constant(ctx, 2, "axis"))[0]
+    axis = normalize_axis(axis, ctx.rank(0))
+    return [ctx.op("gather", ctx.input(0), ctx.input(1), axis=axis)]
 
 
 @converts("Slice")
 def convert_slice(ctx: TFNodeContext) -> list[Value]:
     """Inputs (value, begin, size); a size of -1 runs to the end."""
-    begin = _ints(_required_constant(ctx, 1, "begin"))
-    size = _ints(_required_constant(ctx, 2, "size"))
+    begin = int_list(_required_constant(ctx, 1, "begin"))
+    size = int_list(_required_constant(ctx, 2, "size"))
     if len(begin) != ctx.rank(0) or len(size) != ctx.rank(0):
         raise ValueError("'begin' and 'size' need one entry per input axis")
     axes, begins, ends = [], [], []
@@ -642,9 +636,9 @@ def _mask_bits(mask: int, count: int) -> list[bool]:
 
 def strided_slice_index(ctx: TFNodeContext) -> tuple:
     """StridedSlice's spec (begin, end, strides and the five masks) as a NumPy index."""
-    begin = _ints(_required_constant(ctx, 1, "begin"))
-    end = _ints(_required_constant(ctx, 2, "end"))
-    strides = _ints(_required_constant(ctx, 3, "strides"))
+    begin = int_list(_required_constant(ctx, 1, "begin"))
+    end = int_list(_required_constant(ctx, 2, "end"))
+    strides = int_list(_required_constant(ctx, 3, "strides"))
     count = len(begin)
     if not len(end) == len(strides) == count:
         raise ValueError("'begin', 'end' and 'strides' differ in length")
@@ -766,7 +760,7 @@ def convert_rank(ctx: TFNodeContext) -> list[Value]:
 
 @converts("Fill")
 def convert_fill(ctx: TFNodeContext) -> list[Value]:
-    dims = _ints(_required_constant(ctx, 0, "dims"))
+    dims = int_list(_required_constant(ctx, 0, "dims"))
     value = _required_constant(ctx, 1, "value")
     return [np.full(dims, value, dtype=value.dtype)]
 

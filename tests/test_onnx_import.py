@@ -1159,7 +1159,7 @@ def test_ge_translate_bad_inputs_fail_cleanly(tmp_path: Path, kind: str):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "the following arguments are required: --import-onnx"),
+        ([], "one of the arguments --import-onnx --import-tf is required"),
         (["--import-onnx", "m.onnx", "--bogus"], "unrecognized arguments: --bogus"),
         (
             ["--import-onnx", "m.onnx", "--input-shape", "x:1,y"],

@@ -5,9 +5,9 @@ a fixed seed; their batch norms are calibrated (moving statistics measured on
 a seeded random batch, random scales and shifts) so activations stay
 informative through deep networks, as in a trained model. Graphs are frozen
 with `convert_variables_to_constants_v2` into a `GraphDef` whose input
-placeholder is `input`. Frozen graphs are cached as `.pb` files under a cache
-directory, keyed by the builder's source, this file's source and the
-TensorFlow and Keras versions.
+placeholder is `input`. Frozen graphs are cached as `.pb` files with the
+model zoo's (`model_zoo.cache_dir()`), keyed by the builder's source, this
+file's source and the TensorFlow and Keras versions.
 
 TensorFlow itself is the numeric reference: `tf_run` imports the frozen
 `GraphDef` and runs it with TensorFlow's own (Eigen) CPU kernels. oneDNN is
@@ -26,11 +26,13 @@ import hashlib
 import inspect
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
+from model_zoo import cache_dir
 
 if "tensorflow" in sys.modules and os.environ.get("TF_ENABLE_ONEDNN_OPTS") != "0":
     raise RuntimeError("tf_models must be imported before tensorflow (oneDNN off)")
@@ -52,26 +54,27 @@ def freeze(function: Callable, *specs: tf.TensorSpec) -> GraphDef:
     return convert_variables_to_constants_v2(concrete).graph.as_graph_def()
 
 
-def cached_graph(builder: Builder, cache_dir: Path) -> Path:
-    """`builder`'s frozen graph as a `.pb` in `cache_dir` (built if not there)."""
+def cached_graph(builder: Builder, directory: Path | None = None) -> Path:
+    """`builder`'s frozen graph as a `.pb` (built unless cached).
+
+    Kept with the model zoo's files (`model_zoo.cache_dir()`), keyed by the
+    builder's source, this file and the TensorFlow and Keras versions.
+    """
     import keras
 
-    key = hashlib.sha256(
-        "\0".join(
-            [
-                inspect.getsource(builder),
-                Path(__file__).read_text(),
-                tf.__version__,
-                keras.__version__,
-            ]
-        ).encode()
-    ).hexdigest()[:16]
-    path = cache_dir / f"{builder.__name__}-{key}.pb"
-    if not path.exists():
-        data = builder().SerializeToString()
-        partial = path.with_suffix(".partial")
-        partial.write_bytes(data)
-        partial.replace(path)
+    digest = hashlib.sha256()
+    for text in (inspect.getsource(builder), Path(__file__).read_text()):
+        digest.update(text.encode())
+    digest.update(repr((tf.__version__, keras.__version__)).encode())
+    directory = cache_dir() if directory is None else directory
+    path = directory / f"tf-{builder.__name__}-{digest.hexdigest()[:16]}.pb"
+    if path.is_file():
+        return path
+    directory.mkdir(parents=True, exist_ok=True)
+    handle, scratch = tempfile.mkstemp(suffix=".pb", dir=directory)
+    with os.fdopen(handle, "wb") as file:
+        file.write(builder().SerializeToString())
+    os.replace(scratch, path)  # atomic: a concurrent build writes the same
     return path
 
 
