@@ -111,6 +111,8 @@ class OfflineModel:
     weights: dict[str, np.ndarray] = field(default_factory=dict)
     source_ir: str | None = None
     path: str = "<offline model>"
+    digest: str = ""
+    """SHA-256 of the file (hex; its trailer), what keys the code cache."""
 
     @property
     def target(self) -> str | None:
@@ -348,7 +350,14 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
         raise fail(f"corrupt offline model ({error})") from None
     if not isinstance(manifest, dict):
         raise fail("corrupt offline model (manifest is not a JSON object)")
-    return OfflineModel(manifest, ir, read_npz(sections[WEIGHTS], fail), source, label)
+    return OfflineModel(
+        manifest,
+        ir,
+        read_npz(sections[WEIGHTS], fail),
+        source,
+        label,
+        digest.hex(),
+    )
 
 
 def read_npz(data: bytes, fail: Any) -> dict[str, np.ndarray]:
