@@ -15,9 +15,9 @@ kept in `GraphEmitter.weights` under its ONNX value name.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import onnx
@@ -38,6 +38,63 @@ WEIGHT_MODES = ("inline", "external")
 
 class Unsupported(Exception):
     """A node the `ge` dialect cannot express; the message qualifies the op type."""
+
+
+class Downstream(Exception):
+    """A node that reads the result of an unsupported node (also inside one of
+    its subgraphs); the driver reports the unsupported node only."""
+
+
+def node_subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    """The graphs among a node's attributes (If's branches, Loop's body, ...)."""
+    graphs: list[onnx.GraphProto] = []
+    for attribute in node.attribute:
+        if attribute.type == onnx.AttributeProto.GRAPH:
+            graphs.append(attribute.g)
+        elif attribute.type == onnx.AttributeProto.GRAPHS:
+            graphs.extend(attribute.graphs)
+    return graphs
+
+
+def free_names(graph: onnx.GraphProto) -> list[str]:
+    """The outer-scope values a graph reads (nested subgraphs included), in
+    order of first use: ONNX subgraphs see every value of enclosing graphs."""
+    defined = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    free: list[str] = []
+    for node in graph.node:
+        nested = [name for sub in node_subgraphs(node) for name in free_names(sub)]
+        for name in (*node.input, *nested):
+            if name and name not in defined and name not in free:
+                free.append(name)
+        defined.update(output for output in node.output if output)
+    for output in graph.output:
+        if output.name not in defined and output.name not in free:
+            free.append(output.name)
+    return free
+
+
+class SubgraphImporter(Protocol):
+    """What the driver offers the converters of ops with graph attributes."""
+
+    def inline(self, graph: onnx.GraphProto, emitter: GraphEmitter) -> list[Value]:
+        """Import `graph`'s nodes into `emitter`'s graph, seeing the enclosing
+        values; its outputs."""
+        ...
+
+    def body(
+        self,
+        graph: onnx.GraphProto,
+        emitter: GraphEmitter,
+        bound: Mapping[str, Value],
+    ) -> list[Value]:
+        """Import `graph` as a region body: `bound` holds every value it can
+        see (its inputs and the outer values it reads); its outputs."""
+        ...
+
+    def lookup(self, name: str) -> Value | None:
+        """The enclosing scope's value `name` (None: downstream of an
+        unsupported node)."""
+        ...
 
 
 def node_name(node: onnx.NodeProto) -> str:
@@ -81,6 +138,17 @@ class GraphEmitter:
     weights: dict[str, np.ndarray] = field(default_factory=dict)
     value_names: dict[int, str] = field(default_factory=dict)
     _consts: dict[int, tuple[np.ndarray, SSAValue]] = field(default_factory=dict)
+
+    def nested(self, builder: GraphBuilder) -> GraphEmitter:
+        """An emitter for a subgraph being built by `builder`: the same weights
+        and value names, its own constants (a region sees no outer value)."""
+        return GraphEmitter(
+            builder,
+            self.weights_mode,
+            self.inline_limit,
+            self.weights,
+            self.value_names,
+        )
 
     def name_array(self, array: np.ndarray, name: str) -> None:
         """Remember `name` (an ONNX value name) as the weight key of `array`."""
@@ -168,6 +236,8 @@ class NodeContext:
     inputs: list[Value | None]
     outputs_used: list[bool]
     emitter: GraphEmitter
+    subgraphs: SubgraphImporter | None = None
+    """How to import the node's graph attributes (set by the driver)."""
 
     @property
     def name(self) -> str:
@@ -233,6 +303,13 @@ class NodeContext:
         if -1 in shape:
             raise Unsupported("on dynamic dims")
         return shape
+
+    def graph(self, name: str) -> onnx.GraphProto:
+        """Required graph attribute `name`."""
+        for attribute in self.node.attribute:
+            if attribute.name == name and attribute.type == onnx.AttributeProto.GRAPH:
+                return attribute.g
+        raise ValueError(f"graph attribute '{name}' is missing")
 
     def op(self, op_name: str, *operands: Any, suffix: str | None = None, **attrs: Any):
         """Emit (or fold) `ge.<op_name>`; helper ops get the name `node/suffix`."""
