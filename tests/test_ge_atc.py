@@ -386,7 +386,7 @@ def test_invalid_singleop_json_is_one_line_error(tmp_path: Path, capsys) -> None
 @pytest.mark.parametrize(
     ("flags", "fragment"),
     [
-        (["--framework=3"], "--framework=3 (TensorFlow) is not supported"),
+        (["--framework=0"], "--framework=0 (Caffe) is not supported"),
         (
             ["--framework=5", "--input_shape=input:1,3,x,32"],
             "bad input shape 'input:1,3,x,32'",
