@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,16 +35,17 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at, parse_module
-from ge_dialect.ops import ConstOp, GraphOp, attribute_to_python
+from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
+    DEFAULT_MAX_ITERATIONS,
     InputKey,
     ValueLayout,
     Weights,
@@ -53,13 +54,20 @@ from ge_runtime.reference import (
     find_graph,
     value_layout,
 )
-from passes.convert_ge_to_loops import WEIGHT_ATTR, ConvertGeToLoopsPass, weight_key
+from passes.convert_ge_to_loops import (
+    WEIGHT_ATTR,
+    ConvertGeToLoopsPass,
+    graph_constants,
+    weight_key,
+)
 from passes.insert_transdata import derive_storage_weights
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
 _GRAPHS: dict[str, CompiledFunction] = {}
 _COMPILE_LOCK = threading.RLock()
+MAX_WHILE_ITERATIONS = DEFAULT_MAX_ITERATIONS
+"""An `scf.while` running longer is an error, as in the reference."""
 
 
 @dataclass
@@ -229,6 +237,9 @@ class FunctionCompiler:
         self.vectorize = vectorize
         self.env = CodeEnv(poison=poison)
         self.scalar = ScalarEmitter(self.env)
+        self.vectorised = 0
+        self.reasons: list[str] = []
+        """Why each nest that runs in the scalar path was not vectorised."""
 
     def run(self) -> CompiledFunction:
         """Compile the function and return it ready to call."""
@@ -249,38 +260,7 @@ class FunctionCompiler:
             if WEIGHT_ATTR in attrs and arg not in written
         )
         self.env.invariant |= {block.args[i] for i in invariant_args}
-        body: list[str] = []
-        vectorised, reasons = 0, []
-        for op in block.ops:
-            if isinstance(op, func.ReturnOp):
-                names = "".join(f"{self.env.name(v)}, " for v in op.operands)
-                body.append(f"    return ({names})")
-            elif self._reusable(op):
-                buffer_type = op.results[0].type
-                assert isinstance(buffer_type, MemRefType)
-                shape = tuple(buffer_type.get_shape())
-                dtype = numpy_dtype(buffer_type.element_type)
-                body.append(
-                    f"    {self.env.name(op.results[0])} = "
-                    f"{self.env.workspace(shape, dtype)}"
-                )
-            elif isinstance(op, affine.ForOp) and self.vectorize:
-                try:
-                    body += NestVectoriser(op, self.env).compile("    ")
-                    vectorised += 1
-                except Unsupported as reason:
-                    reasons.append(str(reason))
-                    body += self.scalar.emit(op, "    ")
-            elif isinstance(op, memref.GetGlobalOp):
-                array = self._global(op)
-                name = self.env.add_global(array, "m")
-                if array.flags.writeable:
-                    self.env.mutable_globals.add(name)
-                else:
-                    self.env.invariant.add(op.memref)
-                body.append(f"    {self.env.name(op.memref)} = {name}")
-            else:
-                body += self.scalar.emit(op, "    ")
+        body = self.emit_block(list(block.ops), "    ", top=True)
         namespace = self.env.namespace
         if self.env.workspace_specs:
             pool = workspace_pool(self.env.workspace_specs, self.env.scratch_size)
@@ -310,12 +290,104 @@ class FunctionCompiler:
             source,
             [a.type for a in block.args],  # type: ignore[misc]
             arg_attrs,
-            vectorised,
-            reasons,
+            self.vectorised,
+            self.reasons,
             bool(self.env.workspace_specs),
             namespace["prepare"],
             invariant_args,
         )
+
+    def emit_block(
+        self, ops: Sequence[Operation], indent: str, top: bool = False
+    ) -> list[str]:
+        """Source for a block's ops: nests vectorised where they can be, `scf`
+        control flow as Python control flow around them; at the top level,
+        allocations reuse this thread's workspace."""
+        lines: list[str] = []
+        for op in ops:
+            if isinstance(op, func.ReturnOp):
+                names = "".join(f"{self.env.name(v)}, " for v in op.operands)
+                lines.append(f"{indent}return ({names})")
+            elif top and self._reusable(op):
+                buffer_type = op.results[0].type
+                assert isinstance(buffer_type, MemRefType)
+                shape = tuple(buffer_type.get_shape())
+                dtype = numpy_dtype(buffer_type.element_type)
+                lines.append(
+                    f"{indent}{self.env.name(op.results[0])} = "
+                    f"{self.env.workspace(shape, dtype)}"
+                )
+            elif isinstance(op, affine.ForOp) and self.vectorize:
+                try:
+                    lines += NestVectoriser(op, self.env).compile(indent)
+                    self.vectorised += 1
+                except Unsupported as reason:
+                    self.reasons.append(str(reason))
+                    lines += self.scalar.emit(op, indent)
+            elif isinstance(op, memref.GetGlobalOp):
+                array = self._global(op)
+                name = self.env.add_global(array, "m")
+                if array.flags.writeable:
+                    self.env.mutable_globals.add(name)
+                else:
+                    self.env.invariant.add(op.memref)
+                lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
+            elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
+                lines += self._control_flow(op, indent)
+            elif isinstance(op, scf.YieldOp | scf.ConditionOp) and not (
+                op.args if isinstance(op, scf.ConditionOp) else op.operands
+            ):
+                continue
+            else:
+                lines += self.scalar.emit(op, indent)
+        return lines
+
+    def _control_flow(
+        self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str
+    ) -> list[str]:
+        """`scf.if` / `scf.index_switch` / `scf.while` (no values carried in
+        SSA form: the lowering keeps them in buffers) as Python statements."""
+        inner = indent + "    "
+        if op.results or (isinstance(op, scf.WhileOp) and op.arguments):
+            raise JITError(f"'{op.name}' carrying values is not supported")
+        if isinstance(op, scf.IfOp):
+            lines = [f"{indent}if {self.env.name(op.cond)}:"]
+            lines += self._body(op.true_region, inner)
+            if op.false_region.blocks:
+                lines += [f"{indent}else:", *self._body(op.false_region, inner)]
+            return lines
+        if isinstance(op, scf.IndexSwitchOp):
+            value = self.env.name(op.arg)
+            lines = []
+            for number, (case, region) in enumerate(
+                zip(op.cases.get_values(), op.case_regions, strict=True)
+            ):
+                keyword = "if" if number == 0 else "elif"
+                lines.append(f"{indent}{keyword} {value} == {case}:")
+                lines += self._body(region, inner)
+            if lines:
+                lines.append(f"{indent}else:")
+                return lines + self._body(op.default_region, inner)
+            return self._body(op.default_region, indent)
+        condition = op.before_region.block.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        count = self.env.fresh("n")
+        limit = self.env.add_global(MAX_WHILE_ITERATIONS, "c")
+        error = self.env.add_global(JITError, "e")
+        lines = [f"{indent}{count} = 0", f"{indent}while True:"]
+        lines += self._body(op.before_region, inner)
+        lines += [
+            f"{inner}if not {self.env.name(condition.condition)}:",
+            f"{inner}    break",
+            f"{inner}{count} += 1",
+            f"{inner}if {count} > {limit}:",
+            f"{inner}    raise {error}('scf.while did not finish within "
+            f"{MAX_WHILE_ITERATIONS} iterations')",
+        ]
+        return lines + self._body(op.after_region, inner)
+
+    def _body(self, region: Region, indent: str) -> list[str]:
+        return self.emit_block(list(region.block.ops), indent) or [f"{indent}pass"]
 
     def _reusable(self, op: Operation) -> bool:
         """A top-level allocation of static shape, outside poison mode."""
@@ -417,14 +489,14 @@ def external_keys(graph: GraphOp) -> list[str]:
     """The keys of the graph's `#ge.external` constants."""
     return [
         op.value.key.data
-        for op in graph.body.block.ops
-        if isinstance(op, ConstOp) and isinstance(op.value, ExternalDataAttr)
+        for op in graph_constants(graph)
+        if isinstance(op.value, ExternalDataAttr)
     ]
 
 
 def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:
     """The lowered function's weight arguments, in order (after the inputs)."""
-    constants = [op for op in graph.body.block.ops if isinstance(op, ConstOp)]
+    constants = graph_constants(graph)
     arguments = []
     for position, op in enumerate(constants):
         key = weight_key(op, position)

@@ -100,6 +100,18 @@ class ExecutionPath(enum.StrEnum):
     """Through its host single-op function (`ge_runtime.fallback`)."""
 
 
+class Executor(enum.StrEnum):
+    """What computed an op."""
+
+    JIT = "jit"
+    """Loops lowered from the graph, run by the JIT (what `--check` verifies)."""
+    NUMPY_KERNEL = "numpy kernel"
+    """A host fallback op (`support_aclnn`/`aclnn_only`): its single-op API
+    runs the NumPy kernel library, by design."""
+    REFERENCE = "reference"
+    """The reference evaluator's kernel: the JIT could not lower the op."""
+
+
 @dataclass(frozen=True)
 class TraceEntry:
     """One executed op: node name, op, engine, path, how, result shapes, and
@@ -112,6 +124,7 @@ class TraceEntry:
     path: ExecutionPath
     detail: str
     shapes: tuple[Shape, ...]
+    executor: Executor = Executor.JIT
     stream: int | None = None
     start_ms: float | None = None
     end_ms: float | None = None
@@ -410,7 +423,10 @@ class ScheduledEvaluator(ReferenceEvaluator):
             return super()._compute(op, operands)
         if runs_on_host(op, host_scheduled=self.host_scheduled):
             results = execute_fallback(op, [held.origin for held in operands])
-            self._record(op, ExecutionPath.FALLBACK, single_op_api(op), results)
+            detail = f"{single_op_api(op)}, NumPy kernel library"
+            self._record(
+                op, ExecutionPath.FALLBACK, detail, results, Executor.NUMPY_KERNEL
+            )
             return results
         if not self.host_scheduled:
             raise error_at(op, "is neither in a sunk part nor a fallback op")
@@ -434,8 +450,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
             )
         check_results(call, results)
         detail = f"part {part.number}, {part.how}"
+        executor = Executor.JIT if part.jit_failure is None else Executor.REFERENCE
         for op in part.ops:
-            self._record(op, ExecutionPath.SUNK, detail)
+            self._record(op, ExecutionPath.SUNK, detail, executor=executor)
         return results
 
     def _run_streams(
@@ -471,10 +488,12 @@ class ScheduledEvaluator(ReferenceEvaluator):
             detail = "jit kernel for " + ", ".join(
                 "x".join(map(str, s)) or "scalar" for s in shapes
             )
+            executor = Executor.JIT
         else:
             results = call_host_op(op, [held.origin for held in operands])
             reason = self.kernels.failures.get(op, "no shape function")
-            detail = f"numpy kernel: {reason}"
+            detail = f"reference kernel: {reason}"
+            executor = Executor.REFERENCE
         if inferred is not None:
             got = [(tuple(r.shape), str(r.dtype)) for r in results]
             expected = [(tuple(s), d) for s, d in inferred]
@@ -485,7 +504,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
                     f"shape function says {[list(s) for s, _ in expected]}",
                 )
         check_results(op, results)
-        self._record(op, ExecutionPath.HOST_KERNEL, detail, results)
+        self._record(op, ExecutionPath.HOST_KERNEL, detail, results, executor)
         return results
 
     def _infer(
@@ -508,6 +527,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
         path: ExecutionPath,
         detail: str,
         results: Sequence[np.ndarray] | None = None,
+        executor: Executor = Executor.JIT,
         timing: OpTiming | None = None,
     ) -> None:
         info = self.nodes.get(op) or NodeInfo(op.name, str(placed_engine(op)))
@@ -522,7 +542,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
             else (timing.stream, 1e3 * timing.start, 1e3 * timing.end)
         )
         self.trace.append(
-            TraceEntry(info.label, op.name, info.engine, path, detail, shapes, *when)
+            TraceEntry(
+                info.label, op.name, info.engine, path, detail, shapes, executor, *when
+            )
         )
 
 
@@ -571,6 +593,14 @@ class CompiledModel:
             f"{fallbacks} fallback op(s)"
             + (f", {streams} streams" if streams > 1 else "")
         )
+
+    def part_lines(self) -> list[str]:
+        """Per sunk part: its op count and what runs it (`jit`, `N streams`,
+        `reference: why`)."""
+        return [
+            f"part {part.number}: {len(part.ops)} ops, {part.how}"
+            for part in self.parts
+        ]
 
     def run(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
         """Run on origin-layout inputs (by `ge.data` name or index); origin outputs."""
