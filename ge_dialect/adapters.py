@@ -133,6 +133,33 @@ def operand_format_keywords(
     return keywords
 
 
+def operands_whose_format_is_read(op: Operation) -> frozenset[int]:
+    """Positions of the operands whose origin format the op's kernel reads
+    (`<operand>_format` keywords: the format is part of what the op means)."""
+    kernel = numpy_kernel_of(op)
+    if kernel is None or not isinstance(op, IRDLOperation):
+        return frozenset()
+    keywords = kernel_signature(kernel).keywords
+    positions = []
+    for name, value in _named_operands(op).items():
+        if f"{name}_format" in keywords:
+            positions.append(next(i for i, v in enumerate(op.operands) if v is value))
+    return frozenset(positions)
+
+
+def _named_operands(op: IRDLOperation) -> dict[str, Any]:
+    """The op's present single and optional operands by IRDL name."""
+    named = {}
+    for name, definition in type(op).get_irdl_definition().operands:
+        value = getattr(op, name)
+        if value is not None and not (
+            isinstance(definition, VarOperandDef)
+            and not isinstance(definition, OptOperandDef)
+        ):
+            named[name] = value
+    return named
+
+
 def keyword_arguments(op: Operation, signature: KernelSignature) -> dict[str, Any]:
     """Attributes and operand origin formats the kernel accepts."""
     available = {

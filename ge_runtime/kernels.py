@@ -25,7 +25,7 @@ in default order:
   whose rows follow FRACTAL_Z's C1HW order, then one BLAS GEMM;
 - `blas` (`ge.matmul`, `ge.gemm`, `ge.batch_matmul`): `np.matmul` (BLAS)
   on the operands, straight into the result when it is plain float32;
-- `host`: the reference in origin layout (`ge_runtime.host_ops` through the
+- `host`: the reference in origin layout (each op's `numpy_kernel` through the
   generated adapters; TransData and fused groups as the reference evaluator
   runs them), for every op.
 

@@ -35,11 +35,7 @@ from ge_runtime.scheduler import compile_model
 from passes.format_pipeline import FormatPipelinePass
 from passes.insert_aicpu_cast import InsertAICPUCastPass
 from passes.mark_fallback import FALLBACK_ATTRIBUTE, MarkFallbackPass
-from passes.partition_engines import (
-    STRUCTURAL_OPS,
-    PartitionEnginesPass,
-    op_engine,
-)
+from passes.partition_engines import STRUCTURAL_OPS, PartitionEnginesPass, op_engine
 from tools import ge_atc, ge_run
 
 FP16_TOLERANCE = 1e-2

@@ -32,7 +32,7 @@ from ge_dialect.traits import (
 )
 from ge_runtime.jit import run_graph
 from ge_runtime.reference import evaluate
-from passes.lowering.table import NOT_LOWERED, lowering_for
+from passes.lowering.table import NOT_LOWERED, has_lowering, lowering_for
 
 COMPUTE_OPS = [op for op in GE_OPS if not op.has_trait(Structural)]
 ELEMENTWISE_OPS = [op for op in COMPUTE_OPS if op.has_trait(Elementwise)]
@@ -98,18 +98,10 @@ def test_op_information_files_name_dialect_ops():
 def test_every_op_lowers_or_says_why_not(op):
     if op.has_trait(Structural) and op not in NOT_LOWERED:
         return  # graph structure: the converter handles it
-    instance_lowers = op in NOT_LOWERED or _has_lowering(op)
-    assert instance_lowers, f"{op.name} has no lowering and no NOT_LOWERED reason"
+    lowered = op in NOT_LOWERED or has_lowering(op)
+    assert lowered, f"{op.name} has no lowering and no NOT_LOWERED reason"
     if op in NOT_LOWERED:
-        assert NOT_LOWERED[op] and not _has_lowering(op), op.name
-
-
-def _has_lowering(op: type[IRDLOperation]) -> bool:
-    from passes.lowering.registry import registered_lowering
-
-    return registered_lowering(op) is not None or (
-        op.has_trait(Elementwise) and hasattr(op, "scalar")
-    )
+        assert NOT_LOWERED[op] and not has_lowering(op), op.name
 
 
 # ---------------------------------------------------------------------------

@@ -2,34 +2,27 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`; see `registry`); `Elementwise` ops with a scalar
-body lower generically. Ops that have no lowering say why in `NOT_LOWERED`;
-the completeness tests check that every `ge` op is in one of the two.
+body lower generically; control flow lowers with its regions
+(`control_flow.CONTROL_FLOW`). Ops that have no lowering say why in
+`NOT_LOWERED`; the completeness tests check that every `ge` op is in one of
+them.
 """
 
 from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from ge_dialect.ops import (
-    CaseOp,
-    Conv2DTransposeOp,
-    GatherOp,
-    IfOp,
-    PartitionedCallOp,
-    WhileOp,
-)
+from ge_dialect.ops import Conv2DTransposeOp, GatherOp
 from ge_dialect.ops.structure import Structural
+from ge_dialect.traits import Elementwise
 from passes.lowering import elementwise, fused, movement, nn
+from passes.lowering.control_flow import CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
 
 FAMILY_MODULES = (elementwise, fused, movement, nn)
 """The modules whose import registers the emitters."""
 
 NOT_LOWERED: dict[type[Operation], str] = {
-    IfOp: "control flow",
-    CaseOp: "control flow",
-    WhileOp: "control flow",
-    PartitionedCallOp: "engine subgraphs are inlined before lowering",
     Conv2DTransposeOp: "no loop emitter yet: it runs on its NumPy kernel",
     GatherOp: "data-dependent indexing: it runs as a host fallback",
 }
@@ -45,6 +38,15 @@ def lowering_for(op: Operation) -> Lowering | None:
     if elementwise.has_scalar_body(op):
         return elementwise.lower_elementwise
     return None
+
+
+def has_lowering(op_class: type[Operation]) -> bool:
+    """Whether ops of `op_class` lower (for some operand types)."""
+    return (
+        registered_lowering(op_class) is not None
+        or op_class in CONTROL_FLOW
+        or (op_class.has_trait(Elementwise) and hasattr(op_class, "scalar"))
+    )
 
 
 def unlowered_reason(op: Operation) -> str | None:
