@@ -6,6 +6,8 @@ its rank fits its origin format) is answered here, through the format library.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import DYNAMIC_INDEX, NoneAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
@@ -167,3 +169,17 @@ def satisfies(tensor: Attribute, required: LayoutAttr) -> bool:
         and storage_shape_of(retyped(tensor, have))
         == storage_shape_of(retyped(tensor, required))
     )
+
+
+def kept_layout(operand_types: Sequence[TensorType], rank: int) -> LayoutAttr | None:
+    """The layout a result of rank `rank` keeps: that of the first operand of
+    its rank with a `#ge.layout` (the `KeepsLayout` rule)."""
+    for tensor in operand_types:
+        layout = tensor.encoding
+        if tensor.get_num_dims() == rank and isinstance(layout, LayoutAttr):
+            return LayoutAttr(
+                layout.origin_format,
+                layout.storage_format,
+                reshape_type=layout.explicit_reshape_type,
+            )
+    return None

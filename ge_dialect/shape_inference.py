@@ -28,9 +28,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.adapters import operand_format_keywords
 from ge_dialect.attribute_values import default_attributes, python_attributes
-from ge_dialect.attributes import LayoutAttr
 from ge_dialect.dtypes import dtype_name, element_type
-from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.layout import check_tensor_type, kept_layout, shape_of
 from ge_dialect.ops import OPS_BY_NAME, Structural
 from ge_dialect.shape_functions import (
     UNKNOWN,
@@ -181,7 +180,7 @@ def _result_type(
     if (own_layout := getattr(op_class, "result_layout", None)) is not None:
         layout = own_layout(operand_types, attrs)
     elif keeps_layout:
-        layout = _kept_layout(operand_types, len(shape))
+        layout = kept_layout(operand_types, len(shape))
     else:
         layout = None
     if layout is None:
@@ -192,15 +191,3 @@ def _result_type(
     except VerifyException:
         return plain
     return typed
-
-
-def _kept_layout(operand_types: Sequence[TensorType], rank: int) -> LayoutAttr | None:
-    for tensor in operand_types:
-        layout = tensor.encoding
-        if tensor.get_num_dims() == rank and isinstance(layout, LayoutAttr):
-            return LayoutAttr(
-                layout.origin_format,
-                layout.storage_format,
-                reshape_type=layout.explicit_reshape_type,
-            )
-    return None

@@ -305,11 +305,3 @@ class Runtime:
         return step.kernel
 
 
-def run_kernels(
-    graph: GraphOp,
-    inputs: Mapping[InputKey, np.ndarray],
-    weights: Weights | None = None,
-    **options: object,
-) -> list[np.ndarray]:
-    """Build a `Runtime` for `graph` (options as its fields) and run it once."""
-    return Runtime(graph, weights or {}, **options).run(inputs)  # type: ignore[arg-type]

@@ -2,7 +2,7 @@
 
 Beyond GE (which only cancels inverse pairs and folds a transpose into the
 TransData after it), the relayout algebra of MLIR's pack/unpack folds and ONNX
-Runtime's `ComposePerm` (research/layout_optimizers.md §1, §3): two
+Runtime's `ComposePerm` (docs/research/layout_optimizers.md §1, §3): two
 relayouts in a row are one relayout.
 
 - `ComposeTransposePair`: `transpose(transpose(x, p1), p2)` is

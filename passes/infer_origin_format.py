@@ -1,6 +1,6 @@
 """`infer-origin-format`: GE's FormatRefiner (origin-format inference).
 
-Anchor diffusion (research/ge_behaviour.md §1). Ops that carry format meaning
+Anchor diffusion (docs/research/ge_behaviour.md §1). Ops that carry format meaning
 are anchors; from each anchor, in IR order, a breadth-first queue infers
 backward (into producers) and forward (into consumers). A value receives a
 format only while it is ND (first writer wins); each op reached runs its

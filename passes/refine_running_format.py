@@ -1,6 +1,6 @@
 """`refine-running-format`: apply user storage formats (GE PrepareRunningFormatRefiner).
 
-GE's `UpdateDataNetOutputByStorageFormat` (research/ge_behaviour.md §4.1–4.2):
+GE's `UpdateDataNetOutputByStorageFormat` (docs/research/ge_behaviour.md §4.1–4.2):
 
 - `ge.data` with `storage_format` and `storage_shape`: the result type gets
   that storage format. A non-empty `storage_shape` without 0 dims is used as

@@ -1,6 +1,6 @@
 """`same-transdata-breadth-fusion`: share identical TransData reached through casts.
 
-GE's SameTransdataBreadthFusionPass (research/ge_behaviour.md §2.8). From a
+GE's SameTransdataBreadthFusionPass (docs/research/ge_behaviour.md §2.8). From a
 head value, paths through Casts only that end at TransData with the same
 conversion are merged: one TransData moves right after the head (in the
 head's dtype) and the Casts run after it, in its output layout:

@@ -5,7 +5,7 @@ After `insert-transdata` an elementwise op left in the origin layout between
 two internal-format ops sits between a TransData out of NC1HWC0 and one back
 in. Running it in NC1HWC0 instead lets the pair disappear, as ONNX Runtime's
 transpose optimizer pushes transposes through elementwise and broadcast ops
-(research/layout_optimizers.md §3):
+(docs/research/layout_optimizers.md §3):
 
 ```mlir
 %a = ge.transdata %c {src_format = #ge.format<NC1HWC0>,

@@ -1,6 +1,6 @@
 """`transop-symmetry-elimination`: remove trans ops that undo each other.
 
-GE's TransOpSymmetryEliminationPass (research/ge_behaviour.md §2.1). A trans
+GE's TransOpSymmetryEliminationPass (docs/research/ge_behaviour.md §2.1). A trans
 op `T2` that consumes a trans op `T1` and restores `T1`'s input exactly is
 dropped together with `T1`:
 

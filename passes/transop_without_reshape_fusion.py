@@ -1,6 +1,6 @@
 """`transop-without-reshape-fusion`: shorten trans-op chains between real ops.
 
-GE's TransOpWithoutReshapeFusionPass (research/ge_behaviour.md §2.3), the
+GE's TransOpWithoutReshapeFusionPass (docs/research/ge_behaviour.md §2.3), the
 "depth" fusion. From each result `B` of an op that is not a trans op, every
 path through trans ops (Cast, Reshape, Transpose/Permute, TransData) to the
 first other consumer `E` is replaced by at most one TransData and one Cast,

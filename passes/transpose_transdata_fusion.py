@@ -1,6 +1,6 @@
 """`transpose-transdata-fusion`: fold a transpose into the TransData after it.
 
-GE's TransposeTransDataPass (research/ge_behaviour.md §2.4). A transpose that
+GE's TransposeTransDataPass (docs/research/ge_behaviour.md §2.4). A transpose that
 changes the format (NHWC -> NCHW) and feeds a TransData is absorbed: the
 TransData reads the transpose's operand and converts from its format.
 

@@ -2,7 +2,7 @@
 transop-without-reshape-fusion, same-transdata-breadth-fusion.
 
 - `passes.transop_utils`: precision tables, permutations, inverse pairs and
-  GE's DescAreSymmetry checks (research/ge_behaviour.md §5.3);
+  GE's DescAreSymmetry checks (docs/research/ge_behaviour.md §5.3);
 - every FileCheck input of the four passes, run through its pass, gives the
   same outputs (origin and stored layout, bit for bit) as before, and a
   second run changes nothing;

@@ -34,8 +34,9 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.attributes import LayoutAttr
 from ge_dialect.format_rules import bias_add_rule, conv_rule, data_format_rule
-from ge_dialect.layout import shape_of
+from ge_dialect.layout import kept_layout, shape_of
 from ge_dialect.numpy_helpers import (
     channel_axis,
     float32_compute,
@@ -126,15 +127,9 @@ CONV_DEFAULTS = {
 }
 
 
-@irdl_op_definition
-class Conv2DOp(SpatialOp):
-    """2-D convolution (cross-correlation) with optional bias.
-
-    The filter is OIHW, HWIO or OHWI as its origin format (NCHW, HWCN, NHWC)
-    says; an unannotated (ND) filter is OIHW.
-    """
-
-    name = "ge.conv2d"
+class ConvolutionOp(SpatialOp):
+    """Base of the convolutions: input, filter, optional bias; strides, pads,
+    dilations and groups; `data_format` names x's and y's layout (the anchor)."""
 
     x = operand_def(TensorType)
     filter = operand_def(TensorType)
@@ -150,6 +145,24 @@ class Conv2DOp(SpatialOp):
     REFRESH_RULE = staticmethod(conv_rule)
 
     assembly_format = COMPUTE_FORMAT
+
+    @staticmethod
+    def result_layout(
+        operand_types: Sequence[TensorType], attrs: Mapping[str, Any]
+    ) -> LayoutAttr | None:
+        """The result means what x means: x's layout, never the filter's."""
+        return kept_layout(operand_types[:1], 4)
+
+
+@irdl_op_definition
+class Conv2DOp(ConvolutionOp):
+    """2-D convolution (cross-correlation) with optional bias.
+
+    The filter is OIHW, HWIO or OHWI as its origin format (NCHW, HWCN, NHWC)
+    says; an unannotated (ND) filter is OIHW.
+    """
+
+    name = "ge.conv2d"
 
     def verify_spatial(self) -> None:
         check_rank(self.filter, 4, "filter")
@@ -259,26 +272,12 @@ class Conv2DOp(SpatialOp):
 
 
 @irdl_op_definition
-class Conv2DTransposeOp(SpatialOp):
+class Conv2DTransposeOp(ConvolutionOp):
     """2-D transposed convolution (ONNX ConvTranspose), filter [Cin, Cout/g, kh, kw]."""
 
     name = "ge.conv2d_transpose"
 
-    x = operand_def(TensorType)
-    filter = operand_def(TensorType)
-    bias = opt_operand_def(TensorType)
-    y = result_def(TensorType)
-    data_format = attr_def(StringAttr)
-    strides = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["strides"])
-    pads = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["pads"])
-    dilations = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["dilations"])
-    groups = attr_def(IntegerAttr, default_value=integer(1))
     output_padding = attr_def(DenseArrayBase, default_value=ints(0, 0))
-
-    FORMAT_RULE = staticmethod(conv_rule)
-    REFRESH_RULE = staticmethod(conv_rule)
-
-    assembly_format = COMPUTE_FORMAT
 
     def verify_spatial(self) -> None:
         check_rank(self.filter, 4, "filter")
