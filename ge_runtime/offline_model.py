@@ -44,7 +44,6 @@ import json
 import math
 import os
 import struct
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -68,6 +67,7 @@ from ge_dialect.formats import FormatError
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
 from ge_runtime.memory import memory_reports
+from ge_runtime.npy import NpyError, npz_bytes, read_npz
 from ge_runtime.reference import find_graph
 from passes.insert_transdata import module_target
 from tools.common import write_atomically
@@ -225,17 +225,6 @@ def encode(model: OfflineModel) -> bytes:
     return b"".join([*parts, digest.digest()])
 
 
-def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """An uncompressed `.npz` holding `arrays` by key (any key: `np.savez`
-    would take keys such as "file" for its own arguments)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for key, array in arrays.items():
-            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, array, allow_pickle=False)
-    return buffer.getvalue()
-
-
 def weight_keys(module: ModuleOp) -> set[str]:
     """Every weight key the module reads (`#ge.external` keys, variable names)."""
     keys = set()
@@ -348,17 +337,17 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
         raise fail(f"corrupt offline model ({error})") from None
     if not isinstance(manifest, dict):
         raise fail("corrupt offline model (manifest is not a JSON object)")
-    return OfflineModel(manifest, ir, read_npz(sections[WEIGHTS], fail), source, label)
+    return OfflineModel(
+        manifest, ir, read_weights(sections[WEIGHTS], fail), source, label
+    )
 
 
-def read_npz(data: bytes, fail: Any) -> dict[str, np.ndarray]:
-    """The arrays of `.npz` bytes; `fail(message)` builds the error."""
+def read_weights(data: bytes, fail: Any) -> dict[str, np.ndarray]:
+    """The arrays of the weights section; `fail(message)` builds the error."""
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            return {key: npz[key] for key in npz.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        message = " ".join(str(error).split())
-        raise fail(f"corrupt offline model weights ({message})") from None
+        return read_npz(io.BytesIO(data))
+    except NpyError as error:
+        raise fail(f"corrupt offline model weights ({error})") from None
 
 
 # ---------------------------------------------------------------------------

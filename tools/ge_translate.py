@@ -21,7 +21,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from xdsl.dialects.builtin import StringAttr
 from xdsl.printer import Printer
 
@@ -32,6 +31,7 @@ from ge_frontend.onnx_import import (
     import_onnx,
     parse_input_shapes,
 )
+from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import WEIGHTS_ATTRIBUTE
 from tools.common import one_line_errors, run_tool, write_atomically
 
@@ -80,13 +80,6 @@ def weights_path(output: str) -> Path:
     """`OUT.weights.npz` next to `OUT.mlir`."""
     path = Path(output)
     return path.with_name(f"{path.stem}.weights.npz")
-
-
-def npz_bytes(weights: dict[str, np.ndarray]) -> bytes:
-    """The weights as the bytes of an `.npz` file."""
-    buffer = io.BytesIO()
-    np.savez(buffer, **weights)
-    return buffer.getvalue()
 
 
 def module_text(imported: ImportedModel) -> str:
