@@ -242,6 +242,39 @@ def test_registered_rule_overrides_the_builtin_one():
     assert origin(module, "y") == Format.NHWC
 
 
+def test_rule_sees_its_own_input_descriptors_only():
+    """At a join, the first walk to arrive finds the other input still ND,
+    although that input's producer (a later anchor) already has a format."""
+    text = """
+    ge.graph @g {
+      %a = ge.data {index = 0 : i64} : tensor<1x3x4x4xf32>
+      %b = ge.data {index = 1 : i64} : tensor<1x3x4x4xf32>
+      %p = ge.avg_pool %a {data_format = "NCHW", ksize = array<i64: 1, 1, 1, 1>}
+         : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
+      %q = ge.max_pool %b {data_format = "NHWC", ksize = array<i64: 1, 1, 1, 1>}
+         : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
+      %m = ge.maximum %q, %p : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>)
+         -> tensor<1x3x4x4xf32>
+      ge.netoutput %m : tensor<1x3x4x4xf32>
+    }
+    """
+    saved = infer_rule_of("ge.maximum")
+    seen: list[tuple[Format, Format]] = []
+
+    @register_format_rule("ge.maximum")
+    def recording(view: FormatView) -> None:
+        seen.append((view.input(0), view.input(1)))
+        same_rank_rule(view)
+
+    try:
+        module = run(parse(text))
+    finally:
+        restore("ge.maximum", saved)
+    assert seen == [(Format.ND, Format.NCHW)]
+    assert origin(module, "m") == Format.NCHW
+    assert origin(module, "q") == Format.NHWC
+
+
 def test_rule_tables_separate_policy_from_ops():
     module = parse(chunks(LIT_DIR / "propagation.mlir")[0])
     ops = {op.name: op for op in module.walk()}
