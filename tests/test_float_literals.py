@@ -74,8 +74,8 @@ def bits(array: np.ndarray) -> np.ndarray:
 def assert_same_values(actual: np.ndarray, expected: np.ndarray) -> None:
     """Equal bits, except that a NaN only has to be a NaN of the same sign."""
     assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    nan = np.isnan(expected.astype(np.float64))
-    assert np.array_equal(np.isnan(actual.astype(np.float64)), nan)
+    nan = np.isnan(expected)
+    assert np.array_equal(np.isnan(actual), nan)
     assert np.array_equal(np.signbit(actual), np.signbit(expected))
     assert np.array_equal(bits(actual)[~nan], bits(expected)[~nan])
 
