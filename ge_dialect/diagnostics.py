@@ -9,8 +9,9 @@ from __future__ import annotations
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr
 from xdsl.ir import Operation
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
+
+from ge_dialect.ir_text import ResourceReadingParser
 
 
 class GEError(Exception):
@@ -40,8 +41,9 @@ def error_at(op: Operation, message: str) -> GEError:
     return GEError(f"{location_text(op)}: error: '{op.name}' op {message}")
 
 
-class LocatedParser(Parser):
-    """A parser that records each op's `file:line:col` as its location."""
+class LocatedParser(ResourceReadingParser):
+    """A parser that records each op's `file:line:col` as its location (and reads
+    resource-blob constants, see `ge_dialect.ir_text`)."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)

@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.ir_text import print_module
 from ge_runtime.profiling import PassTimer
 from tools.common import (
     LOG_LEVELS,
@@ -126,6 +127,20 @@ class GEOptMain(xDSLOptMain):
             "mark-fallback logs at info)",
         )
         arg_parser.add_argument(
+            "--mlir-elide-elementsattrs-if-larger",
+            type=int,
+            metavar="N",
+            help="print non-splat constants of more than N elements as "
+            "dense_resource<__elided__> (for reading; cannot be read back)",
+        )
+        arg_parser.add_argument(
+            "--mlir-print-elementsattrs-as-resources-if-larger",
+            type=int,
+            metavar="N",
+            help="print non-splat constants of more than N elements as "
+            "dense_resource blobs in the file's {-# dialect_resources #-} section",
+        )
+        arg_parser.add_argument(
             "--opinfo",
             action="append",
             default=[],
@@ -201,6 +216,22 @@ class GEOptMain(xDSLOptMain):
         self._between_passes(inner, module, pipeline)
         count = runtime_transdata_count(module)
         print(f"// {count} runtime TransData after {inner.name}\n")
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        """The output text; MLIR text honours the constant-printing options."""
+        if self.args.target != "mlir" or self.args.syntax_highlight:
+            return super().output_resulting_program(prog)
+        args = self.args
+        text = print_module(
+            prog,
+            self.ctx.loaded_dialects,
+            elide_elements_if_larger=args.mlir_elide_elementsattrs_if_larger,
+            resources_if_larger=args.mlir_print_elementsattrs_as_resources_if_larger,
+            print_generic_format=args.print_op_generic,
+            print_properties_as_attributes=args.print_no_properties,
+            print_debuginfo=args.print_debuginfo,
+        )
+        return text + "\n"  # xDSL's mlir target ends with a blank line
 
     def run(self) -> None:
         with logging_to_stderr(("passes",), self.args.log):
