@@ -29,7 +29,6 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
 from ge_dialect.ir_text import print_module
-from ge_runtime.profiling import PassTimer
 from tools.common import (
     LOG_LEVELS,
     load_plugins,
@@ -159,10 +158,11 @@ class GEOptMain(xDSLOptMain):
             )
 
     def setup_pipeline(self) -> None:
-        from ge_dialect.opinfo import load_opinfo_file
+        if self.args.opinfo:
+            from ge_dialect.opinfo import load_opinfo_file
 
-        for path in self.args.opinfo:
-            load_opinfo_file(path)
+            for path in self.args.opinfo:
+                load_opinfo_file(path)
         self.args.passes = ",".join(
             p for p in (self.args.passes, *self.pass_flags) if p
         )
@@ -180,7 +180,11 @@ class GEOptMain(xDSLOptMain):
         except Exception as error:  # xDSL raises several types for bad options
             message = " ".join(str(error).split())
             raise GEError(f"error: invalid pass pipeline: {message}") from None
-        self.timer = PassTimer() if self.args.time_passes else None
+        self.timer = None
+        if self.args.time_passes:
+            from ge_runtime.profiling import PassTimer
+
+            self.timer = PassTimer()
         if self.args.print_between_passes or self.timer is not None:
             from passes.format_pipeline import NESTED_PASS_CALLBACK
 
