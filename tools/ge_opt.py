@@ -24,7 +24,6 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
@@ -70,17 +69,30 @@ def split_pass_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 class PassHelpFormatter(argparse.HelpFormatter):
-    """Shows each pass flag with the first line of its pass's docstring."""
+    """Shows each pass flag with its docstring's first line and its options."""
 
     passes: dict[str, Any] = {}
 
     def _expand_help(self, action: argparse.Action) -> str:
-        if isinstance(action, PassFlag):
-            pass_class = self.passes[action.dest]()
-            doc = (pass_class.__doc__ or "").strip().splitlines()
-            if doc:
-                return doc[0]
-        return super()._expand_help(action)
+        if not isinstance(action, PassFlag):
+            return super()._expand_help(action)
+        from passes.options import pass_options
+
+        pass_class = self.passes[action.dest]()
+        lines = (pass_class.__doc__ or "").strip().splitlines()[:1]
+        lines += [f"  {option.usage()}" for option in pass_options(pass_class)]
+        return "\n".join(lines)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """Wrap each line on its own (each pass option starts a line)."""
+        wrapped = []
+        for line in text.splitlines():
+            body = line.lstrip()
+            indent = line[: len(line) - len(body)]
+            pieces = super()._split_lines(body, width - len(indent) - 2) or [""]
+            more = f"{indent}  " if indent else ""
+            wrapped += [indent + pieces[0], *(more + piece for piece in pieces[1:])]
+        return wrapped
 
 
 class GEOptMain(xDSLOptMain):
@@ -148,7 +160,11 @@ class GEOptMain(xDSLOptMain):
         )
         from passes import PASSES
 
-        group = arg_parser.add_argument_group("passes")
+        group = arg_parser.add_argument_group(
+            "passes",
+            "Each pass is also a flag: --PASS, or --PASS='OPT=V OPT2=W' (the text "
+            "inside -p 'PASS{...}'). Options are written data-format or data_format.",
+        )
         for name in PASSES:
             group.add_argument(
                 f"--{name}",
@@ -166,20 +182,12 @@ class GEOptMain(xDSLOptMain):
         self.args.passes = ",".join(
             p for p in (self.args.passes, *self.pass_flags) if p
         )
-        try:
-            self.pipeline = PassPipeline.parse_spec(
-                self.available_passes, self.args.passes, self._between_passes
-            )
-        except ValueError as error:
-            raise GEError(f"error: {error}") from None
-        except ArgSpecParseError as error:  # a BaseException spanning several lines
-            reason = str(error).strip().splitlines()[-1].strip()
-            raise GEError(
-                f"error: invalid pass pipeline '{self.args.passes}': {reason}"
-            ) from None
-        except Exception as error:  # xDSL raises several types for bad options
-            message = " ".join(str(error).split())
-            raise GEError(f"error: invalid pass pipeline: {message}") from None
+        from passes.options import parse_passes
+
+        self.pipeline = PassPipeline(
+            parse_passes(self.args.passes, self.available_passes),
+            self._between_passes,
+        )
         self.timer = None
         if self.args.time_passes:
             from ge_runtime.profiling import PassTimer
