@@ -32,57 +32,36 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
 import onnx.inliner
 from onnx import numpy_helper
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
-from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type
-from ge_frontend.onnx_context import (
+from ge_frontend.importing import (
+    CONVERSION_ERRORS,
+    DEFAULT_INLINE_LIMIT,
     WEIGHT_MODES,
     GraphEmitter,
-    NodeContext,
+    ImportedModel,
     Unsupported,
+    UnsupportedOps,
     Value,
-    node_name,
+    check_input_names,
+    fix_input_shape,
+    one_line,
 )
+from ge_frontend.onnx_context import NodeContext, node_name
 from ge_frontend.onnx_ops import CONVERTERS
-
-DEFAULT_INLINE_LIMIT = 1024
-"""Constants with more elements than this are kept outside the IR."""
 
 CHECKER_LIMIT = 256 << 20
 """Model files up to this many bytes are run through `onnx.checker`."""
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
-
-CONVERSION_ERRORS = (
-    GEError,
-    VerifyException,
-    ValueError,
-    TypeError,
-    IndexError,
-    ZeroDivisionError,
-)
-"""What a converter raises for an invalid node (reported with the node's name)."""
-
-
-@dataclass
-class ImportedModel:
-    """An imported ONNX model: the verified module and its external weights."""
-
-    module: ModuleOp
-    weights: dict[str, np.ndarray] = field(default_factory=dict)
-    input_names: list[str] = field(default_factory=list)
-    output_names: list[str] = field(default_factory=list)
 
 
 def import_onnx(
@@ -125,7 +104,7 @@ def load_model(
                 proto = onnx.load(label)
         except Exception as error:  # protobuf and onnx raise many kinds
             raise GEError(
-                f"{label}: error: not a readable ONNX model: {_one_line(error)}"
+                f"{label}: error: not a readable ONNX model: {one_line(error)}"
             ) from None
         if os.path.getsize(label) > CHECKER_LIMIT:
             check_graph_present(proto, label)
@@ -147,35 +126,8 @@ def check_model(model: onnx.ModelProto, label: str) -> None:
         onnx.checker.check_model(model)
     except onnx.checker.ValidationError as error:
         raise GEError(
-            f"{label}: error: invalid ONNX model: {_one_line(error)}"
+            f"{label}: error: invalid ONNX model: {one_line(error)}"
         ) from None
-
-
-def _one_line(error: BaseException) -> str:
-    message = " ".join(str(error).split()) or type(error).__name__
-    return message.split(": error: ", 1)[-1]
-
-
-def parse_input_shapes(text: str) -> dict[str, list[int]]:
-    """ATC's `--input_shape` syntax: `"name:1,3,224,224;name2:8,-1"`."""
-    shapes: dict[str, list[int]] = {}
-    for item in filter(None, (part.strip() for part in text.split(";"))):
-        name, sep, dims = item.rpartition(":")
-        try:
-            shape = [int(d) for d in dims.split(",")] if dims.strip() else []
-        except ValueError:
-            shape = None
-        if not sep or not name or shape is None or any(d < -1 for d in shape):
-            raise GEError(
-                f"error: bad input shape '{item}' (expected NAME:D1,D2,... with "
-                "integer dims, -1 for dynamic)"
-            )
-        if name in shapes:
-            raise GEError(f"error: input shape of '{name}' is given twice")
-        shapes[name] = shape
-    if not shapes:
-        raise GEError("error: empty input shape (expected NAME:D1,D2,...)")
-    return shapes
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -201,8 +153,7 @@ class OnnxImporter:
         self.input_shapes = input_shapes
         self.env: dict[str, Value | None] = {}
         """ONNX value name -> value (None: produced by an unsupported node)."""
-        self.unsupported: dict[str, list[str]] = defaultdict(list)
-        """Unsupported op kind -> names of its nodes."""
+        self.unsupported = UnsupportedOps()
 
     def error(self, message: str) -> GEError:
         """A one-line error about the model."""
@@ -218,25 +169,14 @@ class OnnxImporter:
         consumed |= {output.name for output in self.graph.output}
         for node in self.graph.node:
             self._convert(node, consumed, emitter)
-        if self.unsupported:
-            listing = "; ".join(
-                f"{kind} (nodes: {', '.join(nodes)})"
-                for kind, nodes in self.unsupported.items()
-            )
-            raise self.error(f"unsupported ONNX ops: {listing}")
+        if (message := self.unsupported.message("ONNX")) is not None:
+            raise self.error(message)
         output_names = [output.name for output in self.graph.output]
-        outputs = []
         for name in output_names:
             if name not in self.env:
                 raise self.error(f"graph output '{name}' is not produced by any node")
-            outputs.append(emitter.tensor(self.env[name], name))
-        emitter.builder.output(*outputs)
-        terminator = emitter.builder.block.last_op
-        assert terminator is not None
-        terminator.attributes["output_names"] = ArrayAttr(
-            [StringAttr(name) for name in output_names]
-        )
-        module = emitter.builder.build()
+        outputs = [self.env[name] for name in output_names]
+        module = emitter.finish(outputs, output_names)  # type: ignore[arg-type]
         return ImportedModel(module, emitter.weights, input_names, output_names)
 
     def _bind(self, emitter: GraphEmitter, name: str, value: Value) -> None:
@@ -250,14 +190,7 @@ class OnnxImporter:
         self, builder: GraphBuilder, initializers: Mapping[str, onnx.TensorProto]
     ) -> list[str]:
         inputs = [v for v in self.graph.input if v.name not in initializers]
-        known = {v.name for v in inputs}
-        for name in self.input_shapes:
-            if name not in known:
-                listing = ", ".join(sorted(known)) or "none"
-                raise self.error(
-                    f"an input shape is given for '{name}', but the graph inputs "
-                    f"are: {listing}"
-                )
+        check_input_names(self.label, self.input_shapes, [v.name for v in inputs])
         for value_info in inputs:
             shape, dtype = self._input_type(value_info)
             self.env[value_info.name] = builder.data(shape, dtype, name=value_info.name)
@@ -282,24 +215,9 @@ class OnnxImporter:
         shape = [
             d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim
         ]
-        return shape if given is None else self._fix_shape(name, shape, given), dtype
-
-    def _fix_shape(
-        self, name: str, shape: Sequence[int], given: Sequence[int]
-    ) -> list[int]:
-        """`shape` with its dynamic dims taken from the user's `given` shape."""
-        if len(given) != len(shape):
-            raise self.error(
-                f"the input shape given for '{name}' has rank {len(given)}, the "
-                f"model's has rank {len(shape)}"
-            )
-        for axis, (model_dim, user_dim) in enumerate(zip(shape, given, strict=True)):
-            if model_dim != -1 and user_dim not in (-1, model_dim):
-                raise self.error(
-                    f"the input shape given for '{name}' sets dim {axis} to "
-                    f"{user_dim}, the model fixes it to {model_dim}"
-                )
-        return [int(u) if m == -1 else m for m, u in zip(shape, given, strict=True)]
+        if given is not None:
+            shape = fix_input_shape(self.label, name, shape, given)
+        return shape, dtype
 
     # -- nodes -----------------------------------------------------------------
 
@@ -326,13 +244,15 @@ class OnnxImporter:
         used = [bool(output) and output in consumed for output in node.output]
         try:
             results = list(
-                converter(NodeContext(node, self.opset, inputs, used, emitter))
+                converter(
+                    NodeContext(inputs, used, emitter, node=node, opset=self.opset)
+                )
             )
         except Unsupported as reason:
             return self._skip(node, f"{node.op_type} {reason}")
         except CONVERSION_ERRORS as error:
             raise self.error(
-                f"node '{name}' ({node.op_type}): {_one_line(error)}"
+                f"node '{name}' ({node.op_type}): {one_line(error)}"
             ) from None
         missing = [i for i in range(len(results), len(used)) if used[i]]
         if missing:
@@ -344,7 +264,7 @@ class OnnxImporter:
     def _skip(self, node: onnx.NodeProto, kind: str | None) -> None:
         """Record an unsupported node (kind None: downstream of one) and go on."""
         if kind is not None:
-            self.unsupported[kind].append(node_name(node))
+            self.unsupported.add(kind, node_name(node))
         for output in node.output:
             if output:
                 self.env[output] = None

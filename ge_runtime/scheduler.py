@@ -61,7 +61,7 @@ from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
 from ge_dialect.shape_inference import SHAPE_FUNCTIONS, ShapeError, infer_shapes
 from ge_runtime.adapters import call_host_op, check_results
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
-from ge_runtime.jit import compile_graph, external_keys, run_graph
+from ge_runtime.jit import GraphRunner, compile_graph, external_keys
 from ge_runtime.jit_ops import JITError
 from ge_runtime.reference import (
     Held,
@@ -100,6 +100,18 @@ class ExecutionPath(enum.StrEnum):
     """Through its host single-op function (`ge_runtime.fallback`)."""
 
 
+class Executor(enum.StrEnum):
+    """What computed an op."""
+
+    JIT = "jit"
+    """Loops lowered from the graph, run by the JIT (what `--check` verifies)."""
+    NUMPY_KERNEL = "numpy kernel"
+    """A host fallback op (`support_aclnn`/`aclnn_only`): its single-op API
+    runs the NumPy kernel library, by design."""
+    REFERENCE = "reference"
+    """The reference evaluator's kernel: the JIT could not lower the op."""
+
+
 @dataclass(frozen=True)
 class TraceEntry:
     """One executed op: node name, op, engine, path, how, result shapes, and
@@ -112,6 +124,7 @@ class TraceEntry:
     path: ExecutionPath
     detail: str
     shapes: tuple[Shape, ...]
+    executor: Executor = Executor.JIT
     stream: int | None = None
     start_ms: float | None = None
     end_ms: float | None = None
@@ -232,6 +245,8 @@ class SunkPart:
     ops: list[Operation]
     jit_failure: str | None = None
     """Why the JIT could not compile the part (it runs in the reference evaluator)."""
+    runner: GraphRunner | None = None
+    """The compiled part bound to its weights, once run."""
     streams: StreamRuntime | None = None
     """The part's concurrent runtime, once run, if it has several streams
     (`ge_runtime.streams` imports this module, so it is imported lazily)."""
@@ -345,7 +360,7 @@ class KernelCache:
     """
 
     target: str | None
-    kernels: dict[tuple[Operation, tuple[Shape, ...]], GraphOp | None] = field(
+    kernels: dict[tuple[Operation, tuple[Shape, ...]], GraphRunner | None] = field(
         default_factory=dict
     )
     failures: dict[Operation, str] = field(default_factory=dict)
@@ -355,7 +370,7 @@ class KernelCache:
         op: Operation,
         shapes: tuple[Shape, ...],
         results: Sequence[tuple[Shape, str]],
-    ) -> GraphOp | None:
+    ) -> GraphRunner | None:
         """The compiled kernel of `op` for `shapes` (None: use the NumPy kernel)."""
         key = (op, shapes)
         if key not in self.kernels:
@@ -367,7 +382,7 @@ class KernelCache:
         op: Operation,
         shapes: tuple[Shape, ...],
         results: Sequence[tuple[Shape, str]],
-    ) -> GraphOp | None:
+    ) -> GraphRunner | None:
         try:
             operand_types = [
                 with_shape(v.type, s) for v, s in zip(op.operands, shapes, strict=True)
@@ -380,11 +395,10 @@ class KernelCache:
                 check_tensor_type(tensor)
             graph = single_op_graph(op, operand_types, result_types)
             verify_module(ModuleOp([graph.clone()]))
-            compile_graph(graph, self.target)
+            return GraphRunner.build(graph, target=self.target)
         except (GEError, JITError, VerifyException) as error:
             self.failures[op] = str(error).partition("error: ")[2] or str(error)
             return None
-        return graph
 
 
 # ---------------------------------------------------------------------------
@@ -409,7 +423,10 @@ class ScheduledEvaluator(ReferenceEvaluator):
             return super()._compute(op, operands)
         if runs_on_host(op, host_scheduled=self.host_scheduled):
             results = execute_fallback(op, [held.origin for held in operands])
-            self._record(op, ExecutionPath.FALLBACK, single_op_api(op), results)
+            detail = f"{single_op_api(op)}, NumPy kernel library"
+            self._record(
+                op, ExecutionPath.FALLBACK, detail, results, Executor.NUMPY_KERNEL
+            )
             return results
         if not self.host_scheduled:
             raise error_at(op, "is neither in a sunk part nor a fallback op")
@@ -424,15 +441,18 @@ class ScheduledEvaluator(ReferenceEvaluator):
         if part.stream_count > 1:
             return self._run_streams(call, part, inputs)
         if part.jit_failure is None:
-            results = run_graph(part.graph, inputs, self.weights, target=self.target)
+            if part.runner is None:
+                part.runner = GraphRunner.build(part.graph, self.weights, self.target)
+            results = part.runner(inputs)
         else:
             results = evaluate(
                 part.graph, inputs, weights=self.weights, target=self.target
             )
         check_results(call, results)
         detail = f"part {part.number}, {part.how}"
+        executor = Executor.JIT if part.jit_failure is None else Executor.REFERENCE
         for op in part.ops:
-            self._record(op, ExecutionPath.SUNK, detail)
+            self._record(op, ExecutionPath.SUNK, detail, executor=executor)
         return results
 
     def _run_streams(
@@ -464,18 +484,16 @@ class ScheduledEvaluator(ReferenceEvaluator):
         inferred = self._infer(op, operands)
         kernel = None if inferred is None else self.kernels.kernel(op, shapes, inferred)
         if kernel is not None:
-            results = run_graph(
-                kernel,
-                dict(enumerate(held.origin for held in operands)),
-                target=self.target,
-            )
+            results = kernel(dict(enumerate(held.origin for held in operands)))
             detail = "jit kernel for " + ", ".join(
                 "x".join(map(str, s)) or "scalar" for s in shapes
             )
+            executor = Executor.JIT
         else:
             results = call_host_op(op, [held.origin for held in operands])
             reason = self.kernels.failures.get(op, "no shape function")
-            detail = f"numpy kernel: {reason}"
+            detail = f"reference kernel: {reason}"
+            executor = Executor.REFERENCE
         if inferred is not None:
             got = [(tuple(r.shape), str(r.dtype)) for r in results]
             expected = [(tuple(s), d) for s, d in inferred]
@@ -486,7 +504,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
                     f"shape function says {[list(s) for s, _ in expected]}",
                 )
         check_results(op, results)
-        self._record(op, ExecutionPath.HOST_KERNEL, detail, results)
+        self._record(op, ExecutionPath.HOST_KERNEL, detail, results, executor)
         return results
 
     def _infer(
@@ -509,6 +527,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
         path: ExecutionPath,
         detail: str,
         results: Sequence[np.ndarray] | None = None,
+        executor: Executor = Executor.JIT,
         timing: OpTiming | None = None,
     ) -> None:
         info = self.nodes.get(op) or NodeInfo(op.name, str(placed_engine(op)))
@@ -523,7 +542,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
             else (timing.stream, 1e3 * timing.start, 1e3 * timing.end)
         )
         self.trace.append(
-            TraceEntry(info.label, op.name, info.engine, path, detail, shapes, *when)
+            TraceEntry(
+                info.label, op.name, info.engine, path, detail, shapes, executor, *when
+            )
         )
 
 
@@ -572,6 +593,14 @@ class CompiledModel:
             f"{fallbacks} fallback op(s)"
             + (f", {streams} streams" if streams > 1 else "")
         )
+
+    def part_lines(self) -> list[str]:
+        """Per sunk part: its op count and what runs it (`jit`, `N streams`,
+        `reference: why`)."""
+        return [
+            f"part {part.number}: {len(part.ops)} ops, {part.how}"
+            for part in self.parts
+        ]
 
     def run(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
         """Run on origin-layout inputs (by `ge.data` name or index); origin outputs."""

@@ -1,16 +1,21 @@
-"""`infer-origin-format` from Python: idempotence, the rule API, reflection groups.
+"""`infer-origin-format` from Python: idempotence, meaning, the rule API, groups.
 
 The behaviour on each GE scenario is covered by the lit tests in
-`tests/filecheck/infer-origin-format/`; these tests reuse those files.
+`tests/filecheck/infer-origin-format/`; these tests reuse those files: every
+graph is run twice (idempotence), and the join and reflection scenarios
+also through the reference evaluator before and after the pass, and
+through the whole pipeline and the JIT (every branch of their control flow).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz.differential import compare, pipeline_pass, run_jit, run_verified
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp, TensorType
 from xdsl.ir import Operation
@@ -31,7 +36,9 @@ from ge_dialect.format_rules import (
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of
 from ge_dialect.ops import DataOp, GraphOp, IfOp, NetOutputOp, VariableOp, WhileOp
+from ge_runtime.reference import evaluate, find_graph, input_specs
 from passes.infer_origin_format import InferOriginFormatPass, reflection_groups
+from tools.ge_run import complete_inputs
 
 LIT_DIR = Path(__file__).parent / "filecheck" / "infer-origin-format"
 LIT_FILES = sorted(
@@ -103,6 +110,43 @@ def test_running_twice_changes_nothing(chunk: str, data_format: str):
     once = printed(run(parse(chunk), data_format))
     twice = printed(run(parse(once), data_format))
     assert twice == once
+
+
+# ---------------------------------------------------------------------------
+# Meaning: the scenario graphs compute the same before and after
+# ---------------------------------------------------------------------------
+
+SCENARIO_CHUNKS = [
+    c for name in ("joins.mlir", "reflection.mlir") for c in chunks(LIT_DIR / name)
+]
+
+
+def branch_inputs(module: ModuleOp) -> list[dict[int, np.ndarray]]:
+    """Random inputs, once per choice of every scalar input (if conditions
+    and case indices), so that every branch is taken."""
+    specs = input_specs(find_graph(module))
+    base = complete_inputs(specs, {}, seed=3)
+    choices = [
+        [(spec.index, np.array(v, dtype=base[spec.index].dtype)) for v in range(3)]
+        for spec in specs
+        if not spec.shape
+    ]
+    return [base | dict(chosen) for chosen in itertools.product(*choices)]
+
+
+@pytest.mark.parametrize(
+    "chunk", SCENARIO_CHUNKS, ids=lambda c: re.search(r"ge.graph @(\w+)", c).group(1)
+)
+def test_scenario_keeps_its_meaning(chunk: str):
+    module = parse(chunk)
+    inferred = run(module.clone())
+    compiled = module.clone()
+    run_verified(pipeline_pass(""), compiled)
+    for inputs in branch_inputs(module):
+        want = evaluate(module, inputs)
+        compare("infer-origin-format", evaluate(inferred, inputs), want)
+        compare("pipeline", evaluate(compiled, inputs), want)
+        compare("jit", run_jit(compiled, inputs), want)
 
 
 # ---------------------------------------------------------------------------

@@ -29,8 +29,8 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dialect import GE
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, python_attributes
-from ge_frontend.onnx_context import shape_of
-from ge_frontend.onnx_import import import_onnx, parse_input_shapes
+from ge_frontend.importing import parse_input_shapes, shape_of
+from ge_frontend.onnx_import import import_onnx
 from ge_frontend.onnx_weights import (
     LIGHT_MODELS_DIR,
     light_model_path,
@@ -1159,7 +1159,7 @@ def test_ge_translate_bad_inputs_fail_cleanly(tmp_path: Path, kind: str):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "the following arguments are required: --import-onnx"),
+        ([], "one of the arguments --import-onnx --import-tf is required"),
         (["--import-onnx", "m.onnx", "--bogus"], "unrecognized arguments: --bogus"),
         (
             ["--import-onnx", "m.onnx", "--input-shape", "x:1,y"],

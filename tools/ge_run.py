@@ -5,8 +5,11 @@
 
 Inputs are named by their `ge.data` node name or index (`--input 0=x.npy`);
 with `--random-inputs` every input not given is filled with random data of
-its type. Each output is written as `DIR/output_<i>.npy` (origin layout, or
-storage layout with `--stored-outputs`) and summarised on one line. Nothing
+its type. Each output is written as `DIR/NAME.npy`, named by the graph's
+output names (an ONNX model's output names; `output_<i>` where there is
+none; sanitised, bounded and made unique as dump files are:
+`ge_runtime.dump.file_stem`), in origin layout (storage layout with
+`--stored-outputs`), and summarised on one line. Nothing
 is written unless the whole run succeeds; errors are one line and exit 1.
 
 Modes are separate functions in `MODES`: `--reference` runs the NumPy
@@ -57,9 +60,13 @@ from __future__ import annotations
 
 import argparse
 import io
+import statistics
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.context import Context
@@ -74,15 +81,33 @@ from ge_runtime.reference import (
     find_graph,
     input_specs,
     load_weights,
+    output_names,
     value_layout,
 )
 from tools.common import one_line_errors, run_tool, write_atomically
+
+if TYPE_CHECKING:
+    from ge_runtime.scheduler import CompiledModel
 
 NPY_MAGIC = b"\x93NUMPY"
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 
-Mode = Callable[[argparse.Namespace], list[np.ndarray]]
+
+@dataclass
+class Outputs:
+    """What a mode computed: the output arrays and their names (None: unnamed)."""
+
+    arrays: list[np.ndarray]
+    names: list[str | None]
+
+    @classmethod
+    def of_graph(cls, graph: GraphOp, arrays: Sequence[np.ndarray]) -> Outputs:
+        """`arrays` named by `graph`'s output names."""
+        return cls(list(arrays), output_names(graph))
+
+
+Mode = Callable[[argparse.Namespace], Outputs]
 
 
 def make_context() -> Context:
@@ -150,6 +175,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REL",
         help="--check fails if max abs error > REL * max |reference| "
         f"(default {DEFAULT_TOLERANCE})",
+    )
+    parser.add_argument(
+        "--allow-reference",
+        action="store_true",
+        help="let --check pass when some ops ran in the reference evaluator "
+        "(the JIT could not lower them): those are compared with themselves",
+    )
+    parser.add_argument(
+        "--benchmark",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after a warm-up run, time N more runs of the same path; print "
+        "the median, min and max per inference last",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        metavar="T",
+        help="threads of the BLAS under NumPy (default: its own choice)",
     )
     runtime = parser.add_argument_group(
         "kernel runtime (op by op, one memory arena; implied by each flag below)"
@@ -280,16 +325,23 @@ def complete_inputs(
     return inputs
 
 
-def write_outputs(directory: str, outputs: Sequence[np.ndarray]) -> list[Path]:
-    """Write `output_<i>.npy` files: all of them, or none if writing fails."""
+def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
+    """Write `NAME.npy` files (`output_<i>.npy` for unnamed outputs): all of
+    them, or none if writing fails."""
+    from ge_runtime.dump import StemAllocator
+
     blobs = []
-    for array in outputs:
+    for array in outputs.arrays:
         buffer = io.BytesIO()
         np.save(buffer, array, allow_pickle=False)
         blobs.append(buffer.getvalue())
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
-    paths = [target / f"output_{index}.npy" for index in range(len(outputs))]
+    stems = StemAllocator()
+    paths = [
+        target / f"{stems(name or f'output_{index}')}.npy"
+        for index, name in enumerate(outputs.names)
+    ]
     try:
         for path, blob in zip(paths, blobs, strict=True):
             write_atomically(path, blob)
@@ -301,7 +353,7 @@ def write_outputs(directory: str, outputs: Sequence[np.ndarray]) -> list[Path]:
 
 
 def summary_line(path: Path, array: np.ndarray) -> str:
-    """`output_0.npy: shape [1, 4, 6, 6], dtype float32`."""
+    """`probs.npy: shape [1, 10], dtype float32`."""
     return f"{path.name}: shape {list(array.shape)}, dtype {array.dtype}"
 
 
@@ -310,22 +362,23 @@ def summary_line(path: Path, array: np.ndarray) -> str:
 # ---------------------------------------------------------------------------
 
 
-def run_reference(args: argparse.Namespace) -> list[np.ndarray]:
+def run_reference(args: argparse.Namespace) -> Outputs:
     """`--reference`: the NumPy reference evaluator on an `.mlir` graph."""
     module = load_module(args.model)
     graph = find_graph(module, args.graph)
     inputs = parse_input_flags(args.input)
     if args.random_inputs:
         inputs = complete_inputs(input_specs(graph), inputs, args.seed)
-    return evaluate(
+    arrays = evaluate(
         graph,
         inputs,
         weights=load_weights(module, args.model),
         outputs_as_stored=args.stored_outputs,
     )
+    return Outputs.of_graph(graph, arrays)
 
 
-def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
+def run_offline_model(args: argparse.Namespace) -> Outputs:
     """`MODEL.om`: an offline model through the JIT (or `--reference`)."""
     from ge_runtime.offline_model import load_offline_model
 
@@ -338,7 +391,7 @@ def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
     if args.reference:
         outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
     else:
-        outputs = run_scheduled(graph, inputs, model.weights, model.target, args.trace)
+        outputs = run_scheduled(graph, inputs, model.weights, model.target, args)
     if args.check:
         expected = evaluate(
             model.source_module(), inputs, weights=model.weights, graph=args.graph
@@ -346,11 +399,11 @@ def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
         names = [entry.get("name") for entry in model.manifest.get("outputs", [])]
         check_outputs(outputs, expected, args.tolerance, names)
     if args.stored_outputs:
-        return [
+        outputs = [
             value_layout(value, model.target).store(array)
             for value, array in zip(graph.output.operands, outputs, strict=True)
         ]
-    return outputs
+    return Outputs.of_graph(graph, outputs)
 
 
 def check_outputs(
@@ -400,21 +453,72 @@ def run_scheduled(
     inputs: Mapping[InputKey, np.ndarray],
     weights: Mapping[str, np.ndarray],
     target: str | None,
-    trace: bool,
+    args: argparse.Namespace,
 ) -> list[np.ndarray]:
-    """Run a graph through the scheduler; with `trace`, print what ran each op."""
+    """Run a graph through the scheduler; with `--trace`, print what ran each
+    op; with `--check`, what ran on the JIT; with `--benchmark`, time it."""
     from ge_runtime.scheduler import compile_model
 
     model = compile_model(graph, weights, target=target)
     outputs = model.run(inputs)
-    if trace:
+    if args.trace:
         print(f"schedule: {model.describe()}")
+        for line in model.part_lines():
+            print(f"schedule: {line}")
         for entry in model.trace:
             print(f"trace: {entry.line()}")
+    if args.check:
+        check_coverage(model, args.allow_reference)
+    if args.benchmark:
+        args.benchmark_line = benchmark(lambda: model.run(inputs), args.benchmark)
     return outputs
 
 
-def run_jit(args: argparse.Namespace) -> list[np.ndarray]:
+def check_coverage(model: CompiledModel, allow_reference: bool) -> None:
+    """Print what `--check` compares; GEError if part of the graph ran in
+    the reference evaluator (it would be compared with itself)."""
+    from ge_runtime.scheduler import Executor
+
+    counts = {executor: 0 for executor in Executor}
+    skipped: dict[str, int] = {}
+    for entry in model.trace:
+        counts[entry.executor] += 1
+        if entry.executor == Executor.REFERENCE:
+            skipped[entry.detail] = skipped.get(entry.detail, 0) + 1
+    line = f"check: JIT vs reference on {counts[Executor.JIT]} ops"
+    if counts[Executor.NUMPY_KERNEL]:
+        line += (
+            f", {counts[Executor.NUMPY_KERNEL]} host fallback ops through the "
+            "NumPy kernel library"
+        )
+    if skipped:
+        line += f", {counts[Executor.REFERENCE]} ops NOT on the JIT"
+    print(line)
+    if skipped and not allow_reference:
+        reasons = "; ".join(f"{n} ops: {why}" for why, n in skipped.items())
+        raise GEError(
+            f"error: --check: {counts[Executor.REFERENCE]} ops did not run on the "
+            f"JIT ({reasons}), so the reference would be compared with itself "
+            "(--allow-reference compares anyway)"
+        )
+
+
+def benchmark(run: Callable[[], object], count: int) -> str:
+    """Time `count` calls of `run` (after the run already made: the warm-up);
+    the per-inference median, min and max."""
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times)
+    return (
+        f"benchmark: {count} runs, median {median * 1e3:.2f} ms "
+        f"(min {min(times) * 1e3:.2f} ms, max {max(times) * 1e3:.2f} ms)"
+    )
+
+
+def run_jit(args: argparse.Namespace) -> Outputs:
     """`.mlir` without `--reference`: a graph (lowered on the fly) or a loop module."""
     from ge_dialect.dialect import GE
     from ge_runtime.jit import loop_context
@@ -434,20 +538,20 @@ def run_jit(args: argparse.Namespace) -> list[np.ndarray]:
     inputs = parse_input_flags(args.input)
     if args.random_inputs:
         inputs = complete_inputs(input_specs(graph), inputs, args.seed)
-    outputs = run_scheduled(graph, inputs, weights, None, args.trace)
+    outputs = run_scheduled(graph, inputs, weights, None, args)
     if args.check:
         check_outputs(outputs, evaluate(graph, inputs, weights=weights), args.tolerance)
     if args.stored_outputs:
-        return [
+        outputs = [
             value_layout(value).store(array)
             for value, array in zip(graph.output.operands, outputs, strict=True)
         ]
-    return outputs
+    return Outputs.of_graph(graph, outputs)
 
 
 def run_loop_module(
     module: ModuleOp, args: argparse.Namespace, weights: Mapping[str, np.ndarray]
-) -> list[np.ndarray]:
+) -> Outputs:
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
     from ge_runtime.jit import JITError, compile_module, numpy_dtype
 
@@ -474,7 +578,8 @@ def run_loop_module(
                 raise GEError(
                     f"error: argument #{position} of @{compiled.name} is missing"
                 )
-        return list(compiled(*arguments))
+        results = list(compiled(*arguments))
+        return Outputs(results, [None] * len(results))
     except JITError as error:
         raise GEError(f"error: {error}") from None
 
@@ -493,7 +598,7 @@ def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
     return selection
 
 
-def run_kernel_runtime(args: argparse.Namespace) -> list[np.ndarray]:
+def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
     """The kernel runtime (`ge_runtime.executor`): op by op, profile, dump, tune."""
     from ge_runtime.dump import DumpWriter
     from ge_runtime.executor import Runtime
@@ -526,14 +631,29 @@ def run_kernel_runtime(args: argparse.Namespace) -> list[np.ndarray]:
         if args.dump
         else None,
     )
+    profiler, runtime.profiler = runtime.profiler, None
+    dumper = runtime.dumper
     try:
-        outputs = runtime.run(inputs)
+        start = time.perf_counter()
+        outputs = runtime.run(inputs)  # compiles every kernel
+        warm_up = time.perf_counter() - start
+        runtime.dumper = None
+        if profiler is not None:  # steady state: every kernel compiled already
+            runtime.profiler = profiler
+            for _ in range(max(1, args.benchmark)):
+                runtime.run(inputs)
     finally:
-        if runtime.dumper is not None:
-            runtime.dumper.close()
+        if dumper is not None:
+            dumper.close()
     if runtime.profiler is not None:
+        print(
+            f"profile: first run (kernel compilation included) {warm_up * 1e3:.1f} ms"
+            f"; steady state over {max(1, args.benchmark)} runs:"
+        )
         for line in runtime.profiler.lines():
             print(f"profile: {line}")
+    if args.benchmark:
+        args.benchmark_line = benchmark(lambda: runtime.run(inputs), args.benchmark)
     if runtime.engine is not None:
         engine = runtime.engine
         print(
@@ -544,11 +664,11 @@ def run_kernel_runtime(args: argparse.Namespace) -> list[np.ndarray]:
         expected = evaluate(source(), inputs, weights=weights, graph=args.graph)
         check_outputs(outputs, expected, args.tolerance)
     if args.stored_outputs:
-        return [
+        outputs = [
             value_layout(value, target).store(array)
             for value, array in zip(graph.output.operands, outputs, strict=True)
         ]
-    return outputs
+    return Outputs.of_graph(graph, outputs)
 
 
 MODES: dict[str, Mode] = {
@@ -585,11 +705,22 @@ def select_mode(args: argparse.Namespace) -> Mode:
 def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
+    if args.threads is not None:
+        if args.threads < 1:
+            raise GEError("error: --threads must be at least 1")
+        from ge_runtime.threads import set_blas_threads
+
+        set_blas_threads(args.threads)
+    if args.benchmark < 0:
+        raise GEError("error: --benchmark must be a number of runs >= 0")
+    args.benchmark_line = None
     outputs = select_mode(args)(args)
     for path, array in zip(
-        write_outputs(args.output_dir, outputs), outputs, strict=True
+        write_outputs(args.output_dir, outputs), outputs.arrays, strict=True
     ):
         print(summary_line(path, array))
+    if args.benchmark_line is not None:
+        print(args.benchmark_line)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
