@@ -102,6 +102,7 @@ class GEOptMain(xDSLOptMain):
         argv = list(sys.argv[1:] if args is None else args)
         load_plugins(argv)
         self.pass_flags, rest = split_pass_flags(argv)
+        self._dumped = 0
         super().__init__(description="GE-xDSL modular optimizer driver", args=rest)
 
     def register_all_dialects(self) -> None:
@@ -150,6 +151,13 @@ class GEOptMain(xDSLOptMain):
             metavar="N",
             help="print non-splat constants of more than N elements as "
             "dense_resource blobs in the file's {-# dialect_resources #-} section",
+        )
+        arg_parser.add_argument(
+            "--dump-graph",
+            metavar="DIR",
+            help="write the input and the IR after each pass to DIR as NN-STAGE.mlir "
+            "and a Graphviz picture coloured by storage format (NN-STAGE.dot, and "
+            ".svg/.png when Graphviz's dot is installed)",
         )
         arg_parser.add_argument(
             "--opinfo",
@@ -216,8 +224,17 @@ class GEOptMain(xDSLOptMain):
             print(f"// -----// IR after {previous.name} //----- //")
             Printer(stream=sys.stdout).print_op(module)
             print()
+        if self.args.dump_graph is not None:
+            self._dump(previous.name if previous else "input", module)
         if self.timer is not None:
             self.timer.mark()  # verification and printing are not the passes'
+
+    def _dump(self, stage: str, module: ModuleOp) -> None:
+        """`--dump-graph`: the IR and its picture, numbered in the order made."""
+        from ge_runtime.graphviz_dump import dump_stage
+
+        dump_stage(self.args.dump_graph, self._dumped, stage, module)
+        self._dumped += 1
 
     def _between_inner_passes(
         self, inner: ModulePass, module: ModuleOp, pipeline: ModulePass
