@@ -2,7 +2,9 @@
 
 Every model of the test zoo (`tests/model_zoo`: BERT, GPT-2 and ViT from
 `transformers` configs, MobileNetV2, a YOLO-style head, LSTM, GRU + RNN,
-`If` and `Loop` models; seeded weights, exported by torch here) goes through
+`If` and `Loop` models; seeded weights, exported by torch here), and the
+trained models shipped in PyPI packages when installed (`pip install -e
+".[shipped-models]"`; magika, silero-vad, RapidOCR's PP-OCR), goes through
 the user's path: `ge-atc --model M.onnx --framework=5 --input_shape ...`
 in-process, then the offline model through the runtime (`ge-run`'s
 scheduler) against onnxruntime on the same seeded inputs. Per model and
@@ -144,7 +146,14 @@ def measure(
     from ge_runtime.scheduler import compile_model
 
     label = "dynamic" if dynamic else f"{model_zoo.EXPORT_BATCH}"
-    path = model_zoo.export(name, exporter=exporter, dynamic_batch=dynamic)
+    if exporter == "shipped":
+        label = "fixed"
+        path = model_zoo.shipped_path(name)
+        if path is None:
+            package = model_zoo.SHIPPED[name].distribution
+            return [Status(name, exporter, "-", error=f"{package} is not installed")]
+    else:
+        path = model_zoo.export(name, exporter=exporter, dynamic_batch=dynamic)
     base = Status(name, exporter, label, len(onnx.load(path).graph.node))
     shapes = None
     if not dynamic:
@@ -232,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     import model_zoo
 
-    names = args.models or list(model_zoo.MODELS)
+    names = args.models or [*model_zoo.MODELS, *model_zoo.SHIPPED]
     for name in names:
         model_zoo.model_spec(name)
     print(f"cpus {os.cpu_count()}, threads {args.threads}, load average", end=" ")
@@ -247,6 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Status] = []
     with tempfile.TemporaryDirectory() as scratch:
         for name in names:
+            if name in model_zoo.SHIPPED:
+                for row in measure(name, "shipped", False, args, Path(scratch)):
+                    rows.append(row)
+                    print(format_row(row), flush=True)
+                continue
             exporters = model_zoo.model_spec(name).exporters
             if args.exporter not in (None, "all"):
                 exporters = tuple(e for e in exporters if e == args.exporter)
