@@ -285,14 +285,16 @@ def test_random_graphs_match_ges_descriptors(nodes: list[Node]):
     out, inp = ge_descriptors(nodes)
     graph = find_graph(module)
     ops = [op for op in graph.body.block.ops if op.name != "ge.identity"]
+    used = {o for node in nodes for o in node.operands}
+    sinks = tuple(i for i in range(len(nodes)) if i not in used)
     for i, op in enumerate(ops):
         if i < len(nodes):
             assert layout_of(op.results[0].type)[0] == Format(out[i]), text
-        producers = nodes[i].operands if i < len(nodes) else None
+        producers = nodes[i].operands if i < len(nodes) else sinks
         for k, value in enumerate(op.operands):
             want = inp.get((i, k), "ND")
             if want == "ND":
-                want = out[producers[k]] if producers else out[k]
+                want = out[producers[k]]
             assert layout_of(value.type)[0] == Format(want), (text, i, k)
     inputs = complete_inputs(input_specs(graph), {}, 5)
     compare("infer-origin-format", evaluate(module, inputs), before)
