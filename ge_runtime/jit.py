@@ -40,6 +40,7 @@ from xdsl.ir import Operation, Region, SSAValue
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
+from ge_runtime import jit_cache
 from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
@@ -70,6 +71,20 @@ MAX_WHILE_ITERATIONS = DEFAULT_MAX_ITERATIONS
 """An `scf.while` running longer is an error, as in the reference."""
 
 
+ENTRY_FIELDS = (
+    "name",
+    "source",
+    "arg_types",
+    "arg_attrs",
+    "vectorised",
+    "scalar_nests",
+    "reuses_workspace",
+    "invariant_args",
+    "workspace",
+)
+"""The fields of a `CompiledFunction` a cache entry keeps."""
+
+
 @dataclass
 class CompiledFunction:
     """A `func.func` compiled to Python; call it with storage-layout arrays.
@@ -93,6 +108,34 @@ class CompiledFunction:
     """What depends only on the arguments at `invariant_args`, computed once."""
     invariant_args: tuple[int, ...] = ()
     """Positions of the weight arguments (`ge.weight`), the ones `prepare` takes."""
+    workspace: tuple[list[tuple[tuple[int, ...], np.dtype, int | None]], int, str] = (
+        [],
+        0,
+        "",
+    )
+    """The workspace's buffers, scratch size and namespace name (`workspace_pool`)."""
+
+    def to_entry(self) -> dict[str, Any]:
+        """What `jit_cache` saves: the source and its namespace's objects."""
+        _, _, pool = self.workspace
+        skipped = {"__builtins__", "np", "prepare", "jitted", pool}
+        namespace = {
+            k: v for k, v in self.function.__globals__.items() if k not in skipped
+        }
+        fields = {f: getattr(self, f) for f in ENTRY_FIELDS}
+        return {"namespace": namespace, **fields}
+
+    @classmethod
+    def from_entry(cls, entry: dict[str, Any]) -> CompiledFunction:
+        """The function `to_entry` saved, executed again."""
+        namespace = {"np": np, **entry["namespace"]}
+        specs, scratch, pool = entry["workspace"]
+        if pool:
+            namespace[pool] = workspace_pool(specs, scratch)
+        name = entry["name"]
+        exec(compile(entry["source"], f"<jit @{name}>", "exec"), namespace)
+        fields = {f: entry[f] for f in ENTRY_FIELDS}
+        return cls(function=namespace["jitted"], prepare=namespace["prepare"], **fields)
 
     def __call__(self, *args: np.ndarray, copy: bool = True) -> tuple[np.ndarray, ...]:
         """Run on storage-layout arrays; with `copy=False` the results may be
@@ -262,11 +305,12 @@ class FunctionCompiler:
         self.env.invariant |= {block.args[i] for i in invariant_args}
         body = self.emit_block(list(block.ops), "    ", top=True)
         namespace = self.env.namespace
+        pool_name = ""
         if self.env.workspace_specs:
             pool = workspace_pool(self.env.workspace_specs, self.env.scratch_size)
-            name = self.env.add_global(pool, "workspace")
-            self.env.mutable_globals.add(name)
-            body.insert(0, f"    _workspace = {name}()")
+            pool_name = self.env.add_global(pool, "workspace")
+            self.env.mutable_globals.add(pool_name)
+            body.insert(0, f"    _workspace = {pool_name}()")
         invariant = {args[i] for i in invariant_args} | (
             set(namespace) - self.env.mutable_globals
         )
@@ -295,6 +339,7 @@ class FunctionCompiler:
             bool(self.env.workspace_specs),
             namespace["prepare"],
             invariant_args,
+            (self.env.workspace_specs, self.env.scratch_size, pool_name),
         )
 
     def emit_block(
@@ -476,9 +521,26 @@ def lower_graph(graph: GraphOp, target: str | None = None) -> str:
 
 
 def compile_graph(
-    graph: GraphOp, target: str | None = None, *, poison: bool = False
+    graph: GraphOp,
+    target: str | None = None,
+    *,
+    poison: bool = False,
+    cache_key: str | None = None,
 ) -> CompiledFunction:
-    """The compiled loop-level function of a graph (cached by graph text)."""
+    """The compiled loop-level function of a graph (cached by graph text).
+
+    With `cache_key` (what determines the graph, e.g. a model file's digest
+    and the part) the generated code is also kept on disk (`jit_cache`): a
+    later process finds it there and neither lowers nor generates code.
+    """
+    if cache_key is not None and not poison:
+        disk_key = f"{target}|{cache_key}"
+        entry = jit_cache.load(disk_key)
+        if entry is not None:
+            return CompiledFunction.from_entry(entry)
+        compiled = compile_module(lowered_module(graph, target))
+        jit_cache.save(disk_key, compiled.to_entry())
+        return compiled
     key = hashlib.sha256(f"{target}|{poison}|{graph}".encode()).hexdigest()
     if key not in _GRAPHS:
         _GRAPHS[key] = compile_module(lowered_module(graph, target), poison=poison)
@@ -549,9 +611,12 @@ class GraphRunner:
         target: str | None = None,
         *,
         poison: bool = False,
+        compiled: CompiledFunction | None = None,
     ) -> GraphRunner:
-        """Compile `graph` and bind its weights (storage layout, by key)."""
-        compiled = compile_graph(graph, target, poison=poison)
+        """Compile `graph` (unless given `compiled`) and bind its weights
+        (storage layout, by key)."""
+        if compiled is None:
+            compiled = compile_graph(graph, target, poison=poison)
         weights = weights or {}
         if any(key not in weights for key in external_keys(graph)):
             weights = derive_storage_weights(ModuleOp([graph.clone()]), weights, target)

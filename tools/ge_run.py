@@ -391,7 +391,10 @@ def run_offline_model(args: argparse.Namespace) -> Outputs:
     if args.reference:
         outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
     else:
-        outputs = run_scheduled(graph, inputs, model.weights, model.target, args)
+        cache_key = f"{model.digest}|{graph.sym_name.data}"
+        outputs = run_scheduled(
+            graph, inputs, model.weights, model.target, args, cache_key
+        )
     if args.check:
         expected = evaluate(
             model.source_module(), inputs, weights=model.weights, graph=args.graph
@@ -454,12 +457,14 @@ def run_scheduled(
     weights: Mapping[str, np.ndarray],
     target: str | None,
     args: argparse.Namespace,
+    cache_key: str | None = None,
 ) -> list[np.ndarray]:
     """Run a graph through the scheduler; with `--trace`, print what ran each
-    op; with `--check`, what ran on the JIT; with `--benchmark`, time it."""
+    op; with `--check`, what ran on the JIT; with `--benchmark`, time it.
+    `cache_key` keeps the generated code on disk for the next run."""
     from ge_runtime.scheduler import compile_model
 
-    model = compile_model(graph, weights, target=target)
+    model = compile_model(graph, weights, target=target, cache_key=cache_key)
     outputs = model.run(inputs)
     if args.trace:
         print(f"schedule: {model.describe()}")

@@ -104,6 +104,12 @@ def _mobilenet_v2():
     return MobileNetV2(width=0.5, classes=10)
 
 
+def _mobilenet_v3():
+    from model_zoo.builders import MobileNetV3Small
+
+    return MobileNetV3Small(width=0.5, classes=10)
+
+
 def _yolo_head():
     from model_zoo.builders import YoloHead
 
@@ -165,6 +171,12 @@ MODELS: dict[str, ZooModel] = {
         ZooModel(
             "mobilenet_v2",
             _mobilenet_v2,
+            (InputSpec("image", (3, 64, 64)),),
+            ("logits",),
+        ),
+        ZooModel(
+            "mobilenet_v3",
+            _mobilenet_v3,
             (InputSpec("image", (3, 64, 64)),),
             ("logits",),
         ),
