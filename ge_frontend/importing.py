@@ -197,6 +197,17 @@ class GraphEmitter:
         default_factory=dict
     )
 
+    def nested(self, builder: GraphBuilder) -> GraphEmitter:
+        """An emitter for a subgraph being built by `builder`: the same weights
+        and value names, its own constants (a region sees no outer value)."""
+        return GraphEmitter(
+            builder,
+            self.weights_mode,
+            self.inline_limit,
+            self.weights,
+            self.value_names,
+        )
+
     def name_array(self, array: np.ndarray, name: str) -> None:
         """Remember `name` (the framework's value name) as the weight key of `array`."""
         self.value_names.setdefault(id(array), name)

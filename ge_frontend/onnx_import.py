@@ -22,7 +22,13 @@ How the ONNX graph maps onto `ge`:
   the ONNX node name as its `name` attribute (the first output's name when
   the node has none) and helper ops are named `NODE/what`;
 - graph outputs become the `ge.netoutput` operands, their ONNX names the
-  `output_names` attribute.
+  `output_names` attribute;
+- graph attributes (If's branches, ...) become regions. ONNX subgraphs see
+  every value of the enclosing graphs; `ge` regions are isolated from above,
+  so the enclosing run-time values a subgraph reads (`free_names`) become
+  operands of the op, mirrored by `ge.data {parent_index}` in the region,
+  and the known ones become constants of the region. An unsupported node
+  inside a subgraph is reported like any other.
 
 Errors are one-line `GEError`s: unreadable or invalid files, and a single
 error listing every unsupported op type with its nodes.
@@ -55,7 +61,13 @@ from ge_frontend.importing import (
     fix_input_shape,
     one_line,
 )
-from ge_frontend.onnx_context import NodeContext, node_name
+from ge_frontend.onnx_context import (
+    Downstream,
+    NodeContext,
+    free_names,
+    node_name,
+    node_subgraphs,
+)
 from ge_frontend.onnx_ops import CONVERTERS
 
 CHECKER_LIMIT = 256 << 20
@@ -165,10 +177,7 @@ class OnnxImporter:
         for name, init in initializers.items():
             self._bind(emitter, name, numpy_helper.to_array(init))
         input_names = self._add_inputs(emitter.builder, initializers)
-        consumed = {name for node in self.graph.node for name in node.input}
-        consumed |= {output.name for output in self.graph.output}
-        for node in self.graph.node:
-            self._convert(node, consumed, emitter)
+        self._convert_nodes(self.graph, emitter)
         if (message := self.unsupported.message("ONNX")) is not None:
             raise self.error(message)
         output_names = [output.name for output in self.graph.output]
@@ -233,6 +242,50 @@ class OnnxImporter:
 
     # -- nodes -----------------------------------------------------------------
 
+    def _convert_nodes(self, graph: onnx.GraphProto, emitter: GraphEmitter) -> None:
+        consumed = {output.name for output in graph.output}
+        for node in graph.node:
+            consumed.update(node.input)
+            for sub in node_subgraphs(node):
+                consumed.update(free_names(sub))
+        for node in graph.node:
+            self._convert(node, consumed, emitter)
+
+    def _run_graph(
+        self,
+        graph: onnx.GraphProto,
+        env: dict[str, Value | None],
+        emitter: GraphEmitter,
+    ) -> list[Value]:
+        """Convert `graph` (a subgraph) with the values of `env` in scope."""
+        saved, self.env = self.env, env
+        try:
+            for init in graph.initializer:
+                self._bind(emitter, init.name, numpy_helper.to_array(init))
+            self._convert_nodes(graph, emitter)
+            outputs = [self.env.get(output.name) for output in graph.output]
+        finally:
+            self.env = saved
+        if any(value is None for value in outputs):
+            raise Downstream
+        return outputs  # type: ignore[return-value]
+
+    def inline(self, graph: onnx.GraphProto, emitter: GraphEmitter) -> list[Value]:
+        """`SubgraphImporter.inline`: the graph's nodes join the current graph."""
+        return self._run_graph(graph, dict(self.env), emitter)
+
+    def body(
+        self, graph: onnx.GraphProto, emitter: GraphEmitter, bound: Mapping[str, Value]
+    ) -> list[Value]:
+        """`SubgraphImporter.body`: the graph's nodes in a region of their own."""
+        return self._run_graph(graph, dict(bound), emitter)
+
+    def lookup(self, name: str) -> Value | None:
+        """`SubgraphImporter.lookup`."""
+        if name not in self.env:
+            raise self.error(f"a subgraph reads '{name}', which nothing defines")
+        return self.env[name]
+
     def _convert(
         self, node: onnx.NodeProto, consumed: set[str], emitter: GraphEmitter
     ) -> None:
@@ -257,11 +310,20 @@ class OnnxImporter:
         try:
             results = list(
                 converter(
-                    NodeContext(inputs, used, emitter, node=node, opset=self.opset)
+                    NodeContext(
+                        inputs,
+                        used,
+                        emitter,
+                        node=node,
+                        opset=self.opset,
+                        subgraphs=self,
+                    )
                 )
             )
         except Unsupported as reason:
             return self._skip(node, f"{node.op_type} {reason}")
+        except Downstream:
+            return self._skip(node, None)
         except CONVERSION_ERRORS as error:
             raise self.error(
                 f"node '{name}' ({node.op_type}): {one_line(error)}"

@@ -67,11 +67,13 @@ from ge_frontend.importing import (
     one_line,
 )
 from ge_frontend.tf_context import (
+    DTYPES,
     GraphDef,
     NodeDef,
     TFNodeContext,
-    dtype_name,
     parse_input,
+    shape_dims,
+    type_name,
 )
 from ge_frontend.tf_ops import CONVERTERS
 
@@ -296,7 +298,7 @@ class TFImporter:
         message = self.unsupported.message("TensorFlow")
         if message is None:
             shown = ", ".join(stuck[:5]) + (", ..." if len(stuck) > 5 else "")
-            message = f"the graph has a cycle through nodes {shown}"
+            message = f"the graph has a cycle (nodes on or after it: {shown})"
         raise self.error(message)
 
     def _used_outputs(
@@ -315,14 +317,13 @@ class TFImporter:
     def _add_input(self, builder: GraphBuilder, node: NodeDef) -> Value:
         """`ge.data` for a `Placeholder` (the next index)."""
         name = node.name
-        context = TFNodeContext([], [], None, node=node)  # type: ignore[arg-type]
-        try:
-            dtype = dtype_name(context.required_attr("dtype"))
-        except Unsupported as reason:
-            raise self.error(f"graph input '{name}' has unsupported {reason}") from None
-        except ValueError as error:
-            raise self.error(f"graph input '{name}': {error}") from None
-        shape = context.attr("shape")
+        if "dtype" not in node.attr:
+            raise self.error(f"graph input '{name}' has no dtype")
+        dtype = DTYPES.get(node.attr["dtype"].type)
+        if dtype is None:
+            kind = type_name(node.attr["dtype"].type)
+            raise self.error(f"graph input '{name}' has unsupported dtype {kind}")
+        shape = shape_dims(node.attr["shape"].shape) if "shape" in node.attr else None
         given = self.input_shapes.get(name)
         if shape is None and given is None:
             raise self.error(

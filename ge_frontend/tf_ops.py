@@ -17,7 +17,7 @@ labelled `#ge.layout<HWCN>`; a `DepthwiseConv2dNative` filter
 `groups = C` (TensorFlow's output channel `c*M + m` is the group order).
 
 Ops `ge` has no single op for are written with the ones it has: `Relu6` is
-`clip(0, 6)`, `Rsqrt` is `reciprocal(sqrt)`, `SquaredDifference` is
+`clip(relu(x), max=6)`, `Rsqrt` is `reciprocal(sqrt)`, `SquaredDifference` is
 `(a - b) * (a - b)`, `Square` is `x * x`. Shape computations (`Shape`,
 `StridedSlice`, `Pack`, `Fill`, ...) on import-time values are evaluated
 at import time.
@@ -139,7 +139,9 @@ def convert_leaky_relu(ctx: TFNodeContext) -> list[Value]:
 
 @converts("Relu6")
 def convert_relu6(ctx: TFNodeContext) -> list[Value]:
-    return [ctx.op("clip", ctx.input(0), min=0.0, max=6.0)]
+    """`min(relu(x), 6)`: relu first, so -0.0 becomes +0.0 as in TensorFlow."""
+    rectified = ctx.op("relu", ctx.input(0), suffix="relu")
+    return [ctx.op("clip", rectified, max=6.0)]
 
 
 @converts("Rsqrt")

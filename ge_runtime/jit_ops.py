@@ -8,6 +8,7 @@ follow MLIR's ordered/unordered predicates.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -172,13 +173,25 @@ REDUCTIONS: dict[str, np.ufunc] = {
 """Associative, commutative combiners an accumulation may use."""
 
 
+def cast(x: Any, dtype: np.dtype) -> Any:
+    """`x` converted to `dtype` (NumPy `astype` semantics), 0-d as a scalar."""
+    return np.asarray(x).astype(dtype)[()]
+
+
+TABLES: dict[str, dict[Any, Callable[..., Any]]] = {
+    "cmpf": _CMPF,
+    "cmpi": _CMPI,
+    "elementwise": ELEMENTWISE,
+}
+"""The function tables, by name (`jit_cache` saves their functions by key)."""
+
+
 def scalar_function(op: Operation) -> Callable[..., Any]:
     """The NumPy function computing `op` from its operand values."""
     if op.name in ELEMENTWISE:
         return ELEMENTWISE[op.name]
     if op.name in CASTS:
-        dtype = numpy_dtype(op.results[0].type)
-        return lambda x: np.asarray(x).astype(dtype)[()]
+        return functools.partial(cast, dtype=numpy_dtype(op.results[0].type))
     if op.name in ("arith.cmpf", "arith.cmpi"):
         predicate = op.properties["predicate"].value.data  # type: ignore[union-attr]
         return (_CMPF if op.name == "arith.cmpf" else _CMPI)[predicate]

@@ -41,6 +41,7 @@ control flow, variables or dynamic shapes are rejected with a one-line error.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -71,8 +72,10 @@ from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
 from ge_runtime.memory import check_graph_plan, read_plan
 from passes.lowering.context import LoweringContext
+from passes.lowering.control_flow import CONTROL_FLOW
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
+from passes.lowering.movement import copy
 from passes.lowering.table import LOWERINGS
 
 SMALL_CONSTANT_ELEMENTS = 256
@@ -148,11 +151,14 @@ class GraphLowering:
         )
         return [*globals_, function]
 
-    def _reject_unsupported(self) -> None:
-        for op in self.graph.body.block.ops:
-            if op.regions and op.name not in LOWERINGS:
+    def _reject_unsupported(self, block: Block | None = None) -> None:
+        for op in (block or self.graph.body.block).ops:
+            if type(op) in CONTROL_FLOW:
+                for region in op.regions:
+                    self._reject_unsupported(region.block)
+            elif op.regions and op.name not in LOWERINGS:
                 raise error_at(op, "has no loop lowering (control flow)")
-            if not isinstance(op, DataOp | ConstOp | NetOutputOp) and (
+            elif not isinstance(op, DataOp | ConstOp | NetOutputOp) and (
                 op.name not in LOWERINGS
             ):
                 raise error_at(op, "has no loop lowering")
@@ -169,7 +175,7 @@ class GraphLowering:
             if isinstance(name := data.attributes.get("name"), StringAttr):
                 attrs[NAME_ATTR] = name
             arguments.append((data, DictionaryAttr(attrs)))
-        constants = [op for op in self.graph.body.block.ops if isinstance(op, ConstOp)]
+        constants = graph_constants(self.graph)
         inline = []
         keys: set[str] = set()
         for position, op in enumerate(constants):
@@ -200,9 +206,7 @@ class GraphLowering:
         for position, op in enumerate(ops):
             if isinstance(op, DataOp | ConstOp | NetOutputOp):
                 continue
-            context.op = op
-            LOWERINGS[op.name](context, op)
-            context.free_temporaries()
+            self._lower_op(context, op)
             for result in op.results:
                 buffer = context.buffers[result].memref
                 if isinstance(buffer.owner, memref.AllocOp):
@@ -216,6 +220,66 @@ class GraphLowering:
                     alive.discard(value)
                     if not alive:
                         context.emitter.dealloc(buffer)
+
+    def _lower_op(self, context: LoweringContext, op: Operation) -> None:
+        context.op = op
+        control_flow = CONTROL_FLOW.get(type(op))
+        if control_flow is not None:
+            control_flow(context, op, self._lower_region)
+        else:
+            LOWERINGS[op.name](context, op)
+        context.op = op
+        context.free_temporaries()
+
+    def _lower_region(
+        self,
+        context: LoweringContext,
+        region: Region,
+        operands: Sequence[Buffer],
+        deliver: Callable[[list[Buffer]], None],
+    ) -> None:
+        """Lower a subgraph into the current block (`control_flow.LowerRegion`):
+        `deliver` gets its output buffers, then the buffers it allocated are
+        freed."""
+        parent = context.op
+        temporaries, context.temporaries = context.temporaries, []
+        allocated: list[Buffer] = []
+        terminator = region.block.last_op
+        assert isinstance(terminator, NetOutputOp)
+        for op in region.block.ops:
+            if isinstance(op, DataOp):
+                index = op.attributes["parent_index"]
+                assert isinstance(index, IntegerAttr)
+                source = operands[index.value.data]
+                context.op = op
+                layout = context.layout(op.output)
+                if layout == source.layout:
+                    context.buffers[op.output] = source
+                else:  # the subgraph holds its input in another layout
+                    target = context.emitter.alloc(layout)
+                    copy(context, source, target, layout.origin_shape)
+                    context.buffers[op.output] = target
+                    allocated.append(target)
+            elif not isinstance(op, ConstOp | NetOutputOp):
+                self._lower_op(context, op)
+                allocated += [
+                    context.buffers[r]
+                    for r in op.results
+                    if isinstance(context.buffers[r].memref.owner, memref.AllocOp)
+                ]
+        context.op = parent
+        deliver([context.buffers[v] for v in terminator.operands])
+        context.temporaries = temporaries
+        freed: set[SSAValue] = set()
+        for buffer in allocated:
+            if buffer.memref not in freed:
+                freed.add(buffer.memref)
+                context.emitter.dealloc(buffer)
+
+
+def graph_constants(graph: GraphOp) -> list[ConstOp]:
+    """The graph's `ge.const` ops, those of its subgraphs included, in order."""
+    return [op for op in graph.walk() if isinstance(op, ConstOp)]
 
 
 def _memref_type(layout: Layout) -> MemRefType:

@@ -580,14 +580,82 @@ def test_identity_aliases_and_only_allocations_are_freed():
     assert text.count("memref.dealloc") == 1
 
 
-def test_control_flow_is_rejected():
+# -- control flow -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cond",
+    [
+        np.array([True]),
+        np.array([False]),
+        np.zeros(0, np.bool_),  # no element: false
+        np.array([False, False, False]),  # several: true
+    ],
+    ids=["true", "false", "empty", "several"],
+)
+def test_if_runs_the_branch_the_reference_runs(cond):
     b = GraphBuilder("g")
-    x = b.data([2], "float32")
-    cond = b.data([1], "bool")
-    (y,) = b.if_(cond, [x], lambda s, v: s.relu(v), lambda s, v: s.neg(v))
+    x = b.data([3, 17], "float32")
+    c = b.data(list(cond.shape), "bool")
+    (y,) = b.if_(c, [x], lambda s, v: s.relu(v), lambda s, v: s.neg(v))
+    b.output(b.exp(y))
+    x_value = np.array([[-np.inf, -0.0, np.nan, 2.0] * 4 + [1.0]] * 3, np.float32)
+    text = check(b.build(), {0: x_value, 1: cond})
+    assert "scf.if" in text
+
+
+@pytest.mark.parametrize("index", [-1, 0, 1, 2, 33])
+def test_case_clamps_to_the_last_branch(index):
+    b = GraphBuilder("g")
+    x = b.data([5, 3], "float32")
+    i = b.data([], "int32")
+    branches = [lambda s, v: s.exp(v), lambda s, v: s.tanh(v), lambda s, v: s.neg(v)]
+    (y,) = b.case(i, [x], branches)
     b.output(y)
-    with pytest.raises(GEError, match="no loop lowering"):
-        lower_graph(b.build().body.block.first_op)
+    x_value = np.random.default_rng(3).standard_normal((5, 3)).astype(np.float32)
+    text = check(b.build(), {0: x_value, 1: np.array(index, np.int32)})
+    assert "scf.index_switch" in text
+
+
+def test_while_swaps_crossed_loop_variables():
+    """(n, a, b) -> (n - 1, b, a * b) while n is non-zero: a and b cross."""
+    b = GraphBuilder("g")
+    n = b.data([], "int32")
+    a = b.data([33], "float32")
+    c = b.data([33], "float32")
+    one = b.const(np.array(1, np.int32))
+
+    def body(s: GraphBuilder, n_, a_, b_):
+        return [s.sub(n_, s.const(np.array(1, np.int32))), b_, s.mul(a_, b_)]
+
+    _, y, z = b.while_([n, a, c], lambda s, n_, a_, b_: s.identity(n_), body)
+    b.output(b.add(y, z), one)
+    rng = np.random.default_rng(4)
+    inputs = {
+        0: np.array(3, np.int32),
+        1: rng.uniform(0.5, 1.5, 33).astype(np.float32),
+        2: rng.uniform(0.5, 1.5, 33).astype(np.float32),
+    }
+    text = check(b.build(), inputs)
+    assert "scf.while" in text
+
+
+def test_lowered_subgraph_constants_are_weights_or_globals():
+    """A large constant inside a branch is a weight argument, a small one a
+    memref.global; both are read inside the scf region."""
+    b = GraphBuilder("g")
+    x = b.data([300], "float32")
+    c = b.data([], "bool")
+    big = np.linspace(-1, 1, 300, dtype=np.float32)
+    (y,) = b.if_(
+        c,
+        [x],
+        lambda s, v: s.add(v, s.const(big)),
+        lambda s, v: s.mul(v, s.const(np.array([2.0], np.float32))),
+    )
+    b.output(y)
+    text = check(b.build(), {0: np.ones(300, np.float32), 1: np.array(True)})
+    assert '{ge.weight = "const0"}' in text and "memref.get_global" in text
 
 
 def test_gather_has_no_lowering():

@@ -926,6 +926,85 @@ def test_unsupported_configurations(case: Case, message: str):
 
 
 # ---------------------------------------------------------------------------
+# Control flow: If
+# ---------------------------------------------------------------------------
+
+BRANCHES = Path(__file__).parent / "filecheck" / "ge-translate" / "models"
+
+
+def branch(name: str, nodes: list[onnx.NodeProto], output: str, shape) -> Any:
+    """A branch graph without inputs, one float output."""
+    return helper.make_graph(
+        nodes,
+        name,
+        [],
+        [helper.make_tensor_value_info(output, TensorProto.FLOAT, shape)],
+    )
+
+
+def if_model(then_graph, else_graph, x_shape=(3, 5)) -> onnx.ModelProto:
+    """`y = If(c)` over a bool input `c` and a float input `x`."""
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                "If",
+                ["c"],
+                ["y"],
+                name="if",
+                then_branch=then_graph,
+                else_branch=else_graph,
+            )
+        ],
+        "if",
+        [
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape)),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(x_shape))],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("c", [True, False])
+@pytest.mark.parametrize("d", [True, False])
+def test_nested_if_matches_onnxruntime(c: bool, d: bool):
+    model = onnx.load(BRANCHES / "branches.onnxtxt")
+    imported = import_onnx(model)
+    feeds = {"c": np.array(c), "d": np.array(d), "x": rand(3, 5)}
+    ours = evaluate(imported.module, feeds, weights=imported.weights)
+    for mine, ref in zip(ours, ort_run(model, feeds), strict=True):
+        assert_close(mine, ref)
+
+
+def test_if_on_a_known_condition_inlines_the_branch_taken():
+    model = onnx.load(BRANCHES / "branches.onnxtxt")
+    ops = [op.name for op in import_onnx(model).module.walk()]
+    assert ops.count("ge.if") == 2  # y's If and the If nested in it; not k's
+    assert "ge.abs" in ops and "ge.exp" not in ops
+
+
+def test_if_branches_of_different_types_are_refused():
+    then_graph = branch("then", [node("Relu", ["x"], ["t"])], "t", [3, 5])
+    else_graph = branch("else", [node("ReduceSum", ["x"], ["e"], keepdims=0)], "e", [])
+    with pytest.raises(GEError) as info:
+        import_onnx(if_model(then_graph, else_graph))
+    assert str(info.value) == (
+        "<onnx model>: error: unsupported ONNX ops: If whose branches give output "
+        "#0 different types (tensor<3x5xf32> and tensor<f32>) (nodes: if)"
+    )
+
+
+def test_an_unsupported_op_in_a_branch_is_reported_once():
+    then_graph = branch(
+        "then", [helper.make_node("Erf", ["x"], ["t"], name="erf")], "t", [3, 5]
+    )
+    else_graph = branch("else", [node("Neg", ["x"], ["e"])], "e", [3, 5])
+    with pytest.raises(GEError) as info:
+        import_onnx(if_model(then_graph, else_graph))
+    assert str(info.value).endswith("unsupported ONNX ops: Erf (nodes: erf)")
+
+
+# ---------------------------------------------------------------------------
 # The ONNX package's test models
 # ---------------------------------------------------------------------------
 

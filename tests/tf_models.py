@@ -174,9 +174,11 @@ def calibrate_batch_norms(model, shape: Sequence[int], seed: int = SEED) -> None
         if isinstance(layer, keras.layers.BatchNormalization)
     ]
     for layer in norms:
-        channels = layer.gamma.shape[0]
-        layer.gamma.assign(rng.uniform(0.5, 1.5, channels).astype(np.float32))
-        layer.beta.assign(rng.normal(0.0, 0.2, channels).astype(np.float32))
+        channels = layer.moving_mean.shape[0]
+        if layer.gamma is not None:  # InceptionV3's have no scale
+            layer.gamma.assign(rng.uniform(0.5, 1.5, channels).astype(np.float32))
+        if layer.beta is not None:
+            layer.beta.assign(rng.normal(0.0, 0.2, channels).astype(np.float32))
         layer.momentum = 0.0
     batch = rng.standard_normal((2, *shape)).astype(np.float32)
     model(batch, training=True)
