@@ -178,8 +178,12 @@ def test_a_part_on_the_reference_evaluator_is_not_a_pass(
     tmp_path: Path, monkeypatch
 ) -> None:
     from ge_runtime import scheduler
+    from ge_runtime.jit_ops import JITError
 
-    monkeypatch.setattr(scheduler, "_jit_failure", lambda graph, target: "forced")
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise JITError("forced")
+
+    monkeypatch.setattr(scheduler, "compile_graph", refuse)
     outcome = run_case(abs_case(), tmp_path)
     assert outcome.status is Status.NOT_JIT
     assert outcome.message == "ge-run --trace: sunk (part 0, reference: forced): ge.abs"
