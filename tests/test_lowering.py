@@ -583,6 +583,38 @@ def test_slice_pad_tile():
     check(b.build())
 
 
+@pytest.mark.parametrize("mode", ["edge", "reflect"])
+@pytest.mark.parametrize(
+    "paddings",
+    [
+        [1, 2, 0, 2],  # both borders of the last axis
+        [2, 0, 1, 3],  # rows and columns
+        [-1, 1, 2, -2],  # crops as well
+    ],
+)
+def test_edge_and_reflect_pad(mode, paddings):
+    b = GraphBuilder("g")
+    x = b.data([4, 6], "float32")
+    b.output(b.pad(x, paddings=paddings, mode=mode))
+    x_value = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x_value[1, 1] = -np.inf
+    check(b.build(), {0: x_value})
+
+
+def test_edge_pad_of_an_nc1hwc0_image():
+    def body(b, x):
+        return b.pad(x, paddings=[0, 0, 1, 2, 0, 0, 2, 1], mode="edge")
+
+    check(nc1hwc0_graph("float16", (1, 17, 3, 5), body))
+
+
+def test_reflect_pad_wider_than_the_axis_is_an_error():
+    b = GraphBuilder("g")
+    b.output(b.pad(b.data([2, 3], "float32"), paddings=[0, 3, 0, 0], mode="reflect"))
+    with pytest.raises(GEError, match="'reflect' padding of 3 needs more than 3"):
+        lower_graph(b.build().body.block.first_op)
+
+
 # -- constants, weights, errors -----------------------------------------------
 
 
