@@ -7,12 +7,17 @@ single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr
-from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import AttributeInvT, IRDLOperation
+from xdsl.parser import UnresolvedOperand
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
+
+from ge_dialect.ir_text import ResourceReadingParser
 
 
 class GEError(Exception):
@@ -42,12 +47,33 @@ def error_at(op: Operation, message: str) -> GEError:
     return GEError(f"{location_text(op)}: error: '{op.name}' op {message}")
 
 
-class LocatedParser(Parser):
-    """A parser that records each op's `file:line:col` as its location."""
+class LocatedParser(ResourceReadingParser):
+    """A parser that records each op's `file:line:col` as its location (and reads
+    resource-blob constants, see `ge_dialect.ir_text`)."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)
         self._line_offset = line_offset
+        self._first_use: dict[str, Span] = {}
+
+    def resolve_operand(
+        self, operand: UnresolvedOperand, type: AttributeInvT
+    ) -> SSAValue[AttributeInvT]:
+        name = operand.operand_name
+        if name not in self.ssa_values:
+            self._first_use.setdefault(name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """The module; a value used but never defined is an error at its use."""
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError:
+            undefined = [self._first_use[name] for name in self.forward_ssa_references]
+            if not undefined:
+                raise
+            first = min(undefined, key=lambda span: span.start)
+            raise ParseError(first, f"use of undefined value '{first.text}'") from None
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
@@ -105,8 +131,31 @@ def printable(text: str) -> str:
 def verify_module(module: Operation) -> None:
     """Verify every op, raising a GEError located at the first invalid one."""
     for op in module.walk():
+        if (misspelled := misspelled_attribute(op)) is not None:
+            raise error_at(op, misspelled)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
             message = " ".join(str(error).split())
             raise error_at(op, message) from None
+
+
+_SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}
+
+
+def misspelled_attribute(op: Operation) -> str | None:
+    """`unknown attribute 'X' (did you mean 'Y'?)` when `op` has an attribute
+    its definition lacks that is close to a defined one `op` does not set."""
+    if not isinstance(op, IRDLOperation):
+        return None
+    for name in op.attributes:
+        key = (type(op), name)
+        if key not in _SUGGESTIONS:
+            definition = op.get_irdl_definition()
+            known = [*definition.attributes, *definition.properties]
+            close = get_close_matches(name, known, n=1, cutoff=0.8)
+            _SUGGESTIONS[key] = None if name in known or not close else close[0]
+        suggestion = _SUGGESTIONS[key]
+        if suggestion is not None and suggestion not in op.attributes:
+            return f"unknown attribute '{name}' (did you mean '{suggestion}'?)"
+    return None

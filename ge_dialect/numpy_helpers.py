@@ -146,3 +146,12 @@ def reduction_axes(axes: Sequence[int] | None) -> tuple[int, ...] | None:
 def is_int(x: np.ndarray) -> bool:
     """Whether `x` holds integers."""
     return np.issubdtype(x.dtype, np.integer)
+
+
+def lowest(dtype: np.dtype) -> Any:
+    """The lowest value of a NumPy dtype (-inf for floats, False for bool)."""
+    if dtype == np.bool_:
+        return False
+    if np.issubdtype(dtype, np.integer):
+        return np.iinfo(dtype).min
+    return -np.inf

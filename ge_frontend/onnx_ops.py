@@ -40,6 +40,7 @@ from ge_frontend.importing import (
     split_padding,
 )
 from ge_frontend.onnx_context import Downstream, NodeContext, free_names
+from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -783,6 +784,13 @@ def convert_shape(ctx: NodeContext) -> list[Value]:
 def convert_size(ctx: NodeContext) -> list[Value]:
     shape = ctx.static_shape(0)
     return [np.array(math.prod(shape), np.int64)]
+
+
+# ---------------------------------------------------------------------------
+# Recurrent ops (a decomposition: `onnx_recurrent`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(RECURRENT_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------

@@ -505,7 +505,8 @@ class FormatRefiner:
         GE leaves the producer's and the consumer's descriptors different; one
         SSA value has one type, so the consumer reads a relabelled copy (one
         per value and format, right after the producer) typed with its own
-        descriptor. No data moves: the origin shape is the same.
+        descriptor (in that format's plain storage; storage is chosen later).
+        It holds the same values: origin shape and dtype are unchanged.
         """
         relabelled: dict[tuple[SSAValue, Format], SSAValue] = {}
         for (op, _, index), fmt in self.inputs.items():
@@ -519,8 +520,11 @@ class FormatRefiner:
             if copy is None:
                 tensor = value.type
                 assert isinstance(tensor, TensorType)
+                relabelled_type = TensorType(
+                    tensor.element_type, tensor.get_shape(), LayoutAttr(fmt)
+                )
                 identity = IdentityOp.create(
-                    operands=[value], result_types=[_relabelled(tensor, fmt)]
+                    operands=[value], result_types=[relabelled_type]
                 )
                 Rewriter.insert_op(identity, InsertPoint.after(value.op))
                 copy = relabelled[(value, fmt)] = identity.results[0]

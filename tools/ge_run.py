@@ -59,7 +59,6 @@ share and average, `--dump DIR` writes every op's output in origin layout
 from __future__ import annotations
 
 import argparse
-import io
 import statistics
 import sys
 import time
@@ -76,6 +75,7 @@ from ge_dialect.dialect import make_context
 from ge_dialect.files import write_atomically
 from ge_dialect.ops import GraphOp
 from ge_dialect.value_layout import value_layout
+from ge_runtime.npy import NpyError, npy_bytes, read_npy, typed_like
 from ge_runtime.reference import (
     InputKey,
     InputSpec,
@@ -276,15 +276,45 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
 
 
 def load_npy(path: str) -> np.ndarray:
-    """One array from a `.npy` file, as a one-line GEError if unreadable."""
+    """One array from a `.npy` file, as a one-line GEError if unreadable.
+
+    ml_dtypes' types (bfloat16, float8, int4) read back as themselves when
+    the file names them, as raw bytes when `np.save` wrote them (`typed_inputs`
+    gives those their input's dtype).
+    """
     with open(path, "rb") as stream:
         if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
             raise GEError(f"error: '{path}' is not a .npy file")
-    try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as error:
-        message = " ".join(str(error).split())
-        raise GEError(f"error: cannot read '{path}' as .npy: {message}") from None
+        stream.seek(0)
+        try:
+            return read_npy(stream)
+        except NpyError as error:
+            raise GEError(f"error: cannot read '{path}' as .npy: {error}") from None
+
+
+def graph_inputs(
+    args: argparse.Namespace, graph: GraphOp
+) -> dict[InputKey, np.ndarray]:
+    """The inputs `--input` gives (typed for the graph), completed with random
+    data under `--random-inputs`."""
+    specs = input_specs(graph)
+    inputs = typed_inputs(specs, parse_input_flags(args.input))
+    if args.random_inputs:
+        inputs = complete_inputs(specs, inputs, args.seed)
+    return inputs
+
+
+def typed_inputs(
+    specs: Sequence[InputSpec], inputs: Mapping[InputKey, np.ndarray]
+) -> dict[InputKey, np.ndarray]:
+    """Raw-byte arrays (a bfloat16/float8/int4 array `np.save` wrote) as the
+    dtype of the input they feed."""
+    by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
+    by_key.update({s.name: s for s in specs if s.name is not None})
+    return {
+        key: typed_like(array, by_key[key].dtype) if key in by_key else array
+        for key, array in inputs.items()
+    }
 
 
 def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
@@ -321,11 +351,7 @@ def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
     them, or none if writing fails."""
     from ge_runtime.dump import StemAllocator
 
-    blobs = []
-    for array in outputs.arrays:
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        blobs.append(buffer.getvalue())
+    blobs = [npy_bytes(array) for array in outputs.arrays]
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     stems = StemAllocator()
@@ -357,9 +383,7 @@ def run_reference(args: argparse.Namespace) -> Outputs:
     """`--reference`: the NumPy reference evaluator on an `.mlir` graph."""
     module = load_module(args.model)
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     arrays = evaluate(
         graph,
         inputs,
@@ -376,9 +400,7 @@ def run_offline_model(args: argparse.Namespace) -> Outputs:
     model = load_offline_model(args.model)
     module = model.module()
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     if args.reference:
         outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
     else:
@@ -531,9 +553,7 @@ def run_jit(args: argparse.Namespace) -> Outputs:
                 )
         return run_loop_module(module, args, weights)
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     outputs = run_scheduled(graph, inputs, weights, None, args)
     if args.check:
         check_outputs(outputs, evaluate(graph, inputs, weights=weights), args.tolerance)
@@ -565,7 +585,7 @@ def run_loop_module(
                     raise GEError(f"error: weight '{key}' is not in the weights")
                 arguments.append(weights[key])
             elif found := [given[k] for k in keys if k in given]:
-                arguments.append(found[0])
+                arguments.append(typed_like(found[0], numpy_dtype(memref)))
             elif args.random_inputs:
                 shape = tuple(memref.get_shape())
                 dtype = numpy_dtype(memref.element_type)
@@ -612,9 +632,7 @@ def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
         weights, target = load_weights(module, args.model), None
         source = lambda: module  # noqa: E731
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     tuning = args.tune or args.tuning_records is not None
     runtime = Runtime(
         graph,

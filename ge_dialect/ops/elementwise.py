@@ -395,6 +395,12 @@ class ClipOp(UnaryElementwiseOp):
     @staticmethod
     @float32_compute
     def numpy_kernel(x: np.ndarray, *, min: float, max: float) -> np.ndarray:
+        """The result keeps x's dtype: on integers the bounds are taken inside
+        the dtype's range (an infinite bound clamps nothing)."""
+        if is_int(x):
+            info = np.iinfo(x.dtype)
+            min = x.dtype.type(np.ceil(np.clip(min, info.min, info.max)))
+            max = x.dtype.type(np.floor(np.clip(max, info.min, info.max)))
         return np.clip(x, min, max)
 
     @float_only

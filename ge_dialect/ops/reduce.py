@@ -18,7 +18,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from ge_dialect.format_rules import full_rank_rule, reduce_rule
-from ge_dialect.numpy_helpers import float32_compute, reduction_axes
+from ge_dialect.numpy_helpers import float32_compute, lowest, reduction_axes
 from ge_dialect.ops.base import (
     UNARY_FORMAT,
     GEOperation,
@@ -172,4 +172,13 @@ class ReduceMaxOp(ReduceOp):
     def numpy_kernel(
         x: np.ndarray, *, axes: Sequence[int], keep_dims: bool
     ) -> np.ndarray:
-        return np.asarray(np.max(x, axis=reduction_axes(axes), keepdims=keep_dims))
+        """Over an empty set it is the dtype's lowest value (-inf, the
+        integer minimum, False), as in ONNX."""
+        return np.asarray(
+            np.max(
+                x,
+                axis=reduction_axes(axes),
+                keepdims=keep_dims,
+                initial=lowest(x.dtype),
+            )
+        )
