@@ -303,5 +303,3 @@ class Runtime:
         else:
             step.kernel = self.registry.candidates(op)[0]
         return step.kernel
-
-
