@@ -145,7 +145,8 @@ _SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}
 
 def misspelled_attribute(op: Operation) -> str | None:
     """`unknown attribute 'X' (did you mean 'Y'?)` when `op` has an attribute
-    its definition lacks that is close to a defined one `op` does not set."""
+    its definition lacks that is close to a defined one `op` does not set (or
+    sets to its default)."""
     if not isinstance(op, IRDLOperation):
         return None
     for name in op.attributes:
@@ -156,6 +157,15 @@ def misspelled_attribute(op: Operation) -> str | None:
             close = get_close_matches(name, known, n=1, cutoff=0.8)
             _SUGGESTIONS[key] = None if name in known or not close else close[0]
         suggestion = _SUGGESTIONS[key]
-        if suggestion is not None and suggestion not in op.attributes:
+        if suggestion is not None and not _set_by_user(op, suggestion):
             return f"unknown attribute '{name}' (did you mean '{suggestion}'?)"
     return None
+
+
+def _set_by_user(op: IRDLOperation, name: str) -> bool:
+    """Whether `op` carries attribute `name` with other than its default (which
+    xDSL fills in for an absent attribute)."""
+    value = op.attributes.get(name)
+    definition = op.get_irdl_definition().attributes.get(name)
+    default = definition.default_value if definition is not None else None
+    return value is not None and value != default
