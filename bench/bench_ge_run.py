@@ -120,13 +120,14 @@ def steady_state(om: Path, onnx_path: Path, feeds: dict, threads: int, runs: int
 
     from ge_runtime.offline_model import load_offline_model
     from ge_runtime.reference import find_graph
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.scheduler import compile_model, freeze_for_serving
     from ge_runtime.threads import set_blas_threads
 
     set_blas_threads(threads)
     offline = load_offline_model(om)
     graph = find_graph(offline.module())
     model = compile_model(graph, offline.weights, target=offline.target)
+    freeze_for_serving()  # as ge-run does
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1

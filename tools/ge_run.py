@@ -484,9 +484,10 @@ def run_scheduled(
     """Run a graph through the scheduler; with `--trace`, print what ran each
     op; with `--check`, what ran on the JIT; with `--benchmark`, time it.
     `cache_key` keeps the generated code on disk for the next run."""
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.scheduler import compile_model, freeze_for_serving
 
     model = compile_model(graph, weights, target=target, cache_key=cache_key)
+    freeze_for_serving()
     outputs = model.run(inputs)
     if args.trace:
         print(f"schedule: {model.describe()}")
