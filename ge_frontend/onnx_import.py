@@ -208,12 +208,19 @@ class OnnxImporter:
     def _input_type(self, value_info: onnx.ValueInfoProto) -> tuple[list[int], str]:
         name = value_info.name
         if not value_info.type.HasField("tensor_type"):
-            raise self.error(f"graph input '{name}' is not a tensor")
+            kind = value_info.type.WhichOneof("value") or "untyped"
+            raise self.error(
+                f"graph input '{name}' has type {kind.removesuffix('_type')}, not "
+                f"tensor{self._readers(name)}"
+            )
         tensor = value_info.type.tensor_type
         dtype = _dtype_name(tensor.elem_type)
         if dtype is None:
             kind = onnx.TensorProto.DataType.Name(tensor.elem_type)
-            raise self.error(f"graph input '{name}' has unsupported dtype {kind}")
+            raise self.error(
+                f"graph input '{name}' has unsupported dtype {kind}"
+                f"{self._readers(name)}"
+            )
         given = self.input_shapes.get(name)
         if not tensor.HasField("shape"):
             if given is None:
@@ -227,6 +234,11 @@ class OnnxImporter:
         if given is not None:
             shape = fix_input_shape(self.label, name, shape, given)
         return shape, dtype
+
+    def _readers(self, name: str) -> str:
+        """` (read by Op1, Op2)`: the op types of the nodes reading `name`."""
+        readers = dict.fromkeys(n.op_type for n in self.graph.node if name in n.input)
+        return f" (read by {', '.join(readers)})" if readers else ""
 
     # -- nodes -----------------------------------------------------------------
 

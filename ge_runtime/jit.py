@@ -558,18 +558,14 @@ def external_keys(graph: GraphOp) -> list[str]:
 
 def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:
     """The lowered function's weight arguments, in order (after the inputs)."""
-    constants = graph_constants(graph)
     arguments = []
-    for position, op in enumerate(constants):
-        key = weight_key(op, position)
+    for op in graph_constants(graph):
+        key = weight_key(op)
         if key is None:
             continue
-        if isinstance(op.value, DenseIntOrFPElementsAttr):
-            arguments.append(dense_to_numpy(op.value))
-        elif key in weights:
-            arguments.append(np.asarray(weights[key]))
-        else:
+        if key not in weights:
             raise error_at(op, f"weight '{key}' is not in the weights")
+        arguments.append(np.asarray(weights[key]))
     return arguments
 
 

@@ -68,6 +68,7 @@ from ge_dialect.formats import FormatError
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
 from ge_runtime.memory import memory_reports
+from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import find_graph, output_names
 from passes.insert_transdata import module_target
 from tools.common import write_atomically
@@ -225,17 +226,6 @@ def encode(model: OfflineModel) -> bytes:
     for part in parts:
         digest.update(part)
     return b"".join([*parts, digest.digest()])
-
-
-def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """An uncompressed `.npz` holding `arrays` by key (any key: `np.savez`
-    would take keys such as "file" for its own arguments)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for key, array in arrays.items():
-            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, array, allow_pickle=False)
-    return buffer.getvalue()
 
 
 def weight_keys(module: ModuleOp) -> set[str]:

@@ -73,6 +73,7 @@ from ge_runtime.adapters import (
     expected_dtype,
     shape_matches,
 )
+from ge_runtime.npy import NpyError, read_npz
 
 DEFAULT_MAX_ITERATIONS = 10_000
 """How many `ge.while` iterations run before the loop counts as runaway."""
@@ -484,8 +485,7 @@ def evaluate(
 def load_npz(path: str | os.PathLike[str]) -> Weights:
     """All arrays of an `.npz` file, as a one-line GEError if unreadable."""
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            return {key: npz[key] for key in npz.files}
-    except (OSError, ValueError) as error:
+        return read_npz(path)
+    except (OSError, NpyError) as error:
         message = " ".join(str(error).split())
         raise GEError(f"error: cannot read weights '{path}': {message}") from None

@@ -23,10 +23,11 @@ func.func @g(%x: memref<1x2x4x4x16xf16> {ge.input = 0 : i64})
 Function arguments, in this order:
 
 1. the graph inputs, by `ge.data` index (`{ge.input = i}`, plus `ge.name`);
-2. the weights: `ge.const` values that are `#ge.external<"key">` or have more
-   than `SMALL_CONSTANT_ELEMENTS` elements, in graph order
-   (`{ge.weight = "key"}`; an inline constant's key is its node name or
-   `const<i>`). Smaller constants become `memref.global`s.
+2. the weights: `ge.const` values that are `#ge.external<"key">`, in graph
+   order, subgraphs included (`{ge.weight = "key"}`). Inline constants
+   become constant `memref.global`s, so a lowered module holds all it
+   needs (`ge-run l.mlir` runs it; its weights come from the `ge.weights`
+   file as for the graph).
 
 Arguments and results hold storage-layout data. Results are returned buffers
 (`memref.alloc` inside the function, or an argument passed through).
@@ -48,7 +49,6 @@ from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
     MemRefType,
@@ -78,30 +78,17 @@ from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
 from passes.lowering.table import LOWERINGS
 
-SMALL_CONSTANT_ELEMENTS = 256
-"""Inline constants up to this many elements become `memref.global`s."""
-
 INPUT_ATTR = "ge.input"
 WEIGHT_ATTR = "ge.weight"
 NAME_ATTR = "ge.name"
 
 
-def weight_key(op: ConstOp, position: int) -> str | None:
-    """The argument key of a constant passed as a weight, or None if it stays inline.
-
-    External constants use their key; large inline ones their node name, else
-    `const<position>` (position among the graph's constants).
-    """
+def weight_key(op: ConstOp) -> str | None:
+    """The argument key of a constant passed as a weight (an external one),
+    or None if it becomes a `memref.global`."""
     if isinstance(op.value, ExternalDataAttr):
         return op.value.key.data
-    if len(op.value.get_values()) <= SMALL_CONSTANT_ELEMENTS or _is_splat(op.value):
-        return None
-    name = op.attributes.get("name")
-    return name.data if isinstance(name, StringAttr) else f"const{position}"
-
-
-def _is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
-    return len(attr.get_values()) == 1
+    return None
 
 
 @dataclass
@@ -179,7 +166,7 @@ class GraphLowering:
         inline = []
         keys: set[str] = set()
         for position, op in enumerate(constants):
-            key = weight_key(op, position)
+            key = weight_key(op)
             if key is None:
                 inline.append((op, position))
                 continue

@@ -405,8 +405,8 @@ def test_generated_code_is_kept_on_disk_for_the_next_process(tmp_path, monkeypat
         again = compile_graph(graph, cache_key="model-digest|main")
     assert again is not first and again.source == first.source
     np.testing.assert_array_equal(again(*arguments(x))[0], first(*arguments(x))[0])
-    bound = again.bind({1: arguments(x)[1]})
-    np.testing.assert_array_equal(bound(arguments(x)[0])[0], first(*arguments(x))[0])
+    hoisted = again.bind({}).hoisted  # the conv weight is a global: packed once
+    assert hoisted is not None and any(h.shape == (27, 17) for h in hoisted[1:])
     monkeypatch.setattr(jit_cache, "code_version", lambda: "another compiler")
     compile_graph(graph, cache_key="model-digest|main")
     assert len(list(tmp_path.glob("*.pickle"))) == 2  # a new entry, not the old

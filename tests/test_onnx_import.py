@@ -875,6 +875,21 @@ def test_unsupported_ops_are_listed_in_one_error():
     )
 
 
+def test_an_unnamed_node_is_named_by_its_first_named_output():
+    """An LSTM-like node whose first output is unused (`""`) is named by the
+    next one, not by the empty string."""
+    graph = helper.make_graph(
+        [helper.make_node("Mystery", ["x"], ["", "h"], domain="my.domain")],
+        "unnamed",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [2, 3])],
+    )
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("my.domain", 1)]
+    with pytest.raises(GEError) as info:
+        import_onnx(helper.make_model(graph, opset_imports=opsets))
+    assert str(info.value).endswith("my.domain.Mystery (nodes: h)")
+
+
 @pytest.mark.parametrize(
     ("case", "message"),
     [

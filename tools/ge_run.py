@@ -22,6 +22,18 @@ above `--tolerance` is an error.
 
     ge-run model.om --random-inputs --check --output-dir out/
 
+`--check` first says what it compares (`check: JIT vs reference on N ops`,
+and how many host fallback ops ran through the NumPy kernel library) and
+fails when an op ran in the reference evaluator because the JIT could not
+lower it (the reference would be compared with itself); `--allow-reference`
+compares anyway. `--benchmark N` times N more runs of the same path after
+the first (the warm-up) and prints `benchmark: N runs, median X ms (min,
+max)` last; `--threads T` sets the BLAS thread count. The generated code of
+an offline model is kept on disk (`ge_runtime.jit_cache`, keyed by the
+file's digest), so a second `ge-run` of it neither lowers nor generates code.
+
+    ge-run model.om --random-inputs --benchmark 20 --threads 1 --output-dir out/
+
 Without `--reference`, an `.mlir` file runs through the JIT: a `ge` graph is
 lowered on the fly (`convert-ge-to-loops`), and `--check` compares it with
 the reference evaluator on the same graph; a module already lowered to loops
@@ -59,7 +71,6 @@ share and average, `--dump DIR` writes every op's output in origin layout
 from __future__ import annotations
 
 import argparse
-import io
 import statistics
 import sys
 import time
@@ -74,6 +85,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp
 
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.ops import GraphOp
+from ge_runtime.npy import NpyError, npy_bytes, read_npy, typed_like
 from ge_runtime.reference import (
     InputKey,
     InputSpec,
@@ -285,15 +297,45 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
 
 
 def load_npy(path: str) -> np.ndarray:
-    """One array from a `.npy` file, as a one-line GEError if unreadable."""
+    """One array from a `.npy` file, as a one-line GEError if unreadable.
+
+    ml_dtypes' types (bfloat16, float8, int4) read back as themselves when
+    the file names them, as raw bytes when `np.save` wrote them (`typed_inputs`
+    gives those their input's dtype).
+    """
     with open(path, "rb") as stream:
         if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
             raise GEError(f"error: '{path}' is not a .npy file")
-    try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as error:
-        message = " ".join(str(error).split())
-        raise GEError(f"error: cannot read '{path}' as .npy: {message}") from None
+        stream.seek(0)
+        try:
+            return read_npy(stream)
+        except NpyError as error:
+            raise GEError(f"error: cannot read '{path}' as .npy: {error}") from None
+
+
+def graph_inputs(
+    args: argparse.Namespace, graph: GraphOp
+) -> dict[InputKey, np.ndarray]:
+    """The inputs `--input` gives (typed for the graph), completed with random
+    data under `--random-inputs`."""
+    specs = input_specs(graph)
+    inputs = typed_inputs(specs, parse_input_flags(args.input))
+    if args.random_inputs:
+        inputs = complete_inputs(specs, inputs, args.seed)
+    return inputs
+
+
+def typed_inputs(
+    specs: Sequence[InputSpec], inputs: Mapping[InputKey, np.ndarray]
+) -> dict[InputKey, np.ndarray]:
+    """Raw-byte arrays (a bfloat16/float8/int4 array `np.save` wrote) as the
+    dtype of the input they feed."""
+    by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
+    by_key.update({s.name: s for s in specs if s.name is not None})
+    return {
+        key: typed_like(array, by_key[key].dtype) if key in by_key else array
+        for key, array in inputs.items()
+    }
 
 
 def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
@@ -330,11 +372,7 @@ def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
     them, or none if writing fails."""
     from ge_runtime.dump import StemAllocator
 
-    blobs = []
-    for array in outputs.arrays:
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        blobs.append(buffer.getvalue())
+    blobs = [npy_bytes(array) for array in outputs.arrays]
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     stems = StemAllocator()
@@ -366,9 +404,7 @@ def run_reference(args: argparse.Namespace) -> Outputs:
     """`--reference`: the NumPy reference evaluator on an `.mlir` graph."""
     module = load_module(args.model)
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     arrays = evaluate(
         graph,
         inputs,
@@ -385,9 +421,7 @@ def run_offline_model(args: argparse.Namespace) -> Outputs:
     model = load_offline_model(args.model)
     module = model.module()
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     if args.reference:
         outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
     else:
@@ -462,9 +496,10 @@ def run_scheduled(
     """Run a graph through the scheduler; with `--trace`, print what ran each
     op; with `--check`, what ran on the JIT; with `--benchmark`, time it.
     `cache_key` keeps the generated code on disk for the next run."""
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.scheduler import compile_model, freeze_for_serving
 
     model = compile_model(graph, weights, target=target, cache_key=cache_key)
+    freeze_for_serving()
     outputs = model.run(inputs)
     if args.trace:
         print(f"schedule: {model.describe()}")
@@ -540,9 +575,7 @@ def run_jit(args: argparse.Namespace) -> Outputs:
                 )
         return run_loop_module(module, args, weights)
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     outputs = run_scheduled(graph, inputs, weights, None, args)
     if args.check:
         check_outputs(outputs, evaluate(graph, inputs, weights=weights), args.tolerance)
@@ -574,7 +607,7 @@ def run_loop_module(
                     raise GEError(f"error: weight '{key}' is not in the weights")
                 arguments.append(weights[key])
             elif found := [given[k] for k in keys if k in given]:
-                arguments.append(found[0])
+                arguments.append(typed_like(found[0], numpy_dtype(memref)))
             elif args.random_inputs:
                 shape = tuple(memref.get_shape())
                 dtype = numpy_dtype(memref.element_type)
@@ -621,9 +654,7 @@ def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
         weights, target = load_weights(module, args.model), None
         source = lambda: module  # noqa: E731
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     tuning = args.tune or args.tuning_records is not None
     runtime = Runtime(
         graph,

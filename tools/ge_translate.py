@@ -26,7 +26,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from xdsl.dialects.builtin import StringAttr
 from xdsl.printer import Printer
 
@@ -37,6 +36,7 @@ from ge_frontend.importing import (
     parse_input_shapes,
 )
 from ge_frontend.onnx_import import import_onnx
+from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import WEIGHTS_ATTRIBUTE
 from tools.common import one_line_errors, run_tool, write_atomically
 
@@ -93,13 +93,6 @@ def weights_path(output: str) -> Path:
     """`OUT.weights.npz` next to `OUT.mlir`."""
     path = Path(output)
     return path.with_name(f"{path.stem}.weights.npz")
-
-
-def npz_bytes(weights: dict[str, np.ndarray]) -> bytes:
-    """The weights as the bytes of an `.npz` file."""
-    buffer = io.BytesIO()
-    np.savez(buffer, **weights)
-    return buffer.getvalue()
 
 
 def module_text(imported: ImportedModel) -> str:
