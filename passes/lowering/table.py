@@ -12,8 +12,15 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
-from ge_dialect.ops import Conv2DTransposeOp, GatherOp
-from ge_dialect.ops.structure import Structural
+from ge_dialect.ops import (
+    ConstOp,
+    Conv2DTransposeOp,
+    DataOp,
+    GatherOp,
+    GraphOp,
+    NetOutputOp,
+    VariableOp,
+)
 from ge_dialect.traits import Elementwise
 from passes.lowering import elementwise, fused, movement, nn
 from passes.lowering.control_flow import CONTROL_FLOW
@@ -23,6 +30,11 @@ FAMILY_MODULES = (elementwise, fused, movement, nn)
 """The modules whose import registers the emitters."""
 
 NOT_LOWERED: dict[type[Operation], str] = {
+    GraphOp: "the graph itself: it becomes the func.func",
+    DataOp: "a graph input: a function argument",
+    ConstOp: "a constant: a memref.global or a ge.weight argument",
+    NetOutputOp: "the graph's results: the func.return",
+    VariableOp: "state kept across runs, which a loop function has no place for",
     Conv2DTransposeOp: "no loop emitter yet: it runs on its NumPy kernel",
     GatherOp: "data-dependent indexing: it runs as a host fallback",
 }
@@ -51,6 +63,4 @@ def has_lowering(op_class: type[Operation]) -> bool:
 
 def unlowered_reason(op: Operation) -> str | None:
     """Why `op` has no lowering, if the dialect says (for diagnostics)."""
-    if op.has_trait(Structural) and type(op) not in NOT_LOWERED:
-        return "graph structure is lowered with its graph"
     return NOT_LOWERED.get(type(op))
