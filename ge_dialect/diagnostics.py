@@ -7,10 +7,19 @@ single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+)
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
+
+from ge_dialect.limits import MAX_NESTING, LimitError, over_budget, tensor_bytes
 
 
 class GEError(Exception):
@@ -41,18 +50,29 @@ def error_at(op: Operation, message: str) -> GEError:
 
 
 class LocatedParser(Parser):
-    """A parser that records each op's `file:line:col` as its location."""
+    """A parser that records each op's `file:line:col` as its location.
+
+    It also refuses what would exhaust the process: ops nested deeper than
+    `MAX_NESTING`, and dense literals (a splat `dense<1.0>` is expanded)
+    whose type is over the memory budget.
+    """
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)
         self._line_offset = line_offset
+        self._depth = 0
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
+        if self._depth > MAX_NESTING:
+            raise ParseError(span, f"ops nested deeper than {MAX_NESTING} levels")
+        self._depth += 1
         try:
             op = super().parse_operation()
         except VerifyException as error:
             raise ParseError(span, " ".join(str(error).split())) from None
+        finally:
+            self._depth -= 1
         if not isinstance(op.location, FileLineColLoc | NameLoc):
             where = span.get_location()
             op.location = FileLineColLoc(
@@ -61,6 +81,27 @@ class LocatedParser(Parser):
                 IntAttr(where.col),
             )
         return op
+
+    def _parse_dense_literal_type(self):  # the type of `dense<...> : TYPE`
+        start = self._current_token.span
+        dense_type = super()._parse_dense_literal_type()
+        self._check_dense_size(dense_type, start)
+        return dense_type
+
+    def parse_dense_int_or_fp_elements_attr(self, type) -> DenseIntOrFPElementsAttr:
+        if type is not None:
+            self._check_dense_size(type, self._current_token.span)
+        return super().parse_dense_int_or_fp_elements_attr(type)
+
+    def _check_dense_size(self, dense_type, span) -> None:
+        element = dense_type.element_type
+        itemsize = getattr(element, "compile_time_size", 8)
+        try:
+            nbytes = tensor_bytes(dense_type.get_shape(), itemsize, "dense literal")
+        except LimitError as error:
+            raise ParseError(span, str(error)) from None
+        if (reason := over_budget(nbytes, "dense literal")) is not None:
+            raise ParseError(span, reason)
 
 
 def parse_module(
@@ -72,7 +113,14 @@ def parse_module(
     ):
         raise GEError(f"{name}:{line_offset + 1}:1: error: empty input (no operations)")
     try:
-        module = LocatedParser(ctx, text, name, line_offset).parse_module()
+        parser = LocatedParser(ctx, text, name, line_offset)
+        try:
+            module = parser.parse_module()
+        except RecursionError:  # attributes or types nested past Python's stack
+            raise ParseError(
+                parser._current_token.span,
+                "attributes or types nested too deeply to parse",
+            ) from None
     except ParseError as error:
         where = error.span.get_location()
         message = printable(error.msg.strip().splitlines()[0])
@@ -89,10 +137,11 @@ def printable(text: str) -> str:
 
 
 def verify_module(module: Operation) -> None:
-    """Verify every op, raising a GEError located at the first invalid one."""
+    """Verify every op, raising a GEError located at the first invalid one
+    (or at the op a verifier names, e.g. the first op of a dataflow cycle)."""
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
             message = " ".join(str(error).split())
-            raise error_at(op, message) from None
+            raise error_at(getattr(error, "op", op), message) from None

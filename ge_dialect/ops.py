@@ -58,6 +58,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import ExternalDataAttr, FormatAttr, LayoutAttr
+from ge_dialect.dataflow import check_block_order
 from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, layout_of, shape_of, storage_shape_of
 
@@ -247,6 +248,7 @@ def _verify_graph_body(op: Operation, region: Any) -> None:
         )
     if not isinstance(block.last_op, NetOutputOp):
         raise VerifyException("graph region must end with 'ge.netoutput'")
+    check_block_order(block)
 
 
 @irdl_op_definition
