@@ -65,6 +65,7 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import FormatError
+from ge_dialect.input_files import read_input_bytes, read_npz
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
 from ge_runtime.memory import memory_reports
@@ -293,9 +294,7 @@ def describe(value: SSAValue, target: str | None) -> dict[str, Any]:
 def load_offline_model(path: str | os.PathLike[str]) -> OfflineModel:
     """Read and validate an offline model file; problems are one-line GEErrors."""
     label = os.fspath(path)
-    with open(label, "rb") as stream:
-        data = stream.read()
-    return decode(data, label)
+    return decode(read_input_bytes(label, "offline model"), label)
 
 
 def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
@@ -348,17 +347,8 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
         raise fail(f"corrupt offline model ({error})") from None
     if not isinstance(manifest, dict):
         raise fail("corrupt offline model (manifest is not a JSON object)")
-    return OfflineModel(manifest, ir, read_npz(sections[WEIGHTS], fail), source, label)
-
-
-def read_npz(data: bytes, fail: Any) -> dict[str, np.ndarray]:
-    """The arrays of `.npz` bytes; `fail(message)` builds the error."""
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            return {key: npz[key] for key in npz.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-        message = " ".join(str(error).split())
-        raise fail(f"corrupt offline model weights ({message})") from None
+    weights = read_npz(sections[WEIGHTS], f"{label}:weights")
+    return OfflineModel(manifest, ir, weights, source, label)
 
 
 # ---------------------------------------------------------------------------

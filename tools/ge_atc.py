@@ -63,6 +63,7 @@ from xdsl.passes import ModulePass
 
 from ge_dialect.diagnostics import GEError, verify_module
 from ge_dialect.formats import FormatError, get_target
+from ge_dialect.limits import budget_of
 from ge_runtime.offline_model import (
     OfflineModel,
     describe_model,
@@ -83,6 +84,7 @@ from passes.fuse_ops import read_fusion_switch_file
 from passes.insert_transdata import TARGET_ATTRIBUTE, derive_storage_weights
 from tools.common import (
     LOG_LEVELS,
+    add_memory_budget_flag,
     logging_to_stderr,
     one_line_errors,
     run_tool,
@@ -202,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write the IR and a Graphviz picture after each stage",
     )
+    add_memory_budget_flag(parser)
     return one_line_errors(parser)
 
 
@@ -607,7 +610,10 @@ def run(argv: Sequence[str] | None) -> None:
     """Parse the command line and run the chosen job."""
     args = build_parser().parse_args(argv)
     job = select_job(args)
-    with logging_to_stderr(LOGGERS, args.log, LogFormatter()):
+    with (
+        budget_of(args.memory_budget),
+        logging_to_stderr(LOGGERS, args.log, LogFormatter()),
+    ):
         job(args)
 
 

@@ -28,9 +28,11 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.limits import budget_of
 from ge_runtime.profiling import PassTimer
 from tools.common import (
     LOG_LEVELS,
+    add_memory_budget_flag,
     load_plugins,
     logging_to_stderr,
     one_line_errors,
@@ -125,6 +127,7 @@ class GEOptMain(xDSLOptMain):
             help="level of the passes' log lines on stderr (default info; "
             "mark-fallback logs at info)",
         )
+        add_memory_budget_flag(arg_parser)
         arg_parser.add_argument(
             "--opinfo",
             action="append",
@@ -203,7 +206,10 @@ class GEOptMain(xDSLOptMain):
         print(f"// {count} runtime TransData after {inner.name}\n")
 
     def run(self) -> None:
-        with logging_to_stderr(("passes",), self.args.log):
+        with (
+            budget_of(self.args.memory_budget),
+            logging_to_stderr(("passes",), self.args.log),
+        ):
             self._run()
 
     def _run(self) -> None:

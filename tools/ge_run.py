@@ -66,6 +66,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 
 from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.input_files import read_input_bytes, read_npy
+from ge_dialect.limits import budget_of
 from ge_dialect.ops import GraphOp
 from ge_runtime.reference import (
     InputKey,
@@ -76,9 +78,13 @@ from ge_runtime.reference import (
     load_weights,
     value_layout,
 )
-from tools.common import one_line_errors, run_tool, write_atomically
+from tools.common import (
+    add_memory_budget_flag,
+    one_line_errors,
+    run_tool,
+    write_atomically,
+)
 
-NPY_MAGIC = b"\x93NUMPY"
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 
@@ -191,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="measure the kernels again (even those with a record)",
     )
+    add_memory_budget_flag(parser)
     return one_line_errors(parser)
 
 
@@ -217,8 +224,9 @@ def load_module(path: str) -> ModuleOp:
 
 def read_mlir(path: str) -> str:
     """The text of an `.mlir` file, as a one-line GEError if it is not text."""
+    data = read_input_bytes(path, "graph")
     try:
-        return Path(path).read_text()
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise GEError(
             f"{path}: error: not MLIR text (nor an offline model, {OM_SUFFIX})"
@@ -241,14 +249,7 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
 
 def load_npy(path: str) -> np.ndarray:
     """One array from a `.npy` file, as a one-line GEError if unreadable."""
-    with open(path, "rb") as stream:
-        if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
-            raise GEError(f"error: '{path}' is not a .npy file")
-    try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as error:
-        message = " ".join(str(error).split())
-        raise GEError(f"error: cannot read '{path}' as .npy: {message}") from None
+    return read_npy(path, "input array")
 
 
 def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
@@ -585,10 +586,10 @@ def select_mode(args: argparse.Namespace) -> Mode:
 def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
-    outputs = select_mode(args)(args)
-    for path, array in zip(
-        write_outputs(args.output_dir, outputs), outputs, strict=True
-    ):
+    with budget_of(args.memory_budget):
+        outputs = select_mode(args)(args)
+        written = write_outputs(args.output_dir, outputs)
+    for path, array in zip(written, outputs, strict=True):
         print(summary_line(path, array))
 
 
