@@ -115,7 +115,8 @@ def load_json(text: str, label: str, what: str = "JSON") -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise GEError(
-            f"{label}:{error.lineno}:{error.colno}: error: invalid {what}: {error.msg}"
+            f"{label}:{error.lineno}:{error.colno}: error: {what} is not valid JSON: "
+            f"{error.msg}"
         ) from None
 
 
