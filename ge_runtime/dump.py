@@ -4,8 +4,10 @@
 format back to their origin format (GE's dump with
 `ATTR_NAME_DATA_DUMP_ORIGIN_FORMAT`), one `.npy` per result named after the
 op's node name (`conv1.npy`; `split.0.npy`, `split.1.npy` for several
-results; characters outside `[A-Za-z0-9._-]` become `_`), the graph inputs
-too, and `manifest.json` listing them in execution (topological) order:
+results; characters outside `[A-Za-z0-9._-]` become `_`, names longer than
+`MAX_STEM` are cut and end with a digest, a repeated stem gets `~2`, ...;
+`file_stem`), the graph inputs too, and `manifest.json` listing them in
+execution (topological) order:
 
 ```json
 {"version": 1, "source": "ge-run",
@@ -34,6 +36,7 @@ group `conv+relu` (`fuse-ops`) holds the value of its last node, `relu`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -57,9 +60,39 @@ DEFAULT_RTOL = 1e-3
 DEFAULT_ATOL = 1e-6
 
 
+MAX_STEM = 100
+"""The longest file name stem (a fused group's node name `a+b+c+...` can be
+longer than file systems allow, 255 bytes)."""
+
+
 def file_stem(name: str) -> str:
-    """A file name stem for a node name."""
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name) or "_"
+    """A file name stem for a tensor or node name: characters other than
+    letters, digits, `.`, `_` and `-` become `_`, leading dots go (no hidden
+    files, no `..`), and a stem longer than `MAX_STEM` is cut and ends with
+    a digest of the whole name, so different long names stay different."""
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "_"
+    if len(stem) <= MAX_STEM:
+        return stem
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+    return f"{stem[: MAX_STEM - len(digest) - 1]}-{digest}"
+
+
+@dataclass
+class StemAllocator:
+    """Hands out unique file name stems: a stem already given gets `~2`,
+    `~3`, ... appended."""
+
+    taken: set[str] = field(default_factory=set)
+
+    def __call__(self, name: str) -> str:
+        """A stem for `name` that no earlier call returned."""
+        stem = file_stem(name)
+        candidate, number = stem, 1
+        while candidate in self.taken:
+            number += 1
+            candidate = f"{stem}~{number}"
+        self.taken.add(candidate)
+        return candidate
 
 
 @dataclass
@@ -70,7 +103,7 @@ class DumpWriter:
     source: str = "ge-run"
     stored: bool = False
     entries: list[dict[str, Any]] = field(default_factory=list)
-    _stems: set[str] = field(default_factory=set)
+    _stems: StemAllocator = field(default_factory=StemAllocator)
 
     def __post_init__(self) -> None:
         self.directory = Path(self.directory)
@@ -87,7 +120,7 @@ class DumpWriter:
         stored: Sequence[np.ndarray] = (),
     ) -> None:
         """Dump one op's results (origin layout), optionally their storage copies."""
-        stem = self._unique(file_stem(name))
+        stem = self._stems(name)
         outputs = []
         for index, array in enumerate(arrays):
             file = f"{stem}.npy" if len(arrays) == 1 else f"{stem}.{index}.npy"
@@ -106,14 +139,6 @@ class DumpWriter:
                 output["stored_file"] = f"{STORED_DIR}/{file}"
             outputs.append(output)
         self.entries.append({"name": name, "op": op, "outputs": outputs})
-
-    def _unique(self, stem: str) -> str:
-        candidate, number = stem, 1
-        while candidate in self._stems:
-            number += 1
-            candidate = f"{stem}~{number}"
-        self._stems.add(candidate)
-        return candidate
 
     def close(self) -> Path:
         """Write the manifest; return its path."""

@@ -35,33 +35,41 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import ConstOp, GraphOp, attribute_to_python
+from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
     InputKey,
+    ValueLayout,
     Weights,
     bind_inputs,
     dense_to_numpy,
     find_graph,
     value_layout,
 )
-from passes.convert_ge_to_loops import ConvertGeToLoopsPass, weight_key
+from passes.convert_ge_to_loops import WEIGHT_ATTR, ConvertGeToLoopsPass, weight_key
 from passes.insert_transdata import derive_storage_weights
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
 _GRAPHS: dict[str, CompiledFunction] = {}
+_COMPILE_LOCK = threading.RLock()
 
 
 @dataclass
 class CompiledFunction:
-    """A `func.func` compiled to Python; call it with storage-layout arrays."""
+    """A `func.func` compiled to Python; call it with storage-layout arrays.
+
+    `bind` fixes the arguments every call passes the same (the weights) and
+    runs `prepare` on them once: what depends only on them (weights packed
+    for the GEMMs) is not computed again per call.
+    """
 
     name: str
     function: Callable[..., tuple[np.ndarray, ...]]
@@ -73,6 +81,10 @@ class CompiledFunction:
     """Why each top-level nest that runs in the scalar path was not vectorised."""
     reuses_workspace: bool = False
     """Whether results may be views of buffers the next call overwrites."""
+    prepare: Callable[..., tuple[Any, ...]] = lambda: ()
+    """What depends only on the arguments at `invariant_args`, computed once."""
+    invariant_args: tuple[int, ...] = ()
+    """Positions of the weight arguments (`ge.weight`), the ones `prepare` takes."""
 
     def __call__(self, *args: np.ndarray, copy: bool = True) -> tuple[np.ndarray, ...]:
         """Run on storage-layout arrays; with `copy=False` the results may be
@@ -83,7 +95,24 @@ class CompiledFunction:
             )
         arrays = [self._prepare(i, a) for i, a in enumerate(args)]
         with np.errstate(all="ignore"):
-            results = self.function(*arrays)
+            hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
+            results = self.function(*arrays, *hoisted)
+        return self._results(results, copy)
+
+    def bind(self, fixed: Mapping[int, Any]) -> BoundFunction:
+        """The function with the arguments at the positions of `fixed` given
+        once; its `prepare` runs now if `fixed` covers every weight."""
+        arrays = {i: self._prepare(i, a) for i, a in fixed.items()}
+        free = tuple(i for i in range(len(self.arg_types)) if i not in arrays)
+        hoisted = None
+        if all(i in arrays for i in self.invariant_args):
+            with np.errstate(all="ignore"):
+                hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
+        return BoundFunction(self, arrays, free, hoisted)
+
+    def _results(
+        self, results: tuple[np.ndarray, ...], copy: bool
+    ) -> tuple[np.ndarray, ...]:
         if copy and self.reuses_workspace:
             return tuple(result.copy() for result in results)
         return results
@@ -100,6 +129,38 @@ class CompiledFunction:
                 f"expected {dtype}{list(shape)}"
             )
         return np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+
+
+@dataclass
+class BoundFunction:
+    """A compiled function with some arguments (the weights) fixed; call it
+    with the others, in order."""
+
+    compiled: CompiledFunction
+    fixed: dict[int, np.ndarray]
+    free: tuple[int, ...]
+    hoisted: tuple[Any, ...] | None
+
+    def __call__(self, *args: Any, copy: bool = True) -> tuple[np.ndarray, ...]:
+        """Run on the free arguments (storage layout)."""
+        compiled = self.compiled
+        if len(args) != len(self.free):
+            raise JITError(
+                f"@{compiled.name} takes {len(self.free)} free arguments, "
+                f"got {len(args)}"
+            )
+        arrays = dict(self.fixed)
+        for position, array in zip(self.free, args, strict=True):
+            arrays[position] = compiled._prepare(position, array)
+        ordered = [arrays[i] for i in range(len(compiled.arg_types))]
+        with np.errstate(all="ignore"):
+            hoisted = self.hoisted
+            if hoisted is None:
+                hoisted = compiled.prepare(
+                    *(ordered[i] for i in compiled.invariant_args)
+                )
+            results = compiled.function(*ordered, *hoisted)
+        return compiled._results(results, copy)
 
 
 def loop_context() -> Context:
@@ -133,15 +194,16 @@ def compile_module(
     """
     text = module if isinstance(module, str) else str(module)
     key = hashlib.sha256(f"{function}|{poison}|{vectorize}|{text}".encode()).hexdigest()
-    if key not in _CACHE:
-        parsed = (
-            parse_module(loop_context(), text, "<jit>")
-            if isinstance(module, str)
-            else module
-        )
-        target = _find_function(parsed, function)
-        _CACHE[key] = FunctionCompiler(parsed, target, poison, vectorize).run()
-    return _CACHE[key]
+    with _COMPILE_LOCK:  # CPython's `ast` is not safe to use from two threads
+        if key not in _CACHE:
+            parsed = (
+                parse_module(loop_context(), text, "<jit>")
+                if isinstance(module, str)
+                else module
+            )
+            target = _find_function(parsed, function)
+            _CACHE[key] = FunctionCompiler(parsed, target, poison, vectorize).run()
+        return _CACHE[key]
 
 
 def _find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
@@ -172,57 +234,87 @@ class FunctionCompiler:
         """Compile the function and return it ready to call."""
         block = self.function.body.block
         args = [self.env.name(a) for a in block.args]
-        lines = [f"def jitted({', '.join(args)}):"]
+        arg_attrs = [
+            {k: attribute_to_python(v) for k, v in d.data.items()}
+            for d in (
+                self.function.arg_attrs.data
+                if self.function.arg_attrs is not None
+                else []
+            )
+        ] or [{} for _ in block.args]
+        written = _written_roots(self.function, self.env)
+        invariant_args = tuple(
+            i
+            for i, (arg, attrs) in enumerate(zip(block.args, arg_attrs, strict=True))
+            if WEIGHT_ATTR in attrs and arg not in written
+        )
+        self.env.invariant |= {block.args[i] for i in invariant_args}
+        body: list[str] = []
         vectorised, reasons = 0, []
-        workspace: list[MemRefType] = []
         for op in block.ops:
             if isinstance(op, func.ReturnOp):
                 names = "".join(f"{self.env.name(v)}, " for v in op.operands)
-                lines.append(f"    return ({names})")
+                body.append(f"    return ({names})")
             elif self._reusable(op):
                 buffer_type = op.results[0].type
                 assert isinstance(buffer_type, MemRefType)
-                lines.append(
-                    f"    {self.env.name(op.results[0])} = _workspace[{len(workspace)}]"
+                shape = tuple(buffer_type.get_shape())
+                dtype = numpy_dtype(buffer_type.element_type)
+                body.append(
+                    f"    {self.env.name(op.results[0])} = "
+                    f"{self.env.workspace(shape, dtype)}"
                 )
-                workspace.append(buffer_type)
             elif isinstance(op, affine.ForOp) and self.vectorize:
                 try:
-                    lines += NestVectoriser(op, self.env).compile("    ")
+                    body += NestVectoriser(op, self.env).compile("    ")
                     vectorised += 1
                 except Unsupported as reason:
                     reasons.append(str(reason))
-                    lines += self.scalar.emit(op, "    ")
+                    body += self.scalar.emit(op, "    ")
             elif isinstance(op, memref.GetGlobalOp):
                 array = self._global(op)
-                lines.append(
-                    f"    {self.env.name(op.memref)} = "
-                    f"{self.env.add_global(array, 'm')}"
-                )
+                name = self.env.add_global(array, "m")
+                if array.flags.writeable:
+                    self.env.mutable_globals.add(name)
+                else:
+                    self.env.invariant.add(op.memref)
+                body.append(f"    {self.env.name(op.memref)} = {name}")
             else:
-                lines += self.scalar.emit(op, "    ")
-        if workspace:
-            pool = self.env.add_global(workspace_pool(workspace), "workspace")
-            lines.insert(1, f"    _workspace = {pool}()")
-        source = "\n".join(lines) + "\n"
+                body += self.scalar.emit(op, "    ")
         namespace = self.env.namespace
+        if self.env.workspace_specs:
+            pool = workspace_pool(self.env.workspace_specs, self.env.scratch_size)
+            name = self.env.add_global(pool, "workspace")
+            self.env.mutable_globals.add(name)
+            body.insert(0, f"    _workspace = {name}()")
+        invariant = {args[i] for i in invariant_args} | (
+            set(namespace) - self.env.mutable_globals
+        )
+        split = hoist_invariants(body, invariant)
+        prepare_args = ", ".join(args[i] for i in invariant_args)
+        hoisted = "".join(f"{name}, " for name in split.names)
+        lines = [
+            f"def prepare({prepare_args}):",
+            *split.prepare,
+            f"    return ({hoisted})",
+            f"def jitted({', '.join([*args, *split.names])}):",
+            *(split.body or ["    pass"]),
+        ]
+        source = "\n".join(lines) + "\n"
         exec(
             compile(source, f"<jit @{self.function.sym_name.data}>", "exec"), namespace
         )
-        arg_attrs = self.function.arg_attrs
         return CompiledFunction(
             self.function.sym_name.data,
             namespace["jitted"],
             source,
             [a.type for a in block.args],  # type: ignore[misc]
-            [
-                {k: attribute_to_python(v) for k, v in d.data.items()}
-                for d in (arg_attrs.data if arg_attrs is not None else [])
-            ]
-            or [{} for _ in block.args],
+            arg_attrs,
             vectorised,
             reasons,
-            bool(workspace),
+            bool(self.env.workspace_specs),
+            namespace["prepare"],
+            invariant_args,
         )
 
     def _reusable(self, op: Operation) -> bool:
@@ -251,20 +343,44 @@ class FunctionCompiler:
 
 
 def workspace_pool(
-    buffer_types: list[MemRefType],
+    specs: list[tuple[tuple[int, ...], np.dtype, int | None]], scratch_size: int
 ) -> Callable[[], list[np.ndarray]]:
-    """A function giving the calling thread its buffers of `buffer_types`,
+    """A function giving the calling thread its buffers (shape, dtype, and
+    offset in one shared scratch allocation of `scratch_size` bytes or None),
     allocated on its first call and the same ones afterwards."""
     local = threading.local()
-    specs = [(tuple(t.get_shape()), numpy_dtype(t.element_type)) for t in buffer_types]
+
+    def allocate() -> list[np.ndarray]:
+        scratch = np.empty(scratch_size, np.uint8)
+        buffers = []
+        for shape, dtype, offset in specs:
+            if offset is None:
+                buffers.append(np.empty(shape, dtype))
+            else:
+                size = int(np.prod(shape)) * dtype.itemsize
+                view = scratch[offset : offset + size].view(dtype)
+                buffers.append(view.reshape(shape))
+        return buffers
 
     def buffers() -> list[np.ndarray]:
         pool = getattr(local, "buffers", None)
         if pool is None:
-            pool = local.buffers = [np.empty(shape, dtype) for shape, dtype in specs]
+            pool = local.buffers = allocate()
         return pool
 
     return buffers
+
+
+def _written_roots(function: func.FuncOp, env: CodeEnv) -> set[SSAValue]:
+    """The buffers `function` stores to, through views too."""
+    written: set[SSAValue] = set()
+    for op in function.walk():
+        if isinstance(op, affine.StoreOp | memref.StoreOp):
+            target = op.memref
+            while isinstance(target.owner, memref.ViewOp | memref.SubviewOp):
+                target = target.owner.source
+            written.add(target)
+    return written
 
 
 # ---------------------------------------------------------------------------
@@ -306,6 +422,23 @@ def external_keys(graph: GraphOp) -> list[str]:
     ]
 
 
+def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:
+    """The lowered function's weight arguments, in order (after the inputs)."""
+    constants = [op for op in graph.body.block.ops if isinstance(op, ConstOp)]
+    arguments = []
+    for position, op in enumerate(constants):
+        key = weight_key(op, position)
+        if key is None:
+            continue
+        if isinstance(op.value, DenseIntOrFPElementsAttr):
+            arguments.append(dense_to_numpy(op.value))
+        elif key in weights:
+            arguments.append(np.asarray(weights[key]))
+        else:
+            raise error_at(op, f"weight '{key}' is not in the weights")
+    return arguments
+
+
 def graph_arguments(
     graph: GraphOp,
     inputs: Mapping[InputKey, np.ndarray],
@@ -318,18 +451,66 @@ def graph_arguments(
         value_layout(data.output, target).store(bound[data.index_value])
         for data in graph.inputs()
     ]
-    constants = [op for op in graph.body.block.ops if isinstance(op, ConstOp)]
-    for position, op in enumerate(constants):
-        key = weight_key(op, position)
-        if key is None:
-            continue
-        if isinstance(op.value, DenseIntOrFPElementsAttr):
-            arguments.append(dense_to_numpy(op.value))
-        elif key in weights:
-            arguments.append(np.asarray(weights[key]))
-        else:
-            raise error_at(op, f"weight '{key}' is not in the weights")
-    return arguments
+    return arguments + weight_arguments(graph, weights)
+
+
+@dataclass
+class GraphRunner:
+    """A graph compiled once and bound to its weights: each call only lays
+    the inputs out in storage layout, runs the function and loads the
+    outputs back to origin layout (no printing, hashing or conversion of
+    constants per call)."""
+
+    graph: GraphOp
+    compiled: CompiledFunction
+    bound: BoundFunction
+    inputs: list[tuple[ValueLayout, int]]
+    """Per `ge.data` in argument order: its layout and index."""
+    outputs: list[tuple[ValueLayout, tuple[int, ...]]]
+    """Per output: its layout and origin shape."""
+
+    @classmethod
+    def build(
+        cls,
+        graph: GraphOp,
+        weights: Weights | None = None,
+        target: str | None = None,
+        *,
+        poison: bool = False,
+    ) -> GraphRunner:
+        """Compile `graph` and bind its weights (storage layout, by key)."""
+        compiled = compile_graph(graph, target, poison=poison)
+        weights = weights or {}
+        if any(key not in weights for key in external_keys(graph)):
+            weights = derive_storage_weights(ModuleOp([graph.clone()]), weights, target)
+        data = list(graph.inputs())
+        constants = weight_arguments(graph, weights)
+        bound = compiled.bind(
+            {len(data) + i: array for i, array in enumerate(constants)}
+        )
+        return cls(
+            graph,
+            compiled,
+            bound,
+            [(value_layout(op.output, target), op.index_value) for op in data],
+            [
+                (value_layout(value, target), tuple(value.type.get_shape()))  # type: ignore[attr-defined]
+                for value in graph.output.operands
+            ],
+        )
+
+    def __call__(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
+        """Run on origin-layout inputs (by `ge.data` name or index)."""
+        bound = bind_inputs(self.graph, inputs)
+        arguments = [layout.store(bound[index]) for layout, index in self.inputs]
+        try:
+            stored = self.bound(*arguments)
+        except JITError as error:
+            raise GEError(f"error: {error}") from None
+        return [
+            np.asarray(layout.load(array, shape))
+            for (layout, shape), array in zip(self.outputs, stored, strict=True)
+        ]
 
 
 def run_graph(
@@ -346,19 +527,7 @@ def run_graph(
     `inputs` are keyed by `ge.data` node name or index, `weights` map
     `#ge.external` keys to storage-layout arrays (keys derived by
     `insert-transdata` are computed from the origin-layout ones if missing).
+    To run a graph many times, build its `GraphRunner` once.
     """
     graph_op = find_graph(module, graph)
-    compiled = compile_graph(graph_op, target, poison=poison)
-    weights = weights or {}
-    if any(key not in weights for key in external_keys(graph_op)):
-        weights = derive_storage_weights(ModuleOp([graph_op.clone()]), weights, target)
-    arguments = graph_arguments(graph_op, inputs, weights, target)
-    try:
-        stored = compiled(*arguments)
-    except JITError as error:
-        raise GEError(f"error: {error}") from None
-    outputs = []
-    for value, array in zip(graph_op.output.operands, stored, strict=True):
-        shape = tuple(value.type.get_shape())  # type: ignore[attr-defined]
-        outputs.append(np.asarray(value_layout(value, target).load(array, shape)))
-    return outputs
+    return GraphRunner.build(graph_op, weights, target, poison=poison)(inputs)

@@ -48,6 +48,16 @@ class CodeEnv:
     constants: dict[SSAValue, Any] = field(default_factory=dict)
     roots: dict[SSAValue, SSAValue] = field(default_factory=dict)
     poison: bool = False
+    invariant: set[SSAValue] = field(default_factory=set)
+    """Buffers every call reads the same (weights, constant globals)."""
+    mutable_globals: set[str] = field(default_factory=set)
+    """Namespace names of objects the generated code changes."""
+    workspace_specs: list[tuple[tuple[int, ...], np.dtype, int | None]] = field(
+        default_factory=list
+    )
+    """Per-thread buffers: shape, dtype, and offset in the scratch (or None)."""
+    scratch_size: int = 0
+    _scratch_used: int = 0
     _counter: int = 0
 
     def fresh(self, prefix: str = "t") -> str:
@@ -66,6 +76,28 @@ class CodeEnv:
         name = self.fresh(prefix)
         self.namespace[name] = obj
         return name
+
+    def workspace(self, shape: tuple[int, ...], dtype: np.dtype) -> str:
+        """A buffer of this thread kept from call to call (`_workspace[i]`)."""
+        self.workspace_specs.append((tuple(shape), np.dtype(dtype), None))
+        return f"_workspace[{len(self.workspace_specs) - 1}]"
+
+    def scratch(self, shape: tuple[int, ...], dtype: np.dtype) -> str:
+        """A buffer of this thread valid until the next `begin_nest`; every
+        nest's scratch buffers share one allocation (with `poison`: a new
+        buffer per call)."""
+        dtype = np.dtype(dtype)
+        if self.poison:
+            return f"np.empty({tuple(shape)}, {self.add_global(dtype, 'dt')})"
+        offset = -(-self._scratch_used // 64) * 64
+        self._scratch_used = offset + math.prod(shape) * dtype.itemsize
+        self.scratch_size = max(self.scratch_size, self._scratch_used)
+        self.workspace_specs.append((tuple(shape), dtype, offset))
+        return f"_workspace[{len(self.workspace_specs) - 1}]"
+
+    def begin_nest(self) -> None:
+        """Start a nest: the scratch buffers of the previous one are dead."""
+        self._scratch_used = 0
 
     def root(self, value: SSAValue) -> SSAValue:
         """The buffer a memref value views (itself unless it is a view)."""

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 from xdsl.dialects import affine, arith
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
@@ -52,8 +51,16 @@ from ge_runtime.jit_ops import (
     numpy_dtype,
     scalar_function,
 )
+from ge_runtime.jit_runtime import copy_into, merge_dims, pack, strided_view
 from ge_runtime.jit_scalar import CodeEnv
-from passes.lowering.index import Ix, Var
+from passes.lowering.index import Div, Ix, Mod, Var
+
+UNROLLED = (np.maximum, np.minimum, np.fmax, np.fmin)
+"""Exact reductions a small window applies tap by tap."""
+MAX_UNROLLED_TAPS = 64
+MAX_UNROLLED_COLUMNS = 1
+"""A contraction whose GEMM would have this few columns multiplies and adds
+tap by tap instead (no packing of the operands)."""
 
 
 class Unsupported(Exception):
@@ -90,63 +97,71 @@ class Accumulation:
     reduced: frozenset[int]
 
 
-def strided_view(
-    base: np.ndarray, offset: int, shape: tuple, strides: tuple
-) -> np.ndarray:
-    """`as_strided` over a contiguous buffer from element `offset`."""
-    return as_strided(base.reshape(-1)[offset:], shape, strides)
+@dataclass(frozen=True)
+class Contraction:
+    """A product of two operands summed over their shared axes not kept, as
+    one BLAS call: `left (batch, M, K) @ right (batch, K, N)`.
 
-
-def contract(
-    a: np.ndarray,
-    a_axes: Sequence[int],
-    b: np.ndarray,
-    b_axes: Sequence[int],
-    out_axes: Sequence[int],
-) -> np.ndarray:
-    """`einsum` of two operands as one batched BLAS `matmul`.
-
-    Shared axes kept in the output are batch axes, other shared axes are
-    contracted; an axis of one operand only is summed out first unless kept.
-    The result has the axes `out_axes`, in that order.
+    Planned at compile time from the operands' axes (`plan_contraction`);
+    `first` says which operand is on the left (OpenBLAS is far faster with
+    the larger free dimension there).
     """
+
+    first: int
+    left_perm: tuple[int, ...]
+    left_shape: tuple[int, ...]
+    right_perm: tuple[int, ...]
+    right_shape: tuple[int, ...]
+    product_shape: tuple[int, ...]
+    order_shape: tuple[int, ...]
+    out_perm: tuple[int, ...]
+
+
+def plan_contraction(
+    a_axes: Sequence[int],
+    b_axes: Sequence[int],
+    sizes: dict[int, int],
+    out_axes: Sequence[int],
+) -> Contraction:
+    """How to compute `einsum(a[a_axes], b[b_axes] -> out_axes)` as one GEMM
+    (every axis of an operand is in the other operand or in `out_axes`)."""
     kept = set(out_axes)
-    a, a_axes = _sum_out(a, a_axes, kept | set(b_axes))
-    b, b_axes = _sum_out(b, b_axes, kept | set(a_axes))
     shared = [x for x in a_axes if x in b_axes]
     batch = [x for x in shared if x in kept]
     summed = [x for x in shared if x not in kept]
     a_free = [x for x in a_axes if x not in shared]
     b_free = [x for x in b_axes if x not in shared]
-    sizes = dict(zip(a_axes, a.shape, strict=True)) | dict(
-        zip(b_axes, b.shape, strict=True)
-    )
 
     def count(axes: list[int]) -> int:
         return math.prod(sizes[x] for x in axes)
 
-    if count(a_free) < count(b_free):
-        # OpenBLAS is far faster with the larger free dimension on the left.
-        a, a_axes, a_free, b, b_axes, b_free = b, b_axes, b_free, a, a_axes, a_free
-    left = a.transpose([a_axes.index(x) for x in batch + a_free + summed])
-    right = b.transpose([b_axes.index(x) for x in batch + summed + b_free])
-    # Contiguous operands keep BLAS on its fast path (strided ones take a slow
-    # loop); without batch axes a 2-D dot avoids matmul's batching overhead.
-    left = np.ascontiguousarray(left).reshape(count(batch), count(a_free), -1)
-    right = np.ascontiguousarray(right).reshape(count(batch), count(summed), -1)
-    product = np.dot(left[0], right[0]) if not batch else np.matmul(left, right)
-    order = batch + a_free + b_free
-    product = product.reshape([sizes[x] for x in order])
-    return product.transpose([order.index(x) for x in out_axes])
-
-
-def _sum_out(
-    array: np.ndarray, axes: Sequence[int], keep: set[int]
-) -> tuple[np.ndarray, list[int]]:
-    drop = tuple(i for i, x in enumerate(axes) if x not in keep)
-    if drop:
-        array = array.sum(axis=drop)
-    return array, [x for x in axes if x in keep]
+    first = 1 if count(a_free) < count(b_free) else 0
+    (left_axes, left_free), (right_axes, right_free) = (
+        ((a_axes, a_free), (b_axes, b_free))
+        if first == 0
+        else ((b_axes, b_free), (a_axes, a_free))
+    )
+    left_order = batch + left_free + summed
+    right_order = batch + summed + right_free
+    rows, inner, columns = count(left_free), count(summed), count(right_free)
+    if batch:
+        left_shape = (count(batch), rows, inner)
+        right_shape = (count(batch), inner, columns)
+        product_shape = (count(batch), rows, columns)
+    else:
+        left_shape, right_shape = (rows, inner), (inner, columns)
+        product_shape = (rows, columns)
+    order = batch + left_free + right_free
+    return Contraction(
+        first,
+        tuple(list(left_axes).index(x) for x in left_order),
+        left_shape,
+        tuple(list(right_axes).index(x) for x in right_order),
+        right_shape,
+        product_shape,
+        tuple(sizes[x] for x in order),
+        tuple(order.index(x) for x in out_axes),
+    )
 
 
 def _is_linear(ix: Ix) -> bool:
@@ -170,11 +185,14 @@ class NestVectoriser:
     lines: list[str] = field(default_factory=list)
     _names: dict[SSAValue, str] = field(default_factory=dict)
     _inside: set[SSAValue] = field(default_factory=set)
+    _merged: dict[tuple[SSAValue, tuple[int, ...]], str] = field(default_factory=dict)
+    _copy_back: list[str] = field(default_factory=list)
 
     # -- analysis -----------------------------------------------------------
 
     def compile(self, indent: str) -> list[str]:
         """Source for the whole nest, or `Unsupported` if it is not vectorisable."""
+        self.env.begin_nest()
         self._collect(self.root, ())
         if any(self.axes[a].extent <= 0 for s in self.statements for a in s.loops):
             self.statements = [
@@ -450,8 +468,12 @@ class NestVectoriser:
         self._check_bounds(op, index, shape)
         base = self.env.name(op.memref)
         if not all(_is_linear(ix) for ix in index):
-            flat = self.env.add_global(self._flat_index(index, shape), "i")
-            return f"{base}.reshape(-1)[{flat}]"
+            merged = merge_split_dims(index, shape)
+            if merged is None:
+                flat = self.env.add_global(self._flat_index(index, shape), "i")
+                return f"{base}.reshape(-1)[{flat}]"
+            index, shape = merged.index, merged.shape
+            base = self._merged_buffer(op, merged)
         strides = _element_strides(shape)
         itemsize = numpy_dtype(memref_type.element_type).itemsize
         offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
@@ -465,7 +487,47 @@ class NestVectoriser:
         shape = self._shape(deps)
         return f"strided_view({base}, {offset}, {shape}, {tuple(view_strides)})"
 
+    def _merged_buffer(self, op: affine.LoadOp | affine.StoreOp, merged: Merged) -> str:
+        """The name of the buffer of `op` relaid out with its split dims
+        merged (`merge_split_dims`), copied on the nest's first access; a
+        buffer the nest writes is copied back after its last statement."""
+        root = self._memref(op.memref)
+        key = (root, merged.perm)
+        if key in self._merged:
+            return self._merged[key]
+        base = self.env.name(op.memref)
+        name = self.env.fresh("m")
+        dtype = numpy_dtype(op.memref.type)
+        permuted = tuple(op.memref.type.get_shape()[d] for d in merged.perm)
+        self.env.namespace["merge_dims"] = merge_dims
+        scratch = (
+            ""
+            if root in self.env.invariant
+            else ", " + self.env.scratch(permuted, dtype)
+        )
+        self.lines.append(
+            f"{name} = merge_dims({base}, {merged.perm}, {merged.shape}{scratch})"
+        )
+        self._merged[key] = name
+        moved = [d for d in merged.perm if op.memref.type.get_shape()[d] != 1]
+        if moved != sorted(moved) and any(  # a copy, not a view: write it back
+            isinstance(s.op, affine.StoreOp) and self._memref(s.op.memref) == root
+            for s in self.statements
+        ):
+            self.env.namespace["copy_into"] = copy_into
+            self._copy_back.append(
+                f"copy_into({base}.transpose({merged.perm}), "
+                f"{name}.reshape({permuted}))"
+            )
+        return name
+
     def _emit(self, accumulations: dict[affine.StoreOp, Accumulation]) -> None:
+        self._emit_statements(accumulations)
+        self.lines += self._copy_back
+
+    def _emit_statements(
+        self, accumulations: dict[affine.StoreOp, Accumulation]
+    ) -> None:
         self.env.namespace["strided_view"] = strided_view
         absorbed = {a.load for a in accumulations.values()}
         absorbed |= {a.combine for a in accumulations.values()}
@@ -552,10 +614,46 @@ class NestVectoriser:
         return name
 
     def _emit_store(self, op: affine.StoreOp) -> None:
-        value = self.value(op.value)
         view = self._view(op)
+        chain = self._chain(op)
+        if chain and view.startswith("strided_view"):
+            # The elementwise ops computing the value run in place in the
+            # target: one pass per op, no temporaries.
+            target = self.env.fresh("w")
+            self.lines.append(f"{target} = {view}")
+            for position, member in enumerate(chain):
+                args = [self.value(v) for v in member.operands[1:]]
+                first = target if position else self.value(member.operands[0])
+                function = self.env.add_global(scalar_function(member), "f")
+                self.lines.append(
+                    f"{function}({', '.join([first, *args])}, out={target})"
+                )
+            return
+        value = self.value(op.value)
         target = f"{view}[...]" if view.startswith("strided_view") else view
         self.lines.append(f"{target} = {value}")
+
+    def _chain(self, store: affine.StoreOp) -> list[Operation]:
+        """The ufuncs that can compute the stored value in place in its target,
+        first first: each the only use of its result, of the target's shape
+        and dtype, the next one's first operand."""
+        shape = self._shape(self._ix_deps(self.access_index(store)))
+        dtype = numpy_dtype(store.memref.type)
+        chain: list[Operation] = []
+        value = store.value
+        while value in self._inside and value not in self._names:
+            op = value.owner
+            if (
+                not isinstance(op, Operation)
+                or not isinstance(ELEMENTWISE.get(op.name), np.ufunc)
+                or not value.has_one_use()
+                or self._shape(self._live(value)) != shape
+                or numpy_dtype(value.type) != dtype
+            ):
+                break
+            chain.append(op)
+            value = op.operands[0]
+        return chain[::-1]
 
     def _factors(self, value: SSAValue, multiply: str) -> Iterator[SSAValue]:
         op = value.owner
@@ -581,6 +679,8 @@ class NestVectoriser:
         covered = frozenset().union(*(self._live(f) for f in factors))
         if multiply and len(factors) > 1 and reduced & covered:
             result = self._einsum(factors, covered - reduced)
+        elif self._unrolled(op, acc, initial, covered):
+            return
         else:
             term = self.value(acc.term)
             axes = tuple(sorted(self.axes[a].position for a in reduced & covered))
@@ -608,33 +708,216 @@ class NestVectoriser:
         else:
             self.lines.append(f"{view} = {ufunc_name}({start or view}, {result})")
 
+    def _unrolled(
+        self,
+        op: affine.StoreOp,
+        acc: Accumulation,
+        initial: affine.StoreOp | None,
+        covered: frozenset[int],
+    ) -> bool:
+        """A max/min over a small window (pooling) as one binary ufunc per
+        tap, in place in the target; False if the accumulation is not one."""
+        ufunc = REDUCTIONS[acc.combine.name]
+        window = sorted(acc.reduced & covered, key=lambda a: self.axes[a].position)
+        taps = math.prod(self.axes[a].extent for a in window)
+        if ufunc not in UNROLLED or not window or taps > MAX_UNROLLED_TAPS:
+            return False
+        view = self._view(op)
+        if not view.startswith("strided_view"):
+            return False
+        term = self.value(acc.term)
+        start = None if initial is None else self.value(initial.value)
+        target = self.env.fresh("w")
+        ufunc_name = self.env.add_global(ufunc, "u")
+        self.lines.append(f"{target} = {view}")
+        for count, tap in enumerate(np.ndindex(*(self.axes[a].extent for a in window))):
+            index = [":"] * self.ndim
+            for axis, at in zip(window, tap, strict=True):
+                index[self.axes[axis].position] = f"{at}:{at + 1}"
+            first = (start or target) if count == 0 else target
+            self.lines.append(
+                f"{ufunc_name}({first}, {term}[{', '.join(index)}], out={target})"
+            )
+        return True
+
     def _einsum(self, factors: list[SSAValue], output: frozenset[int]) -> str:
         """The product of the factors (each on its own axes) summed onto `output`.
 
-        Two factors are one `contract` (a BLAS matmul); more go to `np.einsum`.
+        Two factors are one GEMM (`_contract`); more go to `np.einsum`.
         """
+        out_axes = sorted(output, key=lambda a: self.axes[a].position)
+        if len(factors) == 2:
+            return self._contract(factors, out_axes)
         operands: list[str] = []
         dummies: list[Any] = []
         for factor in factors:
             name = self.value(factor)
-            axes = sorted(self._live(factor), key=lambda a: self.axes[a].position)
+            axes = self._axes_of(factor)
             shape = tuple(self.axes[a].extent for a in axes)
             operands.append(f"np.reshape({name}, {shape}), {[*axes]}")
             dummies += [
                 np.broadcast_to(np.zeros((), numpy_dtype(factor.type)), shape),
                 axes,
             ]
-        out_axes = sorted(output, key=lambda a: self.axes[a].position)
         result = self.env.fresh("r")
-        if len(factors) == 2:
-            self.env.namespace["contract"] = contract
-            call = f"contract({', '.join(operands)}, {out_axes})"
-        else:
-            path = np.einsum_path(*dummies, out_axes, optimize="greedy")[0]
-            path_name = self.env.add_global(path, "p")
-            call = f"np.einsum({', '.join(operands)}, {out_axes}, optimize={path_name})"
+        path = np.einsum_path(*dummies, out_axes, optimize="greedy")[0]
+        path_name = self.env.add_global(path, "p")
+        call = f"np.einsum({', '.join(operands)}, {out_axes}, optimize={path_name})"
         self.lines.append(f"{result} = {call}.reshape({self._shape(output)})")
         return result
+
+    def _axes_of(self, value: SSAValue) -> list[int]:
+        return sorted(self._live(value), key=lambda a: self.axes[a].position)
+
+    def _contract(self, factors: list[SSAValue], out_axes: list[int]) -> str:
+        """Two factors as one BLAS product planned now (`plan_contraction`).
+
+        Each operand is packed into the matrix BLAS reads (no copy when its
+        view already is one; into this thread's scratch otherwise); an
+        operand every call reads the same (a weight) is packed with no
+        scratch, so `hoist_invariants` moves its packing out of the call.
+        """
+        sizes = {a: self.axes[a].extent for a in range(len(self.axes))}
+        kept = set(out_axes)
+        operands: list[tuple[str, list[int], SSAValue]] = []
+        for factor, other in ((factors[0], factors[1]), (factors[1], factors[0])):
+            axes = self._axes_of(factor)
+            shape = tuple(sizes[a] for a in axes)
+            code = f"np.reshape({self.value(factor)}, {shape})"
+            drop = tuple(
+                i for i, a in enumerate(axes) if a not in kept | self._live(other)
+            )
+            if drop:
+                code = f"{code}.sum(axis={drop})"
+                axes = [a for i, a in enumerate(axes) if i not in drop]
+            operands.append((code, axes, factor))
+        plan = plan_contraction(operands[0][1], operands[1][1], sizes, out_axes)
+        if (
+            plan.right_shape[-1] <= MAX_UNROLLED_COLUMNS
+            and plan.right_shape[-2] <= MAX_UNROLLED_TAPS
+            and all(".sum(" not in code for code, _, _ in operands)
+        ):
+            return self._multiply_add(factors, out_axes)
+        left, right = operands if plan.first == 0 else operands[::-1]
+        dtype = np.result_type(numpy_dtype(left[2].type), numpy_dtype(right[2].type))
+        self.env.namespace["pack"] = pack
+        packed = []
+        for (code, _, factor), perm, shape in (
+            (left, plan.left_perm, plan.left_shape),
+            (right, plan.right_perm, plan.right_shape),
+        ):
+            name = self.env.fresh("g")
+            factor_dtype = numpy_dtype(factor.type)
+            scratch = ""
+            if not self._invariant(factor):
+                scratch = f", {self.env.fresh('s')}"
+                self.lines.append(
+                    f"{scratch[2:]} = {self.env.scratch(shape, factor_dtype)}"
+                )
+            self.lines.append(
+                f"{name} = pack({code}.transpose({perm}), {shape}{scratch})"
+            )
+            packed.append(name)
+        product = self.env.fresh("s")
+        self.lines.append(f"{product} = {self.env.scratch(plan.product_shape, dtype)}")
+        function = "np.matmul" if len(plan.product_shape) == 3 else "np.dot"
+        result = self.env.fresh("r")
+        self.lines.append(f"{function}({packed[0]}, {packed[1]}, out={product})")
+        self.lines.append(
+            f"{result} = {product}.reshape({plan.order_shape})"
+            f".transpose({plan.out_perm}).reshape({self._shape(frozenset(out_axes))})"
+        )
+        return result
+
+    def _multiply_add(self, factors: list[SSAValue], out_axes: list[int]) -> str:
+        """A product summed over a few taps into a narrow result (a depthwise
+        convolution: per channel, a 3x3 window times 9 weights) as one
+        multiply and add per tap, over the operands' views (no packing)."""
+        taps = sorted(
+            (self._live(factors[0]) & self._live(factors[1])) - set(out_axes),
+            key=lambda a: self.axes[a].position,
+        )
+        a, b = (self.value(f) for f in factors)
+        dtype = np.result_type(*(numpy_dtype(f.type) for f in factors))
+        shape = self._shape(frozenset(out_axes))
+        result, term = self.env.fresh("r"), self.env.fresh("s")
+        self.lines.append(f"{result} = {self.env.scratch(shape, dtype)}")
+        if len(taps) and math.prod(self.axes[t].extent for t in taps) > 1:
+            self.lines.append(f"{term} = {self.env.scratch(shape, dtype)}")
+        for count, tap in enumerate(np.ndindex(*(self.axes[t].extent for t in taps))):
+            index = [":"] * self.ndim
+            for axis, at in zip(taps, tap, strict=True):
+                index[self.axes[axis].position] = f"{at}:{at + 1}"
+            where = f"[{', '.join(index)}]" if taps else ""
+            into = result if count == 0 else term
+            self.lines.append(f"np.multiply({a}{where}, {b}{where}, out={into})")
+            if count:
+                self.lines.append(f"np.add({result}, {term}, out={result})")
+        return result
+
+    def _invariant(self, value: SSAValue) -> bool:
+        """Whether `value` is the same on every call (read from weights only)."""
+        if value not in self._inside:
+            return value in self.env.invariant or value in self.env.constants
+        if value in self.symbols:
+            return True
+        op = value.owner
+        if isinstance(op, affine.LoadOp):
+            return self.env.root(op.memref) in self.env.invariant
+        if isinstance(op, arith.ConstantOp):
+            return True
+        return isinstance(op, Operation) and all(
+            self._invariant(v) for v in op.operands
+        )
+
+
+@dataclass(frozen=True)
+class Merged:
+    """An access with split dims merged: `index` into the buffer transposed
+    by `perm` and reshaped to `shape`."""
+
+    index: list[Ix]
+    shape: tuple[int, ...]
+    perm: tuple[int, ...]
+
+
+def merge_split_dims(index: Sequence[Ix], shape: Sequence[int]) -> Merged | None:
+    """Make an access linear by merging the two dims a blocked layout splits.
+
+    A dim `a` indexed `q + e floordiv k` (`q`, `e` linear) and a dim `b` of
+    size `k` indexed `e mod k` are one dim of size `shape[a] * k` indexed
+    `q * k + e` once `a` is moved right before `b`: an NC1HWC0 buffer seen as
+    NHWC, where a channel range crossing C0 blocks is a slice. None if the
+    access has no such pair or stays non-linear.
+    """
+    for b, ix_b in enumerate(index):
+        if ix_b.const or len(ix_b.terms) != 1:
+            continue
+        ((mod, coefficient),) = ix_b.terms
+        if not isinstance(mod, Mod) or coefficient != 1 or shape[b] != mod.k:
+            continue
+        for a, ix_a in enumerate(index):
+            div = Div(mod.arg, mod.k)
+            if a == b or dict(ix_a.terms).get(div) != 1:
+                continue
+            quotient = Ix._make(
+                {atom: c for atom, c in ix_a.terms if atom != div}, ix_a.const
+            )
+            perm = [d for d in range(len(shape)) if d != a]
+            perm.insert(perm.index(b), a)
+            merged_index, merged_shape = [], []
+            for d in perm:
+                if d == a:
+                    continue
+                if d == b:
+                    merged_index.append(quotient * mod.k + mod.arg)
+                    merged_shape.append(shape[a] * shape[b])
+                else:
+                    merged_index.append(index[d])
+                    merged_shape.append(shape[d])
+            if all(_is_linear(ix) for ix in merged_index):
+                return Merged(merged_index, tuple(merged_shape), tuple(perm))
+    return None
 
 
 def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:

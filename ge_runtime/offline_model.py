@@ -52,7 +52,6 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     DenseIntOrFPElementsAttr,
     ModuleOp,
     StringAttr,
@@ -69,7 +68,7 @@ from ge_dialect.input_files import read_input_bytes, read_npz
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
 from ge_runtime.memory import memory_reports
-from ge_runtime.reference import find_graph
+from ge_runtime.reference import find_graph, output_names
 from passes.insert_transdata import module_target
 from tools.common import write_atomically
 
@@ -258,12 +257,13 @@ def interface(module: ModuleOp, target: str | None) -> dict[str, Any]:
         if isinstance(name, StringAttr):
             entry["name"] = name.data
         inputs.append({**entry, **describe(data.output, target)})
-    names = graph.output.attributes.get("output_names")
     outputs = []
-    for index, value in enumerate(graph.output.operands):
-        entry = {"index": index}
-        if isinstance(names, ArrayAttr) and index < len(names):
-            entry["name"] = names.data[index].data  # type: ignore[attr-defined]
+    for index, (value, name) in enumerate(
+        zip(graph.output.operands, output_names(graph), strict=True)
+    ):
+        entry: dict[str, Any] = {"index": index}
+        if name is not None:
+            entry["name"] = name
         outputs.append({**entry, **describe(value, target)})
     return {"graph": graph.sym_name.data, "inputs": inputs, "outputs": outputs}
 

@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
     ModuleOp,
     StringAttr,
@@ -280,6 +281,17 @@ def find_graph(module_or_graph: ModuleOp | GraphOp, name: str | None = None) -> 
             return graph
     names = ", ".join(f"@{g.sym_name.data}" for g in graphs) or "none"
     raise GEError(f"error: no graph @{wanted} to run (graphs: {names})")
+
+
+def output_names(graph: GraphOp) -> list[str | None]:
+    """The name of each graph output (`ge.netoutput`'s `output_names`, as the
+    ONNX importer sets them), None where there is none."""
+    names = graph.output.attributes.get("output_names")
+    given = list(names.data) if isinstance(names, ArrayAttr) else []
+    return [
+        given[i].data if i < len(given) and isinstance(given[i], StringAttr) else None
+        for i in range(len(graph.output.operands))
+    ]
 
 
 # ---------------------------------------------------------------------------

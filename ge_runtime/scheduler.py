@@ -61,7 +61,7 @@ from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
 from ge_dialect.shape_inference import SHAPE_FUNCTIONS, ShapeError, infer_shapes
 from ge_runtime.adapters import call_host_op, check_results
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
-from ge_runtime.jit import compile_graph, external_keys, run_graph
+from ge_runtime.jit import GraphRunner, compile_graph, external_keys
 from ge_runtime.jit_ops import JITError
 from ge_runtime.reference import (
     Held,
@@ -232,6 +232,8 @@ class SunkPart:
     ops: list[Operation]
     jit_failure: str | None = None
     """Why the JIT could not compile the part (it runs in the reference evaluator)."""
+    runner: GraphRunner | None = None
+    """The compiled part bound to its weights, once run."""
     streams: StreamRuntime | None = None
     """The part's concurrent runtime, once run, if it has several streams
     (`ge_runtime.streams` imports this module, so it is imported lazily)."""
@@ -345,7 +347,7 @@ class KernelCache:
     """
 
     target: str | None
-    kernels: dict[tuple[Operation, tuple[Shape, ...]], GraphOp | None] = field(
+    kernels: dict[tuple[Operation, tuple[Shape, ...]], GraphRunner | None] = field(
         default_factory=dict
     )
     failures: dict[Operation, str] = field(default_factory=dict)
@@ -355,7 +357,7 @@ class KernelCache:
         op: Operation,
         shapes: tuple[Shape, ...],
         results: Sequence[tuple[Shape, str]],
-    ) -> GraphOp | None:
+    ) -> GraphRunner | None:
         """The compiled kernel of `op` for `shapes` (None: use the NumPy kernel)."""
         key = (op, shapes)
         if key not in self.kernels:
@@ -367,7 +369,7 @@ class KernelCache:
         op: Operation,
         shapes: tuple[Shape, ...],
         results: Sequence[tuple[Shape, str]],
-    ) -> GraphOp | None:
+    ) -> GraphRunner | None:
         try:
             operand_types = [
                 with_shape(v.type, s) for v, s in zip(op.operands, shapes, strict=True)
@@ -380,11 +382,10 @@ class KernelCache:
                 check_tensor_type(tensor)
             graph = single_op_graph(op, operand_types, result_types)
             verify_module(ModuleOp([graph.clone()]))
-            compile_graph(graph, self.target)
+            return GraphRunner.build(graph, target=self.target)
         except (GEError, JITError, VerifyException) as error:
             self.failures[op] = str(error).partition("error: ")[2] or str(error)
             return None
-        return graph
 
 
 # ---------------------------------------------------------------------------
@@ -424,7 +425,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
         if part.stream_count > 1:
             return self._run_streams(call, part, inputs)
         if part.jit_failure is None:
-            results = run_graph(part.graph, inputs, self.weights, target=self.target)
+            if part.runner is None:
+                part.runner = GraphRunner.build(part.graph, self.weights, self.target)
+            results = part.runner(inputs)
         else:
             results = evaluate(
                 part.graph, inputs, weights=self.weights, target=self.target
@@ -464,11 +467,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
         inferred = self._infer(op, operands)
         kernel = None if inferred is None else self.kernels.kernel(op, shapes, inferred)
         if kernel is not None:
-            results = run_graph(
-                kernel,
-                dict(enumerate(held.origin for held in operands)),
-                target=self.target,
-            )
+            results = kernel(dict(enumerate(held.origin for held in operands)))
             detail = "jit kernel for " + ", ".join(
                 "x".join(map(str, s)) or "scalar" for s in shapes
             )

@@ -14,6 +14,7 @@ import pytest
 from ge_dialect.diagnostics import GEError
 from ge_runtime.dump import (
     MANIFEST,
+    MAX_STEM,
     DumpWriter,
     compare_dumps,
     file_stem,
@@ -190,6 +191,73 @@ def test_dump_files_are_origin_layout_named_after_ops(tmp_path: Path, capsys):
     assert stored.shape == (1, 3, 4, 4, 8)  # C0 = 8 for float32, padding zero
     assert not stored[:, 2, :, :, 1:].any()
     np.testing.assert_array_equal(np.load(dump / "x.npy"), x)
+
+
+FUSED_NAME = "+".join(f"/encoder/layer.{i}/attention/self/MatMul" for i in range(40))
+"""A fused group's node name far beyond the 255 bytes a file name may have."""
+
+
+@pytest.mark.parametrize(
+    ("name", "stem"),
+    [("conv1", "conv1"), ("a/b:0", "a_b_0"), ("..", "_"), (".hidden", "hidden")],
+)
+def test_file_stem_is_a_plain_file_name(name: str, stem: str) -> None:
+    assert file_stem(name) == stem
+
+
+def test_long_names_get_bounded_distinct_stems() -> None:
+    other = FUSED_NAME.replace("layer.39", "layer.99")  # same first MAX_STEM chars
+    stems = {file_stem(FUSED_NAME), file_stem(other)}
+    assert len(stems) == 2
+    assert all(len(stem) == MAX_STEM for stem in stems)
+    assert file_stem(FUSED_NAME) == file_stem(FUSED_NAME)  # deterministic
+
+
+def test_dump_writer_writes_long_and_clashing_names(tmp_path: Path) -> None:
+    arrays = {FUSED_NAME: np.ones(2), "a/b": np.zeros(1), "a_b": np.full(3, 7.0)}
+    dump = load_dump(dump_arrays(tmp_path / "dump", arrays))
+    files = [entry.files[0].name for entry in dump.entries]
+    assert files[1:] == ["a_b.npy", "a_b~2.npy"]
+    assert len(files[0]) == MAX_STEM + len(".npy")
+    for entry, array in zip(dump.entries, arrays.values(), strict=True):
+        np.testing.assert_array_equal(entry.arrays()[0], array)
+
+
+def test_ge_run_names_output_files_by_the_graph_output_names(
+    tmp_path: Path, capsys
+) -> None:
+    """Names from `output_names` (sanitised, bounded, unique); `output_<i>`
+    for an output without one."""
+    graph = tmp_path / "g.mlir"
+    names = ["logits/0", "logits:0", FUSED_NAME]
+    graph.write_text(
+        "ge.graph @main {\n"
+        '  %x = ge.data {index = 0 : i64, name = "x"} : tensor<3xf32>\n'
+        "  %y = ge.relu %x : tensor<3xf32> -> tensor<3xf32>\n"
+        "  ge.netoutput %x, %y, %x, %y"
+        " : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>"
+        f" {{output_names = {json.dumps(names)}}}\n"
+        "}\n"
+    )
+    x = np.array([-1.0, 0.5, 2.0], np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out"
+    code = ge_run.main(
+        [
+            "--reference",
+            str(graph),
+            f"--input=x={tmp_path / 'x.npy'}",
+            f"--output-dir={out}",
+        ]
+    )
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    expected = ["logits_0.npy", "logits_0~2.npy", f"{file_stem(FUSED_NAME)}.npy"]
+    expected.append("output_3.npy")
+    assert sorted(p.name for p in out.iterdir()) == sorted(expected)
+    assert [line.split(":")[0] for line in printed.out.splitlines()] == expected
+    for file, value in zip(expected, [x, np.maximum(x, 0)] * 2, strict=True):
+        np.testing.assert_array_equal(np.load(out / file), value)
 
 
 def dump_arrays(directory: Path, arrays: dict[str, np.ndarray]) -> Path:

@@ -11,6 +11,7 @@ import onnx
 import pytest
 
 from ge_dialect.formats import Format
+from ge_runtime.dump import file_stem
 from ge_runtime.offline_model import load_offline_model
 from tools import ge_atc, ge_run
 
@@ -92,7 +93,8 @@ def test_example_compiles_and_matches_onnxruntime(
     )
     assert code == 0, err
     assert "check output_0 ('probs'): max abs error" in out and ": ok" in out
-    ours = np.load(tmp_path / "out" / "output_0.npy")
+    assert "probs.npy: shape [1, 10], dtype float32" in out
+    ours = np.load(tmp_path / "out" / "probs.npy")  # named by the ONNX output
     session = ort.InferenceSession(str(EXAMPLE), providers=["CPUExecutionProvider"])
     (ref,) = session.run(None, {"input": x})
     assert ours.shape == ref.shape == (1, 10)
@@ -587,7 +589,8 @@ def test_light_model_compiles_runs_and_matches_onnxruntime(
     )
     assert code == 0, err
     (ref,) = session.run(None, {feed.name: x})
-    ours = np.load(tmp_path / "out" / "output_0.npy")
+    (output,) = session.get_outputs()
+    ours = np.load(tmp_path / "out" / f"{file_stem(output.name)}.npy")
     assert ours.shape == ref.shape
     error = np.abs(ours - ref).max()
     assert error <= 1e-3 * np.abs(ref).max(), f"max abs error {error}"

@@ -48,8 +48,53 @@ def test_accumulated_product_becomes_a_contraction():
     x = RNG.standard_normal(7).astype(np.float32)
     (y,) = run(MATVEC, a, x, vectorised=2)
     np.testing.assert_allclose(y, a @ x, rtol=1e-5)
-    assert "contract(" in compile_module(MATVEC, poison=True).source
+    # 7 taps into one column: a multiply and an add per tap, no GEMM
+    source = compile_module(MATVEC, poison=True).source
+    assert source.count("np.multiply(") == 7 and "np.dot(" not in source
+    wide = MATVEC.replace("5x7", "5x70").replace("7xf32", "70xf32")
+    wide = wide.replace("to 7", "to 70")
+    a = RNG.standard_normal((5, 70)).astype(np.float32)
+    x = RNG.standard_normal(70).astype(np.float32)
+    (y,) = run(wide, a, x, vectorised=2)
+    np.testing.assert_allclose(y, a @ x, rtol=1e-5)
+    assert "np.dot(" in compile_module(wide, poison=True).source  # 70 taps: BLAS
 
+
+def test_gemm_operand_read_in_place_and_weights_packed_once():
+    a = RNG.standard_normal((33, 17)).astype(np.float32)
+    b = RNG.standard_normal((17, 3)).astype(np.float32)
+    compiled = compile_module(GEMM)
+    (y,) = compiled(a, b)
+    np.testing.assert_allclose(y, a @ b, rtol=1e-5)
+    assert "pack(" in compiled.source and compiled.invariant_args == (1,)
+    prepare = compiled.source.split("def jitted")[0]
+    assert "pack(" in prepare  # the weight's packing runs once, in prepare
+    bound = compiled.bind({1: b})
+    (again,) = bound(a)
+    np.testing.assert_array_equal(again, y)
+
+
+GEMM = """
+func.func @gemm(%a: memref<33x17xf32>, %b: memref<17x3xf32> {ge.weight = "b"})
+    -> memref<33x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<33x3xf32>
+  affine.for %i = 0 to 33 {
+    affine.for %j = 0 to 3 {
+      affine.store %zero, %y[%i, %j] : memref<33x3xf32>
+      affine.for %k = 0 to 17 {
+        %x = affine.load %a[%i, %k] : memref<33x17xf32>
+        %w = affine.load %b[%k, %j] : memref<17x3xf32>
+        %p = arith.mulf %x, %w : f32
+        %acc = affine.load %y[%i, %j] : memref<33x3xf32>
+        %s = arith.addf %acc, %p : f32
+        affine.store %s, %y[%i, %j] : memref<33x3xf32>
+      }
+    }
+  }
+  func.return %y : memref<33x3xf32>
+}
+"""
 
 TRIPLE = """
 func.func @triple(%a: memref<3x4xf32>, %b: memref<4xf32>, %c: memref<4x2xf32>)

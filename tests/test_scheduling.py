@@ -268,7 +268,8 @@ def test_ge_run_traces_a_dynamic_offline_model(
     assert "trace: conv ge.conv2d AICore host kernel (jit kernel for " in out
     assert "trace: probs ge.softmax AICore fallback (host_ops.softmax) -> 7x10" in lines
     assert "check output_0 ('y'): max abs error" in out and ": ok" in out
-    assert np.load(tmp_path / "out" / "output_0.npy").shape == (7, 10)
+    assert "y.npy: shape [7, 10], dtype float32" in lines
+    assert np.load(tmp_path / "out" / "y.npy").shape == (7, 10)
 
 
 def test_shape_function_runs_before_each_op(tmp_path: Path) -> None:

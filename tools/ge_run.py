@@ -5,8 +5,11 @@
 
 Inputs are named by their `ge.data` node name or index (`--input 0=x.npy`);
 with `--random-inputs` every input not given is filled with random data of
-its type. Each output is written as `DIR/output_<i>.npy` (origin layout, or
-storage layout with `--stored-outputs`) and summarised on one line. Nothing
+its type. Each output is written as `DIR/NAME.npy`, named by the graph's
+output names (an ONNX model's output names; `output_<i>` where there is
+none; sanitised, bounded and made unique as dump files are:
+`ge_runtime.dump.file_stem`), in origin layout (storage layout with
+`--stored-outputs`), and summarised on one line. Nothing
 is written unless the whole run succeeds; errors are one line and exit 1.
 
 Modes are separate functions in `MODES`: `--reference` runs the NumPy
@@ -59,6 +62,7 @@ import argparse
 import io
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +80,7 @@ from ge_runtime.reference import (
     find_graph,
     input_specs,
     load_weights,
+    output_names,
     value_layout,
 )
 from tools.common import (
@@ -88,7 +93,21 @@ from tools.common import (
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 
-Mode = Callable[[argparse.Namespace], list[np.ndarray]]
+
+@dataclass
+class Outputs:
+    """What a mode computed: the output arrays and their names (None: unnamed)."""
+
+    arrays: list[np.ndarray]
+    names: list[str | None]
+
+    @classmethod
+    def of_graph(cls, graph: GraphOp, arrays: Sequence[np.ndarray]) -> Outputs:
+        """`arrays` named by `graph`'s output names."""
+        return cls(list(arrays), output_names(graph))
+
+
+Mode = Callable[[argparse.Namespace], Outputs]
 
 
 def make_context() -> Context:
@@ -281,16 +300,23 @@ def complete_inputs(
     return inputs
 
 
-def write_outputs(directory: str, outputs: Sequence[np.ndarray]) -> list[Path]:
-    """Write `output_<i>.npy` files: all of them, or none if writing fails."""
+def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
+    """Write `NAME.npy` files (`output_<i>.npy` for unnamed outputs): all of
+    them, or none if writing fails."""
+    from ge_runtime.dump import StemAllocator
+
     blobs = []
-    for array in outputs:
+    for array in outputs.arrays:
         buffer = io.BytesIO()
         np.save(buffer, array, allow_pickle=False)
         blobs.append(buffer.getvalue())
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
-    paths = [target / f"output_{index}.npy" for index in range(len(outputs))]
+    stems = StemAllocator()
+    paths = [
+        target / f"{stems(name or f'output_{index}')}.npy"
+        for index, name in enumerate(outputs.names)
+    ]
     try:
         for path, blob in zip(paths, blobs, strict=True):
             write_atomically(path, blob)
@@ -302,7 +328,7 @@ def write_outputs(directory: str, outputs: Sequence[np.ndarray]) -> list[Path]:
 
 
 def summary_line(path: Path, array: np.ndarray) -> str:
-    """`output_0.npy: shape [1, 4, 6, 6], dtype float32`."""
+    """`probs.npy: shape [1, 10], dtype float32`."""
     return f"{path.name}: shape {list(array.shape)}, dtype {array.dtype}"
 
 
@@ -311,22 +337,23 @@ def summary_line(path: Path, array: np.ndarray) -> str:
 # ---------------------------------------------------------------------------
 
 
-def run_reference(args: argparse.Namespace) -> list[np.ndarray]:
+def run_reference(args: argparse.Namespace) -> Outputs:
     """`--reference`: the NumPy reference evaluator on an `.mlir` graph."""
     module = load_module(args.model)
     graph = find_graph(module, args.graph)
     inputs = parse_input_flags(args.input)
     if args.random_inputs:
         inputs = complete_inputs(input_specs(graph), inputs, args.seed)
-    return evaluate(
+    arrays = evaluate(
         graph,
         inputs,
         weights=load_weights(module, args.model),
         outputs_as_stored=args.stored_outputs,
     )
+    return Outputs.of_graph(graph, arrays)
 
 
-def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
+def run_offline_model(args: argparse.Namespace) -> Outputs:
     """`MODEL.om`: an offline model through the JIT (or `--reference`)."""
     from ge_runtime.offline_model import load_offline_model
 
@@ -347,11 +374,11 @@ def run_offline_model(args: argparse.Namespace) -> list[np.ndarray]:
         names = [entry.get("name") for entry in model.manifest.get("outputs", [])]
         check_outputs(outputs, expected, args.tolerance, names)
     if args.stored_outputs:
-        return [
+        outputs = [
             value_layout(value, model.target).store(array)
             for value, array in zip(graph.output.operands, outputs, strict=True)
         ]
-    return outputs
+    return Outputs.of_graph(graph, outputs)
 
 
 def check_outputs(
@@ -415,7 +442,7 @@ def run_scheduled(
     return outputs
 
 
-def run_jit(args: argparse.Namespace) -> list[np.ndarray]:
+def run_jit(args: argparse.Namespace) -> Outputs:
     """`.mlir` without `--reference`: a graph (lowered on the fly) or a loop module."""
     from ge_dialect.dialect import GE
     from ge_runtime.jit import loop_context
@@ -439,16 +466,16 @@ def run_jit(args: argparse.Namespace) -> list[np.ndarray]:
     if args.check:
         check_outputs(outputs, evaluate(graph, inputs, weights=weights), args.tolerance)
     if args.stored_outputs:
-        return [
+        outputs = [
             value_layout(value).store(array)
             for value, array in zip(graph.output.operands, outputs, strict=True)
         ]
-    return outputs
+    return Outputs.of_graph(graph, outputs)
 
 
 def run_loop_module(
     module: ModuleOp, args: argparse.Namespace, weights: Mapping[str, np.ndarray]
-) -> list[np.ndarray]:
+) -> Outputs:
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
     from ge_runtime.jit import JITError, compile_module, numpy_dtype
 
@@ -475,7 +502,8 @@ def run_loop_module(
                 raise GEError(
                     f"error: argument #{position} of @{compiled.name} is missing"
                 )
-        return list(compiled(*arguments))
+        results = list(compiled(*arguments))
+        return Outputs(results, [None] * len(results))
     except JITError as error:
         raise GEError(f"error: {error}") from None
 
@@ -494,7 +522,7 @@ def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
     return selection
 
 
-def run_kernel_runtime(args: argparse.Namespace) -> list[np.ndarray]:
+def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
     """The kernel runtime (`ge_runtime.executor`): op by op, profile, dump, tune."""
     from ge_runtime.dump import DumpWriter
     from ge_runtime.executor import Runtime
@@ -545,11 +573,11 @@ def run_kernel_runtime(args: argparse.Namespace) -> list[np.ndarray]:
         expected = evaluate(source(), inputs, weights=weights, graph=args.graph)
         check_outputs(outputs, expected, args.tolerance)
     if args.stored_outputs:
-        return [
+        outputs = [
             value_layout(value, target).store(array)
             for value, array in zip(graph.output.operands, outputs, strict=True)
         ]
-    return outputs
+    return Outputs.of_graph(graph, outputs)
 
 
 MODES: dict[str, Mode] = {
@@ -589,7 +617,7 @@ def run(argv: Sequence[str] | None) -> None:
     with budget_of(args.memory_budget):
         outputs = select_mode(args)(args)
         written = write_outputs(args.output_dir, outputs)
-    for path, array in zip(written, outputs, strict=True):
+    for path, array in zip(written, outputs.arrays, strict=True):
         print(summary_line(path, array))
 
 

@@ -1,0 +1,101 @@
+"""What the JIT's generated code calls at run time: views, copies, GEMMs.
+
+The vectoriser (`jit_vectorize`) plans everything it can at compile time
+(axes, transposes, shapes); these helpers do the rest on the arrays:
+
+- `strided_view` is a load or store of an affine access: a zero-copy view;
+- `copy_into` copies a strided view into a buffer, moving each contiguous
+  innermost run (an NC1HWC0 block of C0 floats) as one element, which is
+  several times faster than NumPy's element loop for short runs;
+- `pack` lays a (transposed) operand out as the contiguous matrix BLAS
+  wants, into a preallocated buffer, or not at all when it already is one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+RUN_BYTES = (8, 16, 32, 64, 128)
+"""Innermost runs `copy_into` moves as one opaque element."""
+
+
+def strided_view(
+    base: np.ndarray, offset: int, shape: tuple, strides: tuple
+) -> np.ndarray:
+    """`as_strided` over a contiguous buffer from element `offset`."""
+    return as_strided(base.reshape(-1)[offset:], shape, strides)
+
+
+def copy_into(target: np.ndarray, source: np.ndarray) -> None:
+    """`np.copyto(target, source)` (same shape and dtype), the innermost run
+    moved as one element when it is contiguous in both."""
+    if (
+        source.ndim
+        and source.shape[-1] > 1
+        and source.strides[-1] == source.itemsize == target.strides[-1]
+    ):
+        run = source.shape[-1] * source.itemsize
+        if run in RUN_BYTES:
+            opaque = np.dtype(f"V{run}")
+            np.copyto(target.view(opaque)[..., 0], source.view(opaque)[..., 0])
+            return
+    np.copyto(target, source)
+
+
+def merge_dims(
+    buffer: np.ndarray,
+    perm: tuple[int, ...],
+    shape: tuple[int, ...],
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """`buffer` transposed by `perm` and reshaped to `shape`: a view when the
+    transpose keeps it contiguous, else a copy (into `out` if given)."""
+    permuted = buffer.transpose(perm)
+    if permuted.flags.c_contiguous:
+        return permuted.reshape(shape)
+    if out is None:
+        out = np.empty(permuted.shape, buffer.dtype)
+    copy_into(out, permuted)
+    return out.reshape(shape)
+
+
+def pack(
+    view: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None
+) -> np.ndarray:
+    """`view` as an array of `shape` BLAS reads without copying it: itself
+    reshaped when it is one (rows of unit stride, any row pitch), else
+    copied into `out` (a new array when None)."""
+    matrix = _reshaped(view, shape)
+    if matrix is not None and _blasable(matrix):
+        return matrix
+    if out is None:
+        out = np.empty(view.shape, view.dtype)
+    else:
+        out = out.reshape(view.shape)
+    copy_into(out, view)
+    return out.reshape(shape)
+
+
+def _reshaped(view: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """`view` with `shape` as a view (None if that needs a copy)."""
+    reshaped = view.view()
+    try:
+        reshaped.shape = shape
+    except AttributeError:
+        return None
+    return reshaped
+
+
+def _blasable(matrix: np.ndarray) -> bool:
+    """Whether BLAS reads the last two axes in place (row- or column-major)."""
+    item = matrix.itemsize
+    *_, rows, columns = matrix.shape
+    *_, row_stride, column_stride = matrix.strides
+    if rows <= 1 or columns <= 1:
+        return matrix.flags.c_contiguous
+    row_major = column_stride == item and row_stride >= columns * item
+    column_major = row_stride == item and column_stride >= rows * item
+    return (
+        row_major or column_major
+    ) and row_stride % item == column_stride % item == 0

@@ -1,0 +1,347 @@
+"""A zoo of real-export ONNX models, built here from configs with seeded weights.
+
+```python
+path = model_zoo.export("bert")                         # static shapes
+path = model_zoo.export("bert", dynamic_batch=True)     # batch dim symbolic
+feeds = model_zoo.sample_inputs("bert", batch=3)        # name -> array
+expected = model_zoo.onnxruntime_outputs(path, feeds)   # the reference
+```
+
+Every model is a torch module (`builders.py`) exported with
+`torch.onnx.export` by either of torch's exporters: `"dynamo"`
+(torch.export, the default of torch >= 2.9, with onnxscript's graph
+optimisations; opset 18) or `"torchscript"` (the legacy tracer, opset 17,
+which keeps the shape subgraphs `Shape -> Gather -> Concat -> Reshape` real
+exports are full of). GPT-2 and the control-flow models export with dynamo
+only (the tracer has no `aten::diff`, `torch.cond` or `torch.while_loop`).
+Nothing is downloaded: the transformers models are random inits from their
+configs, the others are written in `builders.py`.
+
+Built files are cached under `$GE_XDSL_MODEL_CACHE` (default
+`~/.cache/ge-xdsl/model_zoo`), keyed by the zoo's source files, the export
+settings and the versions of torch, transformers, onnx and onnxscript, so a
+change to any of them rebuilds and nothing stale is ever read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import logging
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+EXPORTERS = ("dynamo", "torchscript")
+OPSETS = {"dynamo": 18, "torchscript": 17}
+"""The opset each exporter writes. The dynamo exporter implements opset 18
+and up; asked for 17 it runs onnx's version converter, which writes nodes
+opset 17 does not define (`Split` with `num_outputs`, `ReduceMean` with
+`noop_with_empty_axes`), so it exports at 18."""
+EXPORT_BATCH = 2
+"""The batch the models are exported at (static exports keep it)."""
+
+SOURCES = (Path(__file__), Path(__file__).with_name("builders.py"))
+"""The files whose contents key the cache."""
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One model input: its name, shape without the batch dim, and how to
+    sample it (`normal` floats, `tokens` ids below `high`, or a padding
+    `mask` of ones whose row b has its last 2*(b mod 3) entries zero)."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+    kind: str = "normal"
+    high: int = 0
+
+
+@dataclass(frozen=True)
+class ZooModel:
+    """A model of the zoo: how to build it, its inputs and output names."""
+
+    name: str
+    build: Callable[[], object]
+    inputs: tuple[InputSpec, ...]
+    outputs: tuple[str, ...]
+    exporters: tuple[str, ...] = EXPORTERS
+    tiny: bool = False
+    """Fast enough (export, compile and run) for the default test run."""
+
+
+def _bert():
+    from model_zoo.builders import BertEncoder
+
+    return BertEncoder(layers=2, hidden=64, heads=4, intermediate=100)
+
+
+def _gpt2():
+    from model_zoo.builders import Gpt2Decoder
+
+    return Gpt2Decoder(layers=2, hidden=64, heads=4)
+
+
+def _vit():
+    from model_zoo.builders import VitEncoder
+
+    return VitEncoder(layers=2, hidden=48, heads=3, intermediate=100, image=32)
+
+
+def _mobilenet_v2():
+    from model_zoo.builders import MobileNetV2
+
+    return MobileNetV2(width=0.5, classes=10)
+
+
+def _yolo_head():
+    from model_zoo.builders import YoloHead
+
+    return YoloHead(classes=3, anchors=3, image=64)
+
+
+def _lstm():
+    from model_zoo.builders import LstmTagger
+
+    return LstmTagger(features=17, hidden=33, tags=5)
+
+
+def _gru_rnn():
+    from model_zoo.builders import GruRnnEncoder
+
+    return GruRnnEncoder(features=17, hidden=20)
+
+
+def _if_model():
+    from model_zoo.builders import BranchingHead
+
+    return BranchingHead(features=17)
+
+
+def _loop_model():
+    from model_zoo.builders import IteratedLayer
+
+    return IteratedLayer(features=17, steps=4)
+
+
+SEQUENCE = 11
+VOCAB = 101
+
+MODELS: dict[str, ZooModel] = {
+    model.name: model
+    for model in (
+        ZooModel(
+            "bert",
+            _bert,
+            (
+                InputSpec("input_ids", (SEQUENCE,), "int64", "tokens", VOCAB),
+                InputSpec("attention_mask", (SEQUENCE,), "int64", "mask"),
+            ),
+            ("last_hidden_state", "pooler_output"),
+        ),
+        ZooModel(
+            "gpt2",
+            _gpt2,
+            (InputSpec("input_ids", (SEQUENCE,), "int64", "tokens", VOCAB),),
+            ("last_hidden_state",),
+            exporters=("dynamo",),  # the tracer has no aten::diff (the mask)
+        ),
+        ZooModel(
+            "vit",
+            _vit,
+            (InputSpec("pixel_values", (3, 32, 32)),),
+            ("last_hidden_state", "pooler_output"),
+        ),
+        ZooModel(
+            "mobilenet_v2",
+            _mobilenet_v2,
+            (InputSpec("image", (3, 64, 64)),),
+            ("logits",),
+        ),
+        ZooModel(
+            "yolo_head", _yolo_head, (InputSpec("image", (3, 64, 64)),), ("detections",)
+        ),
+        ZooModel(
+            "lstm",
+            _lstm,
+            (InputSpec("sequence", (7, 17)),),
+            ("tags", "last_hidden"),
+            tiny=True,
+        ),
+        ZooModel(
+            "gru_rnn",
+            _gru_rnn,
+            (InputSpec("sequence", (7, 17)),),
+            ("encoding",),
+            tiny=True,
+        ),
+        ZooModel(
+            "if_model",
+            _if_model,
+            (InputSpec("x", (17,)),),
+            ("y",),
+            exporters=("dynamo",),  # the tracer cannot export torch.cond
+            tiny=True,
+        ),
+        ZooModel(
+            "loop_model",
+            _loop_model,
+            (InputSpec("x", (17,)),),
+            ("y",),
+            exporters=("dynamo",),  # nor torch.while_loop
+            tiny=True,
+        ),
+    )
+}
+
+
+def cache_dir() -> Path:
+    """Where built models are kept (`$GE_XDSL_MODEL_CACHE` or ~/.cache)."""
+    configured = os.environ.get("GE_XDSL_MODEL_CACHE")
+    if configured:
+        return Path(configured)
+    return Path.home() / ".cache" / "ge-xdsl" / "model_zoo"
+
+
+def cache_key(name: str, exporter: str, dynamic_batch: bool) -> str:
+    """A digest of the zoo's sources, the export settings and the libraries."""
+    import onnx
+    import onnxscript
+    import torch
+    import transformers
+
+    digest = hashlib.sha256()
+    for source in SOURCES:
+        digest.update(source.read_bytes())
+    versions = (torch.__version__, transformers.__version__, onnx.__version__)
+    settings = (name, exporter, dynamic_batch, OPSETS, onnxscript.__version__)
+    digest.update(repr((versions, settings)).encode())
+    return digest.hexdigest()[:16]
+
+
+def model_spec(name: str) -> ZooModel:
+    """The zoo's model `name` (a `KeyError` lists the names)."""
+    if name not in MODELS:
+        raise KeyError(f"no zoo model '{name}' (models: {', '.join(MODELS)})")
+    return MODELS[name]
+
+
+def export(
+    name: str,
+    *,
+    exporter: str = "dynamo",
+    dynamic_batch: bool = False,
+    directory: Path | None = None,
+) -> Path:
+    """The `.onnx` file of zoo model `name`, built (seed 0) unless cached."""
+    spec = model_spec(name)
+    if exporter not in spec.exporters:
+        raise ValueError(f"{name} is not exported with '{exporter}'")
+    directory = cache_dir() if directory is None else directory
+    batch = "dynbatch" if dynamic_batch else "static"
+    key = cache_key(name, exporter, dynamic_batch)
+    path = directory / f"{name}-{exporter}-{batch}-{key}.onnx"
+    if path.is_file():
+        return path
+    directory.mkdir(parents=True, exist_ok=True)
+    handle, scratch = tempfile.mkstemp(suffix=".onnx", dir=directory)
+    os.close(handle)
+    try:
+        _export(spec, exporter, dynamic_batch, Path(scratch))
+        os.replace(scratch, path)  # atomic: a concurrent build writes the same
+    finally:
+        if os.path.exists(scratch):
+            os.unlink(scratch)
+    return path
+
+
+def _export(spec: ZooModel, exporter: str, dynamic_batch: bool, path: Path) -> None:
+    import torch
+
+    torch.manual_seed(0)
+    module = spec.build()
+    feeds = sample_inputs(spec.name, EXPORT_BATCH)
+    args = tuple(torch.from_numpy(feeds[i.name]) for i in spec.inputs)
+    names = [i.name for i in spec.inputs]
+    options: dict = {}
+    if dynamic_batch and exporter == "dynamo":
+        batch = torch.export.Dim("batch", min=1, max=64)
+        options["dynamic_shapes"] = {n: {0: batch} for n in names}
+    elif dynamic_batch:
+        options["dynamic_axes"] = {n: {0: "batch"} for n in (*names, *spec.outputs)}
+    if exporter == "dynamo":
+        options["external_data"] = False
+    quiet = io.StringIO()
+    with (
+        warnings.catch_warnings(),
+        contextlib.redirect_stdout(quiet),
+        contextlib.redirect_stderr(quiet),
+        _quiet_loggers(),
+    ):
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            args,
+            str(path),
+            dynamo=exporter == "dynamo",
+            opset_version=OPSETS[exporter],
+            input_names=names,
+            output_names=list(spec.outputs),
+            **options,
+        )
+
+
+@contextlib.contextmanager
+def _quiet_loggers():
+    """torch's exporter logs progress and optimiser notes at WARNING."""
+    loggers = [logging.getLogger(n) for n in ("torch", "onnxscript", "onnx_ir")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def sample_inputs(name: str, batch: int = EXPORT_BATCH, seed: int = 0):
+    """Seeded inputs of zoo model `name` for `batch` rows: name -> array."""
+    rng = np.random.default_rng(seed)
+    feeds: dict[str, np.ndarray] = {}
+    for spec in model_spec(name).inputs:
+        shape = (batch, *spec.shape)
+        if spec.kind == "tokens":
+            value = rng.integers(0, spec.high, shape)
+        elif spec.kind == "mask":
+            value = np.ones(shape)
+            for row in range(batch):
+                padding = 2 * (row % 3)
+                if padding:
+                    value[row, -padding:] = 0
+        else:
+            value = rng.standard_normal(shape)
+        feeds[spec.name] = value.astype(spec.dtype)
+    return feeds
+
+
+def onnxruntime_outputs(
+    path: Path | str, feeds: Mapping[str, np.ndarray], threads: int = 1
+) -> list[np.ndarray]:
+    """The model's outputs computed by onnxruntime (CPU), in graph order."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(
+        str(path), options, providers=["CPUExecutionProvider"]
+    )
+    return session.run(None, dict(feeds))

@@ -1,0 +1,317 @@
+"""The zoo's torch models: small, seeded, built from configs (no downloads).
+
+Every builder returns an `nn.Module` in eval mode whose `forward` takes the
+model's inputs as named tensor arguments and returns a tuple of tensors (the
+ONNX outputs, in order). Random init comes from `torch.manual_seed`, set by
+the caller (`model_zoo.export`); normalisation layers get random running
+statistics so that folding them is not trivial.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+# ---------------------------------------------------------------------------
+# transformers models (random init from configs)
+# ---------------------------------------------------------------------------
+
+
+class BertEncoder(nn.Module):
+    """`transformers.BertModel`: token ids and an attention mask in."""
+
+    def __init__(self, layers: int, hidden: int, heads: int, intermediate: int):
+        super().__init__()
+        from transformers import BertConfig, BertModel
+
+        config = BertConfig(
+            vocab_size=101,
+            hidden_size=hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            intermediate_size=intermediate,
+            max_position_embeddings=64,
+            type_vocab_size=2,
+        )
+        self.model = BertModel(config).eval()
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor):
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask)
+        return out.last_hidden_state, out.pooler_output
+
+
+class Gpt2Decoder(nn.Module):
+    """`transformers.GPT2Model` (no KV cache): token ids in, causal mask inside."""
+
+    def __init__(self, layers: int, hidden: int, heads: int):
+        super().__init__()
+        from transformers import GPT2Config, GPT2Model
+
+        config = GPT2Config(
+            vocab_size=101,
+            n_positions=64,
+            n_embd=hidden,
+            n_layer=layers,
+            n_head=heads,
+            use_cache=False,
+            bos_token_id=0,
+            eos_token_id=0,
+        )
+        self.model = GPT2Model(config).eval()
+
+    def forward(self, input_ids: torch.Tensor):
+        return (self.model(input_ids=input_ids).last_hidden_state,)
+
+
+class VitEncoder(nn.Module):
+    """`transformers.ViTModel`: patch embedding (a strided conv) + encoder."""
+
+    def __init__(
+        self, layers: int, hidden: int, heads: int, intermediate: int, image: int
+    ):
+        super().__init__()
+        from transformers import ViTConfig, ViTModel
+
+        config = ViTConfig(
+            image_size=image,
+            patch_size=8,
+            num_channels=3,
+            hidden_size=hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            intermediate_size=intermediate,
+        )
+        self.model = ViTModel(config).eval()
+
+    def forward(self, pixel_values: torch.Tensor):
+        out = self.model(pixel_values=pixel_values)
+        return out.last_hidden_state, out.pooler_output
+
+
+# ---------------------------------------------------------------------------
+# Convolutional models written here (torchvision is not installed)
+# ---------------------------------------------------------------------------
+
+
+def randomize_norms(module: nn.Module) -> nn.Module:
+    """Seeded non-trivial running statistics and affine parameters for every
+    BatchNorm (the defaults, mean 0 and variance 1, would fold to nothing)."""
+    for norm in module.modules():
+        if isinstance(norm, nn.BatchNorm2d):
+            with torch.no_grad():
+                norm.running_mean.normal_(0.0, 0.1)
+                norm.running_var.uniform_(0.5, 1.5)
+                norm.weight.uniform_(0.5, 1.5)
+                norm.bias.normal_(0.0, 0.1)
+    return module.eval()
+
+
+def make_divisible(value: float, divisor: int = 8) -> int:
+    """MobileNet's channel rounding: the nearest multiple of `divisor`, at
+    least `divisor`, never below 90% of `value`."""
+    rounded = max(divisor, int(value + divisor / 2) // divisor * divisor)
+    return rounded + divisor if rounded < 0.9 * value else rounded
+
+
+def conv_bn(cin: int, cout: int, kernel: int, stride: int, groups: int = 1):
+    """Conv (no bias) + BatchNorm."""
+    return [
+        nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
+        nn.BatchNorm2d(cout),
+    ]
+
+
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block: 1x1 expand, 3x3 depthwise, 1x1 linear projection."""
+
+    def __init__(self, cin: int, cout: int, stride: int, expand: int):
+        super().__init__()
+        hidden = cin * expand
+        layers: list[nn.Module] = []
+        if expand != 1:
+            layers += [*conv_bn(cin, hidden, 1, 1), nn.ReLU6()]
+        layers += [*conv_bn(hidden, hidden, 3, stride, groups=hidden), nn.ReLU6()]
+        layers += conv_bn(hidden, cout, 1, 1)
+        self.body = nn.Sequential(*layers)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.body(x) if self.residual else self.body(x)
+
+
+MOBILENET_V2_BLOCKS = (
+    # expansion, channels, repeats, first stride
+    (1, 16, 1, 1),
+    (6, 24, 2, 2),
+    (6, 32, 3, 2),
+    (6, 64, 4, 2),
+    (6, 96, 3, 1),
+    (6, 160, 3, 2),
+    (6, 320, 1, 1),
+)
+
+
+class MobileNetV2(nn.Module):
+    """MobileNetV2 (Sandler et al. 2018) with a width multiplier."""
+
+    def __init__(self, width: float = 0.5, classes: int = 10):
+        super().__init__()
+        channels = make_divisible(32 * width)
+        layers: list[nn.Module] = [*conv_bn(3, channels, 3, 2), nn.ReLU6()]
+        for expand, base, repeats, stride in MOBILENET_V2_BLOCKS:
+            out = make_divisible(base * width)
+            for index in range(repeats):
+                step = stride if index == 0 else 1
+                layers.append(InvertedResidual(channels, out, step, expand))
+                channels = out
+        last = make_divisible(1280 * max(1.0, width))
+        layers += [*conv_bn(channels, last, 1, 1), nn.ReLU6()]
+        self.features = nn.Sequential(*layers)
+        self.classifier = nn.Linear(last, classes)
+        randomize_norms(self)
+
+    def forward(self, image: torch.Tensor):
+        pooled = self.features(image).mean(dim=(2, 3))
+        return (self.classifier(pooled),)
+
+
+class ConvBnSilu(nn.Sequential):
+    """YOLOv5's `Conv`: conv + BatchNorm + SiLU."""
+
+    def __init__(self, cin: int, cout: int, kernel: int = 1, stride: int = 1):
+        super().__init__(*conv_bn(cin, cout, kernel, stride), nn.SiLU())
+
+
+class YoloHead(nn.Module):
+    """A YOLOv5-style detector: a strided backbone, a top-down neck (one
+    nearest x2 upsample by scale, one bilinear upsample to a size, each
+    concatenated with the finer map) and a detection layer per scale that
+    splits its output into box centre, box size and scores and decodes them
+    against an anchor grid."""
+
+    def __init__(self, classes: int = 3, anchors: int = 3, image: int = 64):
+        super().__init__()
+        self.outputs = 5 + classes
+        self.anchors = anchors
+        self.stem = ConvBnSilu(3, 8, 3, 2)  # /2
+        self.down1 = ConvBnSilu(8, 16, 3, 2)  # /4
+        self.down2 = ConvBnSilu(16, 24, 3, 2)  # /8
+        self.down3 = ConvBnSilu(24, 32, 3, 2)  # /16
+        self.lateral = ConvBnSilu(32, 24)
+        self.merge1 = ConvBnSilu(48, 16, 3)
+        self.merge2 = ConvBnSilu(32, 16, 3)
+        self.detect = nn.ModuleList(
+            nn.Conv2d(c, anchors * self.outputs, 1) for c in (16, 16, 32)
+        )
+        self.strides = (4, 8, 16)
+        self.sizes = tuple(image // s for s in self.strides)
+        for index, size in enumerate(self.sizes):
+            steps = torch.arange(size)
+            ys, xs = torch.meshgrid(steps, steps, indexing="ij")
+            grid = torch.stack((xs, ys), -1).float().view(1, 1, size, size, 2)
+            self.register_buffer(f"grid{index}", grid)
+            wh = torch.rand(1, anchors, 1, 1, 2) * 4 * self.strides[index] + 2
+            self.register_buffer(f"anchor{index}", wh)
+        randomize_norms(self)
+
+    def decode(self, index: int, features: torch.Tensor) -> torch.Tensor:
+        batch, _, height, width = features.shape
+        raw = self.detect[index](features)
+        raw = raw.view(batch, self.anchors, self.outputs, height, width)
+        raw = raw.permute(0, 1, 3, 4, 2).sigmoid()
+        xy, wh, scores = raw.split((2, 2, self.outputs - 4), dim=4)
+        stride = self.strides[index]
+        xy = (xy * 2 - 0.5 + getattr(self, f"grid{index}")) * stride
+        wh = (wh * 2) ** 2 * getattr(self, f"anchor{index}")
+        boxes = torch.cat((xy, wh, scores), 4)
+        return boxes.view(batch, -1, self.outputs)
+
+    def forward(self, image: torch.Tensor):
+        p2 = self.down1(self.stem(image))
+        p3 = self.down2(p2)
+        p4 = self.down3(p3)
+        top = self.lateral(p4)
+        up3 = nn.functional.interpolate(top, scale_factor=2.0, mode="nearest")
+        n3 = self.merge1(torch.cat((up3, p3), 1))
+        up2 = nn.functional.interpolate(
+            n3, size=p2.shape[2:], mode="bilinear", align_corners=False
+        )
+        n2 = self.merge2(torch.cat((up2, p2), 1))
+        levels = (n2, n3, p4)
+        detections = torch.cat([self.decode(i, f) for i, f in enumerate(levels)], 1)
+        return (detections,)
+
+
+# ---------------------------------------------------------------------------
+# Recurrent and control-flow models
+# ---------------------------------------------------------------------------
+
+
+class LstmTagger(nn.Module):
+    """A 2-layer LSTM over a sequence, a linear tagger per step, the last
+    hidden state as a second output."""
+
+    def __init__(self, features: int = 17, hidden: int = 33, tags: int = 5):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, num_layers=2, batch_first=True)
+        self.tagger = nn.Linear(hidden, tags)
+
+    def forward(self, sequence: torch.Tensor):
+        states, (last_hidden, _) = self.lstm(sequence)
+        return self.tagger(states), last_hidden
+
+
+class GruRnnEncoder(nn.Module):
+    """A bidirectional GRU followed by a tanh RNN (the other two ONNX recurrent
+    ops), mean over time."""
+
+    def __init__(self, features: int = 17, hidden: int = 20):
+        super().__init__()
+        self.gru = nn.GRU(features, hidden, batch_first=True, bidirectional=True)
+        self.rnn = nn.RNN(2 * hidden, hidden, batch_first=True)
+
+    def forward(self, sequence: torch.Tensor):
+        states, _ = self.gru(sequence)
+        encoded, _ = self.rnn(states)
+        return (encoded.mean(dim=1),)
+
+
+class BranchingHead(nn.Module):
+    """An `If` on a data-dependent condition (`torch.cond`): which of two
+    small networks runs depends on the sign of the input's mean."""
+
+    def __init__(self, features: int = 17):
+        super().__init__()
+        self.then_layer = nn.Linear(features, features)
+        self.else_layer = nn.Linear(features, features)
+
+    def forward(self, x: torch.Tensor):
+        def positive(x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(self.then_layer(x)) * 2.0
+
+        def negative(x: torch.Tensor) -> torch.Tensor:
+            return torch.sigmoid(self.else_layer(x)) - x
+
+        return (torch.cond(x.mean() > 0, positive, negative, (x,)),)
+
+
+class IteratedLayer(nn.Module):
+    """A `Loop` (`torch.while_loop`): a tanh layer applied a fixed number of
+    times, the trip counter carried as a loop variable."""
+
+    def __init__(self, features: int = 17, steps: int = 4):
+        super().__init__()
+        self.layer = nn.Linear(features, features)
+        self.steps = steps
+
+    def forward(self, x: torch.Tensor):
+        from torch._higher_order_ops.while_loop import while_loop
+
+        def cond(step: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return step < self.steps
+
+        def body(step: torch.Tensor, y: torch.Tensor):
+            return step + 1, torch.tanh(self.layer(y)) + 0.5 * y
+
+        _, y = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), x))
+        return (y,)
