@@ -125,3 +125,38 @@ def check_bytes(nbytes: int, what: str, where: str) -> None:
 
     if (reason := over_budget(nbytes, what)) is not None:
         raise GEError(f"{where}: error: {reason}")
+
+
+def static_bytes(shaped: object) -> int | None:
+    """The bytes a tensor or memref type claims, or None (dynamic, or no
+    fixed element size). LimitError past int64."""
+    from xdsl.dialects.builtin import DYNAMIC_INDEX, ShapedType
+
+    if not isinstance(shaped, ShapedType):
+        return None
+    shape = shaped.get_shape()
+    element = getattr(shaped, "element_type", None)
+    width = getattr(element, "bitwidth", None)
+    if DYNAMIC_INDEX in shape or not isinstance(width, int):
+        return None
+    return tensor_bytes(shape, max(width // 8, 1), "shape")
+
+
+def check_claimed_memory(root: object) -> None:
+    """GEError at the first op under `root` (itself included) whose result
+    type claims more than the memory budget: what running it would allocate."""
+    from xdsl.ir import Operation
+
+    from ge_dialect.diagnostics import error_at
+
+    assert isinstance(root, Operation)
+    for op in root.walk():
+        for result in op.results:
+            try:
+                nbytes = static_bytes(result.type)
+            except LimitError as error:
+                raise error_at(op, f"result #{result.index}: {error}") from None
+            if nbytes is None:
+                continue
+            if (reason := over_budget(nbytes, f"result #{result.index}")) is not None:
+                raise error_at(op, reason)

@@ -26,7 +26,8 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorTyp
 from xdsl.ir import SSAValue
 
 from ge_dialect.builder import OPS_BY_NAME, GraphBuilder, dtype_of, tensor_type
-from ge_dialect.dtypes import element_type
+from ge_dialect.dtypes import element_type, numpy_dtype
+from ge_dialect.limits import over_budget, tensor_bytes
 from ge_runtime.adapters import kernel_signature
 from ge_runtime.host_ops import HOST_OPS
 
@@ -136,6 +137,7 @@ class GraphEmitter:
             if leaf is not None
         ]
         if leaves and all(isinstance(leaf, np.ndarray) for leaf in leaves):
+            _check_fold_size(op_name, leaves, attrs)
             return _fold(op_name, operands, attrs)
         key = f"{name}/const"
         ssa_operands = [self._operand(operand, key) for operand in operands]
@@ -157,6 +159,27 @@ def _fold(op_name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Value
     if isinstance(result, list | tuple):
         return [np.asarray(r) for r in result]  # type: ignore[return-value]
     return np.asarray(result)
+
+
+def _check_fold_size(
+    op_name: str, arrays: Sequence[np.ndarray], attrs: dict[str, Any]
+) -> None:
+    """ValueError if folding `ge.<op_name>` on `arrays` (its operands, in
+    order) would give a result over the memory budget, as its shape function
+    tells before the kernel runs."""
+    from ge_dialect.shape_inference import SHAPE_FUNCTIONS, infer_shapes
+
+    full_name = f"ge.{op_name}"
+    if full_name not in SHAPE_FUNCTIONS:
+        return
+    results = infer_shapes(
+        full_name, [a.shape for a in arrays], [a.dtype.name for a in arrays], attrs
+    )
+    for index, (shape, dtype) in enumerate(results):
+        if -1 not in shape:
+            nbytes = tensor_bytes(shape, numpy_dtype(dtype).itemsize)
+            if (reason := over_budget(nbytes, f"folded result #{index}")) is not None:
+                raise ValueError(reason)
 
 
 @dataclass

@@ -31,6 +31,7 @@ error listing every unsupported op type with its nodes.
 from __future__ import annotations
 
 import os
+import tempfile
 import warnings
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -40,12 +41,16 @@ import numpy as np
 import onnx
 import onnx.inliner
 from onnx import numpy_helper
+from onnx.external_data_helper import load_external_data_for_tensor, uses_external_data
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.builder import GraphBuilder
+from ge_dialect.builder import GraphBuilder, dtype_of
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type
+from ge_dialect.input_files import check_input_file
+from ge_dialect.limits import INT64_MAX, LimitError, check_bytes, tensor_bytes
 from ge_frontend.onnx_context import (
     WEIGHT_MODES,
     GraphEmitter,
@@ -53,14 +58,16 @@ from ge_frontend.onnx_context import (
     Unsupported,
     Value,
     node_name,
+    shape_of,
 )
 from ge_frontend.onnx_ops import CONVERTERS
 
 DEFAULT_INLINE_LIMIT = 1024
 """Constants with more elements than this are kept outside the IR."""
 
-CHECKER_LIMIT = 256 << 20
-"""Model files up to this many bytes are run through `onnx.checker`."""
+CHECKER_LIMIT = (2 << 30) - (64 << 20)
+"""Models bigger than this (near protobuf's 2 GiB) are checked from a copy
+saved with external data."""
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -110,27 +117,44 @@ def import_onnx(
 def load_model(
     model: str | os.PathLike[str] | onnx.ModelProto,
 ) -> tuple[onnx.ModelProto, str]:
-    """The checked `ModelProto` and a label for messages (the file path)."""
+    """The checked `ModelProto` and a label for messages (the file path).
+
+    Every model goes through `check_model` (`onnx.checker` with strict shape
+    inference) before any of its tensors is read. A file's tensors held as
+    external data are loaded afterwards, once their claimed sizes are within
+    the memory budget (onnx keeps their paths inside the model's folder).
+    """
     if isinstance(model, onnx.ModelProto):
         label = "<onnx model>"
-        proto = model
-    else:
-        label = os.fspath(model)
-        if not os.path.isfile(label):
-            reason = "is a directory" if os.path.isdir(label) else "no such file"
-            raise GEError(f"error: cannot open ONNX model '{label}': {reason}")
-        try:
-            with warnings.catch_warnings():  # "the onnxtxt format is experimental"
-                warnings.simplefilter("ignore")
-                proto = onnx.load(label)
-        except Exception as error:  # protobuf and onnx raise many kinds
-            raise GEError(
-                f"{label}: error: not a readable ONNX model: {_one_line(error)}"
-            ) from None
-        if os.path.getsize(label) > CHECKER_LIMIT:
-            check_graph_present(proto, label)
-            return proto, label
+        check_model(model, label)
+        check_tensor_sizes(model, label)
+        return model, label
+    label = os.fspath(model)
+    if not os.path.exists(label):
+        raise GEError(f"error: cannot open ONNX model '{label}': no such file")
+    if os.path.isdir(label):
+        raise GEError(f"error: cannot open ONNX model '{label}': is a directory")
+    check_input_file(label, "ONNX model")
+    try:
+        with warnings.catch_warnings():  # "the onnxtxt format is experimental"
+            warnings.simplefilter("ignore")
+            proto = onnx.load(label, load_external_data=False)
+    except Exception as error:  # protobuf and onnx raise many kinds
+        raise GEError(
+            f"{label}: error: not a readable ONNX model: {_one_line(error)}"
+        ) from None
     check_model(proto, label)
+    check_tensor_sizes(proto, label)
+    external = [t for t in onnx_tensors(proto) if uses_external_data(t)]
+    try:
+        for tensor in external:
+            load_external_data_for_tensor(tensor, os.path.dirname(label) or ".")
+            onnx.checker.check_tensor(tensor)
+    except Exception as error:  # onnx raises ValueError, OSError, ValidationError
+        raise GEError(
+            f"{label}: error: cannot read the external data of tensor "
+            f"'{tensor.name}': {_one_line(error)}"
+        ) from None
     return proto, label
 
 
@@ -141,14 +165,68 @@ def check_graph_present(model: onnx.ModelProto, label: str) -> None:
 
 
 def check_model(model: onnx.ModelProto, label: str) -> None:
-    """Reject empty models and what `onnx.checker` finds invalid."""
+    """Reject empty models, opsets this importer does not know and what
+    `onnx.checker` finds invalid, declared types that contradict ONNX's own
+    shape inference included (`full_check`)."""
     check_graph_present(model, label)
+    newest = onnx.defs.onnx_opset_version()
+    for entry in model.opset_import:
+        if entry.domain in DEFAULT_DOMAINS and not 1 <= entry.version <= newest:
+            raise GEError(
+                f"{label}: error: opset {entry.version} of the default ONNX domain "
+                f"is not supported (1 to {newest})"
+            )
+    if model.ByteSize() > CHECKER_LIMIT:  # the checker serialises the model
+        return _check_large_model(model, label)
     try:
-        onnx.checker.check_model(model)
-    except onnx.checker.ValidationError as error:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            onnx.checker.check_model(model, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
         raise GEError(
             f"{label}: error: invalid ONNX model: {_one_line(error)}"
         ) from None
+
+
+def _check_large_model(model: onnx.ModelProto, label: str) -> None:
+    """`check_model` for a model too big to serialise: checked from a copy
+    saved with its tensors as external data."""
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, "model.onnx")
+        onnx.save_model(copy, path, save_as_external_data=True, location="data")
+        try:
+            onnx.checker.check_model(path, full_check=True)
+        except (
+            onnx.checker.ValidationError,
+            onnx.shape_inference.InferenceError,
+        ) as error:
+            raise GEError(
+                f"{label}: error: invalid ONNX model: {_one_line(error)}"
+            ) from None
+
+
+def onnx_tensors(model: onnx.ModelProto) -> list[onnx.TensorProto]:
+    """The model's initializers and `Constant` value tensors (main graph)."""
+    tensors = list(model.graph.initializer)
+    for node in model.graph.node:
+        tensors += [a.t for a in node.attribute if a.type == onnx.AttributeProto.TENSOR]
+    return tensors
+
+
+def check_tensor_sizes(model: onnx.ModelProto, label: str) -> None:
+    """Each tensor's claimed size (dims x element size) within the memory
+    budget, before its data is read."""
+    for tensor in onnx_tensors(model):
+        dtype = _dtype_name(tensor.data_type)
+        itemsize = np.dtype(dtype).itemsize if dtype is not None else 8
+        what = f"tensor '{tensor.name}'"
+        try:
+            nbytes = tensor_bytes(tensor.dims, itemsize, f"{what} shape")
+        except LimitError as error:
+            raise GEError(f"{label}: error: {error}") from None
+        check_bytes(nbytes, what, label)
 
 
 def _one_line(error: BaseException) -> str:
@@ -165,7 +243,12 @@ def parse_input_shapes(text: str) -> dict[str, list[int]]:
             shape = [int(d) for d in dims.split(",")] if dims.strip() else []
         except ValueError:
             shape = None
-        if not sep or not name or shape is None or any(d < -1 for d in shape):
+        if (
+            not sep
+            or not name
+            or shape is None
+            or any(not -1 <= d <= INT64_MAX for d in shape)
+        ):
             raise GEError(
                 f"error: bad input shape '{item}' (expected NAME:D1,D2,... with "
                 "integer dims, -1 for dynamic)"
@@ -211,11 +294,12 @@ class OnnxImporter:
     def run(self, emitter: GraphEmitter) -> ImportedModel:
         """Import the graph into `emitter`'s builder."""
         initializers = {init.name: init for init in self.graph.initializer}
-        for name, init in initializers.items():
-            self._bind(emitter, name, numpy_helper.to_array(init))
-        input_names = self._add_inputs(emitter.builder, initializers)
         consumed = {name for node in self.graph.node for name in node.input}
         consumed |= {output.name for output in self.graph.output}
+        for name, init in initializers.items():
+            if name in consumed:
+                self._bind(emitter, name, self._initializer(init))
+        input_names = self._add_inputs(emitter.builder, initializers)
         for node in self.graph.node:
             self._convert(node, consumed, emitter)
         if self.unsupported:
@@ -230,6 +314,8 @@ class OnnxImporter:
             if name not in self.env:
                 raise self.error(f"graph output '{name}' is not produced by any node")
             outputs.append(emitter.tensor(self.env[name], name))
+        for declared, value in zip(self.graph.output, outputs, strict=True):
+            self._check_declared_output(declared, value)
         emitter.builder.output(*outputs)
         terminator = emitter.builder.block.last_op
         assert terminator is not None
@@ -239,7 +325,48 @@ class OnnxImporter:
         module = emitter.builder.build()
         return ImportedModel(module, emitter.weights, input_names, output_names)
 
+    def _initializer(self, init: onnx.TensorProto) -> np.ndarray:
+        if _dtype_name(init.data_type) is None:
+            kind = onnx.TensorProto.DataType.Name(init.data_type)
+            raise self.error(f"initializer '{init.name}' has unsupported dtype {kind}")
+        try:
+            return numpy_helper.to_array(init)
+        except (ValueError, TypeError) as error:
+            raise self.error(
+                f"initializer '{init.name}' is unreadable: {_one_line(error)}"
+            ) from None
+
+    def _check_declared_output(
+        self, declared: onnx.ValueInfoProto, value: SSAValue
+    ) -> None:
+        """A graph output's declared dtype and known dims must be what the
+        graph computes."""
+        if not declared.type.HasField("tensor_type"):
+            return
+        tensor = declared.type.tensor_type
+        ours = dtype_of(value)
+        if tensor.elem_type and _dtype_name(tensor.elem_type) != ours:
+            kind = onnx.TensorProto.DataType.Name(tensor.elem_type)
+            raise self.error(
+                f"graph output '{declared.name}' is declared {kind}, the graph "
+                f"computes {ours}"
+            )
+        if not tensor.HasField("shape"):
+            return
+        shape = shape_of(value)
+        dims = _declared_dims(tensor)
+        contradicts = len(dims) != len(shape) or any(
+            -1 not in (d, s) and d != s for d, s in zip(dims, shape, strict=False)
+        )
+        if contradicts:
+            raise self.error(
+                f"graph output '{declared.name}' is declared with shape {dims}, the "
+                f"graph computes {list(shape)}"
+            )
+
     def _bind(self, emitter: GraphEmitter, name: str, value: Value) -> None:
+        if isinstance(value, np.ndarray) and _dtype_name_of_array(value) is None:
+            raise self.error(f"value '{name}' has dtype {value.dtype}, which ge lacks")
         self.env[name] = value
         if isinstance(value, np.ndarray):
             emitter.name_array(value, name)
@@ -279,9 +406,13 @@ class OnnxImporter:
                     f"graph input '{name}' has an unknown rank; give its shape"
                 )
             return [int(d) for d in given], dtype
-        shape = [
-            d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim
-        ]
+        for axis, dim in enumerate(tensor.shape.dim):
+            if dim.HasField("dim_value") and dim.dim_value < 0:
+                raise self.error(
+                    f"graph input '{name}' has dim {axis} = {dim.dim_value} (a dim "
+                    "is >= 0; a dynamic one has no dim_value)"
+                )
+        shape = _declared_dims(tensor)
         return shape if given is None else self._fix_shape(name, shape, given), dtype
 
     def _fix_shape(
@@ -348,6 +479,19 @@ class OnnxImporter:
         for output in node.output:
             if output:
                 self.env[output] = None
+
+
+def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:
+    """A declared tensor type's dims, -1 for each dynamic one."""
+    return [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
+
+
+def _dtype_name_of_array(array: np.ndarray) -> str | None:
+    try:
+        element_type(array.dtype.name)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return array.dtype.name
 
 
 def _dtype_name(onnx_type: int) -> str | None:

@@ -55,6 +55,7 @@ from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, from_storage, to_storage
 from ge_dialect.input_files import confined_path, read_npz
 from ge_dialect.layout import layout_of, reshape_type_of, shape_of, storage_shape_of
+from ge_dialect.limits import check_claimed_memory
 from ge_dialect.ops import (
     CaseOp,
     ConstOp,
@@ -478,6 +479,7 @@ def evaluate(
     come back in their storage layout. Errors are one-line `GEError`s.
     """
     graph_op = find_graph(module_or_graph, graph)
+    check_claimed_memory(graph_op)
     if isinstance(weights, str | os.PathLike):
         weights = load_npz(weights)
     evaluator = ReferenceEvaluator(weights or {}, target, max_iterations)

@@ -69,9 +69,14 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.input_files import read_input_bytes, read_npy
-from ge_dialect.limits import budget_of
+from ge_dialect.limits import (
+    budget_of,
+    check_claimed_memory,
+    over_budget,
+    tensor_bytes,
+)
 from ge_dialect.ops import GraphOp
 from ge_runtime.reference import (
     InputKey,
@@ -278,6 +283,9 @@ def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
             f"error: input {spec.label} has unknown dims {list(spec.shape)}; "
             "give it with --input"
         )
+    nbytes = tensor_bytes(spec.shape, spec.dtype.itemsize)
+    if (reason := over_budget(nbytes, f"random input {spec.label}")) is not None:
+        raise error_at(spec.op, reason)
     if spec.dtype == np.bool_:
         return rng.integers(0, 2, spec.shape).astype(np.bool_)
     if spec.dtype.kind in "iu":
@@ -479,6 +487,7 @@ def run_loop_module(
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
     from ge_runtime.jit import JITError, compile_module, numpy_dtype
 
+    check_claimed_memory(module)
     try:
         compiled = compile_module(module, args.graph)
         given = parse_input_flags(args.input)
