@@ -119,8 +119,8 @@ def load_model(
 ) -> tuple[onnx.ModelProto, str]:
     """The checked `ModelProto` and a label for messages (the file path).
 
-    Every model goes through `check_model` (`onnx.checker` with strict shape
-    inference) before any of its tensors is read. A file's tensors held as
+    Every model goes through `check_model` (`onnx.checker`) before any of its
+    tensors is read. A file's tensors held as
     external data are loaded afterwards, once their claimed sizes are within
     the memory budget (onnx keeps their paths inside the model's folder).
     """
@@ -165,10 +165,18 @@ def check_graph_present(model: onnx.ModelProto, label: str) -> None:
 
 
 def check_model(model: onnx.ModelProto, label: str) -> None:
-    """Reject empty models, opsets this importer does not know and what
-    `onnx.checker` finds invalid, declared types that contradict ONNX's own
-    shape inference included (`full_check`)."""
+    """Reject empty models, what `onnx.checker` finds invalid and opsets of
+    the default domain this importer does not know."""
     check_graph_present(model, label)
+    if model.ByteSize() > CHECKER_LIMIT:  # the checker serialises the model
+        _check_large_model(model, label)
+    else:
+        try:
+            onnx.checker.check_model(model)
+        except onnx.checker.ValidationError as error:
+            raise GEError(
+                f"{label}: error: invalid ONNX model: {_one_line(error)}"
+            ) from None
     newest = onnx.defs.onnx_opset_version()
     for entry in model.opset_import:
         if entry.domain in DEFAULT_DOMAINS and not 1 <= entry.version <= newest:
@@ -176,16 +184,6 @@ def check_model(model: onnx.ModelProto, label: str) -> None:
                 f"{label}: error: opset {entry.version} of the default ONNX domain "
                 f"is not supported (1 to {newest})"
             )
-    if model.ByteSize() > CHECKER_LIMIT:  # the checker serialises the model
-        return _check_large_model(model, label)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            onnx.checker.check_model(model, full_check=True)
-    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
-        raise GEError(
-            f"{label}: error: invalid ONNX model: {_one_line(error)}"
-        ) from None
 
 
 def _check_large_model(model: onnx.ModelProto, label: str) -> None:
@@ -197,11 +195,8 @@ def _check_large_model(model: onnx.ModelProto, label: str) -> None:
         path = os.path.join(scratch, "model.onnx")
         onnx.save_model(copy, path, save_as_external_data=True, location="data")
         try:
-            onnx.checker.check_model(path, full_check=True)
-        except (
-            onnx.checker.ValidationError,
-            onnx.shape_inference.InferenceError,
-        ) as error:
+            onnx.checker.check_model(path)
+        except onnx.checker.ValidationError as error:
             raise GEError(
                 f"{label}: error: invalid ONNX model: {_one_line(error)}"
             ) from None

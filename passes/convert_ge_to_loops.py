@@ -74,6 +74,7 @@ from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
 from passes.lowering.table import LOWERINGS
+from passes.pass_options import check_target_option
 
 SMALL_CONSTANT_ELEMENTS = 256
 """Inline constants up to this many elements become `memref.global`s."""
@@ -241,6 +242,9 @@ class ConvertGeToLoopsPass(ModulePass):
 
     target: str | None = None
     """Target (SoC) whose C0 table the storage layouts use; default: the seed rule."""
+
+    def __post_init__(self) -> None:
+        check_target_option(self, "target", self.target)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(

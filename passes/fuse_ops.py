@@ -78,6 +78,7 @@ from ge_dialect.input_files import load_json, read_input_text
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.opinfo import ORIGIN, Engine, FallbackMode, op_info
 from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
+from passes.pass_options import check_choice_option
 
 LOG = logging.getLogger(__name__)
 
@@ -410,6 +411,10 @@ class FuseOpsPass(ModulePass):
 
     disable: tuple[str, ...] = ()
     """Fusion rules to switch off (names from `fusion_rules.json`)."""
+
+    def __post_init__(self) -> None:
+        for rule in self.disable:
+            check_choice_option(self, "disable", rule, fusion_rules())
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         rules = enabled_rules(self.name, self.disable)

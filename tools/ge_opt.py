@@ -17,19 +17,22 @@ Errors are one line (`file:line:col: error: ...`) and exit code 1.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
-from ge_dialect.limits import budget_of
+from ge_dialect.input_files import check_input_file
+from ge_dialect.limits import budget_of, check_bytes, memory_budget
 from ge_runtime.profiling import PassTimer
+from passes.pass_options import build_pipeline
 from tools.common import (
     LOG_LEVELS,
     add_memory_budget_flag,
@@ -94,6 +97,15 @@ class GEOptMain(xDSLOptMain):
         self.pass_flags, rest = split_pass_flags(argv)
         super().__init__(description="GE-xDSL modular optimizer driver", args=rest)
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """The input, a regular file or stdin, within the memory budget."""
+        if self.args.input_file is not None:
+            check_input_file(self.args.input_file, "input")
+            return super().get_input_stream()
+        data = sys.stdin.buffer.read(memory_budget() + 1)
+        check_bytes(len(data), "the input on stdin", "<stdin>")
+        return io.BytesIO(data), "mlir"
+
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
         if "ge" not in self.ctx.registered_dialect_names:
@@ -155,11 +167,11 @@ class GEOptMain(xDSLOptMain):
             p for p in (self.args.passes, *self.pass_flags) if p
         )
         try:
-            self.pipeline = PassPipeline.parse_spec(
+            self.pipeline = build_pipeline(
                 self.available_passes, self.args.passes, self._between_passes
             )
-        except ValueError as error:
-            raise GEError(f"error: {error}") from None
+        except GEError:
+            raise
         except ArgSpecParseError as error:  # a BaseException spanning several lines
             reason = str(error).strip().splitlines()[-1].strip()
             raise GEError(
