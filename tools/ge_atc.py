@@ -73,6 +73,7 @@ from ge_runtime.offline_model import (
 )
 from ge_runtime.profiling import PassTimer
 from passes import get_all_passes
+from passes.assign_streams import MAX_STREAMS
 from passes.fold_constants import FOLD_WEIGHTS
 from passes.format_pipeline import (
     GE_OPTIMISATION,
@@ -256,8 +257,10 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
             soc = get_target(args.soc_version).name
         except FormatError as error:
             raise GEError(f"error: --soc_version: {error}") from None
-    if args.max_streams is not None and args.max_streams < 1:
-        raise GEError(f"error: --max-streams={args.max_streams} must be at least 1")
+    if args.max_streams is not None and not 1 <= args.max_streams <= MAX_STREAMS:
+        raise GEError(
+            f"error: --max-streams={args.max_streams} must be in [1, {MAX_STREAMS}]"
+        )
     switched_off = (
         read_fusion_switch_file(args.fusion_switch_file)
         if args.fusion_switch_file is not None
