@@ -127,8 +127,46 @@ def parse_module(
         raise GEError(
             f"{where.file}:{where.line + line_offset}:{where.col}: error: {message}"
         ) from None
+    if not isinstance(module.location, FileLineColLoc):  # implicit `builtin.module`
+        module.location = FileLineColLoc(
+            StringAttr(name), IntAttr(line_offset + 1), IntAttr(1)
+        )
     verify_module(module)
     return module
+
+
+MODULE_ATTRIBUTES = ("ge.target", "ge.weights")
+"""Module attributes the `ge` dialect reads: the target (SoC) the layouts
+are for, and the weights file next to the graph."""
+
+
+def _check_module(module: ModuleOp) -> None:
+    """`ge.*` module attributes are strings, the target a known one; every
+    symbol is defined once (the error at its second definition)."""
+    from ge_dialect.formats import FormatError, get_target  # formats reports here
+
+    for name in MODULE_ATTRIBUTES:
+        attr = module.attributes.get(name)
+        if attr is not None and not isinstance(attr, StringAttr):
+            raise error_at(module, f"attribute '{name}' must be a string, got {attr}")
+    target = module.attributes.get("ge.target")
+    if isinstance(target, StringAttr):
+        try:
+            get_target(target.data)
+        except FormatError as error:
+            raise error_at(module, f"attribute 'ge.target': {error}") from None
+    first: dict[str, Operation] = {}
+    for op in module.ops:
+        symbol = op.attributes.get("sym_name")
+        if not isinstance(symbol, StringAttr):
+            continue
+        if symbol.data in first:
+            raise error_at(
+                op,
+                f"redefines symbol @{symbol.data} (first defined at "
+                f"{location_text(first[symbol.data])})",
+            )
+        first[symbol.data] = op
 
 
 def printable(text: str) -> str:
@@ -140,6 +178,8 @@ def verify_module(module: Operation) -> None:
     """Verify every op, raising a GEError located at the first invalid one
     (or at the op a verifier names, e.g. the first op of a dataflow cycle)."""
     for op in module.walk():
+        if isinstance(op, ModuleOp):
+            _check_module(op)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:

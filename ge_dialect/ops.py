@@ -282,6 +282,8 @@ class DataOp(GEOperation):
         if isinstance(parent, GraphOp):
             if self.index is None:
                 raise VerifyException("graph input needs an 'index' attribute")
+            if self.index.value.data < 0:
+                raise VerifyException(f"index must be >= 0, got {self.index_value}")
             return
         if parent is None:
             return
@@ -382,6 +384,18 @@ class NetOutputOp(GEOperation):
             raise VerifyException(
                 f"'storage_formats' has {len(self.storage_formats)} entries for "
                 f"{len(self.outputs)} outputs"
+            )
+        names = self.attributes.get("output_names")
+        if names is None:
+            return
+        if not isinstance(names, ArrayAttr) or not all(
+            isinstance(name, StringAttr) for name in names.data
+        ):
+            raise VerifyException("'output_names' must be an array of strings")
+        if len(names) != len(self.outputs):
+            raise VerifyException(
+                f"'output_names' has {len(names)} names for {len(self.outputs)} "
+                "outputs"
             )
 
 
