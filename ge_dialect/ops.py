@@ -394,8 +394,7 @@ class NetOutputOp(GEOperation):
             raise VerifyException("'output_names' must be an array of strings")
         if len(names) != len(self.outputs):
             raise VerifyException(
-                f"'output_names' has {len(names)} names for {len(self.outputs)} "
-                "outputs"
+                f"'output_names' has {len(names)} names for {len(self.outputs)} outputs"
             )
 
 
