@@ -6,6 +6,8 @@ single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
 
 from __future__ import annotations
 
+from difflib import get_close_matches
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -15,10 +17,13 @@ from xdsl.dialects.builtin import (
     NameLoc,
     StringAttr,
 )
-from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import AttributeInvT, IRDLOperation
+from xdsl.parser import UnresolvedOperand
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
 
+from ge_dialect.ir_text import ResourceReadingParser
 from ge_dialect.limits import MAX_NESTING, LimitError, over_budget, tensor_bytes
 
 
@@ -49,8 +54,9 @@ def error_at(op: Operation, message: str) -> GEError:
     return GEError(f"{location_text(op)}: error: '{op.name}' op {message}")
 
 
-class LocatedParser(Parser):
-    """A parser that records each op's `file:line:col` as its location.
+class LocatedParser(ResourceReadingParser):
+    """A parser that records each op's `file:line:col` as its location (and reads
+    resource-blob constants, see `ge_dialect.ir_text`).
 
     It also refuses what would exhaust the process: ops nested deeper than
     `MAX_NESTING`, and dense literals (a splat `dense<1.0>` is expanded)
@@ -61,6 +67,26 @@ class LocatedParser(Parser):
         super().__init__(ctx, text, name)
         self._line_offset = line_offset
         self._depth = 0
+        self._first_use: dict[str, Span] = {}
+
+    def resolve_operand(
+        self, operand: UnresolvedOperand, type: AttributeInvT
+    ) -> SSAValue[AttributeInvT]:
+        name = operand.operand_name
+        if name not in self.ssa_values:
+            self._first_use.setdefault(name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """The module; a value used but never defined is an error at its use."""
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError:
+            undefined = [self._first_use[name] for name in self.forward_ssa_references]
+            if not undefined:
+                raise
+            first = min(undefined, key=lambda span: span.start)
+            raise ParseError(first, f"use of undefined value '{first.text}'") from None
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
@@ -143,14 +169,14 @@ are for, and the weights file next to the graph."""
 def _check_module(module: ModuleOp) -> None:
     """`ge.*` module attributes are strings, the target a known one; every
     symbol is defined once (the error at its second definition)."""
-    from ge_dialect.formats import FormatError, get_target  # formats reports here
-
     for name in MODULE_ATTRIBUTES:
         attr = module.attributes.get(name)
         if attr is not None and not isinstance(attr, StringAttr):
             raise error_at(module, f"attribute '{name}' must be a string, got {attr}")
     target = module.attributes.get("ge.target")
     if isinstance(target, StringAttr):
+        from ge_dialect.formats import FormatError, get_target  # reports here
+
         try:
             get_target(target.data)
         except FormatError as error:
@@ -180,8 +206,31 @@ def verify_module(module: Operation) -> None:
     for op in module.walk():
         if isinstance(op, ModuleOp):
             _check_module(op)
+        if (misspelled := misspelled_attribute(op)) is not None:
+            raise error_at(op, misspelled)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
             message = " ".join(str(error).split())
             raise error_at(getattr(error, "op", op), message) from None
+
+
+_SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}
+
+
+def misspelled_attribute(op: Operation) -> str | None:
+    """`unknown attribute 'X' (did you mean 'Y'?)` when `op` has an attribute
+    its definition lacks that is close to a defined one `op` does not set."""
+    if not isinstance(op, IRDLOperation):
+        return None
+    for name in op.attributes:
+        key = (type(op), name)
+        if key not in _SUGGESTIONS:
+            definition = op.get_irdl_definition()
+            known = [*definition.attributes, *definition.properties]
+            close = get_close_matches(name, known, n=1, cutoff=0.8)
+            _SUGGESTIONS[key] = None if name in known or not close else close[0]
+        suggestion = _SUGGESTIONS[key]
+        if suggestion is not None and suggestion not in op.attributes:
+            return f"unknown attribute '{name}' (did you mean '{suggestion}'?)"
+    return None

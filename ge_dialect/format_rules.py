@@ -79,7 +79,9 @@ class FormatView(Protocol):
     op: Operation
 
     def input(self, index: int) -> Format:
-        """The origin format of operand `index`."""
+        """The origin format of operand `index` as this op sees it (GE's input
+        descriptor: ND until a walk or a rule wrote it, whatever the
+        producer's result holds)."""
         ...
 
     def output(self, index: int) -> Format:

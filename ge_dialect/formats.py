@@ -180,6 +180,7 @@ _DTYPE_BITS: Mapping[str, int] = {
     "uint64": 64,
     "bool": 8,
     "int4": 4,
+    "uint4": 4,
 }
 
 _DTYPE_ALIASES: Mapping[str, str] = {
@@ -195,6 +196,7 @@ _DTYPE_ALIASES: Mapping[str, str] = {
     "f64": "float64",
     "i1": "bool",
     "i4": "int4",
+    "ui4": "uint4",
     "i8": "int8",
     "ui8": "uint8",
     "i16": "int16",

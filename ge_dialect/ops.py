@@ -392,7 +392,7 @@ class NetOutputOp(GEOperation):
             isinstance(name, StringAttr) for name in names.data
         ):
             raise VerifyException("'output_names' must be an array of strings")
-        if len(names) != len(self.outputs):
+        if len(names) > len(self.outputs):  # fewer: the rest are unnamed
             raise VerifyException(
                 f"'output_names' has {len(names)} names for {len(self.outputs)} outputs"
             )

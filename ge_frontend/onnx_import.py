@@ -22,7 +22,13 @@ How the ONNX graph maps onto `ge`:
   the ONNX node name as its `name` attribute (the first output's name when
   the node has none) and helper ops are named `NODE/what`;
 - graph outputs become the `ge.netoutput` operands, their ONNX names the
-  `output_names` attribute.
+  `output_names` attribute;
+- graph attributes (If's branches, ...) become regions. ONNX subgraphs see
+  every value of the enclosing graphs; `ge` regions are isolated from above,
+  so the enclosing run-time values a subgraph reads (`free_names`) become
+  operands of the op, mirrored by `ge.data {parent_index}` in the region,
+  and the known ones become constants of the region. An unsupported node
+  inside a subgraph is reported like any other.
 
 Errors are one-line `GEError`s: unreadable or invalid files, and a single
 error listing every unsupported op type with its nodes.
@@ -33,63 +39,48 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
 import onnx.inliner
 from onnx import numpy_helper
 from onnx.external_data_helper import load_external_data_for_tensor, uses_external_data
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
-from xdsl.ir import SSAValue
-from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.builder import GraphBuilder, dtype_of
+from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type
 from ge_dialect.input_files import check_input_file
-from ge_dialect.limits import INT64_MAX, LimitError, check_bytes, tensor_bytes
-from ge_frontend.onnx_context import (
+from ge_dialect.limits import MAX_NESTING, LimitError, check_bytes, tensor_bytes
+from ge_frontend.importing import (
+    CONVERSION_ERRORS,
+    DEFAULT_INLINE_LIMIT,
     WEIGHT_MODES,
     GraphEmitter,
-    NodeContext,
+    ImportedModel,
     Unsupported,
+    UnsupportedOps,
     Value,
-    node_name,
+    check_input_names,
+    dtype_name_of,
+    fix_input_shape,
+    one_line,
     shape_of,
 )
+from ge_frontend.onnx_context import (
+    Downstream,
+    NodeContext,
+    free_names,
+    node_name,
+    node_subgraphs,
+)
 from ge_frontend.onnx_ops import CONVERTERS
-
-DEFAULT_INLINE_LIMIT = 1024
-"""Constants with more elements than this are kept outside the IR."""
 
 CHECKER_LIMIT = (2 << 30) - (64 << 20)
 """Models bigger than this (near protobuf's 2 GiB) are checked from a copy
 saved with external data."""
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
-
-CONVERSION_ERRORS = (
-    GEError,
-    VerifyException,
-    ValueError,
-    TypeError,
-    IndexError,
-    ZeroDivisionError,
-)
-"""What a converter raises for an invalid node (reported with the node's name)."""
-
-
-@dataclass
-class ImportedModel:
-    """An imported ONNX model: the verified module and its external weights."""
-
-    module: ModuleOp
-    weights: dict[str, np.ndarray] = field(default_factory=dict)
-    input_names: list[str] = field(default_factory=list)
-    output_names: list[str] = field(default_factory=list)
 
 
 def import_onnx(
@@ -120,9 +111,9 @@ def load_model(
     """The checked `ModelProto` and a label for messages (the file path).
 
     Every model goes through `check_model` (`onnx.checker`) before any of its
-    tensors is read. A file's tensors held as
-    external data are loaded afterwards, once their claimed sizes are within
-    the memory budget (onnx keeps their paths inside the model's folder).
+    tensors is read. A file's tensors held as external data are loaded
+    afterwards, once their claimed sizes are within the memory budget (onnx
+    keeps their paths inside the model's folder), and checked again.
     """
     if isinstance(model, onnx.ModelProto):
         label = "<onnx model>"
@@ -141,20 +132,21 @@ def load_model(
             proto = onnx.load(label, load_external_data=False)
     except Exception as error:  # protobuf and onnx raise many kinds
         raise GEError(
-            f"{label}: error: not a readable ONNX model: {_one_line(error)}"
+            f"{label}: error: not a readable ONNX model: {one_line(error)}"
         ) from None
     check_model(proto, label)
     check_tensor_sizes(proto, label)
-    external = [t for t in onnx_tensors(proto) if uses_external_data(t)]
-    try:
-        for tensor in external:
+    for tensor in onnx_tensors(proto):
+        if not uses_external_data(tensor):
+            continue
+        try:
             load_external_data_for_tensor(tensor, os.path.dirname(label) or ".")
             onnx.checker.check_tensor(tensor)
-    except Exception as error:  # onnx raises ValueError, OSError, ValidationError
-        raise GEError(
-            f"{label}: error: cannot read the external data of tensor "
-            f"'{tensor.name}': {_one_line(error)}"
-        ) from None
+        except Exception as error:  # onnx: ValueError, OSError, ValidationError
+            raise GEError(
+                f"{label}: error: cannot read the external data of tensor "
+                f"'{tensor.name}': {one_line(error)}"
+            ) from None
     return proto, label
 
 
@@ -175,7 +167,7 @@ def check_model(model: onnx.ModelProto, label: str) -> None:
             onnx.checker.check_model(model)
         except onnx.checker.ValidationError as error:
             raise GEError(
-                f"{label}: error: invalid ONNX model: {_one_line(error)}"
+                f"{label}: error: invalid ONNX model: {one_line(error)}"
             ) from None
     newest = onnx.defs.onnx_opset_version()
     for entry in model.opset_import:
@@ -198,15 +190,22 @@ def _check_large_model(model: onnx.ModelProto, label: str) -> None:
             onnx.checker.check_model(path)
         except onnx.checker.ValidationError as error:
             raise GEError(
-                f"{label}: error: invalid ONNX model: {_one_line(error)}"
+                f"{label}: error: invalid ONNX model: {one_line(error)}"
             ) from None
 
 
 def onnx_tensors(model: onnx.ModelProto) -> list[onnx.TensorProto]:
-    """The model's initializers and `Constant` value tensors (main graph)."""
-    tensors = list(model.graph.initializer)
-    for node in model.graph.node:
-        tensors += [a.t for a in node.attribute if a.type == onnx.AttributeProto.TENSOR]
+    """Every initializer and `Constant` value tensor, subgraphs included."""
+    tensors: list[onnx.TensorProto] = []
+    graphs = [model.graph]
+    while graphs:
+        graph = graphs.pop()
+        tensors += graph.initializer
+        for node in graph.node:
+            for attribute in node.attribute:
+                if attribute.type == onnx.AttributeProto.TENSOR:
+                    tensors.append(attribute.t)
+            graphs += node_subgraphs(node)
     return tensors
 
 
@@ -222,38 +221,6 @@ def check_tensor_sizes(model: onnx.ModelProto, label: str) -> None:
         except LimitError as error:
             raise GEError(f"{label}: error: {error}") from None
         check_bytes(nbytes, what, label)
-
-
-def _one_line(error: BaseException) -> str:
-    message = " ".join(str(error).split()) or type(error).__name__
-    return message.split(": error: ", 1)[-1]
-
-
-def parse_input_shapes(text: str) -> dict[str, list[int]]:
-    """ATC's `--input_shape` syntax: `"name:1,3,224,224;name2:8,-1"`."""
-    shapes: dict[str, list[int]] = {}
-    for item in filter(None, (part.strip() for part in text.split(";"))):
-        name, sep, dims = item.rpartition(":")
-        try:
-            shape = [int(d) for d in dims.split(",")] if dims.strip() else []
-        except ValueError:
-            shape = None
-        if (
-            not sep
-            or not name
-            or shape is None
-            or any(not -1 <= d <= INT64_MAX for d in shape)
-        ):
-            raise GEError(
-                f"error: bad input shape '{item}' (expected NAME:D1,D2,... with "
-                "integer dims, -1 for dynamic)"
-            )
-        if name in shapes:
-            raise GEError(f"error: input shape of '{name}' is given twice")
-        shapes[name] = shape
-    if not shapes:
-        raise GEError("error: empty input shape (expected NAME:D1,D2,...)")
-    return shapes
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -279,8 +246,11 @@ class OnnxImporter:
         self.input_shapes = input_shapes
         self.env: dict[str, Value | None] = {}
         """ONNX value name -> value (None: produced by an unsupported node)."""
-        self.unsupported: dict[str, list[str]] = defaultdict(list)
-        """Unsupported op kind -> names of its nodes."""
+        self.unsupported = UnsupportedOps()
+        self.depth = 0
+        """How many subgraphs deep the node being converted is."""
+        self.untyped: dict[str, str] = {}
+        """Initializers of a dtype `ge` has no type for -> that dtype."""
 
     def error(self, message: str) -> GEError:
         """A one-line error about the model."""
@@ -289,57 +259,44 @@ class OnnxImporter:
     def run(self, emitter: GraphEmitter) -> ImportedModel:
         """Import the graph into `emitter`'s builder."""
         initializers = {init.name: init for init in self.graph.initializer}
-        consumed = {name for node in self.graph.node for name in node.input}
-        consumed |= {output.name for output in self.graph.output}
         for name, init in initializers.items():
-            if name in consumed:
-                self._bind(emitter, name, self._initializer(init))
+            self._bind(emitter, name, self._initializer(init))
         input_names = self._add_inputs(emitter.builder, initializers)
-        for node in self.graph.node:
-            self._convert(node, consumed, emitter)
-        if self.unsupported:
-            listing = "; ".join(
-                f"{kind} (nodes: {', '.join(nodes)})"
-                for kind, nodes in self.unsupported.items()
-            )
-            raise self.error(f"unsupported ONNX ops: {listing}")
+        self._convert_nodes(self.graph, emitter)
+        if (message := self.unsupported.message("ONNX")) is not None:
+            raise self.error(message)
         output_names = [output.name for output in self.graph.output]
-        outputs = []
         for name in output_names:
             if name not in self.env:
                 raise self.error(f"graph output '{name}' is not produced by any node")
-            outputs.append(emitter.tensor(self.env[name], name))
+        outputs = [self.env[name] for name in output_names]
         for declared, value in zip(self.graph.output, outputs, strict=True):
-            self._check_declared_output(declared, value)
-        emitter.builder.output(*outputs)
-        terminator = emitter.builder.block.last_op
-        assert terminator is not None
-        terminator.attributes["output_names"] = ArrayAttr(
-            [StringAttr(name) for name in output_names]
-        )
-        module = emitter.builder.build()
+            self._check_declared_output(declared, value)  # type: ignore[arg-type]
+        module = emitter.finish(outputs, output_names)  # type: ignore[arg-type]
         return ImportedModel(module, emitter.weights, input_names, output_names)
 
-    def _initializer(self, init: onnx.TensorProto) -> np.ndarray:
+    def _initializer(self, init: onnx.TensorProto) -> Value | None:
+        """An initializer's array; None if `ge` has no type for its dtype (an
+        error where a node reads it)."""
         if _dtype_name(init.data_type) is None:
-            kind = onnx.TensorProto.DataType.Name(init.data_type)
-            raise self.error(f"initializer '{init.name}' has unsupported dtype {kind}")
+            self.untyped[init.name] = onnx.TensorProto.DataType.Name(init.data_type)
+            return None
         try:
             return numpy_helper.to_array(init)
         except (ValueError, TypeError) as error:
             raise self.error(
-                f"initializer '{init.name}' is unreadable: {_one_line(error)}"
+                f"initializer '{init.name}' is unreadable: {one_line(error)}"
             ) from None
 
     def _check_declared_output(
-        self, declared: onnx.ValueInfoProto, value: SSAValue
+        self, declared: onnx.ValueInfoProto, value: Value
     ) -> None:
         """A graph output's declared dtype and known dims must be what the
         graph computes."""
         if not declared.type.HasField("tensor_type"):
             return
         tensor = declared.type.tensor_type
-        ours = dtype_of(value)
+        ours = dtype_name_of(value)
         if tensor.elem_type and _dtype_name(tensor.elem_type) != ours:
             kind = onnx.TensorProto.DataType.Name(tensor.elem_type)
             raise self.error(
@@ -348,20 +305,16 @@ class OnnxImporter:
             )
         if not tensor.HasField("shape"):
             return
-        shape = shape_of(value)
-        dims = _declared_dims(tensor)
-        contradicts = len(dims) != len(shape) or any(
+        dims, shape = _declared_dims(tensor), shape_of(value)
+        if len(dims) != len(shape) or any(
             -1 not in (d, s) and d != s for d, s in zip(dims, shape, strict=False)
-        )
-        if contradicts:
+        ):
             raise self.error(
                 f"graph output '{declared.name}' is declared with shape {dims}, the "
                 f"graph computes {list(shape)}"
             )
 
-    def _bind(self, emitter: GraphEmitter, name: str, value: Value) -> None:
-        if isinstance(value, np.ndarray) and _dtype_name_of_array(value) is None:
-            raise self.error(f"value '{name}' has dtype {value.dtype}, which ge lacks")
+    def _bind(self, emitter: GraphEmitter, name: str, value: Value | None) -> None:
         self.env[name] = value
         if isinstance(value, np.ndarray):
             emitter.name_array(value, name)
@@ -372,14 +325,7 @@ class OnnxImporter:
         self, builder: GraphBuilder, initializers: Mapping[str, onnx.TensorProto]
     ) -> list[str]:
         inputs = [v for v in self.graph.input if v.name not in initializers]
-        known = {v.name for v in inputs}
-        for name in self.input_shapes:
-            if name not in known:
-                listing = ", ".join(sorted(known)) or "none"
-                raise self.error(
-                    f"an input shape is given for '{name}', but the graph inputs "
-                    f"are: {listing}"
-                )
+        check_input_names(self.label, self.input_shapes, [v.name for v in inputs])
         for value_info in inputs:
             shape, dtype = self._input_type(value_info)
             self.env[value_info.name] = builder.data(shape, dtype, name=value_info.name)
@@ -388,12 +334,19 @@ class OnnxImporter:
     def _input_type(self, value_info: onnx.ValueInfoProto) -> tuple[list[int], str]:
         name = value_info.name
         if not value_info.type.HasField("tensor_type"):
-            raise self.error(f"graph input '{name}' is not a tensor")
+            kind = value_info.type.WhichOneof("value") or "untyped"
+            raise self.error(
+                f"graph input '{name}' has type {kind.removesuffix('_type')}, not "
+                f"tensor{self._readers(name)}"
+            )
         tensor = value_info.type.tensor_type
         dtype = _dtype_name(tensor.elem_type)
         if dtype is None:
             kind = onnx.TensorProto.DataType.Name(tensor.elem_type)
-            raise self.error(f"graph input '{name}' has unsupported dtype {kind}")
+            raise self.error(
+                f"graph input '{name}' has unsupported dtype {kind}"
+                f"{self._readers(name)}"
+            )
         given = self.input_shapes.get(name)
         if not tensor.HasField("shape"):
             if given is None:
@@ -408,26 +361,64 @@ class OnnxImporter:
                     "is >= 0; a dynamic one has no dim_value)"
                 )
         shape = _declared_dims(tensor)
-        return shape if given is None else self._fix_shape(name, shape, given), dtype
+        if given is not None:
+            shape = fix_input_shape(self.label, name, shape, given)
+        return shape, dtype
 
-    def _fix_shape(
-        self, name: str, shape: Sequence[int], given: Sequence[int]
-    ) -> list[int]:
-        """`shape` with its dynamic dims taken from the user's `given` shape."""
-        if len(given) != len(shape):
-            raise self.error(
-                f"the input shape given for '{name}' has rank {len(given)}, the "
-                f"model's has rank {len(shape)}"
-            )
-        for axis, (model_dim, user_dim) in enumerate(zip(shape, given, strict=True)):
-            if model_dim != -1 and user_dim not in (-1, model_dim):
-                raise self.error(
-                    f"the input shape given for '{name}' sets dim {axis} to "
-                    f"{user_dim}, the model fixes it to {model_dim}"
-                )
-        return [int(u) if m == -1 else m for m, u in zip(shape, given, strict=True)]
+    def _readers(self, name: str) -> str:
+        """` (read by Op1, Op2)`: the op types of the nodes reading `name`."""
+        readers = dict.fromkeys(n.op_type for n in self.graph.node if name in n.input)
+        return f" (read by {', '.join(readers)})" if readers else ""
 
     # -- nodes -----------------------------------------------------------------
+
+    def _convert_nodes(self, graph: onnx.GraphProto, emitter: GraphEmitter) -> None:
+        consumed = {output.name for output in graph.output}
+        for node in graph.node:
+            consumed.update(node.input)
+            for sub in node_subgraphs(node):
+                consumed.update(free_names(sub))
+        for node in graph.node:
+            self._convert(node, consumed, emitter)
+
+    def _run_graph(
+        self,
+        graph: onnx.GraphProto,
+        env: dict[str, Value | None],
+        emitter: GraphEmitter,
+    ) -> list[Value]:
+        """Convert `graph` (a subgraph) with the values of `env` in scope."""
+        if self.depth >= MAX_NESTING:
+            raise ValueError(f"subgraphs nested deeper than {MAX_NESTING} levels")
+        saved, self.env = self.env, env
+        self.depth += 1
+        try:
+            for init in graph.initializer:
+                self._bind(emitter, init.name, self._initializer(init))
+            self._convert_nodes(graph, emitter)
+            outputs = [self.env.get(output.name) for output in graph.output]
+        finally:
+            self.env = saved
+            self.depth -= 1
+        if any(value is None for value in outputs):
+            raise Downstream
+        return outputs  # type: ignore[return-value]
+
+    def inline(self, graph: onnx.GraphProto, emitter: GraphEmitter) -> list[Value]:
+        """`SubgraphImporter.inline`: the graph's nodes join the current graph."""
+        return self._run_graph(graph, dict(self.env), emitter)
+
+    def body(
+        self, graph: onnx.GraphProto, emitter: GraphEmitter, bound: Mapping[str, Value]
+    ) -> list[Value]:
+        """`SubgraphImporter.body`: the graph's nodes in a region of their own."""
+        return self._run_graph(graph, dict(bound), emitter)
+
+    def lookup(self, name: str) -> Value | None:
+        """`SubgraphImporter.lookup`."""
+        if name not in self.env:
+            raise self.error(f"a subgraph reads '{name}', which nothing defines")
+        return self.env[name]
 
     def _convert(
         self, node: onnx.NodeProto, consumed: set[str], emitter: GraphEmitter
@@ -438,6 +429,13 @@ class OnnxImporter:
                 raise self.error(
                     f"node '{name}' ({node.op_type}) reads '{input_name}', which no "
                     "earlier node or graph input defines"
+                )
+        for input_name in node.input:
+            if input_name in self.untyped and self.env.get(input_name) is None:
+                raise self.error(
+                    f"node '{name}' ({node.op_type}) reads initializer "
+                    f"'{input_name}' of dtype {self.untyped[input_name]}, which ge "
+                    "has no type for"
                 )
         inputs = [self.env[n] if n else None for n in node.input]
         if node.domain not in DEFAULT_DOMAINS:
@@ -452,13 +450,24 @@ class OnnxImporter:
         used = [bool(output) and output in consumed for output in node.output]
         try:
             results = list(
-                converter(NodeContext(node, self.opset, inputs, used, emitter))
+                converter(
+                    NodeContext(
+                        inputs,
+                        used,
+                        emitter,
+                        node=node,
+                        opset=self.opset,
+                        subgraphs=self,
+                    )
+                )
             )
         except Unsupported as reason:
             return self._skip(node, f"{node.op_type} {reason}")
+        except Downstream:
+            return self._skip(node, None)
         except CONVERSION_ERRORS as error:
             raise self.error(
-                f"node '{name}' ({node.op_type}): {_one_line(error)}"
+                f"node '{name}' ({node.op_type}): {one_line(error)}"
             ) from None
         missing = [i for i in range(len(results), len(used)) if used[i]]
         if missing:
@@ -470,7 +479,7 @@ class OnnxImporter:
     def _skip(self, node: onnx.NodeProto, kind: str | None) -> None:
         """Record an unsupported node (kind None: downstream of one) and go on."""
         if kind is not None:
-            self.unsupported[kind].append(node_name(node))
+            self.unsupported.add(kind, node_name(node))
         for output in node.output:
             if output:
                 self.env[output] = None
@@ -479,14 +488,6 @@ class OnnxImporter:
 def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:
     """A declared tensor type's dims, -1 for each dynamic one."""
     return [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
-
-
-def _dtype_name_of_array(array: np.ndarray) -> str | None:
-    try:
-        element_type(array.dtype.name)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return array.dtype.name
 
 
 def _dtype_name(onnx_type: int) -> str | None:

@@ -24,11 +24,24 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
+from xdsl.ir import SSAValue
 
+from ge_dialect.builder import GraphBuilder
 from ge_dialect.dtypes import element_type
 from ge_dialect.limits import over_budget, tensor_bytes
-from ge_dialect.ops import broadcast_shapes
-from ge_frontend.onnx_context import NodeContext, Unsupported, Value, shape_of
+from ge_dialect.ops import IfOp, broadcast_shapes
+from ge_frontend.importing import (
+    Unsupported,
+    Value,
+    int_list,
+    normalize_axis,
+    registrar,
+    same_padding,
+    shape_of,
+    split_padding,
+)
+from ge_frontend.onnx_context import Downstream, NodeContext, free_names
+from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -36,29 +49,12 @@ CONVERTERS: dict[str, Converter] = {}
 """ONNX op type (default domain) -> converter."""
 
 
-def converts(*op_types: str) -> Callable[[Converter], Converter]:
-    """Register a converter for `op_types`."""
-
-    def register(fn: Converter) -> Converter:
-        for op_type in op_types:
-            CONVERTERS[op_type] = fn
-        return fn
-
-    return register
-
-
-def _axis(axis: int, rank: int) -> int:
-    if not -rank <= axis < max(rank, 1):
-        raise ValueError(f"axis {axis} is out of range for rank {rank}")
-    return axis % max(rank, 1)
+converts = registrar(CONVERTERS)
+"""`@converts("OpType", ...)` registers a converter."""
 
 
 def _axes(axes: Sequence[int] | np.ndarray | None, rank: int) -> list[int]:
-    return [] if axes is None else [_axis(int(a), rank) for a in axes]
-
-
-def _ints(values: Sequence[int] | np.ndarray) -> list[int]:
-    return [int(v) for v in values]
+    return [] if axes is None else [normalize_axis(int(a), rank) for a in axes]
 
 
 # ---------------------------------------------------------------------------
@@ -111,7 +107,7 @@ def _legacy_broadcast(ctx: NodeContext, value: Value) -> Value:
     if ctx.opset >= 7 or not ctx.attr("broadcast", 0) or not ctx.has_attr("axis"):
         return value
     rank = ctx.rank(0)
-    trailing = rank - _axis(ctx.attr("axis"), rank) - len(shape_of(value))
+    trailing = rank - normalize_axis(ctx.attr("axis"), rank) - len(shape_of(value))
     if trailing <= 0:
         return value
     first = len(shape_of(value))
@@ -244,21 +240,15 @@ def _finish_window(ctx: NodeContext, result: Value, lifted: bool) -> Value:
 
 def _hw(values: Sequence[int], lifted: bool, fill: int) -> list[int]:
     """Per-spatial-axis values as [h, w] (a lifted 1-D op has h = fill)."""
-    return [fill, *_ints(values)] if lifted else _ints(values)
+    return [fill, *int_list(values)] if lifted else int_list(values)
 
 
 def _ge_pads(pads: Sequence[int], lifted: bool) -> list[int]:
     """ONNX [begin_h, begin_w, end_h, end_w] (or 1-D [b, e]) -> ge [t, b, l, r]."""
     if lifted:
         return [0, 0, int(pads[0]), int(pads[1])]
-    top, left, bottom, right = _ints(pads)
+    top, left, bottom, right = int_list(pads)
     return [top, bottom, left, right]
-
-
-def _same_padding(total: int, auto_pad: str) -> tuple[int, int]:
-    """(begin, end) for SAME_UPPER (extra at the end) or SAME_LOWER."""
-    small, large = total // 2, total - total // 2
-    return (small, large) if auto_pad == "SAME_UPPER" else (large, small)
 
 
 def _window_pads(
@@ -271,7 +261,7 @@ def _window_pads(
     count = len(kernel)
     auto_pad = ctx.attr("auto_pad", "NOTSET")
     if auto_pad == "NOTSET":
-        return _ints(ctx.attr("pads", [0] * 2 * count))
+        return int_list(ctx.attr("pads", [0] * 2 * count))
     if auto_pad == "VALID":
         return [0] * 2 * count
     if auto_pad not in SAME_PADDING:
@@ -281,9 +271,7 @@ def _window_pads(
         raise Unsupported(f"with auto_pad {auto_pad} on dynamic spatial dims")
     begins, ends = [], []
     for size, k, s, d in zip(sizes, kernel, strides, dilations, strict=True):
-        out = -(-size // s)
-        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
-        begin, end = _same_padding(total, auto_pad)
+        begin, end = same_padding(size, k, s, d, upper=auto_pad == "SAME_UPPER")
         begins.append(begin)
         ends.append(end)
     return begins + ends
@@ -345,7 +333,7 @@ def _conv_transpose_geometry(
     than one stride), SAME padding keeps the full size.
     """
     count = len(kernel)
-    output_padding = _ints(ctx.attr("output_padding", [0] * count))
+    output_padding = int_list(ctx.attr("output_padding", [0] * count))
     auto_pad = ctx.attr("auto_pad", "NOTSET")
     output_shape = ctx.attr("output_shape")
     if output_shape is None and auto_pad not in SAME_PADDING:
@@ -354,11 +342,10 @@ def _conv_transpose_geometry(
     if -1 in sizes:
         raise Unsupported("with output_shape or SAME padding on dynamic spatial dims")
     wanted = (
-        _ints(output_shape[-count:])
+        int_list(output_shape[-count:])
         if output_shape is not None
         else [size * s for size, s in zip(sizes, strides, strict=True)]
     )
-    mode = "SAME_UPPER" if auto_pad == "SAME_UPPER" else "SAME_LOWER"
     begins, ends, extras = [], [], []
     for size, k, s, d, extra, out in zip(
         sizes, kernel, strides, dilations, output_padding, wanted, strict=True
@@ -366,9 +353,9 @@ def _conv_transpose_geometry(
         total = s * (size - 1) + extra + (k - 1) * d + 1 - out
         if output_shape is not None and total < 0:
             if extra - total >= s:
-                raise ValueError(f"output_shape {_ints(output_shape)} is too large")
+                raise ValueError(f"output_shape {int_list(output_shape)} is too large")
             extra -= total
-        begin, end = _same_padding(max(total, 0), mode)
+        begin, end = split_padding(max(total, 0), upper=auto_pad == "SAME_UPPER")
         begins.append(begin)
         ends.append(end)
         extras.append(extra)
@@ -549,7 +536,7 @@ def convert_softmax(ctx: NodeContext) -> list[Value]:
     """Opset >= 13: along `axis`; before: over the 2-D coercion at `axis`."""
     op_name = "softmax" if ctx.node.op_type == "Softmax" else "log_softmax"
     rank = ctx.rank(0)
-    axis = _axis(ctx.attr("axis", -1 if ctx.opset >= 13 else 1), rank)
+    axis = normalize_axis(ctx.attr("axis", -1 if ctx.opset >= 13 else 1), rank)
     if ctx.opset >= 13 or axis == rank - 1:
         return [ctx.op(op_name, ctx.input(0), axis=axis)]
     shape = ctx.shape(0)
@@ -571,13 +558,13 @@ def convert_concat(ctx: NodeContext) -> list[Value]:
     axis = ctx.attr("axis", 1 if ctx.opset < 4 else None)
     if axis is None:
         raise ValueError("attribute 'axis' is missing")
-    axis = _axis(axis, ctx.rank(0))
+    axis = normalize_axis(axis, ctx.rank(0))
     return [ctx.op("concat", values, axis=axis)]
 
 
 @converts("Split")
 def convert_split(ctx: NodeContext) -> list[Value]:
-    axis = _axis(ctx.attr("axis", 0), ctx.rank(0))
+    axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
     sizes = ctx.attr("split") if ctx.opset < 13 else None
     if sizes is None:  # an input from opset 13 on (and optionally before)
         sizes = ctx.constant(1, "split")
@@ -588,7 +575,7 @@ def convert_split(ctx: NodeContext) -> list[Value]:
         parts = ctx.attr("num_outputs", ctx.num_outputs)
         chunk = -(-dim // parts)
         sizes = [chunk] * (parts - 1) + [dim - chunk * (parts - 1)]
-    results = ctx.op("split", ctx.input(0), axis=axis, sizes=_ints(sizes))
+    results = ctx.op("split", ctx.input(0), axis=axis, sizes=int_list(sizes))
     return results if isinstance(results, list) else [results]
 
 
@@ -608,17 +595,17 @@ def convert_slice(ctx: NodeContext) -> list[Value]:
         ctx.op(
             "slice",
             ctx.input(0),
-            begins=_ints(starts),
-            ends=_ints(ends),
+            begins=int_list(starts),
+            ends=int_list(ends),
             axes=axes,
-            steps=[1] * len(axes) if steps is None else _ints(steps),
+            steps=[1] * len(axes) if steps is None else int_list(steps),
         )
     ]
 
 
 @converts("Gather")
 def convert_gather(ctx: NodeContext) -> list[Value]:
-    axis = _axis(ctx.attr("axis", 0), ctx.rank(0))
+    axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
     return [ctx.op("gather", ctx.input(0), ctx.input(1), axis=axis)]
 
 
@@ -627,7 +614,7 @@ def convert_tile(ctx: NodeContext) -> list[Value]:
     repeats = ctx.constant(1, "repeats")
     if repeats is None:
         raise ValueError("input 'repeats' is missing")
-    return [ctx.op("tile", ctx.input(0), multiples=_ints(repeats))]
+    return [ctx.op("tile", ctx.input(0), multiples=int_list(repeats))]
 
 
 @converts("Expand")
@@ -637,9 +624,9 @@ def convert_expand(ctx: NodeContext) -> list[Value]:
     if target is None:
         raise ValueError("input 'shape' is missing")
     x, shape = ctx.input(0), ctx.shape(0)
-    out = broadcast_shapes(shape, _ints(target))
+    out = broadcast_shapes(shape, int_list(target))
     if out is None:
-        raise ValueError(f"cannot expand {list(shape)} to {_ints(target)}")
+        raise ValueError(f"cannot expand {list(shape)} to {int_list(target)}")
     if isinstance(x, np.ndarray):
         return [np.broadcast_to(x, out)]
     extra = len(out) - len(shape)
@@ -667,7 +654,7 @@ def convert_pad(ctx: NodeContext) -> list[Value]:
         pads, value = ctx.constant(1, "pads"), ctx.constant(2, "constant_value")
     if pads is None:
         raise ValueError("'pads' is missing")
-    pads = _ints(pads)
+    pads = int_list(pads)
     axes = ctx.constant(3, "axes") if ctx.opset >= 18 else None
     if axes is not None:
         full = [0] * 2 * rank
@@ -686,7 +673,7 @@ def convert_reshape(ctx: NodeContext) -> list[Value]:
     shape = ctx.attr("shape") if ctx.opset < 5 else ctx.constant(1, "shape")
     if shape is None:
         raise ValueError("the target shape is missing")
-    shape = _ints(shape)
+    shape = int_list(shape)
     if ctx.attr("allowzero", 0) and 0 in shape:
         raise Unsupported("with allowzero=1 and a 0 in the shape")
     return [ctx.op("reshape", ctx.input(0), shape=shape)]
@@ -723,7 +710,7 @@ def convert_unsqueeze(ctx: NodeContext) -> list[Value]:
 @converts("Transpose")
 def convert_transpose(ctx: NodeContext) -> list[Value]:
     perm = ctx.attr("perm", list(reversed(range(ctx.rank(0)))))
-    return [ctx.op("transpose", ctx.input(0), perm=_ints(perm))]
+    return [ctx.op("transpose", ctx.input(0), perm=int_list(perm))]
 
 
 @converts("Upsample")
@@ -799,7 +786,7 @@ def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
     if shape is None:
         raise ValueError("input 'shape' is missing")
     value = ctx.attr("value", np.zeros(1, np.float32))
-    dims = _ints(shape)
+    dims = int_list(shape)
     reason = over_budget(tensor_bytes(dims, value.itemsize), "the result")
     if reason is not None:
         raise ValueError(reason)
@@ -820,3 +807,90 @@ def convert_shape(ctx: NodeContext) -> list[Value]:
 def convert_size(ctx: NodeContext) -> list[Value]:
     shape = ctx.static_shape(0)
     return [np.array(math.prod(shape), np.int64)]
+
+
+# ---------------------------------------------------------------------------
+# Recurrent ops (a decomposition: `onnx_recurrent`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(RECURRENT_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Control flow (subgraphs become regions)
+# ---------------------------------------------------------------------------
+
+
+def _captures(ctx: NodeContext, graphs: Sequence[onnx.GraphProto]) -> dict[str, Value]:
+    """The enclosing values the graphs read, by name."""
+    assert ctx.subgraphs is not None
+    captured: dict[str, Value] = {}
+    for graph in graphs:
+        for name in free_names(graph):
+            value = ctx.subgraphs.lookup(name)
+            if value is None:
+                raise Downstream
+            captured.setdefault(name, value)
+    return captured
+
+
+def _region(
+    ctx: NodeContext,
+    graph: onnx.GraphProto,
+    captured: dict[str, Value],
+    runtime: list[str],
+    inputs: Sequence[str] = (),
+) -> Callable[..., list[SSAValue]]:
+    """A `GraphBuilder` subgraph function importing `graph`: its `ge.data`
+    are the graph's `inputs`, then the captured run-time values `runtime`;
+    captured constants are constants of the region."""
+    assert ctx.subgraphs is not None
+    subgraphs = ctx.subgraphs
+
+    def build(builder: GraphBuilder, *data: SSAValue) -> list[SSAValue]:
+        emitter = ctx.emitter.nested(builder)
+        bound = {**captured, **dict(zip([*inputs, *runtime], data, strict=True))}
+        outputs = subgraphs.body(graph, emitter, bound)
+        return [
+            emitter.tensor(value, f"{ctx.name}/{output.name}")
+            for value, output in zip(outputs, graph.output, strict=True)
+        ]
+
+    return build
+
+
+@converts("If")
+def convert_if(ctx: NodeContext) -> list[Value]:
+    """`ge.if`; with a condition known at import, the branch taken is inlined.
+
+    The branches' reads of enclosing run-time values become operands of the
+    `ge.if` (its regions are isolated from above).
+    """
+    assert ctx.subgraphs is not None
+    cond = ctx.input(0)
+    branches = [ctx.graph("then_branch"), ctx.graph("else_branch")]
+    if isinstance(cond, np.ndarray):
+        if cond.size != 1:
+            raise ValueError(f"the condition has {cond.size} elements, not 1")
+        taken = branches[0] if bool(cond.reshape(-1)[0]) else branches[1]
+        return ctx.subgraphs.inline(taken, ctx.emitter)
+    captured = _captures(ctx, branches)
+    runtime = [n for n, v in captured.items() if not isinstance(v, np.ndarray)]
+    builder = ctx.emitter.builder
+    results = builder.if_(
+        cond,
+        [captured[n] for n in runtime],
+        *(_region(ctx, g, captured, runtime) for g in branches),
+        name=ctx.name,
+    )
+    op = builder.block.last_op
+    assert isinstance(op, IfOp)
+    then_types = [v.type for v in op.then_branch.block.last_op.operands]
+    else_types = [v.type for v in op.else_branch.block.last_op.operands]
+    for index, (a, b) in enumerate(zip(then_types, else_types, strict=True)):
+        if a != b:
+            builder.block.erase_op(op)
+            raise Unsupported(
+                f"whose branches give output #{index} different types ({a} and {b})"
+            )
+    return results

@@ -48,7 +48,8 @@ from typing import Any
 import numpy as np
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.input_files import confined_path, read_json_file, read_npy
+from ge_dialect.input_files import confined_path, read_json_file
+from ge_runtime.npy import load_npy, save_npy
 from ge_runtime.reference import ValueLayout
 
 MANIFEST = "manifest.json"
@@ -124,7 +125,7 @@ class DumpWriter:
         outputs = []
         for index, array in enumerate(arrays):
             file = f"{stem}.npy" if len(arrays) == 1 else f"{stem}.{index}.npy"
-            np.save(self.directory / file, np.asarray(array), allow_pickle=False)
+            save_npy(self.directory / file, array)
             output: dict[str, Any] = {
                 "file": file,
                 "shape": list(np.shape(array)),
@@ -135,7 +136,7 @@ class DumpWriter:
                 output["origin_format"] = layout.origin.value
                 output["storage_format"] = layout.storage.value
             if self.stored and index < len(stored):
-                np.save(self.directory / STORED_DIR / file, stored[index])
+                save_npy(self.directory / STORED_DIR / file, stored[index])
                 output["stored_file"] = f"{STORED_DIR}/{file}"
             outputs.append(output)
         self.entries.append({"name": name, "op": op, "outputs": outputs})
@@ -163,7 +164,7 @@ class DumpEntry:
 
     def arrays(self) -> list[np.ndarray]:
         """The dumped results."""
-        return [read_npy(path, "dumped array") for path in self.files]
+        return [load_npy(path) for path in self.files]
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,15 @@ def _axes(axes: Sequence[int] | None) -> tuple[int, ...] | None:
     return tuple(axes) if axes else None
 
 
+def _lowest(dtype: np.dtype) -> Any:
+    """The lowest value of a NumPy dtype (-inf for floats, False for bool)."""
+    if dtype == np.bool_:
+        return False
+    if np.issubdtype(dtype, np.integer):
+        return np.iinfo(dtype).min
+    return -np.inf
+
+
 def _is_int(x: np.ndarray) -> bool:
     return np.issubdtype(x.dtype, np.integer)
 
@@ -430,7 +439,17 @@ def prelu(x: np.ndarray, weight: np.ndarray) -> np.ndarray:
 def clip(
     x: np.ndarray, *, min: float | None = None, max: float | None = None
 ) -> np.ndarray:
-    """Clamp x to [min, max]; a missing bound is unbounded (ONNX Clip)."""
+    """Clamp x to [min, max]; a missing bound is unbounded (ONNX Clip).
+
+    The result keeps x's dtype: on integers the bounds are taken inside the
+    dtype's range (an infinite bound clamps nothing).
+    """
+    if _is_int(x):
+        info = np.iinfo(x.dtype)
+        if min is not None:
+            min = x.dtype.type(np.ceil(np.clip(min, info.min, info.max)))
+        if max is not None:
+            max = x.dtype.type(np.floor(np.clip(max, info.min, info.max)))
     return np.clip(x, min, max)
 
 
@@ -789,8 +808,11 @@ def reduce_mean(
 def reduce_max(
     x: np.ndarray, *, axes: Sequence[int] | None = None, keep_dims: bool = False
 ) -> np.ndarray:
-    """Max over ``axes`` (all when None/empty)."""
-    return np.asarray(np.max(x, axis=_axes(axes), keepdims=keep_dims))
+    """Max over ``axes`` (all when None/empty); over an empty set it is the
+    dtype's lowest value (-inf, the integer minimum, False), as in ONNX."""
+    return np.asarray(
+        np.max(x, axis=_axes(axes), keepdims=keep_dims, initial=_lowest(x.dtype))
+    )
 
 
 def cast(x: np.ndarray, *, dst_type: str) -> np.ndarray:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,16 +35,18 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at, parse_module
-from ge_dialect.ops import ConstOp, GraphOp, attribute_to_python
+from ge_dialect.ops import GraphOp, attribute_to_python
+from ge_runtime import jit_cache
 from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
+    DEFAULT_MAX_ITERATIONS,
     InputKey,
     ValueLayout,
     Weights,
@@ -53,13 +55,34 @@ from ge_runtime.reference import (
     find_graph,
     value_layout,
 )
-from passes.convert_ge_to_loops import WEIGHT_ATTR, ConvertGeToLoopsPass, weight_key
+from passes.convert_ge_to_loops import (
+    WEIGHT_ATTR,
+    ConvertGeToLoopsPass,
+    graph_constants,
+    weight_key,
+)
 from passes.insert_transdata import derive_storage_weights
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
 _GRAPHS: dict[str, CompiledFunction] = {}
 _COMPILE_LOCK = threading.RLock()
+MAX_WHILE_ITERATIONS = DEFAULT_MAX_ITERATIONS
+"""An `scf.while` running longer is an error, as in the reference."""
+
+
+ENTRY_FIELDS = (
+    "name",
+    "source",
+    "arg_types",
+    "arg_attrs",
+    "vectorised",
+    "scalar_nests",
+    "reuses_workspace",
+    "invariant_args",
+    "workspace",
+)
+"""The fields of a `CompiledFunction` a cache entry keeps."""
 
 
 @dataclass
@@ -85,6 +108,34 @@ class CompiledFunction:
     """What depends only on the arguments at `invariant_args`, computed once."""
     invariant_args: tuple[int, ...] = ()
     """Positions of the weight arguments (`ge.weight`), the ones `prepare` takes."""
+    workspace: tuple[list[tuple[tuple[int, ...], np.dtype, int | None]], int, str] = (
+        [],
+        0,
+        "",
+    )
+    """The workspace's buffers, scratch size and namespace name (`workspace_pool`)."""
+
+    def to_entry(self) -> dict[str, Any]:
+        """What `jit_cache` saves: the source and its namespace's objects."""
+        _, _, pool = self.workspace
+        skipped = {"__builtins__", "np", "prepare", "jitted", pool}
+        namespace = {
+            k: v for k, v in self.function.__globals__.items() if k not in skipped
+        }
+        fields = {f: getattr(self, f) for f in ENTRY_FIELDS}
+        return {"namespace": namespace, **fields}
+
+    @classmethod
+    def from_entry(cls, entry: dict[str, Any]) -> CompiledFunction:
+        """The function `to_entry` saved, executed again."""
+        namespace = {"np": np, **entry["namespace"]}
+        specs, scratch, pool = entry["workspace"]
+        if pool:
+            namespace[pool] = workspace_pool(specs, scratch)
+        name = entry["name"]
+        exec(compile(entry["source"], f"<jit @{name}>", "exec"), namespace)
+        fields = {f: entry[f] for f in ENTRY_FIELDS}
+        return cls(function=namespace["jitted"], prepare=namespace["prepare"], **fields)
 
     def __call__(self, *args: np.ndarray, copy: bool = True) -> tuple[np.ndarray, ...]:
         """Run on storage-layout arrays; with `copy=False` the results may be
@@ -229,6 +280,9 @@ class FunctionCompiler:
         self.vectorize = vectorize
         self.env = CodeEnv(poison=poison)
         self.scalar = ScalarEmitter(self.env)
+        self.vectorised = 0
+        self.reasons: list[str] = []
+        """Why each nest that runs in the scalar path was not vectorised."""
 
     def run(self) -> CompiledFunction:
         """Compile the function and return it ready to call."""
@@ -249,44 +303,14 @@ class FunctionCompiler:
             if WEIGHT_ATTR in attrs and arg not in written
         )
         self.env.invariant |= {block.args[i] for i in invariant_args}
-        body: list[str] = []
-        vectorised, reasons = 0, []
-        for op in block.ops:
-            if isinstance(op, func.ReturnOp):
-                names = "".join(f"{self.env.name(v)}, " for v in op.operands)
-                body.append(f"    return ({names})")
-            elif self._reusable(op):
-                buffer_type = op.results[0].type
-                assert isinstance(buffer_type, MemRefType)
-                shape = tuple(buffer_type.get_shape())
-                dtype = numpy_dtype(buffer_type.element_type)
-                body.append(
-                    f"    {self.env.name(op.results[0])} = "
-                    f"{self.env.workspace(shape, dtype)}"
-                )
-            elif isinstance(op, affine.ForOp) and self.vectorize:
-                try:
-                    body += NestVectoriser(op, self.env).compile("    ")
-                    vectorised += 1
-                except Unsupported as reason:
-                    reasons.append(str(reason))
-                    body += self.scalar.emit(op, "    ")
-            elif isinstance(op, memref.GetGlobalOp):
-                array = self._global(op)
-                name = self.env.add_global(array, "m")
-                if array.flags.writeable:
-                    self.env.mutable_globals.add(name)
-                else:
-                    self.env.invariant.add(op.memref)
-                body.append(f"    {self.env.name(op.memref)} = {name}")
-            else:
-                body += self.scalar.emit(op, "    ")
+        body = self.emit_block(list(block.ops), "    ", top=True)
         namespace = self.env.namespace
+        pool_name = ""
         if self.env.workspace_specs:
             pool = workspace_pool(self.env.workspace_specs, self.env.scratch_size)
-            name = self.env.add_global(pool, "workspace")
-            self.env.mutable_globals.add(name)
-            body.insert(0, f"    _workspace = {name}()")
+            pool_name = self.env.add_global(pool, "workspace")
+            self.env.mutable_globals.add(pool_name)
+            body.insert(0, f"    _workspace = {pool_name}()")
         invariant = {args[i] for i in invariant_args} | (
             set(namespace) - self.env.mutable_globals
         )
@@ -310,12 +334,105 @@ class FunctionCompiler:
             source,
             [a.type for a in block.args],  # type: ignore[misc]
             arg_attrs,
-            vectorised,
-            reasons,
+            self.vectorised,
+            self.reasons,
             bool(self.env.workspace_specs),
             namespace["prepare"],
             invariant_args,
+            (self.env.workspace_specs, self.env.scratch_size, pool_name),
         )
+
+    def emit_block(
+        self, ops: Sequence[Operation], indent: str, top: bool = False
+    ) -> list[str]:
+        """Source for a block's ops: nests vectorised where they can be, `scf`
+        control flow as Python control flow around them; at the top level,
+        allocations reuse this thread's workspace."""
+        lines: list[str] = []
+        for op in ops:
+            if isinstance(op, func.ReturnOp):
+                names = "".join(f"{self.env.name(v)}, " for v in op.operands)
+                lines.append(f"{indent}return ({names})")
+            elif top and self._reusable(op):
+                buffer_type = op.results[0].type
+                assert isinstance(buffer_type, MemRefType)
+                shape = tuple(buffer_type.get_shape())
+                dtype = numpy_dtype(buffer_type.element_type)
+                lines.append(
+                    f"{indent}{self.env.name(op.results[0])} = "
+                    f"{self.env.workspace(shape, dtype)}"
+                )
+            elif isinstance(op, affine.ForOp) and self.vectorize:
+                try:
+                    lines += NestVectoriser(op, self.env).compile(indent)
+                    self.vectorised += 1
+                except Unsupported as reason:
+                    self.reasons.append(str(reason))
+                    lines += self.scalar.emit(op, indent)
+            elif isinstance(op, memref.GetGlobalOp):
+                array = self._global(op)
+                name = self.env.add_global(array, "m")
+                if array.flags.writeable:
+                    self.env.mutable_globals.add(name)
+                else:
+                    self.env.invariant.add(op.memref)
+                lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
+            elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
+                lines += self._control_flow(op, indent)
+            elif isinstance(op, scf.YieldOp | scf.ConditionOp) and not (
+                op.args if isinstance(op, scf.ConditionOp) else op.operands
+            ):
+                continue
+            else:
+                lines += self.scalar.emit(op, indent)
+        return lines
+
+    def _control_flow(
+        self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str
+    ) -> list[str]:
+        """`scf.if` / `scf.index_switch` / `scf.while` (no values carried in
+        SSA form: the lowering keeps them in buffers) as Python statements."""
+        inner = indent + "    "
+        if op.results or (isinstance(op, scf.WhileOp) and op.arguments):
+            raise JITError(f"'{op.name}' carrying values is not supported")
+        if isinstance(op, scf.IfOp):
+            lines = [f"{indent}if {self.env.name(op.cond)}:"]
+            lines += self._body(op.true_region, inner)
+            if op.false_region.blocks:
+                lines += [f"{indent}else:", *self._body(op.false_region, inner)]
+            return lines
+        if isinstance(op, scf.IndexSwitchOp):
+            value = self.env.name(op.arg)
+            lines = []
+            for number, (case, region) in enumerate(
+                zip(op.cases.get_values(), op.case_regions, strict=True)
+            ):
+                keyword = "if" if number == 0 else "elif"
+                lines.append(f"{indent}{keyword} {value} == {case}:")
+                lines += self._body(region, inner)
+            if lines:
+                lines.append(f"{indent}else:")
+                return lines + self._body(op.default_region, inner)
+            return self._body(op.default_region, indent)
+        condition = op.before_region.block.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        count = self.env.fresh("n")
+        limit = self.env.add_global(MAX_WHILE_ITERATIONS, "c")
+        error = self.env.add_global(JITError, "e")
+        lines = [f"{indent}{count} = 0", f"{indent}while True:"]
+        lines += self._body(op.before_region, inner)
+        lines += [
+            f"{inner}if not {self.env.name(condition.condition)}:",
+            f"{inner}    break",
+            f"{inner}{count} += 1",
+            f"{inner}if {count} > {limit}:",
+            f"{inner}    raise {error}('scf.while did not finish within "
+            f"{MAX_WHILE_ITERATIONS} iterations')",
+        ]
+        return lines + self._body(op.after_region, inner)
+
+    def _body(self, region: Region, indent: str) -> list[str]:
+        return self.emit_block(list(region.block.ops), indent) or [f"{indent}pass"]
 
     def _reusable(self, op: Operation) -> bool:
         """A top-level allocation of static shape, outside poison mode."""
@@ -404,9 +521,26 @@ def lower_graph(graph: GraphOp, target: str | None = None) -> str:
 
 
 def compile_graph(
-    graph: GraphOp, target: str | None = None, *, poison: bool = False
+    graph: GraphOp,
+    target: str | None = None,
+    *,
+    poison: bool = False,
+    cache_key: str | None = None,
 ) -> CompiledFunction:
-    """The compiled loop-level function of a graph (cached by graph text)."""
+    """The compiled loop-level function of a graph (cached by graph text).
+
+    With `cache_key` (what determines the graph, e.g. a model file's digest
+    and the part) the generated code is also kept on disk (`jit_cache`): a
+    later process finds it there and neither lowers nor generates code.
+    """
+    if cache_key is not None and not poison:
+        disk_key = f"{target}|{cache_key}"
+        entry = jit_cache.load(disk_key)
+        if entry is not None:
+            return CompiledFunction.from_entry(entry)
+        compiled = compile_module(lowered_module(graph, target))
+        jit_cache.save(disk_key, compiled.to_entry())
+        return compiled
     key = hashlib.sha256(f"{target}|{poison}|{graph}".encode()).hexdigest()
     if key not in _GRAPHS:
         _GRAPHS[key] = compile_module(lowered_module(graph, target), poison=poison)
@@ -417,25 +551,21 @@ def external_keys(graph: GraphOp) -> list[str]:
     """The keys of the graph's `#ge.external` constants."""
     return [
         op.value.key.data
-        for op in graph.body.block.ops
-        if isinstance(op, ConstOp) and isinstance(op.value, ExternalDataAttr)
+        for op in graph_constants(graph)
+        if isinstance(op.value, ExternalDataAttr)
     ]
 
 
 def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:
     """The lowered function's weight arguments, in order (after the inputs)."""
-    constants = [op for op in graph.body.block.ops if isinstance(op, ConstOp)]
     arguments = []
-    for position, op in enumerate(constants):
-        key = weight_key(op, position)
+    for op in graph_constants(graph):
+        key = weight_key(op)
         if key is None:
             continue
-        if isinstance(op.value, DenseIntOrFPElementsAttr):
-            arguments.append(dense_to_numpy(op.value))
-        elif key in weights:
-            arguments.append(np.asarray(weights[key]))
-        else:
+        if key not in weights:
             raise error_at(op, f"weight '{key}' is not in the weights")
+        arguments.append(np.asarray(weights[key]))
     return arguments
 
 
@@ -477,9 +607,12 @@ class GraphRunner:
         target: str | None = None,
         *,
         poison: bool = False,
+        compiled: CompiledFunction | None = None,
     ) -> GraphRunner:
-        """Compile `graph` and bind its weights (storage layout, by key)."""
-        compiled = compile_graph(graph, target, poison=poison)
+        """Compile `graph` (unless given `compiled`) and bind its weights
+        (storage layout, by key)."""
+        if compiled is None:
+            compiled = compile_graph(graph, target, poison=poison)
         weights = weights or {}
         if any(key not in weights for key in external_keys(graph)):
             weights = derive_storage_weights(ModuleOp([graph.clone()]), weights, target)

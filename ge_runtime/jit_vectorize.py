@@ -51,7 +51,13 @@ from ge_runtime.jit_ops import (
     numpy_dtype,
     scalar_function,
 )
-from ge_runtime.jit_runtime import copy_into, merge_dims, pack, strided_view
+from ge_runtime.jit_runtime import (
+    add_into,
+    copy_into,
+    merge_dims,
+    pack,
+    strided_view,
+)
 from ge_runtime.jit_scalar import CodeEnv
 from passes.lowering.index import Div, Ix, Mod, Var
 
@@ -187,6 +193,10 @@ class NestVectoriser:
     _inside: set[SSAValue] = field(default_factory=set)
     _merged: dict[tuple[SSAValue, tuple[int, ...]], str] = field(default_factory=dict)
     _copy_back: list[str] = field(default_factory=list)
+    _products: dict[str, tuple[str, Contraction, list[int]]] = field(
+        default_factory=dict
+    )
+    """Result name of a GEMM -> its product buffer, plan and output axes."""
 
     # -- analysis -----------------------------------------------------------
 
@@ -702,6 +712,24 @@ class NestVectoriser:
         if view.startswith("strided_view"):
             target = self.env.fresh("w")
             self.lines.append(f"{target} = {view}")
+            product = self._products.get(result)
+            if product is not None and ufunc is np.add and not missing:
+                # add in the GEMM's own (contiguous) order, then one relayout
+                name, plan, out_axes = product
+                out_shape = tuple(self.axes[a].extent for a in out_axes)
+                back = tuple(int(i) for i in np.argsort(plan.out_perm))
+                self.env.namespace["add_into"] = add_into
+                deps = self._live(initial.value) if initial else frozenset(out_axes)
+                start_shape = tuple(
+                    self.axes[a].extent if a in deps else 1 for a in out_axes
+                )
+                first = f"np.reshape({start or target}, {start_shape})"
+                self.lines.append(
+                    f"add_into({name}.reshape({plan.order_shape}), "
+                    f"{first}.transpose({back}), "
+                    f"np.reshape({target}, {out_shape}).transpose({back}))"
+                )
+                return
             self.lines.append(
                 f"{ufunc_name}({start or target}, {result}, out={target})"
             )
@@ -822,6 +850,7 @@ class NestVectoriser:
         self.lines.append(f"{product} = {self.env.scratch(plan.product_shape, dtype)}")
         function = "np.matmul" if len(plan.product_shape) == 3 else "np.dot"
         result = self.env.fresh("r")
+        self._products[result] = (product, plan, out_axes)
         self.lines.append(f"{function}({packed[0]}, {packed[1]}, out={product})")
         self.lines.append(
             f"{result} = {product}.reshape({plan.order_shape})"

@@ -42,6 +42,7 @@ import hashlib
 import io
 import json
 import math
+import mmap
 import os
 import struct
 import zipfile
@@ -64,7 +65,7 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.formats import FormatError, get_target, parse_format
-from ge_dialect.input_files import load_json, read_input_bytes, read_npz
+from ge_dialect.input_files import check_regular_file, load_json
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.limits import INT64_MAX
 from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
@@ -81,6 +82,7 @@ from ge_dialect.schema import (
 )
 from ge_runtime.adapters import expected_dtype
 from ge_runtime.memory import memory_reports
+from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import find_graph, output_names
 from passes.insert_transdata import module_target
 from tools.common import write_atomically
@@ -128,6 +130,8 @@ class OfflineModel:
     weights: dict[str, np.ndarray] = field(default_factory=dict)
     source_ir: str | None = None
     path: str = "<offline model>"
+    digest: str = ""
+    """SHA-256 of the file (hex; its trailer), what keys the code cache."""
 
     @property
     def target(self) -> str | None:
@@ -285,17 +289,6 @@ def encode(model: OfflineModel) -> bytes:
     return b"".join([*parts, digest.digest()])
 
 
-def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """An uncompressed `.npz` holding `arrays` by key (any key: `np.savez`
-    would take keys such as "file" for its own arguments)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for key, array in arrays.items():
-            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, array, allow_pickle=False)
-    return buffer.getvalue()
-
-
 def weight_keys(module: ModuleOp) -> set[str]:
     """Every weight key the module reads (`#ge.external` keys, variable names)."""
     keys = set()
@@ -352,18 +345,44 @@ def describe(value: SSAValue, target: str | None) -> dict[str, Any]:
 
 
 def load_offline_model(path: str | os.PathLike[str]) -> OfflineModel:
-    """Read and validate an offline model file; problems are one-line GEErrors."""
+    """Read and validate an offline model file; problems are one-line GEErrors.
+
+    The file is mapped, not read into memory: its checksum is computed from
+    streamed reads, and every weight is an array over the mapping, so only
+    the weights a run reads ever become resident (the origin-layout copies
+    `--check` alone needs stay on disk).
+    """
     label = os.fspath(path)
-    return decode(read_input_bytes(label, "offline model"), label)
+    check_regular_file(label, "offline model")
+    with open(label, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        digest = hashlib.sha256()
+        remaining = max(size - DIGEST_SIZE, 0)
+        while remaining:
+            chunk = stream.read(min(remaining, 1 << 20))
+            if not chunk:
+                break
+            digest.update(chunk)
+            remaining -= len(chunk)
+        if size == 0:
+            return decode(b"", label)
+        mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    return decode(memoryview(mapped), label, digest.digest())
 
 
-def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
-    """Validate and unpack the bytes of an offline model file."""
+def decode(
+    data: bytes | memoryview,
+    label: str = "<offline model>",
+    checksum: bytes | None = None,
+) -> OfflineModel:
+    """Validate and unpack the bytes of an offline model file (`checksum`:
+    the SHA-256 of all but its last 32 bytes, if already computed). The
+    weights are arrays over `data`, not copies."""
 
     def fail(message: str) -> GEError:
         return GEError(f"{label}: error: {message}")
 
-    if len(data) < len(MAGIC) or data[: len(MAGIC)] != MAGIC:
+    if len(data) < len(MAGIC) or bytes(data[: len(MAGIC)]) != MAGIC:
         raise fail("not an offline model (bad magic number)")
     if len(data) < HEADER.size:
         raise fail(f"truncated offline model ({len(data)} bytes, no complete header)")
@@ -377,8 +396,10 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
         raise fail(f"truncated offline model ({len(data)} of {size} bytes)")
     if len(data) > size:
         raise fail(f"offline model has {len(data) - size} bytes of trailing data")
-    body, digest = data[:-DIGEST_SIZE], data[-DIGEST_SIZE:]
-    if hashlib.sha256(body).digest() != digest:
+    digest = bytes(data[-DIGEST_SIZE:])
+    if checksum is None:
+        checksum = hashlib.sha256(data[:-DIGEST_SIZE]).digest()
+    if checksum != digest:
         raise fail("offline model checksum mismatch (the file is corrupted)")
     table_end = HEADER.size + SECTION_ENTRY.size * count
     if count > len(SECTIONS) or table_end + DIGEST_SIZE > size:
@@ -389,7 +410,7 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
     ]
     if table_end + sum(length for _, length in entries) + DIGEST_SIZE != size:
         raise fail("corrupt offline model (section lengths do not add up)")
-    sections: dict[bytes, bytes] = {}
+    sections: dict[bytes, bytes | memoryview] = {}
     offset = table_end
     for tag, length in entries:
         if tag not in SECTIONS or tag in sections:
@@ -400,15 +421,21 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
         if tag not in sections:
             raise fail(f"offline model has no {tag.decode()} section")
     try:
-        text = sections[MANIFEST].decode()
-        ir = sections[MODEL_IR].decode()
-        source = sections[SOURCE_IR].decode() if SOURCE_IR in sections else None
+        text = bytes(sections[MANIFEST]).decode()
+        ir = bytes(sections[MODEL_IR]).decode()
+        source = bytes(sections[SOURCE_IR]).decode() if SOURCE_IR in sections else None
     except UnicodeDecodeError as error:
         raise fail(f"corrupt offline model ({error})") from None
     manifest = load_json(text, f"{label}:manifest", "manifest")
     check_manifest(manifest, f"{label}:manifest")
-    weights = read_npz(sections[WEIGHTS], f"{label}:weights")
-    return OfflineModel(manifest, ir, weights, source, label)
+    return OfflineModel(
+        manifest,
+        ir,
+        read_npz(sections[WEIGHTS], fail),
+        source,
+        label,
+        digest.hex(),
+    )
 
 
 def _is_dtype(name: str) -> bool:
@@ -496,6 +523,77 @@ def check_manifest(manifest: Any, label: str) -> None:
         MANIFEST_SCHEMA.check(manifest, "")
     except SchemaError as error:
         raise GEError(f"{label}: error: invalid manifest: {error}") from None
+
+
+def read_npz(data: bytes | memoryview, fail: Any) -> dict[str, np.ndarray]:
+    """The arrays of uncompressed `.npz` bytes, as read-only arrays over
+    `data` (no copy); `fail(message)` builds the error."""
+    view = memoryview(data)
+    try:
+        with zipfile.ZipFile(_MemoryFile(view)) as archive:
+            arrays = {}
+            for info in archive.infolist():
+                if info.compress_type != zipfile.ZIP_STORED:
+                    raise ValueError(f"{info.filename} is compressed")
+                arrays[info.filename.removesuffix(".npy")] = _stored_array(view, info)
+            return arrays
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, struct.error) as error:
+        message = " ".join(str(error).split())
+        raise fail(f"corrupt offline model weights ({message})") from None
+
+
+LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+"""A zip member's local file header (signature ... name and extra lengths)."""
+
+
+def _stored_array(view: memoryview, info: zipfile.ZipInfo) -> np.ndarray:
+    """The `.npy` member `info` of a stored zip as an array over `view`."""
+    header = LOCAL_HEADER.unpack_from(view, info.header_offset)
+    if header[0] != b"PK\x03\x04":
+        raise ValueError(f"bad local header of {info.filename}")
+    start = info.header_offset + LOCAL_HEADER.size + header[-2] + header[-1]
+    member = io.BytesIO(view[start : start + min(info.file_size, 1 << 16)])
+    major, _ = np.lib.format.read_magic(member)
+    read_header = (
+        np.lib.format.read_array_header_1_0
+        if major == 1
+        else np.lib.format.read_array_header_2_0
+    )
+    shape, fortran, dtype = read_header(member)
+    if dtype.hasobject:
+        raise ValueError(f"{info.filename} holds Python objects")
+    count = math.prod(shape)
+    if member.tell() + count * dtype.itemsize > info.file_size:
+        raise ValueError(f"{info.filename} is truncated")
+    array = np.frombuffer(view, dtype, count, start + member.tell())
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+class _MemoryFile(io.RawIOBase):
+    """A read-only, seekable file over a memoryview (what `zipfile` reads)."""
+
+    def __init__(self, view: memoryview):
+        self.view, self.position = view, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: len(self.view)}
+        self.position = base[whence] + offset
+        return self.position
+
+    def tell(self) -> int:
+        return self.position
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self.view[self.position : self.position + len(buffer)]
+        buffer[: len(chunk)] = chunk
+        self.position += len(chunk)
+        return len(chunk)
 
 
 # ---------------------------------------------------------------------------

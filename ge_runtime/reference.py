@@ -53,7 +53,7 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, from_storage, to_storage
-from ge_dialect.input_files import confined_path, read_npz
+from ge_dialect.input_files import confined_path
 from ge_dialect.layout import layout_of, reshape_type_of, shape_of, storage_shape_of
 from ge_dialect.limits import check_claimed_memory
 from ge_dialect.ops import (
@@ -75,6 +75,7 @@ from ge_runtime.adapters import (
     expected_dtype,
     shape_matches,
 )
+from ge_runtime.npy import NpyError, read_npz
 
 DEFAULT_MAX_ITERATIONS = 10_000
 """How many `ge.while` iterations run before the loop counts as runaway."""
@@ -491,4 +492,8 @@ def evaluate(
 
 def load_npz(path: str | os.PathLike[str]) -> Weights:
     """All arrays of an `.npz` file, as a one-line GEError if unreadable."""
-    return read_npz(path, os.fspath(path))
+    try:
+        return read_npz(path)
+    except NpyError as error:
+        label = os.fspath(path)
+        raise GEError(f"{label}: error: cannot read weights: {error}") from None

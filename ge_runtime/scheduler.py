@@ -45,6 +45,7 @@ for entry in model.trace: print(entry.line())
 from __future__ import annotations
 
 import enum
+import gc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -67,7 +68,7 @@ from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
 from ge_dialect.shape_inference import SHAPE_FUNCTIONS, ShapeError, infer_shapes
 from ge_runtime.adapters import call_host_op, check_results
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
-from ge_runtime.jit import GraphRunner, compile_graph, external_keys
+from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
 from ge_runtime.jit_ops import JITError
 from ge_runtime.reference import (
     Held,
@@ -106,6 +107,18 @@ class ExecutionPath(enum.StrEnum):
     """Through its host single-op function (`ge_runtime.fallback`)."""
 
 
+class Executor(enum.StrEnum):
+    """What computed an op."""
+
+    JIT = "jit"
+    """Loops lowered from the graph, run by the JIT (what `--check` verifies)."""
+    NUMPY_KERNEL = "numpy kernel"
+    """A host fallback op (`support_aclnn`/`aclnn_only`): its single-op API
+    runs the NumPy kernel library, by design."""
+    REFERENCE = "reference"
+    """The reference evaluator's kernel: the JIT could not lower the op."""
+
+
 @dataclass(frozen=True)
 class TraceEntry:
     """One executed op: node name, op, engine, path, how, result shapes, and
@@ -118,6 +131,7 @@ class TraceEntry:
     path: ExecutionPath
     detail: str
     shapes: tuple[Shape, ...]
+    executor: Executor = Executor.JIT
     stream: int | None = None
     start_ms: float | None = None
     end_ms: float | None = None
@@ -238,6 +252,7 @@ class SunkPart:
     ops: list[Operation]
     jit_failure: str | None = None
     """Why the JIT could not compile the part (it runs in the reference evaluator)."""
+    compiled: CompiledFunction | None = None
     runner: GraphRunner | None = None
     """The compiled part bound to its weights, once run."""
     streams: StreamRuntime | None = None
@@ -259,12 +274,15 @@ class SunkPart:
         return "jit" if self.jit_failure is None else f"reference: {self.jit_failure}"
 
 
-def sink_graph(graph: GraphOp, target: str | None) -> list[SunkPart]:
+def sink_graph(
+    graph: GraphOp, target: str | None, cache_key: str | None = None
+) -> list[SunkPart]:
     """Turn `graph` (in place) into sunk-part calls and fallback ops, in order.
 
     Engine subgraphs are inlined, the ops split around `aclnn_only` ops, and
     each part moved into a `ge.partitioned_call` (with the constants only it
-    reads), assigned streams as `graph` was, planned and compiled.
+    reads), assigned streams as `graph` was, planned and compiled (its code
+    kept on disk under `cache_key` and the part's number, if given).
     """
     from ge_runtime.streams import stream_count
     from passes.assign_streams import assign_sunk_graph
@@ -294,18 +312,13 @@ def sink_graph(graph: GraphOp, target: str | None) -> list[SunkPart]:
         plan_sunk_graph(part_graph, target)  # the part's intermediates: one arena
         part = SunkPart(len(parts), call, part_graph, step)
         if part.stream_count == 1:
-            part.jit_failure = _jit_failure(part_graph, target)
+            key = None if cache_key is None else f"{cache_key}|part{part.number}"
+            try:
+                part.compiled = compile_graph(part_graph, target, cache_key=key)
+            except (GEError, JITError) as error:
+                part.jit_failure = str(error).partition("error: ")[2] or str(error)
         parts.append(part)
     return parts
-
-
-def _jit_failure(graph: GraphOp, target: str | None) -> str | None:
-    """Compile `graph` now (cached for its runs); why not, if it cannot be."""
-    try:
-        compile_graph(graph, target)
-    except (GEError, JITError) as error:
-        return str(error).partition("error: ")[2] or str(error)
-    return None
 
 
 # ---------------------------------------------------------------------------
@@ -416,7 +429,10 @@ class ScheduledEvaluator(ReferenceEvaluator):
             return super()._compute(op, operands)
         if runs_on_host(op, host_scheduled=self.host_scheduled):
             results = execute_fallback(op, [held.origin for held in operands])
-            self._record(op, ExecutionPath.FALLBACK, single_op_api(op), results)
+            detail = f"{single_op_api(op)}, NumPy kernel library"
+            self._record(
+                op, ExecutionPath.FALLBACK, detail, results, Executor.NUMPY_KERNEL
+            )
             return results
         if not self.host_scheduled:
             raise error_at(op, "is neither in a sunk part nor a fallback op")
@@ -432,7 +448,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
             return self._run_streams(call, part, inputs)
         if part.jit_failure is None:
             if part.runner is None:
-                part.runner = GraphRunner.build(part.graph, self.weights, self.target)
+                part.runner = GraphRunner.build(
+                    part.graph, self.weights, self.target, compiled=part.compiled
+                )
             results = part.runner(inputs)
         else:
             results = evaluate(
@@ -440,8 +458,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
             )
         check_results(call, results)
         detail = f"part {part.number}, {part.how}"
+        executor = Executor.JIT if part.jit_failure is None else Executor.REFERENCE
         for op in part.ops:
-            self._record(op, ExecutionPath.SUNK, detail)
+            self._record(op, ExecutionPath.SUNK, detail, executor=executor)
         return results
 
     def _run_streams(
@@ -477,10 +496,12 @@ class ScheduledEvaluator(ReferenceEvaluator):
             detail = "jit kernel for " + ", ".join(
                 "x".join(map(str, s)) or "scalar" for s in shapes
             )
+            executor = Executor.JIT
         else:
             results = call_host_op(op, [held.origin for held in operands])
             reason = self.kernels.failures.get(op, "no shape function")
-            detail = f"numpy kernel: {reason}"
+            detail = f"reference kernel: {reason}"
+            executor = Executor.REFERENCE
         if inferred is not None:
             got = [(tuple(r.shape), str(r.dtype)) for r in results]
             expected = [(tuple(s), d) for s, d in inferred]
@@ -491,7 +512,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
                     f"shape function says {[list(s) for s, _ in expected]}",
                 )
         check_results(op, results)
-        self._record(op, ExecutionPath.HOST_KERNEL, detail, results)
+        self._record(op, ExecutionPath.HOST_KERNEL, detail, results, executor)
         return results
 
     def _infer(
@@ -523,6 +544,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
         path: ExecutionPath,
         detail: str,
         results: Sequence[np.ndarray] | None = None,
+        executor: Executor = Executor.JIT,
         timing: OpTiming | None = None,
     ) -> None:
         info = self.nodes.get(op) or NodeInfo(op.name, str(placed_engine(op)))
@@ -537,7 +559,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
             else (timing.stream, 1e3 * timing.start, 1e3 * timing.end)
         )
         self.trace.append(
-            TraceEntry(info.label, op.name, info.engine, path, detail, shapes, *when)
+            TraceEntry(
+                info.label, op.name, info.engine, path, detail, shapes, executor, *when
+            )
         )
 
 
@@ -587,6 +611,14 @@ class CompiledModel:
             + (f", {streams} streams" if streams > 1 else "")
         )
 
+    def part_lines(self) -> list[str]:
+        """Per sunk part: its op count and what runs it (`jit`, `N streams`,
+        `reference: why`)."""
+        return [
+            f"part {part.number}: {len(part.ops)} ops, {part.how}"
+            for part in self.parts
+        ]
+
     def run(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
         """Run on origin-layout inputs (by `ge.data` name or index); origin outputs."""
         self.evaluator.trace = []
@@ -600,10 +632,13 @@ def compile_model(
     *,
     graph: str | None = None,
     target: str | None = None,
+    cache_key: str | None = None,
 ) -> CompiledModel:
     """Schedule a graph: sunk (static shapes) or host-scheduled (dynamic dims).
 
-    `weights` map `#ge.external` keys to storage-layout arrays.
+    `weights` map `#ge.external` keys to storage-layout arrays. With
+    `cache_key` (what identifies the graph, e.g. its model file's digest)
+    the sunk parts' generated code is kept on disk for the next process.
     """
     source = find_graph(module_or_graph, graph)
     check_claimed_memory(source)
@@ -616,6 +651,10 @@ def compile_model(
     scheduled = source.clone()
     copies = dict(zip(source.walk(), scheduled.walk(), strict=True))
     evaluator.nodes = {copies[op]: info for op, info in nodes.items()}
-    parts = sink_graph(scheduled, target)
+    parts = sink_graph(scheduled, target, cache_key)
     evaluator.parts = {part.call: part for part in parts}
+    # The IR and everything compiled from it live as long as the model: keep
+    # them out of the garbage collector's full passes, which would otherwise
+    # walk them during inferences (a pause of milliseconds per pass).
+    gc.freeze()
     return CompiledModel(scheduled, evaluator, parts)

@@ -67,7 +67,7 @@ from ge_runtime.streams import (
     scheduled_ops,
     without_streams,
 )
-from passes.pass_options import check_range_option
+from passes.options import check_range_option
 from passes.plan_memory import sunk_view, unsunk_reason
 
 LAUNCH_US = 20.0

@@ -28,13 +28,13 @@ op, or where the value enters an op at another operand than its data
 operand. The remaining chain ops are renamed `<last removed cast><name>`, as
 GE does.
 
-**Precision.** By default a chain goes only if it cannot change a value:
-every dtype along it holds every value of S's dtype (`cast_is_exact`), so
-fp32 -> fp16 -> fp32 stays while fp16 -> fp32 -> fp16 goes. With
-`ge-precision-rule=true` the pass uses GE's own test instead: no op of the
-chain is precision-losing by GE's `IsPrecisionLoss` table (-> bool, float
--> int32/int64), which lets fp32 -> fp16 -> fp32 go (GE's TODO: narrowing
-float casts do not count), making results more precise than before.
+**Precision** (docs/GE_DEVIATIONS.md). By default a chain goes only if it
+cannot change a value: every dtype along it holds every value of S's dtype
+(`cast_is_exact`), so fp32 -> fp16 -> fp32 stays while fp16 -> fp32 -> fp16
+goes. With `ge-precision-rule=true` the pass uses GE's own test instead: no
+op of the chain is precision-losing by GE's `IsPrecisionLoss` table (-> bool,
+float -> int32/int64), which lets fp32 -> fp16 -> fp32 go (GE's TODO:
+narrowing float casts do not count), making results more precise than before.
 """
 
 from __future__ import annotations

@@ -23,10 +23,11 @@ func.func @g(%x: memref<1x2x4x4x16xf16> {ge.input = 0 : i64})
 Function arguments, in this order:
 
 1. the graph inputs, by `ge.data` index (`{ge.input = i}`, plus `ge.name`);
-2. the weights: `ge.const` values that are `#ge.external<"key">` or have more
-   than `SMALL_CONSTANT_ELEMENTS` elements, in graph order
-   (`{ge.weight = "key"}`; an inline constant's key is its node name or
-   `const<i>`). Smaller constants become `memref.global`s.
+2. the weights: `ge.const` values that are `#ge.external<"key">`, in graph
+   order, subgraphs included (`{ge.weight = "key"}`). Inline constants
+   become constant `memref.global`s, so a lowered module holds all it
+   needs (`ge-run l.mlir` runs it; its weights come from the `ge.weights`
+   file as for the graph).
 
 Arguments and results hold storage-layout data. Results are returned buffers
 (`memref.alloc` inside the function, or an argument passed through).
@@ -41,13 +42,13 @@ control flow, variables or dynamic shapes are rejected with a one-line error.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
     MemRefType,
@@ -71,35 +72,24 @@ from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
 from ge_runtime.memory import check_graph_plan, read_plan
 from passes.lowering.context import LoweringContext
+from passes.lowering.control_flow import CONTROL_FLOW
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
+from passes.lowering.movement import copy
 from passes.lowering.table import LOWERINGS
-from passes.pass_options import check_target_option
-
-SMALL_CONSTANT_ELEMENTS = 256
-"""Inline constants up to this many elements become `memref.global`s."""
+from passes.options import check_target_option
 
 INPUT_ATTR = "ge.input"
 WEIGHT_ATTR = "ge.weight"
 NAME_ATTR = "ge.name"
 
 
-def weight_key(op: ConstOp, position: int) -> str | None:
-    """The argument key of a constant passed as a weight, or None if it stays inline.
-
-    External constants use their key; large inline ones their node name, else
-    `const<position>` (position among the graph's constants).
-    """
+def weight_key(op: ConstOp) -> str | None:
+    """The argument key of a constant passed as a weight (an external one),
+    or None if it becomes a `memref.global`."""
     if isinstance(op.value, ExternalDataAttr):
         return op.value.key.data
-    if len(op.value.get_values()) <= SMALL_CONSTANT_ELEMENTS or _is_splat(op.value):
-        return None
-    name = op.attributes.get("name")
-    return name.data if isinstance(name, StringAttr) else f"const{position}"
-
-
-def _is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
-    return len(attr.get_values()) == 1
+    return None
 
 
 @dataclass
@@ -149,11 +139,14 @@ class GraphLowering:
         )
         return [*globals_, function]
 
-    def _reject_unsupported(self) -> None:
-        for op in self.graph.body.block.ops:
-            if op.regions and op.name not in LOWERINGS:
+    def _reject_unsupported(self, block: Block | None = None) -> None:
+        for op in (block or self.graph.body.block).ops:
+            if type(op) in CONTROL_FLOW:
+                for region in op.regions:
+                    self._reject_unsupported(region.block)
+            elif op.regions and op.name not in LOWERINGS:
                 raise error_at(op, "has no loop lowering (control flow)")
-            if not isinstance(op, DataOp | ConstOp | NetOutputOp) and (
+            elif not isinstance(op, DataOp | ConstOp | NetOutputOp) and (
                 op.name not in LOWERINGS
             ):
                 raise error_at(op, "has no loop lowering")
@@ -170,11 +163,11 @@ class GraphLowering:
             if isinstance(name := data.attributes.get("name"), StringAttr):
                 attrs[NAME_ATTR] = name
             arguments.append((data, DictionaryAttr(attrs)))
-        constants = [op for op in self.graph.body.block.ops if isinstance(op, ConstOp)]
+        constants = graph_constants(self.graph)
         inline = []
         keys: set[str] = set()
         for position, op in enumerate(constants):
-            key = weight_key(op, position)
+            key = weight_key(op)
             if key is None:
                 inline.append((op, position))
                 continue
@@ -201,9 +194,7 @@ class GraphLowering:
         for position, op in enumerate(ops):
             if isinstance(op, DataOp | ConstOp | NetOutputOp):
                 continue
-            context.op = op
-            LOWERINGS[op.name](context, op)
-            context.free_temporaries()
+            self._lower_op(context, op)
             for result in op.results:
                 buffer = context.buffers[result].memref
                 if isinstance(buffer.owner, memref.AllocOp):
@@ -217,6 +208,66 @@ class GraphLowering:
                     alive.discard(value)
                     if not alive:
                         context.emitter.dealloc(buffer)
+
+    def _lower_op(self, context: LoweringContext, op: Operation) -> None:
+        context.op = op
+        control_flow = CONTROL_FLOW.get(type(op))
+        if control_flow is not None:
+            control_flow(context, op, self._lower_region)
+        else:
+            LOWERINGS[op.name](context, op)
+        context.op = op
+        context.free_temporaries()
+
+    def _lower_region(
+        self,
+        context: LoweringContext,
+        region: Region,
+        operands: Sequence[Buffer],
+        deliver: Callable[[list[Buffer]], None],
+    ) -> None:
+        """Lower a subgraph into the current block (`control_flow.LowerRegion`):
+        `deliver` gets its output buffers, then the buffers it allocated are
+        freed."""
+        parent = context.op
+        temporaries, context.temporaries = context.temporaries, []
+        allocated: list[Buffer] = []
+        terminator = region.block.last_op
+        assert isinstance(terminator, NetOutputOp)
+        for op in region.block.ops:
+            if isinstance(op, DataOp):
+                index = op.attributes["parent_index"]
+                assert isinstance(index, IntegerAttr)
+                source = operands[index.value.data]
+                context.op = op
+                layout = context.layout(op.output)
+                if layout == source.layout:
+                    context.buffers[op.output] = source
+                else:  # the subgraph holds its input in another layout
+                    target = context.emitter.alloc(layout)
+                    copy(context, source, target, layout.origin_shape)
+                    context.buffers[op.output] = target
+                    allocated.append(target)
+            elif not isinstance(op, ConstOp | NetOutputOp):
+                self._lower_op(context, op)
+                allocated += [
+                    context.buffers[r]
+                    for r in op.results
+                    if isinstance(context.buffers[r].memref.owner, memref.AllocOp)
+                ]
+        context.op = parent
+        deliver([context.buffers[v] for v in terminator.operands])
+        context.temporaries = temporaries
+        freed: set[SSAValue] = set()
+        for buffer in allocated:
+            if buffer.memref not in freed:
+                freed.add(buffer.memref)
+                context.emitter.dealloc(buffer)
+
+
+def graph_constants(graph: GraphOp) -> list[ConstOp]:
+    """The graph's `ge.const` ops, those of its subgraphs included, in order."""
+    return [op for op in graph.walk() if isinstance(op, ConstOp)]
 
 
 def _memref_type(layout: Layout) -> MemRefType:

@@ -19,12 +19,12 @@ becomes
 GE's bail-outs (`squeeze_blocker`): the op was inserted by FE
 (`_inserted_by_fe = 1`), or every result dim is unknown. Unknown dims count
 as "not size 1". GE also skips nano chips (ub block size 16); no target of
-this project is one. Two more come from the SSA form: a transpose with no
-size-1 axis or with the identity perm has nothing to turn into a squeeze
-(`ge.squeeze` without axes would mean "every size-1 axis"; an identity perm
-is `unchanged-transpose-remove`'s), and both tensors must be stored in their
-origin format (the squeezed middle value has no format, ND). `ge.permute`
-counts as a transpose, as after GE's PermutePass.
+this project is one. Two more come from the SSA form (docs/GE_DEVIATIONS.md):
+a transpose with no size-1 axis or with the identity perm has nothing to turn
+into a squeeze (`ge.squeeze` without axes would mean "every size-1 axis"; an
+identity perm is `unchanged-transpose-remove`'s), and both tensors must be
+stored in their origin format (the squeezed middle value has no format, ND).
+`ge.permute` counts as a transpose, as after GE's PermutePass.
 """
 
 from __future__ import annotations

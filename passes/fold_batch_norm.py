@@ -68,8 +68,8 @@ from passes.fold_constants import (
     make_constant,
 )
 from passes.fuse_ops import enabled_rules, fusion_rules
+from passes.options import check_choice_option
 from passes.partition_engines import node_label
-from passes.pass_options import check_choice_option
 
 LOG = logging.getLogger(__name__)
 

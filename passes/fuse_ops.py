@@ -78,7 +78,7 @@ from ge_dialect.input_files import load_json, read_input_text
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.opinfo import ORIGIN, Engine, FallbackMode, op_info
 from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
-from passes.pass_options import check_choice_option
+from passes.options import check_choice_option
 
 LOG = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ ge.graph @g {
 Propagation stops at ops with the `_format_locked` unit attribute, scalars,
 `ge.permute`/`ge.expand_dims`/`ge.squeeze` on tensors of rank < 4, ops whose
 rule writes nothing, and the root `ge.netoutput` (its operands are reached,
-nothing goes further). Conflicts never raise: a value keeps the first format
+nothing goes further). Conflicts never raise: a tensor keeps the first format
 that reached it. Subgraphs: a `ge.if`/`ge.case`/`ge.partitioned_call`/`ge.fused`
 operand i, every subgraph `ge.data` with parent_index i form one reflection
 group; parent result j with every subgraph `ge.netoutput` operand j another;
@@ -31,30 +31,30 @@ the graph has subgraphs. Reaching a group overwrites every member, as in GE.
 Finally, with option `data-format`, `ge.data` values still ND of rank >= 4
 take it and propagate (ND or an internal format do nothing).
 
-Where one type per value (SSA) differs from GE's per-edge descriptors:
+**Two ends per edge.** GE keeps a descriptor at each end of an edge. Here a
+result's descriptor is its value's type (the producer's end) and each
+operand's descriptor is kept by the driver (the consumer's end, ND until a
+walk or the op's own rule writes it), so walks cross edges exactly as GE's
+do: a rule reads its op's own input descriptors, an anchor's refresh writes
+only its own, and reflection writes a parent operand's or subgraph output's
+descriptor, never the value feeding it. Where the two ends end up with
+different formats, the consumer reads a relabelling `ge.identity` typed with
+its own descriptor (no data moves), so an op's types always agree with its
+own format and a user-declared layout is never rewritten:
 
-- A value's type is its producer's output descriptor. The driver remembers
-  which end of each edge has been reached ("cells": an op's operand or
-  result slot), so edges are crossed in GE's order, but a format written at
-  one end is visible at the other at once. So a locked op's operands show
-  their producers' formats (GE leaves the locked op's input descriptors ND),
-  and a conflict shows as an op whose operand and result formats (or
-  `data_format`) disagree, not as two ends of one edge that disagree.
-- A write from a consumer lands on the producer's result unless the
-  producer blocks it: locked producers and rank < 4 permute/expand_dims/
-  squeeze keep their results (GE writes the consumer's input descriptor).
-  An explicit layout on a value is its producer's output descriptor only:
-  consumers are reached by propagation.
-- Formats are written only into values whose rank the format describes
-  (its full rank, or less with a default reshape type), never into
-  scalars; reflection overwrites parent operands and subgraph outputs, i.e.
-  the results of the ops producing them.
-- `ge.transdata` operand and result share one origin format (the dialect
-  verifies it), so they are written together or not at all.
-- A locked op keeps its types (its own refresh is skipped too); its
-  explicit layouts still propagate to its neighbours.
-- GE runs the refiner twice; Constant refresh (first run) and the Data
-  fallback (second run) both happen here in one run.
+```mlir
+%c1 = ge.conv2d ... {data_format = "NCHW"} -> tensor<1x5x6x7xf32, #ge.layout<NCHW>>
+%c2 = ge.conv2d ... {data_format = "NHWC"} -> tensor<1x5x6x7xf32, #ge.layout<NHWC>>
+%s = ge.add %c2, %c1   // the NCHW conv's walk reaches the add first
+// after:
+%0 = ge.identity %c2 : tensor<..., #ge.layout<NHWC>> -> tensor<..., #ge.layout<NCHW>>
+%s = ge.add %0, %c1 : (..NCHW.., ..NCHW..) -> tensor<1x5x6x7xf32, #ge.layout<NCHW>>
+```
+
+An operand whose format the op reads (a conv filter) is never relabelled.
+This and the other places where the IR differs from GE (locked ops, rank
+barriers, ties through `ge.transdata`, one run instead of two) are listed,
+with their reasons and tests, in docs/GE_DEVIATIONS.md.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, UnitAttr, f32
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
@@ -91,11 +91,13 @@ from ge_dialect.layout import check_rank_fits, layout_of
 from ge_dialect.ops import (
     DataOp,
     GraphOp,
+    IdentityOp,
     NetOutputOp,
     VariableOp,
     WhileOp,
 )
-from passes.pass_options import check_data_format_option
+from ge_dialect.shape_inference import OPERAND_FORMAT_ATTRIBUTES
+from passes.options import check_data_format_option
 
 Cell = tuple[Operation, bool, int]
 """One end of an edge: (op, is_result, index) — GE's tensor descriptor."""
@@ -270,7 +272,12 @@ def _relabelled(tensor: TensorType, fmt: Format) -> TensorType:
 
 
 class _View:
-    """The `FormatView` a rule gets: reads and writes go through the refiner."""
+    """The `FormatView` a rule gets: reads and writes go through the refiner.
+
+    `input(i)` is the op's own input descriptor (GE's consumer end of the
+    edge), ND until a walk or the op's own rule wrote it, never the
+    producer's format.
+    """
 
     __slots__ = ("op", "_refiner")
 
@@ -279,13 +286,13 @@ class _View:
         self._refiner = refiner
 
     def input(self, index: int) -> Format:
-        return self._refiner.format_of(self.op.operands[index])
+        return self._refiner.input_format((self.op, False, index))
 
     def output(self, index: int) -> Format:
         return self._refiner.format_of(self.op.results[index])
 
     def set_input(self, index: int, fmt: Format) -> None:
-        self._refiner.write((self.op, False, index), self.op.operands[index], fmt)
+        self._refiner.write_input((self.op, False, index), fmt)
 
     def set_output(self, index: int, fmt: Format) -> None:
         self._refiner.write((self.op, True, index), self.op.results[index], fmt)
@@ -294,12 +301,17 @@ class _View:
 class FormatRefiner:
     """Origin-format inference over one `ge.graph` and its subgraphs.
 
-    Formats are collected in a table and written into the IR types at the end.
+    GE keeps two descriptors per edge. Here a result's descriptor is its
+    value's format (`formats`, the producer's end) and an operand's is kept
+    apart (`inputs`, the consumer's end), so walks cross edges exactly as
+    GE's do. Formats go into the IR types at the end; an edge whose two ends
+    disagree gets a relabelling `ge.identity` (docs/GE_DEVIATIONS.md).
     """
 
     def __init__(self, graph: GraphOp):
         self.graph = graph
         self.formats: dict[SSAValue, Format] = {}
+        self.inputs: dict[Cell, Format] = {}
         self.reached: set[Cell] = set()
         self.queue: deque[Operation] = deque()
         self.groups = reflection_groups(graph)
@@ -314,26 +326,48 @@ class FormatRefiner:
         if fallback is not None:
             self._data_fallback(ops, fallback)
         self._write_types()
+        self._relabel_conflicting_edges()
 
     # -- reading and writing formats ------------------------------------------
 
     def format_of(self, value: SSAValue) -> Format:
-        """The current origin format of `value`."""
+        """The current origin format of `value` (its producer's descriptor)."""
         fmt = self.formats.get(value)
         return _origin(value) if fmt is None else fmt
 
+    def input_format(self, cell: Cell) -> Format:
+        """The consumer's descriptor at operand `cell` (ND until written)."""
+        return self.inputs.get(cell, Format.ND)
+
     def write(self, cell: Cell, value: SSAValue, fmt: Format) -> None:
-        """A rule's write: the cell is reached; the value changes only if ND."""
+        """A write into a result cell: reached; the value changes only if ND."""
         self.reached.add(cell)
         if fmt != Format.ND and self.format_of(value) == Format.ND:
-            self._assign(value, fmt)
+            self._assign(value, fmt, overwrite=False)
 
-    def _assign(self, value: SSAValue, fmt: Format) -> None:
-        """Give `value` (and values tied to it) `fmt`, unless one may not change."""
+    def write_input(self, cell: Cell, fmt: Format) -> None:
+        """A write into an operand cell, only while it is ND (first writer wins)."""
+        if fmt != Format.ND and cell not in self.inputs:
+            self._set_input(cell, fmt)
+
+    def _set_input(self, cell: Cell, fmt: Format) -> None:
+        if _rank_fits(_rank(_cell_value(cell)), fmt):
+            self.inputs[cell] = fmt
+
+    def _assign(self, value: SSAValue, fmt: Format, *, overwrite: bool) -> None:
+        """Give `value` (and values tied to it) `fmt`, unless one may not change.
+
+        Without `overwrite` a tied value holding another format blocks it.
+        """
         members = self.ties.get(value, (value,))
-        if all(self._writable(member, fmt) for member in members):
-            for member in members:
-                self.formats[member] = fmt
+        if not all(self._writable(member, fmt) for member in members):
+            return
+        if not overwrite and any(
+            self.format_of(member) not in (Format.ND, fmt) for member in members
+        ):
+            return
+        for member in members:
+            self.formats[member] = fmt
 
     def _writable(self, value: SSAValue, fmt: Format) -> bool:
         """Whether `value` may take `fmt` (its type belongs to its producer)."""
@@ -347,10 +381,15 @@ class FormatRefiner:
             return False
         return not (producer.name in RANK_BARRIER_OPS and rank < 4)
 
-    def _knows(self, cell: Cell, value: SSAValue) -> bool:
-        """Whether GE's descriptor at `cell` is non-ND (reached, or explicit)."""
+    def _descriptor(self, cell: Cell) -> Format:
+        """GE's descriptor at `cell`: ND unless reached, explicit, or written."""
         _, is_result, _ = cell
-        return cell in self.reached or (is_result and _origin(value) != Format.ND)
+        if not is_result:
+            return self.input_format(cell)
+        value = _cell_value(cell)
+        if cell in self.reached or _origin(value) != Format.ND:
+            return self.format_of(value)
+        return Format.ND
 
     # -- anchors ----------------------------------------------------------------
 
@@ -363,10 +402,7 @@ class FormatRefiner:
                     self.write((op, True, index), result, storage)
             if (rule := refresh_rule(op)) is not None:
                 self._apply(rule, op)
-        return any(
-            self._knows(cell, value) and self.format_of(value) != Format.ND
-            for cell, value in _cells(op)
-        )
+        return any(self._descriptor(cell) != Format.ND for cell in _cells(op))
 
     def _diffuse(self, anchor: Operation) -> None:
         """GE's AnchorProcess: breadth-first backward then forward inference."""
@@ -374,47 +410,54 @@ class FormatRefiner:
         while self.queue:
             op = self.queue.popleft()
             for index, value in enumerate(op.operands):
-                if (producer := _producer(value)) is not None and self._sends(
-                    (op, False, index), value
-                ):
+                fmt = self.input_format((op, False, index))
+                if fmt != Format.ND and (producer := _producer(value)) is not None:
                     assert isinstance(value, OpResult)
-                    self._cross(value, (producer, True, value.index))
+                    self._cross(fmt, (producer, True, value.index))
             for index, value in enumerate(op.results):
-                if self._sends((op, True, index), value):
+                if (fmt := self._descriptor((op, True, index))) != Format.ND:
                     for use in reversed(list(value.uses)):
-                        self._cross(value, (use.operation, False, use.index))
+                        self._cross(fmt, (use.operation, False, use.index))
 
-    def _sends(self, cell: Cell, value: SSAValue) -> bool:
-        return self.format_of(value) != Format.ND and self._knows(cell, value)
-
-    def _cross(self, value: SSAValue, cell: Cell) -> None:
-        """Carry `value`'s format into the other end of an edge, `cell`."""
-        op = cell[0]
-        if self._knows(cell, value):
+    def _cross(self, fmt: Format, cell: Cell) -> None:
+        """Carry `fmt` from one end of an edge into the other end, `cell`."""
+        op, is_result, _ = cell
+        if self._descriptor(cell) != Format.ND:
             return  # first writer wins
         if _is_locked(op):
             return
+        value = _cell_value(cell)
         rank = _rank(value)
         if rank <= 0:
             return  # scalars stop propagation
         if op.name in RANK_BARRIER_OPS and rank < 4:
             return  # permute/expand_dims/squeeze below rank 4
         if (group := self.groups.get(cell)) is not None:
-            self._reflect(group, self.format_of(value))
+            self._reflect(group, fmt)
             return
-        self.reached.add(cell)
-        if op is self.graph.output:
-            return  # the root output is written, not passed through
+        if is_result:
+            self.write(cell, value, fmt)
+        else:
+            self._set_input(cell, fmt)
+            if op is self.graph.output:
+                return  # the root output is written, not passed through
         self._apply(infer_rule(op), op)
         self.queue.append(op)
 
     def _reflect(self, group: list[Cell], fmt: Format) -> None:
-        """GE's ReflectionProcess: overwrite every member, enqueue its op."""
+        """GE's ReflectionProcess: overwrite every member, enqueue its op.
+
+        Operand members are the consumer's descriptor only: the value they
+        read keeps its producer's format (a user-declared layout included).
+        """
         for cell in group:
-            value = _cell_value(cell)
-            self.reached.add(cell)
-            self._assign(value, fmt)
-            self.queue.append(cell[0])
+            op, is_result, _ = cell
+            if is_result:
+                self.reached.add(cell)
+                self._assign(_cell_value(cell), fmt, overwrite=True)
+            else:
+                self._set_input(cell, fmt)
+            self.queue.append(op)
 
     def _apply(self, rule: FormatRule, op: Operation) -> None:
         try:
@@ -455,12 +498,43 @@ class FormatRefiner:
         for op in touched:
             FORMAT_ATTRIBUTE_SYNC[op.name](op)
 
+    def _relabel_conflicting_edges(self) -> None:
+        """Give each edge whose ends disagree (both not ND) a `ge.identity`.
 
-def _cells(op: Operation) -> Iterator[tuple[Cell, SSAValue]]:
-    for index, value in enumerate(op.operands):
-        yield (op, False, index), value
-    for index, value in enumerate(op.results):
-        yield (op, True, index), value
+        GE leaves the producer's and the consumer's descriptors different; one
+        SSA value has one type, so the consumer reads a relabelled copy (one
+        per value and format, right after the producer) typed with its own
+        descriptor (in that format's plain storage; storage is chosen later).
+        It holds the same values: origin shape and dtype are unchanged.
+        """
+        relabelled: dict[tuple[SSAValue, Format], SSAValue] = {}
+        for (op, _, index), fmt in self.inputs.items():
+            value = op.operands[index]
+            have = _origin(value)
+            if have in (Format.ND, fmt) or not isinstance(value, OpResult):
+                continue
+            if index in OPERAND_FORMAT_ATTRIBUTES.get(op.name, {}):
+                continue  # the op reads this operand's format: it means it
+            copy = relabelled.get((value, fmt))
+            if copy is None:
+                tensor = value.type
+                assert isinstance(tensor, TensorType)
+                relabelled_type = TensorType(
+                    tensor.element_type, tensor.get_shape(), LayoutAttr(fmt)
+                )
+                identity = IdentityOp.create(
+                    operands=[value], result_types=[relabelled_type]
+                )
+                Rewriter.insert_op(identity, InsertPoint.after(value.op))
+                copy = relabelled[(value, fmt)] = identity.results[0]
+            op.operands[index] = copy
+
+
+def _cells(op: Operation) -> Iterator[Cell]:
+    for index in range(len(op.operands)):
+        yield (op, False, index)
+    for index in range(len(op.results)):
+        yield (op, True, index)
 
 
 def _neighbours(value: SSAValue) -> Iterator[Operation]:

@@ -3,11 +3,12 @@
 **Representation.** After `refine-running-format` and `select-storage-format`
 each value's type says how its *producer* writes it. What a *consumer* needs
 is GE's input descriptor, the other end of the edge; in SSA a value has one
-type, so it is recorded on the consumer as the discardable attribute
-`input_layouts` (one `#ge.layout` per operand) and, for dtype gaps,
-`input_dtypes` (one type per operand). The attributes are written only on
-ops where some operand differs from what is required, so they mark exactly
-where conversions go. This pass inserts them and drops the attributes:
+type (docs/GE_DEVIATIONS.md), so it is recorded on the consumer as the
+discardable attribute `input_layouts` (one `#ge.layout` per operand) and, for
+dtype gaps, `input_dtypes` (one type per operand). The attributes are written
+only on ops where some operand differs from what is required, so they mark
+exactly where conversions go. This pass inserts them and drops the
+attributes:
 
 ```mlir
 %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf16, #ge.layout<NCHW>>

@@ -78,7 +78,7 @@ from ge_runtime.memory import (
     plan_buffers,
     value_bytes,
 )
-from passes.pass_options import check_choice_option
+from passes.options import check_choice_option
 
 if TYPE_CHECKING:
     from ge_runtime.streams import StreamOrder

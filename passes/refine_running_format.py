@@ -5,10 +5,12 @@ GE's `UpdateDataNetOutputByStorageFormat` (research/ge_behaviour.md §4.1–4.2)
 - `ge.data` with `storage_format` and `storage_shape`: the result type gets
   that storage format. A non-empty `storage_shape` without 0 dims is used as
   given (`storage_shape = [...]` in the layout; the dialect checks it
-  against the derived shape unless the origin shape has unknown dims); an
-  empty one means "derive it" with the reshape-type rules, and then the op
-  gets `is_heavy_op` = the `storage-format-spread` option (default true),
-  which lets `select-storage-format` spread the format to its neighbours.
+  against the derived shape unless the origin shape has unknown dims); one
+  with no elements (`array<i64>`, or a 0 dim as in `array<i64: 0>`) means
+  "derive it" with the reshape-type rules. Only the empty one (GE: the user
+  gave no dims) also gives the op `is_heavy_op` = the
+  `storage-format-spread` option (default true), which lets
+  `select-storage-format` spread the format to its neighbours.
   `storage_format` without `storage_shape` is an error (GE's E14002).
 - Inside a subgraph the parent op's operand is refreshed too: the parent
   gets `input_layouts` asking for the same layout, so `insert-transdata`
@@ -29,11 +31,11 @@ Origin formats and origin shapes never change. The user attributes stay
    : tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
 ```
 
-Differences from GE: the dialect has no `_is_op_generalized` nor
-`expand_dims_rule`, so user dims are always used and the reshape type is the
-default; a user storage shape must agree with the derived one (GE takes any
-dims); `storage_format` on a `ge.while` subgraph input is an error (GE
-silently skips While data).
+Differences from GE (docs/GE_DEVIATIONS.md): the dialect has no
+`_is_op_generalized` nor `expand_dims_rule`, so user dims are always used and
+the reshape type is the default; a user storage shape must agree with the
+derived one (GE takes any dims); `storage_format` on a `ge.while` subgraph
+input is an error (GE silently skips While data).
 """
 
 from __future__ import annotations
@@ -112,14 +114,15 @@ def user_storage_type(op: Operation, tensor: TensorType) -> TensorType | None:
     return result
 
 
-def has_user_shape(op: Operation) -> bool:
-    """Whether the user gave a storage shape to use as is."""
+def derives_heavy_shape(op: Operation) -> bool:
+    """Whether the storage shape is derived *because* the user gave no dims.
+
+    GE derives the shape whenever the user dims have no elements (`[]` or a
+    0 dim, §4.2 step 2.1) but marks the op heavy only for empty dims (step
+    5.2): `array<i64: 0>` derives the shape and leaves the op alone.
+    """
     dims = op.attributes.get("storage_shape")
-    return (
-        isinstance(dims, DenseArrayBase)
-        and bool(dims.get_values())
-        and (0 not in dims.get_values())
-    )
+    return isinstance(dims, DenseArrayBase) and not dims.get_values()
 
 
 @dataclass
@@ -144,7 +147,7 @@ class RefineDataStorage(RewritePattern):
             value = rewriter.replace_value_with_new_type(op.output, new_type)
             keep_consumer_layouts(value, layout_attr(tensor))
         heavy = None
-        if not has_user_shape(op) and layout_attr(new_type).storage_format != (
+        if derives_heavy_shape(op) and layout_attr(new_type).storage_format != (
             layout_attr(new_type).origin_format
         ):
             heavy = BoolAttr.from_bool(self.spread)

@@ -39,11 +39,11 @@ head's dtype) and the Casts run after it, in its output layout:
   output and result. The old ops go once unused, and so do subgraph inputs
   that lose all their uses.
 
-Probes: GE asks the kernel store whether the moved TransData and Casts
-exist. Here every rebuilt type must be a valid layout (`check_tensor_type`).
-Control edges: GE groups paths by their in-control sources, so that hoisting
-creates no cycle. SSA has no control edges and the hoisted TransData reads
-only the head, so it cannot create one.
+Differences from GE (docs/GE_DEVIATIONS.md). Probes: GE asks the kernel store
+whether the moved TransData and Casts exist. Here every rebuilt type must be
+a valid layout (`check_tensor_type`). Control edges: GE groups paths by their
+in-control sources, so that hoisting creates no cycle. SSA has no control
+edges and the hoisted TransData reads only the head, so it cannot create one.
 """
 
 from __future__ import annotations

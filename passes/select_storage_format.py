@@ -98,7 +98,7 @@ from passes.insert_transdata import (
     retyped,
     set_required_layouts,
 )
-from passes.pass_options import check_target_option
+from passes.options import check_target_option
 from passes.refine_running_format import HEAVY_ATTR
 
 STRUCTURAL_OPS = (

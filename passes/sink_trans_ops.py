@@ -1,5 +1,5 @@
 """`sink-trans-ops`: move TransData through layout-agnostic ops when that
-removes relayouts (beyond GE).
+removes relayouts (beyond GE: docs/GE_DEVIATIONS.md).
 
 After `insert-transdata` an elementwise op left in the origin layout between
 two internal-format ops sits between a TransData out of NC1HWC0 and one back

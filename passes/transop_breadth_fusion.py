@@ -13,15 +13,23 @@ same thing; the first one in the block is kept and takes the others' uses:
 %r = ge.add %a, %a : ...
 ```
 
-GE builds a fusion id from the op type, the output anchor, `stream_label`
-and the type-specific descriptor fields. Here the id is the op name, every
-attribute except the node `name` (so `stream_label` and `groups` keep ops
-apart, as in GE) and the result type, which is the whole output descriptor.
-This is stricter than GE in two places where GE's id is too coarse:
-UnsqueezeV2 (GE fuses any two) and ExpandDims (GE ignores the axis). The
-operand is one SSA value, so ops on different results of one producer never
-meet (GE's "different output anchors"). Shape, perm and axes are attributes,
-so GE's "non-data input must be a constant" rule always holds.
+GE builds a fusion id from the op type, the output anchor, `stream_label` and
+the type-specific descriptor fields (research §2.2): the shapes for Reshape,
+Squeeze and Unsqueeze, formats and shapes for ExpandDims, and the perm for a
+Transpose. Here the id is the op name, the result type (the whole output
+descriptor) and every attribute except the node `name`, so `stream_label` and
+`groups` keep ops apart as in GE. The attributes that only spell the result
+shape of a regrouping op (`shape`, `axes`, `axis`) are left out when the
+result type fixes it, as GE compares shapes: reshapes to `[3, 17]` written
+`[3, 17]` and `[3, -1]` are one op, and so are `expand_dims` axis 0 and axis
+-2 with one `[1, 3]` result. A transpose is compared by its normalised
+permutation (`[0, -1, 1, 2]` is `[0, 3, 1, 2]`). Stricter than GE where GE's
+id is too coarse (docs/GE_DEVIATIONS.md): two UnsqueezeV2 always fuse in GE,
+here their results must agree; a result with two unknown dims keeps the
+attributes in the id (they are then not implied by it). The operand is one
+SSA value, so ops on different results of one producer never meet (GE's
+"different output anchors"). Shape, perm and axes are attributes, so GE's
+"non-data input must be a constant" rule always holds.
 
 Control edges: GE moves the removed op's in-control edges to its consumers
 and adds producer -> consumer control edges so no cycle appears. The kept
@@ -37,6 +45,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -44,7 +53,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from passes.transop_utils import trans_kind
+from ge_dialect.ops import PermuteOp, TransposeOp
+from passes.transop_utils import permutation_of, spelled_by_result_type, trans_kind
 
 NODE_NAME = "name"
 """The node-name attribute; it never keeps two trans ops apart."""
@@ -52,11 +62,19 @@ NODE_NAME = "name"
 
 def fusion_id(op: Operation) -> tuple[object, ...]:
     """What must agree for two trans ops on one value to be merged."""
+    ignored = {NODE_NAME}
+    permutation: tuple[int, ...] = ()
+    if spelled_by_result_type(op):
+        assert isinstance(op, IRDLOperation)
+        ignored.update(op.get_irdl_definition().attributes)
+    elif isinstance(op, TransposeOp | PermuteOp):
+        ignored.add(op.PERMUTATION_ATTR)
+        permutation = tuple(permutation_of(op))
     attributes: tuple[tuple[str, Attribute], ...] = tuple(
-        sorted((k, v) for k, v in op.attributes.items() if k != NODE_NAME)
+        sorted((k, v) for k, v in op.attributes.items() if k not in ignored)
     )
     properties = tuple(sorted(op.properties.items()))
-    return (op.name, attributes, properties, tuple(op.result_types))
+    return (op.name, attributes, properties, permutation, tuple(op.result_types))
 
 
 def trans_users(value: SSAValue) -> list[Operation]:

@@ -18,10 +18,11 @@ dropped together with `T1`:
 Pairs (`transop_utils.inverse_pair_failure`): TransData/TransData,
 transpose/transpose (the perms compose to the identity; `ge.permute` counts
 as a transpose), reshape/reshape, cast/cast, squeeze/unsqueeze with equal
-axes (either order). `T1` must not lose precision: fp32 -> fp16 -> fp32
-stays (it rounds), fp16 -> fp32 -> fp16 goes. This guard is stricter than
-GE, whose table ignores narrowing float casts. Descriptor symmetry is type
-equality, `T1`'s operand type == `T2`'s result type (layout included).
+axes (either order). `T1` must not lose precision: fp32 -> fp16 -> fp32 stays
+(it rounds), fp16 -> fp32 -> fp16 goes. This guard is stricter than GE, whose
+table ignores narrowing float casts (docs/GE_DEVIATIONS.md). Descriptor
+symmetry is type equality, `T1`'s operand type == `T2`'s result type (layout
+included).
 
 GE's "second chance" for TransData pairs applies when GE's
 ReshapeRemovePass has removed a reshape between them. Reshapes stay in this

@@ -6,7 +6,9 @@ conversions lose information. The trans-op passes
 `transop-without-reshape-fusion`, `same-transdata-breadth-fusion`,
 `cast-remove`, ...) ask these questions here, so each rule lives in one place:
 
-- classification: `trans_kind(op)` (`TransKind`, or None for other ops);
+- classification: `trans_kind(op)` (`TransKind`, or None for other ops),
+  `spelled_by_result_type(op)` (a regrouping op's attributes add nothing
+  to its result type);
 - permutations: `permutation_of`, `compose_perms`, `inverse_perm`,
   `is_identity_perm`, `perms_are_inverse` (GE's TransposeD symmetry check);
 - dtypes: `ge_precision_loss` (GE's `IsPrecisionLoss` table), `cast_is_exact`
@@ -16,11 +18,11 @@ conversions lose information. The trans-op passes
   None when the pair may be removed and otherwise the reason it may not, so
   callers can bail out with that reason.
 
-SSA note: GE compares the descriptors at the two ends of each edge
-(`DescAreSymmetry`). Here a value has one type, so "T1 input equals T2
-output" is `first.x.type == second.y.type`, which covers dtype, origin
-format and shape, storage format, storage shape and reshape type at once, and
-"format continuous" always holds.
+SSA note (docs/GE_DEVIATIONS.md): GE compares the descriptors at the two ends
+of each edge (`DescAreSymmetry`). Here a value has one type, so "T1 input
+equals T2 output" is `first.x.type == second.y.type`, which covers dtype,
+origin format and shape, storage format, storage shape and reshape type at
+once, and "format continuous" always holds.
 """
 
 from __future__ import annotations
@@ -82,6 +84,26 @@ passes run."""
 def trans_kind(op: Operation) -> TransKind | None:
     """The kind of a trans op, or None if `op` is not one."""
     return TRANS_KINDS.get(type(op))
+
+
+REGROUPING_KINDS = frozenset(
+    {TransKind.RESHAPE, TransKind.SQUEEZE, TransKind.UNSQUEEZE, TransKind.EXPAND_DIMS}
+)
+"""Kinds that regroup the row-major elements of their input: the result is the
+input read in the result's shape, whatever attribute spells that shape."""
+
+
+def spelled_by_result_type(op: Operation) -> bool:
+    """Whether `op`'s own attributes only spell what its result type says.
+
+    True for a regrouping op whose result has at most one unknown dim (the
+    element count fixes it): `ge.reshape {shape = [3, -1]}` and
+    `{shape = [3, 17]}` to `tensor<3x17xf32>`, or `ge.expand_dims` with axis
+    0 and -2 to `tensor<1x3xf32>`, compute the same value.
+    """
+    if trans_kind(op) not in REGROUPING_KINDS:
+        return False
+    return list(shape_of(tensor_of(op.results[0]))).count(-1) <= 1
 
 
 def tensor_of(value: SSAValue) -> TensorType:
@@ -171,6 +193,7 @@ _INTEGERS: dict[str, tuple[int, int]] = {
     "int16": (-(2**15), 2**15 - 1),
     "int32": (-(2**31), 2**31 - 1),
     "int64": (-(2**63), 2**63 - 1),
+    "uint4": (0, 2**4 - 1),
     "uint8": (0, 2**8 - 1),
     "uint16": (0, 2**16 - 1),
     "uint32": (0, 2**32 - 1),

@@ -46,12 +46,12 @@ Each other path is rewritten:
   `B` is not fp16 and `E` is (GE's order), else the TransData. Nothing
   changes unless 0 < new ops < path ops.
 
-Differences from GE, from the IR: a TransData keeps the origin format and
-shape, so a path whose ends differ in them (a transpose changed them) stays;
-GE would join, say, NHWC and NC1HWC0 of an NCHW tensor in one TransData.
-A path whose transposes do not compose to the identity also stays, as the
-new TransData could not permute. The unknown-shape rule (GE skips heads with
-unknown dims) is kept.
+Differences from GE, from the IR (docs/GE_DEVIATIONS.md): a TransData keeps
+the origin format and shape, so a path whose ends differ in them (a transpose
+changed them) stays; GE would join, say, NHWC and NC1HWC0 of an NCHW tensor
+in one TransData. A path whose transposes do not compose to the identity also
+stays, as the new TransData could not permute. The unknown-shape rule (GE
+skips heads with unknown dims) is kept.
 
 Ops of a rewritten path are erased once unused; an op shared with a path
 that stays is kept (GE's remain mark). New ops go right before the

@@ -34,10 +34,10 @@ GE's preconditions, each a bail-out of `fusion_blocker`:
   destination is supported (GE asks the kernel store; here
   `transdata_converts`).
 
-The SSA form adds two: both transpose tensors are stored in their origin
-format (GE's "format" of a transpose is its running format), and the perm is
-the letter permutation between the two formats (what GE assumes when it
-trusts the formats).
+The SSA form adds two (docs/GE_DEVIATIONS.md): both transpose tensors are
+stored in their origin format (GE's "format" of a transpose is its running
+format), and the perm is the letter permutation between the two formats (what
+GE assumes when it trusts the formats).
 
 `ge.permute` counts as a transpose (GE's PermutePass makes it a TransposeD
 first). Each TransData consumer is fused on its own and renamed

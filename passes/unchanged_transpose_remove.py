@@ -18,10 +18,10 @@ becomes
 GE's conditions, each a bail-out of `removal_blocker`: the op is a Transpose
 (`ge.transpose`; GE skips TransposeD, and `ge.permute` is what GE's
 PermutePass turns into a TransposeD), its perm has one entry per input axis,
-and `shape[i] == 1 or perm[i] == i` for every axis i. In SSA the result must
-also have the operand's type (layout included) to replace it. GE deletes a
-perm Const left without consumers; `ge.transpose` keeps its perm as an
-attribute, so there is nothing to delete.
+and `shape[i] == 1 or perm[i] == i` for every axis i. In SSA
+(docs/GE_DEVIATIONS.md) the result must also have the operand's type (layout
+included) to replace it. GE deletes a perm Const left without consumers;
+`ge.transpose` keeps its perm as an attribute, so there is nothing to delete.
 """
 
 from __future__ import annotations

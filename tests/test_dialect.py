@@ -409,8 +409,8 @@ def test_bad_input_gives_one_error_line(tmp_path, capsys, text, expected):
     [
         (["-p", "no-such-pass"], "no-such-pass"),
         (["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
-        (["-p", "infer-origin-format{no-such-option=1}"], "option 'no-such-option'"),
-        (["--infer-origin-format=no-such-option=1"], "option 'no-such-option'"),
+        (["-p", "infer-origin-format{no-such-option=1}"], "no option 'no-such-option'"),
+        (["--infer-origin-format=no-such-option=1"], "no option 'no-such-option'"),
         (["-p", "infer-origin-format{"], "invalid pass pipeline"),
         (["-p", "a,,b"], "invalid pass pipeline"),
     ],

@@ -178,8 +178,11 @@ def test_pictures_render_when_graphviz_is_installed(
         "03-stage.mlir",
         "03-stage.dot",
         "03-stage.svg",
+        "03-stage.png",
     ]
-    assert "<svg" in written[2].read_text()
+    svg = written[2].read_text()
+    assert "<svg" in svg and "NCHW &#45;&gt; NC1HWC0" in svg  # the TransData's label
+    assert written[3].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_picture_nests_subgraphs_and_colours_by_storage_format() -> None:
@@ -387,7 +390,7 @@ def test_invalid_singleop_json_is_one_line_error(tmp_path: Path, capsys) -> None
 @pytest.mark.parametrize(
     ("flags", "fragment"),
     [
-        (["--framework=3"], "--framework=3 (TensorFlow) is not supported"),
+        (["--framework=0"], "--framework=0 (Caffe) is not supported"),
         (
             ["--framework=5", "--input_shape=input:1,3,x,32"],
             "bad input shape 'input:1,3,x,32'",

@@ -384,3 +384,31 @@ def test_workspace_is_per_thread():
             got = list(pool.map(lambda x: compiled(*arguments(x))[0], inputs))
             for g, e in zip(got, expected, strict=True):
                 np.testing.assert_array_equal(g, e)
+
+
+def test_generated_code_is_kept_on_disk_for_the_next_process(tmp_path, monkeypatch):
+    """With a cache key, the second compile reads the code back: no lowering,
+    no code generation, the same results; another code version misses."""
+    from ge_runtime import jit, jit_cache
+
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    graph, arguments = conv_relu()
+    x = np.random.default_rng(5).standard_normal((1, 3, 9, 9), np.float32)
+    first = compile_graph(graph, cache_key="model-digest|main")
+    assert len(list(tmp_path.glob("*.pickle"))) == 1
+
+    def no_lowering(*_):
+        raise AssertionError("lowered again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(jit, "lowered_module", no_lowering)
+        again = compile_graph(graph, cache_key="model-digest|main")
+    assert again is not first and again.source == first.source
+    np.testing.assert_array_equal(again(*arguments(x))[0], first(*arguments(x))[0])
+    hoisted = again.bind({}).hoisted  # the conv weight is a global: packed once
+    assert hoisted is not None and any(h.shape == (27, 17) for h in hoisted[1:])
+    monkeypatch.setattr(jit_cache, "code_version", lambda: "another compiler")
+    compile_graph(graph, cache_key="model-digest|main")
+    assert len(list(tmp_path.glob("*.pickle"))) == 2  # a new entry, not the old
+    monkeypatch.setenv("GE_XDSL_CACHE", "off")
+    assert jit_cache.entry_path("anything") is None

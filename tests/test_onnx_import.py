@@ -29,8 +29,8 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dialect import GE
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, python_attributes
-from ge_frontend.onnx_context import shape_of
-from ge_frontend.onnx_import import import_onnx, parse_input_shapes
+from ge_frontend.importing import parse_input_shapes, shape_of
+from ge_frontend.onnx_import import import_onnx
 from ge_frontend.onnx_weights import (
     LIGHT_MODELS_DIR,
     light_model_path,
@@ -875,6 +875,21 @@ def test_unsupported_ops_are_listed_in_one_error():
     )
 
 
+def test_an_unnamed_node_is_named_by_its_first_named_output():
+    """An LSTM-like node whose first output is unused (`""`) is named by the
+    next one, not by the empty string."""
+    graph = helper.make_graph(
+        [helper.make_node("Mystery", ["x"], ["", "h"], domain="my.domain")],
+        "unnamed",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [2, 3])],
+    )
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("my.domain", 1)]
+    with pytest.raises(GEError) as info:
+        import_onnx(helper.make_model(graph, opset_imports=opsets))
+    assert str(info.value).endswith("my.domain.Mystery (nodes: h)")
+
+
 @pytest.mark.parametrize(
     ("case", "message"),
     [
@@ -923,6 +938,85 @@ def test_unsupported_configurations(case: Case, message: str):
     model, _ = case.reference()
     with pytest.raises(GEError, match=re.escape(f"unsupported ONNX ops: {message}")):
         import_onnx(model)
+
+
+# ---------------------------------------------------------------------------
+# Control flow: If
+# ---------------------------------------------------------------------------
+
+BRANCHES = Path(__file__).parent / "filecheck" / "ge-translate" / "models"
+
+
+def branch(name: str, nodes: list[onnx.NodeProto], output: str, shape) -> Any:
+    """A branch graph without inputs, one float output."""
+    return helper.make_graph(
+        nodes,
+        name,
+        [],
+        [helper.make_tensor_value_info(output, TensorProto.FLOAT, shape)],
+    )
+
+
+def if_model(then_graph, else_graph, x_shape=(3, 5)) -> onnx.ModelProto:
+    """`y = If(c)` over a bool input `c` and a float input `x`."""
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                "If",
+                ["c"],
+                ["y"],
+                name="if",
+                then_branch=then_graph,
+                else_branch=else_graph,
+            )
+        ],
+        "if",
+        [
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape)),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(x_shape))],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("c", [True, False])
+@pytest.mark.parametrize("d", [True, False])
+def test_nested_if_matches_onnxruntime(c: bool, d: bool):
+    model = onnx.load(BRANCHES / "branches.onnxtxt")
+    imported = import_onnx(model)
+    feeds = {"c": np.array(c), "d": np.array(d), "x": rand(3, 5)}
+    ours = evaluate(imported.module, feeds, weights=imported.weights)
+    for mine, ref in zip(ours, ort_run(model, feeds), strict=True):
+        assert_close(mine, ref)
+
+
+def test_if_on_a_known_condition_inlines_the_branch_taken():
+    model = onnx.load(BRANCHES / "branches.onnxtxt")
+    ops = [op.name for op in import_onnx(model).module.walk()]
+    assert ops.count("ge.if") == 2  # y's If and the If nested in it; not k's
+    assert "ge.abs" in ops and "ge.exp" not in ops
+
+
+def test_if_branches_of_different_types_are_refused():
+    then_graph = branch("then", [node("Relu", ["x"], ["t"])], "t", [3, 5])
+    else_graph = branch("else", [node("ReduceSum", ["x"], ["e"], keepdims=0)], "e", [])
+    with pytest.raises(GEError) as info:
+        import_onnx(if_model(then_graph, else_graph))
+    assert str(info.value) == (
+        "<onnx model>: error: unsupported ONNX ops: If whose branches give output "
+        "#0 different types (tensor<3x5xf32> and tensor<f32>) (nodes: if)"
+    )
+
+
+def test_an_unsupported_op_in_a_branch_is_reported_once():
+    then_graph = branch(
+        "then", [helper.make_node("Erf", ["x"], ["t"], name="erf")], "t", [3, 5]
+    )
+    else_graph = branch("else", [node("Neg", ["x"], ["e"])], "e", [3, 5])
+    with pytest.raises(GEError) as info:
+        import_onnx(if_model(then_graph, else_graph))
+    assert str(info.value).endswith("unsupported ONNX ops: Erf (nodes: erf)")
 
 
 # ---------------------------------------------------------------------------
@@ -1159,7 +1253,7 @@ def test_ge_translate_bad_inputs_fail_cleanly(tmp_path: Path, kind: str):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "the following arguments are required: --import-onnx"),
+        ([], "one of the arguments --import-onnx --import-tf is required"),
         (["--import-onnx", "m.onnx", "--bogus"], "unrecognized arguments: --bogus"),
         (
             ["--import-onnx", "m.onnx", "--input-shape", "x:1,y"],

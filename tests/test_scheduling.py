@@ -117,7 +117,7 @@ def test_aclnn_only_splits_a_static_graph_into_two_sunk_parts(
     }
     details = {e.node: e.detail for e in model.trace}
     assert details["conv"] == "part 0, jit" and details["z"] == "part 1, jit"
-    assert details["t"] == "host_ops.tanh"
+    assert details["t"] == "host_ops.tanh, NumPy kernel library"
 
 
 def test_support_aclnn_sinks_when_static_and_falls_back_when_dynamic(
@@ -266,7 +266,8 @@ def test_ge_run_traces_a_dynamic_offline_model(
     lines = out.splitlines()
     assert lines[0] == "schedule: host scheduling (dynamic dims): op by op"
     assert "trace: conv ge.conv2d AICore host kernel (jit kernel for " in out
-    assert "trace: probs ge.softmax AICore fallback (host_ops.softmax) -> 7x10" in lines
+    fallback = "(host_ops.softmax, NumPy kernel library) -> 7x10"
+    assert f"trace: probs ge.softmax AICore fallback {fallback}" in lines
     assert "check output_0 ('y'): max abs error" in out and ": ok" in out
     assert "y.npy: shape [7, 10], dtype float32" in lines
     assert np.load(tmp_path / "out" / "y.npy").shape == (7, 10)
@@ -330,3 +331,51 @@ def test_a_part_the_jit_cannot_lower_runs_in_the_reference_evaluator() -> None:
         entry.detail.startswith("part 0, reference: ")
         and "no loop lowering" in entry.detail
     )
+
+
+# ---------------------------------------------------------------------------
+# ge-run --check: what it compares, and never the reference with itself
+# ---------------------------------------------------------------------------
+
+
+def exp_relu_graph(path: Path) -> Path:
+    """x (3x17) -> exp -> relu, written as MLIR to `path`."""
+    b = GraphBuilder("main")
+    x = b.data([3, 17], "float32", name="x")
+    b.output(b.relu(b.exp(x)))
+    path.write_text(str(b.build()))
+    return path
+
+
+def test_check_states_what_ran_on_the_jit(tmp_path: Path, capsys) -> None:
+    graph = exp_relu_graph(tmp_path / "g.mlir")
+    argv = [str(graph), "--random-inputs", "--check", "--benchmark", "3"]
+    assert ge_run.main([*argv, "--threads", "1", f"--output-dir={tmp_path}"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "check: JIT vs reference on 2 ops" in lines
+    assert lines[-1].startswith("benchmark: 3 runs, median ")  # printed last
+    assert " ms (min " in lines[-1] and " ms, max " in lines[-1]
+
+
+def test_check_fails_when_an_op_did_not_run_on_the_jit(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """An op the JIT cannot lower runs in the reference evaluator: --check
+    would compare the reference with itself, so it fails (unless allowed)."""
+    from ge_runtime import jit
+    from passes.lowering import table
+
+    monkeypatch.delitem(table.LOWERINGS, "ge.exp")  # deliberately unlowerable
+    monkeypatch.setattr(jit, "_GRAPHS", {})  # compiled before, with a lowering
+    graph = exp_relu_graph(tmp_path / "g.mlir")
+    argv = [str(graph), "--random-inputs", "--check", "--trace"]
+    assert ge_run.main([*argv, f"--output-dir={tmp_path / 'a'}"]) == 1
+    captured = capsys.readouterr()
+    assert "schedule: part 0: 2 ops, reference: " in captured.out
+    assert "check: JIT vs reference on 0 ops, 2 ops NOT on the JIT" in captured.out
+    assert "error: --check: 2 ops did not run on the JIT" in captured.err
+    assert "'ge.exp' op has no loop lowering" in captured.err
+    assert not (tmp_path / "a").exists()  # nothing written
+    allowed = [*argv, "--allow-reference", f"--output-dir={tmp_path / 'b'}"]
+    assert ge_run.main(allowed) == 0
+    assert "2 ops NOT on the JIT" in capsys.readouterr().out

@@ -1,15 +1,20 @@
-"""`ge-atc`: the ATC-style offline compiler (ONNX or single-op JSON in, `.om` out).
+"""`ge-atc`: the ATC-style offline compiler (ONNX, TensorFlow or single-op JSON in).
 
     ge-atc --model=net.onnx --framework=5 --output=net [--input_shape="x:1,3,224,224"]
            [--input_format=NCHW] [--soc_version=Ascend910] [--dump-graph=DIR]
            [--auto_cast_mode=1] [--memory-report=mem.json] [--time-passes]
            [--max-streams=2] [--fusion_switch_file=off.cfg] [--disable-fusion]
+    ge-atc --model=frozen.pb --framework=3 --output=net --input_format=NHWC
+           --input_shape="input:1,224,224,3" [--out_nodes="logits:0;probs:0"]
     ge-atc --singleop=ops.json --output=DIR [--soc_version=...]
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
 
 The flags are ATC's (`--flag=value` or `--flag value`). A model is imported
-(`ge_frontend/onnx_import.py`); ATC's graph fusion folds inference batch
+(`--framework=5`: ONNX, `ge_frontend/onnx_import.py`; `--framework=3`: a
+TensorFlow frozen GraphDef, `ge_frontend/tf_import.py`, whose outputs
+`--out_nodes` picks; `--input_format` defaults to NHWC for TensorFlow and
+NCHW otherwise, as in ATC); ATC's graph fusion folds inference batch
 norm into the convolution or matmul before it (`fold-batch-norm`) and
 constant sub-graphs are computed (`fold-constants`, with the weights in
 hand); then it goes through the format pipeline
@@ -64,6 +69,7 @@ from xdsl.passes import ModulePass
 from ge_dialect.diagnostics import GEError, verify_module
 from ge_dialect.formats import FormatError, get_target
 from ge_dialect.limits import budget_of
+from ge_frontend.importing import ImportedModel
 from ge_runtime.offline_model import (
     OfflineModel,
     describe_model,
@@ -95,8 +101,13 @@ from tools.common import (
 LOG = logging.getLogger("ge_atc")
 
 FRAMEWORKS = {0: "Caffe", 1: "MindSpore", 3: "TensorFlow", 5: "ONNX"}
-"""ATC's `--framework` values; this compiler reads ONNX (5)."""
+"""ATC's `--framework` values; this compiler reads TensorFlow (3) and ONNX (5)."""
+TENSORFLOW_FRAMEWORK = 3
 ONNX_FRAMEWORK = 5
+SUPPORTED_FRAMEWORKS = {TENSORFLOW_FRAMEWORK: "tensorflow", ONNX_FRAMEWORK: "onnx"}
+"""`--framework` values ge-atc reads -> the manifest's framework name."""
+DEFAULT_INPUT_FORMATS = {TENSORFLOW_FRAMEWORK: "NHWC"}
+"""ATC's default `--input_format` per framework (NCHW for the others)."""
 
 INPUT_FORMATS = ("NCHW", "NHWC", "ND", "NCDHW", "NDHWC")
 """`--input_format` values: the `data-format` of `infer-origin-format`."""
@@ -120,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--framework",
         type=int,
         metavar="N",
-        help="framework of --model: 5 = ONNX (the only one supported)",
+        help="framework of --model: 3 = TensorFlow (frozen GraphDef .pb), 5 = ONNX",
     )
     parser.add_argument(
         "--output",
@@ -129,14 +140,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--input_format",
-        default="NCHW",
         metavar="FORMAT",
-        help=f"format of 4-D/5-D inputs ({', '.join(INPUT_FORMATS)}; default NCHW)",
+        help=f"format of 4-D/5-D inputs ({', '.join(INPUT_FORMATS)}; default "
+        "NHWC for TensorFlow, NCHW otherwise)",
     )
     parser.add_argument(
         "--input_shape",
         metavar='"NAME:1,3,224,224;NAME2:..."',
         help="fix input shapes (dynamic dims)",
+    )
+    parser.add_argument(
+        "--out_nodes",
+        metavar='"NODE:0;NODE2:1"',
+        help="TensorFlow: the graph outputs (default: the outputs nothing reads)",
     )
     parser.add_argument(
         "--soc_version",
@@ -246,9 +262,12 @@ class CompileOptions:
 
 def compile_options(args: argparse.Namespace) -> CompileOptions:
     """Validated compile options from the command line."""
-    if args.input_format not in INPUT_FORMATS:
+    input_format = args.input_format or DEFAULT_INPUT_FORMATS.get(
+        args.framework, "NCHW"
+    )
+    if input_format not in INPUT_FORMATS:
         raise GEError(
-            f"error: --input_format={args.input_format} is not supported "
+            f"error: --input_format={input_format} is not supported "
             f"(use one of {', '.join(INPUT_FORMATS)})"
         )
     soc = None
@@ -267,7 +286,7 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         else frozenset()
     )
     return CompileOptions(
-        args.input_format,
+        input_format,
         args.input_shape,
         soc,
         args.framework,
@@ -447,25 +466,41 @@ def output_path(output: str) -> Path:
     return Path(output if output.endswith(".om") else f"{output}.om")
 
 
-def compile_model(args: argparse.Namespace) -> None:
-    """`--model X.onnx --framework=5 --output Y`: write `Y.om`."""
-    from ge_frontend.onnx_import import import_onnx, parse_input_shapes
+def import_model(args: argparse.Namespace) -> ImportedModel:
+    """The `--model` imported with the `--framework`'s front end."""
+    from ge_frontend.importing import parse_input_shapes
 
+    shapes = parse_input_shapes(args.input_shape) if args.input_shape else None
+    if args.framework == TENSORFLOW_FRAMEWORK:
+        from ge_frontend.tf_import import import_tensorflow, parse_out_nodes
+
+        out_nodes = parse_out_nodes(args.out_nodes) if args.out_nodes else None
+        return import_tensorflow(args.model, input_shapes=shapes, out_nodes=out_nodes)
+    from ge_frontend.onnx_import import import_onnx
+
+    if args.out_nodes is not None:
+        raise GEError("error: --out_nodes is supported with --framework=3")
+    return import_onnx(args.model, input_shapes=shapes)
+
+
+def compile_model(args: argparse.Namespace) -> None:
+    """`--model X --framework=3|5 --output Y`: write `Y.om`."""
     if args.framework is None:
-        raise GEError("error: --framework is required with --model (5 = ONNX)")
-    if args.framework != ONNX_FRAMEWORK:
+        raise GEError(
+            "error: --framework is required with --model (3 = TensorFlow, 5 = ONNX)"
+        )
+    if args.framework not in SUPPORTED_FRAMEWORKS:
         name = FRAMEWORKS.get(args.framework, "unknown")
         raise GEError(
             f"error: --framework={args.framework} ({name}) is not supported; "
-            f"ge-atc reads ONNX models (--framework={ONNX_FRAMEWORK})"
+            "ge-atc reads TensorFlow (--framework=3) and ONNX (--framework=5) models"
         )
     if args.output is None:
         raise GEError("error: --output is required")
     options = compile_options(args)
-    shapes = parse_input_shapes(args.input_shape) if args.input_shape else None
     timer = PassTimer() if args.time_passes else None
     start = time.perf_counter()
-    imported = import_onnx(args.model, input_shapes=shapes)
+    imported = import_model(args)
     elapsed = time.perf_counter() - start
     LOG.info("parsed %s in %.3fs", args.model, elapsed)
     if timer is not None:
@@ -474,7 +509,7 @@ def compile_model(args: argparse.Namespace) -> None:
         imported.module, imported.weights, options, args.dump_graph, timer=timer
     )
     manifest = {
-        "framework": "onnx",
+        "framework": SUPPORTED_FRAMEWORKS[args.framework],
         "model": Path(args.model).name,
         "stages": compiled.stages,
         **options.manifest(),

@@ -59,18 +59,20 @@ share and average, `--dump DIR` writes every op's output in origin layout
 from __future__ import annotations
 
 import argparse
-import io
+import statistics
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 
 from ge_dialect.diagnostics import GEError, error_at, parse_module
-from ge_dialect.input_files import read_input_bytes, read_npy
+from ge_dialect.input_files import read_input_bytes
 from ge_dialect.limits import (
     budget_of,
     check_claimed_memory,
@@ -78,6 +80,8 @@ from ge_dialect.limits import (
     tensor_bytes,
 )
 from ge_dialect.ops import GraphOp
+from ge_runtime.npy import NpyError, npy_bytes, typed_like
+from ge_runtime.npy import load_npy as load_npy_file
 from ge_runtime.reference import (
     InputKey,
     InputSpec,
@@ -95,6 +99,8 @@ from tools.common import (
     write_atomically,
 )
 
+if TYPE_CHECKING:
+    from ge_runtime.scheduler import CompiledModel
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 
@@ -180,6 +186,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REL",
         help="--check fails if max abs error > REL * max |reference| "
         f"(default {DEFAULT_TOLERANCE})",
+    )
+    parser.add_argument(
+        "--allow-reference",
+        action="store_true",
+        help="let --check pass when some ops ran in the reference evaluator "
+        "(the JIT could not lower them): those are compared with themselves",
+    )
+    parser.add_argument(
+        "--benchmark",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after a warm-up run, time N more runs of the same path; print "
+        "the median, min and max per inference last",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        metavar="T",
+        help="threads of the BLAS under NumPy (default: its own choice)",
     )
     runtime = parser.add_argument_group(
         "kernel runtime (op by op, one memory arena; implied by each flag below)"
@@ -272,8 +298,41 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
 
 
 def load_npy(path: str) -> np.ndarray:
-    """One array from a `.npy` file, as a one-line GEError if unreadable."""
-    return read_npy(path, "input array")
+    """One array from a `.npy` file, as a one-line GEError if unreadable.
+
+    ml_dtypes' types (bfloat16, float8, int4) read back as themselves when
+    the file names them, as raw bytes when `np.save` wrote them (`typed_inputs`
+    gives those their input's dtype).
+    """
+    try:
+        return load_npy_file(path)
+    except NpyError as error:
+        raise GEError(f"{path}: error: cannot read the array: {error}") from None
+
+
+def graph_inputs(
+    args: argparse.Namespace, graph: GraphOp
+) -> dict[InputKey, np.ndarray]:
+    """The inputs `--input` gives (typed for the graph), completed with random
+    data under `--random-inputs`."""
+    specs = input_specs(graph)
+    inputs = typed_inputs(specs, parse_input_flags(args.input))
+    if args.random_inputs:
+        inputs = complete_inputs(specs, inputs, args.seed)
+    return inputs
+
+
+def typed_inputs(
+    specs: Sequence[InputSpec], inputs: Mapping[InputKey, np.ndarray]
+) -> dict[InputKey, np.ndarray]:
+    """Raw-byte arrays (a bfloat16/float8/int4 array `np.save` wrote) as the
+    dtype of the input they feed."""
+    by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
+    by_key.update({s.name: s for s in specs if s.name is not None})
+    return {
+        key: typed_like(array, by_key[key].dtype) if key in by_key else array
+        for key, array in inputs.items()
+    }
 
 
 def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
@@ -313,11 +372,7 @@ def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
     them, or none if writing fails."""
     from ge_runtime.dump import StemAllocator
 
-    blobs = []
-    for array in outputs.arrays:
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        blobs.append(buffer.getvalue())
+    blobs = [npy_bytes(array) for array in outputs.arrays]
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     stems = StemAllocator()
@@ -349,9 +404,7 @@ def run_reference(args: argparse.Namespace) -> Outputs:
     """`--reference`: the NumPy reference evaluator on an `.mlir` graph."""
     module = load_module(args.model)
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     arrays = evaluate(
         graph,
         inputs,
@@ -368,13 +421,14 @@ def run_offline_model(args: argparse.Namespace) -> Outputs:
     model = load_offline_model(args.model)
     module = model.module()
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     if args.reference:
         outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
     else:
-        outputs = run_scheduled(graph, inputs, model.weights, model.target, args.trace)
+        cache_key = f"{model.digest}|{graph.sym_name.data}"
+        outputs = run_scheduled(
+            graph, inputs, model.weights, model.target, args, cache_key
+        )
     if args.check:
         expected = evaluate(
             model.source_module(), inputs, weights=model.weights, graph=args.graph
@@ -436,18 +490,71 @@ def run_scheduled(
     inputs: Mapping[InputKey, np.ndarray],
     weights: Mapping[str, np.ndarray],
     target: str | None,
-    trace: bool,
+    args: argparse.Namespace,
+    cache_key: str | None = None,
 ) -> list[np.ndarray]:
-    """Run a graph through the scheduler; with `trace`, print what ran each op."""
+    """Run a graph through the scheduler; with `--trace`, print what ran each
+    op; with `--check`, what ran on the JIT; with `--benchmark`, time it.
+    `cache_key` keeps the generated code on disk for the next run."""
     from ge_runtime.scheduler import compile_model
 
-    model = compile_model(graph, weights, target=target)
+    model = compile_model(graph, weights, target=target, cache_key=cache_key)
     outputs = model.run(inputs)
-    if trace:
+    if args.trace:
         print(f"schedule: {model.describe()}")
+        for line in model.part_lines():
+            print(f"schedule: {line}")
         for entry in model.trace:
             print(f"trace: {entry.line()}")
+    if args.check:
+        check_coverage(model, args.allow_reference)
+    if args.benchmark:
+        args.benchmark_line = benchmark(lambda: model.run(inputs), args.benchmark)
     return outputs
+
+
+def check_coverage(model: CompiledModel, allow_reference: bool) -> None:
+    """Print what `--check` compares; GEError if part of the graph ran in
+    the reference evaluator (it would be compared with itself)."""
+    from ge_runtime.scheduler import Executor
+
+    counts = {executor: 0 for executor in Executor}
+    skipped: dict[str, int] = {}
+    for entry in model.trace:
+        counts[entry.executor] += 1
+        if entry.executor == Executor.REFERENCE:
+            skipped[entry.detail] = skipped.get(entry.detail, 0) + 1
+    line = f"check: JIT vs reference on {counts[Executor.JIT]} ops"
+    if counts[Executor.NUMPY_KERNEL]:
+        line += (
+            f", {counts[Executor.NUMPY_KERNEL]} host fallback ops through the "
+            "NumPy kernel library"
+        )
+    if skipped:
+        line += f", {counts[Executor.REFERENCE]} ops NOT on the JIT"
+    print(line)
+    if skipped and not allow_reference:
+        reasons = "; ".join(f"{n} ops: {why}" for why, n in skipped.items())
+        raise GEError(
+            f"error: --check: {counts[Executor.REFERENCE]} ops did not run on the "
+            f"JIT ({reasons}), so the reference would be compared with itself "
+            "(--allow-reference compares anyway)"
+        )
+
+
+def benchmark(run: Callable[[], object], count: int) -> str:
+    """Time `count` calls of `run` (after the run already made: the warm-up);
+    the per-inference median, min and max."""
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times)
+    return (
+        f"benchmark: {count} runs, median {median * 1e3:.2f} ms "
+        f"(min {min(times) * 1e3:.2f} ms, max {max(times) * 1e3:.2f} ms)"
+    )
 
 
 def run_jit(args: argparse.Namespace) -> Outputs:
@@ -467,10 +574,8 @@ def run_jit(args: argparse.Namespace) -> Outputs:
                 )
         return run_loop_module(module, args, weights)
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
-    outputs = run_scheduled(graph, inputs, weights, None, args.trace)
+    inputs = graph_inputs(args, graph)
+    outputs = run_scheduled(graph, inputs, weights, None, args)
     if args.check:
         check_outputs(outputs, evaluate(graph, inputs, weights=weights), args.tolerance)
     if args.stored_outputs:
@@ -502,7 +607,7 @@ def run_loop_module(
                     raise GEError(f"error: weight '{key}' is not in the weights")
                 arguments.append(weights[key])
             elif found := [given[k] for k in keys if k in given]:
-                arguments.append(found[0])
+                arguments.append(typed_like(found[0], numpy_dtype(memref)))
             elif args.random_inputs:
                 shape = tuple(memref.get_shape())
                 dtype = numpy_dtype(memref.element_type)
@@ -549,9 +654,7 @@ def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
         weights, target = load_weights(module, args.model), None
         source = lambda: module  # noqa: E731
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     tuning = args.tune or args.tuning_records is not None
     runtime = Runtime(
         graph,
@@ -564,14 +667,29 @@ def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
         if args.dump
         else None,
     )
+    profiler, runtime.profiler = runtime.profiler, None
+    dumper = runtime.dumper
     try:
-        outputs = runtime.run(inputs)
+        start = time.perf_counter()
+        outputs = runtime.run(inputs)  # compiles every kernel
+        warm_up = time.perf_counter() - start
+        runtime.dumper = None
+        if profiler is not None:  # steady state: every kernel compiled already
+            runtime.profiler = profiler
+            for _ in range(max(1, args.benchmark)):
+                runtime.run(inputs)
     finally:
-        if runtime.dumper is not None:
-            runtime.dumper.close()
+        if dumper is not None:
+            dumper.close()
     if runtime.profiler is not None:
+        print(
+            f"profile: first run (kernel compilation included) {warm_up * 1e3:.1f} ms"
+            f"; steady state over {max(1, args.benchmark)} runs:"
+        )
         for line in runtime.profiler.lines():
             print(f"profile: {line}")
+    if args.benchmark:
+        args.benchmark_line = benchmark(lambda: runtime.run(inputs), args.benchmark)
     if runtime.engine is not None:
         engine = runtime.engine
         print(
@@ -623,11 +741,22 @@ def select_mode(args: argparse.Namespace) -> Mode:
 def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
+    if args.threads is not None:
+        if args.threads < 1:
+            raise GEError("error: --threads must be at least 1")
+        from ge_runtime.threads import set_blas_threads
+
+        set_blas_threads(args.threads)
+    if args.benchmark < 0:
+        raise GEError("error: --benchmark must be a number of runs >= 0")
+    args.benchmark_line = None
     with budget_of(args.memory_budget):
         outputs = select_mode(args)(args)
         written = write_outputs(args.output_dir, outputs)
     for path, array in zip(written, outputs.arrays, strict=True):
         print(summary_line(path, array))
+    if args.benchmark_line is not None:
+        print(args.benchmark_line)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,9 +3,14 @@
     ge-translate --import-onnx model.onnx -o model.mlir
     ge-translate --import-onnx model.onnx -o model.mlir --input-shape "data:1,3,224,224"
     ge-translate --import-onnx model.onnx --inline-weights          # to stdout
+    ge-translate --import-tf frozen.pb -o model.mlir --input-shape "input:1,96,96,3" \
+        [--out-nodes "logits:0;probs:0"]
 
-Constants with more than `--inline-limit` elements (default 1024) are written
-to `OUT.weights.npz` next to `OUT.mlir`, keyed by their ONNX names; the IR
+`--import-tf` reads a TensorFlow frozen GraphDef (`.pb`, or `.pbtxt` text;
+`ge_frontend/tf_import.py`), `--out-nodes` picks its outputs (ATC's
+`--out_nodes`). Constants with more than `--inline-limit` elements (default
+1024) are written to `OUT.weights.npz` next to `OUT.mlir`, keyed by their
+ONNX value or TensorFlow node names; the IR
 refers to them as `#ge.external<"name">` and the module attribute
 `ge.weights = "OUT.weights.npz"` names the file (relative to the `.mlir`),
 which `ge-run` and the reference evaluator read. `--inline-weights` keeps
@@ -21,18 +26,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from xdsl.dialects.builtin import StringAttr
 from xdsl.printer import Printer
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.limits import budget_of
-from ge_frontend.onnx_import import (
+from ge_frontend.importing import (
     DEFAULT_INLINE_LIMIT,
     ImportedModel,
-    import_onnx,
     parse_input_shapes,
 )
+from ge_frontend.onnx_import import import_onnx
+from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import WEIGHTS_ATTRIBUTE
 from tools.common import (
     add_memory_budget_flag,
@@ -47,11 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ge-translate", description="Import a model as GE IR (.mlir)."
     )
-    parser.add_argument(
-        "--import-onnx",
-        required=True,
-        metavar="MODEL.onnx",
-        help="the ONNX model to import",
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--import-onnx", metavar="MODEL.onnx", help="the ONNX model to import"
+    )
+    source.add_argument(
+        "--import-tf",
+        metavar="FROZEN.pb",
+        help="the TensorFlow frozen graph (GraphDef .pb or .pbtxt) to import",
     )
     parser.add_argument(
         "-o",
@@ -65,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--input-shape",
         metavar='"NAME:1,3,224,224;NAME2:..."',
         help="fix graph input shapes (e.g. dynamic batch dims)",
+    )
+    parser.add_argument(
+        "--out-nodes",
+        metavar='"NODE:0;NODE2:1"',
+        help="with --import-tf: the graph outputs (default: what nothing reads)",
     )
     parser.add_argument(
         "--inline-weights",
@@ -87,13 +100,6 @@ def weights_path(output: str) -> Path:
     """`OUT.weights.npz` next to `OUT.mlir`."""
     path = Path(output)
     return path.with_name(f"{path.stem}.weights.npz")
-
-
-def npz_bytes(weights: dict[str, np.ndarray]) -> bytes:
-    """The weights as the bytes of an `.npz` file."""
-    buffer = io.BytesIO()
-    np.savez(buffer, **weights)
-    return buffer.getvalue()
 
 
 def module_text(imported: ImportedModel) -> str:
@@ -141,13 +147,26 @@ def translate(args: argparse.Namespace) -> None:
     output_dir = Path(args.output).parent
     if args.output != "-" and not output_dir.is_dir():
         raise GEError(f"error: output directory '{output_dir}' does not exist")
-    imported = import_onnx(
-        args.import_onnx,
-        input_shapes=parse_input_shapes(args.input_shape) if args.input_shape else None,
-        weights="inline" if args.inline_weights else "external",
-        inline_limit=args.inline_limit,
-    )
-    write_outputs(imported, args.output)
+    write_outputs(import_model(args), args.output)
+
+
+def import_model(args: argparse.Namespace) -> ImportedModel:
+    """The model the command line names, imported."""
+    options = {
+        "input_shapes": (
+            parse_input_shapes(args.input_shape) if args.input_shape else None
+        ),
+        "weights": "inline" if args.inline_weights else "external",
+        "inline_limit": args.inline_limit,
+    }
+    if args.import_tf is not None:
+        from ge_frontend.tf_import import import_tensorflow, parse_out_nodes
+
+        out_nodes = parse_out_nodes(args.out_nodes) if args.out_nodes else None
+        return import_tensorflow(args.import_tf, out_nodes=out_nodes, **options)
+    if args.out_nodes is not None:
+        raise GEError("error: --out-nodes is supported with --import-tf")
+    return import_onnx(args.import_onnx, **options)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,7 +19,8 @@ stores truncate back, so every op computes in float32 as the reference does.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,13 +174,25 @@ class Emitter:
 
     def __init__(self, block: Block):
         self.block = block
+        self.entry = block
+        """The function's entry block, where constants go."""
         self._constants: dict[tuple[Attribute, float | int], SSAValue] = {}
         self._first_non_constant: Operation | None = None
 
     def add(self, op: Operation) -> Operation:
-        """Append `op` to the function body."""
+        """Append `op` to the current block (the function body, or a region
+        of a control-flow op being lowered)."""
         self.block.add_op(op)
         return op
+
+    @contextmanager
+    def into(self, block: Block) -> Iterator[None]:
+        """Emit into `block` (a region of a control-flow op) for a while."""
+        outer, self.block = self.block, block
+        try:
+            yield
+        finally:
+            self.block = outer
 
     def constant(self, value: float | int, type_: Attribute) -> SSAValue:
         """An `arith.constant`, created once per value and type at the entry."""
@@ -191,10 +204,10 @@ class Emitter:
                 else IntegerAttr(int(value), type_)  # type: ignore[arg-type]
             )
             op = arith.ConstantOp(attr, type_)
-            if self.block.first_op is None:
-                self.block.add_op(op)
+            if self.entry.first_op is None:
+                self.entry.add_op(op)
             else:
-                self.block.insert_op_before(op, self.block.first_op)
+                self.entry.insert_op_before(op, self.entry.first_op)
             self._constants[key] = op.result
         return self._constants[key]
 

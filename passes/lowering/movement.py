@@ -15,6 +15,9 @@ affine.store %v, %y[0, %c * 4 + %h * 2 + %w] ...
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable, Sequence
+
 import numpy as np
 from xdsl.ir import Operation
 
@@ -172,17 +175,15 @@ def lower_slice(ctx: LoweringContext, op: Operation) -> None:
 
 
 def lower_pad(ctx: LoweringContext, op: Operation) -> None:
-    """Constant padding: fill with the value, then copy the kept input region."""
-    if ctx.attr("mode") != "constant":
-        raise ctx.error(f"has no loop lowering for mode '{ctx.attr('mode')}'")
+    """Padding (ONNX Pad; negative amounts crop). `constant`: fill with the
+    value, then copy the kept input region. `edge` / `reflect`: per axis the
+    output splits into the left border, the interior and the right border,
+    each an affine function of the input index (`edge`: the first or last
+    element; `reflect`: `b - i` and `n - 2 - i`, the edge not repeated); one
+    copy nest per combination of regions."""
+    mode = ctx.attr("mode")
     (x,) = ctx.operands()
     y = ctx.result()
-    value = float(ctx.attr("value"))
-
-    def fill(nest: Nest, index: list[Ix]) -> None:
-        nest.store(nest.const(value, y.layout.element_type), y, index)
-
-    ctx.emitter.for_each(y.layout.origin_shape, fill)
     rank = len(x.layout.origin_shape)
     paddings = list(ctx.attr("paddings"))
     begins, ends = paddings[:rank], paddings[rank:]
@@ -191,6 +192,15 @@ def lower_pad(ctx: LoweringContext, op: Operation) -> None:
         size - max(-b, 0) - max(-e, 0)
         for size, b, e in zip(x.layout.origin_shape, begins, ends, strict=True)
     )
+    if mode != "constant":
+        _pad_by_regions(ctx, x, y, str(mode), first, sizes, begins, ends)
+        return
+    value = float(ctx.attr("value"))
+
+    def fill(nest: Nest, index: list[Ix]) -> None:
+        nest.store(nest.const(value, y.layout.element_type), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, fill)
     copy(
         ctx,
         x,
@@ -201,6 +211,74 @@ def lower_pad(ctx: LoweringContext, op: Operation) -> None:
             i + max(b, 0) for i, b in zip(index, begins, strict=True)
         ],
     )
+
+
+Region = tuple[int, int, Callable[[Ix], Ix]]
+"""Along one axis: output start, length, input index of the i-th element."""
+
+
+def _pad_regions(mode: str, first: int, size: int, before: int, after: int):
+    """The regions of one padded axis (`first`: where the kept input starts)."""
+    regions: list[Region] = [(before, size, lambda i: i + first)]
+    if before:
+        left = (
+            (lambda i: Ix.of(first))
+            if mode == "edge"
+            else (lambda i: Ix.of(first + before) - i)
+        )
+        regions.append((0, before, left))
+    if after:
+        right = (
+            (lambda i: Ix.of(first + size - 1))
+            if mode == "edge"
+            else (lambda i: Ix.of(first + size - 2) - i)
+        )
+        regions.append((before + size, after, right))
+    return regions
+
+
+def _pad_by_regions(
+    ctx: LoweringContext,
+    x: Buffer,
+    y: Buffer,
+    mode: str,
+    first: Sequence[int],
+    sizes: Sequence[int],
+    begins: Sequence[int],
+    ends: Sequence[int],
+) -> None:
+    """`edge` / `reflect` padding (see `lower_pad`)."""
+    if mode not in ("edge", "reflect"):
+        raise ctx.error(f"has no loop lowering for mode '{mode}'")
+    grown = [(max(b, 0), max(e, 0)) for b, e in zip(begins, ends, strict=True)]
+    for size, (before, after) in zip(sizes, grown, strict=True):
+        if (before or after) and (
+            size == 0 or (mode == "reflect" and max(before, after) > size - 1)
+        ):
+            raise ctx.error(
+                f"'{mode}' padding of {max(before, after)} needs more than "
+                f"{size} elements along the axis"
+            )
+    axes = [
+        _pad_regions(mode, f, n, before, after)
+        for f, n, (before, after) in zip(first, sizes, grown, strict=True)
+    ]
+    for combination in itertools.product(*axes):
+        lengths = tuple(length for _, length, _ in combination)
+        if 0 in lengths:
+            continue
+        copy(
+            ctx,
+            x,
+            y,
+            lengths,
+            source_index=lambda index, c=combination: [
+                source(i) for i, (_, _, source) in zip(index, c, strict=True)
+            ],
+            target_index=lambda index, c=combination: [
+                i + start for i, (start, _, _) in zip(index, c, strict=True)
+            ],
+        )
 
 
 def lower_tile(ctx: LoweringContext, op: Operation) -> None:

@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import f32
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import IntegerType, Signedness, f32
+from xdsl.ir import Attribute, Operation
 
 from ge_dialect.formats import Format
 from passes.lowering.context import LoweringContext, broadcast_index
@@ -49,6 +49,34 @@ def _add(nest: Nest, a: Value, b: Value) -> Value:
 
 def _max(nest: Nest, a: Value, b: Value) -> Value:
     return nest.op(arith.MaximumfOp, a, b)
+
+
+def _max_int(nest: Nest, a: Value, b: Value) -> Value:
+    return nest.op(arith.MaxSIOp, a, b)
+
+
+@dataclass(frozen=True)
+class MaxOf:
+    """How to take a maximum over values of one element type: the combine,
+    and the identity (-inf, or the integer type's minimum)."""
+
+    combine: Combine
+    identity: float | int
+    element_type: Attribute
+
+
+def max_of(ctx: LoweringContext, buffer: Buffer) -> MaxOf:
+    """The maximum over a float buffer (in float32) or a signed-int one."""
+    element = buffer.layout.element_type
+    if is_float(element):
+        return MaxOf(_max, float("-inf"), f32)
+    if (
+        not isinstance(element, IntegerType)
+        or element.width.data == 1
+        or (element.signedness.data == Signedness.UNSIGNED)
+    ):
+        raise ctx.error(f"has no loop lowering for a maximum over {element}")
+    return MaxOf(_max_int, -(2 ** (element.width.data - 1)), element)
 
 
 def accumulator(ctx: LoweringContext, y: Buffer) -> Buffer:
@@ -268,18 +296,27 @@ def _window_counts(
 
 
 def lower_pool(ctx: LoweringContext, op: Operation) -> None:
-    """Max / average pooling; padding never wins a max and is counted by the rule."""
+    """Max / average pooling; padding never wins a max and is counted by the
+    rule. An integer max pool accumulates in its own type (exact)."""
     y = ctx.result()
-    reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, accumulator(ctx, y))
+    acc = accumulator(ctx, y) if is_float(y.layout.element_type) else y
+    reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, acc)
+
+
+def typed_constant(maximum: MaxOf) -> Callable[[Nest, list[Ix]], Value]:
+    """An initial value: the maximum's identity in its element type."""
+    return lambda nest, _: nest.const(maximum.identity, maximum.element_type)
 
 
 def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The max or average pooling at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     (x,) = ctx.operands()
-    _require_float(ctx, x)
     data_format = str(ctx.attr("data_format"))
     is_max = ctx.op.name == "ge.max_pool"
+    maximum = max_of(ctx, x) if is_max else None
+    if not is_max:
+        _require_float(ctx, x)
     kh, kw = _spatial(ctx, "ksize", data_format)
     sh, sw = _spatial(ctx, "strides", data_format)
     top, bottom, left, right = ctx.attr("pads")
@@ -289,7 +326,7 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         max(h + top + bottom, (ho - 1) * sh + kh),
         max(width + left + right, (wo - 1) * sw + kw),
     )
-    pad_value = float("-inf") if is_max else 0.0
+    pad_value = maximum.identity if maximum is not None else 0.0
     source = padded_input(ctx, x, data_format, (top, left), size, pad_value)
     axes = [data_format.index(a) for a in "NCHW"]
 
@@ -302,8 +339,11 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
 
     sizes = (*y.origin_shape, kh, kw)
     reduced = frozenset({4, 5})
-    if is_max:
-        return Reduction(sizes, reduced, lambda index: index[:4], term, pad_value, _max)
+    if maximum is not None:
+        init = typed_constant(maximum)
+        return Reduction(
+            sizes, reduced, lambda index: index[:4], term, init, maximum.combine
+        )
     include_pad = bool(ctx.attr("count_include_pad"))
     rows = _window_counts(
         ctx,
@@ -369,13 +409,15 @@ def reduce_into(
     ctx: LoweringContext,
     x: Buffer,
     axes: Sequence[int],
-    init: float,
+    init: Init,
     term: Callable[[Nest, list[Ix]], Value],
     combine: Combine,
+    element_type: Attribute = f32,
 ) -> Buffer:
-    """A float32 scratch buffer of x's shape with `axes` kept as size 1, reduced."""
+    """A scratch buffer (float32 unless given) of x's shape with `axes` kept
+    as size 1, reduced."""
     shape = tuple(1 if k in axes else d for k, d in enumerate(x.layout.origin_shape))
-    acc = ctx.temporary(plain_layout(shape, f32))
+    acc = ctx.temporary(plain_layout(shape, element_type))
     initialise(ctx, acc, init)
     accumulate(ctx, acc, x.layout.origin_shape, keep_dims(axes), term, combine)
     return acc
@@ -420,19 +462,23 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
 def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
     """reduce_sum / reduce_mean / reduce_max over `axes` (all when empty)."""
     (x,) = ctx.operands()
-    _require_float(ctx, x)
     y = ctx.result()
     rank = len(x.layout.origin_shape)
     axes = sorted({a % rank for a in ctx.attr("axes")}) or list(range(rank))
-    is_max = op.name == "ge.reduce_max"
-    acc = reduce_into(
-        ctx,
-        x,
-        axes,
-        float("-inf") if is_max else 0.0,
-        lambda n, i: n.load(x, i),
-        _max if is_max else _add,
-    )
+    if op.name == "ge.reduce_max":
+        maximum = max_of(ctx, x)
+        acc = reduce_into(
+            ctx,
+            x,
+            axes,
+            typed_constant(maximum),
+            lambda n, i: n.load(x, i),
+            maximum.combine,
+            maximum.element_type,
+        )
+    else:
+        _require_float(ctx, x)
+        acc = reduce_into(ctx, x, axes, 0.0, lambda n, i: n.load(x, i), _add)
     count = 1.0
     for a in axes:
         count *= x.layout.origin_shape[a]

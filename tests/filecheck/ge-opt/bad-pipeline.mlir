@@ -14,7 +14,7 @@
 // FLAG-NOT: {{.}}
 
 // OPTION-NOT: Traceback
-// OPTION: ge-opt: error: infer-origin-format: option 'no-such-option': unknown option (options: data-format)
+// OPTION: ge-opt: error: pass 'infer-origin-format' has no option 'no-such-option' (options: data-format)
 // OPTION-NOT: {{.}}
 
 // SYNTAX-NOT: Traceback

@@ -143,8 +143,10 @@ ge.graph @ref_relation_if {
 
 // Case with three branches, anchored outside (the operand, NCHW) and inside
 // (a constant output, NHWC). The outside anchor comes first: its walk
-// reaches a branch output, and reflection overwrites the whole output group,
-// the NHWC constant included (GE's one exception to first-writer-wins).
+// reaches a branch output, and reflection overwrites the whole output group
+// (GE's one exception to first-writer-wins). The group holds the branch
+// outputs' input descriptors, not the constant's own: the constant stays
+// NHWC and the edge into its branch output is relabelled to NCHW.
 // CHECK-LABEL: ge.graph @case_anchors_inside_and_outside
 // CHECK:         %r = ge.case %i, %x : {{.*}} -> tensor<1x3x4x4xf32, #ge.layout<NCHW>> {
 // CHECK-NEXT:      %a = ge.data {parent_index = 1 : i64} : tensor<1x3x4x4xf32, #ge.layout<NCHW>>
@@ -152,8 +154,9 @@ ge.graph @ref_relation_if {
 // CHECK-NEXT:      ge.netoutput %n : tensor<1x3x4x4xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    }, {
 // CHECK-NEXT:      %a_1 = ge.data {parent_index = 1 : i64} : tensor<1x3x4x4xf32, #ge.layout<NCHW>>
-// CHECK-NEXT:      %k = ge.const {{.*}} : tensor<1x3x4x4xf32, #ge.layout<NCHW>>
-// CHECK-NEXT:      ge.netoutput %k : tensor<1x3x4x4xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:      %k = ge.const {{.*}} : tensor<1x3x4x4xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:      %[[K:.*]] = ge.identity %k : tensor<1x3x4x4xf32, #ge.layout<NHWC>> -> tensor<1x3x4x4xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:      ge.netoutput %[[K]] : tensor<1x3x4x4xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    }, {
 // CHECK-NEXT:      %a_2 = ge.data {parent_index = 1 : i64} : tensor<1x3x4x4xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:      %e = ge.exp %a_2 : {{.*}} -> tensor<1x3x4x4xf32, #ge.layout<NCHW>>

@@ -13,9 +13,9 @@
 // option, then propagate. ND as the option does nothing; an internal format
 // or RESERVED is an error (not the format of a graph input).
 
-// BAD: error: infer-origin-format: option 'data-format': unknown format 'NCWH'
-// STORAGE: error: infer-origin-format: option 'data-format': NC1HWC0 is a storage format; the data format of graph inputs is one of ND, NCHW, NHWC
-// RESERVED: error: infer-origin-format: option 'data-format': RESERVED is not a data format
+// BAD: error: pass 'infer-origin-format': option 'data-format': unknown format 'NCWH'
+// STORAGE: error: pass 'infer-origin-format': option 'data-format': NC1HWC0 is a storage format; the data format of graph inputs is one of ND, NCHW, NHWC
+// RESERVED: error: pass 'infer-origin-format': option 'data-format': RESERVED is not a data format
 
 // IncCov_DataNodeFormatProcess: a 4-D ND input takes the option and its
 // consumers follow; a 2-D input stays ND; an input that already has a

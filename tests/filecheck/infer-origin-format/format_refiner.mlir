@@ -6,7 +6,7 @@
 
 // ForwardAndDefaultInferFunc: the conv's data_format reaches its input
 // variable backward and the relu and output forward; the HWCN weight keeps
-// its own format.
+// its own format (the conv reads it: a filter's format is never relabelled).
 // CHECK-LABEL: ge.graph @forward_and_default_infer_func
 // CHECK-NEXT:    %var1 = ge.variable {name = "var1"} : tensor<1x3x8x8xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    %var2 = ge.variable {name = "var2"} : tensor<3x3x3x4xf32, #ge.layout<HWCN>>
@@ -69,14 +69,15 @@ ge.graph @forward_multi_output {
 
 // -----
 
-// FormatConflict: conv(NCHW) -> relu -> conv(NHWC) succeeds and the conflict
-// stays visible. With one type per value, the second conv's refresh labels
-// its input (the relu's result) NHWC, so the disagreement shows inside the
-// relu (GE shows it on the relu -> conv edge).
+// FormatConflict: conv(NCHW) -> relu -> conv(NHWC) succeeds. The first
+// conv's walk labels the relu NCHW; the second conv's refresh wrote only its
+// own input descriptor (NHWC), so the conflict sits on the relu -> conv edge,
+// as in GE, as a relabelling identity.
 // CHECK-LABEL: ge.graph @format_conflict
 // CHECK:         %c1 = ge.conv2d {{.*}} -> tensor<1x6x6x6xf32, #ge.layout<NCHW>>
-// CHECK-NEXT:    %r = ge.relu %c1 : tensor<1x6x6x6xf32, #ge.layout<NCHW>> -> tensor<1x6x6x6xf32, #ge.layout<NHWC>>
-// CHECK:         %c2 = ge.conv2d %r, %w2 {{.*}} -> tensor<1x4x4x4xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    %r = ge.relu %c1 : tensor<1x6x6x6xf32, #ge.layout<NCHW>> -> tensor<1x6x6x6xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:    %[[R:.*]] = ge.identity %r : tensor<1x6x6x6xf32, #ge.layout<NCHW>> -> tensor<1x6x6x6xf32, #ge.layout<NHWC>>
+// CHECK:         %c2 = ge.conv2d %[[R]], %w2 {{.*}} -> tensor<1x4x4x4xf32, #ge.layout<NHWC>>
 ge.graph @format_conflict {
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32>
   %w1 = ge.const {value = dense<1.0> : tensor<6x3x3x3xf32>} : tensor<6x3x3x3xf32>

@@ -80,14 +80,16 @@ ge.graph @diamond {
 // -----
 
 // A diamond with conflicting anchors: the first anchor in IR order (NCHW)
-// wins the shared top and the arm it reaches first; the NHWC anchor keeps
-// its own input arm. No error: the conflict stays visible at the join.
+// wins the shared top and both arms (its walk reaches %x, then the neg);
+// the NHWC pool's refresh wrote only its own input descriptor, so the
+// conflict is on the neg -> max_pool edge: a relabelling identity. No error.
 // CHECK-LABEL: ge.graph @diamond_conflict
 // CHECK-NEXT:    %x = ge.data {index = 0 : i64} : tensor<1x4x4x4xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    %left = ge.avg_pool %x {{.*}} -> tensor<1x4x4x4xf32, #ge.layout<NCHW>>
-// CHECK-NEXT:    %right = ge.neg %x : {{.*}} -> tensor<1x4x4x4xf32, #ge.layout<NHWC>>
-// CHECK-NEXT:    %join = ge.add %left, %right : (tensor<1x4x4x4xf32, #ge.layout<NCHW>>, tensor<1x4x4x4xf32, #ge.layout<NHWC>>) -> tensor<1x4x4x4xf32, #ge.layout<NCHW>>
-// CHECK-NEXT:    %out = ge.max_pool %right {{.*}} -> tensor<1x4x4x4xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    %right = ge.neg %x : {{.*}} -> tensor<1x4x4x4xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:    %[[R:.*]] = ge.identity %right : tensor<1x4x4x4xf32, #ge.layout<NCHW>> -> tensor<1x4x4x4xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    %join = ge.add %left, %right : (tensor<1x4x4x4xf32, #ge.layout<NCHW>>, tensor<1x4x4x4xf32, #ge.layout<NCHW>>) -> tensor<1x4x4x4xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:    %out = ge.max_pool %[[R]] {{.*}} : tensor<1x4x4x4xf32, #ge.layout<NHWC>> -> tensor<1x4x4x4xf32, #ge.layout<NHWC>>
 ge.graph @diamond_conflict {
   %x = ge.data {index = 0 : i64} : tensor<1x4x4x4xf32>
   %left = ge.avg_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 1, 1>} : tensor<1x4x4x4xf32> -> tensor<1x4x4x4xf32>

@@ -38,8 +38,10 @@ ge.graph @user_op_default_rule {
 
 // -----
 
-// ForwardAndSpecifedInferFunc: the NHWC rule is never called when its op's
-// tensors already have formats...
+// ForwardAndSpecifedInferFunc: the NHWC rule cannot change tensors that
+// already have formats (GE's relu descriptors are NCHW from its builder; a
+// value's layout here is its producer's descriptor, so the relu's result
+// says NCHW and the rule, reached from the conv, writes nothing)...
 // CHECK-LABEL: ge.graph @forward_and_specified_infer_func
 // CHECK:         %r = toy.nhwc_relu %c : {{.*}} -> tensor<1x4x6x6xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    %p = ge.avg_pool %r {{.*}} -> tensor<1x4x6x6xf32, #ge.layout<NCHW>>
@@ -47,25 +49,30 @@ ge.graph @forward_and_specified_infer_func {
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32>
   %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
   %c = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
-  %r = toy.nhwc_relu %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
-  %p = ge.avg_pool %r {data_format = "NCHW", ksize = array<i64: 1, 1, 1, 1>} : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+  %r = toy.nhwc_relu %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32, #ge.layout<NCHW>>
+  %p = ge.avg_pool %r {data_format = "NCHW", ksize = array<i64: 1, 1, 1, 1>} : tensor<1x4x6x6xf32, #ge.layout<NCHW>> -> tensor<1x4x6x6xf32>
   ge.netoutput %p : tensor<1x4x6x6xf32>
 }
 
 // -----
 
 // ...and when its result is still ND, the rule decides it (a conflict with
-// its NCHW input, visible and not an error).
+// its NCHW input, visible and not an error). An NCHW pool after it wrote
+// only its own input descriptor before the walks: the rule still decides,
+// and the pool reads a relabelled copy (the conflict is on that edge).
 // CHECK-LABEL: ge.graph @specified_infer_func_decides
 // CHECK:         %r = toy.nhwc_relu %c : (tensor<1x4x6x6xf32, #ge.layout<NCHW>>) -> tensor<1x4x6x6xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    %[[R:.*]] = ge.identity %r : tensor<1x4x6x6xf32, #ge.layout<NHWC>> -> tensor<1x4x6x6xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    %n = ge.neg %r : {{.*}} -> tensor<1x4x6x6xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    %p = ge.avg_pool %[[R]] {{.*}} : tensor<1x4x6x6xf32, #ge.layout<NCHW>> -> tensor<1x4x6x6xf32, #ge.layout<NCHW>>
 ge.graph @specified_infer_func_decides {
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32>
   %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
   %c = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   %r = toy.nhwc_relu %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   %n = ge.neg %r : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
-  ge.netoutput %n : tensor<1x4x6x6xf32>
+  %p = ge.avg_pool %r {data_format = "NCHW", ksize = array<i64: 1, 1, 1, 1>} : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+  ge.netoutput %n, %p : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>
 }
 
 // -----

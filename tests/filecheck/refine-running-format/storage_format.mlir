@@ -46,6 +46,55 @@ ge.graph @derived_shape_is_heavy {
 
 // -----
 
+// A size-0 user shape (`array<i64: 0>`, GE's GetShapeSize == 0) also derives
+// the storage shape (§4.2 step 2.1), but the user did give dims, so the op
+// is not heavy (step 5.2: only empty dims are).
+// CHECK-LABEL: ge.graph @no_heavy_for_zero_size_shape
+// CHECK-NEXT:    %x = ge.data {index = 0 : i64, storage_format = #ge.format<FRACTAL_Z>, storage_shape = array<i64: 0>} : tensor<3x8x8xf16, #ge.layout<NCHW, FRACTAL_Z>>
+// CHECK-NOT:     is_heavy_op
+// CHECK:         ge.netoutput
+// NOSPREAD-LABEL: ge.graph @no_heavy_for_zero_size_shape
+// NOSPREAD-NOT:     is_heavy_op
+// NOSPREAD:         ge.netoutput
+ge.graph @no_heavy_for_zero_size_shape {
+  %x = ge.data {index = 0 : i64, storage_format = #ge.format<FRACTAL_Z>, storage_shape = array<i64: 0>} : tensor<3x8x8xf16, #ge.layout<NCHW>>
+  %r = ge.relu %x : tensor<3x8x8xf16, #ge.layout<NCHW>> -> tensor<3x8x8xf16, #ge.layout<NCHW>>
+  ge.netoutput %r : tensor<3x8x8xf16, #ge.layout<NCHW>>
+}
+
+// -----
+
+// Mirror: a 0 among other dims has size 0 too: derived, not heavy.
+// CHECK-LABEL: ge.graph @no_heavy_for_zero_dim_among_others
+// CHECK-NEXT:    %x = ge.data {index = 0 : i64, storage_format = #ge.format<NC1HWC0>, storage_shape = array<i64: 1, 0, 4, 4, 16>} : tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NOT:     is_heavy_op
+// CHECK:         ge.netoutput
+ge.graph @no_heavy_for_zero_dim_among_others {
+  %x = ge.data {index = 0 : i64, storage_format = #ge.format<NC1HWC0>, storage_shape = array<i64: 1, 0, 4, 4, 16>} : tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+  ge.netoutput %x : tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+}
+
+// -----
+
+// Nested: a subgraph input with a size-0 shape refreshes the parent's
+// operand and is not heavy either.
+// CHECK-LABEL: ge.graph @no_heavy_for_zero_size_shape_in_subgraph
+// CHECK:         ge.partitioned_call %x {input_layouts = [#ge.layout<NCHW, NC1HWC0>]}
+// CHECK-NEXT:      %d = ge.data {parent_index = 0 : i64, storage_format = #ge.format<NC1HWC0>, storage_shape = array<i64: 0>} : tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NOT:     is_heavy_op
+// CHECK:         ge.netoutput %y
+ge.graph @no_heavy_for_zero_size_shape_in_subgraph {
+  %x = ge.data {index = 0 : i64} : tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+  %y = ge.partitioned_call %x : (tensor<1x17x4x4xf16, #ge.layout<NCHW>>) -> tensor<1x17x4x4xf16, #ge.layout<NCHW>> {
+    %d = ge.data {parent_index = 0 : i64, storage_format = #ge.format<NC1HWC0>, storage_shape = array<i64: 0>} : tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+    %r = ge.relu %d : tensor<1x17x4x4xf16, #ge.layout<NCHW>> -> tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+    ge.netoutput %r : tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+  }
+  ge.netoutput %y : tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+}
+
+// -----
+
 // User dims for a static shape are used as they are (and must agree with
 // the derived shape, which the dialect checks); no heavy mark.
 // CHECK-LABEL: ge.graph @user_dims_static

@@ -1,7 +1,8 @@
 // RUN: ge-opt %s --split-input-file --transop-breadth-fusion | filecheck %s
 
 // What makes two trans ops on one value identical: op, attributes (the
-// node name aside) and result type.
+// node name aside, and the shape attributes a result type fixes: see
+// result_types.mlir) and result type.
 
 // Node names do not keep ops apart; the first op's name stays.
 // CHECK-LABEL: ge.graph @names_ignored

@@ -1,0 +1,443 @@
+"""What every model importer shares (ONNX, TensorFlow): values, the emitter, results.
+
+A value during import is either an `SSAValue` (computed at run time) or a
+NumPy array (known at import time: initializers, constants and everything
+folded from them). Converters never have to care which: `ctx.op` runs the
+host kernel when every operand is known (constant folding, so shape
+computations such as `Shape -> Gather -> Concat -> Reshape` vanish) and
+otherwise emits the op, turning array operands into `ge.const` once each.
+
+Constants become `ge.const`: a splat (every element equal, e.g. a
+`ConstantOfShape` output) as a one-element `dense<v>`, small arrays inline,
+arrays above `inline_limit` elements as `#ge.external<"key">` with the array
+kept in `GraphEmitter.weights` under the framework's name for the value.
+
+Each front end has a driver (`onnx_import`, `tf_import`) that walks the
+model's nodes and a converter table (`onnx_ops`, `tf_ops`) whose converters
+take a `ConverterContext` and return the node's output values. Unsupported
+nodes are collected (`UnsupportedOps`) and reported in one line at the end.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.builder import OPS_BY_NAME, GraphBuilder, dtype_of, tensor_type
+from ge_dialect.diagnostics import GEError
+from ge_dialect.dtypes import element_type, numpy_dtype
+from ge_dialect.formats import Format
+from ge_dialect.limits import INT64_MAX, over_budget, tensor_bytes
+from ge_runtime.adapters import kernel_signature
+from ge_runtime.host_ops import HOST_OPS
+
+Value = SSAValue | np.ndarray
+"""An imported value: computed at run time, or known at import time."""
+
+WEIGHT_MODES = ("inline", "external")
+
+DEFAULT_INLINE_LIMIT = 1024
+"""Constants with more elements than this are kept outside the IR."""
+
+CONVERSION_ERRORS = (
+    GEError,
+    VerifyException,
+    ValueError,
+    TypeError,
+    IndexError,
+    ZeroDivisionError,
+)
+"""What a converter raises for an invalid node (reported with the node's name)."""
+
+
+class Unsupported(Exception):
+    """A node the `ge` dialect cannot express; the message qualifies the op type."""
+
+
+@dataclass
+class ImportedModel:
+    """An imported model: the verified module and its external weights."""
+
+    module: ModuleOp
+    weights: dict[str, np.ndarray] = field(default_factory=dict)
+    input_names: list[str] = field(default_factory=list)
+    output_names: list[str] = field(default_factory=list)
+
+
+def one_line(error: BaseException) -> str:
+    """An exception's message on one line, without a nested `...: error: ` prefix."""
+    message = " ".join(str(error).split()) or type(error).__name__
+    return message.split(": error: ", 1)[-1]
+
+
+def parse_input_shapes(text: str) -> dict[str, list[int]]:
+    """ATC's `--input_shape` syntax: `"name:1,3,224,224;name2:8,-1"`."""
+    shapes: dict[str, list[int]] = {}
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        name, sep, dims = item.rpartition(":")
+        try:
+            shape = [int(d) for d in dims.split(",")] if dims.strip() else []
+        except ValueError:
+            shape = None
+        if (
+            not sep
+            or not name
+            or shape is None
+            or any(not -1 <= d <= INT64_MAX for d in shape)
+        ):
+            raise GEError(
+                f"error: bad input shape '{item}' (expected NAME:D1,D2,... with "
+                "integer dims, -1 for dynamic)"
+            )
+        if name in shapes:
+            raise GEError(f"error: input shape of '{name}' is given twice")
+        shapes[name] = shape
+    if not shapes:
+        raise GEError("error: empty input shape (expected NAME:D1,D2,...)")
+    return shapes
+
+
+def fix_input_shape(
+    label: str, name: str, shape: Sequence[int], given: Sequence[int]
+) -> list[int]:
+    """`shape` with its dynamic dims (-1) taken from the user's `given` shape.
+
+    `label` (the model file) starts the error message.
+    """
+    if len(given) != len(shape):
+        raise GEError(
+            f"{label}: error: the input shape given for '{name}' has rank "
+            f"{len(given)}, the model's has rank {len(shape)}"
+        )
+    for axis, (model_dim, user_dim) in enumerate(zip(shape, given, strict=True)):
+        if model_dim != -1 and user_dim not in (-1, model_dim):
+            raise GEError(
+                f"{label}: error: the input shape given for '{name}' sets dim "
+                f"{axis} to {user_dim}, the model fixes it to {model_dim}"
+            )
+    return [int(u) if m == -1 else m for m, u in zip(shape, given, strict=True)]
+
+
+def check_input_names(label: str, given: Iterable[str], known: Iterable[str]) -> None:
+    """Every name the user gives a shape for must be a graph input."""
+    known = set(known)
+    for name in given:
+        if name not in known:
+            listing = ", ".join(sorted(known)) or "none"
+            raise GEError(
+                f"{label}: error: an input shape is given for '{name}', but the "
+                f"graph inputs are: {listing}"
+            )
+
+
+class UnsupportedOps:
+    """Unsupported op kinds and their nodes, reported together in one line."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, list[str]] = defaultdict(list)
+
+    def add(self, kind: str, node: str) -> None:
+        """Record node `node` of unsupported kind `kind`."""
+        self.nodes[kind].append(node)
+
+    def message(self, framework: str) -> str | None:
+        """`unsupported ONNX ops: Kind (nodes: a, b); ...`, or None if none."""
+        if not self.nodes:
+            return None
+        listing = "; ".join(
+            f"{kind} (nodes: {', '.join(nodes)})" for kind, nodes in self.nodes.items()
+        )
+        return f"unsupported {framework} ops: {listing}"
+
+
+def shape_of(value: Value) -> tuple[int, ...]:
+    """The shape of a value (-1 for a dynamic dim)."""
+    if isinstance(value, np.ndarray):
+        return value.shape
+    tensor = value.type
+    assert isinstance(tensor, TensorType)
+    return tuple(-1 if dim < 0 else dim for dim in tensor.get_shape())
+
+
+def dtype_name_of(value: Value) -> str:
+    """The dtype name of a value ("float32", "int64", ...)."""
+    return value.dtype.name if isinstance(value, np.ndarray) else dtype_of(value)
+
+
+def is_splat(array: np.ndarray) -> bool:
+    """Whether every element of `array` is the same (and there are several)."""
+    if array.size <= 1:
+        return False
+    if all(stride == 0 for stride in array.strides):
+        return True
+    flat = array.reshape(-1)
+    if flat[-1] != flat[0] or flat[flat.size // 2] != flat[0]:  # cheap early no
+        return False
+    return bool(np.all(flat == flat[0]))
+
+
+@dataclass
+class GraphEmitter:
+    """Emits ops into one graph, folding constants and pooling `ge.const`s."""
+
+    builder: GraphBuilder
+    weights_mode: str = "external"
+    inline_limit: int = DEFAULT_INLINE_LIMIT
+    weights: dict[str, np.ndarray] = field(default_factory=dict)
+    value_names: dict[int, str] = field(default_factory=dict)
+    _consts: dict[tuple[int, Format | None], tuple[np.ndarray, SSAValue]] = field(
+        default_factory=dict
+    )
+
+    def nested(self, builder: GraphBuilder) -> GraphEmitter:
+        """An emitter for a subgraph being built by `builder`: the same weights
+        and value names, its own constants (a region sees no outer value)."""
+        return GraphEmitter(
+            builder,
+            self.weights_mode,
+            self.inline_limit,
+            self.weights,
+            self.value_names,
+        )
+
+    def name_array(self, array: np.ndarray, name: str) -> None:
+        """Remember `name` (the framework's value name) as the weight key of `array`."""
+        self.value_names.setdefault(id(array), name)
+
+    def tensor(self, value: Value, key: str, fmt: Format | None = None) -> SSAValue:
+        """`value` as an SSA value; an array becomes a `ge.const` (once per format).
+
+        `fmt` labels the constant with an origin format (a TensorFlow filter
+        is HWCN); a run-time value is returned as it is.
+        """
+        if not isinstance(value, np.ndarray):
+            return value
+        cached = self._consts.get((id(value), fmt))
+        if cached is not None:
+            return cached[1]
+        name = self.value_names.get(id(value), key)
+        result = self._const(value, name, fmt)
+        self._consts[(id(value), fmt)] = (value, result)
+        return result
+
+    def _const(self, array: np.ndarray, name: str, fmt: Format | None) -> SSAValue:
+        dtype = array.dtype.name
+        if is_splat(array):
+            elem = element_type(dtype)
+            first = array.reshape(-1)[:1].tolist()
+            value = DenseIntOrFPElementsAttr(
+                TensorType(elem, array.shape), BytesAttr(elem.pack(first))
+            )
+            return self.builder.op(
+                "const",
+                result_types=[tensor_type(array.shape, dtype, fmt)],
+                name=name,
+                value=value,
+            )
+        if self.weights_mode == "external" and array.size > self.inline_limit:
+            key = self._unique_key(name)
+            self.weights[key] = array
+            return self.builder.external_const(
+                key, array.shape, dtype, name=name, format=fmt
+            )
+        return self.builder.const(array, name=name, format=fmt)
+
+    def _unique_key(self, name: str) -> str:
+        key, count = name, 0
+        while key in self.weights:
+            count += 1
+            key = f"{name}_{count}"
+        return key
+
+    def emit(
+        self, op_name: str, operands: Sequence[Any], attrs: dict[str, Any], name: str
+    ) -> Value | list[Value]:
+        """Emit `ge.<op_name>`, or fold it when every operand is an array."""
+        leaves = [
+            leaf
+            for operand in operands
+            for leaf in (operand if isinstance(operand, list) else [operand])
+            if leaf is not None
+        ]
+        if leaves and all(isinstance(leaf, np.ndarray) for leaf in leaves):
+            _check_fold_size(op_name, leaves, attrs)
+            return _fold(op_name, operands, attrs)
+        key = f"{name}/const"
+        ssa_operands = [self._operand(operand, key) for operand in operands]
+        return self.builder.op(op_name, *ssa_operands, name=name, **attrs)
+
+    def _operand(self, operand: Any, key: str) -> Any:
+        if isinstance(operand, list):
+            return [self.tensor(v, key) for v in operand]
+        return None if operand is None else self.tensor(operand, key)
+
+    def finish(self, outputs: Sequence[Value], names: Sequence[str]) -> ModuleOp:
+        """End the graph with `ge.netoutput` of `outputs` (named `names`); verify."""
+        values = [
+            self.tensor(value, name) for value, name in zip(outputs, names, strict=True)
+        ]
+        self.builder.output(*values)
+        terminator = self.builder.block.last_op
+        assert terminator is not None
+        terminator.attributes["output_names"] = ArrayAttr(
+            [StringAttr(name) for name in names]
+        )
+        return self.builder.build()
+
+
+def _check_fold_size(
+    op_name: str, arrays: Sequence[np.ndarray], attrs: dict[str, Any]
+) -> None:
+    """ValueError if folding `ge.<op_name>` on `arrays` (its operands, in
+    order) would give a result over the memory budget, as its shape function
+    tells before the kernel runs."""
+    from ge_dialect.shape_inference import SHAPE_FUNCTIONS, infer_shapes
+
+    full_name = f"ge.{op_name}"
+    if full_name not in SHAPE_FUNCTIONS:
+        return
+    results = infer_shapes(
+        full_name, [a.shape for a in arrays], [a.dtype.name for a in arrays], attrs
+    )
+    for index, (shape, dtype) in enumerate(results):
+        if -1 not in shape:
+            nbytes = tensor_bytes(shape, numpy_dtype(dtype).itemsize)
+            if (reason := over_budget(nbytes, f"folded result #{index}")) is not None:
+                raise ValueError(reason)
+
+
+def _fold(op_name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Value:
+    """Run the host kernel of `ge.<op_name>` on import-time arrays."""
+    kernel = HOST_OPS[op_name]
+    defaults = getattr(OPS_BY_NAME[f"ge.{op_name}"], "ATTR_DEFAULTS", {})
+    accepted = kernel_signature(kernel).keywords
+    keywords = {k: v for k, v in {**defaults, **attrs}.items() if k in accepted}
+    result = kernel(*operands, **keywords)
+    if isinstance(result, list | tuple):
+        return [np.asarray(r) for r in result]  # type: ignore[return-value]
+    return np.asarray(result)
+
+
+@dataclass
+class ConverterContext:
+    """One node being converted: its inputs and `op` to emit (framework-neutral).
+
+    Front ends subclass it with the node and its attributes.
+    """
+
+    inputs: list[Value | None]
+    outputs_used: list[bool]
+    emitter: GraphEmitter
+
+    @property
+    def name(self) -> str:
+        """The node's name (the `name` of the ops it becomes)."""
+        raise NotImplementedError
+
+    def input(self, index: int) -> Value:
+        """Required input `index`."""
+        value = self.optional_input(index)
+        if value is None:
+            raise ValueError(f"input #{index} is missing")
+        return value
+
+    def optional_input(self, index: int) -> Value | None:
+        """Input `index`, or None when absent."""
+        return self.inputs[index] if index < len(self.inputs) else None
+
+    def constant(self, index: int, what: str) -> np.ndarray | None:
+        """Optional input `index` that must be known at import time."""
+        value = self.optional_input(index)
+        if value is None or isinstance(value, np.ndarray):
+            return value
+        raise Unsupported(f"with a non-constant {what}")
+
+    def shape(self, index: int) -> tuple[int, ...]:
+        """The shape of input `index`."""
+        return shape_of(self.input(index))
+
+    def rank(self, index: int) -> int:
+        """The rank of input `index`."""
+        return len(self.shape(index))
+
+    def dtype(self, index: int) -> str:
+        """The dtype name of input `index`."""
+        return dtype_name_of(self.input(index))
+
+    def static_shape(self, index: int) -> tuple[int, ...]:
+        """The shape of input `index`, which must have no dynamic dim."""
+        shape = self.shape(index)
+        if -1 in shape:
+            raise Unsupported("on dynamic dims")
+        return shape
+
+    def op(self, op_name: str, *operands: Any, suffix: str | None = None, **attrs: Any):
+        """Emit (or fold) `ge.<op_name>`; helper ops get the name `node/suffix`."""
+        name = self.name if suffix is None else f"{self.name}/{suffix}"
+        return self.emitter.emit(op_name, operands, attrs, name)
+
+    def array(self, values: Any, like: int = 0) -> np.ndarray:
+        """An import-time array with the dtype of input `like`."""
+        return np.asarray(values, dtype=self.dtype(like))
+
+
+def registrar(table: dict[str, Any]) -> Callable[..., Callable[[Any], Any]]:
+    """The `@converts("OpA", "OpB")` decorator that registers into `table`."""
+
+    def converts(*op_types: str) -> Callable[[Any], Any]:
+        def register(fn: Any) -> Any:
+            for op_type in op_types:
+                table[op_type] = fn
+            return fn
+
+        return register
+
+    return converts
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """`axis` in [0, rank) (negative counts from the end); ValueError if out of range.
+
+    A scalar (rank 0) accepts axis 0 and -1.
+    """
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+    return axis % max(rank, 1)
+
+
+def int_list(values: Sequence[int] | np.ndarray) -> list[int]:
+    """Python ints from a sequence or array (any shape, flattened)."""
+    return [int(v) for v in np.asarray(values).reshape(-1)]
+
+
+def same_padding(
+    size: int, kernel: int, stride: int, dilation: int = 1, *, upper: bool = True
+) -> tuple[int, int]:
+    """(begin, end) padding that makes a window op's output `ceil(size / stride)`.
+
+    The odd pixel goes at the end (ONNX SAME_UPPER, TensorFlow SAME) or, with
+    `upper=False`, at the beginning (SAME_LOWER).
+    """
+    out = -(-size // stride)
+    total = max(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - size)
+    return split_padding(total, upper=upper)
+
+
+def split_padding(total: int, *, upper: bool = True) -> tuple[int, int]:
+    """`total` padding as (begin, end), the odd one at the end unless not `upper`."""
+    small, large = total // 2, total - total // 2
+    return (small, large) if upper else (large, small)
