@@ -653,8 +653,17 @@ def compile_model(
     evaluator.nodes = {copies[op]: info for op, info in nodes.items()}
     parts = sink_graph(scheduled, target, cache_key)
     evaluator.parts = {part.call: part for part in parts}
-    # The IR and everything compiled from it live as long as the model: keep
-    # them out of the garbage collector's full passes, which would otherwise
-    # walk them during inferences (a pause of milliseconds per pass).
-    gc.freeze()
     return CompiledModel(scheduled, evaluator, parts)
+
+
+def freeze_for_serving() -> None:
+    """Keep every object alive now out of the garbage collector's passes.
+
+    For a process that compiles its model once and then serves it (`ge-run`):
+    the IR and what was compiled from it live as long as the model, and a
+    full collection pass would walk them during an inference (a pause of
+    milliseconds). Garbage is collected first; what is frozen is never
+    collected again, so a process compiling many models should not call it.
+    """
+    gc.collect()
+    gc.freeze()

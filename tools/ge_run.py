@@ -22,6 +22,18 @@ above `--tolerance` is an error.
 
     ge-run model.om --random-inputs --check --output-dir out/
 
+`--check` first says what it compares (`check: JIT vs reference on N ops`,
+and how many host fallback ops ran through the NumPy kernel library) and
+fails when an op ran in the reference evaluator because the JIT could not
+lower it (the reference would be compared with itself); `--allow-reference`
+compares anyway. `--benchmark N` times N more runs of the same path after
+the first (the warm-up) and prints `benchmark: N runs, median X ms (min,
+max)` last; `--threads T` sets the BLAS thread count. The generated code of
+an offline model is kept on disk (`ge_runtime.jit_cache`, keyed by the
+file's digest), so a second `ge-run` of it neither lowers nor generates code.
+
+    ge-run model.om --random-inputs --benchmark 20 --threads 1 --output-dir out/
+
 Without `--reference`, an `.mlir` file runs through the JIT: a `ge` graph is
 lowered on the fly (`convert-ge-to-loops`), and `--check` compares it with
 the reference evaluator on the same graph; a module already lowered to loops
@@ -496,9 +508,10 @@ def run_scheduled(
     """Run a graph through the scheduler; with `--trace`, print what ran each
     op; with `--check`, what ran on the JIT; with `--benchmark`, time it.
     `cache_key` keeps the generated code on disk for the next run."""
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.scheduler import compile_model, freeze_for_serving
 
     model = compile_model(graph, weights, target=target, cache_key=cache_key)
+    freeze_for_serving()
     outputs = model.run(inputs)
     if args.trace:
         print(f"schedule: {model.describe()}")
