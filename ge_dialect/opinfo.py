@@ -46,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -55,6 +54,7 @@ from xdsl.ir import Operation
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.formats import Format, FormatError, dtype_name, parse_format
+from ge_dialect.input_files import read_json_file
 from ge_dialect.ops import OPS_BY_NAME
 from ge_dialect.traits import Broadcasting, Elementwise, FormatAgnostic
 
@@ -210,14 +210,10 @@ def _registry() -> dict[str, OpInfo]:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text())
+        data = read_json_file(path, "op info file")
     except OSError as error:
         raise GEError(
             f"error: cannot read op info file '{path}': {error.strerror}"
-        ) from None
-    except json.JSONDecodeError as error:
-        raise GEError(
-            f"error: op info file '{path}' is not valid JSON: {error}"
         ) from None
     if not isinstance(data, dict):
         raise GEError(f"error: op info file '{path}' must hold a JSON object")

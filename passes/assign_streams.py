@@ -55,9 +55,9 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorT
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from ge_dialect.diagnostics import GEError
 from ge_dialect.ops import GEOperation, GraphOp
 from ge_dialect.traits import ViewOp
+from passes.options import check_range_option
 from passes.plan_memory import sunk_view, unsunk_reason
 from passes.stream_planning import (
     EVENT_COUNT_ATTRIBUTE,
@@ -199,6 +199,10 @@ def assign_sunk_graph(graph: GraphOp, max_streams: int) -> StreamAssignment | No
     return assignment
 
 
+MAX_STREAMS = 1024
+"""The most streams `max-streams` may ask for."""
+
+
 @dataclass(frozen=True)
 class AssignStreamsPass(ModulePass):
     """Put independent ops of each sunk graph on separate streams, with events."""
@@ -206,14 +210,13 @@ class AssignStreamsPass(ModulePass):
     name = "assign-streams"
 
     max_streams: int = 2
-    """The most streams a graph may use (1: sequential, the block order)."""
+    """The most streams a graph may use (1: sequential, the block order), at
+    most `MAX_STREAMS`."""
+
+    def __post_init__(self) -> None:
+        check_range_option(self, "max_streams", self.max_streams, 1, MAX_STREAMS)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.max_streams < 1:
-            raise GEError(
-                f"error: assign-streams: max-streams must be at least 1, "
-                f"got {self.max_streams}"
-            )
         for graph in op.ops:
             if isinstance(graph, GraphOp):
                 assign_sunk_graph(graph, self.max_streams)

@@ -69,13 +69,14 @@ from passes.memory_planning import (
     OFFSET_ATTRIBUTE,
     PINNED_OPS,
     REPORT_ATTRIBUTE,
+    STRATEGIES,
     Buffer,
     MemoryReport,
     align,
-    check_strategy,
     plan_buffers,
     value_bytes,
 )
+from passes.options import check_choice_option
 from passes.outlining import inline_partitioned_calls
 from passes.stream_planning import StreamOrder, stream_order
 
@@ -268,8 +269,10 @@ class PlanMemoryPass(ModulePass):
     in_place: bool = True
     """Let elementwise results overwrite an operand that dies at their op."""
 
+    def __post_init__(self) -> None:
+        check_choice_option(self, "strategy", self.strategy, STRATEGIES)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        check_strategy(self.strategy)
         target = enclosing_target(op)
         for graph in op.ops:
             if isinstance(graph, GraphOp):

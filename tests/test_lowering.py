@@ -791,5 +791,3 @@ def test_light_model_through_pipeline_and_jit_matches_onnxruntime(name):
 
 
 # -- completeness ---------------------------------------------------------------
-
-

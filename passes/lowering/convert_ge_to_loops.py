@@ -77,6 +77,7 @@ from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
 from passes.lowering.table import lowering_for, unlowered_reason
 from passes.memory_planning import check_graph_plan, read_plan
+from passes.options import check_target_option
 
 INPUT_ATTR = "ge.input"
 WEIGHT_ATTR = "ge.weight"
@@ -294,6 +295,9 @@ class ConvertGeToLoopsPass(ModulePass):
 
     target: str | None = None
     """Target (SoC) whose C0 table the storage layouts use; default: the seed rule."""
+
+    def __post_init__(self) -> None:
+        check_target_option(self, "target", self.target)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
