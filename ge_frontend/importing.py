@@ -44,6 +44,7 @@ from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.formats import Format
 from ge_dialect.limits import INT64_MAX, over_budget, tensor_bytes
 from ge_dialect.ops import OPS_BY_NAME
+from ge_dialect.shape_inference import has_shape_function, infer_shapes
 
 Value = SSAValue | np.ndarray
 """An imported value: computed at run time, or known at import time."""
@@ -305,10 +306,8 @@ def _check_fold_size(
     """ValueError if folding `ge.<op_name>` on `arrays` (its operands, in
     order) would give a result over the memory budget, as its shape function
     tells before the kernel runs."""
-    from ge_dialect.shape_inference import SHAPE_FUNCTIONS, infer_shapes
-
     full_name = f"ge.{op_name}"
-    if full_name not in SHAPE_FUNCTIONS:
+    if not has_shape_function(full_name):
         return
     results = infer_shapes(
         full_name, [a.shape for a in arrays], [a.dtype.name for a in arrays], attrs
