@@ -12,6 +12,7 @@ from xdsl.utils.exceptions import VerifyException
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, transfer_shape
+from ge_dialect.limits import LimitError, checked_product
 
 
 def shape_of(tensor: TensorType) -> tuple[int, ...]:
@@ -68,8 +69,19 @@ def storage_shape_of(tensor: TensorType, target: str | None = None) -> tuple[int
     )
 
 
+def check_dims(tensor: TensorType) -> None:
+    """Raise VerifyException unless each dim is `?` or in int64 and the element
+    count fits int64 too (what every shape computation assumes)."""
+    static = [d for d in tensor.get_shape() if d != DYNAMIC_INDEX]
+    try:
+        checked_product(static, "shape")
+    except LimitError as error:
+        raise VerifyException(str(error)) from None
+
+
 def check_tensor_type(tensor: TensorType) -> None:
-    """Raise VerifyException if the tensor's encoding is not a valid layout for it."""
+    """Raise VerifyException if the tensor's dims or encoding are not valid."""
+    check_dims(tensor)
     encoding = tensor.encoding
     if isinstance(encoding, NoneAttr):
         return

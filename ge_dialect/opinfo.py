@@ -44,7 +44,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -53,6 +52,7 @@ from xdsl.ir import Operation
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.formats import Format, FormatError, dtype_name, parse_format
+from ge_dialect.input_files import read_json_file
 
 ORIGIN = "origin"
 """The format token meaning "the tensor's own origin format"."""
@@ -167,14 +167,10 @@ def _registry() -> dict[str, OpInfo]:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text())
+        data = read_json_file(path, "op info file")
     except OSError as error:
         raise GEError(
             f"error: cannot read op info file '{path}': {error.strerror}"
-        ) from None
-    except json.JSONDecodeError as error:
-        raise GEError(
-            f"error: op info file '{path}' is not valid JSON: {error}"
         ) from None
     if not isinstance(data, dict):
         raise GEError(f"error: op info file '{path}' must hold a JSON object")

@@ -58,6 +58,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import ExternalDataAttr, FormatAttr, LayoutAttr
+from ge_dialect.dataflow import check_block_order
 from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, layout_of, shape_of, storage_shape_of
 
@@ -247,6 +248,7 @@ def _verify_graph_body(op: Operation, region: Any) -> None:
         )
     if not isinstance(block.last_op, NetOutputOp):
         raise VerifyException("graph region must end with 'ge.netoutput'")
+    check_block_order(block)
 
 
 @irdl_op_definition
@@ -280,6 +282,8 @@ class DataOp(GEOperation):
         if isinstance(parent, GraphOp):
             if self.index is None:
                 raise VerifyException("graph input needs an 'index' attribute")
+            if self.index.value.data < 0:
+                raise VerifyException(f"index must be >= 0, got {self.index_value}")
             return
         if parent is None:
             return
@@ -380,6 +384,17 @@ class NetOutputOp(GEOperation):
             raise VerifyException(
                 f"'storage_formats' has {len(self.storage_formats)} entries for "
                 f"{len(self.outputs)} outputs"
+            )
+        names = self.attributes.get("output_names")
+        if names is None:
+            return
+        if not isinstance(names, ArrayAttr) or not all(
+            isinstance(name, StringAttr) for name in names.data
+        ):
+            raise VerifyException("'output_names' must be an array of strings")
+        if len(names) > len(self.outputs):  # fewer: the rest are unnamed
+            raise VerifyException(
+                f"'output_names' has {len(names)} names for {len(self.outputs)} outputs"
             )
 
 

@@ -28,6 +28,7 @@ from xdsl.ir import SSAValue
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.dtypes import element_type
+from ge_dialect.limits import over_budget, tensor_bytes
 from ge_dialect.ops import IfOp, broadcast_shapes
 from ge_frontend.importing import (
     Unsupported,
@@ -282,12 +283,29 @@ def _window_pads(
     return begins + ends
 
 
+def _kernel_shape(ctx: NodeContext, weight: Value) -> list[int]:
+    """The spatial dims of a convolution's weight; a `kernel_shape`
+    attribute must agree with them."""
+    spatial = list(shape_of(weight)[2:])
+    kernel = ctx.attr("kernel_shape")
+    if kernel is None:
+        return spatial
+    if len(kernel) != len(spatial) or any(
+        -1 not in (k, w) and k != w for k, w in zip(kernel, spatial, strict=False)
+    ):
+        raise ValueError(
+            f"kernel_shape {list(kernel)} contradicts the weight's spatial dims "
+            f"{spatial}"
+        )
+    return [w if w != -1 else k for k, w in zip(kernel, spatial, strict=True)]
+
+
 @converts("Conv")
 def convert_conv(ctx: NodeContext) -> list[Value]:
     x, lifted = _window_input(ctx)
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
-    kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
+    kernel = _kernel_shape(ctx, weight)
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
     pads = _window_pads(ctx, kernel, strides, dilations)
@@ -355,7 +373,7 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
     x, lifted = _window_input(ctx)
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
-    kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
+    kernel = _kernel_shape(ctx, weight)
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
     pads, output_padding = _conv_transpose_geometry(ctx, kernel, strides, dilations)
@@ -774,7 +792,11 @@ def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
     if shape is None:
         raise ValueError("input 'shape' is missing")
     value = ctx.attr("value", np.zeros(1, np.float32))
-    return [np.broadcast_to(value.reshape(()), tuple(int_list(shape)))]
+    dims = int_list(shape)
+    reason = over_budget(tensor_bytes(dims, value.itemsize), "the result")
+    if reason is not None:
+        raise ValueError(reason)
+    return [np.broadcast_to(value.reshape(()), tuple(dims))]
 
 
 @converts("Shape")

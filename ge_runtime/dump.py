@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from ge_dialect.diagnostics import GEError
+from ge_dialect.input_files import confined_path, read_json_file
 from ge_runtime.npy import load_npy, save_npy
 from ge_runtime.reference import ValueLayout
 
@@ -185,22 +186,35 @@ def load_dump(directory: str | os.PathLike[str]) -> Dump:
     path = root / MANIFEST
     if not path.is_file():
         raise GEError(f"error: '{directory}' is not a dump (no {MANIFEST})")
-    try:
-        data = json.loads(path.read_text())
-        if data.get("version") != DUMP_VERSION:
-            raise ValueError(f"version {data.get('version')!r}")
-        entries = tuple(
-            DumpEntry(
-                str(e["name"]),
-                str(e["op"]),
-                tuple(root / str(o["file"]) for o in e["outputs"]),
-            )
-            for e in data["entries"]
+    label = str(path)
+    data = read_json_file(path, "dump manifest")
+
+    def fail(message: str) -> GEError:
+        return GEError(f"{label}: error: not a dump manifest: {message}")
+
+    if not isinstance(data, dict) or data.get("version") != DUMP_VERSION:
+        version = data.get("version") if isinstance(data, dict) else None
+        raise fail(f"version {version!r}, expected {DUMP_VERSION}")
+    source, listed = data.get("source", ""), data.get("entries")
+    if not isinstance(source, str) or not isinstance(listed, list):
+        raise fail("'source' must be a string and 'entries' a list")
+    entries = []
+    for number, entry in enumerate(listed):
+        where = f"entries[{number}]"
+        if not isinstance(entry, dict) or not all(
+            isinstance(entry.get(key), str) for key in ("name", "op")
+        ):
+            raise fail(f"{where} needs string fields 'name' and 'op'")
+        outputs = entry.get("outputs")
+        if not isinstance(outputs, list) or not all(
+            isinstance(o, dict) and isinstance(o.get("file"), str) for o in outputs
+        ):
+            raise fail(f"{where}.outputs must be a list of {{'file': NAME}}")
+        files = tuple(
+            confined_path(root, o["file"], f"{where} file", label) for o in outputs
         )
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        message = " ".join(str(error).split())
-        raise GEError(f"error: '{path}' is not a dump manifest: {message}") from None
-    return Dump(root, str(data.get("source", "")), entries)
+        entries.append(DumpEntry(entry["name"], entry["op"], files))
+    return Dump(root, source, tuple(entries))
 
 
 # ---------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.limits import check_claimed_memory, over_budget
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, VariableOp
 from ge_runtime.adapters import expected_dtype
 from ge_runtime.dump import INPUT_OP, DumpWriter
@@ -140,6 +141,7 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.graph = runnable_graph(self.graph)
+        check_claimed_memory(self.graph)
         planned = read_plan(self.graph)
         if planned is not None:
             check_graph_plan(self.graph, self.target)  # a stale plan is an error
@@ -147,6 +149,8 @@ class Runtime:
             plan = plan_graph(self.graph, self.target)
             planned = plan.arena_size, plan.offsets
         self.arena_size, self.offsets = planned
+        if (reason := over_budget(self.arena_size, "the memory arena")) is not None:
+            raise error_at(self.graph, reason)
         self.steps = [self._step(op, label) for op, label in self._labelled_ops()]
         self._check_selection()
         self.pinned = {

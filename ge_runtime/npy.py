@@ -31,6 +31,9 @@ from typing import BinaryIO
 import ml_dtypes
 import numpy as np
 
+from ge_dialect.input_files import check_input_file
+from ge_dialect.limits import LimitError, checked_product, over_budget
+
 NPY_MAGIC = b"\x93NUMPY"
 HEADER_LENGTH = {1: "<H", 2: "<I", 3: "<I"}
 """Header-length field of each `.npy` format major version."""
@@ -79,16 +82,22 @@ def save_npy(path: str | os.PathLike[str], array: np.ndarray) -> None:
 
 
 def load_npy(path: str | os.PathLike[str]) -> np.ndarray:
-    """The array of the `.npy` file `path` (see `read_npy`)."""
+    """The array of the `.npy` file `path` (see `read_npy`); only a regular
+    file within the memory budget is read."""
+    size = check_input_file(path, "array file")
     with open(path, "rb") as stream:
-        return read_npy(stream)
+        return read_npy(stream, size)
 
 
-def read_npy(stream: BinaryIO) -> np.ndarray:
+def read_npy(stream: BinaryIO, available: int | None = None) -> np.ndarray:
     """Read one `.npy` array (named ml_dtypes types, `<f1` as raw bytes).
 
-    Object arrays are refused (nothing is unpickled); errors are `NpyError`.
+    Object arrays are refused (nothing is unpickled). The header's claim is
+    checked before the data is read: within the memory budget, and no more
+    than the `available` bytes the stream holds (by default, what is left of
+    a seekable stream). Errors are `NpyError`.
     """
+    start = stream.tell() if available is not None else 0
     if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
         raise NpyError("not a .npy file")
     version = stream.read(2)
@@ -110,14 +119,34 @@ def read_npy(stream: BinaryIO) -> np.ndarray:
     except (SyntaxError, ValueError, KeyError, TypeError) as error:
         raise NpyError(f"bad header ({error})") from None
     dtype = _descr_dtype(descr)
-    count = int(np.prod(shape, dtype=np.int64))
-    data = stream.read(count * dtype.itemsize)
-    if len(data) != count * dtype.itemsize:
-        raise NpyError(
-            f"truncated data ({len(data)} bytes, {count * dtype.itemsize} expected)"
-        )
+    try:
+        count = checked_product(shape, "array shape")
+    except LimitError as error:
+        raise NpyError(str(error)) from None
+    nbytes = count * dtype.itemsize
+    if (reason := over_budget(nbytes, f"array {dtype}{list(shape)}")) is not None:
+        raise NpyError(reason)
+    left = _bytes_left(stream, available, start)
+    if left is not None and left < nbytes:
+        raise NpyError(f"truncated data ({left} bytes, {nbytes} expected)")
+    data = stream.read(nbytes)
+    if len(data) != nbytes:
+        raise NpyError(f"truncated data ({len(data)} bytes, {nbytes} expected)")
     flat = np.frombuffer(data, dtype=dtype, count=count)
     return flat.reshape(shape, order="F" if fortran else "C").copy()
+
+
+def _bytes_left(stream: BinaryIO, available: int | None, start: int) -> int | None:
+    """How many bytes the stream holds after its position (None: unknown)."""
+    if available is not None:
+        return available - (stream.tell() - start)
+    try:
+        here = stream.tell()
+        end = stream.seek(0, os.SEEK_END)
+        stream.seek(here)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return end - here
 
 
 def _descr_dtype(descr: object) -> np.dtype:
@@ -129,6 +158,8 @@ def _descr_dtype(descr: object) -> np.dtype:
         raise NpyError(f"unknown dtype {descr!r} ({error})") from None
     if dtype.hasobject:
         raise NpyError("object arrays are not allowed")
+    if dtype.fields:
+        raise NpyError(f"structured arrays ({descr!r}) are not allowed")
     return dtype
 
 
@@ -157,12 +188,27 @@ def read_npz(source: BinaryIO | str | os.PathLike[str]) -> dict[str, np.ndarray]
 
     Errors (not a zip archive, a bad member) are `NpyError`.
     """
+    if isinstance(source, str | os.PathLike):
+        check_input_file(source, "weights file")
     try:
         with zipfile.ZipFile(source) as archive:
             arrays = {}
-            for name in archive.namelist():
-                with archive.open(name) as member:
-                    arrays[name.removesuffix(".npy")] = read_npy(member)
+            for info in archive.infolist():
+                if not info.filename.endswith(".npy"):
+                    raise NpyError(f"member '{info.filename}' is not a .npy array")
+                what = f"member '{info.filename}'"
+                if (reason := over_budget(info.file_size, what)) is not None:
+                    raise NpyError(reason)
+                with archive.open(info) as member:
+                    try:
+                        array = read_npy(member, info.file_size)
+                    except NpyError as error:
+                        raise NpyError(f"{what}: {error}") from None
+                arrays[info.filename.removesuffix(".npy")] = array
             return arrays
-    except (zipfile.BadZipFile, EOFError) as error:
-        raise NpyError(" ".join(str(error).split())) from None
+    except (zipfile.BadZipFile, EOFError, OSError) as error:
+        raise NpyError(f"not a .npz archive ({_one_line(error)})") from None
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__

@@ -53,7 +53,9 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, from_storage, to_storage
+from ge_dialect.input_files import confined_path
 from ge_dialect.layout import layout_of, reshape_type_of, shape_of, storage_shape_of
+from ge_dialect.limits import check_claimed_memory
 from ge_dialect.ops import (
     CaseOp,
     ConstOp,
@@ -253,14 +255,19 @@ def bind_inputs(
 def load_weights(module: ModuleOp, mlir_path: str | os.PathLike[str]) -> Weights:
     """The weights named by the module's `ge.weights` attribute (none: empty).
 
-    The `.npz` path is relative to the directory of `mlir_path`.
+    The `.npz` path is relative to the directory of `mlir_path` and must stay
+    inside it (the attribute comes from the file, not from the user).
     """
     attr = module.attributes.get(WEIGHTS_ATTRIBUTE)
     if attr is None:
         return {}
+    where = os.fspath(mlir_path)
     if not isinstance(attr, StringAttr):
-        raise GEError(f"error: module attribute '{WEIGHTS_ATTRIBUTE}' must be a string")
-    return load_npz(Path(mlir_path).parent / attr.data)
+        raise GEError(
+            f"{where}: error: module attribute '{WEIGHTS_ATTRIBUTE}' must be a string"
+        )
+    path = confined_path(Path(where).parent, attr.data, WEIGHTS_ATTRIBUTE, where)
+    return load_npz(path)
 
 
 def find_graph(module_or_graph: ModuleOp | GraphOp, name: str | None = None) -> GraphOp:
@@ -473,6 +480,7 @@ def evaluate(
     come back in their storage layout. Errors are one-line `GEError`s.
     """
     graph_op = find_graph(module_or_graph, graph)
+    check_claimed_memory(graph_op)
     if isinstance(weights, str | os.PathLike):
         weights = load_npz(weights)
     evaluator = ReferenceEvaluator(weights or {}, target, max_iterations)
@@ -486,6 +494,6 @@ def load_npz(path: str | os.PathLike[str]) -> Weights:
     """All arrays of an `.npz` file, as a one-line GEError if unreadable."""
     try:
         return read_npz(path)
-    except (OSError, NpyError) as error:
-        message = " ".join(str(error).split())
-        raise GEError(f"error: cannot read weights '{path}': {message}") from None
+    except NpyError as error:
+        label = os.fspath(path)
+        raise GEError(f"{label}: error: cannot read weights: {error}") from None

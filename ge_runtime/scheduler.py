@@ -56,8 +56,14 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.diagnostics import GEError, error_at, verify_module
-from ge_dialect.dtypes import element_type
+from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.limits import (
+    LimitError,
+    check_claimed_memory,
+    over_budget,
+    tensor_bytes,
+)
 from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
 from ge_dialect.shape_inference import SHAPE_FUNCTIONS, ShapeError, infer_shapes
 from ge_runtime.adapters import call_host_op, check_results
@@ -518,10 +524,19 @@ class ScheduledEvaluator(ReferenceEvaluator):
         shapes = [held.shape for held in operands]
         dtypes = [held.layout.dtype for held in operands]
         try:
-            return infer_shapes(op.name, shapes, dtypes, shape_function_attributes(op))
-        except ShapeError as error:
+            inferred = infer_shapes(
+                op.name, shapes, dtypes, shape_function_attributes(op)
+            )
+            for index, (shape, dtype) in enumerate(inferred):
+                if -1 in shape:  # data-dependent: the kernel says
+                    continue
+                nbytes = tensor_bytes(shape, numpy_dtype(dtype).itemsize)
+                if (reason := over_budget(nbytes, f"result #{index}")) is not None:
+                    raise ShapeError(reason)
+        except (ShapeError, LimitError) as error:
             shown = ", ".join(str(list(s)) for s in shapes)
             raise error_at(op, f"at run time, on shapes {shown}: {error}") from None
+        return inferred
 
     def _record(
         self,
@@ -626,6 +641,7 @@ def compile_model(
     the sunk parts' generated code is kept on disk for the next process.
     """
     source = find_graph(module_or_graph, graph)
+    check_claimed_memory(source)
     nodes = describe_nodes(source)
     evaluator = ScheduledEvaluator(weights or {}, target, kernels=KernelCache(target))
     if has_dynamic_dims(source):

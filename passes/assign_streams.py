@@ -55,7 +55,6 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorT
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from ge_dialect.diagnostics import GEError
 from ge_dialect.ops import GraphOp, attribute_value
 from ge_runtime.memory import VIEW_OPS
 from ge_runtime.streams import (
@@ -68,6 +67,7 @@ from ge_runtime.streams import (
     scheduled_ops,
     without_streams,
 )
+from passes.options import check_range_option
 from passes.plan_memory import sunk_view, unsunk_reason
 
 LAUNCH_US = 20.0
@@ -228,6 +228,10 @@ def assign_sunk_graph(graph: GraphOp, max_streams: int) -> StreamAssignment | No
     return assignment
 
 
+MAX_STREAMS = 1024
+"""The most streams `max-streams` may ask for."""
+
+
 @dataclass(frozen=True)
 class AssignStreamsPass(ModulePass):
     """Put independent ops of each sunk graph on separate streams, with events."""
@@ -235,14 +239,13 @@ class AssignStreamsPass(ModulePass):
     name = "assign-streams"
 
     max_streams: int = 2
-    """The most streams a graph may use (1: sequential, the block order)."""
+    """The most streams a graph may use (1: sequential, the block order), at
+    most `MAX_STREAMS`."""
+
+    def __post_init__(self) -> None:
+        check_range_option(self, "max_streams", self.max_streams, 1, MAX_STREAMS)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.max_streams < 1:
-            raise GEError(
-                f"error: assign-streams: max-streams must be at least 1, "
-                f"got {self.max_streams}"
-            )
         for graph in op.ops:
             if isinstance(graph, GraphOp):
                 assign_sunk_graph(graph, self.max_streams)

@@ -77,6 +77,7 @@ from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
 from passes.lowering.table import LOWERINGS
+from passes.options import check_target_option
 
 INPUT_ATTR = "ge.input"
 WEIGHT_ATTR = "ge.weight"
@@ -292,6 +293,9 @@ class ConvertGeToLoopsPass(ModulePass):
 
     target: str | None = None
     """Target (SoC) whose C0 table the storage layouts use; default: the seed rule."""
+
+    def __post_init__(self) -> None:
+        check_target_option(self, "target", self.target)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(

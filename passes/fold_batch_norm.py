@@ -67,7 +67,8 @@ from passes.fold_constants import (
     is_external,
     make_constant,
 )
-from passes.fuse_ops import enabled_rules
+from passes.fuse_ops import enabled_rules, fusion_rules
+from passes.options import check_choice_option
 from passes.partition_engines import node_label
 
 LOG = logging.getLogger(__name__)
@@ -332,6 +333,10 @@ class FoldBatchNormPass(ModulePass):
 
     disable: tuple[str, ...] = ()
     """Fusion rules to switch off (`ConvBatchNormFold`, `MatMulBatchNormFold`)."""
+
+    def __post_init__(self) -> None:
+        for rule in self.disable:
+            check_choice_option(self, "disable", rule, fusion_rules())
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [

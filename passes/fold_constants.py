@@ -45,6 +45,7 @@ from xdsl.pattern_rewriter import (
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError
+from ge_dialect.limits import LimitError, over_budget, static_bytes
 from ge_dialect.ops import (
     ConstOp,
     DataOp,
@@ -88,12 +89,23 @@ def constant_value(value: SSAValue) -> np.ndarray:
         raise Unavailable(f"not a constant (from {producer})")
     tensor = op.output.type
     assert isinstance(tensor, TensorType)
+    _check_budget(tensor, "the constant")
     target = enclosing_target(op)
     if isinstance(op.value, ExternalDataAttr):
         stored = _external(op, tensor, target)
     else:
         stored = dense_to_numpy(op.value)
     return origin_array(stored, tensor, target)
+
+
+def _check_budget(tensor: Attribute, what: str) -> None:
+    """`Unavailable` if a value of type `tensor` is over the memory budget."""
+    try:
+        nbytes = static_bytes(tensor)
+    except LimitError as error:
+        raise Unavailable(str(error)) from None
+    if nbytes is not None and (reason := over_budget(nbytes, what)) is not None:
+        raise Unavailable(reason)
 
 
 def _external(op: ConstOp, tensor: TensorType, target: str | None) -> np.ndarray:
@@ -182,6 +194,8 @@ class FoldConstantOp(RewritePattern):
             return
         label = node_label(op)
         try:
+            for result in op.results:
+                _check_budget(result.type, f"result #{result.index}")
             results = host_results(op, [constant_value(v) for v in op.operands])
         except (Unavailable, GEError) as reason:
             self.skipped.add(op)

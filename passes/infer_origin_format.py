@@ -83,10 +83,8 @@ from ge_dialect.format_rules import (
     refresh_rule,
 )
 from ge_dialect.formats import (
-    INTERNAL_FORMATS,
     ORIGIN_FORMATS,
     Format,
-    FormatError,
     parse_format,
 )
 from ge_dialect.layout import check_rank_fits, layout_of
@@ -99,6 +97,7 @@ from ge_dialect.ops import (
     WhileOp,
 )
 from ge_dialect.shape_inference import OPERAND_FORMAT_ATTRIBUTES
+from passes.options import check_data_format_option
 
 Cell = tuple[Operation, bool, int]
 """One end of an edge: (op, is_result, index) — GE's tensor descriptor."""
@@ -111,24 +110,18 @@ class InferOriginFormatPass(ModulePass):
     name = "infer-origin-format"
 
     data_format: str = "ND"
-    """Format for `ge.data` of rank >= 4 that stay ND (GE's input format)."""
+    """Format for `ge.data` of rank >= 4 that stay ND (GE's input format): ND
+    (none) or an origin format."""
+
+    def __post_init__(self) -> None:
+        check_data_format_option(self, "data_format", self.data_format)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        fallback = _fallback_format(self.data_format)
+        fmt = parse_format(self.data_format)
+        fallback = None if fmt is Format.ND else fmt
         for graph in op.ops:
             if isinstance(graph, GraphOp):
                 FormatRefiner(graph).run(fallback)
-
-
-def _fallback_format(name: str) -> Format | None:
-    """The Data fallback format, or None when the option asks for nothing."""
-    try:
-        fmt = parse_format(name)
-    except FormatError as error:
-        raise GEError(f"error: infer-origin-format: data-format: {error}") from None
-    if fmt in (Format.ND, Format.RESERVED) or fmt in INTERNAL_FORMATS:
-        return None
-    return fmt
 
 
 # ---------------------------------------------------------------------------

@@ -70,14 +70,15 @@ from ge_runtime.memory import (
     OFFSET_ATTRIBUTE,
     PINNED_OPS,
     REPORT_ATTRIBUTE,
+    STRATEGIES,
     VIEW_OPS,
     Buffer,
     MemoryReport,
     align,
-    check_strategy,
     plan_buffers,
     value_bytes,
 )
+from passes.options import check_choice_option
 
 if TYPE_CHECKING:
     from ge_runtime.streams import StreamOrder
@@ -275,8 +276,10 @@ class PlanMemoryPass(ModulePass):
     in_place: bool = True
     """Let elementwise results overwrite an operand that dies at their op."""
 
+    def __post_init__(self) -> None:
+        check_choice_option(self, "strategy", self.strategy, STRATEGIES)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        check_strategy(self.strategy)
         target = enclosing_target(op)
         for graph in op.ops:
             if isinstance(graph, GraphOp):

@@ -66,7 +66,6 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
-from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import (
     INTERNAL_FORMATS,
@@ -99,6 +98,7 @@ from passes.insert_transdata import (
     retyped,
     set_required_layouts,
 )
+from passes.options import check_target_option
 from passes.refine_running_format import HEAVY_ATTR
 
 STRUCTURAL_OPS = (
@@ -442,12 +442,12 @@ class SelectStorageFormatPass(ModulePass):
     target: str | None = None
     """Target (SoC) whose C0 the layouts use; recorded as module attribute ge.target."""
 
+    def __post_init__(self) -> None:
+        check_target_option(self, "target", self.target)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.target is not None:
-            try:
-                name = get_target(self.target).name
-            except FormatError as error:
-                raise GEError(f"error: select-storage-format: {error}") from None
+            name = get_target(self.target).name
             op.attributes[TARGET_ATTRIBUTE] = StringAttr(name)
         policy = FormatPolicy(module_target(op))
         for block in list(graph_blocks(op)):

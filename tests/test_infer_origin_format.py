@@ -330,7 +330,7 @@ def test_conflicting_anchors_do_not_raise():
 
 
 def test_unknown_data_format_option_is_a_one_line_error():
-    with pytest.raises(GEError, match="data-format: unknown format 'NCWH'"):
+    with pytest.raises(GEError, match="option 'data-format': unknown format 'NCWH'"):
         run(parse(chunks(LIT_DIR / "data_fallback.mlir")[0]), "NCWH")
 
 

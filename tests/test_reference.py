@@ -1017,7 +1017,7 @@ def test_ge_run_random_inputs_are_seeded(tmp_path: Path):
         (None, "input #0 ('x') is missing"),
         ("y=GOOD", "graph 'main' has no input 'y'"),
         ("x=BAD_SHAPE", "has shape [3, 2], the graph expects [2, 3]"),
-        ("x=MODEL", "is not a .npy file"),
+        ("x=MODEL", "relu.mlir: error: cannot read the array: not a .npy file"),
         ("x", "--input 'x' must be NAME=FILE.npy"),
     ],
 )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ge_dialect.diagnostics import GEError
+from ge_dialect.limits import BUDGET_FLAG, DEFAULT_MEMORY_BUDGET, human_size, parse_size
 
 LOG_LEVELS = {
     "debug": logging.DEBUG,
@@ -60,6 +61,13 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
     except (OSError, UnicodeDecodeError) as error:
         print(f"{tool}: error: {_describe_os_error(error)}", file=sys.stderr)
         return 1
+    except MemoryError:
+        print(
+            f"{tool}: error: out of memory: the input asks for more than this "
+            f"process can allocate (its {BUDGET_FLAG} is set above what is free)",
+            file=sys.stderr,
+        )
+        return 1
     except KeyboardInterrupt:
         print(f"{tool}: error: interrupted", file=sys.stderr)
         return 1
@@ -93,6 +101,26 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Make `parser` report bad flags as one-line GEErrors."""
     parser.error = raise_usage_error  # type: ignore[method-assign]
     return parser
+
+
+def size_argument(text: str) -> int:
+    """argparse type of a byte size (`4G`, `512M`, `1000000`)."""
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_memory_budget_flag(parser: argparse.ArgumentParser) -> None:
+    """`--memory-budget SIZE`: the most one tensor or input file may take."""
+    parser.add_argument(
+        BUDGET_FLAG,
+        type=size_argument,
+        default=DEFAULT_MEMORY_BUDGET,
+        metavar="SIZE",
+        help="the most bytes one tensor or input file may take, checked before "
+        f"it is allocated (default {human_size(DEFAULT_MEMORY_BUDGET)}; e.g. 16G)",
+    )
 
 
 def load_plugins(argv: Sequence[str]) -> None:

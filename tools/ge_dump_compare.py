@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
+from ge_dialect.limits import budget_of
 from ge_runtime.dump import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
@@ -27,7 +28,7 @@ from ge_runtime.dump import (
     load_dump,
     onnx_dump,
 )
-from tools.common import one_line_errors, run_tool
+from tools.common import add_memory_budget_flag, one_line_errors, run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--all", action="store_true", help="compare and print every output"
     )
+    add_memory_budget_flag(parser)
     return one_line_errors(parser)
 
 
@@ -62,6 +64,12 @@ def reference_dump(ours: Dump, reference: str, scratch: Path) -> Dump:
 def run(argv: Sequence[str] | None) -> None:
     """Compare two dumps; GEError naming the first diverging op."""
     args = build_parser().parse_args(argv)
+    with budget_of(args.memory_budget):
+        compare(args)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Compare the dumps the command line names; print the verdict."""
     ours = load_dump(args.ours)
     with tempfile.TemporaryDirectory() as scratch:
         reference = reference_dump(ours, args.reference, Path(scratch))

@@ -83,9 +83,17 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.input_files import read_input_bytes
+from ge_dialect.limits import (
+    budget_of,
+    check_claimed_memory,
+    over_budget,
+    tensor_bytes,
+)
 from ge_dialect.ops import GraphOp
-from ge_runtime.npy import NpyError, npy_bytes, read_npy, typed_like
+from ge_runtime.npy import NpyError, npy_bytes, typed_like
+from ge_runtime.npy import load_npy as load_npy_file
 from ge_runtime.reference import (
     InputKey,
     InputSpec,
@@ -96,12 +104,15 @@ from ge_runtime.reference import (
     output_names,
     value_layout,
 )
-from tools.common import one_line_errors, run_tool, write_atomically
+from tools.common import (
+    add_memory_budget_flag,
+    one_line_errors,
+    run_tool,
+    write_atomically,
+)
 
 if TYPE_CHECKING:
     from ge_runtime.scheduler import CompiledModel
-
-NPY_MAGIC = b"\x93NUMPY"
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 
@@ -248,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="measure the kernels again (even those with a record)",
     )
+    add_memory_budget_flag(parser)
     return one_line_errors(parser)
 
 
@@ -274,8 +286,9 @@ def load_module(path: str) -> ModuleOp:
 
 def read_mlir(path: str) -> str:
     """The text of an `.mlir` file, as a one-line GEError if it is not text."""
+    data = read_input_bytes(path, "graph")
     try:
-        return Path(path).read_text()
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise GEError(
             f"{path}: error: not MLIR text (nor an offline model, {OM_SUFFIX})"
@@ -303,14 +316,10 @@ def load_npy(path: str) -> np.ndarray:
     the file names them, as raw bytes when `np.save` wrote them (`typed_inputs`
     gives those their input's dtype).
     """
-    with open(path, "rb") as stream:
-        if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
-            raise GEError(f"error: '{path}' is not a .npy file")
-        stream.seek(0)
-        try:
-            return read_npy(stream)
-        except NpyError as error:
-            raise GEError(f"error: cannot read '{path}' as .npy: {error}") from None
+    try:
+        return load_npy_file(path)
+    except NpyError as error:
+        raise GEError(f"{path}: error: cannot read the array: {error}") from None
 
 
 def graph_inputs(
@@ -345,6 +354,9 @@ def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
             f"error: input {spec.label} has unknown dims {list(spec.shape)}; "
             "give it with --input"
         )
+    nbytes = tensor_bytes(spec.shape, spec.dtype.itemsize)
+    if (reason := over_budget(nbytes, f"random input {spec.label}")) is not None:
+        raise error_at(spec.op, reason)
     if spec.dtype == np.bool_:
         return rng.integers(0, 2, spec.shape).astype(np.bool_)
     if spec.dtype.kind in "iu":
@@ -593,6 +605,7 @@ def run_loop_module(
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
     from ge_runtime.jit import JITError, compile_module, numpy_dtype
 
+    check_claimed_memory(module)
     try:
         compiled = compile_module(module, args.graph)
         given = parse_input_flags(args.input)
@@ -616,7 +629,18 @@ def run_loop_module(
                 raise GEError(
                     f"error: argument #{position} of @{compiled.name} is missing"
                 )
-        results = list(compiled(*arguments))
+        weights_at = {
+            position: array
+            for position, (attrs, array) in enumerate(
+                zip(compiled.arg_attrs, arguments, strict=True)
+            )
+            if "ge.weight" in attrs
+        }
+        bound = compiled.bind(weights_at)  # weights packed once, as for a graph
+        free = [a for i, a in enumerate(arguments) if i not in weights_at]
+        results = list(bound(*free))
+        if args.benchmark:
+            args.benchmark_line = benchmark(lambda: bound(*free), args.benchmark)
         return Outputs(results, [None] * len(results))
     except JITError as error:
         raise GEError(f"error: {error}") from None
@@ -718,6 +742,8 @@ MODES: dict[str, Mode] = {
 
 def select_mode(args: argparse.Namespace) -> Mode:
     """The mode the command line asks for."""
+    if args.benchmark and args.reference:
+        raise GEError("error: --benchmark times what ge-run runs; drop --reference")
     if args.trace and args.reference:
         raise GEError("error: --trace shows the scheduled run; drop --reference")
     if args.dump_stored and not args.dump:
@@ -750,10 +776,10 @@ def run(argv: Sequence[str] | None) -> None:
     if args.benchmark < 0:
         raise GEError("error: --benchmark must be a number of runs >= 0")
     args.benchmark_line = None
-    outputs = select_mode(args)(args)
-    for path, array in zip(
-        write_outputs(args.output_dir, outputs), outputs.arrays, strict=True
-    ):
+    with budget_of(args.memory_budget):
+        outputs = select_mode(args)(args)
+        written = write_outputs(args.output_dir, outputs)
+    for path, array in zip(written, outputs.arrays, strict=True):
         print(summary_line(path, array))
     if args.benchmark_line is not None:
         print(args.benchmark_line)

@@ -189,13 +189,31 @@ def padded_input(
     size: tuple[int, int],
     fill: float,
 ) -> Buffer:
-    """`x` copied into a scratch buffer of spatial `size`, bordered with `fill`."""
+    """`x` copied into a scratch buffer of spatial `size`, bordered with `fill`.
+
+    Only the border is filled (four strips: the rows above and below, the
+    columns left and right of the copy), not the whole buffer first.
+    """
     shape = list(x.layout.origin_shape)
     h_axis, w_axis = data_format.index("H"), data_format.index("W")
     if before == (0, 0) and (shape[h_axis], shape[w_axis]) == size:
         return x
+    height, width = shape[h_axis], shape[w_axis]
     shape[h_axis], shape[w_axis] = size
-    padded = ctx.temporary(x.layout.resized(shape), fill=fill)
+    padded = ctx.temporary(x.layout.resized(shape))
+    (top, left), (rows, columns) = before, size
+    strips = [  # (first row, rows, first column, columns)
+        (0, top, 0, columns),
+        (top + height, rows - top - height, 0, columns),
+        (top, height, 0, left),
+        (top, height, left + width, columns - left - width),
+    ]
+    for row, row_count, column, column_count in strips:
+        if row_count > 0 and column_count > 0:
+            start = {h_axis: row, w_axis: column}
+            extent = list(shape)
+            extent[h_axis], extent[w_axis] = row_count, column_count
+            fill_region(ctx, padded, start, tuple(extent), fill)
     offsets = {h_axis: before[0], w_axis: before[1]}
 
     def shifted(index: list[Ix]) -> list[Ix]:
@@ -203,6 +221,23 @@ def padded_input(
 
     copy(ctx, x, padded, x.layout.origin_shape, target_index=shifted)
     return padded
+
+
+def fill_region(
+    ctx: LoweringContext,
+    buffer: Buffer,
+    start: dict[int, int],
+    sizes: tuple[int, ...],
+    value: float,
+) -> None:
+    """Store `value` at the origin elements of a box (`start` per axis, 0 if
+    not given; `sizes`) of `buffer`."""
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        at = [ix + start.get(k, 0) for k, ix in enumerate(index)]
+        nest.store(nest.const(value, buffer.layout.element_type), buffer, at)
+
+    ctx.emitter.for_each(sizes, body)
 
 
 def _spatial(ctx: LoweringContext, name: str, data_format: str) -> tuple[int, int]:
