@@ -687,8 +687,10 @@ class NestVectoriser:
                 deps = self._live(value)
                 shape = tuple(self.axes[a].extent if a in deps else 1 for a in out_axes)
                 name = self.value(value)
-                args.append(
-                    f"np.reshape({name}, {shape}).transpose({back})" if deps else name
+                args.append(  # a value for every element: 0-d, not grid-shaped
+                    f"np.reshape({name}, {shape}).transpose({back})"
+                    if deps
+                    else f"np.reshape({name}, ())"
                 )
             function = self.env.add_global(scalar_function(member), "f")
             self.lines.append(
