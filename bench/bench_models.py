@@ -2,7 +2,9 @@
 
 Every model of the test zoo (`tests/model_zoo`: BERT, GPT-2 and ViT from
 `transformers` configs, MobileNetV2, a YOLO-style head, LSTM, GRU + RNN,
-`If` and `Loop` models; seeded weights, exported by torch here) goes through
+`If` and `Loop` models; seeded weights, exported by torch here), and the
+trained models shipped in PyPI packages when installed (`pip install -e
+".[shipped-models]"`; magika, silero-vad, RapidOCR's PP-OCR), goes through
 the user's path: `ge-atc --model M.onnx --framework=5 --input_shape ...`
 in-process, then the offline model through the runtime (`ge-run`'s
 scheduler) against onnxruntime on the same seeded inputs. Per model and
@@ -27,8 +29,6 @@ With `--dynamic` the dynamic-batch exports are compiled without
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import statistics
@@ -72,24 +72,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def relative_error(ours, expected) -> float:
-    """max |ours - ref| / max |ref| over all output pairs (inf: shape mismatch)."""
-    import numpy as np
-
-    worst = 0.0
-    for mine, ref in zip(ours, expected, strict=True):
-        if np.shape(mine) != np.shape(ref):
-            return float("inf")
-        ref64 = np.asarray(ref, np.float64)
-        error = float(np.abs(np.asarray(mine, np.float64) - ref64).max(initial=0))
-        worst = max(worst, error / max(float(np.abs(ref64).max(initial=0)), 1e-30))
-    return worst
-
-
 def transdata_sites(module) -> list[str]:
     """Each runtime TransData as `FORMAT->FORMAT producer -> consumers`."""
+    from ge_dialect.naming import node_label
     from ge_dialect.ops import ConstOp, TransDataOp
-    from passes.partition_engines import node_label
 
     sites = []
     for op in module.walk():
@@ -101,23 +87,6 @@ def transdata_sites(module) -> list[str]:
         formats = f"{op.src_format.data.name}->{op.dst_format.data.name}"
         sites.append(f"{formats} {source} -> {', '.join(users)}")
     return sites
-
-
-def compile_with_atc(onnx_path: Path, om_path: Path, shapes: str | None):
-    """Run `ge-atc` in-process: (seconds, the one-line error or None)."""
-    from tools.ge_atc import main as atc
-
-    argv = [f"--model={onnx_path}", "--framework=5", f"--output={om_path}"]
-    argv += ["--log=error"] + ([f"--input_shape={shapes}"] if shapes else [])
-    stderr = io.StringIO()
-    start = time.perf_counter()
-    with contextlib.redirect_stderr(stderr):
-        status = atc(argv)
-    seconds = time.perf_counter() - start
-    if status == 0:
-        return seconds, None
-    lines = [line for line in stderr.getvalue().splitlines() if line.strip()]
-    return seconds, lines[-1] if lines else f"ge-atc exited with {status}"
 
 
 def interleaved_medians(runs: dict, repeat: int) -> dict[str, float]:
@@ -144,16 +113,20 @@ def measure(
     from ge_runtime.scheduler import compile_model
 
     label = "dynamic" if dynamic else f"{model_zoo.EXPORT_BATCH}"
-    path = model_zoo.export(name, exporter=exporter, dynamic_batch=dynamic)
+    if exporter == "shipped":
+        label = "fixed"
+        path = model_zoo.shipped_path(name)
+        if path is None:
+            package = model_zoo.SHIPPED[name].distribution
+            return [Status(name, exporter, "-", error=f"{package} is not installed")]
+    else:
+        path = model_zoo.export(name, exporter=exporter, dynamic_batch=dynamic)
     base = Status(name, exporter, label, len(onnx.load(path).graph.node))
     shapes = None
     if not dynamic:
-        feeds = model_zoo.sample_inputs(name)
-        shapes = ";".join(
-            f"{k}:{','.join(map(str, v.shape))}" for k, v in feeds.items()
-        )
+        shapes = model_zoo.input_shape_flag(model_zoo.sample_inputs(name))
     om = work / f"{name}-{exporter}-{label}"
-    base.compile_seconds, base.error = compile_with_atc(path, om, shapes)
+    base.compile_seconds, base.error = model_zoo.compile_with_atc(path, om, shapes)
     if base.error is not None:
         return [base]
     offline = load_offline_model(f"{om}.om")
@@ -182,7 +155,7 @@ def run_and_time(row: Status, compiled, path: Path, feeds, args) -> None:
     import onnxruntime as ort
 
     expected = model_zoo.onnxruntime_outputs(path, feeds, args.threads)
-    row.max_error = relative_error(compiled.run(feeds), expected)
+    row.max_error = model_zoo.relative_error(compiled.run(feeds), expected)
     row.schedule = compiled.mode
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads
@@ -232,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     import model_zoo
 
-    names = args.models or list(model_zoo.MODELS)
+    names = args.models or [*model_zoo.MODELS, *model_zoo.SHIPPED]
     for name in names:
         model_zoo.model_spec(name)
     print(f"cpus {os.cpu_count()}, threads {args.threads}, load average", end=" ")
@@ -247,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Status] = []
     with tempfile.TemporaryDirectory() as scratch:
         for name in names:
+            if name in model_zoo.SHIPPED:
+                for row in measure(name, "shipped", False, args, Path(scratch)):
+                    rows.append(row)
+                    print(format_row(row), flush=True)
+                continue
             exporters = model_zoo.model_spec(name).exporters
             if args.exporter not in (None, "all"):
                 exporters = tuple(e for e in exporters if e == args.exporter)

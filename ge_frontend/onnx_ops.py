@@ -24,9 +24,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
+from xdsl.ir import SSAValue
 
+from ge_dialect.builder import GraphBuilder
 from ge_dialect.dtypes import element_type
-from ge_dialect.ops import broadcast_shapes
+from ge_dialect.limits import over_budget, tensor_bytes
+from ge_dialect.ops import IfOp, broadcast_shapes
 from ge_frontend.importing import (
     Unsupported,
     Value,
@@ -37,7 +40,8 @@ from ge_frontend.importing import (
     shape_of,
     split_padding,
 )
-from ge_frontend.onnx_context import NodeContext
+from ge_frontend.onnx_context import Downstream, NodeContext, free_names
+from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -69,17 +73,16 @@ UNARY = {
     "Log": "log",
     "Reciprocal": "reciprocal",
     "Identity": "identity",
+    "HardSwish": "hard_swish",
 }
 
 UNARY_WITH_ATTRS = {
-    "LeakyRelu": ("leaky_relu", {"alpha": 0.01}),
-    "Elu": ("elu", {"alpha": 1.0}),
-    "Selu": (
-        "selu",
-        {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875},
-    ),
+    "LeakyRelu": ("leaky_relu", ("alpha",)),
+    "Elu": ("elu", ("alpha",)),
+    "Selu": ("selu", ("alpha", "gamma")),
 }
-"""ONNX op -> (ge op, ONNX float attributes with their ONNX defaults)."""
+"""ONNX op -> (ge op, its float attributes). ONNX's defaults are the ge ops'
+defaults, so an attribute the node leaves out is left out."""
 
 BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow"}
 
@@ -93,8 +96,8 @@ def convert_unary(ctx: NodeContext) -> list[Value]:
 
 @converts(*UNARY_WITH_ATTRS)
 def convert_unary_with_attrs(ctx: NodeContext) -> list[Value]:
-    op_name, defaults = UNARY_WITH_ATTRS[ctx.node.op_type]
-    attrs = {name: float(ctx.attr(name, value)) for name, value in defaults.items()}
+    op_name, names = UNARY_WITH_ATTRS[ctx.node.op_type]
+    attrs = {name: float(ctx.attr(name)) for name in names if ctx.has_attr(name)}
     return [ctx.op(op_name, ctx.input(0), **attrs)]
 
 
@@ -202,6 +205,12 @@ def convert_cast(ctx: NodeContext) -> list[Value]:
     return [ctx.op("cast", ctx.input(0), dst_type=dtype)]
 
 
+@converts("CastLike")
+def convert_cast_like(ctx: NodeContext) -> list[Value]:
+    """Cast to the dtype of input 1 (only its dtype is read)."""
+    return [ctx.op("cast", ctx.input(0), dst_type=ctx.dtype(1))]
+
+
 @converts("Dropout")
 def convert_dropout(ctx: NodeContext) -> list[Value]:
     """Inference: the identity. The mask output and training mode are not."""
@@ -273,12 +282,29 @@ def _window_pads(
     return begins + ends
 
 
+def _kernel_shape(ctx: NodeContext, weight: Value) -> list[int]:
+    """The spatial dims of a convolution's weight; a `kernel_shape`
+    attribute must agree with them."""
+    spatial = list(shape_of(weight)[2:])
+    kernel = ctx.attr("kernel_shape")
+    if kernel is None:
+        return spatial
+    if len(kernel) != len(spatial) or any(
+        -1 not in (k, w) and k != w for k, w in zip(kernel, spatial, strict=False)
+    ):
+        raise ValueError(
+            f"kernel_shape {list(kernel)} contradicts the weight's spatial dims "
+            f"{spatial}"
+        )
+    return [w if w != -1 else k for k, w in zip(kernel, spatial, strict=True)]
+
+
 @converts("Conv")
 def convert_conv(ctx: NodeContext) -> list[Value]:
     x, lifted = _window_input(ctx)
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
-    kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
+    kernel = _kernel_shape(ctx, weight)
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
     pads = _window_pads(ctx, kernel, strides, dilations)
@@ -346,7 +372,7 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
     x, lifted = _window_input(ctx)
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
-    kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
+    kernel = _kernel_shape(ctx, weight)
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
     pads, output_padding = _conv_transpose_geometry(ctx, kernel, strides, dilations)
@@ -765,7 +791,11 @@ def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
     if shape is None:
         raise ValueError("input 'shape' is missing")
     value = ctx.attr("value", np.zeros(1, np.float32))
-    return [np.broadcast_to(value.reshape(()), tuple(int_list(shape)))]
+    dims = int_list(shape)
+    reason = over_budget(tensor_bytes(dims, value.itemsize), "the result")
+    if reason is not None:
+        raise ValueError(reason)
+    return [np.broadcast_to(value.reshape(()), tuple(dims))]
 
 
 @converts("Shape")
@@ -782,3 +812,90 @@ def convert_shape(ctx: NodeContext) -> list[Value]:
 def convert_size(ctx: NodeContext) -> list[Value]:
     shape = ctx.static_shape(0)
     return [np.array(math.prod(shape), np.int64)]
+
+
+# ---------------------------------------------------------------------------
+# Recurrent ops (a decomposition: `onnx_recurrent`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(RECURRENT_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Control flow (subgraphs become regions)
+# ---------------------------------------------------------------------------
+
+
+def _captures(ctx: NodeContext, graphs: Sequence[onnx.GraphProto]) -> dict[str, Value]:
+    """The enclosing values the graphs read, by name."""
+    assert ctx.subgraphs is not None
+    captured: dict[str, Value] = {}
+    for graph in graphs:
+        for name in free_names(graph):
+            value = ctx.subgraphs.lookup(name)
+            if value is None:
+                raise Downstream
+            captured.setdefault(name, value)
+    return captured
+
+
+def _region(
+    ctx: NodeContext,
+    graph: onnx.GraphProto,
+    captured: dict[str, Value],
+    runtime: list[str],
+    inputs: Sequence[str] = (),
+) -> Callable[..., list[SSAValue]]:
+    """A `GraphBuilder` subgraph function importing `graph`: its `ge.data`
+    are the graph's `inputs`, then the captured run-time values `runtime`;
+    captured constants are constants of the region."""
+    assert ctx.subgraphs is not None
+    subgraphs = ctx.subgraphs
+
+    def build(builder: GraphBuilder, *data: SSAValue) -> list[SSAValue]:
+        emitter = ctx.emitter.nested(builder)
+        bound = {**captured, **dict(zip([*inputs, *runtime], data, strict=True))}
+        outputs = subgraphs.body(graph, emitter, bound)
+        return [
+            emitter.tensor(value, f"{ctx.name}/{output.name}")
+            for value, output in zip(outputs, graph.output, strict=True)
+        ]
+
+    return build
+
+
+@converts("If")
+def convert_if(ctx: NodeContext) -> list[Value]:
+    """`ge.if`; with a condition known at import, the branch taken is inlined.
+
+    The branches' reads of enclosing run-time values become operands of the
+    `ge.if` (its regions are isolated from above).
+    """
+    assert ctx.subgraphs is not None
+    cond = ctx.input(0)
+    branches = [ctx.graph("then_branch"), ctx.graph("else_branch")]
+    if isinstance(cond, np.ndarray):
+        if cond.size != 1:
+            raise ValueError(f"the condition has {cond.size} elements, not 1")
+        taken = branches[0] if bool(cond.reshape(-1)[0]) else branches[1]
+        return ctx.subgraphs.inline(taken, ctx.emitter)
+    captured = _captures(ctx, branches)
+    runtime = [n for n, v in captured.items() if not isinstance(v, np.ndarray)]
+    builder = ctx.emitter.builder
+    results = builder.if_(
+        cond,
+        [captured[n] for n in runtime],
+        *(_region(ctx, g, captured, runtime) for g in branches),
+        name=ctx.name,
+    )
+    op = builder.block.last_op
+    assert isinstance(op, IfOp)
+    then_types = [v.type for v in op.then_branch.block.last_op.operands]
+    else_types = [v.type for v in op.else_branch.block.last_op.operands]
+    for index, (a, b) in enumerate(zip(then_types, else_types, strict=True)):
+        if a != b:
+            builder.block.erase_op(op)
+            raise Unsupported(
+                f"whose branches give output #{index} different types ({a} and {b})"
+            )
+    return results

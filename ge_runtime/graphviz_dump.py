@@ -1,4 +1,4 @@
-"""Graph pictures and per-stage IR dumps (`ge-atc --dump-graph DIR`).
+"""Graph pictures and per-stage IR dumps (`ge-atc`/`ge-opt --dump-graph DIR`).
 
 `graph_dot(module)` draws every `ge.graph` as a Graphviz digraph: one node per
 op, one edge per use of a value. What matters when layouts go wrong is
@@ -13,9 +13,10 @@ visible at a glance:
 - a legend lists the formats the picture uses.
 
 `dump_stage(directory, index, stage, module)` writes `NN-STAGE.mlir` and
-`NN-STAGE.dot`, and renders `NN-STAGE.svg` when Graphviz's `dot` program is
-installed (the `.dot` file is always written; render it later with
-`dot -Tsvg FILE.dot -o FILE.svg`).
+`NN-STAGE.dot`, and renders `NN-STAGE.svg` and `NN-STAGE.png` when Graphviz's
+`dot` program is installed (the `.dot` file is always written; render it later
+with `dot -Tsvg FILE.dot -o FILE.svg`). `ge-atc --dump-graph DIR` dumps each
+compilation stage, `ge-opt --dump-graph DIR` its input and each pass.
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ import subprocess
 from pathlib import Path
 
 import graphviz
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
+from ge_dialect.files import write_atomically
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.naming import node_name
 from ge_dialect.ops import CastOp, ConstOp, DataOp, GraphOp, NetOutputOp, TransDataOp
 from ge_runtime.offline_model import module_text
-from tools.common import write_atomically
 
 FORMAT_COLOURS: dict[Format, str] = {
     Format.ND: "#9e9e9e",
@@ -103,12 +105,6 @@ def storage_format(value: SSAValue) -> Format:
     """The storage format of a tensor value (ND for anything else)."""
     tensor = value.type
     return layout_of(tensor)[1] if isinstance(tensor, TensorType) else Format.ND
-
-
-def node_name(op: Operation) -> str | None:
-    """The op's node name (`name` attribute), if it has one."""
-    name = op.attributes.get("name")
-    return name.data if isinstance(name, StringAttr) else None
 
 
 class DotWriter:
@@ -214,24 +210,34 @@ def graph_dot(module: ModuleOp, title: str = "module") -> graphviz.Digraph:
     return DotWriter(title).add_module(module)
 
 
-def render_svg(dot_path: Path) -> Path | None:
-    """Render `dot_path` to `.svg` next to it; None (logged) if that fails."""
+PICTURE_FORMATS = ("svg", "png")
+"""What `render` makes of a `.dot` file when Graphviz's `dot` is installed."""
+
+
+def render(dot_path: Path) -> list[Path]:
+    """Render `dot_path` to `.svg` and `.png` next to it (none if `dot` is absent).
+
+    A rendering that fails is logged and leaves no file behind.
+    """
     if shutil.which("dot") is None:
         LOG.debug("Graphviz 'dot' is not installed; not rendering %s", dot_path)
-        return None
-    svg = dot_path.with_suffix(".svg")
-    try:
-        subprocess.run(
-            ["dot", "-Tsvg", str(dot_path), "-o", str(svg)],
-            check=True,
-            capture_output=True,
-        )
-    except subprocess.CalledProcessError as error:
-        message = " ".join(error.stderr.decode(errors="replace").split())
-        LOG.warning("cannot render %s: %s", dot_path, message)
-        svg.unlink(missing_ok=True)
-        return None
-    return svg
+        return []
+    pictures = []
+    for picture_format in PICTURE_FORMATS:
+        picture = dot_path.with_suffix(f".{picture_format}")
+        try:
+            subprocess.run(
+                ["dot", f"-T{picture_format}", str(dot_path), "-o", str(picture)],
+                check=True,
+                capture_output=True,
+            )
+        except subprocess.CalledProcessError as error:
+            message = " ".join(error.stderr.decode(errors="replace").split())
+            LOG.warning("cannot render %s: %s", dot_path, message)
+            picture.unlink(missing_ok=True)
+            continue
+        pictures.append(picture)
+    return pictures
 
 
 def dump_stage(
@@ -245,5 +251,4 @@ def dump_stage(
     dot = target / f"{stem}.dot"
     write_atomically(mlir, module_text(module))
     write_atomically(dot, graph_dot(module, f"{stem}").source)
-    svg = render_svg(dot)
-    return [mlir, dot] + ([svg] if svg else [])
+    return [mlir, dot, *render(dot)]

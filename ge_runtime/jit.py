@@ -1,25 +1,34 @@
 """The NumPy JIT: loop-level MLIR (func/memref/affine/scf/arith/math) -> Python.
 
-`compile_module` turns a `func.func` into the source of one Python function
-over NumPy arrays and `exec`s it. Each top-level `affine.for` nest goes
-through the vectoriser (`jit_vectorize`: strided views, einsum, ufunc
-reductions); a nest it does not take, and every other op, goes through the
-exact scalar path (`jit_scalar`). Buffers the function allocates at its
-top level (the arena, scratch) are made once per thread and reused by every
-call, as a runtime keeps its workspace (a fresh large buffer per call costs
-a page fault per page); calls return copies of the results, so a later
-call never overwrites them (`copy=False` for a caller that copies them out
-at once). With `poison` every call allocates fresh NaN-filled
-buffers instead. Compiled functions are cached by the hash of the module
-text. `run_graph` lowers a `ge` graph (`convert-ge-to-loops`),
-compiles it, lays the origin-layout inputs out in their storage formats,
-runs it and converts the outputs back to origin layout.
+`compile_module` turns a `func.func` into Python source over NumPy arrays
+and `exec`s it. Each `affine.for` nest goes through the vectoriser
+(`jit_vectorize`: strided views, GEMMs planned at compile time, ufuncs in
+place); a nest it does not take, and every other op, goes through the exact
+scalar path (`jit_scalar`); `scf.if` / `scf.index_switch` / `scf.while`
+become Python control flow around them. The source has two functions:
+`prepare` holds what depends only on the weight arguments (`ge.weight`) and
+constants, moved out of the call by `jit_hoist` (weights packed into the
+matrices the GEMMs read), and `jitted` the rest; `CompiledFunction.bind`
+runs `prepare` once for fixed weights. Buffers the function allocates at
+its top level (the arena, scratch) are made once per thread and reused by
+every call, as a runtime keeps its workspace (a fresh large buffer per call
+costs a page fault per page); calls return copies of the results, so a
+later call never overwrites them (`copy=False` for a caller that copies them
+out at once). With `poison` every call allocates fresh NaN-filled buffers
+instead. Compiled functions are cached in memory by the module text, and on
+disk by a caller's key (`jit_cache`). `GraphRunner` lowers a `ge` graph
+(`convert-ge-to-loops`), compiles it and binds its weights once; each call
+lays the origin-layout inputs out in their storage formats, runs it and
+converts the outputs back to origin layout (`run_graph` does it once).
 
 ```python
 compiled = compile_module(loop_module_text)
 (y,) = compiled(x_storage, w_storage)
 print(compiled.source)           # the generated Python
-outputs = run_graph(graph_module, {"x": x}, weights)
+bound = compiled.bind({1: w_storage})    # weights packed once
+(y,) = bound(x_storage)
+runner = GraphRunner.build(graph, weights)   # once
+outputs = runner({"x": x})                   # per inference
 ```
 """
 
@@ -38,8 +47,11 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.constants import dense_to_numpy, derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
+from ge_dialect.value_layout import ValueLayout, value_layout
+from ge_runtime import jit_cache
 from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
@@ -47,20 +59,16 @@ from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
     DEFAULT_MAX_ITERATIONS,
     InputKey,
-    ValueLayout,
     Weights,
     bind_inputs,
-    dense_to_numpy,
     find_graph,
-    value_layout,
 )
-from passes.convert_ge_to_loops import (
+from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
     ConvertGeToLoopsPass,
     graph_constants,
     weight_key,
 )
-from passes.insert_transdata import derive_storage_weights
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
@@ -68,6 +76,20 @@ _GRAPHS: dict[str, CompiledFunction] = {}
 _COMPILE_LOCK = threading.RLock()
 MAX_WHILE_ITERATIONS = DEFAULT_MAX_ITERATIONS
 """An `scf.while` running longer is an error, as in the reference."""
+
+
+ENTRY_FIELDS = (
+    "name",
+    "source",
+    "arg_types",
+    "arg_attrs",
+    "vectorised",
+    "scalar_nests",
+    "reuses_workspace",
+    "invariant_args",
+    "workspace",
+)
+"""The fields of a `CompiledFunction` a cache entry keeps."""
 
 
 @dataclass
@@ -93,6 +115,34 @@ class CompiledFunction:
     """What depends only on the arguments at `invariant_args`, computed once."""
     invariant_args: tuple[int, ...] = ()
     """Positions of the weight arguments (`ge.weight`), the ones `prepare` takes."""
+    workspace: tuple[list[tuple[tuple[int, ...], np.dtype, int | None]], int, str] = (
+        [],
+        0,
+        "",
+    )
+    """The workspace's buffers, scratch size and namespace name (`workspace_pool`)."""
+
+    def to_entry(self) -> dict[str, Any]:
+        """What `jit_cache` saves: the source and its namespace's objects."""
+        _, _, pool = self.workspace
+        skipped = {"__builtins__", "np", "prepare", "jitted", pool}
+        namespace = {
+            k: v for k, v in self.function.__globals__.items() if k not in skipped
+        }
+        fields = {f: getattr(self, f) for f in ENTRY_FIELDS}
+        return {"namespace": namespace, **fields}
+
+    @classmethod
+    def from_entry(cls, entry: dict[str, Any]) -> CompiledFunction:
+        """The function `to_entry` saved, executed again."""
+        namespace = {"np": np, **entry["namespace"]}
+        specs, scratch, pool = entry["workspace"]
+        if pool:
+            namespace[pool] = workspace_pool(specs, scratch)
+        name = entry["name"]
+        exec(compile(entry["source"], f"<jit @{name}>", "exec"), namespace)
+        fields = {f: entry[f] for f in ENTRY_FIELDS}
+        return cls(function=namespace["jitted"], prepare=namespace["prepare"], **fields)
 
     def __call__(self, *args: np.ndarray, copy: bool = True) -> tuple[np.ndarray, ...]:
         """Run on storage-layout arrays; with `copy=False` the results may be
@@ -253,7 +303,7 @@ class FunctionCompiler:
                 else []
             )
         ] or [{} for _ in block.args]
-        written = _written_roots(self.function, self.env)
+        written = _written_roots(self.function)
         invariant_args = tuple(
             i
             for i, (arg, attrs) in enumerate(zip(block.args, arg_attrs, strict=True))
@@ -262,11 +312,12 @@ class FunctionCompiler:
         self.env.invariant |= {block.args[i] for i in invariant_args}
         body = self.emit_block(list(block.ops), "    ", top=True)
         namespace = self.env.namespace
+        pool_name = ""
         if self.env.workspace_specs:
             pool = workspace_pool(self.env.workspace_specs, self.env.scratch_size)
-            name = self.env.add_global(pool, "workspace")
-            self.env.mutable_globals.add(name)
-            body.insert(0, f"    _workspace = {name}()")
+            pool_name = self.env.add_global(pool, "workspace")
+            self.env.mutable_globals.add(pool_name)
+            body.insert(0, f"    _workspace = {pool_name}()")
         invariant = {args[i] for i in invariant_args} | (
             set(namespace) - self.env.mutable_globals
         )
@@ -295,6 +346,7 @@ class FunctionCompiler:
             bool(self.env.workspace_specs),
             namespace["prepare"],
             invariant_args,
+            (self.env.workspace_specs, self.env.scratch_size, pool_name),
         )
 
     def emit_block(
@@ -443,7 +495,7 @@ def workspace_pool(
     return buffers
 
 
-def _written_roots(function: func.FuncOp, env: CodeEnv) -> set[SSAValue]:
+def _written_roots(function: func.FuncOp) -> set[SSAValue]:
     """The buffers `function` stores to, through views too."""
     written: set[SSAValue] = set()
     for op in function.walk():
@@ -476,9 +528,26 @@ def lower_graph(graph: GraphOp, target: str | None = None) -> str:
 
 
 def compile_graph(
-    graph: GraphOp, target: str | None = None, *, poison: bool = False
+    graph: GraphOp,
+    target: str | None = None,
+    *,
+    poison: bool = False,
+    cache_key: str | None = None,
 ) -> CompiledFunction:
-    """The compiled loop-level function of a graph (cached by graph text)."""
+    """The compiled loop-level function of a graph (cached by graph text).
+
+    With `cache_key` (what determines the graph, e.g. a model file's digest
+    and the part) the generated code is also kept on disk (`jit_cache`): a
+    later process finds it there and neither lowers nor generates code.
+    """
+    if cache_key is not None and not poison:
+        disk_key = f"{target}|{cache_key}"
+        entry = jit_cache.load(disk_key)
+        if entry is not None:
+            return CompiledFunction.from_entry(entry)
+        compiled = compile_module(lowered_module(graph, target))
+        jit_cache.save(disk_key, compiled.to_entry())
+        return compiled
     key = hashlib.sha256(f"{target}|{poison}|{graph}".encode()).hexdigest()
     if key not in _GRAPHS:
         _GRAPHS[key] = compile_module(lowered_module(graph, target), poison=poison)
@@ -496,18 +565,14 @@ def external_keys(graph: GraphOp) -> list[str]:
 
 def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:
     """The lowered function's weight arguments, in order (after the inputs)."""
-    constants = graph_constants(graph)
     arguments = []
-    for position, op in enumerate(constants):
-        key = weight_key(op, position)
+    for op in graph_constants(graph):
+        key = weight_key(op)
         if key is None:
             continue
-        if isinstance(op.value, DenseIntOrFPElementsAttr):
-            arguments.append(dense_to_numpy(op.value))
-        elif key in weights:
-            arguments.append(np.asarray(weights[key]))
-        else:
+        if key not in weights:
             raise error_at(op, f"weight '{key}' is not in the weights")
+        arguments.append(np.asarray(weights[key]))
     return arguments
 
 
@@ -549,9 +614,12 @@ class GraphRunner:
         target: str | None = None,
         *,
         poison: bool = False,
+        compiled: CompiledFunction | None = None,
     ) -> GraphRunner:
-        """Compile `graph` and bind its weights (storage layout, by key)."""
-        compiled = compile_graph(graph, target, poison=poison)
+        """Compile `graph` (unless given `compiled`) and bind its weights
+        (storage layout, by key)."""
+        if compiled is None:
+            compiled = compile_graph(graph, target, poison=poison)
         weights = weights or {}
         if any(key not in weights for key in external_keys(graph)):
             weights = derive_storage_weights(ModuleOp([graph.clone()]), weights, target)

@@ -8,22 +8,18 @@ follow MLIR's ordered/unordered predicates.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
-    IntegerType,
     MemRefType,
-    Signedness,
 )
 from xdsl.ir import Attribute, Operation
+
+from ge_dialect import dtypes
 
 
 class JITError(Exception):
@@ -31,27 +27,15 @@ class JITError(Exception):
 
 
 def numpy_dtype(type_: Attribute) -> np.dtype:
-    """The NumPy dtype holding values of an MLIR scalar type."""
-    match type_:
-        case Float16Type():
-            return np.dtype(np.float16)
-        case BFloat16Type():
-            return np.dtype(ml_dtypes.bfloat16)
-        case Float32Type():
-            return np.dtype(np.float32)
-        case Float64Type():
-            return np.dtype(np.float64)
-        case IndexType():
-            return np.dtype(np.int64)
-        case IntegerType():
-            width = type_.width.data
-            if width == 1:
-                return np.dtype(np.bool_)
-            unsigned = type_.signedness.data == Signedness.UNSIGNED
-            return np.dtype(f"{'u' if unsigned else ''}int{width}")
+    """The NumPy dtype holding values of an MLIR scalar (or memref) type."""
     if isinstance(type_, MemRefType):
         return numpy_dtype(type_.element_type)
-    raise JITError(f"unsupported element type {type_}")
+    if isinstance(type_, IndexType):
+        return np.dtype(np.int64)
+    try:
+        return dtypes.numpy_dtype(dtypes.dtype_name(type_))
+    except ValueError:
+        raise JITError(f"unsupported element type {type_}") from None
 
 
 def _nan(a: Any, b: Any) -> Any:
@@ -189,13 +173,25 @@ REDUCTIONS: dict[str, np.ufunc] = {
 """Associative, commutative combiners an accumulation may use."""
 
 
+def cast(x: Any, dtype: np.dtype) -> Any:
+    """`x` converted to `dtype` (NumPy `astype` semantics), 0-d as a scalar."""
+    return np.asarray(x).astype(dtype)[()]
+
+
+TABLES: dict[str, dict[Any, Callable[..., Any]]] = {
+    "cmpf": _CMPF,
+    "cmpi": _CMPI,
+    "elementwise": ELEMENTWISE,
+}
+"""The function tables, by name (`jit_cache` saves their functions by key)."""
+
+
 def scalar_function(op: Operation) -> Callable[..., Any]:
     """The NumPy function computing `op` from its operand values."""
     if op.name in ELEMENTWISE:
         return ELEMENTWISE[op.name]
     if op.name in CASTS:
-        dtype = numpy_dtype(op.results[0].type)
-        return lambda x: np.asarray(x).astype(dtype)[()]
+        return functools.partial(cast, dtype=numpy_dtype(op.results[0].type))
     if op.name in ("arith.cmpf", "arith.cmpi"):
         predicate = op.properties["predicate"].value.data  # type: ignore[union-attr]
         return (_CMPF if op.name == "arith.cmpf" else _CMPI)[predicate]

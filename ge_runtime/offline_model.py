@@ -42,6 +42,7 @@ import hashlib
 import io
 import json
 import math
+import mmap
 import os
 import struct
 import zipfile
@@ -60,22 +61,46 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
+from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.diagnostics import GEError, parse_module
-from ge_dialect.dtypes import dtype_name
-from ge_dialect.formats import FormatError
+from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.dialect import make_context
+from ge_dialect.dtypes import dtype_name, element_type
+from ge_dialect.files import write_atomically
+from ge_dialect.formats import FormatError, get_target, parse_format
+from ge_dialect.input_files import check_regular_file, load_json
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
-from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
-from ge_runtime.memory import memory_reports
+from ge_dialect.limits import INT64_MAX
+from ge_dialect.ops import (
+    ConstOp,
+    GraphOp,
+    VariableOp,
+    attribute_to_python,
+    enclosing_target,
+)
+from ge_dialect.schema import (
+    Anything,
+    Boolean,
+    Integer,
+    ListOf,
+    MapOf,
+    Nullable,
+    Object,
+    SchemaError,
+    String,
+)
+from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import find_graph, output_names
-from passes.insert_transdata import module_target
-from tools.common import write_atomically
+from passes.memory_planning import memory_reports
 
 MAGIC = b"GEXDSLOM"
 FORMAT_VERSION = 1
 HEADER = struct.Struct("<8sIIQ")
 SECTION_ENTRY = struct.Struct("<4s4xQ")
 DIGEST_SIZE = hashlib.sha256().digest_size
+
+MANIFEST_FORMAT = "ge-xdsl offline model"
+"""The manifest's `format` field."""
 
 MANIFEST = b"MANI"
 MODEL_IR = b"MDIR"
@@ -111,6 +136,8 @@ class OfflineModel:
     weights: dict[str, np.ndarray] = field(default_factory=dict)
     source_ir: str | None = None
     path: str = "<offline model>"
+    digest: str = ""
+    """SHA-256 of the file (hex; its trailer), what keys the code cache."""
 
     @property
     def target(self) -> str | None:
@@ -118,8 +145,22 @@ class OfflineModel:
         return self.manifest.get("soc_version")
 
     def module(self) -> ModuleOp:
-        """The optimised module, parsed and verified."""
-        return _parse(self.ir, f"{self.path}:model")
+        """The optimised module, parsed and verified; the manifest's
+        interface and the weights must be what it says."""
+        module = _parse(self.ir, f"{self.path}:model")
+        derived = {
+            **interface(module, self.target),
+            "soc_version": enclosing_target(module),
+            "memory": memory_reports(list(module.ops)),
+        }
+        for key, value in derived.items():
+            if self.manifest.get(key, {} if key == "memory" else None) != value:
+                raise GEError(
+                    f"{self.path}: error: the manifest's '{key}' disagrees with the "
+                    "model IR (a corrupted or forged manifest)"
+                )
+        self._check_weights(module)
+        return module
 
     def source_module(self) -> ModuleOp:
         """The module before optimisation (GEError if the file has none)."""
@@ -128,12 +169,39 @@ class OfflineModel:
                 f"{self.path}: error: the offline model holds no source graph "
                 "(compiled without it)"
             )
-        return _parse(self.source_ir, f"{self.path}:source")
+        module = _parse(self.source_ir, f"{self.path}:source")
+        self._check_weights(module)
+        return module
+
+    def _check_weights(self, module: ModuleOp) -> None:
+        """Each weight `module` reads has the dtype and storage shape of the
+        constant (or variable) reading it."""
+        for op in module.walk():
+            if isinstance(op, ConstOp) and isinstance(op.value, ExternalDataAttr):
+                key = op.value.key.data
+            elif isinstance(op, VariableOp):
+                key = op.var_name.data
+            else:
+                continue
+            tensor = op.output.type
+            assert isinstance(tensor, TensorType)
+            array = self.weights.get(key)
+            if array is None:
+                raise error_at(op, f"weight '{key}' is not in the weights")
+            try:
+                shape = storage_shape_of(tensor, self.target)
+            except FormatError as error:
+                raise error_at(op, str(error)) from None
+            dtype = expected_dtype(tensor)
+            if array.shape != tuple(shape) or array.dtype != dtype:
+                raise error_at(
+                    op,
+                    f"weight '{key}' is {array.dtype}{list(array.shape)}, the "
+                    f"{op.name} needs {dtype}{list(shape)}",
+                )
 
 
 def _parse(text: str, name: str) -> ModuleOp:
-    from tools.ge_run import make_context  # ge-run imports this module
-
     return parse_module(make_context(), text, name)
 
 
@@ -160,9 +228,9 @@ def make_offline_model(
     keys = weight_keys(module) | (weight_keys(source) if source else set())
     if missing := sorted(keys - set(weights)):
         raise GEError(f"error: weight '{missing[0]}' is not in the weights")
-    target = module_target(module)
+    target = enclosing_target(module)
     full_manifest = {
-        "format": "ge-xdsl offline model",
+        "format": MANIFEST_FORMAT,
         "format_version": FORMAT_VERSION,
         "library_version": library_version(),
         **manifest,
@@ -171,6 +239,7 @@ def make_offline_model(
     }
     if reports := memory_reports(list(module.ops)):
         full_manifest["memory"] = reports
+    check_manifest(full_manifest, path)
     return OfflineModel(
         full_manifest,
         module_text(module),
@@ -222,17 +291,6 @@ def encode(model: OfflineModel) -> bytes:
     for part in parts:
         digest.update(part)
     return b"".join([*parts, digest.digest()])
-
-
-def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """An uncompressed `.npz` holding `arrays` by key (any key: `np.savez`
-    would take keys such as "file" for its own arguments)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for key, array in arrays.items():
-            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, array, allow_pickle=False)
-    return buffer.getvalue()
 
 
 def weight_keys(module: ModuleOp) -> set[str]:
@@ -291,20 +349,44 @@ def describe(value: SSAValue, target: str | None) -> dict[str, Any]:
 
 
 def load_offline_model(path: str | os.PathLike[str]) -> OfflineModel:
-    """Read and validate an offline model file; problems are one-line GEErrors."""
+    """Read and validate an offline model file; problems are one-line GEErrors.
+
+    The file is mapped, not read into memory: its checksum is computed from
+    streamed reads, and every weight is an array over the mapping, so only
+    the weights a run reads ever become resident (the origin-layout copies
+    `--check` alone needs stay on disk).
+    """
     label = os.fspath(path)
+    check_regular_file(label, "offline model")
     with open(label, "rb") as stream:
-        data = stream.read()
-    return decode(data, label)
+        size = os.fstat(stream.fileno()).st_size
+        digest = hashlib.sha256()
+        remaining = max(size - DIGEST_SIZE, 0)
+        while remaining:
+            chunk = stream.read(min(remaining, 1 << 20))
+            if not chunk:
+                break
+            digest.update(chunk)
+            remaining -= len(chunk)
+        if size == 0:
+            return decode(b"", label)
+        mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    return decode(memoryview(mapped), label, digest.digest())
 
 
-def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
-    """Validate and unpack the bytes of an offline model file."""
+def decode(
+    data: bytes | memoryview,
+    label: str = "<offline model>",
+    checksum: bytes | None = None,
+) -> OfflineModel:
+    """Validate and unpack the bytes of an offline model file (`checksum`:
+    the SHA-256 of all but its last 32 bytes, if already computed). The
+    weights are arrays over `data`, not copies."""
 
     def fail(message: str) -> GEError:
         return GEError(f"{label}: error: {message}")
 
-    if len(data) < len(MAGIC) or data[: len(MAGIC)] != MAGIC:
+    if len(data) < len(MAGIC) or bytes(data[: len(MAGIC)]) != MAGIC:
         raise fail("not an offline model (bad magic number)")
     if len(data) < HEADER.size:
         raise fail(f"truncated offline model ({len(data)} bytes, no complete header)")
@@ -318,8 +400,10 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
         raise fail(f"truncated offline model ({len(data)} of {size} bytes)")
     if len(data) > size:
         raise fail(f"offline model has {len(data) - size} bytes of trailing data")
-    body, digest = data[:-DIGEST_SIZE], data[-DIGEST_SIZE:]
-    if hashlib.sha256(body).digest() != digest:
+    digest = bytes(data[-DIGEST_SIZE:])
+    if checksum is None:
+        checksum = hashlib.sha256(data[:-DIGEST_SIZE]).digest()
+    if checksum != digest:
         raise fail("offline model checksum mismatch (the file is corrupted)")
     table_end = HEADER.size + SECTION_ENTRY.size * count
     if count > len(SECTIONS) or table_end + DIGEST_SIZE > size:
@@ -330,7 +414,7 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
     ]
     if table_end + sum(length for _, length in entries) + DIGEST_SIZE != size:
         raise fail("corrupt offline model (section lengths do not add up)")
-    sections: dict[bytes, bytes] = {}
+    sections: dict[bytes, bytes | memoryview] = {}
     offset = table_end
     for tag, length in entries:
         if tag not in SECTIONS or tag in sections:
@@ -341,24 +425,179 @@ def decode(data: bytes, label: str = "<offline model>") -> OfflineModel:
         if tag not in sections:
             raise fail(f"offline model has no {tag.decode()} section")
     try:
-        manifest = json.loads(sections[MANIFEST].decode())
-        ir = sections[MODEL_IR].decode()
-        source = sections[SOURCE_IR].decode() if SOURCE_IR in sections else None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        text = bytes(sections[MANIFEST]).decode()
+        ir = bytes(sections[MODEL_IR]).decode()
+        source = bytes(sections[SOURCE_IR]).decode() if SOURCE_IR in sections else None
+    except UnicodeDecodeError as error:
         raise fail(f"corrupt offline model ({error})") from None
-    if not isinstance(manifest, dict):
-        raise fail("corrupt offline model (manifest is not a JSON object)")
-    return OfflineModel(manifest, ir, read_npz(sections[WEIGHTS], fail), source, label)
+    manifest = load_json(text, f"{label}:manifest", "manifest")
+    check_manifest(manifest, f"{label}:manifest")
+    return OfflineModel(
+        manifest,
+        ir,
+        read_npz(sections[WEIGHTS], fail),
+        source,
+        label,
+        digest.hex(),
+    )
 
 
-def read_npz(data: bytes, fail: Any) -> dict[str, np.ndarray]:
-    """The arrays of `.npz` bytes; `fail(message)` builds the error."""
+def _is_dtype(name: str) -> bool:
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            return {key: npz[key] for key in npz.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        element_type(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_format(name: str) -> bool:
+    try:
+        parse_format(name)
+    except FormatError:
+        return False
+    return True
+
+
+def _is_target(name: str) -> bool:
+    try:
+        get_target(name)
+    except FormatError:
+        return False
+    return True
+
+
+_DIM = Integer(-1, INT64_MAX)
+_TENSOR = Object(
+    {
+        "index": Integer(0, INT64_MAX),
+        "name": String(),
+        "dtype": String(valid=_is_dtype, label="a dtype name"),
+        "origin_format": String(valid=_is_format, label="a format name"),
+        "storage_format": String(valid=_is_format, label="a format name"),
+        "shape": ListOf(_DIM),
+        "storage_shape": Nullable(ListOf(_DIM)),
+    },
+    optional={"name"},
+)
+_TARGET = Nullable(String(valid=_is_target, label="a known target"))
+_COMPILE_OPTIONS = {
+    "framework": Nullable(Integer()),
+    "input_format": String(valid=_is_format, label="a format name"),
+    "input_shape": Nullable(String()),
+    "soc_version": _TARGET,
+    "auto_cast_mode": Integer(0, 1),
+    "max_streams": Nullable(Integer(1)),
+    "fusion": Boolean(),
+    "fusion_off": ListOf(String()),
+}
+"""The compile options `ge-atc` records (each optional)."""
+MANIFEST_SCHEMA = Object(
+    {
+        "format": String(choices={MANIFEST_FORMAT}),
+        "format_version": Integer(FORMAT_VERSION, FORMAT_VERSION),
+        "library_version": String(),
+        "soc_version": _TARGET,
+        "graph": String(),
+        "inputs": ListOf(_TENSOR),
+        "outputs": ListOf(_TENSOR),
+        "memory": MapOf(MapOf(Anything())),
+        "compile_options": Object(_COMPILE_OPTIONS, optional=set(_COMPILE_OPTIONS)),
+        "stages": ListOf(String()),
+        "framework": String(),
+        "model": String(),
+        "op": String(),
+        "op_index": Integer(0),
+    },
+    optional={
+        "memory",
+        "compile_options",
+        "stages",
+        "framework",
+        "model",
+        "op",
+        "op_index",
+    },
+)
+"""Every field an offline model's manifest may have, and its type."""
+
+
+def check_manifest(manifest: Any, label: str) -> None:
+    """GEError at `label` unless `manifest` matches `MANIFEST_SCHEMA`."""
+    try:
+        MANIFEST_SCHEMA.check(manifest, "")
+    except SchemaError as error:
+        raise GEError(f"{label}: error: invalid manifest: {error}") from None
+
+
+def read_npz(data: bytes | memoryview, fail: Any) -> dict[str, np.ndarray]:
+    """The arrays of uncompressed `.npz` bytes, as read-only arrays over
+    `data` (no copy); `fail(message)` builds the error."""
+    view = memoryview(data)
+    try:
+        with zipfile.ZipFile(_MemoryFile(view)) as archive:
+            arrays = {}
+            for info in archive.infolist():
+                if info.compress_type != zipfile.ZIP_STORED:
+                    raise ValueError(f"{info.filename} is compressed")
+                arrays[info.filename.removesuffix(".npy")] = _stored_array(view, info)
+            return arrays
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, struct.error) as error:
         message = " ".join(str(error).split())
         raise fail(f"corrupt offline model weights ({message})") from None
+
+
+LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
+"""A zip member's local file header (signature ... name and extra lengths)."""
+
+
+def _stored_array(view: memoryview, info: zipfile.ZipInfo) -> np.ndarray:
+    """The `.npy` member `info` of a stored zip as an array over `view`."""
+    header = LOCAL_HEADER.unpack_from(view, info.header_offset)
+    if header[0] != b"PK\x03\x04":
+        raise ValueError(f"bad local header of {info.filename}")
+    start = info.header_offset + LOCAL_HEADER.size + header[-2] + header[-1]
+    member = io.BytesIO(view[start : start + min(info.file_size, 1 << 16)])
+    major, _ = np.lib.format.read_magic(member)
+    read_header = (
+        np.lib.format.read_array_header_1_0
+        if major == 1
+        else np.lib.format.read_array_header_2_0
+    )
+    shape, fortran, dtype = read_header(member)
+    if dtype.hasobject:
+        raise ValueError(f"{info.filename} holds Python objects")
+    count = math.prod(shape)
+    if member.tell() + count * dtype.itemsize > info.file_size:
+        raise ValueError(f"{info.filename} is truncated")
+    array = np.frombuffer(view, dtype, count, start + member.tell())
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+class _MemoryFile(io.RawIOBase):
+    """A read-only, seekable file over a memoryview (what `zipfile` reads)."""
+
+    def __init__(self, view: memoryview):
+        self.view, self.position = view, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: len(self.view)}
+        self.position = base[whence] + offset
+        return self.position
+
+    def tell(self) -> int:
+        return self.position
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self.view[self.position : self.position + len(buffer)]
+        buffer[: len(chunk)] = chunk
+        self.position += len(chunk)
+        return len(chunk)
 
 
 # ---------------------------------------------------------------------------

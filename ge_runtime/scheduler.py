@@ -45,6 +45,7 @@ for entry in model.trace: print(entry.line())
 from __future__ import annotations
 
 import enum
+import gc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -54,14 +55,27 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.adapters import check_results, run_numpy_kernel
+from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, verify_module
-from ge_dialect.dtypes import element_type
+from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.limits import (
+    LimitError,
+    check_claimed_memory,
+    over_budget,
+    tensor_bytes,
+)
+from ge_dialect.naming import node_labels
 from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
-from ge_dialect.shape_inference import SHAPE_FUNCTIONS, ShapeError, infer_shapes
-from ge_runtime.adapters import call_host_op, check_results
+from ge_dialect.shape_inference import (
+    ShapeError,
+    has_shape_function,
+    infer_shapes,
+    shape_function_attributes,
+)
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
-from ge_runtime.jit import GraphRunner, compile_graph, external_keys
+from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
 from ge_runtime.jit_ops import JITError
 from ge_runtime.reference import (
     Held,
@@ -72,12 +86,10 @@ from ge_runtime.reference import (
     evaluate,
     find_graph,
 )
-from passes.infer_shape import shape_function_attributes
-from passes.insert_transdata import derive_storage_weights
+from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
     STRUCTURAL_OPS,
     build_partitioned_call,
-    node_labels,
     owned_constants,
     placed_engine,
 )
@@ -174,28 +186,6 @@ def has_dynamic_dims(graph: GraphOp) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def inline_partitioned_calls(block: Block) -> None:
-    """Replace every `ge.partitioned_call` of `block` (nested ones too) by its ops."""
-    for op in list(block.ops):
-        if not isinstance(op, PartitionedCallOp):
-            continue
-        body = op.f.block
-        inline_partitioned_calls(body)
-        terminator = body.last_op
-        assert isinstance(terminator, NetOutputOp)
-        for inner in list(body.ops):
-            if isinstance(inner, DataOp):
-                inner.output.replace_all_uses_with(op.operands[inner.index_value])
-                body.erase_op(inner)
-        for result, value in zip(op.results, terminator.operands, strict=True):
-            result.replace_all_uses_with(value)
-        body.erase_op(terminator)
-        for inner in list(body.ops):
-            inner.detach()
-            block.insert_op_before(inner, op)
-        block.erase_op(op)
-
-
 def split_around_host_ops(block: Block) -> list[list[Operation] | Operation]:
     """The block's ops as steps: sunk parts (lists) and `aclnn_only` ops.
 
@@ -245,6 +235,7 @@ class SunkPart:
     ops: list[Operation]
     jit_failure: str | None = None
     """Why the JIT could not compile the part (it runs in the reference evaluator)."""
+    compiled: CompiledFunction | None = None
     runner: GraphRunner | None = None
     """The compiled part bound to its weights, once run."""
     streams: StreamRuntime | None = None
@@ -254,7 +245,7 @@ class SunkPart:
     @property
     def stream_count(self) -> int:
         """Streams of the part (1: compiled whole)."""
-        from ge_runtime.streams import stream_count
+        from passes.stream_planning import stream_count
 
         return stream_count(self.graph) or 1
 
@@ -266,15 +257,18 @@ class SunkPart:
         return "jit" if self.jit_failure is None else f"reference: {self.jit_failure}"
 
 
-def sink_graph(graph: GraphOp, target: str | None) -> list[SunkPart]:
+def sink_graph(
+    graph: GraphOp, target: str | None, cache_key: str | None = None
+) -> list[SunkPart]:
     """Turn `graph` (in place) into sunk-part calls and fallback ops, in order.
 
     Engine subgraphs are inlined, the ops split around `aclnn_only` ops, and
     each part moved into a `ge.partitioned_call` (with the constants only it
-    reads), assigned streams as `graph` was, planned and compiled.
+    reads), assigned streams as `graph` was, planned and compiled (its code
+    kept on disk under `cache_key` and the part's number, if given).
     """
-    from ge_runtime.streams import stream_count
     from passes.assign_streams import assign_sunk_graph
+    from passes.stream_planning import stream_count
 
     streams = stream_count(graph)
     block = graph.body.block
@@ -301,18 +295,13 @@ def sink_graph(graph: GraphOp, target: str | None) -> list[SunkPart]:
         plan_sunk_graph(part_graph, target)  # the part's intermediates: one arena
         part = SunkPart(len(parts), call, part_graph, step)
         if part.stream_count == 1:
-            part.jit_failure = _jit_failure(part_graph, target)
+            key = None if cache_key is None else f"{cache_key}|part{part.number}"
+            try:
+                part.compiled = compile_graph(part_graph, target, cache_key=key)
+            except (GEError, JITError) as error:
+                part.jit_failure = str(error).partition("error: ")[2] or str(error)
         parts.append(part)
     return parts
-
-
-def _jit_failure(graph: GraphOp, target: str | None) -> str | None:
-    """Compile `graph` now (cached for its runs); why not, if it cannot be."""
-    try:
-        compile_graph(graph, target)
-    except (GEError, JITError) as error:
-        return str(error).partition("error: ")[2] or str(error)
-    return None
 
 
 # ---------------------------------------------------------------------------
@@ -442,7 +431,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
             return self._run_streams(call, part, inputs)
         if part.jit_failure is None:
             if part.runner is None:
-                part.runner = GraphRunner.build(part.graph, self.weights, self.target)
+                part.runner = GraphRunner.build(
+                    part.graph, self.weights, self.target, compiled=part.compiled
+                )
             results = part.runner(inputs)
         else:
             results = evaluate(
@@ -490,7 +481,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
             )
             executor = Executor.JIT
         else:
-            results = call_host_op(op, [held.origin for held in operands])
+            results = run_numpy_kernel(op, [held.origin for held in operands])
             reason = self.kernels.failures.get(op, "no shape function")
             detail = f"reference kernel: {reason}"
             executor = Executor.REFERENCE
@@ -511,15 +502,24 @@ class ScheduledEvaluator(ReferenceEvaluator):
         self, op: Operation, operands: Sequence[Held]
     ) -> list[tuple[Shape, str]] | None:
         """The op's shape function on the concrete operands (None: it has none)."""
-        if op.name not in SHAPE_FUNCTIONS:
+        if not has_shape_function(op):
             return None
         shapes = [held.shape for held in operands]
         dtypes = [held.layout.dtype for held in operands]
         try:
-            return infer_shapes(op.name, shapes, dtypes, shape_function_attributes(op))
-        except ShapeError as error:
+            inferred = infer_shapes(
+                op.name, shapes, dtypes, shape_function_attributes(op)
+            )
+            for index, (shape, dtype) in enumerate(inferred):
+                if -1 in shape:  # data-dependent: the kernel says
+                    continue
+                nbytes = tensor_bytes(shape, numpy_dtype(dtype).itemsize)
+                if (reason := over_budget(nbytes, f"result #{index}")) is not None:
+                    raise ShapeError(reason)
+        except (ShapeError, LimitError) as error:
             shown = ", ".join(str(list(s)) for s in shapes)
             raise error_at(op, f"at run time, on shapes {shown}: {error}") from None
+        return inferred
 
     def _record(
         self,
@@ -615,12 +615,16 @@ def compile_model(
     *,
     graph: str | None = None,
     target: str | None = None,
+    cache_key: str | None = None,
 ) -> CompiledModel:
     """Schedule a graph: sunk (static shapes) or host-scheduled (dynamic dims).
 
-    `weights` map `#ge.external` keys to storage-layout arrays.
+    `weights` map `#ge.external` keys to storage-layout arrays. With
+    `cache_key` (what identifies the graph, e.g. its model file's digest)
+    the sunk parts' generated code is kept on disk for the next process.
     """
     source = find_graph(module_or_graph, graph)
+    check_claimed_memory(source)
     nodes = describe_nodes(source)
     evaluator = ScheduledEvaluator(weights or {}, target, kernels=KernelCache(target))
     if has_dynamic_dims(source):
@@ -630,6 +634,19 @@ def compile_model(
     scheduled = source.clone()
     copies = dict(zip(source.walk(), scheduled.walk(), strict=True))
     evaluator.nodes = {copies[op]: info for op, info in nodes.items()}
-    parts = sink_graph(scheduled, target)
+    parts = sink_graph(scheduled, target, cache_key)
     evaluator.parts = {part.call: part for part in parts}
     return CompiledModel(scheduled, evaluator, parts)
+
+
+def freeze_for_serving() -> None:
+    """Keep every object alive now out of the garbage collector's passes.
+
+    For a process that compiles its model once and then serves it (`ge-run`):
+    the IR and what was compiled from it live as long as the model, and a
+    full collection pass would walk them during an inference (a pause of
+    milliseconds). Garbage is collected first; what is frozen is never
+    collected again, so a process compiling many models should not call it.
+    """
+    gc.collect()
+    gc.freeze()

@@ -178,8 +178,11 @@ def test_pictures_render_when_graphviz_is_installed(
         "03-stage.mlir",
         "03-stage.dot",
         "03-stage.svg",
+        "03-stage.png",
     ]
-    assert "<svg" in written[2].read_text()
+    svg = written[2].read_text()
+    assert "<svg" in svg and "NCHW &#45;&gt; NC1HWC0" in svg  # the TransData's label
+    assert written[3].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_picture_nests_subgraphs_and_colours_by_storage_format() -> None:
@@ -375,7 +378,8 @@ def test_invalid_singleop_json_is_one_line_error(tmp_path: Path, capsys) -> None
     path = tmp_path / "ops.json"
     path.write_text('[{"op": "Relu",\n  "input_desc": [}]')
     code, _, err = run_tool(ge_atc.main, capsys, f"--singleop={path}", "--output=x")
-    assert_one_line_error(code, err, f"{path}:2:18: error: invalid JSON")
+    expected = f"{path}:2:18: error: single-op file is not valid JSON"
+    assert_one_line_error(code, err, expected)
 
 
 # ---------------------------------------------------------------------------

@@ -474,6 +474,17 @@ CASES: dict[str, Case] = {
     "transpose_default": Case([node("Transpose", ["x"])], {"x": X4}),
     "transpose_perm": Case([node("Transpose", ["x"], perm=[0, 2, 3, 1])], {"x": X4}),
     "cast_to_int32": Case([node("Cast", ["x"], to=TensorProto.INT32)], {"x": X4 * 10}),
+    "castlike_to_int32": Case(
+        [node("CastLike", ["x", "like"])],
+        {"x": X4 * 10, "like": np.zeros((2,), np.int32)},
+        opset=15,
+    ),
+    "castlike_constant_like_to_float16": Case(
+        [node("CastLike", ["x", "like"])],
+        {"x": X4},
+        {"like": np.zeros((), np.float16)},
+        opset=19,
+    ),
     "identity": Case([node("Identity", ["x"])], {"x": X4}),
     # Elementwise.
     "relu_sigmoid_tanh": Case(
@@ -505,6 +516,15 @@ CASES: dict[str, Case] = {
     "elu": Case([node("Elu", ["x"], alpha=0.7)], {"x": X4}),
     "selu_defaults": Case([node("Selu", ["x"])], {"x": X4}),
     "hard_sigmoid": Case([node("HardSigmoid", ["x"], alpha=0.3)], {"x": X4 * 3}),
+    "hard_swish": Case(
+        [node("HardSwish", ["x"])],
+        {
+            "x": np.array(
+                [-1e30, -3.0, -1.5, -0.0, 0.0, 2.5, 3.0, 7.0, 1e30], np.float32
+            )
+        },
+        opset=14,
+    ),
     "softsign": Case([node("Softsign", ["x"])], {"x": X4}),
     "prelu_broadcast": Case(
         [node("PRelu", ["x", "s"])], {"x": X4}, {"s": rand(3, 1, 1)}
@@ -875,6 +895,21 @@ def test_unsupported_ops_are_listed_in_one_error():
     )
 
 
+def test_an_unnamed_node_is_named_by_its_first_named_output():
+    """An LSTM-like node whose first output is unused (`""`) is named by the
+    next one, not by the empty string."""
+    graph = helper.make_graph(
+        [helper.make_node("Mystery", ["x"], ["", "h"], domain="my.domain")],
+        "unnamed",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [2, 3])],
+    )
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("my.domain", 1)]
+    with pytest.raises(GEError) as info:
+        import_onnx(helper.make_model(graph, opset_imports=opsets))
+    assert str(info.value).endswith("my.domain.Mystery (nodes: h)")
+
+
 @pytest.mark.parametrize(
     ("case", "message"),
     [
@@ -923,6 +958,85 @@ def test_unsupported_configurations(case: Case, message: str):
     model, _ = case.reference()
     with pytest.raises(GEError, match=re.escape(f"unsupported ONNX ops: {message}")):
         import_onnx(model)
+
+
+# ---------------------------------------------------------------------------
+# Control flow: If
+# ---------------------------------------------------------------------------
+
+BRANCHES = Path(__file__).parent / "filecheck" / "ge-translate" / "models"
+
+
+def branch(name: str, nodes: list[onnx.NodeProto], output: str, shape) -> Any:
+    """A branch graph without inputs, one float output."""
+    return helper.make_graph(
+        nodes,
+        name,
+        [],
+        [helper.make_tensor_value_info(output, TensorProto.FLOAT, shape)],
+    )
+
+
+def if_model(then_graph, else_graph, x_shape=(3, 5)) -> onnx.ModelProto:
+    """`y = If(c)` over a bool input `c` and a float input `x`."""
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                "If",
+                ["c"],
+                ["y"],
+                name="if",
+                then_branch=then_graph,
+                else_branch=else_graph,
+            )
+        ],
+        "if",
+        [
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape)),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(x_shape))],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("c", [True, False])
+@pytest.mark.parametrize("d", [True, False])
+def test_nested_if_matches_onnxruntime(c: bool, d: bool):
+    model = onnx.load(BRANCHES / "branches.onnxtxt")
+    imported = import_onnx(model)
+    feeds = {"c": np.array(c), "d": np.array(d), "x": rand(3, 5)}
+    ours = evaluate(imported.module, feeds, weights=imported.weights)
+    for mine, ref in zip(ours, ort_run(model, feeds), strict=True):
+        assert_close(mine, ref)
+
+
+def test_if_on_a_known_condition_inlines_the_branch_taken():
+    model = onnx.load(BRANCHES / "branches.onnxtxt")
+    ops = [op.name for op in import_onnx(model).module.walk()]
+    assert ops.count("ge.if") == 2  # y's If and the If nested in it; not k's
+    assert "ge.abs" in ops and "ge.exp" not in ops
+
+
+def test_if_branches_of_different_types_are_refused():
+    then_graph = branch("then", [node("Relu", ["x"], ["t"])], "t", [3, 5])
+    else_graph = branch("else", [node("ReduceSum", ["x"], ["e"], keepdims=0)], "e", [])
+    with pytest.raises(GEError) as info:
+        import_onnx(if_model(then_graph, else_graph))
+    assert str(info.value) == (
+        "<onnx model>: error: unsupported ONNX ops: If whose branches give output "
+        "#0 different types (tensor<3x5xf32> and tensor<f32>) (nodes: if)"
+    )
+
+
+def test_an_unsupported_op_in_a_branch_is_reported_once():
+    then_graph = branch(
+        "then", [helper.make_node("Erf", ["x"], ["t"], name="erf")], "t", [3, 5]
+    )
+    else_graph = branch("else", [node("Neg", ["x"], ["e"])], "e", [3, 5])
+    with pytest.raises(GEError) as info:
+        import_onnx(if_model(then_graph, else_graph))
+    assert str(info.value).endswith("unsupported ONNX ops: Erf (nodes: erf)")
 
 
 # ---------------------------------------------------------------------------

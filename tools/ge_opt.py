@@ -17,25 +17,28 @@ Errors are one line (`file:line:col: error: ...`) and exit code 1.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
-from ge_runtime.profiling import PassTimer
+from ge_dialect.files import write_atomically
+from ge_dialect.input_files import check_input_file
+from ge_dialect.ir_text import print_module
+from ge_dialect.limits import budget_of, check_bytes, memory_budget
 from tools.common import (
     LOG_LEVELS,
+    add_memory_budget_flag,
     load_plugins,
     logging_to_stderr,
     one_line_errors,
     run_tool,
-    write_atomically,
 )
 
 
@@ -70,17 +73,30 @@ def split_pass_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 class PassHelpFormatter(argparse.HelpFormatter):
-    """Shows each pass flag with the first line of its pass's docstring."""
+    """Shows each pass flag with its docstring's first line and its options."""
 
     passes: dict[str, Any] = {}
 
     def _expand_help(self, action: argparse.Action) -> str:
-        if isinstance(action, PassFlag):
-            pass_class = self.passes[action.dest]()
-            doc = (pass_class.__doc__ or "").strip().splitlines()
-            if doc:
-                return doc[0]
-        return super()._expand_help(action)
+        if not isinstance(action, PassFlag):
+            return super()._expand_help(action)
+        from passes.options import pass_options
+
+        pass_class = self.passes[action.dest]()
+        lines = (pass_class.__doc__ or "").strip().splitlines()[:1]
+        lines += [f"  {option.usage()}" for option in pass_options(pass_class)]
+        return "\n".join(lines)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """Wrap each line on its own (each pass option starts a line)."""
+        wrapped = []
+        for line in text.splitlines():
+            body = line.lstrip()
+            indent = line[: len(line) - len(body)]
+            pieces = super()._split_lines(body, width - len(indent) - 2) or [""]
+            more = f"{indent}  " if indent else ""
+            wrapped += [indent + pieces[0], *(more + piece for piece in pieces[1:])]
+        return wrapped
 
 
 class GEOptMain(xDSLOptMain):
@@ -90,7 +106,17 @@ class GEOptMain(xDSLOptMain):
         argv = list(sys.argv[1:] if args is None else args)
         load_plugins(argv)
         self.pass_flags, rest = split_pass_flags(argv)
+        self._dumped = 0
         super().__init__(description="GE-xDSL modular optimizer driver", args=rest)
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """The input, a regular file or stdin, within the memory budget."""
+        if self.args.input_file is not None:
+            check_input_file(self.args.input_file, "input")
+            return super().get_input_stream()
+        data = sys.stdin.buffer.read(memory_budget() + 1)
+        check_bytes(len(data), "the input on stdin", "<stdin>")
+        return io.BytesIO(data), "mlir"
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -125,6 +151,28 @@ class GEOptMain(xDSLOptMain):
             help="level of the passes' log lines on stderr (default info; "
             "mark-fallback logs at info)",
         )
+        add_memory_budget_flag(arg_parser)
+        arg_parser.add_argument(
+            "--mlir-elide-elementsattrs-if-larger",
+            type=int,
+            metavar="N",
+            help="print non-splat constants of more than N elements as "
+            "dense_resource<__elided__> (for reading; cannot be read back)",
+        )
+        arg_parser.add_argument(
+            "--mlir-print-elementsattrs-as-resources-if-larger",
+            type=int,
+            metavar="N",
+            help="print non-splat constants of more than N elements as "
+            "dense_resource blobs in the file's {-# dialect_resources #-} section",
+        )
+        arg_parser.add_argument(
+            "--dump-graph",
+            metavar="DIR",
+            help="write the input and the IR after each pass to DIR as NN-STAGE.mlir "
+            "and a Graphviz picture coloured by storage format (NN-STAGE.dot, and "
+            ".svg/.png when Graphviz's dot is installed)",
+        )
         arg_parser.add_argument(
             "--opinfo",
             action="append",
@@ -134,7 +182,11 @@ class GEOptMain(xDSLOptMain):
         )
         from passes import PASSES
 
-        group = arg_parser.add_argument_group("passes")
+        group = arg_parser.add_argument_group(
+            "passes",
+            "Each pass is also a flag: --PASS, or --PASS='OPT=V OPT2=W' (the text "
+            "inside -p 'PASS{...}'). Options are written data-format or data_format.",
+        )
         for name in PASSES:
             group.add_argument(
                 f"--{name}",
@@ -144,28 +196,25 @@ class GEOptMain(xDSLOptMain):
             )
 
     def setup_pipeline(self) -> None:
-        from ge_dialect.opinfo import load_opinfo_file
+        if self.args.opinfo:
+            from ge_dialect.opinfo import load_opinfo_file
 
-        for path in self.args.opinfo:
-            load_opinfo_file(path)
+            for path in self.args.opinfo:
+                load_opinfo_file(path)
         self.args.passes = ",".join(
             p for p in (self.args.passes, *self.pass_flags) if p
         )
-        try:
-            self.pipeline = PassPipeline.parse_spec(
-                self.available_passes, self.args.passes, self._between_passes
-            )
-        except ValueError as error:
-            raise GEError(f"error: {error}") from None
-        except ArgSpecParseError as error:  # a BaseException spanning several lines
-            reason = str(error).strip().splitlines()[-1].strip()
-            raise GEError(
-                f"error: invalid pass pipeline '{self.args.passes}': {reason}"
-            ) from None
-        except Exception as error:  # xDSL raises several types for bad options
-            message = " ".join(str(error).split())
-            raise GEError(f"error: invalid pass pipeline: {message}") from None
-        self.timer = PassTimer() if self.args.time_passes else None
+        from passes.options import parse_passes
+
+        self.pipeline = PassPipeline(
+            parse_passes(self.args.passes, self.available_passes),
+            self._between_passes,
+        )
+        self.timer = None
+        if self.args.time_passes:
+            from ge_runtime.profiling import PassTimer
+
+            self.timer = PassTimer()
         if self.args.print_between_passes or self.timer is not None:
             from passes.format_pipeline import NESTED_PASS_CALLBACK
 
@@ -189,8 +238,17 @@ class GEOptMain(xDSLOptMain):
             print(f"// -----// IR after {previous.name} //----- //")
             Printer(stream=sys.stdout).print_op(module)
             print()
+        if self.args.dump_graph is not None:
+            self._dump(previous.name if previous else "input", module)
         if self.timer is not None:
             self.timer.mark()  # verification and printing are not the passes'
+
+    def _dump(self, stage: str, module: ModuleOp) -> None:
+        """`--dump-graph`: the IR and its picture, numbered in the order made."""
+        from ge_runtime.graphviz_dump import dump_stage
+
+        dump_stage(self.args.dump_graph, self._dumped, stage, module)
+        self._dumped += 1
 
     def _between_inner_passes(
         self, inner: ModulePass, module: ModuleOp, pipeline: ModulePass
@@ -202,8 +260,27 @@ class GEOptMain(xDSLOptMain):
         count = runtime_transdata_count(module)
         print(f"// {count} runtime TransData after {inner.name}\n")
 
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        """The output text; MLIR text honours the constant-printing options."""
+        if self.args.target != "mlir" or self.args.syntax_highlight:
+            return super().output_resulting_program(prog)
+        args = self.args
+        text = print_module(
+            prog,
+            self.ctx.loaded_dialects,
+            elide_elements_if_larger=args.mlir_elide_elementsattrs_if_larger,
+            resources_if_larger=args.mlir_print_elementsattrs_as_resources_if_larger,
+            print_generic_format=args.print_op_generic,
+            print_properties_as_attributes=args.print_no_properties,
+            print_debuginfo=args.print_debuginfo,
+        )
+        return text + "\n"  # xDSL's mlir target ends with a blank line
+
     def run(self) -> None:
-        with logging_to_stderr(("passes",), self.args.log):
+        with (
+            budget_of(self.args.memory_budget),
+            logging_to_stderr(("passes",), self.args.log),
+        ):
             self._run()
 
     def _run(self) -> None:

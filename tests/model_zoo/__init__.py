@@ -31,6 +31,7 @@ import io
 import logging
 import os
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -53,15 +54,17 @@ SOURCES = (Path(__file__), Path(__file__).with_name("builders.py"))
 
 @dataclass(frozen=True)
 class InputSpec:
-    """One model input: its name, shape without the batch dim, and how to
-    sample it (`normal` floats, `tokens` ids below `high`, or a padding
-    `mask` of ones whose row b has its last 2*(b mod 3) entries zero)."""
+    """One model input: its name, shape (without the batch dim when
+    `batched`), and how to sample it: `normal` floats, `tokens` ids below
+    `high`, a padding `mask` of ones whose row b has its last 2*(b mod 3)
+    entries zero, or `fill`: every element `high`."""
 
     name: str
     shape: tuple[int, ...]
     dtype: str = "float32"
     kind: str = "normal"
     high: int = 0
+    batched: bool = True
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,12 @@ def _mobilenet_v2():
     from model_zoo.builders import MobileNetV2
 
     return MobileNetV2(width=0.5, classes=10)
+
+
+def _mobilenet_v3():
+    from model_zoo.builders import MobileNetV3Small
+
+    return MobileNetV3Small(width=0.5, classes=10)
 
 
 def _yolo_head():
@@ -166,6 +175,12 @@ MODELS: dict[str, ZooModel] = {
             ("logits",),
         ),
         ZooModel(
+            "mobilenet_v3",
+            _mobilenet_v3,
+            (InputSpec("image", (3, 64, 64)),),
+            ("logits",),
+        ),
+        ZooModel(
             "yolo_head", _yolo_head, (InputSpec("image", (3, 64, 64)),), ("detections",)
         ),
         ZooModel(
@@ -202,6 +217,76 @@ MODELS: dict[str, ZooModel] = {
 }
 
 
+@dataclass(frozen=True)
+class ShippedModel:
+    """A trained model shipped inside a PyPI package (the `models` extra),
+    at fixed input shapes: a generality check on exports nobody here made."""
+
+    name: str
+    distribution: str
+    file: str
+    inputs: tuple[InputSpec, ...]
+
+
+def _fixed(name: str, shape: tuple[int, ...], dtype: str = "float32", **kw):
+    return InputSpec(name, shape, dtype, batched=False, **kw)
+
+
+SHIPPED: dict[str, ShippedModel] = {
+    model.name: model
+    for model in (
+        ShippedModel(
+            "magika",  # file-type classifier (Google)
+            "magika",
+            "magika/models/standard_v3_3/model.onnx",
+            (_fixed("bytes", (1, 2048), "int32", kind="tokens", high=257),),
+        ),
+        ShippedModel(
+            "silero_vad",  # voice activity detector, an If on the sample rate
+            "silero-vad",
+            "silero_vad/data/silero_vad_16k_op15.onnx",
+            (
+                _fixed("input", (1, 512)),
+                _fixed("state", (2, 1, 128)),
+                _fixed("sr", (), "int64", kind="fill", high=16000),
+            ),
+        ),
+        ShippedModel(
+            "ocr_det",  # PP-OCRv4 text detection (RapidOCR)
+            "rapidocr-onnxruntime",
+            "rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
+            (_fixed("x", (1, 3, 64, 96)),),
+        ),
+        ShippedModel(
+            "ocr_rec",  # PP-OCRv4 text recognition
+            "rapidocr-onnxruntime",
+            "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
+            (_fixed("x", (1, 3, 48, 96)),),
+        ),
+        ShippedModel(
+            "ocr_cls",  # text-line orientation classifier
+            "rapidocr-onnxruntime",
+            "rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+            (_fixed("x", (1, 3, 48, 192)),),
+        ),
+    )
+}
+
+
+def shipped_path(name: str) -> Path | None:
+    """The file of shipped model `name`, None if its package is not installed
+    (found through the package's metadata, without importing it)."""
+    import importlib.metadata
+
+    model = SHIPPED[name]
+    try:
+        distribution = importlib.metadata.distribution(model.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    path = Path(str(distribution.locate_file(model.file)))
+    return path if path.is_file() else None
+
+
 def cache_dir() -> Path:
     """Where built models are kept (`$GE_XDSL_MODEL_CACHE` or ~/.cache)."""
     configured = os.environ.get("GE_XDSL_MODEL_CACHE")
@@ -226,10 +311,13 @@ def cache_key(name: str, exporter: str, dynamic_batch: bool) -> str:
     return digest.hexdigest()[:16]
 
 
-def model_spec(name: str) -> ZooModel:
-    """The zoo's model `name` (a `KeyError` lists the names)."""
+def model_spec(name: str) -> ZooModel | ShippedModel:
+    """The zoo's or a shipped model `name` (a `KeyError` lists the names)."""
+    if name in SHIPPED:
+        return SHIPPED[name]
     if name not in MODELS:
-        raise KeyError(f"no zoo model '{name}' (models: {', '.join(MODELS)})")
+        names = ", ".join([*MODELS, *SHIPPED])
+        raise KeyError(f"no zoo model '{name}' (models: {names})")
     return MODELS[name]
 
 
@@ -241,7 +329,7 @@ def export(
     directory: Path | None = None,
 ) -> Path:
     """The `.onnx` file of zoo model `name`, built (seed 0) unless cached."""
-    spec = model_spec(name)
+    spec = MODELS[name]
     if exporter not in spec.exporters:
         raise ValueError(f"{name} is not exported with '{exporter}'")
     directory = cache_dir() if directory is None else directory
@@ -313,16 +401,18 @@ def _quiet_loggers():
 
 
 def sample_inputs(name: str, batch: int = EXPORT_BATCH, seed: int = 0):
-    """Seeded inputs of zoo model `name` for `batch` rows: name -> array."""
+    """Seeded inputs of model `name` for `batch` rows: name -> array."""
     rng = np.random.default_rng(seed)
     feeds: dict[str, np.ndarray] = {}
     for spec in model_spec(name).inputs:
-        shape = (batch, *spec.shape)
-        if spec.kind == "tokens":
+        shape = (batch, *spec.shape) if spec.batched else spec.shape
+        if spec.kind == "fill":
+            value = np.full(shape, spec.high)
+        elif spec.kind == "tokens":
             value = rng.integers(0, spec.high, shape)
         elif spec.kind == "mask":
             value = np.ones(shape)
-            for row in range(batch):
+            for row in range(shape[0]):
                 padding = 2 * (row % 3)
                 if padding:
                     value[row, -padding:] = 0
@@ -345,3 +435,42 @@ def onnxruntime_outputs(
         str(path), options, providers=["CPUExecutionProvider"]
     )
     return session.run(None, dict(feeds))
+
+
+# ---------------------------------------------------------------------------
+# Checking a model: ge-atc's compile, the error against onnxruntime
+# ---------------------------------------------------------------------------
+
+
+def input_shape_flag(feeds: Mapping[str, np.ndarray]) -> str:
+    """ge-atc's `--input_shape` for these inputs: `a:2,11;b:2,11`."""
+    return ";".join(f"{k}:{','.join(map(str, v.shape))}" for k, v in feeds.items())
+
+
+def compile_with_atc(onnx_path: Path, om_path: Path, shapes: str | None):
+    """Run `ge-atc` in-process: (seconds, the one-line error or None)."""
+    from tools.ge_atc import main as atc
+
+    argv = [f"--model={onnx_path}", "--framework=5", f"--output={om_path}"]
+    argv += ["--log=error"] + ([f"--input_shape={shapes}"] if shapes else [])
+    stderr = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stderr(stderr):
+        status = atc(argv)
+    seconds = time.perf_counter() - start
+    if status == 0:
+        return seconds, None
+    lines = [line for line in stderr.getvalue().splitlines() if line.strip()]
+    return seconds, lines[-1] if lines else f"ge-atc exited with {status}"
+
+
+def relative_error(ours, expected) -> float:
+    """max |ours - ref| / max |ref| over all output pairs (inf: shape mismatch)."""
+    worst = 0.0
+    for mine, ref in zip(ours, expected, strict=True):
+        if np.shape(mine) != np.shape(ref):
+            return float("inf")
+        ref64 = np.asarray(ref, np.float64)
+        error = float(np.abs(np.asarray(mine, np.float64) - ref64).max(initial=0))
+        worst = max(worst, error / max(float(np.abs(ref64).max(initial=0)), 1e-30))
+    return worst

@@ -175,6 +175,104 @@ class MobileNetV2(nn.Module):
         return (self.classifier(pooled),)
 
 
+def hard_sigmoid(x: torch.Tensor) -> torch.Tensor:
+    """relu6(x + 3) / 6, written out (exports as Add, Clip, Div)."""
+    return nn.functional.relu6(x + 3.0) / 6.0
+
+
+class HardSwish(nn.Module):
+    """x * hard_sigmoid(x) (MobileNetV3's activation), written out."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * hard_sigmoid(x)
+
+
+class SqueezeExcite(nn.Module):
+    """Channel attention: global mean, 1x1 reduce + ReLU, 1x1 expand +
+    hard sigmoid, times the input."""
+
+    def __init__(self, channels: int):
+        super().__init__()
+        squeezed = make_divisible(channels / 4)
+        self.reduce = nn.Conv2d(channels, squeezed, 1)
+        self.expand = nn.Conv2d(squeezed, channels, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scale = torch.relu(self.reduce(x.mean(dim=(2, 3), keepdim=True)))
+        return x * hard_sigmoid(self.expand(scale))
+
+
+class MobileNetV3Block(nn.Module):
+    """MobileNetV3's bneck: 1x1 expand, kxk depthwise, optional SE, 1x1 project."""
+
+    def __init__(
+        self,
+        cin: int,
+        kernel: int,
+        hidden: int,
+        cout: int,
+        se: bool,
+        hs: bool,
+        stride: int,
+    ):
+        super().__init__()
+        act = HardSwish if hs else nn.ReLU
+        layers: list[nn.Module] = []
+        if hidden != cin:
+            layers += [*conv_bn(cin, hidden, 1, 1), act()]
+        layers += [*conv_bn(hidden, hidden, kernel, stride, groups=hidden), act()]
+        if se:
+            layers.append(SqueezeExcite(hidden))
+        layers += conv_bn(hidden, cout, 1, 1)
+        self.body = nn.Sequential(*layers)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.body(x) if self.residual else self.body(x)
+
+
+MOBILENET_V3_SMALL_BLOCKS = (
+    # kernel, expansion channels, output channels, SE, hard swish, stride
+    (3, 16, 16, True, False, 2),
+    (3, 72, 24, False, False, 2),
+    (3, 88, 24, False, False, 1),
+    (5, 96, 40, True, True, 2),
+    (5, 240, 40, True, True, 1),
+    (5, 240, 40, True, True, 1),
+    (5, 120, 48, True, True, 1),
+    (5, 144, 48, True, True, 1),
+    (5, 288, 96, True, True, 2),
+    (5, 576, 96, True, True, 1),
+    (5, 576, 96, True, True, 1),
+)
+
+
+class MobileNetV3Small(nn.Module):
+    """MobileNetV3-Small (Howard et al. 2019) with a width multiplier."""
+
+    def __init__(self, width: float = 0.5, classes: int = 10):
+        super().__init__()
+        channels = make_divisible(16 * width)
+        layers: list[nn.Module] = [*conv_bn(3, channels, 3, 2), HardSwish()]
+        for kernel, hidden, out, se, hs, stride in MOBILENET_V3_SMALL_BLOCKS:
+            hidden, out = make_divisible(hidden * width), make_divisible(out * width)
+            layers.append(
+                MobileNetV3Block(channels, kernel, hidden, out, se, hs, stride)
+            )
+            channels = out
+        last = make_divisible(576 * width)
+        layers += [*conv_bn(channels, last, 1, 1), HardSwish()]
+        self.features = nn.Sequential(*layers)
+        self.head = nn.Sequential(
+            nn.Linear(last, 1024), HardSwish(), nn.Linear(1024, classes)
+        )
+        randomize_norms(self)
+
+    def forward(self, image: torch.Tensor):
+        pooled = self.features(image).mean(dim=(2, 3))
+        return (self.head(pooled),)
+
+
 class ConvBnSilu(nn.Sequential):
     """YOLOv5's `Conv`: conv + BatchNorm + SiLU."""
 

@@ -45,7 +45,7 @@ ge.graph @conv {
 // own accumulator.
 
 // CHECK-LABEL: func.func @maxpool(
-// CHECK:         %[[NEG:.*]] = arith.constant 0xff800000 : f32
+// CHECK:         %[[NEG:.*]] = arith.constant 0xFF800000 : f32
 // CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x2x2x2x8xf32>
 // CHECK:         %[[P:.*]] = memref.alloc() : memref<1x2x6x6x8xf32>
 // CHECK:         affine.store %[[NEG]], %[[P]]

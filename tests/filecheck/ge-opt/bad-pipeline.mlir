@@ -14,7 +14,7 @@
 // FLAG-NOT: {{.}}
 
 // OPTION-NOT: Traceback
-// OPTION: ge-opt: error: {{.*}}no_such_option{{.*}}
+// OPTION: ge-opt: error: pass 'infer-origin-format' has no option 'no-such-option' (options: data-format)
 // OPTION-NOT: {{.}}
 
 // SYNTAX-NOT: Traceback
