@@ -19,6 +19,8 @@ from ge_dialect.ops import (
     GatherOp,
     GraphOp,
     NetOutputOp,
+    ShapeOfOp,
+    SizeOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
@@ -37,6 +39,8 @@ NOT_LOWERED: dict[type[Operation], str] = {
     VariableOp: "state kept across runs, which a loop function has no place for",
     Conv2DTransposeOp: "no loop emitter yet: it runs on its NumPy kernel",
     GatherOp: "data-dependent indexing: it runs as a host fallback",
+    ShapeOfOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
+    SizeOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
 }
 """Op class -> why it is not lowered to loops."""
 
