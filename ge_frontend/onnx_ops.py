@@ -777,10 +777,11 @@ def convert_resize(ctx: NodeContext) -> list[Value]:
     elif scales is not None and scales.size:
         values = [float(v) for v in np.asarray(scales, np.float32).reshape(-1)]
         for axis, scale in zip(axes, values, strict=True):
-            if shape[axis] == -1:
+            if shape[axis] == -1 and scale != 1.0:
                 raise Unsupported("with scales on dynamic dims")
             out_scales[axis] = scale
-            out_sizes[axis] = int(np.float32(scale) * np.float32(shape[axis]))
+            if shape[axis] != -1:  # a dynamic dim scaled by 1 stays as it is
+                out_sizes[axis] = int(np.float32(scale) * np.float32(shape[axis]))
     else:
         raise ValueError("one of 'scales' and 'sizes' is required")
     attrs: dict = {

@@ -15,10 +15,11 @@ with it at ties.
     : tensor<1x3x8x8xf32> -> tensor<1x3x16x16xf32>
 ```
 
-`sizes` is the output shape and `scales` the per-axis scale the coordinate
-transformation divides by (they differ when ONNX gives scales whose product
-with the input size is not an integer); `roi` (`tf_crop_and_resize`) has
-the starts of every axis, then the ends.
+`sizes` is the output shape (-1: the input's dim, which must have scale 1)
+and `scales` the per-axis scale the coordinate transformation divides by
+(they differ when ONNX gives scales whose product with the input size is
+not an integer); `roi` (`tf_crop_and_resize`) has the starts of every
+axis, then the ends.
 """
 
 from __future__ import annotations
@@ -193,8 +194,10 @@ def resize_array(
     extrapolation_value: float,
     **interpolation: Any,
 ) -> np.ndarray:
-    """`x` resized to `sizes`, one axis after the other (in float64)."""
+    """`x` resized to `sizes` (-1: unchanged), one axis after the other (in
+    float64)."""
     rank = x.ndim
+    sizes = [x.shape[a] if s == -1 else s for a, s in enumerate(sizes)]
     y = x.astype(np.float64)
     outside_any: np.ndarray | None = None
     for axis in range(rank):
@@ -285,8 +288,11 @@ class ResizeOp(GEOperation):
     def shape_function(
         shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
     ) -> list[Result]:
-        """The result has shape `sizes`."""
-        sizes = tuple(required(attrs, "sizes"))
+        """The result has shape `sizes` (-1: the input's dim)."""
+        sizes = tuple(
+            d if s == -1 else s
+            for s, d in zip(required(attrs, "sizes"), shapes[0], strict=False)
+        )
         if len(sizes) != len(shapes[0]):
             raise ShapeError(
                 f"'sizes' has {len(sizes)} entries for rank {len(shapes[0])}"
