@@ -114,6 +114,7 @@ UNARY = {
     "Selu": "selu",
     "Relu6": "relu6",
     "Rsqrt": "rsqrt",
+    "Erf": "erf",
 }
 
 BINARY = {
