@@ -17,6 +17,8 @@ from ge_dialect.ops import (
     DataOp,
     GraphOp,
     NetOutputOp,
+    ShapeOfOp,
+    SizeOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
@@ -33,6 +35,8 @@ NOT_LOWERED: dict[type[Operation], str] = {
     ConstOp: "a constant: a memref.global or a ge.weight argument",
     NetOutputOp: "the graph's results: the func.return",
     VariableOp: "state kept across runs, which a loop function has no place for",
+    ShapeOfOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
+    SizeOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
 }
 """Op class -> why it is not lowered to loops."""
 
