@@ -260,6 +260,8 @@ UNARY = [
     "identity",
     "hard_swish",
     "erf",
+    "relu6",
+    "rsqrt",
 ]
 
 
@@ -275,7 +277,8 @@ def test_elementwise_ops():
     value = b.elu(value, alpha=0.5)
     value = b.selu(value)
     value = b.clip(value, min=0.0, max=6.0)
-    results = [b.op(name, value, y) for name in ("add", "sub", "mul", "div")]
+    binary = ("add", "sub", "mul", "div", "squared_difference")
+    results = [b.op(name, value, y) for name in binary]
     results += [b.pow(value, y), b.maximum(value, y), b.minimum(value, y)]
     for result in results:
         assert shape(result) == (4, 2, 3)
