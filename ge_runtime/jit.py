@@ -86,6 +86,7 @@ ENTRY_FIELDS = (
     "arg_types",
     "arg_attrs",
     "vectorised",
+    "native_nests",
     "scalar_nests",
     "reuses_workspace",
     "invariant_args",
@@ -109,6 +110,9 @@ class CompiledFunction:
     arg_types: list[MemRefType]
     arg_attrs: list[dict[str, Any]]
     vectorised: int = 0
+    """Top-level nests run as array calls (NumPy or numba kernels)."""
+    native_nests: int = 0
+    """How many of those are numba kernels (`jit_numba`)."""
     scalar_nests: list[str] = field(default_factory=list)
     """Why each top-level nest that runs in the scalar path was not vectorised."""
     reuses_workspace: bool = False
@@ -313,6 +317,7 @@ class FunctionCompiler:
         self.env = CodeEnv(poison=poison)
         self.scalar = ScalarEmitter(self.env)
         self.vectorised = 0
+        self.native_nests = 0
         self.reasons: list[str] = []
         """Why each nest that runs in the scalar path was not vectorised."""
 
@@ -367,6 +372,7 @@ class FunctionCompiler:
             [a.type for a in block.args],  # type: ignore[misc]
             arg_attrs,
             self.vectorised,
+            self.native_nests,
             self.reasons,
             bool(self.env.workspace_specs),
             namespace["prepare"],
@@ -424,9 +430,12 @@ class FunctionCompiler:
         NumPy calls (`Unsupported` if neither does)."""
         if self.native:
             try:
-                return NumbaNest(op, self.env).compile(indent)
+                lines = NumbaNest(op, self.env).compile(indent)
             except Unsupported:
                 pass
+            else:
+                self.native_nests += 1
+                return lines
         return NestVectoriser(op, self.env).compile(indent)
 
     def _control_flow(

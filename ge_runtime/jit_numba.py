@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import affine, arith
-from xdsl.dialects.builtin import IndexType, MemRefType
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, SSAValue
 
 from ge_runtime import jit_cache
@@ -128,6 +128,15 @@ def available() -> bool:
     if os.environ.get("GE_XDSL_NUMBA", "1") == "0":
         return False
     return importlib.util.find_spec("numba") is not None
+
+
+def status() -> str:
+    """How loop nests run in this process, for a user to read."""
+    if available():
+        return "numba kernels where numba takes a nest, NumPy calls elsewhere"
+    if os.environ.get("GE_XDSL_NUMBA", "1") == "0":
+        return "NumPy calls only (GE_XDSL_NUMBA=0)"
+    return "NumPy calls only (numba is not installed)"
 
 
 _KERNELS: dict[str, Callable[..., None]] = {}
@@ -307,7 +316,9 @@ class NumbaNest:
                     leaf = f"({self._ix(atom.arg)} % {atom.k})"
                 case _:
                     raise Unsupported(f"index atom {atom}")
-            parts.append(leaf if coefficient == 1 else f"{leaf} * {self._param(coefficient)}")
+            parts.append(
+                leaf if coefficient == 1 else f"{leaf} * {self._param(coefficient)}"
+            )
         if ix.const or not parts:
             parts.append(self._param(ix.const))
         return " + ".join(parts)
@@ -450,4 +461,3 @@ class NumbaNest:
         if op.name == "arith.cmpf":
             return CMPF[predicate].format(*operands)
         return f"({operands[0]} {CMPI[predicate]} {operands[1]})"
-

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from ge_dialect.builder import GraphBuilder
-from ge_runtime.jit import JITError, compile_graph, compile_module, lowered_module
 from ge_runtime import jit_numba
+from ge_runtime.jit import JITError, compile_graph, compile_module, lowered_module
 from ge_runtime.jit_interpreter import interpret
 
 RNG = np.random.default_rng(0)
@@ -24,9 +24,7 @@ NATIVE = [
 """Both ways of running nests: NumPy calls only, and numba kernels."""
 
 
-def run(
-    text: str, *args: np.ndarray, vectorised: int, scalar: int = 0, native=False
-):
+def run(text: str, *args: np.ndarray, vectorised: int, scalar: int = 0, native=False):
     """Compile (NumPy only, unless `native`), check how many nests took each
     path, run."""
     compiled = compile_module(text, poison=True, native=native)
@@ -478,3 +476,110 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
         assert source.count("copy_into(np.reshape(") == 1
     (got,) = run_graph(module, inputs)
     np.testing.assert_allclose(got, expected[0], rtol=1e-5, atol=1e-5)
+
+
+# -- numba kernels (jit_numba) -------------------------------------------------
+
+
+def depthwise_relu6_pool():
+    """Depthwise 3x3 conv (17 channels: two C0 blocks, the second ragged),
+    ReLU6, 3x3 max-pool: the nests numba takes (a reduction into one element
+    per output, window taps, NaN-propagating max/min)."""
+    from ge_runtime.jit import graph_arguments
+    from ge_runtime.reference import find_graph
+
+    b = GraphBuilder("main")
+    x = b.data([1, 17, 9, 9], "float32", name="x")
+    w = b.const(np.random.default_rng(3).standard_normal((17, 1, 3, 3), np.float32))
+    y = b.conv2d(
+        x, w, strides=[1, 1, 1, 1], pads=[1, 1, 1, 1], groups=17, data_format="NCHW"
+    )
+    y = b.max_pool(
+        b.relu6(y),
+        ksize=[1, 1, 3, 3],
+        strides=[1, 1, 2, 2],
+        pads=[1, 1, 1, 1],
+        data_format="NCHW",
+    )
+    b.output(y)
+    graph = find_graph(b.build())
+    return graph, lambda x: graph_arguments(graph, {"x": x}, {}, None)
+
+
+def special_input(shape: tuple[int, ...]) -> np.ndarray:
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[::301], flat[50::397], flat[90::401] = np.nan, np.inf, -np.inf
+    flat[2::5] = -0.0
+    return x
+
+
+@pytest.mark.skipif(not jit_numba.available(), reason="numba is not installed")
+def test_numba_kernels_compute_what_numpy_computes_bit_for_bit():
+    graph, arguments = depthwise_relu6_pool()
+    numpy_path = compile_graph(graph, poison=True, native=False)
+    numba_path = compile_graph(graph, poison=True, native=True)
+    assert numpy_path.native_nests == 0 and numba_path.native_nests > 0
+    x = special_input((1, 17, 9, 9))
+    (want,) = numpy_path(*arguments(x))
+    (got,) = numba_path(*arguments(x))
+    assert np.isnan(want).any() and not np.isnan(want).all()  # ReLU6 clips inf
+    np.testing.assert_array_equal(got, want)  # NaN where NumPy has NaN
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # and -0.0
+    reference = compile_module(lowered_module(graph), vectorize=False, poison=True)
+    np.testing.assert_array_equal(got, reference(*arguments(x))[0])
+
+
+@pytest.mark.skipif(not jit_numba.available(), reason="numba is not installed")
+def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
+    """The depthwise reduction keeps its output element in a local across
+    the tap loops (stored once), whose extents are literal."""
+    graph, _ = depthwise_relu6_pool()
+    compiled = compile_graph(graph, poison=True, native=True)
+    kernels = [
+        jit_numba._SOURCES[id(v)]
+        for v in compiled.function.__globals__.values()
+        if id(v) in jit_numba._SOURCES
+    ]
+    reductions = [k for k in kernels if "r0 = " in k]
+    assert reductions and all("in range(3):" in k for k in reductions)
+
+
+@pytest.fixture
+def numba_missing(monkeypatch):
+    """A process where `import numba` would fail."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "numba" else real(name, *a),
+    )
+    jit_numba.available.cache_clear()
+    yield
+    jit_numba.available.cache_clear()
+
+
+def test_without_numba_the_jit_runs_numpy_and_says_so(numba_missing):
+    assert not jit_numba.available()
+    assert jit_numba.status() == "NumPy calls only (numba is not installed)"
+    graph, arguments = depthwise_relu6_pool()
+    compiled = compile_graph(graph, poison=True)  # default: what is available
+    assert compiled.native_nests == 0 and compiled.vectorised > 0
+    x = special_input((1, 17, 9, 9))
+    reference = compile_module(lowered_module(graph), vectorize=False, poison=True)
+    np.testing.assert_array_equal(
+        compiled(*arguments(x))[0], reference(*arguments(x))[0]
+    )
+
+
+def test_numba_turned_off_by_the_environment(monkeypatch):
+    monkeypatch.setenv("GE_XDSL_NUMBA", "0")
+    jit_numba.available.cache_clear()
+    try:
+        assert not jit_numba.available()
+        assert jit_numba.status() == "NumPy calls only (GE_XDSL_NUMBA=0)"
+    finally:
+        monkeypatch.undo()
+        jit_numba.available.cache_clear()
