@@ -1,6 +1,7 @@
-"""Graph fusion: fold-batch-norm, fold-constants, fuse-ops and `ge.fused`.
+"""Graph fusion: fold-bias-add, fold-batch-norm, fold-reduce-reshape,
+fold-constants, fuse-ops and `ge.fused`.
 
-- Every graph of the three passes' FileCheck inputs keeps its outputs:
+- Every graph of these passes' FileCheck inputs keeps its outputs:
   the reference evaluator before vs after the pass, and vs the JIT after it
   (whenever the graph lowers to loops), with seeded inputs and weights.
 - Folded external weights go to the weights mapping; fusion rules come
@@ -54,7 +55,13 @@ from passes.memory_planning import check_graph_plan
 from tools import ge_atc, ge_run
 
 FILECHECK = Path(__file__).parent / "filecheck"
-FUSION_PASSES = ("fold-batch-norm", "fold-constants", "fuse-ops")
+FUSION_PASSES = (
+    "fold-bias-add",
+    "fold-batch-norm",
+    "fold-reduce-reshape",
+    "fold-constants",
+    "fuse-ops",
+)
 EXAMPLE = Path(__file__).parent.parent / "examples" / "small_cnn.onnx"
 
 
@@ -170,9 +177,14 @@ def test_every_fusion_pass_has_filecheck_inputs_and_negative_cases():
     assert {"conv_eltwise.mlir", "matmul_eltwise.mlir", "pool_eltwise.mlir"} <= (
         fuse_files
     )
-    assert {"FoldBatchNormPass", "FoldConstantsPass", "FuseOpsPass"} <= {
-        cls for _, cls in PASSES.values()
-    }
+    classes = {cls for _, cls in PASSES.values()}
+    assert {
+        "FoldBiasAddPass",
+        "FoldBatchNormPass",
+        "FoldReduceReshapePass",
+        "FoldConstantsPass",
+        "FuseOpsPass",
+    } <= classes
 
 
 @pytest.mark.parametrize("case", LIT_CASES, ids=str)
@@ -298,9 +310,16 @@ def test_what_fuses_comes_from_the_op_information(restore_relu_info):
 
 
 def test_rules_per_pass():
+    assert [r.name for r in enabled_rules("fold-bias-add")] == [
+        "ConvBiasAddFold",
+        "MatMulBiasAddFold",
+    ]
     assert [r.name for r in enabled_rules("fold-batch-norm")] == [
         "ConvBatchNormFold",
         "MatMulBatchNormFold",
+    ]
+    assert [r.name for r in enabled_rules("fold-reduce-reshape")] == [
+        "ReduceReshapeFold"
     ]
     fuse = [r.name for r in enabled_rules("fuse-ops", ["PoolEltwiseFusion"])]
     assert fuse == ["ConvEltwiseFusion", "MatMulEltwiseFusion", "EltwiseFusion"]
@@ -446,8 +465,8 @@ def test_ge_atc_disable_fusion_and_switch_file(tmp_path: Path, capsys):
 
 
 def fold_and_fuse(module: ModuleOp, weights: dict[str, np.ndarray]) -> None:
-    """fold-batch-norm, fold-constants, the format pipeline, fuse-ops."""
-    for name in ("fold-batch-norm", "fold-constants"):
+    """ge-atc's graph fusion, fold-constants, the format pipeline, fuse-ops."""
+    for name in (*ge_atc.GRAPH_FUSION_STAGES, "fold-constants"):
         run_pass(module, name, weights)
     FormatPipelinePass().apply(Context(), module)
     FuseOpsPass().apply(Context(), module)

@@ -14,8 +14,10 @@ The flags are ATC's (`--flag=value` or `--flag value`). A model is imported
 (`--framework=5`: ONNX, `ge_frontend/onnx_import.py`; `--framework=3`: a
 TensorFlow frozen GraphDef, `ge_frontend/tf_import.py`, whose outputs
 `--out_nodes` picks; `--input_format` defaults to NHWC for TensorFlow and
-NCHW otherwise, as in ATC); ATC's graph fusion folds inference batch
-norm into the convolution or matmul before it (`fold-batch-norm`) and
+NCHW otherwise, as in ATC); ATC's graph fusion folds constant biases
+(`fold-bias-add`) and inference batch norm (`fold-batch-norm`) into the
+convolution or matmul before them and a reshape that restores a
+reduction's reduced dims into the reduction (`fold-reduce-reshape`), and
 constant sub-graphs are computed (`fold-constants`, with the weights in
 hand); then it goes through the format pipeline
 (`ge-format-pipeline`, SPEC §4 steps 2-7: origin-format inference with
@@ -375,7 +377,10 @@ MEMORY_STAGE = "plan-memory"
 """The last stage (SPEC §4 step 9)."""
 STREAM_STAGE = "assign-streams"
 """Before memory planning, with `--max-streams`."""
-GRAPH_FUSION_STAGE = "fold-batch-norm"
+GRAPH_FUSION_STAGES = ("fold-bias-add", "fold-batch-norm", "fold-reduce-reshape")
+"""ATC's graph fusion (unless `--disable-fusion`): biases and batch norms into
+the conv or matmul before them, reshapes that restore reduced dims into the
+reduction."""
 SHAPE_STAGE = "fold-shapes"
 """Shape computations over static dims become constants (before folding)."""
 CONSTANT_STAGE = "fold-constants"
@@ -409,7 +414,7 @@ def compile_module(
     monitor.record("import", module)
     pass_options: dict[str, dict[str, Any]] = {
         STREAM_STAGE: {"max_streams": options.max_streams},
-        GRAPH_FUSION_STAGE: {"disable": options.fusion_off},
+        **{name: {"disable": options.fusion_off} for name in GRAPH_FUSION_STAGES},
         UB_FUSION_STAGE: {"disable": options.fusion_off},
     }
 
@@ -422,7 +427,7 @@ def compile_module(
         monitor.record(name, module, elapsed, name)
 
     weights = dict(weights)  # the folding stages add their folded arrays
-    graph_stages = (GRAPH_FUSION_STAGE,) if options.fusion else ()
+    graph_stages = GRAPH_FUSION_STAGES if options.fusion else ()
     token = FOLD_WEIGHTS.set(weights)
     try:
         for name in (*graph_stages, SHAPE_STAGE, CONSTANT_STAGE):
