@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PASS_EXAMPLES = DOCS / "examples" / "passes"
 REGENERATE = "python -m ge_xdsl.docs"
+EXAMPLE_ELIDE = 16
+"""Examples show constants of more elements as `dense_resource<__elided__>`."""
 
 
 def pass_example_pipeline(text: str, name: str) -> str:
@@ -85,6 +87,7 @@ def _demote_headings(text: str) -> str:
 
 
 def _example(name: str) -> list[str]:
+    from ge_dialect.ir_text import print_module
     from ge_xdsl import apply_passes, parse
 
     path = PASS_EXAMPLES / f"{name}.mlir"
@@ -102,7 +105,7 @@ def _example(name: str) -> list[str]:
         "becomes",
         "",
         "```mlir",
-        str(after).rstrip(),
+        print_module(after, elide_elements_if_larger=EXAMPLE_ELIDE).rstrip(),
         "```",
     ]
 

@@ -1,6 +1,10 @@
-ge.graph @survey_1_inverse_pair_cancels {
-  %x = ge.data {index = 0 : i64} : tensor<1x17x4x4xf16, #ge.layout<NCHW>>
-  %a = ge.transdata %x {src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>} : tensor<1x17x4x4xf16, #ge.layout<NCHW>> -> tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
-  %b = ge.transdata %a {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NCHW>} : tensor<1x17x4x4xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x4x4xf16, #ge.layout<NCHW>>
-  ge.netoutput %b : tensor<1x17x4x4xf16, #ge.layout<NCHW>>
+// A convolution with 9 channels (not a multiple of C0) in an NCHW model: the
+// filter is laid out in FRACTAL_Z at compile time, activations run in NC1HWC0
+// between one TransData in and one out.
+ge.graph @main {
+  %x = ge.data {index = 0 : i64, name = "input"} : tensor<1x9x8x8xf16>
+  %w = ge.const {value = dense<0.5> : tensor<9x9x3x3xf16>, name = "conv.weight"} : tensor<9x9x3x3xf16>
+  %y = ge.conv2d %x, %w {data_format = "NCHW", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x9x8x8xf16>, tensor<9x9x3x3xf16>) -> tensor<1x9x8x8xf16>
+  %r = ge.relu %y : tensor<1x9x8x8xf16> -> tensor<1x9x8x8xf16>
+  ge.netoutput %r : tensor<1x9x8x8xf16>
 }
