@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -51,6 +52,7 @@ class Row:
     ours_ms: float
     ort_ms: float
     ratio: float
+    cpu_ratio: float
     max_error: float
     cold_first_s: float | None = None
     cold_s: float | None = None
@@ -110,19 +112,22 @@ def compile_om(onnx_path: Path, directory: Path, name: str) -> Path | str:
 
 
 def steady_state(om: Path, onnx_path: Path, feeds: dict, threads: int, runs: int):
-    """Median ms per inference of ours and onnxruntime, and the max error."""
+    """Median ms per inference (wall and CPU time) of ours and onnxruntime,
+    and the max error. CPU time (this process's, one thread each) is what a
+    shared machine's load disturbs least."""
     import numpy as np
     import onnxruntime as ort
 
     from ge_runtime.offline_model import load_offline_model
     from ge_runtime.reference import find_graph
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.scheduler import compile_model, freeze_for_serving
     from ge_runtime.threads import set_blas_threads
 
     set_blas_threads(threads)
     offline = load_offline_model(om)
     graph = find_graph(offline.module())
     model = compile_model(graph, offline.weights, target=offline.target)
+    freeze_for_serving()  # as ge-run does
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -135,20 +140,22 @@ def steady_state(om: Path, onnx_path: Path, feeds: dict, threads: int, runs: int
         float(np.abs(a.astype(np.float64) - b).max() / max(np.abs(b).max(), 1e-30))
         for a, b in zip(ours, theirs, strict=True)
     )
-    times: dict[str, list[float]] = {"ours": [], "ort": []}
+    times: dict[str, list[float]] = {
+        "ours": [],
+        "ort": [],
+        "ours cpu": [],
+        "ort cpu": [],
+    }
     for _ in range(runs):
         for label, run in (
             ("ours", lambda: model.run(feeds)),
             ("ort", lambda: session.run(None, feeds)),
         ):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             run()
             times[label].append(time.perf_counter() - start)
-    return (
-        1e3 * statistics.median(times["ours"]),
-        1e3 * statistics.median(times["ort"]),
-        error,
-    )
+            times[f"{label} cpu"].append(time.process_time() - cpu)
+    return {label: 1e3 * statistics.median(t) for label, t in times.items()}, error
 
 
 ORT_SCRIPT = """
@@ -172,14 +179,24 @@ session.run(None, feeds)
 
 
 def timed_child(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of a child process."""
+    """Wall seconds and peak RSS (MiB) of a child process.
+
+    Started through `/usr/bin/time` when there is one: Linux starts a forked
+    child's peak RSS at its parent's, and this process is large by now.
+    """
+    wrapper = ["/usr/bin/time", "-f", "%M"] if Path("/usr/bin/time").is_file() else []
     start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    process = subprocess.Popen(
+        [*wrapper, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    _, stderr = process.communicate()
     wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{argv[0]} failed: {' '.join(argv)}")
-    return wall, usage.ru_maxrss / 1024  # KiB on Linux
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed: {stderr[-500:]}")
+    if wrapper:
+        return wall, int(stderr.strip().splitlines()[-1]) / 1024  # KiB
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, usage.ru_maxrss / 1024
 
 
 def cold_start(om: Path, onnx_path: Path, threads: int, scratch: Path):
@@ -205,7 +222,7 @@ def table(rows: list[Row], threads: int) -> str:
     lines = [
         f"`ge-run` path vs onnxruntime, {threads} thread(s), load average {load}:",
         "",
-        "| model | ge-run ms | onnxruntime ms | ratio | max rel. error "
+        "| model | ge-run ms | onnxruntime ms | ratio (CPU time) | max rel. error "
         "| cold ge-run s (first, repeated) | onnxruntime cold s "
         "| peak RSS MiB (ours / ort) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -220,7 +237,8 @@ def table(rows: list[Row], threads: int) -> str:
             f"({r.rss_mib / r.ort_rss_mib:.2f}x)"
         )
         lines.append(
-            f"| {r.model} | {r.ours_ms:.1f} | {r.ort_ms:.1f} | {r.ratio:.2f}x "
+            f"| {r.model} | {r.ours_ms:.1f} | {r.ort_ms:.1f} "
+            f"| {r.ratio:.2f}x ({r.cpu_ratio:.2f}x) "
             f"| {r.max_error:.1e} | {cold} | {ort_cold} | {rss} |"
         )
     return "\n".join(lines)
@@ -252,10 +270,10 @@ def main(argv: list[str] | None = None) -> int:
                 failures.append(f"- {name}: does not compile: {om}")
                 print(failures[-1], file=sys.stderr, flush=True)
                 continue
-            ours, theirs, error = steady_state(
-                om, onnx_path, feeds, args.threads, args.runs
-            )
-            row = Row(name, ours, theirs, ours / theirs, error)
+            medians, error = steady_state(om, onnx_path, feeds, args.threads, args.runs)
+            ours, theirs = medians["ours"], medians["ort"]
+            cpu = medians["ours cpu"] / medians["ort cpu"]
+            row = Row(name, ours, theirs, ours / theirs, cpu, error)
             if not args.no_cold:
                 (
                     row.cold_first_s,

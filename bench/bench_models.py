@@ -29,8 +29,6 @@ With `--dynamic` the dynamic-batch exports are compiled without
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import statistics
@@ -74,24 +72,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def relative_error(ours, expected) -> float:
-    """max |ours - ref| / max |ref| over all output pairs (inf: shape mismatch)."""
-    import numpy as np
-
-    worst = 0.0
-    for mine, ref in zip(ours, expected, strict=True):
-        if np.shape(mine) != np.shape(ref):
-            return float("inf")
-        ref64 = np.asarray(ref, np.float64)
-        error = float(np.abs(np.asarray(mine, np.float64) - ref64).max(initial=0))
-        worst = max(worst, error / max(float(np.abs(ref64).max(initial=0)), 1e-30))
-    return worst
-
-
 def transdata_sites(module) -> list[str]:
     """Each runtime TransData as `FORMAT->FORMAT producer -> consumers`."""
+    from ge_dialect.naming import node_label
     from ge_dialect.ops import ConstOp, TransDataOp
-    from passes.partition_engines import node_label
 
     sites = []
     for op in module.walk():
@@ -103,23 +87,6 @@ def transdata_sites(module) -> list[str]:
         formats = f"{op.src_format.data.name}->{op.dst_format.data.name}"
         sites.append(f"{formats} {source} -> {', '.join(users)}")
     return sites
-
-
-def compile_with_atc(onnx_path: Path, om_path: Path, shapes: str | None):
-    """Run `ge-atc` in-process: (seconds, the one-line error or None)."""
-    from tools.ge_atc import main as atc
-
-    argv = [f"--model={onnx_path}", "--framework=5", f"--output={om_path}"]
-    argv += ["--log=error"] + ([f"--input_shape={shapes}"] if shapes else [])
-    stderr = io.StringIO()
-    start = time.perf_counter()
-    with contextlib.redirect_stderr(stderr):
-        status = atc(argv)
-    seconds = time.perf_counter() - start
-    if status == 0:
-        return seconds, None
-    lines = [line for line in stderr.getvalue().splitlines() if line.strip()]
-    return seconds, lines[-1] if lines else f"ge-atc exited with {status}"
 
 
 def interleaved_medians(runs: dict, repeat: int) -> dict[str, float]:
@@ -157,12 +124,9 @@ def measure(
     base = Status(name, exporter, label, len(onnx.load(path).graph.node))
     shapes = None
     if not dynamic:
-        feeds = model_zoo.sample_inputs(name)
-        shapes = ";".join(
-            f"{k}:{','.join(map(str, v.shape))}" for k, v in feeds.items()
-        )
+        shapes = model_zoo.input_shape_flag(model_zoo.sample_inputs(name))
     om = work / f"{name}-{exporter}-{label}"
-    base.compile_seconds, base.error = compile_with_atc(path, om, shapes)
+    base.compile_seconds, base.error = model_zoo.compile_with_atc(path, om, shapes)
     if base.error is not None:
         return [base]
     offline = load_offline_model(f"{om}.om")
@@ -191,7 +155,7 @@ def run_and_time(row: Status, compiled, path: Path, feeds, args) -> None:
     import onnxruntime as ort
 
     expected = model_zoo.onnxruntime_outputs(path, feeds, args.threads)
-    row.max_error = relative_error(compiled.run(feeds), expected)
+    row.max_error = model_zoo.relative_error(compiled.run(feeds), expected)
     row.schedule = compiled.mode
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads

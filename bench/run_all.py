@@ -15,9 +15,10 @@ weights, 1x3x224x224 fp32) and per synthetic graph of 1k/10k/100k ops
 - TransData: runtime TransData right after `insert-transdata`, after GE's
   optimisation passes, after all passes, and the bound the project holds
   itself to (`bench_format_pipeline.measure_counts`, `transdata_bound`);
-- JIT: seconds per inference of the NumPy JIT against onnxruntime with the
-  same thread count, medians of interleaved runs, and the max relative
-  error (`bench_jit.time_model`);
+- JIT: seconds per inference of what `ge-run` runs (the model compiled by
+  `ge-atc`, scheduled and run as `ge-run` does) against onnxruntime with
+  the same thread count, medians of interleaved runs, and the max relative
+  error (`bench_ge_run.steady_state`);
 - memory: the arena `plan-memory` chooses against the lower bound,
   InfiniTensor's first-fit and no reuse (`bench_memory.compiled_light`).
 
@@ -25,7 +26,9 @@ Below the table: the JIT against xDSL's interpreter on a small loop module
 (`bench_jit.time_interpreter`), fusion against no fusion
 (`bench_fusion.bench_model`), the fuzz campaign (`--fuzz N`,
 `tests/fuzz/campaign.py`) and the multi-stream bench's own report
-(`bench_streams.py`, run as a subprocess: it needs one BLAS thread).
+(`bench_streams.py`, run as a subprocess: it needs one BLAS thread), and
+`bench_ge_run.py`'s table at one thread with cold starts and peak RSS (also
+a subprocess), the light models plus MobileNetV2/V3, BERT and ViT.
 
 Results go to `bench/results/latest.{json,md}` (`--quick`: `quick.*`,
 `--only`: `partial.*`). Thread counts are fixed before NumPy loads (BLAS)
@@ -43,6 +46,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -53,7 +57,16 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 RESULTS = BENCH / "results"
 
-SECTIONS = ("compile", "transdata", "jit", "memory", "interpreter", "fusion", "streams")
+SECTIONS = (
+    "compile",
+    "transdata",
+    "jit",
+    "memory",
+    "interpreter",
+    "fusion",
+    "streams",
+    "gerun",
+)
 """What runs (`--only`); the fuzz campaign runs with `--fuzz N` (`--only fuzz`:
 nothing else, 2000 graphs unless `--fuzz` says)."""
 
@@ -175,16 +188,35 @@ def transdata_row(row: Row, proto: Any) -> None:
     row.transdata_bound = transdata_bound(proto)
 
 
-def jit_row(row: Row, name: str, threads: int, repeat: int) -> None:
-    from bench_jit import light_model, time_model
+def jit_row(row: Row, name: str, threads: int, repeat: int, scratch: Path) -> None:
+    """ge-run's path (the `.om` from ge-atc through the scheduler) against
+    onnxruntime (`bench_ge_run.steady_state`)."""
+    from bench_ge_run import compile_om, onnx_model, steady_state
 
-    model, reason = light_model(name)
-    if model is None:
-        row.notes.append(f"jit skipped: {reason}")
+    onnx_path, feeds = onnx_model(name, scratch)
+    om = compile_om(onnx_path, scratch, name)
+    if isinstance(om, str):
+        row.notes.append(f"jit skipped: {om}")
         return
-    timing = time_model(model, threads, repeat)
-    row.jit_s, row.onnxruntime_s = median(timing.jit), median(timing.onnxruntime)
-    row.jit_error = timing.error
+    medians, error = steady_state(om, onnx_path, feeds, threads, repeat)
+    row.jit_s, row.onnxruntime_s = medians["ours"] / 1e3, medians["ort"] / 1e3
+    row.jit_error = error
+
+
+def ge_run_report(models: Sequence[str], repeat: int) -> str:
+    """`bench_ge_run.py`'s table at one thread, cold starts and peak RSS (a
+    subprocess: its own BLAS thread count)."""
+    command = [
+        sys.executable,
+        str(BENCH / "bench_ge_run.py"),
+        *models,
+        "--runs",
+        str(max(repeat, 10)),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode:
+        return f"{result.stdout}(exit {result.returncode}) {result.stderr[-500:]}"
+    return result.stdout
 
 
 def memory_row(row: Row, name: str) -> None:
@@ -365,6 +397,9 @@ def markdown(results: dict[str, Any]) -> str:
             "",
         ]
     parts += summary_lines(results)
+    if gerun := results.get("gerun"):
+        parts += ["", "`ge-run`'s own path (`bench/bench_ge_run.py`):", ""]
+        parts += [gerun.rstrip()]
     if streams := results.get("streams"):
         parts += ["", "Multi-stream execution (`bench/bench_streams.py`):", "", "```"]
         parts += [streams.rstrip(), "```"]
@@ -395,6 +430,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     from ge_frontend.onnx_weights import light_model
 
     models = args.models or (list(QUICK_MODELS) if args.quick else list(MODELS))
+    scratch = Path(tempfile.mkdtemp(prefix="ge-bench-"))
     sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
     sections = set(args.sections)
     rows: list[Row] = []
@@ -411,7 +447,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         if "transdata" in sections:
             transdata_row(row, proto)
         if "jit" in sections:
-            jit_row(row, name, args.threads, args.repeat)
+            jit_row(row, name, args.threads, args.repeat, scratch)
         if "memory" in sections:
             memory_row(row, name)
         rows.append(row)
@@ -429,6 +465,11 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     if "streams" in sections:
         streamed = [m for m in ("inception_v1", "densenet121") if m in models]
         results["streams"] = streams_report(streamed or models[:1], args.repeat)
+    if "gerun" in sections:
+        zoo = ["mobilenet_v2", "mobilenet_v3", "bert", "vit"]
+        results["gerun"] = ge_run_report(
+            [*models, *([] if args.quick else zoo)], args.repeat
+        )
     if args.fuzz:
         results["fuzz"] = fuzz_summary(args.fuzz)
     results["rows"] = [asdict(row) for row in rows]

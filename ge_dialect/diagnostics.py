@@ -6,10 +6,18 @@ single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
 
 from __future__ import annotations
 
+import re
 from difflib import get_close_matches
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import AttributeInvT, IRDLOperation
 from xdsl.parser import UnresolvedOperand
@@ -17,6 +25,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
 
 from ge_dialect.ir_text import ResourceReadingParser
+from ge_dialect.limits import MAX_NESTING, LimitError, over_budget, tensor_bytes
 
 
 class GEError(Exception):
@@ -48,11 +57,17 @@ def error_at(op: Operation, message: str) -> GEError:
 
 class LocatedParser(ResourceReadingParser):
     """A parser that records each op's `file:line:col` as its location (and reads
-    resource-blob constants, see `ge_dialect.ir_text`)."""
+    resource-blob constants, see `ge_dialect.ir_text`).
+
+    It also refuses what would exhaust the process: ops nested deeper than
+    `MAX_NESTING`, and dense literals (a splat `dense<1.0>` is expanded)
+    whose type is over the memory budget.
+    """
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)
         self._line_offset = line_offset
+        self._depth = 0
         self._first_use: dict[str, Span] = {}
 
     def resolve_operand(
@@ -76,10 +91,18 @@ class LocatedParser(ResourceReadingParser):
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
+        if self._depth > MAX_NESTING:
+            raise ParseError(span, f"ops nested deeper than {MAX_NESTING} levels")
+        self._depth += 1
         try:
             op = super().parse_operation()
         except VerifyException as error:
-            raise ParseError(span, " ".join(str(error).split())) from None
+            message = " ".join(str(error).split())
+            name = _op_name_after(span.input.content[span.start :])
+            prefix = f"'{name}' op " if name else ""
+            raise ParseError(span, prefix + message) from None
+        finally:
+            self._depth -= 1
         if not isinstance(op.location, FileLineColLoc | NameLoc):
             where = span.get_location()
             op.location = FileLineColLoc(
@@ -88,6 +111,36 @@ class LocatedParser(ResourceReadingParser):
                 IntAttr(where.col),
             )
         return op
+
+    def _parse_dense_literal_type(self):  # the type of `dense<...> : TYPE`
+        start = self._current_token.span
+        dense_type = super()._parse_dense_literal_type()
+        self._check_dense_size(dense_type, start)
+        return dense_type
+
+    def parse_dense_int_or_fp_elements_attr(self, type) -> DenseIntOrFPElementsAttr:
+        if type is not None:
+            self._check_dense_size(type, self._current_token.span)
+        return super().parse_dense_int_or_fp_elements_attr(type)
+
+    def _check_dense_size(self, dense_type, span) -> None:
+        element = dense_type.element_type
+        itemsize = getattr(element, "compile_time_size", 8)
+        try:
+            nbytes = tensor_bytes(dense_type.get_shape(), itemsize, "dense literal")
+        except LimitError as error:
+            raise ParseError(span, str(error)) from None
+        if (reason := over_budget(nbytes, "dense literal")) is not None:
+            raise ParseError(span, reason)
+
+
+_OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([A-Za-z_][\w$]*\.[\w$.]+)"?')
+
+
+def _op_name_after(text: str) -> str | None:
+    """The op name at the start of an operation's text (`%r = ge.relu ...`)."""
+    match = _OP_NAME.match(text)
+    return match.group(1) if match else None
 
 
 def parse_module(
@@ -99,15 +152,60 @@ def parse_module(
     ):
         raise GEError(f"{name}:{line_offset + 1}:1: error: empty input (no operations)")
     try:
-        module = LocatedParser(ctx, text, name, line_offset).parse_module()
+        parser = LocatedParser(ctx, text, name, line_offset)
+        try:
+            module = parser.parse_module()
+        except RecursionError:  # attributes or types nested past Python's stack
+            raise ParseError(
+                parser._current_token.span,
+                "attributes or types nested too deeply to parse",
+            ) from None
     except ParseError as error:
         where = error.span.get_location()
         message = printable(error.msg.strip().splitlines()[0])
         raise GEError(
             f"{where.file}:{where.line + line_offset}:{where.col}: error: {message}"
         ) from None
+    if not isinstance(module.location, FileLineColLoc):  # implicit `builtin.module`
+        module.location = FileLineColLoc(
+            StringAttr(name), IntAttr(line_offset + 1), IntAttr(1)
+        )
     verify_module(module)
     return module
+
+
+MODULE_ATTRIBUTES = ("ge.target", "ge.weights")
+"""Module attributes the `ge` dialect reads: the target (SoC) the layouts
+are for, and the weights file next to the graph."""
+
+
+def _check_module(module: ModuleOp) -> None:
+    """`ge.*` module attributes are strings, the target a known one; every
+    symbol is defined once (the error at its second definition)."""
+    for name in MODULE_ATTRIBUTES:
+        attr = module.attributes.get(name)
+        if attr is not None and not isinstance(attr, StringAttr):
+            raise error_at(module, f"attribute '{name}' must be a string, got {attr}")
+    target = module.attributes.get("ge.target")
+    if isinstance(target, StringAttr):
+        from ge_dialect.formats import FormatError, get_target  # reports here
+
+        try:
+            get_target(target.data)
+        except FormatError as error:
+            raise error_at(module, f"attribute 'ge.target': {error}") from None
+    first: dict[str, Operation] = {}
+    for op in module.ops:
+        symbol = op.attributes.get("sym_name")
+        if not isinstance(symbol, StringAttr):
+            continue
+        if symbol.data in first:
+            raise error_at(
+                op,
+                f"redefines symbol @{symbol.data} (first defined at "
+                f"{location_text(first[symbol.data])})",
+            )
+        first[symbol.data] = op
 
 
 def printable(text: str) -> str:
@@ -116,15 +214,18 @@ def printable(text: str) -> str:
 
 
 def verify_module(module: Operation) -> None:
-    """Verify every op, raising a GEError located at the first invalid one."""
+    """Verify every op, raising a GEError located at the first invalid one
+    (or at the op a verifier names, e.g. the first op of a dataflow cycle)."""
     for op in module.walk():
+        if isinstance(op, ModuleOp):
+            _check_module(op)
         if (misspelled := misspelled_attribute(op)) is not None:
             raise error_at(op, misspelled)
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
             message = " ".join(str(error).split())
-            raise error_at(op, message) from None
+            raise error_at(getattr(error, "op", op), message) from None
 
 
 _SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}
@@ -132,7 +233,8 @@ _SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}
 
 def misspelled_attribute(op: Operation) -> str | None:
     """`unknown attribute 'X' (did you mean 'Y'?)` when `op` has an attribute
-    its definition lacks that is close to a defined one `op` does not set."""
+    its definition lacks that is close to a defined one `op` does not set (or
+    sets to its default)."""
     if not isinstance(op, IRDLOperation):
         return None
     for name in op.attributes:
@@ -143,6 +245,15 @@ def misspelled_attribute(op: Operation) -> str | None:
             close = get_close_matches(name, known, n=1, cutoff=0.8)
             _SUGGESTIONS[key] = None if name in known or not close else close[0]
         suggestion = _SUGGESTIONS[key]
-        if suggestion is not None and suggestion not in op.attributes:
+        if suggestion is not None and not _set_by_user(op, suggestion):
             return f"unknown attribute '{name}' (did you mean '{suggestion}'?)"
     return None
+
+
+def _set_by_user(op: IRDLOperation, name: str) -> bool:
+    """Whether `op` carries attribute `name` with other than its default (which
+    xDSL fills in for an absent attribute)."""
+    value = op.attributes.get(name)
+    definition = op.get_irdl_definition().attributes.get(name)
+    default = definition.default_value if definition is not None else None
+    return value is not None and value != default

@@ -57,13 +57,12 @@ def element_type(dtype: str) -> Attribute:
 
 
 def numpy_dtype(dtype: str):
-    """The NumPy dtype used to hold values of `dtype` (int4 is held in int8)."""
+    """The NumPy dtype holding values of `dtype`.
+
+    bfloat16, int4 and uint4 are ml_dtypes' types; NumPy holds one int4/uint4
+    value per byte (storage formats count them as 4 bits, `formats.element_bits`).
+    """
+    import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
     import numpy as np
 
-    if dtype == "int4":
-        return np.dtype(np.int8)
-    if dtype == "bfloat16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(dtype)

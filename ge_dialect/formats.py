@@ -33,7 +33,6 @@ import dataclasses
 import enum
 import functools
 import itertools
-import json
 import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
@@ -42,6 +41,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from ge_dialect.diagnostics import GEError
+from ge_dialect.input_files import read_json_file
 
 UNKNOWN_DIM = -1
 UNKNOWN_RANK = -2
@@ -178,6 +180,7 @@ _DTYPE_BITS: Mapping[str, int] = {
     "uint64": 64,
     "bool": 8,
     "int4": 4,
+    "uint4": 4,
 }
 
 _DTYPE_ALIASES: Mapping[str, str] = {
@@ -193,6 +196,7 @@ _DTYPE_ALIASES: Mapping[str, str] = {
     "f64": "float64",
     "i1": "bool",
     "i4": "int4",
+    "ui4": "uint4",
     "i8": "int8",
     "ui8": "uint8",
     "i16": "int16",
@@ -328,11 +332,11 @@ class Target:
 def load_target(path: str | Path) -> Target:
     """Read a target description from a JSON file (without registering it)."""
     try:
-        data = json.loads(Path(path).read_text())
+        data = read_json_file(path, "target file")
     except OSError as error:
         raise FormatError(f"cannot read target file {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        raise FormatError(f"target file {path} is not valid JSON: {error}") from None
+    except GEError as error:
+        raise FormatError(str(error).split(": error: ", 1)[-1]) from None
     return Target.from_json(data, str(path))
 
 

@@ -37,12 +37,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.builder import OPS_BY_NAME, GraphBuilder, dtype_of, tensor_type
+from ge_dialect.adapters import call_kernel
+from ge_dialect.builder import GraphBuilder, dtype_of, tensor_type
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import element_type
+from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.formats import Format
-from ge_runtime.adapters import kernel_signature
-from ge_runtime.host_ops import HOST_OPS
+from ge_dialect.limits import INT64_MAX, over_budget, tensor_bytes
+from ge_dialect.ops import OPS_BY_NAME
+from ge_dialect.shape_inference import has_shape_function, infer_shapes
 
 Value = SSAValue | np.ndarray
 """An imported value: computed at run time, or known at import time."""
@@ -92,7 +94,12 @@ def parse_input_shapes(text: str) -> dict[str, list[int]]:
             shape = [int(d) for d in dims.split(",")] if dims.strip() else []
         except ValueError:
             shape = None
-        if not sep or not name or shape is None or any(d < -1 for d in shape):
+        if (
+            not sep
+            or not name
+            or shape is None
+            or any(not -1 <= d <= INT64_MAX for d in shape)
+        ):
             raise GEError(
                 f"error: bad input shape '{item}' (expected NAME:D1,D2,... with "
                 "integer dims, -1 for dynamic)"
@@ -268,6 +275,7 @@ class GraphEmitter:
             if leaf is not None
         ]
         if leaves and all(isinstance(leaf, np.ndarray) for leaf in leaves):
+            _check_fold_size(op_name, leaves, attrs)
             return _fold(op_name, operands, attrs)
         key = f"{name}/const"
         ssa_operands = [self._operand(operand, key) for operand in operands]
@@ -292,13 +300,28 @@ class GraphEmitter:
         return self.builder.build()
 
 
+def _check_fold_size(
+    op_name: str, arrays: Sequence[np.ndarray], attrs: dict[str, Any]
+) -> None:
+    """ValueError if folding `ge.<op_name>` on `arrays` (its operands, in
+    order) would give a result over the memory budget, as its shape function
+    tells before the kernel runs."""
+    full_name = f"ge.{op_name}"
+    if not has_shape_function(full_name):
+        return
+    results = infer_shapes(
+        full_name, [a.shape for a in arrays], [a.dtype.name for a in arrays], attrs
+    )
+    for index, (shape, dtype) in enumerate(results):
+        if -1 not in shape:
+            nbytes = tensor_bytes(shape, numpy_dtype(dtype).itemsize)
+            if (reason := over_budget(nbytes, f"folded result #{index}")) is not None:
+                raise ValueError(reason)
+
+
 def _fold(op_name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Value:
-    """Run the host kernel of `ge.<op_name>` on import-time arrays."""
-    kernel = HOST_OPS[op_name]
-    defaults = getattr(OPS_BY_NAME[f"ge.{op_name}"], "ATTR_DEFAULTS", {})
-    accepted = kernel_signature(kernel).keywords
-    keywords = {k: v for k, v in {**defaults, **attrs}.items() if k in accepted}
-    result = kernel(*operands, **keywords)
+    """Run the NumPy kernel of `ge.<op_name>` on import-time arrays."""
+    result = call_kernel(OPS_BY_NAME[f"ge.{op_name}"], *operands, **attrs)
     if isinstance(result, list | tuple):
         return [np.asarray(r) for r in result]  # type: ignore[return-value]
     return np.asarray(result)

@@ -75,8 +75,9 @@ class SubgraphImporter(Protocol):
 
 
 def node_name(node: onnx.NodeProto) -> str:
-    """An ONNX node's name; its first output's name when it has none."""
-    return node.name or (node.output[0] if node.output else node.op_type)
+    """An ONNX node's name; its first named output's name when it has none
+    (its op type when no output is named either)."""
+    return node.name or next((o for o in node.output if o), node.op_type)
 
 
 @dataclass

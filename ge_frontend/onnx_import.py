@@ -37,6 +37,7 @@ error listing every unsupported op type with its nodes.
 from __future__ import annotations
 
 import os
+import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
 
@@ -44,10 +45,13 @@ import numpy as np
 import onnx
 import onnx.inliner
 from onnx import numpy_helper
+from onnx.external_data_helper import load_external_data_for_tensor, uses_external_data
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type
+from ge_dialect.input_files import check_input_file
+from ge_dialect.limits import MAX_NESTING, LimitError, check_bytes, tensor_bytes
 from ge_frontend.importing import (
     CONVERSION_ERRORS,
     DEFAULT_INLINE_LIMIT,
@@ -58,8 +62,10 @@ from ge_frontend.importing import (
     UnsupportedOps,
     Value,
     check_input_names,
+    dtype_name_of,
     fix_input_shape,
     one_line,
+    shape_of,
 )
 from ge_frontend.onnx_context import (
     Downstream,
@@ -70,8 +76,9 @@ from ge_frontend.onnx_context import (
 )
 from ge_frontend.onnx_ops import CONVERTERS
 
-CHECKER_LIMIT = 256 << 20
-"""Model files up to this many bytes are run through `onnx.checker`."""
+CHECKER_LIMIT = (2 << 30) - (64 << 20)
+"""Models bigger than this (near protobuf's 2 GiB) are checked from a copy
+saved with external data."""
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -101,27 +108,45 @@ def import_onnx(
 def load_model(
     model: str | os.PathLike[str] | onnx.ModelProto,
 ) -> tuple[onnx.ModelProto, str]:
-    """The checked `ModelProto` and a label for messages (the file path)."""
+    """The checked `ModelProto` and a label for messages (the file path).
+
+    Every model goes through `check_model` (`onnx.checker`) before any of its
+    tensors is read. A file's tensors held as external data are loaded
+    afterwards, once their claimed sizes are within the memory budget (onnx
+    keeps their paths inside the model's folder), and checked again.
+    """
     if isinstance(model, onnx.ModelProto):
         label = "<onnx model>"
-        proto = model
-    else:
-        label = os.fspath(model)
-        if not os.path.isfile(label):
-            reason = "is a directory" if os.path.isdir(label) else "no such file"
-            raise GEError(f"error: cannot open ONNX model '{label}': {reason}")
-        try:
-            with warnings.catch_warnings():  # "the onnxtxt format is experimental"
-                warnings.simplefilter("ignore")
-                proto = onnx.load(label)
-        except Exception as error:  # protobuf and onnx raise many kinds
-            raise GEError(
-                f"{label}: error: not a readable ONNX model: {one_line(error)}"
-            ) from None
-        if os.path.getsize(label) > CHECKER_LIMIT:
-            check_graph_present(proto, label)
-            return proto, label
+        check_model(model, label)
+        check_tensor_sizes(model, label)
+        return model, label
+    label = os.fspath(model)
+    if not os.path.exists(label):
+        raise GEError(f"error: cannot open ONNX model '{label}': no such file")
+    if os.path.isdir(label):
+        raise GEError(f"error: cannot open ONNX model '{label}': is a directory")
+    check_input_file(label, "ONNX model")
+    try:
+        with warnings.catch_warnings():  # "the onnxtxt format is experimental"
+            warnings.simplefilter("ignore")
+            proto = onnx.load(label, load_external_data=False)
+    except Exception as error:  # protobuf and onnx raise many kinds
+        raise GEError(
+            f"{label}: error: not a readable ONNX model: {one_line(error)}"
+        ) from None
     check_model(proto, label)
+    check_tensor_sizes(proto, label)
+    for tensor in onnx_tensors(proto):
+        if not uses_external_data(tensor):
+            continue
+        try:
+            load_external_data_for_tensor(tensor, os.path.dirname(label) or ".")
+            onnx.checker.check_tensor(tensor)
+        except Exception as error:  # onnx: ValueError, OSError, ValidationError
+            raise GEError(
+                f"{label}: error: cannot read the external data of tensor "
+                f"'{tensor.name}': {one_line(error)}"
+            ) from None
     return proto, label
 
 
@@ -132,14 +157,70 @@ def check_graph_present(model: onnx.ModelProto, label: str) -> None:
 
 
 def check_model(model: onnx.ModelProto, label: str) -> None:
-    """Reject empty models and what `onnx.checker` finds invalid."""
+    """Reject empty models, what `onnx.checker` finds invalid and opsets of
+    the default domain this importer does not know."""
     check_graph_present(model, label)
-    try:
-        onnx.checker.check_model(model)
-    except onnx.checker.ValidationError as error:
-        raise GEError(
-            f"{label}: error: invalid ONNX model: {one_line(error)}"
-        ) from None
+    if model.ByteSize() > CHECKER_LIMIT:  # the checker serialises the model
+        _check_large_model(model, label)
+    else:
+        try:
+            onnx.checker.check_model(model)
+        except onnx.checker.ValidationError as error:
+            raise GEError(
+                f"{label}: error: invalid ONNX model: {one_line(error)}"
+            ) from None
+    newest = onnx.defs.onnx_opset_version()
+    for entry in model.opset_import:
+        if entry.domain in DEFAULT_DOMAINS and not 1 <= entry.version <= newest:
+            raise GEError(
+                f"{label}: error: opset {entry.version} of the default ONNX domain "
+                f"is not supported (1 to {newest})"
+            )
+
+
+def _check_large_model(model: onnx.ModelProto, label: str) -> None:
+    """`check_model` for a model too big to serialise: checked from a copy
+    saved with its tensors as external data."""
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, "model.onnx")
+        onnx.save_model(copy, path, save_as_external_data=True, location="data")
+        try:
+            onnx.checker.check_model(path)
+        except onnx.checker.ValidationError as error:
+            raise GEError(
+                f"{label}: error: invalid ONNX model: {one_line(error)}"
+            ) from None
+
+
+def onnx_tensors(model: onnx.ModelProto) -> list[onnx.TensorProto]:
+    """Every initializer and `Constant` value tensor, subgraphs included."""
+    tensors: list[onnx.TensorProto] = []
+    graphs = [model.graph]
+    while graphs:
+        graph = graphs.pop()
+        tensors += graph.initializer
+        for node in graph.node:
+            for attribute in node.attribute:
+                if attribute.type == onnx.AttributeProto.TENSOR:
+                    tensors.append(attribute.t)
+            graphs += node_subgraphs(node)
+    return tensors
+
+
+def check_tensor_sizes(model: onnx.ModelProto, label: str) -> None:
+    """Each tensor's claimed size (dims x element size) within the memory
+    budget, before its data is read."""
+    for tensor in onnx_tensors(model):
+        dtype = _dtype_name(tensor.data_type)
+        itemsize = np.dtype(dtype).itemsize if dtype is not None else 8
+        what = f"tensor '{tensor.name}'"
+        try:
+            nbytes = tensor_bytes(tensor.dims, itemsize, f"{what} shape")
+        except LimitError as error:
+            raise GEError(f"{label}: error: {error}") from None
+        check_bytes(nbytes, what, label)
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -166,6 +247,10 @@ class OnnxImporter:
         self.env: dict[str, Value | None] = {}
         """ONNX value name -> value (None: produced by an unsupported node)."""
         self.unsupported = UnsupportedOps()
+        self.depth = 0
+        """How many subgraphs deep the node being converted is."""
+        self.untyped: dict[str, str] = {}
+        """Initializers of a dtype `ge` has no type for -> that dtype."""
 
     def error(self, message: str) -> GEError:
         """A one-line error about the model."""
@@ -175,7 +260,7 @@ class OnnxImporter:
         """Import the graph into `emitter`'s builder."""
         initializers = {init.name: init for init in self.graph.initializer}
         for name, init in initializers.items():
-            self._bind(emitter, name, numpy_helper.to_array(init))
+            self._bind(emitter, name, self._initializer(init))
         input_names = self._add_inputs(emitter.builder, initializers)
         self._convert_nodes(self.graph, emitter)
         if (message := self.unsupported.message("ONNX")) is not None:
@@ -185,10 +270,51 @@ class OnnxImporter:
             if name not in self.env:
                 raise self.error(f"graph output '{name}' is not produced by any node")
         outputs = [self.env[name] for name in output_names]
+        for declared, value in zip(self.graph.output, outputs, strict=True):
+            self._check_declared_output(declared, value)  # type: ignore[arg-type]
         module = emitter.finish(outputs, output_names)  # type: ignore[arg-type]
         return ImportedModel(module, emitter.weights, input_names, output_names)
 
-    def _bind(self, emitter: GraphEmitter, name: str, value: Value) -> None:
+    def _initializer(self, init: onnx.TensorProto) -> Value | None:
+        """An initializer's array; None if `ge` has no type for its dtype (an
+        error where a node reads it)."""
+        if _dtype_name(init.data_type) is None:
+            self.untyped[init.name] = onnx.TensorProto.DataType.Name(init.data_type)
+            return None
+        try:
+            return numpy_helper.to_array(init)
+        except (ValueError, TypeError) as error:
+            raise self.error(
+                f"initializer '{init.name}' is unreadable: {one_line(error)}"
+            ) from None
+
+    def _check_declared_output(
+        self, declared: onnx.ValueInfoProto, value: Value
+    ) -> None:
+        """A graph output's declared dtype and known dims must be what the
+        graph computes."""
+        if not declared.type.HasField("tensor_type"):
+            return
+        tensor = declared.type.tensor_type
+        ours = dtype_name_of(value)
+        if tensor.elem_type and _dtype_name(tensor.elem_type) != ours:
+            kind = onnx.TensorProto.DataType.Name(tensor.elem_type)
+            raise self.error(
+                f"graph output '{declared.name}' is declared {kind}, the graph "
+                f"computes {ours}"
+            )
+        if not tensor.HasField("shape"):
+            return
+        dims, shape = _declared_dims(tensor), shape_of(value)
+        if len(dims) != len(shape) or any(
+            -1 not in (d, s) and d != s for d, s in zip(dims, shape, strict=False)
+        ):
+            raise self.error(
+                f"graph output '{declared.name}' is declared with shape {dims}, the "
+                f"graph computes {list(shape)}"
+            )
+
+    def _bind(self, emitter: GraphEmitter, name: str, value: Value | None) -> None:
         self.env[name] = value
         if isinstance(value, np.ndarray):
             emitter.name_array(value, name)
@@ -208,12 +334,19 @@ class OnnxImporter:
     def _input_type(self, value_info: onnx.ValueInfoProto) -> tuple[list[int], str]:
         name = value_info.name
         if not value_info.type.HasField("tensor_type"):
-            raise self.error(f"graph input '{name}' is not a tensor")
+            kind = value_info.type.WhichOneof("value") or "untyped"
+            raise self.error(
+                f"graph input '{name}' has type {kind.removesuffix('_type')}, not "
+                f"tensor{self._readers(name)}"
+            )
         tensor = value_info.type.tensor_type
         dtype = _dtype_name(tensor.elem_type)
         if dtype is None:
             kind = onnx.TensorProto.DataType.Name(tensor.elem_type)
-            raise self.error(f"graph input '{name}' has unsupported dtype {kind}")
+            raise self.error(
+                f"graph input '{name}' has unsupported dtype {kind}"
+                f"{self._readers(name)}"
+            )
         given = self.input_shapes.get(name)
         if not tensor.HasField("shape"):
             if given is None:
@@ -221,12 +354,21 @@ class OnnxImporter:
                     f"graph input '{name}' has an unknown rank; give its shape"
                 )
             return [int(d) for d in given], dtype
-        shape = [
-            d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim
-        ]
+        for axis, dim in enumerate(tensor.shape.dim):
+            if dim.HasField("dim_value") and dim.dim_value < 0:
+                raise self.error(
+                    f"graph input '{name}' has dim {axis} = {dim.dim_value} (a dim "
+                    "is >= 0; a dynamic one has no dim_value)"
+                )
+        shape = _declared_dims(tensor)
         if given is not None:
             shape = fix_input_shape(self.label, name, shape, given)
         return shape, dtype
+
+    def _readers(self, name: str) -> str:
+        """` (read by Op1, Op2)`: the op types of the nodes reading `name`."""
+        readers = dict.fromkeys(n.op_type for n in self.graph.node if name in n.input)
+        return f" (read by {', '.join(readers)})" if readers else ""
 
     # -- nodes -----------------------------------------------------------------
 
@@ -246,14 +388,18 @@ class OnnxImporter:
         emitter: GraphEmitter,
     ) -> list[Value]:
         """Convert `graph` (a subgraph) with the values of `env` in scope."""
+        if self.depth >= MAX_NESTING:
+            raise ValueError(f"subgraphs nested deeper than {MAX_NESTING} levels")
         saved, self.env = self.env, env
+        self.depth += 1
         try:
             for init in graph.initializer:
-                self._bind(emitter, init.name, numpy_helper.to_array(init))
+                self._bind(emitter, init.name, self._initializer(init))
             self._convert_nodes(graph, emitter)
             outputs = [self.env.get(output.name) for output in graph.output]
         finally:
             self.env = saved
+            self.depth -= 1
         if any(value is None for value in outputs):
             raise Downstream
         return outputs  # type: ignore[return-value]
@@ -283,6 +429,13 @@ class OnnxImporter:
                 raise self.error(
                     f"node '{name}' ({node.op_type}) reads '{input_name}', which no "
                     "earlier node or graph input defines"
+                )
+        for input_name in node.input:
+            if input_name in self.untyped and self.env.get(input_name) is None:
+                raise self.error(
+                    f"node '{name}' ({node.op_type}) reads initializer "
+                    f"'{input_name}' of dtype {self.untyped[input_name]}, which ge "
+                    "has no type for"
                 )
         inputs = [self.env[n] if n else None for n in node.input]
         if node.domain not in DEFAULT_DOMAINS:
@@ -330,6 +483,11 @@ class OnnxImporter:
         for output in node.output:
             if output:
                 self.env[output] = None
+
+
+def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:
+    """A declared tensor type's dims, -1 for each dynamic one."""
+    return [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
 
 
 def _dtype_name(onnx_type: int) -> str | None:

@@ -28,6 +28,7 @@ from xdsl.ir import SSAValue
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.dtypes import element_type
+from ge_dialect.limits import over_budget, tensor_bytes
 from ge_dialect.ops import IfOp, broadcast_shapes
 from ge_frontend.importing import (
     Unsupported,
@@ -40,6 +41,7 @@ from ge_frontend.importing import (
     split_padding,
 )
 from ge_frontend.onnx_context import Downstream, NodeContext, free_names
+from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -71,17 +73,16 @@ UNARY = {
     "Log": "log",
     "Reciprocal": "reciprocal",
     "Identity": "identity",
+    "HardSwish": "hard_swish",
 }
 
 UNARY_WITH_ATTRS = {
-    "LeakyRelu": ("leaky_relu", {"alpha": 0.01}),
-    "Elu": ("elu", {"alpha": 1.0}),
-    "Selu": (
-        "selu",
-        {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875},
-    ),
+    "LeakyRelu": ("leaky_relu", ("alpha",)),
+    "Elu": ("elu", ("alpha",)),
+    "Selu": ("selu", ("alpha", "gamma")),
 }
-"""ONNX op -> (ge op, ONNX float attributes with their ONNX defaults)."""
+"""ONNX op -> (ge op, its float attributes). ONNX's defaults are the ge ops'
+defaults, so an attribute the node leaves out is left out."""
 
 BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow"}
 
@@ -95,8 +96,8 @@ def convert_unary(ctx: NodeContext) -> list[Value]:
 
 @converts(*UNARY_WITH_ATTRS)
 def convert_unary_with_attrs(ctx: NodeContext) -> list[Value]:
-    op_name, defaults = UNARY_WITH_ATTRS[ctx.node.op_type]
-    attrs = {name: float(ctx.attr(name, value)) for name, value in defaults.items()}
+    op_name, names = UNARY_WITH_ATTRS[ctx.node.op_type]
+    attrs = {name: float(ctx.attr(name)) for name in names if ctx.has_attr(name)}
     return [ctx.op(op_name, ctx.input(0), **attrs)]
 
 
@@ -204,6 +205,12 @@ def convert_cast(ctx: NodeContext) -> list[Value]:
     return [ctx.op("cast", ctx.input(0), dst_type=dtype)]
 
 
+@converts("CastLike")
+def convert_cast_like(ctx: NodeContext) -> list[Value]:
+    """Cast to the dtype of input 1 (only its dtype is read)."""
+    return [ctx.op("cast", ctx.input(0), dst_type=ctx.dtype(1))]
+
+
 @converts("Dropout")
 def convert_dropout(ctx: NodeContext) -> list[Value]:
     """Inference: the identity. The mask output and training mode are not."""
@@ -275,12 +282,29 @@ def _window_pads(
     return begins + ends
 
 
+def _kernel_shape(ctx: NodeContext, weight: Value) -> list[int]:
+    """The spatial dims of a convolution's weight; a `kernel_shape`
+    attribute must agree with them."""
+    spatial = list(shape_of(weight)[2:])
+    kernel = ctx.attr("kernel_shape")
+    if kernel is None:
+        return spatial
+    if len(kernel) != len(spatial) or any(
+        -1 not in (k, w) and k != w for k, w in zip(kernel, spatial, strict=False)
+    ):
+        raise ValueError(
+            f"kernel_shape {list(kernel)} contradicts the weight's spatial dims "
+            f"{spatial}"
+        )
+    return [w if w != -1 else k for k, w in zip(kernel, spatial, strict=True)]
+
+
 @converts("Conv")
 def convert_conv(ctx: NodeContext) -> list[Value]:
     x, lifted = _window_input(ctx)
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
-    kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
+    kernel = _kernel_shape(ctx, weight)
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
     pads = _window_pads(ctx, kernel, strides, dilations)
@@ -348,7 +372,7 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
     x, lifted = _window_input(ctx)
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
-    kernel = ctx.attr("kernel_shape", shape_of(weight)[2:])
+    kernel = _kernel_shape(ctx, weight)
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
     pads, output_padding = _conv_transpose_geometry(ctx, kernel, strides, dilations)
@@ -767,7 +791,11 @@ def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
     if shape is None:
         raise ValueError("input 'shape' is missing")
     value = ctx.attr("value", np.zeros(1, np.float32))
-    return [np.broadcast_to(value.reshape(()), tuple(int_list(shape)))]
+    dims = int_list(shape)
+    reason = over_budget(tensor_bytes(dims, value.itemsize), "the result")
+    if reason is not None:
+        raise ValueError(reason)
+    return [np.broadcast_to(value.reshape(()), tuple(dims))]
 
 
 @converts("Shape")
@@ -784,6 +812,13 @@ def convert_shape(ctx: NodeContext) -> list[Value]:
 def convert_size(ctx: NodeContext) -> list[Value]:
     shape = ctx.static_shape(0)
     return [np.array(math.prod(shape), np.int64)]
+
+
+# ---------------------------------------------------------------------------
+# Recurrent ops (a decomposition: `onnx_recurrent`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(RECURRENT_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------

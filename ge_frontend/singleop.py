@@ -37,7 +37,6 @@ description is a one-line `GEError` naming the entry.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from ge_dialect.formats import (
     FormatError,
     transfer_shape,
 )
+from ge_dialect.input_files import read_json_file
 from ge_dialect.layout import layout_of, shape_of
 
 Adapter = Callable[[dict[str, Any], Sequence["TensorDesc"]], None]
@@ -552,15 +552,7 @@ def load_singleop_file(
 ) -> list[SingleOpModel]:
     """The graphs of a single-op description file (`target`: the soc_version)."""
     label = os.fspath(path)
-    with open(label, encoding="utf-8") as stream:
-        text = stream.read()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise GEError(
-            f"{label}:{error.lineno}:{error.colno}: error: invalid JSON: {error.msg}"
-        ) from None
-    return parse_singleop(data, label, target)
+    return parse_singleop(read_json_file(label, "single-op file"), label, target)
 
 
 def _list(names: Any) -> str:

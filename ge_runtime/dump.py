@@ -19,8 +19,9 @@ execution (topological) order:
 
 With `--dump-stored` the raw storage-layout copies go to `DIR/stored/`.
 
-`onnx_dump` writes the same kind of folder from onnxruntime, with every
-intermediate ONNX value made a graph output, entries named by ONNX node
+`ge-dump-compare` (`tools.ge_dump_compare.onnx_dump`) writes the same kind
+of folder from onnxruntime, with every intermediate ONNX value made a graph
+output, entries named by ONNX node
 name (as `ge_frontend.onnx_import` names ops). `compare_dumps(ours,
 reference)` walks the reference's entries in order and reports the first
 whose outputs diverge: max |ours - reference| > atol + rtol * max
@@ -40,7 +41,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,9 @@ from typing import Any
 import numpy as np
 
 from ge_dialect.diagnostics import GEError
-from ge_runtime.reference import ValueLayout
+from ge_dialect.input_files import confined_path, read_json_file
+from ge_dialect.value_layout import ValueLayout
+from ge_runtime.npy import load_npy, save_npy
 
 MANIFEST = "manifest.json"
 DUMP_VERSION = 1
@@ -123,7 +126,7 @@ class DumpWriter:
         outputs = []
         for index, array in enumerate(arrays):
             file = f"{stem}.npy" if len(arrays) == 1 else f"{stem}.{index}.npy"
-            np.save(self.directory / file, np.asarray(array), allow_pickle=False)
+            save_npy(self.directory / file, array)
             output: dict[str, Any] = {
                 "file": file,
                 "shape": list(np.shape(array)),
@@ -134,7 +137,7 @@ class DumpWriter:
                 output["origin_format"] = layout.origin.value
                 output["storage_format"] = layout.storage.value
             if self.stored and index < len(stored):
-                np.save(self.directory / STORED_DIR / file, stored[index])
+                save_npy(self.directory / STORED_DIR / file, stored[index])
                 output["stored_file"] = f"{STORED_DIR}/{file}"
             outputs.append(output)
         self.entries.append({"name": name, "op": op, "outputs": outputs})
@@ -162,7 +165,7 @@ class DumpEntry:
 
     def arrays(self) -> list[np.ndarray]:
         """The dumped results."""
-        return [np.load(path, allow_pickle=False) for path in self.files]
+        return [load_npy(path) for path in self.files]
 
 
 @dataclass(frozen=True)
@@ -184,67 +187,40 @@ def load_dump(directory: str | os.PathLike[str]) -> Dump:
     path = root / MANIFEST
     if not path.is_file():
         raise GEError(f"error: '{directory}' is not a dump (no {MANIFEST})")
-    try:
-        data = json.loads(path.read_text())
-        if data.get("version") != DUMP_VERSION:
-            raise ValueError(f"version {data.get('version')!r}")
-        entries = tuple(
-            DumpEntry(
-                str(e["name"]),
-                str(e["op"]),
-                tuple(root / str(o["file"]) for o in e["outputs"]),
-            )
-            for e in data["entries"]
+    label = str(path)
+    data = read_json_file(path, "dump manifest")
+
+    def fail(message: str) -> GEError:
+        return GEError(f"{label}: error: not a dump manifest: {message}")
+
+    if not isinstance(data, dict) or data.get("version") != DUMP_VERSION:
+        version = data.get("version") if isinstance(data, dict) else None
+        raise fail(f"version {version!r}, expected {DUMP_VERSION}")
+    source, listed = data.get("source", ""), data.get("entries")
+    if not isinstance(source, str) or not isinstance(listed, list):
+        raise fail("'source' must be a string and 'entries' a list")
+    entries = []
+    for number, entry in enumerate(listed):
+        where = f"entries[{number}]"
+        if not isinstance(entry, dict) or not all(
+            isinstance(entry.get(key), str) for key in ("name", "op")
+        ):
+            raise fail(f"{where} needs string fields 'name' and 'op'")
+        outputs = entry.get("outputs")
+        if not isinstance(outputs, list) or not all(
+            isinstance(o, dict) and isinstance(o.get("file"), str) for o in outputs
+        ):
+            raise fail(f"{where}.outputs must be a list of {{'file': NAME}}")
+        files = tuple(
+            confined_path(root, o["file"], f"{where} file", label) for o in outputs
         )
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        message = " ".join(str(error).split())
-        raise GEError(f"error: '{path}' is not a dump manifest: {message}") from None
-    return Dump(root, str(data.get("source", "")), entries)
+        entries.append(DumpEntry(entry["name"], entry["op"], files))
+    return Dump(root, source, tuple(entries))
 
 
 # ---------------------------------------------------------------------------
 # onnxruntime intermediates
 # ---------------------------------------------------------------------------
-
-
-def onnx_dump(
-    model: Any,
-    inputs: Mapping[str, np.ndarray],
-    directory: str | os.PathLike[str],
-) -> Path:
-    """Dump every node's outputs as onnxruntime computes them; the folder.
-
-    `model` is an `onnx.ModelProto` or a path. Graph optimisations are off,
-    so each value is the node's own.
-    """
-    import onnx
-    import onnxruntime as ort
-    from onnx import helper
-
-    from ge_frontend.onnx_context import node_name
-
-    proto = onnx.load(os.fspath(model)) if isinstance(model, str | Path) else model
-    graph_outputs = {o.name for o in proto.graph.output}
-    extended = onnx.ModelProto()
-    extended.CopyFrom(proto)
-    for node in proto.graph.node:
-        for value in node.output:
-            if value and value not in graph_outputs:
-                extended.graph.output.append(helper.make_empty_tensor_value_info(value))
-                graph_outputs.add(value)
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(
-        extended.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
-    names = [o.name for o in session.get_outputs()]
-    values = dict(zip(names, session.run(names, dict(inputs)), strict=True))
-    writer = DumpWriter(Path(directory), source="onnxruntime")
-    for name, array in inputs.items():
-        writer.add(name, INPUT_OP, [array])
-    for node in proto.graph.node:
-        writer.add(node_name(node), node.op_type, [values[v] for v in node.output if v])
-    return writer.close()
 
 
 # ---------------------------------------------------------------------------

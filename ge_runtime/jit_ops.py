@@ -12,19 +12,14 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
-    IntegerType,
     MemRefType,
-    Signedness,
 )
 from xdsl.ir import Attribute, Operation
+
+from ge_dialect import dtypes
 
 
 class JITError(Exception):
@@ -32,27 +27,15 @@ class JITError(Exception):
 
 
 def numpy_dtype(type_: Attribute) -> np.dtype:
-    """The NumPy dtype holding values of an MLIR scalar type."""
-    match type_:
-        case Float16Type():
-            return np.dtype(np.float16)
-        case BFloat16Type():
-            return np.dtype(ml_dtypes.bfloat16)
-        case Float32Type():
-            return np.dtype(np.float32)
-        case Float64Type():
-            return np.dtype(np.float64)
-        case IndexType():
-            return np.dtype(np.int64)
-        case IntegerType():
-            width = type_.width.data
-            if width == 1:
-                return np.dtype(np.bool_)
-            unsigned = type_.signedness.data == Signedness.UNSIGNED
-            return np.dtype(f"{'u' if unsigned else ''}int{width}")
+    """The NumPy dtype holding values of an MLIR scalar (or memref) type."""
     if isinstance(type_, MemRefType):
         return numpy_dtype(type_.element_type)
-    raise JITError(f"unsupported element type {type_}")
+    if isinstance(type_, IndexType):
+        return np.dtype(np.int64)
+    try:
+        return dtypes.numpy_dtype(dtypes.dtype_name(type_))
+    except ValueError:
+        raise JITError(f"unsupported element type {type_}") from None
 
 
 def _nan(a: Any, b: Any) -> Any:

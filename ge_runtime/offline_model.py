@@ -61,22 +61,46 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
+from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.diagnostics import GEError, parse_module
-from ge_dialect.dtypes import dtype_name
-from ge_dialect.formats import FormatError
+from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.dialect import make_context
+from ge_dialect.dtypes import dtype_name, element_type
+from ge_dialect.files import write_atomically
+from ge_dialect.formats import FormatError, get_target, parse_format
+from ge_dialect.input_files import check_regular_file, load_json
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
-from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
-from ge_runtime.memory import memory_reports
+from ge_dialect.limits import INT64_MAX
+from ge_dialect.ops import (
+    ConstOp,
+    GraphOp,
+    VariableOp,
+    attribute_to_python,
+    enclosing_target,
+)
+from ge_dialect.schema import (
+    Anything,
+    Boolean,
+    Integer,
+    ListOf,
+    MapOf,
+    Nullable,
+    Object,
+    SchemaError,
+    String,
+)
+from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import find_graph, output_names
-from passes.insert_transdata import module_target
-from tools.common import write_atomically
+from passes.memory_planning import memory_reports
 
 MAGIC = b"GEXDSLOM"
 FORMAT_VERSION = 1
 HEADER = struct.Struct("<8sIIQ")
 SECTION_ENTRY = struct.Struct("<4s4xQ")
 DIGEST_SIZE = hashlib.sha256().digest_size
+
+MANIFEST_FORMAT = "ge-xdsl offline model"
+"""The manifest's `format` field."""
 
 MANIFEST = b"MANI"
 MODEL_IR = b"MDIR"
@@ -121,8 +145,22 @@ class OfflineModel:
         return self.manifest.get("soc_version")
 
     def module(self) -> ModuleOp:
-        """The optimised module, parsed and verified."""
-        return _parse(self.ir, f"{self.path}:model")
+        """The optimised module, parsed and verified; the manifest's
+        interface and the weights must be what it says."""
+        module = _parse(self.ir, f"{self.path}:model")
+        derived = {
+            **interface(module, self.target),
+            "soc_version": enclosing_target(module),
+            "memory": memory_reports(list(module.ops)),
+        }
+        for key, value in derived.items():
+            if self.manifest.get(key, {} if key == "memory" else None) != value:
+                raise GEError(
+                    f"{self.path}: error: the manifest's '{key}' disagrees with the "
+                    "model IR (a corrupted or forged manifest)"
+                )
+        self._check_weights(module)
+        return module
 
     def source_module(self) -> ModuleOp:
         """The module before optimisation (GEError if the file has none)."""
@@ -131,12 +169,39 @@ class OfflineModel:
                 f"{self.path}: error: the offline model holds no source graph "
                 "(compiled without it)"
             )
-        return _parse(self.source_ir, f"{self.path}:source")
+        module = _parse(self.source_ir, f"{self.path}:source")
+        self._check_weights(module)
+        return module
+
+    def _check_weights(self, module: ModuleOp) -> None:
+        """Each weight `module` reads has the dtype and storage shape of the
+        constant (or variable) reading it."""
+        for op in module.walk():
+            if isinstance(op, ConstOp) and isinstance(op.value, ExternalDataAttr):
+                key = op.value.key.data
+            elif isinstance(op, VariableOp):
+                key = op.var_name.data
+            else:
+                continue
+            tensor = op.output.type
+            assert isinstance(tensor, TensorType)
+            array = self.weights.get(key)
+            if array is None:
+                raise error_at(op, f"weight '{key}' is not in the weights")
+            try:
+                shape = storage_shape_of(tensor, self.target)
+            except FormatError as error:
+                raise error_at(op, str(error)) from None
+            dtype = expected_dtype(tensor)
+            if array.shape != tuple(shape) or array.dtype != dtype:
+                raise error_at(
+                    op,
+                    f"weight '{key}' is {array.dtype}{list(array.shape)}, the "
+                    f"{op.name} needs {dtype}{list(shape)}",
+                )
 
 
 def _parse(text: str, name: str) -> ModuleOp:
-    from tools.ge_run import make_context  # ge-run imports this module
-
     return parse_module(make_context(), text, name)
 
 
@@ -163,9 +228,9 @@ def make_offline_model(
     keys = weight_keys(module) | (weight_keys(source) if source else set())
     if missing := sorted(keys - set(weights)):
         raise GEError(f"error: weight '{missing[0]}' is not in the weights")
-    target = module_target(module)
+    target = enclosing_target(module)
     full_manifest = {
-        "format": "ge-xdsl offline model",
+        "format": MANIFEST_FORMAT,
         "format_version": FORMAT_VERSION,
         "library_version": library_version(),
         **manifest,
@@ -174,6 +239,7 @@ def make_offline_model(
     }
     if reports := memory_reports(list(module.ops)):
         full_manifest["memory"] = reports
+    check_manifest(full_manifest, path)
     return OfflineModel(
         full_manifest,
         module_text(module),
@@ -225,17 +291,6 @@ def encode(model: OfflineModel) -> bytes:
     for part in parts:
         digest.update(part)
     return b"".join([*parts, digest.digest()])
-
-
-def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """An uncompressed `.npz` holding `arrays` by key (any key: `np.savez`
-    would take keys such as "file" for its own arguments)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for key, array in arrays.items():
-            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, array, allow_pickle=False)
-    return buffer.getvalue()
 
 
 def weight_keys(module: ModuleOp) -> set[str]:
@@ -302,6 +357,7 @@ def load_offline_model(path: str | os.PathLike[str]) -> OfflineModel:
     `--check` alone needs stay on disk).
     """
     label = os.fspath(path)
+    check_regular_file(label, "offline model")
     with open(label, "rb") as stream:
         size = os.fstat(stream.fileno()).st_size
         digest = hashlib.sha256()
@@ -369,13 +425,13 @@ def decode(
         if tag not in sections:
             raise fail(f"offline model has no {tag.decode()} section")
     try:
-        manifest = json.loads(bytes(sections[MANIFEST]).decode())
+        text = bytes(sections[MANIFEST]).decode()
         ir = bytes(sections[MODEL_IR]).decode()
         source = bytes(sections[SOURCE_IR]).decode() if SOURCE_IR in sections else None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except UnicodeDecodeError as error:
         raise fail(f"corrupt offline model ({error})") from None
-    if not isinstance(manifest, dict):
-        raise fail("corrupt offline model (manifest is not a JSON object)")
+    manifest = load_json(text, f"{label}:manifest", "manifest")
+    check_manifest(manifest, f"{label}:manifest")
     return OfflineModel(
         manifest,
         ir,
@@ -384,6 +440,93 @@ def decode(
         label,
         digest.hex(),
     )
+
+
+def _is_dtype(name: str) -> bool:
+    try:
+        element_type(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_format(name: str) -> bool:
+    try:
+        parse_format(name)
+    except FormatError:
+        return False
+    return True
+
+
+def _is_target(name: str) -> bool:
+    try:
+        get_target(name)
+    except FormatError:
+        return False
+    return True
+
+
+_DIM = Integer(-1, INT64_MAX)
+_TENSOR = Object(
+    {
+        "index": Integer(0, INT64_MAX),
+        "name": String(),
+        "dtype": String(valid=_is_dtype, label="a dtype name"),
+        "origin_format": String(valid=_is_format, label="a format name"),
+        "storage_format": String(valid=_is_format, label="a format name"),
+        "shape": ListOf(_DIM),
+        "storage_shape": Nullable(ListOf(_DIM)),
+    },
+    optional={"name"},
+)
+_TARGET = Nullable(String(valid=_is_target, label="a known target"))
+_COMPILE_OPTIONS = {
+    "framework": Nullable(Integer()),
+    "input_format": String(valid=_is_format, label="a format name"),
+    "input_shape": Nullable(String()),
+    "soc_version": _TARGET,
+    "auto_cast_mode": Integer(0, 1),
+    "max_streams": Nullable(Integer(1)),
+    "fusion": Boolean(),
+    "fusion_off": ListOf(String()),
+}
+"""The compile options `ge-atc` records (each optional)."""
+MANIFEST_SCHEMA = Object(
+    {
+        "format": String(choices={MANIFEST_FORMAT}),
+        "format_version": Integer(FORMAT_VERSION, FORMAT_VERSION),
+        "library_version": String(),
+        "soc_version": _TARGET,
+        "graph": String(),
+        "inputs": ListOf(_TENSOR),
+        "outputs": ListOf(_TENSOR),
+        "memory": MapOf(MapOf(Anything())),
+        "compile_options": Object(_COMPILE_OPTIONS, optional=set(_COMPILE_OPTIONS)),
+        "stages": ListOf(String()),
+        "framework": String(),
+        "model": String(),
+        "op": String(),
+        "op_index": Integer(0),
+    },
+    optional={
+        "memory",
+        "compile_options",
+        "stages",
+        "framework",
+        "model",
+        "op",
+        "op_index",
+    },
+)
+"""Every field an offline model's manifest may have, and its type."""
+
+
+def check_manifest(manifest: Any, label: str) -> None:
+    """GEError at `label` unless `manifest` matches `MANIFEST_SCHEMA`."""
+    try:
+        MANIFEST_SCHEMA.check(manifest, "")
+    except SchemaError as error:
+        raise GEError(f"{label}: error: invalid manifest: {error}") from None
 
 
 def read_npz(data: bytes | memoryview, fail: Any) -> dict[str, np.ndarray]:

@@ -46,6 +46,7 @@ from xdsl.passes import ModulePass
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.ops import ConstOp, TransDataOp
+from passes.options import check_data_format_option, check_target_option
 
 PREPARATION: tuple[str, ...] = (
     "infer-origin-format",
@@ -119,6 +120,10 @@ class FormatPipelinePass(ModulePass):
 
     beyond_ge: bool = True
     """Also run compose-trans-ops and sink-trans-ops in each round."""
+
+    def __post_init__(self) -> None:
+        check_data_format_option(self, "data_format", self.data_format)
+        check_target_option(self, "target", self.target)
 
     def inner_pass(self, name: str) -> ModulePass:
         """The pass called `name`, with the pipeline options it takes."""

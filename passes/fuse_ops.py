@@ -74,9 +74,12 @@ from xdsl.rewriter import InsertPoint
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, parse_format
+from ge_dialect.input_files import load_json, read_input_text
 from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.naming import node_name
 from ge_dialect.opinfo import ORIGIN, Engine, FallbackMode, op_info
 from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
+from passes.options import check_choice_option
 
 LOG = logging.getLogger(__name__)
 
@@ -152,15 +155,14 @@ def read_fusion_switch_file(path: str | Path) -> frozenset[str]:
     a JSON list of rule names, or text with one rule name per line (`#`
     starts a comment).
     """
+    what = "fusion switch file"
     try:
-        text = Path(path).read_text()
+        text = read_input_text(path, what)
     except OSError as error:
-        raise GEError(
-            f"error: cannot read fusion switch file '{path}': {error.strerror}"
-        ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        raise GEError(f"error: cannot read {what} '{path}': {error.strerror}") from None
+    if text.lstrip().startswith(("{", "[")):
+        data = load_json(text, str(path), what)
+    else:
         data = [line.split("#")[0].strip() for line in text.splitlines()]
         data = [name for name in data if name]
     names = _switched_off(data, str(path))
@@ -323,12 +325,6 @@ class Group:
             self.members.sort(key=self.position.__getitem__)
 
 
-def node_name(op: Operation) -> str | None:
-    """The op's `name` attribute, if any."""
-    name = op.attributes.get("name")
-    return name.data if isinstance(name, StringAttr) else None
-
-
 def build_fused(group: Group) -> tuple[FusedOp, list[SSAValue]]:
     """The `ge.fused` op of a group and the group values it returns."""
     members = group.members
@@ -410,6 +406,10 @@ class FuseOpsPass(ModulePass):
 
     disable: tuple[str, ...] = ()
     """Fusion rules to switch off (names from `fusion_rules.json`)."""
+
+    def __post_init__(self) -> None:
+        for rule in self.disable:
+            check_choice_option(self, "disable", rule, fusion_rules())
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         rules = enabled_rules(self.name, self.disable)

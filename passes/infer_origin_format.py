@@ -1,6 +1,6 @@
 """`infer-origin-format`: GE's FormatRefiner (origin-format inference).
 
-Anchor diffusion (research/ge_behaviour.md §1). Ops that carry format meaning
+Anchor diffusion (docs/research/ge_behaviour.md §1). Ops that carry format meaning
 are anchors; from each anchor, in IR order, a breadth-first queue infers
 backward (into producers) and forward (into consumers). A value receives a
 format only while it is ND (first writer wins); each op reached runs its
@@ -71,34 +71,27 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.adapters import operands_whose_format_is_read
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.diagnostics import GEError, error_at
-from ge_dialect.format_rules import (
-    FORMAT_ATTRIBUTE_SYNC,
-    LOCK_ATTR,
-    RANK_BARRIER_OPS,
-    SAME_ORIGIN_OPS,
-    FormatRule,
-    infer_rule,
-    refresh_rule,
-)
+from ge_dialect.format_rules import LOCK_ATTR, FormatRule, infer_rule, refresh_rule
 from ge_dialect.formats import (
-    INTERNAL_FORMATS,
     ORIGIN_FORMATS,
     Format,
-    FormatError,
     parse_format,
 )
 from ge_dialect.layout import check_rank_fits, layout_of
 from ge_dialect.ops import (
     DataOp,
+    GEOperation,
     GraphOp,
     IdentityOp,
     NetOutputOp,
     VariableOp,
     WhileOp,
 )
-from ge_dialect.shape_inference import OPERAND_FORMAT_ATTRIBUTES
+from ge_dialect.traits import RankBarrier, SameOriginFormat
+from passes.options import check_data_format_option
 
 Cell = tuple[Operation, bool, int]
 """One end of an edge: (op, is_result, index) — GE's tensor descriptor."""
@@ -111,24 +104,18 @@ class InferOriginFormatPass(ModulePass):
     name = "infer-origin-format"
 
     data_format: str = "ND"
-    """Format for `ge.data` of rank >= 4 that stay ND (GE's input format)."""
+    """Format for `ge.data` of rank >= 4 that stay ND (GE's input format): ND
+    (none) or an origin format."""
+
+    def __post_init__(self) -> None:
+        check_data_format_option(self, "data_format", self.data_format)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        fallback = _fallback_format(self.data_format)
+        fmt = parse_format(self.data_format)
+        fallback = None if fmt is Format.ND else fmt
         for graph in op.ops:
             if isinstance(graph, GraphOp):
                 FormatRefiner(graph).run(fallback)
-
-
-def _fallback_format(name: str) -> Format | None:
-    """The Data fallback format, or None when the option asks for nothing."""
-    try:
-        fmt = parse_format(name)
-    except FormatError as error:
-        raise GEError(f"error: infer-origin-format: data-format: {error}") from None
-    if fmt in (Format.ND, Format.RESERVED) or fmt in INTERNAL_FORMATS:
-        return None
-    return fmt
 
 
 # ---------------------------------------------------------------------------
@@ -386,7 +373,7 @@ class FormatRefiner:
             return True
         if _is_locked(producer):
             return False
-        return not (producer.name in RANK_BARRIER_OPS and rank < 4)
+        return not (producer.has_trait(RankBarrier) and rank < 4)
 
     def _descriptor(self, cell: Cell) -> Format:
         """GE's descriptor at `cell`: ND unless reached, explicit, or written."""
@@ -437,7 +424,7 @@ class FormatRefiner:
         rank = _rank(value)
         if rank <= 0:
             return  # scalars stop propagation
-        if op.name in RANK_BARRIER_OPS and rank < 4:
+        if op.has_trait(RankBarrier) and rank < 4:
             return  # permute/expand_dims/squeeze below rank 4
         if (group := self.groups.get(cell)) is not None:
             self._reflect(group, fmt)
@@ -491,7 +478,7 @@ class FormatRefiner:
 
     def _write_types(self) -> None:
         """Write the formats into the types; then resync attributes naming them."""
-        touched: dict[Operation, None] = {}
+        touched: dict[GEOperation, None] = {}
         for value, fmt in self.formats.items():
             tensor = value.type
             if not isinstance(tensor, TensorType) or _origin(value) == fmt:
@@ -500,10 +487,10 @@ class FormatRefiner:
                 value, _relabelled(tensor, fmt)
             )
             for op in _neighbours(new_value):
-                if op.name in FORMAT_ATTRIBUTE_SYNC:
+                if isinstance(op, GEOperation):
                     touched[op] = None
         for op in touched:
-            FORMAT_ATTRIBUTE_SYNC[op.name](op)
+            op.refresh_format_attributes()
 
     def _relabel_conflicting_edges(self) -> None:
         """Give each edge whose ends disagree (both not ND) a `ge.identity`.
@@ -511,7 +498,8 @@ class FormatRefiner:
         GE leaves the producer's and the consumer's descriptors different; one
         SSA value has one type, so the consumer reads a relabelled copy (one
         per value and format, right after the producer) typed with its own
-        descriptor. No data moves: the origin shape is the same.
+        descriptor (in that format's plain storage; storage is chosen later).
+        It holds the same values: origin shape and dtype are unchanged.
         """
         relabelled: dict[tuple[SSAValue, Format], SSAValue] = {}
         for (op, _, index), fmt in self.inputs.items():
@@ -519,14 +507,17 @@ class FormatRefiner:
             have = _origin(value)
             if have in (Format.ND, fmt) or not isinstance(value, OpResult):
                 continue
-            if index in OPERAND_FORMAT_ATTRIBUTES.get(op.name, {}):
+            if index in operands_whose_format_is_read(op):
                 continue  # the op reads this operand's format: it means it
             copy = relabelled.get((value, fmt))
             if copy is None:
                 tensor = value.type
                 assert isinstance(tensor, TensorType)
+                relabelled_type = TensorType(
+                    tensor.element_type, tensor.get_shape(), LayoutAttr(fmt)
+                )
                 identity = IdentityOp.create(
-                    operands=[value], result_types=[_relabelled(tensor, fmt)]
+                    operands=[value], result_types=[relabelled_type]
                 )
                 Rewriter.insert_op(identity, InsertPoint.after(value.op))
                 copy = relabelled[(value, fmt)] = identity.results[0]
@@ -564,7 +555,7 @@ def _ungiven_origin(tensor: Attribute) -> Format | None:
 
 
 def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue, ...]]:
-    """Values chained through `SAME_ORIGIN_OPS` -> all values of their chain.
+    """Values chained through `SameOriginFormat` ops -> all values of their chain.
 
     A TransData that absorbed a transpose (`perm`) relates two different
     origin formats by its permutation: it ties nothing.
@@ -577,7 +568,7 @@ def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue
         return value
 
     for op in ops:
-        if op.name in SAME_ORIGIN_OPS and op.operands and op.results:
+        if op.has_trait(SameOriginFormat) and op.operands and op.results:
             if op.attributes.get("perm") is not None:
                 continue
             parent[root(op.results[0])] = root(op.operands[0])

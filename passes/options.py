@@ -8,6 +8,14 @@ valid spelling:
     error: pass 'infer-origin-format' has no option 'data-fromat' (did you
     mean 'data-format'?; options: data-format)
 
+A value of the wrong type names its option too (`PassOptionError`), and so
+does a value a pass refuses: each pass with options checks them in
+`__post_init__` with `check_*_option`, so a bad value fails when the pipeline
+is built, before any pass runs, from `ge-opt`, `ge-atc` or Python alike:
+
+    error: pass 'infer-origin-format': option 'data-format': NC1HWC0 is a
+    storage format; the data format of graph inputs is one of ND, NCHW, ...
+
 `pass_options` lists a pass's options with type, default and the docstring
 written under the field, for `ge-opt --help` and `docs/PASSES.md`.
 """
@@ -18,7 +26,7 @@ import ast
 import dataclasses
 import inspect
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from difflib import get_close_matches
 from functools import cache
@@ -146,11 +154,88 @@ def _instantiate(arg_spec: ArgSpec, available: PassFactories) -> ModulePass:
                 f"error: pass '{name}' has no option '{given}'{hint} "
                 f"(options: {listed})"
             )
+    for given, value in arg_spec.parameters.items():
+        try:
+            pass_class.from_pass_spec(ArgSpec(name, {given: value}))
+        except PassOptionError:
+            raise
+        except Exception:  # xDSL's conversion raises several types
+            expected = next(
+                o.type for o in pass_options(pass_class) if o.name == option_name(given)
+            )
+            shown = " ".join(str(v) for v in value) if value else "nothing"
+            raise PassOptionError(
+                name, given, f"expected {expected}, got '{shown}'"
+            ) from None
+    return pass_class.from_pass_spec(arg_spec)
+
+
+class PassOptionError(GEError):
+    """A bad option value: `error: pass 'PASS': option 'OPTION': why`."""
+
+    def __init__(self, pass_name: str, option: str, message: str):
+        super().__init__(
+            f"error: pass '{pass_name}': option '{option_name(option)}': {message}"
+        )
+
+
+def check_target_option(pass_: ModulePass, option: str, value: str | None) -> None:
+    """`value` is None or a known target (SoC) name."""
+    from ge_dialect.formats import FormatError, get_target  # NumPy: only if used
+
+    if value is None:
+        return
     try:
-        return pass_class.from_pass_spec(arg_spec)
-    except Exception as error:  # xDSL raises several types for bad values
-        message = " ".join(str(error).split())
-        raise GEError(f"error: pass '{name}': bad option value: {message}") from None
+        get_target(value)
+    except FormatError as error:
+        raise PassOptionError(pass_.name, option, str(error)) from None
+
+
+def check_data_format_option(pass_: ModulePass, option: str, value: str) -> None:
+    """`value` is ND or an origin format (the format of graph inputs), never an
+    internal storage format or RESERVED."""
+    from ge_dialect.formats import (  # NumPy: only if used
+        INTERNAL_FORMATS,
+        ORIGIN_FORMATS,
+        FormatError,
+        parse_format,
+    )
+
+    try:
+        fmt = parse_format(value)
+    except FormatError as error:
+        raise PassOptionError(pass_.name, option, str(error)) from None
+    if fmt not in ORIGIN_FORMATS:
+        kind = "a storage format" if fmt in INTERNAL_FORMATS else "not a data format"
+        listed = ", ".join(f.value for f in ORIGIN_FORMATS)
+        raise PassOptionError(
+            pass_.name,
+            option,
+            f"{fmt.value} is {kind}; the data format of graph inputs is one of "
+            f"{listed}",
+        )
+
+
+def check_range_option(
+    pass_: ModulePass, option: str, value: int, minimum: int, maximum: int
+) -> None:
+    """`minimum <= value <= maximum`."""
+    if not minimum <= value <= maximum:
+        raise PassOptionError(
+            pass_.name, option, f"must be in [{minimum}, {maximum}], got {value}"
+        )
+
+
+def check_choice_option(
+    pass_: ModulePass, option: str, value: str | None, choices: Collection[str]
+) -> None:
+    """`value` is None or one of `choices`."""
+    if value is not None and value not in choices:
+        raise PassOptionError(
+            pass_.name,
+            option,
+            f"unknown value '{value}' (one of {', '.join(sorted(choices))})",
+        )
 
 
 def _did_you_mean(name: str, candidates: object) -> str:

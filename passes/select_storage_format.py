@@ -66,7 +66,6 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
-from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import (
     INTERNAL_FORMATS,
@@ -77,28 +76,32 @@ from ge_dialect.formats import (
     full_rank,
     get_target,
 )
-from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.layout import (
+    check_tensor_type,
+    is_scalar,
+    layout_attr,
+    origin_layout,
+    retyped,
+    shape_of,
+)
 from ge_dialect.opinfo import OpInfo, TensorInfo, find_op_info
 from ge_dialect.ops import (
     CONTROL_FLOW_OPS,
+    TARGET_ATTRIBUTE,
     ConstOp,
     DataOp,
     GraphOp,
     NetOutputOp,
     TransDataOp,
     VariableOp,
+    enclosing_target,
 )
-from passes.insert_transdata import (
-    TARGET_ATTRIBUTE,
+from passes.layout_requirements import (
     boundary_layouts,
-    is_scalar,
-    layout_attr,
-    module_target,
-    origin_layout,
     required_layouts,
-    retyped,
     set_required_layouts,
 )
+from passes.options import check_target_option
 from passes.refine_running_format import HEAVY_ATTR
 
 STRUCTURAL_OPS = (
@@ -442,13 +445,13 @@ class SelectStorageFormatPass(ModulePass):
     target: str | None = None
     """Target (SoC) whose C0 the layouts use; recorded as module attribute ge.target."""
 
+    def __post_init__(self) -> None:
+        check_target_option(self, "target", self.target)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.target is not None:
-            try:
-                name = get_target(self.target).name
-            except FormatError as error:
-                raise GEError(f"error: select-storage-format: {error}") from None
+            name = get_target(self.target).name
             op.attributes[TARGET_ATTRIBUTE] = StringAttr(name)
-        policy = FormatPolicy(module_target(op))
+        policy = FormatPolicy(enclosing_target(op))
         for block in list(graph_blocks(op)):
             BlockSelection(policy, self.spread).run(block)

@@ -1,45 +1,135 @@
-"""The bad-input corpus: every malformed input fails cleanly.
+"""The bad-input corpus: every malformed or hostile input fails cleanly.
 
 Cases come from two places, run by one parametrized test:
 
-- `tests/bad_inputs/cases.json`: one entry per malformed input (MLIR syntax,
-  verifier rules, passes rejecting IR, bad pass options and flags, broken
-  or unsupported ONNX models, corrupt offline models, bad `.npy` inputs),
-  each `{"name", "args": [TOOL, ...], "expect"}` where `{dir}` stands for
-  `tests/bad_inputs` and `{out}` for an empty scratch directory;
+- `tests/bad_inputs/cases*.json`: one entry per malformed input (MLIR syntax,
+  verifier rules, dataflow cycles, passes rejecting IR, bad pass options and
+  flags, broken, unsupported or hostile ONNX models, corrupt or forged
+  offline models, bad `.npy` inputs, resource bombs, paths out of a model's
+  folder, ...), each `{"name", "args": [TOOL, ...], "expect"}` where `{dir}`
+  stands for `tests/bad_inputs`, `{out}` for an empty scratch directory and
+  `{in}` for its parent, where the optional `"files"` are written first:
+  `{"NAME": "text"}`, or `{"NAME": {"generate": GENERATOR, ...}}` for inputs
+  too big to keep (`GENERATORS`);
 - every `// -----` chunk of `tests/filecheck/dialect/invalid-*.mlir` (the
   dialect's verifier rules), run through `ge-opt` on its own, expecting the
   file:line:col and message of its `CHECK` line.
 
 Each must: exit with code 1, print exactly one line on stderr (no
-traceback, no internal error) that contains the expected diagnostic,
-nothing on stdout, and leave `{out}` empty (no partial output file). The
-tools run in-process for speed; `test_console_scripts_fail_cleanly` runs a
-few cases through the installed console scripts.
+traceback, no internal error, no warning) that contains the expected
+diagnostic, nothing on stdout, leave `{out}` empty (no partial output
+file), and finish within `CASE_SECONDS` inside a process whose address
+space is limited to `MEMORY_LIMIT` (a case that tried to allocate what an
+input claims would fail with "out of memory" instead of its diagnostic).
+
+The tools run in-process in `WORKERS` long-lived worker processes (this
+file run as a script), so the whole corpus takes seconds:
+`test_console_scripts_fail_cleanly` runs a few cases through the installed
+console scripts.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import queue
 import re
+import resource
 import subprocess
-from collections.abc import Callable, Sequence
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-from tools import ge_atc, ge_opt, ge_run, ge_translate
 
 CORPUS = Path(__file__).parent / "bad_inputs"
 DIALECT = Path(__file__).parent / "filecheck" / "dialect"
 
-TOOLS: dict[str, Callable[[Sequence[str]], int]] = {
-    "ge-opt": ge_opt.main,
-    "ge-translate": ge_translate.main,
-    "ge-atc": ge_atc.main,
-    "ge-run": ge_run.main,
+MEMORY_LIMIT = 3 << 30
+"""Address-space limit of the worker processes (RLIMIT_AS)."""
+CASE_SECONDS = 30.0
+"""The most one case may take (a worker is killed after twice that)."""
+WORKERS = 2
+
+
+# ---------------------------------------------------------------------------
+# Generated inputs
+# ---------------------------------------------------------------------------
+
+
+def nested_graph(depth: int, op: str = "partitioned_call") -> str:
+    """A graph whose ops nest `depth` regions deep (`ge.partitioned_call` or
+    `ge.if` inside each other)."""
+    tensor = "tensor<2xf32>"
+    block = ""
+    for level in range(depth):
+        data = f"%a{level} = ge.data {{parent_index = 1 : i64}} : {tensor}\n"
+        cond = f"%c{level} = ge.data {{parent_index = 0 : i64}} : tensor<i1>\n"
+        if level == 0:
+            block = f"{cond}{data}ge.netoutput %a0 : {tensor}"
+        elif op == "if":
+            block = (
+                f"{cond}{data}%r{level} = ge.if %c{level}, %a{level} : "
+                f"(tensor<i1>, {tensor}) -> {tensor} then {{\n{block}\n}} else {{\n"
+                f"%e{level} = ge.data {{parent_index = 1 : i64}} : {tensor}\n"
+                f"ge.netoutput %e{level} : {tensor}\n}}\n"
+                f"ge.netoutput %r{level} : {tensor}"
+            )
+        else:
+            block = (
+                f"{cond}{data}%r{level} = ge.partitioned_call %c{level}, %a{level} : "
+                f"(tensor<i1>, {tensor}) -> {tensor} {{\n{block}\n}}\n"
+                f"ge.netoutput %r{level} : {tensor}"
+            )
+    return (
+        "ge.graph @main {\n%c = ge.data {index = 0 : i64} : tensor<i1>\n"
+        f"%x = ge.data {{index = 1 : i64}} : {tensor}\n"
+        f"%r = ge.partitioned_call %c, %x : (tensor<i1>, {tensor}) -> {tensor} {{\n"
+        f"{block}\n}}\nge.netoutput %r : {tensor}\n}}\n"
+    )
+
+
+def nested_json(depth: int, key: str | None = None) -> str:
+    """`[[[...]]]` (or `{"key": {...}}`) nested `depth` deep."""
+    if key is None:
+        return "[" * depth + "]" * depth + "\n"
+    return f'{{"{key}": ' * depth + "1" + "}" * depth + "\n"
+
+
+def nested_attribute(depth: int) -> str:
+    """A graph whose `ge.data` carries an array attribute nested `depth` deep."""
+    junk = "[" * depth + "]" * depth
+    return (
+        "ge.graph @main {\n"
+        f"  %x = ge.data {{index = 0 : i64, junk = {junk}}} : tensor<2xf32>\n"
+        "  ge.netoutput %x : tensor<2xf32>\n}\n"
+    )
+
+
+def repeated(text: str, count: int) -> str:
+    """`text` `count` times."""
+    return text * count
+
+
+GENERATORS: dict[str, Callable[..., str]] = {
+    "nested_graph": nested_graph,
+    "nested_json": nested_json,
+    "nested_attribute": nested_attribute,
+    "repeated": repeated,
 }
+"""Generators of inputs too big (or too repetitive) to keep in the corpus."""
+
+
+# ---------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -49,16 +139,42 @@ class Case:
     name: str
     args: tuple[str, ...]
     expect: str
-    files: dict[str, str] = field(default_factory=dict)
-    """Inputs written to the scratch directory `{out}/..` before the run."""
+    files: dict[str, Any] = field(default_factory=dict)
+    """Inputs written to `{in}` (the scratch directory's parent) before the run."""
 
     def expand(self, text: str, scratch: Path) -> str:
-        return text.replace("{dir}", str(CORPUS)).replace("{out}", str(scratch))
+        return (
+            text.replace("{dir}", str(CORPUS))
+            .replace("{out}", str(scratch))
+            .replace("{in}", str(scratch.parent))
+        )
+
+    def write_files(self, scratch: Path) -> None:
+        for name, spec in self.files.items():
+            path = scratch.parent / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(spec, dict):
+                spec = dict(spec)
+                text = GENERATORS[spec.pop("generate")](**spec)
+            else:
+                text = self.expand(spec, scratch)
+            path.write_text(text)
 
 
 def manifest_cases() -> list[Case]:
-    entries = json.loads((CORPUS / "cases.json").read_text())
-    return [Case(e["name"], tuple(e["args"]), e["expect"]) for e in entries]
+    """The cases of every `cases*.json` file."""
+    cases = []
+    for path in sorted(CORPUS.glob("cases*.json")):
+        for entry in json.loads(path.read_text()):
+            cases.append(
+                Case(
+                    entry["name"],
+                    tuple(entry["args"]),
+                    entry["expect"],
+                    entry.get("files", {}),
+                )
+            )
+    return cases
 
 
 CHECK_LINE = re.compile(
@@ -86,7 +202,7 @@ def verifier_cases() -> list[Case]:
             cases.append(
                 Case(
                     f"dialect-{name}",
-                    ("ge-opt", f"{{out}}/../{name}.mlir", "-o", "{out}/out.mlir"),
+                    ("ge-opt", f"{{in}}/{name}.mlir", "-o", "{out}/out.mlir"),
                     where + message,
                     {f"{name}.mlir": chunk},
                 )
@@ -95,11 +211,171 @@ def verifier_cases() -> list[Case]:
 
 
 CASES = manifest_cases() + verifier_cases()
+CASES_BY_NAME = {case.name: case for case in CASES}
+
+
+# ---------------------------------------------------------------------------
+# Workers: the tools in-process, under a memory limit
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one case did: exit code, stdout, stderr, wall time."""
+
+    code: int
+    out: str
+    err: str
+    seconds: float
+
+
+def run_tool_captured(tool: str, args: Sequence[str]) -> dict[str, Any]:
+    """Run a tool's `main` in this process; capture Python- and C-level output."""
+    from tools import ge_atc, ge_dump_compare, ge_opt, ge_run, ge_translate
+
+    mains = {
+        "ge-opt": ge_opt.main,
+        "ge-translate": ge_translate.main,
+        "ge-atc": ge_atc.main,
+        "ge-run": ge_run.main,
+        "ge-dump-compare": ge_dump_compare.main,
+    }
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdout, sys.stderr
+    with tempfile.TemporaryFile() as c_level:
+        fds = os.dup(1), os.dup(2)
+        os.dup2(c_level.fileno(), 1)
+        os.dup2(c_level.fileno(), 2)
+        sys.stdout, sys.stderr = out, err
+        start = time.perf_counter()
+        try:
+            code = mains[tool](list(args))
+        finally:
+            seconds = time.perf_counter() - start
+            sys.stdout, sys.stderr = saved
+            os.dup2(fds[0], 1)
+            os.dup2(fds[1], 2)
+            for fd in fds:
+                os.close(fd)
+        c_level.seek(0)
+        native = c_level.read().decode(errors="replace")
+    return {
+        "code": code,
+        "out": out.getvalue(),
+        "err": err.getvalue() + native,
+        "seconds": seconds,
+    }
+
+
+def worker_main(limit: int, replies: int) -> None:
+    """Serve cases read as JSON lines on stdin, one JSON reply line each."""
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    warnings.simplefilter("always")  # a warning must show every time it happens
+    with os.fdopen(replies, "w") as channel:
+        for line in sys.stdin:
+            job = json.loads(line)
+            channel.write(json.dumps(run_tool_captured(job["tool"], job["args"])))
+            channel.write("\n")
+            channel.flush()
+
+
+class Worker:
+    """A worker process (this file as a script) and its reply pipe."""
+
+    def __init__(self) -> None:
+        read, write = os.pipe()
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--worker", str(MEMORY_LIMIT), str(write)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(write,),
+            text=True,
+        )
+        os.close(write)
+        self.replies: queue.Queue[str | None] = queue.Queue()
+        channel = os.fdopen(read)
+        threading.Thread(target=self._pump, args=(channel,), daemon=True).start()
+
+    def _pump(self, channel: io.TextIOWrapper) -> None:
+        for line in channel:
+            self.replies.put(line)
+        self.replies.put(None)
+
+    def run(self, tool: str, args: Sequence[str], timeout: float) -> Result:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"tool": tool, "args": list(args)}) + "\n")
+        self.process.stdin.flush()
+        try:
+            reply = self.replies.get(timeout=timeout)
+        except queue.Empty:
+            return Result(-1, "", f"killed after {timeout:.0f} s", timeout)
+        if reply is None:
+            return Result(-1, "", "the worker died (a crash, or the memory limit)", 0)
+        return Result(**json.loads(reply))
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def run_cases(cases: Sequence[Case], root: Path) -> dict[str, Result]:
+    """Run `cases` on `WORKERS` workers; each case in its own scratch folder."""
+    jobs: queue.Queue[Case] = queue.Queue()
+    for case in cases:
+        jobs.put(case)
+    results: dict[str, Result] = {}
+
+    def serve() -> None:
+        worker = Worker()
+        try:
+            while True:
+                try:
+                    case = jobs.get_nowait()
+                except queue.Empty:
+                    return
+                scratch = root / case.name / "out"
+                scratch.mkdir(parents=True)
+                case.write_files(scratch)
+                tool, *args = (case.expand(arg, scratch) for arg in case.args)
+                result = worker.run(tool, args, 2 * CASE_SECONDS)
+                results[case.name] = result
+                if result.code == -1:  # killed or dead: start afresh
+                    worker.close()
+                    worker = Worker()
+        finally:
+            worker.close()
+
+    threads = [threading.Thread(target=serve) for _ in range(WORKERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+@pytest.fixture(scope="session")
+def corpus_results(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[dict[str, Result], Path]]:
+    """Every selected corpus case, run once (in parallel) for the session."""
+    selected = [
+        item.callspec.params["case"]
+        for item in request.session.items
+        if getattr(item, "originalname", None) == "test_bad_input_fails_cleanly"
+    ]
+    root = tmp_path_factory.mktemp("corpus")
+    yield run_cases(selected, root), root
+
+
+# ---------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------
 
 
 def test_corpus_size():
     files = [p for p in CORPUS.iterdir() if p.suffix not in (".py", ".json")]
-    assert len(manifest_cases()) >= 50 and len(files) >= 50
+    assert len(manifest_cases()) >= 100 and len(files) >= 50
     assert len(verifier_cases()) >= 150
     names = [case.name for case in CASES]
     assert len(names) == len(set(names))
@@ -110,36 +386,31 @@ def test_every_corpus_file_is_used():
     unused = [
         p.name
         for p in CORPUS.iterdir()
-        if p.suffix not in (".py",) and p.name != "cases.json" and p.name not in used
+        if p.suffix != ".py" and not p.name.startswith("cases") and p.name not in used
     ]
     assert unused == []
 
 
-def run_case(case: Case, tmp_path: Path, capfd) -> tuple[int, str, str, Path]:
-    scratch = tmp_path / "out"
-    scratch.mkdir()
-    for name, text in case.files.items():
-        (tmp_path / name).write_text(text)
-    tool, *args = (case.expand(arg, scratch) for arg in case.args)
-    code = TOOLS[tool](args)
-    out, err = capfd.readouterr()
-    return code, out, err, scratch
-
-
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-def test_bad_input_fails_cleanly(case: Case, tmp_path: Path, capfd):
-    code, out, err, scratch = run_case(case, tmp_path, capfd)
-    assert code == 1, err
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert "Traceback" not in err and "internal error" not in err
+def test_bad_input_fails_cleanly(case: Case, corpus_results):
+    results, root = corpus_results
+    result = results[case.name]
+    scratch = root / case.name / "out"
+    assert result.code == 1, result.err
+    lines = result.err.splitlines()
+    assert len(lines) == 1, result.err
+    assert "Traceback" not in result.err and "internal error" not in result.err
+    assert "Warning" not in result.err
     assert case.expand(case.expect, scratch) in lines[0]
-    assert out == ""
+    assert result.out == ""
     assert list(scratch.iterdir()) == []
+    assert result.seconds < CASE_SECONDS
 
 
 def test_the_valid_inputs_are_valid(tmp_path: Path, capfd):
     """The flags and runtime cases fail because of what they change only."""
+    from tools import ge_opt, ge_run, ge_translate
+
     out = tmp_path / "out"
     assert (
         ge_opt.main([str(CORPUS / "valid.mlir"), "-o", str(tmp_path / "v.mlir")]) == 0
@@ -170,6 +441,27 @@ def test_the_valid_inputs_are_valid(tmp_path: Path, capfd):
     capfd.readouterr()
 
 
+def test_a_worker_reports_memory_exhaustion_and_timeouts(tmp_path: Path):
+    """The harness catches what the corpus guards against: a case that
+    allocates past the limit fails, it does not take the machine down."""
+    (tmp_path / "bomb.mlir").write_text(
+        "ge.graph @main {\n  %c = ge.const {value = dense<1.0> : "
+        "tensor<30000x30000xf32>} : tensor<30000x30000xf32>\n"
+        "  ge.netoutput %c : tensor<30000x30000xf32>\n}\n"
+    )
+    worker = Worker()
+    try:
+        result = worker.run(
+            "ge-opt",
+            [str(tmp_path / "bomb.mlir"), "--memory-budget=100G"],
+            2 * CASE_SECONDS,
+        )
+    finally:
+        worker.close()
+    assert result.code == 1
+    assert "out of memory" in result.err
+
+
 CONSOLE_CASES = (
     "mlir-binary",
     "translate-onnx-truncated",
@@ -180,7 +472,7 @@ CONSOLE_CASES = (
 
 @pytest.mark.parametrize("name", CONSOLE_CASES)
 def test_console_scripts_fail_cleanly(name: str, tmp_path: Path):
-    (case,) = [case for case in CASES if case.name == name]
+    case = CASES_BY_NAME[name]
     scratch = tmp_path / "out"
     scratch.mkdir()
     result = subprocess.run(
@@ -193,3 +485,7 @@ def test_console_scripts_fail_cleanly(name: str, tmp_path: Path):
     assert result.stdout == "" and len(result.stderr.splitlines()) == 1
     assert case.expand(case.expect, scratch) in result.stderr
     assert list(scratch.iterdir()) == []
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--worker"]:
+    worker_main(int(sys.argv[2]), int(sys.argv[3]))

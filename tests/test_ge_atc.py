@@ -378,7 +378,8 @@ def test_invalid_singleop_json_is_one_line_error(tmp_path: Path, capsys) -> None
     path = tmp_path / "ops.json"
     path.write_text('[{"op": "Relu",\n  "input_desc": [}]')
     code, _, err = run_tool(ge_atc.main, capsys, f"--singleop={path}", "--output=x")
-    assert_one_line_error(code, err, f"{path}:2:18: error: invalid JSON")
+    expected = f"{path}:2:18: error: single-op file is not valid JSON"
+    assert_one_line_error(code, err, expected)
 
 
 # ---------------------------------------------------------------------------

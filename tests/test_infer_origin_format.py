@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 from fuzz.differential import compare, pipeline_pass, run_jit, run_verified
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp, TensorType
 from xdsl.ir import Operation
@@ -150,6 +154,155 @@ def test_scenario_keeps_its_meaning(chunk: str):
 
 
 # ---------------------------------------------------------------------------
+# Random graphs against a model of GE's descriptors (research §1.2, §1.3)
+# ---------------------------------------------------------------------------
+
+TENSOR = "tensor<1x5x5x5xf32>"
+POOL_WINDOWS = {"NCHW": "1, 1, 2, 2", "NHWC": "1, 2, 2, 1"}
+
+
+@dataclass(frozen=True)
+class Node:
+    """One op of a generated graph: its kind and the nodes it reads."""
+
+    kind: str  # "data", "relu", "neg", "add", "maximum", "pool:NCHW", ...
+    operands: tuple[int, ...] = ()
+    layout: str = "ND"  # a data node's user layout
+
+
+@st.composite
+def dag(draw) -> list[Node]:
+    """Inputs (some with a user layout), then unary, binary and pooling ops
+    on earlier values; every tensor is [1, 5, 5, 5] so any op takes any."""
+    nodes = [
+        Node("data", layout=draw(st.sampled_from(["ND", "NCHW", "NHWC"])))
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+    for _ in range(draw(st.integers(2, 12))):
+        kind = draw(
+            st.sampled_from(["relu", "neg", "add", "maximum", "pool:NCHW", "pool:NHWC"])
+        )
+        arity = 2 if kind in ("add", "maximum") else 1
+        picks = st.integers(0, len(nodes) - 1)
+        nodes.append(Node(kind, tuple(draw(picks) for _ in range(arity))))
+    return nodes
+
+
+def dag_text(nodes: list[Node]) -> str:
+    lines = ["ge.graph @g {"]
+    types: list[str] = []
+    for i, node in enumerate(nodes):
+        args = ", ".join(f"%v{o}" for o in node.operands)
+        operand_types = ", ".join(types[o] for o in node.operands)
+        if node.kind == "data":
+            layout = "" if node.layout == "ND" else f", #ge.layout<{node.layout}>"
+            types.append(f"{TENSOR[:-1]}{layout}>")
+            lines.append(f"  %v{i} = ge.data {{index = {i} : i64}} : {types[-1]}")
+            continue
+        if node.kind.startswith("pool:"):
+            fmt = node.kind[5:]
+            lines.append(
+                f'  %v{i} = ge.avg_pool {args} {{data_format = "{fmt}", ksize = '
+                f"array<i64: {POOL_WINDOWS[fmt]}>, pads = array<i64: 0, 1, 0, 1>}}"
+                f" : {operand_types} -> {TENSOR}"
+            )
+        else:
+            signature = (
+                operand_types if len(node.operands) == 1 else f"({operand_types})"
+            )
+            lines.append(f"  %v{i} = ge.{node.kind} {args} : {signature} -> {TENSOR}")
+        types.append(TENSOR)
+    used = {o for node in nodes for o in node.operands}
+    sinks = [i for i in range(len(nodes)) if i not in used]
+    outs = ", ".join(f"%v{i}" for i in sinks)
+    lines.append(f"  ge.netoutput {outs} : {', '.join(types[i] for i in sinks)}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def ge_descriptors(nodes: list[Node]) -> tuple[list[str], dict[tuple[int, int], str]]:
+    """GE's refiner on per-edge descriptors: each node's output descriptor
+    and each (node, operand) input descriptor; node len(nodes) is NetOutput.
+
+    Anchors are the data with a user layout and the pools (all of their
+    descriptors set); each anchor's queue runs back- then forward inference;
+    the default rule takes the first non-ND input, a non-ND output wins,
+    and it writes every ND descriptor of the node.
+    """
+    out = [n.layout if n.kind == "data" else "ND" for n in nodes]
+    inp: dict[tuple[int, int], str] = {}
+    users: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(nodes))}
+    used = {o for node in nodes for o in node.operands}
+    sinks = [i for i in range(len(nodes)) if i not in used]
+    for i, node in enumerate(nodes):
+        for k, o in enumerate(node.operands):
+            users[o].append((i, k))
+    for k, o in enumerate(sinks):
+        users[o].append((len(nodes), k))
+    for i, node in enumerate(nodes):
+        if node.kind.startswith("pool:"):
+            out[i] = inp[(i, 0)] = node.kind[5:]
+
+    def infer(i: int) -> None:
+        ins = [inp.get((i, k), "ND") for k in range(len(nodes[i].operands))]
+        chosen = next((f for f in ins if f != "ND"), "ND")
+        chosen = out[i] if out[i] != "ND" else chosen
+        if chosen != "ND":
+            for k in range(len(ins)):
+                inp.setdefault((i, k), chosen)
+            out[i] = chosen
+
+    anchors = [i for i, n in enumerate(nodes) if out[i] != "ND"]
+    for anchor in anchors:
+        queue = deque([anchor])
+        while queue:
+            i = queue.popleft()
+            for k, o in enumerate(nodes[i].operands):
+                if inp.get((i, k), "ND") != "ND" and out[o] == "ND":
+                    out[o] = inp[(i, k)]
+                    infer(o)
+                    queue.append(o)
+            if out[i] != "ND":
+                for c, k in users[i]:
+                    if (c, k) not in inp:
+                        inp[(c, k)] = out[i]
+                        if c < len(nodes):
+                            infer(c)
+                            queue.append(c)
+    return out, inp
+
+
+@settings(max_examples=60, deadline=None)
+@given(dag())
+def test_random_graphs_match_ges_descriptors(nodes: list[Node]):
+    """Every result takes GE's output descriptor; every operand reads GE's
+    input descriptor (a relabelled copy where the two ends differ); the
+    meaning is kept and a second run changes nothing."""
+    text = dag_text(nodes)
+    module = parse(text)
+    before = evaluate(module, complete_inputs(input_specs(find_graph(module)), {}, 5))
+    run(module)
+    out, inp = ge_descriptors(nodes)
+    graph = find_graph(module)
+    ops = [op for op in graph.body.block.ops if op.name != "ge.identity"]
+    used = {o for node in nodes for o in node.operands}
+    sinks = tuple(i for i in range(len(nodes)) if i not in used)
+    for i, op in enumerate(ops):
+        if i < len(nodes):
+            assert layout_of(op.results[0].type)[0] == Format(out[i]), text
+        producers = nodes[i].operands if i < len(nodes) else sinks
+        for k, value in enumerate(op.operands):
+            want = inp.get((i, k), "ND")
+            if want == "ND":
+                want = out[producers[k]]
+            assert layout_of(value.type)[0] == Format(want), (text, i, k)
+    inputs = complete_inputs(input_specs(graph), {}, 5)
+    compare("infer-origin-format", evaluate(module, inputs), before)
+    once = printed(module)
+    assert printed(run(parse(once))) == once
+
+
+# ---------------------------------------------------------------------------
 # Behaviour through the Python API
 # ---------------------------------------------------------------------------
 
@@ -177,7 +330,7 @@ def test_conflicting_anchors_do_not_raise():
 
 
 def test_unknown_data_format_option_is_a_one_line_error():
-    with pytest.raises(GEError, match="data-format: unknown format 'NCWH'"):
+    with pytest.raises(GEError, match="option 'data-format': unknown format 'NCWH'"):
         run(parse(chunks(LIT_DIR / "data_fallback.mlir")[0]), "NCWH")
 
 
@@ -240,6 +393,39 @@ def test_registered_rule_overrides_the_builtin_one():
         restore("ge.tanh", saved)
     assert seen == [(Format.NCHW, Format.ND)]
     assert origin(module, "y") == Format.NHWC
+
+
+def test_rule_sees_its_own_input_descriptors_only():
+    """At a join, the first walk to arrive finds the other input still ND,
+    although that input's producer (a later anchor) already has a format."""
+    text = """
+    ge.graph @g {
+      %a = ge.data {index = 0 : i64} : tensor<1x3x4x4xf32>
+      %b = ge.data {index = 1 : i64} : tensor<1x3x4x4xf32>
+      %p = ge.avg_pool %a {data_format = "NCHW", ksize = array<i64: 1, 1, 1, 1>}
+         : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
+      %q = ge.max_pool %b {data_format = "NHWC", ksize = array<i64: 1, 1, 1, 1>}
+         : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
+      %m = ge.maximum %q, %p : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>)
+         -> tensor<1x3x4x4xf32>
+      ge.netoutput %m : tensor<1x3x4x4xf32>
+    }
+    """
+    saved = infer_rule_of("ge.maximum")
+    seen: list[tuple[Format, Format]] = []
+
+    @register_format_rule("ge.maximum")
+    def recording(view: FormatView) -> None:
+        seen.append((view.input(0), view.input(1)))
+        same_rank_rule(view)
+
+    try:
+        module = run(parse(text))
+    finally:
+        restore("ge.maximum", saved)
+    assert seen == [(Format.ND, Format.NCHW)]
+    assert origin(module, "m") == Format.NCHW
+    assert origin(module, "q") == Format.NHWC
 
 
 def test_rule_tables_separate_policy_from_ops():

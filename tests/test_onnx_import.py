@@ -474,6 +474,17 @@ CASES: dict[str, Case] = {
     "transpose_default": Case([node("Transpose", ["x"])], {"x": X4}),
     "transpose_perm": Case([node("Transpose", ["x"], perm=[0, 2, 3, 1])], {"x": X4}),
     "cast_to_int32": Case([node("Cast", ["x"], to=TensorProto.INT32)], {"x": X4 * 10}),
+    "castlike_to_int32": Case(
+        [node("CastLike", ["x", "like"])],
+        {"x": X4 * 10, "like": np.zeros((2,), np.int32)},
+        opset=15,
+    ),
+    "castlike_constant_like_to_float16": Case(
+        [node("CastLike", ["x", "like"])],
+        {"x": X4},
+        {"like": np.zeros((), np.float16)},
+        opset=19,
+    ),
     "identity": Case([node("Identity", ["x"])], {"x": X4}),
     # Elementwise.
     "relu_sigmoid_tanh": Case(
@@ -505,6 +516,15 @@ CASES: dict[str, Case] = {
     "elu": Case([node("Elu", ["x"], alpha=0.7)], {"x": X4}),
     "selu_defaults": Case([node("Selu", ["x"])], {"x": X4}),
     "hard_sigmoid": Case([node("HardSigmoid", ["x"], alpha=0.3)], {"x": X4 * 3}),
+    "hard_swish": Case(
+        [node("HardSwish", ["x"])],
+        {
+            "x": np.array(
+                [-1e30, -3.0, -1.5, -0.0, 0.0, 2.5, 3.0, 7.0, 1e30], np.float32
+            )
+        },
+        opset=14,
+    ),
     "softsign": Case([node("Softsign", ["x"])], {"x": X4}),
     "prelu_broadcast": Case(
         [node("PRelu", ["x", "s"])], {"x": X4}, {"s": rand(3, 1, 1)}
@@ -873,6 +893,21 @@ def test_unsupported_ops_are_listed_in_one_error():
         "<onnx model>: error: unsupported ONNX ops: Erf (nodes: erf_a, erf_b); "
         "my.domain.Mystery (nodes: mystery)"
     )
+
+
+def test_an_unnamed_node_is_named_by_its_first_named_output():
+    """An LSTM-like node whose first output is unused (`""`) is named by the
+    next one, not by the empty string."""
+    graph = helper.make_graph(
+        [helper.make_node("Mystery", ["x"], ["", "h"], domain="my.domain")],
+        "unnamed",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [2, 3])],
+    )
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("my.domain", 1)]
+    with pytest.raises(GEError) as info:
+        import_onnx(helper.make_model(graph, opset_imports=opsets))
+    assert str(info.value).endswith("my.domain.Mystery (nodes: h)")
 
 
 @pytest.mark.parametrize(

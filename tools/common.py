@@ -8,13 +8,13 @@ import importlib.util
 import logging
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
 from ge_dialect.diagnostics import GEError
+from ge_dialect.limits import BUDGET_FLAG, DEFAULT_MEMORY_BUDGET, human_size, parse_size
 
 LOG_LEVELS = {
     "debug": logging.DEBUG,
@@ -60,6 +60,13 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
     except (OSError, UnicodeDecodeError) as error:
         print(f"{tool}: error: {_describe_os_error(error)}", file=sys.stderr)
         return 1
+    except MemoryError:
+        print(
+            f"{tool}: error: out of memory: the input asks for more than this "
+            f"process can allocate (its {BUDGET_FLAG} is set above what is free)",
+            file=sys.stderr,
+        )
+        return 1
     except KeyboardInterrupt:
         print(f"{tool}: error: interrupted", file=sys.stderr)
         return 1
@@ -95,6 +102,26 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+def size_argument(text: str) -> int:
+    """argparse type of a byte size (`4G`, `512M`, `1000000`)."""
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_memory_budget_flag(parser: argparse.ArgumentParser) -> None:
+    """`--memory-budget SIZE`: the most one tensor or input file may take."""
+    parser.add_argument(
+        BUDGET_FLAG,
+        type=size_argument,
+        default=DEFAULT_MEMORY_BUDGET,
+        metavar="SIZE",
+        help="the most bytes one tensor or input file may take, checked before "
+        f"it is allocated (default {human_size(DEFAULT_MEMORY_BUDGET)}; e.g. 16G)",
+    )
+
+
 def load_plugins(argv: Sequence[str]) -> None:
     """Import every `--load-plugin PATH` before the tool sets itself up.
 
@@ -127,23 +154,3 @@ def load_plugin(spec: str) -> None:
     except Exception as error:
         message = " ".join(str(error).split())
         raise GEError(f"error: cannot load plugin '{spec}': {message}") from None
-
-
-def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write `data` to `path` through a temporary file, so failures leave nothing."""
-    target = Path(path)
-    mode = "wb" if isinstance(data, bytes) else "w"
-    try:
-        fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
-    except OSError as error:
-        raise OSError(error.errno, error.strerror, str(target)) from None
-    try:
-        with os.fdopen(fd, mode) as stream:
-            stream.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -66,8 +66,12 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
+from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, verify_module
+from ge_dialect.files import write_atomically
 from ge_dialect.formats import FormatError, get_target
+from ge_dialect.limits import budget_of
+from ge_dialect.ops import TARGET_ATTRIBUTE
 from ge_frontend.importing import ImportedModel
 from ge_runtime.offline_model import (
     OfflineModel,
@@ -78,6 +82,7 @@ from ge_runtime.offline_model import (
 )
 from ge_runtime.profiling import PassTimer
 from passes import get_all_passes
+from passes.assign_streams import MAX_STREAMS
 from passes.fold_constants import FOLD_WEIGHTS
 from passes.format_pipeline import (
     GE_OPTIMISATION,
@@ -86,13 +91,12 @@ from passes.format_pipeline import (
     runtime_transdata_count,
 )
 from passes.fuse_ops import read_fusion_switch_file
-from passes.insert_transdata import TARGET_ATTRIBUTE, derive_storage_weights
 from tools.common import (
     LOG_LEVELS,
+    add_memory_budget_flag,
     logging_to_stderr,
     one_line_errors,
     run_tool,
-    write_atomically,
 )
 
 LOG = logging.getLogger("ge_atc")
@@ -218,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write the IR and a Graphviz picture after each stage",
     )
+    add_memory_budget_flag(parser)
     return one_line_errors(parser)
 
 
@@ -272,8 +277,10 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
             soc = get_target(args.soc_version).name
         except FormatError as error:
             raise GEError(f"error: --soc_version: {error}") from None
-    if args.max_streams is not None and args.max_streams < 1:
-        raise GEError(f"error: --max-streams={args.max_streams} must be at least 1")
+    if args.max_streams is not None and not 1 <= args.max_streams <= MAX_STREAMS:
+        raise GEError(
+            f"error: --max-streams={args.max_streams} must be in [1, {MAX_STREAMS}]"
+        )
     switched_off = (
         read_fusion_switch_file(args.fusion_switch_file)
         if args.fusion_switch_file is not None
@@ -391,7 +398,7 @@ def compile_module(
     Each stage logs one progress line at level `progress`; `timer` adds up
     the time of each pass.
     """
-    from tools.ge_run import make_context
+    from ge_dialect.dialect import make_context
 
     source = module.clone()
     if options.soc_version is not None:
@@ -642,7 +649,10 @@ def run(argv: Sequence[str] | None) -> None:
     """Parse the command line and run the chosen job."""
     args = build_parser().parse_args(argv)
     job = select_job(args)
-    with logging_to_stderr(LOGGERS, args.log, LogFormatter()):
+    with (
+        budget_of(args.memory_budget),
+        logging_to_stderr(LOGGERS, args.log, LogFormatter()),
+    ):
         job(args)
 
 

@@ -17,9 +17,10 @@ Errors are one line (`file:line:col: error: ...`) and exit code 1.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
@@ -27,14 +28,17 @@ from xdsl.printer import Printer
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.files import write_atomically
+from ge_dialect.input_files import check_input_file
 from ge_dialect.ir_text import print_module
+from ge_dialect.limits import budget_of, check_bytes, memory_budget
 from tools.common import (
     LOG_LEVELS,
+    add_memory_budget_flag,
     load_plugins,
     logging_to_stderr,
     one_line_errors,
     run_tool,
-    write_atomically,
 )
 
 
@@ -105,6 +109,15 @@ class GEOptMain(xDSLOptMain):
         self._dumped = 0
         super().__init__(description="GE-xDSL modular optimizer driver", args=rest)
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """The input, a regular file or stdin, within the memory budget."""
+        if self.args.input_file is not None:
+            check_input_file(self.args.input_file, "input")
+            return super().get_input_stream()
+        data = sys.stdin.buffer.read(memory_budget() + 1)
+        check_bytes(len(data), "the input on stdin", "<stdin>")
+        return io.BytesIO(data), "mlir"
+
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
         if "ge" not in self.ctx.registered_dialect_names:
@@ -138,6 +151,7 @@ class GEOptMain(xDSLOptMain):
             help="level of the passes' log lines on stderr (default info; "
             "mark-fallback logs at info)",
         )
+        add_memory_budget_flag(arg_parser)
         arg_parser.add_argument(
             "--mlir-elide-elementsattrs-if-larger",
             type=int,
@@ -263,7 +277,10 @@ class GEOptMain(xDSLOptMain):
         return text + "\n"  # xDSL's mlir target ends with a blank line
 
     def run(self) -> None:
-        with logging_to_stderr(("passes",), self.args.log):
+        with (
+            budget_of(self.args.memory_budget),
+            logging_to_stderr(("passes",), self.args.log),
+        ):
             self._run()
 
     def _run(self) -> None:

@@ -22,6 +22,18 @@ above `--tolerance` is an error.
 
     ge-run model.om --random-inputs --check --output-dir out/
 
+`--check` first says what it compares (`check: JIT vs reference on N ops`,
+and how many host fallback ops ran through the NumPy kernel library) and
+fails when an op ran in the reference evaluator because the JIT could not
+lower it (the reference would be compared with itself); `--allow-reference`
+compares anyway. `--benchmark N` times N more runs of the same path after
+the first (the warm-up) and prints `benchmark: N runs, median X ms (min,
+max)` last; `--threads T` sets the BLAS thread count. The generated code of
+an offline model is kept on disk (`ge_runtime.jit_cache`, keyed by the
+file's digest), so a second `ge-run` of it neither lowers nor generates code.
+
+    ge-run model.om --random-inputs --benchmark 20 --threads 1 --output-dir out/
+
 Without `--reference`, an `.mlir` file runs through the JIT: a `ge` graph is
 lowered on the fly (`convert-ge-to-loops`), and `--check` compares it with
 the reference evaluator on the same graph; a module already lowered to loops
@@ -59,7 +71,6 @@ share and average, `--dump DIR` writes every op's output in origin layout
 from __future__ import annotations
 
 import argparse
-import io
 import statistics
 import sys
 import time
@@ -69,11 +80,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.dialect import make_context
+from ge_dialect.files import write_atomically
+from ge_dialect.input_files import read_input_bytes
+from ge_dialect.limits import (
+    budget_of,
+    check_claimed_memory,
+    over_budget,
+    tensor_bytes,
+)
 from ge_dialect.ops import GraphOp
+from ge_dialect.value_layout import value_layout
+from ge_runtime.npy import NpyError, npy_bytes, typed_like
+from ge_runtime.npy import load_npy as load_npy_file
 from ge_runtime.reference import (
     InputKey,
     InputSpec,
@@ -82,14 +104,11 @@ from ge_runtime.reference import (
     input_specs,
     load_weights,
     output_names,
-    value_layout,
 )
-from tools.common import one_line_errors, run_tool, write_atomically
+from tools.common import add_memory_budget_flag, one_line_errors, run_tool
 
 if TYPE_CHECKING:
     from ge_runtime.scheduler import CompiledModel
-
-NPY_MAGIC = b"\x93NUMPY"
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 
@@ -108,16 +127,6 @@ class Outputs:
 
 
 Mode = Callable[[argparse.Namespace], Outputs]
-
-
-def make_context() -> Context:
-    """A context with the dialects `ge-run` reads."""
-    from ge_dialect.dialect import GE
-
-    ctx = Context()
-    ctx.load_dialect(Builtin)
-    ctx.load_dialect(GE)
-    return ctx
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -236,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="measure the kernels again (even those with a record)",
     )
+    add_memory_budget_flag(parser)
     return one_line_errors(parser)
 
 
@@ -262,8 +272,9 @@ def load_module(path: str) -> ModuleOp:
 
 def read_mlir(path: str) -> str:
     """The text of an `.mlir` file, as a one-line GEError if it is not text."""
+    data = read_input_bytes(path, "graph")
     try:
-        return Path(path).read_text()
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise GEError(
             f"{path}: error: not MLIR text (nor an offline model, {OM_SUFFIX})"
@@ -285,15 +296,41 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
 
 
 def load_npy(path: str) -> np.ndarray:
-    """One array from a `.npy` file, as a one-line GEError if unreadable."""
-    with open(path, "rb") as stream:
-        if stream.read(len(NPY_MAGIC)) != NPY_MAGIC:
-            raise GEError(f"error: '{path}' is not a .npy file")
+    """One array from a `.npy` file, as a one-line GEError if unreadable.
+
+    ml_dtypes' types (bfloat16, float8, int4) read back as themselves when
+    the file names them, as raw bytes when `np.save` wrote them (`typed_inputs`
+    gives those their input's dtype).
+    """
     try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as error:
-        message = " ".join(str(error).split())
-        raise GEError(f"error: cannot read '{path}' as .npy: {message}") from None
+        return load_npy_file(path)
+    except NpyError as error:
+        raise GEError(f"{path}: error: cannot read the array: {error}") from None
+
+
+def graph_inputs(
+    args: argparse.Namespace, graph: GraphOp
+) -> dict[InputKey, np.ndarray]:
+    """The inputs `--input` gives (typed for the graph), completed with random
+    data under `--random-inputs`."""
+    specs = input_specs(graph)
+    inputs = typed_inputs(specs, parse_input_flags(args.input))
+    if args.random_inputs:
+        inputs = complete_inputs(specs, inputs, args.seed)
+    return inputs
+
+
+def typed_inputs(
+    specs: Sequence[InputSpec], inputs: Mapping[InputKey, np.ndarray]
+) -> dict[InputKey, np.ndarray]:
+    """Raw-byte arrays (a bfloat16/float8/int4 array `np.save` wrote) as the
+    dtype of the input they feed."""
+    by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
+    by_key.update({s.name: s for s in specs if s.name is not None})
+    return {
+        key: typed_like(array, by_key[key].dtype) if key in by_key else array
+        for key, array in inputs.items()
+    }
 
 
 def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
@@ -303,6 +340,9 @@ def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
             f"error: input {spec.label} has unknown dims {list(spec.shape)}; "
             "give it with --input"
         )
+    nbytes = tensor_bytes(spec.shape, spec.dtype.itemsize)
+    if (reason := over_budget(nbytes, f"random input {spec.label}")) is not None:
+        raise error_at(spec.op, reason)
     if spec.dtype == np.bool_:
         return rng.integers(0, 2, spec.shape).astype(np.bool_)
     if spec.dtype.kind in "iu":
@@ -330,11 +370,7 @@ def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
     them, or none if writing fails."""
     from ge_runtime.dump import StemAllocator
 
-    blobs = []
-    for array in outputs.arrays:
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        blobs.append(buffer.getvalue())
+    blobs = [npy_bytes(array) for array in outputs.arrays]
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     stems = StemAllocator()
@@ -366,9 +402,7 @@ def run_reference(args: argparse.Namespace) -> Outputs:
     """`--reference`: the NumPy reference evaluator on an `.mlir` graph."""
     module = load_module(args.model)
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     arrays = evaluate(
         graph,
         inputs,
@@ -385,9 +419,7 @@ def run_offline_model(args: argparse.Namespace) -> Outputs:
     model = load_offline_model(args.model)
     module = model.module()
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     if args.reference:
         outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
     else:
@@ -462,9 +494,10 @@ def run_scheduled(
     """Run a graph through the scheduler; with `--trace`, print what ran each
     op; with `--check`, what ran on the JIT; with `--benchmark`, time it.
     `cache_key` keeps the generated code on disk for the next run."""
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.scheduler import compile_model, freeze_for_serving
 
     model = compile_model(graph, weights, target=target, cache_key=cache_key)
+    freeze_for_serving()
     outputs = model.run(inputs)
     if args.trace:
         print(f"schedule: {model.describe()}")
@@ -540,9 +573,7 @@ def run_jit(args: argparse.Namespace) -> Outputs:
                 )
         return run_loop_module(module, args, weights)
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     outputs = run_scheduled(graph, inputs, weights, None, args)
     if args.check:
         check_outputs(outputs, evaluate(graph, inputs, weights=weights), args.tolerance)
@@ -560,6 +591,7 @@ def run_loop_module(
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
     from ge_runtime.jit import JITError, compile_module, numpy_dtype
 
+    check_claimed_memory(module)
     try:
         compiled = compile_module(module, args.graph)
         given = parse_input_flags(args.input)
@@ -574,7 +606,7 @@ def run_loop_module(
                     raise GEError(f"error: weight '{key}' is not in the weights")
                 arguments.append(weights[key])
             elif found := [given[k] for k in keys if k in given]:
-                arguments.append(found[0])
+                arguments.append(typed_like(found[0], numpy_dtype(memref)))
             elif args.random_inputs:
                 shape = tuple(memref.get_shape())
                 dtype = numpy_dtype(memref.element_type)
@@ -583,7 +615,18 @@ def run_loop_module(
                 raise GEError(
                     f"error: argument #{position} of @{compiled.name} is missing"
                 )
-        results = list(compiled(*arguments))
+        weights_at = {
+            position: array
+            for position, (attrs, array) in enumerate(
+                zip(compiled.arg_attrs, arguments, strict=True)
+            )
+            if "ge.weight" in attrs
+        }
+        bound = compiled.bind(weights_at)  # weights packed once, as for a graph
+        free = [a for i, a in enumerate(arguments) if i not in weights_at]
+        results = list(bound(*free))
+        if args.benchmark:
+            args.benchmark_line = benchmark(lambda: bound(*free), args.benchmark)
         return Outputs(results, [None] * len(results))
     except JITError as error:
         raise GEError(f"error: {error}") from None
@@ -621,9 +664,7 @@ def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
         weights, target = load_weights(module, args.model), None
         source = lambda: module  # noqa: E731
     graph = find_graph(module, args.graph)
-    inputs = parse_input_flags(args.input)
-    if args.random_inputs:
-        inputs = complete_inputs(input_specs(graph), inputs, args.seed)
+    inputs = graph_inputs(args, graph)
     tuning = args.tune or args.tuning_records is not None
     runtime = Runtime(
         graph,
@@ -687,6 +728,8 @@ MODES: dict[str, Mode] = {
 
 def select_mode(args: argparse.Namespace) -> Mode:
     """The mode the command line asks for."""
+    if args.benchmark and args.reference:
+        raise GEError("error: --benchmark times what ge-run runs; drop --reference")
     if args.trace and args.reference:
         raise GEError("error: --trace shows the scheduled run; drop --reference")
     if args.dump_stored and not args.dump:
@@ -719,10 +762,10 @@ def run(argv: Sequence[str] | None) -> None:
     if args.benchmark < 0:
         raise GEError("error: --benchmark must be a number of runs >= 0")
     args.benchmark_line = None
-    outputs = select_mode(args)(args)
-    for path, array in zip(
-        write_outputs(args.output_dir, outputs), outputs.arrays, strict=True
-    ):
+    with budget_of(args.memory_budget):
+        outputs = select_mode(args)(args)
+        written = write_outputs(args.output_dir, outputs)
+    for path, array in zip(written, outputs.arrays, strict=True):
         print(summary_line(path, array))
     if args.benchmark_line is not None:
         print(args.benchmark_line)

@@ -26,19 +26,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from xdsl.dialects.builtin import StringAttr
 from xdsl.printer import Printer
 
 from ge_dialect.diagnostics import GEError
+from ge_dialect.files import write_atomically
+from ge_dialect.limits import budget_of
 from ge_frontend.importing import (
     DEFAULT_INLINE_LIMIT,
     ImportedModel,
     parse_input_shapes,
 )
 from ge_frontend.onnx_import import import_onnx
+from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import WEIGHTS_ATTRIBUTE
-from tools.common import one_line_errors, run_tool, write_atomically
+from tools.common import add_memory_budget_flag, one_line_errors, run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="constants with more elements go to the .weights.npz "
         f"(default {DEFAULT_INLINE_LIMIT})",
     )
+    add_memory_budget_flag(parser)
     return one_line_errors(parser)
 
 
@@ -93,13 +96,6 @@ def weights_path(output: str) -> Path:
     """`OUT.weights.npz` next to `OUT.mlir`."""
     path = Path(output)
     return path.with_name(f"{path.stem}.weights.npz")
-
-
-def npz_bytes(weights: dict[str, np.ndarray]) -> bytes:
-    """The weights as the bytes of an `.npz` file."""
-    buffer = io.BytesIO()
-    np.savez(buffer, **weights)
-    return buffer.getvalue()
 
 
 def module_text(imported: ImportedModel) -> str:
@@ -136,6 +132,12 @@ def write_outputs(imported: ImportedModel, output: str) -> None:
 def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, import and write."""
     args = build_parser().parse_args(argv)
+    with budget_of(args.memory_budget):
+        translate(args)
+
+
+def translate(args: argparse.Namespace) -> None:
+    """Import the model and write it."""
     if args.inline_limit < 0:
         raise GEError("error: --inline-limit must be >= 0")
     output_dir = Path(args.output).parent

@@ -15,13 +15,32 @@ affine.store %v, %y[0, %c * 4 + %h * 2 + %w] ...
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable, Sequence
+
 import numpy as np
 from xdsl.ir import Operation
 
-from ge_runtime.host_ops import slice as host_slice
+from ge_dialect.ops import (
+    ConcatOp,
+    ExpandDimsOp,
+    FlattenOp,
+    IdentityOp,
+    PadOp,
+    ReshapeOp,
+    SliceOp,
+    SplitOp,
+    SqueezeOp,
+    TileOp,
+    TransDataOp,
+    UnsqueezeOp,
+)
+from ge_dialect.ops.movement import slice_bounds
+from ge_dialect.ops.trans import PermutationOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest
 from passes.lowering.index import Ix
+from passes.lowering.registry import lowers
 
 
 def copy(
@@ -41,6 +60,7 @@ def copy(
     ctx.emitter.for_each(sizes, body)
 
 
+@lowers(TransDataOp)
 def lower_transdata(ctx: LoweringContext, op: Operation) -> None:
     """Relayout: the same origin element, another storage position. A
     TransData with `perm` (it absorbed a transpose) also transposes."""
@@ -52,6 +72,7 @@ def lower_transdata(ctx: LoweringContext, op: Operation) -> None:
     copy(ctx, x, y, y.layout.origin_shape)
 
 
+@lowers(IdentityOp)
 def lower_identity(ctx: LoweringContext, op: Operation) -> None:
     """No data moves: the result shares the operand's buffer."""
     (x,) = ctx.operands()
@@ -62,11 +83,13 @@ def lower_identity(ctx: LoweringContext, op: Operation) -> None:
 
 
 def _permutation(ctx: LoweringContext, op: Operation) -> list[int]:
-    rank = len(ctx.shape(op.operands[0]))
-    perm = ctx.attr("order" if op.name == "ge.permute" else "perm")
-    return [p % rank for p in perm] if perm else list(range(rank))[::-1]
+    if isinstance(op, PermutationOp):
+        return op.permutation()
+    assert isinstance(op, TransDataOp)
+    return list(op.origin_permutation())
 
 
+@lowers(PermutationOp)
 def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
     """`y = x.transpose(perm)`: y[i] = x[j] with j[perm[k]] = i[k]."""
     (x,) = ctx.operands()
@@ -86,6 +109,7 @@ def _row_major_strides(shape: tuple[int, ...]) -> list[int]:
     return [int(np.prod(shape[k + 1 :], dtype=np.int64)) for k in range(len(shape))]
 
 
+@lowers(ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
 def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
     """Reshape, flatten, squeeze, unsqueeze, expand_dims: same row-major order."""
     (x,) = ctx.operands()
@@ -114,6 +138,7 @@ def _shifted(index: list[Ix], axis: int, offset: int) -> list[Ix]:
     return [ix + offset if k == axis else ix for k, ix in enumerate(index)]
 
 
+@lowers(ConcatOp)
 def lower_concat(ctx: LoweringContext, op: Operation) -> None:
     """Copy each input to its offset on the axis (C1-aligned offsets stay affine)."""
     inputs = ctx.operands()
@@ -131,6 +156,7 @@ def lower_concat(ctx: LoweringContext, op: Operation) -> None:
         offset += x.layout.origin_shape[axis]
 
 
+@lowers(SplitOp)
 def lower_split(ctx: LoweringContext, op: Operation) -> None:
     """Each result copies its slice of the input along the axis."""
     (x,) = ctx.operands()
@@ -148,6 +174,7 @@ def lower_split(ctx: LoweringContext, op: Operation) -> None:
         offset += y.layout.origin_shape[axis]
 
 
+@lowers(SliceOp)
 def lower_slice(ctx: LoweringContext, op: Operation) -> None:
     """ONNX Slice: per axis `start + step * i` (clamped as the host kernel does)."""
     (x,) = ctx.operands()
@@ -159,11 +186,9 @@ def lower_slice(ctx: LoweringContext, op: Operation) -> None:
     starts, strides = [0] * len(shape), [1] * len(shape)
     for begin, end, axis, step in zip(begins, ends, axes, steps, strict=True):
         axis %= len(shape)
-        kept = host_slice(
-            np.arange(shape[axis]), begins=[begin], ends=[end], steps=[step]
-        )
-        if kept.size:
-            starts[axis], strides[axis] = int(kept[0]), step
+        start, stop = slice_bounds(shape[axis], begin, end, step)
+        if (stop - start) * step > 0:
+            starts[axis], strides[axis] = start, step
 
     def source_index(index: list[Ix]) -> list[Ix]:
         return [i * s + b for i, s, b in zip(index, strides, starts, strict=True)]
@@ -171,18 +196,17 @@ def lower_slice(ctx: LoweringContext, op: Operation) -> None:
     copy(ctx, x, y, y.layout.origin_shape, source_index)
 
 
+@lowers(PadOp)
 def lower_pad(ctx: LoweringContext, op: Operation) -> None:
-    """Constant padding: fill with the value, then copy the kept input region."""
-    if ctx.attr("mode") != "constant":
-        raise ctx.error(f"has no loop lowering for mode '{ctx.attr('mode')}'")
+    """Padding (ONNX Pad; negative amounts crop). `constant`: fill with the
+    value, then copy the kept input region. `edge` / `reflect`: per axis the
+    output splits into the left border, the interior and the right border,
+    each an affine function of the input index (`edge`: the first or last
+    element; `reflect`: `b - i` and `n - 2 - i`, the edge not repeated); one
+    copy nest per combination of regions."""
+    mode = ctx.attr("mode")
     (x,) = ctx.operands()
     y = ctx.result()
-    value = float(ctx.attr("value"))
-
-    def fill(nest: Nest, index: list[Ix]) -> None:
-        nest.store(nest.const(value, y.layout.element_type), y, index)
-
-    ctx.emitter.for_each(y.layout.origin_shape, fill)
     rank = len(x.layout.origin_shape)
     paddings = list(ctx.attr("paddings"))
     begins, ends = paddings[:rank], paddings[rank:]
@@ -191,6 +215,15 @@ def lower_pad(ctx: LoweringContext, op: Operation) -> None:
         size - max(-b, 0) - max(-e, 0)
         for size, b, e in zip(x.layout.origin_shape, begins, ends, strict=True)
     )
+    if mode != "constant":
+        _pad_by_regions(ctx, x, y, str(mode), first, sizes, begins, ends)
+        return
+    value = float(ctx.attr("value"))
+
+    def fill(nest: Nest, index: list[Ix]) -> None:
+        nest.store(nest.const(value, y.layout.element_type), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, fill)
     copy(
         ctx,
         x,
@@ -203,6 +236,75 @@ def lower_pad(ctx: LoweringContext, op: Operation) -> None:
     )
 
 
+Region = tuple[int, int, Callable[[Ix], Ix]]
+"""Along one axis: output start, length, input index of the i-th element."""
+
+
+def _pad_regions(mode: str, first: int, size: int, before: int, after: int):
+    """The regions of one padded axis (`first`: where the kept input starts)."""
+    regions: list[Region] = [(before, size, lambda i: i + first)]
+    if before:
+        left = (
+            (lambda i: Ix.of(first))
+            if mode == "edge"
+            else (lambda i: Ix.of(first + before) - i)
+        )
+        regions.append((0, before, left))
+    if after:
+        right = (
+            (lambda i: Ix.of(first + size - 1))
+            if mode == "edge"
+            else (lambda i: Ix.of(first + size - 2) - i)
+        )
+        regions.append((before + size, after, right))
+    return regions
+
+
+def _pad_by_regions(
+    ctx: LoweringContext,
+    x: Buffer,
+    y: Buffer,
+    mode: str,
+    first: Sequence[int],
+    sizes: Sequence[int],
+    begins: Sequence[int],
+    ends: Sequence[int],
+) -> None:
+    """`edge` / `reflect` padding (see `lower_pad`)."""
+    if mode not in ("edge", "reflect"):
+        raise ctx.error(f"has no loop lowering for mode '{mode}'")
+    grown = [(max(b, 0), max(e, 0)) for b, e in zip(begins, ends, strict=True)]
+    for size, (before, after) in zip(sizes, grown, strict=True):
+        if (before or after) and (
+            size == 0 or (mode == "reflect" and max(before, after) > size - 1)
+        ):
+            raise ctx.error(
+                f"'{mode}' padding of {max(before, after)} needs more than "
+                f"{size} elements along the axis"
+            )
+    axes = [
+        _pad_regions(mode, f, n, before, after)
+        for f, n, (before, after) in zip(first, sizes, grown, strict=True)
+    ]
+    for combination in itertools.product(*axes):
+        lengths = tuple(length for _, length, _ in combination)
+        if 0 in lengths:
+            continue
+        copy(
+            ctx,
+            x,
+            y,
+            lengths,
+            source_index=lambda index, c=combination: [
+                source(i) for i, (_, _, source) in zip(index, c, strict=True)
+            ],
+            target_index=lambda index, c=combination: [
+                i + start for i, (start, _, _) in zip(index, c, strict=True)
+            ],
+        )
+
+
+@lowers(TileOp)
 def lower_tile(ctx: LoweringContext, op: Operation) -> None:
     """`y[i] = x[i mod shape(x)]`."""
     (x,) = ctx.operands()

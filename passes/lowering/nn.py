@@ -30,15 +30,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import f32
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import IntegerType, Signedness, f32
+from xdsl.ir import Attribute, Operation
 
 from ge_dialect.formats import Format
+from ge_dialect.ops import Conv2DOp, InstanceNormOp, LogSoftmaxOp, LRNOp
+from ge_dialect.ops.matmul import MatrixProductOp
+from ge_dialect.ops.nn import GlobalPoolOp, PoolOp
+from ge_dialect.ops.reduce import AxisOp, ReduceOp
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, plain_layout
 from passes.lowering.movement import copy
+from passes.lowering.registry import heads_groups, lowers
 
 Combine = Callable[[Nest, Value, Value], Value]
 
@@ -49,6 +54,34 @@ def _add(nest: Nest, a: Value, b: Value) -> Value:
 
 def _max(nest: Nest, a: Value, b: Value) -> Value:
     return nest.op(arith.MaximumfOp, a, b)
+
+
+def _max_int(nest: Nest, a: Value, b: Value) -> Value:
+    return nest.op(arith.MaxSIOp, a, b)
+
+
+@dataclass(frozen=True)
+class MaxOf:
+    """How to take a maximum over values of one element type: the combine,
+    and the identity (-inf, or the integer type's minimum)."""
+
+    combine: Combine
+    identity: float | int
+    element_type: Attribute
+
+
+def max_of(ctx: LoweringContext, buffer: Buffer) -> MaxOf:
+    """The maximum over a float buffer (in float32) or a signed-int one."""
+    element = buffer.layout.element_type
+    if is_float(element):
+        return MaxOf(_max, float("-inf"), f32)
+    if (
+        not isinstance(element, IntegerType)
+        or element.width.data == 1
+        or (element.signedness.data == Signedness.UNSIGNED)
+    ):
+        raise ctx.error(f"has no loop lowering for a maximum over {element}")
+    return MaxOf(_max_int, -(2 ** (element.width.data - 1)), element)
 
 
 def accumulator(ctx: LoweringContext, y: Buffer) -> Buffer:
@@ -161,13 +194,31 @@ def padded_input(
     size: tuple[int, int],
     fill: float,
 ) -> Buffer:
-    """`x` copied into a scratch buffer of spatial `size`, bordered with `fill`."""
+    """`x` copied into a scratch buffer of spatial `size`, bordered with `fill`.
+
+    Only the border is filled (four strips: the rows above and below, the
+    columns left and right of the copy), not the whole buffer first.
+    """
     shape = list(x.layout.origin_shape)
     h_axis, w_axis = data_format.index("H"), data_format.index("W")
     if before == (0, 0) and (shape[h_axis], shape[w_axis]) == size:
         return x
+    height, width = shape[h_axis], shape[w_axis]
     shape[h_axis], shape[w_axis] = size
-    padded = ctx.temporary(x.layout.resized(shape), fill=fill)
+    padded = ctx.temporary(x.layout.resized(shape))
+    (top, left), (rows, columns) = before, size
+    strips = [  # (first row, rows, first column, columns)
+        (0, top, 0, columns),
+        (top + height, rows - top - height, 0, columns),
+        (top, height, 0, left),
+        (top, height, left + width, columns - left - width),
+    ]
+    for row, row_count, column, column_count in strips:
+        if row_count > 0 and column_count > 0:
+            start = {h_axis: row, w_axis: column}
+            extent = list(shape)
+            extent[h_axis], extent[w_axis] = row_count, column_count
+            fill_region(ctx, padded, start, tuple(extent), fill)
     offsets = {h_axis: before[0], w_axis: before[1]}
 
     def shifted(index: list[Ix]) -> list[Ix]:
@@ -175,6 +226,23 @@ def padded_input(
 
     copy(ctx, x, padded, x.layout.origin_shape, target_index=shifted)
     return padded
+
+
+def fill_region(
+    ctx: LoweringContext,
+    buffer: Buffer,
+    start: dict[int, int],
+    sizes: tuple[int, ...],
+    value: float,
+) -> None:
+    """Store `value` at the origin elements of a box (`start` per axis, 0 if
+    not given; `sizes`) of `buffer`."""
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        at = [ix + start.get(k, 0) for k, ix in enumerate(index)]
+        nest.store(nest.const(value, buffer.layout.element_type), buffer, at)
+
+    ctx.emitter.for_each(sizes, body)
 
 
 def _spatial(ctx: LoweringContext, name: str, data_format: str) -> tuple[int, int]:
@@ -187,12 +255,14 @@ def _require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
         raise ctx.error("has no loop lowering for non-float element types")
 
 
+@lowers(Conv2DOp)
 def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
     """Grouped, strided, dilated 2-D convolution (cross-correlation) plus bias."""
     y = ctx.result()
     reduce_to_result(ctx, conv2d_reduction(ctx, y.layout), y, accumulator(ctx, y))
 
 
+@heads_groups(Conv2DOp)
 def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The convolution at `ctx.op` with result layout `y`.
 
@@ -267,19 +337,30 @@ def _window_counts(
     return counts
 
 
+@lowers(PoolOp)
 def lower_pool(ctx: LoweringContext, op: Operation) -> None:
-    """Max / average pooling; padding never wins a max and is counted by the rule."""
+    """Max / average pooling; padding never wins a max and is counted by the
+    rule. An integer max pool accumulates in its own type (exact)."""
     y = ctx.result()
-    reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, accumulator(ctx, y))
+    acc = accumulator(ctx, y) if is_float(y.layout.element_type) else y
+    reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, acc)
 
 
+def typed_constant(maximum: MaxOf) -> Callable[[Nest, list[Ix]], Value]:
+    """An initial value: the maximum's identity in its element type."""
+    return lambda nest, _: nest.const(maximum.identity, maximum.element_type)
+
+
+@heads_groups(PoolOp)
 def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The max or average pooling at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     (x,) = ctx.operands()
-    _require_float(ctx, x)
     data_format = str(ctx.attr("data_format"))
-    is_max = ctx.op.name == "ge.max_pool"
+    is_max = ctx.op.REDUCTION == "max"
+    maximum = max_of(ctx, x) if is_max else None
+    if not is_max:
+        _require_float(ctx, x)
     kh, kw = _spatial(ctx, "ksize", data_format)
     sh, sw = _spatial(ctx, "strides", data_format)
     top, bottom, left, right = ctx.attr("pads")
@@ -289,7 +370,7 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         max(h + top + bottom, (ho - 1) * sh + kh),
         max(width + left + right, (wo - 1) * sw + kw),
     )
-    pad_value = float("-inf") if is_max else 0.0
+    pad_value = maximum.identity if maximum is not None else 0.0
     source = padded_input(ctx, x, data_format, (top, left), size, pad_value)
     axes = [data_format.index(a) for a in "NCHW"]
 
@@ -302,8 +383,11 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
 
     sizes = (*y.origin_shape, kh, kw)
     reduced = frozenset({4, 5})
-    if is_max:
-        return Reduction(sizes, reduced, lambda index: index[:4], term, pad_value, _max)
+    if maximum is not None:
+        init = typed_constant(maximum)
+        return Reduction(
+            sizes, reduced, lambda index: index[:4], term, init, maximum.combine
+        )
     include_pad = bool(ctx.attr("count_include_pad"))
     rows = _window_counts(
         ctx,
@@ -335,6 +419,7 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     return Reduction(sizes, reduced, lambda index: index[:4], term, final=average)
 
 
+@lowers(GlobalPoolOp)
 def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
     """Mean or max over H and W."""
     y = ctx.result()
@@ -342,13 +427,14 @@ def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
     reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
 
 
+@heads_groups(GlobalPoolOp)
 def global_pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The global pooling at `ctx.op` (result layout `y`: H = W = 1)."""
     assert ctx.op is not None
     (x,) = ctx.operands()
     _require_float(ctx, x)
     data_format = str(ctx.attr("data_format"))
-    is_max = ctx.op.name == "ge.global_max_pool"
+    is_max = ctx.op.REDUCTION == "max"
     spatial = [data_format.index(a) for a in "HW"]
     sizes, reduced, at = x.layout.origin_shape, frozenset(spatial), keep_dims(spatial)
 
@@ -369,13 +455,15 @@ def reduce_into(
     ctx: LoweringContext,
     x: Buffer,
     axes: Sequence[int],
-    init: float,
+    init: Init,
     term: Callable[[Nest, list[Ix]], Value],
     combine: Combine,
+    element_type: Attribute = f32,
 ) -> Buffer:
-    """A float32 scratch buffer of x's shape with `axes` kept as size 1, reduced."""
+    """A scratch buffer (float32 unless given) of x's shape with `axes` kept
+    as size 1, reduced."""
     shape = tuple(1 if k in axes else d for k, d in enumerate(x.layout.origin_shape))
-    acc = ctx.temporary(plain_layout(shape, f32))
+    acc = ctx.temporary(plain_layout(shape, element_type))
     initialise(ctx, acc, init)
     accumulate(ctx, acc, x.layout.origin_shape, keep_dims(axes), term, combine)
     return acc
@@ -386,6 +474,7 @@ def keep_dims(axes: Sequence[int]) -> Callable[[list[Ix]], list[Ix]]:
     return lambda index: [Ix.of(0) if k in axes else ix for k, ix in enumerate(index)]
 
 
+@lowers(AxisOp)
 def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
     """softmax = exp(x - max) / sum(exp(x - max)).
 
@@ -410,29 +499,35 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
     def softmax(nest: Nest, index: list[Ix]) -> Value:
         z = shifted(nest, index)
         s = nest.load(total, reduced(index))
-        if op.name == "ge.log_softmax":
+        if isinstance(op, LogSoftmaxOp):
             return nest.op(arith.SubfOp, z, nest.op(math.LogOp, s))
         return nest.op(arith.DivfOp, nest.op(math.ExpOp, z), s)
 
     finish(ctx, y, softmax, y)
 
 
+@lowers(ReduceOp)
 def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
     """reduce_sum / reduce_mean / reduce_max over `axes` (all when empty)."""
     (x,) = ctx.operands()
-    _require_float(ctx, x)
     y = ctx.result()
     rank = len(x.layout.origin_shape)
     axes = sorted({a % rank for a in ctx.attr("axes")}) or list(range(rank))
-    is_max = op.name == "ge.reduce_max"
-    acc = reduce_into(
-        ctx,
-        x,
-        axes,
-        float("-inf") if is_max else 0.0,
-        lambda n, i: n.load(x, i),
-        _max if is_max else _add,
-    )
+    reduction = op.REDUCTION
+    if reduction == "max":
+        maximum = max_of(ctx, x)
+        acc = reduce_into(
+            ctx,
+            x,
+            axes,
+            typed_constant(maximum),
+            lambda n, i: n.load(x, i),
+            maximum.combine,
+            maximum.element_type,
+        )
+    else:
+        _require_float(ctx, x)
+        acc = reduce_into(ctx, x, axes, 0.0, lambda n, i: n.load(x, i), _add)
     count = 1.0
     for a in axes:
         count *= x.layout.origin_shape[a]
@@ -447,13 +542,14 @@ def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
             for k, ix in zip(kept, index, strict=True):
                 acc_index[k] = ix
         v = nest.load(acc, acc_index)
-        if op.name == "ge.reduce_mean":
+        if reduction == "mean":
             v = nest.op(arith.DivfOp, v, nest.const(count))
         return v
 
     finish(ctx, y, value, acc)
 
 
+@lowers(LRNOp)
 def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
     """x / (bias + alpha / size * sum of squares over a channel window) ** beta."""
     (x,) = ctx.operands()
@@ -497,6 +593,7 @@ def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
     finish(ctx, y, value, y)
 
 
+@lowers(InstanceNormOp)
 def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
     """(x - mean) / sqrt(var + eps) * gamma + beta, statistics over H and W."""
     x, gamma, beta = ctx.operands()
@@ -541,6 +638,7 @@ def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
     finish(ctx, y, value, y)
 
 
+@lowers(MatrixProductOp)
 def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     """matmul / batch_matmul / gemm: `alpha * op(a) @ op(b) + beta * c`."""
     y = ctx.result()
@@ -553,23 +651,14 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     reduce_to_result(ctx, reduction, y, acc)
 
 
+@heads_groups(MatrixProductOp)
 def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The matmul, batch_matmul or gemm at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     a, b, *extra = ctx.operands()
     _require_float(ctx, a, b)
-    if ctx.op.name == "ge.gemm":
-        trans_a, trans_b = bool(ctx.attr("trans_a")), bool(ctx.attr("trans_b"))
-        alpha, beta = float(ctx.attr("alpha")), float(ctx.attr("beta"))
-    elif ctx.op.name == "ge.matmul":
-        trans_a, trans_b = (
-            bool(ctx.attr("transpose_x1")),
-            bool(ctx.attr("transpose_x2")),
-        )
-        alpha, beta = 1.0, 1.0
-    else:
-        trans_a, trans_b = bool(ctx.attr("adj_x1")), bool(ctx.attr("adj_x2"))
-        alpha, beta = 1.0, 1.0
+    assert isinstance(ctx.op, MatrixProductOp)
+    trans_a, trans_b, alpha, beta = ctx.op.product_form()
     a_shape, b_shape = a.layout.origin_shape, b.layout.origin_shape
     if len(a_shape) < 2 or len(b_shape) < 2:
         raise ctx.error("has no loop lowering for rank-1 operands")

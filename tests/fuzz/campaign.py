@@ -19,9 +19,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis.control import current_build_context
 
-from fuzz.differential import check_module, has_control_flow
+from fuzz.differential import check_module
 from fuzz.graphs import FuzzCase, fuzz_cases
-from ge_runtime.reference import find_graph
 
 REGRESSIONS = Path(__file__).resolve().parent.parent / "filecheck" / "regressions"
 """Where shrunk failures are saved as lit tests."""
@@ -47,12 +46,11 @@ def save_regression(case: FuzzCase, error: BaseException, directory: Path) -> Pa
         "| filecheck %s",
         "// CHECK: ok: {{[0-9]+}} outputs agree",
     ]
-    if not has_control_flow(find_graph(case.module)):
-        lines += [
-            f'// RUN: ge-opt %s --ge-format-pipeline="{options}" --convert-ge-to-loops '
-            "| filecheck %s --check-prefix=LOOPS",
-            "// LOOPS: func.func @main",
-        ]
+    lines += [
+        f'// RUN: ge-opt %s --ge-format-pipeline="{options}" --convert-ge-to-loops '
+        "| filecheck %s --check-prefix=LOOPS",
+        "// LOOPS: func.func @main",
+    ]
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"fuzz-{name}.mlir"
     path.write_text("\n".join(lines) + "\n\n" + text + "\n")

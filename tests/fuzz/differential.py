@@ -10,10 +10,9 @@ raises `Mismatch` (one line, naming the stage) at the first that fails:
 3. `optimised graph`: the reference evaluator on the compiled graph agrees
    with it on the original graph (a pass changed the meaning);
 4. `lowering`: `convert-ge-to-loops` gives a module that verifies;
-5. `jit`: the JIT's outputs agree with the reference on the original graph.
-   A graph with control flow runs through `JitEvaluator`: every straight-line
-   (sub)graph body is lowered and compiled whole, ops around `ge.if` /
-   `ge.while` one by one, so every computation still goes through the JIT.
+5. `jit`: the JIT's outputs agree with the reference on the original graph
+   (control flow included: `ge.if` / `ge.while` lower to `scf`, and the
+   whole graph is compiled into one function).
 
 Buffers start as NaN in the JIT (`poison`), so a read of memory the loops
 never wrote shows up. Outputs agree when max |got - want| <= tolerance *
@@ -35,27 +34,20 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
-from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass, PassPipeline
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name, numpy_dtype
-from ge_dialect.ops import DataOp, GraphOp
+from ge_dialect.ops import enclosing_target
 from ge_runtime.jit import lowered_module, run_graph
-from ge_runtime.reference import (
-    Held,
-    ReferenceEvaluator,
-    evaluate,
-    find_graph,
-    input_specs,
-)
-from ge_runtime.scheduler import compile_model, single_op_graph
+from ge_runtime.reference import evaluate, find_graph, input_specs
+from ge_runtime.scheduler import compile_model
 from passes import get_all_passes
 from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass
-from passes.insert_transdata import module_target
 from tools.ge_atc import CompileOptions, compile_module
-from tools.ge_run import complete_inputs, make_context
+from tools.ge_run import complete_inputs
 
 TOLERANCE = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-4}
 """Relative tolerance per output dtype (others must be equal)."""
@@ -96,67 +88,9 @@ def run_verified(
         NESTED_PASS_CALLBACK.reset(token)
 
 
-def has_control_flow(graph: GraphOp) -> bool:
-    return any(op.regions for op in graph.body.block.ops)
-
-
-def standalone_graph(block: Block, name: str) -> GraphOp:
-    """A copy of a (sub)graph body as a top-level graph (`parent_index` -> `index`)."""
-    region = block.parent_region().clone()  # type: ignore[union-attr]
-    for op in region.block.ops:
-        if isinstance(op, DataOp) and op.parent_index is not None:
-            op.attributes["index"] = IntegerAttr(op.index_value, i64)
-            del op.attributes["parent_index"]
-    return GraphOp(name, region)
-
-
-class JitEvaluator(ReferenceEvaluator):
-    """Runs graphs with control flow through the JIT.
-
-    A body without control flow is compiled whole; in a body with control
-    flow every other op is compiled on its own (`single_op_graph`), and
-    `ge.if` / `ge.while` pick their subgraphs as the reference does.
-    """
-
-    def run_block(self, block: Block, args: Mapping[int, np.ndarray]) -> list[Held]:
-        if any(op.regions for op in block.ops):
-            return super().run_block(block, args)
-        graph = standalone_graph(block, "body")
-        used = {op.index_value for op in block.ops if isinstance(op, DataOp)}
-        outputs = run_graph(
-            graph,
-            {i: a for i, a in args.items() if i in used},
-            self.weights,
-            target=self.target,
-            poison=True,
-        )
-        terminator = block.last_op
-        assert terminator is not None
-        return [
-            self._hold(terminator, value, array)
-            for value, array in zip(terminator.operands, outputs, strict=True)
-        ]
-
-    def _compute(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
-        if op.regions:
-            return super()._compute(op, operands)
-        kernel = single_op_graph(
-            op,
-            [value.type for value in op.operands],  # type: ignore[misc]
-            [value.type for value in op.results],  # type: ignore[misc]
-        )
-        inputs = {i: held.origin for i, held in enumerate(operands)}
-        return run_graph(kernel, inputs, self.weights, target=self.target, poison=True)
-
-
 def run_jit(module: ModuleOp, inputs: Mapping[int, np.ndarray]) -> list[np.ndarray]:
     """The compiled graph's outputs through the JIT (origin layout)."""
-    graph = find_graph(module)
-    target = module_target(module)
-    if not has_control_flow(graph):
-        return run_graph(module, inputs, target=target, poison=True)
-    held = JitEvaluator({}, target).run(graph, inputs)
-    return [np.asarray(h.origin) for h in held]
+    return run_graph(module, inputs, target=enclosing_target(module), poison=True)
 
 
 def compare(
@@ -219,12 +153,10 @@ def check_module(
     if str(compiled) != once:
         raise Mismatch("idempotence", "a second pipeline run changed the IR")
     with stage("optimised graph"):
-        optimised = evaluate(compiled, inputs, target=module_target(compiled))
+        optimised = evaluate(compiled, inputs, target=enclosing_target(compiled))
         compare("optimised graph", optimised, want)
-    graph = find_graph(compiled)
-    if not has_control_flow(graph):
-        with stage("lowering"):
-            verify_module(lowered_module(graph, module_target(compiled)))
+    with stage("lowering"):
+        verify_module(lowered_module(find_graph(compiled), enclosing_target(compiled)))
     with stage("jit"):
         compare("jit", run_jit(compiled, inputs), want)
     with stage("atc"):

@@ -31,6 +31,7 @@ import io
 import logging
 import os
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -434,3 +435,42 @@ def onnxruntime_outputs(
         str(path), options, providers=["CPUExecutionProvider"]
     )
     return session.run(None, dict(feeds))
+
+
+# ---------------------------------------------------------------------------
+# Checking a model: ge-atc's compile, the error against onnxruntime
+# ---------------------------------------------------------------------------
+
+
+def input_shape_flag(feeds: Mapping[str, np.ndarray]) -> str:
+    """ge-atc's `--input_shape` for these inputs: `a:2,11;b:2,11`."""
+    return ";".join(f"{k}:{','.join(map(str, v.shape))}" for k, v in feeds.items())
+
+
+def compile_with_atc(onnx_path: Path, om_path: Path, shapes: str | None):
+    """Run `ge-atc` in-process: (seconds, the one-line error or None)."""
+    from tools.ge_atc import main as atc
+
+    argv = [f"--model={onnx_path}", "--framework=5", f"--output={om_path}"]
+    argv += ["--log=error"] + ([f"--input_shape={shapes}"] if shapes else [])
+    stderr = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stderr(stderr):
+        status = atc(argv)
+    seconds = time.perf_counter() - start
+    if status == 0:
+        return seconds, None
+    lines = [line for line in stderr.getvalue().splitlines() if line.strip()]
+    return seconds, lines[-1] if lines else f"ge-atc exited with {status}"
+
+
+def relative_error(ours, expected) -> float:
+    """max |ours - ref| / max |ref| over all output pairs (inf: shape mismatch)."""
+    worst = 0.0
+    for mine, ref in zip(ours, expected, strict=True):
+        if np.shape(mine) != np.shape(ref):
+            return float("inf")
+        ref64 = np.asarray(ref, np.float64)
+        error = float(np.abs(np.asarray(mine, np.float64) - ref64).max(initial=0))
+        worst = max(worst, error / max(float(np.abs(ref64).max(initial=0)), 1e-30))
+    return worst

@@ -36,4 +36,4 @@ ge.graph @dynamic {
   ge.netoutput %c : tensor<?x16xf32>
 }
 
-// BAD: error: assign-streams: max-streams must be at least 1, got 0
+// BAD: error: pass 'assign-streams': option 'max-streams': must be in [1, 1024], got 0

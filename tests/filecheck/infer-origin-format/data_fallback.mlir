@@ -2,16 +2,20 @@
 // RUN: ge-opt %s --split-input-file --infer-origin-format=data-format=NHWC | filecheck %s --check-prefixes=CHECK,NHWC
 // RUN: ge-opt %s --split-input-file -p 'infer-origin-format{data-format=NHWC}' | filecheck %s --check-prefixes=CHECK,NHWC
 // RUN: ge-opt %s --split-input-file --infer-origin-format=data-format=ND | filecheck %s --check-prefixes=CHECK,NONE
-// RUN: ge-opt %s --split-input-file --infer-origin-format=data-format=NC1HWC0 | filecheck %s --check-prefixes=CHECK,NONE
 // RUN: ge-opt %s --split-input-file --infer-origin-format | filecheck %s --check-prefixes=CHECK,NONE
 // RUN: ge-opt %s --split-input-file --infer-origin-format=data-format=NHWC | ge-opt --split-input-file --infer-origin-format=data-format=NHWC | filecheck %s --check-prefixes=CHECK,NHWC
 // RUN: not ge-opt %s --infer-origin-format=data-format=NCWH 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: not ge-opt %s --infer-origin-format=data-format=NC1HWC0 2>&1 | filecheck %s --check-prefix=STORAGE
+// RUN: not ge-opt %s --infer-origin-format=data-format=RESERVED 2>&1 | filecheck %s --check-prefix=RESERVED
 
 // GE's DataNodeFormatProcess (research §1.5, DataNode fallback tests): after
 // propagation, graph inputs still ND with rank >= 4 take the data-format
-// option, then propagate. ND or an internal format as the option do nothing.
+// option, then propagate. ND as the option does nothing; an internal format
+// or RESERVED is an error (not the format of a graph input).
 
-// BAD: error: infer-origin-format: data-format: unknown format 'NCWH'
+// BAD: error: pass 'infer-origin-format': option 'data-format': unknown format 'NCWH'
+// STORAGE: error: pass 'infer-origin-format': option 'data-format': NC1HWC0 is a storage format; the data format of graph inputs is one of ND, NCHW, NHWC
+// RESERVED: error: pass 'infer-origin-format': option 'data-format': RESERVED is not a data format
 
 // IncCov_DataNodeFormatProcess: a 4-D ND input takes the option and its
 // consumers follow; a 2-D input stays ND; an input that already has a

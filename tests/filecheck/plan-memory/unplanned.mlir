@@ -32,4 +32,4 @@ ge.graph @dynamic {
   ge.netoutput %y : tensor<?x16xf32>
 }
 
-// BAD: ge-opt: error: unknown memory strategy 'next-fit' (known: first-fit, best-fit, greedy-by-size, lowest-offset)
+// BAD: ge-opt: error: pass 'plan-memory': option 'strategy': unknown value 'next-fit' (one of best-fit, first-fit, greedy-by-size, lowest-offset)

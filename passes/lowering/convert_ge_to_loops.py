@@ -23,10 +23,11 @@ func.func @g(%x: memref<1x2x4x4x16xf16> {ge.input = 0 : i64})
 Function arguments, in this order:
 
 1. the graph inputs, by `ge.data` index (`{ge.input = i}`, plus `ge.name`);
-2. the weights: `ge.const` values that are `#ge.external<"key">` or have more
-   than `SMALL_CONSTANT_ELEMENTS` elements, in graph order
-   (`{ge.weight = "key"}`; an inline constant's key is its node name or
-   `const<i>`). Smaller constants become `memref.global`s.
+2. the weights: `ge.const` values that are `#ge.external<"key">`, in graph
+   order, subgraphs included (`{ge.weight = "key"}`). Inline constants
+   become constant `memref.global`s, so a lowered module holds all it
+   needs (`ge-run l.mlir` runs it; its weights come from the `ge.weights`
+   file as for the graph).
 
 Arguments and results hold storage-layout data. Results are returned buffers
 (`memref.alloc` inside the function, or an argument passed through).
@@ -35,7 +36,7 @@ Scratch buffers are freed after their last use. A graph with a memory plan
 `memref.alloc() : memref<SIZExi8>`, and each planned result is a
 `memref.view` of it at its offset (never freed; results stay valid).
 Every value's padding is zero; ops compute only valid elements. Ops lower
-through the policy table `passes.lowering.table.LOWERINGS`; graphs with
+through the emitters registered by op class (`passes.lowering.table`); graphs with
 control flow, variables or dynamic shapes are rejected with a one-line error.
 """
 
@@ -48,7 +49,6 @@ from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
     MemRefType,
@@ -70,38 +70,26 @@ from xdsl.pattern_rewriter import (
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
-from ge_runtime.memory import check_graph_plan, read_plan
 from passes.lowering.context import LoweringContext
 from passes.lowering.control_flow import CONTROL_FLOW
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
-from passes.lowering.table import LOWERINGS
-
-SMALL_CONSTANT_ELEMENTS = 256
-"""Inline constants up to this many elements become `memref.global`s."""
+from passes.lowering.table import lowering_for, unlowered_reason
+from passes.memory_planning import check_graph_plan, read_plan
+from passes.options import check_target_option
 
 INPUT_ATTR = "ge.input"
 WEIGHT_ATTR = "ge.weight"
 NAME_ATTR = "ge.name"
 
 
-def weight_key(op: ConstOp, position: int) -> str | None:
-    """The argument key of a constant passed as a weight, or None if it stays inline.
-
-    External constants use their key; large inline ones their node name, else
-    `const<position>` (position among the graph's constants).
-    """
+def weight_key(op: ConstOp) -> str | None:
+    """The argument key of a constant passed as a weight (an external one),
+    or None if it becomes a `memref.global`."""
     if isinstance(op.value, ExternalDataAttr):
         return op.value.key.data
-    if len(op.value.get_values()) <= SMALL_CONSTANT_ELEMENTS or _is_splat(op.value):
-        return None
-    name = op.attributes.get("name")
-    return name.data if isinstance(name, StringAttr) else f"const{position}"
-
-
-def _is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
-    return len(attr.get_values()) == 1
+    return None
 
 
 @dataclass
@@ -156,12 +144,12 @@ class GraphLowering:
             if type(op) in CONTROL_FLOW:
                 for region in op.regions:
                     self._reject_unsupported(region.block)
-            elif op.regions and op.name not in LOWERINGS:
-                raise error_at(op, "has no loop lowering (control flow)")
             elif not isinstance(op, DataOp | ConstOp | NetOutputOp) and (
-                op.name not in LOWERINGS
+                lowering_for(op) is None
             ):
-                raise error_at(op, "has no loop lowering")
+                reason = unlowered_reason(op)
+                detail = f" ({reason})" if reason else ""
+                raise error_at(op, f"has no loop lowering{detail}")
 
     def _plan_arguments(
         self,
@@ -179,7 +167,7 @@ class GraphLowering:
         inline = []
         keys: set[str] = set()
         for position, op in enumerate(constants):
-            key = weight_key(op, position)
+            key = weight_key(op)
             if key is None:
                 inline.append((op, position))
                 continue
@@ -227,7 +215,9 @@ class GraphLowering:
         if control_flow is not None:
             control_flow(context, op, self._lower_region)
         else:
-            LOWERINGS[op.name](context, op)
+            lowering = lowering_for(op)
+            assert lowering is not None
+            lowering(context, op)
         context.op = op
         context.free_temporaries()
 
@@ -305,6 +295,9 @@ class ConvertGeToLoopsPass(ModulePass):
 
     target: str | None = None
     """Target (SoC) whose C0 table the storage layouts use; default: the seed rule."""
+
+    def __post_init__(self) -> None:
+        check_target_option(self, "target", self.target)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(

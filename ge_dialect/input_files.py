@@ -1,0 +1,147 @@
+"""Reading the files a user hands over, as untrusted data.
+
+Every input file (a model, a graph, an `.npy`, a weights `.npz`, a JSON
+manifest or option file) is read through these functions, which answer a
+hostile file with a one-line `GEError` before doing anything expensive:
+
+- `read_input_bytes` / `read_input_text`: only regular files (not
+  `/dev/zero`, a FIFO or a directory), no bigger than the memory budget;
+- `load_json`: arrays and objects nested at most `MAX_JSON_NESTING` deep,
+  syntax errors at `FILE:LINE:COL`;
+- `confined_path`: a path named *inside* a model or manifest (weights next to
+  a graph, files of a dump) must stay inside that file's folder: no absolute
+  paths, no `..` out of it, no symlink leading out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+from ge_dialect.diagnostics import GEError
+from ge_dialect.limits import (
+    MAX_JSON_NESTING,
+    check_bytes,
+)
+
+NUMERIC_KINDS = "biufc"
+"""dtype kinds an array file may hold: bool, integers, floats, complex."""
+
+
+def _fail(label: str, message: str) -> GEError:
+    return GEError(f"{label}: error: {message}")
+
+
+def check_regular_file(path: str | os.PathLike[str], what: str) -> int:
+    """The size of the regular file `path`; GEError for a directory, a device
+    (`/dev/zero`) or a pipe, which could be endless or block forever. A
+    missing file raises OSError (the tools report `cannot access`)."""
+    label = os.fspath(path)
+    info = os.stat(label)
+    if stat.S_ISDIR(info.st_mode):
+        raise _fail(label, f"{what} is a directory, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise _fail(label, f"{what} is not a regular file (a device or a pipe)")
+    return info.st_size
+
+
+def check_input_file(path: str | os.PathLike[str], what: str) -> int:
+    """`check_regular_file`, and the file within the memory budget (it is
+    read into memory)."""
+    size = check_regular_file(path, what)
+    check_bytes(size, what, os.fspath(path))
+    return size
+
+
+def read_input_bytes(path: str | os.PathLike[str], what: str) -> bytes:
+    """The bytes of a regular input file within the memory budget."""
+    size = check_input_file(path, what)
+    with open(path, "rb") as stream:
+        data = stream.read(size + 1)
+    if len(data) > size:  # it grew while we read it
+        raise _fail(os.fspath(path), f"{what} changed while it was read")
+    return data
+
+
+def read_input_text(path: str | os.PathLike[str], what: str) -> str:
+    """The UTF-8 text of a regular input file within the memory budget."""
+    data = read_input_bytes(path, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise GEError(
+            f"{os.fspath(path)}:{line}:{column}: error: {what} is not UTF-8 text "
+            f"(byte 0x{data[error.start]:02x})"
+        ) from None
+
+
+# ---------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def load_json(text: str, label: str, what: str = "JSON") -> Any:
+    """Parse JSON text; GEError at `label:LINE:COL` if it is invalid or nests
+    deeper than `MAX_JSON_NESTING`."""
+    depth = 0
+    for token in _JSON_TOKENS.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > MAX_JSON_NESTING:
+                line, column = _line_col(text, token.start())
+                raise GEError(
+                    f"{label}:{line}:{column}: error: {what} nests arrays or "
+                    f"objects deeper than {MAX_JSON_NESTING} levels"
+                )
+        elif bracket in "]}":
+            depth -= 1
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GEError(
+            f"{label}:{error.lineno}:{error.colno}: error: {what} is not valid JSON: "
+            f"{error.msg}"
+        ) from None
+
+
+def read_json_file(path: str | os.PathLike[str], what: str) -> Any:
+    """`load_json` of a regular input file."""
+    return load_json(read_input_text(path, what), os.fspath(path), what)
+
+
+# ---------------------------------------------------------------------------
+# Paths named inside files
+# ---------------------------------------------------------------------------
+
+
+def confined_path(
+    folder: str | os.PathLike[str], name: str, what: str, where: str
+) -> Path:
+    """`folder / name`, GEError at `where` unless it stays inside `folder`.
+
+    `name` comes from inside a model or manifest, so it may not be absolute,
+    climb out with `..`, or reach out through a symlink.
+    """
+    root = Path(folder)
+    if not name or Path(name).is_absolute() or re.match(r"^[A-Za-z]:", name):
+        raise _fail(where, f"{what} '{name}' must be a path relative to its folder")
+    candidate = root / name
+    resolved_root = root.resolve()
+    resolved = candidate.resolve()
+    if resolved != resolved_root and resolved_root not in resolved.parents:
+        raise _fail(where, f"{what} '{name}' points outside the folder '{root}'")
+    return candidate

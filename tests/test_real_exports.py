@@ -1,0 +1,85 @@
+"""Real exports through the user's path: `ge-atc`, then the runtime, against
+onnxruntime (max |ours - ref| <= 1e-3 * max |ref| over every output).
+
+The models are the test zoo's (`tests/model_zoo`): built here from configs
+or torch code with seeded weights and exported by torch's exporters, cached
+between runs. Static exports compile at their shapes (`--input_shape`) and
+run sunk; dynamic-batch exports compile without it and run under host
+scheduling at batch 1 and 3. The big models are slow tests; the tiny ones
+run by default (with one exporter).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("onnxruntime")
+
+import model_zoo  # noqa: E402
+
+from ge_runtime.offline_model import load_offline_model  # noqa: E402
+from ge_runtime.scheduler import compile_model
+
+TOLERANCE = 1e-3
+
+STATIC = ("mobilenet_v2", "lstm", "gru_rnn")
+"""The zoo models whose static exports compile today (the others wait for
+their ops)."""
+
+DYNAMIC = ("mobilenet_v2",)
+"""The zoo models whose dynamic-batch exports run today (the others wait for
+shape subgraphs on dynamic dims)."""
+
+
+def cases(names: tuple[str, ...]) -> list:
+    """(model, exporter) parameters: slow, except a tiny model's first
+    exporter."""
+    params = []
+    for name in names:
+        spec = model_zoo.MODELS[name]
+        for exporter in spec.exporters:
+            fast = spec.tiny and exporter == spec.exporters[0]
+            marks = () if fast else (pytest.mark.slow,)
+            params.append(
+                pytest.param(name, exporter, marks=marks, id=f"{name}-{exporter}")
+            )
+    return params
+
+
+def compiled(path: Path, tmp_path: Path, shapes: str | None):
+    """ge-atc's offline model of `path`, ready to run."""
+    om = tmp_path / "model"
+    _, error = model_zoo.compile_with_atc(path, om, shapes)
+    assert error is None, error
+    offline = load_offline_model(f"{om}.om")
+    return compile_model(offline.module(), offline.weights, target=offline.target)
+
+
+def check(model, path: Path, feeds) -> None:
+    expected = model_zoo.onnxruntime_outputs(path, feeds)
+    error = model_zoo.relative_error(model.run(feeds), expected)
+    assert error <= TOLERANCE, f"max error {error:.2e} x max |reference|"
+
+
+@pytest.mark.parametrize(("name", "exporter"), cases(STATIC))
+def test_static_export_matches_onnxruntime(name: str, exporter: str, tmp_path: Path):
+    path = model_zoo.export(name, exporter=exporter)
+    feeds = model_zoo.sample_inputs(name)
+    model = compiled(path, tmp_path, model_zoo.input_shape_flag(feeds))
+    assert model.mode == "sink"
+    check(model, path, feeds)
+
+
+@pytest.mark.parametrize(("name", "exporter"), cases(DYNAMIC))
+def test_dynamic_batch_export_runs_host_scheduled(
+    name: str, exporter: str, tmp_path: Path
+):
+    path = model_zoo.export(name, exporter=exporter, dynamic_batch=True)
+    model = compiled(path, tmp_path, None)
+    assert model.mode == "host"
+    for batch in (1, 3):
+        check(model, path, model_zoo.sample_inputs(name, batch))
