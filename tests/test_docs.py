@@ -32,6 +32,13 @@ def test_every_pass_has_an_example_it_changes(name: str):
     assert str(after) != str(before), f"{name} does not change its example"
 
 
+def test_every_op_has_an_example_in_the_round_trip_tests():
+    from ge_dialect.ops import GE_OPS
+
+    examples = docs.op_examples()
+    assert [op.name for op in GE_OPS if op.name not in examples] == []
+
+
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
