@@ -800,18 +800,22 @@ def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
 
 @converts("Shape")
 def convert_shape(ctx: NodeContext) -> list[Value]:
+    """Known when the selected dims are static; else `ge.shape`."""
     shape = ctx.shape(0)
     start, end = ctx.attr("start", 0), ctx.attr("end", len(shape))
     selected = shape[start:end]
-    if -1 in selected:
-        raise Unsupported("of a tensor with dynamic dims")
-    return [np.array(selected, np.int64)]
+    if -1 not in selected:
+        return [np.array(selected, np.int64)]
+    return [ctx.op("shape", ctx.input(0), start=start, end=end)]
 
 
 @converts("Size")
 def convert_size(ctx: NodeContext) -> list[Value]:
-    shape = ctx.static_shape(0)
-    return [np.array(math.prod(shape), np.int64)]
+    """Known when every dim is static; else `ge.size`."""
+    shape = ctx.shape(0)
+    if -1 not in shape:
+        return [np.array(math.prod(shape), np.int64)]
+    return [ctx.op("size", ctx.input(0))]
 
 
 # ---------------------------------------------------------------------------

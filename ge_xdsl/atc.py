@@ -2,7 +2,8 @@
 
 `ge_xdsl.compile` and `ge-atc` both run `compile_offline_model`: a model is
 imported with its framework's front end (`FRONT_ENDS`), then graph fusion
-and constant folding (`fold-batch-norm`, `fold-constants`), the format
+shape and constant folding (`fold-batch-norm`, `fold-shapes`,
+`fold-constants`), the format
 pipeline (`ge-format-pipeline` with `input_format` as data format and the
 `soc_version`'s C0 table), UB fusion (`fuse-ops`), the engine stages
 (`insert-aicpu-cast` with `auto_cast_mode=1`, `partition-engines`,
@@ -339,6 +340,8 @@ MEMORY_STAGE = "plan-memory"
 STREAM_STAGE = "assign-streams"
 """Before memory planning, with `max_streams`."""
 GRAPH_FUSION_STAGE = "fold-batch-norm"
+SHAPE_STAGE = "fold-shapes"
+"""Shape computations over static dims become constants (before folding)."""
 CONSTANT_STAGE = "fold-constants"
 """Before the format pipeline (the graph fusion unless fusion is disabled)."""
 UB_FUSION_STAGE = "fuse-ops"
@@ -384,7 +387,7 @@ def compile_module(
     graph_stages = (GRAPH_FUSION_STAGE,) if options.fusion else ()
     token = FOLD_WEIGHTS.set(weights)
     try:
-        for name in (*graph_stages, CONSTANT_STAGE):
+        for name in (*graph_stages, SHAPE_STAGE, CONSTANT_STAGE):
             run_stage(name)
     finally:
         FOLD_WEIGHTS.reset(token)

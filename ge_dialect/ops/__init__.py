@@ -11,7 +11,8 @@ Families: `structure` (graph, data, const, variable, netoutput),
 `control_flow` (if, case, while, partitioned_call, fused), `trans` (transdata,
 cast and the shape ops), `elementwise` (unary and binary ops, add_n), `nn`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
-(concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions).
+(concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
+`shape_of` (shape, size: a tensor's shape as data).
 Every op class is importable from this package (`from ge_dialect.ops import
 ReluOp`).
 """
@@ -35,6 +36,7 @@ from ge_dialect.ops import (
     movement,
     nn,
     reduce,
+    shape_of,
     structure,
     trans,
 )
@@ -59,6 +61,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     matmul,
     movement,
     reduce,
+    shape_of,
 )
 """The op family modules, in the order the dialect registers their ops."""
 
