@@ -230,8 +230,6 @@ def verify_module(module: Operation, *, check_types: bool = False) -> None:
     each op's declared result types are also checked against its shape
     function (`shape_inference.check_declared_types`).
     """
-    if check_types:
-        from ge_dialect.shape_inference import check_declared_types
     for op in module.walk():
         if isinstance(op, ModuleOp):
             _check_module(op)
@@ -242,7 +240,9 @@ def verify_module(module: Operation, *, check_types: bool = False) -> None:
         except VerifyException as error:
             message = " ".join(str(error).split())
             raise error_at(getattr(error, "op", op), message) from None
-        if check_types:
+        if check_types and op.dialect_name() != "builtin":
+            from ge_dialect.shape_inference import check_declared_types
+
             check_declared_types(op)
 
 
