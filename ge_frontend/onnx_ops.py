@@ -968,3 +968,78 @@ def convert_if(ctx: NodeContext) -> list[Value]:
                 f"whose branches give output #{index} different types ({a} and {b})"
             )
     return results
+
+
+@converts("Loop")
+def convert_loop(ctx: NodeContext) -> list[Value]:
+    """`ge.while` over [iteration, keep going, loop-carried..., captured...].
+
+    The condition region is `iteration < M and keep going` (either part
+    dropped when the node has no M / no cond); the body runs the ONNX body
+    on (iteration, keep going, loop-carried values), then counts one
+    iteration. Enclosing run-time values the body reads ride along as loop
+    variables (regions are isolated from above). Scan outputs (values the
+    body stacks per iteration) are refused.
+    """
+    assert ctx.subgraphs is not None
+    body = ctx.graph("body")
+    carried = [ctx.input(i) for i in range(2, len(ctx.node.input))]
+    if len(body.output) != 1 + len(carried):
+        raise Unsupported("with scan outputs")
+    if len(body.input) != 2 + len(carried):
+        raise ValueError(
+            f"the body takes {len(body.input)} inputs, expected {2 + len(carried)}"
+        )
+    trip_count = ctx.optional_input(0)
+    start = ctx.optional_input(1)
+    captured = _captures(ctx, [body])
+    runtime = [n for n, v in captured.items() if not isinstance(v, np.ndarray)]
+    limit_is_variable = trip_count is not None and not isinstance(
+        trip_count, np.ndarray
+    )
+    emitter = ctx.emitter
+    state = [
+        emitter.tensor(np.array(0, np.int64), f"{ctx.name}/iteration"),
+        emitter.tensor(np.array(True) if start is None else start, f"{ctx.name}/cond"),
+        *(emitter.tensor(v, f"{ctx.name}/v{i}") for i, v in enumerate(carried)),
+        *(captured[n] for n in runtime),
+    ]
+    if limit_is_variable:
+        state.append(trip_count)
+    loop_vars = len(carried)
+
+    def condition(builder: GraphBuilder, *data: SSAValue) -> SSAValue:
+        inner = ctx.emitter.nested(builder)
+        keep: Value = data[1]
+        if trip_count is not None:
+            limit = data[-1] if limit_is_variable else trip_count
+            below = inner.emit("less", [data[0], limit], {}, f"{ctx.name}/below")
+            keep = inner.emit("logical_and", [below, keep], {}, f"{ctx.name}/keep")
+        return inner.tensor(keep, f"{ctx.name}/keep")
+
+    def step(builder: GraphBuilder, *data: SSAValue) -> list[SSAValue]:
+        inner = ctx.emitter.nested(builder)
+        names = [v.name for v in body.input]
+        bound = {**captured, **dict(zip(names, data[: 2 + loop_vars], strict=True))}
+        bound.update(zip(runtime, data[2 + loop_vars :], strict=False))
+        outputs = ctx.subgraphs.body(body, inner, bound)  # type: ignore[union-attr]
+        one = np.array(1, np.int64)
+        following = inner.emit("add", [data[0], one], {}, f"{ctx.name}/next")
+        results = [following, *outputs]
+        results = [
+            inner.tensor(value, f"{ctx.name}/out{i}") for i, value in enumerate(results)
+        ]
+        return [*results, *data[2 + loop_vars :]]
+
+    values = emitter.builder.while_(state, condition, step, name=ctx.name)
+    op = emitter.builder.block.last_op
+    for index, (result, produced) in enumerate(
+        zip(op.results, op.body.block.last_op.operands, strict=True)
+    ):
+        if result.type != produced.type:
+            emitter.builder.block.erase_op(op)
+            raise Unsupported(
+                f"whose loop variable #{index} changes type ({result.type} to "
+                f"{produced.type})"
+            )
+    return values[2 : 2 + loop_vars]
