@@ -6,6 +6,7 @@ single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
 
 from __future__ import annotations
 
+import bisect
 import re
 from difflib import get_close_matches
 
@@ -69,6 +70,7 @@ class LocatedParser(ResourceReadingParser):
         self._line_offset = line_offset
         self._depth = 0
         self._first_use: dict[str, Span] = {}
+        self._newlines: list[int] | None = None
 
     def resolve_operand(
         self, operand: UnresolvedOperand, type: AttributeInvT
@@ -104,13 +106,24 @@ class LocatedParser(ResourceReadingParser):
         finally:
             self._depth -= 1
         if not isinstance(op.location, FileLineColLoc | NameLoc):
-            where = span.get_location()
+            line, column = self._line_and_column(span)
             op.location = FileLineColLoc(
-                StringAttr(where.file),
-                IntAttr(where.line + self._line_offset),
-                IntAttr(where.col),
+                StringAttr(span.input.name),
+                IntAttr(line + self._line_offset),
+                IntAttr(column),
             )
         return op
+
+    def _line_and_column(self, span: Span) -> tuple[int, int]:
+        """1-based line and column where `span` starts (newlines indexed once,
+        so locating every op of a large module stays linear)."""
+        if self._newlines is None:
+            content = span.input.content
+            newline = "\n" if isinstance(content, str) else b"\n"
+            self._newlines = [m.start() for m in re.finditer(newline, content)]
+        line = bisect.bisect_left(self._newlines, span.start)
+        start = self._newlines[line - 1] + 1 if line else 0
+        return line + 1, span.start - start + 1
 
     def _parse_dense_literal_type(self):  # the type of `dense<...> : TYPE`
         start = self._current_token.span

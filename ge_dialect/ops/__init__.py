@@ -12,7 +12,7 @@ Families: `structure` (graph, data, const, variable, netoutput),
 cast and the shape ops), `elementwise` (unary and binary ops, add_n), `nn`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
-`shape_of` (shape, size: a tensor's shape as data).
+`image` (resize), `shape_of` (shape, size: a tensor's shape as data).
 Every op class is importable from this package (`from ge_dialect.ops import
 ReluOp`).
 """
@@ -32,6 +32,7 @@ from ge_dialect.attribute_values import (
 from ge_dialect.ops import (
     control_flow,
     elementwise,
+    image,
     matmul,
     movement,
     nn,
@@ -60,6 +61,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     nn,
     matmul,
     movement,
+    image,
     reduce,
     shape_of,
 )
