@@ -42,7 +42,7 @@ from ge_dialect.value_layout import value_layout
 from ge_runtime.jit import compile_graph, run_graph
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.reference import evaluate, find_graph, input_specs
-from ge_xdsl.atc import CompileOptions, compile_module
+from ge_xdsl.atc import GRAPH_FUSION_STAGES, CompileOptions, compile_module
 from passes import PASSES, get_all_passes
 from passes.fold_constants import FOLD_WEIGHTS, INLINE_LIMIT
 from passes.format_pipeline import FormatPipelinePass
@@ -467,7 +467,7 @@ def test_ge_atc_disable_fusion_and_switch_file(tmp_path: Path, capsys):
 
 def fold_and_fuse(module: ModuleOp, weights: dict[str, np.ndarray]) -> None:
     """ge-atc's graph fusion, fold-constants, the format pipeline, fuse-ops."""
-    for name in (*ge_atc.GRAPH_FUSION_STAGES, "fold-constants"):
+    for name in (*GRAPH_FUSION_STAGES, "fold-constants"):
         run_pass(module, name, weights)
     FormatPipelinePass().apply(Context(), module)
     FuseOpsPass().apply(Context(), module)
