@@ -49,6 +49,7 @@ import numpy as np
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path, read_json_file
+from ge_runtime.compare import largest_magnitude, max_abs_error
 from ge_runtime.npy import load_npy, save_npy
 from ge_runtime.reference import ValueLayout
 
@@ -371,10 +372,6 @@ def compare_dumps(
 def _difference(
     ours: np.ndarray, reference: np.ndarray, rtol: float, atol: float
 ) -> tuple[float, float]:
-    """(max abs error, limit); NaN where only one side has it is infinite."""
-    a, b = ours.astype(np.float64), reference.astype(np.float64)
-    difference = np.abs(a - b)
-    difference[np.isnan(a) & np.isnan(b)] = 0.0
-    error = float(difference.max(initial=0.0))
-    limit = atol + rtol * float(np.nanmax(np.abs(b), initial=0.0))
-    return (float("inf") if np.isnan(error) else error), limit
+    """(max abs error, limit), special values as `ge_runtime.compare` says."""
+    limit = atol + rtol * largest_magnitude(reference)
+    return max_abs_error(ours, reference), limit

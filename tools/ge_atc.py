@@ -78,6 +78,7 @@ from ge_runtime.offline_model import (
     make_offline_model,
 )
 from ge_runtime.profiling import PassTimer
+from ge_runtime.staging import staged
 from passes import get_all_passes
 from passes.assign_streams import MAX_STREAMS
 from passes.fold_constants import FOLD_WEIGHTS
@@ -651,7 +652,9 @@ def run(argv: Sequence[str] | None) -> None:
     with (
         budget_of(args.memory_budget),
         logging_to_stderr(LOGGERS, args.log, LogFormatter()),
+        staged(args.dump_graph) as dump_folder,
     ):
+        args.dump_graph = dump_folder  # the stages go there until the job is done
         job(args)
 
 
