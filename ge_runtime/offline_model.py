@@ -77,8 +77,8 @@ from ge_dialect.schema import (
     MapOf,
     Nullable,
     Object,
-    SchemaError,
     String,
+    check_document,
 )
 from ge_runtime.adapters import expected_dtype
 from ge_runtime.memory import memory_reports
@@ -273,7 +273,11 @@ def encode(model: OfflineModel) -> bytes:
     }
     if model.source_ir is not None:
         payloads[SOURCE_IR] = model.source_ir.encode()
-    sections = [(tag, payloads[tag]) for tag in SECTIONS if tag in payloads]
+    return pack_sections([(tag, payloads[tag]) for tag in SECTIONS if tag in payloads])
+
+
+def pack_sections(sections: list[tuple[bytes, bytes]]) -> bytes:
+    """An offline model file of `(tag, payload)` sections, checksum included."""
     size = (
         HEADER.size
         + SECTION_ENTRY.size * len(sections)
@@ -519,10 +523,7 @@ MANIFEST_SCHEMA = Object(
 
 def check_manifest(manifest: Any, label: str) -> None:
     """GEError at `label` unless `manifest` matches `MANIFEST_SCHEMA`."""
-    try:
-        MANIFEST_SCHEMA.check(manifest, "")
-    except SchemaError as error:
-        raise GEError(f"{label}: error: invalid manifest: {error}") from None
+    check_document(MANIFEST_SCHEMA, manifest, label, "manifest")
 
 
 def read_npz(data: bytes | memoryview, fail: Any) -> dict[str, np.ndarray]:
