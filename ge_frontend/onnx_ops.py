@@ -206,6 +206,12 @@ def convert_cast(ctx: NodeContext) -> list[Value]:
     return [ctx.op("cast", ctx.input(0), dst_type=dtype)]
 
 
+@converts("CastLike")
+def convert_cast_like(ctx: NodeContext) -> list[Value]:
+    """Cast to the dtype of input 1 (only its dtype is read)."""
+    return [ctx.op("cast", ctx.input(0), dst_type=ctx.dtype(1))]
+
+
 @converts("Dropout")
 def convert_dropout(ctx: NodeContext) -> list[Value]:
     """Inference: the identity. The mask output and training mode are not."""

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import affine, arith
+from xdsl.dialects import affine, arith, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
@@ -197,6 +197,10 @@ class NestVectoriser:
         default_factory=dict
     )
     """Result name of a GEMM -> its product buffer, plan and output axes."""
+    _forwarded: dict[affine.StoreOp, tuple[str, list[int], tuple[int, ...]]] = field(
+        default_factory=dict
+    )
+    """Epilogue store -> the GEMM product (in its order) that feeds it."""
 
     # -- analysis -----------------------------------------------------------
 
@@ -623,7 +627,85 @@ class NestVectoriser:
         self.lines.append(f"{name} = {function}({args})")
         return name
 
+    def _forwarded_epilogue(
+        self,
+        store: affine.StoreOp,
+        acc: Accumulation,
+        out_axes: list[int],
+    ) -> affine.StoreOp | None:
+        """The store of an elementwise epilogue the accumulated GEMM product
+        can feed directly, skipping the accumulator: the accumulator is used
+        by this nest only (else freed), read once more after the
+        accumulation, at its index, by the first op of the chain of that
+        store, whose other operands live on the output axes."""
+        root = self._memref(store.memref)
+        statements = {s.op for s in self.statements}
+        if any(
+            use.operation not in statements
+            and not isinstance(use.operation, memref.DeallocOp)
+            for use in root.uses
+        ):
+            return None
+        index = _canonical(self.access_index(store))
+        reads = [
+            s.op
+            for s in self.statements
+            if isinstance(s.op, affine.LoadOp)
+            and self._memref(s.op.memref) == root
+            and s.op is not acc.load
+        ]
+        if len(reads) != 1 or _canonical(self.access_index(reads[0])) != index:
+            return None
+        (read,) = reads
+        if not read.result.has_one_use():
+            return None
+        user = next(iter(read.result.uses)).operation
+        for target in self.statements:
+            if not isinstance(target.op, affine.StoreOp) or target.op is store:
+                continue
+            chain = self._chain(target.op)
+            if not chain or chain[0] is not user or chain[0].operands[0] != read.result:
+                continue
+            if frozenset(self._ix_deps(self.access_index(target.op))) != frozenset(
+                out_axes
+            ) or numpy_dtype(target.op.memref.type) != numpy_dtype(read.result.type):
+                return None
+            others = [v for member in chain for v in member.operands[1:]]
+            if all(self._live(v) <= set(out_axes) for v in others):
+                return target.op
+            return None
+        return None
+
+    def _emit_forwarded(self, op: affine.StoreOp, chain: list[Operation]) -> None:
+        """An epilogue chain on the GEMM product in its own order, then one
+        relayout into the store's target (see `_forwarded_epilogue`)."""
+        ordered, out_axes, back = self._forwarded[op]
+        out_shape = tuple(self.axes[a].extent for a in out_axes)
+        for member in chain:
+            args = []
+            for value in member.operands[1:]:
+                deps = self._live(value)
+                shape = tuple(self.axes[a].extent if a in deps else 1 for a in out_axes)
+                name = self.value(value)
+                args.append(  # a value for every element: 0-d, not grid-shaped
+                    f"np.reshape({name}, {shape}).transpose({back})"
+                    if deps
+                    else f"np.reshape({name}, ())"
+                )
+            function = self.env.add_global(scalar_function(member), "f")
+            self.lines.append(
+                f"{function}({', '.join([ordered, *args])}, out={ordered})"
+            )
+        self.env.namespace["copy_into"] = copy_into
+        view = self._view(op)
+        self.lines.append(
+            f"copy_into(np.reshape({view}, {out_shape}).transpose({back}), {ordered})"
+        )
+
     def _emit_store(self, op: affine.StoreOp) -> None:
+        if op in self._forwarded:
+            self._emit_forwarded(op, self._chain(op))
+            return
         view = self._view(op)
         chain = self._chain(op)
         if chain and view.startswith("strided_view"):
@@ -724,9 +806,18 @@ class NestVectoriser:
                     self.axes[a].extent if a in deps else 1 for a in out_axes
                 )
                 first = f"np.reshape({start or target}, {start_shape})"
+                ordered = f"{name}.reshape({plan.order_shape})"
+                forward = self._forwarded_epilogue(op, acc, out_axes)
+                if forward is not None:
+                    # the accumulator is this nest's alone and only feeds an
+                    # elementwise epilogue: run it in the product's order too
+                    self.lines.append(
+                        f"np.add({ordered}, {first}.transpose({back}), out={ordered})"
+                    )
+                    self._forwarded[forward] = (ordered, out_axes, back)
+                    return
                 self.lines.append(
-                    f"add_into({name}.reshape({plan.order_shape}), "
-                    f"{first}.transpose({back}), "
+                    f"add_into({ordered}, {first}.transpose({back}), "
                     f"np.reshape({target}, {out_shape}).transpose({back}))"
                 )
                 return

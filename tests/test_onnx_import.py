@@ -474,6 +474,17 @@ CASES: dict[str, Case] = {
     "transpose_default": Case([node("Transpose", ["x"])], {"x": X4}),
     "transpose_perm": Case([node("Transpose", ["x"], perm=[0, 2, 3, 1])], {"x": X4}),
     "cast_to_int32": Case([node("Cast", ["x"], to=TensorProto.INT32)], {"x": X4 * 10}),
+    "castlike_to_int32": Case(
+        [node("CastLike", ["x", "like"])],
+        {"x": X4 * 10, "like": np.zeros((2,), np.int32)},
+        opset=15,
+    ),
+    "castlike_constant_like_to_float16": Case(
+        [node("CastLike", ["x", "like"])],
+        {"x": X4},
+        {"like": np.zeros((), np.float16)},
+        opset=19,
+    ),
     "identity": Case([node("Identity", ["x"])], {"x": X4}),
     # Elementwise.
     "relu_sigmoid_tanh": Case(

@@ -355,6 +355,9 @@ def test_check_states_what_ran_on_the_jit(tmp_path: Path, capsys) -> None:
     assert "check: JIT vs reference on 2 ops" in lines
     assert lines[-1].startswith("benchmark: 3 runs, median ")  # printed last
     assert " ms (min " in lines[-1] and " ms, max " in lines[-1]
+    reference = [str(graph), "--random-inputs", "--reference", "--benchmark", "2"]
+    assert ge_run.main([*reference, f"--output-dir={tmp_path / 'r'}"]) == 1
+    assert "--benchmark times what ge-run runs" in capsys.readouterr().err
 
 
 def test_check_fails_when_an_op_did_not_run_on_the_jit(

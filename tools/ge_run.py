@@ -631,7 +631,18 @@ def run_loop_module(
                 raise GEError(
                     f"error: argument #{position} of @{compiled.name} is missing"
                 )
-        results = list(compiled(*arguments))
+        weights_at = {
+            position: array
+            for position, (attrs, array) in enumerate(
+                zip(compiled.arg_attrs, arguments, strict=True)
+            )
+            if "ge.weight" in attrs
+        }
+        bound = compiled.bind(weights_at)  # weights packed once, as for a graph
+        free = [a for i, a in enumerate(arguments) if i not in weights_at]
+        results = list(bound(*free))
+        if args.benchmark:
+            args.benchmark_line = benchmark(lambda: bound(*free), args.benchmark)
         return Outputs(results, [None] * len(results))
     except JITError as error:
         raise GEError(f"error: {error}") from None
@@ -733,6 +744,8 @@ MODES: dict[str, Mode] = {
 
 def select_mode(args: argparse.Namespace) -> Mode:
     """The mode the command line asks for."""
+    if args.benchmark and args.reference:
+        raise GEError("error: --benchmark times what ge-run runs; drop --reference")
     if args.trace and args.reference:
         raise GEError("error: --trace shows the scheduled run; drop --reference")
     if args.dump_stored and not args.dump:
