@@ -1,19 +1,16 @@
-"""Output folders written in full or not at all.
+"""Writing files so that a failure leaves nothing half-written.
 
-A tool that fills a folder while it works (`ge-run --dump DIR`, `ge-atc
+`write_atomically` writes one file through a temporary one. A tool that
+fills a folder while it works (`ge-run --dump DIR`, its outputs, `ge-atc
 --dump-graph DIR`) writes into a `StagedDirectory` instead: the files go to a
 hidden sibling `.DIR.partial-XXXX`, and only when the whole job succeeded
 does `commit` move them into DIR; on failure `discard` removes them, and any
 folder the staging had to create, so a failed run leaves nothing behind.
 
 ```python
-staged = StagedDirectory("dump/")
-writer = DumpWriter(staged.path)       # writes dump/../.dump.partial-1a2b/...
-...
-staged.commit()                        # now dump/manifest.json, dump/conv1.npy
-
-with staged("dump/") as folder:         # the same, committed if the body succeeds
-    ...
+with staged("dump/") as folder:         # writes go to .dump.partial-1a2b/
+    DumpWriter(folder).add(...)
+# now dump/manifest.json, dump/conv1.npy; nothing if the body raised
 ```
 """
 
@@ -27,6 +24,31 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
+
+
+def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write `data` to `path` through a temporary file, so failures leave nothing."""
+    target = Path(path)
+    if target.is_dir():
+        raise GEError(f"error: cannot write '{target}': it is a directory")
+    mode = "wb" if isinstance(data, bytes) else "w"
+    try:
+        fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(target)) from None
+    try:
+        with os.fdopen(fd, mode) as stream:
+            stream.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
+        os.replace(temp, target)
+    except OSError as error:  # name the file the user asked for, not the temp
+        Path(temp).unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror, str(target)) from None
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 class StagedDirectory:
