@@ -773,13 +773,27 @@ def test_conv2d_transpose_on_nc1hwc0():
     check(nc1hwc0_graph("float32", (1, 17, 4, 4), body))
 
 
-def test_gather_has_no_lowering():
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_gather_lowers_with_negative_indices(axis, dtype):
     b = GraphBuilder("g")
-    x = b.data([4, 3], "float32")
-    index = b.data([2], "int32")
-    b.output(b.gather(x, index))
-    with pytest.raises(GEError, match="'ge.gather' op has no loop lowering"):
-        lower_graph(b.build().body.block.first_op)
+    x = b.data([4, 3, 5], "float32")
+    index = b.data([2, 3], dtype)
+    b.output(b.gather(x, index, axis=axis))
+    size = (4, 3, 5)[axis]
+    indices = np.array([[0, -1, size - 1], [1, -size, 0]], dtype)
+    x_value = np.random.default_rng(15).standard_normal((4, 3, 5)).astype(np.float32)
+    text = check(b.build(), {0: x_value, 1: indices})
+    assert "memref.load" in text
+
+
+def test_gather_from_a_blocked_layout_has_no_lowering():
+    def body(b, x):
+        return b.gather(x, b.data([2], "int32"), axis=1)
+
+    module = nc1hwc0_graph("float32", (1, 17, 3, 3), body)
+    with pytest.raises(GEError, match="no loop lowering for a gather from a blocked"):
+        lower_graph(module.body.block.first_op)
 
 
 def test_all_lowered_modules_verify_with_iree_opt():
@@ -840,3 +854,20 @@ def test_light_model_through_pipeline_and_jit_matches_onnxruntime(name):
 
 
 # -- completeness ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_div_truncates_and_integer_pow_lowers(dtype):
+    """ONNX integer Div truncates toward zero (also with mixed signs); integer
+    Pow computes in float64 and truncates back, as the kernel does."""
+    b = GraphBuilder("g")
+    x = b.data([3, 17], dtype)
+    y = b.data([3, 17], dtype)
+    b.output(b.div(x, y), b.pow(x, b.data([3, 17], dtype)))
+    rng = np.random.default_rng(16)
+    numerators = rng.integers(-50, 50, (3, 17)).astype(dtype)
+    denominators = rng.integers(1, 7, (3, 17)).astype(dtype)
+    denominators[0] *= -1  # negative divisors too
+    exponents = rng.integers(0, 4, (3, 17)).astype(dtype)
+    text = check(b.build(), {0: numerators, 1: denominators, 2: exponents})
+    assert "arith.divsi" in text and "math.powf" in text

@@ -15,7 +15,6 @@ from xdsl.ir import Operation
 from ge_dialect.ops import (
     ConstOp,
     DataOp,
-    GatherOp,
     GraphOp,
     NetOutputOp,
     VariableOp,
@@ -34,7 +33,6 @@ NOT_LOWERED: dict[type[Operation], str] = {
     ConstOp: "a constant: a memref.global or a ge.weight argument",
     NetOutputOp: "the graph's results: the func.return",
     VariableOp: "state kept across runs, which a loop function has no place for",
-    GatherOp: "data-dependent indexing: it runs as a host fallback",
 }
 """Op class -> why it is not lowered to loops."""
 
