@@ -223,6 +223,8 @@ def verify_module(module: Operation) -> None:
             raise error_at(op, misspelled)
         try:
             op.verify(verify_nested_ops=False)
+            if verify_result_types := getattr(op, "verify_result_types", None):
+                verify_result_types()
         except VerifyException as error:
             message = " ".join(str(error).split())
             raise error_at(getattr(error, "op", op), message) from None

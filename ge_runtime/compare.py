@@ -21,8 +21,8 @@ import numpy as np
 
 def max_abs_error(ours: np.ndarray, reference: np.ndarray) -> float:
     """max |ours - reference| over the elements, special values as above."""
-    a = np.asarray(ours, dtype=np.float64)
-    b = np.asarray(reference, dtype=np.float64)
+    a = np.atleast_1d(np.asarray(ours, dtype=np.float64))
+    b = np.atleast_1d(np.asarray(reference, dtype=np.float64))
     same = (a == b) | (np.isnan(a) & np.isnan(b))
     with np.errstate(invalid="ignore", over="ignore"):
         difference = np.abs(a - b)
@@ -33,6 +33,6 @@ def max_abs_error(ours: np.ndarray, reference: np.ndarray) -> float:
 
 def largest_magnitude(reference: np.ndarray) -> float:
     """max |reference| over its finite elements (0 if it has none)."""
-    values = np.asarray(reference, dtype=np.float64)
+    values = np.atleast_1d(np.asarray(reference, dtype=np.float64))
     finite = values[np.isfinite(values)]
     return float(np.abs(finite).max(initial=0.0))
