@@ -376,6 +376,8 @@ MEMORY_STAGE = "plan-memory"
 STREAM_STAGE = "assign-streams"
 """Before memory planning, with `--max-streams`."""
 GRAPH_FUSION_STAGE = "fold-batch-norm"
+SHAPE_STAGE = "fold-shapes"
+"""Shape computations over static dims become constants (before folding)."""
 CONSTANT_STAGE = "fold-constants"
 """Before the format pipeline (the graph fusion unless `--disable-fusion`)."""
 UB_FUSION_STAGE = "fuse-ops"
@@ -423,7 +425,7 @@ def compile_module(
     graph_stages = (GRAPH_FUSION_STAGE,) if options.fusion else ()
     token = FOLD_WEIGHTS.set(weights)
     try:
-        for name in (*graph_stages, CONSTANT_STAGE):
+        for name in (*graph_stages, SHAPE_STAGE, CONSTANT_STAGE):
             run_stage(name)
     finally:
         FOLD_WEIGHTS.reset(token)
