@@ -28,6 +28,18 @@ version, the declared size against the real one (truncation, trailing
 bytes), the checksum, the section table, then each section's contents, and
 reports the first problem as a one-line `GEError`.
 
+The SHA-256 detects corruption (a truncated copy, a flipped byte); it
+authenticates nothing: anyone can edit a section and write a new checksum,
+so a file from an untrusted source is untrusted input like any other. Every
+section is therefore validated on its own: the manifest against
+`MANIFEST_SCHEMA` (every field and its type, `soc_version` a known target,
+dims in int64, keys given once, nesting bounded), the IR by the parser and
+the verifier (nesting, dataflow order, sizes within the memory budget), the
+manifest's interface, target and memory report against what the IR says,
+and each weight against the dtype and storage shape of the constant reading
+it. Weights are `.npy` members whose headers are checked against the bytes
+there; nothing is ever unpickled.
+
 ```python
 save_offline_model("net.om", module, weights, {"compile_options": {...}},
                    source=imported_module)

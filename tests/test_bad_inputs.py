@@ -113,6 +113,62 @@ def nested_attribute(depth: int) -> str:
     )
 
 
+SINGLEOP_CONV: dict[str, Any] = {
+    "op": "Conv2D",
+    "input_desc": [
+        {
+            "name": "x",
+            "format": "NC1HWC0",
+            "origin_format": "NCHW",
+            "shape": [1, 2, 8, 8, 16],
+            "origin_shape": [1, 17, 8, 8],
+            "type": "float16",
+        },
+        {
+            "name": "filter",
+            "format": "FRACTAL_Z",
+            "origin_format": "NCHW",
+            "shape": [18, 3, 16, 16],
+            "origin_shape": [33, 17, 3, 3],
+            "type": "float16",
+        },
+        {"name": "bias", "format": "ND", "shape": [33], "type": "float16"},
+    ],
+    "output_desc": [
+        {
+            "format": "NC1HWC0",
+            "origin_format": "NCHW",
+            "shape": [1, 3, 8, 8, 16],
+            "origin_shape": [1, 33, 8, 8],
+            "type": "float16",
+        }
+    ],
+    "attr": [
+        {"name": "strides", "type": "list_int", "value": [1, 1, 1, 1]},
+        {"name": "pads", "type": "list_int", "value": [1, 1, 1, 1]},
+        {"name": "dilations", "type": "list_int", "value": [1, 1, 1, 1]},
+        {"name": "groups", "type": "int", "value": 1},
+        {"name": "data_format", "type": "string", "value": "NCHW"},
+        {"name": "offset_x", "type": "int", "value": 0},
+    ],
+}
+"""A valid single-op description: a 3x3 Conv2D from 17 to 33 channels, in
+storage formats (`ge-atc --singleop`)."""
+
+
+def singleop(edits: dict[str, Any]) -> str:
+    """`SINGLEOP_CONV` as a one-op `--singleop` file, with `edits` applied:
+    `{"input_desc.0.origin_shape.1": -17}` replaces that one field."""
+    op = json.loads(json.dumps(SINGLEOP_CONV))
+    for path, value in edits.items():
+        *parents, last = (int(key) if key.isdigit() else key for key in path.split("."))
+        holder = op
+        for key in parents:
+            holder = holder[key]
+        holder[last] = value
+    return json.dumps([op], indent=1) + "\n"
+
+
 def repeated(text: str, count: int) -> str:
     """`text` `count` times."""
     return text * count
@@ -123,6 +179,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "nested_json": nested_json,
     "nested_attribute": nested_attribute,
     "repeated": repeated,
+    "singleop": singleop,
 }
 """Generators of inputs too big (or too repetitive) to keep in the corpus."""
 
