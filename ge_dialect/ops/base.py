@@ -30,7 +30,6 @@ from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attribute_values import attribute_value
-from ge_dialect.dtypes import dtype_name
 from ge_dialect.layout import check_tensor_type, shape_of
 
 if TYPE_CHECKING:
@@ -88,52 +87,6 @@ class GEOperation(IRDLOperation):
     def value_of(self, name: str) -> Any:
         """The attribute `name` as a Python value (its default if absent)."""
         return attribute_value(self, name)
-
-    def verify_result_types(self) -> None:
-        """Raise VerifyException unless the declared result types agree with
-        the op's shape function: same count, rank and dtype, and every dim
-        both sides know equal (a declared `?`, or a dim the function cannot
-        know, agrees with anything). Otherwise the lowering and the kernels
-        would write a buffer of one shape as another. `verify_module` runs it
-        after the op's own verifier, whose messages are more specific."""
-        from ge_dialect.shape_inference import (  # it runs the op classes
-            ShapeError,
-            has_shape_function,
-            infer_shapes,
-            shape_function_attributes,
-        )
-
-        operands = [v.type for v in self.operands]
-        results = [v.type for v in self.results]
-        if not has_shape_function(self) or not all(
-            isinstance(t, TensorType) for t in (*operands, *results)
-        ):
-            return
-        try:
-            inferred = infer_shapes(
-                self,
-                [shape_of(t) for t in operands],  # type: ignore[arg-type]
-                [dtype_name(t.element_type) for t in operands],  # type: ignore[attr-defined]
-                shape_function_attributes(self),
-            )
-        except ShapeError as error:
-            raise VerifyException(str(error)) from None
-        if len(inferred) != len(results):
-            raise VerifyException(
-                f"has {len(results)} results, its shape function gives {len(inferred)}"
-            )
-        for index, ((shape, dtype), declared) in enumerate(
-            zip(inferred, results, strict=True)
-        ):
-            ours = shape_of(declared)  # type: ignore[arg-type]
-            agree = len(ours) == len(shape) and all(
-                -1 in (d, i) or d == i for d, i in zip(ours, shape, strict=True)
-            )
-            if not agree or dtype_name(declared.element_type) != dtype:  # type: ignore[attr-defined]
-                raise VerifyException(
-                    f"result #{index} is declared {declared}, but its operands "
-                    f"give {dtype}{list(shape)}"
-                )
 
     def derived_attributes(self) -> dict[str, Any]:
         """Values of absent attributes that the op's types imply."""

@@ -75,8 +75,8 @@ ge.graph @no_concat_mismatch {
 
 // -----
 
-// A declared rank the shape function contradicts (the verifier's rule).
-// CHECK: errors.mlir:82:3: error: 'ge.reshape' op result #0 is declared tensor<?x?x?x?xf32, #ge.layout<NCHW>>, but its operands give float32[1, 2, 3, 4, 5]
+// A declared layout the inferred rank cannot carry.
+// CHECK: errors.mlir:82:3: error: 'ge.reshape' op result #0: inferred type tensor<1x2x3x4x5xf32, #ge.layout<NCHW>> does not fit its layout: rank 5 is too large for origin format NCHW (rank 4)
 ge.graph @no_layout_for_inferred_rank {
   %a = ge.data {index = 0 : i64} : tensor<120xf32>
   %r = ge.reshape %a {shape = array<i64: 1, 2, 3, 4, 5>} : tensor<120xf32> -> tensor<?x?x?x?xf32, #ge.layout<NCHW>>
