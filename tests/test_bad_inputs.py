@@ -470,7 +470,15 @@ def test_bad_input_fails_cleanly(case: Case, corpus_results):
 
 def test_the_valid_inputs_are_valid(tmp_path: Path, capfd):
     """The flags and runtime cases fail because of what they change only."""
-    from tools import ge_opt, ge_run, ge_translate
+    from tools import ge_atc, ge_opt, ge_run, ge_translate
+
+    (tmp_path / "ops.json").write_text(singleop({}))
+    assert (
+        ge_atc.main(
+            [f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'ops'}"]
+        )
+        == 0
+    )
 
     out = tmp_path / "out"
     assert (

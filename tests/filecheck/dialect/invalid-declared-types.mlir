@@ -26,12 +26,32 @@ ge.graph @pool_result_declared_wrong {
 
 // -----
 
-// Results declared with unknown dims are placeholders (infer-shape fills them).
-// CHECK-LABEL: ge.graph @placeholder_result
-// CHECK:         ge.conv2d {{.*}} -> tensor<?x?x?x?xf32>
-ge.graph @placeholder_result {
+// A result dtype the operands do not give (conv2d's verifier checks shapes only).
+ge.graph @conv_dtype_declared_wrong {
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32>
   %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
-  %y = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x?x?x?xf32>
-  ge.netoutput %y : tensor<?x?x?x?xf32>
+  // CHECK: {{.*}}invalid-declared-types.mlir:[[# @LINE + 1]]:3: error: 'ge.conv2d' op inferred type tensor<1x4x6x6xf32> is incompatible with result #0 type tensor<1x4x6x6xf16>
+  %y = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf16>
+  ge.netoutput %y : tensor<1x4x6x6xf16>
+}
+
+// -----
+
+// A declared rank other than the shape attribute's (same element count).
+ge.graph @reshape_rank_declared_wrong {
+  %a = ge.data {index = 0 : i64} : tensor<120xf32>
+  // CHECK: {{.*}}invalid-declared-types.mlir:[[# @LINE + 1]]:3: error: 'ge.reshape' op inferred type tensor<1x2x3x4x5xf32> is incompatible with result #0 type tensor<2x3x4x5xf32>
+  %r = ge.reshape %a {shape = array<i64: 1, 2, 3, 4, 5>} : tensor<120xf32> -> tensor<2x3x4x5xf32>
+  ge.netoutput %r : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// A matmul result with the left operand's columns instead of the right's.
+ge.graph @matmul_declared_wrong {
+  %a = ge.data {index = 0 : i64} : tensor<17x33xf32>
+  %b = ge.data {index = 1 : i64} : tensor<33x100xf32>
+  // CHECK: {{.*}}invalid-declared-types.mlir:[[# @LINE + 1]]:3: error: 'ge.matmul' op inferred type tensor<17x100xf32> is incompatible with result #0 type tensor<17x33xf32>
+  %r = ge.matmul %a, %b : (tensor<17x33xf32>, tensor<33x100xf32>) -> tensor<17x33xf32>
+  ge.netoutput %r : tensor<17x33xf32>
 }
