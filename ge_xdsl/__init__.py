@@ -1,0 +1,1 @@
+"""GE-xDSL from Python."""

@@ -1,0 +1,453 @@
+"""`torch.compile(model, backend="ge")`: PyTorch's graphs compiled and run by GE-xDSL.
+
+GE's online scenario (TorchAir): the framework hands GE graphs whose tensors
+carry no formats; GE infers the origin formats from its anchors, picks the
+storage formats, compiles and runs. Here:
+
+```python
+compiled = torch.compile(model, backend="ge")      # found by its entry point
+compiled = torch.compile(model, backend="ge", dynamic=True,
+                         options={"soc_version": "Ascend910"})
+y = compiled(x)                                     # the first call compiles
+```
+
+1. **Capture.** TorchDynamo traces the Python code into FX graphs (a graph
+   break where it cannot); aot_autograd turns each into an inference graph
+   of ATen ops (functional, views included), decomposing to core ATen only
+   the ops `ge_frontend.torch_ops` has no converter for
+   (`decomposition_table`).
+2. **Import** (`ge_frontend.torch_fx`): placeholders that are parameters or
+   buffers (aot_autograd's static inputs, not mutated by the graph) become
+   weights; the rest are `ge.data` inputs; symbolic sizes are `?` dims.
+3. **Graph breaks.** An ATen node `ge` cannot express (the importer says why)
+   is left to eager PyTorch: the graph is split (torch's capability-based
+   partitioner) into `ge` partitions and those nodes, one warning each
+   (`graph break at node ...`), recorded in `STATS.graph_breaks`; `explain`
+   adds them to torch's own explanation. Never a wrong result.
+4. **Compile**: ge-atc's chain (graph fusion, constant folding, the format
+   pipeline, UB fusion, engines, `mark-fallback`, memory planning) with the
+   options (`soc_version`; `precision_mode` as far as implemented), its
+   weights laid out once.
+5. **Run** through `ge_runtime.scheduler.compile_model`, ge-run's JIT path:
+   static shapes sink the graph (one JIT call, weights packed once at the
+   first run); symbolic sizes run under host scheduling, op by op with a
+   kernel JIT-compiled per shape and fallback dispatch for the ops
+   `mark-fallback` marks (`<name>, setting fallback attribute`).
+
+Recompiles are TorchDynamo's (a guard fails: a new shape, dtype, ...), each
+counted in `STATS.compiles`; torch bounds them per frame
+(`torch._dynamo.config.recompile_limit`). A parameter replaced or changed
+in place after compiling is seen (identity and version counter) and the
+graph is rebuilt, counted in `STATS.rebuilds`. Training graphs compile the
+same way: the forward graph runs on `ge`, the backward graph too wherever
+its ATen ops have converters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import fx
+
+from ge_dialect.diagnostics import GEError
+from ge_frontend.torch_fx import (
+    FxGraphImport,
+    example_of,
+    import_fx_graph,
+    op_label,
+)
+from ge_frontend.torch_ops import decomposition_table
+
+LOG = logging.getLogger("ge_xdsl.torch")
+
+BACKEND_NAME = "ge"
+"""The name `torch.compile(..., backend=...)` finds this backend by."""
+
+PRECISION_MODES = ("force_fp32", "must_keep_origin_dtype")
+"""ATC `--precision_mode` values the compile implements: every op in the
+graph's own dtype (the fp16 modes are not implemented yet)."""
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """`torch.compile(..., options={...})` for the `ge` backend (ATC's names)."""
+
+    soc_version: str | None = None
+    """The target SoC (`Ascend910`, ...; `ge_dialect/data/targets`)."""
+    precision_mode: str = "force_fp32"
+    fusion: bool = True
+    """Graph and UB fusion (ATC's fusion switch, all rules)."""
+    auto_cast_mode: int = 1
+    """ATC's `--auto_cast_mode`: casts around AI CPU ops lacking a dtype
+    (on by default: an online graph cannot be re-exported in other dtypes)."""
+
+    @classmethod
+    def parse(cls, options: Mapping[str, Any] | None) -> BackendOptions:
+        """Validated options (a one-line GEError for a bad name or value)."""
+        options = dict(options or {})
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise GEError(
+                f"error: unknown ge backend option '{unknown[0]}' (options: "
+                f"{', '.join(sorted(known))})"
+            )
+        parsed = cls(**options)
+        if parsed.soc_version is not None:
+            from ge_dialect.formats import FormatError, get_target
+
+            try:
+                get_target(parsed.soc_version)
+            except FormatError as error:
+                raise GEError(f"error: soc_version: {error}") from None
+        if parsed.precision_mode not in PRECISION_MODES:
+            raise GEError(
+                f"error: precision_mode '{parsed.precision_mode}' is not "
+                f"implemented (implemented: {', '.join(PRECISION_MODES)})"
+            )
+        return parsed
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """An ATen node left to eager PyTorch, and why."""
+
+    op: str
+    node: str
+    reason: str
+    stack: str | None = None
+    """The user code that produced the node (torch's `stack_trace`)."""
+
+
+@dataclass
+class BackendStats:
+    """What the backend did in this process (reset with `reset_stats`)."""
+
+    compiles: int = 0
+    """FX graphs compiled (TorchDynamo's compiles and recompiles)."""
+    rebuilds: int = 0
+    """Graphs compiled again because a parameter changed after compiling."""
+    partitions: int = 0
+    """`ge` graphs compiled (several per FX graph with graph breaks)."""
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    compile_seconds: float = 0.0
+
+
+STATS = BackendStats()
+
+
+def reset_stats() -> None:
+    """Forget what `STATS` counted."""
+    global STATS
+    STATS = BackendStats()
+
+
+# ---------------------------------------------------------------------------
+# The backend
+# ---------------------------------------------------------------------------
+
+
+def ge_backend(
+    graph_module: fx.GraphModule,
+    example_inputs: Sequence[Any],
+    *,
+    options: Mapping[str, Any] | None = None,
+) -> Callable[..., Any]:
+    """The `torch.compile` backend: aot_autograd, then `ge` for each graph."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    parsed = BackendOptions.parse(options)
+    real_inputs = list(example_inputs)
+
+    def compile_graph(gm: fx.GraphModule, fake_inputs: Sequence[Any]) -> Any:
+        return CompiledGraph.build(gm, _constants(gm, fake_inputs, real_inputs),
+                                   _names(graph_module), parsed)
+
+    return aot_autograd(
+        fw_compiler=compile_graph,
+        bw_compiler=compile_graph,
+        decompositions=decomposition_table(),
+    )(graph_module, example_inputs)
+
+
+def _constants(
+    gm: fx.GraphModule, fake_inputs: Sequence[Any], real_inputs: Sequence[Any]
+) -> dict[int, torch.Tensor]:
+    """The placeholders that are parameters or buffers the graph does not
+    mutate (aot_autograd's static inputs), with their real values."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    metadata = context.fw_metadata if context is not None else None
+    if metadata is None or len(fake_inputs) != len(real_inputs):
+        return {}  # a graph whose inputs are not the traced frame's (backward)
+    constants = {}
+    for index in metadata.static_input_indices:
+        info = metadata.input_info[index] if index < len(metadata.input_info) else None
+        real, fake = real_inputs[index], fake_inputs[index]
+        if info is None or info.mutates_data or info.mutates_metadata:
+            continue
+        if (
+            isinstance(real, torch.Tensor)
+            and isinstance(fake, torch.Tensor)
+            and real.shape == fake.shape
+            and real.dtype == fake.dtype
+            and real.device.type == "cpu"
+        ):
+            constants[index] = real
+    return constants
+
+
+def _names(graph_module: fx.GraphModule) -> dict[int, str]:
+    """Placeholder position -> the parameter's dotted name (`layer1.0.weight`)."""
+    names = {}
+    placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
+    for index, node in enumerate(placeholders):
+        source = getattr(node, "_dynamo_source", None)
+        parts = []
+        while source is not None and hasattr(source, "base"):
+            key = getattr(source, "index", getattr(source, "member", None))
+            if isinstance(key, str) and key not in ("_modules", "_parameters",
+                                                    "_buffers"):
+                parts.append(key)
+            source = source.base
+        if parts:
+            names[index] = ".".join(reversed(parts))
+    return names
+
+
+# ---------------------------------------------------------------------------
+# A compiled FX graph
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class CompiledGraph:
+    """An aot_autograd graph compiled by `ge`: one `ge` graph, or partitions
+    with the unsupported nodes between them (run by the split FX module)."""
+
+    graph_module: fx.GraphModule
+    constants: dict[int, torch.Tensor]
+    names: dict[int, str]
+    options: BackendOptions
+    runner: Callable[[Sequence[Any]], list[Any]] | None = None
+    versions: dict[int, int] = field(default_factory=dict)
+    _boxed_call = True
+
+    @classmethod
+    def build(
+        cls,
+        graph_module: fx.GraphModule,
+        constants: dict[int, torch.Tensor],
+        names: dict[int, str],
+        options: BackendOptions,
+    ) -> CompiledGraph:
+        """Import and compile `graph_module` (counted in `STATS.compiles`)."""
+        compiled = cls(graph_module, constants, names, options)
+        STATS.compiles += 1
+        compiled._compile()
+        return compiled
+
+    def _compile(self) -> None:
+        start = time.perf_counter()
+        with _real_tensors():
+            self.runner = compile_partitions(
+                self.graph_module, self.constants, self.names, self.options
+            )
+        self.versions = {i: t._version for i, t in self.constants.items()}
+        STATS.compile_seconds += time.perf_counter() - start
+
+    def __call__(self, args: list[Any]) -> list[Any]:
+        """Run on a call's arguments (aot_autograd's boxed calling convention)."""
+        if any(
+            args[i] is not tensor or tensor._version != self.versions[i]
+            for i, tensor in self.constants.items()
+        ):
+            LOG.info("a parameter changed since compiling: compiling again")
+            self.constants = {i: args[i] for i in self.constants}
+            STATS.rebuilds += 1
+            self._compile()
+        assert self.runner is not None
+        outputs = self.runner(args)
+        args.clear()
+        return outputs
+
+
+def compile_partitions(
+    graph_module: fx.GraphModule,
+    constants: Mapping[int, torch.Tensor],
+    names: Mapping[int, str],
+    options: BackendOptions,
+) -> Callable[[Sequence[Any]], list[Any]]:
+    """A function of a call's arguments running `graph_module`: one `ge`
+    graph when every node converts, else `ge` partitions around the
+    unsupported nodes, which eager PyTorch runs."""
+    imported = import_fx_graph(graph_module, constants, names=names)
+    if not imported.unsupported:
+        return GeGraph(imported, options)
+    for node, reason in imported.unsupported.items():
+        record_graph_break(node, reason)
+    split = split_graph(graph_module, set(imported.unsupported))
+    for name, submodule in list(split.named_children()):
+        runner = compile_partitions(
+            submodule, _partition_constants(submodule, imported), {}, options
+        )
+        (output,) = submodule.graph.find_nodes(op="output")
+        single = not isinstance(output.args[0], tuple | list)
+        setattr(split, name, PartitionModule(runner, single))
+    return lambda args: list(split(*args))
+
+
+def record_graph_break(node: fx.Node, reason: str) -> None:
+    """Log one line for an unsupported node and remember it in `STATS`."""
+    label = op_label(node)
+    why = reason.removeprefix(f"{label}: ")
+    stack = node.meta.get("stack_trace")
+    LOG.warning("graph break at node '%s': %s %s; eager PyTorch runs it",
+                node.name, label, why)
+    STATS.graph_breaks.append(GraphBreak(label, node.name, why, stack))
+
+
+def split_graph(graph_module: fx.GraphModule, unsupported: set[fx.Node]) -> fx.GraphModule:
+    """`graph_module` with its supported nodes fused into submodules
+    (`fused_N`), the unsupported ones between them."""
+    import operator
+
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+    from torch.fx.passes.operator_support import OperatorSupportBase
+
+    class Supported(OperatorSupportBase):
+        def is_node_supported(self, submodules: Any, node: fx.Node) -> bool:
+            if node.target is operator.getitem:
+                return node.args[0] not in unsupported
+            return node.op == "call_function" and node not in unsupported
+
+    partitioner = CapabilityBasedPartitioner(
+        graph_module, Supported(), allows_single_node_partition=True
+    )
+    return partitioner.fuse_partitions(partitioner.propose_partitions())
+
+
+def _partition_constants(
+    partition: fx.GraphModule, imported: FxGraphImport
+) -> dict[int, torch.Tensor]:
+    """A partition's placeholders that hold import-time values of the whole
+    graph (parameters, and what was folded from them), by position."""
+    import numpy as np
+
+    from ge_frontend.torch_fx import to_torch
+
+    known = {
+        node.name: value
+        for node, value in imported.host.values.items()
+        if isinstance(value, np.ndarray)
+    }
+    placeholders = partition.graph.find_nodes(op="placeholder")
+    return {
+        index: to_torch(known[node.name])
+        for index, node in enumerate(placeholders)
+        if node.name in known
+    }
+
+
+class PartitionModule(torch.nn.Module):
+    """A `ge` partition in the split FX module."""
+
+    def __init__(self, runner: Callable[[Sequence[Any]], list[Any]], single: bool):
+        super().__init__()
+        self.runner = runner
+        self.single = single
+        """Whether the partition returns one value (not a tuple)."""
+
+    def forward(self, *args: Any) -> Any:
+        outputs = self.runner(list(args))
+        return outputs[0] if self.single else tuple(outputs)
+
+
+class GeGraph:
+    """One imported graph compiled by ge-atc's chain, run by the scheduler."""
+
+    def __init__(self, imported: FxGraphImport, options: BackendOptions):
+        from ge_runtime.scheduler import compile_model
+        from tools.ge_atc import CompileOptions, compile_module
+
+        self.imported = imported
+        model = imported.model
+        compiled = compile_module(
+            model.module,
+            model.weights,
+            CompileOptions(
+                soc_version=options.soc_version,
+                fusion=options.fusion,
+                auto_cast_mode=options.auto_cast_mode,
+            ),
+            progress=logging.DEBUG,
+        )
+        weights = {**model.weights, **compiled.weights}
+        self.model = compile_model(compiled.module, weights, target=options.soc_version)
+        STATS.partitions += 1
+        LOG.info("compiled %s (%s)", model.module.ops.first.sym_name.data
+                 if hasattr(model.module.ops.first, "sym_name") else "graph",
+                 self.model.describe())
+
+    def __call__(self, args: Sequence[Any]) -> list[Any]:
+        arrays = self.model.run(self.imported.feeds(args))
+        return self.imported.outputs(arrays, args)
+
+
+@contextlib.contextmanager
+def _real_tensors():
+    """Outside any fake-tensor mode (the import runs ATen ops on real values)."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    with unset_fake_temporarily():
+        yield
+
+
+# ---------------------------------------------------------------------------
+# explain
+# ---------------------------------------------------------------------------
+
+
+def explain(model: Callable[..., Any], *, dynamic: bool | None = None,
+            options: Mapping[str, Any] | None = None) -> Callable[..., Any]:
+    """`torch._dynamo.explain` for the `ge` backend: `explain(m)(*args)`.
+
+    TorchDynamo's explanation (its graphs and graph breaks) with the `ge`
+    graph breaks added to `break_reasons` and `graph_break_count`.
+    """
+
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        from torch._dynamo.backends.debugging import ExplainWithBackend
+        from torch._dynamo.output_graph import GraphCompileReason
+
+        torch._dynamo.reset()
+        before = len(STATS.graph_breaks)
+
+        def backend(gm: fx.GraphModule, inputs: Sequence[Any]) -> Any:
+            return ge_backend(gm, inputs, options=options)
+
+        explainer = ExplainWithBackend(backend)
+        torch.compile(model, backend=explainer, dynamic=dynamic)(*args, **kwargs)
+        output = explainer.output()
+        for graph_break in STATS.graph_breaks[before:]:
+            frames = [traceback.FrameSummary("<ge>", 0, graph_break.node)]
+            output.break_reasons.append(GraphCompileReason(
+                f"ge: {graph_break.op} at node '{graph_break.node}': "
+                f"{graph_break.reason}", frames))
+            output.graph_break_count += 1
+        torch._dynamo.reset()
+        return output
+
+    return inner
+
+
+__all__ = ["BACKEND_NAME", "STATS", "BackendOptions", "explain", "ge_backend",
+           "example_of"]
