@@ -145,11 +145,11 @@ def time_model(model, threads: int, repeat: int) -> ModelTiming:
     import onnxruntime as ort
     from xdsl.context import Context
 
+    from ge_dialect.constants import derive_storage_weights
     from ge_frontend.onnx_import import import_onnx
     from ge_runtime.jit import compile_graph, graph_arguments, run_graph
     from ge_runtime.reference import find_graph
     from passes.format_pipeline import FormatPipelinePass
-    from passes.insert_transdata import derive_storage_weights
 
     start = time.perf_counter()
     imported = import_onnx(model)

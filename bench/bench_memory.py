@@ -40,12 +40,12 @@ def compiled_light(name: str, input_seed: int = 0):
     """(module after the format pipeline, laid-out weights, one input)."""
     import numpy as np
 
+    from ge_dialect.constants import derive_storage_weights
+    from ge_dialect.dialect import make_context
     from ge_frontend.onnx_import import import_onnx
     from ge_frontend.onnx_weights import light_model
     from ge_runtime.reference import find_graph, input_specs
     from passes.format_pipeline import FormatPipelinePass
-    from passes.insert_transdata import derive_storage_weights
-    from tools.ge_run import make_context
 
     imported = import_onnx(light_model(name))
     module = imported.module
@@ -66,8 +66,8 @@ def mib(size: int) -> str:
 
 def bench_plans(names: list[str]) -> None:
     """(a) the memory table."""
-    from ge_runtime.memory import check_graph_plan
     from ge_runtime.reference import find_graph
+    from passes.memory_planning import check_graph_plan
     from passes.plan_memory import annotate, plan_graph
 
     print("(a) arena per light model, MiB (ratios to the lower bound)")

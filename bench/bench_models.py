@@ -74,8 +74,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def transdata_sites(module) -> list[str]:
     """Each runtime TransData as `FORMAT->FORMAT producer -> consumers`."""
+    from ge_dialect.naming import node_label
     from ge_dialect.ops import ConstOp, TransDataOp
-    from passes.partition_engines import node_label
 
     sites = []
     for op in module.walk():

@@ -94,8 +94,8 @@ def streamed(module, streams: int):
 def dag_bound(graph) -> float:
     """Total estimated work over the critical path: the most any number of
     streams could gain (1.0: every op is on the critical path)."""
-    from ge_runtime.streams import scheduled_ops
     from passes.assign_streams import cost_us
+    from passes.stream_planning import scheduled_ops
 
     finish: dict = {}
     for op in scheduled_ops(graph):
@@ -120,9 +120,10 @@ def bench_model(name: str, repeat: int) -> None:
     import numpy as np
     from bench_memory import compiled_light
 
-    from ge_runtime.memory import graph_arena_size
-    from ge_runtime.streams import StreamRuntime, read_streams
+    from ge_runtime.streams import StreamRuntime
     from passes.assign_streams import assign_graph
+    from passes.memory_planning import graph_arena_size
+    from passes.stream_planning import read_streams
 
     start = time.perf_counter()
     module, weights, x = compiled_light(name, input_seed=1)

@@ -50,7 +50,7 @@ from ge_dialect.diagnostics import verify_module
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.formats import Format
 from ge_dialect.ops import (
-    GE_OPS,
+    OPS_BY_NAME,
     CaseOp,
     ConstOp,
     DataOp,
@@ -60,8 +60,7 @@ from ge_dialect.ops import (
     VariableOp,
     WhileOp,
 )
-
-OPS_BY_NAME: dict[str, type[IRDLOperation]] = {op.name: op for op in GE_OPS}
+from ge_dialect.shape_inference import infer_result_types
 
 Subgraph = Callable[..., Sequence[SSAValue] | SSAValue]
 """A Python function that fills a subgraph: `fn(builder, *inputs) -> outputs`."""
@@ -232,11 +231,8 @@ class GraphBuilder:
             if value is not None
         }
         if result_types is None:
-            from ge_dialect.shape_inference import infer_result_types
-
             flat_types = [v.type for group in operand_groups for v in group]
-            python_attrs = {**getattr(op_class, "ATTR_DEFAULTS", {}), **attributes}
-            result_types = infer_result_types(full_name, flat_types, python_attrs)
+            result_types = infer_result_types(op_class, flat_types, attributes)
         op = op_class.build(
             operands=operand_groups,
             result_types=self._group_results(op_class, list(result_types)),

@@ -6,6 +6,7 @@ single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
 
 from __future__ import annotations
 
+import re
 from difflib import get_close_matches
 
 from xdsl.context import Context
@@ -96,7 +97,10 @@ class LocatedParser(ResourceReadingParser):
         try:
             op = super().parse_operation()
         except VerifyException as error:
-            raise ParseError(span, " ".join(str(error).split())) from None
+            message = " ".join(str(error).split())
+            name = _op_name_after(span.input.content[span.start :])
+            prefix = f"'{name}' op " if name else ""
+            raise ParseError(span, prefix + message) from None
         finally:
             self._depth -= 1
         if not isinstance(op.location, FileLineColLoc | NameLoc):
@@ -128,6 +132,15 @@ class LocatedParser(ResourceReadingParser):
             raise ParseError(span, str(error)) from None
         if (reason := over_budget(nbytes, "dense literal")) is not None:
             raise ParseError(span, reason)
+
+
+_OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([A-Za-z_][\w$]*\.[\w$.]+)"?')
+
+
+def _op_name_after(text: str) -> str | None:
+    """The op name at the start of an operation's text (`%r = ge.relu ...`)."""
+    match = _OP_NAME.match(text)
+    return match.group(1) if match else None
 
 
 def parse_module(
@@ -220,7 +233,8 @@ _SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}
 
 def misspelled_attribute(op: Operation) -> str | None:
     """`unknown attribute 'X' (did you mean 'Y'?)` when `op` has an attribute
-    its definition lacks that is close to a defined one `op` does not set."""
+    its definition lacks that is close to a defined one `op` does not set (or
+    sets to its default)."""
     if not isinstance(op, IRDLOperation):
         return None
     for name in op.attributes:
@@ -231,6 +245,15 @@ def misspelled_attribute(op: Operation) -> str | None:
             close = get_close_matches(name, known, n=1, cutoff=0.8)
             _SUGGESTIONS[key] = None if name in known or not close else close[0]
         suggestion = _SUGGESTIONS[key]
-        if suggestion is not None and suggestion not in op.attributes:
+        if suggestion is not None and not _set_by_user(op, suggestion):
             return f"unknown attribute '{name}' (did you mean '{suggestion}'?)"
     return None
+
+
+def _set_by_user(op: IRDLOperation, name: str) -> bool:
+    """Whether `op` carries attribute `name` with other than its default (which
+    xDSL fills in for an absent attribute)."""
+    value = op.attributes.get(name)
+    definition = op.get_irdl_definition().attributes.get(name)
+    default = definition.default_value if definition is not None else None
+    return value is not None and value != default

@@ -26,8 +26,10 @@ def blur_format(view: FormatView) -> None:
     view.set_output(0, view.input(0))        # the output means what x means
 ```
 
-Ops without a registered infer rule use GE's `DefaultInferFormat`
-(`default_rule`).
+Built-in ops declare their rules in their definitions (class attributes
+`FORMAT_RULE` and, for anchors, `REFRESH_RULE`); a registered rule overrides
+the declared one.
+Ops with neither use GE's `DefaultInferFormat` (`default_rule`).
 """
 
 from __future__ import annotations
@@ -36,22 +38,16 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Dialect, Operation
+from xdsl.ir import Operation
 
+from ge_dialect.attribute_values import attribute_value
 from ge_dialect.attributes import FormatAttr, LayoutAttr
 from ge_dialect.formats import INTERNAL_FORMATS, Format, full_rank
 from ge_dialect.layout import layout_of
-from ge_dialect.ops import attribute_value
-
-RANK_BARRIER_OPS = frozenset({"ge.permute", "ge.expand_dims", "ge.squeeze"})
-"""GE never writes a format into these ops' tensors of rank below 4."""
+from ge_dialect.traits import Broadcasting
 
 LOCK_ATTR = "_format_locked"
 """Unit attribute that keeps every tensor of an op out of propagation."""
-
-SAME_ORIGIN_OPS = frozenset({"ge.transdata"})
-"""Ops whose operand 0 and result 0 must share one origin format (their
-verifier says so): the driver writes both or neither."""
 
 
 def sync_transdata_formats(op: Operation) -> None:
@@ -64,13 +60,6 @@ def sync_transdata_formats(op: Operation) -> None:
         tensor = value.type
         if isinstance(tensor, TensorType):
             op.attributes[attr] = FormatAttr(layout_of(tensor)[1])
-
-
-FORMAT_ATTRIBUTE_SYNC: dict[str, Callable[[Operation], None]] = {
-    "ge.transdata": sync_transdata_formats,
-}
-"""Op name -> hook run after the op's tensor types changed, for attributes
-that name those types' formats."""
 
 
 class FormatView(Protocol):
@@ -100,11 +89,11 @@ class FormatView(Protocol):
 FormatRule = Callable[[FormatView], None]
 
 FORMAT_RULES: dict[str, FormatRule] = {}
-"""Op name -> infer rule (ops absent here use `default_rule`)."""
+"""Op name -> infer rule registered from Python (plugins); it takes precedence
+over the rule an op declares (`FORMAT_RULE`)."""
 
 REFRESH_RULES: dict[str, FormatRule] = {}
-"""Op name -> refresh rule (ops absent here with a `data_format` attribute use
-`data_format_rule`)."""
+"""Op name -> refresh rule registered from Python (plugins)."""
 
 
 def register_format_rule(
@@ -124,29 +113,29 @@ def register_format_rule(
 
 
 def infer_rule(op: Operation) -> FormatRule:
-    """The infer rule of `op`: the registered one, else `default_rule`."""
-    return FORMAT_RULES.get(op.name, default_rule)
+    """The infer rule of `op`.
+
+    A registered rule, else the op's `FORMAT_RULE`, else the same-rank rule
+    for `Broadcasting` ops, else GE's default rule.
+    """
+    if (rule := FORMAT_RULES.get(op.name)) is not None:
+        return rule
+    if (rule := getattr(type(op), "FORMAT_RULE", None)) is not None:
+        return rule
+    return same_rank_rule if op.has_trait(Broadcasting) else default_rule
 
 
 def refresh_rule(op: Operation) -> FormatRule | None:
-    """The refresh rule of `op`, if the op carries format meaning of its own."""
-    rule = REFRESH_RULES.get(op.name)
-    if rule is None and "data_format" in op.attributes:
-        return data_format_rule
-    return rule
+    """The refresh rule of `op`, if the op carries format meaning of its own.
 
-
-def register_user_dialect(dialect: Dialect) -> Dialect:
-    """Make a plugin's dialect parseable by `ge-opt` (and `xdsl-opt`).
-
-    `ge-opt --load-plugin` imports plugins before it builds its context; the
-    context takes its dialects from xDSL's universe, so the dialect is added
-    to the project's universe entry.
+    A registered rule, else the op's `REFRESH_RULE`, else the data-format
+    rule for ops with a `data_format` attribute.
     """
-    from ge_dialect.universe import GE_UNIVERSE
-
-    GE_UNIVERSE.all_dialects[dialect.name] = lambda: dialect
-    return dialect
+    if (rule := REFRESH_RULES.get(op.name)) is not None:
+        return rule
+    if (rule := getattr(type(op), "REFRESH_RULE", None)) is not None:
+        return rule
+    return data_format_rule if "data_format" in op.attributes else None
 
 
 # ---------------------------------------------------------------------------
@@ -365,63 +354,3 @@ def constant_refresh_rule(view: FormatView) -> None:
         value_type.encoding, LayoutAttr
     ):
         view.set_output(0, value_type.encoding.origin_format)
-
-
-_BUILTIN_RULES: dict[FormatRule, tuple[str, ...]] = {
-    same_rank_rule: (
-        "ge.add",
-        "ge.sub",
-        "ge.mul",
-        "ge.div",
-        "ge.pow",
-        "ge.maximum",
-        "ge.minimum",
-        "ge.prelu",
-        "ge.add_n",
-        "ge.concat",
-        "ge.split",
-        "ge.slice",
-        "ge.gather",
-        "ge.tile",
-        "ge.pad",
-    ),
-    stop_rule: (
-        "ge.reshape",
-        "ge.flatten",
-        "ge.squeeze",
-        "ge.unsqueeze",
-        "ge.expand_dims",
-        "ge.matmul",
-        "ge.batch_matmul",
-        "ge.gemm",
-    ),
-    full_rank_rule: ("ge.softmax", "ge.log_softmax"),
-    reduce_rule: ("ge.reduce_sum", "ge.reduce_mean", "ge.reduce_max"),
-    permutation_rule("perm"): ("ge.transpose",),
-    permutation_rule("order"): ("ge.permute",),
-    conv_rule: ("ge.conv2d", "ge.conv2d_transpose"),
-    bias_add_rule: ("ge.bias_add",),
-    data_format_rule: (
-        "ge.max_pool",
-        "ge.avg_pool",
-        "ge.global_avg_pool",
-        "ge.global_max_pool",
-        "ge.batch_norm",
-        "ge.instance_norm",
-        "ge.lrn",
-    ),
-}
-"""Built-in infer rules; unlisted ge ops (elementwise, cast, transdata, ...)
-use the default rule."""
-
-_BUILTIN_REFRESH_RULES: dict[str, FormatRule] = {
-    "ge.conv2d": conv_rule,
-    "ge.conv2d_transpose": conv_rule,
-    "ge.bias_add": bias_add_rule,
-    "ge.data": data_storage_format_rule,
-    "ge.const": constant_refresh_rule,
-}
-
-for _rule, _names in _BUILTIN_RULES.items():
-    FORMAT_RULES.update(dict.fromkeys(_names, _rule))
-REFRESH_RULES.update(_BUILTIN_REFRESH_RULES)

@@ -6,7 +6,10 @@ its rank fits its origin format) is answered here, through the format library.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import DYNAMIC_INDEX, NoneAttr, TensorType
+from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
@@ -136,3 +139,59 @@ def check_rank_fits(tensor: TensorType, layout: LayoutAttr) -> None:
             f'reshape_type "{reshape_type}" does not describe a rank-{rank} '
             f"{origin.value} tensor"
         )
+
+
+def layout_attr(tensor: Attribute) -> LayoutAttr:
+    """The `#ge.layout` of a tensor type (ND without an encoding)."""
+    assert isinstance(tensor, TensorType)
+    encoding = tensor.encoding
+    return encoding if isinstance(encoding, LayoutAttr) else LayoutAttr(Format.ND)
+
+
+def origin_layout(tensor: Attribute) -> LayoutAttr:
+    """The plain layout of a tensor: storage = its origin format."""
+    return LayoutAttr(layout_attr(tensor).origin_format)
+
+
+def retyped(tensor: Attribute, layout: LayoutAttr) -> TensorType:
+    """`tensor` with `layout` as its encoding (ND/ND drops the encoding)."""
+    assert isinstance(tensor, TensorType)
+    if layout == LayoutAttr(Format.ND):
+        return TensorType(tensor.element_type, tensor.get_shape())
+    return TensorType(tensor.element_type, tensor.get_shape(), layout)
+
+
+def is_scalar(tensor: Attribute) -> bool:
+    """Whether a tensor has exactly one element (it broadcasts by value)."""
+    assert isinstance(tensor, TensorType)
+    return all(d == 1 for d in shape_of(tensor))
+
+
+def satisfies(tensor: Attribute, required: LayoutAttr) -> bool:
+    """Whether a value of type `tensor` already has the `required` layout."""
+    have = layout_attr(tensor)
+    if have.origin_format != required.origin_format:
+        return False
+    if have.storage_format != required.storage_format:
+        return False
+    if required.storage_format == required.origin_format:
+        return True
+    return (
+        have.explicit_reshape_type == required.explicit_reshape_type
+        and storage_shape_of(retyped(tensor, have))
+        == storage_shape_of(retyped(tensor, required))
+    )
+
+
+def kept_layout(operand_types: Sequence[TensorType], rank: int) -> LayoutAttr | None:
+    """The layout a result of rank `rank` keeps: that of the first operand of
+    its rank with a `#ge.layout` (the `KeepsLayout` rule)."""
+    for tensor in operand_types:
+        layout = tensor.encoding
+        if tensor.get_num_dims() == rank and isinstance(layout, LayoutAttr):
+            return LayoutAttr(
+                layout.origin_format,
+                layout.storage_format,
+                reshape_type=layout.explicit_reshape_type,
+            )
+    return None

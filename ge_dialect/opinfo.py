@@ -1,11 +1,13 @@
 """The op-information library: what each op's kernels support.
 
-One record per op (GE's ops-kernel info), read from the JSON files in
-`data/opinfo/` and extensible from a user file (`load_opinfo_file`, or
-`ge-opt --opinfo FILE`):
+One record per op (GE's ops-kernel info), keyed by the op's full name, read
+from the JSON files in `data/opinfo/` and extensible from a user file
+(`load_opinfo_file`, or `ge-opt --opinfo FILE`). An op without an entry gets
+the record its traits imply (`derived_op_info`: a `FormatAgnostic` elementwise
+op runs in any format), so a new elementwise op needs no entry:
 
 ```json
-"conv2d": {
+"ge.conv2d": {
   "engine": "AICore",
   "dtypes": ["float16", "float32", "bfloat16", "int8"],
   "inputs": [{"name": "x", "formats": ["NC1HWC0", "origin"]},
@@ -53,6 +55,8 @@ from xdsl.ir import Operation
 from ge_dialect.diagnostics import GEError
 from ge_dialect.formats import Format, FormatError, dtype_name, parse_format
 from ge_dialect.input_files import read_json_file
+from ge_dialect.ops import OPS_BY_NAME
+from ge_dialect.traits import Broadcasting, Elementwise, FormatAgnostic
 
 ORIGIN = "origin"
 """The format token meaning "the tensor's own origin format"."""
@@ -120,18 +124,57 @@ class OpInfo:
         return self.dtypes is None or dtype_name(dtype) in self.dtypes
 
 
-def op_key(op: str | Operation) -> str:
-    """The library key of an op or op name: its name without `ge.`."""
-    name = op if isinstance(op, str) else op.name
-    return name.removeprefix("ge.")
+def op_key(op: str | Operation | type[Operation]) -> str:
+    """The library key of an op, op class or op name: the op's full name."""
+    return op if isinstance(op, str) else op.name
 
 
-def find_op_info(op: str | Operation) -> OpInfo | None:
-    """The record of an op (or op name), or None if the library has none."""
-    return _registry().get(op_key(op))
+AGNOSTIC_FORMATS: tuple[Format | None, ...] = (
+    Format.NC1HWC0,
+    Format.FRACTAL_NZ,
+    None,
+)
+"""What a `FormatAgnostic` op runs in when its record does not say."""
 
 
-def op_info(op: str | Operation) -> OpInfo:
+def derived_op_info(op_class: type[Operation]) -> OpInfo | None:
+    """The record an op's traits imply, for ops the library has no entry for.
+
+    A `FormatAgnostic` elementwise op runs in NC1HWC0, FRACTAL_NZ or its
+    origin format on every tensor, fuses as an elementwise (or broadcast)
+    epilogue, and takes any dtype. Other ops imply nothing.
+    """
+    if not (op_class.has_trait(FormatAgnostic) and op_class.has_trait(Elementwise)):
+        return None
+    broadcast = op_class.has_trait(Broadcasting)
+    definition = op_class.get_irdl_definition()  # type: ignore[attr-defined]
+    formats = AGNOSTIC_FORMATS
+    return OpInfo(
+        op_class.name,
+        inputs=tuple(TensorInfo(name, formats) for name, _ in definition.operands),
+        outputs=tuple(TensorInfo(name, formats) for name, _ in definition.results),
+        broadcast=broadcast,
+        fusion={
+            "pattern": "Broadcast" if broadcast else "ElemWise",
+            "formats": [f.value if f else ORIGIN for f in formats],
+        },
+        description="Derived from the op's traits: runs in any format.",
+    )
+
+
+def find_op_info(op: str | Operation | type[Operation]) -> OpInfo | None:
+    """The record of an op (op class, or op name): the library's entry, else
+    what its traits imply, else None."""
+    record = _registry().get(op_key(op))
+    if record is not None:
+        return record
+    op_class = OPS_BY_NAME.get(op) if isinstance(op, str) else op
+    if op_class is None:
+        return None
+    return derived_op_info(op_class if isinstance(op_class, type) else type(op_class))
+
+
+def op_info(op: str | Operation | type[Operation]) -> OpInfo:
     """The record of an op; ops without one get the default (origin formats only)."""
     return find_op_info(op) or OpInfo(op_key(op))
 
@@ -186,6 +229,11 @@ def _parse_record(op: str, fields: Any, base: OpInfo | None, source: str) -> OpI
     def fail(message: str) -> GEError:
         return GEError(f"error: op info file '{source}': op '{op}': {message}")
 
+    if "." not in op:
+        hint = f" (did you mean 'ge.{op}'?)" if f"ge.{op}" in OPS_BY_NAME else ""
+        raise fail(f"op names are full names such as 'ge.relu'{hint}")
+    if op.startswith("ge.") and op not in OPS_BY_NAME:
+        raise fail("the ge dialect has no such op")
     if not isinstance(fields, dict):
         raise fail("the record must be a JSON object")
     if unknown := sorted(set(fields) - _FIELDS):

@@ -37,13 +37,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.builder import OPS_BY_NAME, GraphBuilder, dtype_of, tensor_type
+from ge_dialect.adapters import call_kernel
+from ge_dialect.builder import GraphBuilder, dtype_of, tensor_type
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.formats import Format
 from ge_dialect.limits import INT64_MAX, over_budget, tensor_bytes
-from ge_runtime.adapters import kernel_signature
-from ge_runtime.host_ops import HOST_OPS
+from ge_dialect.ops import OPS_BY_NAME
+from ge_dialect.shape_inference import has_shape_function, infer_shapes
 
 Value = SSAValue | np.ndarray
 """An imported value: computed at run time, or known at import time."""
@@ -305,10 +306,8 @@ def _check_fold_size(
     """ValueError if folding `ge.<op_name>` on `arrays` (its operands, in
     order) would give a result over the memory budget, as its shape function
     tells before the kernel runs."""
-    from ge_dialect.shape_inference import SHAPE_FUNCTIONS, infer_shapes
-
     full_name = f"ge.{op_name}"
-    if full_name not in SHAPE_FUNCTIONS:
+    if not has_shape_function(full_name):
         return
     results = infer_shapes(
         full_name, [a.shape for a in arrays], [a.dtype.name for a in arrays], attrs
@@ -321,12 +320,8 @@ def _check_fold_size(
 
 
 def _fold(op_name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Value:
-    """Run the host kernel of `ge.<op_name>` on import-time arrays."""
-    kernel = HOST_OPS[op_name]
-    defaults = getattr(OPS_BY_NAME[f"ge.{op_name}"], "ATTR_DEFAULTS", {})
-    accepted = kernel_signature(kernel).keywords
-    keywords = {k: v for k, v in {**defaults, **attrs}.items() if k in accepted}
-    result = kernel(*operands, **keywords)
+    """Run the NumPy kernel of `ge.<op_name>` on import-time arrays."""
+    result = call_kernel(OPS_BY_NAME[f"ge.{op_name}"], *operands, **attrs)
     if isinstance(result, list | tuple):
         return [np.asarray(r) for r in result]  # type: ignore[return-value]
     return np.asarray(result)

@@ -73,17 +73,16 @@ UNARY = {
     "Log": "log",
     "Reciprocal": "reciprocal",
     "Identity": "identity",
+    "HardSwish": "hard_swish",
 }
 
 UNARY_WITH_ATTRS = {
-    "LeakyRelu": ("leaky_relu", {"alpha": 0.01}),
-    "Elu": ("elu", {"alpha": 1.0}),
-    "Selu": (
-        "selu",
-        {"alpha": 1.67326319217681884765625, "gamma": 1.05070102214813232421875},
-    ),
+    "LeakyRelu": ("leaky_relu", ("alpha",)),
+    "Elu": ("elu", ("alpha",)),
+    "Selu": ("selu", ("alpha", "gamma")),
 }
-"""ONNX op -> (ge op, ONNX float attributes with their ONNX defaults)."""
+"""ONNX op -> (ge op, its float attributes). ONNX's defaults are the ge ops'
+defaults, so an attribute the node leaves out is left out."""
 
 BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow"}
 
@@ -97,8 +96,8 @@ def convert_unary(ctx: NodeContext) -> list[Value]:
 
 @converts(*UNARY_WITH_ATTRS)
 def convert_unary_with_attrs(ctx: NodeContext) -> list[Value]:
-    op_name, defaults = UNARY_WITH_ATTRS[ctx.node.op_type]
-    attrs = {name: float(ctx.attr(name, value)) for name, value in defaults.items()}
+    op_name, names = UNARY_WITH_ATTRS[ctx.node.op_type]
+    attrs = {name: float(ctx.attr(name)) for name in names if ctx.has_attr(name)}
     return [ctx.op(op_name, ctx.input(0), **attrs)]
 
 

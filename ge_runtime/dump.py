@@ -19,8 +19,9 @@ execution (topological) order:
 
 With `--dump-stored` the raw storage-layout copies go to `DIR/stored/`.
 
-`onnx_dump` writes the same kind of folder from onnxruntime, with every
-intermediate ONNX value made a graph output, entries named by ONNX node
+`ge-dump-compare` (`tools.ge_dump_compare.onnx_dump`) writes the same kind
+of folder from onnxruntime, with every intermediate ONNX value made a graph
+output, entries named by ONNX node
 name (as `ge_frontend.onnx_import` names ops). `compare_dumps(ours,
 reference)` walks the reference's entries in order and reports the first
 whose outputs diverge: max |ours - reference| > atol + rtol * max
@@ -40,7 +41,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,8 @@ import numpy as np
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path, read_json_file
+from ge_dialect.value_layout import ValueLayout
 from ge_runtime.npy import load_npy, save_npy
-from ge_runtime.reference import ValueLayout
 
 MANIFEST = "manifest.json"
 DUMP_VERSION = 1
@@ -220,46 +221,6 @@ def load_dump(directory: str | os.PathLike[str]) -> Dump:
 # ---------------------------------------------------------------------------
 # onnxruntime intermediates
 # ---------------------------------------------------------------------------
-
-
-def onnx_dump(
-    model: Any,
-    inputs: Mapping[str, np.ndarray],
-    directory: str | os.PathLike[str],
-) -> Path:
-    """Dump every node's outputs as onnxruntime computes them; the folder.
-
-    `model` is an `onnx.ModelProto` or a path. Graph optimisations are off,
-    so each value is the node's own.
-    """
-    import onnx
-    import onnxruntime as ort
-    from onnx import helper
-
-    from ge_frontend.onnx_context import node_name
-
-    proto = onnx.load(os.fspath(model)) if isinstance(model, str | Path) else model
-    graph_outputs = {o.name for o in proto.graph.output}
-    extended = onnx.ModelProto()
-    extended.CopyFrom(proto)
-    for node in proto.graph.node:
-        for value in node.output:
-            if value and value not in graph_outputs:
-                extended.graph.output.append(helper.make_empty_tensor_value_info(value))
-                graph_outputs.add(value)
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(
-        extended.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
-    names = [o.name for o in session.get_outputs()]
-    values = dict(zip(names, session.run(names, dict(inputs)), strict=True))
-    writer = DumpWriter(Path(directory), source="onnxruntime")
-    for name, array in inputs.items():
-        writer.add(name, INPUT_OP, [array])
-    for node in proto.graph.node:
-        writer.add(node_name(node), node.op_type, [values[v] for v in node.output if v])
-    return writer.close()
 
 
 # ---------------------------------------------------------------------------

@@ -35,30 +35,26 @@ import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
+from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.constants import dense_to_numpy
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.limits import check_claimed_memory, over_budget
+from ge_dialect.naming import node_labels
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, VariableOp
-from ge_runtime.adapters import expected_dtype
+from ge_dialect.traits import ViewOp
+from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime.dump import INPUT_OP, DumpWriter
 from ge_runtime.kernels import KERNELS, KernelCall, KernelInfo, KernelRegistry
-from ge_runtime.memory import (
-    VIEW_OPS,
+from ge_runtime.profiling import Profiler
+from ge_runtime.reference import InputKey, Weights, bind_inputs
+from ge_runtime.tuning import PerfEngine
+from passes.memory_planning import (
     check_graph_plan,
     read_plan,
     value_storage_shape,
 )
-from ge_runtime.profiling import Profiler
-from ge_runtime.reference import (
-    InputKey,
-    ValueLayout,
-    Weights,
-    bind_inputs,
-    dense_to_numpy,
-    value_layout,
-)
-from ge_runtime.tuning import PerfEngine
-from passes.partition_engines import node_labels
+from passes.outlining import inline_partitioned_calls
 from passes.plan_memory import plan_graph, unsunk_reason
 
 
@@ -110,8 +106,6 @@ def runnable_graph(graph: GraphOp) -> GraphOp:
 
     GEError if it has control flow or dynamic shapes.
     """
-    from ge_runtime.scheduler import inline_partitioned_calls  # runs this runtime
-
     clone = graph.clone()
     inline_partitioned_calls(clone.body.block)
     reason = unsunk_reason(clone)
@@ -181,7 +175,7 @@ class Runtime:
 
     def _step(self, op: Operation, label: str) -> Step:
         views = (
-            op.name in VIEW_OPS
+            op.has_trait(ViewOp)
             and op.operands[0].type == op.results[0].type
             and self.offsets.get(op.results[0]) == self.offsets.get(op.operands[0])
         )
@@ -313,13 +307,3 @@ class Runtime:
         else:
             step.kernel = self.registry.candidates(op)[0]
         return step.kernel
-
-
-def run_kernels(
-    graph: GraphOp,
-    inputs: Mapping[InputKey, np.ndarray],
-    weights: Weights | None = None,
-    **options: object,
-) -> list[np.ndarray]:
-    """Build a `Runtime` for `graph` (options as its fields) and run it once."""
-    return Runtime(graph, weights or {}, **options).run(inputs)  # type: ignore[arg-type]

@@ -3,11 +3,11 @@
 GE's fallback (SPEC §8): an op marked by `mark-fallback` (attribute
 `_fallback`) can run on the host through a function that turns the op's
 inputs, outputs and attributes into the arguments of a single-op API
-(`aclnnXxx`) and calls it. Here the single-op API is the NumPy kernel
-library `ge_runtime.host_ops` (one function per op, tensors positional,
-attributes as keywords) and the fallback function of every op is the
-**generated** adapter `ge_runtime.adapters.call_host_op`: nothing is written
-per op, so a user op registered in `HOST_OPS` gets its fallback for free.
+(`aclnnXxx`) and calls it. Here the single-op API is the op's NumPy kernel
+(`numpy_kernel`, declared with the op: tensors positional, attributes as
+keywords) and the fallback function of every op is the **generated** adapter
+`ge_dialect.adapters.run_numpy_kernel`: nothing is written per op, so a user
+op with a `numpy_kernel` gets its fallback for free.
 
 When the fallback runs is the mode's business (`runs_on_host`):
 `aclnn_only` always, `support_aclnn` only under host scheduling (dynamic
@@ -24,9 +24,9 @@ import numpy as np
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation
 
+from ge_dialect.adapters import numpy_kernel, run_numpy_kernel
 from ge_dialect.diagnostics import error_at
 from ge_dialect.opinfo import FallbackMode
-from ge_runtime.adapters import call_host_op, host_kernel
 from passes.mark_fallback import FALLBACK_ATTRIBUTE
 
 
@@ -55,8 +55,7 @@ def runs_on_host(op: Operation, *, host_scheduled: bool) -> bool:
 
 def single_op_api(op: Operation) -> str:
     """The name of the single-op API function that runs `op` (for traces)."""
-    kernel = host_kernel(op)
-    return f"{kernel.__module__.rpartition('.')[2]}.{kernel.__name__}"
+    return numpy_kernel(op).__qualname__
 
 
 def execute_fallback(op: Operation, operands: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -66,4 +65,4 @@ def execute_fallback(op: Operation, operands: Sequence[np.ndarray]) -> list[np.n
     attributes as keywords; results come back in origin layout, checked
     against the op's result types.
     """
-    return call_host_op(op, operands)
+    return run_numpy_kernel(op, operands)

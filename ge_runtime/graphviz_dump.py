@@ -27,14 +27,15 @@ import subprocess
 from pathlib import Path
 
 import graphviz
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
+from ge_dialect.files import write_atomically
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.naming import node_name
 from ge_dialect.ops import CastOp, ConstOp, DataOp, GraphOp, NetOutputOp, TransDataOp
 from ge_runtime.offline_model import module_text
-from tools.common import write_atomically
 
 FORMAT_COLOURS: dict[Format, str] = {
     Format.ND: "#9e9e9e",
@@ -104,12 +105,6 @@ def storage_format(value: SSAValue) -> Format:
     """The storage format of a tensor value (ND for anything else)."""
     tensor = value.type
     return layout_of(tensor)[1] if isinstance(tensor, TensorType) else Format.ND
-
-
-def node_name(op: Operation) -> str | None:
-    """The op's node name (`name` attribute), if it has one."""
-    name = op.attributes.get("name")
-    return name.data if isinstance(name, StringAttr) else None
 
 
 class DotWriter:

@@ -1,25 +1,34 @@
 """The NumPy JIT: loop-level MLIR (func/memref/affine/scf/arith/math) -> Python.
 
-`compile_module` turns a `func.func` into the source of one Python function
-over NumPy arrays and `exec`s it. Each top-level `affine.for` nest goes
-through the vectoriser (`jit_vectorize`: strided views, einsum, ufunc
-reductions); a nest it does not take, and every other op, goes through the
-exact scalar path (`jit_scalar`). Buffers the function allocates at its
-top level (the arena, scratch) are made once per thread and reused by every
-call, as a runtime keeps its workspace (a fresh large buffer per call costs
-a page fault per page); calls return copies of the results, so a later
-call never overwrites them (`copy=False` for a caller that copies them out
-at once). With `poison` every call allocates fresh NaN-filled
-buffers instead. Compiled functions are cached by the hash of the module
-text. `run_graph` lowers a `ge` graph (`convert-ge-to-loops`),
-compiles it, lays the origin-layout inputs out in their storage formats,
-runs it and converts the outputs back to origin layout.
+`compile_module` turns a `func.func` into Python source over NumPy arrays
+and `exec`s it. Each `affine.for` nest goes through the vectoriser
+(`jit_vectorize`: strided views, GEMMs planned at compile time, ufuncs in
+place); a nest it does not take, and every other op, goes through the exact
+scalar path (`jit_scalar`); `scf.if` / `scf.index_switch` / `scf.while`
+become Python control flow around them. The source has two functions:
+`prepare` holds what depends only on the weight arguments (`ge.weight`) and
+constants, moved out of the call by `jit_hoist` (weights packed into the
+matrices the GEMMs read), and `jitted` the rest; `CompiledFunction.bind`
+runs `prepare` once for fixed weights. Buffers the function allocates at
+its top level (the arena, scratch) are made once per thread and reused by
+every call, as a runtime keeps its workspace (a fresh large buffer per call
+costs a page fault per page); calls return copies of the results, so a
+later call never overwrites them (`copy=False` for a caller that copies them
+out at once). With `poison` every call allocates fresh NaN-filled buffers
+instead. Compiled functions are cached in memory by the module text, and on
+disk by a caller's key (`jit_cache`). `GraphRunner` lowers a `ge` graph
+(`convert-ge-to-loops`), compiles it and binds its weights once; each call
+lays the origin-layout inputs out in their storage formats, runs it and
+converts the outputs back to origin layout (`run_graph` does it once).
 
 ```python
 compiled = compile_module(loop_module_text)
 (y,) = compiled(x_storage, w_storage)
 print(compiled.source)           # the generated Python
-outputs = run_graph(graph_module, {"x": x}, weights)
+bound = compiled.bind({1: w_storage})    # weights packed once
+(y,) = bound(x_storage)
+runner = GraphRunner.build(graph, weights)   # once
+outputs = runner({"x": x})                   # per inference
 ```
 """
 
@@ -38,8 +47,10 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
 from xdsl.ir import Operation, Region, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.constants import dense_to_numpy, derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
+from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_cache
 from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_ops import JITError, numpy_dtype
@@ -48,20 +59,16 @@ from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
     DEFAULT_MAX_ITERATIONS,
     InputKey,
-    ValueLayout,
     Weights,
     bind_inputs,
-    dense_to_numpy,
     find_graph,
-    value_layout,
 )
-from passes.convert_ge_to_loops import (
+from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
     ConvertGeToLoopsPass,
     graph_constants,
     weight_key,
 )
-from passes.insert_transdata import derive_storage_weights
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
@@ -296,7 +303,7 @@ class FunctionCompiler:
                 else []
             )
         ] or [{} for _ in block.args]
-        written = _written_roots(self.function, self.env)
+        written = _written_roots(self.function)
         invariant_args = tuple(
             i
             for i, (arg, attrs) in enumerate(zip(block.args, arg_attrs, strict=True))
@@ -488,7 +495,7 @@ def workspace_pool(
     return buffers
 
 
-def _written_roots(function: func.FuncOp, env: CodeEnv) -> set[SSAValue]:
+def _written_roots(function: func.FuncOp) -> set[SSAValue]:
     """The buffers `function` stores to, through views too."""
     written: set[SSAValue] = set()
     for op in function.walk():

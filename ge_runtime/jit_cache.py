@@ -37,10 +37,12 @@ GENERATORS = (
     "ge_runtime/jit_runtime.py",
     "ge_runtime/jit_scalar.py",
     "ge_runtime/jit_vectorize.py",
-    "passes/convert_ge_to_loops.py",
     "passes/lowering",
+    "ge_dialect/ops",
+    "ge_dialect/scalar.py",
     "ge_dialect/formats.py",
     "ge_dialect/layout.py",
+    "ge_dialect/value_layout.py",
 )
 """Sources whose contents decide the generated code (relative to the root)."""
 

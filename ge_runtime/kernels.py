@@ -25,7 +25,7 @@ in default order:
   whose rows follow FRACTAL_Z's C1HW order, then one BLAS GEMM;
 - `blas` (`ge.matmul`, `ge.gemm`, `ge.batch_matmul`): `np.matmul` (BLAS)
   on the operands, straight into the result when it is plain float32;
-- `host`: the reference in origin layout (`ge_runtime.host_ops` through the
+- `host`: the reference in origin layout (each op's `numpy_kernel` through the
   generated adapters; TransData and fused groups as the reference evaluator
   runs them), for every op.
 
@@ -43,17 +43,19 @@ from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
+from ge_dialect.adapters import numpy_kernel, run_numpy_kernel
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, storage_shape_of
-from ge_dialect.ops import attribute_value
-from ge_runtime.adapters import call_host_op, host_kernel
+from ge_dialect.ops import Conv2DOp, attribute_value
+from ge_dialect.ops.matmul import MatrixProductOp
+from ge_dialect.value_layout import ValueLayout
 from ge_runtime.jit import CompiledFunction, compile_graph
 from ge_runtime.jit_ops import JITError
-from ge_runtime.memory import OFFSET_ATTRIBUTE
-from ge_runtime.reference import ReferenceEvaluator, ValueLayout
-from passes.lowering.table import LOWERINGS
+from ge_runtime.reference import ReferenceEvaluator
+from passes.lowering.table import lowering_for
+from passes.memory_planning import OFFSET_ATTRIBUTE
 
 KernelKey = tuple[str, str | None, Format | None]
 """(op name, dtype of the first operand, its storage format)."""
@@ -186,7 +188,7 @@ def host(call: KernelCall) -> None:
     evaluator = ReferenceEvaluator(target=call.target)
     handler = evaluator.HANDLERS.get(type(call.op))
     if handler is None:
-        results = call_host_op(call.op, origins)
+        results = run_numpy_kernel(call.op, origins)
     else:
         results = getattr(evaluator, handler)(call.op, origins)
     for index, result in enumerate(results):
@@ -198,7 +200,7 @@ def has_host_kernel(op: Operation) -> bool:
     if type(op) in ReferenceEvaluator.HANDLERS:
         return True
     try:
-        host_kernel(op)
+        numpy_kernel(op)
     except GEError:
         return False
     return True
@@ -219,7 +221,7 @@ def jit_function(op: Operation, target: str | None) -> CompiledFunction:
     The graph text (without node name and memory plan) keys the JIT's own
     cache, so ops of one signature share one compiled function.
     """
-    from ge_runtime.scheduler import single_op_graph  # the scheduler runs kernels
+    from ge_runtime.scheduler import single_op_graph
 
     graph = single_op_graph(
         op, [v.type for v in op.operands], [v.type for v in op.results]
@@ -243,7 +245,7 @@ def jit(call: KernelCall) -> None:
 
 def has_loop_lowering(op: Operation) -> bool:
     """Whether `convert-ge-to-loops` lowers `op`."""
-    return op.name in LOWERINGS
+    return lowering_for(op) is not None
 
 
 # ---------------------------------------------------------------------------
@@ -326,25 +328,17 @@ def im2col(call: KernelCall) -> None:
 # blas: matrix products through np.matmul
 # ---------------------------------------------------------------------------
 
-MATMUL_OPTIONS = {
-    "ge.matmul": ("transpose_x1", "transpose_x2", None, None),
-    "ge.gemm": ("trans_a", "trans_b", "alpha", "beta"),
-    "ge.batch_matmul": ("adj_x1", "adj_x2", None, None),
-}
-"""Per op: attributes (transpose a, transpose b, alpha, beta)."""
-
 
 def blas(call: KernelCall) -> None:
     """`alpha * op(a) @ op(b) + beta * c` with one `np.matmul` (BLAS)."""
-    trans_a, trans_b, alpha_name, beta_name = MATMUL_OPTIONS[call.op.name]
+    assert isinstance(call.op, MatrixProductOp)
+    trans_a, trans_b, alpha, beta = call.op.product_form()
     a = call.origin(0).astype(np.float32, copy=False)
     b = call.origin(1).astype(np.float32, copy=False)
-    if attribute_value(call.op, trans_a):
+    if trans_a:
         a = np.swapaxes(a, -1, -2)
-    if attribute_value(call.op, trans_b):
+    if trans_b:
         b = np.swapaxes(b, -1, -2)
-    alpha = float(attribute_value(call.op, alpha_name)) if alpha_name else 1.0
-    beta = float(attribute_value(call.op, beta_name)) if beta_name else 1.0
     out = call.outputs[0]
     direct = call.output_layouts[0].is_plain and out.dtype == np.float32
     product = np.matmul(a, b, out=out if direct else None)
@@ -369,14 +363,15 @@ def builtin_registry() -> KernelRegistry:
     names = [op.name for op in GE_OPS]
     registry.register(names, "jit", jit, applies=has_loop_lowering)
     registry.register(
-        "ge.conv2d",
+        Conv2DOp.name,
         "im2col",
         im2col,
         dtypes=FLOATS,
         formats={Format.NC1HWC0},
         applies=im2col_applies,
     )
-    registry.register(list(MATMUL_OPTIONS), "blas", blas, dtypes=FLOATS)
+    products = [op.name for op in GE_OPS if issubclass(op, MatrixProductOp)]
+    registry.register(products, "blas", blas, dtypes=FLOATS)
     registry.register(names, "host", host, applies=has_host_kernel)
     return registry
 

@@ -61,14 +61,23 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
+from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name, element_type
+from ge_dialect.files import write_atomically
 from ge_dialect.formats import FormatError, get_target, parse_format
 from ge_dialect.input_files import check_regular_file, load_json
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.limits import INT64_MAX
-from ge_dialect.ops import ConstOp, GraphOp, VariableOp, attribute_to_python
+from ge_dialect.ops import (
+    ConstOp,
+    GraphOp,
+    VariableOp,
+    attribute_to_python,
+    enclosing_target,
+)
 from ge_dialect.schema import (
     Anything,
     Boolean,
@@ -80,12 +89,9 @@ from ge_dialect.schema import (
     SchemaError,
     String,
 )
-from ge_runtime.adapters import expected_dtype
-from ge_runtime.memory import memory_reports
 from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import find_graph, output_names
-from passes.insert_transdata import module_target
-from tools.common import write_atomically
+from passes.memory_planning import memory_reports
 
 MAGIC = b"GEXDSLOM"
 FORMAT_VERSION = 1
@@ -144,7 +150,7 @@ class OfflineModel:
         module = _parse(self.ir, f"{self.path}:model")
         derived = {
             **interface(module, self.target),
-            "soc_version": module_target(module),
+            "soc_version": enclosing_target(module),
             "memory": memory_reports(list(module.ops)),
         }
         for key, value in derived.items():
@@ -196,8 +202,6 @@ class OfflineModel:
 
 
 def _parse(text: str, name: str) -> ModuleOp:
-    from tools.ge_run import make_context  # ge-run imports this module
-
     return parse_module(make_context(), text, name)
 
 
@@ -224,7 +228,7 @@ def make_offline_model(
     keys = weight_keys(module) | (weight_keys(source) if source else set())
     if missing := sorted(keys - set(weights)):
         raise GEError(f"error: weight '{missing[0]}' is not in the weights")
-    target = module_target(module)
+    target = enclosing_target(module)
     full_manifest = {
         "format": MANIFEST_FORMAT,
         "format_version": FORMAT_VERSION,

@@ -6,11 +6,12 @@ This is the oracle every numeric check compares against. Semantics:
   storage layout* (`ge_dialect.formats.to_storage`, with the value's reshape
   type, dtype and groups); other values are held as they are;
 - every op computes in origin layout: its operands are read back with
-  `from_storage`, its host kernel runs (`ge_runtime.adapters.call_host_op`)
-  and each result is laid out in its own storage format. So `ge.transdata`
-  is the identity on origin values (a transpose by axis letters when it
-  absorbed one: NHWC -> NCHW origin) and the relayout happens by the result
-  type, and `ge.cast` casts (C0 follows the new dtype);
+  `from_storage`, the op's NumPy kernel runs
+  (`ge_dialect.adapters.run_numpy_kernel`) and each result is laid out in its
+  own storage format. So `ge.transdata` is the identity on origin values (a
+  transpose by axis letters when it absorbed one: NHWC -> NCHW origin) and
+  the relayout happens by the result type, and `ge.cast` casts (C0 follows
+  the new dtype);
 - `ge.const` values (inline dense or `#ge.external<"key">` from the weights)
   and `ge.variable` values (weights by variable name) are read *in their
   storage layout*;
@@ -37,24 +38,29 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
     ModuleOp,
     StringAttr,
     TensorType,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from ge_dialect.adapters import (
+    check_results,
+    expected_dtype,
+    run_numpy_kernel,
+    shape_matches,
+)
 from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.constants import dense_to_numpy
 from ge_dialect.diagnostics import GEError, error_at
-from ge_dialect.dtypes import dtype_name
-from ge_dialect.formats import Format, FormatError, from_storage, to_storage
+from ge_dialect.formats import FormatError
 from ge_dialect.input_files import confined_path
-from ge_dialect.layout import layout_of, reshape_type_of, shape_of, storage_shape_of
+from ge_dialect.layout import shape_of, storage_shape_of
 from ge_dialect.limits import check_claimed_memory
 from ge_dialect.ops import (
     CaseOp,
@@ -65,16 +71,10 @@ from ge_dialect.ops import (
     IfOp,
     NetOutputOp,
     PartitionedCallOp,
-    TransDataOp,
     VariableOp,
     WhileOp,
 )
-from ge_runtime.adapters import (
-    call_host_op,
-    check_results,
-    expected_dtype,
-    shape_matches,
-)
+from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime.npy import NpyError, read_npz
 
 DEFAULT_MAX_ITERATIONS = 10_000
@@ -83,8 +83,6 @@ DEFAULT_MAX_ITERATIONS = 10_000
 WEIGHTS_ATTRIBUTE = "ge.weights"
 """Module attribute naming the `.npz` weight file, relative to the `.mlir`."""
 
-GROUPED_STORAGE = (Format.FRACTAL_Z, Format.FRACTAL_Z_3D)
-"""Storage formats whose layout depends on convolution groups."""
 
 Weights = Mapping[str, np.ndarray]
 InputKey = str | int
@@ -93,69 +91,6 @@ InputKey = str | int
 # ---------------------------------------------------------------------------
 # Values in storage layout
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ValueLayout:
-    """How a value's data is held: its formats, dtype, reshape type and groups."""
-
-    origin: Format
-    storage: Format
-    dtype: str
-    reshape_type: str | None = None
-    groups: int = 1
-    target: str | None = None
-
-    @property
-    def is_plain(self) -> bool:
-        """Whether the stored array is the origin array itself."""
-        return self.storage in (self.origin, Format.ND)
-
-    def _options(self) -> dict[str, Any]:
-        return {
-            "reshape_type": self.reshape_type,
-            "groups": self.groups,
-            "target": self.target,
-            "dtype": self.dtype,
-        }
-
-    def store(self, origin: np.ndarray) -> np.ndarray:
-        """The storage-layout array of an origin-layout array."""
-        if self.is_plain:
-            return origin
-        return to_storage(origin, self.origin, self.storage, **self._options())
-
-    def load(self, stored: np.ndarray, shape: Sequence[int]) -> np.ndarray:
-        """The origin-layout array of `shape` held by a storage-layout array."""
-        if self.is_plain:
-            return stored
-        return from_storage(stored, self.origin, self.storage, shape, **self._options())
-
-
-def value_layout(value: SSAValue, target: str | None = None) -> ValueLayout:
-    """The layout a value is held in, from its type.
-
-    Groups are not part of a type: a FRACTAL_Z(_3D) value takes the `groups`
-    of the `ge.transdata` that produces or consumes it.
-    """
-    tensor = value.type
-    assert isinstance(tensor, TensorType)
-    origin, storage = layout_of(tensor)
-    groups = 1
-    if storage in GROUPED_STORAGE:
-        users = (use.operation for use in value.uses)
-        for op in (value.owner, *users):
-            if isinstance(op, TransDataOp):
-                groups = op.value_of("groups")
-                break
-    return ValueLayout(
-        origin,
-        storage,
-        dtype_name(tensor.element_type),
-        reshape_type_of(tensor),
-        groups,
-        target,
-    )
 
 
 @dataclass
@@ -317,14 +252,14 @@ class ReferenceEvaluator:
     max_iterations: int = DEFAULT_MAX_ITERATIONS
 
     HANDLERS: ClassVar[dict[type[Operation], str]] = {
-        TransDataOp: "_transdata",
         IfOp: "_if",
         CaseOp: "_case",
         WhileOp: "_while",
         PartitionedCallOp: "_partitioned_call",
         FusedOp: "_fused",
     }
-    """Ops evaluated here rather than by a host kernel (origin in, origin out)."""
+    """Ops with subgraphs, evaluated here rather than by a kernel (origin in,
+    origin out)."""
 
     def run(self, graph: GraphOp, inputs: Mapping[int, np.ndarray]) -> list[Held]:
         """Run a top-level graph on inputs bound by index (see `bind_inputs`)."""
@@ -354,7 +289,7 @@ class ReferenceEvaluator:
         origins = [self._origin(op, index, h) for index, h in enumerate(operands)]
         handler = self.HANDLERS.get(type(op))
         if handler is None:
-            return call_host_op(op, origins)
+            return run_numpy_kernel(op, origins)
         results = getattr(self, handler)(op, origins)
         check_results(op, results)
         return results
@@ -408,9 +343,6 @@ class ReferenceEvaluator:
         results = self.run_block(region.block, dict(enumerate(args)))
         return [held.origin for held in results]
 
-    def _transdata(self, op: TransDataOp, args: list[np.ndarray]) -> list[np.ndarray]:
-        return [args[0].transpose(op.origin_permutation())]
-
     def _if(self, op: IfOp, args: list[np.ndarray]) -> list[np.ndarray]:
         branch = op.then_branch if is_true(args[0]) else op.else_branch
         return self._call(branch, args)
@@ -443,23 +375,6 @@ class ReferenceEvaluator:
 
     def _fused(self, op: FusedOp, args: list[np.ndarray]) -> list[np.ndarray]:
         return self._call(op.body, args)
-
-
-def dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """The array of a dense elements attribute (i1 becomes bool)."""
-    tensor = attr.get_type()
-    element = tensor.element_type
-    dtype = expected_dtype(tensor)
-    shape = tuple(tensor.get_shape())
-    struct_format = getattr(element, "format", None)
-    if struct_format is None:
-        flat = np.asarray(attr.get_values())
-    else:
-        flat = np.frombuffer(attr.data.data, dtype=np.dtype(struct_format))
-    flat = flat != 0 if dtype == np.bool_ else flat.astype(dtype)
-    if flat.size == 1:
-        return np.full(shape, flat[0], dtype)
-    return flat.reshape(shape)
 
 
 def evaluate(

@@ -55,6 +55,8 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.adapters import check_results, run_numpy_kernel
+from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, verify_module
 from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.layout import check_tensor_type, shape_of
@@ -64,9 +66,14 @@ from ge_dialect.limits import (
     over_budget,
     tensor_bytes,
 )
+from ge_dialect.naming import node_labels
 from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
-from ge_dialect.shape_inference import SHAPE_FUNCTIONS, ShapeError, infer_shapes
-from ge_runtime.adapters import call_host_op, check_results
+from ge_dialect.shape_inference import (
+    ShapeError,
+    has_shape_function,
+    infer_shapes,
+    shape_function_attributes,
+)
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
 from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
 from ge_runtime.jit_ops import JITError
@@ -79,12 +86,10 @@ from ge_runtime.reference import (
     evaluate,
     find_graph,
 )
-from passes.infer_shape import shape_function_attributes
-from passes.insert_transdata import derive_storage_weights
+from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
     STRUCTURAL_OPS,
     build_partitioned_call,
-    node_labels,
     owned_constants,
     placed_engine,
 )
@@ -181,28 +186,6 @@ def has_dynamic_dims(graph: GraphOp) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def inline_partitioned_calls(block: Block) -> None:
-    """Replace every `ge.partitioned_call` of `block` (nested ones too) by its ops."""
-    for op in list(block.ops):
-        if not isinstance(op, PartitionedCallOp):
-            continue
-        body = op.f.block
-        inline_partitioned_calls(body)
-        terminator = body.last_op
-        assert isinstance(terminator, NetOutputOp)
-        for inner in list(body.ops):
-            if isinstance(inner, DataOp):
-                inner.output.replace_all_uses_with(op.operands[inner.index_value])
-                body.erase_op(inner)
-        for result, value in zip(op.results, terminator.operands, strict=True):
-            result.replace_all_uses_with(value)
-        body.erase_op(terminator)
-        for inner in list(body.ops):
-            inner.detach()
-            block.insert_op_before(inner, op)
-        block.erase_op(op)
-
-
 def split_around_host_ops(block: Block) -> list[list[Operation] | Operation]:
     """The block's ops as steps: sunk parts (lists) and `aclnn_only` ops.
 
@@ -262,7 +245,7 @@ class SunkPart:
     @property
     def stream_count(self) -> int:
         """Streams of the part (1: compiled whole)."""
-        from ge_runtime.streams import stream_count
+        from passes.stream_planning import stream_count
 
         return stream_count(self.graph) or 1
 
@@ -284,8 +267,8 @@ def sink_graph(
     reads), assigned streams as `graph` was, planned and compiled (its code
     kept on disk under `cache_key` and the part's number, if given).
     """
-    from ge_runtime.streams import stream_count
     from passes.assign_streams import assign_sunk_graph
+    from passes.stream_planning import stream_count
 
     streams = stream_count(graph)
     block = graph.body.block
@@ -498,7 +481,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
             )
             executor = Executor.JIT
         else:
-            results = call_host_op(op, [held.origin for held in operands])
+            results = run_numpy_kernel(op, [held.origin for held in operands])
             reason = self.kernels.failures.get(op, "no shape function")
             detail = f"reference kernel: {reason}"
             executor = Executor.REFERENCE
@@ -519,7 +502,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
         self, op: Operation, operands: Sequence[Held]
     ) -> list[tuple[Shape, str]] | None:
         """The op's shape function on the concrete operands (None: it has none)."""
-        if op.name not in SHAPE_FUNCTIONS:
+        if not has_shape_function(op):
             return None
         shapes = [held.shape for held in operands]
         dtypes = [held.layout.dtype for held in operands]

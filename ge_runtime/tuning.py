@@ -38,11 +38,11 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import dtype_name
+from ge_dialect.files import write_atomically
 from ge_dialect.input_files import read_json_file
 from ge_dialect.layout import layout_of
 from ge_dialect.ops import attribute_to_python
 from ge_runtime.kernels import KERNEL_ATTRIBUTES_DROPPED, KernelCall, KernelInfo
-from tools.common import write_atomically
 
 RECORDS_VERSION = 1
 DEFAULT_REPEATS = 5

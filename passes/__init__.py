@@ -15,7 +15,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "refine-running-format": ("refine_running_format", "RefineRunningFormatPass"),
     "select-storage-format": ("select_storage_format", "SelectStorageFormatPass"),
     "insert-transdata": ("insert_transdata", "InsertTransDataPass"),
-    "convert-ge-to-loops": ("convert_ge_to_loops", "ConvertGeToLoopsPass"),
+    "convert-ge-to-loops": ("lowering.convert_ge_to_loops", "ConvertGeToLoopsPass"),
     "transop-symmetry-elimination": (
         "transop_symmetry_elimination",
         "TransOpSymmetryEliminationPass",

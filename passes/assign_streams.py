@@ -25,7 +25,7 @@ ge.graph @main attributes {ge.stream_count = 2 : i64, ge.event_count = 1 : i64} 
 ```
 
 Streams come from list scheduling in block order on a static cost model
-(`OP_WORK`, `LAUNCH_US`, `EVENT_US`): each op goes to the stream where it
+(each op's `work()`, `LAUNCH_US`, `EVENT_US`): each op goes to the stream where it
 could start first (an operand from another stream costs an event), ties
 to a producer's stream, then the lowest stream; so a chain stays on one
 stream and only ops that really overlap are spread. `ge.stream_count` is
@@ -34,20 +34,20 @@ sequential block order, with no events).
 
 Events are only added where needed: none within a stream, and none for a
 dependency already implied by stream order and other events (vector
-clocks, `ge_runtime.streams.StreamOrder`; the latest producer is waited
+clocks, `passes.stream_planning.StreamOrder`; the latest producer is waited
 for first, as it implies the most). Removing any event lets some consumer
 run before its producer.
 
 Run `plan-memory` after this pass: its buffers then stay live until every
 later op is ordered after their last access, so the plan is valid under
-every interleaving the events allow (`ge_runtime.streams.check_stream_plan`).
+every interleaving the events allow (`passes.stream_planning.check_stream_plan`).
 Graphs that are not sunk are left unchanged.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -55,9 +55,11 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorT
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from ge_dialect.ops import GraphOp, attribute_value
-from ge_runtime.memory import VIEW_OPS
-from ge_runtime.streams import (
+from ge_dialect.ops import GEOperation, GraphOp
+from ge_dialect.traits import ViewOp
+from passes.options import check_range_option
+from passes.plan_memory import sunk_view, unsunk_reason
+from passes.stream_planning import (
     EVENT_COUNT_ATTRIBUTE,
     RECORD_ATTRIBUTE,
     STREAM_ATTRIBUTE,
@@ -67,8 +69,6 @@ from ge_runtime.streams import (
     scheduled_ops,
     without_streams,
 )
-from passes.options import check_range_option
-from passes.plan_memory import sunk_view, unsunk_reason
 
 LAUNCH_US = 20.0
 """Estimated time to dispatch one kernel, in microseconds."""
@@ -84,41 +84,12 @@ def _elements(value: SSAValue) -> int:
     return math.prod(tensor.get_shape())
 
 
-def _conv_work(op: Operation) -> float:
-    """Multiply-adds: each output element takes filter size / output channels."""
-    y = op.results[0]
-    channels = y.type.get_shape()[str(attribute_value(op, "data_format")).index("C")]  # type: ignore[attr-defined]
-    return _elements(y) * _elements(op.operands[1]) / channels
-
-
-def _matmul_work(op: Operation) -> float:
-    """Multiply-adds: every element of the first operand meets each output column."""
-    return _elements(op.operands[0]) * op.results[0].type.get_shape()[-1]  # type: ignore[attr-defined]
-
-
-def _window_work(op: Operation) -> float:
-    return _elements(op.results[0]) * math.prod(attribute_value(op, "ksize"))
-
-
-OP_WORK: dict[str, Callable[[Operation], float]] = {
-    "ge.conv2d": _conv_work,
-    "ge.matmul": _matmul_work,
-    "ge.gemm": _matmul_work,
-    "ge.batch_matmul": _matmul_work,
-    "ge.max_pool": _window_work,
-    "ge.avg_pool": _window_work,
-    "ge.lrn": lambda op: _elements(op.results[0]) * attribute_value(op, "size"),
-}
-"""Per op: its work; other ops move memory: elements read and written."""
-
-
 def cost_us(op: Operation) -> float:
     """The estimated run time of `op` in microseconds (a view runs nothing)."""
-    if op.name in VIEW_OPS and op.operands[0].type == op.results[0].type:
+    if op.has_trait(ViewOp) and op.operands[0].type == op.results[0].type:
         return 0.0
-    work = OP_WORK.get(op.name)
-    if work is not None:
-        return LAUNCH_US + work(op) / WORK_PER_US
+    if isinstance(op, GEOperation):
+        return LAUNCH_US + op.work() / WORK_PER_US
     values = [*op.operands, *op.results]
     return LAUNCH_US + sum(_elements(v) for v in values) / WORK_PER_US
 

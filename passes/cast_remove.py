@@ -1,6 +1,6 @@
 """`cast-remove`: remove redundant casts and casts that cancel along a chain.
 
-GE's CastRemovePass (research/ge_behaviour.md §2.6), two patterns:
+GE's CastRemovePass (docs/research/ge_behaviour.md §2.6), two patterns:
 
 1. **A redundant cast** (same dtype in and out) is replaced by its operand.
 2. **A cancelling chain.** From an op S that is not a trans op and has

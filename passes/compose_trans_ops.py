@@ -3,7 +3,7 @@
 Beyond GE (docs/GE_DEVIATIONS.md; GE only cancels inverse pairs and folds a
 transpose into the TransData after it), the relayout algebra of MLIR's
 pack/unpack folds and ONNX Runtime's `ComposePerm`
-(research/layout_optimizers.md §1, §3): two relayouts in a row are one
+(docs/research/layout_optimizers.md §1, §3): two relayouts in a row are one
 relayout.
 
 - `ComposeTransposePair`: `transpose(transpose(x, p1), p2)` is

@@ -4,7 +4,7 @@ becomes a squeeze and an unsqueeze (GE's Dim1TransposeToSqueezePass).
 Reading the perm in order and skipping size-1 axes, the other axes appear in
 increasing order: the data order is unchanged and only the unit axes move,
 which a squeeze of the unit source axes followed by an unsqueeze at their
-output positions does without copying (research/ge_behaviour.md §2.9).
+output positions does without copying (docs/research/ge_behaviour.md §2.9).
 
 ```mlir
 %y = ge.transpose %x {perm = array<i64: 1, 0, 2>}

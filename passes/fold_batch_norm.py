@@ -48,6 +48,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.naming import node_label
 from ge_dialect.ops import (
     BatchNormOp,
     ConstOp,
@@ -60,16 +61,15 @@ from ge_dialect.ops import (
     attribute_value,
     enclosing_target,
 )
+from passes.dead_code import erase_dead
 from passes.fold_constants import (
     Unavailable,
     constant_value,
-    erase_if_unused,
     is_external,
     make_constant,
 )
 from passes.fuse_ops import enabled_rules, fusion_rules
 from passes.options import check_choice_option
-from passes.partition_engines import node_label
 
 LOG = logging.getLogger(__name__)
 
@@ -246,7 +246,10 @@ def _replace(
     product.results[0].replace_all_uses_with(new.results[0])
     rewriter.replace(bn, [], [result])
     rewriter.erase(product)
-    erase_if_unused(rewriter, [*weights, bn.scale, bn.offset, bn.mean, bn.variance])
+    erase_dead(
+        rewriter,
+        [v.owner for v in (*weights, bn.scale, bn.offset, bn.mean, bn.variance)],
+    )
 
 
 def _scaled_weight(

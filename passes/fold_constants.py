@@ -1,6 +1,6 @@
 """`fold-constants`: ops whose operands are all constants, computed at compile time.
 
-Each such op runs its host kernel (`ge_runtime.host_ops`, the reference
+Each such op runs its NumPy kernel (declared with the op, the reference
 evaluator's semantics) on its operands' values and becomes one `ge.const`
 per result. Storage layouts are honoured: an operand held in an internal
 format (`#ge.layout<NCHW, NC1HWC0>`) is read back to origin layout, and the
@@ -20,15 +20,15 @@ a folded value that came from external data, or has more than
 `INLINE_LIMIT` elements, goes back into that mapping under a new key.
 Without a mapping (`ge-opt`) an op reading external data is skipped and the
 reason is logged (`fold-constants: NODE not folded: ...`), as is any op
-whose host kernel cannot run. Ops with regions, graph inputs, variables
-and ops inside a `ge.fused` group are never folded. `fold-batch-norm` uses
+whose kernel cannot run. Only `Pure` ops are folded: never graph structure
+(inputs, variables, control flow, fused groups) nor ops inside a `ge.fused`
+group. `fold-batch-norm` uses
 the same helpers for its constants.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -42,28 +42,27 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+from xdsl.traits import Pure
 
+from ge_dialect.adapters import run_numpy_kernel
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.diagnostics import GEError
-from ge_dialect.limits import LimitError, over_budget, static_bytes
-from ge_dialect.ops import (
-    ConstOp,
-    DataOp,
-    FusedOp,
-    NetOutputOp,
-    TransDataOp,
-    VariableOp,
-    enclosing_target,
-)
-from ge_runtime.adapters import call_host_op
-from ge_runtime.reference import dense_to_numpy
-from passes.insert_transdata import (
+from ge_dialect.constants import (
     STORAGE_OF,
     dense_from_numpy,
+    dense_to_numpy,
     origin_array,
     stored_array,
 )
-from passes.partition_engines import node_label
+from ge_dialect.diagnostics import GEError
+from ge_dialect.limits import LimitError, over_budget, static_bytes
+from ge_dialect.naming import node_label
+from ge_dialect.ops import (
+    ConstOp,
+    FusedOp,
+    Structural,
+    enclosing_target,
+)
+from passes.dead_code import erase_dead
 
 LOG = logging.getLogger(__name__)
 
@@ -158,24 +157,6 @@ def is_external(value: SSAValue) -> bool:
     )
 
 
-def erase_if_unused(rewriter: PatternRewriter, values: Iterable[SSAValue]) -> None:
-    """Erase the constants among the owners of `values` that lost all their uses."""
-    for owner in dict.fromkeys(value.owner for value in values):
-        if isinstance(owner, ConstOp) and owner.output.first_use is None:
-            rewriter.erase(owner)
-
-
-SKIPPED = (DataOp, ConstOp, VariableOp, NetOutputOp)
-"""Ops that are never folded (besides ops with regions)."""
-
-
-def host_results(op: Operation, operands: list[np.ndarray]) -> list[np.ndarray]:
-    """What `op` computes from origin-layout operands (the reference's rule)."""
-    if isinstance(op, TransDataOp):
-        return [operands[0].transpose(op.origin_permutation())]
-    return call_host_op(op, operands)
-
-
 @dataclass
 class FoldConstantOp(RewritePattern):
     """An op whose operands are all `ge.const` -> one `ge.const` per result."""
@@ -184,7 +165,7 @@ class FoldConstantOp(RewritePattern):
     """Ops already reported as not foldable (each is logged once)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, SKIPPED) or op.regions or not op.operands:
+        if op.has_trait(Structural) or not op.has_trait(Pure) or not op.operands:
             return
         if isinstance(op.parent_op(), FusedOp):
             return  # a group's ops read its operands, never constants
@@ -196,7 +177,7 @@ class FoldConstantOp(RewritePattern):
         try:
             for result in op.results:
                 _check_budget(result.type, f"result #{result.index}")
-            results = host_results(op, [constant_value(v) for v in op.operands])
+            results = run_numpy_kernel(op, [constant_value(v) for v in op.operands])
         except (Unavailable, GEError) as reason:
             self.skipped.add(op)
             message = str(reason).partition("error: ")[2] or str(reason)
@@ -216,7 +197,7 @@ class FoldConstantOp(RewritePattern):
         ]
         operands = list(op.operands)
         rewriter.replace(op, constants, [c.output for c in constants])
-        erase_if_unused(rewriter, operands)
+        erase_dead(rewriter, [v.owner for v in operands])
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,7 @@ from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, parse_format
 from ge_dialect.input_files import load_json, read_input_text
 from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.naming import node_name
 from ge_dialect.opinfo import ORIGIN, Engine, FallbackMode, op_info
 from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
 from passes.options import check_choice_option
@@ -322,12 +323,6 @@ class Group:
                 return
             self.members.append(joining)
             self.members.sort(key=self.position.__getitem__)
-
-
-def node_name(op: Operation) -> str | None:
-    """The op's `name` attribute, if any."""
-    name = op.attributes.get("name")
-    return name.data if isinstance(name, StringAttr) else None
 
 
 def build_fused(group: Group) -> tuple[FusedOp, list[SSAValue]]:

@@ -1,6 +1,6 @@
 """`infer-origin-format`: GE's FormatRefiner (origin-format inference).
 
-Anchor diffusion (research/ge_behaviour.md §1). Ops that carry format meaning
+Anchor diffusion (docs/research/ge_behaviour.md §1). Ops that carry format meaning
 are anchors; from each anchor, in IR order, a breadth-first queue infers
 backward (into producers) and forward (into consumers). A value receives a
 format only while it is ND (first writer wins); each op reached runs its
@@ -71,17 +71,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.adapters import operands_whose_format_is_read
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.diagnostics import GEError, error_at
-from ge_dialect.format_rules import (
-    FORMAT_ATTRIBUTE_SYNC,
-    LOCK_ATTR,
-    RANK_BARRIER_OPS,
-    SAME_ORIGIN_OPS,
-    FormatRule,
-    infer_rule,
-    refresh_rule,
-)
+from ge_dialect.format_rules import LOCK_ATTR, FormatRule, infer_rule, refresh_rule
 from ge_dialect.formats import (
     ORIGIN_FORMATS,
     Format,
@@ -90,13 +83,14 @@ from ge_dialect.formats import (
 from ge_dialect.layout import check_rank_fits, layout_of
 from ge_dialect.ops import (
     DataOp,
+    GEOperation,
     GraphOp,
     IdentityOp,
     NetOutputOp,
     VariableOp,
     WhileOp,
 )
-from ge_dialect.shape_inference import OPERAND_FORMAT_ATTRIBUTES
+from ge_dialect.traits import RankBarrier, SameOriginFormat
 from passes.options import check_data_format_option
 
 Cell = tuple[Operation, bool, int]
@@ -379,7 +373,7 @@ class FormatRefiner:
             return True
         if _is_locked(producer):
             return False
-        return not (producer.name in RANK_BARRIER_OPS and rank < 4)
+        return not (producer.has_trait(RankBarrier) and rank < 4)
 
     def _descriptor(self, cell: Cell) -> Format:
         """GE's descriptor at `cell`: ND unless reached, explicit, or written."""
@@ -430,7 +424,7 @@ class FormatRefiner:
         rank = _rank(value)
         if rank <= 0:
             return  # scalars stop propagation
-        if op.name in RANK_BARRIER_OPS and rank < 4:
+        if op.has_trait(RankBarrier) and rank < 4:
             return  # permute/expand_dims/squeeze below rank 4
         if (group := self.groups.get(cell)) is not None:
             self._reflect(group, fmt)
@@ -484,7 +478,7 @@ class FormatRefiner:
 
     def _write_types(self) -> None:
         """Write the formats into the types; then resync attributes naming them."""
-        touched: dict[Operation, None] = {}
+        touched: dict[GEOperation, None] = {}
         for value, fmt in self.formats.items():
             tensor = value.type
             if not isinstance(tensor, TensorType) or _origin(value) == fmt:
@@ -493,10 +487,10 @@ class FormatRefiner:
                 value, _relabelled(tensor, fmt)
             )
             for op in _neighbours(new_value):
-                if op.name in FORMAT_ATTRIBUTE_SYNC:
+                if isinstance(op, GEOperation):
                     touched[op] = None
         for op in touched:
-            FORMAT_ATTRIBUTE_SYNC[op.name](op)
+            op.refresh_format_attributes()
 
     def _relabel_conflicting_edges(self) -> None:
         """Give each edge whose ends disagree (both not ND) a `ge.identity`.
@@ -513,7 +507,7 @@ class FormatRefiner:
             have = _origin(value)
             if have in (Format.ND, fmt) or not isinstance(value, OpResult):
                 continue
-            if index in OPERAND_FORMAT_ATTRIBUTES.get(op.name, {}):
+            if index in operands_whose_format_is_read(op):
                 continue  # the op reads this operand's format: it means it
             copy = relabelled.get((value, fmt))
             if copy is None:
@@ -561,7 +555,7 @@ def _ungiven_origin(tensor: Attribute) -> Format | None:
 
 
 def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue, ...]]:
-    """Values chained through `SAME_ORIGIN_OPS` -> all values of their chain.
+    """Values chained through `SameOriginFormat` ops -> all values of their chain.
 
     A TransData that absorbed a transpose (`perm`) relates two different
     origin formats by its permutation: it ties nothing.
@@ -574,7 +568,7 @@ def _same_origin_ties(ops: Iterable[Operation]) -> dict[SSAValue, tuple[SSAValue
         return value
 
     for op in ops:
-        if op.name in SAME_ORIGIN_OPS and op.operands and op.results:
+        if op.has_trait(SameOriginFormat) and op.operands and op.results:
             if op.attributes.get("perm") is not None:
                 continue
             parent[root(op.results[0])] = root(op.operands[0])

@@ -1,7 +1,7 @@
 """`infer-shape`: recompute every result shape and dtype in its origin context.
 
-Each op's result types come from its shape function
-(`ge_dialect/shape_inference.py`); layouts (`#ge.layout`) are kept. A dim the
+Each op's result types come from the shape function it declares (run by
+`ge_dialect/shape_inference.py`); layouts (`#ge.layout`) are kept. A dim the
 function cannot know (-1) keeps a known declared size; anything else the
 function says wins, as in GE's InferShape:
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
@@ -40,16 +39,13 @@ from ge_dialect.ops import (
     GraphOp,
     NetOutputOp,
     WhileOp,
-    attribute_value,
 )
 from ge_dialect.shape_inference import (
-    DECLARED_SHAPE_ATTRIBUTES,
-    OPERAND_FORMAT_ATTRIBUTES,
-    SHAPE_FUNCTIONS,
     UNKNOWN,
     ShapeError,
+    has_shape_function,
     infer_shapes,
-    operand_format,
+    shape_function_attributes,
 )
 
 
@@ -71,20 +67,8 @@ def _infer_block(block: Block) -> None:
             _infer_subgraph_input(op)
         elif op.regions:  # if/case/while/partitioned_call, and fused groups
             _infer_control_flow(op)
-        elif op.name in SHAPE_FUNCTIONS:
+        elif has_shape_function(op):
             _infer_op(op)
-
-
-def shape_function_attributes(op: Operation) -> dict[str, Any]:
-    """The attributes `op`'s shape function reads: its own, plus operand origin
-    formats and a declared target shape where the op has no such attribute."""
-    attributes = {name: attribute_value(op, name) for name in op.attributes}
-    for index, name in OPERAND_FORMAT_ATTRIBUTES.get(op.name, {}).items():
-        attributes.setdefault(name, operand_format(op.operands[index].type))
-    declared = DECLARED_SHAPE_ATTRIBUTES.get(op.name)
-    if declared is not None and declared not in attributes:
-        attributes[declared] = list(_shape(op.results[0]))
-    return attributes
 
 
 def _infer_op(op: Operation) -> None:
@@ -93,7 +77,7 @@ def _infer_op(op: Operation) -> None:
     dtypes = [dtype_name(_tensor(v).element_type) for v in op.operands]
     attributes = shape_function_attributes(op)
     try:
-        results = infer_shapes(op.name, shapes, dtypes, attributes)
+        results = infer_shapes(op, shapes, dtypes, attributes)
     except ShapeError as error:
         raise error_at(op, str(error)) from None
     if len(results) != len(op.results):

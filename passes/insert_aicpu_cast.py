@@ -45,10 +45,11 @@ from xdsl.rewriter import InsertPoint
 
 from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import element_type, numpy_dtype
+from ge_dialect.naming import node_label
 from ge_dialect.opinfo import Engine, op_info
 from ge_dialect.ops import CastOp
 from passes.cast_remove import with_element_type
-from passes.partition_engines import node_label, op_engine
+from passes.partition_engines import op_engine
 from passes.transop_utils import cast_is_exact, dtype_of
 
 

@@ -35,9 +35,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
+from ge_dialect.naming import node_labels
 from ge_dialect.opinfo import find_op_info
 from ge_dialect.ops import GraphOp
-from passes.partition_engines import node_labels
 
 LOG = logging.getLogger(__name__)
 

@@ -54,7 +54,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from ge_dialect.diagnostics import error_at
-from ge_dialect.opinfo import Engine, op_info, op_key
+from ge_dialect.naming import node_label
+from ge_dialect.opinfo import Engine, op_info
 from ge_dialect.ops import (
     ConstOp,
     DataOp,
@@ -100,34 +101,6 @@ def placed_engine(op: Operation) -> Engine | None:
             return Engine(parent.engine.data)
         parent = parent.parent_op()
     return op_engine(op)
-
-
-def node_labels(graph: Operation) -> dict[Operation, str]:
-    """Each op's node name: its `name` attribute, else `<op type>_<n>`.
-
-    n counts the ops of that type before it in `graph` (from 0).
-    """
-    counts: dict[str, int] = {}
-    labels: dict[Operation, str] = {}
-    for op in graph.walk():
-        key = op_key(op)
-        number = counts.get(key, 0)
-        counts[key] = number + 1
-        name = op.attributes.get("name")
-        labels[op] = name.data if isinstance(name, StringAttr) else f"{key}_{number}"
-    return labels
-
-
-def node_label(op: Operation) -> str:
-    """The node name of one op (see `node_labels`); only an unnamed op needs
-    the walk over its graph that numbers it."""
-    name = op.attributes.get("name")
-    if isinstance(name, StringAttr):
-        return name.data
-    top = op
-    while (parent := top.parent_op()) is not None and not isinstance(top, GraphOp):
-        top = parent
-    return node_labels(top).get(op, op_key(op))
 
 
 def unsupported_dtypes(op: Operation) -> list[str]:

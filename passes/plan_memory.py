@@ -11,7 +11,7 @@ outside the arena. Sizes are storage bytes (padding included), rounded up to
 - in place (`in-place=true`, the default): an elementwise op's result takes
   the buffer of an operand of the same type, no padding, that dies at the op.
 
-All strategies of `ge_runtime.memory` run (InfiniTensor's first-fit free
+All strategies of `passes.memory_planning` run (InfiniTensor's first-fit free
 list is the baseline) and the smallest arena wins, unless `strategy=NAME`.
 
 ```mlir
@@ -29,11 +29,11 @@ ge.graph @main attributes {ge.arena_size = 4096 : i64, ge.memory_report = {...}}
 
 Streams (`assign-streams`): ops of different streams may run at the same
 time, so liveness follows the happens-before order of the events
-(`ge_runtime.streams.StreamOrder`) rather than the block order: a buffer
+(`passes.stream_planning.StreamOrder`) rather than the block order: a buffer
 stays live until the last step of an op not ordered after all of its
 accesses, and an op overwrites an operand in place only if every other
 access of that operand is ordered before it. The plan is then valid in
-every interleaving the events allow (`ge_runtime.streams.check_stream_plan`).
+every interleaving the events allow (`passes.stream_planning.check_stream_plan`).
 
 Engine subgraphs (`ge.partitioned_call` from `partition-engines`) are seen
 inlined, as the scheduler sinks them; their ops get offsets in the one
@@ -46,7 +46,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -63,15 +62,14 @@ from xdsl.passes import ModulePass
 
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.ops import FusedOp, GraphOp, NetOutputOp, enclosing_target
-from ge_runtime.memory import (
+from ge_dialect.traits import MayRunInPlace, ViewOp
+from passes.memory_planning import (
     ARENA_ATTRIBUTE,
-    IN_PLACE_OPS,
     NOT_IN_ARENA,
     OFFSET_ATTRIBUTE,
     PINNED_OPS,
     REPORT_ATTRIBUTE,
     STRATEGIES,
-    VIEW_OPS,
     Buffer,
     MemoryReport,
     align,
@@ -79,9 +77,8 @@ from ge_runtime.memory import (
     value_bytes,
 )
 from passes.options import check_choice_option
-
-if TYPE_CHECKING:
-    from ge_runtime.streams import StreamOrder
+from passes.outlining import inline_partitioned_calls
+from passes.stream_planning import StreamOrder, stream_order
 
 
 @dataclass
@@ -160,13 +157,13 @@ class Liveness:
 
     @staticmethod
     def _viewed(op: Operation, value: SSAValue) -> SSAValue | None:
-        if op.name in VIEW_OPS and op.operands[0].type == value.type:
+        if op.has_trait(ViewOp) and op.operands[0].type == value.type:
             return op.operands[0]
         return None
 
     def _reusable(self, op: Operation, step: int, value: SSAValue) -> SSAValue | None:
         """An operand whose buffer dies at this op and fits `value` exactly."""
-        if op.name not in IN_PLACE_OPS or len(op.results) != 1:
+        if not op.has_trait(MayRunInPlace) or len(op.results) != 1:
             return None
         if value_bytes(value, self.target) != _unpadded_bytes(value):
             return None  # the lowering zero-fills padding when it allocates
@@ -196,8 +193,6 @@ def plan_graph(
     in_place: bool = True,
 ) -> GraphPlan:
     """Plan a sunk graph's arena (see the module docstring); IR unchanged."""
-    from ge_runtime.streams import stream_order
-
     liveness = Liveness(target, in_place, stream_order(graph))
     liveness.run(graph)
     buffers = [Buffer(size, first, last) for size, first, last in liveness.buffers]
@@ -235,8 +230,6 @@ def _dictionary(values: Mapping[str, object]) -> DictionaryAttr:
 def sunk_view(graph: GraphOp) -> tuple[GraphOp, dict[Operation, Operation]]:
     """The graph as sunk: a clone with `ge.partitioned_call` engine subgraphs
     inlined (as the scheduler does), and the original of each cloned op."""
-    from ge_runtime.scheduler import inline_partitioned_calls
-
     clone = graph.clone()
     originals = dict(zip(clone.walk(), graph.walk(), strict=True))
     inline_partitioned_calls(clone.body.block)
@@ -271,7 +264,7 @@ class PlanMemoryPass(ModulePass):
     name = "plan-memory"
 
     strategy: str | None = None
-    """Force one strategy of `ge_runtime.memory.STRATEGIES` (default: the best)."""
+    """Force one strategy of `passes.memory_planning.STRATEGIES` (default: the best)."""
 
     in_place: bool = True
     """Let elementwise results overwrite an operand that dies at their op."""

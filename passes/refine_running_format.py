@@ -1,6 +1,6 @@
 """`refine-running-format`: apply user storage formats (GE PrepareRunningFormatRefiner).
 
-GE's `UpdateDataNetOutputByStorageFormat` (research/ge_behaviour.md §4.1–4.2):
+GE's `UpdateDataNetOutputByStorageFormat` (docs/research/ge_behaviour.md §4.1–4.2):
 
 - `ge.data` with `storage_format` and `storage_shape`: the result type gets
   that storage format. A non-empty `storage_shape` without 0 dims is used as
@@ -61,17 +61,21 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import FormatAttr, LayoutAttr
+from ge_dialect.constants import relayout_constant
 from ge_dialect.diagnostics import error_at
 from ge_dialect.formats import FormatError
-from ge_dialect.layout import check_tensor_type
-from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, WhileOp
-from passes.insert_transdata import (
+from ge_dialect.layout import check_tensor_type, layout_attr, retyped
+from ge_dialect.ops import (
+    ConstOp,
+    DataOp,
+    GraphOp,
+    NetOutputOp,
+    WhileOp,
+    enclosing_target,
+)
+from passes.layout_requirements import (
     boundary_layouts,
     keep_consumer_layouts,
-    layout_attr,
-    module_target,
-    relayout_constant,
-    retyped,
     set_required_layouts,
 )
 
@@ -223,7 +227,7 @@ class RefineRunningFormatPass(ModulePass):
                 [
                     RefineDataStorage(self.storage_format_spread),
                     RefineNetOutputStorage(),
-                    RefineConstStorage(module_target(op)),
+                    RefineConstStorage(enclosing_target(op)),
                 ]
             ),
             apply_recursively=False,

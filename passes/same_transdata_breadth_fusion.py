@@ -1,6 +1,6 @@
 """`same-transdata-breadth-fusion`: share identical TransData reached through casts.
 
-GE's SameTransdataBreadthFusionPass (research/ge_behaviour.md §2.8). From a
+GE's SameTransdataBreadthFusionPass (docs/research/ge_behaviour.md §2.8). From a
 head value, paths through Casts only that end at TransData with the same
 conversion are merged: one TransData moves right after the head (in the
 head's dtype) and the Casts run after it, in its output layout:
@@ -63,7 +63,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.layout import check_tensor_type
+from ge_dialect.layout import check_tensor_type, layout_attr, retyped
 from ge_dialect.ops import (
     TRANS_OPS,
     CaseOp,
@@ -74,7 +74,7 @@ from ge_dialect.ops import (
     PartitionedCallOp,
     TransDataOp,
 )
-from passes.insert_transdata import cast_op, layout_attr, retyped
+from passes.layout_requirements import cast_op
 from passes.transop_breadth_fusion import NODE_NAME
 from passes.transop_utils import has_default_groups
 

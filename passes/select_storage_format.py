@@ -76,26 +76,29 @@ from ge_dialect.formats import (
     full_rank,
     get_target,
 )
-from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.layout import (
+    check_tensor_type,
+    is_scalar,
+    layout_attr,
+    origin_layout,
+    retyped,
+    shape_of,
+)
 from ge_dialect.opinfo import OpInfo, TensorInfo, find_op_info
 from ge_dialect.ops import (
     CONTROL_FLOW_OPS,
+    TARGET_ATTRIBUTE,
     ConstOp,
     DataOp,
     GraphOp,
     NetOutputOp,
     TransDataOp,
     VariableOp,
+    enclosing_target,
 )
-from passes.insert_transdata import (
-    TARGET_ATTRIBUTE,
+from passes.layout_requirements import (
     boundary_layouts,
-    is_scalar,
-    layout_attr,
-    module_target,
-    origin_layout,
     required_layouts,
-    retyped,
     set_required_layouts,
 )
 from passes.options import check_target_option
@@ -449,6 +452,6 @@ class SelectStorageFormatPass(ModulePass):
         if self.target is not None:
             name = get_target(self.target).name
             op.attributes[TARGET_ATTRIBUTE] = StringAttr(name)
-        policy = FormatPolicy(module_target(op))
+        policy = FormatPolicy(enclosing_target(op))
         for block in list(graph_blocks(op)):
             BlockSelection(policy, self.spread).run(block)

@@ -5,7 +5,7 @@ After `insert-transdata` an elementwise op left in the origin layout between
 two internal-format ops sits between a TransData out of NC1HWC0 and one back
 in. Running it in NC1HWC0 instead lets the pair disappear, as ONNX Runtime's
 transpose optimizer pushes transposes through elementwise and broadcast ops
-(research/layout_optimizers.md §3):
+(docs/research/layout_optimizers.md §3):
 
 ```mlir
 %a = ge.transdata %c {src_format = #ge.format<NC1HWC0>,
@@ -54,7 +54,7 @@ dtypes. Heavy ops (conv, pooling, ...) never move: they are the anchors.
 Lower-rank operands of broadcast ops must span the result's C axis
 (NC1HWC0) or last two dims (FRACTAL_NZ), as in `select-storage-format`, and
 are aligned as NumPy aligns them. Where the internal layout pads
-(C % C0 != 0), only ops that keep zeros zero (`ZERO_PRESERVING`) move, so
+(C % C0 != 0), only ops that keep zeros zero (`ZeroPreserving`) move, so
 the padding never holds anything but zeros (research scenario 13).
 """
 
@@ -79,6 +79,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import ExternalDataAttr, LayoutAttr
+from ge_dialect.constants import relayout_constant
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import (
     INTERNAL_FORMATS,
@@ -87,56 +88,28 @@ from ge_dialect.formats import (
     expand_dims_to_full_rank,
     full_rank,
 )
-from ge_dialect.layout import check_tensor_type, layout_of, shape_of
-from ge_dialect.opinfo import find_op_info, op_key
-from ge_dialect.ops import ClipOp, ConstOp, TransDataOp, attribute_value
-from passes.insert_transdata import (
+from ge_dialect.layout import (
+    check_tensor_type,
     is_scalar,
     layout_attr,
-    module_target,
-    relayout_constant,
+    layout_of,
     retyped,
-    transdata_op,
+    shape_of,
 )
+from ge_dialect.opinfo import find_op_info
+from ge_dialect.ops import (
+    ConstOp,
+    TransDataOp,
+    enclosing_target,
+)
+from ge_dialect.traits import zero_preserved
+from passes.dead_code import erase_dead
+from passes.layout_requirements import transdata_op
 from passes.transop_utils import has_default_groups, storage_element_count, tensor_of
-
-ZERO_PRESERVING: frozenset[str] = frozenset(
-    {
-        "relu",
-        "neg",
-        "abs",
-        "sqrt",
-        "tanh",
-        "identity",
-        "leaky_relu",
-        "elu",
-        "selu",
-        "clip",
-        "add",
-        "sub",
-        "mul",
-        "maximum",
-        "minimum",
-        "prelu",
-        "add_n",
-    }
-)
-"""Ops (op-information keys) with f(0, ..., 0) == 0: they may run on padded
-storage. `clip` only when its range contains 0."""
-
 
 AGNOSTIC_PATTERNS: frozenset[str] = frozenset({"ElemWise", "Broadcast"})
 """Fusion patterns (op information) of ops that compute element by element,
 so they run in any layout their operands share."""
-
-
-def keeps_zero(op: Operation) -> bool:
-    """Whether `op` maps zero operands to zero (padding stays zero)."""
-    if op_key(op) not in ZERO_PRESERVING:
-        return False
-    if isinstance(op, ClipOp):
-        return attribute_value(op, "min") <= 0 <= attribute_value(op, "max")
-    return True
 
 
 def is_plain(tensor: TensorType) -> bool:
@@ -240,7 +213,7 @@ class FlipPlan:
         flipped = self.result_type(op)
         if flipped is None or flipped == op.results[0].type:
             return False
-        if self.target is not None and has_padding(flipped) and not keeps_zero(op):
+        if self.target is not None and has_padding(flipped) and not zero_preserved(op):
             return False  # the op would write non-zeros into the padding
         return all(self.operand_cost(v, op) is not None for v in op.operands)
 
@@ -422,17 +395,6 @@ class RegionFlipper:
             self.rewriter.handle_operation_modification(user)
 
 
-def erase_dead_inputs(values: Iterable[SSAValue], rewriter: PatternRewriter) -> None:
-    """Erase TransData and constants the flip left without users."""
-    for value in values:
-        owner = value.owner
-        if (
-            isinstance(owner, TransDataOp | ConstOp)
-            and owner.results[0].first_use is None
-        ):
-            rewriter.erase(owner)
-
-
 def try_flip(seed: Operation, target: Format | None, rewriter: PatternRewriter) -> None:
     """Flip the region grown from `seed` to `target` if that removes relayouts."""
     plan = FlipPlan(target)
@@ -442,8 +404,8 @@ def try_flip(seed: Operation, target: Format | None, rewriter: PatternRewriter) 
     if cost is None or cost >= 0:
         return  # no strict drop in runtime relayouts: ONNX Runtime's rule
     inputs = {v for op in plan.ops for v in op.operands if v.owner not in plan.ops}
-    RegionFlipper(plan, module_target(seed), rewriter).flip()
-    erase_dead_inputs(inputs, rewriter)
+    RegionFlipper(plan, enclosing_target(seed), rewriter).flip()
+    erase_dead(rewriter, [v.owner for v in inputs])
 
 
 def plan_target(tensor: TensorType) -> Format | None:

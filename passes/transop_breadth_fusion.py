@@ -1,6 +1,6 @@
 """`transop-breadth-fusion`: merge identical trans ops that read the same value.
 
-GE's TransOpBreadthFusionPass (research/ge_behaviour.md §2.2). Trans ops
+GE's TransOpBreadthFusionPass (docs/research/ge_behaviour.md §2.2). Trans ops
 consuming one value with the same op, attributes and result type compute the
 same thing; the first one in the block is kept and takes the others' uses:
 

@@ -1,6 +1,6 @@
 """`transop-symmetry-elimination`: remove trans ops that undo each other.
 
-GE's TransOpSymmetryEliminationPass (research/ge_behaviour.md §2.1). A trans
+GE's TransOpSymmetryEliminationPass (docs/research/ge_behaviour.md §2.1). A trans
 op `T2` that consumes a trans op `T1` and restores `T1`'s input exactly is
 dropped together with `T1`:
 
@@ -68,17 +68,12 @@ from xdsl.pattern_rewriter import (
 )
 
 from ge_dialect.ops import ReshapeOp, TransDataOp
+from passes.dead_code import erase_dead
 from passes.transop_utils import (
     inverse_pair_failure,
     trans_kind,
     transdata_second_chance_failure,
 )
-
-
-def erase_if_unused(op: Operation, rewriter: PatternRewriter) -> None:
-    """Erase `op` when none of its results is used any more."""
-    if all(not result.uses for result in op.results):
-        rewriter.erase(op)
 
 
 class EliminateInversePair(RewritePattern):
@@ -94,7 +89,7 @@ class EliminateInversePair(RewritePattern):
             return  # not an inverse pair (see the reason)
         rewriter.replace_all_uses_with(op.results[0], first.operands[0])
         rewriter.erase(op)
-        erase_if_unused(first, rewriter)
+        erase_dead(rewriter, [first])
 
 
 class EliminateTransDataPairAroundReshape(RewritePattern):
@@ -116,8 +111,8 @@ class EliminateTransDataPairAroundReshape(RewritePattern):
             attributes=dict(reshape.attributes),
         )
         rewriter.replace(op, direct)
-        erase_if_unused(reshape, rewriter)
-        erase_if_unused(first, rewriter)
+        erase_dead(rewriter, [reshape])
+        erase_dead(rewriter, [first])
 
 
 @dataclass(frozen=True)

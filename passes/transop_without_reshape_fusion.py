@@ -1,6 +1,6 @@
 """`transop-without-reshape-fusion`: shorten trans-op chains between real ops.
 
-GE's TransOpWithoutReshapeFusionPass (research/ge_behaviour.md §2.3), the
+GE's TransOpWithoutReshapeFusionPass (docs/research/ge_behaviour.md §2.3), the
 "depth" fusion. From each result `B` of an op that is not a trans op, every
 path through trans ops (Cast, Reshape, Transpose/Permute, TransData) to the
 first other consumer `E` is replaced by at most one TransData and one Cast,
@@ -77,9 +77,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ge_dialect.formats import Format
-from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.layout import layout_attr, layout_of, shape_of
 from ge_dialect.ops import CastOp, PermuteOp, ReshapeOp, TransDataOp, TransposeOp
-from passes.insert_transdata import cast_first, cast_op, layout_attr, transdata_op
+from passes.layout_requirements import cast_first, cast_op, transdata_op
 from passes.transop_utils import (
     cast_is_exact,
     compose_perms,

@@ -1,6 +1,6 @@
 """`transpose-transdata-fusion`: fold a transpose into the TransData after it.
 
-GE's TransposeTransDataPass (research/ge_behaviour.md §2.4). A transpose that
+GE's TransposeTransDataPass (docs/research/ge_behaviour.md §2.4). A transpose that
 changes the format (NHWC -> NCHW) and feeds a TransData is absorbed: the
 TransData reads the transpose's operand and converts from its format.
 
@@ -67,6 +67,7 @@ from ge_dialect.attributes import FormatAttr
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.ops import PermuteOp, TransDataOp, TransposeOp, letter_permutation
+from passes.dead_code import erase_dead
 from passes.transop_utils import compose_perms, is_identity_perm, permutation_of
 
 TRANSDATA_SOURCES: dict[Format, frozenset[Format]] = {
@@ -150,8 +151,7 @@ class FuseTransposeIntoTransData(RewritePattern):
                 attributes=attributes,
             )
             rewriter.replace(transdata, fused)
-        if op.y.first_use is None:
-            rewriter.erase(op)
+        erase_dead(rewriter, [op])
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """`unchanged-transpose-remove`: drop transposes that move no data.
 
-GE's UnchangedTransposeRemovePass (research/ge_behaviour.md §2.5), which runs
+GE's UnchangedTransposeRemovePass (docs/research/ge_behaviour.md §2.5), which runs
 while the graph is prepared. A transpose is unchanged when every axis either
 stays in place or has size 1: then the axes it moves are all size-1 ones, the
 shape and the element order are the same, and the result is the operand.

@@ -258,6 +258,7 @@ UNARY = [
     "log",
     "reciprocal",
     "identity",
+    "hard_swish",
 ]
 
 

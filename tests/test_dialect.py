@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -530,3 +531,25 @@ def test_python_module_entry_point(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert '"ge.graph"()' in result.stdout
+
+
+def test_xdsl_dce_and_cse_keep_the_numbers():
+    """`dce` drops the dead relu, `cse` merges the twin exps; outputs equal."""
+    from xdsl.transforms.common_subexpression_elimination import (
+        CommonSubexpressionElimination,
+    )
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    from ge_dialect.dialect import make_context
+    from ge_runtime.reference import evaluate
+
+    text = (DIALECT_TESTS.parent / "xdsl-generic" / "dce-cse.mlir").read_text()
+    module = parse_module(make_context(), text.split("// -----")[0])
+    x = np.random.default_rng(0).standard_normal((2, 17)).astype(np.float32)
+    (before,) = evaluate(module, {0: x})
+    for generic in (DeadCodeElimination(), CommonSubexpressionElimination()):
+        generic.apply(make_context(), module)
+    names = [op.name for op in module.walk()]
+    assert names.count("ge.exp") == 1 and "ge.relu" not in names
+    (after,) = evaluate(module, {0: x})
+    np.testing.assert_array_equal(after, before)

@@ -35,11 +35,7 @@ from ge_runtime.scheduler import compile_model
 from passes.format_pipeline import FormatPipelinePass
 from passes.insert_aicpu_cast import InsertAICPUCastPass
 from passes.mark_fallback import FALLBACK_ATTRIBUTE, MarkFallbackPass
-from passes.partition_engines import (
-    STRUCTURAL_OPS,
-    PartitionEnginesPass,
-    op_engine,
-)
+from passes.partition_engines import STRUCTURAL_OPS, PartitionEnginesPass, op_engine
 from tools import ge_atc, ge_run
 
 FP16_TOLERANCE = 1e-2
@@ -124,7 +120,7 @@ def test_cycle_case_splits_same_engine_ops_and_keeps_numerics() -> None:
 def test_cycle_between_groups_is_refused(user_opinfo: Any) -> None:
     """{q, p} on AI CPU (q -> p) and m1 -> m2 on AI Core: merging m1 and m2
     needs m1 before p and q before m2, a cycle no op-level path shows."""
-    user_opinfo({"maximum": {"engine": "AICPU"}})
+    user_opinfo({"ge.maximum": {"engine": "AICPU"}})
     b = GraphBuilder("between")
     x = b.data([2, 17], "float32", name="x")
     q = b.tile(x, multiples=[1, 1], name="q")
@@ -236,7 +232,7 @@ def reaches_through_another(
 def test_random_graphs_partition_into_maximal_acyclic_groups(
     seed: int, user_opinfo: Any
 ) -> None:
-    user_opinfo({"neg": {"engine": "AICPU"}, "maximum": {"engine": "AICPU"}})
+    user_opinfo({"ge.neg": {"engine": "AICPU"}, "ge.maximum": {"engine": "AICPU"}})
     module = random_module(seed)
     before = module.clone()
     apply(module, PartitionEnginesPass())
@@ -300,7 +296,7 @@ def fp16_tanh_module() -> ModuleOp:
 
 
 def test_fp32_only_aicpu_op_in_fp16_graph_gets_casts_and_runs(user_opinfo: Any) -> None:
-    user_opinfo({"tanh": {"engine": "AICPU", "dtypes": ["float32"]}})
+    user_opinfo({"ge.tanh": {"engine": "AICPU", "dtypes": ["float32"]}})
     module = fp16_tanh_module()
     original = module.clone()
     with pytest.raises(GEError) as error:
@@ -329,7 +325,7 @@ def test_fp32_only_aicpu_op_in_fp16_graph_gets_casts_and_runs(user_opinfo: Any) 
 
 
 def test_no_dtype_holding_the_values_is_a_one_line_error(user_opinfo: Any) -> None:
-    user_opinfo({"tanh": {"engine": "AICPU", "dtypes": ["int32"]}})
+    user_opinfo({"ge.tanh": {"engine": "AICPU", "dtypes": ["int32"]}})
     with pytest.raises(GEError) as error:
         apply(fp16_tanh_module(), InsertAICPUCastPass())
     message = str(error.value)
@@ -393,7 +389,7 @@ def test_ge_atc_auto_cast_mode(tmp_path: Path, capsys) -> None:
 
 
 def test_mark_fallback_sets_mode_and_logs_ge_line(caplog, user_opinfo: Any) -> None:
-    user_opinfo({"relu": {"fallback_enabled": True, "fallback_mode": "aclnn_only"}})
+    user_opinfo({"ge.relu": {"fallback_enabled": True, "fallback_mode": "aclnn_only"}})
     b = GraphBuilder("g")
     x = b.data([2, 10], "float32", name="x")
     r = b.relu(x)

@@ -1,7 +1,7 @@
 """Tests of the format library (`ge_dialect.formats`).
 
 Shape scenarios are GE's `transformer_transfer_shape_ut.cc` and
-`transformer_expand_dims_ut.cc` (research/ge_behaviour.md §3.5); GE's
+`transformer_expand_dims_ut.cc` (docs/research/ge_behaviour.md §3.5); GE's
 platform table is the Ascend910 target, the seed rule the default target.
 Data layouts are checked against element-wise references written from the
 definitions, and by round-trip properties.

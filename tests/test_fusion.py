@@ -28,17 +28,19 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
+from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.builder import GraphBuilder
+from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.dialect import make_context
 from ge_dialect.layout import shape_of
 from ge_dialect.opinfo import op_info, register_op_info
 from ge_dialect.ops import ConstOp, FusedOp, PartitionedCallOp
-from ge_runtime.adapters import expected_dtype
+from ge_dialect.value_layout import value_layout
 from ge_runtime.jit import compile_graph, run_graph
-from ge_runtime.memory import check_graph_plan
 from ge_runtime.offline_model import load_offline_model
-from ge_runtime.reference import evaluate, find_graph, input_specs, value_layout
+from ge_runtime.reference import evaluate, find_graph, input_specs
 from passes import PASSES, get_all_passes
 from passes.fold_constants import FOLD_WEIGHTS, INLINE_LIMIT
 from passes.format_pipeline import FormatPipelinePass
@@ -48,9 +50,8 @@ from passes.fuse_ops import (
     fusion_rules,
     read_fusion_switch_file,
 )
-from passes.insert_transdata import derive_storage_weights
+from passes.memory_planning import check_graph_plan
 from tools import ge_atc, ge_run
-from tools.ge_run import make_context
 
 FILECHECK = Path(__file__).parent / "filecheck"
 FUSION_PASSES = ("fold-batch-norm", "fold-constants", "fuse-ops")

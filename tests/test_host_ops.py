@@ -1,19 +1,19 @@
-"""Compare every host kernel of ``ge_runtime.host_ops`` with onnxruntime."""
+"""Compare every op's NumPy kernel (`numpy_kernel`) with onnxruntime."""
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import kernel_calls as ops
 import numpy as np
 import pytest
 from onnx import TensorProto
 from onnx_util import BF16, check, rand, run_onnx
 
-from ge_runtime import host_ops as ops
+from ge_dialect.ops import OPS_BY_NAME
 
 FP = [np.float32, np.float16]
 FP_ALL = [np.float32, np.float16, BF16]
@@ -72,15 +72,14 @@ def _ops_table() -> dict[str, tuple[list[str], list[str]]]:
 
 
 def test_contract_matches_ops_md():
+    """The table documents every op with a kernel, with its IRDL operands and
+    attributes (the kernel's own contract is checked in test_reference)."""
     table = _ops_table()
-    table.pop("transdata")
-    assert set(ops.HOST_OPS) == set(table)
+    assert set(ops.RAW) == set(table)
     for name, (operands, attrs) in table.items():
-        params = inspect.signature(ops.HOST_OPS[name]).parameters.values()
-        positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
-        kwonly = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
-        assert positional == operands, name
-        assert set(attrs) <= kwonly, name
+        definition = OPS_BY_NAME[f"ge.{name}"].get_irdl_definition()
+        assert operands == [n for n, _ in definition.operands], name
+        assert set(attrs) <= set(definition.attributes), name
 
 
 # --------------------------------------------------------------------------

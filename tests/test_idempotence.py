@@ -30,10 +30,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.dialect import make_context
 from passes import get_all_passes
 from passes.format_pipeline import FormatPipelinePass
 from tools.ge_atc import CompileOptions, compile_module
-from tools.ge_run import make_context
 
 FILECHECK = Path(__file__).parent / "filecheck"
 LIT_INPUTS = sorted(

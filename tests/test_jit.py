@@ -436,9 +436,13 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     )
     bias = b.const(rng.standard_normal(channels).astype(np.float32))
     y = b.conv2d(x, w, bias, pads=[1, 1, 1, 1], data_format="NCHW")
-    b.output(b.relu(y))
+    shift = b.data([1], "float32", name="shift")  # one value for every element
+    b.output(b.relu(b.add(y, shift)))
     module = b.build()
-    inputs = {"x": rng.standard_normal((1, cin, 9, 9)).astype(np.float32)}
+    inputs = {
+        "x": rng.standard_normal((1, cin, 9, 9)).astype(np.float32),
+        "shift": np.array([0.5], np.float32),
+    }
     expected = evaluate(module, inputs)
     FormatPipelinePass().apply(Context(), module)
     FuseOpsPass().apply(Context(), module)

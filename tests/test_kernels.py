@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 
 from ge_dialect.builder import GraphBuilder
+from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError
+from ge_dialect.dialect import make_context
 from ge_runtime.executor import Runtime
 from ge_runtime.kernels import (
     KernelCall,
@@ -30,9 +32,7 @@ from ge_runtime.kernels import (
 from ge_runtime.reference import evaluate, find_graph
 from ge_runtime.tuning import PerfEngine, load_records, op_signature
 from passes.format_pipeline import FormatPipelinePass
-from passes.insert_transdata import derive_storage_weights
 from tools import ge_run
-from tools.ge_run import make_context
 
 RNG = np.random.default_rng(0)
 

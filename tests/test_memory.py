@@ -21,9 +21,11 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
+from ge_dialect.dialect import make_context
 from ge_dialect.ops import GraphOp
 from ge_frontend.onnx_weights import light_model, light_model_names
-from ge_runtime.memory import (
+from ge_runtime.reference import evaluate, find_graph, input_specs
+from passes.memory_planning import (
     ALIGNMENT,
     ARENA_ATTRIBUTE,
     OFFSET_ATTRIBUTE,
@@ -36,10 +38,8 @@ from ge_runtime.memory import (
     plan_buffers,
     read_plan,
 )
-from ge_runtime.reference import evaluate, find_graph, input_specs
 from passes.plan_memory import PlanMemoryPass, plan_graph
 from tools import ge_atc
-from tools.ge_run import make_context
 
 LIGHT_MODELS = light_model_names()
 SMALL_MODELS = {"bvlc_alexnet", "inception_v1", "shufflenet", "squeezenet"}
@@ -247,9 +247,9 @@ def test_planned_graph_runs_in_one_arena_with_the_same_outputs():
 
 def compile_light(name: str):
     """(formatted module, weights laid out, an input) of a light model."""
+    from ge_dialect.constants import derive_storage_weights
     from ge_frontend.onnx_import import import_onnx
     from passes.format_pipeline import FormatPipelinePass
-    from passes.insert_transdata import derive_storage_weights
 
     imported = import_onnx(light_model(name))
     module = imported.module

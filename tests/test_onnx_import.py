@@ -516,6 +516,15 @@ CASES: dict[str, Case] = {
     "elu": Case([node("Elu", ["x"], alpha=0.7)], {"x": X4}),
     "selu_defaults": Case([node("Selu", ["x"])], {"x": X4}),
     "hard_sigmoid": Case([node("HardSigmoid", ["x"], alpha=0.3)], {"x": X4 * 3}),
+    "hard_swish": Case(
+        [node("HardSwish", ["x"])],
+        {
+            "x": np.array(
+                [-1e30, -3.0, -1.5, -0.0, 0.0, 2.5, 3.0, 7.0, 1e30], np.float32
+            )
+        },
+        opset=14,
+    ),
     "softsign": Case([node("Softsign", ["x"])], {"x": X4}),
     "prelu_broadcast": Case(
         [node("PRelu", ["x", "s"])], {"x": X4}, {"s": rand(3, 1, 1)}

@@ -22,7 +22,7 @@ pytest.importorskip("onnxruntime")
 import model_zoo  # noqa: E402
 
 from ge_runtime.offline_model import load_offline_model  # noqa: E402
-from ge_runtime.scheduler import compile_model  # noqa: E402
+from ge_runtime.scheduler import compile_model
 
 TOLERANCE = 1e-3
 

@@ -7,12 +7,12 @@ FRACTAL_NZ against the same graphs in plain layouts (bit-exact).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kernel_calls
 import numpy as np
 import pytest
 from onnx import TensorProto
@@ -33,10 +33,8 @@ from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dialect import GE
 from ge_dialect.formats import to_storage
 from ge_dialect.layout import with_layout
-from ge_dialect.ops import GE_OPS, GraphOp
-from ge_runtime import host_ops
-from ge_runtime.adapters import DERIVED_KEYWORDS, kernel_signature
-from ge_runtime.reference import ReferenceEvaluator, evaluate
+from ge_dialect.ops import GraphOp
+from ge_runtime.reference import evaluate
 from tools import ge_run
 
 FLOATS = [np.float32, np.float16]
@@ -485,38 +483,6 @@ def test_ops_without_onnx_equivalent():
         np.testing.assert_array_equal(out, expected, err_msg=op_name)
 
 
-def test_every_op_has_reference_semantics():
-    """Each `ge` op is a structural op, evaluated here, or has a host kernel."""
-    structural = {"ge.graph", "ge.data", "ge.const", "ge.variable", "ge.netoutput"}
-    handled = {op.name for op in ReferenceEvaluator.HANDLERS}
-    kernels = {f"ge.{name}" for name in host_ops.HOST_OPS}
-    missing = {op.name for op in GE_OPS} - structural - handled - kernels
-    assert not missing
-
-
-@pytest.mark.parametrize(
-    "op_class",
-    [op for op in GE_OPS if op.name.removeprefix("ge.") in host_ops.HOST_OPS],
-    ids=lambda op: op.name,
-)
-def test_kernel_arguments_are_generated_from_the_op(op_class: type[IRDLOperation]):
-    """Operands map 1:1 to positional parameters, attributes to keywords."""
-    kernel = host_ops.HOST_OPS[op_class.name.removeprefix("ge.")]
-    definition = op_class.get_irdl_definition()
-    positional = [
-        p
-        for p in inspect.signature(kernel).parameters.values()
-        if p.kind is not inspect.Parameter.KEYWORD_ONLY
-    ]
-    assert len(positional) == len(definition.operands)
-    signature = kernel_signature(kernel)
-    attributes = set(definition.attributes) | set(op_class.ATTR_DEFAULTS)
-    assert attributes <= signature.keywords
-    operand_formats = {f"{name}_format" for name, _ in definition.operands}
-    unresolved = signature.required - attributes - operand_formats
-    assert unresolved <= set(DERIVED_KEYWORDS)
-
-
 def test_operand_origin_format_reaches_the_kernel():
     """A HWCN filter is passed with `filter_format="HWCN"`."""
     x, w = rand(1, 3, 6, 6), rand(4, 3, 3, 3)
@@ -692,7 +658,7 @@ def test_matmul_on_fractal_nz(dtype: Any):
     y = b.matmul(xn, wn, result_types=[tensor_type([17, 5], dt, "ND", "FRACTAL_NZ")])
     b.output(y)
     (out,) = evaluate(b.build(), {0: a})
-    np.testing.assert_array_equal(out, host_ops.matmul(a, w))
+    np.testing.assert_array_equal(out, kernel_calls.matmul(a, w))
 
 
 def test_grouped_fractal_z_takes_groups_from_transdata():

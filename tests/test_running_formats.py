@@ -23,11 +23,12 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import PassPipeline
 
 from ge_dialect.builder import GraphBuilder
+from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
 from ge_dialect.dialect import GE
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.formats import Format
-from ge_dialect.layout import shape_of, storage_shape_of
+from ge_dialect.layout import layout_attr, shape_of, storage_shape_of
 from ge_dialect.opinfo import (
     Engine,
     FallbackMode,
@@ -37,14 +38,9 @@ from ge_dialect.opinfo import (
     op_info,
     register_op_info,
 )
-from ge_dialect.ops import GE_OPS, ConstOp, DataOp, TransDataOp
+from ge_dialect.ops import GE_OPS, ConstOp, DataOp, TransDataOp, enclosing_target
 from ge_runtime.reference import evaluate
 from passes import get_all_passes
-from passes.insert_transdata import (
-    derive_storage_weights,
-    layout_attr,
-    module_target,
-)
 
 FILECHECK = Path(__file__).parent / "filecheck"
 PIPELINE = ("refine-running-format", "select-storage-format", "insert-transdata")
@@ -102,8 +98,10 @@ def assert_same_outputs(
     (converted to `after`'s dtype where a requirement changed it)."""
     inputs = random_inputs(before)
     weights = random_weights(before) if weights is None else weights
-    expected = evaluate(before, inputs, weights=weights, target=module_target(before))
-    target = module_target(after)
+    expected = evaluate(
+        before, inputs, weights=weights, target=enclosing_target(before)
+    )
+    target = enclosing_target(after)
     got = evaluate(
         after,
         inputs,
@@ -246,7 +244,7 @@ def test_target_sets_c0_for_folded_constants():
             "insert-transdata",
         ),
     )
-    assert module_target(after) == "Ascend910"
+    assert enclosing_target(after) == "Ascend910"
     assert_same_outputs(module, after)
 
 
@@ -396,7 +394,7 @@ def test_light_models_keep_their_outputs(name: str):
 
 
 def test_builtin_opinfo_matches_the_dialect():
-    ops = {op.name.removeprefix("ge."): op for op in GE_OPS}
+    ops = {op.name: op for op in GE_OPS}
     for key in known_ops():
         assert key in ops, f"op info for unknown op '{key}'"
         definition = ops[key].get_irdl_definition()
@@ -414,23 +412,31 @@ def test_builtin_opinfo_contents():
     assert conv.heavy and conv.engine is Engine.AICORE
     assert conv.input("x").formats[0] is Format.NC1HWC0
     assert conv.input("filter").formats[0] is Format.FRACTAL_Z
-    assert op_info("matmul").output("y").formats[0] is Format.FRACTAL_NZ
-    assert op_info("softmax").input("x").formats == (None,)
-    assert op_info("gather").engine is Engine.AICPU
-    assert op_info("gather").fallback_mode is FallbackMode.ACLNN_ONLY
-    assert not op_info("relu").supports_dtype("int8")
-    assert find_op_info("no_such_op") is None
-    assert op_info("no_such_op").num_combinations == 1
+    assert op_info("ge.matmul").output("y").formats[0] is Format.FRACTAL_NZ
+    assert op_info("ge.softmax").input("x").formats == (None,)
+    assert op_info("ge.gather").engine is Engine.AICPU
+    assert op_info("ge.gather").fallback_mode is FallbackMode.ACLNN_ONLY
+    assert not op_info("ge.relu").supports_dtype("int8")
+    assert find_op_info("user.no_such_op") is None
+    assert op_info("user.no_such_op").num_combinations == 1
+
+
+def test_an_op_without_an_entry_gets_what_its_traits_imply():
+    """A format-agnostic elementwise op needs no op-information entry."""
+    assert "ge.hard_swish" not in known_ops()
+    info = op_info("ge.hard_swish")
+    assert info.input("x").formats == (Format.NC1HWC0, Format.FRACTAL_NZ, None)
+    assert info.fusion["pattern"] == "ElemWise" and not info.broadcast
 
 
 def test_user_opinfo_file_extends_and_overrides(tmp_path: Path):
-    saved = op_info("relu")
+    saved = op_info("ge.relu")
     path = tmp_path / "ops.json"
     path.write_text(
         json.dumps(
             {
-                "relu": {"fallback_enabled": True},
-                "my_op": {
+                "ge.relu": {"fallback_enabled": True},
+                "user.my_op": {
                     "engine": "AICPU",
                     "dtypes": ["float32"],
                     "inputs": [{"name": "x", "formats": ["NC1HWC0", "origin"]}],
@@ -443,7 +449,7 @@ def test_user_opinfo_file_extends_and_overrides(tmp_path: Path):
         assert relu.fallback_mode is FallbackMode.SUPPORT_ACLNN
         assert relu.inputs == saved.inputs
         assert mine.engine is Engine.AICPU and mine.num_combinations == 2
-        assert find_op_info("ge.my_op") is mine
+        assert find_op_info("user.my_op") is mine
     finally:
         register_op_info(saved)
 
@@ -451,12 +457,17 @@ def test_user_opinfo_file_extends_and_overrides(tmp_path: Path):
 @pytest.mark.parametrize(
     ("record", "message"),
     [
-        ({"relu": {"engine": "GPU"}}, "unknown engine 'GPU'"),
-        ({"relu": {"colour": 1}}, "unknown field 'colour'"),
-        ({"relu": {"fallback_mode": "aclnn_only"}}, "needs 'fallback_enabled'"),
-        ({"relu": {"dtypes": ["float7"]}}, "unsupported dtype 'float7'"),
-        ({"relu": {"inputs": [{"name": "x", "formats": ["NC9"]}]}}, "unknown format"),
-        ({"relu": []}, "must be a JSON object"),
+        ({"ge.relu": {"engine": "GPU"}}, "unknown engine 'GPU'"),
+        ({"ge.relu": {"colour": 1}}, "unknown field 'colour'"),
+        ({"ge.relu": {"fallback_mode": "aclnn_only"}}, "needs 'fallback_enabled'"),
+        ({"ge.relu": {"dtypes": ["float7"]}}, "unsupported dtype 'float7'"),
+        (
+            {"ge.relu": {"inputs": [{"name": "x", "formats": ["NC9"]}]}},
+            "unknown format",
+        ),
+        ({"ge.relu": []}, "must be a JSON object"),
+        ({"relu": {}}, r"full names such as 'ge.relu' \(did you mean 'ge.relu'\?\)"),
+        ({"ge.no_such_op": {}}, "the ge dialect has no such op"),
     ],
 )
 def test_bad_opinfo_files_are_one_line_errors(tmp_path: Path, record, message):

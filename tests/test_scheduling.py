@@ -96,7 +96,7 @@ def batch(n: int, seed: int = 0) -> dict[str, np.ndarray]:
 def test_aclnn_only_splits_a_static_graph_into_two_sunk_parts(
     user_opinfo: Any, caplog
 ) -> None:
-    user_opinfo({"tanh": {"fallback_enabled": True, "fallback_mode": "aclnn_only"}})
+    user_opinfo({"ge.tanh": {"fallback_enabled": True, "fallback_mode": "aclnn_only"}})
     module = conv_tanh_module(2)
     with caplog.at_level(logging.INFO, logger="passes"):
         prepare(module)
@@ -117,13 +117,13 @@ def test_aclnn_only_splits_a_static_graph_into_two_sunk_parts(
     }
     details = {e.node: e.detail for e in model.trace}
     assert details["conv"] == "part 0, jit" and details["z"] == "part 1, jit"
-    assert details["t"] == "host_ops.tanh, NumPy kernel library"
+    assert details["t"] == "TanhOp.numpy_kernel, NumPy kernel library"
 
 
 def test_support_aclnn_sinks_when_static_and_falls_back_when_dynamic(
     user_opinfo: Any,
 ) -> None:
-    user_opinfo({"tanh": {"fallback_enabled": True}})
+    user_opinfo({"ge.tanh": {"fallback_enabled": True}})
     static = prepare(conv_tanh_module(2))
     assert "ge.tanh" in str(static) and '_fallback = "support_aclnn"' in str(static)
     model = compile_model(static)
@@ -147,7 +147,7 @@ def test_support_aclnn_sinks_when_static_and_falls_back_when_dynamic(
 def test_greedy_split_keeps_independent_ops_in_the_first_part(
     user_opinfo: Any,
 ) -> None:
-    user_opinfo({"tanh": {"fallback_enabled": True, "fallback_mode": "aclnn_only"}})
+    user_opinfo({"ge.tanh": {"fallback_enabled": True, "fallback_mode": "aclnn_only"}})
     b = GraphBuilder("g")
     x = b.data([2, 3], "float32", name="x")
     t = b.tanh(b.relu(x, name="a"), name="t")
@@ -156,7 +156,7 @@ def test_greedy_split_keeps_independent_ops_in_the_first_part(
     module = prepare(b.build())
     scheduled = module.clone()
     graph = next(op for op in scheduled.ops if isinstance(op, GraphOp))
-    from ge_runtime.scheduler import inline_partitioned_calls
+    from passes.outlining import inline_partitioned_calls
 
     inline_partitioned_calls(graph.body.block)
     steps = split_around_host_ops(graph.body.block)
@@ -266,7 +266,7 @@ def test_ge_run_traces_a_dynamic_offline_model(
     lines = out.splitlines()
     assert lines[0] == "schedule: host scheduling (dynamic dims): op by op"
     assert "trace: conv ge.conv2d AICore host kernel (jit kernel for " in out
-    fallback = "(host_ops.softmax, NumPy kernel library) -> 7x10"
+    fallback = "(SoftmaxOp.numpy_kernel, NumPy kernel library) -> 7x10"
     assert f"trace: probs ge.softmax AICore fallback {fallback}" in lines
     assert "check output_0 ('y'): max abs error" in out and ": ok" in out
     assert "y.npy: shape [7, 10], dtype float32" in lines
@@ -314,7 +314,17 @@ def test_host_scheduling_runs_control_flow_subgraphs_op_by_op() -> None:
     assert engines["z"] == "AICore"
 
 
-def test_a_part_the_jit_cannot_lower_runs_in_the_reference_evaluator() -> None:
+def test_a_part_the_jit_cannot_lower_runs_in_the_reference_evaluator(
+    monkeypatch,
+) -> None:
+    from ge_runtime import jit
+    from passes.lowering import convert_ge_to_loops, table
+
+    def without_transpose(op):  # ge.conv2d_transpose made deliberately unlowerable
+        return None if op.name == "ge.conv2d_transpose" else table.lowering_for(op)
+
+    monkeypatch.setattr(convert_ge_to_loops, "lowering_for", without_transpose)
+    monkeypatch.setattr(jit, "_GRAPHS", {})
     rng = np.random.default_rng(5)
     b = GraphBuilder("g")
     x = b.data([1, 3, 4, 4], "float32", name="x")
@@ -366,9 +376,12 @@ def test_check_fails_when_an_op_did_not_run_on_the_jit(
     """An op the JIT cannot lower runs in the reference evaluator: --check
     would compare the reference with itself, so it fails (unless allowed)."""
     from ge_runtime import jit
-    from passes.lowering import table
+    from passes.lowering import convert_ge_to_loops, table
 
-    monkeypatch.delitem(table.LOWERINGS, "ge.exp")  # deliberately unlowerable
+    def without_exp(op):  # ge.exp made deliberately unlowerable
+        return None if op.name == "ge.exp" else table.lowering_for(op)
+
+    monkeypatch.setattr(convert_ge_to_loops, "lowering_for", without_exp)
     monkeypatch.setattr(jit, "_GRAPHS", {})  # compiled before, with a lowering
     graph = exp_relu_graph(tmp_path / "g.mlir")
     argv = [str(graph), "--random-inputs", "--check", "--trace"]

@@ -11,6 +11,7 @@ import inspect
 import re
 from typing import Any
 
+import kernel_calls  # noqa: E402
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import TensorType
@@ -18,16 +19,16 @@ from xdsl.dialects.builtin import TensorType
 from ge_dialect.builder import tensor_type
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.ops import Conv2DOp, default_attributes
 from ge_dialect.shape_inference import (
-    ATTRIBUTE_DEFAULTS,
-    LAYOUT_KEEPING_OPS,
-    SHAPE_FUNCTIONS,
+    PLUGIN_DEFAULTS,
+    PLUGIN_LAYOUT_KEEPING,
+    PLUGIN_SHAPE_FUNCTIONS,
     ShapeError,
     infer_result_types,
     infer_shapes,
     register_shape_function,
 )
-from ge_runtime import host_ops
 
 _rng = np.random.default_rng(0)
 
@@ -150,9 +151,8 @@ KERNEL_CASES: list[tuple[str, tuple[np.ndarray, ...], dict[str, Any]]] = [
     ids=[f"{case[0]}-{i}" for i, case in enumerate(KERNEL_CASES)],
 )
 def test_shapes_match_the_host_kernels(op: str, inputs: tuple, attrs: dict[str, Any]):
-    kernel = getattr(host_ops, op)
-    accepted = inspect.signature(kernel).parameters
-    out = kernel(*inputs, **{k: v for k, v in attrs.items() if k in accepted})
+    accepted = inspect.signature(kernel_calls.RAW[op]).parameters
+    out = kernel_calls.HOST_OPS[op](*inputs, **attrs)
     expected = [y.shape for y in (out if isinstance(out, list) else [out])]
     flat = [*inputs[0], *inputs[1:]] if isinstance(inputs[0], list) else list(inputs)
     if "data_format" in accepted:
@@ -220,7 +220,7 @@ def test_unknown_dims(op: str, shapes, attrs, expected):
 
 
 def test_absent_attributes_take_the_op_defaults():
-    assert ATTRIBUTE_DEFAULTS["ge.conv2d"]["strides"] == [1, 1, 1, 1]
+    assert default_attributes(Conv2DOp)["strides"] == [1, 1, 1, 1]
     assert infer_shapes(
         "ge.conv2d",
         [(1, 3, 5, 5), (2, 3, 3, 3)],
@@ -447,9 +447,9 @@ def test_user_shape_function_with_defaults():
         (y,) = infer_result_types("user.double", [x], {"factor": 3})
         assert shape_of(y) == (3, 6, 6, 6) and layout_of(y)[0] == Format.NHWC
     finally:
-        SHAPE_FUNCTIONS.pop("user.double")
-        ATTRIBUTE_DEFAULTS.pop("user.double")
-        LAYOUT_KEEPING_OPS.discard("user.double")
+        PLUGIN_SHAPE_FUNCTIONS.pop("user.double")
+        PLUGIN_DEFAULTS.pop("user.double")
+        PLUGIN_LAYOUT_KEEPING.discard("user.double")
 
 
 def test_shape_function_attributes_of_an_op():
@@ -458,7 +458,7 @@ def test_shape_function_attributes_of_an_op():
 
     from ge_dialect.diagnostics import parse_module
     from ge_dialect.dialect import GE
-    from passes.infer_shape import shape_function_attributes
+    from ge_dialect.shape_inference import shape_function_attributes
 
     ctx = Context()
     ctx.load_dialect(Builtin)
@@ -478,8 +478,7 @@ def test_shape_function_attributes_of_an_op():
         """,
     )
     ops = {op.name: op for op in module.walk()}
-    assert shape_function_attributes(ops["ge.conv2d"]) == {
-        "data_format": "NCHW",
-        "filter_format": "HWCN",
-    }
+    conv = shape_function_attributes(ops["ge.conv2d"])
+    assert conv["data_format"] == "NCHW" and conv["filter_format"] == "HWCN"
+    assert conv["strides"] == [1, 1, 1, 1]  # the op's default
     assert shape_function_attributes(ops["ge.reshape"]) == {"shape": [2, 9]}

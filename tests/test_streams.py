@@ -29,36 +29,36 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i64
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
+from ge_dialect.dialect import make_context
 from ge_dialect.ops import GraphOp
+from ge_dialect.traits import ViewOp
 from ge_runtime.executor import Runtime
 from ge_runtime.kernels import KernelRegistry, builtin_registry
-from ge_runtime.memory import (
-    ARENA_ATTRIBUTE,
-    OFFSET_ATTRIBUTE,
-    VIEW_OPS,
-    check_graph_plan,
-    read_plan,
-)
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.profiling import Profiler
 from ge_runtime.reference import evaluate, find_graph
 from ge_runtime.scheduler import compile_model
-from ge_runtime.streams import (
+from ge_runtime.streams import StreamRuntime
+from passes.assign_streams import AssignStreamsPass, assign_graph
+from passes.format_pipeline import FormatPipelinePass
+from passes.memory_planning import (
+    ARENA_ATTRIBUTE,
+    OFFSET_ATTRIBUTE,
+    check_graph_plan,
+    read_plan,
+)
+from passes.plan_memory import PlanMemoryPass
+from passes.stream_planning import (
     EVENT_COUNT_ATTRIBUTE,
     RECORD_ATTRIBUTE,
     STREAM_ATTRIBUTE,
     STREAM_COUNT_ATTRIBUTE,
     WAIT_ATTRIBUTE,
-    StreamRuntime,
     check_stream_plan,
     read_streams,
     scheduled_ops,
 )
-from passes.assign_streams import AssignStreamsPass, assign_graph
-from passes.format_pipeline import FormatPipelinePass
-from passes.plan_memory import PlanMemoryPass
 from tools import ge_atc, ge_run
-from tools.ge_run import make_context
 
 SHAPE = [1, 16, 8, 8]
 """float32: 4096 bytes, so arena offsets are multiples of 4096 slots."""
@@ -269,7 +269,7 @@ def test_scheduler_runs_the_streams_and_traces_them(block: ModuleOp, block_input
 def test_parts_split_around_a_fallback_op_get_their_own_streams(user_opinfo):
     """An `aclnn_only` op splits the sunk graph: each part is assigned again
     (no event may cross a part) and its streams run concurrently."""
-    user_opinfo({"tanh": {"fallback_enabled": True, "fallback_mode": "aclnn_only"}})
+    user_opinfo({"ge.tanh": {"fallback_enabled": True, "fallback_mode": "aclnn_only"}})
     b = GraphBuilder("split")
     x = b.data(SHAPE, "float32", name="x")
     a, e = b.relu(x, name="a"), b.exp(x, name="e")
@@ -381,7 +381,7 @@ def some_order_fails(graph: GraphOp) -> bool:
         before[op] |= {plan.recorder[e] for e in plan.waits[op]}
 
     def views(op) -> bool:
-        return op.name in VIEW_OPS and offsets[op.results[0]] == offsets.get(
+        return op.has_trait(ViewOp) and offsets[op.results[0]] == offsets.get(
             op.operands[0]
         )
 

@@ -300,6 +300,29 @@ def test_mixed_formats_compile_and_match_tensorflow(tmp_path, capsys):
     assert run.transdata >= 2  # NHWC in and out of the 5-D layout at least
 
 
+def test_origin_formats_come_from_the_anchors():
+    """NHWC between the NHWC ops, NCHW on the NCHW section; filters stay HWCN."""
+    from xdsl.context import Context
+
+    from ge_dialect.layout import layout_of
+    from passes.infer_origin_format import InferOriginFormatPass
+
+    imported = import_tensorflow(freeze(mixed_format_net, spec(1, 17, 17, 3)))
+    InferOriginFormatPass(data_format="NHWC").apply(Context(), imported.module)
+    origin = {}
+    for op in imported.module.walk():
+        if "name" in op.attributes and op.results:
+            origin[op.attributes["name"].data] = layout_of(op.results[0].type)[0].value
+    nchw_ops = ("Conv2D_1", "BiasAdd_1", "FusedBatchNormV3", "Relu", "MaxPool2d")
+    nhwc_ops = ("Conv2D", "BiasAdd", "Relu6", "depthwise", "AvgPool2D", "mul")
+    for name in nchw_ops:
+        assert origin[name] == "NCHW", (name, origin)
+    for name in nhwc_ops:
+        assert origin[name] == "NHWC", (name, origin)
+    filters = [n for n in origin if n.endswith("/filter")]
+    assert filters and all(origin[n] == "HWCN" for n in filters)
+
+
 # ---------------------------------------------------------------------------
 # A small attention block
 # ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 transop-without-reshape-fusion, same-transdata-breadth-fusion.
 
 - `passes.transop_utils`: precision tables, permutations, inverse pairs and
-  GE's DescAreSymmetry checks (research/ge_behaviour.md §5.3);
+  GE's DescAreSymmetry checks (docs/research/ge_behaviour.md §5.3);
 - every FileCheck input of the four passes, run through its pass, gives the
   same outputs (origin and stored layout, bit for bit) as before, and a
   second run changes nothing;
@@ -33,6 +33,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
+from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import FormatAttr
 from ge_dialect.builder import GraphBuilder, tensor_type
 from ge_dialect.diagnostics import parse_module, verify_module
@@ -45,8 +46,8 @@ from ge_dialect.ops import (
     TransDataOp,
     VariableOp,
 )
-from ge_runtime.adapters import expected_dtype
-from ge_runtime.reference import evaluate, find_graph, input_specs, value_layout
+from ge_dialect.value_layout import value_layout
+from ge_runtime.reference import evaluate, find_graph, input_specs
 from passes.same_transdata_breadth_fusion import SameTransdataBreadthFusionPass
 from passes.transop_breadth_fusion import TransOpBreadthFusionPass
 from passes.transop_symmetry_elimination import TransOpSymmetryEliminationPass

@@ -66,9 +66,12 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
+from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, verify_module
+from ge_dialect.files import write_atomically
 from ge_dialect.formats import FormatError, get_target
 from ge_dialect.limits import budget_of
+from ge_dialect.ops import TARGET_ATTRIBUTE
 from ge_frontend.importing import ImportedModel
 from ge_runtime.offline_model import (
     OfflineModel,
@@ -88,14 +91,12 @@ from passes.format_pipeline import (
     runtime_transdata_count,
 )
 from passes.fuse_ops import read_fusion_switch_file
-from passes.insert_transdata import TARGET_ATTRIBUTE, derive_storage_weights
 from tools.common import (
     LOG_LEVELS,
     add_memory_budget_flag,
     logging_to_stderr,
     one_line_errors,
     run_tool,
-    write_atomically,
 )
 
 LOG = logging.getLogger("ge_atc")
@@ -397,7 +398,7 @@ def compile_module(
     Each stage logs one progress line at level `progress`; `timer` adds up
     the time of each pass.
     """
-    from tools.ge_run import make_context
+    from ge_dialect.dialect import make_context
 
     source = module.clone()
     if options.soc_version is not None:

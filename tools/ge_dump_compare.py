@@ -13,22 +13,66 @@ says how many ops agreed. `--all` compares and prints every output.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.limits import budget_of
+from ge_frontend.onnx_context import node_name
 from ge_runtime.dump import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
+    INPUT_OP,
     Dump,
+    DumpWriter,
     compare_dumps,
     load_dump,
-    onnx_dump,
 )
 from tools.common import add_memory_budget_flag, one_line_errors, run_tool
+
+
+def onnx_dump(
+    model: Any,
+    inputs: Mapping[str, np.ndarray],
+    directory: str | os.PathLike[str],
+) -> Path:
+    """Dump every node's outputs as onnxruntime computes them; the folder.
+
+    `model` is an `onnx.ModelProto` or a path. Graph optimisations are off,
+    so each value is the node's own.
+    """
+    import onnxruntime as ort
+
+    proto = onnx.load(os.fspath(model)) if isinstance(model, str | Path) else model
+    graph_outputs = {o.name for o in proto.graph.output}
+    extended = onnx.ModelProto()
+    extended.CopyFrom(proto)
+    for node in proto.graph.node:
+        for value in node.output:
+            if value and value not in graph_outputs:
+                extended.graph.output.append(helper.make_empty_tensor_value_info(value))
+                graph_outputs.add(value)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(
+        extended.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    names = [o.name for o in session.get_outputs()]
+    values = dict(zip(names, session.run(names, dict(inputs)), strict=True))
+    writer = DumpWriter(Path(directory), source="onnxruntime")
+    for name, array in inputs.items():
+        writer.add(name, INPUT_OP, [array])
+    for node in proto.graph.node:
+        writer.add(node_name(node), node.op_type, [values[v] for v in node.output if v])
+    return writer.close()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -28,6 +28,7 @@ from xdsl.printer import Printer
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.files import write_atomically
 from ge_dialect.input_files import check_input_file
 from ge_dialect.ir_text import print_module
 from ge_dialect.limits import budget_of, check_bytes, memory_budget
@@ -38,7 +39,6 @@ from tools.common import (
     logging_to_stderr,
     one_line_errors,
     run_tool,
-    write_atomically,
 )
 
 

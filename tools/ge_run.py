@@ -80,10 +80,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.dialect import make_context
+from ge_dialect.files import write_atomically
 from ge_dialect.input_files import read_input_bytes
 from ge_dialect.limits import (
     budget_of,
@@ -92,6 +93,7 @@ from ge_dialect.limits import (
     tensor_bytes,
 )
 from ge_dialect.ops import GraphOp
+from ge_dialect.value_layout import value_layout
 from ge_runtime.npy import NpyError, npy_bytes, typed_like
 from ge_runtime.npy import load_npy as load_npy_file
 from ge_runtime.reference import (
@@ -102,14 +104,8 @@ from ge_runtime.reference import (
     input_specs,
     load_weights,
     output_names,
-    value_layout,
 )
-from tools.common import (
-    add_memory_budget_flag,
-    one_line_errors,
-    run_tool,
-    write_atomically,
-)
+from tools.common import add_memory_budget_flag, one_line_errors, run_tool
 
 if TYPE_CHECKING:
     from ge_runtime.scheduler import CompiledModel
@@ -131,16 +127,6 @@ class Outputs:
 
 
 Mode = Callable[[argparse.Namespace], Outputs]
-
-
-def make_context() -> Context:
-    """A context with the dialects `ge-run` reads."""
-    from ge_dialect.dialect import GE
-
-    ctx = Context()
-    ctx.load_dialect(Builtin)
-    ctx.load_dialect(GE)
-    return ctx
 
 
 def build_parser() -> argparse.ArgumentParser:

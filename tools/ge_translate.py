@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.printer import Printer
 
 from ge_dialect.diagnostics import GEError
+from ge_dialect.files import write_atomically
 from ge_dialect.limits import budget_of
 from ge_frontend.importing import (
     DEFAULT_INLINE_LIMIT,
@@ -39,12 +40,7 @@ from ge_frontend.importing import (
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import WEIGHTS_ATTRIBUTE
-from tools.common import (
-    add_memory_budget_flag,
-    one_line_errors,
-    run_tool,
-    write_atomically,
-)
+from tools.common import add_memory_budget_flag, one_line_errors, run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,7 +10,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.ops import attribute_value
-from ge_runtime.reference import value_layout
+from ge_dialect.value_layout import value_layout
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, tensor_layout

@@ -21,9 +21,10 @@ affine.for %c1, %h, %w, %c0 {                        // output elements
 A group of elementwise ops is one nest over its shape. Values inside the
 group stay in registers: only the group's results (`ge.netoutput` of the
 body) are stored. The heads' reductions are the ones of the unfused
-lowerings (`nn.Reduction`); the elementwise ops reuse the scalar
-computations of `elementwise.UNARY` / `elementwise.BINARY`. As there, the
-nest computes in float32 (16-bit floats are widened on load).
+lowerings (`nn.Reduction`, registered with `heads_groups`); the elementwise
+ops contribute their scalar bodies (`scalar`, declared with each op). As in
+the unfused lowerings, the nest computes in float32 (16-bit floats are
+widened on load).
 """
 
 from __future__ import annotations
@@ -31,73 +32,21 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import affine, arith
+from xdsl.dialects import affine
 from xdsl.dialects.builtin import IndexType, f32
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from ge_dialect.ops import DataOp, FusedOp, NetOutputOp, attribute_value
-from passes.lowering import elementwise, nn
-from passes.lowering.context import LoweringContext, broadcast_index
+from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
+from passes.lowering import nn
+from passes.lowering.context import LoweringContext
 from passes.lowering.domain import block_chain, piece_index, pieces, probe_variables
+from passes.lowering.elementwise import element_value, has_scalar_body, operand_index
 from passes.lowering.emitter import Buffer, Emitter, Nest, Value, is_float, loop_order
 from passes.lowering.index import Ix, Var, blocks_needed
-from passes.lowering.layouts import Layout
-
-ReductionOf = Callable[[LoweringContext, Layout], nn.Reduction]
-
-REDUCTIONS: dict[str, ReductionOf] = {
-    "ge.conv2d": nn.conv2d_reduction,
-    "ge.max_pool": nn.pool_reduction,
-    "ge.avg_pool": nn.pool_reduction,
-    "ge.global_avg_pool": nn.global_pool_reduction,
-    "ge.global_max_pool": nn.global_pool_reduction,
-    "ge.matmul": nn.matmul_reduction,
-    "ge.batch_matmul": nn.matmul_reduction,
-    "ge.gemm": nn.matmul_reduction,
-}
-"""Ops that can head a group: op name -> its reduction."""
-
-Compute = Callable[[Nest, LoweringContext, list[Value]], Value]
+from passes.lowering.registry import group_reduction, lowers
 
 
-def _unary(nest: Nest, ctx: LoweringContext, args: list[Value]) -> Value:
-    assert ctx.op is not None
-    return elementwise.UNARY[ctx.op.name](nest, args[0], ctx)
-
-
-def _binary(nest: Nest, ctx: LoweringContext, args: list[Value]) -> Value:
-    assert ctx.op is not None
-    float_fn, _ = elementwise.BINARY[ctx.op.name]
-    return float_fn(nest, *args)
-
-
-def _sum(nest: Nest, ctx: LoweringContext, args: list[Value]) -> Value:
-    total = args[0]
-    for value in args[1:]:
-        total = nest.op(arith.AddfOp, total, value)
-    return total
-
-
-EPILOGUE: dict[str, Compute] = {
-    **dict.fromkeys(elementwise.UNARY, _unary),
-    **dict.fromkeys(elementwise.BINARY, _binary),
-    "ge.add_n": _sum,
-    "ge.bias_add": _sum,
-}
-"""Ops that can be in a group after its head: op name -> per-element value."""
-
-
-def operand_index(
-    op: Operation, position: int, index: list[Ix], shape: Sequence[int]
-) -> list[Ix]:
-    """Where operand `position` (of `shape`) of elementwise `op` is read for
-    output `index`: its channel for a bias, else NumPy broadcasting."""
-    if op.name == "ge.bias_add" and position == 1:
-        data_format = str(attribute_value(op, "data_format"))
-        return [index[elementwise.channel_axis(data_format, len(index))]]
-    return broadcast_index(index, shape)
-
-
+@lowers(FusedOp)
 def lower_fused(ctx: LoweringContext, op: Operation) -> None:
     """A fused group as one loop nest (see the module docstring)."""
     assert isinstance(op, FusedOp)
@@ -112,10 +61,11 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
         if value.owner not in members:
             raise ctx.error(f"result #{index} is not computed in the group")
         stores[value].append(ctx.result(index))
-    head = members[0] if members[0].name in REDUCTIONS else None
+    head_reduction = group_reduction(members[0])
+    head = members[0] if head_reduction is not None else None
     epilogue = members[1:] if head is not None else members
     for member in epilogue:
-        if member.name not in EPILOGUE:
+        if not has_scalar_body(member):
             raise ctx.error(f"cannot fuse '{member.name}' into a loop nest")
         if not all(is_float(ctx.layout(v).element_type) for v in member.results):
             raise ctx.error(f"'{member.name}' in a fused group must compute in floats")
@@ -125,14 +75,10 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
             args = [
                 values[v]
                 if v in values
-                else nest.load(
-                    ctx.buffer(v), operand_index(member, k, index, ctx.shape(v))
-                )
+                else nest.load(ctx.buffer(v), operand_index(member, k, index))
                 for k, v in enumerate(member.operands)
             ]
-            group, ctx.op = ctx.op, member  # the member's attributes
-            values[member.results[0]] = EPILOGUE[member.name](nest, ctx, args)
-            ctx.op = group
+            values[member.results[0]] = element_value(member, nest, args)
         for value, buffers in stores.items():
             for buffer in buffers:
                 nest.store(values[value], buffer, index)
@@ -145,7 +91,8 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
         return
     layout = ctx.layout(head.results[0])
     ctx.op = head
-    reduction = REDUCTIONS[head.name](ctx, layout)
+    assert head_reduction is not None
+    reduction = head_reduction(ctx, layout)
     ctx.op = op
     acc = ctx.temporary(layout.retyped(f32))
     result = head.results[0]

@@ -19,12 +19,31 @@ import itertools
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation
 
-from ge_runtime.host_ops import slice as host_slice
+from ge_dialect.ops import (
+    ConcatOp,
+    ExpandDimsOp,
+    FlattenOp,
+    GatherOp,
+    IdentityOp,
+    PadOp,
+    ReshapeOp,
+    SliceOp,
+    SplitOp,
+    SqueezeOp,
+    TileOp,
+    TransDataOp,
+    UnsqueezeOp,
+)
+from ge_dialect.ops.movement import slice_bounds
+from ge_dialect.ops.trans import PermutationOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest
 from passes.lowering.index import Ix
+from passes.lowering.registry import lowers
 
 
 def copy(
@@ -44,6 +63,7 @@ def copy(
     ctx.emitter.for_each(sizes, body)
 
 
+@lowers(TransDataOp)
 def lower_transdata(ctx: LoweringContext, op: Operation) -> None:
     """Relayout: the same origin element, another storage position. A
     TransData with `perm` (it absorbed a transpose) also transposes."""
@@ -55,6 +75,7 @@ def lower_transdata(ctx: LoweringContext, op: Operation) -> None:
     copy(ctx, x, y, y.layout.origin_shape)
 
 
+@lowers(IdentityOp)
 def lower_identity(ctx: LoweringContext, op: Operation) -> None:
     """No data moves: the result shares the operand's buffer."""
     (x,) = ctx.operands()
@@ -65,11 +86,13 @@ def lower_identity(ctx: LoweringContext, op: Operation) -> None:
 
 
 def _permutation(ctx: LoweringContext, op: Operation) -> list[int]:
-    rank = len(ctx.shape(op.operands[0]))
-    perm = ctx.attr("order" if op.name == "ge.permute" else "perm")
-    return [p % rank for p in perm] if perm else list(range(rank))[::-1]
+    if isinstance(op, PermutationOp):
+        return op.permutation()
+    assert isinstance(op, TransDataOp)
+    return list(op.origin_permutation())
 
 
+@lowers(PermutationOp)
 def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
     """`y = x.transpose(perm)`: y[i] = x[j] with j[perm[k]] = i[k]."""
     (x,) = ctx.operands()
@@ -89,6 +112,7 @@ def _row_major_strides(shape: tuple[int, ...]) -> list[int]:
     return [int(np.prod(shape[k + 1 :], dtype=np.int64)) for k in range(len(shape))]
 
 
+@lowers(ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
 def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
     """Reshape, flatten, squeeze, unsqueeze, expand_dims: same row-major order."""
     (x,) = ctx.operands()
@@ -117,6 +141,7 @@ def _shifted(index: list[Ix], axis: int, offset: int) -> list[Ix]:
     return [ix + offset if k == axis else ix for k, ix in enumerate(index)]
 
 
+@lowers(ConcatOp)
 def lower_concat(ctx: LoweringContext, op: Operation) -> None:
     """Copy each input to its offset on the axis (C1-aligned offsets stay affine)."""
     inputs = ctx.operands()
@@ -134,6 +159,7 @@ def lower_concat(ctx: LoweringContext, op: Operation) -> None:
         offset += x.layout.origin_shape[axis]
 
 
+@lowers(SplitOp)
 def lower_split(ctx: LoweringContext, op: Operation) -> None:
     """Each result copies its slice of the input along the axis."""
     (x,) = ctx.operands()
@@ -151,6 +177,7 @@ def lower_split(ctx: LoweringContext, op: Operation) -> None:
         offset += y.layout.origin_shape[axis]
 
 
+@lowers(SliceOp)
 def lower_slice(ctx: LoweringContext, op: Operation) -> None:
     """ONNX Slice: per axis `start + step * i` (clamped as the host kernel does)."""
     (x,) = ctx.operands()
@@ -162,11 +189,9 @@ def lower_slice(ctx: LoweringContext, op: Operation) -> None:
     starts, strides = [0] * len(shape), [1] * len(shape)
     for begin, end, axis, step in zip(begins, ends, axes, steps, strict=True):
         axis %= len(shape)
-        kept = host_slice(
-            np.arange(shape[axis]), begins=[begin], ends=[end], steps=[step]
-        )
-        if kept.size:
-            starts[axis], strides[axis] = int(kept[0]), step
+        start, stop = slice_bounds(shape[axis], begin, end, step)
+        if (stop - start) * step > 0:
+            starts[axis], strides[axis] = start, step
 
     def source_index(index: list[Ix]) -> list[Ix]:
         return [i * s + b for i, s, b in zip(index, strides, starts, strict=True)]
@@ -174,6 +199,7 @@ def lower_slice(ctx: LoweringContext, op: Operation) -> None:
     copy(ctx, x, y, y.layout.origin_shape, source_index)
 
 
+@lowers(PadOp)
 def lower_pad(ctx: LoweringContext, op: Operation) -> None:
     """Padding (ONNX Pad; negative amounts crop). `constant`: fill with the
     value, then copy the kept input region. `edge` / `reflect`: per axis the
@@ -281,6 +307,7 @@ def _pad_by_regions(
         )
 
 
+@lowers(TileOp)
 def lower_tile(ctx: LoweringContext, op: Operation) -> None:
     """`y[i] = x[i mod shape(x)]`."""
     (x,) = ctx.operands()
@@ -293,3 +320,40 @@ def lower_tile(ctx: LoweringContext, op: Operation) -> None:
         y.layout.origin_shape,
         lambda index: [i.mod(s) for i, s in zip(index, shape, strict=True)],
     )
+
+
+@lowers(GatherOp)
+def lower_gather(ctx: LoweringContext, op: Operation) -> None:
+    """`y[a, j, b] = x[a, indices[j], b]` along `axis`: the index is loaded,
+    made non-negative (`i < 0`: `i + size`) and used by a `memref.load`
+    (data-dependent, so only from a plain row-major `x`)."""
+    x, indices = ctx.operands()
+    y = ctx.result()
+    rank = len(x.layout.origin_shape)
+    axis = int(ctx.attr("axis")) % rank
+    if (
+        x.layout.storage_index([Ix.of(0)] * rank) != [Ix.of(0)] * rank
+        or x.layout.storage_shape != x.layout.origin_shape
+    ):
+        raise ctx.error("has no loop lowering for a gather from a blocked layout")
+    element = indices.layout.element_type
+    if not isinstance(element, IntegerType):
+        raise ctx.error("indices must be integers")
+    count = len(indices.layout.origin_shape)
+    size = x.layout.origin_shape[axis]
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        raw = nest.load(indices, index[axis : axis + count], raw=True)
+        position = nest.op(arith.IndexCastOp, raw, IndexType())
+        zero = nest.const(0, IndexType())
+        wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
+        negative = nest.op(arith.CmpiOp, position, zero, "slt")
+        chosen = nest.op(arith.SelectOp, negative, wrapped, position)
+        at = [
+            *(nest.index_value(ix) for ix in index[:axis]),
+            chosen,
+            *(nest.index_value(ix) for ix in index[axis + count :]),
+        ]
+        nest.store(nest.load_at(x, at), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)

@@ -34,11 +34,22 @@ from xdsl.dialects.builtin import IntegerType, Signedness, f32
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect.formats import Format
+from ge_dialect.ops import (
+    Conv2DOp,
+    Conv2DTransposeOp,
+    InstanceNormOp,
+    LogSoftmaxOp,
+    LRNOp,
+)
+from ge_dialect.ops.matmul import MatrixProductOp
+from ge_dialect.ops.nn import GlobalPoolOp, PoolOp
+from ge_dialect.ops.reduce import AxisOp, ReduceOp
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, plain_layout
 from passes.lowering.movement import copy
+from passes.lowering.registry import heads_groups, lowers
 
 Combine = Callable[[Nest, Value, Value], Value]
 
@@ -250,12 +261,14 @@ def _require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
         raise ctx.error("has no loop lowering for non-float element types")
 
 
+@lowers(Conv2DOp)
 def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
     """Grouped, strided, dilated 2-D convolution (cross-correlation) plus bias."""
     y = ctx.result()
     reduce_to_result(ctx, conv2d_reduction(ctx, y.layout), y, accumulator(ctx, y))
 
 
+@heads_groups(Conv2DOp)
 def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The convolution at `ctx.op` with result layout `y`.
 
@@ -309,6 +322,92 @@ def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     return Reduction(sizes, frozenset({5, 6, 7}), acc_index, term, init)
 
 
+@lowers(Conv2DTransposeOp)
+def lower_conv2d_transpose(ctx: LoweringContext, op: Operation) -> None:
+    """Transposed convolution as a convolution (`conv2d_transpose_reduction`)."""
+    y = ctx.result()
+    reduction = conv2d_transpose_reduction(ctx, y.layout)
+    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
+
+
+def conv2d_transpose_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
+    """ONNX ConvTranspose at `ctx.op` as a plain convolution: `x` is spread
+    into a zero scratch buffer (element `ih` at `ih * stride + shift`,
+    `shift = (k - 1) * dilation - pad_begin`; elements that land outside it
+    reach no output), then a stride-1 convolution with the filter
+    [Cin, Cout/g, kh, kw] flipped: `y[oh] = sum z[oh + kh * d] w[k - 1 - kh]`.
+    """
+    x, w, *bias = ctx.operands()
+    _require_float(ctx, x, w)
+    data_format = str(ctx.attr("data_format"))
+    groups = int(ctx.attr("groups"))
+    h_axis, w_axis = data_format.index("H"), data_format.index("W")
+    n, cin, height, width = (
+        x.layout.origin_shape[data_format.index(a)] for a in "NCHW"
+    )
+    _, per_group, kh, kw = w.layout.origin_shape
+    ho, wo = (y.origin_shape[data_format.index(a)] for a in "HW")
+    (sh, sw), (dh, dw) = (
+        _spatial(ctx, "strides", data_format),
+        _spatial(ctx, "dilations", data_format),
+    )
+    top, _, left, _ = ctx.attr("pads")
+    cin_g = cin // groups
+    size = (ho + (kh - 1) * dh, wo + (kw - 1) * dw)
+    shifts = ((kh - 1) * dh - top, (kw - 1) * dw - left)
+    shape = list(x.layout.origin_shape)
+    shape[h_axis], shape[w_axis] = size
+    spread = ctx.temporary(x.layout.resized(shape), fill=0.0)
+    kept: dict[int, tuple[int, int, int, int]] = {}  # axis: first, count, step, shift
+    for axis, extent, stride, shift, limit in (
+        (h_axis, height, sh, shifts[0], size[0]),
+        (w_axis, width, sw, shifts[1], size[1]),
+    ):
+        first = max(0, -(shift // stride) if shift < 0 else 0)
+        last = min(extent - 1, (limit - 1 - shift) // stride)
+        kept[axis] = (first, last - first + 1, stride, shift)
+    if all(count > 0 for _, count, _, _ in kept.values()):
+        sizes = list(x.layout.origin_shape)
+        for axis, (_, count, _, _) in kept.items():
+            sizes[axis] = count
+
+        def source(index: list[Ix]) -> list[Ix]:
+            return [ix + kept[k][0] if k in kept else ix for k, ix in enumerate(index)]
+
+        def target(index: list[Ix]) -> list[Ix]:
+            at = []
+            for k, ix in enumerate(index):
+                if k in kept:
+                    first, _, stride, shift = kept[k]
+                    ix = (ix + first) * stride + shift
+                at.append(ix)
+            return at
+
+        copy(ctx, x, spread, tuple(sizes), source_index=source, target_index=target)
+    c_axis = data_format.index("C")
+
+    def bias_at(nest: Nest, index: list[Ix]) -> Value:
+        return nest.load(bias[0], [index[c_axis]])
+
+    def term(nest: Nest, index: list[Ix]) -> Value:
+        b, g, o, oh, ow, i, ih, iw = index
+        xv = nest.load(
+            spread,
+            _place(data_format, N=b, C=g * cin_g + i, H=oh + ih * dh, W=ow + iw * dw),
+        )
+        flipped = [g * cin_g + i, o, Ix.of(kh - 1) - ih, Ix.of(kw - 1) - iw]
+        return nest.op(arith.MulfOp, xv, nest.load(w, flipped))
+
+    def acc_index(index: list[Ix]) -> list[Ix]:
+        b, g, o, oh, ow = index[:5]
+        return _place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
+
+    sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
+    return Reduction(
+        sizes, frozenset({5, 6, 7}), acc_index, term, bias_at if bias else 0.0
+    )
+
+
 def _window_counts(
     ctx: LoweringContext, extent: int, first: int, end: int, k: int, s: int, out: int
 ) -> Buffer:
@@ -330,6 +429,7 @@ def _window_counts(
     return counts
 
 
+@lowers(PoolOp)
 def lower_pool(ctx: LoweringContext, op: Operation) -> None:
     """Max / average pooling; padding never wins a max and is counted by the
     rule. An integer max pool accumulates in its own type (exact)."""
@@ -343,12 +443,13 @@ def typed_constant(maximum: MaxOf) -> Callable[[Nest, list[Ix]], Value]:
     return lambda nest, _: nest.const(maximum.identity, maximum.element_type)
 
 
+@heads_groups(PoolOp)
 def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The max or average pooling at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     (x,) = ctx.operands()
     data_format = str(ctx.attr("data_format"))
-    is_max = ctx.op.name == "ge.max_pool"
+    is_max = ctx.op.REDUCTION == "max"
     maximum = max_of(ctx, x) if is_max else None
     if not is_max:
         _require_float(ctx, x)
@@ -410,6 +511,7 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     return Reduction(sizes, reduced, lambda index: index[:4], term, final=average)
 
 
+@lowers(GlobalPoolOp)
 def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
     """Mean or max over H and W."""
     y = ctx.result()
@@ -417,13 +519,14 @@ def lower_global_pool(ctx: LoweringContext, op: Operation) -> None:
     reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
 
 
+@heads_groups(GlobalPoolOp)
 def global_pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The global pooling at `ctx.op` (result layout `y`: H = W = 1)."""
     assert ctx.op is not None
     (x,) = ctx.operands()
     _require_float(ctx, x)
     data_format = str(ctx.attr("data_format"))
-    is_max = ctx.op.name == "ge.global_max_pool"
+    is_max = ctx.op.REDUCTION == "max"
     spatial = [data_format.index(a) for a in "HW"]
     sizes, reduced, at = x.layout.origin_shape, frozenset(spatial), keep_dims(spatial)
 
@@ -463,6 +566,7 @@ def keep_dims(axes: Sequence[int]) -> Callable[[list[Ix]], list[Ix]]:
     return lambda index: [Ix.of(0) if k in axes else ix for k, ix in enumerate(index)]
 
 
+@lowers(AxisOp)
 def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
     """softmax = exp(x - max) / sum(exp(x - max)).
 
@@ -487,20 +591,22 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
     def softmax(nest: Nest, index: list[Ix]) -> Value:
         z = shifted(nest, index)
         s = nest.load(total, reduced(index))
-        if op.name == "ge.log_softmax":
+        if isinstance(op, LogSoftmaxOp):
             return nest.op(arith.SubfOp, z, nest.op(math.LogOp, s))
         return nest.op(arith.DivfOp, nest.op(math.ExpOp, z), s)
 
     finish(ctx, y, softmax, y)
 
 
+@lowers(ReduceOp)
 def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
     """reduce_sum / reduce_mean / reduce_max over `axes` (all when empty)."""
     (x,) = ctx.operands()
     y = ctx.result()
     rank = len(x.layout.origin_shape)
     axes = sorted({a % rank for a in ctx.attr("axes")}) or list(range(rank))
-    if op.name == "ge.reduce_max":
+    reduction = op.REDUCTION
+    if reduction == "max":
         maximum = max_of(ctx, x)
         acc = reduce_into(
             ctx,
@@ -528,13 +634,14 @@ def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
             for k, ix in zip(kept, index, strict=True):
                 acc_index[k] = ix
         v = nest.load(acc, acc_index)
-        if op.name == "ge.reduce_mean":
+        if reduction == "mean":
             v = nest.op(arith.DivfOp, v, nest.const(count))
         return v
 
     finish(ctx, y, value, acc)
 
 
+@lowers(LRNOp)
 def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
     """x / (bias + alpha / size * sum of squares over a channel window) ** beta."""
     (x,) = ctx.operands()
@@ -578,6 +685,7 @@ def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
     finish(ctx, y, value, y)
 
 
+@lowers(InstanceNormOp)
 def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
     """(x - mean) / sqrt(var + eps) * gamma + beta, statistics over H and W."""
     x, gamma, beta = ctx.operands()
@@ -622,6 +730,7 @@ def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
     finish(ctx, y, value, y)
 
 
+@lowers(MatrixProductOp)
 def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     """matmul / batch_matmul / gemm: `alpha * op(a) @ op(b) + beta * c`."""
     y = ctx.result()
@@ -634,23 +743,14 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     reduce_to_result(ctx, reduction, y, acc)
 
 
+@heads_groups(MatrixProductOp)
 def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The matmul, batch_matmul or gemm at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     a, b, *extra = ctx.operands()
     _require_float(ctx, a, b)
-    if ctx.op.name == "ge.gemm":
-        trans_a, trans_b = bool(ctx.attr("trans_a")), bool(ctx.attr("trans_b"))
-        alpha, beta = float(ctx.attr("alpha")), float(ctx.attr("beta"))
-    elif ctx.op.name == "ge.matmul":
-        trans_a, trans_b = (
-            bool(ctx.attr("transpose_x1")),
-            bool(ctx.attr("transpose_x2")),
-        )
-        alpha, beta = 1.0, 1.0
-    else:
-        trans_a, trans_b = bool(ctx.attr("adj_x1")), bool(ctx.attr("adj_x2"))
-        alpha, beta = 1.0, 1.0
+    assert isinstance(ctx.op, MatrixProductOp)
+    trans_a, trans_b, alpha, beta = ctx.op.product_form()
     a_shape, b_shape = a.layout.origin_shape, b.layout.origin_shape
     if len(a_shape) < 2 or len(b_shape) < 2:
         raise ctx.error("has no loop lowering for rank-1 operands")

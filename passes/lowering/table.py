@@ -1,56 +1,62 @@
-"""The policy table: which function lowers each `ge` op.
+"""Finding an op's lowering, and why an op has none.
 
-A lowering takes the `LoweringContext` (positioned at the op) and the op,
-and defines buffers for the op's results. Ops not listed have no lowering.
+Emitters register by op class in the family modules (`elementwise`,
+`movement`, `nn`, `fused`; see `registry`); `Elementwise` ops with a scalar
+body lower generically; control flow lowers with its regions
+(`control_flow.CONTROL_FLOW`). Ops that have no lowering say why in
+`NOT_LOWERED`; the completeness tests check that every `ge` op is in one of
+them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from xdsl.ir import Operation
 
+from ge_dialect.ops import (
+    ConstOp,
+    DataOp,
+    GraphOp,
+    NetOutputOp,
+    VariableOp,
+)
+from ge_dialect.traits import Elementwise
 from passes.lowering import elementwise, fused, movement, nn
-from passes.lowering.context import LoweringContext
+from passes.lowering.control_flow import CONTROL_FLOW
+from passes.lowering.registry import Lowering, registered_lowering
 
-Lowering = Callable[[LoweringContext, Operation], None]
+FAMILY_MODULES = (elementwise, fused, movement, nn)
+"""The modules whose import registers the emitters."""
 
-LOWERINGS: dict[str, Lowering] = {
-    **{name: elementwise.lower_unary for name in elementwise.UNARY},
-    **{name: elementwise.lower_binary for name in elementwise.BINARY},
-    "ge.add_n": elementwise.lower_add_n,
-    "ge.bias_add": elementwise.lower_bias_add,
-    "ge.batch_norm": elementwise.lower_batch_norm,
-    "ge.cast": elementwise.lower_cast,
-    "ge.identity": movement.lower_identity,
-    "ge.transdata": movement.lower_transdata,
-    "ge.transpose": movement.lower_transpose,
-    "ge.permute": movement.lower_transpose,
-    "ge.reshape": movement.lower_reshape,
-    "ge.flatten": movement.lower_reshape,
-    "ge.squeeze": movement.lower_reshape,
-    "ge.unsqueeze": movement.lower_reshape,
-    "ge.expand_dims": movement.lower_reshape,
-    "ge.concat": movement.lower_concat,
-    "ge.split": movement.lower_split,
-    "ge.slice": movement.lower_slice,
-    "ge.pad": movement.lower_pad,
-    "ge.tile": movement.lower_tile,
-    "ge.conv2d": nn.lower_conv2d,
-    "ge.max_pool": nn.lower_pool,
-    "ge.avg_pool": nn.lower_pool,
-    "ge.global_avg_pool": nn.lower_global_pool,
-    "ge.global_max_pool": nn.lower_global_pool,
-    "ge.softmax": nn.lower_softmax,
-    "ge.log_softmax": nn.lower_softmax,
-    "ge.reduce_sum": nn.lower_reduce,
-    "ge.reduce_mean": nn.lower_reduce,
-    "ge.reduce_max": nn.lower_reduce,
-    "ge.lrn": nn.lower_lrn,
-    "ge.instance_norm": nn.lower_instance_norm,
-    "ge.matmul": nn.lower_matmul,
-    "ge.batch_matmul": nn.lower_matmul,
-    "ge.gemm": nn.lower_matmul,
-    "ge.fused": fused.lower_fused,
+NOT_LOWERED: dict[type[Operation], str] = {
+    GraphOp: "the graph itself: it becomes the func.func",
+    DataOp: "a graph input: a function argument",
+    ConstOp: "a constant: a memref.global or a ge.weight argument",
+    NetOutputOp: "the graph's results: the func.return",
+    VariableOp: "state kept across runs, which a loop function has no place for",
 }
-"""Op name -> lowering."""
+"""Op class -> why it is not lowered to loops."""
+
+
+def lowering_for(op: Operation) -> Lowering | None:
+    """The lowering of `op`: a registered emitter, else the generic
+    elementwise one for ops with a scalar body, else None."""
+    registered = registered_lowering(type(op))
+    if registered is not None:
+        return registered
+    if elementwise.has_scalar_body(op):
+        return elementwise.lower_elementwise
+    return None
+
+
+def has_lowering(op_class: type[Operation]) -> bool:
+    """Whether ops of `op_class` lower (for some operand types)."""
+    return (
+        registered_lowering(op_class) is not None
+        or op_class in CONTROL_FLOW
+        or (op_class.has_trait(Elementwise) and hasattr(op_class, "scalar"))
+    )
+
+
+def unlowered_reason(op: Operation) -> str | None:
+    """Why `op` has no lowering, if the dialect says (for diagnostics)."""
+    return NOT_LOWERED.get(type(op))

@@ -38,19 +38,16 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass, PassPipeline
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.ops import enclosing_target
 from ge_runtime.jit import lowered_module, run_graph
-from ge_runtime.reference import (
-    evaluate,
-    find_graph,
-    input_specs,
-)
+from ge_runtime.reference import evaluate, find_graph, input_specs
 from ge_runtime.scheduler import compile_model
 from passes import get_all_passes
 from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass
-from passes.insert_transdata import module_target
 from tools.ge_atc import CompileOptions, compile_module
-from tools.ge_run import complete_inputs, make_context
+from tools.ge_run import complete_inputs
 
 TOLERANCE = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-4}
 """Relative tolerance per output dtype (others must be equal)."""
@@ -93,7 +90,7 @@ def run_verified(
 
 def run_jit(module: ModuleOp, inputs: Mapping[int, np.ndarray]) -> list[np.ndarray]:
     """The compiled graph's outputs through the JIT (origin layout)."""
-    return run_graph(module, inputs, target=module_target(module), poison=True)
+    return run_graph(module, inputs, target=enclosing_target(module), poison=True)
 
 
 def compare(
@@ -156,10 +153,10 @@ def check_module(
     if str(compiled) != once:
         raise Mismatch("idempotence", "a second pipeline run changed the IR")
     with stage("optimised graph"):
-        optimised = evaluate(compiled, inputs, target=module_target(compiled))
+        optimised = evaluate(compiled, inputs, target=enclosing_target(compiled))
         compare("optimised graph", optimised, want)
     with stage("lowering"):
-        verify_module(lowered_module(find_graph(compiled), module_target(compiled)))
+        verify_module(lowered_module(find_graph(compiled), enclosing_target(compiled)))
     with stage("jit"):
         compare("jit", run_jit(compiled, inputs), want)
     with stage("atc"):

@@ -1,7 +1,7 @@
 // RUN: ge-opt %s --split-input-file --cast-remove | filecheck %s
 // RUN: ge-opt %s --split-input-file --cast-remove=ge-precision-rule=true | filecheck %s --check-prefix=GERULE
 
-// GE's CastRemovePass unit-test scenarios (research/ge_behaviour.md §5.6).
+// GE's CastRemovePass unit-test scenarios (docs/research/ge_behaviour.md §5.6).
 
 // GE: add -> TD -> Cast -> TransposeD -> Cast -> TD -> Conv: running on add
 // removes both casts (9 -> 7 nodes) and renames the transpose

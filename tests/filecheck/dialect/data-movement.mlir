@@ -54,7 +54,7 @@ ge.graph @slice_gather {
 // CHECK-NEXT:    [[T:%.*]] = ge.tile [[X]] {multiples = array<i64: 2, 1>} : tensor<2x3xf16> -> tensor<4x3xf16>
 // CHECK-NEXT:    [[P:%.*]] = ge.pad [[X]] {paddings = array<i64: 0, 1, 1, 2>} : tensor<2x3xf16> -> tensor<3x6xf16>
 // CHECK-NEXT:    [[PR:%.*]] = ge.pad [[X]] {paddings = array<i64: 1, 1, 1, 1>, mode = "reflect"} : tensor<2x3xf16> -> tensor<4x5xf16>
-// CHECK-NEXT:    [[PC:%.*]] = ge.pad [[X]] {paddings = array<i64: 0, 0, 0, 1>, mode = "constant", value = -1.000000e+00 : f32} : tensor<2x3xf16> -> tensor<2x4xf16>
+// CHECK-NEXT:    [[PC:%.*]] = ge.pad [[X]] {paddings = array<i64: 0, 0, 0, 1>, value = -1.000000e+00 : f32} : tensor<2x3xf16> -> tensor<2x4xf16>
 // CHECK-NEXT:    [[PE:%.*]] = ge.pad [[X]] {paddings = array<i64: 2, 0, 0, 0>, mode = "edge"} : tensor<2x3xf16> -> tensor<4x3xf16>
 // CHECK-NEXT:    ge.netoutput [[T]], [[P]], [[PR]], [[PC]], [[PE]] :
 ge.graph @tile_pad {

@@ -87,3 +87,17 @@ ge.graph @binary {
   %ii = ge.maximum %i, %i : (tensor<i32>, tensor<i32>) -> tensor<i32>
   ge.netoutput %q, %ii : tensor<4x2x3xf32>, tensor<i32>
 }
+
+// -----
+
+// HardSwish: x * max(0, min(1, x / 6 + 1 / 2)); no attributes.
+
+// CHECK-LABEL: ge.graph @hard_swish
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<1x17x3x3xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:    [[Y:%.*]] = ge.hard_swish [[X]] : tensor<1x17x3x3xf32, #ge.layout<NCHW>> -> tensor<1x17x3x3xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:    ge.netoutput [[Y]] : tensor<1x17x3x3xf32, #ge.layout<NCHW>>
+ge.graph @hard_swish {
+  %x = ge.data {index = 0 : i64} : tensor<1x17x3x3xf32, #ge.layout<NCHW>>
+  %y = ge.hard_swish %x : tensor<1x17x3x3xf32, #ge.layout<NCHW>> -> tensor<1x17x3x3xf32, #ge.layout<NCHW>>
+  ge.netoutput %y : tensor<1x17x3x3xf32, #ge.layout<NCHW>>
+}

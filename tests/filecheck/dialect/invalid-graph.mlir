@@ -63,7 +63,7 @@ ge.graph @index_not_an_integer {
 // -----
 
 ge.graph @data_result_not_a_tensor {
-  // CHECK: {{.*}}invalid-graph.mlir:[[# @LINE + 1]]:3: error: f32 should be of base attribute tensor
+  // CHECK: {{.*}}invalid-graph.mlir:[[# @LINE + 1]]:3: error: 'ge.data' op f32 should be of base attribute tensor
   %x = ge.data {index = 0 : i64} : f32
   ge.netoutput
 }
@@ -117,7 +117,7 @@ ge.graph @const_without_value {
 // -----
 
 ge.graph @const_value_not_dense {
-  // CHECK: {{.*}}invalid-graph.mlir:[[# @LINE + 1]]:3: error: Unexpected attribute "abc"
+  // CHECK: {{.*}}invalid-graph.mlir:[[# @LINE + 1]]:3: error: 'ge.const' op Unexpected attribute "abc"
   %c = ge.const {value = "abc"} : tensor<2xf32>
   ge.netoutput %c : tensor<2xf32>
 }

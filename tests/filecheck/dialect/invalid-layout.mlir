@@ -4,7 +4,7 @@
 // encodings (ge_dialect/attributes.py and ge_dialect/layout.py).
 
 ge.graph @internal_origin {
-  // CHECK: {{.*}}invalid-layout.mlir:[[# @LINE + 1]]:3: error: internal format NC1HWC0 cannot be an origin format
+  // CHECK: {{.*}}invalid-layout.mlir:[[# @LINE + 1]]:3: error: 'ge.data' op internal format NC1HWC0 cannot be an origin format
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf16, #ge.layout<NC1HWC0>>
   ge.netoutput
 }
@@ -12,7 +12,7 @@ ge.graph @internal_origin {
 // -----
 
 ge.graph @internal_origin_fractal {
-  // CHECK: {{.*}}invalid-layout.mlir:[[# @LINE + 1]]:3: error: internal format FRACTAL_NZ cannot be an origin format
+  // CHECK: {{.*}}invalid-layout.mlir:[[# @LINE + 1]]:3: error: 'ge.data' op internal format FRACTAL_NZ cannot be an origin format
   %x = ge.data {index = 0 : i64} : tensor<16x16xf16, #ge.layout<FRACTAL_NZ, FRACTAL_NZ>>
   ge.netoutput
 }
@@ -20,7 +20,7 @@ ge.graph @internal_origin_fractal {
 // -----
 
 ge.graph @reserved_origin {
-  // CHECK: {{.*}}invalid-layout.mlir:[[# @LINE + 1]]:3: error: RESERVED is not a valid origin format
+  // CHECK: {{.*}}invalid-layout.mlir:[[# @LINE + 1]]:3: error: 'ge.data' op RESERVED is not a valid origin format
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf16, #ge.layout<RESERVED>>
   ge.netoutput
 }

@@ -15,7 +15,7 @@ ge.graph @conv2d_bad_data_format {
 ge.graph @conv2d_data_format_not_a_string {
   %x = ge.data {index = 0 : i64} : tensor<1x4x8x8xf32>
   %y = ge.data {index = 1 : i64} : tensor<8x4x3x3xf32>
-  // CHECK: {{.*}}invalid-nn.mlir:[[# @LINE + 1]]:3: error: 1 : i64 should be of base attribute string
+  // CHECK: {{.*}}invalid-nn.mlir:[[# @LINE + 1]]:3: error: 'ge.conv2d' op 1 : i64 should be of base attribute string
   %r = ge.conv2d %x, %y {data_format = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32>
   ge.netoutput
 }

@@ -96,7 +96,7 @@ ge.graph @transdata_missing_dst_format {
 
 ge.graph @transdata_format_not_a_format {
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf16, #ge.layout<NCHW>>
-  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: "NCHW" should be of base attribute ge.format
+  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.transdata' op "NCHW" should be of base attribute ge.format
   %y = ge.transdata %x {src_format = "NCHW", dst_format = #ge.format<NCHW>} : tensor<1x3x8x8xf16, #ge.layout<NCHW>> -> tensor<1x3x8x8xf16, #ge.layout<NCHW>>
   ge.netoutput
 }

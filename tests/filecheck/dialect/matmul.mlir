@@ -14,7 +14,7 @@
 // CHECK-NEXT:    [[X:%.*]] = ge.data {index = 4 : i64} : tensor<4x1x2x3xf32>
 // CHECK-NEXT:    [[Y:%.*]] = ge.data {index = 5 : i64} : tensor<5x3x6xf32>
 // CHECK-NEXT:    [[BM:%.*]] = ge.batch_matmul [[X]], [[Y]] : (tensor<4x1x2x3xf32>, tensor<5x3x6xf32>) -> tensor<4x5x2x6xf32>
-// CHECK-NEXT:    [[BMA:%.*]] = ge.batch_matmul [[Y]], [[Y]] {adj_x1 = true, adj_x2 = false} : (tensor<5x3x6xf32>, tensor<5x3x6xf32>) -> tensor<5x6x6xf32>
+// CHECK-NEXT:    [[BMA:%.*]] = ge.batch_matmul [[Y]], [[Y]] {adj_x1 = true} : (tensor<5x3x6xf32>, tensor<5x3x6xf32>) -> tensor<5x6x6xf32>
 // CHECK-NEXT:    [[GA:%.*]] = ge.data {index = 6 : i64} : tensor<3x2xf32>
 // CHECK-NEXT:    [[GB:%.*]] = ge.data {index = 7 : i64} : tensor<4x3xf32>
 // CHECK-NEXT:    [[GC:%.*]] = ge.const {value = dense<1.000000e+00> : tensor<4xf32>} : tensor<4xf32>

@@ -7,7 +7,7 @@
 // CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    [[W:%.*]] = ge.const {value = #ge.external<"w">} : tensor<4x3x3x3xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    [[B:%.*]] = ge.const {value = dense<0.000000e+00> : tensor<4xf32>} : tensor<4xf32>
-// CHECK-NEXT:    [[Y:%.*]] = ge.conv2d [[X]], [[W]], [[B]] {data_format = "NCHW", strides = array<i64: 1, 1, 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1, 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32, #ge.layout<NCHW>>, tensor<4x3x3x3xf32, #ge.layout<NCHW>>, tensor<4xf32>) -> tensor<1x4x4x4xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:    [[Y:%.*]] = ge.conv2d [[X]], [[W]], [[B]] {data_format = "NCHW", strides = array<i64: 1, 1, 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32, #ge.layout<NCHW>>, tensor<4x3x3x3xf32, #ge.layout<NCHW>>, tensor<4xf32>) -> tensor<1x4x4x4xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    [[Y2:%.*]] = ge.conv2d [[X]], [[W]] {data_format = "NCHW"} : (tensor<1x3x8x8xf32, #ge.layout<NCHW>>, tensor<4x3x3x3xf32, #ge.layout<NCHW>>) -> tensor<1x4x6x6xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    [[XH:%.*]] = ge.data {index = 1 : i64} : tensor<1x8x8x4xf16, #ge.layout<NHWC>>
 // CHECK-NEXT:    [[WH:%.*]] = ge.data {index = 2 : i64} : tensor<3x3x2x8xf16, #ge.layout<HWCN>>
@@ -48,7 +48,7 @@ ge.graph @conv2d_transpose {
 // CHECK-LABEL: ge.graph @pools
 // CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<1x16x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    [[M:%.*]] = ge.max_pool [[X]] {data_format = "NCHW", ksize = array<i64: 1, 1, 3, 3>, strides = array<i64: 1, 1, 2, 2>, pads = array<i64: 1, 1, 1, 1>, ceil_mode = true} : tensor<1x16x8x8xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x16x5x5xf16, #ge.layout<NCHW, NC1HWC0>>
-// CHECK-NEXT:    [[A:%.*]] = ge.avg_pool [[X]] {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>, count_include_pad = false} : tensor<1x16x8x8xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x16x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[A:%.*]] = ge.avg_pool [[X]] {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>} : tensor<1x16x8x8xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x16x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    [[GA:%.*]] = ge.global_avg_pool [[X]] {data_format = "NCHW"} : tensor<1x16x8x8xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x16x1x1xf16, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    [[XH:%.*]] = ge.data {index = 1 : i64} : tensor<2x6x6x3xf32, #ge.layout<NHWC>>
 // CHECK-NEXT:    [[GM:%.*]] = ge.global_max_pool [[XH]] {data_format = "NHWC"} : tensor<2x6x6x3xf32, #ge.layout<NHWC>> -> tensor<2x1x1x3xf32, #ge.layout<NHWC>>
@@ -72,7 +72,7 @@ ge.graph @pools {
 // CHECK-NEXT:    [[P:%.*]] = ge.const {value = dense<1.000000e+00> : tensor<3xf32>} : tensor<3xf32>
 // CHECK-NEXT:    [[BN:%.*]] = ge.batch_norm [[X]], [[P]], [[P]], [[P]], [[P]] {data_format = "NCHW", epsilon = 1.000000e-03 : f32} : (tensor<2x3x4x4xf32, #ge.layout<NCHW>>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    [[IN:%.*]] = ge.instance_norm [[BN]], [[P]], [[P]] {data_format = "NCHW"} : (tensor<2x3x4x4xf32, #ge.layout<NCHW>>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32, #ge.layout<NCHW>>
-// CHECK-NEXT:    [[L:%.*]] = ge.lrn [[IN]] {data_format = "NCHW", size = 3 : i64, alpha = 1.000000e-04 : f32, beta = 7.500000e-01 : f32, bias = 2.000000e+00 : f32} : tensor<2x3x4x4xf32, #ge.layout<NCHW>> -> tensor<2x3x4x4xf32, #ge.layout<NCHW>>
+// CHECK-NEXT:    [[L:%.*]] = ge.lrn [[IN]] {data_format = "NCHW", size = 3 : i64, bias = 2.000000e+00 : f32} : tensor<2x3x4x4xf32, #ge.layout<NCHW>> -> tensor<2x3x4x4xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    [[BA:%.*]] = ge.bias_add [[L]], [[P]] {data_format = "NCHW"} : (tensor<2x3x4x4xf32, #ge.layout<NCHW>>, tensor<3xf32>) -> tensor<2x3x4x4xf32, #ge.layout<NCHW>>
 // CHECK-NEXT:    [[XH:%.*]] = ge.data {index = 1 : i64} : tensor<2x4x4x3xf32, #ge.layout<NHWC>>
 // CHECK-NEXT:    [[BH:%.*]] = ge.batch_norm [[XH]], [[P]], [[P]], [[P]], [[P]] {data_format = "NHWC"} : (tensor<2x4x4x3xf32, #ge.layout<NHWC>>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x4x4x3xf32, #ge.layout<NHWC>>

@@ -8,10 +8,10 @@
 // CHECK-NEXT:    [[S:%.*]] = ge.softmax [[X]] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
 // CHECK-NEXT:    [[S1:%.*]] = ge.softmax [[X]] {axis = 1 : i64} : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
 // CHECK-NEXT:    [[L:%.*]] = ge.log_softmax [[X]] {axis = -3 : i64} : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
-// CHECK-NEXT:    [[R:%.*]] = ge.reduce_sum [[X]] {axes = array<i64: 1>, keep_dims = true} : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+// CHECK-NEXT:    [[R:%.*]] = ge.reduce_sum [[X]] {axes = array<i64: 1>} : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
 // CHECK-NEXT:    [[M:%.*]] = ge.reduce_mean [[X]] {axes = array<i64: 0, -1>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<3xf32>
 // CHECK-NEXT:    [[MX:%.*]] = ge.reduce_max [[X]] : tensor<2x3x4xf32> -> tensor<1x1x1xf32>
-// CHECK-NEXT:    [[ALL:%.*]] = ge.reduce_sum [[X]] {axes = array<i64>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<f32>
+// CHECK-NEXT:    [[ALL:%.*]] = ge.reduce_sum [[X]] {keep_dims = false} : tensor<2x3x4xf32> -> tensor<f32>
 // CHECK-NEXT:    ge.netoutput [[S]], [[S1]], [[L]], [[R]], [[M]], [[MX]], [[ALL]] :
 ge.graph @softmax_reduce {
   %x = ge.data {index = 0 : i64} : tensor<2x3x4xf32>

@@ -1,6 +1,6 @@
 // RUN: ge-opt %s --split-input-file --dim1-transpose-to-squeeze | filecheck %s
 
-// GE's Dim1TransposeToSqueezePass (research/ge_behaviour.md §2.9): a transpose
+// GE's Dim1TransposeToSqueezePass (docs/research/ge_behaviour.md §2.9): a transpose
 // whose non-unit axes keep their order becomes squeeze + unsqueeze.
 
 // CHECK-LABEL: ge.graph @dim1_transpose_to_squeeze

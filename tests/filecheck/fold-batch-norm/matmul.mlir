@@ -58,7 +58,7 @@ ge.graph @matmul_bn_without_bias {
 // Gemm without c, NHWC batch norm: c = b and beta becomes 1 (alpha stays).
 // CHECK-LABEL: ge.graph @gemm_bn_without_c
 // CHECK:         %[[C:.*]] = ge.const {value = dense<[-5.000000e-01, 0.000000e+00, 5.000000e-01]> : tensor<3xf32>
-// CHECK-NEXT:    ge.gemm %a, %{{.*}}, %[[C]] {alpha = 3.000000e+00 : f32, beta = 1.000000e+00 : f32}
+// CHECK-NEXT:    ge.gemm %a, %{{.*}}, %[[C]] {alpha = 3.000000e+00 : f32}
 // CHECK-NOT:     ge.batch_norm
 ge.graph @gemm_bn_without_c {
   %a = ge.data {index = 0 : i64} : tensor<2x4xf32>

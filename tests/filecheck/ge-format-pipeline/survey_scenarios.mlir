@@ -79,7 +79,7 @@ ge.graph @survey_4_relu_between_convs {
 // CHECK-LABEL: ge.graph @survey_9_reduce_over_c
 // CHECK:         %c = ge.conv2d
 // CHECK-NEXT:    %[[BACK:.*]] = ge.transdata %c {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NCHW>}
-// CHECK-NEXT:    ge.reduce_sum %[[BACK]] {axes = array<i64: 1>, keep_dims = true} : tensor<1x17x6x6xf16, #ge.layout<NCHW>>
+// CHECK-NEXT:    ge.reduce_sum %[[BACK]] {axes = array<i64: 1>} : tensor<1x17x6x6xf16, #ge.layout<NCHW>>
 // CHECK-NEXT:    ge.reduce_sum %[[BACK]] {axes = array<i64: 1>, keep_dims = false} : tensor<1x17x6x6xf16, #ge.layout<NCHW>>
 ge.graph @survey_9_reduce_over_c {
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf16>

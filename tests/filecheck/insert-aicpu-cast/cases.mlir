@@ -51,7 +51,7 @@ ge.graph @binary_keeps_layout {
 // CHECK-NEXT:    %x = ge.data
 // CHECK-NEXT:    %i = ge.data
 // CHECK-NEXT:    %0 = ge.cast %x {dst_type = f32, name = "g_input0_cast"}
-// CHECK-NEXT:    %g = ge.gather %0, %i {axis = 0 : i64, name = "g"} : (tensor<5x3xf32>, tensor<4xi32>) -> tensor<4x3xf32>
+// CHECK-NEXT:    %g = ge.gather %0, %i {name = "g"} : (tensor<5x3xf32>, tensor<4xi32>) -> tensor<4x3xf32>
 // CHECK-NEXT:    %g_1 = ge.cast %g {dst_type = f16, name = "g_output0_cast"}
 // CHECK-NEXT:    ge.netoutput %g_1
 ge.graph @supported_operands_stay {

@@ -2,7 +2,7 @@
 // RUN: ge-opt %s --split-input-file --refine-running-format --select-storage-format --insert-transdata --print-op-generic | ge-opt --split-input-file | filecheck %s
 // RUN: ge-opt %s --split-input-file --refine-running-format --select-storage-format --insert-transdata | ge-opt --split-input-file --refine-running-format --select-storage-format --insert-transdata | filecheck %s
 
-// The layout-optimizer survey's scenarios (research/layout_optimizers.md (b))
+// The layout-optimizer survey's scenarios (docs/research/layout_optimizers.md (b))
 // through refine -> select -> insert. The pipeline is idempotent (third RUN)
 // and its output survives the generic form (second RUN).
 

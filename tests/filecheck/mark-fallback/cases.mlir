@@ -28,7 +28,7 @@
 // CHECK-NEXT:    %r = ge.relu %x : tensor<?x10xf32> -> tensor<?x10xf32>
 // CHECK-NEXT:    %s = ge.softmax %r {name = "probs", _fallback = "support_aclnn"}
 // CHECK-NEXT:    %t = ge.softmax %s {_fallback = "support_aclnn"}
-// CHECK-NEXT:    %g = ge.gather %t, %i {axis = 0 : i64, name = "lookup", _fallback = "aclnn_only"}
+// CHECK-NEXT:    %g = ge.gather %t, %i {name = "lookup", _fallback = "aclnn_only"}
 // USER-LABEL:  ge.graph @modes
 // USER:          %r = ge.relu %x {_fallback = "support_aclnn"}
 ge.graph @modes {

@@ -19,7 +19,7 @@
 // STATIC-NEXT: schedule: part 0: 1 ops, jit
 // STATIC-NEXT: schedule: part 1: 1 ops, jit
 // STATIC-NEXT: trace: relu_0 ge.relu AICore sunk (part 0, jit) -> 2x17
-// STATIC-NEXT: trace: tanh_0 ge.tanh AICore fallback (host_ops.tanh, NumPy kernel library) -> 2x17
+// STATIC-NEXT: trace: tanh_0 ge.tanh AICore fallback (TanhOp.numpy_kernel, NumPy kernel library) -> 2x17
 // STATIC-NEXT: trace: softmax_0 ge.softmax AICore sunk (part 1, jit) -> 2x17
 // STATIC-NEXT: check: JIT vs reference on 2 ops, 1 host fallback ops through the NumPy kernel library
 // STATIC-NEXT: check output_0: {{.*}}: ok
@@ -34,9 +34,9 @@ ge.graph @static {
 // A dynamic batch: host scheduling, op by op; support_aclnn ops fall back,
 // the AI CPU tile runs a kernel compiled for the concrete shape.
 // DYNAMIC:      schedule: host scheduling (dynamic dims): op by op
-// DYNAMIC-NEXT: trace: relu_0 ge.relu AICore fallback (host_ops.relu, NumPy kernel library) -> 7x17
+// DYNAMIC-NEXT: trace: relu_0 ge.relu AICore fallback (ReluOp.numpy_kernel, NumPy kernel library) -> 7x17
 // DYNAMIC-NEXT: trace: tile_0 ge.tile AICPU host kernel (jit kernel for 7x17) -> 7x34
-// DYNAMIC-NEXT: trace: softmax_0 ge.softmax AICore fallback (host_ops.softmax, NumPy kernel library) -> 7x34
+// DYNAMIC-NEXT: trace: softmax_0 ge.softmax AICore fallback (SoftmaxOp.numpy_kernel, NumPy kernel library) -> 7x34
 // DYNAMIC-NEXT: check: JIT vs reference on 1 ops, 2 host fallback ops through the NumPy kernel library
 // DYNAMIC-NEXT: check output_0: {{.*}}: ok
 // DYNAMIC-NEXT: output_0.npy: shape [7, 34], dtype float32

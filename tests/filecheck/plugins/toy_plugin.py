@@ -25,17 +25,10 @@ from xdsl.irdl import (
     var_operand_def,
 )
 
-from ge_dialect.format_rules import (
-    FormatView,
-    register_format_rule,
-    register_user_dialect,
-)
+from ge_dialect.format_rules import FormatView, register_format_rule
 from ge_dialect.formats import Format
-from ge_dialect.shape_inference import (
-    Result,
-    Shape,
-    register_shape_function,
-)
+from ge_dialect.shape_inference import Result, Shape, register_shape_function
+from passes.universe import register_user_dialect
 
 
 class ToyOp(IRDLOperation):

@@ -2,7 +2,7 @@
 // RUN: ge-opt %s --split-input-file --refine-running-format=storage-format-spread=false | filecheck %s --check-prefix=NOSPREAD
 // RUN: ge-opt %s --split-input-file --refine-running-format --refine-running-format | filecheck %s
 
-// GE's PrepareRunningFormatRefiner scenarios (research/ge_behaviour.md §4.3).
+// GE's PrepareRunningFormatRefiner scenarios (docs/research/ge_behaviour.md §4.3).
 // The origin format and shape never change; the user attributes stay, so a
 // second run changes nothing.
 

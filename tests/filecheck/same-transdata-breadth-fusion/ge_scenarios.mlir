@@ -1,7 +1,7 @@
 // RUN: ge-opt %s --split-input-file --same-transdata-breadth-fusion | filecheck %s
 
 // GE's SameTransdataBreadthFusionPass unit-test scenarios
-// (research/ge_behaviour.md §5.6), in SSA form. GE's "different in-control
+// (docs/research/ge_behaviour.md §5.6), in SSA form. GE's "different in-control
 // sources" cases have no counterpart (no control edges); neither do its
 // probe failures (every layout here has its TransData and Casts).
 

@@ -17,7 +17,7 @@
 // A user file that makes relu origin-only stops the spread there.
 // USER:        %r = ge.relu %c {input_layouts = [#ge.layout<NCHW>]} : {{.*}} -> tensor<1x16x4x4xf32, #ge.layout<NCHW>>
 
-// BAD: error: op info file '{{.*}}bad_opinfo.json': op 'relu': every input and output needs the same number of formats (one per combination), got [1, 2]
+// BAD: error: op info file '{{.*}}bad_opinfo.json': op 'ge.relu': every input and output needs the same number of formats (one per combination), got [1, 2]
 // TARGET: error: pass 'select-storage-format': option 'target': unknown target 'Ascend999'
 ge.graph @g {
   %x = ge.data {index = 0 : i64} : tensor<1x8x4x4xf32, #ge.layout<NCHW>>

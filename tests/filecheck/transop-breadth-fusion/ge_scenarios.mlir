@@ -1,7 +1,7 @@
 // RUN: ge-opt %s --split-input-file --transop-breadth-fusion | filecheck %s
 
 // GE's TransOpBreadthFusionPass unit-test scenarios
-// (research/ge_behaviour.md §5.4), in SSA form. Control edges do not exist
+// (docs/research/ge_behaviour.md §5.4), in SSA form. Control edges do not exist
 // here, so GE's "no cycle after fusion" variants reduce to dominance: the
 // kept op is the first one in the block.
 

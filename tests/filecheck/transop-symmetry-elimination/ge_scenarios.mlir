@@ -1,7 +1,7 @@
 // RUN: ge-opt %s --split-input-file --transop-symmetry-elimination | filecheck %s
 
 // GE's TransOpSymmetryEliminationPass unit-test scenarios
-// (research/ge_behaviour.md §5.3), in SSA form.
+// (docs/research/ge_behaviour.md §5.3), in SSA form.
 
 // GE: TransData(FZ->NCHW) -> TransData(HWCN->FZ) is kept because the formats
 // are not continuous. An SSA edge is always continuous; the nearest case is a

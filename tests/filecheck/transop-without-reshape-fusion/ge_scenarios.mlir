@@ -1,7 +1,7 @@
 // RUN: ge-opt %s --split-input-file --transop-without-reshape-fusion | filecheck %s
 
 // GE's TransOpWithoutReshapeFusionPass unit-test scenarios
-// (research/ge_behaviour.md §5.5), in SSA form. A TransData keeps the
+// (docs/research/ge_behaviour.md §5.5), in SSA form. A TransData keeps the
 // origin format and shape here, so GE's chains through a single Transpose
 // (which change the origin) have SSA counterparts where transposes cancel.
 

@@ -1,6 +1,6 @@
 // RUN: ge-opt %s --split-input-file --transpose-transdata-fusion | filecheck %s
 
-// GE's TransposeTransDataPass unit-test scenarios (research/ge_behaviour.md
+// GE's TransposeTransDataPass unit-test scenarios (docs/research/ge_behaviour.md
 // §5.6), in SSA form. GE's FAILED / PARAM_INVALID cases (a transpose with 1 or
 // 3 inputs, two outputs, a null node) cannot be written: the dialect's
 // verifier rejects them.

@@ -1,6 +1,6 @@
 // RUN: ge-opt %s --split-input-file --transpose-transdata-fusion | filecheck %s
 
-// Survey scenario 2 (research/layout_optimizers.md (b)): Transpose(NHWC->NCHW)
+// Survey scenario 2 (docs/research/layout_optimizers.md (b)): Transpose(NHWC->NCHW)
 // then TransData(NCHW->5HD) is a single TransData(NHWC->5HD), MLIR's pack with
 // outer_dims_perm [0, 3, 1, 2]. 33 channels: C0 = 16 pads them to 48.
 // CHECK-LABEL: ge.graph @survey_2_transpose_then_transdata

@@ -1,7 +1,7 @@
 // RUN: ge-opt %s --split-input-file --unchanged-transpose-remove | filecheck %s
 
 // GE's UnchangedTransposeRemovePass unit-test scenarios
-// (research/ge_behaviour.md §5.6).
+// (docs/research/ge_behaviour.md §5.6).
 
 // GE: [1,1,2,2,8] with perm [1,0,2,3,4] -> removed.
 // CHECK-LABEL: ge.graph @unchanged_swap_of_unit_axes

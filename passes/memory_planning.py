@@ -71,6 +71,9 @@ from ge_dialect.ops import (
     VariableOp,
     attribute_to_python,
 )
+from ge_dialect.traits import MayRunInPlace, ViewOp
+from ge_dialect.value_layout import value_layout
+from passes.outlining import inline_partitioned_calls
 
 ALIGNMENT = 32
 """Byte alignment of every offset and buffer size in the arena."""
@@ -83,23 +86,6 @@ REPORT_ATTRIBUTE = "ge.memory_report"
 """Per graph: the memory report (`MemoryReport.as_dict`)."""
 NOT_IN_ARENA = -1
 
-VIEW_OPS = frozenset({"ge.identity"})
-"""Ops whose result views operand 0 when both have the same type."""
-
-IN_PLACE_OPS = frozenset(
-    {
-        *(
-            f"ge.{name}"
-            for name in (
-                "relu sigmoid tanh softplus neg abs exp sqrt log reciprocal "
-                "leaky_relu elu selu clip add sub mul div pow maximum minimum "
-                "prelu add_n bias_add batch_norm"
-            ).split()
-        )
-    }
-)
-"""Elementwise ops: result element i depends only on operand element i (or a
-broadcast one), so the result may overwrite an operand of the same type."""
 
 PINNED_OPS = (DataOp, ConstOp, VariableOp)
 """Their results live outside the arena (graph inputs and weights)."""
@@ -116,8 +102,6 @@ def value_storage_shape(value: SSAValue, target: str | None = None) -> tuple[int
     FRACTAL_Z(_3D) values take the `groups` the reference evaluator gives
     them (that of a `ge.transdata` producing or reading them).
     """
-    from ge_runtime.reference import value_layout
-
     tensor = value.type
     assert isinstance(tensor, TensorType)
     layout = value_layout(value, target)
@@ -464,8 +448,6 @@ def check_graph_plan(graph: GraphOp, target: str | None = None) -> int:
     live at the same time. Raises a GEError naming the first problem.
     """
     if any(isinstance(op, PartitionedCallOp) for op in graph.body.block.ops):
-        from ge_runtime.scheduler import inline_partitioned_calls
-
         graph = graph.clone()
         inline_partitioned_calls(graph.body.block)
     planned = read_plan(graph)
@@ -508,7 +490,7 @@ def _check_placement(
     target: str | None,
 ) -> None:
     if value not in offsets:
-        viewed = op.name in VIEW_OPS and op.operands[0] not in offsets
+        viewed = op.has_trait(ViewOp) and op.operands[0] not in offsets
         if not viewed:
             raise error_at(op, f"result #{value.index} has no arena offset")
         return
@@ -533,9 +515,9 @@ def _shared_operand(
     for operand in op.operands:
         if offsets.get(operand) != offsets[value] or operand.type != value.type:
             continue
-        if op.name in VIEW_OPS:
+        if op.has_trait(ViewOp):
             return operand
-        if op.name in IN_PLACE_OPS and span[groups.root(operand)][1] == step:
+        if op.has_trait(MayRunInPlace) and span[groups.root(operand)][1] == step:
             return operand
     return None
 

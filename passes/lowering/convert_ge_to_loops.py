@@ -36,7 +36,7 @@ Scratch buffers are freed after their last use. A graph with a memory plan
 `memref.alloc() : memref<SIZExi8>`, and each planned result is a
 `memref.view` of it at its offset (never freed; results stay valid).
 Every value's padding is zero; ops compute only valid elements. Ops lower
-through the policy table `passes.lowering.table.LOWERINGS`; graphs with
+through the emitters registered by op class (`passes.lowering.table`); graphs with
 control flow, variables or dynamic shapes are rejected with a one-line error.
 """
 
@@ -70,13 +70,13 @@ from xdsl.pattern_rewriter import (
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
-from ge_runtime.memory import check_graph_plan, read_plan
 from passes.lowering.context import LoweringContext
 from passes.lowering.control_flow import CONTROL_FLOW
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
-from passes.lowering.table import LOWERINGS
+from passes.lowering.table import lowering_for, unlowered_reason
+from passes.memory_planning import check_graph_plan, read_plan
 from passes.options import check_target_option
 
 INPUT_ATTR = "ge.input"
@@ -144,12 +144,12 @@ class GraphLowering:
             if type(op) in CONTROL_FLOW:
                 for region in op.regions:
                     self._reject_unsupported(region.block)
-            elif op.regions and op.name not in LOWERINGS:
-                raise error_at(op, "has no loop lowering (control flow)")
             elif not isinstance(op, DataOp | ConstOp | NetOutputOp) and (
-                op.name not in LOWERINGS
+                lowering_for(op) is None
             ):
-                raise error_at(op, "has no loop lowering")
+                reason = unlowered_reason(op)
+                detail = f" ({reason})" if reason else ""
+                raise error_at(op, f"has no loop lowering{detail}")
 
     def _plan_arguments(
         self,
@@ -215,7 +215,9 @@ class GraphLowering:
         if control_flow is not None:
             control_flow(context, op, self._lower_region)
         else:
-            LOWERINGS[op.name](context, op)
+            lowering = lowering_for(op)
+            assert lowering is not None
+            lowering(context, op)
         context.op = op
         context.free_temporaries()
 

@@ -1,0 +1,152 @@
+"""Constant and weight data in storage layouts.
+
+A `ge.const` holds its value in the storage layout of its result type; weights
+kept outside the IR (`#ge.external<"key">`) are arrays in the layout their
+constant's type says. These helpers convert between dense attributes, NumPy
+arrays and layouts, and derive the relaid-out weights that `insert-transdata`
+names (`storage_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+
+from ge_dialect.adapters import expected_dtype
+from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.diagnostics import error_at
+from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.formats import Format, from_storage, to_storage
+from ge_dialect.layout import layout_attr, origin_layout, satisfies, shape_of
+from ge_dialect.ops import ConstOp
+
+
+def dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The array of a dense elements attribute (i1 becomes bool)."""
+    tensor = attr.get_type()
+    element = tensor.element_type
+    dtype = expected_dtype(tensor)
+    shape = tuple(tensor.get_shape())
+    struct_format = getattr(element, "format", None)
+    if struct_format is None:
+        flat = np.asarray(attr.get_values())
+    else:
+        flat = np.frombuffer(attr.data.data, dtype=np.dtype(struct_format))
+    flat = flat != 0 if dtype == np.bool_ else flat.astype(dtype)
+    if flat.size == 1:
+        return np.full(shape, flat[0], dtype)
+    return flat.reshape(shape)
+
+
+STORAGE_OF = "storage_of"
+"""`ge.const` attribute: its external data is the named weight, relaid out."""
+
+
+def dense_from_numpy(array: np.ndarray, tensor: TensorType) -> DenseIntOrFPElementsAttr:
+    """A dense attribute of type `tensor` holding `array` (same shape)."""
+    struct_format = getattr(tensor.element_type, "format", None)
+    if struct_format is None:
+        return DenseIntOrFPElementsAttr.from_list(tensor, array.reshape(-1).tolist())
+    data = np.ascontiguousarray(array, dtype=np.dtype(struct_format)).tobytes()
+    return DenseIntOrFPElementsAttr(tensor, BytesAttr(data))
+
+
+def origin_array(
+    stored: np.ndarray, tensor: TensorType, target: str | None
+) -> np.ndarray:
+    """The origin-layout array held by `stored` in the layout of `tensor`."""
+    layout = layout_attr(tensor)
+    if layout.storage_format in (layout.origin_format, Format.ND):
+        return stored
+    return from_storage(
+        stored,
+        layout.origin_format,
+        layout.storage_format,
+        shape_of(tensor),
+        reshape_type=layout.explicit_reshape_type,
+        target=target,
+        dtype=dtype_name(tensor.element_type),
+    )
+
+
+def stored_array(
+    origin: np.ndarray, tensor: TensorType, target: str | None
+) -> np.ndarray:
+    """`origin` cast to the dtype of `tensor` and laid out in its storage format."""
+    dtype = dtype_name(tensor.element_type)
+    origin = origin.astype(numpy_dtype(dtype), copy=False)
+    layout = layout_attr(tensor)
+    if layout.storage_format in (layout.origin_format, Format.ND):
+        return origin
+    return to_storage(
+        origin,
+        layout.origin_format,
+        layout.storage_format,
+        reshape_type=layout.explicit_reshape_type,
+        target=target,
+        dtype=dtype,
+    )
+
+
+def derived_weight_key(key: str, tensor: TensorType) -> str:
+    """The weight key of external data `key` relaid out to the type `tensor`."""
+    layout = layout_attr(tensor)
+    suffix = layout.storage_format.value
+    if (reshape_type := layout.explicit_reshape_type) is not None:
+        suffix += f".{reshape_type}"
+    return f"{key}@{suffix}:{dtype_name(tensor.element_type)}"
+
+
+def relayout_constant(
+    const: ConstOp, tensor: TensorType, target: str | None
+) -> ConstOp | None:
+    """A new constant holding `const`'s value as type `tensor`, or None if the
+    data is external and not in origin layout (it cannot be derived here)."""
+    old = const.output.type
+    assert isinstance(old, TensorType)
+    attributes = {k: v for k, v in const.attributes.items() if k != "value"}
+    if isinstance(const.value, ExternalDataAttr):
+        if const.attributes.get(STORAGE_OF) is not None or not satisfies(
+            old, origin_layout(old)
+        ):
+            return None
+        key = const.value.key.data
+        attributes["value"] = ExternalDataAttr(derived_weight_key(key, tensor))
+        attributes[STORAGE_OF] = StringAttr(key)
+    else:
+        origin = origin_array(dense_to_numpy(const.value), old, target)
+        stored = stored_array(origin, tensor, target)
+        value_type = TensorType(tensor.element_type, stored.shape)
+        attributes["value"] = dense_from_numpy(stored, value_type)
+    return ConstOp.create(attributes=attributes, result_types=[tensor])
+
+
+def derive_storage_weights(
+    module: ModuleOp, weights: Mapping[str, np.ndarray], target: str | None = None
+) -> dict[str, np.ndarray]:
+    """`weights` plus the array of every `storage_of` constant in `module`.
+
+    Call it when loading weights for a module that went through this pass.
+    """
+    derived = dict(weights)
+    for op in module.walk():
+        source = op.attributes.get(STORAGE_OF)
+        if not isinstance(op, ConstOp) or not isinstance(source, StringAttr):
+            continue
+        assert isinstance(op.value, ExternalDataAttr)
+        if source.data not in weights:
+            raise error_at(op, f"weight '{source.data}' is not in the weights")
+        tensor = op.output.type
+        assert isinstance(tensor, TensorType)
+        derived[op.value.key.data] = stored_array(
+            np.asarray(weights[source.data]), tensor, target
+        )
+    return derived

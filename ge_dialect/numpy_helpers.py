@@ -1,0 +1,157 @@
+"""NumPy helpers shared by the ops' reference kernels (`numpy_kernel`).
+
+Every kernel computes in the tensor's *origin* layout (NCHW or NHWC as the
+`data_format` attribute says) and follows ONNX/onnxruntime semantics for the
+equivalent ONNX op. float16/bfloat16 inputs are computed in float32 and the
+result is cast back (`float32_compute`). Compute kernels return fresh arrays;
+pure data-movement kernels (reshape, transpose, slice, ...) may return views
+of their input, so callers must not modify results in place.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
+
+import ml_dtypes
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+FORMATS = ("NCHW", "NHWC")
+LOW_PRECISION = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def float32_compute(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run `fn` in float32 when its first operand is float16/bfloat16.
+
+    All low-precision array operands (also inside list operands) are upcast to
+    float32 and the result(s) are cast back to the first operand's dtype.
+    """
+
+    def up(a: Any) -> Any:
+        if isinstance(a, list | tuple):
+            return [up(v) for v in a]
+        if isinstance(a, np.ndarray) and a.dtype in LOW_PRECISION:
+            return a.astype(np.float32)
+        return a
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        first = args[0][0] if isinstance(args[0], list | tuple) else args[0]
+        dtype = np.asarray(first).dtype
+        if dtype not in LOW_PRECISION:
+            return fn(*args, **kwargs)
+        out: Any = fn(*(up(a) for a in args), **kwargs)
+        if isinstance(out, list):
+            return [o.astype(dtype) for o in out]  # type: ignore[return-value]
+        return out.astype(dtype)
+
+    return wrapper
+
+
+def check_format(data_format: str) -> None:
+    """A ValueError unless `data_format` is NCHW or NHWC."""
+    if data_format not in FORMATS:
+        raise ValueError(f"unsupported data_format {data_format!r}")
+
+
+def channel_axis(data_format: str, ndim: int) -> int:
+    """Channel axis of an `ndim`-D tensor in `data_format` (N C ... / N ... C)."""
+    check_format(data_format)
+    return 1 if data_format == "NCHW" else ndim - 1
+
+
+def spatial_array_axes(data_format: str, ndim: int) -> tuple[int, ...]:
+    """All axes except batch (0) and channel."""
+    c = channel_axis(data_format, ndim)
+    return tuple(a for a in range(1, ndim) if a != c)
+
+
+def per_channel(v: np.ndarray, data_format: str, ndim: int) -> np.ndarray:
+    """Reshape a [C] vector so it broadcasts along the channel axis."""
+    shape = [1] * ndim
+    shape[channel_axis(data_format, ndim)] = -1
+    return np.reshape(v, shape)
+
+
+def hw(values: Sequence[int], data_format: str) -> tuple[int, int]:
+    """(H, W) entries of a 4-value attribute given in data_format order."""
+    check_format(data_format)
+    if len(values) != 4:
+        raise ValueError(f"expected 4 values in {data_format} order, got {values}")
+    return (values[2], values[3]) if data_format == "NCHW" else (values[1], values[2])
+
+
+def to_nhwc(x: np.ndarray, data_format: str) -> np.ndarray:
+    """`x` viewed as NHWC."""
+    check_format(data_format)
+    return x.transpose(0, 2, 3, 1) if data_format == "NCHW" else x
+
+
+def from_nhwc(y: np.ndarray, data_format: str) -> np.ndarray:
+    """An NHWC result in `data_format`, contiguous."""
+    check_format(data_format)
+    return np.ascontiguousarray(y.transpose(0, 3, 1, 2) if data_format == "NCHW" else y)
+
+
+def pad_array(
+    x: np.ndarray,
+    pairs: Sequence[tuple[int, int]],
+    mode: str = "constant",
+    value: float = 0.0,
+) -> np.ndarray:
+    """Pad with (begin, end) per axis; negative amounts crop (ONNX Pad)."""
+    crop = tuple(
+        builtins.slice(-min(b, 0), n + min(e, 0))
+        for n, (b, e) in zip(x.shape, pairs, strict=True)
+    )
+    grow = [(max(b, 0), max(e, 0)) for b, e in pairs]
+    x = x[crop]
+    if not any(b or e for b, e in grow):
+        return x
+    if mode == "constant":
+        return np.pad(x, grow, mode="constant", constant_values=value)
+    return np.pad(x, grow, mode=mode)
+
+
+def pad_hw(
+    x: np.ndarray, top: int, bottom: int, left: int, right: int, value: float = 0.0
+) -> np.ndarray:
+    """Constant-pad the H and W axes of an NHWC tensor."""
+    return pad_array(x, [(0, 0), (top, bottom), (left, right), (0, 0)], value=value)
+
+
+def windows(
+    x: np.ndarray,
+    ksize: tuple[int, int],
+    strides: tuple[int, int],
+    dilations: tuple[int, int] = (1, 1),
+) -> np.ndarray:
+    """Strided view (N, Ho, Wo, C, kh, kw) of the windows of a padded NHWC tensor."""
+    (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
+    win = sliding_window_view(x, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
+    return win[:, ::sh, ::sw, :, ::dh, ::dw]
+
+
+def reduction_axes(axes: Sequence[int] | None) -> tuple[int, ...] | None:
+    """Reduction axes; None or empty reduces over all axes (ONNX)."""
+    return tuple(axes) if axes else None
+
+
+def is_int(x: np.ndarray) -> bool:
+    """Whether `x` holds integers."""
+    return np.issubdtype(x.dtype, np.integer)
+
+
+def lowest(dtype: np.dtype) -> Any:
+    """The lowest value of a NumPy dtype (-inf for floats, False for bool)."""
+    if dtype == np.bool_:
+        return False
+    if np.issubdtype(dtype, np.integer):
+        return np.iinfo(dtype).min
+    return -np.inf

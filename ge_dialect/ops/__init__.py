@@ -1,0 +1,105 @@
+"""Operations of the `ge` dialect, one module per op family.
+
+Each op class is the one home of what the compiler knows about the op: its
+operands, attributes and defaults, verifier, assembly format, traits
+(`ge_dialect.traits`), shape function, infer-format rule, NumPy reference
+kernel and, for elementwise ops, its scalar loop body. `GE_OPS` collects
+every op class defined in the family modules, so adding an op is adding its
+class.
+
+Families: `structure` (graph, data, const, variable, netoutput),
+`control_flow` (if, case, while, partitioned_call, fused), `trans` (transdata,
+cast and the shape ops), `elementwise` (unary and binary ops, add_n), `nn`
+(convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
+(concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions).
+Every op class is importable from this package (`from ge_dialect.ops import
+ReluOp`).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from xdsl.irdl import IRDLOperation
+
+from ge_dialect.attribute_values import (
+    attribute_to_python,
+    attribute_value,
+    default_attributes,
+    python_attributes,
+)
+from ge_dialect.ops import (
+    control_flow,
+    elementwise,
+    matmul,
+    movement,
+    nn,
+    reduce,
+    structure,
+    trans,
+)
+from ge_dialect.ops.base import (
+    COMPUTE_FORMAT,
+    SPATIAL_FORMATS,
+    TARGET_ATTRIBUTE,
+    GEOperation,
+    enclosing_target,
+)
+from ge_dialect.ops.control_flow import CONTROL_FLOW_OPS, SUBGRAPH_OPS
+from ge_dialect.ops.structure import Structural
+from ge_dialect.ops.trans import TRANS_OPS, letter_permutation
+from ge_dialect.shape_functions import broadcast_shapes
+
+FAMILIES: tuple[ModuleType, ...] = (
+    structure,
+    control_flow,
+    trans,
+    elementwise,
+    nn,
+    matmul,
+    movement,
+    reduce,
+)
+"""The op family modules, in the order the dialect registers their ops."""
+
+
+def _ops_of(module: ModuleType) -> list[type[IRDLOperation]]:
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, IRDLOperation)
+        and value.__module__ == module.__name__
+        and "name" in vars(value)
+    ]
+
+
+GE_OPS: list[type[IRDLOperation]] = [op for m in FAMILIES for op in _ops_of(m)]
+"""Every op of the dialect, in the order the dialect registers them."""
+
+OPS_BY_NAME: dict[str, type[IRDLOperation]] = {op.name: op for op in GE_OPS}
+"""Op name -> op class."""
+
+globals().update({op.__name__: op for op in GE_OPS})
+
+__all__ = [
+    "COMPUTE_FORMAT",
+    "CONTROL_FLOW_OPS",
+    "FAMILIES",
+    "GE_OPS",
+    "OPS_BY_NAME",
+    "SPATIAL_FORMATS",
+    "SUBGRAPH_OPS",
+    "TARGET_ATTRIBUTE",
+    "TRANS_OPS",
+    "Structural",
+    "GEOperation",
+    "attribute_to_python",
+    "attribute_value",
+    "broadcast_shapes",
+    "default_attributes",
+    "enclosing_target",
+    "letter_permutation",
+    "python_attributes",
+    *(op.__name__ for op in GE_OPS),
+]

@@ -1,0 +1,398 @@
+"""Data movement: `ge.concat`, `ge.split`, `ge.slice`, `ge.gather`, `ge.tile`,
+`ge.pad`."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.irdl import (
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.format_rules import same_rank_rule
+from ge_dialect.layout import shape_of
+from ge_dialect.numpy_helpers import pad_array
+from ge_dialect.ops.base import (
+    COMPUTE_FORMAT,
+    GEOperation,
+    check_axis,
+    check_same_element_type,
+    integer,
+    real,
+    string,
+)
+from ge_dialect.ops.trans import ShapeOp
+from ge_dialect.shape_functions import (
+    UNKNOWN,
+    Result,
+    Shape,
+    ShapeError,
+    axis_index,
+    dims_match,
+    required,
+    same_dtype,
+)
+from ge_dialect.traits import KeepsLayout
+
+PAD_MODES = ("constant", "reflect", "edge")
+
+
+class MovementOp(GEOperation):
+    """Base of the data-movement ops: pure, same-rank format rule."""
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(same_rank_rule)
+
+
+@irdl_op_definition
+class ConcatOp(MovementOp):
+    """Concatenate inputs along `axis`."""
+
+    name = "ge.concat"
+
+    inputs = var_operand_def(TensorType)
+    y = result_def(TensorType)
+    axis = attr_def(IntegerAttr)
+
+    traits = traits_def(KeepsLayout())
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        if not self.inputs:
+            raise VerifyException("'ge.concat' needs at least one input")
+        check_same_element_type(self)
+        rank = self.y.type.get_num_dims()
+        axis = check_axis(self.value_of("axis"), rank)
+        for index, value in enumerate(self.inputs):
+            shape = shape_of(value.type)
+            if len(shape) != rank:
+                raise VerifyException(
+                    f"input #{index} has rank {len(shape)}, expected {rank}"
+                )
+            for dim, (a, b) in enumerate(
+                zip(shape, shape_of(self.y.type), strict=True)
+            ):
+                if dim != axis and -1 not in (a, b) and a != b:
+                    raise VerifyException(
+                        f"input #{index} dim {dim} is {a}, result has {b}"
+                    )
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Dims agree except on `axis`, where they add up."""
+        if not shapes:
+            raise ShapeError("needs at least one input")
+        rank = len(shapes[0])
+        axis = axis_index(required(attrs, "axis"), rank)
+        result = list(shapes[0])
+        for index, shape in enumerate(shapes[1:], 1):
+            if len(shape) != rank:
+                raise ShapeError(
+                    f"input #{index} has rank {len(shape)}, expected {rank}"
+                )
+            for dim, (a, b) in enumerate(zip(result, shape, strict=True)):
+                if dim != axis and not dims_match(a, b):
+                    raise ShapeError(
+                        f"input #{index} has {b} at dim {dim}, input #0 has {a}"
+                    )
+                if dim != axis and a == UNKNOWN:
+                    result[dim] = b
+        sizes = [shape[axis] for shape in shapes]
+        result[axis] = UNKNOWN if UNKNOWN in sizes else sum(sizes)
+        return [(tuple(result), same_dtype(dtypes))]
+
+    @staticmethod
+    def numpy_kernel(inputs: Sequence[np.ndarray], *, axis: int) -> np.ndarray:
+        """Concatenate along `axis`."""
+        return np.concatenate(inputs, axis=axis)
+
+
+@irdl_op_definition
+class SplitOp(MovementOp):
+    """Split `x` along `axis` into pieces of `sizes`."""
+
+    name = "ge.split"
+
+    x = operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    axis = attr_def(IntegerAttr)
+    sizes = attr_def(DenseArrayBase)
+
+    traits = traits_def(KeepsLayout())
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        sizes = self.value_of("sizes")
+        if len(sizes) != len(self.outputs):
+            raise VerifyException(
+                f"'sizes' has {len(sizes)} entries for {len(self.outputs)} results"
+            )
+        shape = shape_of(self.x.type)
+        if not shape:
+            raise VerifyException("cannot split a rank-0 tensor")
+        axis = check_axis(self.value_of("axis"), len(shape))
+        if shape[axis] != -1 and sum(sizes) != shape[axis]:
+            raise VerifyException(
+                f"sizes {sizes} do not add up to dim {axis} of size {shape[axis]}"
+            )
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """One result per entry of `sizes`, which add up to the split dim."""
+        x = shapes[0]
+        axis = axis_index(required(attrs, "axis"), len(x))
+        sizes = list(required(attrs, "sizes"))
+        if min(sizes, default=0) < 0 or (x[axis] != UNKNOWN and sum(sizes) != x[axis]):
+            raise ShapeError(
+                f"sizes {sizes} do not add up to dim {axis} of size {x[axis]}"
+            )
+        return [((*x[:axis], size, *x[axis + 1 :]), dtypes[0]) for size in sizes]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, *, axis: int, sizes: Sequence[int]
+    ) -> list[np.ndarray]:
+        """Split along `axis` into pieces of the given sizes (summing to the dim)."""
+        if sum(sizes) != x.shape[axis]:
+            raise ValueError(f"split sizes {sizes} do not sum to dim {x.shape[axis]}")
+        return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def slice_bounds(dim: int, begin: int, end: int, step: int) -> tuple[int, int]:
+    """ONNX Slice's clamped (begin, end) on an axis of size `dim` (end may be
+    -1 for a negative step running to the start)."""
+    if step == 0:
+        raise ValueError("slice step must be non-zero")
+    begin, end = (begin + dim if begin < 0 else begin), (end + dim if end < 0 else end)
+    if step > 0:
+        return min(max(begin, 0), dim), min(max(end, 0), dim)
+    return min(max(begin, 0), dim - 1), min(max(end, -1), dim - 1)
+
+
+@irdl_op_definition
+class SliceOp(ShapeOp):
+    """ONNX Slice: `begins`/`ends`/`steps` on `axes` (clamped)."""
+
+    name = "ge.slice"
+
+    begins = attr_def(DenseArrayBase)
+    ends = attr_def(DenseArrayBase)
+    axes = opt_attr_def(DenseArrayBase)
+    steps = opt_attr_def(DenseArrayBase)
+
+    traits = traits_def(KeepsLayout())
+    FORMAT_RULE = staticmethod(same_rank_rule)
+
+    def verify_shape(self) -> None:
+        count = len(self.value_of("begins"))
+        rank = self.x.type.get_num_dims()
+        axes = self.attributes.get("axes")
+        axes_values = self.value_of("axes") if axes is not None else list(range(count))
+        steps = self.attributes.get("steps")
+        steps_values = self.value_of("steps") if steps is not None else [1] * count
+        if (
+            not len(self.value_of("ends"))
+            == len(axes_values)
+            == len(steps_values)
+            == count
+        ):
+            raise VerifyException(
+                "'begins', 'ends', 'axes' and 'steps' differ in length"
+            )
+        for axis in axes_values:
+            check_axis(axis, rank)
+        if 0 in steps_values:
+            raise VerifyException("'steps' cannot contain 0")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """ONNX Slice: negative bounds count from the end, bounds are clamped."""
+        x = shapes[0]
+        begins, ends = list(required(attrs, "begins")), list(required(attrs, "ends"))
+        axes = list(attrs.get("axes") or range(len(begins)))
+        steps = list(attrs.get("steps") or [1] * len(begins))
+        if not len(ends) == len(axes) == len(steps) == len(begins):
+            raise ShapeError("'begins', 'ends', 'axes' and 'steps' differ in length")
+        shape = list(x)
+        for begin, end, axis, step in zip(begins, ends, axes, steps, strict=True):
+            axis = axis_index(axis, len(x))
+            if step == 0:
+                raise ShapeError("'steps' cannot contain 0")
+            if x[axis] == UNKNOWN:
+                continue
+            begin, end = slice_bounds(x[axis], begin, end, step)
+            shape[axis] = max(0, -(-(end - begin) // step))
+        return [(tuple(shape), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        begins: Sequence[int],
+        ends: Sequence[int],
+        axes: Sequence[int] | None = None,
+        steps: Sequence[int] | None = None,
+    ) -> np.ndarray:
+        """ONNX Slice: negative indices count from the end, bounds are clamped;
+        absent `axes` are the first axes, absent `steps` are 1."""
+        axes = range(len(begins)) if axes is None else axes
+        steps = [1] * len(begins) if steps is None else steps
+        index = [builtins.slice(None)] * x.ndim
+        for b, e, a, s in zip(begins, ends, axes, steps, strict=True):
+            b, e = slice_bounds(x.shape[a], b, e, s)
+            index[a] = builtins.slice(b, None if e < 0 else e, s)
+        return x[tuple(index)]
+
+
+@irdl_op_definition
+class GatherOp(MovementOp):
+    """Gather slices of `x` along `axis` at `indices`."""
+
+    name = "ge.gather"
+
+    x = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    y = result_def(TensorType)
+    axis = attr_def(IntegerAttr, default_value=integer(0))
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        check_axis(self.value_of("axis"), self.x.type.get_num_dims())
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """x dims before `axis`, the indices' dims, x dims after `axis`."""
+        x, indices = shapes
+        axis = axis_index(required(attrs, "axis"), len(x))
+        if not dtypes[1].startswith(("int", "uint")):
+            raise ShapeError(f"indices must be integers, got {dtypes[1]}")
+        return [((*x[:axis], *indices, *x[axis + 1 :]), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
+        """Take `indices` (negative ones count from the end) along `axis`."""
+        return np.take(x, indices, axis=axis)
+
+
+@irdl_op_definition
+class TileOp(ShapeOp):
+    """Repeat `x` `multiples[i]` times along axis i."""
+
+    name = "ge.tile"
+
+    multiples = attr_def(DenseArrayBase)
+
+    traits = traits_def(KeepsLayout())
+    FORMAT_RULE = staticmethod(same_rank_rule)
+
+    def verify_shape(self) -> None:
+        if len(self.value_of("multiples")) != self.x.type.get_num_dims():
+            raise VerifyException("'multiples' needs one entry per input axis")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Each dim times its multiple."""
+        x = shapes[0]
+        multiples = list(required(attrs, "multiples"))
+        if len(multiples) != len(x):
+            raise ShapeError(
+                f"'multiples' has {len(multiples)} entries for rank {len(x)}"
+            )
+        shape = tuple(
+            UNKNOWN if d == UNKNOWN else d * m
+            for d, m in zip(x, multiples, strict=True)
+        )
+        return [(shape, dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, multiples: Sequence[int]) -> np.ndarray:
+        """Repeat x `multiples[i]` times along each axis."""
+        return np.tile(x, multiples)
+
+
+@irdl_op_definition
+class PadOp(ShapeOp):
+    """Pad with `paddings` in ONNX order [begin_0.., end_0..]; constant/reflect/edge."""
+
+    name = "ge.pad"
+
+    paddings = attr_def(DenseArrayBase)
+    mode = attr_def(StringAttr, default_value=string("constant"))
+    value = attr_def(FloatAttr, default_value=real(0.0))
+
+    traits = traits_def(KeepsLayout())
+    FORMAT_RULE = staticmethod(same_rank_rule)
+
+    def verify_shape(self) -> None:
+        if len(self.value_of("paddings")) != 2 * self.x.type.get_num_dims():
+            raise VerifyException("'paddings' needs two entries per input axis")
+        if self.value_of("mode") not in PAD_MODES:
+            raise VerifyException(
+                f"mode must be constant, reflect or edge, got '{self.value_of('mode')}'"
+            )
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Each dim grows by its begin and end padding (ONNX order [b0.., e0..])."""
+        x = shapes[0]
+        paddings = list(required(attrs, "paddings"))
+        if len(paddings) != 2 * len(x):
+            raise ShapeError(
+                f"'paddings' has {len(paddings)} entries for rank {len(x)}"
+            )
+        shape = []
+        for axis, dim in enumerate(x):
+            size = (
+                UNKNOWN
+                if dim == UNKNOWN
+                else dim + paddings[axis] + paddings[len(x) + axis]
+            )
+            if size < 0 and dim != UNKNOWN:
+                raise ShapeError(f"padding makes dim {axis} negative ({size})")
+            shape.append(size)
+        return [(tuple(shape), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, *, paddings: Sequence[int], mode: str, value: float
+    ) -> np.ndarray:
+        """ONNX Pad; paddings [b0.., e0..], negative values crop."""
+        if mode not in PAD_MODES:
+            raise ValueError(f"unsupported pad mode {mode!r}")
+        n = x.ndim
+        pairs = list(zip(paddings[:n], paddings[n:], strict=True))
+        return pad_array(x, pairs, mode, value)

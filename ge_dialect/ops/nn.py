@@ -1,0 +1,877 @@
+"""Neural-network ops with a `data_format`: convolutions, pooling,
+normalisations and the per-channel bias add.
+
+Their `data_format` makes them anchors of origin-format inference. Each class
+holds its traits, shape function, format rule, reference kernel and, for the
+per-channel elementwise ops (`ge.bias_add`, `ge.batch_norm`), its scalar
+loop body.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.irdl import (
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.attributes import LayoutAttr
+from ge_dialect.format_rules import bias_add_rule, conv_rule, data_format_rule
+from ge_dialect.layout import kept_layout, shape_of
+from ge_dialect.numpy_helpers import (
+    channel_axis,
+    float32_compute,
+    from_nhwc,
+    hw,
+    is_int,
+    pad_array,
+    pad_hw,
+    per_channel,
+    spatial_array_axes,
+    to_nhwc,
+    windows,
+)
+from ge_dialect.ops.base import (
+    COMPUTE_FORMAT,
+    UNARY_FORMAT,
+    GEOperation,
+    boolean,
+    check_data_format,
+    check_rank,
+    check_same_element_type,
+    element_count,
+    int_list_length,
+    integer,
+    ints,
+    real,
+)
+from ge_dialect.ops.elementwise import ElementwiseOp, float_only
+from ge_dialect.scalar import ScalarBuilder
+from ge_dialect.shape_functions import (
+    UNKNOWN,
+    Result,
+    Shape,
+    ShapeError,
+    dims_match,
+    four_values,
+    require_rank,
+    required,
+    same_dtype,
+    spatial_axes,
+    window_size,
+)
+from ge_dialect.traits import KeepsLayout
+
+
+class SpatialOp(GEOperation):
+    """Base of ops with a `data_format` on a rank-4 input `x`."""
+
+    traits = traits_def(Pure(), KeepsLayout())
+    FORMAT_RULE = staticmethod(data_format_rule)
+
+    def verify_(self) -> None:
+        check_data_format(self)
+        check_rank(self.x, 4, "input")
+        self.verify_spatial()
+
+    def verify_spatial(self) -> None:
+        """Op-specific checks."""
+
+
+# ---------------------------------------------------------------------------
+# Convolutions
+# ---------------------------------------------------------------------------
+
+FILTER_AXES = {"NCHW": (0, 1, 2, 3), "HWCN": (3, 2, 0, 1), "NHWC": (0, 3, 1, 2)}
+"""Filter origin format -> positions of (O, I, kh, kw)."""
+
+
+def filter_to_oihw(w: np.ndarray, filter_format: str) -> np.ndarray:
+    """A conv2d filter in OIHW from its origin format (NCHW=OIHW, HWCN, NHWC=OHWI)."""
+    if filter_format not in FILTER_AXES:
+        raise ValueError(f"unsupported filter_format {filter_format!r}")
+    return w.transpose(FILTER_AXES[filter_format])
+
+
+def check_channels(c: int, filter_c: int, groups: int) -> None:
+    """Input channels must match the filter's input channels and groups."""
+    if c != filter_c or c % groups:
+        raise ValueError(
+            f"input has {c} channels, filter expects {filter_c} (groups={groups})"
+        )
+
+
+CONV_DEFAULTS = {
+    "strides": ints(1, 1, 1, 1),
+    "pads": ints(0, 0, 0, 0),
+    "dilations": ints(1, 1, 1, 1),
+}
+
+
+class ConvolutionOp(SpatialOp):
+    """Base of the convolutions: input, filter, optional bias; strides, pads,
+    dilations and groups; `data_format` names x's and y's layout (the anchor)."""
+
+    x = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+    strides = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["strides"])
+    pads = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["pads"])
+    dilations = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["dilations"])
+    groups = attr_def(IntegerAttr, default_value=integer(1))
+
+    FORMAT_RULE = staticmethod(conv_rule)
+    REFRESH_RULE = staticmethod(conv_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    @staticmethod
+    def result_layout(
+        operand_types: Sequence[TensorType], attrs: Mapping[str, Any]
+    ) -> LayoutAttr | None:
+        """The result means what x means: x's layout, never the filter's."""
+        return kept_layout(operand_types[:1], 4)
+
+
+@irdl_op_definition
+class Conv2DOp(ConvolutionOp):
+    """2-D convolution (cross-correlation) with optional bias.
+
+    The filter is OIHW, HWIO or OHWI as its origin format (NCHW, HWCN, NHWC)
+    says; an unannotated (ND) filter is OIHW.
+    """
+
+    name = "ge.conv2d"
+
+    def verify_spatial(self) -> None:
+        check_rank(self.filter, 4, "filter")
+        check_rank(self.y, 4, "result")
+        for name in ("strides", "pads", "dilations"):
+            values = int_list_length(self, name, 4)
+            if name != "pads" and min(values) < 1:
+                raise VerifyException(f"'{name}' must be positive, got {values}")
+        groups = self.value_of("groups")
+        data_format = self.value_of("data_format")
+        channels = shape_of(self.x.type)[data_format.index("C")]
+        if groups < 1 or (channels > 0 and channels % groups):
+            raise VerifyException(
+                f"groups {groups} must divide the {channels} input channels"
+            )
+        if self.bias is not None:
+            check_rank(self.bias, 1, "bias")
+
+    def work(self) -> float:
+        """Multiply-adds: each output element takes filter size / output channels."""
+        channels = shape_of(self.y.type)[self.value_of("data_format").index("C")]
+        return element_count(self.y) * element_count(self.filter) / max(channels, 1)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Output from strides, pads [t, b, l, r], dilations and groups; the
+        filter layout is `filter_format` (NCHW, HWCN or NHWC)."""
+        x = require_rank(shapes[0], 4, "input")
+        w = require_rank(shapes[1], 4, "filter")
+        _, c, h, wi = spatial_axes(attrs)
+        filter_format = attrs.get("filter_format", "NCHW")
+        if filter_format not in FILTER_AXES:
+            raise ShapeError(
+                f"filter format must be NCHW, HWCN or NHWC, got {filter_format}"
+            )
+        o_axis, i_axis, kh_axis, kw_axis = FILTER_AXES[filter_format]
+        out_channels, in_channels = w[o_axis], w[i_axis]
+        groups = required(attrs, "groups")
+        if groups < 1:
+            raise ShapeError(f"groups must be positive, got {groups}")
+        expected = UNKNOWN if in_channels == UNKNOWN else in_channels * groups
+        if not dims_match(x[c], expected):
+            raise ShapeError(
+                f"input has {x[c]} channels, filter expects {expected} "
+                f"(groups = {groups})"
+            )
+        if out_channels != UNKNOWN and out_channels % groups:
+            raise ShapeError(
+                f"{out_channels} filters are not divisible by groups {groups}"
+            )
+        if len(shapes) > 2:
+            bias = require_rank(shapes[2], 1, "bias")
+            if not dims_match(bias[0], out_channels):
+                raise ShapeError(
+                    f"bias has {bias[0]} entries for {out_channels} filters"
+                )
+        if dtypes[0] != dtypes[1]:
+            raise ShapeError(
+                f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
+            )
+        strides, dilations, pads = (
+            four_values(attrs, n) for n in ("strides", "dilations", "pads")
+        )
+        out_h = window_size(
+            x[h], w[kh_axis], strides[h], dilations[h], (pads[0], pads[1])
+        )
+        out_w = window_size(
+            x[wi], w[kw_axis], strides[wi], dilations[wi], (pads[2], pads[3])
+        )
+        shape = list(x)
+        shape[c], shape[h], shape[wi] = out_channels, out_h, out_w
+        return [(tuple(shape), dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        filter: np.ndarray,
+        bias: np.ndarray | None,
+        *,
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+        data_format: str,
+        filter_format: str = "NCHW",
+    ) -> np.ndarray:
+        """2-D (grouped) convolution, ONNX Conv; im2col + batched matmul per
+        group. `filter_format` is the filter's origin format (ND: NCHW)."""
+        w = filter_to_oihw(filter, filter_format)
+        cout, cg, kh, kw = w.shape
+        xh = to_nhwc(x, data_format)
+        check_channels(xh.shape[3], cg * groups, groups)
+        xp = pad_hw(xh, *pads)
+        win = windows(
+            xp, (kh, kw), hw(strides, data_format), hw(dilations, data_format)
+        )
+        n, ho, wo = win.shape[:3]
+        cols = win.reshape(n * ho * wo, groups, cg * kh * kw).transpose(1, 0, 2)
+        wmat = w.reshape(groups, cout // groups, cg * kh * kw).transpose(0, 2, 1)
+        y = np.matmul(cols, wmat).transpose(1, 0, 2).reshape(n, ho, wo, cout)
+        if bias is not None:
+            y = y + bias
+        return from_nhwc(y, data_format)
+
+
+@irdl_op_definition
+class Conv2DTransposeOp(ConvolutionOp):
+    """2-D transposed convolution (ONNX ConvTranspose), filter [Cin, Cout/g, kh, kw]."""
+
+    name = "ge.conv2d_transpose"
+
+    output_padding = attr_def(DenseArrayBase, default_value=ints(0, 0))
+
+    def verify_spatial(self) -> None:
+        check_rank(self.filter, 4, "filter")
+        for name in ("strides", "pads", "dilations"):
+            int_list_length(self, name, 4)
+        int_list_length(self, "output_padding", 2)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """ONNX ConvTranspose output; the filter is [Cin, Cout / groups, kh, kw]."""
+        x = require_rank(shapes[0], 4, "input")
+        w = require_rank(shapes[1], 4, "filter")
+        _, c, h, wi = spatial_axes(attrs)
+        groups = required(attrs, "groups")
+        if not dims_match(x[c], w[0]):
+            raise ShapeError(f"input has {x[c]} channels, filter expects {w[0]}")
+        out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
+        if len(shapes) > 2:
+            bias = require_rank(shapes[2], 1, "bias")
+            if not dims_match(bias[0], out_channels):
+                raise ShapeError(
+                    f"bias has {bias[0]} entries for {out_channels} channels"
+                )
+        strides, dilations, pads = (
+            four_values(attrs, n) for n in ("strides", "dilations", "pads")
+        )
+        output_padding = list(required(attrs, "output_padding"))
+        shape = list(x)
+        shape[c] = out_channels
+        for axis, kernel, (begin, end), extra in (
+            (h, w[2], pads[0:2], output_padding[0]),
+            (wi, w[3], pads[2:4], output_padding[1]),
+        ):
+            size = x[axis]
+            shape[axis] = (
+                UNKNOWN
+                if UNKNOWN in (size, kernel)
+                else strides[axis] * (size - 1)
+                + extra
+                + dilations[axis] * (kernel - 1)
+                + 1
+                - begin
+                - end
+            )
+        return [(tuple(shape), dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        filter: np.ndarray,
+        bias: np.ndarray | None,
+        *,
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+        data_format: str,
+        output_padding: Sequence[int],
+    ) -> np.ndarray:
+        """Transposed convolution, ONNX ConvTranspose; filter [Cin, Cout/g, kh, kw].
+
+        Matmul to per-tap columns, then col2im scatter-add (one slice per tap).
+        """
+        cin, og, kh, kw = filter.shape
+        cg = cin // groups
+        xh = to_nhwc(x, data_format)
+        n, h, w, c = xh.shape
+        check_channels(c, cin, groups)
+        (sh, sw), (dh, dw) = hw(strides, data_format), hw(dilations, data_format)
+        xm = xh.reshape(n * h * w, groups, cg).transpose(1, 0, 2)
+        taps = np.matmul(xm, filter.reshape(groups, cg, og * kh * kw))
+        taps = taps.reshape(groups, n, h, w, og, kh, kw).transpose(1, 2, 3, 0, 4, 5, 6)
+        full_h = sh * (h - 1) + dh * (kh - 1) + 1
+        full_w = sw * (w - 1) + dw * (kw - 1) + 1
+        full = np.zeros((n, full_h, full_w, groups, og), dtype=taps.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                hs = builtins.slice(i * dh, i * dh + sh * (h - 1) + 1, sh)
+                ws = builtins.slice(j * dw, j * dw + sw * (w - 1) + 1, sw)
+                full[:, hs, ws] += taps[..., i, j]
+        top, bottom, left, right = pads
+        oph, opw = output_padding
+        y = pad_hw(
+            full.reshape(n, full_h, full_w, groups * og),
+            -top,
+            oph - bottom,
+            -left,
+            opw - right,
+        )
+        if bias is not None:
+            y = y + bias
+        return from_nhwc(y, data_format)
+
+
+# ---------------------------------------------------------------------------
+# Pooling
+# ---------------------------------------------------------------------------
+
+
+class PoolAxis(NamedTuple):
+    """Geometry of one pooled spatial axis."""
+
+    size: int
+    k: int
+    s: int
+    pb: int
+    pe: int
+    out: int
+
+
+def pool_geometry(
+    x: np.ndarray,
+    ksize: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+    data_format: str,
+    ceil_mode: bool,
+) -> tuple[PoolAxis, PoolAxis]:
+    """H and W geometry; in ceil mode a window starting in the end pad is dropped."""
+    top, bottom, left, right = pads
+    axes = []
+    for size, k, s, pb, pe in zip(
+        to_nhwc(x, data_format).shape[1:3],
+        hw(ksize, data_format),
+        hw(strides, data_format),
+        (top, left),
+        (bottom, right),
+        strict=True,
+    ):
+        out = (size + pb + pe - k + (s - 1 if ceil_mode else 0)) // s + 1
+        if ceil_mode and (out - 1) * s >= size + pb:
+            out -= 1
+        axes.append(PoolAxis(size, k, s, pb, pe, out))
+    return axes[0], axes[1]
+
+
+def pool_windows(
+    x: np.ndarray, geo: tuple[PoolAxis, PoolAxis], data_format: str, value: float
+) -> np.ndarray:
+    """Window view (N, Ho, Wo, C, kh, kw) of x padded with `value`.
+
+    The end is padded further when needed so a ceil-mode partial window exists.
+    """
+    ends = [
+        g.pe + max((g.out - 1) * g.s + g.k - (g.size + g.pb + g.pe), 0) for g in geo
+    ]
+    h, w = geo
+    xp = pad_hw(to_nhwc(x, data_format), h.pb, ends[0], w.pb, ends[1], value=value)
+    return windows(xp, (h.k, w.k), (h.s, w.s))[:, : h.out, : w.out]
+
+
+def avg_counts(g: PoolAxis, count_include_pad: bool) -> np.ndarray:
+    """Per-window element counts along one axis (ONNX AveragePool divisor)."""
+    start = np.arange(g.out) * g.s - g.pb
+    lo, hi = (-g.pb, g.size + g.pe) if count_include_pad else (0, g.size)
+    return np.minimum(start + g.k, hi) - np.maximum(start, lo)
+
+
+class PoolOp(SpatialOp):
+    """Base of windowed pooling ops; `REDUCTION` names how a window combines."""
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+    ksize = attr_def(DenseArrayBase)
+    strides = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["strides"])
+    pads = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["pads"])
+    ceil_mode = attr_def(IntegerAttr, default_value=boolean(False))
+
+    REDUCTION: ClassVar[str]
+
+    assembly_format = UNARY_FORMAT
+
+    def verify_spatial(self) -> None:
+        check_same_element_type(self)
+        for name in ("ksize", "strides", "pads"):
+            int_list_length(self, name, 4)
+        if min(self.value_of("ksize")) < 1 or min(self.value_of("strides")) < 1:
+            raise VerifyException("'ksize' and 'strides' must be positive")
+
+    def work(self) -> float:
+        """Elements visited: each output element reads its window."""
+        ksize = self.value_of("ksize")
+        return element_count(self.y) * int(np.prod(ksize))
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Window pooling; `ceil_mode` keeps a partial last window not in the
+        end pad."""
+        x = require_rank(shapes[0], 4, "input")
+        _, _, h, wi = spatial_axes(attrs)
+        ksize, strides, pads = (
+            four_values(attrs, n) for n in ("ksize", "strides", "pads")
+        )
+        ceil_mode = bool(attrs.get("ceil_mode", False))
+        shape = list(x)
+        for axis, (begin, end) in ((h, pads[0:2]), (wi, pads[2:4])):
+            size, kernel, stride = x[axis], ksize[axis], strides[axis]
+            if size == UNKNOWN:
+                continue
+            if kernel > size + begin + end:
+                raise ShapeError(
+                    f"window {kernel} is larger than the padded input "
+                    f"{size + begin + end}"
+                )
+            out = (
+                size + begin + end - kernel + (stride - 1 if ceil_mode else 0)
+            ) // stride + 1
+            if ceil_mode and (out - 1) * stride >= size + begin:
+                out -= 1
+            shape[axis] = out
+        return [(tuple(shape), dtypes[0])]
+
+
+@irdl_op_definition
+class MaxPoolOp(PoolOp):
+    """Max pooling over `ksize` windows (padding never wins)."""
+
+    name = "ge.max_pool"
+
+    REDUCTION: ClassVar[str] = "max"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        ksize: Sequence[int],
+        strides: Sequence[int],
+        pads: Sequence[int],
+        data_format: str,
+        ceil_mode: bool,
+    ) -> np.ndarray:
+        """Max pooling (ONNX MaxPool); padding never wins the max."""
+        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode)
+        low = np.iinfo(x.dtype).min if is_int(x) else -np.inf
+        win = pool_windows(x, geo, data_format, low)
+        return from_nhwc(win.max(axis=(-2, -1)), data_format)
+
+
+@irdl_op_definition
+class AvgPoolOp(PoolOp):
+    """Average pooling; `count_include_pad` counts padded zeros."""
+
+    name = "ge.avg_pool"
+
+    count_include_pad = attr_def(IntegerAttr, default_value=boolean(False))
+
+    REDUCTION: ClassVar[str] = "mean"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        ksize: Sequence[int],
+        strides: Sequence[int],
+        pads: Sequence[int],
+        data_format: str,
+        ceil_mode: bool,
+        count_include_pad: bool,
+    ) -> np.ndarray:
+        """Average pooling (ONNX AveragePool).
+
+        The divisor counts window elements inside the input, or inside the
+        padded input with `count_include_pad`; ceil-mode overhang is never
+        counted.
+        """
+        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode)
+        total = pool_windows(x, geo, data_format, 0.0).sum(axis=(-2, -1))
+        ch, cw = (avg_counts(g, count_include_pad) for g in geo)
+        count = np.outer(ch, cw).astype(total.dtype)[None, :, :, None]
+        return from_nhwc(total / count, data_format)
+
+
+class GlobalPoolOp(SpatialOp):
+    """Base of pools over all of H and W (result keeps H = W = 1)."""
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+
+    REDUCTION: ClassVar[str]
+
+    assembly_format = UNARY_FORMAT
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """H and W become 1."""
+        x = require_rank(shapes[0], 4, "input")
+        _, _, h, wi = spatial_axes(attrs)
+        shape = list(x)
+        shape[h] = shape[wi] = 1
+        return [(tuple(shape), dtypes[0])]
+
+
+@irdl_op_definition
+class GlobalAvgPoolOp(GlobalPoolOp):
+    """Mean over H and W."""
+
+    name = "ge.global_avg_pool"
+
+    REDUCTION: ClassVar[str] = "mean"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, data_format: str) -> np.ndarray:
+        return x.mean(axis=spatial_array_axes(data_format, x.ndim), keepdims=True)
+
+
+@irdl_op_definition
+class GlobalMaxPoolOp(GlobalPoolOp):
+    """Max over H and W."""
+
+    name = "ge.global_max_pool"
+
+    REDUCTION: ClassVar[str] = "max"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, data_format: str) -> np.ndarray:
+        return x.max(axis=spatial_array_axes(data_format, x.ndim), keepdims=True)
+
+
+# ---------------------------------------------------------------------------
+# Normalisation
+# ---------------------------------------------------------------------------
+
+
+def check_per_channel(
+    shapes: Sequence[Shape], names: Sequence[str], channels: int
+) -> None:
+    """Each of `shapes` is a rank-1 vector of `channels` entries."""
+    for shape, name in zip(shapes, names, strict=False):
+        param = require_rank(shape, 1, name)
+        if not dims_match(param[0], channels):
+            raise ShapeError(f"{name} has {param[0]} entries for {channels} channels")
+
+
+class PerChannelOp(ElementwiseOp):
+    """Elementwise ops whose operands after `x` are [C] vectors on the channel
+    axis of `data_format`."""
+
+    FORMAT_RULE = staticmethod(data_format_rule)
+
+    def channel_axis(self) -> int:
+        """The channel axis of `x` (as the reference kernels read it)."""
+        rank = len(shape_of(self.operands[0].type))
+        data_format = self.value_of("data_format")
+        if rank == 4:
+            return data_format.index("C")
+        return rank - 1 if data_format == "NHWC" else min(1, rank - 1)
+
+    def operand_axes(self, position: int) -> tuple[int | None, ...]:
+        if position == 0:
+            return tuple(range(len(shape_of(self.operands[0].type))))
+        return (self.channel_axis(),)
+
+
+@irdl_op_definition
+class BatchNormOp(PerChannelOp):
+    """Inference batch norm: (x - mean) / sqrt(variance + epsilon) * scale + offset."""
+
+    name = "ge.batch_norm"
+
+    x = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    offset = operand_def(TensorType)
+    mean = operand_def(TensorType)
+    variance = operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+    epsilon = attr_def(FloatAttr, default_value=real(1e-5))
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        check_data_format(self)
+        check_rank(self.x, 4, "input")
+        channels = shape_of(self.x.type)[self.value_of("data_format").index("C")]
+        for name in ("scale", "offset", "mean", "variance"):
+            param = check_rank(getattr(self, name), 1, name)
+            if channels > 0 and shape_of(param)[0] not in (channels, -1):
+                raise VerifyException(
+                    f"{name} has {shape_of(param)[0]} entries for {channels} channels"
+                )
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Same shape; scale/offset/mean/variance have one entry per channel."""
+        x = require_rank(shapes[0], 4, "input")
+        _, c, _, _ = spatial_axes(attrs)
+        check_per_channel(shapes[1:], ("scale", "offset", "mean", "variance"), x[c])
+        return [(x, dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        scale: np.ndarray,
+        offset: np.ndarray,
+        mean: np.ndarray,
+        variance: np.ndarray,
+        *,
+        epsilon: float,
+        data_format: str,
+    ) -> np.ndarray:
+        """Inference batch normalisation (ONNX BatchNormalization)."""
+        a = scale / np.sqrt(variance + epsilon)
+        b = offset - mean * a
+        nd = x.ndim
+        return x * per_channel(a, data_format, nd) + per_channel(b, data_format, nd)
+
+    @float_only
+    def scalar(
+        self,
+        b: ScalarBuilder,
+        x: Any,
+        scale: Any,
+        offset: Any,
+        mean: Any,
+        variance: Any,
+    ) -> Any:
+        """`x * a + (offset - mean * a)`, `a = scale / sqrt(variance + epsilon)`,
+        as the reference kernel computes it."""
+        epsilon = b.const(self.value_of("epsilon"), x.type)
+        a = b.op(
+            arith.DivfOp,
+            scale,
+            b.op(math.SqrtOp, b.op(arith.AddfOp, variance, epsilon)),
+        )
+        shift = b.op(arith.SubfOp, offset, b.op(arith.MulfOp, mean, a))
+        return b.op(arith.AddfOp, b.op(arith.MulfOp, x, a), shift)
+
+
+@irdl_op_definition
+class BiasAddOp(PerChannelOp):
+    """Adds a rank-1 `bias` on the channel axis of `x`."""
+
+    name = "ge.bias_add"
+
+    x = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+
+    FORMAT_RULE = staticmethod(bias_add_rule)
+    REFRESH_RULE = staticmethod(bias_add_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        check_data_format(self)
+        check_rank(self.bias, 1, "bias")
+        shape = shape_of(self.x.type)
+        if not shape:
+            raise VerifyException("input must have rank >= 1")
+        channels = shape[self.channel_axis()]
+        bias_size = shape_of(self.bias.type)[0]
+        if -1 not in (channels, bias_size) and channels != bias_size:
+            raise VerifyException(
+                f"bias has {bias_size} entries for {channels} channels"
+            )
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Same shape; the bias has one entry per channel of x."""
+        x, bias = shapes[0], require_rank(shapes[1], 1, "bias")
+        data_format = required(attrs, "data_format")
+        if not x:
+            raise ShapeError("input must have rank >= 1")
+        if len(x) == 4:
+            channels = x[spatial_axes(attrs)[1]]
+        else:
+            channels = x[-1] if data_format == "NHWC" else x[min(1, len(x) - 1)]
+        if not dims_match(bias[0], channels):
+            raise ShapeError(f"bias has {bias[0]} entries for {channels} channels")
+        return [(x, same_dtype(dtypes))]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray, bias: np.ndarray, *, data_format: str
+    ) -> np.ndarray:
+        """Add a [C] bias on the channel axis."""
+        return x + per_channel(bias, data_format, x.ndim)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any, bias: Any) -> Any:
+        return b.op(arith.AddfOp, x, bias)
+
+
+@irdl_op_definition
+class InstanceNormOp(SpatialOp):
+    """Instance normalisation over H and W per sample and channel."""
+
+    name = "ge.instance_norm"
+
+    x = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+    epsilon = attr_def(FloatAttr, default_value=real(1e-5))
+
+    assembly_format = COMPUTE_FORMAT
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Same shape; gamma/beta have one entry per channel."""
+        x = require_rank(shapes[0], 4, "input")
+        _, c, _, _ = spatial_axes(attrs)
+        check_per_channel(shapes[1:], ("gamma", "beta"), x[c])
+        return [(x, dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        gamma: np.ndarray,
+        beta: np.ndarray,
+        *,
+        epsilon: float,
+        data_format: str,
+    ) -> np.ndarray:
+        """Instance normalisation over the spatial axes (ONNX InstanceNormalization)."""
+        spatial = spatial_array_axes(data_format, x.ndim)
+        mu = x.mean(axis=spatial, keepdims=True)
+        var = x.var(axis=spatial, keepdims=True)
+        g = per_channel(gamma, data_format, x.ndim)
+        return (x - mu) / np.sqrt(var + epsilon) * g + per_channel(
+            beta, data_format, x.ndim
+        )
+
+
+@irdl_op_definition
+class LRNOp(SpatialOp):
+    """Local response normalisation across channels (ONNX LRN semantics)."""
+
+    name = "ge.lrn"
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+    size = attr_def(IntegerAttr)
+    alpha = attr_def(FloatAttr, default_value=real(1e-4))
+    beta = attr_def(FloatAttr, default_value=real(0.75))
+    bias = attr_def(FloatAttr, default_value=real(1.0))
+
+    assembly_format = UNARY_FORMAT
+
+    def verify_spatial(self) -> None:
+        if self.value_of("size") < 1:
+            raise VerifyException("'size' must be positive")
+
+    def work(self) -> float:
+        """Each output element sums `size` squares."""
+        return element_count(self.y) * self.value_of("size")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Same shape and dtype as the input."""
+        return [(shapes[0], dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        size: int,
+        alpha: float,
+        beta: float,
+        bias: float,
+        data_format: str,
+    ) -> np.ndarray:
+        """Local response normalisation across channels (ONNX LRN formula)."""
+        c = channel_axis(data_format, x.ndim)
+        sq = np.moveaxis(x * x, c, -1)
+        lo = (size - 1) // 2
+        sq = pad_array(sq, [(0, 0)] * (x.ndim - 1) + [(lo, size - 1 - lo)])
+        ssum = np.moveaxis(sliding_window_view(sq, size, axis=-1).sum(axis=-1), -1, c)
+        return x / (bias + (alpha / size) * ssum) ** beta

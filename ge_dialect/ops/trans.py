@@ -1,0 +1,565 @@
+"""Trans ops: ops that only move or reinterpret data (GE's trans ops).
+
+`ge.transdata` relayouts between storage formats, `ge.cast` converts the
+element type, and the shape ops (`ge.reshape`, `ge.flatten`, `ge.squeeze`,
+`ge.unsqueeze`, `ge.expand_dims`, `ge.transpose`, `ge.permute`) regroup or
+permute axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    AnyAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    TensorType,
+)
+from xdsl.irdl import (
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.attributes import FormatAttr, LayoutAttr
+from ge_dialect.format_rules import (
+    default_rule,
+    permutation_rule,
+    stop_rule,
+    sync_transdata_formats,
+)
+from ge_dialect.formats import Format, FormatError
+from ge_dialect.formats import dtype_name as canonical_dtype
+from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.numpy_helpers import reduction_axes
+from ge_dialect.ops.base import (
+    UNARY_FORMAT,
+    GEOperation,
+    attribute_value,
+    check_axis,
+    check_permutation,
+    check_rank,
+    check_same_element_type,
+    element_type_of,
+    integer,
+    ints,
+)
+from ge_dialect.shape_functions import (
+    UNKNOWN,
+    Result,
+    Shape,
+    ShapeError,
+    axis_index,
+    product,
+    required,
+)
+from ge_dialect.traits import (
+    KeepsLayout,
+    RankBarrier,
+    SameOriginFormat,
+)
+
+
+class TransOp(GEOperation):
+    """Base of the trans ops: one input `x`, one result `y`."""
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = UNARY_FORMAT
+
+
+# ---------------------------------------------------------------------------
+# TransData and Cast
+# ---------------------------------------------------------------------------
+
+
+def letter_permutation(src: Format, dst: Format) -> tuple[int, ...] | None:
+    """The axis permutation from origin format `src` to `dst` by axis letter.
+
+    `perm[i]` is the position in `src` of `dst`'s axis i; None unless both are
+    different formats naming the same axes (NCHW, NHWC, HWCN, CHWN; NCDHW,
+    NDHWC, DHWCN).
+    """
+    if src == dst or src is Format.ND or sorted(src.value) != sorted(dst.value):
+        return None
+    if len(set(src.value)) != len(src.value):
+        return None
+    return tuple(src.value.index(letter) for letter in dst.value)
+
+
+@irdl_op_definition
+class TransDataOp(TransOp):
+    """Relayout between storage formats; the origin shape is unchanged.
+
+    ```mlir
+    %y = ge.transdata %x {src_format = #ge.format<NCHW>,
+                          dst_format = #ge.format<NC1HWC0>}
+       : tensor<1x3x8x8xf16, #ge.layout<NCHW>>
+      -> tensor<1x3x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
+    ```
+    """
+
+    name = "ge.transdata"
+
+    src_format = attr_def(FormatAttr)
+    dst_format = attr_def(FormatAttr)
+    groups = attr_def(IntegerAttr, default_value=integer(1))
+    perm = opt_attr_def(DenseArrayBase)
+
+    traits = traits_def(SameOriginFormat())
+    FORMAT_RULE = staticmethod(default_rule)
+
+    def origin_permutation(self) -> tuple[int, ...]:
+        """Result origin axis i is operand origin axis `perm[i]`.
+
+        The identity, except for a TransData that absorbed a transpose
+        (`transpose-transdata-fusion`): it carries the transpose's `perm`, and
+        its origin formats differ by that permutation of their axis letters
+        (NHWC -> NCHW: perm [0, 3, 1, 2]).
+        """
+        if self.perm is not None:
+            return tuple(attribute_value(self, "perm"))
+        x_type = self.x.type
+        assert isinstance(x_type, TensorType)
+        return tuple(range(x_type.get_num_dims()))
+
+    def refresh_format_attributes(self) -> None:
+        sync_transdata_formats(self)
+
+    def verify_(self) -> None:
+        x_type, y_type = self.x.type, self.y.type
+        assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
+        if x_type.element_type != y_type.element_type:
+            raise VerifyException("transdata cannot change the dtype (use ge.cast)")
+        src_origin, src_storage = layout_of(x_type)
+        dst_origin, dst_storage = layout_of(y_type)
+        pending = self.attributes.get("input_layouts")
+        if isinstance(pending, ArrayAttr) and isinstance(
+            next(iter(pending.data), None), LayoutAttr
+        ):
+            # the operand is converted to this layout first (insert-transdata)
+            src_storage = pending.data[0].storage_format
+        if self.perm is not None:
+            letters = letter_permutation(src_origin, dst_origin)
+            if letters is None or list(letters) != attribute_value(self, "perm"):
+                raise VerifyException(
+                    f"perm must permute the axis letters of {src_origin.value} "
+                    f"into {dst_origin.value}"
+                )
+        elif src_origin != dst_origin:
+            raise VerifyException(
+                f"origin formats differ: {src_origin.value} vs {dst_origin.value}"
+            )
+        expected = [shape_of(x_type)[p] for p in self.origin_permutation()]
+        if list(shape_of(y_type)) != expected:
+            raise VerifyException(
+                f"origin shapes differ: {list(shape_of(x_type))} vs "
+                f"{list(shape_of(y_type))}"
+            )
+        if self.src_format.data != src_storage:
+            raise VerifyException(
+                f"src_format {self.src_format.data.value} does not match the "
+                f"operand's storage format {src_storage.value}"
+            )
+        if self.dst_format.data != dst_storage:
+            raise VerifyException(
+                f"dst_format {self.dst_format.data.value} does not match the "
+                f"result's storage format {dst_storage.value}"
+            )
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Relayout keeps the origin shape and dtype (permuted by `perm` when the
+        TransData absorbed a transpose)."""
+        perm = attrs.get("perm")
+        if perm is None:
+            return [(shapes[0], dtypes[0])]
+        return [(tuple(shapes[0][p] for p in perm), dtypes[0])]
+
+    @staticmethod
+    def result_layout(
+        operand_types: Sequence[TensorType], attrs: Mapping[str, Any]
+    ) -> LayoutAttr | None:
+        """The origin of the input (permuted by `perm`), storage `dst_format`."""
+        origin = layout_of(operand_types[0])[0]
+        if (perm := attrs.get("perm")) is not None:
+            origin = Format("".join(origin.value[p] for p in perm))
+        storage = attrs.get("dst_format", origin)
+        return None if origin == storage == "ND" else LayoutAttr(origin, storage)
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, perm: Sequence[int] | None = None) -> np.ndarray:
+        """The identity on origin values (a transpose by `perm` if it has one);
+        the relayout itself is the result's storage format."""
+        return x if perm is None else np.transpose(x, perm)
+
+
+@irdl_op_definition
+class CastOp(TransOp):
+    """Converts the element type to `dst_type`."""
+
+    name = "ge.cast"
+
+    dst_type = attr_def(AnyAttr())
+
+    traits = traits_def(KeepsLayout())
+    FORMAT_RULE = staticmethod(default_rule)
+
+    def verify_(self) -> None:
+        if element_type_of(self.y) != self.dst_type:
+            raise VerifyException(
+                f"result dtype {element_type_of(self.y)} does not match dst_type "
+                f"{self.dst_type}"
+            )
+        x_type, y_type = self.x.type, self.y.type
+        assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
+        if shape_of(x_type) != shape_of(y_type):
+            raise VerifyException("cast cannot change the shape")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Same shape, dtype `dst_type` (a dtype name or a NumPy dtype)."""
+        try:
+            dtype = canonical_dtype(required(attrs, "dst_type"))
+        except FormatError as error:
+            raise ShapeError(str(error)) from None
+        return [(shapes[0], dtype)]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, dst_type: str) -> np.ndarray:
+        """Convert to the NumPy dtype named `dst_type` (e.g. "float16")."""
+        return np.asarray(x).astype(np.dtype(dst_type))
+
+
+# ---------------------------------------------------------------------------
+# Shape ops
+# ---------------------------------------------------------------------------
+
+
+class ShapeOp(TransOp):
+    """Base of single-input, single-output ops that change the shape."""
+
+    FORMAT_RULE = staticmethod(stop_rule)
+
+    def verify_(self) -> None:
+        check_same_element_type(self)
+        self.verify_shape()
+
+    def verify_shape(self) -> None:
+        """Op-specific shape checks."""
+
+
+def check_same_size(op: ShapeOp) -> None:
+    """Operand and result hold the same number of elements (when known)."""
+    x_type, y_type = op.x.type, op.y.type
+    assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
+    x_shape, y_shape = shape_of(x_type), shape_of(y_type)
+    if -1 in x_shape or -1 in y_shape:
+        return
+    if product(x_shape) != product(y_shape):
+        raise VerifyException(
+            f"cannot reshape {list(x_shape)} ({product(x_shape)} elements) into "
+            f"{list(y_shape)} ({product(y_shape)} elements)"
+        )
+
+
+@irdl_op_definition
+class ReshapeOp(ShapeOp):
+    """Reshape to `shape` (0 copies the input dim, one -1 is inferred).
+
+    Without `shape`, the target is the declared result shape.
+    """
+
+    name = "ge.reshape"
+
+    shape = opt_attr_def(DenseArrayBase)
+
+    def verify_shape(self) -> None:
+        check_same_size(self)
+
+    def derived_attributes(self) -> dict[str, Any]:
+        return {"shape": list(shape_of(self.y.type))}
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """`shape` with 0 copying the input dim and one -1 inferred."""
+        x = shapes[0]
+        requested = list(required(attrs, "shape"))
+        if requested.count(UNKNOWN) > 1:
+            raise ShapeError(f"shape {requested} has more than one -1")
+        copied = [i for i, dim in enumerate(requested) if dim == 0]
+        if copied and copied[-1] >= len(x):
+            raise ShapeError(
+                f"shape {requested}: 0 at {copied[-1]} has no input dim to copy"
+            )
+        if any(dim < UNKNOWN for dim in requested):
+            raise ShapeError(f"shape {requested} has a negative dim")
+        target = [x[i] if dim == 0 else dim for i, dim in enumerate(requested)]
+        # Copied dims cancel out, whether or not they are known.
+        total = product([d for i, d in enumerate(x) if i not in copied])
+        given = product([d for i, d in enumerate(requested) if d not in (0, UNKNOWN)])
+        if UNKNOWN in requested:
+            if total != UNKNOWN:
+                if given == 0 or total % given:
+                    raise ShapeError(f"cannot reshape {list(x)} into {requested}")
+                target[requested.index(UNKNOWN)] = total // given
+        elif total != UNKNOWN and given != total:
+            raise ShapeError(
+                f"cannot reshape {list(x)} ({product(x)} elements) into {target} "
+                f"({product(target)} elements)"
+            )
+        return [(tuple(target), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:
+        """Reshape; 0 copies the input dim, one -1 is inferred (ONNX Reshape)."""
+        return np.reshape(x, [x.shape[i] if d == 0 else d for i, d in enumerate(shape)])
+
+
+@irdl_op_definition
+class FlattenOp(ShapeOp):
+    """Flatten to 2-D: dims before `axis` and dims from `axis` on."""
+
+    name = "ge.flatten"
+
+    axis = attr_def(IntegerAttr, default_value=integer(1))
+
+    def verify_shape(self) -> None:
+        axis, rank = self.value_of("axis"), self.x.type.get_num_dims()
+        if not -rank <= axis <= rank:
+            raise VerifyException(f"axis {axis} is out of range [{-rank}, {rank}]")
+        check_rank(self.y, 2, "result")
+        check_same_size(self)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """[product of dims before `axis`, product of the rest]."""
+        x = shapes[0]
+        axis = axis_index(required(attrs, "axis"), len(x) + 1)
+        return [((product(x[:axis]), product(x[axis:])), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, axis: int) -> np.ndarray:
+        """Flatten to 2-D: dims before `axis` and from `axis` on (ONNX Flatten)."""
+        return np.reshape(
+            x, (int(np.prod(x.shape[:axis])), int(np.prod(x.shape[axis:])))
+        )
+
+
+@irdl_op_definition
+class SqueezeOp(ShapeOp):
+    """Remove the size-1 axes in `axes` (all size-1 axes when empty)."""
+
+    name = "ge.squeeze"
+
+    axes = attr_def(DenseArrayBase, default_value=ints())
+
+    traits = traits_def(RankBarrier())
+
+    def verify_shape(self) -> None:
+        shape = shape_of(self.x.type)
+        axes = self.value_of("axes")
+        if axes and not shape:
+            raise VerifyException("cannot squeeze axes of a rank-0 tensor")
+        for axis in axes:
+            index = check_axis(axis, len(shape))
+            if shape[index] not in (1, -1):
+                raise VerifyException(
+                    f"cannot squeeze axis {axis} of size {shape[index]}"
+                )
+        check_same_size(self)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Drop the size-1 `axes` (every size-1 axis when empty)."""
+        x = shapes[0]
+        axes = {axis_index(a, len(x)) for a in attrs.get("axes") or []}
+        for axis in axes:
+            if x[axis] not in (1, UNKNOWN):
+                raise ShapeError(f"cannot squeeze axis {axis} of size {x[axis]}")
+        dropped = axes or {axis for axis, dim in enumerate(x) if dim == 1}
+        kept = tuple(d for axis, d in enumerate(x) if axis not in dropped)
+        return [(kept, dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:
+        """Remove the given size-1 axes (all size-1 axes when empty)."""
+        return np.squeeze(x, axis=reduction_axes(axes))
+
+
+def insert_ones(x: Shape, axes: Sequence[int]) -> Shape:
+    """`x` with size-1 axes at `axes` (positions in the result)."""
+    rank = len(x) + len(axes)
+    positions = {axis_index(a, rank) for a in axes}
+    if len(positions) != len(axes):
+        raise ShapeError(f"axes {list(axes)} repeat an axis")
+    dims = iter(x)
+    return tuple(1 if axis in positions else next(dims) for axis in range(rank))
+
+
+@irdl_op_definition
+class UnsqueezeOp(ShapeOp):
+    """Insert size-1 axes at `axes` (positions in the result)."""
+
+    name = "ge.unsqueeze"
+
+    axes = attr_def(DenseArrayBase)
+
+    def verify_shape(self) -> None:
+        rank = self.y.type.get_num_dims()
+        for axis in self.value_of("axes"):
+            check_axis(axis, rank)
+        check_same_size(self)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Insert size-1 axes at `axes` (positions in the result)."""
+        return [(insert_ones(shapes[0], list(required(attrs, "axes"))), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:
+        """Insert size-1 axes at `axes` (positions in the output rank)."""
+        return np.expand_dims(x, tuple(axes))
+
+
+@irdl_op_definition
+class ExpandDimsOp(ShapeOp):
+    """Insert one size-1 axis at `axis`."""
+
+    name = "ge.expand_dims"
+
+    axis = attr_def(IntegerAttr)
+
+    traits = traits_def(RankBarrier())
+
+    def verify_shape(self) -> None:
+        check_axis(self.value_of("axis"), self.y.type.get_num_dims())
+        check_same_size(self)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Insert one size-1 axis at `axis`."""
+        return [(insert_ones(shapes[0], [required(attrs, "axis")]), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, axis: int) -> np.ndarray:
+        """Insert one size-1 axis at `axis`."""
+        return np.expand_dims(x, axis)
+
+
+class PermutationOp(ShapeOp):
+    """Base of ops that permute axes by an attribute (`PERMUTATION_ATTR`)."""
+
+    PERMUTATION_ATTR: ClassVar[str] = "perm"
+
+    def permutation(self) -> list[int]:
+        """Result axis i is operand axis `permutation()[i]` (normalised)."""
+        rank = max(self.x.type.get_num_dims(), 1)
+        return [p % rank for p in self.value_of(self.PERMUTATION_ATTR)]
+
+    def verify_shape(self) -> None:
+        perm = self.value_of(self.PERMUTATION_ATTR)
+        x_shape = shape_of(self.x.type)
+        check_permutation(perm, len(x_shape), self.PERMUTATION_ATTR)
+        expected = [x_shape[p] for p in perm]
+        if list(shape_of(self.y.type)) != expected:
+            raise VerifyException(
+                f"result shape {list(shape_of(self.y.type))} does not match the "
+                f"permuted shape {expected}"
+            )
+
+
+def permuted_shape(x: Shape, perm: Sequence[int], name: str) -> Shape:
+    """`x` permuted by `perm` (ShapeError unless it is a permutation)."""
+    normalized = [p % max(len(x), 1) for p in perm]
+    if sorted(normalized) != list(range(len(x))):
+        raise ShapeError(f"'{name}' {list(perm)} is not a permutation of rank {len(x)}")
+    return tuple(x[p] for p in normalized)
+
+
+@irdl_op_definition
+class TransposeOp(PermutationOp):
+    """Permute axes: result dim i is input dim `perm[i]`."""
+
+    name = "ge.transpose"
+
+    perm = attr_def(DenseArrayBase)
+
+    FORMAT_RULE = staticmethod(permutation_rule("perm"))
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Result dim i is input dim `perm[i]`."""
+        return [(permuted_shape(shapes[0], required(attrs, "perm"), "perm"), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, perm: Sequence[int]) -> np.ndarray:
+        """Permute axes."""
+        return np.transpose(x, perm)
+
+
+@irdl_op_definition
+class PermuteOp(PermutationOp):
+    """GE/Caffe Permute: like transpose with attribute `order`."""
+
+    name = "ge.permute"
+
+    order = attr_def(DenseArrayBase)
+    PERMUTATION_ATTR: ClassVar[str] = "order"
+
+    traits = traits_def(RankBarrier())
+    FORMAT_RULE = staticmethod(permutation_rule("order"))
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Result dim i is input dim `order[i]`."""
+        order = required(attrs, "order")
+        return [(permuted_shape(shapes[0], order, "order"), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, order: Sequence[int]) -> np.ndarray:
+        """GE/Caffe Permute: transpose with `order`."""
+        return np.transpose(x, order)
+
+
+TRANS_OPS = (
+    TransDataOp,
+    CastOp,
+    TransposeOp,
+    PermuteOp,
+    ReshapeOp,
+    SqueezeOp,
+    UnsqueezeOp,
+    ExpandDimsOp,
+)
+"""GE's trans ops (what the trans-op passes move and cancel)."""

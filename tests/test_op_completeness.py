@@ -1,0 +1,205 @@
+"""Every op of the dialect has one home that says everything about it.
+
+These tests iterate the dialect, so a new op is checked the moment its class
+exists: its shape function, NumPy kernel (with arguments derived from its
+definition), infer-format rule, op information and lowering (or the reason it
+has none) must all be there, and the trait claims it makes are checked
+numerically where they can be.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.irdl import IRDLOperation
+
+from ge_dialect.adapters import call_kernel, kernel_signature, numpy_kernel_of
+from ge_dialect.builder import GraphBuilder
+from ge_dialect.format_rules import FORMAT_RULES
+from ge_dialect.opinfo import find_op_info
+from ge_dialect.ops import GE_OPS, OPS_BY_NAME, Structural, default_attributes
+from ge_dialect.shape_inference import has_shape_function, infer_shapes
+from ge_dialect.traits import (
+    Broadcasting,
+    Elementwise,
+    MayRunInPlace,
+    ViewOp,
+    ZeroPreserving,
+)
+from ge_runtime.jit import run_graph
+from ge_runtime.reference import evaluate
+from passes.lowering.table import NOT_LOWERED, has_lowering, lowering_for
+
+COMPUTE_OPS = [op for op in GE_OPS if not op.has_trait(Structural)]
+ELEMENTWISE_OPS = [op for op in COMPUTE_OPS if op.has_trait(Elementwise)]
+RNG = np.random.default_rng(0)
+
+
+def ids(op: type[IRDLOperation]) -> str:
+    return op.name
+
+
+def test_the_dialect_has_ops():
+    assert len(COMPUTE_OPS) > 50 and ELEMENTWISE_OPS
+
+
+@pytest.mark.parametrize("op", COMPUTE_OPS, ids=ids)
+def test_every_op_has_a_shape_function(op):
+    assert has_shape_function(op), f"{op.name} declares no shape_function"
+
+
+@pytest.mark.parametrize("op", COMPUTE_OPS, ids=ids)
+def test_every_op_has_a_kernel_whose_arguments_come_from_its_definition(op):
+    kernel = numpy_kernel_of(op)
+    assert kernel is not None, f"{op.name} declares no numpy_kernel"
+    definition = op.get_irdl_definition()
+    params = inspect.signature(kernel).parameters.values()
+    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    assert positional == [name for name, _ in definition.operands]
+    signature = kernel_signature(kernel)
+    attributes = set(definition.attributes)
+    operand_formats = {f"{name}_format" for name, _ in definition.operands}
+    assert signature.keywords <= attributes | operand_formats
+    defaults = default_attributes(op)
+    for param in params:
+        if param.name in defaults:
+            # stated once: in the op definition, never again in the kernel
+            assert param.default is param.empty, (op.name, param.name)
+
+
+@pytest.mark.parametrize("op", COMPUTE_OPS, ids=ids)
+def test_every_op_declares_its_format_rule(op):
+    assert op.FORMAT_RULE is not None or op.name in FORMAT_RULES, op.name
+    if op.has_trait(Broadcasting):
+        assert op.FORMAT_RULE.__name__ == "same_rank_rule", op.name
+
+
+@pytest.mark.parametrize("op", COMPUTE_OPS, ids=ids)
+def test_every_op_has_op_information(op):
+    info = find_op_info(op)
+    assert info is not None, f"{op.name}: no op information entry or derived one"
+    definition = op.get_irdl_definition()
+    assert {t.name for t in info.inputs} <= {n for n, _ in definition.operands}
+    assert {t.name for t in info.outputs} <= {n for n, _ in definition.results}
+
+
+def test_op_information_files_name_dialect_ops():
+    folder = Path(__file__).parents[1] / "ge_dialect" / "data" / "opinfo"
+    for path in folder.glob("*.json"):
+        for name in json.loads(path.read_text()):
+            assert name in OPS_BY_NAME, f"{path.name}: '{name}' is not a ge op"
+
+
+@pytest.mark.parametrize("op", GE_OPS, ids=ids)
+def test_every_op_lowers_or_says_why_not(op):
+    lowered = op in NOT_LOWERED or has_lowering(op)
+    assert lowered, f"{op.name} has no lowering and no NOT_LOWERED reason"
+    if op in NOT_LOWERED:
+        assert NOT_LOWERED[op] and not has_lowering(op), op.name
+
+
+# ---------------------------------------------------------------------------
+# Trait claims, checked numerically
+# ---------------------------------------------------------------------------
+
+SPECIAL = np.array([0.0, -0.0, 1.5, -2.25, 7.0, -9.5, np.inf, -np.inf], np.float32)
+
+
+def _operands(op: type[IRDLOperation], shape: tuple[int, ...]) -> list[np.ndarray]:
+    count = len(op.get_irdl_definition().operands)
+    return [RNG.standard_normal(shape).astype(np.float32) for _ in range(count)]
+
+
+def _call(op: type[IRDLOperation], arrays: list[np.ndarray]) -> np.ndarray:
+    variadic = op.get_irdl_definition().operands[0][1].__class__.__name__
+    attributes = (
+        {"data_format": "NCHW"}
+        if "data_format" in op.get_irdl_definition().attributes
+        else {}
+    )
+    if variadic == "VarOperandDef":
+        return np.asarray(call_kernel(op, arrays, **attributes))
+    return np.asarray(call_kernel(op, *arrays, **attributes))
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in COMPUTE_OPS if op.has_trait(ZeroPreserving)], ids=ids
+)
+def test_zero_preserving_ops_map_zero_to_zero(op):
+    shape = (1, 17, 3, 3)
+    zeros = [np.zeros(s.shape, np.float32) for s in _operands(op, shape)]
+    result = _call(op, zeros)
+    np.testing.assert_array_equal(result, np.zeros_like(result))
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in COMPUTE_OPS if op.has_trait(MayRunInPlace)], ids=ids
+)
+def test_in_place_ops_are_elementwise(op):
+    assert op.has_trait(Elementwise), op.name
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in COMPUTE_OPS if op.has_trait(ViewOp)], ids=ids
+)
+def test_view_ops_return_their_operand(op):
+    (x,) = _operands(op, (3, 17))
+    np.testing.assert_array_equal(_call(op, [x]), x)
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in COMPUTE_OPS if op.has_trait(Broadcasting)], ids=ids
+)
+def test_broadcasting_shape_functions_follow_numpy(op):
+    for shapes in [((3, 1, 17), (5, 1)), ((1,), (2, 3)), ((4, 1), (1, 33))]:
+        arrays = [np.zeros(s, np.float32) for s in shapes]
+        ((shape, _),) = infer_shapes(op, shapes, ["float32"] * len(shapes), {})
+        assert shape == np.broadcast_shapes(*shapes)
+        assert _call(op, arrays).shape == shape
+
+
+ELEMENTWISE_WITH_BODY = [op for op in ELEMENTWISE_OPS if hasattr(op, "scalar")]
+
+
+def _elementwise_graph(op: type[IRDLOperation], shape: tuple[int, ...]):
+    """NCHW inputs -> NC1HWC0 -> op -> NCHW output (per-channel operands [C])."""
+    b = GraphBuilder("g")
+    definition = op.get_irdl_definition()
+    attributes = (
+        {"data_format": "NCHW"} if "data_format" in definition.attributes else {}
+    )
+    values = []
+    for index in range(len(definition.operands)):
+        if index and not op.has_trait(Broadcasting):
+            values.append(b.data([shape[1]], "float32"))
+            continue
+        x = b.data(list(shape), "float32", format="NCHW")
+        values.append(b.transdata(x, src_format="NCHW", dst_format="NC1HWC0"))
+    variadic = definition.operands[0][1].__class__.__name__ == "VarOperandDef"
+    operands = [values] if variadic else values
+    y = b.op(op.name, *operands, **attributes)
+    b.output(b.transdata(y, src_format="NC1HWC0", dst_format="NCHW"))
+    return b.build()
+
+
+@pytest.mark.parametrize("op", ELEMENTWISE_WITH_BODY, ids=ids)
+def test_generic_lowering_matches_the_kernel(op):
+    """The scalar body, lowered and JIT-run, computes what the kernel does
+    (odd channel counts, special values included)."""
+    module = _elementwise_graph(op, (1, 17, 3, 5))
+    graph = module.body.block.first_op
+    inputs = {}
+    for data in graph.inputs():
+        shape = tuple(data.output.type.get_shape())
+        values = RNG.standard_normal(shape).astype(np.float32) * 4
+        values.reshape(-1)[: len(SPECIAL)] = SPECIAL[: values.size]
+        inputs[data.index_value] = values
+    with np.errstate(all="ignore"):
+        (expected,) = evaluate(module, inputs)
+        (out,) = run_graph(module, inputs)
+    np.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-6, equal_nan=True)
+    assert lowering_for(next(o for o in graph.body.block.ops if o.name == op.name))
