@@ -95,6 +95,13 @@ def _divsi(a: Any, b: Any) -> Any:
     return np.where((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)), q + 1, q)[()]
 
 
+def _erf(x: Any) -> Any:
+    """The error function (SciPy's: NumPy has none)."""
+    from scipy.special import erf
+
+    return erf(x)
+
+
 ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "arith.addf": np.add,
     "arith.addi": np.add,
@@ -129,6 +136,7 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "math.sqrt": np.sqrt,
     "math.rsqrt": lambda x: np.reciprocal(np.sqrt(x)),
     "math.tanh": np.tanh,
+    "math.erf": _erf,
     "math.sin": np.sin,
     "math.cos": np.cos,
     "math.tan": np.tan,

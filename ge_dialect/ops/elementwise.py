@@ -22,12 +22,13 @@ class HardSwishOp(UnaryElementwiseOp):
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, TensorType
+from xdsl.dialects.builtin import FloatAttr, IntegerType, TensorType
+from xdsl.ir import Operation
 from xdsl.irdl import (
     attr_def,
     irdl_op_definition,
@@ -47,10 +48,28 @@ from ge_dialect.ops.base import (
     UNARY_FORMAT,
     GEOperation,
     check_same_element_type,
+    element_type_of,
     real,
 )
-from ge_dialect.scalar import ScalarBuilder, clamp, elu, is_bool, is_float, select_by
-from ge_dialect.shape_functions import broadcast, broadcast_shapes, same_shape
+from ge_dialect.scalar import (
+    ScalarBuilder,
+    clamp,
+    compare,
+    elu,
+    is_bool,
+    is_float,
+    select_by,
+    truth,
+)
+from ge_dialect.shape_functions import (
+    Result,
+    Shape,
+    broadcast,
+    broadcast_all,
+    broadcast_shapes,
+    same_dtype,
+    same_shape,
+)
 from ge_dialect.traits import (
     Broadcasting,
     Elementwise,
@@ -70,9 +89,7 @@ class ElementwiseOp(GEOperation):
     broadcast axis). The default is NumPy broadcasting.
     """
 
-    traits = traits_def(
-        Pure(), Elementwise(), MayRunInPlace(), FormatAgnostic(), KeepsLayout()
-    )
+    traits = traits_def(Pure(), Elementwise(), FormatAgnostic(), KeepsLayout())
 
     def operand_axes(self, position: int) -> tuple[int | None, ...]:
         """Result axis per axis of operand `position` (None: read at 0)."""
@@ -94,6 +111,8 @@ class UnaryElementwiseOp(ElementwiseOp):
 
     x = operand_def(TensorType)
     y = result_def(TensorType)
+
+    traits = traits_def(MayRunInPlace())
 
     FORMAT_RULE = staticmethod(default_rule)
 
@@ -428,6 +447,26 @@ class HardSwishOp(UnaryElementwiseOp):
         return b.op(arith.MulfOp, x, gate)
 
 
+@irdl_op_definition
+class ErfOp(UnaryElementwiseOp):
+    """The error function, 2/√π ∫₀ˣ exp(-t²) dt (exact GELU is x·(1 + erf(x/√2))/2)."""
+
+    name = "ge.erf"
+
+    traits = traits_def(ZeroPreserving())
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        from scipy.special import erf
+
+        return erf(x)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        return b.op(math.ErfOp, x)
+
+
 # ---------------------------------------------------------------------------
 # Binary ops
 # ---------------------------------------------------------------------------
@@ -440,7 +479,7 @@ class BinaryElementwiseOp(ElementwiseOp):
     x2 = operand_def(TensorType)
     y = result_def(TensorType)
 
-    traits = traits_def(Broadcasting())
+    traits = traits_def(Broadcasting(), MayRunInPlace())
     FORMAT_RULE = staticmethod(same_rank_rule)
 
     assembly_format = COMPUTE_FORMAT
@@ -449,17 +488,20 @@ class BinaryElementwiseOp(ElementwiseOp):
 
     def verify_(self) -> None:
         check_same_element_type(self)
-        expected = broadcast_shapes(shape_of(self.x1.type), shape_of(self.x2.type))
-        if expected is None:
-            raise VerifyException(
-                f"shapes {list(shape_of(self.x1.type))} and "
-                f"{list(shape_of(self.x2.type))} do not broadcast"
-            )
-        if tuple(shape_of(self.y.type)) != expected:
-            raise VerifyException(
-                f"result shape {list(shape_of(self.y.type))} does not match the "
-                f"broadcast shape {list(expected)}"
-            )
+        check_broadcast_result(self)
+
+
+def check_broadcast_result(op: Operation) -> None:
+    """The result's shape is the NumPy broadcast of the operands' shapes."""
+    expected = broadcast_shapes(*(shape_of(v.type) for v in op.operands))
+    if expected is None:
+        shown = " and ".join(str(list(shape_of(v.type))) for v in op.operands)
+        raise VerifyException(f"shapes {shown} do not broadcast")
+    if tuple(shape_of(op.results[0].type)) != expected:
+        raise VerifyException(
+            f"result shape {list(shape_of(op.results[0].type))} does not match "
+            f"the broadcast shape {list(expected)}"
+        )
 
 
 def _arith(float_op: Any, int_op: Any | None) -> Any:
@@ -616,7 +658,7 @@ class AddNOp(ElementwiseOp):
     inputs = var_operand_def(TensorType)
     y = result_def(TensorType)
 
-    traits = traits_def(Broadcasting(), ZeroPreserving())
+    traits = traits_def(Broadcasting(), MayRunInPlace(), ZeroPreserving())
     FORMAT_RULE = staticmethod(same_rank_rule)
 
     assembly_format = COMPUTE_FORMAT
@@ -640,3 +682,235 @@ class AddNOp(ElementwiseOp):
         for value in values[1:]:
             total = b.op(arith.AddfOp, total, value)
         return total
+
+
+# ---------------------------------------------------------------------------
+# Comparisons, logic and selection: results and conditions are booleans
+# ---------------------------------------------------------------------------
+
+
+class PredicateOp(ElementwiseOp):
+    """Base of broadcasting ops with a boolean result (comparisons, logic).
+
+    Operands of any dtype (they share one); a non-zero value is true where
+    an operand is read as a truth value, as in NumPy and torch.
+    """
+
+    x1 = operand_def(TensorType)
+    x2 = operand_def(TensorType)
+    y = result_def(TensorType)
+
+    traits = traits_def(Broadcasting())
+    FORMAT_RULE = staticmethod(same_rank_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """NumPy broadcasting of the inputs (one dtype); a bool result."""
+        same_dtype(dtypes)
+        return [(broadcast_all(shapes), "bool")]
+
+    def verify_(self) -> None:
+        if element_type_of(self.x1) != element_type_of(self.x2):
+            raise VerifyException(
+                f"operands must share one dtype, got {element_type_of(self.x1)} "
+                f"and {element_type_of(self.x2)}"
+            )
+        if not is_bool(element_type_of(self.y)):
+            raise VerifyException(f"result must be i1, got {element_type_of(self.y)}")
+        check_broadcast_result(self)
+
+
+def _comparison(kind: str, ufunc: Any, doc: str) -> Any:
+    """The kernel and scalar body of comparison `kind` ("lt", "eq", ...)."""
+
+    def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+        return np.asarray(ufunc(x1, x2))
+
+    numpy_kernel.__doc__ = doc
+
+    def scalar(self: Any, b: ScalarBuilder, a: Any, c: Any) -> Any:
+        return compare(b, kind, a, c)
+
+    return staticmethod(numpy_kernel), scalar
+
+
+@irdl_op_definition
+class EqualOp(PredicateOp):
+    """x1 == x2 (NaN equals nothing)."""
+
+    name = "ge.equal"
+
+    numpy_kernel, scalar = _comparison("eq", np.equal, "x1 == x2")
+
+
+@irdl_op_definition
+class NotEqualOp(PredicateOp):
+    """x1 != x2 (NaN differs from everything)."""
+
+    name = "ge.not_equal"
+
+    numpy_kernel, scalar = _comparison("ne", np.not_equal, "x1 != x2")
+
+
+@irdl_op_definition
+class LessOp(PredicateOp):
+    """x1 < x2 (false when either is NaN)."""
+
+    name = "ge.less"
+
+    numpy_kernel, scalar = _comparison("lt", np.less, "x1 < x2")
+
+
+@irdl_op_definition
+class LessEqualOp(PredicateOp):
+    """x1 <= x2 (false when either is NaN)."""
+
+    name = "ge.less_equal"
+
+    numpy_kernel, scalar = _comparison("le", np.less_equal, "x1 <= x2")
+
+
+@irdl_op_definition
+class GreaterOp(PredicateOp):
+    """x1 > x2 (false when either is NaN)."""
+
+    name = "ge.greater"
+
+    numpy_kernel, scalar = _comparison("gt", np.greater, "x1 > x2")
+
+
+@irdl_op_definition
+class GreaterEqualOp(PredicateOp):
+    """x1 >= x2 (false when either is NaN)."""
+
+    name = "ge.greater_equal"
+
+    numpy_kernel, scalar = _comparison("ge", np.greater_equal, "x1 >= x2")
+
+
+def _logic(ufunc: Any, arith_op: Any, doc: str) -> Any:
+    """The kernel and scalar body of a logical op on truth values."""
+
+    def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+        return np.asarray(ufunc(x1.astype(bool), x2.astype(bool)))
+
+    numpy_kernel.__doc__ = doc
+
+    def scalar(self: Any, b: ScalarBuilder, a: Any, c: Any) -> Any:
+        return b.op(arith_op, truth(b, a), truth(b, c))
+
+    return staticmethod(numpy_kernel), scalar
+
+
+@irdl_op_definition
+class LogicalAndOp(PredicateOp):
+    """x1 and x2, on truth values (non-zero is true)."""
+
+    name = "ge.logical_and"
+
+    traits = traits_def(ZeroPreserving())
+
+    numpy_kernel, scalar = _logic(np.logical_and, arith.AndIOp, "x1 and x2")
+
+
+@irdl_op_definition
+class LogicalOrOp(PredicateOp):
+    """x1 or x2, on truth values (non-zero is true)."""
+
+    name = "ge.logical_or"
+
+    traits = traits_def(ZeroPreserving())
+
+    numpy_kernel, scalar = _logic(np.logical_or, arith.OrIOp, "x1 or x2")
+
+
+@irdl_op_definition
+class LogicalXorOp(PredicateOp):
+    """x1 xor x2, on truth values (non-zero is true)."""
+
+    name = "ge.logical_xor"
+
+    traits = traits_def(ZeroPreserving())
+
+    numpy_kernel, scalar = _logic(np.logical_xor, arith.XOrIOp, "x1 xor x2")
+
+
+@irdl_op_definition
+class LogicalNotOp(ElementwiseOp):
+    """not x, on truth values (non-zero is true); a bool result."""
+
+    name = "ge.logical_not"
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+
+    FORMAT_RULE = staticmethod(default_rule)
+
+    assembly_format = UNARY_FORMAT
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """The input's shape, a bool result."""
+        return [(tuple(shapes[0]), "bool")]
+
+    def verify_(self) -> None:
+        if shape_of(self.x.type) != shape_of(self.y.type):
+            raise VerifyException("result shape must equal the input shape")
+        if not is_bool(element_type_of(self.y)):
+            raise VerifyException(f"result must be i1, got {element_type_of(self.y)}")
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        return np.logical_not(x)
+
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        return b.op(arith.XOrIOp, truth(b, x), b.const(1, IntegerType(1)))
+
+
+@irdl_op_definition
+class SelectOp(ElementwiseOp):
+    """x1 where `condition` is true (non-zero), else x2; all three broadcast
+    (ONNX Where, torch.where, GE Select)."""
+
+    name = "ge.select"
+
+    condition = operand_def(TensorType)
+    x1 = operand_def(TensorType)
+    x2 = operand_def(TensorType)
+    y = result_def(TensorType)
+
+    traits = traits_def(Broadcasting(), ZeroPreserving())
+    FORMAT_RULE = staticmethod(same_rank_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """NumPy broadcasting of the three inputs; the dtype of x1 and x2."""
+        return [(broadcast_all(shapes), same_dtype(dtypes[1:]))]
+
+    def verify_(self) -> None:
+        types = {element_type_of(v) for v in (self.x1, self.x2, self.y)}
+        if len(types) > 1:
+            names = ", ".join(sorted(str(t) for t in types))
+            raise VerifyException(
+                f"x1, x2 and the result must share one dtype, got {names}"
+            )
+        check_broadcast_result(self)
+
+    @staticmethod
+    def numpy_kernel(
+        condition: np.ndarray, x1: np.ndarray, x2: np.ndarray
+    ) -> np.ndarray:
+        return np.asarray(np.where(condition.astype(bool), x1, x2), dtype=x1.dtype)
+
+    def scalar(self, b: ScalarBuilder, condition: Any, a: Any, c: Any) -> Any:
+        return b.op(arith.SelectOp, truth(b, condition), a, c)
