@@ -854,3 +854,20 @@ def test_light_model_through_pipeline_and_jit_matches_onnxruntime(name):
 
 
 # -- completeness ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_div_truncates_and_integer_pow_lowers(dtype):
+    """ONNX integer Div truncates toward zero (also with mixed signs); integer
+    Pow computes in float64 and truncates back, as the kernel does."""
+    b = GraphBuilder("g")
+    x = b.data([3, 17], dtype)
+    y = b.data([3, 17], dtype)
+    b.output(b.div(x, y), b.pow(x, b.data([3, 17], dtype)))
+    rng = np.random.default_rng(16)
+    numerators = rng.integers(-50, 50, (3, 17)).astype(dtype)
+    denominators = rng.integers(1, 7, (3, 17)).astype(dtype)
+    denominators[0] *= -1  # negative divisors too
+    exponents = rng.integers(0, 4, (3, 17)).astype(dtype)
+    text = check(b.build(), {0: numerators, 1: denominators, 2: exponents})
+    assert "arith.divsi" in text and "math.powf" in text

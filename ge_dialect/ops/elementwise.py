@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import FloatAttr, IntegerType, TensorType, f64
 from xdsl.ir import Operation
 from xdsl.irdl import (
     attr_def,
@@ -580,7 +580,7 @@ class DivOp(BinaryElementwiseOp):
         q, r = np.divmod(x1, x2)
         return np.where((r != 0) & ((x1 < 0) != (x2 < 0)), q + 1, q)
 
-    scalar = _arith(arith.DivfOp, None)
+    scalar = _arith(arith.DivfOp, arith.DivSIOp)  # divsi truncates toward zero
 
 
 @irdl_op_definition
@@ -596,7 +596,15 @@ class PowOp(BinaryElementwiseOp):
             x1.dtype, copy=False
         )
 
-    scalar = _arith(math.PowFOp, None)
+    def scalar(self, b: ScalarBuilder, a: Any, c: Any) -> Any:
+        """powf on floats; on integers in float64, truncated back (as the
+        kernel computes in the float type NumPy picks, then casts)."""
+        if is_float(a.type):
+            return b.op(math.PowFOp, a, c)
+        if is_bool(a.type):
+            return None
+        wide = b.op(math.PowFOp, b.convert(a, f64), b.convert(c, f64))
+        return b.convert(wide, a.type)
 
 
 @irdl_op_definition
