@@ -36,6 +36,7 @@ from ge_frontend.torch_fx import (
     HostValue,
     Size,
     TorchNodeContext,
+    dtype_name,
     is_symbolic,
     known_equal,
     static_dim,
@@ -276,20 +277,25 @@ def convert_elu(ctx: TorchNodeContext) -> Value:
 
 @converts("aten.gelu")
 def convert_gelu(ctx: TorchNodeContext) -> Value:
-    """`approximate="tanh"`: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))."""
-    if ctx.arg("approximate") != "tanh":
-        raise Unsupported("with approximate='none' (no erf op yet)")
+    """x·(1 + erf(x/√2))/2, or with `approximate="tanh"`
+    x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))/2, as torch computes them."""
     x = ctx.tensor("self")
     dtype = ctx.result_dtype()
 
-    def const(v: float) -> np.ndarray:
-        return np.asarray(v, dtype=dtype)
+    def const(value: float) -> np.ndarray:
+        return np.asarray(value, dtype=dtype)
 
-    cube = ctx.op("mul", ctx.op("mul", x, x, suffix="square"), x, suffix="cube")
-    inner = ctx.op("add", x, ctx.op("mul", cube, const(0.044715), suffix="c"),
-                   suffix="inner")
-    scaled = ctx.op("mul", inner, const(math.sqrt(2 / math.pi)), suffix="scaled")
-    gate = ctx.op("add", ctx.op("tanh", scaled, suffix="tanh"), const(1.0), suffix="gate")
+    if ctx.arg("approximate") == "tanh":
+        cube = ctx.op("mul", ctx.op("mul", x, x, suffix="square"), x, suffix="cube")
+        inner = ctx.op(
+            "add", x, ctx.op("mul", cube, const(0.044715), suffix="c"), suffix="inner"
+        )
+        scaled = ctx.op("mul", inner, const(math.sqrt(2 / math.pi)), suffix="scaled")
+        gate = ctx.op("tanh", scaled, suffix="tanh")
+    else:
+        scaled = ctx.op("mul", x, const(math.sqrt(0.5)), suffix="scaled")
+        gate = ctx.op("erf", scaled, suffix="erf")
+    gate = ctx.op("add", gate, const(1.0), suffix="gate")
     half = ctx.op("mul", x, const(0.5), suffix="half")
     return ctx.op("mul", half, gate)
 
@@ -320,6 +326,82 @@ def convert_binary(ctx: TorchNodeContext) -> Value:
 @converts("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor")
 def convert_pow(ctx: TorchNodeContext) -> Value:
     return _elementwise(ctx, "pow", ctx.tensor("self"), ctx.tensor("exponent"))
+
+
+COMPARISONS = {
+    "aten.eq": "equal",
+    "aten.ne": "not_equal",
+    "aten.lt": "less",
+    "aten.le": "less_equal",
+    "aten.gt": "greater",
+    "aten.ge": "greater_equal",
+}
+
+
+def _common_dtype(ctx: TorchNodeContext, *values: Any) -> str:
+    """The dtype torch computes an op on `values` (tensors, Python numbers) in."""
+    examples = [
+        v if isinstance(v, bool | int | float) else ctx.example_of(v) for v in values
+    ]
+    return dtype_name(torch.result_type(*examples))
+
+
+@converts(*COMPARISONS)
+def convert_comparison(ctx: TorchNodeContext) -> Value:
+    """`self <op> other` in their common dtype (torch's type promotion)."""
+    x, other = ctx.tensor("self"), ctx.tensor("other")
+    dtype = _common_dtype(ctx, x, other)
+    op = COMPARISONS[str(ctx.node.target.overloadpacket)]
+    return ctx.op(op, _as_dtype(ctx, x, dtype, "cast0"),
+                  _as_dtype(ctx, other, dtype, "cast1"))
+
+
+LOGIC = {
+    "aten.logical_and": "logical_and",
+    "aten.logical_or": "logical_or",
+    "aten.logical_xor": "logical_xor",
+    "aten.bitwise_and": "logical_and",
+    "aten.bitwise_or": "logical_or",
+    "aten.bitwise_xor": "logical_xor",
+}
+
+
+@converts(*LOGIC)
+def convert_logic(ctx: TorchNodeContext) -> Value:
+    """Logical ops (any dtype: non-zero is true); bitwise ones on booleans."""
+    x, other = ctx.tensor("self"), ctx.tensor("other")
+    packet = str(ctx.node.target.overloadpacket)
+    if packet.startswith("aten.bitwise") and ctx.result_dtype() != "bool":
+        raise Unsupported("on integers (only booleans are logic)")
+    if isinstance(other, bool | int | float):
+        other = np.asarray(other, dtype=ctx.dtype_of(x))
+    if not isinstance(other, np.ndarray) or other.dtype.name != ctx.dtype_of(x):
+        dtype = _common_dtype(ctx, x, other)
+        x, other = _as_dtype(ctx, x, dtype, "cast0"), _as_dtype(ctx, other, dtype, "cast1")
+    return ctx.op(LOGIC[packet], x, other)
+
+
+@converts("aten.logical_not", "aten.bitwise_not")
+def convert_logical_not(ctx: TorchNodeContext) -> Value:
+    x = ctx.tensor("self")
+    if str(ctx.node.target.overloadpacket) == "aten.bitwise_not" and (
+        ctx.dtype_of(x) != "bool"
+    ):
+        raise Unsupported("on integers (only booleans are logic)")
+    return ctx.op("logical_not", x)
+
+
+@converts("aten.where.self", "aten.where.ScalarSelf", "aten.where.ScalarOther",
+          "aten.where.Scalar")
+def convert_where(ctx: TorchNodeContext) -> Value:
+    """`self` where `condition`, else `other`: `ge.select` (common dtype)."""
+    dtype = ctx.result_dtype()
+    return ctx.op(
+        "select",
+        ctx.tensor("condition"),
+        _as_dtype(ctx, ctx.tensor("self"), dtype, "cast1"),
+        _as_dtype(ctx, ctx.tensor("other"), dtype, "cast2"),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -814,9 +896,10 @@ def convert_flash_attention(ctx: TorchNodeContext) -> list[Any]:
             raise Unsupported("causal on symbolic sequence lengths")
         causal = np.triu(np.full((int(length), int(source)), -np.inf, dtype), 1)
         scores = ctx.op("add", scores, causal, suffix="causal")
-    if mask is not None:
-        if ctx.dtype_of(mask) == "bool":
-            raise Unsupported("with a boolean mask (no select op yet)")
+    if mask is not None and ctx.dtype_of(mask) == "bool":  # False: left out
+        scores = ctx.op("select", mask, scores, np.asarray(-np.inf, dtype),
+                        suffix="masked")
+    elif mask is not None:
         scores = ctx.op("add", scores, mask, suffix="masked")
     weights = ctx.op("softmax", scores, axis=-1, suffix="softmax")
     return [ctx.op("batch_matmul", weights, v), None]
