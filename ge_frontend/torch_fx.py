@@ -164,9 +164,15 @@ def known_equal(a: Size, b: Size) -> bool:
     return statically_known_true(a == b)
 
 
-def known_value(value: Any) -> Any:
-    """A known SymInt, SymFloat or SymBool as a Python number (others as they are)."""
-    return HostProgram().size(value, {}) if isinstance(value, SYMBOLIC_TYPES) else value
+def size_value(value: Any, bindings: Mapping[Any, int] | None = None) -> Any:
+    """A SymInt, SymFloat or SymBool as a Python number, its symbols bound by
+    `bindings` (none for a known one); other values as they are."""
+    if not isinstance(value, SYMBOLIC_TYPES):
+        return value
+    expr = value.node.expr.xreplace(bindings or {})
+    if isinstance(value, torch.SymInt):
+        return int(expr)
+    return float(expr) if isinstance(value, torch.SymFloat) else bool(expr)
 
 
 def example_of(node: fx.Node) -> Any:
@@ -242,15 +248,6 @@ class HostProgram:
             values[symbol] = int(arg if dim is None else arg.shape[dim])
         return values
 
-    def size(self, value: Any, bindings: Mapping[Any, int]) -> Any:
-        """A (possibly symbolic) int, float or bool under `bindings`."""
-        if not isinstance(value, SYMBOLIC_TYPES):
-            return value
-        expr = value.node.expr.xreplace(bindings)
-        if isinstance(value, torch.SymInt):
-            return int(expr)
-        return float(expr) if isinstance(value, torch.SymFloat) else bool(expr)
-
     def evaluate(self, value: Any, bindings: Mapping[Any, int], memo: dict) -> Any:
         """A host-known value under `bindings` (tensors as torch tensors)."""
         if isinstance(value, HostValue):
@@ -264,7 +261,7 @@ class HostProgram:
             return memo[id(value)]
         if isinstance(value, np.ndarray):
             return to_torch(value)
-        return self.size(value, bindings)
+        return size_value(value, bindings)
 
     def _argument(self, arg: Any, bindings: Mapping[Any, int], memo: dict) -> Any:
         if isinstance(arg, fx.Node):
@@ -410,6 +407,11 @@ class TorchNodeContext(ConverterContext):
     def name(self) -> str:
         return self.node.name
 
+    @property
+    def packet(self) -> str:
+        """The node's op without its overload: `aten.add` for `aten.add.Tensor`."""
+        return str(self.node.target.overloadpacket)
+
     def arg(self, name: str) -> Any:
         """Argument `name` as the graph gives it (defaults filled in)."""
         return self.arguments[name]
@@ -440,7 +442,7 @@ class TorchNodeContext(ConverterContext):
         value = self.arguments[name]
         if is_symbolic(value):
             raise Unsupported(f"with a symbolic '{name}'")
-        return known_value(value)
+        return size_value(value)
 
     def example_of(self, value: Any) -> Any:
         """The example tensor (symbolic shape, dtype) of a tensor value."""
@@ -545,7 +547,7 @@ class FxGraphImport:
         outputs: list[Any] = []
         for result in self.results:
             if result.graph_output is None:
-                outputs.append(self.host.size(result.value, bindings))
+                outputs.append(size_value(result.value, bindings))
                 continue
             tensor = to_torch(np.array(arrays[result.graph_output]))
             if result.channels_last:
@@ -555,6 +557,53 @@ class FxGraphImport:
 
 
 Converter = Callable[[TorchNodeContext], Any]
+
+
+@dataclass(frozen=True)
+class FlattenedLinear:
+    """`out = view(mm(view(x, [prod(lead), k]), weight) (+ bias), [*lead, n])`."""
+
+    out: fx.Node
+    product: fx.Node
+    flat: fx.Node
+    x: fx.Node
+    weight: fx.Node
+    bias: fx.Node | None
+
+
+VIEWS = (
+    torch.ops.aten.view.default,
+    torch.ops.aten._unsafe_view.default,
+    torch.ops.aten.reshape.default,
+)
+
+
+def flattened_linear(node: fx.Node) -> FlattenedLinear | None:
+    """`node` as the end of a linear layer on a flattened N-d input with
+    symbolic leading dims, or None."""
+    aten = torch.ops.aten
+    if node.target not in VIEWS:
+        return None
+    product = node.args[0]
+    if not isinstance(product, fx.Node) or len(product.users) != 1:
+        return None
+    if product.target is aten.mm.default:
+        (flat, weight), bias = product.args, None
+    elif product.target is aten.addmm.default and not product.kwargs:
+        bias, flat, weight = product.args[:3]
+    else:
+        return None
+    if flat.target not in VIEWS or len(flat.users) != 1:
+        return None
+    lead = example_of(node).shape[:-1]
+    x_shape = example_of(flat.args[0]).shape
+    if not any(is_symbolic(d) for d in lead) or len(x_shape) <= len(lead):
+        return None  # known sizes: the views are plain reshapes
+    if not all(known_equal(a, b) for a, b in zip(x_shape, lead, strict=False)):
+        return None
+    if not known_equal(math.prod(x_shape[len(lead) :]), example_of(flat).shape[1]):
+        return None
+    return FlattenedLinear(node, product, flat, flat.args[0], weight, bias)
 
 
 def unflatten_matmuls(graph: fx.Graph) -> None:
@@ -574,42 +623,31 @@ def unflatten_matmuls(graph: fx.Graph) -> None:
     to `[s0, s1, 64]` first when its trailing dims merge into `k`).
     """
     aten = torch.ops.aten
-    views = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
     for node in list(graph.nodes):
-        product = node.args[0] if node.target in views else None
-        if not isinstance(product, fx.Node) or len(product.users) != 1:
+        match = flattened_linear(node)
+        if match is None:
             continue
-        if product.target is aten.mm.default:
-            flat, weight = product.args
-            bias = None
-        elif product.target is aten.addmm.default and not product.kwargs:
-            bias, flat, weight = product.args[:3]
-        else:
-            continue
-        if flat.target not in views or len(flat.users) != 1:
-            continue
-        x = flat.args[0]
-        lead = example_of(node).shape[:-1]
-        x_shape = example_of(x).shape
-        if not any(is_symbolic(d) for d in lead) or len(x_shape) <= len(lead):
-            continue
-        if not all(known_equal(a, b) for a, b in zip(x_shape, lead, strict=False)):
-            continue
-        k = example_of(flat).shape[1]
-        if not known_equal(math.prod(x_shape[len(lead) :]), k):
+        lead_sizes = list(match.out.args[1][:-1])
+        sizes = [*lead_sizes, match.flat.args[1][-1]]
+        x_rank = example_of(match.x).dim()
+        if x_rank != len(sizes) and sizes.count(-1) > 1:
             continue
         with graph.inserting_before(node):
-            if len(x_shape) != len(lead) + 1:
-                sizes = [*node.args[1][:-1], flat.args[1][-1]]
-                x = _call_like(graph, aten.view.default, (x, sizes),
-                               example_of(x).reshape([*lead, k]))
-            result = _call_like(graph, aten.matmul.default, (x, weight),
-                                example_of(node))
-            if bias is not None:
-                result = _call_like(graph, aten.add.Tensor, (result, bias),
-                                    example_of(node))
+            x = match.x
+            if x_rank != len(sizes):
+                example = example_of(x).reshape(
+                    [*example_of(node).shape[:-1], example_of(match.flat).shape[1]]
+                )
+                x = _call_like(graph, aten.view.default, (x, sizes), example)
+            result = _call_like(
+                graph, aten.matmul.default, (x, match.weight), example_of(node)
+            )
+            if match.bias is not None:
+                result = _call_like(
+                    graph, aten.add.Tensor, (result, match.bias), example_of(node)
+                )
         node.replace_all_uses_with(result)
-        for dead in (node, product, flat):
+        for dead in (match.out, match.product, match.flat):
             graph.erase_node(dead)
 
 
@@ -754,7 +792,7 @@ class FxImporter:
         """A size computed from sizes (`s0 * s1`, `sym_size`): its example, or
         its value when it is known."""
         if not is_symbolic(example):
-            return known_value(example)
+            return size_value(example)
         if free_symbols(example) - set(self.host.symbols):
             return self._break(node, "a size that depends on tensor data")
         return example
@@ -853,7 +891,9 @@ class FxImporter:
             for t in results_of(example_of(node))
         ]
         example = example_of(node)
-        self.env[node] = stand_ins if isinstance(example, tuple | list) else stand_ins[0]
+        self.env[node] = (
+            stand_ins if isinstance(example, tuple | list) else stand_ins[0]
+        )
         return False
 
     # -- outputs ---------------------------------------------------------------

@@ -8,16 +8,18 @@ break) and never decide on the example values of symbolic sizes.
 
 The graphs are aot_autograd's inference graphs, whose ATen ops are mostly
 core ATen; ops without a converter here that torch can decompose into core
-ATen are decomposed before import (`DECOMPOSED`, applied by the backend).
+ATen are decomposed before import (`decomposition_table`, given to
+aot_autograd by the backend: `silu`, `hardswish`, `masked_fill`, ...).
 
 Layouts: tensors are in torch's logical order, and the convolution family
 is `data_format = "NCHW"` with OIHW filters, as torch defines them. A 1-d
 convolution or batch norm is its 2-d form on an inserted size-1 dim.
 
-Written with several `ge` ops (exactly the same arithmetic as eager's, up
-to rounding): `rsqrt` (reciprocal of sqrt), `native_layer_norm` (mean,
-centred square, mean, rsqrt), `gelu(approximate="tanh")`, and the CPU
-flash attention (`q @ kᵀ · scale (+ mask)`, softmax, `@ v`).
+Written with several `ge` ops (the same arithmetic as eager's, up to
+rounding): `rsqrt` (reciprocal of sqrt), `native_layer_norm` (mean,
+centred square, mean, rsqrt), `gelu` (with `ge.erf`, or tanh), the CPU
+flash attention (`q @ kᵀ · scale`, masked by `ge.select` or added,
+softmax, `@ v`), `index` (gathers), `expand` (tiles).
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ import torch
 from ge_dialect.limits import INT64_MAX
 from ge_frontend.importing import Unsupported, Value, normalize_axis, registrar
 from ge_frontend.torch_fx import (
-    HostValue,
     Size,
     TorchNodeContext,
     dtype_name,
@@ -94,9 +95,7 @@ def _as_dtype(ctx: TorchNodeContext, value: Any, dtype: str, suffix: str) -> Any
 def _elementwise(ctx: TorchNodeContext, op: str, *operands: Any) -> Value:
     """`ge.<op>` on operands in the result's dtype (torch's type promotion)."""
     dtype = ctx.result_dtype()
-    values = [
-        _as_dtype(ctx, v, dtype, f"cast{i}") for i, v in enumerate(operands)
-    ]
+    values = [_as_dtype(ctx, v, dtype, f"cast{i}") for i, v in enumerate(operands)]
     return ctx.op(op, *values)
 
 
@@ -171,8 +170,9 @@ def _reshape(
         return x
     plan = plan_reshape(in_shape, out_shape)
     if plan.unsqueeze:
-        x = ctx.op("unsqueeze", x, axes=plan.unsqueeze,
-                   suffix=f"{suffix or 'reshape'}/align")
+        x = ctx.op(
+            "unsqueeze", x, axes=plan.unsqueeze, suffix=f"{suffix or 'reshape'}/align"
+        )
     return ctx.op("reshape", x, shape=plan.shape, suffix=suffix)
 
 
@@ -220,8 +220,8 @@ def convert_to_copy(ctx: TorchNodeContext) -> Any:
 def convert_new_filled(ctx: TorchNodeContext) -> np.ndarray:
     """A filled tensor of a known size (its `self` only gives dtype/device)."""
     size = ctx.ints("size")
-    fill = {"new_zeros": 0, "new_ones": 1, "new_empty": 0}.get(
-        ctx.node.target.overloadpacket.__name__
+    fill = {"aten.new_zeros": 0, "aten.new_ones": 1, "aten.new_empty": 0}.get(
+        ctx.packet
     )
     value = ctx.number("fill_value") if fill is None else fill
     return np.full(size, value, dtype=ctx.result_dtype())
@@ -246,13 +246,18 @@ UNARY = {
 
 @converts(*UNARY)
 def convert_unary(ctx: TorchNodeContext) -> Value:
-    return _elementwise(ctx, UNARY[str(ctx.node.target.overloadpacket)], ctx.tensor("self"))
+    return _elementwise(
+        ctx, UNARY[ctx.packet], ctx.tensor("self")
+    )
 
 
 @converts("aten.rsqrt")
 def convert_rsqrt(ctx: TorchNodeContext) -> Value:
-    root = ctx.op("sqrt", _as_dtype(ctx, ctx.tensor("self"), ctx.result_dtype(), "cast"),
-                  suffix="sqrt")
+    root = ctx.op(
+        "sqrt",
+        _as_dtype(ctx, ctx.tensor("self"), ctx.result_dtype(), "cast"),
+        suffix="sqrt",
+    )
     return ctx.op("reciprocal", root)
 
 
@@ -265,7 +270,9 @@ def convert_hardtanh(ctx: TorchNodeContext) -> Value:
 
 @converts("aten.leaky_relu")
 def convert_leaky_relu(ctx: TorchNodeContext) -> Value:
-    return ctx.op("leaky_relu", ctx.tensor("self"), alpha=float(ctx.number("negative_slope")))
+    return ctx.op(
+        "leaky_relu", ctx.tensor("self"), alpha=float(ctx.number("negative_slope"))
+    )
 
 
 @converts("aten.elu")
@@ -319,8 +326,9 @@ def convert_binary(ctx: TorchNodeContext) -> Value:
     alpha = ctx.arguments.get("alpha", 1)
     if alpha != 1:
         other = _elementwise(ctx, "mul", other, ctx.number("alpha"))
-    return _elementwise(ctx, BINARY[str(ctx.node.target.overloadpacket)],
-                        ctx.tensor("self"), other)
+    return _elementwise(
+        ctx, BINARY[ctx.packet], ctx.tensor("self"), other
+    )
 
 
 @converts("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor")
@@ -351,9 +359,10 @@ def convert_comparison(ctx: TorchNodeContext) -> Value:
     """`self <op> other` in their common dtype (torch's type promotion)."""
     x, other = ctx.tensor("self"), ctx.tensor("other")
     dtype = _common_dtype(ctx, x, other)
-    op = COMPARISONS[str(ctx.node.target.overloadpacket)]
-    return ctx.op(op, _as_dtype(ctx, x, dtype, "cast0"),
-                  _as_dtype(ctx, other, dtype, "cast1"))
+    op = COMPARISONS[ctx.packet]
+    return ctx.op(
+        op, _as_dtype(ctx, x, dtype, "cast0"), _as_dtype(ctx, other, dtype, "cast1")
+    )
 
 
 LOGIC = {
@@ -370,29 +379,36 @@ LOGIC = {
 def convert_logic(ctx: TorchNodeContext) -> Value:
     """Logical ops (any dtype: non-zero is true); bitwise ones on booleans."""
     x, other = ctx.tensor("self"), ctx.tensor("other")
-    packet = str(ctx.node.target.overloadpacket)
+    packet = ctx.packet
     if packet.startswith("aten.bitwise") and ctx.result_dtype() != "bool":
         raise Unsupported("on integers (only booleans are logic)")
     if isinstance(other, bool | int | float):
         other = np.asarray(other, dtype=ctx.dtype_of(x))
     if not isinstance(other, np.ndarray) or other.dtype.name != ctx.dtype_of(x):
         dtype = _common_dtype(ctx, x, other)
-        x, other = _as_dtype(ctx, x, dtype, "cast0"), _as_dtype(ctx, other, dtype, "cast1")
+        x, other = (
+            _as_dtype(ctx, x, dtype, "cast0"),
+            _as_dtype(ctx, other, dtype, "cast1"),
+        )
     return ctx.op(LOGIC[packet], x, other)
 
 
 @converts("aten.logical_not", "aten.bitwise_not")
 def convert_logical_not(ctx: TorchNodeContext) -> Value:
     x = ctx.tensor("self")
-    if str(ctx.node.target.overloadpacket) == "aten.bitwise_not" and (
+    if ctx.packet == "aten.bitwise_not" and (
         ctx.dtype_of(x) != "bool"
     ):
         raise Unsupported("on integers (only booleans are logic)")
     return ctx.op("logical_not", x)
 
 
-@converts("aten.where.self", "aten.where.ScalarSelf", "aten.where.ScalarOther",
-          "aten.where.Scalar")
+@converts(
+    "aten.where.self",
+    "aten.where.ScalarSelf",
+    "aten.where.ScalarOther",
+    "aten.where.Scalar",
+)
 def convert_where(ctx: TorchNodeContext) -> Value:
     """`self` where `condition`, else `other`: `ge.select` (common dtype)."""
     dtype = ctx.result_dtype()
@@ -551,8 +567,9 @@ def convert_select(ctx: TorchNodeContext) -> Value:
     axis = _axis(ctx, x, ctx.number("dim"))
     index = int(ctx.number("index"))
     end = INT64_MAX if index == -1 else index + 1
-    taken = ctx.op("slice", x, begins=[index], ends=[end], axes=[axis], steps=[1],
-                   suffix="slice")
+    taken = ctx.op(
+        "slice", x, begins=[index], ends=[end], axes=[axis], steps=[1], suffix="slice"
+    )
     return ctx.op("squeeze", taken, axes=[axis])
 
 
@@ -569,8 +586,9 @@ def convert_cat(ctx: TorchNodeContext) -> Value:
 def convert_split(ctx: TorchNodeContext) -> list[Value]:
     x = ctx.tensor("self")
     axis = _axis(ctx, x, ctx.number("dim"))
-    sizes = [static_dim(r.shape[axis]) for r in map(ctx.result, range(
-        len(ctx.outputs_used)))]
+    sizes = [
+        static_dim(r.shape[axis]) for r in map(ctx.result, range(len(ctx.outputs_used)))
+    ]
     if -1 in sizes:
         raise Unsupported("on a symbolic dim")
     results = ctx.op("split", x, axis=axis, sizes=sizes)
@@ -590,8 +608,13 @@ def convert_constant_pad(ctx: TorchNodeContext) -> Value:
     begins, ends = [0] * rank, [0] * rank
     for i in range(len(pad) // 2):
         begins[rank - 1 - i], ends[rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
-    return ctx.op("pad", x, paddings=begins + ends, mode="constant",
-                  value=float(ctx.number("value")))
+    return ctx.op(
+        "pad",
+        x,
+        paddings=begins + ends,
+        mode="constant",
+        value=float(ctx.number("value")),
+    )
 
 
 @converts("aten.embedding")
@@ -708,13 +731,20 @@ def convert_convolution(ctx: TorchNodeContext) -> Value:
     bias = ctx.arg("bias")
     if ctx.arg("transposed"):
         attrs["output_padding"] = output_padding
-        y = ctx.op("conv2d_transpose", x, weight, bias, suffix=None if rank == 4
-                   else "conv", **attrs)
+        y = ctx.op(
+            "conv2d_transpose",
+            x,
+            weight,
+            bias,
+            suffix=None if rank == 4 else "conv",
+            **attrs,
+        )
     else:
         if any(output_padding):
             raise ValueError("output_padding on a convolution that is not transposed")
-        y = ctx.op("conv2d", x, weight, bias, suffix=None if rank == 4 else "conv",
-                   **attrs)
+        y = ctx.op(
+            "conv2d", x, weight, bias, suffix=None if rank == 4 else "conv", **attrs
+        )
     return y if rank == 4 else ctx.op("squeeze", y, axes=[2])
 
 
@@ -791,8 +821,13 @@ def convert_adaptive_avg_pool(ctx: TorchNodeContext) -> Value:
     if any(int(s) % o for s, o in zip(spatial, out, strict=True)):
         raise Unsupported("to a size that does not divide the input")
     kernel = [int(s) // o for s, o in zip(spatial, out, strict=True)]
-    return ctx.op("avg_pool", x, ksize=_spatial(kernel), strides=_spatial(kernel),
-                  data_format="NCHW")
+    return ctx.op(
+        "avg_pool",
+        x,
+        ksize=_spatial(kernel),
+        strides=_spatial(kernel),
+        data_format="NCHW",
+    )
 
 
 def _to_4d(ctx: TorchNodeContext, x: Any) -> tuple[Any, list[int]]:
@@ -866,8 +901,11 @@ def convert_softmax(ctx: TorchNodeContext) -> Value:
     if ctx.arg("half_to_float"):
         raise Unsupported("with half_to_float")
     x = ctx.tensor("self")
-    op = "softmax" if ctx.node.target.overloadpacket.__name__ == "_softmax" else (
-        "log_softmax")
+    op = (
+        "softmax"
+        if ctx.packet == "aten._softmax"
+        else ("log_softmax")
+    )
     return ctx.op(op, x, axis=_axis(ctx, x, ctx.number("dim")))
 
 
@@ -897,8 +935,9 @@ def convert_flash_attention(ctx: TorchNodeContext) -> list[Any]:
         causal = np.triu(np.full((int(length), int(source)), -np.inf, dtype), 1)
         scores = ctx.op("add", scores, causal, suffix="causal")
     if mask is not None and ctx.dtype_of(mask) == "bool":  # False: left out
-        scores = ctx.op("select", mask, scores, np.asarray(-np.inf, dtype),
-                        suffix="masked")
+        scores = ctx.op(
+            "select", mask, scores, np.asarray(-np.inf, dtype), suffix="masked"
+        )
     elif mask is not None:
         scores = ctx.op("add", scores, mask, suffix="masked")
     weights = ctx.op("softmax", scores, axis=-1, suffix="softmax")
@@ -909,7 +948,11 @@ def convert_flash_attention(ctx: TorchNodeContext) -> list[Any]:
 # Reductions
 # ---------------------------------------------------------------------------
 
-REDUCTIONS = {"aten.mean": "reduce_mean", "aten.sum": "reduce_sum", "aten.amax": "reduce_max"}
+REDUCTIONS = {
+    "aten.mean": "reduce_mean",
+    "aten.sum": "reduce_sum",
+    "aten.amax": "reduce_max",
+}
 
 
 @converts("aten.mean.dim", "aten.sum.dim_IntList", "aten.amax")
@@ -917,7 +960,7 @@ def convert_reduction(ctx: TorchNodeContext) -> Value:
     x = ctx.tensor("self")
     dtype = ctx.result_dtype()
     x = _as_dtype(ctx, x, dtype, "cast")
-    op = REDUCTIONS[str(ctx.node.target.overloadpacket)]
+    op = REDUCTIONS[ctx.packet]
     axes = _axes(ctx, x, ctx.arg("dim"))
     return ctx.op(op, x, axes=axes, keep_dims=bool(ctx.arg("keepdim")))
 
@@ -925,8 +968,7 @@ def convert_reduction(ctx: TorchNodeContext) -> Value:
 @converts("aten.mean.default", "aten.sum.default")
 def convert_full_reduction(ctx: TorchNodeContext) -> Value:
     x = _as_dtype(ctx, ctx.tensor("self"), ctx.result_dtype(), "cast")
-    op = REDUCTIONS[str(ctx.node.target.overloadpacket)]
+    op = REDUCTIONS[ctx.packet]
     return ctx.op(op, x, axes=list(range(ctx.rank_of(x))), keep_dims=False)
 
 
-__all__ = ["CONVERTERS", "HostValue", "decomposition_table"]

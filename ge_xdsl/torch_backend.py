@@ -8,61 +8,59 @@ storage formats, compiles and runs. Here:
 compiled = torch.compile(model, backend="ge")      # found by its entry point
 compiled = torch.compile(model, backend="ge", dynamic=True,
                          options={"soc_version": "Ascend910"})
-y = compiled(x)                                     # the first call compiles
+y = compiled(x)                                    # the first call compiles
 ```
 
-1. **Capture.** TorchDynamo traces the Python code into FX graphs (a graph
-   break where it cannot); aot_autograd turns each into an inference graph
-   of ATen ops (functional, views included), decomposing to core ATen only
-   the ops `ge_frontend.torch_ops` has no converter for
+1. **Capture.** TorchDynamo traces the Python code into FX graphs;
+   aot_autograd turns each into a functional graph of ATen ops, decomposing
+   to core ATen only the ops `ge_frontend.torch_ops` has no converter for
    (`decomposition_table`).
 2. **Import** (`ge_frontend.torch_fx`): placeholders that are parameters or
-   buffers (aot_autograd's static inputs, not mutated by the graph) become
-   weights; the rest are `ge.data` inputs; symbolic sizes are `?` dims.
-3. **Graph breaks.** An ATen node `ge` cannot express (the importer says why)
-   is left to eager PyTorch: the graph is split (torch's capability-based
-   partitioner) into `ge` partitions and those nodes, one warning each
-   (`graph break at node ...`), recorded in `STATS.graph_breaks`; `explain`
-   adds them to torch's own explanation. Never a wrong result.
+   buffers (aot_autograd's static inputs that the graph does not mutate)
+   become weights; the others are `ge.data` inputs; symbolic sizes are `?`.
+3. **Graph breaks.** ATen nodes `ge` cannot express are left to eager
+   PyTorch: torch's capability-based partitioner splits the graph into `ge`
+   partitions and those nodes, each logged once (`graph break at node 'n':
+   aten.op.overload why; eager PyTorch runs it`) and recorded in
+   `STATS.graph_breaks`; `explain` adds them to TorchDynamo's explanation.
 4. **Compile**: ge-atc's chain (graph fusion, constant folding, the format
-   pipeline, UB fusion, engines, `mark-fallback`, memory planning) with the
-   options (`soc_version`; `precision_mode` as far as implemented), its
-   weights laid out once.
-5. **Run** through `ge_runtime.scheduler.compile_model`, ge-run's JIT path:
-   static shapes sink the graph (one JIT call, weights packed once at the
+   pipeline, UB fusion, engines with `mark-fallback`, memory planning) with
+   the options, the weights laid out once.
+5. **Run** through `ge_runtime.scheduler.compile_model` (ge-run's JIT path):
+   static shapes sink the graph (one JIT call, its weights packed at the
    first run); symbolic sizes run under host scheduling, op by op with a
-   kernel JIT-compiled per shape and fallback dispatch for the ops
-   `mark-fallback` marks (`<name>, setting fallback attribute`).
+   kernel JIT-compiled per shape (`KernelCache`, bounded) and fallback
+   dispatch for the ops `mark-fallback` marks (it logs `<name>, setting
+   fallback attribute`).
 
-Recompiles are TorchDynamo's (a guard fails: a new shape, dtype, ...), each
-counted in `STATS.compiles`; torch bounds them per frame
-(`torch._dynamo.config.recompile_limit`). A parameter replaced or changed
-in place after compiling is seen (identity and version counter) and the
-graph is rebuilt, counted in `STATS.rebuilds`. Training graphs compile the
-same way: the forward graph runs on `ge`, the backward graph too wherever
-its ATen ops have converters.
+Recompiles are TorchDynamo's (a guard fails: a new shape with
+`dynamic=False`, a size of 1, a dtype), each counted in `STATS.compiles`
+and bounded per frame by `torch._dynamo.config.recompile_limit`. A
+parameter replaced or changed in place after compiling is noticed (its
+identity and version counter) and the graph compiled again
+(`STATS.rebuilds`). Training works the same way: aot_autograd's forward
+and backward graphs are both compiled (the backward's ops that have no
+converter are graph breaks).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 from torch import fx
 
 from ge_dialect.diagnostics import GEError
-from ge_frontend.torch_fx import (
-    FxGraphImport,
-    example_of,
-    import_fx_graph,
-    op_label,
-)
+from ge_frontend.torch_fx import FxGraphImport, import_fx_graph, op_label, to_torch
 from ge_frontend.torch_ops import decomposition_table
 
 LOG = logging.getLogger("ge_xdsl.torch")
@@ -71,8 +69,8 @@ BACKEND_NAME = "ge"
 """The name `torch.compile(..., backend=...)` finds this backend by."""
 
 PRECISION_MODES = ("force_fp32", "must_keep_origin_dtype")
-"""ATC `--precision_mode` values the compile implements: every op in the
-graph's own dtype (the fp16 modes are not implemented yet)."""
+"""ATC `--precision_mode` values the compile implements: every op keeps the
+graph's dtypes (the fp16 modes are not implemented yet)."""
 
 
 @dataclass(frozen=True)
@@ -80,25 +78,28 @@ class BackendOptions:
     """`torch.compile(..., options={...})` for the `ge` backend (ATC's names)."""
 
     soc_version: str | None = None
-    """The target SoC (`Ascend910`, ...; `ge_dialect/data/targets`)."""
+    """The target SoC (`Ascend910`, ...: `ge_dialect/data/targets`)."""
     precision_mode: str = "force_fp32"
     fusion: bool = True
-    """Graph and UB fusion (ATC's fusion switch, all rules)."""
+    """Graph and UB fusion (all rules; ATC's `--disable-fusion` when off)."""
     auto_cast_mode: int = 1
-    """ATC's `--auto_cast_mode`: casts around AI CPU ops lacking a dtype
-    (on by default: an online graph cannot be re-exported in other dtypes)."""
+    """ATC's `--auto_cast_mode`: casts around AI CPU ops lacking a dtype (on:
+    an online graph cannot be exported again in other dtypes)."""
 
     @classmethod
     def parse(cls, options: Mapping[str, Any] | None) -> BackendOptions:
-        """Validated options (a one-line GEError for a bad name or value)."""
+        """Validated options (a one-line GEError naming a bad one)."""
         options = dict(options or {})
-        known = set(cls.__dataclass_fields__)
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise GEError(
-                f"error: unknown ge backend option '{unknown[0]}' (options: "
-                f"{', '.join(sorted(known))})"
-            )
+        for name, value in options.items():
+            if name not in OPTION_TYPES:
+                raise GEError(
+                    f"error: unknown ge backend option '{name}' (options: "
+                    f"{', '.join(sorted(OPTION_TYPES))})"
+                )
+            if not isinstance(value, OPTION_TYPES[name]) or (
+                name == "auto_cast_mode" and value not in (0, 1)
+            ):
+                raise GEError(f"error: bad value {value!r} for option '{name}'")
         parsed = cls(**options)
         if parsed.soc_version is not None:
             from ge_dialect.formats import FormatError, get_target
@@ -115,6 +116,15 @@ class BackendOptions:
         return parsed
 
 
+OPTION_TYPES: dict[str, type | tuple[type, ...]] = {
+    "soc_version": (str, type(None)),
+    "precision_mode": str,
+    "fusion": bool,
+    "auto_cast_mode": int,
+}
+"""The type of each option's value."""
+
+
 @dataclass(frozen=True)
 class GraphBreak:
     """An ATen node left to eager PyTorch, and why."""
@@ -128,25 +138,27 @@ class GraphBreak:
 
 @dataclass
 class BackendStats:
-    """What the backend did in this process (reset with `reset_stats`)."""
+    """What the backend did in this process (`reset` forgets it)."""
 
     compiles: int = 0
     """FX graphs compiled (TorchDynamo's compiles and recompiles)."""
     rebuilds: int = 0
     """Graphs compiled again because a parameter changed after compiling."""
-    partitions: int = 0
-    """`ge` graphs compiled (several per FX graph with graph breaks)."""
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     compile_seconds: float = 0.0
+    _graphs: list[weakref.ref] = field(default_factory=list)
+
+    def graphs(self) -> list[GeGraph]:
+        """The `ge` graphs compiled (and still alive), oldest first."""
+        return [g for ref in self._graphs if (g := ref()) is not None]
+
+    def reset(self) -> None:
+        """Forget everything counted so far."""
+        self.__init__()  # type: ignore[misc]
 
 
 STATS = BackendStats()
-
-
-def reset_stats() -> None:
-    """Forget what `STATS` counted."""
-    global STATS
-    STATS = BackendStats()
+"""What the backend did in this process."""
 
 
 # ---------------------------------------------------------------------------
@@ -162,37 +174,42 @@ def ge_backend(
 ) -> Callable[..., Any]:
     """The `torch.compile` backend: aot_autograd, then `ge` for each graph."""
     from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.aot_autograd import make_boxed_func
 
     parsed = BackendOptions.parse(options)
     real_inputs = list(example_inputs)
+    names = parameter_names(graph_module)
 
-    def compile_graph(gm: fx.GraphModule, fake_inputs: Sequence[Any]) -> Any:
-        return CompiledGraph.build(gm, _constants(gm, fake_inputs, real_inputs),
-                                   _names(graph_module), parsed)
+    def compile_forward(gm: fx.GraphModule, fake_inputs: Sequence[Any]) -> Any:
+        constants = static_inputs(fake_inputs, real_inputs)
+        return make_boxed_func(CompiledGraph.build(gm, constants, names, parsed))
+
+    def compile_backward(gm: fx.GraphModule, fake_inputs: Sequence[Any]) -> Any:
+        return make_boxed_func(CompiledGraph.build(gm, {}, {}, parsed))
 
     return aot_autograd(
-        fw_compiler=compile_graph,
-        bw_compiler=compile_graph,
+        fw_compiler=compile_forward,
+        bw_compiler=compile_backward,
         decompositions=decomposition_table(),
     )(graph_module, example_inputs)
 
 
-def _constants(
-    gm: fx.GraphModule, fake_inputs: Sequence[Any], real_inputs: Sequence[Any]
+def static_inputs(
+    fake_inputs: Sequence[Any], real_inputs: Sequence[Any]
 ) -> dict[int, torch.Tensor]:
-    """The placeholders that are parameters or buffers the graph does not
-    mutate (aot_autograd's static inputs), with their real values."""
+    """The forward graph's inputs that are parameters or buffers it does not
+    mutate (aot_autograd's static inputs), with their values."""
     from torch._guards import TracingContext
 
     context = TracingContext.try_get()
     metadata = context.fw_metadata if context is not None else None
     if metadata is None or len(fake_inputs) != len(real_inputs):
-        return {}  # a graph whose inputs are not the traced frame's (backward)
+        return {}  # not the traced frame's inputs: none is known
     constants = {}
     for index in metadata.static_input_indices:
-        info = metadata.input_info[index] if index < len(metadata.input_info) else None
+        info = metadata.input_info[index]
         real, fake = real_inputs[index], fake_inputs[index]
-        if info is None or info.mutates_data or info.mutates_metadata:
+        if info.mutates_data or info.mutates_metadata:
             continue
         if (
             isinstance(real, torch.Tensor)
@@ -205,17 +222,18 @@ def _constants(
     return constants
 
 
-def _names(graph_module: fx.GraphModule) -> dict[int, str]:
-    """Placeholder position -> the parameter's dotted name (`layer1.0.weight`)."""
+def parameter_names(graph_module: fx.GraphModule) -> dict[int, str]:
+    """Placeholder position -> the dotted name of the parameter or buffer it
+    is (`blocks.0.conv.weight`), from TorchDynamo's sources."""
+    containers = ("_modules", "_parameters", "_buffers")
     names = {}
-    placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
+    placeholders = graph_module.graph.find_nodes(op="placeholder")
     for index, node in enumerate(placeholders):
         source = getattr(node, "_dynamo_source", None)
         parts = []
         while source is not None and hasattr(source, "base"):
             key = getattr(source, "index", getattr(source, "member", None))
-            if isinstance(key, str) and key not in ("_modules", "_parameters",
-                                                    "_buffers"):
+            if isinstance(key, str) and key not in containers:
                 parts.append(key)
             source = source.base
         if parts:
@@ -230,8 +248,8 @@ def _names(graph_module: fx.GraphModule) -> dict[int, str]:
 
 @dataclass
 class CompiledGraph:
-    """An aot_autograd graph compiled by `ge`: one `ge` graph, or partitions
-    with the unsupported nodes between them (run by the split FX module)."""
+    """An aot_autograd graph compiled by `ge` (one graph, or `ge` partitions
+    around its graph breaks), compiled again if its parameters change."""
 
     graph_module: fx.GraphModule
     constants: dict[int, torch.Tensor]
@@ -239,7 +257,6 @@ class CompiledGraph:
     options: BackendOptions
     runner: Callable[[Sequence[Any]], list[Any]] | None = None
     versions: dict[int, int] = field(default_factory=dict)
-    _boxed_call = True
 
     @classmethod
     def build(
@@ -264,8 +281,8 @@ class CompiledGraph:
         self.versions = {i: t._version for i, t in self.constants.items()}
         STATS.compile_seconds += time.perf_counter() - start
 
-    def __call__(self, args: list[Any]) -> list[Any]:
-        """Run on a call's arguments (aot_autograd's boxed calling convention)."""
+    def __call__(self, *args: Any) -> list[Any]:
+        """The graph's outputs for a call's arguments."""
         if any(
             args[i] is not tensor or tensor._version != self.versions[i]
             for i, tensor in self.constants.items()
@@ -275,9 +292,7 @@ class CompiledGraph:
             STATS.rebuilds += 1
             self._compile()
         assert self.runner is not None
-        outputs = self.runner(args)
-        args.clear()
-        return outputs
+        return self.runner(args)
 
 
 def compile_partitions(
@@ -286,38 +301,42 @@ def compile_partitions(
     names: Mapping[int, str],
     options: BackendOptions,
 ) -> Callable[[Sequence[Any]], list[Any]]:
-    """A function of a call's arguments running `graph_module`: one `ge`
-    graph when every node converts, else `ge` partitions around the
-    unsupported nodes, which eager PyTorch runs."""
+    """A function of a call's arguments that runs `graph_module`: one `ge`
+    graph when every node converts, else `ge` partitions (compiled the same
+    way) around the unsupported nodes, which eager PyTorch runs."""
     imported = import_fx_graph(graph_module, constants, names=names)
     if not imported.unsupported:
         return GeGraph(imported, options)
     for node, reason in imported.unsupported.items():
         record_graph_break(node, reason)
     split = split_graph(graph_module, set(imported.unsupported))
-    for name, submodule in list(split.named_children()):
+    for name, partition in list(split.named_children()):
         runner = compile_partitions(
-            submodule, _partition_constants(submodule, imported), {}, options
+            partition, partition_constants(partition, imported), {}, options
         )
-        (output,) = submodule.graph.find_nodes(op="output")
+        (output,) = partition.graph.find_nodes(op="output")
         single = not isinstance(output.args[0], tuple | list)
         setattr(split, name, PartitionModule(runner, single))
     return lambda args: list(split(*args))
 
 
 def record_graph_break(node: fx.Node, reason: str) -> None:
-    """Log one line for an unsupported node and remember it in `STATS`."""
+    """Log one line for an unsupported node; remember it in `STATS`."""
     label = op_label(node)
     why = reason.removeprefix(f"{label}: ")
-    stack = node.meta.get("stack_trace")
-    LOG.warning("graph break at node '%s': %s %s; eager PyTorch runs it",
-                node.name, label, why)
-    STATS.graph_breaks.append(GraphBreak(label, node.name, why, stack))
+    LOG.warning(
+        "graph break at node '%s': %s %s; eager PyTorch runs it", node.name, label, why
+    )
+    STATS.graph_breaks.append(
+        GraphBreak(label, node.name, why, node.meta.get("stack_trace"))
+    )
 
 
-def split_graph(graph_module: fx.GraphModule, unsupported: set[fx.Node]) -> fx.GraphModule:
-    """`graph_module` with its supported nodes fused into submodules
-    (`fused_N`), the unsupported ones between them."""
+def split_graph(
+    graph_module: fx.GraphModule, unsupported: set[fx.Node]
+) -> fx.GraphModule:
+    """A copy of `graph_module` whose other nodes are fused into submodules
+    (`fused_0`, ...) around the `unsupported` ones."""
     import operator
 
     from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
@@ -335,15 +354,11 @@ def split_graph(graph_module: fx.GraphModule, unsupported: set[fx.Node]) -> fx.G
     return partitioner.fuse_partitions(partitioner.propose_partitions())
 
 
-def _partition_constants(
+def partition_constants(
     partition: fx.GraphModule, imported: FxGraphImport
 ) -> dict[int, torch.Tensor]:
     """A partition's placeholders that hold import-time values of the whole
-    graph (parameters, and what was folded from them), by position."""
-    import numpy as np
-
-    from ge_frontend.torch_fx import to_torch
-
+    graph (parameters and what was folded from them), by position."""
     known = {
         node.name: value
         for node, value in imported.host.values.items()
@@ -358,7 +373,7 @@ def _partition_constants(
 
 
 class PartitionModule(torch.nn.Module):
-    """A `ge` partition in the split FX module."""
+    """A `ge` partition inside the split FX module."""
 
     def __init__(self, runner: Callable[[Sequence[Any]], list[Any]], single: bool):
         super().__init__()
@@ -392,10 +407,13 @@ class GeGraph:
         )
         weights = {**model.weights, **compiled.weights}
         self.model = compile_model(compiled.module, weights, target=options.soc_version)
-        STATS.partitions += 1
-        LOG.info("compiled %s (%s)", model.module.ops.first.sym_name.data
-                 if hasattr(model.module.ops.first, "sym_name") else "graph",
-                 self.model.describe())
+        """The scheduled model (`mode`, `describe()`, the last run's `trace`)."""
+        STATS._graphs.append(weakref.ref(self))
+        LOG.info(
+            "compiled a graph of %d inputs: %s",
+            len(imported.feeds_by_index),
+            self.model.describe(),
+        )
 
     def __call__(self, args: Sequence[Any]) -> list[Any]:
         arrays = self.model.run(self.imported.feeds(args))
@@ -403,7 +421,7 @@ class GeGraph:
 
 
 @contextlib.contextmanager
-def _real_tensors():
+def _real_tensors() -> Iterator[None]:
     """Outside any fake-tensor mode (the import runs ATen ops on real values)."""
     from torch._subclasses.fake_tensor import unset_fake_temporarily
 
@@ -415,13 +433,22 @@ def _real_tensors():
 # explain
 # ---------------------------------------------------------------------------
 
+FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<name>\S+)')
+"""A frame of torch's `stack_trace` text."""
 
-def explain(model: Callable[..., Any], *, dynamic: bool | None = None,
-            options: Mapping[str, Any] | None = None) -> Callable[..., Any]:
-    """`torch._dynamo.explain` for the `ge` backend: `explain(m)(*args)`.
 
-    TorchDynamo's explanation (its graphs and graph breaks) with the `ge`
-    graph breaks added to `break_reasons` and `graph_break_count`.
+def explain(
+    model: Callable[..., Any],
+    *,
+    dynamic: bool | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Callable[..., Any]:
+    """`torch._dynamo.explain` with the `ge` backend: `explain(model)(*args)`.
+
+    TorchDynamo's `ExplainOutput` of compiling `model` with the `ge` backend:
+    its graphs and graph breaks, and the `ge` graph breaks added to
+    `break_reasons` (`ge: aten.op at node 'n': why`, at the user's line) and
+    `graph_break_count`.
     """
 
     def inner(*args: Any, **kwargs: Any) -> Any:
@@ -429,7 +456,7 @@ def explain(model: Callable[..., Any], *, dynamic: bool | None = None,
         from torch._dynamo.output_graph import GraphCompileReason
 
         torch._dynamo.reset()
-        before = len(STATS.graph_breaks)
+        first = len(STATS.graph_breaks)
 
         def backend(gm: fx.GraphModule, inputs: Sequence[Any]) -> Any:
             return ge_backend(gm, inputs, options=options)
@@ -437,11 +464,14 @@ def explain(model: Callable[..., Any], *, dynamic: bool | None = None,
         explainer = ExplainWithBackend(backend)
         torch.compile(model, backend=explainer, dynamic=dynamic)(*args, **kwargs)
         output = explainer.output()
-        for graph_break in STATS.graph_breaks[before:]:
-            frames = [traceback.FrameSummary("<ge>", 0, graph_break.node)]
-            output.break_reasons.append(GraphCompileReason(
+        for graph_break in STATS.graph_breaks[first:]:
+            reason = (
                 f"ge: {graph_break.op} at node '{graph_break.node}': "
-                f"{graph_break.reason}", frames))
+                f"{graph_break.reason}"
+            )
+            output.break_reasons.append(
+                GraphCompileReason(reason, _user_frames(graph_break))
+            )
             output.graph_break_count += 1
         torch._dynamo.reset()
         return output
@@ -449,5 +479,10 @@ def explain(model: Callable[..., Any], *, dynamic: bool | None = None,
     return inner
 
 
-__all__ = ["BACKEND_NAME", "STATS", "BackendOptions", "explain", "ge_backend",
-           "example_of"]
+def _user_frames(graph_break: GraphBreak) -> list[traceback.FrameSummary]:
+    """The frames of the user code that produced a graph break's node."""
+    frames = [
+        traceback.FrameSummary(m["file"], int(m["line"]), m["name"])
+        for m in FRAME.finditer(graph_break.stack or "")
+    ]
+    return frames or [traceback.FrameSummary("<ge>", 0, graph_break.node)]
