@@ -212,14 +212,20 @@ def results_of(example: Any) -> list[Any]:
 @dataclass(eq=False)
 class HostValue:
     """A tensor the host computes per call from the graph's symbolic sizes:
-    `node`'s ATen op run on its arguments, all known on the host."""
+    an FX node's ATen op run on its arguments (all known on the host), or a
+    tensor shaped like `example` filled with `fill` (what a converter needs
+    to broadcast onto symbolic sizes)."""
 
-    node: fx.Node
+    example: torch.Tensor
+    """Its example (fake) tensor: symbolic shape and dtype."""
+    name: str
+    node: fx.Node | None = None
+    fill: bool | int | float = 0
 
-    @property
-    def example(self) -> torch.Tensor:
-        """Its example (fake) tensor: symbolic shape and dtype."""
-        return example_of(self.node)
+    @classmethod
+    def of_node(cls, node: fx.Node) -> HostValue:
+        """The value of `node`."""
+        return cls(example_of(node), node.name, node)
 
 
 SymbolSource = tuple[int, int | None]
@@ -252,16 +258,21 @@ class HostProgram:
         """A host-known value under `bindings` (tensors as torch tensors)."""
         if isinstance(value, HostValue):
             if id(value) not in memo:
-                node = value.node
-                args, kwargs = fx.node.map_aggregate(
-                    (node.args, node.kwargs),
-                    lambda a: self._argument(a, bindings, memo),
-                )
-                memo[id(value)] = node.target(*args, **kwargs)
+                memo[id(value)] = self._compute(value, bindings, memo)
             return memo[id(value)]
         if isinstance(value, np.ndarray):
             return to_torch(value)
         return size_value(value, bindings)
+
+    def _compute(self, value: HostValue, bindings: Mapping[Any, int], memo: dict):
+        if value.node is None:
+            shape = [size_value(d, bindings) for d in value.example.shape]
+            return torch.full(shape, value.fill, dtype=value.example.dtype)
+        node = value.node
+        args, kwargs = fx.node.map_aggregate(
+            (node.args, node.kwargs), lambda a: self._argument(a, bindings, memo)
+        )
+        return node.target(*args, **kwargs)
 
     def _argument(self, arg: Any, bindings: Mapping[Any, int], memo: dict) -> Any:
         if isinstance(arg, fx.Node):
@@ -308,7 +319,7 @@ class TorchEmitter(GraphEmitter):
     def tensor(self, value: Any, key: str, fmt: Any = None) -> SSAValue:
         if isinstance(value, HostValue):
             if id(value) not in self._host_inputs:
-                name = f"host/{value.node.name}"
+                name = f"host/{value.name}"
                 self._host_inputs[id(value)] = self.graph_input(
                     value.example, name, Feed(host=value)
                 )
@@ -358,7 +369,7 @@ class TorchEmitter(GraphEmitter):
             if isinstance(o, DataOp) and o.index_value >= checkpoint.feeds
         ]
         for op in added:  # newest first: users before their producers
-            op.erase(safe_erase=False)
+            block.erase_op(op, safe_erase=False)
         del self.feeds[checkpoint.feeds :]
         del self.input_names[checkpoint.feeds :]
         for key in set(self.weights) - checkpoint.weights:
@@ -449,12 +460,15 @@ class TorchNodeContext(ConverterContext):
         if isinstance(value, HostValue):
             return value.example
         if isinstance(value, np.ndarray):
-            dtype = DTYPES_BY_NAME.get(value.dtype.name)
-            if dtype is None:
-                raise Unsupported(f"on {value.dtype.name}")
-            return torch.empty(value.shape, dtype=dtype, device="meta")
+            return _meta_tensor(value.shape, value.dtype.name)
         assert isinstance(self.emitter, TorchEmitter)
-        return self.emitter.examples[value]
+        example = self.emitter.examples.get(value)
+        if example is not None:
+            return example
+        shape = value.type.get_shape()  # a converter's own intermediate value
+        if any(dim < 0 for dim in shape):
+            raise Unsupported("on an intermediate value with symbolic dims")
+        return _meta_tensor(shape, element_dtype_name(value.type.element_type))
 
     def sym_shape(self, value: Any) -> tuple[Size, ...]:
         """The (possibly symbolic) shape of a tensor value."""
@@ -465,10 +479,14 @@ class TorchNodeContext(ConverterContext):
 
     def rank_of(self, value: Any) -> int:
         """The rank of a tensor value."""
+        if isinstance(value, SSAValue):
+            return len(value.type.get_shape())
         return len(self.sym_shape(value))
 
     def dtype_of(self, value: Any) -> str:
         """The dtype name of a tensor value."""
+        if isinstance(value, SSAValue):
+            return element_dtype_name(value.type.element_type)
         return dtype_name(self.example_of(value).dtype)
 
     def result(self, index: int = 0) -> torch.Tensor:
@@ -478,6 +496,18 @@ class TorchNodeContext(ConverterContext):
     def result_dtype(self, index: int = 0) -> str:
         """The dtype name of result `index` (torch's type promotion decided it)."""
         return dtype_name(self.result(index).dtype)
+
+    def host_full(self, like: torch.Tensor, fill: bool | int | float) -> HostValue:
+        """A tensor shaped like example `like` (symbolic sizes allowed), of its
+        dtype, filled with `fill` by the host per call."""
+        return HostValue(like, f"{self.name}/full", fill=fill)
+
+
+def _meta_tensor(shape: Sequence[int], dtype: str) -> torch.Tensor:
+    """A storage-less tensor with `shape` and the `ge` dtype `dtype`."""
+    if dtype not in DTYPES_BY_NAME:
+        raise Unsupported(f"on {dtype}")
+    return torch.empty(tuple(shape), dtype=DTYPES_BY_NAME[dtype], device="meta")
 
 
 # ---------------------------------------------------------------------------
@@ -670,9 +700,10 @@ def import_fx_graph(
     records, into a `ge` graph.
 
     `constants` maps placeholder positions to their values (parameters and
-    buffers: they become weights, named by `names` when given); the other
-    tensor placeholders are the graph's inputs (`ge.data` in placeholder
-    order, host values after them).
+    buffers: they become weights); the other tensor placeholders are the
+    graph's inputs (`ge.data` in placeholder order, host values after them).
+    `names` names placeholders (`fc.weight`, `x`; by default their FX names).
+    The graph is rewritten in place first (`unflatten_matmuls`).
     """
     from ge_frontend.torch_ops import CONVERTERS
 
@@ -735,26 +766,29 @@ class FxImporter:
             for dim, size in enumerate(example.shape):
                 if is_symbolic(size) and size.node.expr.is_Symbol:
                     self.host.bind(size.node.expr, (position, dim))
-            self.env[node] = self._input_tensor(node, example, position)
+            name = self.names.get(position, node.name)
+            self.env[node] = self._input_tensor(node, name, example, position)
         else:
             if is_symbolic(example) and example.node.expr.is_Symbol:
                 self.host.bind(example.node.expr, (position, None))
             self.env[node] = example  # a size or a Python value
 
-    def _input_tensor(self, node: fx.Node, example: torch.Tensor, position: int):
+    def _input_tensor(
+        self, node: fx.Node, name: str, example: torch.Tensor, position: int
+    ) -> Any:
         """`ge.data` for an input tensor: NHWC, then a transpose, if channels_last."""
         if example.dtype not in TORCH_DTYPES:
             return self._break(node, f"an input on {example.dtype}")
         if not is_channels_last(example):
-            return self.emitter.graph_input(example, node.name, Feed(position))
+            return self.emitter.graph_input(example, name, Feed(position))
         stored = self.emitter.graph_input(
             example.permute(0, 2, 3, 1),
-            node.name,
+            name,
             Feed(position, channels_last=True),
             fmt="NHWC",
         )
         logical = self.emitter.emit(
-            "transpose", [stored], {"perm": [0, 3, 1, 2]}, f"{node.name}/to_nchw"
+            "transpose", [stored], {"perm": [0, 3, 1, 2]}, f"{name}/to_nchw"
         )
         self.emitter.examples[logical] = example
         return logical
@@ -807,7 +841,7 @@ class FxImporter:
         elif isinstance(example_of(node), tuple | list):
             self._break(node, "an op with several results on sizes only")
         else:
-            self.env[node] = HostValue(node)
+            self.env[node] = HostValue.of_node(node)
 
     def _fold(self, node: fx.Node) -> None:
         """A node on constants only: its ATen op runs now, on the host."""
@@ -822,6 +856,12 @@ class FxImporter:
         result = node.target(*args, **kwargs)
         values = [to_numpy(r) for r in results_of(result)]
         self.env[node] = values if isinstance(result, tuple | list) else values[0]
+        sources = [self.env[a] for a in node.all_input_nodes]
+        named = [self.emitter.value_names.get(id(v)) for v in sources]
+        prefix = next((name for name in named if name), None)
+        for index, value in enumerate(values):  # a weight folded: "fc.weight/t"
+            suffix = node.name if len(values) == 1 else f"{node.name}:{index}"
+            self.emitter.name_array(value, f"{prefix}/{suffix}" if prefix else suffix)
 
     def _convert(self, node: fx.Node, *, quiet: bool = False) -> bool:
         """Emit `node` through its converter (with `quiet`, only try: on

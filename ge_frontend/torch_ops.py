@@ -169,11 +169,18 @@ def _reshape(
     ):
         return x
     plan = plan_reshape(in_shape, out_shape)
-    if plan.unsqueeze:
-        x = ctx.op(
-            "unsqueeze", x, axes=plan.unsqueeze, suffix=f"{suffix or 'reshape'}/align"
-        )
-    return ctx.op("reshape", x, shape=plan.shape, suffix=suffix)
+    if not plan.unsqueeze:
+        return ctx.op("reshape", x, shape=plan.shape, suffix=suffix)
+    align = f"{suffix}/align" if suffix else "align"
+    aligned = ctx.op("unsqueeze", x, axes=plan.unsqueeze, suffix=align)
+    padded = list(in_shape)
+    for axis in plan.unsqueeze:
+        padded.insert(axis, 1)
+    if all(
+        d == 0 or known_equal(d, p) for d, p in zip(plan.shape, padded, strict=True)
+    ):
+        return aligned  # the size-1 axes were all it took
+    return ctx.op("reshape", aligned, shape=plan.shape, suffix=suffix)
 
 
 def _end_index(ctx: TorchNodeContext, end: Any, dim_size: Size) -> int:
@@ -216,6 +223,22 @@ def convert_to_copy(ctx: TorchNodeContext) -> Any:
     return _as_dtype(ctx, ctx.tensor("self"), ctx.result_dtype(), "cast")
 
 
+@converts("aten.full_like", "aten.zeros_like", "aten.ones_like", "aten.empty_like")
+def convert_full_like(ctx: TorchNodeContext) -> Any:
+    """A tensor shaped like `self`, filled: a constant when the shape is
+    known, else `ge.select` broadcasting the value onto `self`'s shape."""
+    fill = {"aten.zeros_like": 0, "aten.ones_like": 1, "aten.empty_like": 0}.get(
+        ctx.packet
+    )
+    value = ctx.number("fill_value") if fill is None else fill
+    dtype = ctx.result_dtype()
+    shape = ctx.result().shape
+    if not any(is_symbolic(d) for d in shape):
+        return np.full([int(d) for d in shape], value, dtype=dtype)
+    x = _as_dtype(ctx, ctx.tensor("self"), dtype, "cast")
+    return ctx.op("select", np.asarray(True), np.asarray(value, dtype), x)
+
+
 @converts("aten.new_zeros", "aten.new_ones", "aten.new_full", "aten.new_empty")
 def convert_new_filled(ctx: TorchNodeContext) -> np.ndarray:
     """A filled tensor of a known size (its `self` only gives dtype/device)."""
@@ -246,9 +269,7 @@ UNARY = {
 
 @converts(*UNARY)
 def convert_unary(ctx: TorchNodeContext) -> Value:
-    return _elementwise(
-        ctx, UNARY[ctx.packet], ctx.tensor("self")
-    )
+    return _elementwise(ctx, UNARY[ctx.packet], ctx.tensor("self"))
 
 
 @converts("aten.rsqrt")
@@ -259,6 +280,18 @@ def convert_rsqrt(ctx: TorchNodeContext) -> Value:
         suffix="sqrt",
     )
     return ctx.op("reciprocal", root)
+
+
+@converts("aten.clamp")
+def convert_clamp(ctx: TorchNodeContext) -> Value:
+    """clip(x, min, max); an absent bound is no bound."""
+    low, high = ctx.number("min"), ctx.number("max")
+    return ctx.op(
+        "clip",
+        ctx.tensor("self"),
+        min=float("-inf") if low is None else float(low),
+        max=float("inf") if high is None else float(high),
+    )
 
 
 @converts("aten.hardtanh")
@@ -326,9 +359,7 @@ def convert_binary(ctx: TorchNodeContext) -> Value:
     alpha = ctx.arguments.get("alpha", 1)
     if alpha != 1:
         other = _elementwise(ctx, "mul", other, ctx.number("alpha"))
-    return _elementwise(
-        ctx, BINARY[ctx.packet], ctx.tensor("self"), other
-    )
+    return _elementwise(ctx, BINARY[ctx.packet], ctx.tensor("self"), other)
 
 
 @converts("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor")
@@ -396,9 +427,7 @@ def convert_logic(ctx: TorchNodeContext) -> Value:
 @converts("aten.logical_not", "aten.bitwise_not")
 def convert_logical_not(ctx: TorchNodeContext) -> Value:
     x = ctx.tensor("self")
-    if ctx.packet == "aten.bitwise_not" and (
-        ctx.dtype_of(x) != "bool"
-    ):
+    if ctx.packet == "aten.bitwise_not" and (ctx.dtype_of(x) != "bool"):
         raise Unsupported("on integers (only booleans are logic)")
     return ctx.op("logical_not", x)
 
@@ -524,22 +553,23 @@ def convert_squeeze(ctx: TorchNodeContext) -> Any:
 
 @converts("aten.expand")
 def convert_expand(ctx: TorchNodeContext) -> Any:
-    """Broadcast to `size` (-1 keeps a dim): tiles along the known dims."""
+    """Broadcast to `size` (-1 keeps a dim): tiles along known sizes; onto a
+    symbolic size, a `ge.select` with a host-filled condition of the size."""
     x = ctx.tensor("self")
     shape = ctx.sym_shape(x)
     out = ctx.result().shape
     extra = len(out) - len(shape)
-    if extra:
-        x = ctx.op("unsqueeze", x, axes=list(range(extra)), suffix="align")
-        shape = (1,) * extra + shape
     multiples = []
-    for have, want in zip(shape, out, strict=True):
+    for have, want in zip((1,) * extra + shape, out, strict=True):
         if known_equal(have, want):
             multiples.append(1)
-        elif not is_symbolic(have) and int(have) == 1 and not is_symbolic(want):
-            multiples.append(int(want))
+        elif is_symbolic(want) or is_symbolic(have):
+            truth = ctx.host_full(ctx.result().to(torch.bool), True)
+            return ctx.op("select", truth, x, x)
         else:
-            raise Unsupported("to a symbolic size")
+            multiples.append(int(want))
+    if extra:
+        x = ctx.op("unsqueeze", x, axes=list(range(extra)), suffix="align")
     if all(m == 1 for m in multiples):
         return x
     return ctx.op("tile", x, multiples=multiples)
@@ -621,6 +651,34 @@ def convert_constant_pad(ctx: TorchNodeContext) -> Value:
 def convert_embedding(ctx: TorchNodeContext) -> Value:
     """Rows of `weight` (the table) picked by `indices`: a gather on axis 0."""
     return ctx.op("gather", ctx.tensor("weight"), ctx.tensor("indices"), axis=0)
+
+
+@converts("aten.gather")
+def convert_gather(ctx: TorchNodeContext) -> Value:
+    """`out[..., j, ...] = x[..., index[..., j, ...], ...]` along `dim`, as one
+    gather of the flattened `x` at `index · stride(dim) + (the other dims'
+    offsets)` (known shapes; torch rejects negative indices)."""
+    x, index = ctx.tensor("self"), ctx.tensor("index")
+    shape, index_shape = ctx.sym_shape(x), ctx.sym_shape(index)
+    if any(is_symbolic(d) for d in (*shape, *index_shape)):
+        raise Unsupported("on symbolic dims")
+    shape, index_shape = [int(d) for d in shape], [int(d) for d in index_shape]
+    axis = _axis(ctx, x, ctx.number("dim"))
+    strides = [math.prod(shape[d + 1 :]) for d in range(len(shape))]
+    grid = np.indices(index_shape, dtype=np.int64)
+    offsets = sum(
+        (grid[d] * strides[d] for d in range(len(shape)) if d != axis),
+        np.zeros(index_shape, np.int64),
+    )
+    if isinstance(index, np.ndarray):
+        flat_index = index.astype(np.int64) * strides[axis] + offsets
+    else:
+        scaled = ctx.op(
+            "mul", index, np.asarray(strides[axis], np.int64), suffix="scaled"
+        )
+        flat_index = ctx.op("add", scaled, offsets, suffix="flat_index")
+    flat = ctx.op("reshape", x, shape=[-1], suffix="flat") if len(shape) > 1 else x
+    return ctx.op("gather", flat, flat_index, axis=0)
 
 
 @converts("aten.index.Tensor")
@@ -901,18 +959,15 @@ def convert_softmax(ctx: TorchNodeContext) -> Value:
     if ctx.arg("half_to_float"):
         raise Unsupported("with half_to_float")
     x = ctx.tensor("self")
-    op = (
-        "softmax"
-        if ctx.packet == "aten._softmax"
-        else ("log_softmax")
-    )
+    op = "softmax" if ctx.packet == "aten._softmax" else ("log_softmax")
     return ctx.op(op, x, axis=_axis(ctx, x, ctx.number("dim")))
 
 
 @converts("aten._scaled_dot_product_flash_attention_for_cpu")
 def convert_flash_attention(ctx: TorchNodeContext) -> list[Any]:
-    """softmax(q @ kᵀ · scale + mask) @ v (no dropout); results: the output,
-    and the log-sum-exp (never read in inference)."""
+    """softmax(q @ kᵀ · scale + mask) @ v (no dropout; a row whose scores are
+    all masked gives zeros, as torch's); results: the output, and the
+    log-sum-exp (never read in inference)."""
     if any(ctx.outputs_used[1:]):
         raise Unsupported("with its log-sum-exp read")
     if ctx.number("dropout_p") != 0:
@@ -941,7 +996,19 @@ def convert_flash_attention(ctx: TorchNodeContext) -> list[Any]:
     elif mask is not None:
         scores = ctx.op("add", scores, mask, suffix="masked")
     weights = ctx.op("softmax", scores, axis=-1, suffix="softmax")
+    if mask is not None or ctx.arg("is_causal"):
+        weights = _zero_masked_rows(ctx, scores, weights, dtype)
     return [ctx.op("batch_matmul", weights, v), None]
+
+
+def _zero_masked_rows(ctx: TorchNodeContext, scores: Any, weights: Any, dtype: str):
+    """Rows whose every score is -inf attend to nothing (zeros, as torch)."""
+    minus_inf = np.asarray(-np.inf, dtype)
+    kept = ctx.op("not_equal", scores, minus_inf, suffix="kept")
+    kept = ctx.op("cast", kept, dst_type="float32", suffix="kept_float")
+    some = ctx.op("reduce_max", kept, axes=[-1], keep_dims=True, suffix="some_kept")
+    none = ctx.op("equal", some, np.zeros((), np.float32), suffix="none_kept")
+    return ctx.op("select", none, np.zeros((), dtype), weights, suffix="attended")
 
 
 # ---------------------------------------------------------------------------
@@ -965,10 +1032,26 @@ def convert_reduction(ctx: TorchNodeContext) -> Value:
     return ctx.op(op, x, axes=axes, keep_dims=bool(ctx.arg("keepdim")))
 
 
+@converts("aten.any.dim", "aten.any.dims", "aten.any.default")
+def convert_any(ctx: TorchNodeContext) -> Value:
+    """Whether any element is true (non-zero): max(x != 0) over the dims."""
+    x = ctx.tensor("self")
+    truth = ctx.op("not_equal", x, np.zeros((), ctx.dtype_of(x)), suffix="truth")
+    as_float = ctx.op("cast", truth, dst_type="float32", suffix="float")
+    dims = ctx.arguments.get("dim")
+    dims = [dims] if isinstance(dims, int) else dims
+    largest = ctx.op(
+        "reduce_max",
+        as_float,
+        axes=_axes(ctx, x, dims),
+        keep_dims=bool(ctx.arguments.get("keepdim", False)),
+        suffix="max",
+    )
+    return ctx.op("greater", largest, np.zeros((), np.float32))
+
+
 @converts("aten.mean.default", "aten.sum.default")
 def convert_full_reduction(ctx: TorchNodeContext) -> Value:
     x = _as_dtype(ctx, ctx.tensor("self"), ctx.result_dtype(), "cast")
     op = REDUCTIONS[ctx.packet]
     return ctx.op(op, x, axes=list(range(ctx.rank_of(x))), keep_dims=False)
-
-

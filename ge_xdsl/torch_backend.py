@@ -178,7 +178,7 @@ def ge_backend(
 
     parsed = BackendOptions.parse(options)
     real_inputs = list(example_inputs)
-    names = parameter_names(graph_module)
+    names = source_names(graph_module)
 
     def compile_forward(gm: fx.GraphModule, fake_inputs: Sequence[Any]) -> Any:
         constants = static_inputs(fake_inputs, real_inputs)
@@ -222,20 +222,26 @@ def static_inputs(
     return constants
 
 
-def parameter_names(graph_module: fx.GraphModule) -> dict[int, str]:
-    """Placeholder position -> the dotted name of the parameter or buffer it
-    is (`blocks.0.conv.weight`), from TorchDynamo's sources."""
+def source_names(graph_module: fx.GraphModule) -> dict[int, str]:
+    """Placeholder position -> what it is in the user's code, from
+    TorchDynamo's sources: a parameter's or buffer's dotted name
+    (`blocks.0.conv.weight`), an argument's name (`x`)."""
     containers = ("_modules", "_parameters", "_buffers")
     names = {}
     placeholders = graph_module.graph.find_nodes(op="placeholder")
     for index, node in enumerate(placeholders):
         source = getattr(node, "_dynamo_source", None)
-        parts = []
-        while source is not None and hasattr(source, "base"):
+        parts: list[str] = []
+        attribute = False
+        while source is not None:
             key = getattr(source, "index", getattr(source, "member", None))
-            if isinstance(key, str) and key not in containers:
-                parts.append(key)
-            source = source.base
+            if key in containers:  # a module's attribute: not its root's name
+                attribute = True
+            elif isinstance(key, int | str):
+                parts.append(str(key))  # an int: an element of *args
+            elif hasattr(source, "local_name") and not attribute:
+                parts.append(source.local_name)
+            source = getattr(source, "base", None)
         if parts:
             names[index] = ".".join(reversed(parts))
     return names

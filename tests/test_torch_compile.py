@@ -23,6 +23,7 @@ torch = pytest.importorskip("torch")
 import torch_models  # noqa: E402
 
 from ge_dialect.diagnostics import GEError  # noqa: E402
+from ge_dialect.opinfo import FallbackMode, op_info  # noqa: E402
 from ge_runtime.scheduler import ExecutionPath, Executor  # noqa: E402
 from ge_xdsl.torch_backend import STATS, explain, ge_backend  # noqa: E402
 
@@ -51,8 +52,8 @@ def assert_matches_eager(got, expected) -> None:
 
 
 def assert_ran_on_the_jit(mode: str) -> None:
-    """Every compiled graph ran in `mode`, each op on the JIT (or, under host
-    scheduling, through its fallback)."""
+    """Every compiled graph ran in `mode`, each op on the JIT or through its
+    host fallback (under host scheduling; sunk, only `aclnn_only` ops)."""
     graphs = STATS.graphs()
     assert graphs
     for graph in graphs:
@@ -61,16 +62,16 @@ def assert_ran_on_the_jit(mode: str) -> None:
         assert model.trace, "the graph did not run"
         for entry in model.trace:
             if entry.path is ExecutionPath.FALLBACK:
-                assert mode == "host" and entry.executor is Executor.NUMPY_KERNEL
+                assert entry.executor is Executor.NUMPY_KERNEL, entry.line()
+                if mode == "sink":  # only ops that never sink
+                    assert op_info(entry.op).fallback_mode is FallbackMode.ACLNN_ONLY
             else:
                 assert entry.executor is Executor.JIT, entry.line()
 
 
 def cases(dynamic: bool) -> list:
     return [
-        pytest.param(
-            name, marks=() if name in FAST else (pytest.mark.slow,), id=name
-        )
+        pytest.param(name, marks=() if name in FAST else (pytest.mark.slow,), id=name)
         for name in torch_models.MODELS
     ]
 
@@ -119,7 +120,8 @@ def test_the_backend_is_registered_by_its_entry_point(tmp_path: Path):
     info.mkdir()
     (info / "METADATA").write_text("Name: ge-xdsl-entry\nVersion: 0.0\n")
     (info / "entry_points.txt").write_text(
-        "[torch_dynamo_backends]\n" + "".join(f"{k} = {v}\n" for k, v in backends.items())
+        "[torch_dynamo_backends]\n"
+        + "".join(f"{k} = {v}\n" for k, v in backends.items())
     )
     script = textwrap.dedent(
         """
@@ -195,7 +197,9 @@ def test_an_unsupported_op_is_a_graph_break_with_one_log_line(caplog):
     lines = [r.getMessage() for r in caplog.records if r.name == "ge_xdsl.torch"]
     assert len(lines) == 1 and "aten.cumsum.default" in lines[0], lines
     ((graph_break),) = STATS.graph_breaks
-    assert graph_break.op == "aten.cumsum.default" and "no converter" in graph_break.reason
+    assert (
+        graph_break.op == "aten.cumsum.default" and "no converter" in graph_break.reason
+    )
     assert len(STATS.graphs()) == 2  # the linear layer, then sub + relu
     assert_ran_on_the_jit("sink")
 
@@ -236,7 +240,9 @@ def test_dynamic_shapes_dispatch_fallback_ops_from_the_host(caplog):
     compiled = torch.compile(model, backend=ge_backend, dynamic=True)
     with caplog.at_level(logging.INFO, logger="passes.mark_fallback"), torch.no_grad():
         compiled(*inputs(3))
-    marked = [r.getMessage() for r in caplog.records if r.name == "passes.mark_fallback"]
+    marked = [
+        r.getMessage() for r in caplog.records if r.name == "passes.mark_fallback"
+    ]
     assert marked and all(m.endswith(", setting fallback attribute") for m in marked)
     (graph,) = STATS.graphs()
     paths = {entry.path for entry in graph.model.trace}
