@@ -32,12 +32,7 @@ FAST = {"mlp", "depthwise17"}
 """The models whose static and dynamic runs are in the default test run."""
 
 
-@pytest.fixture(autouse=True)
-def fresh_compiler():
-    torch._dynamo.reset()
-    STATS.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_torch_compiler")
 
 
 def assert_matches_eager(got, expected) -> None:

@@ -286,12 +286,7 @@ DYNAMIC = [
 """The cases that run again with symbolic sizes."""
 
 
-@pytest.fixture(autouse=True)
-def fresh_compiler():
-    torch._dynamo.reset()
-    STATS.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_torch_compiler")
 
 
 def assert_same(got, expected) -> None:
