@@ -397,7 +397,7 @@ class GeGraph:
 
     def __init__(self, imported: FxGraphImport, options: BackendOptions):
         from ge_runtime.scheduler import compile_model
-        from tools.ge_atc import CompileOptions, compile_module
+        from ge_xdsl.atc import CompileOptions, compile_module
 
         self.imported = imported
         model = imported.model

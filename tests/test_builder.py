@@ -260,6 +260,8 @@ UNARY = [
     "identity",
     "hard_swish",
     "erf",
+    "relu6",
+    "rsqrt",
 ]
 
 
@@ -275,7 +277,8 @@ def test_elementwise_ops():
     value = b.elu(value, alpha=0.5)
     value = b.selu(value)
     value = b.clip(value, min=0.0, max=6.0)
-    results = [b.op(name, value, y) for name in ("add", "sub", "mul", "div")]
+    binary = ("add", "sub", "mul", "div", "squared_difference")
+    results = [b.op(name, value, y) for name in binary]
     results += [b.pow(value, y), b.maximum(value, y), b.minimum(value, y)]
     for result in results:
         assert shape(result) == (4, 2, 3)
@@ -464,6 +467,29 @@ def test_softmax_and_reductions():
     assert "keep_dims = false" in text
     for name in ["softmax", "log_softmax", "reduce_sum", "reduce_mean", "reduce_max"]:
         assert f"ge.{name} " in text, name
+
+
+def test_shape_and_size_of_a_tensor():
+    b = GraphBuilder()
+    x = b.data([1, 2, 3, 5])
+    dims = b.shape(x)
+    count = b.size(x)
+    assert shape(dims) == (4,)
+    assert shape(count) == ()
+    b.output(dims, count)
+    text = reparsed(b.build())
+    assert "ge.shape " in text and "ge.size " in text
+
+
+def test_resize_builds_from_sizes_and_scales():
+    b = GraphBuilder()
+    x = b.data([1, 2, 3, 5])
+    y = b.resize(x, sizes=[1, 2, 6, 10], scales=[1.0, 1.0, 2.0, 2.0], mode="linear")
+    assert shape(y) == (1, 2, 6, 10)
+    b.output(y)
+    text = reparsed(b.build())
+    assert 'mode = "linear"' in text
+    assert "nearest_mode" not in text  # defaults are elided
 
 
 @pytest.mark.parametrize(

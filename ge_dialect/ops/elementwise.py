@@ -467,6 +467,41 @@ class ErfOp(UnaryElementwiseOp):
         return b.op(math.ErfOp, x)
 
 
+@irdl_op_definition
+class Relu6Op(UnaryElementwiseOp):
+    """min(max(x, 0), 6) (TensorFlow Relu6; -0.0 becomes +0.0, NaN stays)."""
+
+    name = "ge.relu6"
+
+    traits = traits_def(ZeroPreserving())
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        return np.minimum(np.maximum(x, 0), 6)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        rectified = b.op(arith.MaximumfOp, x, b.const(0.0, x.type))
+        return b.op(arith.MinimumfOp, rectified, b.const(6.0, x.type))
+
+
+@irdl_op_definition
+class RsqrtOp(UnaryElementwiseOp):
+    """1 / sqrt(x) (TensorFlow Rsqrt)."""
+
+    name = "ge.rsqrt"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        return np.reciprocal(np.sqrt(x))
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        return b.op(math.RsqrtOp, x)
+
+
 # ---------------------------------------------------------------------------
 # Binary ops
 # ---------------------------------------------------------------------------
@@ -581,6 +616,28 @@ class DivOp(BinaryElementwiseOp):
         return np.where((r != 0) & ((x1 < 0) != (x2 < 0)), q + 1, q)
 
     scalar = _arith(arith.DivfOp, arith.DivSIOp)  # divsi truncates toward zero
+
+
+@irdl_op_definition
+class SquaredDifferenceOp(BinaryElementwiseOp):
+    """(x1 - x2) * (x1 - x2) (TensorFlow SquaredDifference)."""
+
+    name = "ge.squared_difference"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+        difference = np.subtract(x1, x2)
+        return np.multiply(difference, difference)
+
+    def scalar(self, b: ScalarBuilder, a: Any, c: Any) -> Any:
+        if is_float(a.type):
+            difference = b.op(arith.SubfOp, a, c)
+            return b.op(arith.MulfOp, difference, difference)
+        if is_bool(a.type):
+            return None
+        difference = b.op(arith.SubiOp, a, c)
+        return b.op(arith.MuliOp, difference, difference)
 
 
 @irdl_op_definition
