@@ -157,9 +157,18 @@ def _op_name_after(text: str) -> str | None:
 
 
 def parse_module(
-    ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0
+    ctx: Context,
+    text: str,
+    name: str = "<stdin>",
+    line_offset: int = 0,
+    *,
+    check_types: bool = True,
 ) -> ModuleOp:
-    """Parse MLIR text into a verified module, or raise a one-line GEError."""
+    """Parse MLIR text into a verified module, or raise a one-line GEError.
+
+    With `check_types`, each op's declared result types must be what its shape
+    function gives (`shape_inference.check_declared_types`).
+    """
     if not text.strip() or all(
         line.strip().startswith("//") or not line.strip() for line in text.splitlines()
     ):
@@ -183,7 +192,7 @@ def parse_module(
         module.location = FileLineColLoc(
             StringAttr(name), IntAttr(line_offset + 1), IntAttr(1)
         )
-    verify_module(module)
+    verify_module(module, check_types=check_types)
     return module
 
 
@@ -226,9 +235,14 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def verify_module(module: Operation) -> None:
+def verify_module(module: Operation, *, check_types: bool = False) -> None:
     """Verify every op, raising a GEError located at the first invalid one
-    (or at the op a verifier names, e.g. the first op of a dataflow cycle)."""
+    (or at the op a verifier names, e.g. the first op of a dataflow cycle).
+
+    With `check_types` (what parsing does, not the checks between passes),
+    each op's declared result types are also checked against its shape
+    function (`shape_inference.check_declared_types`).
+    """
     for op in module.walk():
         if isinstance(op, ModuleOp):
             _check_module(op)
@@ -239,6 +253,10 @@ def verify_module(module: Operation) -> None:
         except VerifyException as error:
             message = " ".join(str(error).split())
             raise error_at(getattr(error, "op", op), message) from None
+        if check_types and op.dialect_name() != "builtin":
+            from ge_dialect.shape_inference import check_declared_types
+
+            check_declared_types(op)
 
 
 _SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}
