@@ -121,7 +121,8 @@ def sequence_models(draw) -> tuple[nn.Module, tuple[int, ...]]:
             layers.append(nn.Linear(features, out, bias=draw(st.booleans())))
             features = out
         elif kind == "norm":
-            layers.append(nn.LayerNorm(features, elementwise_affine=draw(st.booleans())))
+            affine = draw(st.booleans())
+            layers.append(nn.LayerNorm(features, elementwise_affine=affine))
         elif kind == "activation":
             layers.append(ACTIVATIONS[draw(st.sampled_from(sorted(ACTIVATIONS)))]())
         elif kind == "softmax":
