@@ -203,6 +203,9 @@ class GraphEmitter:
     _consts: dict[tuple[int, Format | None], tuple[np.ndarray, SSAValue]] = field(
         default_factory=dict
     )
+    entries: dict[SSAValue, tuple[int | None, ...]] = field(default_factory=dict)
+    """What is known of run-time integer vectors (shape values), entry by
+    entry (None: unknown); filled by the ONNX importer."""
 
     def nested(self, builder: GraphBuilder) -> GraphEmitter:
         """An emitter for a subgraph being built by `builder`: the same weights

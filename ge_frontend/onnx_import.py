@@ -75,6 +75,7 @@ from ge_frontend.onnx_context import (
     node_subgraphs,
 )
 from ge_frontend.onnx_ops import CONVERTERS
+from ge_frontend.onnx_shape_values import track_entries
 
 CHECKER_LIMIT = (2 << 30) - (64 << 20)
 """Models bigger than this (near protobuf's 2 GiB) are checked from a copy
@@ -469,19 +470,12 @@ class OnnxImporter:
         ):
             return self._skip(node, None)  # downstream of an unsupported node
         used = [bool(output) and output in consumed for output in node.output]
+        ctx = NodeContext(
+            inputs, used, emitter, node=node, opset=self.opset, subgraphs=self
+        )
         try:
-            results = list(
-                converter(
-                    NodeContext(
-                        inputs,
-                        used,
-                        emitter,
-                        node=node,
-                        opset=self.opset,
-                        subgraphs=self,
-                    )
-                )
-            )
+            results = list(converter(ctx))
+            track_entries(ctx, results)
         except Unsupported as reason:
             return self._skip(node, f"{node.op_type} {reason}")
         except Downstream:

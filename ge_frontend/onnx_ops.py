@@ -25,12 +25,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import onnx
 
+from ge_dialect.builder import tensor_type
 from ge_dialect.dtypes import element_type
 from ge_dialect.limits import over_budget, tensor_bytes
 from ge_dialect.ops import broadcast_shapes
 from ge_frontend.importing import (
     Unsupported,
     Value,
+    dtype_name_of,
     int_list,
     normalize_axis,
     registrar,
@@ -41,6 +43,7 @@ from ge_frontend.importing import (
 from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
+from ge_frontend.onnx_shape_values import entries_of
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -636,6 +639,8 @@ def convert_tile(ctx: NodeContext) -> list[Value]:
 @converts("Expand")
 def convert_expand(ctx: NodeContext) -> list[Value]:
     """Bidirectional broadcast to `shape`, as unsqueeze + tile."""
+    if not isinstance(ctx.input(1), np.ndarray):  # known only at run time
+        return [_broadcast_to(ctx)]
     target = ctx.constant(1, "shape")
     if target is None:
         raise ValueError("input 'shape' is missing")
@@ -686,6 +691,10 @@ def convert_pad(ctx: NodeContext) -> list[Value]:
 
 @converts("Reshape")
 def convert_reshape(ctx: NodeContext) -> list[Value]:
+    if ctx.opset >= 5 and not isinstance(ctx.input(1), np.ndarray):
+        if ctx.attr("allowzero", 0):
+            raise Unsupported("with allowzero=1 and a shape known only at run time")
+        return [_dynamic_reshape(ctx)]
     shape = ctx.attr("shape") if ctx.opset < 5 else ctx.constant(1, "shape")
     if shape is None:
         raise ValueError("the target shape is missing")
@@ -693,6 +702,64 @@ def convert_reshape(ctx: NodeContext) -> list[Value]:
     if ctx.attr("allowzero", 0) and 0 in shape:
         raise Unsupported("with allowzero=1 and a 0 in the shape")
     return [ctx.op("reshape", ctx.input(0), shape=shape)]
+
+
+def _dims_of(entries: Sequence[int | None]) -> list[int]:
+    """Result dims from shape entries (-1: unknown)."""
+    return [-1 if e is None else e for e in entries]
+
+
+def _typed_op(
+    ctx: NodeContext, op_name: str, operands: Sequence[Value], dims: Sequence[int]
+) -> Value:
+    """`ge.<op_name>` of a value-shaped op, its result typed with the dims
+    known at import (the shape function alone only knows the rank)."""
+    emitter = ctx.emitter
+    values = [emitter.tensor(v, f"{ctx.name}/const") for v in operands]
+    dtype = dtype_name_of(operands[0] if op_name != "fill" else operands[1])
+    result = tensor_type(list(dims), dtype)
+    return emitter.builder.op(op_name, *values, result_types=[result], name=ctx.name)
+
+
+def _dynamic_reshape(ctx: NodeContext) -> Value:
+    """A Reshape to a run-time target: an ordinary `ge.reshape` when one
+    entry is unknown (it becomes the -1), else `ge.dynamic_reshape` typed
+    with the known entries (0 copies the input dim)."""
+    x, entries = ctx.input(0), entries_of(ctx, 1)
+    if entries is None:
+        return _typed_op(
+            ctx, "dynamic_reshape", [x, ctx.input(1)], [-1] * ctx.shape(1)[0]
+        )
+    unknown = [i for i, e in enumerate(entries) if e is None]
+    if len(unknown) == 1 and -1 not in entries:
+        return ctx.op("reshape", x, shape=_dims_of(entries))
+    shape = ctx.shape(0)
+    dims = [
+        shape[i] if e == 0 and i < len(shape) else -1 if e is None else e
+        for i, e in enumerate(entries)
+    ]
+    return _typed_op(ctx, "dynamic_reshape", [x, ctx.input(1)], dims)
+
+
+def _broadcast_to(ctx: NodeContext) -> Value:
+    """Expand to a run-time shape: `ge.broadcast_to`, typed with the dims
+    that the known entries and x's static dims fix."""
+    x, target = ctx.shape(0), entries_of(ctx, 1)
+    rank = max(len(x), ctx.shape(1)[0])
+    target = (None,) * rank if target is None else target
+    aligned_x = (1,) * (rank - len(x)) + tuple(x)
+    aligned_target = (1,) * (rank - len(target)) + tuple(target)
+    dims = []
+    for a, e in zip(aligned_x, aligned_target, strict=True):
+        if a not in (1, -1):
+            if e not in (None, 1, a):
+                raise ValueError(f"cannot expand {list(x)} to {list(target)}")
+            dims.append(a)
+        elif e is None or (a == -1 and e == 1):
+            dims.append(-1)
+        else:
+            dims.append(e)
+    return _typed_op(ctx, "broadcast_to", [ctx.input(0), ctx.input(1)], dims)
 
 
 @converts("Flatten")
@@ -863,15 +930,27 @@ def convert_constant(ctx: NodeContext) -> list[Value]:
 
 @converts("ConstantOfShape")
 def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
+    """Known when the shape is (checked against the memory budget); else
+    `ge.fill`, run on the host."""
+    value = ctx.attr("value", np.zeros(1, np.float32))
+    if not isinstance(ctx.input(0), np.ndarray):
+        entries = entries_of(ctx, 0)
+        dims = [-1] * ctx.shape(0)[0] if entries is None else _dims_of(entries)
+        return [_typed_op(ctx, "fill", [ctx.input(0), value.reshape(())], dims)]
     shape = ctx.constant(0, "shape")
     if shape is None:
         raise ValueError("input 'shape' is missing")
-    value = ctx.attr("value", np.zeros(1, np.float32))
     dims = int_list(shape)
     reason = over_budget(tensor_bytes(dims, value.itemsize), "the result")
     if reason is not None:
         raise ValueError(reason)
     return [np.broadcast_to(value.reshape(()), tuple(dims))]
+
+
+@converts("Range")
+def convert_range(ctx: NodeContext) -> list[Value]:
+    """`ge.range` (folded when its operands are known)."""
+    return [ctx.op("range", ctx.input(0), ctx.input(1), ctx.input(2))]
 
 
 @converts("Shape")

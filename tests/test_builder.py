@@ -486,6 +486,25 @@ def test_shape_and_size_of_a_tensor():
     assert "ge.shape " in text and "ge.size " in text
 
 
+def test_value_shaped_ops_have_unknown_dims_from_data():
+    b = GraphBuilder()
+    x = b.data([-1, 1, 20])
+    dims = b.shape(x)
+    zero = b.const(np.array(0.0, np.float32))
+    filled = b.fill(dims, zero)
+    broadcast = b.broadcast_to(x, dims)
+    reshaped = b.dynamic_reshape(x, dims)
+    one = b.const(np.array(1, np.int64))
+    count = b.range(one, b.size(x), one)
+    assert shape(filled) == shape(reshaped) == (-1, -1, -1)
+    assert shape(broadcast) == (-1, -1, 20)
+    assert shape(count) == (-1,)
+    b.output(filled, broadcast, reshaped, count)
+    text = reparsed(b.build())
+    for name in ["fill", "broadcast_to", "dynamic_reshape", "range"]:
+        assert f"ge.{name} " in text, name
+
+
 def test_resize_builds_from_sizes_and_scales():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])

@@ -12,7 +12,8 @@ Families: `structure` (graph, data, const, variable, netoutput),
 cast and the shape ops), `elementwise` (unary and binary ops, add_n), `nn`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
-`image` (resize), `shape_of` (shape, size: a tensor's shape as data).
+`image` (resize), `shape_of` (shape, size: a tensor's shape as data),
+`value_shaped` (fill, broadcast_to, range: a result shape given as data).
 Every op class is importable from this package (`from ge_dialect.ops import
 ReluOp`).
 """
@@ -40,6 +41,7 @@ from ge_dialect.ops import (
     shape_of,
     structure,
     trans,
+    value_shaped,
 )
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
@@ -64,6 +66,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     image,
     reduce,
     shape_of,
+    value_shaped,
 )
 """The op family modules, in the order the dialect registers their ops."""
 

@@ -13,10 +13,14 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from ge_dialect.ops import (
+    BroadcastToOp,
     ConstOp,
     DataOp,
+    DynamicReshapeOp,
+    FillOp,
     GraphOp,
     NetOutputOp,
+    RangeOp,
     ResizeOp,
     ShapeOfOp,
     SizeOp,
@@ -30,6 +34,10 @@ from passes.lowering.registry import Lowering, registered_lowering
 FAMILY_MODULES = (elementwise, fused, movement, nn)
 """The modules whose import registers the emitters."""
 
+VALUE_SHAPED = (
+    "its result shape is an operand's value: folded when known, else on the host"
+)
+
 NOT_LOWERED: dict[type[Operation], str] = {
     GraphOp: "the graph itself: it becomes the func.func",
     DataOp: "a graph input: a function argument",
@@ -39,6 +47,10 @@ NOT_LOWERED: dict[type[Operation], str] = {
     ResizeOp: "no loop emitter yet: it runs its NumPy kernel as a host fallback",
     ShapeOfOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
     SizeOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
+    FillOp: VALUE_SHAPED,
+    BroadcastToOp: VALUE_SHAPED,
+    RangeOp: VALUE_SHAPED,
+    DynamicReshapeOp: VALUE_SHAPED,
 }
 """Op class -> why it is not lowered to loops."""
 
