@@ -44,6 +44,10 @@ PASSES: dict[str, tuple[str, str]] = {
     ),
     "compose-trans-ops": ("compose_trans_ops", "ComposeTransOpsPass"),
     "sink-trans-ops": ("sink_trans_ops", "SinkTransOpsPass"),
+    "fuse-confusion-transpose": (
+        "fuse_confusion_transpose",
+        "FuseConfusionTransposePass",
+    ),
     "ge-format-pipeline": ("format_pipeline", "FormatPipelinePass"),
     "partition-engines": ("partition_engines", "PartitionEnginesPass"),
     "insert-aicpu-cast": ("insert_aicpu_cast", "InsertAICPUCastPass"),
@@ -52,6 +56,10 @@ PASSES: dict[str, tuple[str, str]] = {
     "assign-streams": ("assign_streams", "AssignStreamsPass"),
     "fold-batch-norm": ("fold_batch_norm", "FoldBatchNormPass"),
     "fold-constants": ("fold_constants", "FoldConstantsPass"),
+    "fold-transpose-into-matmul": (
+        "fold_transpose_into_matmul",
+        "FoldTransposeIntoMatMulPass",
+    ),
     "fold-shapes": ("fold_shapes", "FoldShapesPass"),
     "fuse-ops": ("fuse_ops", "FuseOpsPass"),
 }

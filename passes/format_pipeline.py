@@ -69,7 +69,11 @@ GE_OPTIMISATION: tuple[str, ...] = (
 )
 """One optimisation round in GE's order (OptimizeStage1: 1_1, then 1_2)."""
 
-BEYOND_GE: tuple[str, ...] = ("compose-trans-ops", "sink-trans-ops")
+BEYOND_GE: tuple[str, ...] = (
+    "compose-trans-ops",
+    "sink-trans-ops",
+    "fuse-confusion-transpose",
+)
 """Appended to each round with `beyond-ge=true`."""
 
 PASS_OPTIONS: dict[str, tuple[str, ...]] = {
