@@ -61,7 +61,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.files import write_atomically
+from ge_dialect.files import staged, write_atomically
 from ge_dialect.limits import budget_of
 from ge_runtime.offline_model import (
     OfflineModel,
@@ -366,7 +366,9 @@ def run(argv: Sequence[str] | None) -> None:
     with (
         budget_of(args.memory_budget),
         logging_to_stderr(LOGGERS, args.log, LogFormatter()),
+        staged(args.dump_graph) as dump_folder,
     ):
+        args.dump_graph = dump_folder  # the stages go there until the job is done
         job(args)
 
 
