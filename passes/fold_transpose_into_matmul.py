@@ -90,6 +90,7 @@ class FoldTransposeIntoProduct(RewritePattern):
                         "perm": DenseArrayBase.from_list(i64, rest),
                     },
                 )
+                kept.y.name_hint = transpose.y.name_hint
                 rewriter.insert_op(kept, InsertPoint.before(transpose))
                 source = kept.y
             op.operands[index] = source
