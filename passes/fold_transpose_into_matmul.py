@@ -91,7 +91,7 @@ class FoldTransposeIntoProduct(RewritePattern):
                     },
                 )
                 kept.y.name_hint = transpose.y.name_hint
-                rewriter.insert_op(kept, InsertPoint.before(transpose))
+                rewriter.insert(kept, InsertPoint.before(transpose))
                 source = kept.y
             op.operands[index] = source
             op.attributes[attribute] = boolean(not op.value_of(attribute))

@@ -156,7 +156,7 @@ class FuseHeadSplitOrMerge(RewritePattern):
         layouts = ([layout_attr(head.x.type)], [layout_attr(op.y.type)])
         if not fused.accepts_layouts(*layouts, enclosing_target(op)):
             return
-        rewriter.replace_op(op, fused)
+        rewriter.replace(op, fused)
         erase_dead(rewriter, [*reversed(chain), head])
 
 
