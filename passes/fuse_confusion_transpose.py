@@ -25,9 +25,10 @@ becomes
   -> tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
 ```
 
-The chain is one reshape-family op (reshape, flatten, squeeze, unsqueeze,
-expand_dims), one transpose, or one of each in either order (a transpose
-first sets `transpose_first`), each result read only by the next op. Each
+The chain is reshape-family ops (reshape, flatten, squeeze, unsqueeze,
+expand_dims) and transposes, each result read only by the next op, that
+amount to one reshape, one transpose, or one of each in either order (a
+transpose first sets `transpose_first`). Each
 bail-out is a reason: the TransData pair is not FRACTAL_NZ -> origin ->
 FRACTAL_NZ, a value has other users, or the fused op would not move whole
 fractals (`ConfusionTransposeOp.accepts_layouts`: e.g. heads of 12 fp16
@@ -86,7 +87,7 @@ def trans_chain(
     chain ending in `value`, or None if `value` is not such a chain."""
     chain: list[Operation] = []
     op = single_use_producer(value)
-    while isinstance(op, (*RESHAPES, PermutationOp)) and len(chain) < 2:
+    while isinstance(op, (*RESHAPES, PermutationOp)):
         chain.insert(0, op)
         op = single_use_producer(op.operands[0])
     if not chain or not isinstance(op, TransDataOp):
@@ -100,21 +101,31 @@ def trans_chain(
 
 def fused_attributes(chain: list[Operation]) -> dict[str, object] | None:
     """`perm`, `shape`, `transpose_first` of the confusion transpose doing
-    `chain`, or None if the chain is two reshapes or two transposes."""
-    kinds = [isinstance(op, PermutationOp) for op in chain]
-    if len(chain) == 2 and kinds[0] == kinds[1]:
+    `chain`, or None if it is more than one reshape and one transpose.
+
+    Consecutive reshapes are one reshape (to the last one's shape) and
+    consecutive transposes one transpose (their perms composed), so a
+    transpose of a size-1 axis that `dim1-transpose-to-squeeze` made a
+    squeeze and an unsqueeze still fuses."""
+    steps: list[tuple[bool, list[int]]] = []  # (is a transpose, perm or shape)
+    for op in chain:
+        is_transpose = isinstance(op, PermutationOp)
+        value = op.permutation() if is_transpose else list(shape_of(op.results[0].type))
+        if steps and steps[-1][0] == is_transpose:
+            last = steps[-1][1]
+            value = [last[p] for p in value] if is_transpose else value
+            steps[-1] = (is_transpose, value)
+        else:
+            steps.append((is_transpose, value))
+    if len(steps) > 2:
         return None
-    transposes = [op for op in chain if isinstance(op, PermutationOp)]
-    reshapes = [op for op in chain if not isinstance(op, PermutationOp)]
-    if transposes:
-        perm = transposes[0].permutation()
-    else:
-        perm = list(range(len(shape_of(chain[-1].results[0].type))))
-    if reshapes:
-        shape = list(shape_of(reshapes[0].results[0].type))
-    else:
-        shape = list(shape_of(chain[-1].results[0].type))
-    return {"perm": perm, "shape": shape, "transpose_first": kinds[0]}
+    transpose_first = steps[0][0]
+    perms = [value for is_transpose, value in steps if is_transpose]
+    shapes = [value for is_transpose, value in steps if not is_transpose]
+    result_shape = list(shape_of(chain[-1].results[0].type))
+    perm = perms[0] if perms else list(range(len(result_shape)))
+    shape = shapes[0] if shapes else result_shape
+    return {"perm": perm, "shape": shape, "transpose_first": transpose_first}
 
 
 def chain_name(chain: list[Operation]) -> StringAttr | None:
@@ -155,6 +166,7 @@ class FuseHeadSplitOrMerge(RewritePattern):
             fused.attributes["name"] = name
         layouts = ([layout_attr(head.x.type)], [layout_attr(op.y.type)])
         if not fused.accepts_layouts(*layouts, enclosing_target(op)):
+            fused.drop_all_references()  # the unused op must not read head.x
             return
         rewriter.replace(op, fused)
         erase_dead(rewriter, [*reversed(chain), head])
