@@ -54,7 +54,9 @@ PASSES: dict[str, tuple[str, str]] = {
     "mark-fallback": ("mark_fallback", "MarkFallbackPass"),
     "plan-memory": ("plan_memory", "PlanMemoryPass"),
     "assign-streams": ("assign_streams", "AssignStreamsPass"),
+    "fold-bias-add": ("fold_bias_add", "FoldBiasAddPass"),
     "fold-batch-norm": ("fold_batch_norm", "FoldBatchNormPass"),
+    "fold-reduce-reshape": ("fold_reduce_reshape", "FoldReduceReshapePass"),
     "fold-constants": ("fold_constants", "FoldConstantsPass"),
     "fold-transpose-into-matmul": (
         "fold_transpose_into_matmul",
