@@ -2,7 +2,8 @@
 
 `ge_xdsl.compile` and `ge-atc` both run `compile_offline_model`: a model is
 imported with its framework's front end (`FRONT_ENDS`), then graph fusion
-(`fold-bias-add`, `fold-batch-norm`, `fold-reduce-reshape`), shape and
+(`fold-bias-add`, `fold-batch-norm`, `fold-reduce-reshape`,
+`fold-transpose-into-matmul`), shape and
 constant folding (`fold-shapes`, `fold-constants`), the format
 pipeline (`ge-format-pipeline` with `input_format` as data format and the
 `soc_version`'s C0 table), UB fusion (`fuse-ops`), the engine stages
