@@ -443,15 +443,20 @@ def test_data_movement_ops():
     indices = b.const(np.array([0, 2], np.int64))
     g = b.gather(c, indices, axis=1)
     assert shape(g) == (2, 2)
+    ge = b.gather_elements(c, b.const(np.zeros((2, 3), np.int64)), axis=1)
+    assert shape(ge) == (2, 3)
+    gn = b.gather_nd(c, b.const(np.array([[1], [0]], np.int32)), batch_dims=1)
+    assert shape(gn) == (2,)
     t = b.tile(x, multiples=[2, 2])
     assert shape(t) == (4, 6)
     p = b.pad(x, paddings=[0, 1, 1, 2], mode="constant", value=-1.0)
     assert shape(p) == (3, 6)
     pr = b.pad(x, paddings=[1, 1, 1, 1], mode="reflect")
     assert shape(pr) == (4, 5)
-    b.output(*parts, single, s, g, t, p, pr)
+    b.output(*parts, single, s, g, ge, gn, t, p, pr)
     text = reparsed(b.build())
-    for name in ["concat", "split", "slice", "gather", "tile", "pad"]:
+    names = ["concat", "split", "slice", "gather", "gather_elements", "gather_nd"]
+    for name in [*names, "tile", "pad"]:
         assert f"ge.{name} " in text, name
     assert 'mode = "reflect"' in text
 
