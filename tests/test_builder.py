@@ -229,7 +229,11 @@ def test_trans_ops():
     e = b.expand_dims(s, axis=-1)
     t = b.transpose(c, perm=[0, 2, 3, 1])
     p = b.permute(c, order=[3, 2, 1, 0])
-    b.output(td, f, e, t, p)
+    heads = b.confusion_transpose(r, perm=[0, 2, 1, 3], shape=[1, 3, 4, 16])
+    merged = b.confusion_transpose(
+        heads, perm=[0, 2, 1, 3], shape=[1, 3, 64], transpose_first=True
+    )
+    b.output(td, f, e, t, p, merged)
     module = b.build()
     assert td.type == TensorType(f16, [1, 3, 8, 8], LayoutAttr("NCHW", "NC1HWC0"))
     assert layout_of(back.type) == (Format.NCHW, Format.NCHW)
@@ -241,9 +245,11 @@ def test_trans_ops():
     assert shape(e) == (1, 3, 64, 1)
     assert shape(t) == (1, 8, 8, 3)
     assert shape(p) == (8, 8, 3, 1)
+    assert shape(heads) == (1, 4, 3, 16) and shape(merged) == (1, 3, 64)
     text = reparsed(module)
     assert "src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>" in text
     assert "dst_type = f32" in text
+    assert "transpose_first = true" in text
 
 
 UNARY = [

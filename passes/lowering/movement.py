@@ -25,6 +25,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.ops import (
     ConcatOp,
+    ConfusionTransposeOp,
     ExpandDimsOp,
     FlattenOp,
     GatherElementsOp,
@@ -94,12 +95,11 @@ def _permutation(ctx: LoweringContext, op: Operation) -> list[int]:
     return list(op.origin_permutation())
 
 
-@lowers(PermutationOp)
-def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
-    """`y = x.transpose(perm)`: y[i] = x[j] with j[perm[k]] = i[k]."""
-    (x,) = ctx.operands()
-    y = ctx.result()
-    perm = _permutation(ctx, op)
+IndexMap = Callable[[list[Ix]], list[Ix]]
+
+
+def transposed_index(perm: Sequence[int]) -> IndexMap:
+    """Source index of a transpose by `perm`: j[perm[k]] = i[k]."""
 
     def source_index(index: list[Ix]) -> list[Ix]:
         result = [Ix.of(0)] * len(perm)
@@ -107,21 +107,26 @@ def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
             result[p] = index[k]
         return result
 
-    copy(ctx, x, y, y.layout.origin_shape, source_index)
+    return source_index
+
+
+@lowers(PermutationOp)
+def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
+    """`y = x.transpose(perm)`: y[i] = x[j] with j[perm[k]] = i[k]."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    perm = _permutation(ctx, op)
+    copy(ctx, x, y, y.layout.origin_shape, transposed_index(perm))
 
 
 def _row_major_strides(shape: tuple[int, ...]) -> list[int]:
     return [int(np.prod(shape[k + 1 :], dtype=np.int64)) for k in range(len(shape))]
 
 
-@lowers(ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
-def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
-    """Reshape, flatten, squeeze, unsqueeze, expand_dims: same row-major order."""
-    (x,) = ctx.operands()
-    y = ctx.result()
-    in_shape, out_shape = x.layout.origin_shape, y.layout.origin_shape
-    out_strides = _row_major_strides(out_shape)
-    in_strides = _row_major_strides(in_shape)
+def reshaped_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> IndexMap:
+    """Source index of a reshape from `in_shape` to `out_shape` (row-major)."""
+    out_strides = _row_major_strides(tuple(out_shape))
+    in_strides = _row_major_strides(tuple(in_shape))
 
     def source_index(index: list[Ix]) -> list[Ix]:
         flat = Ix.of(0)
@@ -132,7 +137,35 @@ def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
             for stride, size in zip(in_strides, in_shape, strict=True)
         ]
 
-    copy(ctx, x, y, out_shape, source_index)
+    return source_index
+
+
+@lowers(ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
+def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
+    """Reshape, flatten, squeeze, unsqueeze, expand_dims: same row-major order."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    in_shape, out_shape = x.layout.origin_shape, y.layout.origin_shape
+    copy(ctx, x, y, out_shape, reshaped_index(in_shape, out_shape))
+
+
+@lowers(ConfusionTransposeOp)
+def lower_confusion_transpose(ctx: LoweringContext, op: Operation) -> None:
+    """Reshape then transpose (or the other way round): one copy whose source
+    index composes the two maps; the layouts (FRACTAL_NZ in and out) are
+    read and written through their index maps."""
+    assert isinstance(op, ConfusionTransposeOp)
+    (x,) = ctx.operands()
+    y = ctx.result()
+    attrs = op.transpose_attributes()
+    perm, shape = attrs["perm"], tuple(attrs["shape"])
+    in_shape = x.layout.origin_shape
+    if attrs["transpose_first"]:
+        middle = tuple(in_shape[p] for p in perm)
+        outer, inner = reshaped_index(middle, shape), transposed_index(perm)
+    else:
+        outer, inner = transposed_index(perm), reshaped_index(in_shape, shape)
+    copy(ctx, x, y, y.layout.origin_shape, lambda index: inner(outer(index)))
 
 
 def _axis(ctx: LoweringContext, rank: int) -> int:
