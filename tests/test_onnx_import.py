@@ -483,6 +483,12 @@ CASES: dict[str, Case] = {
         [node("GatherND", ["x", "i"], batch_dims=1)],
         {"x": X3, "i": rng.integers(-9, 9, (2, 5, 2)) % [17, 9]},
     ),
+    "reshape_to_a_runtime_shape": Case(
+        [node("Reshape", ["x", "s"])], {"x": X4, "s": ints(2, 0, -1)}
+    ),
+    "expand_to_a_runtime_shape": Case(
+        [node("Expand", ["x", "s"])], {"x": rand(3, 1), "s": ints(2, 1, 4)}
+    ),
     "tile": Case([node("Tile", ["x", "r"])], {"x": X3}, {"r": ints(2, 1, 3)}),
     "expand": Case(
         [node("Expand", ["x", "s"])], {"x": rand(3, 1)}, {"s": ints(2, 1, 4)}
@@ -957,8 +963,13 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
             "Conv with 3-D spatial input (nodes: Conv)",
         ),
         (
-            Case([node("Reshape", ["x", "s"])], {"x": X4, "s": ints(1, -1)}),
-            "Reshape with a non-constant shape (nodes: Reshape)",
+            Case(
+                [node("Reshape", ["x", "s"], allowzero=1)],
+                {"x": X4, "s": ints(1, -1)},
+                opset=14,
+            ),
+            "Reshape with allowzero=1 and a shape known only at run time "
+            "(nodes: Reshape)",
         ),
         (
             Case(
@@ -970,7 +981,13 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
             "Pad with mode 'wrap' (nodes: Pad)",
         ),
     ],
-    ids=["dropout_mask", "pool_dilations", "conv3d", "dynamic_reshape", "pad_wrap"],
+    ids=[
+        "dropout_mask",
+        "pool_dilations",
+        "conv3d",
+        "runtime_shape_allowzero",
+        "pad_wrap",
+    ],
 )
 def test_unsupported_configurations(case: Case, message: str):
     model, _ = case.reference()
