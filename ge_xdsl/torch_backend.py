@@ -316,7 +316,10 @@ def compile_partitions(
     for node, reason in imported.unsupported.items():
         record_graph_break(node, reason)
     split = split_graph(graph_module, set(imported.unsupported))
+    own = {name for name, _ in graph_module.named_children()}  # cond's graphs, ...
     for name, partition in list(split.named_children()):
+        if name in own:
+            continue
         runner = compile_partitions(
             partition, partition_constants(partition, imported), {}, options
         )
