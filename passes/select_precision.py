@@ -9,7 +9,15 @@ gets a compute dtype by the mode, in graph order:
 | `force_fp32` | float32 where its kernels take it |
 | `force_fp16` | float16 where its kernels take it |
 | `allow_fp32_to_fp16` | its own dtype where supported, else float16 |
-| `allow_mix_precision` | float16 if its op info has `precision_reduce: true` (cube ops: matmul, batch_matmul, gemm, conv); its own dtype if `false` (softmax, reductions, normalisations, exp, log, pow, sqrt: what LayerNorm and Softmax are made of); otherwise (elementwise, data movement) float16 only if every float operand that is not a constant arrives in float16 |
+| `allow_mix_precision` | by its op info's `precision_reduce`: see below |
+
+Under `allow_mix_precision` an op with `precision_reduce: true` (the cube
+ops: matmul, batch_matmul, gemm, convolutions) runs in float16; one with
+`false` (softmax, reductions, normalisations, exp, log, pow, sqrt: what
+LayerNorm and Softmax are made of) keeps its dtype; any other op
+(elementwise, data movement) runs in float16 only if every float operand
+that is not a constant arrives in float16. Only ops whose kernels take
+float16 (`dtypes`) change.
 
 An op that changes dtype computes on `ge.cast`s of its float operands and
 its float results change type; a consumer that computes in another dtype
@@ -26,7 +34,8 @@ float32:
 // becomes, with mode=allow_mix_precision
 %x16 = ge.cast %x {dst_type = f16} : tensor<2x8xf32> -> tensor<2x8xf16>
 %w16 = ge.cast %w {dst_type = f16} : tensor<8x8xf32> -> tensor<8x8xf16>
-%y16 = ge.batch_matmul %x16, %w16 : (tensor<2x8xf16>, tensor<8x8xf16>) -> tensor<2x8xf16>
+%y16 = ge.batch_matmul %x16, %w16
+    : (tensor<2x8xf16>, tensor<8x8xf16>) -> tensor<2x8xf16>
 %y = ge.cast %y16 {dst_type = f32} : tensor<2x8xf16> -> tensor<2x8xf32>
 ```
 
@@ -51,7 +60,7 @@ from ge_dialect.ops import CONTROL_FLOW_OPS, CastOp, ConstOp, GraphOp, Structura
 from passes.cast_remove import with_element_type
 from passes.insert_aicpu_cast import make_cast
 from passes.options import check_choice_option
-from passes.transop_utils import cast_is_exact, dtype_of
+from passes.transop_utils import dtype_of
 
 FLOATS = ("float16", "float32")
 """The dtypes a precision mode chooses between."""
@@ -77,8 +86,6 @@ class PrecisionChoice:
     """Chooses and applies a compute dtype per op of one block."""
 
     mode: str
-    computed: dict[SSAValue, str] = field(default_factory=dict)
-    """The dtype each value is produced in after the choice."""
     casts: list[CastOp] = field(default_factory=list)
     """The casts this choice inserted."""
 
@@ -97,10 +104,18 @@ class PrecisionChoice:
             if info.precision_reduce:
                 return "float16"
             inputs = [v for v in float_values(op.operands) if not is_constant(v)]
-            arriving = [self.computed.get(v, dtype_of(v)) for v in inputs]
+            arriving = [self.arriving_dtype(v) for v in inputs]
             if arriving and all(d == "float16" for d in arriving):
                 return "float16"
         return own
+
+    def arriving_dtype(self, value: SSAValue) -> str:
+        """The dtype `value` is computed in: a cast back this choice inserted
+        reports its source's."""
+        owner = value.owner
+        if isinstance(owner, CastOp) and owner in self.casts:
+            return dtype_of(owner.x)
+        return dtype_of(value)
 
     def run(self, block: Block) -> None:
         for op in list(block.ops):
@@ -131,7 +146,6 @@ class PrecisionChoice:
             new = Rewriter.replace_value_with_new_type(
                 result, with_element_type(result.type, element_type(wanted))
             )
-            self.computed[new] = wanted
             self._restore_uses(new, own, label)
 
     def _value_in(
@@ -141,9 +155,8 @@ class PrecisionChoice:
         if dtype_of(value) == dtype:
             return value
         source = value.owner
-        if isinstance(source, CastOp) and dtype_of(source.x) == dtype:
-            if cast_is_exact(dtype, dtype_of(value)):
-                return source.x  # the value was widened from `dtype`: undo
+        if source in self.casts and dtype_of(source.x) == dtype:  # type: ignore[union-attr]
+            return source.x  # type: ignore[union-attr]  # a cast back: its source
         for use in value.uses:
             user = use.operation
             if isinstance(user, CastOp) and dtype_of(user.y) == dtype:
