@@ -83,7 +83,9 @@ def assert_close(ours: np.ndarray, ref: np.ndarray, tolerance: float = TOLERANCE
         np.testing.assert_array_equal(ours, ref)
         return
     assert np.array_equal(np.isnan(ours), np.isnan(ref)), "NaNs differ"
-    finite = ~np.isnan(ref)
+    infinite = np.isinf(ref)
+    assert np.array_equal(ours[infinite], ref[infinite]), "infinities differ"
+    finite = np.isfinite(ref)
     err = np.abs(ours[finite].astype(np.float64) - ref[finite]).max(initial=0.0)
     scale = np.abs(ref[finite]).max(initial=0.0)
     assert err <= tolerance * max(scale, 1e-6), f"max err {err} vs max|ref| {scale}"
@@ -607,6 +609,100 @@ CASES: dict[str, Case] = {
         {"x": X4},
     ),
 }
+
+
+SPECIALS = np.array([0.0, -0.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 3.0], np.float32)
+XS = np.concatenate([SPECIALS, rand(25)]).reshape(3, 11)
+YS = np.roll(XS, 5, axis=1) * np.float32(0.5)
+I3 = rng.integers(-9, 10, (3, 11)).astype(np.int32)
+J3 = (rng.integers(1, 7, (11,)) * np.where(rng.random(11) < 0.5, -1, 1)).astype(
+    np.int32
+)
+B3 = rng.random((3, 11)) < 0.5
+C3 = rng.random((11,)) < 0.5
+U3 = rng.integers(0, 256, (3, 11)).astype(np.uint8)
+S3 = rng.integers(0, 8, (11,)).astype(np.uint8)
+
+LOGIC_AND_MATH: dict[str, Case] = {
+    **{
+        f"{op.lower()}_{kind}": Case([node(op, ["a", "b"])], inputs)
+        for op in ("Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual")
+        for kind, inputs in (
+            ("float_specials", {"a": XS, "b": YS}),
+            ("int_broadcast", {"a": I3, "b": J3 % 5}),
+            ("uint8", {"a": U3, "b": U3[::-1]}),
+        )
+        if op not in ("LessOrEqual", "GreaterOrEqual") or kind != "uint8"
+    },
+    "equal_bool": Case([node("Equal", ["a", "b"])], {"a": B3, "b": C3}, opset=19),
+    **{
+        f"{op.lower()}_broadcast": Case([node(op, ["a", "b"])], {"a": B3, "b": C3})
+        for op in ("And", "Or", "Xor")
+    },
+    "not": Case([node("Not", ["a"])], {"a": B3}),
+    "where_broadcast": Case(
+        [node("Where", ["c", "a", "b"])], {"c": C3, "a": XS, "b": YS[0]}
+    ),
+    "where_int": Case([node("Where", ["c", "a", "b"])], {"c": B3, "a": I3, "b": J3}),
+    "isnan": Case([node("IsNaN", ["a"])], {"a": XS}),
+    "isinf": Case([node("IsInf", ["a"])], {"a": XS}, opset=10),
+    "isinf_positive_only": Case(
+        [node("IsInf", ["a"], detect_negative=0)], {"a": XS}, opset=10
+    ),
+    **{
+        f"bitwise_{op.lower()}": Case(
+            [node(f"Bitwise{op}", ["a", "b"])], {"a": I3, "b": J3}, opset=18
+        )
+        for op in ("And", "Or", "Xor")
+    },
+    "bitwise_not_uint8": Case([node("BitwiseNot", ["a"])], {"a": U3}, opset=18),
+    "bitshift_left": Case(
+        [node("BitShift", ["a", "b"], direction="LEFT")], {"a": U3, "b": S3}, opset=11
+    ),
+    "bitshift_right": Case(
+        [node("BitShift", ["a", "b"], direction="RIGHT")], {"a": U3, "b": S3}, opset=11
+    ),
+    "mod_int": Case([node("Mod", ["a", "b"])], {"a": I3, "b": J3}, opset=13),
+    "mod_int_fmod": Case(
+        [node("Mod", ["a", "b"], fmod=1)], {"a": I3, "b": J3}, opset=13
+    ),
+    "mod_float_fmod": Case(
+        [node("Mod", ["a", "b"], fmod=1)], {"a": XS * 7, "b": YS + 3}, opset=13
+    ),
+    **{
+        op.lower(): Case([node(op, ["a"])], {"a": XS * 0.9 if op[0] == "A" else XS})
+        for op in (
+            "Erf",
+            "Sin",
+            "Cos",
+            "Tan",
+            "Asin",
+            "Acos",
+            "Atan",
+            "Sinh",
+            "Cosh",
+            "Asinh",
+            "Atanh",
+            "Ceil",
+            "Floor",
+            "Round",
+            "Sign",
+        )
+    },
+    "acosh": Case([node("Acosh", ["a"])], {"a": np.abs(XS) + 1}),
+    "sign_int": Case([node("Sign", ["a"])], {"a": I3}),
+    "gelu": Case([node("Gelu", ["a"])], {"a": XS}, opset=20),
+    "gelu_tanh": Case([node("Gelu", ["a"], approximate="tanh")], {"a": XS}, opset=20),
+    "mish": Case([node("Mish", ["a"])], {"a": XS}, opset=18),
+    "celu": Case([node("Celu", ["a"], alpha=2.0)], {"a": XS}, opset=12),
+    "thresholded_relu": Case(
+        [node("ThresholdedRelu", ["a"], alpha=0.5)], {"a": XS}, opset=10
+    ),
+    "shrink": Case([node("Shrink", ["a"], bias=0.5, lambd=1.0)], {"a": XS}, opset=9),
+}
+"""Comparisons, logic, bit ops, select, mod and unary math (special values,
+broadcasting, ints)."""
+CASES.update(LOGIC_AND_MATH)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -9,7 +9,8 @@ class.
 
 Families: `structure` (graph, data, const, variable, netoutput),
 `control_flow` (if, case, while, partitioned_call, fused), `trans` (transdata,
-cast and the shape ops), `elementwise` (unary and binary ops, add_n), `nn`
+cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
+(comparisons, logic and bit operations, is_nan/is_inf, select), `nn`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions).
 Every op class is importable from this package (`from ge_dialect.ops import
@@ -31,6 +32,7 @@ from ge_dialect.attribute_values import (
 from ge_dialect.ops import (
     control_flow,
     elementwise,
+    logic,
     matmul,
     movement,
     nn,
@@ -55,6 +57,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     control_flow,
     trans,
     elementwise,
+    logic,
     nn,
     matmul,
     movement,

@@ -101,3 +101,63 @@ ge.graph @hard_swish {
   %y = ge.hard_swish %x : tensor<1x17x3x3xf32, #ge.layout<NCHW>> -> tensor<1x17x3x3xf32, #ge.layout<NCHW>>
   ge.netoutput %y : tensor<1x17x3x3xf32, #ge.layout<NCHW>>
 }
+
+// -----
+
+// Unary math and activations of ONNX: one op each, attributes with defaults.
+
+// CHECK-LABEL: ge.graph @math
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<2x17xf32>
+// CHECK-NEXT:    [[M0:%.*]] = ge.erf [[X]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M1:%.*]] = ge.sin [[M0]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M2:%.*]] = ge.cos [[M1]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M3:%.*]] = ge.tan [[M2]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M4:%.*]] = ge.asin [[M3]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M5:%.*]] = ge.acos [[M4]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M6:%.*]] = ge.atan [[M5]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M7:%.*]] = ge.sinh [[M6]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M8:%.*]] = ge.cosh [[M7]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M9:%.*]] = ge.asinh [[M8]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M10:%.*]] = ge.acosh [[M9]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M11:%.*]] = ge.atanh [[M10]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M12:%.*]] = ge.ceil [[M11]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M13:%.*]] = ge.floor [[M12]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M14:%.*]] = ge.round [[M13]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M15:%.*]] = ge.sign [[M14]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M16:%.*]] = ge.mish [[M15]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A0:%.*]] = ge.gelu [[M16]] {approximate = "tanh"} : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A1:%.*]] = ge.gelu [[A0]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A2:%.*]] = ge.swish [[A1]] {alpha = 2.000000e+00 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A3:%.*]] = ge.celu [[A2]] {alpha = 5.000000e-01 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A4:%.*]] = ge.thresholded_relu [[A3]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A5:%.*]] = ge.shrink [[A4]] {bias = 1.000000e+00 : f32, lambd = 2.000000e+00 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[MOD:%.*]] = ge.mod [[A5]], [[X]] {fmod = 1 : i64} : (tensor<2x17xf32>, tensor<2x17xf32>) -> tensor<2x17xf32>
+// CHECK-NEXT:    ge.netoutput [[MOD]] : tensor<2x17xf32>
+ge.graph @math {
+  %x = ge.data {index = 0 : i64} : tensor<2x17xf32>
+  %m0 = ge.erf %x : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m1 = ge.sin %m0 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m2 = ge.cos %m1 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m3 = ge.tan %m2 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m4 = ge.asin %m3 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m5 = ge.acos %m4 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m6 = ge.atan %m5 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m7 = ge.sinh %m6 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m8 = ge.cosh %m7 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m9 = ge.asinh %m8 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m10 = ge.acosh %m9 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m11 = ge.atanh %m10 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m12 = ge.ceil %m11 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m13 = ge.floor %m12 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m14 = ge.round %m13 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m15 = ge.sign %m14 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m16 = ge.mish %m15 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a0 = ge.gelu %m16 {approximate = "tanh"} : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a1 = ge.gelu %a0 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a2 = ge.swish %a1 {alpha = 2.000000e+00 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a3 = ge.celu %a2 {alpha = 5.000000e-01 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a4 = ge.thresholded_relu %a3 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a5 = ge.shrink %a4 {bias = 1.000000e+00 : f32, lambd = 2.000000e+00 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+  %mod = ge.mod %a5, %x {fmod = 1 : i64} : (tensor<2x17xf32>, tensor<2x17xf32>) -> tensor<2x17xf32>
+  ge.netoutput %mod : tensor<2x17xf32>
+}

@@ -142,3 +142,12 @@ ge.graph @add_n_dtype_mismatch {
   %r = ge.add_n %x, %y : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x3xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @no_unknown_gelu_approximation {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  // CHECK: {{.*}}invalid-elementwise.mlir:[[# @LINE + 1]]:3: error: 'ge.gelu' op approximate must be one of none, tanh, got 'erf'
+  %r = ge.gelu %x {approximate = "erf"} : tensor<2x3xf32> -> tensor<2x3xf32>
+  ge.netoutput
+}
