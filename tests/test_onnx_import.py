@@ -960,6 +960,60 @@ def test_imported_module_round_trips_through_text():
 
 
 # ---------------------------------------------------------------------------
+# Ops ONNX defines as functions
+# ---------------------------------------------------------------------------
+
+
+FUNCTION_CASES = {
+    "mean_variance_normalization": Case(
+        [node("MeanVarianceNormalization", ["x"])], {"x": X4}
+    ),
+    "layer_normalization_three_outputs": Case(
+        [node("LayerNormalization", ["x", "s", "b"], ["y", "m", "r"], axis=-2)],
+        {"x": X3},
+        {"s": rand(17, 9), "b": rand(17, 9)},
+        opset=17,
+        outputs=("y", "m", "r"),
+    ),
+    "group_normalization": Case(
+        [node("GroupNormalization", ["x", "s", "b"], num_groups=3, epsilon=1e-3)],
+        {"x": rand(2, 6, 5)},
+        {"s": rand(6), "b": rand(6)},
+        opset=21,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_CASES))
+def test_function_ops_import_as_their_body(name: str):
+    """No converter: the op's ONNX function body is imported (matching
+    onnxruntime), its nodes named inside the node's (`NODE/...`)."""
+    module = check_case(FUNCTION_CASES[name])
+    names = [op.attributes["name"].data for op in compute_ops(module)]
+    assert names and all("/" in n for n in names), names
+
+
+def test_a_function_body_resolves_attributes_and_defaults():
+    from ge_frontend.onnx_functions import function_body
+
+    celu = helper.make_node("Celu", ["x"], ["y"], alpha=2.0)
+    body = function_body(celu, 13, [onnx.TypeProto()])
+    assert body is not None and body.opset <= 13
+    attributes = [a for n in body.nodes for a in n.attribute]
+    assert not any(a.ref_attr_name for a in attributes)
+    constants = [
+        numpy_helper.to_array(a.t).item()
+        for a in attributes
+        if a.type == onnx.AttributeProto.TENSOR
+    ]
+    assert constants == [2.0]  # alpha, from the node (the default is 1.0)
+    assert body.nodes[-1].output == ["y"]
+    assert all(n.name.startswith("y/") for n in body.nodes)
+    assert all(i == "x" or i.startswith("y/") for n in body.nodes for i in n.input)
+    assert function_body(helper.make_node("Relu", ["x"], ["y"]), 13, []) is None
+
+
+# ---------------------------------------------------------------------------
 # Unsupported ops
 # ---------------------------------------------------------------------------
 
