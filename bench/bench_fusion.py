@@ -60,8 +60,8 @@ class Variant:
 
 def compile_options(variant: str) -> Any:
     """ge-atc's options for a variant (--disable-fusion, UB rules off, default)."""
+    from ge_xdsl.atc import CompileOptions
     from passes.fuse_ops import fusion_rules
-    from tools.ge_atc import CompileOptions
 
     if variant == "no fusion":
         return CompileOptions(input_format="NCHW", fusion=False)
@@ -77,7 +77,7 @@ def compile_variant(name: str, imported: Any) -> Variant:
     from ge_dialect.ops import FusedOp
     from ge_runtime.jit import compile_graph, graph_arguments
     from ge_runtime.scheduler import compile_model
-    from tools.ge_atc import compile_module
+    from ge_xdsl.atc import compile_module
 
     module = imported.module.clone()
     options = compile_options(name)

@@ -84,7 +84,8 @@ def tensor_type(
 
 
 def python_to_attribute(value: Any, constraint_name: str = "") -> Attribute:
-    """Convert a Python attribute value (`constraint_name`: "format" or "type")."""
+    """Convert a Python attribute value (`constraint_name`: "format", "type",
+    or "dense": a dense array, of f32 when the values are not all ints)."""
     if isinstance(value, Attribute):
         return value
     if constraint_name == "format" or isinstance(value, Format):
@@ -105,6 +106,8 @@ def python_to_attribute(value: Any, constraint_name: str = "") -> Attribute:
         items = list(value)
         if all(isinstance(v, int | np.integer) for v in items):
             return DenseArrayBase.from_list(i64, [int(v) for v in items])
+        if constraint_name == "dense":
+            return DenseArrayBase.from_list(f32, [float(v) for v in items])
         return ArrayAttr([python_to_attribute(v) for v in items])
     raise TypeError(f"cannot convert {value!r} to an attribute")
 
@@ -118,6 +121,8 @@ def _constraint_kind(op_class: type[IRDLOperation], name: str) -> str:
         return "format"
     if name == "dst_type":
         return "type"
+    if "DenseArrayBase" in text:
+        return "dense"
     return ""
 
 

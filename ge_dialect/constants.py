@@ -25,7 +25,13 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.formats import Format, from_storage, to_storage
-from ge_dialect.layout import layout_attr, origin_layout, satisfies, shape_of
+from ge_dialect.layout import (
+    layout_attr,
+    origin_layout,
+    satisfies,
+    shape_of,
+    storage_shape_of,
+)
 from ge_dialect.ops import ConstOp
 
 
@@ -57,6 +63,47 @@ def dense_from_numpy(array: np.ndarray, tensor: TensorType) -> DenseIntOrFPEleme
         return DenseIntOrFPElementsAttr.from_list(tensor, array.reshape(-1).tolist())
     data = np.ascontiguousarray(array, dtype=np.dtype(struct_format)).tobytes()
     return DenseIntOrFPElementsAttr(tensor, BytesAttr(data))
+
+
+def is_splat_array(array: np.ndarray) -> bool:
+    """Whether every element of `array` has the same bits (so -0.0 is not 0.0)."""
+    flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    size = array.dtype.itemsize
+    return array.size > 0 and bool((flat.reshape(-1, size) == flat[:size]).all())
+
+
+def splat_dense(array: np.ndarray, tensor: TensorType) -> DenseIntOrFPElementsAttr:
+    """The dense attribute of type `tensor` whose every element is `array`'s
+    (which is a splat); it holds the one element only."""
+    return dense_from_numpy(array.reshape(-1)[:1], tensor)
+
+
+def inline_stored_array(const: ConstOp, target: str | None) -> np.ndarray:
+    """The storage-layout array of a constant with an inline value.
+
+    The value is that array, or, for a splat written in the result's *origin*
+    shape, the splat laid out in the storage format, whose padding is zero:
+    a padded splat prints as `dense<0.5> : tensor<9x9x3x3xf16>` rather than
+    its storage bytes.
+    """
+    assert isinstance(const.value, DenseIntOrFPElementsAttr)
+    array = dense_to_numpy(const.value)
+    tensor = const.output.type
+    assert isinstance(tensor, TensorType)
+    if array.shape == tuple(storage_shape_of(tensor, target)):
+        return array
+    return stored_array(array, tensor, target)  # a splat in the origin shape
+
+
+def inline_stored_dense(const: ConstOp, target: str | None) -> DenseIntOrFPElementsAttr:
+    """`inline_stored_array` as a dense attribute of the storage shape."""
+    assert isinstance(const.value, DenseIntOrFPElementsAttr)
+    stored = inline_stored_array(const, target)
+    if stored.shape == tuple(const.value.get_type().get_shape()):
+        return const.value
+    tensor = const.output.type
+    assert isinstance(tensor, TensorType)
+    return dense_from_numpy(stored, TensorType(tensor.element_type, stored.shape))
 
 
 def origin_array(
@@ -122,11 +169,24 @@ def relayout_constant(
         attributes["value"] = ExternalDataAttr(derived_weight_key(key, tensor))
         attributes[STORAGE_OF] = StringAttr(key)
     else:
-        origin = origin_array(dense_to_numpy(const.value), old, target)
+        origin = origin_array(inline_stored_array(const, target), old, target)
         stored = stored_array(origin, tensor, target)
-        value_type = TensorType(tensor.element_type, stored.shape)
-        attributes["value"] = dense_from_numpy(stored, value_type)
+        attributes["value"] = compact_dense(origin, stored, tensor)
     return ConstOp.create(attributes=attributes, result_types=[tensor])
+
+
+def compact_dense(
+    origin: np.ndarray, stored: np.ndarray, tensor: TensorType
+) -> DenseIntOrFPElementsAttr:
+    """The value of a constant of type `tensor` holding `stored` (laid out from
+    `origin`): a splat stays one element, in the origin shape when the storage
+    layout pads it (see `inline_stored_array`)."""
+    element = tensor.element_type
+    if is_splat_array(stored):
+        return splat_dense(stored, TensorType(element, stored.shape))
+    if is_splat_array(origin):
+        return splat_dense(origin, TensorType(element, origin.shape))
+    return dense_from_numpy(stored, TensorType(element, stored.shape))
 
 
 def derive_storage_weights(

@@ -6,6 +6,7 @@ single line `FILE:LINE:COL: error: ...`. The tools print it and exit 1.
 
 from __future__ import annotations
 
+import bisect
 import re
 from difflib import get_close_matches
 
@@ -69,6 +70,7 @@ class LocatedParser(ResourceReadingParser):
         self._line_offset = line_offset
         self._depth = 0
         self._first_use: dict[str, Span] = {}
+        self._newlines: list[int] | None = None
 
     def resolve_operand(
         self, operand: UnresolvedOperand, type: AttributeInvT
@@ -104,13 +106,24 @@ class LocatedParser(ResourceReadingParser):
         finally:
             self._depth -= 1
         if not isinstance(op.location, FileLineColLoc | NameLoc):
-            where = span.get_location()
+            line, column = self._line_and_column(span)
             op.location = FileLineColLoc(
-                StringAttr(where.file),
-                IntAttr(where.line + self._line_offset),
-                IntAttr(where.col),
+                StringAttr(span.input.name),
+                IntAttr(line + self._line_offset),
+                IntAttr(column),
             )
         return op
+
+    def _line_and_column(self, span: Span) -> tuple[int, int]:
+        """1-based line and column where `span` starts (newlines indexed once,
+        so locating every op of a large module stays linear)."""
+        if self._newlines is None:
+            content = span.input.content
+            newline = "\n" if isinstance(content, str) else b"\n"
+            self._newlines = [m.start() for m in re.finditer(newline, content)]
+        line = bisect.bisect_left(self._newlines, span.start)
+        start = self._newlines[line - 1] + 1 if line else 0
+        return line + 1, span.start - start + 1
 
     def _parse_dense_literal_type(self):  # the type of `dense<...> : TYPE`
         start = self._current_token.span
@@ -144,9 +157,18 @@ def _op_name_after(text: str) -> str | None:
 
 
 def parse_module(
-    ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0
+    ctx: Context,
+    text: str,
+    name: str = "<stdin>",
+    line_offset: int = 0,
+    *,
+    check_types: bool = True,
 ) -> ModuleOp:
-    """Parse MLIR text into a verified module, or raise a one-line GEError."""
+    """Parse MLIR text into a verified module, or raise a one-line GEError.
+
+    With `check_types`, each op's declared result types must be what its shape
+    function gives (`shape_inference.check_declared_types`).
+    """
     if not text.strip() or all(
         line.strip().startswith("//") or not line.strip() for line in text.splitlines()
     ):
@@ -170,7 +192,7 @@ def parse_module(
         module.location = FileLineColLoc(
             StringAttr(name), IntAttr(line_offset + 1), IntAttr(1)
         )
-    verify_module(module)
+    verify_module(module, check_types=check_types)
     return module
 
 
@@ -213,9 +235,14 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def verify_module(module: Operation) -> None:
+def verify_module(module: Operation, *, check_types: bool = False) -> None:
     """Verify every op, raising a GEError located at the first invalid one
-    (or at the op a verifier names, e.g. the first op of a dataflow cycle)."""
+    (or at the op a verifier names, e.g. the first op of a dataflow cycle).
+
+    With `check_types` (what parsing does, not the checks between passes),
+    each op's declared result types are also checked against its shape
+    function (`shape_inference.check_declared_types`).
+    """
     for op in module.walk():
         if isinstance(op, ModuleOp):
             _check_module(op)
@@ -226,6 +253,10 @@ def verify_module(module: Operation) -> None:
         except VerifyException as error:
             message = " ".join(str(error).split())
             raise error_at(getattr(error, "op", op), message) from None
+        if check_types and op.dialect_name() != "builtin":
+            from ge_dialect.shape_inference import check_declared_types
+
+            check_declared_types(op)
 
 
 _SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}

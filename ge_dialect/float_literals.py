@@ -20,6 +20,9 @@ Importing this module (`ge_dialect` does) installs MLIR's behaviour:
   or more bits than the type has is an error, with MLIR's messages;
 - a dense attribute is a splat when every element has the same *bits*;
 - ±inf and NaN print in MLIR's spelling (`0xFF800000`, upper-case digits).
+
+Values pass through Python floats, as in the rest of xDSL: a NaN keeps its
+sign, but a signalling NaN becomes quiet (its payload may change).
 """
 
 from __future__ import annotations

@@ -147,3 +147,42 @@ def floored_remainder(b: ScalarBuilder, remainder: Any, divisor: Any) -> Any:
     )
     shifted = b.op(arith.AddiOp, remainder, divisor)
     return b.op(arith.SelectOp, b.op(arith.AndIOp, nonzero, differ), shifted, remainder)
+
+
+FLOAT_PREDICATES = {
+    "eq": "oeq",
+    "ne": "une",
+    "lt": "olt",
+    "le": "ole",
+    "gt": "ogt",
+    "ge": "oge",
+}
+"""Comparison kind -> `arith.cmpf` predicate: NaN compares false, except `!=`."""
+
+SIGNED_PREDICATES = {
+    "eq": "eq",
+    "ne": "ne",
+    "lt": "slt",
+    "le": "sle",
+    "gt": "sgt",
+    "ge": "sge",
+}
+"""Comparison kind -> `arith.cmpi` predicate on signed integers."""
+
+
+def compare(b: ScalarBuilder, kind: str, a: Any, c: Any) -> Any:
+    """`a <kind> c` as an i1 (`kind`: eq, ne, lt, le, gt, ge), NumPy's semantics."""
+    if is_float(a.type):
+        return b.op(arith.CmpfOp, a, c, FLOAT_PREDICATES[kind])
+    predicate = SIGNED_PREDICATES[kind]
+    unsigned = is_bool(a.type) or is_unsigned(a.type)
+    if unsigned and predicate.startswith("s"):  # i1: true is 1, above false
+        predicate = "u" + predicate[1:]
+    return b.op(arith.CmpiOp, a, c, predicate)
+
+
+def truth(b: ScalarBuilder, x: Any) -> Any:
+    """`x != 0` as an i1 (NaN is true), `x` itself when it is already i1."""
+    if is_bool(x.type):
+        return x
+    return compare(b, "ne", x, b.const(0.0 if is_float(x.type) else 0, x.type))

@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.adapters import operand_format_keywords
 from ge_dialect.attribute_values import default_attributes, python_attributes
+from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.layout import check_tensor_type, kept_layout, shape_of
 from ge_dialect.ops import OPS_BY_NAME, Structural
@@ -191,3 +192,52 @@ def _result_type(
     except VerifyException:
         return plain
     return typed
+
+
+def check_declared_types(op: Operation) -> None:
+    """A `GEError` at `op` if its declared result types are not what its shape
+    function gives for its (fully known) operands.
+
+    Ops whose operands have unknown dims, and results declared with unknown
+    dims (placeholders `infer-shape` fills in), are not compared; so a
+    mistyped result is reported at its op, not at the consumer that first
+    trips over it.
+    """
+    if op.regions or not has_shape_function(op):
+        return
+    operands = [v.type for v in op.operands]
+    if not all(
+        isinstance(t, TensorType) and UNKNOWN not in shape_of(t) for t in operands
+    ):
+        return
+    shapes = [shape_of(t) for t in operands]  # type: ignore[arg-type]
+    dtypes = [dtype_name(t.element_type) for t in operands]  # type: ignore[union-attr]
+    try:
+        results = infer_shapes(op, shapes, dtypes, shape_function_attributes(op))
+    except ShapeError as error:
+        raise error_at(op, str(error)) from None
+    for index, (value, (shape, dtype)) in enumerate(
+        zip(op.results, results, strict=False)
+    ):
+        declared = value.type
+        if not isinstance(declared, TensorType) or UNKNOWN in shape_of(declared):
+            continue
+        if _compatible(shape_of(declared), shape) and dtype == dtype_name(
+            declared.element_type
+        ):
+            continue
+        inferred = TensorType(
+            element_type(dtype), [DYNAMIC_INDEX if d == UNKNOWN else d for d in shape]
+        )
+        raise error_at(
+            op,
+            f"inferred type {inferred} is incompatible with result #{index} type "
+            f"{TensorType(declared.element_type, declared.shape)}",
+        )
+
+
+def _compatible(declared: Sequence[int], inferred: Sequence[int]) -> bool:
+    return len(declared) == len(inferred) and all(
+        d == UNKNOWN or i == UNKNOWN or d == i
+        for d, i in zip(declared, inferred, strict=True)
+    )

@@ -820,6 +820,71 @@ def convert_upsample(ctx: NodeContext) -> list[Value]:
     return [ctx.op("reshape", tiled, shape=[0, 0, height * sh, width * sw])]
 
 
+@converts("Resize")
+def convert_resize(ctx: NodeContext) -> list[Value]:
+    """`ge.resize` with the output sizes and per-axis scales worked out here
+    from ONNX's scales or sizes (opset 10: `(X, scales)`, asymmetric
+    coordinates, opset 10's nearest rule; 11+: `(X, roi, scales, sizes)`;
+    18+: `axes`, `antialias`, `keep_aspect_ratio_policy`)."""
+    shape = ctx.shape(0)
+    rank = len(shape)
+    if ctx.opset < 11:
+        roi, scales, sizes = None, ctx.constant(1, "scales"), None
+        transform, nearest = "asymmetric", "simple"
+    else:
+        roi, scales = ctx.constant(1, "roi"), ctx.constant(2, "scales")
+        sizes = ctx.constant(3, "sizes")
+        transform = ctx.attr("coordinate_transformation_mode", "half_pixel")
+        nearest = ctx.attr("nearest_mode", "round_prefer_floor")
+    axes = _axes(ctx.attr("axes"), rank) if ctx.has_attr("axes") else list(range(rank))
+    out_sizes, out_scales = list(shape), [1.0] * rank
+    if sizes is not None and sizes.size:
+        wanted = int_list(sizes)
+        given = [shape[a] for a in axes]
+        if -1 in given:
+            raise Unsupported("with sizes on dynamic dims")
+        ratios = [
+            np.float32(w) / np.float32(g) for w, g in zip(wanted, given, strict=True)
+        ]
+        policy = ctx.attr("keep_aspect_ratio_policy", "stretch")
+        if policy != "stretch":
+            ratio = min(ratios) if policy == "not_larger" else max(ratios)
+            ratios = [ratio] * len(axes)
+            wanted = [int(math.floor(ratio * g + 0.5)) for g in given]
+        for axis, size, ratio in zip(axes, wanted, ratios, strict=True):
+            out_sizes[axis], out_scales[axis] = size, float(ratio)
+    elif scales is not None and scales.size:
+        values = [float(v) for v in np.asarray(scales, np.float32).reshape(-1)]
+        for axis, scale in zip(axes, values, strict=True):
+            if shape[axis] == -1 and scale != 1.0:
+                raise Unsupported("with scales on dynamic dims")
+            out_scales[axis] = scale
+            if shape[axis] != -1:  # a dynamic dim scaled by 1 stays as it is
+                out_sizes[axis] = int(np.float32(scale) * np.float32(shape[axis]))
+    else:
+        raise ValueError("one of 'scales' and 'sizes' is required")
+    attrs: dict = {
+        "sizes": out_sizes,
+        "scales": out_scales,
+        "mode": ctx.attr("mode", "nearest"),
+        "coordinate_transformation_mode": transform,
+        "nearest_mode": nearest,
+        "cubic_coeff_a": float(ctx.attr("cubic_coeff_a", -0.75)),
+        "exclude_outside": bool(ctx.attr("exclude_outside", 0)),
+        "antialias": bool(ctx.attr("antialias", 0)),
+        "extrapolation_value": float(ctx.attr("extrapolation_value", 0.0)),
+    }
+    if transform == "tf_crop_and_resize":
+        if roi is None or not roi.size:
+            raise ValueError("tf_crop_and_resize needs 'roi'")
+        starts, ends = [0.0] * rank, [1.0] * rank
+        values = [float(v) for v in np.asarray(roi).reshape(-1)]
+        for i, axis in enumerate(axes):
+            starts[axis], ends[axis] = values[i], values[len(axes) + i]
+        attrs["roi"] = starts + ends
+    return [ctx.op("resize", ctx.input(0), **attrs)]
+
+
 # ---------------------------------------------------------------------------
 # Reductions
 # ---------------------------------------------------------------------------
@@ -879,18 +944,22 @@ def convert_constant_of_shape(ctx: NodeContext) -> list[Value]:
 
 @converts("Shape")
 def convert_shape(ctx: NodeContext) -> list[Value]:
+    """Known when the selected dims are static; else `ge.shape`."""
     shape = ctx.shape(0)
     start, end = ctx.attr("start", 0), ctx.attr("end", len(shape))
     selected = shape[start:end]
-    if -1 in selected:
-        raise Unsupported("of a tensor with dynamic dims")
-    return [np.array(selected, np.int64)]
+    if -1 not in selected:
+        return [np.array(selected, np.int64)]
+    return [ctx.op("shape", ctx.input(0), start=start, end=end)]
 
 
 @converts("Size")
 def convert_size(ctx: NodeContext) -> list[Value]:
-    shape = ctx.static_shape(0)
-    return [np.array(math.prod(shape), np.int64)]
+    """Known when every dim is static; else `ge.size`."""
+    shape = ctx.shape(0)
+    if -1 not in shape:
+        return [np.array(math.prod(shape), np.int64)]
+    return [ctx.op("size", ctx.input(0))]
 
 
 # ---------------------------------------------------------------------------

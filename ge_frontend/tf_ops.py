@@ -16,9 +16,8 @@ labelled `#ge.layout<HWCN>`; a `DepthwiseConv2dNative` filter
 `[kh, kw, C, M]` becomes the grouped filter `[kh, kw, 1, C*M]` with
 `groups = C` (TensorFlow's output channel `c*M + m` is the group order).
 
-Ops `ge` has no single op for are written with the ones it has: `Relu6` is
-`clip(relu(x), max=6)`, `Rsqrt` is `reciprocal(sqrt)`, `SquaredDifference` is
-`(a - b) * (a - b)`, `Square` is `x * x`. Shape computations (`Shape`,
+Ops `ge` has no single op for are written with the ones it has: `Square`
+is `x * x`. Shape computations (`Shape`,
 `StridedSlice`, `Pack`, `Fill`, ...) on import-time values are evaluated
 at import time.
 """
@@ -113,6 +112,9 @@ UNARY = {
     "Inv": "reciprocal",
     "Elu": "elu",
     "Selu": "selu",
+    "Relu6": "relu6",
+    "Rsqrt": "rsqrt",
+    "Erf": "erf",
 }
 
 BINARY = {
@@ -124,6 +126,7 @@ BINARY = {
     "Maximum": "maximum",
     "Minimum": "minimum",
     "Pow": "pow",
+    "SquaredDifference": "squared_difference",
 }
 
 
@@ -135,19 +138,6 @@ def convert_unary(ctx: TFNodeContext) -> list[Value]:
 @converts("LeakyRelu")
 def convert_leaky_relu(ctx: TFNodeContext) -> list[Value]:
     return [ctx.op("leaky_relu", ctx.input(0), alpha=float(ctx.attr("alpha", 0.2)))]
-
-
-@converts("Relu6")
-def convert_relu6(ctx: TFNodeContext) -> list[Value]:
-    """`min(relu(x), 6)`: relu first, so -0.0 becomes +0.0 as in TensorFlow."""
-    rectified = ctx.op("relu", ctx.input(0), suffix="relu")
-    return [ctx.op("clip", rectified, max=6.0)]
-
-
-@converts("Rsqrt")
-def convert_rsqrt(ctx: TFNodeContext) -> list[Value]:
-    root = ctx.op("sqrt", ctx.input(0), suffix="sqrt")
-    return [ctx.op("reciprocal", root)]
 
 
 @converts("Square")
@@ -166,12 +156,6 @@ def convert_div(ctx: TFNodeContext) -> list[Value]:
     if not ctx.dtype(0).startswith(("float", "bfloat")):
         raise Unsupported(f"on {ctx.dtype(0)}")
     return [ctx.op("div", ctx.input(0), ctx.input(1))]
-
-
-@converts("SquaredDifference")
-def convert_squared_difference(ctx: TFNodeContext) -> list[Value]:
-    difference = ctx.op("sub", ctx.input(0), ctx.input(1), suffix="difference")
-    return [ctx.op("mul", difference, difference)]
 
 
 @converts("AddN")

@@ -32,12 +32,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.constants import dense_to_numpy
+from ge_dialect.constants import inline_stored_array
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.limits import check_claimed_memory, over_budget
 from ge_dialect.naming import node_labels
@@ -209,8 +209,7 @@ class Runtime:
         elif isinstance(op.value, ExternalDataAttr):
             key = op.value.key.data
         else:
-            assert isinstance(op.value, DenseIntOrFPElementsAttr)
-            return dense_to_numpy(op.value)
+            return inline_stored_array(op, self.target)
         if key not in self.weights:
             raise error_at(op, f"weight '{key}' is not in the weights")
         return np.asarray(self.weights[key])

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,7 +154,7 @@ class CompiledFunction:
                 f"@{self.name} takes {len(self.arg_types)} arguments, got {len(args)}"
             )
         arrays = [self._prepare(i, a) for i, a in enumerate(args)]
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), out_of_range_is_an_error(self.name):
             hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
             results = self.function(*arrays, *hoisted)
         return self._results(results, copy)
@@ -165,7 +166,7 @@ class CompiledFunction:
         free = tuple(i for i in range(len(self.arg_types)) if i not in arrays)
         hoisted = None
         if all(i in arrays for i in self.invariant_args):
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), out_of_range_is_an_error(self.name):
                 hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
         return BoundFunction(self, arrays, free, hoisted)
 
@@ -190,6 +191,15 @@ class CompiledFunction:
         return np.require(array, requirements="C")  # keeps 0-d arrays 0-d
 
 
+@contextmanager
+def out_of_range_is_an_error(name: str) -> Iterator[None]:
+    """A data-dependent index out of range (a gather) as a `JITError`."""
+    try:
+        yield
+    except IndexError as error:
+        raise JITError(f"@{name}: {error}") from None
+
+
 @dataclass
 class BoundFunction:
     """A compiled function with some arguments (the weights) fixed; call it
@@ -212,7 +222,7 @@ class BoundFunction:
         for position, array in zip(self.free, args, strict=True):
             arrays[position] = compiled._prepare(position, array)
         ordered = [arrays[i] for i in range(len(compiled.arg_types))]
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), out_of_range_is_an_error(compiled.name):
             hoisted = self.hoisted
             if hoisted is None:
                 hoisted = compiled.prepare(
@@ -627,9 +637,12 @@ class GraphRunner:
             weights = derive_storage_weights(ModuleOp([graph.clone()]), weights, target)
         data = list(graph.inputs())
         constants = weight_arguments(graph, weights)
-        bound = compiled.bind(
-            {len(data) + i: array for i, array in enumerate(constants)}
-        )
+        try:  # what depends on constants alone runs now (an index may be off)
+            bound = compiled.bind(
+                {len(data) + i: array for i, array in enumerate(constants)}
+            )
+        except JITError as error:
+            raise GEError(f"error: {error}") from None
         return cls(
             graph,
             compiled,

@@ -113,6 +113,7 @@ class ExtraFunctions(InterpreterFunctions):
         return (FloatAttr(_round_to(value, op.result.type), op.result.type),)
 
     run_tanh = impl(math.TanhOp)(_unary(pymath.tanh))
+    run_erf = impl(math.ErfOp)(_unary(pymath.erf))
     run_absf = impl(math.AbsFOp)(_unary(abs))
     run_log1p = impl(math.Log1pOp)(_unary(pymath.log1p))
     run_expm1 = impl(math.ExpM1Op)(

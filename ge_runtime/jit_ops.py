@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import special
 from xdsl.dialects.builtin import (
     IndexType,
     MemRefType,
@@ -21,6 +20,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect import dtypes
+from ge_dialect.ops.elementwise import erf
 
 
 class JITError(Exception):
@@ -138,7 +138,7 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "math.sqrt": np.sqrt,
     "math.rsqrt": lambda x: np.reciprocal(np.sqrt(x)),
     "math.tanh": np.tanh,
-    "math.erf": special.erf,
+    "math.erf": erf,
     "math.asin": np.arcsin,
     "math.acos": np.arccos,
     "math.atan": np.arctan,

@@ -250,7 +250,13 @@ class NestVectoriser:
     def _check_op(self, op: Operation) -> None:
         if op.regions:
             raise Unsupported(f"'{op.name}' has regions")
-        supported = (affine.LoadOp, affine.StoreOp, affine.ApplyOp, arith.ConstantOp)
+        supported = (
+            affine.LoadOp,
+            affine.StoreOp,
+            affine.ApplyOp,
+            arith.ConstantOp,
+            memref.LoadOp,  # a data-dependent load: a gather
+        )
         if isinstance(op, supported) or op.name in ELEMENTWISE or op.name in CASTS:
             return
         if op.name in ("arith.cmpf", "arith.cmpi"):
@@ -342,6 +348,13 @@ class NestVectoriser:
             if isinstance(s.op, affine.LoadOp | affine.StoreOp):
                 accesses.setdefault(self._memref(s.op.memref), []).append(s)
         accumulations: dict[affine.StoreOp, Accumulation] = {}
+        for s in self.statements:
+            if isinstance(s.op, memref.LoadOp):
+                root = self._memref(s.op.memref)
+                if any(
+                    isinstance(a.op, affine.StoreOp) for a in accesses.get(root, [])
+                ):
+                    raise Unsupported("a gathered buffer is written in the nest")
         for group in accesses.values():
             stores = [s for s in group if isinstance(s.op, affine.StoreOp)]
             if not stores:
@@ -620,6 +633,11 @@ class NestVectoriser:
         if isinstance(op, arith.ConstantOp):
             name = self.env.add_global(constant_value(op), "c")
             self._names[value] = name
+            return name
+        if isinstance(op, memref.LoadOp):  # a gather through index arrays
+            index = ", ".join(self.value(v) for v in op.indices)
+            name = self._new(value)
+            self.lines.append(f"{name} = {self.env.name(op.memref)}[{index}]")
             return name
         args = ", ".join(self.value(v) for v in op.operands)
         function = self.env.add_global(scalar_function(op), "f")

@@ -56,7 +56,7 @@ from ge_dialect.adapters import (
     shape_matches,
 )
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.constants import dense_to_numpy
+from ge_dialect.constants import inline_stored_array
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.formats import FormatError
 from ge_dialect.input_files import confined_path
@@ -316,11 +316,13 @@ class ReferenceEvaluator:
             stored = self._weight(op, op.var_name.data, "variable")
         elif isinstance(op.value, ExternalDataAttr):
             stored = self._weight(op, op.value.key.data, "weight")
-        else:
-            stored = dense_to_numpy(op.value)
         dtype = expected_dtype(tensor)
         try:
             shape = storage_shape_of(tensor, self.target)
+            if not isinstance(op, VariableOp) and not isinstance(
+                op.value, ExternalDataAttr
+            ):
+                stored = inline_stored_array(op, self.target)
         except FormatError as error:
             raise error_at(op, str(error)) from None
         if stored.shape != tuple(shape) or stored.dtype != dtype:

@@ -52,6 +52,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "assign-streams": ("assign_streams", "AssignStreamsPass"),
     "fold-batch-norm": ("fold_batch_norm", "FoldBatchNormPass"),
     "fold-constants": ("fold_constants", "FoldConstantsPass"),
+    "fold-shapes": ("fold_shapes", "FoldShapesPass"),
     "fuse-ops": ("fuse_ops", "FuseOpsPass"),
 }
 """Pass name -> (module in this package, ModulePass class name)."""

@@ -49,7 +49,7 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import (
     STORAGE_OF,
     dense_from_numpy,
-    dense_to_numpy,
+    inline_stored_array,
     origin_array,
     stored_array,
 )
@@ -93,7 +93,7 @@ def constant_value(value: SSAValue) -> np.ndarray:
     if isinstance(op.value, ExternalDataAttr):
         stored = _external(op, tensor, target)
     else:
-        stored = dense_to_numpy(op.value)
+        stored = inline_stored_array(op, target)
     return origin_array(stored, tensor, target)
 
 

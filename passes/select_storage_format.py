@@ -214,12 +214,17 @@ class FormatPolicy:
         index: int,
         value: SSAValue,
     ) -> LayoutAttr | None:
-        """Like `_layout`; a broadcast op's one-element operand keeps its layout
-        and an ND constant operand adopts the result's origin format."""
+        """Like `_layout`; a broadcast op's one-element operand keeps its layout,
+        so does an operand that broadcasts over a FRACTAL_NZ result's matrix
+        (a bias `[N]`, a column `[M, 1]`: the lowering reads it through its
+        own layout), and an ND constant operand adopts the result's origin
+        format."""
         wanted = tensor_info.formats[index] if tensor_info else None
         if wanted not in INTERNAL_FORMATS or not info.broadcast:
             return self._layout(info, tensor_info, index, value)
         if is_scalar(value.type):
+            return layout_attr(value.type)
+        if wanted is Format.FRACTAL_NZ and not self._spans_matrix(op, value):
             return layout_attr(value.type)
         origin = layout_attr(value.type).origin_format
         if origin is Format.ND and isinstance(value.owner, ConstOp):
@@ -289,6 +294,13 @@ class FormatPolicy:
             for t, layout in zip(tensors, layouts, strict=True)
             if layout.storage_format is Format.NC1HWC0
         )
+
+    @staticmethod
+    def _spans_matrix(op: Operation, value: SSAValue) -> bool:
+        """Whether `value` has the last two dims of `op`'s result."""
+        full = shape_of(op.results[0].type)  # type: ignore[arg-type]
+        shape = shape_of(value.type)  # type: ignore[arg-type]
+        return len(shape) >= 2 and shape[-2:] == full[-2:]
 
     @staticmethod
     def _spans_result(op: Operation, tensor: TensorType, layout: LayoutAttr) -> bool:

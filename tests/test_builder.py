@@ -259,6 +259,9 @@ UNARY = [
     "reciprocal",
     "identity",
     "hard_swish",
+    "erf",
+    "relu6",
+    "rsqrt",
 ]
 
 
@@ -274,10 +277,22 @@ def test_elementwise_ops():
     value = b.elu(value, alpha=0.5)
     value = b.selu(value)
     value = b.clip(value, min=0.0, max=6.0)
-    results = [b.op(name, value, y) for name in ("add", "sub", "mul", "div")]
+    binary = ("add", "sub", "mul", "div", "squared_difference")
+    results = [b.op(name, value, y) for name in binary]
     results += [b.pow(value, y), b.maximum(value, y), b.minimum(value, y)]
     for result in results:
         assert shape(result) == (4, 2, 3)
+    predicates = [
+        b.op(name, value, y)
+        for name in ("equal", "not_equal", "less", "less_equal", "greater")
+    ]
+    predicates += [b.greater_equal(value, y), b.logical_not(value)]
+    truth = b.logical_and(b.logical_or(predicates[0], predicates[1]), predicates[2])
+    chosen = b.select(b.logical_xor(truth, predicates[3]), results[0], results[1])
+    for predicate in (*predicates[:-1], truth):
+        assert shape(predicate) == (4, 2, 3) and dtype_of(predicate) == "bool"
+    assert shape(chosen) == (4, 2, 3) and dtype_of(chosen) == "float32"
+    results.append(chosen)
     total = b.add_n(results)
     slope = b.const(np.full(3, 0.25, np.float32))
     pr = b.prelu(total, slope)
@@ -287,7 +302,17 @@ def test_elementwise_ops():
     text = reparsed(module)
     assert "alpha = 2.000000e-01 : f32" in text
     assert "min = 0.000000e+00 : f32, max = 6.000000e+00 : f32" in text
-    for name in [*UNARY, "leaky_relu", "elu", "selu", "clip", "add_n", "prelu"]:
+    predicates = [
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+    ]
+    logic = ["logical_and", "logical_or", "logical_xor", "logical_not", "select"]
+    others = ["leaky_relu", "elu", "selu", "clip", "add_n", "prelu"]
+    for name in [*UNARY, *others, *predicates, *logic]:
         assert f"ge.{name} " in text, name
 
 

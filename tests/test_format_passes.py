@@ -481,3 +481,39 @@ def test_light_models_within_transdata_bound(model: str):
     assert convs and all("NC1HWC0" in str(op.operands[0].type) for op in convs), (
         "convolutions must run in NC1HWC0"
     )
+
+
+# ---------------------------------------------------------------------------
+# FRACTAL_NZ through broadcast operands
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hidden", [17, 33, 100])
+def test_matmul_epilogue_with_bias_and_row_scale_stays_in_nz(hidden: int):
+    """matmul -> + bias[N] -> * scale[M, 1] -> tanh -> matmul: one TransData
+    in, one out; the padded NZ lanes never leak into the result."""
+    from ge_runtime.reference import evaluate
+    from ge_runtime.scheduler import compile_model
+    from passes.format_pipeline import FormatPipelinePass, runtime_transdata_count
+
+    rng = np.random.default_rng(hidden)
+    b = GraphBuilder("epilogue")
+    x = b.data([11, 33], "float32", name="x")
+    row = b.data([11, 1], "float32", name="row")
+    w1 = b.const(rng.standard_normal((33, hidden)).astype(np.float32), name="w1")
+    bias = b.const(rng.standard_normal(hidden).astype(np.float32), name="bias")
+    w2 = b.const(rng.standard_normal((hidden, 17)).astype(np.float32), name="w2")
+    h = b.op("add", b.op("matmul", x, w1, name="mm1"), bias, name="bias_add")
+    h = b.op("tanh", b.op("mul", h, row, name="row_scale"), name="act")
+    b.output(b.op("matmul", h, w2, name="mm2"))
+    module = b.build()
+    source = module.clone()
+    FormatPipelinePass().apply(context(), module)
+    assert runtime_transdata_count(module) == 2
+    feeds = {
+        "x": rng.standard_normal((11, 33)).astype(np.float32),
+        "row": rng.standard_normal((11, 1)).astype(np.float32),
+    }
+    (expected,) = evaluate(source, feeds, weights={})
+    (ours,) = compile_model(module, {}).run(feeds)
+    assert np.abs(ours - expected).max() <= 1e-4 * np.abs(expected).max()

@@ -41,6 +41,7 @@ from ge_dialect.value_layout import value_layout
 from ge_runtime.jit import compile_graph, run_graph
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.reference import evaluate, find_graph, input_specs
+from ge_xdsl.atc import CompileOptions, compile_module
 from passes import PASSES, get_all_passes
 from passes.fold_constants import FOLD_WEIGHTS, INLINE_LIMIT
 from passes.format_pipeline import FormatPipelinePass
@@ -362,8 +363,8 @@ def test_fused_groups_partition_plan_and_run_on_every_runtime():
     inputs, weights = random_feeds(module, 3)
     weights["bn1.v"] = np.abs(weights["bn1.v"]) + 0.5
     expected = evaluate(module, inputs, weights=weights)
-    compiled = ge_atc.compile_module(
-        module, weights, ge_atc.CompileOptions(input_format="NCHW"), progress=0
+    compiled = compile_module(
+        module, weights, CompileOptions(input_format="NCHW"), progress=0
     )
     graph = find_graph(compiled.module)
     assert "fold-batch-norm" in compiled.stages and "fuse-ops" in compiled.stages

@@ -112,9 +112,10 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
     )
     assert code == 0
     stages = load_offline_model(tmp_path / "a.om").manifest["stages"]
-    assert stages[:9] == [
+    assert stages[:10] == [
         "import",
         "fold-batch-norm",
+        "fold-shapes",
         "fold-constants",
         "infer-origin-format",
         "infer-shape",
@@ -123,7 +124,7 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
         "insert-transdata",
         "unchanged-transpose-remove",
     ]
-    assert stages[9] == "round 1: same-transdata-breadth-fusion"
+    assert stages[10] == "round 1: same-transdata-breadth-fusion"
     lines = [line for line in err.splitlines() if line.startswith("ge-atc: [")]
     assert len(lines) == len(stages)
     for number, (line, stage) in enumerate(zip(lines, stages, strict=True)):

@@ -8,7 +8,7 @@ that parses and verifies is compiled, and then compiled again:
   IR (a chunk the first run rejects with a one-line error is an error test
   and is left out);
 - `fuse-ops` right after the pipeline, as `ge-atc` runs it;
-- `ge-atc`'s whole compile chain (`tools.ge_atc.compile_module`), then each
+- `ge-atc`'s whole compile chain (`ge_xdsl.atc.compile_module`), then each
   stage after which nothing restructures the graph again
   (`partition-engines`, `mark-fallback`, `plan-memory`) once more.
 
@@ -31,9 +31,9 @@ from xdsl.printer import Printer
 
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dialect import make_context
+from ge_xdsl.atc import CompileOptions, compile_module
 from passes import get_all_passes
 from passes.format_pipeline import FormatPipelinePass
-from tools.ge_atc import CompileOptions, compile_module
 
 FILECHECK = Path(__file__).parent / "filecheck"
 LIT_INPUTS = sorted(

@@ -724,13 +724,76 @@ def test_lowered_subgraph_constants_are_weights_or_globals():
     assert text.count("memref.get_global") == 2 and "ge.weight" not in text
 
 
-def test_gather_has_no_lowering():
+CONV_TRANSPOSES = [
+    # x shape, filter shape, strides, pads, dilations, groups, output_padding
+    ((1, 3, 5, 5), (3, 4, 3, 3), 1, [0, 0, 0, 0], 1, 1, [0, 0]),
+    ((1, 17, 4, 5), (17, 5, 3, 3), 2, [1, 1, 1, 1], 1, 1, [1, 0]),
+    ((2, 4, 3, 3), (4, 3, 2, 2), 3, [0, 1, 2, 0], 1, 2, [0, 2]),
+    ((1, 6, 5, 4), (6, 1, 3, 3), 2, [2, 2, 2, 2], 2, 6, [1, 1]),  # depthwise
+    ((1, 2, 3, 3), (2, 3, 2, 2), 2, [2, 2, 2, 2], 1, 1, [0, 0]),  # pad > k - 1
+]
+
+
+@pytest.mark.parametrize("case", CONV_TRANSPOSES)
+@pytest.mark.parametrize("bias", [False, True])
+def test_conv2d_transpose_lowers(case, bias):
+    x_shape, w_shape, s, pads, d, groups, extra = case
+    rng = np.random.default_rng(13)
     b = GraphBuilder("g")
-    x = b.data([4, 3], "float32")
-    index = b.data([2], "int32")
-    b.output(b.gather(x, index))
-    with pytest.raises(GEError, match="'ge.gather' op has no loop lowering"):
-        lower_graph(b.build().body.block.first_op)
+    x = b.data(list(x_shape), "float32", format="NCHW")
+    w = b.const(rng.standard_normal(w_shape).astype(np.float32), format="NCHW")
+    operands = [x, w]
+    if bias:
+        operands.append(
+            b.const(rng.standard_normal(w_shape[1] * groups).astype(np.float32))
+        )
+    y = b.conv2d_transpose(
+        *operands,
+        strides=[1, 1, s, s],
+        pads=pads,
+        dilations=[1, 1, d, d],
+        groups=groups,
+        output_padding=extra,
+        data_format="NCHW",
+    )
+    b.output(y)
+    check(b.build())
+
+
+def test_conv2d_transpose_on_nc1hwc0():
+    def body(b, x):
+        w = b.const(
+            np.random.default_rng(14).standard_normal((17, 9, 3, 3)).astype(np.float32),
+            format="NCHW",
+        )
+        return b.conv2d_transpose(
+            x, w, strides=[1, 1, 2, 2], pads=[1, 1, 1, 1], data_format="NCHW"
+        )
+
+    check(nc1hwc0_graph("float32", (1, 17, 4, 4), body))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_gather_lowers_with_negative_indices(axis, dtype):
+    b = GraphBuilder("g")
+    x = b.data([4, 3, 5], "float32")
+    index = b.data([2, 3], dtype)
+    b.output(b.gather(x, index, axis=axis))
+    size = (4, 3, 5)[axis]
+    indices = np.array([[0, -1, size - 1], [1, -size, 0]], dtype)
+    x_value = np.random.default_rng(15).standard_normal((4, 3, 5)).astype(np.float32)
+    text = check(b.build(), {0: x_value, 1: indices})
+    assert "memref.load" in text
+
+
+def test_gather_from_a_blocked_layout_has_no_lowering():
+    def body(b, x):
+        return b.gather(x, b.data([2], "int32"), axis=1)
+
+    module = nc1hwc0_graph("float32", (1, 17, 3, 3), body)
+    with pytest.raises(GEError, match="no loop lowering for a gather from a blocked"):
+        lower_graph(module.body.block.first_op)
 
 
 def test_all_lowered_modules_verify_with_iree_opt():
@@ -791,3 +854,20 @@ def test_light_model_through_pipeline_and_jit_matches_onnxruntime(name):
 
 
 # -- completeness ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_div_truncates_and_integer_pow_lowers(dtype):
+    """ONNX integer Div truncates toward zero (also with mixed signs); integer
+    Pow computes in float64 and truncates back, as the kernel does."""
+    b = GraphBuilder("g")
+    x = b.data([3, 17], dtype)
+    y = b.data([3, 17], dtype)
+    b.output(b.div(x, y), b.pow(x, b.data([3, 17], dtype)))
+    rng = np.random.default_rng(16)
+    numerators = rng.integers(-50, 50, (3, 17)).astype(dtype)
+    denominators = rng.integers(1, 7, (3, 17)).astype(dtype)
+    denominators[0] *= -1  # negative divisors too
+    exponents = rng.integers(0, 4, (3, 17)).astype(dtype)
+    text = check(b.build(), {0: numerators, 1: denominators, 2: exponents})
+    assert "arith.divsi" in text and "math.powf" in text

@@ -1449,3 +1449,50 @@ def test_ge_translate_bad_flags(args: list[str], message: str, capsys):
     assert ge_translate.main(args) == 1
     stderr = capsys.readouterr().err
     assert message in stderr and len(stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------
+# Shape and Size on dynamic dims
+# ---------------------------------------------------------------------------
+
+
+def shape_model() -> onnx.ModelProto:
+    """Shape (all dims, and from dim 1), Size of an input with a dynamic batch."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("Shape", ["x"], ["s"], name="s"),
+            helper.make_node("Shape", ["x"], ["tail"], name="tail", start=-2),
+            helper.make_node("Size", ["x"], ["n"], name="n"),
+        ],
+        "shapes",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 5])],
+        [
+            helper.make_tensor_value_info(name, TensorProto.INT64, shape)
+            for name, shape in (("s", [3]), ("tail", [2]), ("n", []))
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_shape_of_dynamic_dims_is_computed_at_run_time(batch: int):
+    from ge_runtime.scheduler import compile_model
+
+    imported = import_onnx(shape_model())
+    ops = [op.name for op in ops_of(imported.module)]
+    assert ops.count("ge.shape") == 1 and "ge.size" in ops  # the tail folded
+    model = compile_model(imported.module, imported.weights)
+    assert model.mode == "host"
+    feeds = {"x": rand(batch, 3, 5)}
+    for ours, ref in zip(model.run(feeds), ort_run(shape_model(), feeds), strict=True):
+        np.testing.assert_array_equal(ours, ref)
+
+
+def test_shape_of_frozen_dims_folds_at_import():
+    imported = import_onnx(shape_model(), input_shapes={"x": [2, 3, 5]})
+    assert compute_ops(imported.module) == []
+    assert evaluate(imported.module, {"x": rand(2, 3, 5)}, weights={})[0].tolist() == [
+        2,
+        3,
+        5,
+    ]

@@ -314,7 +314,17 @@ def test_host_scheduling_runs_control_flow_subgraphs_op_by_op() -> None:
     assert engines["z"] == "AICore"
 
 
-def test_a_part_the_jit_cannot_lower_runs_in_the_reference_evaluator() -> None:
+def test_a_part_the_jit_cannot_lower_runs_in_the_reference_evaluator(
+    monkeypatch,
+) -> None:
+    from ge_runtime import jit
+    from passes.lowering import convert_ge_to_loops, table
+
+    def without_transpose(op):  # ge.conv2d_transpose made deliberately unlowerable
+        return None if op.name == "ge.conv2d_transpose" else table.lowering_for(op)
+
+    monkeypatch.setattr(convert_ge_to_loops, "lowering_for", without_transpose)
+    monkeypatch.setattr(jit, "_GRAPHS", {})
     rng = np.random.default_rng(5)
     b = GraphBuilder("g")
     x = b.data([1, 3, 4, 4], "float32", name="x")

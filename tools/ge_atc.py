@@ -10,7 +10,8 @@
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
 
-The flags are ATC's (`--flag=value` or `--flag value`). A model is imported
+The flags are ATC's (`--flag=value` or `--flag value`); the compile flow is
+`ge_xdsl.atc`, what `ge_xdsl.compile` runs from Python. A model is imported
 (`--framework=5`: ONNX, `ge_frontend/onnx_import.py`; `--framework=3`: a
 TensorFlow frozen GraphDef, `ge_frontend/tf_import.py`, whose outputs
 `--out_nodes` picks; `--input_format` defaults to NHWC for TensorFlow and
@@ -56,23 +57,12 @@ import argparse
 import json
 import logging
 import sys
-import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.passes import ModulePass
-
-from ge_dialect.constants import derive_storage_weights
-from ge_dialect.diagnostics import GEError, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.files import write_atomically
-from ge_dialect.formats import FormatError, get_target
 from ge_dialect.limits import budget_of
-from ge_dialect.ops import TARGET_ATTRIBUTE
-from ge_frontend.importing import ImportedModel
 from ge_runtime.offline_model import (
     OfflineModel,
     describe_model,
@@ -81,16 +71,14 @@ from ge_runtime.offline_model import (
     make_offline_model,
 )
 from ge_runtime.profiling import PassTimer
-from passes import get_all_passes
-from passes.assign_streams import MAX_STREAMS
-from passes.fold_constants import FOLD_WEIGHTS
-from passes.format_pipeline import (
-    GE_OPTIMISATION,
-    NESTED_PASS_CALLBACK,
-    FormatPipelinePass,
-    runtime_transdata_count,
+from ge_xdsl.atc import (
+    ATC_OPTIONS,
+    INPUT_FORMATS,
+    compile_module,
+    compile_offline_model,
+    compile_options,
+    framework_id,
 )
-from passes.fuse_ops import read_fusion_switch_file
 from tools.common import (
     LOG_LEVELS,
     add_memory_budget_flag,
@@ -101,19 +89,7 @@ from tools.common import (
 
 LOG = logging.getLogger("ge_atc")
 
-FRAMEWORKS = {0: "Caffe", 1: "MindSpore", 3: "TensorFlow", 5: "ONNX"}
-"""ATC's `--framework` values; this compiler reads TensorFlow (3) and ONNX (5)."""
-TENSORFLOW_FRAMEWORK = 3
-ONNX_FRAMEWORK = 5
-SUPPORTED_FRAMEWORKS = {TENSORFLOW_FRAMEWORK: "tensorflow", ONNX_FRAMEWORK: "onnx"}
-"""`--framework` values ge-atc reads -> the manifest's framework name."""
-DEFAULT_INPUT_FORMATS = {TENSORFLOW_FRAMEWORK: "NHWC"}
-"""ATC's default `--input_format` per framework (NCHW for the others)."""
-
-INPUT_FORMATS = ("NCHW", "NHWC", "ND", "NCDHW", "NDHWC")
-"""`--input_format` values: the `data-format` of `infer-origin-format`."""
-
-LOGGERS = ("ge_atc", "ge_runtime", "passes")
+LOGGERS = ("ge_atc", "ge_xdsl", "ge_runtime", "passes")
 """The loggers whose records `--log` routes to stderr (passes: `mark-fallback`)."""
 
 MODES = {0: "generate an offline model", 1: "offline model to JSON"}
@@ -227,237 +203,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------------
-# Options
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CompileOptions:
-    """What a compile depends on, as recorded in the offline model's manifest."""
-
-    input_format: str = "NCHW"
-    input_shape: str | None = None
-    soc_version: str | None = None
-    framework: int | None = None
-    auto_cast_mode: int = 0
-    max_streams: int | None = None
-    fusion: bool = True
-    fusion_off: tuple[str, ...] = ()
-    """Fusion rules switched off (`--fusion_switch_file`)."""
-
-    def manifest(self) -> dict[str, Any]:
-        """The options as manifest entries."""
-        return {
-            "compile_options": {
-                "framework": self.framework,
-                "input_format": self.input_format,
-                "input_shape": self.input_shape,
-                "soc_version": self.soc_version,
-                "auto_cast_mode": self.auto_cast_mode,
-                "max_streams": self.max_streams,
-                "fusion": self.fusion,
-                "fusion_off": list(self.fusion_off),
-            }
-        }
-
-
-def compile_options(args: argparse.Namespace) -> CompileOptions:
-    """Validated compile options from the command line."""
-    input_format = args.input_format or DEFAULT_INPUT_FORMATS.get(
-        args.framework, "NCHW"
-    )
-    if input_format not in INPUT_FORMATS:
-        raise GEError(
-            f"error: --input_format={input_format} is not supported "
-            f"(use one of {', '.join(INPUT_FORMATS)})"
-        )
-    soc = None
-    if args.soc_version is not None:
-        try:
-            soc = get_target(args.soc_version).name
-        except FormatError as error:
-            raise GEError(f"error: --soc_version: {error}") from None
-    if args.max_streams is not None and not 1 <= args.max_streams <= MAX_STREAMS:
-        raise GEError(
-            f"error: --max-streams={args.max_streams} must be in [1, {MAX_STREAMS}]"
-        )
-    switched_off = (
-        read_fusion_switch_file(args.fusion_switch_file)
-        if args.fusion_switch_file is not None
-        else frozenset()
-    )
-    return CompileOptions(
-        input_format,
-        args.input_shape,
-        soc,
-        args.framework,
-        args.auto_cast_mode,
-        args.max_streams,
-        not args.disable_fusion,
-        tuple(sorted(switched_off)),
-    )
-
-
-# ---------------------------------------------------------------------------
-# The compile stages
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class Compiled:
-    """A compiled graph: the optimised module, its weights and its source."""
-
-    module: ModuleOp
-    weights: dict[str, np.ndarray]
-    source: ModuleOp
-    stages: list[str] = field(default_factory=list)
-
-
-def op_count(module: ModuleOp) -> int:
-    """The number of ops in `module`'s graphs."""
-    return sum(1 for _ in module.walk()) - 1
-
-
-@dataclass
-class StageMonitor:
-    """After each stage: verify, log one progress line, dump with `--dump-graph`.
-
-    Called by the format pipeline after each of its passes
-    (`NESTED_PASS_CALLBACK`); passes of the optimisation rounds are labelled
-    `round N: PASS`.
-    """
-
-    progress: int = logging.INFO
-    dump_dir: str | Path | None = None
-    stages: list[str] = field(default_factory=list)
-    rounds: int = 0
-    started: float = field(default_factory=time.perf_counter)
-    timer: PassTimer | None = None
-    """With `--time-passes`: each pass's time (verification left out)."""
-
-    def __call__(self, inner: ModulePass, module: ModuleOp, _: object) -> None:
-        elapsed = time.perf_counter() - self.started
-        verify_module(module)
-        self.rounds += inner.name == GE_OPTIMISATION[0]  # each round starts with it
-        label = f"round {self.rounds}: {inner.name}" if self.rounds else inner.name
-        self.record(label, module, elapsed, inner.name)
-
-    def record(
-        self,
-        stage: str,
-        module: ModuleOp,
-        elapsed: float | None = None,
-        pass_name: str | None = None,
-    ) -> None:
-        """Log and dump the module after `stage` (pass `pass_name`)."""
-        if elapsed is None:
-            elapsed = time.perf_counter() - self.started
-        if self.timer is not None and pass_name is not None:
-            self.timer.record(pass_name, elapsed)
-        number = len(self.stages)
-        self.stages.append(stage)
-        LOG.log(
-            self.progress,
-            "[%02d] %s: %.3fs, %d ops, %d runtime TransData",
-            number,
-            stage,
-            elapsed,
-            op_count(module),
-            runtime_transdata_count(module),
-        )
-        dump(self.dump_dir, number, stage, module)
-        self.started = time.perf_counter()
-
-
-ENGINE_STAGES = ("insert-aicpu-cast", "partition-engines", "mark-fallback")
-"""After the format pipeline (SPEC §4 step 8); the first only with AutoCastMode."""
-MEMORY_STAGE = "plan-memory"
-"""The last stage (SPEC §4 step 9)."""
-STREAM_STAGE = "assign-streams"
-"""Before memory planning, with `--max-streams`."""
-GRAPH_FUSION_STAGE = "fold-batch-norm"
-CONSTANT_STAGE = "fold-constants"
-"""Before the format pipeline (the graph fusion unless `--disable-fusion`)."""
-UB_FUSION_STAGE = "fuse-ops"
-"""After the format pipeline, unless `--disable-fusion`."""
-
-
-def compile_module(
-    module: ModuleOp,
-    weights: Mapping[str, np.ndarray],
-    options: CompileOptions,
-    dump_dir: str | Path | None = None,
-    progress: int = logging.INFO,
-    timer: PassTimer | None = None,
-) -> Compiled:
-    """Run graph fusion and constant folding, the format pipeline, UB fusion,
-    the engine stages and memory planning on `module` (in place).
-
-    The weights come back laid out, with the folded ones added.
-
-    Each stage logs one progress line at level `progress`; `timer` adds up
-    the time of each pass.
-    """
-    from ge_dialect.dialect import make_context
-
-    source = module.clone()
-    if options.soc_version is not None:
-        module.attributes[TARGET_ATTRIBUTE] = StringAttr(options.soc_version)
-    monitor = StageMonitor(progress, dump_dir, timer=timer)
-    monitor.record("import", module)
-    pass_options: dict[str, dict[str, Any]] = {
-        STREAM_STAGE: {"max_streams": options.max_streams},
-        GRAPH_FUSION_STAGE: {"disable": options.fusion_off},
-        UB_FUSION_STAGE: {"disable": options.fusion_off},
-    }
-
-    def run_stage(name: str) -> None:
-        start = time.perf_counter()
-        stage_pass = get_all_passes()[name]()(**pass_options.get(name, {}))
-        stage_pass.apply(make_context(), module)
-        elapsed = time.perf_counter() - start
-        verify_module(module)
-        monitor.record(name, module, elapsed, name)
-
-    weights = dict(weights)  # the folding stages add their folded arrays
-    graph_stages = (GRAPH_FUSION_STAGE,) if options.fusion else ()
-    token = FOLD_WEIGHTS.set(weights)
-    try:
-        for name in (*graph_stages, CONSTANT_STAGE):
-            run_stage(name)
-    finally:
-        FOLD_WEIGHTS.reset(token)
-    pipeline = FormatPipelinePass(
-        data_format=options.input_format, target=options.soc_version
-    )
-    token = NESTED_PASS_CALLBACK.set(monitor)
-    try:
-        pipeline.apply(make_context(), module)
-    finally:
-        NESTED_PASS_CALLBACK.reset(token)
-    laid_out = derive_storage_weights(module, weights, options.soc_version)
-    fusion = (UB_FUSION_STAGE,) if options.fusion else ()
-    stages = ENGINE_STAGES if options.auto_cast_mode else ENGINE_STAGES[1:]
-    streams = () if options.max_streams is None else (STREAM_STAGE,)
-    for name in (*fusion, *stages, *streams, MEMORY_STAGE):
-        run_stage(name)
-    return Compiled(module, laid_out, source, monitor.stages)
-
-
-def dump(
-    directory: str | Path | None, index: int, stage: str, module: ModuleOp
-) -> None:
-    """With `--dump-graph`: the IR and picture after a stage."""
-    if directory is None:
-        return
-    from ge_runtime.graphviz_dump import dump_stage
-
-    slug = stage.replace(": ", "-").replace(" ", "-")
-    for path in dump_stage(directory, index, slug, module):
-        LOG.debug("wrote %s", path)
-
-
-# ---------------------------------------------------------------------------
 # The three jobs
 # ---------------------------------------------------------------------------
 
@@ -467,63 +212,25 @@ def output_path(output: str) -> Path:
     return Path(output if output.endswith(".om") else f"{output}.om")
 
 
-def import_model(args: argparse.Namespace) -> ImportedModel:
-    """The `--model` imported with the `--framework`'s front end."""
-    from ge_frontend.importing import parse_input_shapes
-
-    shapes = parse_input_shapes(args.input_shape) if args.input_shape else None
-    if args.framework == TENSORFLOW_FRAMEWORK:
-        from ge_frontend.tf_import import import_tensorflow, parse_out_nodes
-
-        out_nodes = parse_out_nodes(args.out_nodes) if args.out_nodes else None
-        return import_tensorflow(args.model, input_shapes=shapes, out_nodes=out_nodes)
-    from ge_frontend.onnx_import import import_onnx
-
-    if args.out_nodes is not None:
-        raise GEError("error: --out_nodes is supported with --framework=3")
-    return import_onnx(args.model, input_shapes=shapes)
-
-
 def compile_model(args: argparse.Namespace) -> None:
-    """`--model X --framework=3|5 --output Y`: write `Y.om`."""
+    """`--model X --framework=3|5 --output Y`: write `Y.om` (`ge_xdsl.compile`)."""
     if args.framework is None:
         raise GEError(
             "error: --framework is required with --model (3 = TensorFlow, 5 = ONNX)"
         )
-    if args.framework not in SUPPORTED_FRAMEWORKS:
-        name = FRAMEWORKS.get(args.framework, "unknown")
-        raise GEError(
-            f"error: --framework={args.framework} ({name}) is not supported; "
-            "ge-atc reads TensorFlow (--framework=3) and ONNX (--framework=5) models"
-        )
+    framework_id(args.framework, args.model)
     if args.output is None:
         raise GEError("error: --output is required")
-    options = compile_options(args)
-    timer = PassTimer() if args.time_passes else None
-    start = time.perf_counter()
-    imported = import_model(args)
-    elapsed = time.perf_counter() - start
-    LOG.info("parsed %s in %.3fs", args.model, elapsed)
-    if timer is not None:
-        timer.record("import", elapsed)
-    compiled = compile_module(
-        imported.module, imported.weights, options, args.dump_graph, timer=timer
-    )
-    manifest = {
-        "framework": SUPPORTED_FRAMEWORKS[args.framework],
-        "model": Path(args.model).name,
-        "stages": compiled.stages,
-        **options.manifest(),
-    }
-    model = make_offline_model(
-        compiled.module,
-        {**imported.weights, **compiled.weights},
-        manifest,
-        source=compiled.source,
+    offline, compiled = compile_offline_model(
+        args.model,
+        framework=args.framework,
+        input_shape=args.input_shape,
+        soc_version=args.soc_version,
         path=str(output_path(args.output)),
+        **{name: getattr(args, name) for name in ATC_OPTIONS},
     )
-    write_all([model], memory_report(args, model.manifest.get("memory", {})))
-    print_pass_times(timer)
+    write_all([offline], memory_report(args, offline.manifest.get("memory", {})))
+    print_pass_times(compiled.timer)
 
 
 def compile_singleop(args: argparse.Namespace) -> None:
@@ -534,7 +241,14 @@ def compile_singleop(args: argparse.Namespace) -> None:
         raise GEError("error: --output (a directory) is required with --singleop")
     if args.model is not None:
         raise GEError("error: give --model or --singleop, not both")
-    options = compile_options(args)
+    options = compile_options(
+        input_format=args.input_format,
+        soc_version=args.soc_version,
+        auto_cast_mode=args.auto_cast_mode,
+        max_streams=args.max_streams,
+        fusion_switch_file=args.fusion_switch_file,
+        disable_fusion=args.disable_fusion,
+    )
     entries = load_singleop_file(args.singleop, options.soc_version)
     timer = PassTimer() if args.time_passes else None
     models: list[OfflineModel] = []

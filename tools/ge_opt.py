@@ -284,6 +284,8 @@ class GEOptMain(xDSLOptMain):
             self._run()
 
     def _run(self) -> None:
+        if self.args.input_file == "-":  # mlir-opt's name for stdin
+            self.args.input_file = None
         chunks, _ = self.prepare_input()
         name = self.get_input_name()
         pieces: list[str] = []

@@ -82,8 +82,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from ge_dialect.diagnostics import GEError, error_at, parse_module
-from ge_dialect.dialect import make_context
+import ge_xdsl
+from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.files import write_atomically
 from ge_dialect.input_files import read_input_bytes
 from ge_dialect.limits import (
@@ -267,7 +267,7 @@ KERNEL_RUNTIME_FLAGS = (
 
 def load_module(path: str) -> ModuleOp:
     """Parse and verify an `.mlir` file."""
-    return parse_module(make_context(), read_mlir(path), path)
+    return ge_xdsl.parse(read_mlir(path), name=path)
 
 
 def read_mlir(path: str) -> str:
@@ -414,9 +414,7 @@ def run_reference(args: argparse.Namespace) -> Outputs:
 
 def run_offline_model(args: argparse.Namespace) -> Outputs:
     """`MODEL.om`: an offline model through the JIT (or `--reference`)."""
-    from ge_runtime.offline_model import load_offline_model
-
-    model = load_offline_model(args.model)
+    model = ge_xdsl.load(args.model).offline
     module = model.module()
     graph = find_graph(module, args.graph)
     inputs = graph_inputs(args, graph)
@@ -558,12 +556,7 @@ def benchmark(run: Callable[[], object], count: int) -> str:
 
 def run_jit(args: argparse.Namespace) -> Outputs:
     """`.mlir` without `--reference`: a graph (lowered on the fly) or a loop module."""
-    from ge_dialect.dialect import GE
-    from ge_runtime.jit import loop_context
-
-    ctx = loop_context()
-    ctx.load_dialect(GE)
-    module = parse_module(ctx, read_mlir(args.model), args.model)
+    module = load_module(args.model)
     weights = load_weights(module, args.model)
     if not any(isinstance(op, GraphOp) for op in module.ops):
         for flag in ("check", "trace"):
@@ -654,9 +647,7 @@ def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
     from ge_runtime.tuning import PerfEngine
 
     if args.model.endswith(OM_SUFFIX):
-        from ge_runtime.offline_model import load_offline_model
-
-        model = load_offline_model(args.model)
+        model = ge_xdsl.load(args.model).offline
         module, weights, target = model.module(), model.weights, model.target
         source = model.source_module
     else:

@@ -12,7 +12,8 @@ Families: `structure` (graph, data, const, variable, netoutput),
 cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
 (comparisons, logic and bit operations, is_nan/is_inf, select), `nn`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
-(concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions).
+(concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
+`image` (resize), `shape_of` (shape, size: a tensor's shape as data).
 Every op class is importable from this package (`from ge_dialect.ops import
 ReluOp`).
 """
@@ -32,11 +33,13 @@ from ge_dialect.attribute_values import (
 from ge_dialect.ops import (
     control_flow,
     elementwise,
+    image,
     logic,
     matmul,
     movement,
     nn,
     reduce,
+    shape_of,
     structure,
     trans,
 )
@@ -61,7 +64,9 @@ FAMILIES: tuple[ModuleType, ...] = (
     nn,
     matmul,
     movement,
+    image,
     reduce,
+    shape_of,
 )
 """The op family modules, in the order the dialect registers their ops."""
 

@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import special
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr, TensorType, f64
+from xdsl.ir import Operation
 from xdsl.irdl import (
     attr_def,
     irdl_op_definition,
@@ -86,9 +86,7 @@ class ElementwiseOp(GEOperation):
     broadcast axis). The default is NumPy broadcasting.
     """
 
-    traits = traits_def(
-        Pure(), Elementwise(), MayRunInPlace(), FormatAgnostic(), KeepsLayout()
-    )
+    traits = traits_def(Pure(), Elementwise(), FormatAgnostic(), KeepsLayout())
 
     def operand_axes(self, position: int) -> tuple[int | None, ...]:
         """Result axis per axis of operand `position` (None: read at 0)."""
@@ -110,6 +108,8 @@ class UnaryElementwiseOp(ElementwiseOp):
 
     x = operand_def(TensorType)
     y = result_def(TensorType)
+
+    traits = traits_def(MayRunInPlace())
 
     FORMAT_RULE = staticmethod(default_rule)
 
@@ -462,6 +462,14 @@ class MathOp(UnaryElementwiseOp):
         return b.op(self.MATH, x)
 
 
+def erf(x: Any) -> Any:
+    """The Gauss error function (SciPy's, imported on first use: NumPy has
+    none, and SciPy is slow to import)."""
+    from scipy.special import erf as scipy_erf
+
+    return scipy_erf(x)
+
+
 def _float_kernel(function: Any) -> Any:
     """A reference kernel applying `function` (float16/bfloat16 in float32)."""
 
@@ -480,7 +488,7 @@ class ErfOp(MathOp):
     name = "ge.erf"
     traits = traits_def(ZeroPreserving())
     MATH: ClassVar[type] = math.ErfOp
-    numpy_kernel = _float_kernel(special.erf)
+    numpy_kernel = _float_kernel(erf)
 
 
 @irdl_op_definition
@@ -677,7 +685,7 @@ class GeluOp(UnaryElementwiseOp):
         if approximate == "tanh":
             inner = np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)
             return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
-        return (0.5 * x * (1 + special.erf(x / np.sqrt(2)))).astype(x.dtype, copy=False)
+        return (0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype, copy=False)
 
     @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
@@ -710,7 +718,7 @@ class SwishOp(UnaryElementwiseOp):
     @staticmethod
     @float32_compute
     def numpy_kernel(x: np.ndarray, *, alpha: float) -> np.ndarray:
-        return (x * special.expit(alpha * x)).astype(x.dtype, copy=False)
+        return (x * np.exp(-np.logaddexp(0, -alpha * x))).astype(x.dtype, copy=False)
 
     @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
@@ -810,6 +818,41 @@ class ShrinkOp(UnaryElementwiseOp):
         return select_by(b, "olt", x, -lambd, below, upper)
 
 
+@irdl_op_definition
+class Relu6Op(UnaryElementwiseOp):
+    """min(max(x, 0), 6) (TensorFlow Relu6; -0.0 becomes +0.0, NaN stays)."""
+
+    name = "ge.relu6"
+
+    traits = traits_def(ZeroPreserving())
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        return np.minimum(np.maximum(x, 0), 6)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        rectified = b.op(arith.MaximumfOp, x, b.const(0.0, x.type))
+        return b.op(arith.MinimumfOp, rectified, b.const(6.0, x.type))
+
+
+@irdl_op_definition
+class RsqrtOp(UnaryElementwiseOp):
+    """1 / sqrt(x) (TensorFlow Rsqrt)."""
+
+    name = "ge.rsqrt"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        return np.reciprocal(np.sqrt(x))
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        return b.op(math.RsqrtOp, x)
+
+
 # ---------------------------------------------------------------------------
 # Binary ops
 # ---------------------------------------------------------------------------
@@ -822,7 +865,7 @@ class BinaryElementwiseOp(ElementwiseOp):
     x2 = operand_def(TensorType)
     y = result_def(TensorType)
 
-    traits = traits_def(Broadcasting())
+    traits = traits_def(Broadcasting(), MayRunInPlace())
     FORMAT_RULE = staticmethod(same_rank_rule)
 
     assembly_format = COMPUTE_FORMAT
@@ -831,17 +874,20 @@ class BinaryElementwiseOp(ElementwiseOp):
 
     def verify_(self) -> None:
         check_same_element_type(self)
-        expected = broadcast_shapes(shape_of(self.x1.type), shape_of(self.x2.type))
-        if expected is None:
-            raise VerifyException(
-                f"shapes {list(shape_of(self.x1.type))} and "
-                f"{list(shape_of(self.x2.type))} do not broadcast"
-            )
-        if tuple(shape_of(self.y.type)) != expected:
-            raise VerifyException(
-                f"result shape {list(shape_of(self.y.type))} does not match the "
-                f"broadcast shape {list(expected)}"
-            )
+        check_broadcast_result(self)
+
+
+def check_broadcast_result(op: Operation) -> None:
+    """The result's shape is the NumPy broadcast of the operands' shapes."""
+    expected = broadcast_shapes(*(shape_of(v.type) for v in op.operands))
+    if expected is None:
+        shown = " and ".join(str(list(shape_of(v.type))) for v in op.operands)
+        raise VerifyException(f"shapes {shown} do not broadcast")
+    if tuple(shape_of(op.results[0].type)) != expected:
+        raise VerifyException(
+            f"result shape {list(shape_of(op.results[0].type))} does not match "
+            f"the broadcast shape {list(expected)}"
+        )
 
 
 def _arith(float_op: Any, int_op: Any | None) -> Any:
@@ -926,6 +972,28 @@ class DivOp(BinaryElementwiseOp):
         if is_bool(a.type):
             return None
         return b.op(arith.DivUIOp if is_unsigned(a.type) else arith.DivSIOp, a, c)
+
+
+@irdl_op_definition
+class SquaredDifferenceOp(BinaryElementwiseOp):
+    """(x1 - x2) * (x1 - x2) (TensorFlow SquaredDifference)."""
+
+    name = "ge.squared_difference"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+        difference = np.subtract(x1, x2)
+        return np.multiply(difference, difference)
+
+    def scalar(self, b: ScalarBuilder, a: Any, c: Any) -> Any:
+        if is_float(a.type):
+            difference = b.op(arith.SubfOp, a, c)
+            return b.op(arith.MulfOp, difference, difference)
+        if is_bool(a.type):
+            return None
+        difference = b.op(arith.SubiOp, a, c)
+        return b.op(arith.MuliOp, difference, difference)
 
 
 @irdl_op_definition
@@ -1039,7 +1107,7 @@ class AddNOp(ElementwiseOp):
     inputs = var_operand_def(TensorType)
     y = result_def(TensorType)
 
-    traits = traits_def(Broadcasting(), ZeroPreserving())
+    traits = traits_def(Broadcasting(), MayRunInPlace(), ZeroPreserving())
     FORMAT_RULE = staticmethod(same_rank_rule)
 
     assembly_format = COMPUTE_FORMAT

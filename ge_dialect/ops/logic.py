@@ -9,13 +9,15 @@ definition per kind, so an op is its name, its NumPy function and its
   bool result; lowered to `arith.cmpf` (ordered predicates: NaN compares
   unequal and unordered) or `arith.cmpi` (signed or unsigned by the
   operand type);
-- logic on bools (`ge.logical_and`, `ge.logical_or`, `ge.logical_xor`,
-  `ge.logical_not`) and bit operations on integers (`ge.bitwise_and`,
+- logic on truth values of any dtype, non-zero is true as in NumPy and
+  torch (`ge.logical_and`, `ge.logical_or`, `ge.logical_xor`,
+  `ge.logical_not`: bool results) and bit operations on integers (`ge.bitwise_and`,
   `ge.bitwise_or`, `ge.bitwise_xor`, `ge.bitwise_not`, `ge.left_shift`,
   `ge.right_shift`);
 - float predicates with bool results (`ge.is_nan`, `ge.is_inf`);
 - `ge.select`: `x1 where condition else x2`, the three broadcast against
-  each other (ONNX Where, TensorFlow SelectV2).
+  each other, the condition read as a truth value (ONNX Where, torch.where,
+  TensorFlow SelectV2).
 
 ```mlir
 %m = ge.less %a, %b : (tensor<3x17xf32>, tensor<17xf32>) -> tensor<3x17xi1>
@@ -49,39 +51,25 @@ from ge_dialect.ops.base import (
     element_type_of,
     integer,
 )
-from ge_dialect.ops.elementwise import ElementwiseOp
+from ge_dialect.ops.elementwise import ElementwiseOp, check_broadcast_result
 from ge_dialect.scalar import (
     ScalarBuilder,
+    compare,
     is_bool,
     is_float,
     is_integer,
     is_unsigned,
+    truth,
 )
 from ge_dialect.shape_functions import (
     Result,
     Shape,
-    ShapeError,
     broadcast_all,
     same_dtype,
 )
 from ge_dialect.traits import Broadcasting, ZeroPreserving
 
 Kernel = Callable[..., np.ndarray]
-
-
-def _check_broadcast_result(op: ElementwiseOp) -> None:
-    """The result has the broadcast shape of the operands."""
-    shapes = [shape_of(v.type) for v in op.operands]
-    try:
-        expected = broadcast_all(shapes)
-    except ShapeError as error:
-        raise VerifyException(str(error)) from None
-    got = shape_of(op.results[0].type)
-    if tuple(got) != expected:
-        raise VerifyException(
-            f"result shape {list(got)} does not match the broadcast shape "
-            f"{list(expected)}"
-        )
 
 
 def _check_element_types(
@@ -157,7 +145,7 @@ class BinaryLogicOp(ElementwiseOp):
     def verify_(self) -> None:
         allowed, what = self.ACCEPTS
         _check_element_types(self, self.operands, allowed, what)
-        _check_broadcast_result(self)
+        check_broadcast_result(self)
         result = element_type_of(self.y)
         if self.BOOL_RESULT and not is_bool(result):
             raise VerifyException(f"result must be bool (i1), got {result}")
@@ -175,15 +163,11 @@ class ComparisonOp(BinaryLogicOp):
     BOOL_RESULT: ClassVar[bool] = True
     shape_function = staticmethod(_bool_result)
 
-    PREDICATES: ClassVar[tuple[str, str, str]]
-    """The `arith.cmpf` predicate (ordered, or `une` for not-equal), and the
-    `arith.cmpi` ones for signed integers (and bools) and unsigned integers."""
+    KIND: ClassVar[str]
+    """The comparison `ge_dialect.scalar.compare` makes: eq, ne, lt, le, gt, ge."""
 
     def scalar(self, b: ScalarBuilder, a: Any, c: Any) -> Any:
-        floats, signed, unsigned = self.PREDICATES
-        if is_float(a.type):
-            return b.op(arith.CmpfOp, a, c, floats)
-        return b.op(arith.CmpiOp, a, c, unsigned if is_unsigned(a.type) else signed)
+        return compare(b, self.KIND, a, c)
 
 
 @irdl_op_definition
@@ -191,7 +175,7 @@ class EqualOp(ComparisonOp):
     """x1 == x2."""
 
     name = "ge.equal"
-    PREDICATES: ClassVar[tuple[str, str, str]] = ("oeq", "eq", "eq")
+    KIND: ClassVar[str] = "eq"
     numpy_kernel = staticmethod(_binary_kernel(np.equal))
 
 
@@ -200,7 +184,7 @@ class NotEqualOp(ComparisonOp):
     """x1 != x2 (true where either is NaN)."""
 
     name = "ge.not_equal"
-    PREDICATES: ClassVar[tuple[str, str, str]] = ("une", "ne", "ne")
+    KIND: ClassVar[str] = "ne"
     numpy_kernel = staticmethod(_binary_kernel(np.not_equal))
 
 
@@ -210,7 +194,7 @@ class LessOp(ComparisonOp):
 
     name = "ge.less"
     traits = traits_def(ZeroPreserving())  # 0 < 0 is false
-    PREDICATES: ClassVar[tuple[str, str, str]] = ("olt", "slt", "ult")
+    KIND: ClassVar[str] = "lt"
     numpy_kernel = staticmethod(_binary_kernel(np.less))
 
 
@@ -219,7 +203,7 @@ class LessEqualOp(ComparisonOp):
     """x1 <= x2."""
 
     name = "ge.less_equal"
-    PREDICATES: ClassVar[tuple[str, str, str]] = ("ole", "sle", "ule")
+    KIND: ClassVar[str] = "le"
     numpy_kernel = staticmethod(_binary_kernel(np.less_equal))
 
 
@@ -229,7 +213,7 @@ class GreaterOp(ComparisonOp):
 
     name = "ge.greater"
     traits = traits_def(ZeroPreserving())
-    PREDICATES: ClassVar[tuple[str, str, str]] = ("ogt", "sgt", "ugt")
+    KIND: ClassVar[str] = "gt"
     numpy_kernel = staticmethod(_binary_kernel(np.greater))
 
 
@@ -238,7 +222,7 @@ class GreaterEqualOp(ComparisonOp):
     """x1 >= x2."""
 
     name = "ge.greater_equal"
-    PREDICATES: ClassVar[tuple[str, str, str]] = ("oge", "sge", "uge")
+    KIND: ClassVar[str] = "ge"
     numpy_kernel = staticmethod(_binary_kernel(np.greater_equal))
 
 
@@ -251,35 +235,45 @@ class IntegerBinaryOp(BinaryLogicOp):
         return b.op(self.ARITH, a, c)
 
 
+class LogicalBinaryOp(BinaryLogicOp):
+    """A binary op on the operands' truth values (non-zero, NaN included, is
+    true): one `arith` op on i1, a bool result."""
+
+    BOOL_RESULT: ClassVar[bool] = True
+    shape_function = staticmethod(_bool_result)
+
+    ARITH: ClassVar[type]
+
+    def scalar(self, b: ScalarBuilder, a: Any, c: Any) -> Any:
+        return b.op(self.ARITH, truth(b, a), truth(b, c))
+
+
 @irdl_op_definition
-class LogicalAndOp(IntegerBinaryOp):
-    """x1 and x2 (bools)."""
+class LogicalAndOp(LogicalBinaryOp):
+    """x1 and x2, on truth values."""
 
     name = "ge.logical_and"
     traits = traits_def(ZeroPreserving())
-    ACCEPTS: ClassVar[tuple[Callable[[Any], bool], str]] = (is_bool, "bool")
     ARITH: ClassVar[type] = arith.AndIOp
     numpy_kernel = staticmethod(_binary_kernel(np.logical_and))
 
 
 @irdl_op_definition
-class LogicalOrOp(IntegerBinaryOp):
-    """x1 or x2 (bools)."""
+class LogicalOrOp(LogicalBinaryOp):
+    """x1 or x2, on truth values."""
 
     name = "ge.logical_or"
     traits = traits_def(ZeroPreserving())
-    ACCEPTS: ClassVar[tuple[Callable[[Any], bool], str]] = (is_bool, "bool")
     ARITH: ClassVar[type] = arith.OrIOp
     numpy_kernel = staticmethod(_binary_kernel(np.logical_or))
 
 
 @irdl_op_definition
-class LogicalXorOp(IntegerBinaryOp):
-    """x1 xor x2 (bools)."""
+class LogicalXorOp(LogicalBinaryOp):
+    """x1 xor x2, on truth values."""
 
     name = "ge.logical_xor"
     traits = traits_def(ZeroPreserving())
-    ACCEPTS: ClassVar[tuple[Callable[[Any], bool], str]] = (is_bool, "bool")
     ARITH: ClassVar[type] = arith.XOrIOp
     numpy_kernel = staticmethod(_binary_kernel(np.logical_xor))
 
@@ -403,14 +397,14 @@ def _all_ones(b: ScalarBuilder, type_: Any) -> Any:
 
 @irdl_op_definition
 class LogicalNotOp(UnaryLogicOp):
-    """not x (bools)."""
+    """not x, on its truth value (non-zero, NaN included, is true)."""
 
     name = "ge.logical_not"
-    ACCEPTS: ClassVar[tuple[Callable[[Any], bool], str]] = (is_bool, "bool")
+    BOOL_RESULT: ClassVar[bool] = True
     numpy_kernel = staticmethod(_unary_kernel(np.logical_not))
 
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return b.op(arith.XOrIOp, x, _all_ones(b, x.type))
+        return b.op(arith.XOrIOp, truth(b, x), b.const(1, IntegerType(1)))
 
 
 @irdl_op_definition
@@ -482,7 +476,8 @@ class IsInfOp(UnaryLogicOp):
 
 @irdl_op_definition
 class SelectOp(ElementwiseOp):
-    """x1 where condition else x2; the three broadcast (ONNX Where)."""
+    """x1 where condition else x2; the three broadcast, the condition is
+    read as a truth value (ONNX Where, torch.where)."""
 
     name = "ge.select"
 
@@ -501,22 +496,17 @@ class SelectOp(ElementwiseOp):
         shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
     ) -> list[Result]:
         """The broadcast of all three; the dtype of x1 and x2."""
-        if dtypes[0] != "bool":
-            raise ShapeError(f"condition must be bool, got {dtypes[0]}")
         return [(broadcast_all(shapes), same_dtype(dtypes[1:]))]
 
     def verify_(self) -> None:
-        condition = element_type_of(self.condition)
-        if not is_bool(condition):
-            raise VerifyException(f"condition must be bool (i1), got {condition}")
         _check_element_types(self, [self.x1, self.x2, self.y], _any_type, "tensors")
-        _check_broadcast_result(self)
+        check_broadcast_result(self)
 
     @staticmethod
     def numpy_kernel(
         condition: np.ndarray, x1: np.ndarray, x2: np.ndarray
     ) -> np.ndarray:
-        return np.asarray(np.where(condition, x1, x2))
+        return np.asarray(np.where(condition.astype(bool), x1, x2), dtype=x1.dtype)
 
     def scalar(self, b: ScalarBuilder, condition: Any, a: Any, c: Any) -> Any:
-        return b.op(arith.SelectOp, b.convert(condition, IntegerType(1)), a, c)
+        return b.op(arith.SelectOp, truth(b, condition), a, c)

@@ -79,7 +79,7 @@ from ge_dialect.shape_functions import (
     spatial_axes,
     window_size,
 )
-from ge_dialect.traits import KeepsLayout
+from ge_dialect.traits import KeepsLayout, MayRunInPlace
 
 
 class SpatialOp(GEOperation):
@@ -628,6 +628,7 @@ class PerChannelOp(ElementwiseOp):
     """Elementwise ops whose operands after `x` are [C] vectors on the channel
     axis of `data_format`."""
 
+    traits = traits_def(MayRunInPlace())
     FORMAT_RULE = staticmethod(data_format_rule)
 
     def channel_axis(self) -> int:

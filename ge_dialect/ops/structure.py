@@ -183,7 +183,9 @@ class ConstOp(GEOperation):
     """A constant tensor. Its `value` is stored in the storage layout of the result.
 
     `value` is a dense elements attribute or `#ge.external<"key">` for weights
-    kept outside the IR text.
+    kept outside the IR text. A splat may be written in the result's origin
+    shape instead (`dense<0.5> : tensor<9x9x3x3xf16>` for a FRACTAL_Z result):
+    laid out, its padding is zero (`ge_dialect.constants.inline_stored_array`).
     """
 
     name = "ge.const"
@@ -209,11 +211,15 @@ class ConstOp(GEOperation):
                 f"{result.element_type}"
             )
         expected = storage_shape_of(result, enclosing_target(self))
-        if shape_of(value_type) != expected:
-            raise VerifyException(
-                f"value shape {list(shape_of(value_type))} does not match the "
-                f"result's storage shape {list(expected)}"
-            )
+        value_shape = shape_of(value_type)
+        if value_shape == expected:
+            return
+        if value_shape == shape_of(result) and self.value.is_splat():
+            return  # a splat in the origin shape: padding is zero when laid out
+        raise VerifyException(
+            f"value shape {list(value_shape)} does not match the result's "
+            f"storage shape {list(expected)}"
+        )
 
 
 @irdl_op_definition

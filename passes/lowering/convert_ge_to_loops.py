@@ -68,6 +68,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.constants import inline_stored_dense
 from ge_dialect.diagnostics import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
 from passes.lowering.context import LoweringContext
@@ -117,7 +118,7 @@ class GraphLowering:
                 memref.GlobalOp.get(
                     StringAttr(name),
                     _memref_type(layout),
-                    op.value,
+                    inline_stored_dense(op, self.target),
                     constant=UnitAttr(),
                 )
             )

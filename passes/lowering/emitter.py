@@ -117,6 +117,22 @@ class Nest:
             value = self._add(affine.LoadOp(buffer.memref, operands, map_attr, element))
         return value if raw else self.convert(value, compute_type(element))
 
+    def index_value(self, ix: Ix) -> Value:
+        """An `index` value computing `ix` (an `affine.apply`)."""
+        if self.block is None:
+            return ProbeValue(IndexType())
+        map_attr, operands = self._access([ix])
+        return self._add(affine.ApplyOp(operands, map_attr))
+
+    def load_at(self, buffer: Buffer, indices: Sequence[Value]) -> Value:
+        """The element of a plain (row-major) buffer at computed `index`
+        values (a `memref.load`: data-dependent indexing, as a gather)."""
+        element = buffer.layout.element_type
+        if self.block is None:
+            return ProbeValue(element)
+        load = memref.LoadOp.get(buffer.memref, list(indices))  # type: ignore[arg-type]
+        return self._add(load)
+
     def store(self, value: Value, buffer: Buffer, index: Sequence[Ix]) -> None:
         """Store `value` (converted to the buffer's type) at origin `index`."""
         storage = buffer.layout.storage_index(index)

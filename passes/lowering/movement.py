@@ -19,12 +19,15 @@ import itertools
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation
 
 from ge_dialect.ops import (
     ConcatOp,
     ExpandDimsOp,
     FlattenOp,
+    GatherOp,
     IdentityOp,
     PadOp,
     ReshapeOp,
@@ -317,3 +320,40 @@ def lower_tile(ctx: LoweringContext, op: Operation) -> None:
         y.layout.origin_shape,
         lambda index: [i.mod(s) for i, s in zip(index, shape, strict=True)],
     )
+
+
+@lowers(GatherOp)
+def lower_gather(ctx: LoweringContext, op: Operation) -> None:
+    """`y[a, j, b] = x[a, indices[j], b]` along `axis`: the index is loaded,
+    made non-negative (`i < 0`: `i + size`) and used by a `memref.load`
+    (data-dependent, so only from a plain row-major `x`)."""
+    x, indices = ctx.operands()
+    y = ctx.result()
+    rank = len(x.layout.origin_shape)
+    axis = int(ctx.attr("axis")) % rank
+    if (
+        x.layout.storage_index([Ix.of(0)] * rank) != [Ix.of(0)] * rank
+        or x.layout.storage_shape != x.layout.origin_shape
+    ):
+        raise ctx.error("has no loop lowering for a gather from a blocked layout")
+    element = indices.layout.element_type
+    if not isinstance(element, IntegerType):
+        raise ctx.error("indices must be integers")
+    count = len(indices.layout.origin_shape)
+    size = x.layout.origin_shape[axis]
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        raw = nest.load(indices, index[axis : axis + count], raw=True)
+        position = nest.op(arith.IndexCastOp, raw, IndexType())
+        zero = nest.const(0, IndexType())
+        wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
+        negative = nest.op(arith.CmpiOp, position, zero, "slt")
+        chosen = nest.op(arith.SelectOp, negative, wrapped, position)
+        at = [
+            *(nest.index_value(ix) for ix in index[:axis]),
+            chosen,
+            *(nest.index_value(ix) for ix in index[axis + count :]),
+        ]
+        nest.store(nest.load_at(x, at), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)

@@ -14,11 +14,12 @@ from xdsl.ir import Operation
 
 from ge_dialect.ops import (
     ConstOp,
-    Conv2DTransposeOp,
     DataOp,
-    GatherOp,
     GraphOp,
     NetOutputOp,
+    ResizeOp,
+    ShapeOfOp,
+    SizeOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
@@ -35,8 +36,9 @@ NOT_LOWERED: dict[type[Operation], str] = {
     ConstOp: "a constant: a memref.global or a ge.weight argument",
     NetOutputOp: "the graph's results: the func.return",
     VariableOp: "state kept across runs, which a loop function has no place for",
-    Conv2DTransposeOp: "no loop emitter yet: it runs on its NumPy kernel",
-    GatherOp: "data-dependent indexing: it runs as a host fallback",
+    ResizeOp: "no loop emitter yet: it runs its NumPy kernel as a host fallback",
+    ShapeOfOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
+    SizeOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
 }
 """Op class -> why it is not lowered to loops."""
 

@@ -44,9 +44,9 @@ from ge_dialect.ops import enclosing_target
 from ge_runtime.jit import lowered_module, run_graph
 from ge_runtime.reference import evaluate, find_graph, input_specs
 from ge_runtime.scheduler import compile_model
+from ge_xdsl.atc import CompileOptions, compile_module
 from passes import get_all_passes
 from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass
-from tools.ge_atc import CompileOptions, compile_module
 from tools.ge_run import complete_inputs
 
 TOLERANCE = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-4}

@@ -161,3 +161,23 @@ ge.graph @math {
   %mod = ge.mod %a5, %x {fmod = 1 : i64} : (tensor<2x17xf32>, tensor<2x17xf32>) -> tensor<2x17xf32>
   ge.netoutput %mod : tensor<2x17xf32>
 }
+
+// -----
+
+// TensorFlow's Relu6 and Rsqrt (unary) and SquaredDifference (broadcasting).
+
+// CHECK-LABEL: ge.graph @tensorflow_elementwise
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    [[R6:%.*]] = ge.relu6 [[X]] : tensor<1x17x3x3xf32, #ge.layout<NHWC>> -> tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    [[RS:%.*]] = ge.rsqrt [[R6]] : tensor<1x17x3x3xf32, #ge.layout<NHWC>> -> tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    [[C:%.*]] = ge.data {index = 1 : i64} : tensor<3xf32>
+// CHECK-NEXT:    [[SD:%.*]] = ge.squared_difference [[RS]], [[C]] : (tensor<1x17x3x3xf32, #ge.layout<NHWC>>, tensor<3xf32>) -> tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+// CHECK-NEXT:    ge.netoutput [[SD]]
+ge.graph @tensorflow_elementwise {
+  %x = ge.data {index = 0 : i64} : tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+  %r6 = ge.relu6 %x : tensor<1x17x3x3xf32, #ge.layout<NHWC>> -> tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+  %rs = ge.rsqrt %r6 : tensor<1x17x3x3xf32, #ge.layout<NHWC>> -> tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+  %c = ge.data {index = 1 : i64} : tensor<3xf32>
+  %sd = ge.squared_difference %rs, %c : (tensor<1x17x3x3xf32, #ge.layout<NHWC>>, tensor<3xf32>) -> tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+  ge.netoutput %sd : tensor<1x17x3x3xf32, #ge.layout<NHWC>>
+}

@@ -91,11 +91,12 @@ ge.graph @const_shape_mismatch {
 
 // -----
 
-// The value of a constant is stored in its storage layout, not its origin one.
+// The value of a constant is stored in its storage layout, not its origin one
+// (only a splat may be written in the origin shape).
 ge.graph @const_value_in_origin_shape {
-  // CHECK: {{.*}}invalid-graph.mlir:[[# @LINE + 1]]:3: error: 'ge.const' op value shape [4, 3, 3, 3] does not match the result's storage shape [9, 1, 16, 16]
-  %c = ge.const {value = dense<1.0> : tensor<4x3x3x3xf16>} : tensor<4x3x3x3xf16, #ge.layout<NCHW, FRACTAL_Z>>
-  ge.netoutput %c : tensor<4x3x3x3xf16, #ge.layout<NCHW, FRACTAL_Z>>
+  // CHECK: {{.*}}invalid-graph.mlir:[[# @LINE + 1]]:3: error: 'ge.const' op value shape [2, 1, 1, 1] does not match the result's storage shape [1, 1, 16, 16]
+  %c = ge.const {value = dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf16>} : tensor<2x1x1x1xf16, #ge.layout<NCHW, FRACTAL_Z>>
+  ge.netoutput %c : tensor<2x1x1x1xf16, #ge.layout<NCHW, FRACTAL_Z>>
 }
 
 // -----

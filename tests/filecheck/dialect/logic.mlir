@@ -74,3 +74,59 @@ ge.graph @compare_5hd {
   %g = ge.greater %a, %b : (tensor<1x17x3x3xf16, #ge.layout<NCHW, NC1HWC0>>, tensor<1x17x3x3xf16, #ge.layout<NCHW, NC1HWC0>>) -> tensor<1x17x3x3xi1, #ge.layout<NCHW, NC1HWC0>>
   ge.netoutput %g : tensor<1x17x3x3xi1, #ge.layout<NCHW, NC1HWC0>>
 }
+
+// -----
+
+
+// Comparisons and logic broadcast like the binary ops; the result is i1.
+// Logic reads any dtype as truth values (non-zero is true).
+
+// CHECK-LABEL: ge.graph @predicates
+// CHECK:         [[A:%.*]] = ge.data {index = 0 : i64} : tensor<3x1x17xf32>
+// CHECK-NEXT:    [[B:%.*]] = ge.data {index = 1 : i64} : tensor<5x1xf32>
+// CHECK-NEXT:    [[EQ:%.*]] = ge.equal [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[NE:%.*]] = ge.not_equal [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[LT:%.*]] = ge.less [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[LE:%.*]] = ge.less_equal [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[GT:%.*]] = ge.greater [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[GE:%.*]] = ge.greater_equal [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[AND:%.*]] = ge.logical_and [[EQ]], [[NE]] : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[OR:%.*]] = ge.logical_or [[LT]], [[LE]] : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[XOR:%.*]] = ge.logical_xor [[GT]], [[GE]] : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[TRUTH:%.*]] = ge.logical_and [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+// CHECK-NEXT:    [[NOT:%.*]] = ge.logical_not [[A]] : tensor<3x1x17xf32> -> tensor<3x1x17xi1>
+// CHECK-NEXT:    ge.netoutput [[AND]], [[OR]], [[XOR]], [[TRUTH]], [[NOT]]
+ge.graph @predicates {
+  %a = ge.data {index = 0 : i64} : tensor<3x1x17xf32>
+  %b = ge.data {index = 1 : i64} : tensor<5x1xf32>
+  %eq = ge.equal %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+  %ne = ge.not_equal %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+  %lt = ge.less %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+  %le = ge.less_equal %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+  %gt = ge.greater %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+  %ge = ge.greater_equal %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+  %and = ge.logical_and %eq, %ne : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
+  %or = ge.logical_or %lt, %le : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
+  %xor = ge.logical_xor %gt, %ge : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
+  %truth = ge.logical_and %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
+  %not = ge.logical_not %a : tensor<3x1x17xf32> -> tensor<3x1x17xi1>
+  ge.netoutput %and, %or, %xor, %truth, %not : tensor<3x5x17xi1>, tensor<3x5x17xi1>, tensor<3x5x17xi1>, tensor<3x5x17xi1>, tensor<3x1x17xi1>
+}
+
+// -----
+
+// Select: x1 where the condition holds, else x2; all three broadcast.
+
+// CHECK-LABEL: ge.graph @select
+// CHECK:         [[C:%.*]] = ge.data {index = 0 : i64} : tensor<3x1x1x17xi1>
+// CHECK-NEXT:    [[X:%.*]] = ge.data {index = 1 : i64} : tensor<3x4x17x17xf32>
+// CHECK-NEXT:    [[Z:%.*]] = ge.const {{.*}} : tensor<f32>
+// CHECK-NEXT:    [[Y:%.*]] = ge.select [[C]], [[X]], [[Z]] : (tensor<3x1x1x17xi1>, tensor<3x4x17x17xf32>, tensor<f32>) -> tensor<3x4x17x17xf32>
+// CHECK-NEXT:    ge.netoutput [[Y]] : tensor<3x4x17x17xf32>
+ge.graph @select {
+  %c = ge.data {index = 0 : i64} : tensor<3x1x1x17xi1>
+  %x = ge.data {index = 1 : i64} : tensor<3x4x17x17xf32>
+  %z = ge.const {value = dense<0xFF800000> : tensor<f32>} : tensor<f32>
+  %y = ge.select %c, %x, %z : (tensor<3x1x1x17xi1>, tensor<3x4x17x17xf32>, tensor<f32>) -> tensor<3x4x17x17xf32>
+  ge.netoutput %y : tensor<3x4x17x17xf32>
+}

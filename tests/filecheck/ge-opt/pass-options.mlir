@@ -3,6 +3,7 @@
 // RUN: ge-opt %s -p 'infer-origin-format{data_format=NHWC}' | filecheck %s
 // RUN: ge-opt %s --infer-origin-format=data-format=NHWC | filecheck %s
 // RUN: ge-opt %s --infer-origin-format=data_format=NHWC | filecheck %s
+// RUN: ge-opt - --infer-origin-format=data-format=NHWC < %s | filecheck %s
 // RUN: not ge-opt %s -p 'infer-origin-format{data-fromat=NHWC}' 2>&1 | filecheck %s --check-prefix=TYPO
 // RUN: not ge-opt %s -p 'infer-orgin-format' 2>&1 | filecheck %s --check-prefix=PASS
 

@@ -172,3 +172,27 @@ ge.graph @subgraph {
   }
   ge.netoutput %y : tensor<1x3x3x3xf16, #ge.layout<NCHW>>
 }
+
+// -----
+
+// A broadcast operand that does not span the matrix (a bias [N], a row scale
+// [M, 1]) keeps its origin layout and is read through it: the add and mul
+// stay in FRACTAL_NZ with the matmul instead of stopping the spread.
+// CHECK-LABEL: ge.graph @nz_broadcast_operands
+// CHECK:         %m = ge.matmul %a, %w {input_layouts = [#ge.layout<ND, FRACTAL_NZ>, #ge.layout<ND, FRACTAL_NZ>]} : {{.*}} -> tensor<11x100xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    %b = ge.add %m, %bias : (tensor<11x100xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<100xf32>) -> tensor<11x100xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    %s = ge.mul %b, %row : (tensor<11x100xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<11x1xf32>) -> tensor<11x100xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    %t = ge.tanh %s : tensor<11x100xf32, #ge.layout<ND, FRACTAL_NZ>>
+// NOSPREAD-LABEL: ge.graph @nz_broadcast_operands
+// NOSPREAD:         ge.add %m, %bias {input_layouts = [#ge.layout<ND>, #ge.layout<ND>]} : (tensor<11x100xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<100xf32>) -> tensor<11x100xf32>
+ge.graph @nz_broadcast_operands {
+  %a = ge.data {index = 0 : i64} : tensor<11x64xf32>
+  %w = ge.const {value = dense<0.5> : tensor<64x100xf32>} : tensor<64x100xf32>
+  %bias = ge.data {index = 2 : i64} : tensor<100xf32>
+  %row = ge.data {index = 1 : i64} : tensor<11x1xf32>
+  %m = ge.matmul %a, %w : (tensor<11x64xf32>, tensor<64x100xf32>) -> tensor<11x100xf32>
+  %b = ge.add %m, %bias : (tensor<11x100xf32>, tensor<100xf32>) -> tensor<11x100xf32>
+  %s = ge.mul %b, %row : (tensor<11x100xf32>, tensor<11x1xf32>) -> tensor<11x100xf32>
+  %t = ge.tanh %s : tensor<11x100xf32> -> tensor<11x100xf32>
+  ge.netoutput %t : tensor<11x100xf32>
+}

@@ -21,7 +21,7 @@ ge.graph @survey_4_unary_elementwise_is_transparent {
 // broadcasting aligns them ("CHW"); a chain of several ops moves at once.
 // CHECK-LABEL: ge.graph @broadcast_constants_are_relaid_out
 // CHECK-NEXT:    %x = ge.data
-// CHECK-NEXT:    %[[S:.*]] = ge.const {value = dense<{{.*}}> : tensor<1x3x1x1x8xf32>} : tensor<17x1x1xf32, #ge.layout<NCHW, NC1HWC0, reshape_type = "CHW">>
+// CHECK-NEXT:    %[[S:.*]] = ge.const {value = dense<2.000000e+00> : tensor<17x1x1xf32>} : tensor<17x1x1xf32, #ge.layout<NCHW, NC1HWC0, reshape_type = "CHW">>
 // CHECK-NEXT:    %m = ge.mul %x, %[[S]] : (tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>, tensor<17x1x1xf32, #ge.layout<NCHW, NC1HWC0, reshape_type = "CHW">>) -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>
 // CHECK-NEXT:    %[[O:.*]] = ge.const {value = dense<{{.*}}> : tensor<1x3x1x1x8xf32>} : tensor<17x1x1xf32, #ge.layout<NCHW, NC1HWC0, reshape_type = "CHW">>
 // CHECK-NEXT:    %p = ge.add %m, %[[O]] : ({{.*}}) -> tensor<1x17x4x4xf32, #ge.layout<NCHW, NC1HWC0>>

@@ -1,0 +1,9 @@
+ge.graph @modes {
+  %x = ge.data {index = 0 : i64} : tensor<?x10xf32>
+  %i = ge.data {index = 1 : i64} : tensor<3xi32>
+  %r = ge.relu %x : tensor<?x10xf32> -> tensor<?x10xf32>
+  %s = ge.softmax %r {name = "probs"} : tensor<?x10xf32> -> tensor<?x10xf32>
+  %t = ge.softmax %s : tensor<?x10xf32> -> tensor<?x10xf32>
+  %g = ge.gather %t, %i {axis = 0 : i64, name = "lookup"} : (tensor<?x10xf32>, tensor<3xi32>) -> tensor<3x10xf32>
+  ge.netoutput %g : tensor<3x10xf32>
+}

@@ -1,0 +1,162 @@
+"""GE-xDSL from Python: compile, run, transform and inspect models.
+
+```python
+import ge_xdsl
+
+model = ge_xdsl.compile("examples/small_cnn.onnx", soc_version="Ascend910")
+outputs = model.run({"input": x})          # {"probs": array}, by output name
+model.save("build/small_cnn.om")
+same = ge_xdsl.load("build/small_cnn.om")
+
+module = ge_xdsl.parse(open("examples/conv_block.mlir").read())
+laid_out = ge_xdsl.apply_passes(module, "ge-format-pipeline{data-format=NCHW}")
+expected = ge_xdsl.reference(module, {"x": x})
+```
+
+- `compile(model, *, input_shape=None, soc_version=None, framework=None,
+  **atc_options) -> Model`: what `ge-atc` does. `model` is an `.onnx` or
+  `.pb` file, an `onnx.ModelProto`, or a `ge` `ModuleOp` (with `weights=`
+  for its `#ge.external` constants); `framework` is "onnx", "tensorflow" or
+  ATC's number (default: from the model); `input_shape` is ATC's text
+  (`"x:1,3,224,224"`) or `{"x": (1, 3, 224, 224)}`; the other options are
+  ATC's flags as keywords (`ge_xdsl.atc.ATC_OPTIONS`: `input_format`,
+  `out_nodes`, `auto_cast_mode`, `max_streams`, `fusion_switch_file`,
+  `disable_fusion`, `dump_graph`, `time_passes`).
+- `load(path) -> Model`: an `.om` file.
+- `Model.run(inputs) -> dict[str, np.ndarray]`, `Model.save(path)`,
+  `Model.module` (the IR after the pipeline), `Model.input_names`,
+  `Model.output_names`, `Model.manifest`.
+- `parse(text) -> ModuleOp`, `apply_passes(module, "pass-a,pass-b{opt=v}")
+  -> ModuleOp` (a new module; `docs/PASSES.md`), `reference(module, inputs)
+  -> dict[str, np.ndarray]` (the NumPy reference evaluator).
+
+Errors in the input are `ge_dialect.diagnostics.GEError`s whose text is one
+located line (`FILE:LINE:COL: error: ...`); an unknown keyword option is a
+`TypeError`. The package imports what a call needs when it is called.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ge_xdsl.model import Model
+
+__all__ = [
+    "Model",
+    "apply_passes",
+    "compile",
+    "context",
+    "load",
+    "parse",
+    "reference",
+]
+
+
+def compile(  # noqa: A001 - the facade's name for ATC's job
+    model: Any,
+    *,
+    input_shape: str | Mapping[str, Sequence[int]] | None = None,
+    soc_version: str | None = None,
+    framework: int | str | None = None,
+    **atc_options: Any,
+) -> Model:
+    """Compile `model` as `ge-atc` does (see the module docstring)."""
+    from ge_xdsl.atc import compile_offline_model
+    from ge_xdsl.model import Model
+
+    weights = atc_options.pop("weights", None)
+    offline, compiled = compile_offline_model(
+        model,
+        framework=framework,
+        input_shape=input_shape,
+        soc_version=soc_version,
+        weights=weights,
+        **atc_options,
+    )
+    return Model(offline, compiled.module, compiled.timer)
+
+
+def load(path: str | os.PathLike[str]) -> Model:
+    """The offline model in the `.om` file at `path`."""
+    from ge_runtime.offline_model import load_offline_model
+    from ge_xdsl.model import Model
+
+    return Model(load_offline_model(path))
+
+
+def context() -> Context:
+    """A context with the `ge` dialect and the dialects of lowered loop IR."""
+    from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
+
+    from ge_dialect.dialect import GE
+
+    ctx = Context()
+    for dialect in (builtin.Builtin, GE, func.Func, memref.MemRef, affine.Affine):
+        ctx.load_dialect(dialect)
+    for dialect in (arith.Arith, math.Math, scf.Scf):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def parse(text: str, *, name: str = "<string>") -> ModuleOp:
+    """The verified module of MLIR `text` (`name` is the file named in errors)."""
+    from ge_dialect.diagnostics import parse_module
+
+    return parse_module(context(), text, name)
+
+
+def apply_passes(module: ModuleOp, pipeline: str) -> ModuleOp:
+    """A copy of `module` after the passes `"pass-a,pass-b{opt=v}"`, verified.
+
+    Pass and option names are those of `ge-opt --help` (`docs/PASSES.md`);
+    options may be written `data-format` or `data_format`. `module` itself is
+    left unchanged.
+    """
+    from ge_dialect.diagnostics import verify_module
+    from passes.options import parse_passes
+
+    passes = parse_passes(pipeline)
+    result = module.clone()
+    ctx = context()
+    for module_pass in passes:
+        module_pass.apply(ctx, result)
+        verify_module(result)
+    return result
+
+
+def reference(
+    module: ModuleOp,
+    inputs: Mapping[str, np.ndarray],
+    *,
+    weights: Mapping[str, np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
+    """`module`'s outputs for `inputs` by the NumPy reference evaluator, keyed
+    by output name (`output_<i>` where unnamed), in origin layout.
+
+    `weights` are the arrays of `#ge.external` constants (storage layout, as
+    `Model.weights`); storage layouts follow the module's `ge.target`.
+    """
+    from ge_dialect.ops.base import enclosing_target
+    from ge_runtime.reference import evaluate
+    from ge_xdsl.model import graph_output_keys
+
+    arrays = evaluate(
+        module, dict(inputs), weights=weights, target=enclosing_target(module)
+    )
+    return dict(zip(graph_output_keys(module), arrays, strict=True))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Model":
+        from ge_xdsl.model import Model
+
+        return Model
+    raise AttributeError(f"module 'ge_xdsl' has no attribute {name!r}")

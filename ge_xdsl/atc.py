@@ -1,0 +1,487 @@
+"""ATC's compile flow as a library: import, the compile stages, the offline model.
+
+`ge_xdsl.compile` and `ge-atc` both run `compile_offline_model`: a model is
+imported with its framework's front end (`FRONT_ENDS`), then graph fusion
+shape and constant folding (`fold-batch-norm`, `fold-shapes`,
+`fold-constants`), the format
+pipeline (`ge-format-pipeline` with `input_format` as data format and the
+`soc_version`'s C0 table), UB fusion (`fuse-ops`), the engine stages
+(`insert-aicpu-cast` with `auto_cast_mode=1`, `partition-engines`,
+`mark-fallback`), `assign-streams` with `max_streams`, and `plan-memory`.
+Every stage is verified, logs one progress line (logger `ge_xdsl`) and, with
+a dump directory, writes its IR and picture (`ge_runtime.graphviz_dump`).
+
+The options are ATC's flags, spelt as keywords (`ATC_OPTIONS`); a value
+ATC would reject is a one-line `GEError` naming the flag.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from difflib import get_close_matches
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
+
+from ge_dialect.constants import derive_storage_weights
+from ge_dialect.diagnostics import GEError, verify_module
+from ge_dialect.dialect import make_context
+from ge_dialect.formats import FormatError, get_target
+from ge_dialect.ops import TARGET_ATTRIBUTE
+from ge_frontend.importing import ImportedModel, parse_input_shapes
+from ge_runtime.offline_model import OfflineModel, make_offline_model
+from ge_runtime.profiling import PassTimer
+from passes import get_all_passes
+from passes.assign_streams import MAX_STREAMS
+from passes.fold_constants import FOLD_WEIGHTS
+from passes.format_pipeline import (
+    GE_OPTIMISATION,
+    NESTED_PASS_CALLBACK,
+    FormatPipelinePass,
+    runtime_transdata_count,
+)
+from passes.fuse_ops import read_fusion_switch_file
+
+LOG = logging.getLogger("ge_xdsl")
+
+FRAMEWORKS = {0: "Caffe", 1: "MindSpore", 3: "TensorFlow", 5: "ONNX"}
+"""ATC's `--framework` values; this compiler reads TensorFlow (3) and ONNX (5)."""
+TENSORFLOW_FRAMEWORK = 3
+ONNX_FRAMEWORK = 5
+SUPPORTED_FRAMEWORKS = {TENSORFLOW_FRAMEWORK: "tensorflow", ONNX_FRAMEWORK: "onnx"}
+"""`--framework` values read -> the framework's name (also the manifest's)."""
+FRAMEWORK_SUFFIXES = {".onnx": ONNX_FRAMEWORK, ".pb": TENSORFLOW_FRAMEWORK}
+"""A model file's framework when none is given."""
+DEFAULT_INPUT_FORMATS = {TENSORFLOW_FRAMEWORK: "NHWC"}
+"""ATC's default `--input_format` per framework (NCHW for the others)."""
+INPUT_FORMATS = ("NCHW", "NHWC", "ND", "NCDHW", "NDHWC")
+"""`--input_format` values: the `data-format` of `infer-origin-format`."""
+
+ATC_OPTIONS = (
+    "input_format",
+    "out_nodes",
+    "auto_cast_mode",
+    "max_streams",
+    "fusion_switch_file",
+    "disable_fusion",
+    "dump_graph",
+    "time_passes",
+)
+"""The keyword options of `ge_xdsl.compile`: `ge-atc`'s flags of the same names."""
+
+
+# ---------------------------------------------------------------------------
+# Options
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What a compile depends on, as recorded in the offline model's manifest."""
+
+    input_format: str = "NCHW"
+    input_shape: str | None = None
+    soc_version: str | None = None
+    framework: int | None = None
+    auto_cast_mode: int = 0
+    max_streams: int | None = None
+    fusion: bool = True
+    fusion_off: tuple[str, ...] = ()
+    """Fusion rules switched off (`--fusion_switch_file`)."""
+
+    def manifest(self) -> dict[str, Any]:
+        """The options as manifest entries."""
+        return {
+            "compile_options": {
+                "framework": self.framework,
+                "input_format": self.input_format,
+                "input_shape": self.input_shape,
+                "soc_version": self.soc_version,
+                "auto_cast_mode": self.auto_cast_mode,
+                "max_streams": self.max_streams,
+                "fusion": self.fusion,
+                "fusion_off": list(self.fusion_off),
+            }
+        }
+
+
+def compile_options(
+    framework: int | None = None,
+    *,
+    input_format: str | None = None,
+    input_shape: str | None = None,
+    soc_version: str | None = None,
+    auto_cast_mode: int = 0,
+    max_streams: int | None = None,
+    fusion_switch_file: str | os.PathLike[str] | None = None,
+    disable_fusion: bool = False,
+) -> CompileOptions:
+    """Validated compile options (ATC's flags; errors name the flag)."""
+    input_format = input_format or DEFAULT_INPUT_FORMATS.get(framework or 0, "NCHW")
+    if input_format not in INPUT_FORMATS:
+        raise GEError(
+            f"error: --input_format={input_format} is not supported "
+            f"(use one of {', '.join(INPUT_FORMATS)})"
+        )
+    soc = None
+    if soc_version is not None:
+        try:
+            soc = get_target(soc_version).name
+        except FormatError as error:
+            raise GEError(f"error: --soc_version: {error}") from None
+    if auto_cast_mode not in (0, 1):
+        raise GEError(f"error: --auto_cast_mode={auto_cast_mode} must be 0 or 1")
+    if max_streams is not None and not 1 <= max_streams <= MAX_STREAMS:
+        raise GEError(
+            f"error: --max-streams={max_streams} must be in [1, {MAX_STREAMS}]"
+        )
+    switched_off = (
+        read_fusion_switch_file(str(fusion_switch_file))
+        if fusion_switch_file is not None
+        else frozenset()
+    )
+    return CompileOptions(
+        input_format,
+        input_shape,
+        soc,
+        framework,
+        auto_cast_mode,
+        max_streams,
+        not disable_fusion,
+        tuple(sorted(switched_off)),
+    )
+
+
+COMPILE_PARAMETERS = ("input_shape", "soc_version", "framework", "weights")
+"""`ge_xdsl.compile`'s named parameters (suggested for a misspelt option)."""
+
+
+def check_option_names(options: Mapping[str, object]) -> None:
+    """TypeError for a keyword that is not one of `ATC_OPTIONS`."""
+    for name in options:
+        if name not in ATC_OPTIONS:
+            known = (*ATC_OPTIONS, *COMPILE_PARAMETERS)
+            close = get_close_matches(name, known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise TypeError(
+                f"unknown ATC option '{name}'{hint}; options: {', '.join(ATC_OPTIONS)}"
+            )
+
+
+def framework_id(framework: int | str | None, model: object) -> int | None:
+    """ATC's framework number: given (number or name), or from the model."""
+    if isinstance(framework, str):
+        names = {name: number for number, name in SUPPORTED_FRAMEWORKS.items()}
+        if framework.lower() not in names:
+            raise GEError(
+                f"error: framework '{framework}' is not supported "
+                f"(frameworks: {', '.join(names)})"
+            )
+        return names[framework.lower()]
+    if framework is not None:
+        if framework not in SUPPORTED_FRAMEWORKS:
+            name = FRAMEWORKS.get(framework, "unknown")
+            raise GEError(
+                f"error: --framework={framework} ({name}) is not supported; ge-atc "
+                "reads TensorFlow (--framework=3) and ONNX (--framework=5) models"
+            )
+        return framework
+    if isinstance(model, ModuleOp):
+        return None
+    if isinstance(model, str | os.PathLike):
+        suffix = Path(model).suffix.lower()
+        if suffix in FRAMEWORK_SUFFIXES:
+            return FRAMEWORK_SUFFIXES[suffix]
+        raise GEError(
+            f"error: cannot tell the framework of '{model}' from its suffix "
+            f"({', '.join(FRAMEWORK_SUFFIXES)}); give framework="
+        )
+    return ONNX_FRAMEWORK  # an onnx.ModelProto
+
+
+# ---------------------------------------------------------------------------
+# Import
+# ---------------------------------------------------------------------------
+
+
+def _import_onnx(model: Any, shapes: Any, out_nodes: Any) -> ImportedModel:
+    from ge_frontend.onnx_import import import_onnx
+
+    if out_nodes is not None:
+        raise GEError("error: --out_nodes is supported with --framework=3")
+    return import_onnx(model, input_shapes=shapes)
+
+
+def _import_tensorflow(model: Any, shapes: Any, out_nodes: Any) -> ImportedModel:
+    from ge_frontend.tf_import import import_tensorflow, parse_out_nodes
+
+    if isinstance(out_nodes, str):
+        out_nodes = parse_out_nodes(out_nodes)
+    return import_tensorflow(model, input_shapes=shapes, out_nodes=out_nodes)
+
+
+FRONT_ENDS: dict[int, Callable[[Any, Any, Any], ImportedModel]] = {
+    ONNX_FRAMEWORK: _import_onnx,
+    TENSORFLOW_FRAMEWORK: _import_tensorflow,
+}
+"""ATC framework number -> its importer (model, input shapes, out_nodes)."""
+
+
+def import_model(
+    model: Any,
+    framework: int,
+    input_shape: str | Mapping[str, Sequence[int]] | None = None,
+    out_nodes: str | Sequence[tuple[str, int]] | None = None,
+) -> ImportedModel:
+    """`model` (a file or the framework's in-memory model) imported as a graph."""
+    shapes = (
+        parse_input_shapes(input_shape)
+        if isinstance(input_shape, str)
+        else (input_shape)
+    )
+    return FRONT_ENDS[framework](model, shapes, out_nodes)
+
+
+def input_shape_text(
+    input_shape: str | Mapping[str, Sequence[int]] | None,
+) -> str | None:
+    """ATC's `--input_shape` text (`x:1,3,8,8;y:2`) of a shape mapping."""
+    if input_shape is None or isinstance(input_shape, str):
+        return input_shape
+    return ";".join(
+        f"{name}:{','.join(str(d) for d in dims)}" for name, dims in input_shape.items()
+    )
+
+
+# ---------------------------------------------------------------------------
+# The compile stages
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Compiled:
+    """A compiled graph: the optimised module, its weights and its source."""
+
+    module: ModuleOp
+    weights: dict[str, np.ndarray]
+    source: ModuleOp
+    stages: list[str] = field(default_factory=list)
+    timer: PassTimer | None = None
+    """With `time_passes`: the time of each pass."""
+
+
+def op_count(module: ModuleOp) -> int:
+    """The number of ops in `module`'s graphs."""
+    return sum(1 for _ in module.walk()) - 1
+
+
+@dataclass
+class StageMonitor:
+    """After each stage: verify, log one progress line, dump with a dump directory.
+
+    Called by the format pipeline after each of its passes
+    (`NESTED_PASS_CALLBACK`); passes of the optimisation rounds are labelled
+    `round N: PASS`.
+    """
+
+    progress: int = logging.INFO
+    dump_dir: str | Path | None = None
+    stages: list[str] = field(default_factory=list)
+    rounds: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    timer: PassTimer | None = None
+    """With `time_passes`: each pass's time (verification left out)."""
+
+    def __call__(self, inner: ModulePass, module: ModuleOp, _: object) -> None:
+        elapsed = time.perf_counter() - self.started
+        verify_module(module)
+        self.rounds += inner.name == GE_OPTIMISATION[0]  # each round starts with it
+        label = f"round {self.rounds}: {inner.name}" if self.rounds else inner.name
+        self.record(label, module, elapsed, inner.name)
+
+    def record(
+        self,
+        stage: str,
+        module: ModuleOp,
+        elapsed: float | None = None,
+        pass_name: str | None = None,
+    ) -> None:
+        """Log and dump the module after `stage` (pass `pass_name`)."""
+        if elapsed is None:
+            elapsed = time.perf_counter() - self.started
+        if self.timer is not None and pass_name is not None:
+            self.timer.record(pass_name, elapsed)
+        number = len(self.stages)
+        self.stages.append(stage)
+        LOG.log(
+            self.progress,
+            "[%02d] %s: %.3fs, %d ops, %d runtime TransData",
+            number,
+            stage,
+            elapsed,
+            op_count(module),
+            runtime_transdata_count(module),
+        )
+        dump(self.dump_dir, number, stage, module)
+        self.started = time.perf_counter()
+
+
+ENGINE_STAGES = ("insert-aicpu-cast", "partition-engines", "mark-fallback")
+"""After the format pipeline (SPEC §4 step 8); the first only with AutoCastMode."""
+MEMORY_STAGE = "plan-memory"
+"""The last stage (SPEC §4 step 9)."""
+STREAM_STAGE = "assign-streams"
+"""Before memory planning, with `max_streams`."""
+GRAPH_FUSION_STAGE = "fold-batch-norm"
+SHAPE_STAGE = "fold-shapes"
+"""Shape computations over static dims become constants (before folding)."""
+CONSTANT_STAGE = "fold-constants"
+"""Before the format pipeline (the graph fusion unless fusion is disabled)."""
+UB_FUSION_STAGE = "fuse-ops"
+"""After the format pipeline, unless fusion is disabled."""
+
+
+def compile_module(
+    module: ModuleOp,
+    weights: Mapping[str, np.ndarray],
+    options: CompileOptions,
+    dump_dir: str | Path | None = None,
+    progress: int = logging.INFO,
+    timer: PassTimer | None = None,
+) -> Compiled:
+    """Run graph fusion and constant folding, the format pipeline, UB fusion,
+    the engine stages and memory planning on `module` (in place).
+
+    The weights come back laid out, with the folded ones added.
+
+    Each stage logs one progress line at level `progress`; `timer` adds up
+    the time of each pass.
+    """
+    source = module.clone()
+    if options.soc_version is not None:
+        module.attributes[TARGET_ATTRIBUTE] = StringAttr(options.soc_version)
+    monitor = StageMonitor(progress, dump_dir, timer=timer)
+    monitor.record("import", module)
+    pass_options: dict[str, dict[str, Any]] = {
+        STREAM_STAGE: {"max_streams": options.max_streams},
+        GRAPH_FUSION_STAGE: {"disable": options.fusion_off},
+        UB_FUSION_STAGE: {"disable": options.fusion_off},
+    }
+
+    def run_stage(name: str) -> None:
+        start = time.perf_counter()
+        stage_pass = get_all_passes()[name]()(**pass_options.get(name, {}))
+        stage_pass.apply(make_context(), module)
+        elapsed = time.perf_counter() - start
+        verify_module(module)
+        monitor.record(name, module, elapsed, name)
+
+    weights = dict(weights)  # the folding stages add their folded arrays
+    graph_stages = (GRAPH_FUSION_STAGE,) if options.fusion else ()
+    token = FOLD_WEIGHTS.set(weights)
+    try:
+        for name in (*graph_stages, SHAPE_STAGE, CONSTANT_STAGE):
+            run_stage(name)
+    finally:
+        FOLD_WEIGHTS.reset(token)
+    pipeline = FormatPipelinePass(
+        data_format=options.input_format, target=options.soc_version
+    )
+    token = NESTED_PASS_CALLBACK.set(monitor)
+    try:
+        pipeline.apply(make_context(), module)
+    finally:
+        NESTED_PASS_CALLBACK.reset(token)
+    laid_out = derive_storage_weights(module, weights, options.soc_version)
+    fusion = (UB_FUSION_STAGE,) if options.fusion else ()
+    stages = ENGINE_STAGES if options.auto_cast_mode else ENGINE_STAGES[1:]
+    streams = () if options.max_streams is None else (STREAM_STAGE,)
+    for name in (*fusion, *stages, *streams, MEMORY_STAGE):
+        run_stage(name)
+    return Compiled(module, laid_out, source, monitor.stages, timer)
+
+
+def dump(
+    directory: str | Path | None, index: int, stage: str, module: ModuleOp
+) -> None:
+    """With a dump directory: the IR and picture after a stage."""
+    if directory is None:
+        return
+    from ge_runtime.graphviz_dump import dump_stage
+
+    slug = stage.replace(": ", "-").replace(" ", "-")
+    for path in dump_stage(directory, index, slug, module):
+        LOG.debug("wrote %s", path)
+
+
+def compile_offline_model(
+    model: Any,
+    *,
+    framework: int | str | None = None,
+    input_shape: str | Mapping[str, Sequence[int]] | None = None,
+    soc_version: str | None = None,
+    weights: Mapping[str, np.ndarray] | None = None,
+    path: str = "<offline model>",
+    **atc_options: Any,
+) -> tuple[OfflineModel, Compiled]:
+    """Import `model` (a file, an `onnx.ModelProto`, a TensorFlow `GraphDef`
+    or a `ge` module with its `weights`) and compile it into an offline model.
+
+    `atc_options` are `ATC_OPTIONS`; with `time_passes=True` the result's
+    `timer` holds each pass's time.
+    """
+    check_option_names(atc_options)
+    timer = PassTimer() if atc_options.get("time_passes") else None
+    number = framework_id(framework, model)
+    options = compile_options(
+        number,
+        input_format=atc_options.get("input_format"),
+        input_shape=input_shape_text(input_shape),
+        soc_version=soc_version,
+        auto_cast_mode=atc_options.get("auto_cast_mode", 0),
+        max_streams=atc_options.get("max_streams"),
+        fusion_switch_file=atc_options.get("fusion_switch_file"),
+        disable_fusion=atc_options.get("disable_fusion", False),
+    )
+    start = time.perf_counter()
+    if number is None:
+        imported = ImportedModel(model.clone(), dict(weights or {}))
+        label = "mlir"
+    else:
+        imported = import_model(
+            model, number, input_shape, atc_options.get("out_nodes")
+        )
+        label = SUPPORTED_FRAMEWORKS[number]
+        elapsed = time.perf_counter() - start
+        LOG.info("parsed %s in %.3fs", _describe(model), elapsed)
+        if timer is not None:
+            timer.record("import", elapsed)
+    compiled = compile_module(
+        imported.module,
+        imported.weights,
+        options,
+        atc_options.get("dump_graph"),
+        timer=timer,
+    )
+    manifest = {"framework": label, "stages": compiled.stages, **options.manifest()}
+    if isinstance(model, str | os.PathLike):
+        manifest["model"] = Path(model).name
+    offline = make_offline_model(
+        compiled.module,
+        {**imported.weights, **compiled.weights},
+        manifest,
+        source=compiled.source,
+        path=path,
+    )
+    return offline, compiled
+
+
+def _describe(model: object) -> str:
+    return str(model) if isinstance(model, str | os.PathLike) else type(model).__name__

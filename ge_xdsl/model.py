@@ -1,0 +1,102 @@
+"""`Model`: a compiled offline model in memory, to run, save and inspect."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from ge_dialect.files import write_atomically
+from ge_runtime.offline_model import OfflineModel, encode
+from ge_runtime.reference import find_graph, output_names
+
+if TYPE_CHECKING:
+    from ge_runtime.profiling import PassTimer
+    from ge_runtime.scheduler import CompiledModel
+
+
+def output_keys(names: list[str | None]) -> list[str]:
+    """The keys of a graph's outputs: their names, `output_<i>` where unnamed."""
+    return [name or f"output_{index}" for index, name in enumerate(names)]
+
+
+class Model:
+    """A compiled model: what `ge_xdsl.compile` makes and `ge_xdsl.load` reads.
+
+    `module` is the IR after the whole pipeline (storage formats, TransData,
+    fusion, engines, memory plan); `run` executes it as `ge-run` does (sunk
+    through the loop JIT, or host-scheduled when dims are dynamic).
+    """
+
+    def __init__(
+        self,
+        offline: OfflineModel,
+        module: ModuleOp | None = None,
+        pass_timer: PassTimer | None = None,
+    ):
+        self.offline = offline
+        """The `.om` contents: manifest, IR texts and weights."""
+        self.pass_timer = pass_timer
+        """With `compile(..., time_passes=True)`: each pass's time."""
+        self._module = module
+        self._compiled: CompiledModel | None = None
+
+    @property
+    def module(self) -> ModuleOp:
+        """The IR after the pipeline."""
+        if self._module is None:
+            self._module = self.offline.module()
+        return self._module
+
+    @property
+    def weights(self) -> dict[str, np.ndarray]:
+        """The arrays of the IR's `#ge.external` constants, in storage layout."""
+        return self.offline.weights
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        """The offline model's manifest (inputs, outputs, options, memory)."""
+        return self.offline.manifest
+
+    @property
+    def input_names(self) -> list[str]:
+        """The keys `run` takes: each input's name (its index where unnamed)."""
+        return [str(i.get("name", i["index"])) for i in self.manifest["inputs"]]
+
+    @property
+    def output_names(self) -> list[str]:
+        """The keys `run` returns: output names, `output_<i>` where unnamed."""
+        return output_keys([o.get("name") for o in self.manifest["outputs"]])
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The outputs for `inputs` (origin layout, keyed by input name)."""
+        if self._compiled is None:
+            from ge_runtime.scheduler import compile_model
+
+            self._compiled = compile_model(
+                self.module, self.offline.weights, target=self.offline.target
+            )
+        arrays = self._compiled.run(dict(inputs))
+        return dict(zip(self.output_names, arrays, strict=True))
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the model as an `.om` file (atomically, creating its folder)."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, encode(self.offline))
+        return target
+
+    def __repr__(self) -> str:
+        return (
+            f"Model({self.offline.path!r}, inputs={self.input_names}, "
+            f"outputs={self.output_names}, soc_version={self.offline.target!r})"
+        )
+
+
+def graph_output_keys(module: ModuleOp) -> list[str]:
+    """The output keys of `module`'s graph (see `output_keys`)."""
+    return output_keys(output_names(find_graph(module)))
