@@ -530,6 +530,29 @@ def test_softmax_and_reductions():
         assert f"ge.{name} " in text, name
 
 
+def test_shape_and_size_of_a_tensor():
+    b = GraphBuilder()
+    x = b.data([1, 2, 3, 5])
+    dims = b.shape(x)
+    count = b.size(x)
+    assert shape(dims) == (4,)
+    assert shape(count) == ()
+    b.output(dims, count)
+    text = reparsed(b.build())
+    assert "ge.shape " in text and "ge.size " in text
+
+
+def test_resize_builds_from_sizes_and_scales():
+    b = GraphBuilder()
+    x = b.data([1, 2, 3, 5])
+    y = b.resize(x, sizes=[1, 2, 6, 10], scales=[1.0, 1.0, 2.0, 2.0], mode="linear")
+    assert shape(y) == (1, 2, 6, 10)
+    b.output(y)
+    text = reparsed(b.build())
+    assert 'mode = "linear"' in text
+    assert "nearest_mode" not in text  # defaults are elided
+
+
 @pytest.mark.parametrize(
     "op_name",
     sorted(set(OPS_BY_NAME) - STRUCTURE_OPS),
