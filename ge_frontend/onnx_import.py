@@ -63,7 +63,9 @@ from ge_frontend.importing import (
     Value,
     check_input_names,
     dtype_name_of,
+    errors_located_in,
     fix_input_shape,
+    folded_within_budget,
     one_line,
     shape_of,
 )
@@ -103,7 +105,10 @@ def import_onnx(
     if proto.functions:
         proto = onnx.inliner.inline_local_functions(proto)
     importer = OnnxImporter(proto, label, input_shapes or {})
-    return importer.run(GraphEmitter(GraphBuilder(graph_name), weights, inline_limit))
+    with errors_located_in(label):
+        return importer.run(
+            GraphEmitter(GraphBuilder(graph_name), weights, inline_limit)
+        )
 
 
 def load_model(
@@ -476,7 +481,7 @@ class OnnxImporter:
             return self._skip(node, None)  # downstream of an unsupported node
         used = [bool(output) and output in consumed for output in node.output]
         try:
-            results = list(
+            results = folded_within_budget(
                 converter(
                     NodeContext(
                         inputs,
