@@ -25,7 +25,9 @@ broadcast ops by NumPy alignment: [C,1,1] is "CHW"), FRACTAL_Z a 4-D
 NCHW/NHWC/HWCN origin, FRACTAL_NZ rank >= 2; the dtypes must be in the op
 info; a broadcast op needs every non-scalar operand to span the result's C
 (NC1HWC0) or last two dims (FRACTAL_NZ); a `channel_aligned` op (concat,
-LRN) needs C % C0 == 0. A one-element operand of a broadcast op keeps its
+LRN) needs C % C0 == 0; and the op itself must accept the placement
+(`supports_layouts`: a pad or a reduction runs in NC1HWC0 only when it
+leaves C alone). A one-element operand of a broadcast op keeps its
 layout and broadcasts by value (scalars never get a TransData); one-element
 results are never internal.
 
@@ -90,6 +92,7 @@ from ge_dialect.ops import (
     TARGET_ATTRIBUTE,
     ConstOp,
     DataOp,
+    GEOperation,
     GraphOp,
     NetOutputOp,
     TransDataOp,
@@ -278,10 +281,16 @@ class FormatPolicy:
         return layout
 
     def _fits(self, op: Operation, info: OpInfo, placement: Placement) -> bool:
-        """The dtype, broadcast and channel-alignment conditions of a placement."""
+        """The dtype, broadcast and channel-alignment conditions of a placement,
+        and the op's own (`supports_layouts`: a pad or a reduction in NC1HWC0
+        must leave C alone)."""
         tensors = [v.type for v in (*op.operands, *op.results)]
         layouts = (*placement.operands, *placement.results)
         if not all(info.supports_dtype(dtype_name(t.element_type)) for t in tensors):
+            return False
+        if isinstance(op, GEOperation) and not op.supports_layouts(
+            placement.operands, placement.results
+        ):
             return False
         if info.broadcast and not all(
             self._spans_result(op, t, layout)

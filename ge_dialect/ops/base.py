@@ -30,6 +30,8 @@ from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attribute_values import attribute_value
+from ge_dialect.attributes import LayoutAttr
+from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, shape_of
 
 if TYPE_CHECKING:
@@ -73,7 +75,10 @@ class GEOperation(IRDLOperation):
       infer-format rules (`ge_dialect.format_rules`);
     - `refresh_format_attributes()`: runs after a pass retyped the op's
       tensors, for attributes that name those types' formats;
-    - `work()`: an estimate of the op's arithmetic (the stream cost model).
+    - `work()`: an estimate of the op's arithmetic (the stream cost model);
+    - `supports_layouts(operands, results)`: whether one of the op's
+      op-information format combinations runs for these very tensors (GE's
+      per-op format check, TBE's `op_select_format`).
     """
 
     traits = traits_def(TensorLayoutsAreValid())
@@ -95,10 +100,26 @@ class GEOperation(IRDLOperation):
     def refresh_format_attributes(self) -> None:
         """Bring attributes that name tensor formats in line with the types."""
 
+    def supports_layouts(
+        self, operands: Sequence[LayoutAttr], results: Sequence[LayoutAttr]
+    ) -> bool:
+        """Whether the op's kernel runs with its operands and results in these
+        layouts, a combination its op information lists (by default: yes;
+        ops whose internal-format kernels need more say so here)."""
+        return True
+
     def work(self) -> float:
         """Work estimate (multiply-adds or elements visited) for the stream cost
         model; by default the elements read and written."""
         return sum(element_count(v) for v in (*self.operands, *self.results))
+
+
+def split_channel_axis(layout: LayoutAttr, rank: int) -> int | None:
+    """The origin axis (of a rank-`rank` tensor) that `layout`'s storage splits
+    into C1 and C0 (NC1HWC0 of a full-rank NCHW/NHWC tensor: C), if any."""
+    if layout.storage_format is not Format.NC1HWC0 or rank != 4:
+        return None
+    return layout.origin_format.value.index("C")
 
 
 def element_count(value: SSAValue) -> int:
