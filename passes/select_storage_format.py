@@ -25,9 +25,10 @@ broadcast ops by NumPy alignment: [C,1,1] is "CHW"), FRACTAL_Z a 4-D
 NCHW/NHWC/HWCN origin, FRACTAL_NZ rank >= 2; the dtypes must be in the op
 info; a broadcast op needs every non-scalar operand to span the result's C
 (NC1HWC0) or last two dims (FRACTAL_NZ); a `channel_aligned` op (concat,
-LRN) needs C % C0 == 0; and the op itself must accept the placement
-(`supports_layouts`: a pad or a reduction runs in NC1HWC0 only when it
-leaves C alone). A one-element operand of a broadcast op keeps its
+LRN) needs C % C0 == 0, and the op itself may refuse a placement
+(`accepts_layouts`: a `ge.confusion_transpose` takes FRACTAL_NZ only where
+whole fractals move; a pad or a reduction takes NC1HWC0 only when it leaves
+C alone). A one-element operand of a broadcast op keeps its
 layout and broadcasts by value (scalars never get a TransData); one-element
 results are never internal.
 
@@ -281,16 +282,10 @@ class FormatPolicy:
         return layout
 
     def _fits(self, op: Operation, info: OpInfo, placement: Placement) -> bool:
-        """The dtype, broadcast and channel-alignment conditions of a placement,
-        and the op's own (`supports_layouts`: a pad or a reduction in NC1HWC0
-        must leave C alone)."""
+        """The dtype, broadcast and channel-alignment conditions of a placement."""
         tensors = [v.type for v in (*op.operands, *op.results)]
         layouts = (*placement.operands, *placement.results)
         if not all(info.supports_dtype(dtype_name(t.element_type)) for t in tensors):
-            return False
-        if isinstance(op, GEOperation) and not op.supports_layouts(
-            placement.operands, placement.results
-        ):
             return False
         if info.broadcast and not all(
             self._spans_result(op, t, layout)
@@ -298,10 +293,14 @@ class FormatPolicy:
             if is_internal(layout)
         ):
             return False
-        return not info.channel_aligned or all(
+        if info.channel_aligned and not all(
             self._channel_aligned(t, layout)
             for t, layout in zip(tensors, layouts, strict=True)
             if layout.storage_format is Format.NC1HWC0
+        ):
+            return False
+        return not isinstance(op, GEOperation) or op.accepts_layouts(
+            placement.operands, placement.results, self.target
         )
 
     @staticmethod

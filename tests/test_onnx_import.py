@@ -465,6 +465,24 @@ CASES: dict[str, Case] = {
     "gather_embedding": Case(
         [node("Gather", ["w", "i"])], {"i": ints(3, 0, 1)}, {"w": rand(4, 6)}
     ),
+    "gather_elements_axis1": Case(
+        [node("GatherElements", ["x", "i"], axis=1)],
+        {"x": X3, "i": rng.integers(-17, 17, (2, 4, 9))},
+    ),
+    "gather_elements_last_axis_shorter_indices": Case(
+        [node("GatherElements", ["x", "i"], axis=-1)],
+        {"x": X3},
+        {"i": rng.integers(-9, 9, (1, 3, 5))},
+    ),
+    "gather_nd": Case(
+        [node("GatherND", ["x", "i"])],
+        {"x": X3},
+        {"i": np.array([[0, 16], [1, -1], [-2, 3]], np.int64)},
+    ),
+    "gather_nd_batch_dims": Case(
+        [node("GatherND", ["x", "i"], batch_dims=1)],
+        {"x": X3, "i": rng.integers(-9, 9, (2, 5, 2)) % [17, 9]},
+    ),
     "tile": Case([node("Tile", ["x", "r"])], {"x": X3}, {"r": ints(2, 1, 3)}),
     "expand": Case(
         [node("Expand", ["x", "s"])], {"x": rand(3, 1)}, {"s": ints(2, 1, 4)}
@@ -1340,3 +1358,32 @@ def test_shape_of_frozen_dims_folds_at_import():
         3,
         5,
     ]
+
+
+def test_a_minus_one_input_dim_is_dynamic_and_other_negatives_are_errors():
+    """Exporters (paddle2onnx) write a dynamic dim as `dim_value: -1`."""
+
+    def relu_of(dims: list[int]) -> onnx.ModelProto:
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [])
+        x.type.tensor_type.shape.ClearField("dim")
+        for dim in dims:
+            x.type.tensor_type.shape.dim.add().dim_value = dim
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3])
+        graph = helper.make_graph([node("Relu", ["x"])], "g", [x], [y])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+    (data,) = [
+        op
+        for op in ops_of(import_onnx(relu_of([-1, 3])).module)
+        if isinstance(op, DataOp)
+    ]
+    assert shape_of(data.results[0]) == (-1, 3)
+    fixed = import_onnx(relu_of([-1, 3]), input_shapes={"x": [2, 3]}).module
+    (data,) = [op for op in ops_of(fixed) if isinstance(op, DataOp)]
+    assert shape_of(data.results[0]) == (2, 3)
+    with pytest.raises(GEError) as error:
+        import_onnx(relu_of([-2, 3]))
+    assert str(error.value) == (
+        "<onnx model>: error: graph input 'x' has dim 0 = -2 (a dim is >= 0, or -1 "
+        "or no dim_value when dynamic)"
+    )

@@ -75,10 +75,10 @@ class GEOperation(IRDLOperation):
       infer-format rules (`ge_dialect.format_rules`);
     - `refresh_format_attributes()`: runs after a pass retyped the op's
       tensors, for attributes that name those types' formats;
-    - `work()`: an estimate of the op's arithmetic (the stream cost model);
-    - `supports_layouts(operands, results)`: whether one of the op's
-      op-information format combinations runs for these very tensors (GE's
-      per-op format check, TBE's `op_select_format`).
+    - `accepts_layouts(operands, results, target)`: op-specific conditions
+      on an internal-format placement beyond its op information
+      (`select-storage-format` asks it);
+    - `work()`: an estimate of the op's arithmetic (the stream cost model).
     """
 
     traits = traits_def(TensorLayoutsAreValid())
@@ -100,12 +100,14 @@ class GEOperation(IRDLOperation):
     def refresh_format_attributes(self) -> None:
         """Bring attributes that name tensor formats in line with the types."""
 
-    def supports_layouts(
-        self, operands: Sequence[LayoutAttr], results: Sequence[LayoutAttr]
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
     ) -> bool:
-        """Whether the op's kernel runs with its operands and results in these
-        layouts, a combination its op information lists (by default: yes;
-        ops whose internal-format kernels need more say so here)."""
+        """Whether the op can run with these operand and result layouts, which
+        its op information allows (dtypes, formats); by default it can."""
         return True
 
     def work(self) -> float:

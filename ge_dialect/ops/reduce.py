@@ -109,8 +109,11 @@ class ReduceOp(GEOperation):
         for axis in self.value_of("axes"):
             check_axis(axis, rank)
 
-    def supports_layouts(
-        self, operands: Sequence[LayoutAttr], results: Sequence[LayoutAttr]
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
     ) -> bool:
         """NC1HWC0 only when C is not reduced (GE's ReduceMeanD and kin: a
         reduction over N, H or W keeps C's blocks)."""

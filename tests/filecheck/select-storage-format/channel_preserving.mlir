@@ -2,7 +2,7 @@
 // RUN: ge-opt %s --split-input-file --ge-format-pipeline=data-format=NHWC | filecheck %s --check-prefix=PIPE
 
 // A pad or a reduction runs in NC1HWC0 when it leaves C alone
-// (`supports_layouts`): pads of N, H, W and reductions over N, H, W keep
+// (`accepts_layouts`): pads of N, H, W and reductions over N, H, W keep
 // C's blocks, as GE's PadD and ReduceMeanD do; C padded or reduced: origin.
 
 // Reflect-padding H and W between two NHWC convs (C = 33): 5HD throughout,
