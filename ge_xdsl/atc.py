@@ -62,6 +62,12 @@ SUPPORTED_FRAMEWORKS = {TENSORFLOW_FRAMEWORK: "tensorflow", ONNX_FRAMEWORK: "onn
 """`--framework` values read -> the framework's name (also the manifest's)."""
 FRAMEWORK_SUFFIXES = {".onnx": ONNX_FRAMEWORK, ".pb": TENSORFLOW_FRAMEWORK}
 """A model file's framework when none is given."""
+FRAMEWORK_MESSAGES = {
+    "tensorflow.GraphDef": TENSORFLOW_FRAMEWORK,
+    "tensorboard.GraphDef": TENSORFLOW_FRAMEWORK,  # the protos tf_import reads
+    "onnx.ModelProto": ONNX_FRAMEWORK,
+}
+"""An in-memory model's framework when none is given, by its protobuf type."""
 DEFAULT_INPUT_FORMATS = {TENSORFLOW_FRAMEWORK: "NHWC"}
 """ATC's default `--input_format` per framework (NCHW for the others)."""
 INPUT_FORMATS = ("NCHW", "NHWC", "ND", "NCDHW", "NDHWC")
@@ -217,7 +223,13 @@ def framework_id(framework: int | str | None, model: object) -> int | None:
             f"error: cannot tell the framework of '{model}' from its suffix "
             f"({', '.join(FRAMEWORK_SUFFIXES)}); give framework="
         )
-    return ONNX_FRAMEWORK  # an onnx.ModelProto
+    return FRAMEWORK_MESSAGES.get(_message_name(model), ONNX_FRAMEWORK)
+
+
+def _message_name(model: object) -> str | None:
+    """The protobuf message type of an in-memory model (`tensorflow.GraphDef`)."""
+    descriptor = getattr(model, "DESCRIPTOR", None)
+    return getattr(descriptor, "full_name", None)
 
 
 # ---------------------------------------------------------------------------
