@@ -51,6 +51,7 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import dense_to_numpy, derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
+from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_cache, jit_numba
 from ge_runtime.jit_hoist import hoist_invariants
@@ -61,9 +62,11 @@ from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
     DEFAULT_MAX_ITERATIONS,
     InputKey,
+    InputSpec,
     Weights,
     bind_inputs,
     find_graph,
+    input_specs,
 )
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
@@ -249,6 +252,7 @@ def loop_context() -> Context:
         scf.Scf,
     ):
         ctx.load_dialect(dialect)
+    ctx.load_op(RemFOp)
     return ctx
 
 
@@ -655,6 +659,8 @@ class GraphRunner:
     """Per `ge.data` in argument order: its layout and index."""
     outputs: list[tuple[ValueLayout, tuple[int, ...]]]
     """Per output: its layout and origin shape."""
+    specs: list[InputSpec]
+    """The graph's inputs, what each call's arrays are checked against."""
 
     @classmethod
     def build(
@@ -690,11 +696,12 @@ class GraphRunner:
                 (value_layout(value, target), tuple(value.type.get_shape()))  # type: ignore[attr-defined]
                 for value in graph.output.operands
             ],
+            input_specs(graph),
         )
 
     def __call__(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
         """Run on origin-layout inputs (by `ge.data` name or index)."""
-        bound = bind_inputs(self.graph, inputs)
+        bound = bind_inputs(self.graph, inputs, self.specs)
         arguments = [layout.store(bound[index]) for layout, index in self.inputs]
         try:
             stored = self.bound(*arguments)

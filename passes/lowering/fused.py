@@ -78,7 +78,13 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
                 else nest.load(ctx.buffer(v), operand_index(member, k, index))
                 for k, v in enumerate(member.operands)
             ]
-            values[member.results[0]] = element_value(member, nest, args)
+            value = element_value(member, nest, args)
+            if value is None:
+                types = ", ".join(
+                    str(ctx.layout(v).element_type) for v in member.operands
+                )
+                raise ctx.error(f"'{member.name}' has no loop body for {types}")
+            values[member.results[0]] = value
         for value, buffers in stores.items():
             for buffer in buffers:
                 nest.store(values[value], buffer, index)
