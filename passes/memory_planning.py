@@ -390,12 +390,13 @@ def graph_arena_size(graph: GraphOp) -> int | None:
 
 
 def read_plan(graph: GraphOp) -> tuple[int, dict[SSAValue, int]] | None:
-    """(arena size, arena offset of each planned value), or None if unplanned."""
+    """(arena size, arena offset of each planned value, those inside engine
+    subgraphs included), or None if unplanned."""
     size = graph_arena_size(graph)
     if size is None:
         return None
     offsets: dict[SSAValue, int] = {}
-    for op in graph.body.block.ops:
+    for op in graph.body.walk():
         for value, offset in zip(op.results, result_offsets(op) or (), strict=False):
             if offset != NOT_IN_ARENA:
                 offsets[value] = offset

@@ -754,6 +754,36 @@ def test_while_swaps_crossed_loop_variables():
     assert "scf.while" in text
 
 
+@pytest.mark.parametrize("planned", [False, True], ids=["unplanned", "planned"])
+def test_engine_subgraphs_become_called_functions(planned):
+    """partition-engines' `ge.partitioned_call`s (a conv on NC1HWC0 with 17
+    channels and a constant, relu, an AI CPU tile, exp) lower to private
+    functions and `func.call`s; planned, the callees' values are views of the
+    caller's arena. The JIT (which inlines each call) matches the reference."""
+    from ge_dialect.dialect import make_context
+    from passes.partition_engines import PartitionEnginesPass
+    from passes.plan_memory import PlanMemoryPass
+
+    rng = np.random.default_rng(17)
+
+    def body(b, x):
+        w = b.const(rng.standard_normal((17, 17, 3, 3)).astype(np.float32))
+        y = b.relu(b.conv2d(x, w, pads=[1, 1, 1, 1], data_format="NCHW"))
+        return b.tile(to(b, y, "NCHW"), multiples=[1, 1, 2, 1])
+
+    b = GraphBuilder("g")
+    x = to(b, b.data([1, 17, 5, 5], "float32", format="NCHW"), "NC1HWC0")
+    b.output(b.exp(body(b, x)))
+    module = b.build()
+    PartitionEnginesPass().apply(make_context(), module)
+    if planned:
+        PlanMemoryPass().apply(make_context(), module)
+    text = check(module)
+    assert text.count("func.call @g_") >= 2
+    assert "func.func private @g_aicpu" in text
+    assert ("memref.view" in text) is planned
+
+
 def test_lowered_subgraph_constants_are_weights_or_globals():
     """Constants inside a branch become memref.globals too (an external one
     would be a weight argument); they are read inside the scf region."""

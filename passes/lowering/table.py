@@ -3,9 +3,9 @@
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`; see `registry`); `Elementwise` ops with a scalar
 body lower generically; control flow lowers with its regions
-(`control_flow.CONTROL_FLOW`). Ops that have no lowering say why in
-`NOT_LOWERED`; the completeness tests check that every `ge` op is in one of
-them.
+(`control_flow.CONTROL_FLOW`) and calls become functions
+(`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
+the completeness tests check that every `ge` op is in one of them.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ge_dialect.ops import (
 )
 from ge_dialect.traits import Elementwise
 from passes.lowering import elementwise, fused, movement, nn
-from passes.lowering.control_flow import CONTROL_FLOW
+from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
 
 FAMILY_MODULES = (elementwise, fused, movement, nn)
@@ -59,6 +59,7 @@ def has_lowering(op_class: type[Operation]) -> bool:
     return (
         registered_lowering(op_class) is not None
         or op_class in CONTROL_FLOW
+        or op_class in CALLS
         or (op_class.has_trait(Elementwise) and hasattr(op_class, "scalar"))
     )
 
