@@ -1,15 +1,36 @@
-"""Writing files so that a failure leaves nothing half-written."""
+"""Writing files so that a failure leaves nothing half-written.
+
+`write_atomically` writes one file through a temporary one. A tool that
+fills a folder while it works (`ge-run --dump DIR`, its outputs, `ge-atc
+--dump-graph DIR`) writes into a `StagedDirectory` instead: the files go to a
+hidden sibling `.DIR.partial-XXXX`, and only when the whole job succeeded
+does `commit` move them into DIR; on failure `discard` removes them, and any
+folder the staging had to create, so a failed run leaves nothing behind.
+
+```python
+with staged("dump/") as folder:         # writes go to .dump.partial-1a2b/
+    DumpWriter(folder).add(...)
+# now dump/manifest.json, dump/conv1.npy; nothing if the body raised
+```
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from ge_dialect.diagnostics import GEError
 
 
 def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write `data` to `path` through a temporary file, so failures leave nothing."""
     target = Path(path)
+    if target.is_dir():
+        raise GEError(f"error: cannot write '{target}': it is a directory")
     mode = "wb" if isinstance(data, bytes) else "w"
     try:
         fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
@@ -22,6 +43,59 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
         os.umask(umask)
         os.chmod(temp, 0o666 & ~umask)
         os.replace(temp, target)
+    except OSError as error:  # name the file the user asked for, not the temp
+        Path(temp).unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror, str(target)) from None
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+class StagedDirectory:
+    """A folder `target` whose files are staged until `commit` (or `discard`)."""
+
+    def __init__(self, target: str | os.PathLike[str]):
+        self.target = Path(target)
+        if self.target.exists() and not self.target.is_dir():
+            raise GEError(f"error: cannot write into '{self.target}': it is a file")
+        parent = self.target.absolute().parent
+        self.created = [p for p in (parent, *parent.parents) if not p.exists()]
+        parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(
+            tempfile.mkdtemp(prefix=f".{self.target.name}.partial-", dir=parent)
+        )
+
+    def commit(self) -> None:
+        """Move every staged file into `target` (replacing same-named ones)."""
+        self.target.mkdir(exist_ok=True)
+        for folder, _, files in os.walk(self.path):
+            relative = Path(folder).relative_to(self.path)
+            (self.target / relative).mkdir(exist_ok=True)
+            for name in files:
+                os.replace(Path(folder) / name, self.target / relative / name)
+        shutil.rmtree(self.path)
+
+    def discard(self) -> None:
+        """Remove the staged files and the folders made for them."""
+        shutil.rmtree(self.path, ignore_errors=True)
+        for folder in self.created:  # innermost first
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+
+
+@contextmanager
+def staged(target: str | os.PathLike[str] | None) -> Iterator[Path | None]:
+    """The staging folder of `target` for the body (None: no folder), committed
+    if the body succeeds, discarded if it raises."""
+    if target is None:
+        yield None
+        return
+    folder = StagedDirectory(target)
+    try:
+        yield folder.path
+    except BaseException:
+        folder.discard()
+        raise
+    folder.commit()

@@ -93,9 +93,29 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+class _DuplicateKey(ValueError):
+    """An object names a key twice (JSON would silently keep the last)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+def _second_key(text: str, key: str) -> int:
+    """The offset of the second `"key":` in `text` (0 if not found)."""
+    quoted = re.escape(json.dumps(key))
+    matches = list(re.finditer(quoted + r"\s*:", text))
+    return matches[1].start() if len(matches) > 1 else 0
+
+
 def load_json(text: str, label: str, what: str = "JSON") -> Any:
-    """Parse JSON text; GEError at `label:LINE:COL` if it is invalid or nests
-    deeper than `MAX_JSON_NESTING`."""
+    """Parse JSON text; GEError at `label:LINE:COL` if it is invalid, gives a
+    key twice in one object, or nests deeper than `MAX_JSON_NESTING`."""
     depth = 0
     for token in _JSON_TOKENS.finditer(text):
         bracket = token.group()
@@ -110,7 +130,13 @@ def load_json(text: str, label: str, what: str = "JSON") -> Any:
         elif bracket in "]}":
             depth -= 1
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as error:
+        line, column = _line_col(text, _second_key(text, str(error)))
+        raise GEError(
+            f"{label}:{line}:{column}: error: {what} gives the key "
+            f"{json.dumps(str(error))} twice in one object"
+        ) from None
     except json.JSONDecodeError as error:
         raise GEError(
             f"{label}:{error.lineno}:{error.colno}: error: {what} is not valid JSON: "

@@ -15,7 +15,7 @@ from xdsl.utils.exceptions import VerifyException
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format, FormatError, transfer_shape
-from ge_dialect.limits import LimitError, checked_product
+from ge_dialect.limits import INT64_MAX, LimitError, checked_product
 
 
 def shape_of(tensor: TensorType) -> tuple[int, ...]:
@@ -73,13 +73,16 @@ def storage_shape_of(tensor: TensorType, target: str | None = None) -> tuple[int
 
 
 def check_dims(tensor: TensorType) -> None:
-    """Raise VerifyException unless each dim is `?` or in int64 and the element
-    count fits int64 too (what every shape computation assumes)."""
+    """Raise VerifyException unless each dim is `?` or in int64 and the byte
+    size fits int64 too (what every shape and size computation assumes)."""
     static = [d for d in tensor.get_shape() if d != DYNAMIC_INDEX]
+    width = getattr(tensor.element_type, "bitwidth", 8)
     try:
-        checked_product(static, "shape")
+        count = checked_product(static, "shape")
     except LimitError as error:
         raise VerifyException(str(error)) from None
+    if count * max(width // 8, 1) > INT64_MAX:
+        raise VerifyException(f"shape {static} has more than 2^63 bytes")
 
 
 def check_tensor_type(tensor: TensorType) -> None:

@@ -19,9 +19,20 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ge_dialect.diagnostics import GEError
+
 
 class SchemaError(ValueError):
     """A JSON value that does not match its schema (the message has the path)."""
+
+
+def check_document(schema: Node, data: Any, label: str, what: str) -> None:
+    """GEError `label: error: invalid WHAT: PATH: ...` unless `schema` accepts
+    the parsed JSON `data`."""
+    try:
+        schema.check(data, "")
+    except SchemaError as error:
+        raise GEError(f"{label}: error: invalid {what}: {error}") from None
 
 
 class Node:
@@ -34,7 +45,9 @@ class Node:
 
     def fail(self, value: Any, path: str) -> SchemaError:
         shown = repr(value) if len(repr(value)) <= 40 else f"{type(value).__name__}"
-        return SchemaError(f"{path}: expected {self.what}, got {shown}")
+        return SchemaError(
+            f"{path or 'the document'}: expected {self.what}, got {shown}"
+        )
 
 
 @dataclass(frozen=True)
@@ -132,7 +145,7 @@ class ListOf(Node):
 
     @property
     def what(self) -> str:  # type: ignore[override]
-        return f"a list of {self.item.what}"
+        return f"a list (of {self.item.what})"
 
     def check(self, value: Any, path: str) -> None:
         if not isinstance(value, list):
@@ -153,7 +166,7 @@ class MapOf(Node):
 
     @property
     def what(self) -> str:  # type: ignore[override]
-        return f"an object of {self.value.what}"
+        return f"an object (of {self.value.what})"
 
     def check(self, value: Any, path: str) -> None:
         if not isinstance(value, dict):

@@ -134,11 +134,13 @@ def load_model(
         raise GEError(
             f"{label}: error: not a readable ONNX model: {one_line(error)}"
         ) from None
-    check_model(proto, label)
     check_tensor_sizes(proto, label)
-    for tensor in onnx_tensors(proto):
-        if not uses_external_data(tensor):
-            continue
+    external = [t for t in onnx_tensors(proto) if uses_external_data(t)]
+    if external:  # the checker reads the file to find and check the data
+        check_model_file(proto, label)
+    else:
+        check_model(proto, label)
+    for tensor in external:
         try:
             load_external_data_for_tensor(tensor, os.path.dirname(label) or ".")
             onnx.checker.check_tensor(tensor)
@@ -176,6 +178,18 @@ def check_model(model: onnx.ModelProto, label: str) -> None:
                 f"{label}: error: opset {entry.version} of the default ONNX domain "
                 f"is not supported (1 to {newest})"
             )
+
+
+def check_model_file(model: onnx.ModelProto, label: str) -> None:
+    """`check_model` of a model file with external data: the checker reads
+    `label` and keeps the data's paths inside the model's folder."""
+    check_graph_present(model, label)
+    try:
+        onnx.checker.check_model(label)
+    except (onnx.checker.ValidationError, OSError) as error:
+        raise GEError(
+            f"{label}: error: invalid ONNX model: {one_line(error)}"
+        ) from None
 
 
 def _check_large_model(model: onnx.ModelProto, label: str) -> None:
@@ -250,7 +264,8 @@ class OnnxImporter:
         self.depth = 0
         """How many subgraphs deep the node being converted is."""
         self.untyped: dict[str, str] = {}
-        """Initializers of a dtype `ge` has no type for -> that dtype."""
+        """Import-time values of a dtype `ge` has no type for (string
+        initializers and constants) -> that dtype: an error where used."""
 
     def error(self, message: str) -> GEError:
         """A one-line error about the model."""
@@ -267,6 +282,11 @@ class OnnxImporter:
             raise self.error(message)
         output_names = [output.name for output in self.graph.output]
         for name in output_names:
+            if name in self.untyped and self.env.get(name) is None:
+                raise self.error(
+                    f"graph output '{name}' has dtype {self.untyped[name]}, which ge "
+                    "has no type for"
+                )
             if name not in self.env:
                 raise self.error(f"graph output '{name}' is not produced by any node")
         outputs = [self.env[name] for name in output_names]
@@ -315,6 +335,8 @@ class OnnxImporter:
             )
 
     def _bind(self, emitter: GraphEmitter, name: str, value: Value | None) -> None:
+        if isinstance(value, np.ndarray) and not _has_ge_dtype(value):
+            self.untyped[name], value = f"{value.dtype}", None
         self.env[name] = value
         if isinstance(value, np.ndarray):
             emitter.name_array(value, name)
@@ -433,9 +455,8 @@ class OnnxImporter:
         for input_name in node.input:
             if input_name in self.untyped and self.env.get(input_name) is None:
                 raise self.error(
-                    f"node '{name}' ({node.op_type}) reads initializer "
-                    f"'{input_name}' of dtype {self.untyped[input_name]}, which ge "
-                    "has no type for"
+                    f"node '{name}' ({node.op_type}) reads '{input_name}' of dtype "
+                    f"{self.untyped[input_name]}, which ge has no type for"
                 )
         inputs = [self.env[n] if n else None for n in node.input]
         if node.domain not in DEFAULT_DOMAINS:
@@ -483,6 +504,14 @@ class OnnxImporter:
         for output in node.output:
             if output:
                 self.env[output] = None
+
+
+def _has_ge_dtype(array: np.ndarray) -> bool:
+    try:
+        element_type(array.dtype.name)
+    except (KeyError, TypeError, ValueError):
+        return False
+    return True
 
 
 def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:

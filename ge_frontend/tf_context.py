@@ -19,6 +19,7 @@ import numpy as np
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.limits import over_budget, tensor_bytes
 from ge_frontend.importing import ConverterContext, Unsupported
 
 try:
@@ -104,6 +105,8 @@ def tensor_array(proto: TensorProto) -> np.ndarray:
         raise ValueError(f"constant has an unknown dim in shape {shape}")
     count = math.prod(shape)
     holder = numpy_dtype(dtype)
+    if reason := over_budget(tensor_bytes(shape, holder.itemsize), "constant"):
+        raise ValueError(reason)  # before a compressed constant is expanded
     if proto.tensor_content:
         flat = np.frombuffer(proto.tensor_content, dtype=holder.newbyteorder("<"))
         if flat.size != count:

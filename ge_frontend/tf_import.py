@@ -53,6 +53,7 @@ from google.protobuf.message import DecodeError, Message
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
+from ge_dialect.input_files import read_input_bytes
 from ge_frontend.importing import (
     CONVERSION_ERRORS,
     DEFAULT_INLINE_LIMIT,
@@ -133,12 +134,11 @@ def load_graph_def(
                 "(a SavedModel must be frozen into a GraphDef first, e.g. with "
                 "convert_variables_to_constants_v2)"
             )
-        if not os.path.isfile(label):
+        if not os.path.exists(label):
             raise GEError(
                 f"error: cannot open TensorFlow model '{label}': no such file"
             )
-        with open(label, "rb") as file:
-            data = file.read()
+        data = read_input_bytes(label, "TensorFlow model")
         graph = GraphDef()
         try:
             if label.endswith(TEXT_SUFFIXES):

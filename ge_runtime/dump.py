@@ -50,7 +50,9 @@ import numpy as np
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path, read_json_file
+from ge_dialect.schema import Integer, ListOf, Object, String, check_document
 from ge_dialect.value_layout import ValueLayout
+from ge_runtime.compare import largest_magnitude, max_abs_error
 from ge_runtime.npy import load_npy, save_npy
 
 MANIFEST = "manifest.json"
@@ -189,33 +191,43 @@ def load_dump(directory: str | os.PathLike[str]) -> Dump:
         raise GEError(f"error: '{directory}' is not a dump (no {MANIFEST})")
     label = str(path)
     data = read_json_file(path, "dump manifest")
-
-    def fail(message: str) -> GEError:
-        return GEError(f"{label}: error: not a dump manifest: {message}")
-
-    if not isinstance(data, dict) or data.get("version") != DUMP_VERSION:
-        version = data.get("version") if isinstance(data, dict) else None
-        raise fail(f"version {version!r}, expected {DUMP_VERSION}")
-    source, listed = data.get("source", ""), data.get("entries")
-    if not isinstance(source, str) or not isinstance(listed, list):
-        raise fail("'source' must be a string and 'entries' a list")
-    entries = []
-    for number, entry in enumerate(listed):
-        where = f"entries[{number}]"
-        if not isinstance(entry, dict) or not all(
-            isinstance(entry.get(key), str) for key in ("name", "op")
-        ):
-            raise fail(f"{where} needs string fields 'name' and 'op'")
-        outputs = entry.get("outputs")
-        if not isinstance(outputs, list) or not all(
-            isinstance(o, dict) and isinstance(o.get("file"), str) for o in outputs
-        ):
-            raise fail(f"{where}.outputs must be a list of {{'file': NAME}}")
-        files = tuple(
-            confined_path(root, o["file"], f"{where} file", label) for o in outputs
+    check_document(DUMP_SCHEMA, data, label, "dump manifest")
+    entries = tuple(
+        DumpEntry(
+            entry["name"],
+            entry["op"],
+            tuple(
+                confined_path(root, output["file"], "dumped file", label)
+                for output in entry["outputs"]
+            ),
         )
-        entries.append(DumpEntry(entry["name"], entry["op"], files))
-    return Dump(root, source, tuple(entries))
+        for entry in data["entries"]
+    )
+    return Dump(root, data.get("source", ""), entries)
+
+
+_OUTPUT = Object(
+    {
+        "file": String(),
+        "shape": ListOf(Integer(0)),
+        "dtype": String(),
+        "origin_format": String(),
+        "storage_format": String(),
+        "stored_file": String(),
+    },
+    optional={"shape", "dtype", "origin_format", "storage_format", "stored_file"},
+)
+DUMP_SCHEMA = Object(
+    {
+        "version": Integer(DUMP_VERSION, DUMP_VERSION),
+        "source": String(),
+        "entries": ListOf(
+            Object({"name": String(), "op": String(), "outputs": ListOf(_OUTPUT)})
+        ),
+    },
+    optional={"source"},
+)
+"""What a dump folder's `manifest.json` holds (`DumpWriter.close` writes it)."""
 
 
 # ---------------------------------------------------------------------------
@@ -332,10 +344,6 @@ def compare_dumps(
 def _difference(
     ours: np.ndarray, reference: np.ndarray, rtol: float, atol: float
 ) -> tuple[float, float]:
-    """(max abs error, limit); NaN where only one side has it is infinite."""
-    a, b = ours.astype(np.float64), reference.astype(np.float64)
-    difference = np.abs(a - b)
-    difference[np.isnan(a) & np.isnan(b)] = 0.0
-    error = float(difference.max(initial=0.0))
-    limit = atol + rtol * float(np.nanmax(np.abs(b), initial=0.0))
-    return (float("inf") if np.isnan(error) else error), limit
+    """(max abs error, limit), special values as `ge_runtime.compare` says."""
+    limit = atol + rtol * largest_magnitude(reference)
+    return max_abs_error(ours, reference), limit

@@ -28,6 +28,18 @@ version, the declared size against the real one (truncation, trailing
 bytes), the checksum, the section table, then each section's contents, and
 reports the first problem as a one-line `GEError`.
 
+The SHA-256 detects corruption (a truncated copy, a flipped byte); it
+authenticates nothing: anyone can edit a section and write a new checksum,
+so a file from an untrusted source is untrusted input like any other. Every
+section is therefore validated on its own: the manifest against
+`MANIFEST_SCHEMA` (every field and its type, `soc_version` a known target,
+dims in int64, keys given once, nesting bounded), the IR by the parser and
+the verifier (nesting, dataflow order, sizes within the memory budget), the
+manifest's interface, target and memory report against what the IR says,
+and each weight against the dtype and storage shape of the constant reading
+it. Weights are `.npy` members whose headers are checked against the bytes
+there; nothing is ever unpickled.
+
 ```python
 save_offline_model("net.om", module, weights, {"compile_options": {...}},
                    source=imported_module)
@@ -86,8 +98,8 @@ from ge_dialect.schema import (
     MapOf,
     Nullable,
     Object,
-    SchemaError,
     String,
+    check_document,
 )
 from ge_runtime.npy import npz_bytes
 from ge_runtime.reference import find_graph, output_names
@@ -277,7 +289,11 @@ def encode(model: OfflineModel) -> bytes:
     }
     if model.source_ir is not None:
         payloads[SOURCE_IR] = model.source_ir.encode()
-    sections = [(tag, payloads[tag]) for tag in SECTIONS if tag in payloads]
+    return pack_sections([(tag, payloads[tag]) for tag in SECTIONS if tag in payloads])
+
+
+def pack_sections(sections: list[tuple[bytes, bytes]]) -> bytes:
+    """An offline model file of `(tag, payload)` sections, checksum included."""
     size = (
         HEADER.size
         + SECTION_ENTRY.size * len(sections)
@@ -523,10 +539,7 @@ MANIFEST_SCHEMA = Object(
 
 def check_manifest(manifest: Any, label: str) -> None:
     """GEError at `label` unless `manifest` matches `MANIFEST_SCHEMA`."""
-    try:
-        MANIFEST_SCHEMA.check(manifest, "")
-    except SchemaError as error:
-        raise GEError(f"{label}: error: invalid manifest: {error}") from None
+    check_document(MANIFEST_SCHEMA, manifest, label, "manifest")
 
 
 def read_npz(data: bytes | memoryview, fail: Any) -> dict[str, np.ndarray]:

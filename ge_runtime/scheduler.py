@@ -341,9 +341,14 @@ def single_op_graph(
     return GraphOp(f"kernel_{op.name.removeprefix('ge.')}", Region(block))
 
 
+KERNEL_CACHE_SIZE = 4096
+"""Per-shape kernels a host-scheduled model keeps (least recently used go first)."""
+
+
 @dataclass
 class KernelCache:
-    """JIT-compiled single-op kernels by (op, concrete operand shapes).
+    """JIT-compiled single-op kernels by (op, concrete operand shapes), at most
+    `capacity` of them (the least recently used are dropped).
 
     A None entry means the op runs its NumPy kernel; `failures` says why.
     """
@@ -353,6 +358,9 @@ class KernelCache:
         default_factory=dict
     )
     failures: dict[Operation, str] = field(default_factory=dict)
+    capacity: int = KERNEL_CACHE_SIZE
+    compiled: int = 0
+    """Kernels compiled so far (one dropped and needed again counts again)."""
 
     def kernel(
         self,
@@ -362,8 +370,13 @@ class KernelCache:
     ) -> GraphRunner | None:
         """The compiled kernel of `op` for `shapes` (None: use the NumPy kernel)."""
         key = (op, shapes)
-        if key not in self.kernels:
-            self.kernels[key] = self._compile(op, shapes, results)
+        if key in self.kernels:
+            self.kernels[key] = self.kernels.pop(key)  # now the most recent
+            return self.kernels[key]
+        self.compiled += 1
+        self.kernels[key] = self._compile(op, shapes, results)
+        while len(self.kernels) > self.capacity:
+            del self.kernels[next(iter(self.kernels))]
         return self.kernels[key]
 
     def _compile(

@@ -42,6 +42,7 @@ from ge_dialect.files import write_atomically
 from ge_dialect.input_files import read_json_file
 from ge_dialect.layout import layout_of
 from ge_dialect.ops import attribute_to_python
+from ge_dialect.schema import Integer, MapOf, Number, Object, String, check_document
 from ge_runtime.kernels import KERNEL_ATTRIBUTES_DROPPED, KernelCall, KernelInfo
 
 RECORDS_VERSION = 1
@@ -177,22 +178,33 @@ class PerfEngine:
 def load_records(path: str | os.PathLike[str]) -> dict[str, TuningRecord]:
     """The records of a tuning file (GEError if it is not one)."""
     data = read_json_file(path, "tuning record file")
-    try:
-        if data.get("version") != RECORDS_VERSION:
-            raise ValueError(f"version {data.get('version')!r}, expected 1")
-        return {
-            key: TuningRecord(
-                str(entry["kernel"]),
-                {k: float(v) for k, v in entry["seconds"].items()},
-                {k: str(v) for k, v in entry.get("failures", {}).items()},
+    check_document(RECORDS_SCHEMA, data, os.fspath(path), "tuning record file")
+    return {
+        key: TuningRecord(
+            entry["kernel"],
+            {k: float(v) for k, v in entry["seconds"].items()},
+            dict(entry.get("failures", {})),
+        )
+        for key, entry in data["records"].items()
+    }
+
+
+RECORDS_SCHEMA = Object(
+    {
+        "version": Integer(RECORDS_VERSION, RECORDS_VERSION),
+        "records": MapOf(
+            Object(
+                {
+                    "kernel": String(),
+                    "seconds": MapOf(Number()),
+                    "failures": MapOf(String()),
+                },
+                optional={"failures"},
             )
-            for key, entry in data["records"].items()
-        }
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        message = " ".join(str(error).split())
-        raise GEError(
-            f"error: '{path}' is not a tuning record file: {message}"
-        ) from None
+        ),
+    }
+)
+"""What a tuning record file holds."""
 
 
 def save_records(

@@ -29,6 +29,9 @@ expected = ge_xdsl.reference(module, {"x": x})
 - `parse(text) -> ModuleOp`, `apply_passes(module, "pass-a,pass-b{opt=v}")
   -> ModuleOp` (a new module; `docs/PASSES.md`), `reference(module, inputs)
   -> dict[str, np.ndarray]` (the NumPy reference evaluator).
+- `torch.compile(module, backend="ge", options={...})`: the PyTorch online
+  front end (`ge_xdsl/torch_backend.py`, registered by an entry point;
+  `docs/TORCH.md`).
 
 Errors in the input are `ge_dialect.diagnostics.GEError`s whose text is one
 located line (`FILE:LINE:COL: error: ...`); an unknown keyword option is a

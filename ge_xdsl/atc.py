@@ -2,8 +2,8 @@
 
 `ge_xdsl.compile` and `ge-atc` both run `compile_offline_model`: a model is
 imported with its framework's front end (`FRONT_ENDS`), then graph fusion
-shape and constant folding (`fold-batch-norm`, `fold-shapes`,
-`fold-constants`), the format
+(`fold-bias-add`, `fold-batch-norm`, `fold-reduce-reshape`), shape and
+constant folding (`fold-shapes`, `fold-constants`), the format
 pipeline (`ge-format-pipeline` with `input_format` as data format and the
 `soc_version`'s C0 table), UB fusion (`fuse-ops`), the engine stages
 (`insert-aicpu-cast` with `auto_cast_mode=1`, `partition-engines`,
@@ -339,7 +339,10 @@ MEMORY_STAGE = "plan-memory"
 """The last stage (SPEC §4 step 9)."""
 STREAM_STAGE = "assign-streams"
 """Before memory planning, with `max_streams`."""
-GRAPH_FUSION_STAGE = "fold-batch-norm"
+GRAPH_FUSION_STAGES = ("fold-bias-add", "fold-batch-norm", "fold-reduce-reshape")
+"""ATC's graph fusion (unless `fusion` is off): biases and batch norms into
+the conv or matmul before them, reshapes that restore reduced dims into the
+reduction."""
 SHAPE_STAGE = "fold-shapes"
 """Shape computations over static dims become constants (before folding)."""
 CONSTANT_STAGE = "fold-constants"
@@ -371,7 +374,7 @@ def compile_module(
     monitor.record("import", module)
     pass_options: dict[str, dict[str, Any]] = {
         STREAM_STAGE: {"max_streams": options.max_streams},
-        GRAPH_FUSION_STAGE: {"disable": options.fusion_off},
+        **{name: {"disable": options.fusion_off} for name in GRAPH_FUSION_STAGES},
         UB_FUSION_STAGE: {"disable": options.fusion_off},
     }
 
@@ -384,7 +387,7 @@ def compile_module(
         monitor.record(name, module, elapsed, name)
 
     weights = dict(weights)  # the folding stages add their folded arrays
-    graph_stages = (GRAPH_FUSION_STAGE,) if options.fusion else ()
+    graph_stages = GRAPH_FUSION_STAGES if options.fusion else ()
     token = FOLD_WEIGHTS.set(weights)
     try:
         for name in (*graph_stages, SHAPE_STAGE, CONSTANT_STAGE):

@@ -29,23 +29,19 @@ constant, or the types do not line up.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, ModuleOp, StringAttr, TensorType, f32
+from xdsl.dialects.builtin import FloatAttr, ModuleOp, TensorType, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
-    RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
 
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.naming import node_label
@@ -61,48 +57,26 @@ from ge_dialect.ops import (
     attribute_value,
     enclosing_target,
 )
-from passes.dead_code import erase_dead
-from passes.fold_constants import (
-    Unavailable,
-    constant_value,
-    is_external,
-    make_constant,
-)
+from passes.fold_constants import is_external, make_constant
 from passes.fuse_ops import enabled_rules, fusion_rules
 from passes.options import check_choice_option
-
-LOG = logging.getLogger(__name__)
+from passes.product_folding import (
+    FoldIntoProduct,
+    NotFolded,
+    only_use,
+    readable,
+    replace_product,
+    tensor_type,
+)
 
 RESHAPES = (ReshapeOp, UnsqueezeOp, ExpandDimsOp)
 """Ops between a matrix product [N, C] and its 4-D batch norm [N, C, 1, 1]."""
 
 
-class NotFolded(Exception):
-    """Why a batch norm stays (the message)."""
-
-
-def _tensor(value: SSAValue) -> TensorType:
-    tensor = value.type
-    assert isinstance(tensor, TensorType)
-    return tensor
-
-
-def _only_use(value: SSAValue, what: str) -> None:
-    if not value.has_one_use():
-        raise NotFolded(f"the {what}'s result has other consumers")
-
-
-def _weight(value: SSAValue, what: str) -> np.ndarray:
-    try:
-        return constant_value(value).astype(np.float64)
-    except Unavailable as error:
-        raise NotFolded(f"{what}: {error}") from None
-
-
 def batch_norm_affine(bn: BatchNormOp) -> tuple[np.ndarray, np.ndarray]:
     """(a, b) with batch_norm(x) = a * x + b per channel, in float64."""
     scale, offset, mean, variance = (
-        _weight(getattr(bn, name), name)
+        readable(getattr(bn, name), name)
         for name in ("scale", "offset", "mean", "variance")
     )
     a = scale / np.sqrt(variance + float(attribute_value(bn, "epsilon")))
@@ -110,24 +84,10 @@ def batch_norm_affine(bn: BatchNormOp) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass
-class FoldBatchNorm(RewritePattern):
-    """Base of the two folds: the shared checks, logging and rewrite."""
+class FoldBatchNorm(FoldIntoProduct):
+    """Base of the two folds (the log lines name `fold-batch-norm`)."""
 
-    reported: set[Operation] = field(default_factory=set)
-
-    def fold(
-        self,
-        bn: BatchNormOp,
-        rewriter: PatternRewriter,
-        rewrite: Callable[[BatchNormOp, PatternRewriter], None],
-    ) -> None:
-        """Run `rewrite`, or log (once) why the batch norm stays."""
-        try:
-            rewrite(bn, rewriter)
-        except NotFolded as reason:
-            if bn not in self.reported:
-                self.reported.add(bn)
-                LOG.info("fold-batch-norm: %s not folded: %s", node_label(bn), reason)
+    PASS = "fold-batch-norm"
 
 
 @dataclass
@@ -143,7 +103,7 @@ class FoldBatchNormIntoConv(FoldBatchNorm):
     def rewrite(bn: BatchNormOp, rewriter: PatternRewriter) -> None:
         conv = bn.x.owner
         assert isinstance(conv, Conv2DOp)
-        _only_use(conv.y, "convolution")
+        only_use(conv.y, "convolution")
         if attribute_value(conv, "data_format") != attribute_value(bn, "data_format"):
             raise NotFolded("the convolution and the batch norm differ in data_format")
         if bn.y.type != conv.y.type:
@@ -151,25 +111,25 @@ class FoldBatchNormIntoConv(FoldBatchNorm):
                 "the batch norm's result type differs from the convolution's"
             )
         a, b = batch_norm_affine(bn)
-        filter_ = _weight(conv.filter, "filter")
-        origin, _ = layout_of(_tensor(conv.filter))
+        filter_ = readable(conv.filter, "filter")
+        origin, _ = layout_of(tensor_type(conv.filter))
         letters = "NCHW" if len(origin.value) != 4 else origin.value
         shape = [1] * 4
         shape[letters.index("N")] = len(a)
-        bias = np.zeros_like(a) if conv.bias is None else _weight(conv.bias, "bias")
+        bias = np.zeros_like(a) if conv.bias is None else readable(conv.bias, "bias")
         target = enclosing_target(conv)
         name = node_label(conv)
         new_filter = make_constant(
             filter_ * a.reshape(shape),
-            _tensor(conv.filter),
+            tensor_type(conv.filter),
             f"{name}/filter_bn",
             target,
             is_external(conv.filter),
         )
         bias_type = (
-            _tensor(conv.bias)
+            tensor_type(conv.bias)
             if conv.bias is not None
-            else TensorType(_tensor(conv.y).element_type, [len(a)])
+            else TensorType(tensor_type(conv.y).element_type, [len(a)])
         )
         new_bias = make_constant(a * bias + b, bias_type, f"{name}/bias_bn", target)
         folded = Conv2DOp.create(
@@ -201,13 +161,13 @@ class FoldBatchNormIntoMatMul(FoldBatchNorm):
         assert isinstance(reshape, Operation)
         product = reshape.operands[0].owner
         assert isinstance(product, MatMulOp | GemmOp)
-        _only_use(product.results[0], "matrix product")
-        _only_use(reshape.results[0], "reshape")
-        rows, columns = shape_of(_tensor(product.results[0]))
+        only_use(product.results[0], "matrix product")
+        only_use(reshape.results[0], "reshape")
+        rows, columns = shape_of(tensor_type(product.results[0]))
         data_format = str(attribute_value(bn, "data_format"))
         expected = [1, 1, 1, 1]
         expected[0], expected[data_format.index("C")] = rows, columns
-        if list(shape_of(_tensor(reshape.results[0]))) != expected:
+        if list(shape_of(tensor_type(reshape.results[0]))) != expected:
             raise NotFolded("the reshape does not put the matrix columns on channels")
         if bn.y.type != reshape.results[0].type:
             raise NotFolded("the batch norm's result type differs from the reshape's")
@@ -229,27 +189,9 @@ def _replace(
     weights: list[SSAValue],
     rewriter: PatternRewriter,
 ) -> None:
-    """Put `folded` (new constants, then the new product) in place of
-    `product`, let `result` stand for the batch norm, drop what is unused.
-
-    Named nodes: the new product is named like a fused group, `conv+bn`, as
-    its value now includes the batch norm's (what a data dump compares).
-    """
-    new = folded[-1]
-    if "name" in product.attributes and "name" in bn.attributes:
-        label = f"{node_label(product)}+{node_label(bn)}"
-        new.attributes["name"] = StringAttr(label)
-    for value, old in zip(new.operands, product.operands, strict=False):
-        value.name_hint = old.name_hint
-    new.results[0].name_hint = product.results[0].name_hint
-    rewriter.insert(folded, InsertPoint.before(product))
-    product.results[0].replace_all_uses_with(new.results[0])
-    rewriter.replace(bn, [], [result])
-    rewriter.erase(product)
-    erase_dead(
-        rewriter,
-        [v.owner for v in (*weights, bn.scale, bn.offset, bn.mean, bn.variance)],
-    )
+    """`replace_product`, dropping the batch norm's unused parameters too."""
+    parameters = (bn.scale, bn.offset, bn.mean, bn.variance)
+    replace_product(bn, product, folded, result, [*weights, *parameters], rewriter)
 
 
 def _scaled_weight(
@@ -258,8 +200,8 @@ def _scaled_weight(
     """The weight with column j (row j if `transposed`) scaled by a[j]."""
     scale = a.reshape(-1, 1) if transposed else a.reshape(1, -1)
     return make_constant(
-        _weight(weight, "weight") * scale,
-        _tensor(weight),
+        readable(weight, "weight") * scale,
+        tensor_type(weight),
         f"{node_label(product)}/weight_bn",
         enclosing_target(product),
         is_external(weight),
@@ -270,11 +212,11 @@ def _fold_matmul(product: MatMulOp, a: np.ndarray, b: np.ndarray) -> list[Operat
     weight = _scaled_weight(
         product, product.x2, bool(attribute_value(product, "transpose_x2")), a
     )
-    bias = np.zeros_like(a) if product.bias is None else _weight(product.bias, "bias")
+    bias = np.zeros_like(a) if product.bias is None else readable(product.bias, "bias")
     bias_type = (
-        _tensor(product.bias)
+        tensor_type(product.bias)
         if product.bias is not None
-        else TensorType(_tensor(product.y).element_type, [len(a)])
+        else TensorType(tensor_type(product.y).element_type, [len(a)])
     )
     target = enclosing_target(product)
     new_bias = make_constant(
@@ -296,18 +238,18 @@ def _fold_gemm(product: GemmOp, a: np.ndarray, b: np.ndarray) -> list[Operation]
     )
     beta = float(attribute_value(product, "beta"))
     attributes = dict(product.attributes)
-    element = _tensor(product.y).element_type
+    element = tensor_type(product.y).element_type
     if product.c is None or beta == 0.0:
         c = b
         attributes["beta"] = FloatAttr(1.0, f32)
         c_type = TensorType(element, [len(a)])
     else:
-        old = _weight(product.c, "c")
+        old = readable(product.c, "c")
         shape = (*old.shape[:-1], len(a)) if old.ndim else (len(a),)
         c = np.broadcast_to(old, shape) * a + b / beta
         c_type = (
-            _tensor(product.c)
-            if tuple(shape_of(_tensor(product.c))) == shape
+            tensor_type(product.c)
+            if tuple(shape_of(tensor_type(product.c))) == shape
             else TensorType(element, list(shape))
         )
     target = enclosing_target(product)

@@ -166,7 +166,11 @@ def read_fusion_switch_file(path: str | Path) -> frozenset[str]:
         data = [line.split("#")[0].strip() for line in text.splitlines()]
         data = [name for name in data if name]
     names = _switched_off(data, str(path))
-    check_rule_names(names)
+    if unknown := sorted(names - set(fusion_rules())):
+        raise GEError(
+            f"{path}: error: unknown fusion rule '{unknown[0]}' (rules: "
+            f"{', '.join(fusion_rules())})"
+        )
     return names
 
 

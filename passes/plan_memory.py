@@ -65,7 +65,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.limits import INT64_MAX
 from ge_dialect.ops import FusedOp, GraphOp, NetOutputOp, enclosing_target
 from ge_dialect.traits import MayRunInPlace, ViewOp
 from passes.memory_planning import (
@@ -217,6 +219,9 @@ def plan_graph(
     """Plan a graph's arena (see the module docstring); IR unchanged."""
     liveness = Liveness(target, in_place, stream_order(graph))
     liveness.run(graph)
+    total = sum(size for size, _, _ in liveness.buffers)
+    if total > INT64_MAX:  # the offsets of any plan are below the total
+        raise error_at(graph, f"its buffers take {total} bytes, past int64 offsets")
     buffers = [Buffer(size, first, last) for size, first, last in liveness.buffers]
     offsets, report = plan_buffers(buffers, strategy)
     return GraphPlan(

@@ -113,6 +113,62 @@ def nested_attribute(depth: int) -> str:
     )
 
 
+SINGLEOP_CONV: dict[str, Any] = {
+    "op": "Conv2D",
+    "input_desc": [
+        {
+            "name": "x",
+            "format": "NC1HWC0",
+            "origin_format": "NCHW",
+            "shape": [1, 2, 8, 8, 16],
+            "origin_shape": [1, 17, 8, 8],
+            "type": "float16",
+        },
+        {
+            "name": "filter",
+            "format": "FRACTAL_Z",
+            "origin_format": "NCHW",
+            "shape": [18, 3, 16, 16],
+            "origin_shape": [33, 17, 3, 3],
+            "type": "float16",
+        },
+        {"name": "bias", "format": "ND", "shape": [33], "type": "float16"},
+    ],
+    "output_desc": [
+        {
+            "format": "NC1HWC0",
+            "origin_format": "NCHW",
+            "shape": [1, 3, 8, 8, 16],
+            "origin_shape": [1, 33, 8, 8],
+            "type": "float16",
+        }
+    ],
+    "attr": [
+        {"name": "strides", "type": "list_int", "value": [1, 1, 1, 1]},
+        {"name": "pads", "type": "list_int", "value": [1, 1, 1, 1]},
+        {"name": "dilations", "type": "list_int", "value": [1, 1, 1, 1]},
+        {"name": "groups", "type": "int", "value": 1},
+        {"name": "data_format", "type": "string", "value": "NCHW"},
+        {"name": "offset_x", "type": "int", "value": 0},
+    ],
+}
+"""A valid single-op description: a 3x3 Conv2D from 17 to 33 channels, in
+storage formats (`ge-atc --singleop`)."""
+
+
+def singleop(edits: dict[str, Any]) -> str:
+    """`SINGLEOP_CONV` as a one-op `--singleop` file, with `edits` applied:
+    `{"input_desc.0.origin_shape.1": -17}` replaces that one field."""
+    op = json.loads(json.dumps(SINGLEOP_CONV))
+    for path, value in edits.items():
+        *parents, last = (int(key) if key.isdigit() else key for key in path.split("."))
+        holder = op
+        for key in parents:
+            holder = holder[key]
+        holder[last] = value
+    return json.dumps([op], indent=1) + "\n"
+
+
 def repeated(text: str, count: int) -> str:
     """`text` `count` times."""
     return text * count
@@ -123,6 +179,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "nested_json": nested_json,
     "nested_attribute": nested_attribute,
     "repeated": repeated,
+    "singleop": singleop,
 }
 """Generators of inputs too big (or too repetitive) to keep in the corpus."""
 
@@ -375,14 +432,18 @@ def corpus_results(
 
 def test_corpus_size():
     files = [p for p in CORPUS.iterdir() if p.suffix not in (".py", ".json")]
-    assert len(manifest_cases()) >= 100 and len(files) >= 50
+    assert len(manifest_cases()) >= 250 and len(files) >= 50
     assert len(verifier_cases()) >= 150
     names = [case.name for case in CASES]
     assert len(names) == len(set(names))
 
 
 def test_every_corpus_file_is_used():
+    """Each corpus file is named by a case, or inside a file a case names (the
+    weights of a graph, the external data of a model)."""
     used = " ".join(" ".join(case.args) for case in manifest_cases())
+    named = [p for p in CORPUS.iterdir() if p.is_file() and p.name in used]
+    used += " ".join(p.read_bytes().decode(errors="ignore") for p in named)
     unused = [
         p.name
         for p in CORPUS.iterdir()
@@ -409,7 +470,15 @@ def test_bad_input_fails_cleanly(case: Case, corpus_results):
 
 def test_the_valid_inputs_are_valid(tmp_path: Path, capfd):
     """The flags and runtime cases fail because of what they change only."""
-    from tools import ge_opt, ge_run, ge_translate
+    from tools import ge_atc, ge_opt, ge_run, ge_translate
+
+    (tmp_path / "ops.json").write_text(singleop({}))
+    assert (
+        ge_atc.main(
+            [f"--singleop={tmp_path / 'ops.json'}", f"--output={tmp_path / 'ops'}"]
+        )
+        == 0
+    )
 
     out = tmp_path / "out"
     assert (
@@ -441,7 +510,7 @@ def test_the_valid_inputs_are_valid(tmp_path: Path, capfd):
     capfd.readouterr()
 
 
-def test_a_worker_reports_memory_exhaustion_and_timeouts(tmp_path: Path):
+def test_a_worker_reports_memory_exhaustion(tmp_path: Path):
     """The harness catches what the corpus guards against: a case that
     allocates past the limit fails, it does not take the machine down."""
     (tmp_path / "bomb.mlir").write_text(

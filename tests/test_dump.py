@@ -302,5 +302,5 @@ def test_not_a_dump_is_one_line_error(tmp_path: Path):
     with pytest.raises(GEError, match="is not a dump"):
         load_dump(tmp_path)
     (tmp_path / MANIFEST).write_text("{}")
-    with pytest.raises(GEError, match="manifest.json: error: not a dump manifest"):
+    with pytest.raises(GEError, match="manifest.json: error: invalid dump manifest"):
         load_dump(tmp_path)

@@ -517,3 +517,47 @@ def test_matmul_epilogue_with_bias_and_row_scale_stays_in_nz(hidden: int):
     (expected,) = evaluate(source, feeds, weights={})
     (ours,) = compile_model(module, {}).run(feeds)
     assert np.abs(ours - expected).max() <= 1e-4 * np.abs(expected).max()
+
+
+@pytest.mark.parametrize("hidden", [17, 33, 100])
+def test_layer_norm_softmax_and_reductions_run_in_nz_padding_exact(hidden: int):
+    """A matmul, then LayerNorm's arithmetic (means over the last axis),
+    softmax and a max over it, all on FRACTAL_NZ: the padded lanes of an
+    odd hidden size never enter a mean, a max or a sum."""
+    from ge_runtime.reference import evaluate
+    from ge_runtime.scheduler import compile_model
+    from passes.format_pipeline import FormatPipelinePass, runtime_transdata_count
+
+    rng = np.random.default_rng(hidden)
+    b = GraphBuilder("layer_norm")
+    x = b.data([11, 48], "float32", name="x")
+    w = b.const(rng.standard_normal((48, hidden)).astype(np.float32), name="w")
+    gamma = b.const(rng.uniform(0.5, 1.5, hidden).astype(np.float32), name="gamma")
+    h = b.op("matmul", x, w, name="mm")
+    mean = b.op("reduce_mean", h, axes=[1], keep_dims=True, name="mean")
+    centred = b.op("sub", h, mean, name="centred")
+    square = b.op("mul", centred, centred, name="square")
+    var = b.op("reduce_mean", square, axes=[1], keep_dims=True, name="var")
+    eps = b.const(np.array(1e-5, np.float32), name="eps")
+    std = b.op("sqrt", b.op("add", var, eps, name="var_eps"), name="std")
+    normed = b.op("mul", b.op("div", centred, std, name="norm"), gamma, name="scale")
+    probs = b.op("softmax", normed, axis=1, name="softmax")
+    total = b.op("reduce_sum", normed, axes=[1], keep_dims=False, name="total")
+    peak = b.op("reduce_max", normed, axes=[1], keep_dims=False, name="peak")
+    b.output(probs, total, peak)
+    module = b.build()
+    source = module.clone()
+    FormatPipelinePass().apply(context(), module)
+    assert runtime_transdata_count(module) == 2  # into NZ, out before the output
+    for op in module.walk():
+        if op.name in (
+            "ge.softmax",
+            "ge.reduce_mean",
+            "ge.reduce_sum",
+            "ge.reduce_max",
+        ):
+            assert "FRACTAL_NZ" in str(op.operands[0].type), op.name
+    feeds = {"x": rng.standard_normal((11, 48)).astype(np.float32)}
+    expected = evaluate(source, feeds, weights={})
+    for ours, ref in zip(compile_model(module, {}).run(feeds), expected, strict=True):
+        assert np.abs(ours - ref).max() <= 1e-5 * max(np.abs(ref).max(), 1)

@@ -1,6 +1,7 @@
-"""Graph fusion: fold-batch-norm, fold-constants, fuse-ops and `ge.fused`.
+"""Graph fusion: fold-bias-add, fold-batch-norm, fold-reduce-reshape,
+fold-constants, fuse-ops and `ge.fused`.
 
-- Every graph of the three passes' FileCheck inputs keeps its outputs:
+- Every graph of these passes' FileCheck inputs keeps its outputs:
   the reference evaluator before vs after the pass, and vs the JIT after it
   (whenever the graph lowers to loops), with seeded inputs and weights.
 - Folded external weights go to the weights mapping; fusion rules come
@@ -41,7 +42,7 @@ from ge_dialect.value_layout import value_layout
 from ge_runtime.jit import compile_graph, run_graph
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.reference import evaluate, find_graph, input_specs
-from ge_xdsl.atc import CompileOptions, compile_module
+from ge_xdsl.atc import GRAPH_FUSION_STAGES, CompileOptions, compile_module
 from passes import PASSES, get_all_passes
 from passes.fold_constants import FOLD_WEIGHTS, INLINE_LIMIT
 from passes.format_pipeline import FormatPipelinePass
@@ -55,7 +56,13 @@ from passes.memory_planning import check_graph_plan
 from tools import ge_atc, ge_run
 
 FILECHECK = Path(__file__).parent / "filecheck"
-FUSION_PASSES = ("fold-batch-norm", "fold-constants", "fuse-ops")
+FUSION_PASSES = (
+    "fold-bias-add",
+    "fold-batch-norm",
+    "fold-reduce-reshape",
+    "fold-constants",
+    "fuse-ops",
+)
 EXAMPLE = Path(__file__).parent.parent / "examples" / "small_cnn.onnx"
 
 
@@ -171,9 +178,14 @@ def test_every_fusion_pass_has_filecheck_inputs_and_negative_cases():
     assert {"conv_eltwise.mlir", "matmul_eltwise.mlir", "pool_eltwise.mlir"} <= (
         fuse_files
     )
-    assert {"FoldBatchNormPass", "FoldConstantsPass", "FuseOpsPass"} <= {
-        cls for _, cls in PASSES.values()
-    }
+    classes = {cls for _, cls in PASSES.values()}
+    assert {
+        "FoldBiasAddPass",
+        "FoldBatchNormPass",
+        "FoldReduceReshapePass",
+        "FoldConstantsPass",
+        "FuseOpsPass",
+    } <= classes
 
 
 @pytest.mark.parametrize("case", LIT_CASES, ids=str)
@@ -299,9 +311,16 @@ def test_what_fuses_comes_from_the_op_information(restore_relu_info):
 
 
 def test_rules_per_pass():
+    assert [r.name for r in enabled_rules("fold-bias-add")] == [
+        "ConvBiasAddFold",
+        "MatMulBiasAddFold",
+    ]
     assert [r.name for r in enabled_rules("fold-batch-norm")] == [
         "ConvBatchNormFold",
         "MatMulBatchNormFold",
+    ]
+    assert [r.name for r in enabled_rules("fold-reduce-reshape")] == [
+        "ReduceReshapeFold"
     ]
     fuse = [r.name for r in enabled_rules("fuse-ops", ["PoolEltwiseFusion"])]
     assert fuse == ["ConvEltwiseFusion", "MatMulEltwiseFusion", "EltwiseFusion"]
@@ -447,8 +466,8 @@ def test_ge_atc_disable_fusion_and_switch_file(tmp_path: Path, capsys):
 
 
 def fold_and_fuse(module: ModuleOp, weights: dict[str, np.ndarray]) -> None:
-    """fold-batch-norm, fold-constants, the format pipeline, fuse-ops."""
-    for name in ("fold-batch-norm", "fold-constants"):
+    """ge-atc's graph fusion, fold-constants, the format pipeline, fuse-ops."""
+    for name in (*GRAPH_FUSION_STAGES, "fold-constants"):
         run_pass(module, name, weights)
     FormatPipelinePass().apply(Context(), module)
     FuseOpsPass().apply(Context(), module)

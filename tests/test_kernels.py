@@ -298,7 +298,7 @@ def test_engine_keeps_the_default_unless_beaten_by_the_margin(tmp_path: Path):
 def test_bad_record_file_is_one_line_error(tmp_path: Path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"version": 7, "records": {}}')
-    with pytest.raises(GEError, match="is not a tuning record file"):
+    with pytest.raises(GEError, match="bad.json: error: invalid tuning record file"):
         PerfEngine(bad)
 
 

@@ -247,6 +247,26 @@ def test_dynamic_batch_model_compiles_once_and_runs_any_batch(dynamic_om: Path) 
     assert len(model.evaluator.kernels.kernels) == compiled  # batch 2 is cached
 
 
+def test_per_shape_kernels_are_bounded(dynamic_om: Path) -> None:
+    """At most `capacity` kernels stay; a dropped one is compiled again."""
+    offline = load_offline_model(dynamic_om)
+    model = compile_model(offline.module(), offline.weights, target=offline.target)
+    cache = model.evaluator.kernels
+    rng = np.random.default_rng(5)
+    x = {n: rng.standard_normal((n, 3, 8, 8)).astype(np.float32) for n in (1, 3)}
+    model.run({"x": x[1]})
+    per_shape = cache.compiled
+    cache.capacity = per_shape  # room for one batch size's kernels
+    for n in (3, 1):
+        (got,) = model.run({"x": x[n]})
+        (expected,) = evaluate(
+            offline.source_module(), {"x": x[n]}, weights=offline.weights
+        )
+        assert_close(got, expected)
+        assert len(cache.kernels) <= per_shape
+    assert cache.compiled == 3 * per_shape  # batch 1 was dropped, then needed
+
+
 def test_ge_run_traces_a_dynamic_offline_model(
     dynamic_om: Path, tmp_path: Path, capsys
 ) -> None:

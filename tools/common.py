@@ -6,8 +6,10 @@ import argparse
 import importlib
 import importlib.util
 import logging
+import math
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,9 +50,16 @@ def logging_to_stderr(
 
 
 def run_tool(tool: str, body: Callable[[], object]) -> int:
-    """Run a tool's body; print any user-facing error as one line and return 1."""
+    """Run a tool's body; print any user-facing error as one line and return 1.
+
+    NumPy's floating-point `RuntimeWarning`s (overflow, invalid value, divide
+    by zero) are not shown: a graph computes with IEEE semantics, as the
+    device does, and Inf or NaN in the data is a result, not noise.
+    """
     try:
-        body()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            body()
     except GEError as error:
         message = str(error)
         print(
@@ -100,6 +109,34 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Make `parser` report bad flags as one-line GEErrors."""
     parser.error = raise_usage_error  # type: ignore[method-assign]
     return parser
+
+
+def bounded_int(minimum: int, maximum: int) -> Callable[[str], int]:
+    """argparse type of an integer in [minimum, maximum]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{value} is out of range [{minimum}, {maximum}]"
+            )
+        return value
+
+    return parse
+
+
+def non_negative_float(text: str) -> float:
+    """argparse type of a finite number >= 0 (not NaN, not infinite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number >= 0")
+    return value
 
 
 def size_argument(text: str) -> int:

@@ -15,8 +15,10 @@ The flags are ATC's (`--flag=value` or `--flag value`); the compile flow is
 (`--framework=5`: ONNX, `ge_frontend/onnx_import.py`; `--framework=3`: a
 TensorFlow frozen GraphDef, `ge_frontend/tf_import.py`, whose outputs
 `--out_nodes` picks; `--input_format` defaults to NHWC for TensorFlow and
-NCHW otherwise, as in ATC); ATC's graph fusion folds inference batch
-norm into the convolution or matmul before it (`fold-batch-norm`) and
+NCHW otherwise, as in ATC); ATC's graph fusion folds constant biases
+(`fold-bias-add`) and inference batch norm (`fold-batch-norm`) into the
+convolution or matmul before them and a reshape that restores a
+reduction's reduced dims into the reduction (`fold-reduce-reshape`), and
 constant sub-graphs are computed (`fold-constants`, with the weights in
 hand); then it goes through the format pipeline
 (`ge-format-pipeline`, SPEC §4 steps 2-7: origin-format inference with
@@ -61,7 +63,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.files import write_atomically
+from ge_dialect.files import staged, write_atomically
 from ge_dialect.limits import budget_of
 from ge_runtime.offline_model import (
     OfflineModel,
@@ -366,7 +368,9 @@ def run(argv: Sequence[str] | None) -> None:
     with (
         budget_of(args.memory_budget),
         logging_to_stderr(LOGGERS, args.log, LogFormatter()),
+        staged(args.dump_graph) as dump_folder,
     ):
+        args.dump_graph = dump_folder  # the stages go there until the job is done
         job(args)
 
 

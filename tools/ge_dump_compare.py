@@ -36,7 +36,12 @@ from ge_runtime.dump import (
     compare_dumps,
     load_dump,
 )
-from tools.common import add_memory_budget_flag, one_line_errors, run_tool
+from tools.common import (
+    add_memory_budget_flag,
+    non_negative_float,
+    one_line_errors,
+    run_tool,
+)
 
 
 def onnx_dump(
@@ -85,10 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("ours", help="dump folder (ge-run --dump)")
     parser.add_argument("reference", help="reference dump folder, or a .onnx model")
     parser.add_argument(
-        "--rtol", type=float, default=DEFAULT_RTOL, help="relative tolerance"
+        "--rtol",
+        type=non_negative_float,
+        default=DEFAULT_RTOL,
+        help="relative tolerance",
     )
     parser.add_argument(
-        "--atol", type=float, default=DEFAULT_ATOL, help="absolute tolerance"
+        "--atol",
+        type=non_negative_float,
+        default=DEFAULT_ATOL,
+        help="absolute tolerance",
     )
     parser.add_argument(
         "--all", action="store_true", help="compare and print every output"

@@ -84,9 +84,10 @@ from xdsl.dialects.builtin import ModuleOp
 
 import ge_xdsl
 from ge_dialect.diagnostics import GEError, error_at
-from ge_dialect.files import write_atomically
+from ge_dialect.files import staged
 from ge_dialect.input_files import read_input_bytes
 from ge_dialect.limits import (
+    INT64_MAX,
     budget_of,
     check_claimed_memory,
     over_budget,
@@ -94,6 +95,7 @@ from ge_dialect.limits import (
 )
 from ge_dialect.ops import GraphOp
 from ge_dialect.value_layout import value_layout
+from ge_runtime.compare import largest_magnitude, max_abs_error
 from ge_runtime.npy import NpyError, npy_bytes, typed_like
 from ge_runtime.npy import load_npy as load_npy_file
 from ge_runtime.reference import (
@@ -105,7 +107,13 @@ from ge_runtime.reference import (
     load_weights,
     output_names,
 )
-from tools.common import add_memory_budget_flag, one_line_errors, run_tool
+from tools.common import (
+    add_memory_budget_flag,
+    bounded_int,
+    non_negative_float,
+    one_line_errors,
+    run_tool,
+)
 
 if TYPE_CHECKING:
     from ge_runtime.scheduler import CompiledModel
@@ -154,7 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="fill inputs not given with --input with random data",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of --random-inputs")
+    parser.add_argument(
+        "--seed",
+        type=bounded_int(0, INT64_MAX),
+        default=0,
+        help="seed of --random-inputs (0 to 2^63-1)",
+    )
     parser.add_argument(
         "--output-dir", required=True, metavar="DIR", help="where outputs go"
     )
@@ -179,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--tolerance",
-        type=float,
+        type=non_negative_float,
         default=DEFAULT_TOLERANCE,
         metavar="REL",
         help="--check fails if max abs error > REL * max |reference| "
@@ -371,21 +384,16 @@ def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
     from ge_runtime.dump import StemAllocator
 
     blobs = [npy_bytes(array) for array in outputs.arrays]
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
     stems = StemAllocator()
-    paths = [
-        target / f"{stems(name or f'output_{index}')}.npy"
+    names = [
+        f"{stems(name or f'output_{index}')}.npy"
         for index, name in enumerate(outputs.names)
     ]
-    try:
-        for path, blob in zip(paths, blobs, strict=True):
-            write_atomically(path, blob)
-    except BaseException:
-        for path in paths:
-            path.unlink(missing_ok=True)
-        raise
-    return paths
+    with staged(directory) as folder:
+        assert folder is not None
+        for name, blob in zip(names, blobs, strict=True):
+            (folder / name).write_bytes(blob)
+    return [Path(directory) / name for name in names]
 
 
 def summary_line(path: Path, array: np.ndarray) -> str:
@@ -460,9 +468,7 @@ def check_outputs(
                 f"error: {label} has shape {list(ours.shape)}, the reference "
                 f"{list(ref.shape)}"
             )
-        ours64, ref64 = ours.astype(np.float64), ref.astype(np.float64)
-        error = float(np.abs(ours64 - ref64).max(initial=0.0))
-        scale = float(np.abs(ref64).max(initial=0.0))
+        error, scale = max_abs_error(ours, ref), largest_magnitude(ref)
         if ours.dtype.kind in "iub":
             ok, bound = error == 0, "exact"
         else:
@@ -664,7 +670,7 @@ def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
         selection=parse_kernel_flags(args.kernel),
         engine=PerfEngine(args.tuning_records, retune=args.tune) if tuning else None,
         profiler=Profiler() if args.profile else None,
-        dumper=DumpWriter(Path(args.dump), stored=args.dump_stored)
+        dumper=DumpWriter(args.dump_folder, stored=args.dump_stored)
         if args.dump
         else None,
     )
@@ -753,7 +759,8 @@ def run(argv: Sequence[str] | None) -> None:
     if args.benchmark < 0:
         raise GEError("error: --benchmark must be a number of runs >= 0")
     args.benchmark_line = None
-    with budget_of(args.memory_budget):
+    with budget_of(args.memory_budget), staged(args.dump) as dump_folder:
+        args.dump_folder = dump_folder  # the dump goes there until the run is done
         outputs = select_mode(args)(args)
         written = write_outputs(args.output_dir, outputs)
     for path, array in zip(written, outputs.arrays, strict=True):

@@ -94,3 +94,15 @@ ge.graph @norms {
   %bam = ge.bias_add %m, %p {data_format = "NCHW"} : (tensor<5x3xf32>, tensor<3xf32>) -> tensor<5x3xf32>
   ge.netoutput %ba, %bah, %bam : tensor<2x3x4x4xf32, #ge.layout<NCHW>>, tensor<2x4x4x3xf32, #ge.layout<NHWC>>, tensor<5x3xf32>
 }
+
+// -----
+
+// Results declared with unknown dims are placeholders (infer-shape fills them).
+// CHECK-LABEL: ge.graph @placeholder_result
+// CHECK:         ge.conv2d {{.*}} -> tensor<?x?x?x?xf32>
+ge.graph @placeholder_result {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf32>
+  %w = ge.const {value = dense<1.0> : tensor<4x3x3x3xf32>} : tensor<4x3x3x3xf32>
+  %y = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x?x?x?xf32>
+  ge.netoutput %y : tensor<?x?x?x?xf32>
+}

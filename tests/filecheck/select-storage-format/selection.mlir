@@ -97,11 +97,12 @@ ge.graph @channel_aligned {
 
 // -----
 
-// MatMul runs on FRACTAL_NZ; relu follows it; the reduction does not.
+// MatMul runs on FRACTAL_NZ; relu follows it; the reduction reads NZ (its
+// valid lanes) and writes its origin format.
 // CHECK-LABEL: ge.graph @matmul_nz
 // CHECK:         %m = ge.matmul %a, %b {input_layouts = [#ge.layout<ND, FRACTAL_NZ>, #ge.layout<ND, FRACTAL_NZ>]} : {{.*}} -> tensor<20x7xf16, #ge.layout<ND, FRACTAL_NZ>>
 // CHECK-NEXT:    %r = ge.relu %m : tensor<20x7xf16, #ge.layout<ND, FRACTAL_NZ>> -> tensor<20x7xf16, #ge.layout<ND, FRACTAL_NZ>>
-// CHECK-NEXT:    %g = ge.reduce_sum %r {axes = array<i64: 1>, input_layouts = [#ge.layout<ND>]}
+// CHECK-NEXT:    %g = ge.reduce_sum %r {axes = array<i64: 1>} : tensor<20x7xf16, #ge.layout<ND, FRACTAL_NZ>> -> tensor<20x1xf16>
 ge.graph @matmul_nz {
   %a = ge.data {index = 0 : i64} : tensor<20x33xf16>
   %b = ge.const {value = dense<1.0> : tensor<33x7xf16>} : tensor<33x7xf16>

@@ -1,0 +1,341 @@
+"""The mechanisms behind the hostile-input corpus, on generated inputs.
+
+`tests/test_bad_inputs.py` runs the corpus through the tools; these tests
+check each mechanism directly and on inputs hypothesis generates: the
+dataflow-order verifier (any DAG in any order), the NaN/Inf-aware
+comparison, checked size arithmetic and the memory budget, JSON with a
+nesting limit and unique keys, declarative schemas, confined paths, `.npy`
+headers that lie, and output folders that are committed or left untouched.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin
+
+from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.dialect import GE
+from ge_dialect.files import StagedDirectory, staged
+from ge_dialect.input_files import confined_path, load_json
+from ge_dialect.limits import (
+    INT64_MAX,
+    MAX_JSON_NESTING,
+    LimitError,
+    budget_of,
+    checked_product,
+    over_budget,
+    parse_size,
+)
+from ge_dialect.schema import (
+    Integer,
+    ListOf,
+    MapOf,
+    Nullable,
+    Object,
+    SchemaError,
+    String,
+)
+from ge_runtime.compare import largest_magnitude, max_abs_error
+from ge_runtime.npy import NpyError, npy_bytes, read_npy
+
+
+def context() -> Context:
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(GE)
+    return ctx
+
+
+# ---------------------------------------------------------------------------
+# Dataflow order
+# ---------------------------------------------------------------------------
+
+
+@st.composite
+def dags(draw):
+    """(operands of each op, a permutation of the ops) for a random DAG: op i
+    reads 1-2 earlier values (the input is value -1)."""
+    count = draw(st.integers(2, 12))
+    operands = [
+        draw(st.lists(st.integers(-1, i - 1), min_size=1, max_size=2))
+        for i in range(count)
+    ]
+    order = draw(st.permutations(range(count)))
+    return operands, list(order)
+
+
+def graph_text(operands: list[list[int]], order: list[int]) -> str:
+    tensor = "tensor<3xf32>"
+    lines = [f'  %in = ge.data {{index = 0 : i64, name = "x"}} : {tensor}']
+    for i in order:
+        names = ["%in" if o < 0 else f"%v{o}" for o in operands[i]]
+        if len(names) == 1:
+            lines.append(f"  %v{i} = ge.relu {names[0]} : {tensor} -> {tensor}")
+        else:
+            types = ", ".join([tensor] * 2)
+            lines.append(f"  %v{i} = ge.add {', '.join(names)} : ({types}) -> {tensor}")
+    lines.append(f"  ge.netoutput %v{order[-1]} : {tensor}")
+    return "ge.graph @main {\n" + "\n".join(lines) + "\n}\n"
+
+
+@given(dags())
+def test_a_dag_parses_in_exactly_its_topological_orders(dag):
+    operands, order = dag
+    position = {op: index for index, op in enumerate(order)}
+    topological = all(
+        position[o] < position[i] for i in order for o in operands[i] if o >= 0
+    )
+    text = graph_text(operands, order)
+    if topological:
+        parse_module(context(), text, "g.mlir")
+        return
+    with pytest.raises(GEError, match="used before its definition") as error:
+        parse_module(context(), text, "g.mlir")
+    first = min(
+        position[i]
+        for i in order
+        if any(position[o] >= position[i] for o in operands[i] if o >= 0)
+    )
+    assert f"g.mlir:{first + 3}:3: error:" in str(error.value)
+
+
+@given(st.integers(1, 30), st.integers(0, 29))
+def test_a_cycle_is_reported_at_its_first_op_with_its_path(length, start):
+    start %= length
+    tensor = "tensor<3xf32>"
+    lines = [f'  %x = ge.data {{index = 0 : i64, name = "x"}} : {tensor}']
+    for i in range(length):
+        previous = f"%c{(i - 1) % length}"
+        lines.append(
+            f"  %c{i} = ge.add %x, {previous} : ({tensor}, {tensor}) -> {tensor}"
+        )
+    lines.append(f"  ge.netoutput %c0 : {tensor}")
+    text = "ge.graph @main {\n" + "\n".join(lines) + "\n}\n"
+    with pytest.raises(GEError) as error:
+        parse_module(context(), text, "c.mlir")
+    message = str(error.value)
+    assert message.startswith("c.mlir:3:3: error: 'ge.add' op is on a dataflow cycle")
+    assert message.count("'ge.add'") == length + 2  # the op, the path, back
+
+
+# ---------------------------------------------------------------------------
+# Comparing with NaN and Inf
+# ---------------------------------------------------------------------------
+
+specials = st.sampled_from([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -3.0])
+
+
+@given(st.lists(specials, min_size=0, max_size=20))
+def test_an_array_is_at_zero_distance_from_itself(values):
+    array = np.array(values, dtype=np.float32)
+    assert max_abs_error(array, array.copy()) == 0.0
+
+
+@given(st.lists(st.tuples(specials, specials), min_size=1, max_size=20))
+def test_the_error_is_symmetric_and_infinite_where_special_values_differ(pairs):
+    a = np.array([p[0] for p in pairs])
+    b = np.array([p[1] for p in pairs])
+    error = max_abs_error(a, b)
+    assert error == max_abs_error(b, a)
+    differs = any(
+        (math.isnan(x) != math.isnan(y))
+        or (not math.isnan(x) and math.isinf(x) and x != y)
+        or (not math.isnan(y) and math.isinf(y) and x != y)
+        for x, y in pairs
+    )
+    assert math.isinf(error) == differs
+
+
+def test_the_scale_of_a_reference_is_its_largest_finite_magnitude():
+    assert largest_magnitude(np.array([np.inf, -4.0, np.nan, 2.0])) == 4.0
+    assert largest_magnitude(np.array(np.nan)) == 0.0
+    assert max_abs_error(np.float32(2.0), np.float32(0.5)) == 1.5
+
+
+# ---------------------------------------------------------------------------
+# Checked sizes and the memory budget
+# ---------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(0, 1 << 40), max_size=6))
+def test_checked_product_is_the_product_until_int64_runs_out(dims):
+    total = math.prod(dims)
+    if total > INT64_MAX:
+        with pytest.raises(LimitError, match="more than 2\\^63 elements"):
+            checked_product(dims)
+    else:
+        assert checked_product(dims) == total
+
+
+@pytest.mark.parametrize("dims", [[-1], [3, -5], [1 << 63]])
+def test_checked_product_rejects_dims_outside_int64(dims):
+    with pytest.raises(LimitError, match="outside"):
+        checked_product(dims)
+
+
+@given(st.integers(1, 1 << 50), st.sampled_from(["", "K", "M", "G", "KiB", "MB"]))
+def test_sizes_parse_with_units(number, unit):
+    scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[unit[:1]]
+    assert parse_size(f"{number}{unit}") == number * scale
+
+
+def test_the_budget_is_scoped():
+    assert over_budget(100, "x") is None
+    with budget_of(64):
+        assert "x needs 100 bytes, over the memory budget of 64 bytes" in (
+            over_budget(100, "x") or ""
+        )
+    assert over_budget(100, "x") is None
+
+
+def test_a_dense_literal_over_the_budget_is_refused_before_it_is_built():
+    text = (
+        "ge.graph @main {\n  %c = ge.const {value = dense<1.0> : tensor<8x8xf32>} "
+        ": tensor<8x8xf32>\n  ge.netoutput %c : tensor<8x8xf32>\n}\n"
+    )
+    parse_module(context(), text, "d.mlir")
+    with budget_of(255), pytest.raises(GEError, match="d.mlir:2:.*256 bytes"):
+        parse_module(context(), text, "d.mlir")
+
+
+# ---------------------------------------------------------------------------
+# JSON and schemas
+# ---------------------------------------------------------------------------
+
+
+@given(st.integers(1, 2 * MAX_JSON_NESTING))
+def test_json_nests_up_to_the_limit(depth):
+    text = "[" * depth + "]" * depth
+    if depth <= MAX_JSON_NESTING:
+        assert load_json(text, "f.json") is not None
+    else:
+        with pytest.raises(GEError, match=f"f.json:1:{MAX_JSON_NESTING + 1}: error"):
+            load_json(text, "f.json")
+
+
+def test_brackets_in_strings_do_not_count_as_nesting():
+    text = json.dumps({"a": "[" * 1000, "b": '\\"[[[['})
+    assert load_json(text, "f.json")["a"] == "[" * 1000
+
+
+def test_a_key_given_twice_is_located_at_its_second_occurrence():
+    with pytest.raises(
+        GEError, match='f.json:3:3: error: JSON gives the key "k" twice'
+    ):
+        load_json('{\n  "k": 1,\n  "k": 2}', "f.json")
+
+
+def test_schemas_name_the_offending_field():
+    schema = Object(
+        {
+            "inputs": ListOf(Object({"index": Integer(0), "name": String()}, {"name"})),
+            "extra": Nullable(MapOf(Integer())),
+        },
+        optional={"extra"},
+    )
+    schema.check({"inputs": [{"index": 0}, {"index": 1, "name": "x"}]}, "")
+    for data, message in (
+        ({"inputs": [{"index": -1}]}, "inputs[0].index: expected an integer >= 0"),
+        ({"inputs": [{"index": True}]}, "inputs[0].index: expected an integer"),
+        ({"inputs": [], "extra": {"a": "b"}}, "extra.a: expected an integer"),
+        ({"inputs": [], "more": 1}, "more: unknown field"),
+        ({}, "inputs: missing field"),
+    ):
+        with pytest.raises(SchemaError, match=message.replace("[", "\\[")):
+            schema.check(data, "")
+
+
+# ---------------------------------------------------------------------------
+# Paths named inside files
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["../x.npz", "/etc/passwd", "a/../../x", "", "C:\\x", "link/x.npz"]
+)
+def test_paths_inside_a_file_stay_in_its_folder(tmp_path: Path, name: str):
+    (tmp_path / "link").symlink_to(tmp_path.parent)
+    with pytest.raises(GEError, match="m.mlir: error: ge.weights"):
+        confined_path(tmp_path, name, "ge.weights", "m.mlir")
+
+
+def test_a_path_inside_the_folder_is_accepted(tmp_path: Path):
+    assert (
+        confined_path(tmp_path, "sub/../w.npz", "w", "m") == tmp_path / "sub/../w.npz"
+    )
+
+
+# ---------------------------------------------------------------------------
+# .npy headers that lie
+# ---------------------------------------------------------------------------
+
+
+def header(shape: str) -> bytes:
+    text = f"{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}"
+    text = text.ljust(118) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode()
+
+
+@given(st.integers(0, 1 << 45))
+def test_a_header_is_believed_only_as_far_as_the_data_goes(count):
+    data = header(f"({count},)") + b"\0" * 64
+    if count * 4 > 1 << 32:
+        with pytest.raises(NpyError, match="over the memory budget"):
+            read_npy(io.BytesIO(data))
+    elif count * 4 > 64:
+        with pytest.raises(NpyError, match="truncated data"):
+            read_npy(io.BytesIO(data))
+    elif count * 4 == 64:
+        assert read_npy(io.BytesIO(data)).shape == (count,)
+
+
+def test_arrays_round_trip(tmp_path: Path):
+    array = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(read_npy(io.BytesIO(npy_bytes(array))), array)
+
+
+# ---------------------------------------------------------------------------
+# Output folders
+# ---------------------------------------------------------------------------
+
+
+def test_a_staged_folder_appears_only_on_commit(tmp_path: Path):
+    target = tmp_path / "a" / "b" / "dump"
+    folder = StagedDirectory(target)
+    (folder.path / "x.npy").write_bytes(b"1")
+    (folder.path / "sub").mkdir()
+    (folder.path / "sub" / "y.npy").write_bytes(b"2")
+    assert not target.exists()
+    folder.commit()
+    assert (target / "x.npy").read_bytes() == b"1"
+    assert (target / "sub" / "y.npy").read_bytes() == b"2"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["dump"]
+
+
+def test_a_failed_body_leaves_nothing_behind(tmp_path: Path):
+    with pytest.raises(RuntimeError), staged(tmp_path / "a" / "b" / "out") as folder:
+        assert folder is not None
+        (folder / "x.npy").write_bytes(b"1")
+        raise RuntimeError("the run failed")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_folder_keeps_its_other_files(tmp_path: Path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "keep.txt").write_text("mine")
+    with staged(tmp_path / "out") as folder:
+        assert folder is not None
+        (folder / "new.npy").write_bytes(b"1")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "keep.txt",
+        "new.npy",
+    ]
