@@ -865,6 +865,35 @@ def test_gather_lowers_with_negative_indices(axis, dtype):
     assert "memref.load" in text
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {"mode": "linear", "antialias": True},
+        {"mode": "cubic", "exclude_outside": True},
+        {"mode": "nearest", "nearest_mode": "ceil"},
+        {
+            "mode": "linear",
+            "coordinate_transformation_mode": "tf_crop_and_resize",
+            "roi": [0.0, 0.0, 0.1, -0.2, 1.0, 1.0, 0.8, 1.1],
+            "extrapolation_value": 3.0,
+        },
+    ],
+    ids=["linear-antialias", "cubic-exclude", "nearest-ceil", "crop-extrapolate"],
+)
+def test_resize_on_nc1hwc0(dtype, attrs):
+    """Resize keeps its input's layout: 17 channels in NC1HWC0 (padded), H
+    7 -> 3 and W 5 -> 9, tap tables as constant globals."""
+
+    def body(b, x):
+        return b.resize(
+            x, sizes=[1, 17, 3, 9], scales=[1.0, 1.0, 3 / 7, 9 / 5], **attrs
+        )
+
+    text = check(nc1hwc0_graph(dtype, (1, 17, 7, 5), body))
+    assert "memref.global" in text and "memref.load" in text
+
+
 @pytest.mark.parametrize("axis", [1, 2, -1])
 def test_gather_from_a_blocked_layout_reads_a_row_major_copy(axis):
     """A gather from NC1HWC0 (17 channels, padded to 32) first copies its input

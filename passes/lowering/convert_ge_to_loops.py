@@ -135,6 +135,7 @@ class GraphLowering:
         self._reject_unsupported()
         block = Block()
         context = LoweringContext(Emitter(block), self.target)
+        context.table_prefix = self.graph.sym_name.data
         arguments, inline = self._plan_arguments()
         for op, _ in arguments:
             layout = self._layout(context, op)
@@ -168,7 +169,7 @@ class GraphLowering:
             Region(block),
             arg_attrs=ArrayAttr([attrs for _, attrs in arguments]),
         )
-        return [*globals_, function, *self.callees]
+        return [*globals_, *context.tables, function, *self.callees]
 
     def _bind_globals(
         self, context: LoweringContext, call: PartitionedCallOp | None
@@ -317,8 +318,13 @@ class GraphLowering:
         if context.arena is not None:
             arguments.append(context.arena)
         block = Block(arg_types=[a.type for a in arguments])
-        callee = LoweringContext(Emitter(block), self.target)
-        callee.arena_offsets = context.arena_offsets
+        callee = LoweringContext(
+            Emitter(block),
+            self.target,
+            arena_offsets=context.arena_offsets,
+            tables=context.tables,
+            table_prefix=context.table_prefix,
+        )
         if context.arena is not None:
             callee.arena = block.args[-1]
         inner = [Buffer(a, b.layout) for a, b in zip(block.args, passed, strict=False)]
