@@ -377,10 +377,10 @@ class OnnxImporter:
                 )
             return [int(d) for d in given], dtype
         for axis, dim in enumerate(tensor.shape.dim):
-            if dim.HasField("dim_value") and dim.dim_value < 0:
+            if dim.HasField("dim_value") and dim.dim_value < -1:
                 raise self.error(
                     f"graph input '{name}' has dim {axis} = {dim.dim_value} (a dim "
-                    "is >= 0; a dynamic one has no dim_value)"
+                    "is >= 0, or -1 or no dim_value when dynamic)"
                 )
         shape = _declared_dims(tensor)
         if given is not None:

@@ -24,12 +24,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import onnx
-from xdsl.ir import SSAValue
 
-from ge_dialect.builder import GraphBuilder
 from ge_dialect.dtypes import element_type
 from ge_dialect.limits import over_budget, tensor_bytes
-from ge_dialect.ops import IfOp, broadcast_shapes
+from ge_dialect.ops import broadcast_shapes
 from ge_frontend.importing import (
     Unsupported,
     Value,
@@ -40,7 +38,8 @@ from ge_frontend.importing import (
     shape_of,
     split_padding,
 )
-from ge_frontend.onnx_context import Downstream, NodeContext, free_names
+from ge_frontend.onnx_context import NodeContext
+from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
@@ -891,80 +890,7 @@ CONVERTERS.update(RECURRENT_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------
-# Control flow (subgraphs become regions)
+# Control flow (subgraphs become regions: `onnx_control_flow`)
 # ---------------------------------------------------------------------------
 
-
-def _captures(ctx: NodeContext, graphs: Sequence[onnx.GraphProto]) -> dict[str, Value]:
-    """The enclosing values the graphs read, by name."""
-    assert ctx.subgraphs is not None
-    captured: dict[str, Value] = {}
-    for graph in graphs:
-        for name in free_names(graph):
-            value = ctx.subgraphs.lookup(name)
-            if value is None:
-                raise Downstream
-            captured.setdefault(name, value)
-    return captured
-
-
-def _region(
-    ctx: NodeContext,
-    graph: onnx.GraphProto,
-    captured: dict[str, Value],
-    runtime: list[str],
-    inputs: Sequence[str] = (),
-) -> Callable[..., list[SSAValue]]:
-    """A `GraphBuilder` subgraph function importing `graph`: its `ge.data`
-    are the graph's `inputs`, then the captured run-time values `runtime`;
-    captured constants are constants of the region."""
-    assert ctx.subgraphs is not None
-    subgraphs = ctx.subgraphs
-
-    def build(builder: GraphBuilder, *data: SSAValue) -> list[SSAValue]:
-        emitter = ctx.emitter.nested(builder)
-        bound = {**captured, **dict(zip([*inputs, *runtime], data, strict=True))}
-        outputs = subgraphs.body(graph, emitter, bound)
-        return [
-            emitter.tensor(value, f"{ctx.name}/{output.name}")
-            for value, output in zip(outputs, graph.output, strict=True)
-        ]
-
-    return build
-
-
-@converts("If")
-def convert_if(ctx: NodeContext) -> list[Value]:
-    """`ge.if`; with a condition known at import, the branch taken is inlined.
-
-    The branches' reads of enclosing run-time values become operands of the
-    `ge.if` (its regions are isolated from above).
-    """
-    assert ctx.subgraphs is not None
-    cond = ctx.input(0)
-    branches = [ctx.graph("then_branch"), ctx.graph("else_branch")]
-    if isinstance(cond, np.ndarray):
-        if cond.size != 1:
-            raise ValueError(f"the condition has {cond.size} elements, not 1")
-        taken = branches[0] if bool(cond.reshape(-1)[0]) else branches[1]
-        return ctx.subgraphs.inline(taken, ctx.emitter)
-    captured = _captures(ctx, branches)
-    runtime = [n for n, v in captured.items() if not isinstance(v, np.ndarray)]
-    builder = ctx.emitter.builder
-    results = builder.if_(
-        cond,
-        [captured[n] for n in runtime],
-        *(_region(ctx, g, captured, runtime) for g in branches),
-        name=ctx.name,
-    )
-    op = builder.block.last_op
-    assert isinstance(op, IfOp)
-    then_types = [v.type for v in op.then_branch.block.last_op.operands]
-    else_types = [v.type for v in op.else_branch.block.last_op.operands]
-    for index, (a, b) in enumerate(zip(then_types, else_types, strict=True)):
-        if a != b:
-            builder.block.erase_op(op)
-            raise Unsupported(
-                f"whose branches give output #{index} different types ({a} and {b})"
-            )
-    return results
+CONVERTERS.update(CONTROL_FLOW_CONVERTERS)

@@ -1340,3 +1340,32 @@ def test_shape_of_frozen_dims_folds_at_import():
         3,
         5,
     ]
+
+
+def test_a_minus_one_input_dim_is_dynamic_and_other_negatives_are_errors():
+    """Exporters (paddle2onnx) write a dynamic dim as `dim_value: -1`."""
+
+    def relu_of(dims: list[int]) -> onnx.ModelProto:
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [])
+        x.type.tensor_type.shape.ClearField("dim")
+        for dim in dims:
+            x.type.tensor_type.shape.dim.add().dim_value = dim
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 3])
+        graph = helper.make_graph([node("Relu", ["x"])], "g", [x], [y])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+    (data,) = [
+        op
+        for op in ops_of(import_onnx(relu_of([-1, 3])).module)
+        if isinstance(op, DataOp)
+    ]
+    assert shape_of(data.results[0]) == (-1, 3)
+    fixed = import_onnx(relu_of([-1, 3]), input_shapes={"x": [2, 3]}).module
+    (data,) = [op for op in ops_of(fixed) if isinstance(op, DataOp)]
+    assert shape_of(data.results[0]) == (2, 3)
+    with pytest.raises(GEError) as error:
+        import_onnx(relu_of([-2, 3]))
+    assert str(error.value) == (
+        "<onnx model>: error: graph input 'x' has dim 0 = -2 (a dim is >= 0, or -1 "
+        "or no dim_value when dynamic)"
+    )

@@ -28,8 +28,13 @@ from ge_runtime.scheduler import ExecutionPath, Executor  # noqa: E402
 from ge_xdsl.torch_backend import STATS, explain, ge_backend  # noqa: E402
 
 ROOT = Path(__file__).parents[1]
-FAST = {"mlp", "depthwise17"}
-"""The models whose static and dynamic runs are in the default test run."""
+FAST = {
+    False: {"mlp", "depthwise17", "attention", "bert1"},
+    True: {"mlp", "depthwise17"},
+}
+"""The models whose static (False) and dynamic (True) runs are in the default
+test run: one of each kind static (CNN, MLP, attention, BERT); the others are
+slow tests."""
 
 
 pytestmark = pytest.mark.usefixtures("fresh_torch_compiler")
@@ -66,7 +71,9 @@ def assert_ran_on_the_jit(mode: str) -> None:
 
 def cases(dynamic: bool) -> list:
     return [
-        pytest.param(name, marks=() if name in FAST else (pytest.mark.slow,), id=name)
+        pytest.param(
+            name, marks=() if name in FAST[dynamic] else (pytest.mark.slow,), id=name
+        )
         for name in torch_models.MODELS
     ]
 
@@ -226,6 +233,21 @@ def test_recompiles_are_counted_and_bounded():
     assert STATS.compiles == 2
     first, second = STATS.graphs()
     assert first.model.mode == "sink" and second.model.mode == "host"
+
+
+def test_recompiles_stop_at_torchs_limit_and_the_frame_runs_eagerly():
+    """Past `recompile_limit` compiles of a frame, TorchDynamo runs it eagerly:
+    the backend compiles no more graphs and the results stay eager's."""
+    model, inputs = torch_models.build("mlp")
+    compiled = torch.compile(model, backend=ge_backend, dynamic=False)
+    with (
+        torch._dynamo.config.patch(recompile_limit=2, automatic_dynamic_shapes=False),
+        torch.no_grad(),
+    ):
+        for batch in (2, 3, 4, 5):
+            args = inputs(batch)
+            assert_matches_eager(compiled(*args), model(*args))
+    assert STATS.compiles == 2
 
 
 def test_dynamic_shapes_dispatch_fallback_ops_from_the_host(caplog):

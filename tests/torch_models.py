@@ -91,11 +91,11 @@ class AttentionBlock(nn.Module):
         return self.norm(x + y)
 
 
-def bert() -> nn.Module:
-    """A 2-layer BERT from `transformers` (random init), with an attention mask."""
+def bert(layers: int = 2, hidden: int = 64) -> nn.Module:
+    """A BERT from `transformers` (random init), with an attention mask."""
     from model_zoo.builders import BertEncoder
 
-    return BertEncoder(layers=2, hidden=64, heads=4, intermediate=100)
+    return BertEncoder(layers, hidden, heads=4, intermediate=100)
 
 
 def randomize_norms(model: nn.Module, seed: int = 1) -> nn.Module:
@@ -136,8 +136,11 @@ MODELS: dict[str, tuple[Callable[[], nn.Module], Callable[[int], tuple]]] = {
     "mlp": (Mlp, normal(7, 33)),
     "attention": (AttentionBlock, normal(9, 64)),
     "bert": (bert, token_inputs),
+    "bert1": (lambda: bert(layers=1, hidden=16), token_inputs),
 }
-"""Model name -> (builder, batch size -> inputs)."""
+"""Model name -> (builder, batch size -> inputs). `bert` is the 2-layer BERT
+of the issue; `bert1`, one layer of width 16, the same ops in a graph small
+enough for the default test run."""
 
 
 def build(name: str) -> tuple[nn.Module, Callable[[int], tuple]]:

@@ -1,0 +1,555 @@
+"""ONNX If, Loop and Scan as `ge.if` and `ge.while`.
+
+ONNX subgraphs may read any value of the enclosing graphs; `ge` regions are
+isolated from above, so the run-time values a subgraph reads (nested
+subgraphs included) become operands of the control-flow op, mirrored by
+`ge.data {parent_index = i}` in its regions, and the values known at import
+become constants of the region.
+
+`Loop` and `Scan` become one `ge.while` whose loop variables are
+
+    [iteration, keep going (Loop only), carried..., scan buffers...,
+     invariants...]
+
+`iteration` is the int64 counter ONNX hands the body; the condition region
+is `iteration < trip count` (Loop's `M` when given, the scanned length for
+Scan) `and keep going`. The invariants are the captured run-time values,
+a run-time trip count and Scan's scanned inputs: passed through unchanged.
+A scan output (the per-iteration values ONNX stacks) is a loop variable of
+its final shape, `[iterations, ...]` with the scan axis where the op puts
+it, that starts as zeros; iteration t writes its row with
+`select(iota == t, value, buffer)`, exact for every value. Scan reads its
+inputs' row t with a `ge.gather` at the counter (reversed directions count
+down: `length - 1 - t`).
+
+Refused, with the reason: a loop variable whose type changes between
+iterations, and a Loop scan output whose number of rows is unknown at
+import (no constant `M`, or a body that may stop the loop early).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from xdsl.ir import SSAValue
+
+from ge_dialect.builder import GraphBuilder
+from ge_dialect.limits import over_budget, tensor_bytes
+from ge_dialect.ops import IfOp, WhileOp
+from ge_frontend.importing import (
+    GraphEmitter,
+    Unsupported,
+    Value,
+    dtype_name_of,
+    normalize_axis,
+    registrar,
+    shape_of,
+)
+from ge_frontend.onnx_context import Downstream, NodeContext, free_names
+
+CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Value]]] = {}
+"""If, Loop, Scan -> converter (merged into `onnx_ops.CONVERTERS`)."""
+
+converts = registrar(CONVERTERS)
+
+
+def _captures(ctx: NodeContext, graphs: Sequence[onnx.GraphProto]) -> dict[str, Value]:
+    """The enclosing values the graphs read, by name."""
+    assert ctx.subgraphs is not None
+    captured: dict[str, Value] = {}
+    for graph in graphs:
+        for name in free_names(graph):
+            value = ctx.subgraphs.lookup(name)
+            if value is None:
+                raise Downstream
+            captured.setdefault(name, value)
+    return captured
+
+
+def _runtime(captured: dict[str, Value]) -> list[str]:
+    """The names of the captured values computed at run time."""
+    return [n for n, v in captured.items() if not isinstance(v, np.ndarray)]
+
+
+def _region(
+    ctx: NodeContext,
+    graph: onnx.GraphProto,
+    captured: dict[str, Value],
+    runtime: list[str],
+) -> Callable[..., list[SSAValue]]:
+    """A `GraphBuilder` subgraph function importing `graph`: its `ge.data`
+    are the captured run-time values `runtime`; captured constants are
+    constants of the region."""
+    assert ctx.subgraphs is not None
+    subgraphs = ctx.subgraphs
+
+    def build(builder: GraphBuilder, *data: SSAValue) -> list[SSAValue]:
+        emitter = ctx.emitter.nested(builder)
+        bound = {**captured, **dict(zip(runtime, data, strict=True))}
+        outputs = subgraphs.body(graph, emitter, bound)
+        return [
+            emitter.tensor(value, f"{ctx.name}/{output.name}")
+            for value, output in zip(outputs, graph.output, strict=True)
+        ]
+
+    return build
+
+
+@converts("If")
+def convert_if(ctx: NodeContext) -> list[Value]:
+    """`ge.if`; with a condition known at import, the branch taken is inlined."""
+    assert ctx.subgraphs is not None
+    cond = ctx.input(0)
+    branches = [ctx.graph("then_branch"), ctx.graph("else_branch")]
+    if isinstance(cond, np.ndarray):
+        if cond.size != 1:
+            raise ValueError(f"the condition has {cond.size} elements, not 1")
+        taken = branches[0] if bool(cond.reshape(-1)[0]) else branches[1]
+        return ctx.subgraphs.inline(taken, ctx.emitter)
+    captured = _captures(ctx, branches)
+    runtime = _runtime(captured)
+    builder = ctx.emitter.builder
+    results = builder.if_(
+        cond,
+        [captured[n] for n in runtime],
+        *(_region(ctx, g, captured, runtime) for g in branches),
+        name=ctx.name,
+    )
+    op = builder.block.last_op
+    assert isinstance(op, IfOp)
+    then_types = [v.type for v in op.then_branch.block.last_op.operands]
+    else_types = [v.type for v in op.else_branch.block.last_op.operands]
+    for index, (a, b) in enumerate(zip(then_types, else_types, strict=True)):
+        if a != b:
+            builder.block.erase_op(op)
+            raise Unsupported(
+                f"whose branches give output #{index} different types ({a} and {b})"
+            )
+    return results
+
+
+# ---------------------------------------------------------------------------
+# Loop and Scan: one `ge.while`
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScanInput:
+    """A Scan input read one row per iteration along `axis`."""
+
+    value: Value
+    axis: int
+    reverse: bool
+
+
+@dataclass(frozen=True)
+class ScanOutput:
+    """A stacked output: iteration t's value is row t (from the end when
+    `reverse`) along `axis` of the result (negative: from the end)."""
+
+    axis: int = 0
+    reverse: bool = False
+
+
+@dataclass
+class LoopSpec:
+    """What one ONNX Loop or Scan node iterates.
+
+    The body takes `[iteration, keep going]` (Loop: `has_keep`) or nothing,
+    then the carried values, then (Scan) the scanned rows; it returns
+    `[keep going]` (Loop), the carried values, then the scan outputs.
+    """
+
+    body: onnx.GraphProto
+    carried: list[Value]
+    has_keep: bool
+    keep: Value | None = None
+    """The first `keep going` (None: true)."""
+    trip_count: Value | None = None
+    """The iteration limit (None: none)."""
+    scan_inputs: list[ScanInput] = field(default_factory=list)
+    scan_outputs: list[ScanOutput] = field(default_factory=list)
+    iterations: int | None = None
+    """How many iterations run, when known at import (scan outputs need it)."""
+
+
+@dataclass
+class _Layout:
+    """Where each group of loop variables sits in the `ge.while` state."""
+
+    carried: int
+    buffers: int
+    runtime: list[str]
+    limit_is_variable: bool
+    scan_inputs: int
+
+    @property
+    def first_carried(self) -> int:
+        return 2
+
+    @property
+    def first_buffer(self) -> int:
+        return 2 + self.carried
+
+    @property
+    def first_invariant(self) -> int:
+        return self.first_buffer + self.buffers
+
+    @property
+    def limit(self) -> int:
+        return self.first_invariant + len(self.runtime)
+
+    @property
+    def first_scan_input(self) -> int:
+        return self.limit + int(self.limit_is_variable)
+
+
+def _as_tensor(emitter: GraphEmitter, value: Value, like: Value, key: str) -> SSAValue:
+    """`value` as an SSA value of `like`'s shape (a 1-element `keep going`
+    may be `[]` or `[1]`)."""
+    if shape_of(value) != shape_of(like) and np.prod(shape_of(value)) == 1:
+        shape = list(shape_of(like))
+        if isinstance(value, np.ndarray):
+            value = value.reshape(shape)
+        else:
+            value = emitter.emit("reshape", [value], {"shape": shape}, f"{key}/shape")
+    return emitter.tensor(value, key)
+
+
+def _iterate(ctx: NodeContext, spec: LoopSpec) -> tuple[list[Value], list[Value]]:
+    """Emit the `ge.while` of `spec`: (final carried values, scan outputs)."""
+    body = spec.body
+    expected_inputs = 2 * spec.has_keep + len(spec.carried) + len(spec.scan_inputs)
+    if len(body.input) != expected_inputs:
+        raise ValueError(
+            f"the body takes {len(body.input)} inputs, expected {expected_inputs}"
+        )
+    expected_outputs = spec.has_keep + len(spec.carried) + len(spec.scan_outputs)
+    if len(body.output) != expected_outputs:
+        raise ValueError(
+            f"the body gives {len(body.output)} outputs, expected {expected_outputs}"
+        )
+    captured = _captures(ctx, [body])
+    keep = np.array(True) if spec.keep is None else spec.keep
+    start = [np.array(0, np.int64), keep]  # one array each: one ge.const each
+    if not spec.scan_outputs:
+        return _build_while(ctx, spec, start, captured, []), []
+    if spec.iterations is None:
+        raise Unsupported(
+            "with scan outputs and a number of iterations unknown at import"
+        )
+    rows = _probe_scan_rows(ctx, spec, start, captured)
+    buffers = []
+    for index, ((row, dtype), out) in enumerate(
+        zip(rows, spec.scan_outputs, strict=True)
+    ):
+        if -1 in row:
+            raise Unsupported(f"whose scan output #{index} has dynamic dims")
+        shape = _stacked_shape(row, spec.iterations, out.axis)
+        nbytes = tensor_bytes(shape, np.dtype(dtype).itemsize)
+        if (reason := over_budget(nbytes, f"scan output #{index}")) is not None:
+            raise ValueError(reason)
+        buffers.append(np.zeros(shape, dtype))
+    values = _build_while(ctx, spec, start, captured, buffers)
+    return values[: len(spec.carried)], values[len(spec.carried) :]
+
+
+def _stacked_shape(row: tuple[int, ...], iterations: int, axis: int) -> list[int]:
+    """The shape of `iterations` rows `row` stacked along `axis`."""
+    axis = normalize_axis(axis, len(row) + 1)
+    return [*row[:axis], iterations, *row[axis:]]
+
+
+def _probe_scan_rows(
+    ctx: NodeContext, spec: LoopSpec, start: list[Value], captured: dict[str, Value]
+) -> list[tuple[tuple[int, ...], str]]:
+    """The shape and dtype of one row of each scan output: the body is built
+    once without buffers, read and erased."""
+    rows: list[tuple[tuple[int, ...], str]] = []
+    _build_while(ctx, spec, start, captured, [], rows)
+    ctx.emitter.builder.block.erase_op(ctx.emitter.builder.block.last_op)
+    return rows
+
+
+def _build_while(
+    ctx: NodeContext,
+    spec: LoopSpec,
+    start: list[Value],
+    captured: dict[str, Value],
+    buffers: list[np.ndarray],
+    rows: list[tuple[tuple[int, ...], str]] | None = None,
+) -> list[Value]:
+    """The `ge.while` of `spec` from the counter and condition `start`,
+    with scan `buffers` (none: `rows` collects each scan output row's shape
+    and dtype); its carried and buffer results."""
+    assert ctx.subgraphs is not None
+    subgraphs = ctx.subgraphs
+    body, emitter = spec.body, ctx.emitter
+    runtime = _runtime(captured)
+    limit = spec.trip_count
+    layout = _Layout(
+        carried=len(spec.carried),
+        buffers=len(buffers),
+        runtime=runtime,
+        limit_is_variable=limit is not None and not isinstance(limit, np.ndarray),
+        scan_inputs=len(spec.scan_inputs),
+    )
+    state = [
+        emitter.tensor(start[0], f"{ctx.name}/iteration"),
+        emitter.tensor(start[1], f"{ctx.name}/keep_going"),
+        *(
+            emitter.tensor(v, f"{ctx.name}/carried{i}")
+            for i, v in enumerate(spec.carried)
+        ),
+        *(emitter.tensor(b, f"{ctx.name}/stacked{i}") for i, b in enumerate(buffers)),
+        *(captured[n] for n in runtime),
+        *(
+            [emitter.tensor(limit, f"{ctx.name}/trip_count")]
+            if layout.limit_is_variable
+            else []
+        ),
+        *(
+            emitter.tensor(s.value, f"{ctx.name}/scanned{i}")
+            for i, s in enumerate(spec.scan_inputs)
+        ),
+    ]
+
+    def condition(builder: GraphBuilder, *data: SSAValue) -> SSAValue:
+        inner = emitter.nested(builder)
+        going: Value = data[1]
+        if limit is not None:
+            bound = data[layout.limit] if layout.limit_is_variable else limit
+            below = inner.emit("less", [data[0], bound], {}, f"{ctx.name}/below")
+            going = (
+                inner.emit("logical_and", [below, going], {}, f"{ctx.name}/continue")
+                if spec.has_keep
+                else below
+            )
+        return inner.tensor(going, f"{ctx.name}/continue")
+
+    def step(builder: GraphBuilder, *data: SSAValue) -> list[SSAValue]:
+        inner = emitter.nested(builder)
+        iteration = data[0]
+        carried = data[layout.first_carried : layout.first_buffer]
+        rows_read = [
+            _scan_row(
+                inner, ctx.name, i, scan, data[layout.first_scan_input + i], iteration
+            )
+            for i, scan in enumerate(spec.scan_inputs)
+        ]
+        inputs = [*(data[:2] if spec.has_keep else ()), *carried, *rows_read]
+        bound = {
+            **captured,
+            **dict(zip([v.name for v in body.input], inputs, strict=True)),
+        }
+        bound.update(
+            zip(runtime, data[layout.first_invariant : layout.limit], strict=True)
+        )
+        outputs = subgraphs.body(body, inner, bound)
+        going = (
+            _as_tensor(inner, outputs[0], data[1], f"{ctx.name}/keep_going")
+            if spec.has_keep
+            else data[1]
+        )
+        outputs = outputs[spec.has_keep :]
+        produced = outputs[: layout.carried]
+        stacked = outputs[layout.carried :]
+        if rows is not None:
+            rows.extend((shape_of(v), dtype_name_of(v)) for v in stacked)
+            new_buffers: list[Value] = []
+        else:
+            new_buffers = [
+                _write_row(
+                    inner,
+                    ctx.name,
+                    i,
+                    out,
+                    data[layout.first_buffer + i],
+                    value,
+                    iteration,
+                    spec.iterations,
+                )
+                for i, (out, value) in enumerate(
+                    zip(spec.scan_outputs, stacked, strict=True)
+                )
+            ]
+        following = inner.emit(
+            "add", [iteration, np.array(1, np.int64)], {}, f"{ctx.name}/next"
+        )
+        updated = [following, going, *produced, *new_buffers]
+        return [
+            *(inner.tensor(v, f"{ctx.name}/out{i}") for i, v in enumerate(updated)),
+            *data[layout.first_invariant :],
+        ]
+
+    builder = emitter.builder
+    results = builder.while_(state, condition, step, name=ctx.name)
+    op = builder.block.last_op
+    assert isinstance(op, WhileOp)
+    for index, (result, produced) in enumerate(
+        zip(op.results, op.body.block.last_op.operands, strict=True)
+    ):
+        if result.type != produced.type:
+            builder.block.erase_op(op)
+            raise Unsupported(
+                f"whose loop variable #{index} changes type ({result.type} to "
+                f"{produced.type})"
+            )
+    return results[2 : layout.first_invariant]
+
+
+def _scan_row(
+    emitter: GraphEmitter,
+    name: str,
+    index: int,
+    scan: ScanInput,
+    value: SSAValue,
+    iteration: SSAValue,
+) -> Value:
+    """Row `iteration` (from the end when reversed) of a scanned input."""
+    position = _position(
+        emitter,
+        f"{name}/scan{index}",
+        iteration,
+        shape_of(value)[scan.axis],
+        scan.reverse,
+    )
+    return emitter.emit(
+        "gather", [value, position], {"axis": scan.axis}, f"{name}/scan{index}/row"
+    )
+
+
+def _position(
+    emitter: GraphEmitter, key: str, iteration: SSAValue, length: int, reverse: bool
+) -> Value:
+    """`iteration`, or `length - 1 - iteration` when reversed."""
+    if not reverse:
+        return iteration
+    last = np.array(length - 1, np.int64)
+    return emitter.emit("sub", [last, iteration], {}, f"{key}/position")
+
+
+def _write_row(
+    emitter: GraphEmitter,
+    name: str,
+    index: int,
+    out: ScanOutput,
+    buffer: SSAValue,
+    value: Value,
+    iteration: SSAValue,
+    iterations: int | None,
+) -> Value:
+    """`buffer` with row `iteration` (from the end when reversed) along the
+    scan axis replaced by `value`: `select(iota == position, value, buffer)`."""
+    assert iterations is not None
+    key = f"{name}/stack{index}"
+    rank = len(shape_of(buffer))
+    axis = normalize_axis(out.axis, rank)
+    iota = np.arange(iterations, dtype=np.int64).reshape(
+        [iterations if d == axis else 1 for d in range(rank)]
+    )
+    position = _position(emitter, key, iteration, iterations, out.reverse)
+    mask = emitter.emit("equal", [iota, position], {}, f"{key}/row")
+    row = emitter.emit("unsqueeze", [value], {"axes": [axis]}, f"{key}/expand")
+    return emitter.emit("select", [mask, row, buffer], {}, f"{key}/write")
+
+
+@converts("Loop")
+def convert_loop(ctx: NodeContext) -> list[Value]:
+    """`ge.while`: runs while `iteration < M` (when given) and the body's
+    condition holds; scan outputs need a known trip count and a body that
+    never stops the loop early."""
+    body = ctx.graph("body")
+    carried = [ctx.input(i) for i in range(2, len(ctx.node.input))]
+    trip_count = ctx.optional_input(0)
+    keep = ctx.optional_input(1)
+    scans = len(body.output) - 1 - len(carried)
+    spec = LoopSpec(
+        body,
+        carried,
+        has_keep=True,
+        keep=keep,
+        trip_count=trip_count,
+        scan_outputs=[ScanOutput() for _ in range(max(scans, 0))],
+        iterations=_fixed_trip_count(body, trip_count, keep),
+    )
+    final, stacked = _iterate(ctx, spec)
+    return [*final, *stacked]
+
+
+def _fixed_trip_count(
+    body: onnx.GraphProto, trip_count: Value | None, keep: Value | None
+) -> int | None:
+    """The Loop's number of iterations when known at import: a constant `M`,
+    a first condition that is absent or true, and a body whose condition
+    output is its condition input (through `Identity` nodes) or a constant
+    true."""
+    if not isinstance(trip_count, np.ndarray):
+        return None
+    if keep is not None and not (isinstance(keep, np.ndarray) and keep.all()):
+        return None
+    if len(body.input) < 2 or not _always_true(body, body.output[0].name):
+        return None
+    return max(int(trip_count.reshape(-1)[0]), 0)
+
+
+def _always_true(body: onnx.GraphProto, name: str) -> bool:
+    """Whether body value `name` is the body's condition input or a constant
+    true, following `Identity` nodes."""
+    producers = {output: node for node in body.node for output in node.output}
+    while name in producers and producers[name].op_type == "Identity":
+        name = producers[name].input[0]
+    if name == body.input[1].name:
+        return True
+    initial = {t.name: t for t in body.initializer}.get(name)
+    node = producers.get(name)
+    if initial is None and node is not None and node.op_type == "Constant":
+        initial = next((a.t for a in node.attribute if a.name == "value"), None)
+    return initial is not None and bool(numpy_helper.to_array(initial).all())
+
+
+@converts("Scan")
+def convert_scan(ctx: NodeContext) -> list[Value]:
+    """`ge.while` over the scanned axis (opset 9 and up; opset 8's batched
+    Scan with `sequence_lens` is refused)."""
+    if ctx.opset < 9:
+        raise Unsupported("of opset 8 (batched, with sequence_lens)")
+    body = ctx.graph("body")
+    scanned = ctx.attr("num_scan_inputs")
+    if scanned is None:
+        raise ValueError("attribute 'num_scan_inputs' is missing")
+    values = [ctx.input(i) for i in range(len(ctx.node.input))]
+    carried, inputs = values[: len(values) - scanned], values[len(values) - scanned :]
+    outputs = len(body.output) - len(carried)
+    input_axes = ctx.attr("scan_input_axes", [0] * scanned)
+    input_directions = ctx.attr("scan_input_directions", [0] * scanned)
+    output_axes = ctx.attr("scan_output_axes", [0] * outputs)
+    output_directions = ctx.attr("scan_output_directions", [0] * outputs)
+    scan_inputs = [
+        ScanInput(v, normalize_axis(a, len(shape_of(v))), bool(d))
+        for v, a, d in zip(inputs, input_axes, input_directions, strict=True)
+    ]
+    lengths = {shape_of(s.value)[s.axis] for s in scan_inputs}
+    if len(lengths) != 1:
+        raise ValueError(f"the scanned inputs have different lengths {sorted(lengths)}")
+    (length,) = lengths
+    if length < 0:
+        raise Unsupported("over a scanned axis of unknown length")
+    spec = LoopSpec(
+        body,
+        carried,
+        has_keep=False,
+        trip_count=np.array(length, np.int64),
+        scan_inputs=scan_inputs,
+        scan_outputs=[
+            ScanOutput(a, bool(d))
+            for a, d in zip(output_axes, output_directions, strict=True)
+        ],
+        iterations=length,
+    )
+    final, stacked = _iterate(ctx, spec)
+    return [*final, *stacked]
