@@ -493,7 +493,7 @@ def check_graph_plan(graph: GraphOp, target: str | None = None) -> int:
     and, unless it views or reuses in place, disjoint from every other value
     live at the same time. Raises a GEError naming the first problem.
     """
-    if any(isinstance(op, PartitionedCallOp) for op in graph.body.block.ops):
+    if any(isinstance(op, PartitionedCallOp) for op in graph.walk()):
         graph = graph.clone()
         inline_partitioned_calls(graph.body.block)
     planned = read_plan(graph)

@@ -784,6 +784,41 @@ def test_engine_subgraphs_become_called_functions(planned):
     assert ("memref.view" in text) is planned
 
 
+def test_planned_while_with_engine_subgraphs_in_its_body():
+    """A while body split into engine subgraphs (AI Core ops around an AI CPU
+    gather) by partition-engines, then planned: the calls inside the body are
+    planned inlined (their outputs are their inner values' bytes), lowered as
+    func.calls that return arena views, and the JIT matches the reference."""
+    from ge_dialect.dialect import make_context
+    from passes.partition_engines import PartitionEnginesPass
+    from passes.plan_memory import PlanMemoryPass
+
+    b = GraphBuilder("g")
+    n = b.data([], "int32")
+    table = b.data([5, 33], "float32")
+    acc = b.data([33], "float32")
+
+    def body(s: GraphBuilder, n_, t_, a_):
+        one = s.const(np.array(1, np.int32))
+        row = s.gather(t_, s.sub(n_, one), axis=0)
+        return [s.sub(n_, one), t_, s.add(s.tanh(a_), s.mul(row, a_))]
+
+    _, _, y = b.while_([n, table, acc], lambda s, n_, t_, a_: s.identity(n_), body)
+    b.output(b.exp(y))
+    module = b.build()
+    PartitionEnginesPass().apply(make_context(), module)
+    PlanMemoryPass().apply(make_context(), module)
+    rng = np.random.default_rng(18)
+    inputs = {
+        0: np.array(5, np.int32),
+        1: rng.uniform(-1, 1, (5, 33)).astype(np.float32),
+        2: rng.uniform(-1, 1, 33).astype(np.float32),
+    }
+    text = check(module, inputs)
+    assert "scf.while" in text and "func.call @g_aicpu" in text
+    assert "memref.view" in text
+
+
 def test_lowered_subgraph_constants_are_weights_or_globals():
     """Constants inside a branch become memref.globals too (an external one
     would be a weight argument); they are read inside the scf region."""
