@@ -52,8 +52,9 @@ from ge_dialect.constants import dense_to_numpy, derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime import jit_cache
+from ge_runtime import jit_cache, jit_numba
 from ge_runtime.jit_hoist import hoist_invariants
+from ge_runtime.jit_numba import NumbaNest
 from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
@@ -85,6 +86,7 @@ ENTRY_FIELDS = (
     "arg_types",
     "arg_attrs",
     "vectorised",
+    "native_nests",
     "scalar_nests",
     "reuses_workspace",
     "invariant_args",
@@ -108,6 +110,9 @@ class CompiledFunction:
     arg_types: list[MemRefType]
     arg_attrs: list[dict[str, Any]]
     vectorised: int = 0
+    """Top-level nests run as array calls (NumPy or numba kernels)."""
+    native_nests: int = 0
+    """How many of those are numba kernels (`jit_numba`)."""
     scalar_nests: list[str] = field(default_factory=list)
     """Why each top-level nest that runs in the scalar path was not vectorised."""
     reuses_workspace: bool = False
@@ -253,15 +258,21 @@ def compile_module(
     *,
     poison: bool = False,
     vectorize: bool = True,
+    native: bool | None = None,
 ) -> CompiledFunction:
     """Compile `function` (default: the module's first function) to Python.
 
     With `poison`, new float buffers start as NaN, so reading memory the IR
     never wrote shows up in the results; without `vectorize` every nest takes
-    the scalar path. Results are cached by module text and options.
+    the scalar path; `native` says whether numba compiles the nests it takes
+    (`jit_numba`; default: when it is available). Results are cached by
+    module text and options.
     """
     text = module if isinstance(module, str) else str(module)
-    key = hashlib.sha256(f"{function}|{poison}|{vectorize}|{text}".encode()).hexdigest()
+    if native is None:
+        native = jit_numba.available()
+    options = f"{function}|{poison}|{vectorize}|{native}"
+    key = hashlib.sha256(f"{options}|{text}".encode()).hexdigest()
     with _COMPILE_LOCK:  # CPython's `ast` is not safe to use from two threads
         if key not in _CACHE:
             parsed = (
@@ -270,7 +281,9 @@ def compile_module(
                 else module
             )
             target = _find_function(parsed, function)
-            _CACHE[key] = FunctionCompiler(parsed, target, poison, vectorize).run()
+            _CACHE[key] = FunctionCompiler(
+                parsed, target, poison, vectorize, native
+            ).run()
         return _CACHE[key]
 
 
@@ -299,14 +312,21 @@ class FunctionCompiler:
     """Generates and executes the Python source of one function."""
 
     def __init__(
-        self, module: ModuleOp, function: func.FuncOp, poison: bool, vectorize: bool
+        self,
+        module: ModuleOp,
+        function: func.FuncOp,
+        poison: bool,
+        vectorize: bool,
+        native: bool,
     ):
         self.module = module
         self.function = function
         self.vectorize = vectorize
+        self.native = native
         self.env = CodeEnv(poison=poison)
         self.scalar = ScalarEmitter(self.env)
         self.vectorised = 0
+        self.native_nests = 0
         self.reasons: list[str] = []
         """Why each nest that runs in the scalar path was not vectorised."""
         self.calling: list[str] = []
@@ -342,7 +362,7 @@ class FunctionCompiler:
         invariant = {args[i] for i in invariant_args} | (
             set(namespace) - self.env.mutable_globals
         )
-        split = hoist_invariants(body, invariant)
+        split = hoist_invariants(body, invariant, self.env.writes)
         prepare_args = ", ".join(args[i] for i in invariant_args)
         hoisted = "".join(f"{name}, " for name in split.names)
         lines = [
@@ -363,6 +383,7 @@ class FunctionCompiler:
             [a.type for a in block.args],  # type: ignore[misc]
             arg_attrs,
             self.vectorised,
+            self.native_nests,
             self.reasons,
             bool(self.env.workspace_specs),
             namespace["prepare"],
@@ -392,7 +413,7 @@ class FunctionCompiler:
                 )
             elif isinstance(op, affine.ForOp) and self.vectorize:
                 try:
-                    lines += NestVectoriser(op, self.env).compile(indent)
+                    lines += self._native_or_vectorised(op, indent)
                     self.vectorised += 1
                 except Unsupported as reason:
                     self.reasons.append(str(reason))
@@ -416,6 +437,19 @@ class FunctionCompiler:
             else:
                 lines += self.scalar.emit(op, indent)
         return lines
+
+    def _native_or_vectorised(self, op: affine.ForOp, indent: str) -> list[str]:
+        """A nest as one numba kernel call when numba takes it, else as
+        NumPy calls (`Unsupported` if neither does)."""
+        if self.native:
+            try:
+                lines = NumbaNest(op, self.env).compile(indent)
+            except Unsupported:
+                pass
+            else:
+                self.native_nests += 1
+                return lines
+        return NestVectoriser(op, self.env).compile(indent)
 
     def _control_flow(
         self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str
@@ -593,24 +627,30 @@ def compile_graph(
     *,
     poison: bool = False,
     cache_key: str | None = None,
+    native: bool | None = None,
 ) -> CompiledFunction:
     """The compiled loop-level function of a graph (cached by graph text).
 
     With `cache_key` (what determines the graph, e.g. a model file's digest
     and the part) the generated code is also kept on disk (`jit_cache`): a
     later process finds it there and neither lowers nor generates code.
+    `native` is `compile_module`'s.
     """
+    if native is None:
+        native = jit_numba.available()
     if cache_key is not None and not poison:
-        disk_key = f"{target}|{cache_key}"
+        disk_key = f"{target}|{native}|{cache_key}"
         entry = jit_cache.load(disk_key)
         if entry is not None:
             return CompiledFunction.from_entry(entry)
-        compiled = compile_module(lowered_module(graph, target))
+        compiled = compile_module(lowered_module(graph, target), native=native)
         jit_cache.save(disk_key, compiled.to_entry())
         return compiled
-    key = hashlib.sha256(f"{target}|{poison}|{graph}".encode()).hexdigest()
+    key = hashlib.sha256(f"{target}|{poison}|{native}|{graph}".encode()).hexdigest()
     if key not in _GRAPHS:
-        _GRAPHS[key] = compile_module(lowered_module(graph, target), poison=poison)
+        _GRAPHS[key] = compile_module(
+            lowered_module(graph, target), poison=poison, native=native
+        )
     return _GRAPHS[key]
 
 

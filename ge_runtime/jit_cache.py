@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ge_runtime import jit_ops
+from ge_runtime import jit_numba, jit_ops
 
 FORMAT = 1
 """Version of the entry layout."""
@@ -33,6 +33,7 @@ FORMAT = 1
 GENERATORS = (
     "ge_runtime/jit.py",
     "ge_runtime/jit_hoist.py",
+    "ge_runtime/jit_numba.py",
     "ge_runtime/jit_ops.py",
     "ge_runtime/jit_runtime.py",
     "ge_runtime/jit_scalar.py",
@@ -103,10 +104,12 @@ class _Pickler(pickle.Pickler):
     known = _table_functions()
 
     def reducer_override(self, obj: Any) -> Any:
-        found = self.known.get(id(obj)) if callable(obj) else None
+        if not callable(obj):
+            return NotImplemented
+        found = self.known.get(id(obj))
         if found is not None:
             return table_function, found
-        return NotImplemented
+        return jit_numba.reduce_kernel(obj) or NotImplemented
 
 
 def dump(entry: dict[str, Any]) -> bytes | None:

@@ -24,7 +24,7 @@ def jitted(x, w):                     def prepare(w):
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MODULES = frozenset({"np"})
@@ -65,7 +65,7 @@ def _buffers(node: ast.AST) -> set[str]:
     return set().union(set(), *map(_buffers, ast.iter_child_nodes(node)))
 
 
-def _written(tree: ast.Module) -> set[str]:
+def _written(tree: ast.Module, writes: Mapping[str, Sequence[int]]) -> set[str]:
     """Names whose array the function writes, and every name they view."""
     written: set[str] = set()
     for node in ast.walk(tree):
@@ -76,6 +76,8 @@ def _written(tree: ast.Module) -> set[str]:
             targets = [node.target]
         elif isinstance(node, ast.Call):
             targets = [k.value for k in node.keywords if k.arg == "out"]
+            if isinstance(node.func, ast.Name) and node.func.id in writes:
+                targets += [node.args[i] for i in writes[node.func.id]]
         for target in targets:
             written |= _buffers(target)
     assignments = [
@@ -95,8 +97,14 @@ def _written(tree: ast.Module) -> set[str]:
     return written
 
 
-def hoist_invariants(body: Sequence[str], invariant: set[str]) -> Hoisted:
-    """Split `body` (the lines of a function body, one indentation level)."""
+def hoist_invariants(
+    body: Sequence[str],
+    invariant: set[str],
+    writes: Mapping[str, Sequence[int]] | None = None,
+) -> Hoisted:
+    """Split `body` (the lines of a function body, one indentation level);
+    `writes` names the functions that write some of their positional
+    arguments (compiled kernels), and at which positions."""
     text = "\n".join(body)
     tree = ast.parse("if True:\n" + text)
     statements = tree.body[0].body  # type: ignore[attr-defined]
@@ -105,7 +113,7 @@ def hoist_invariants(body: Sequence[str], invariant: set[str]) -> Hoisted:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and _stored(node):
             assigned[node.id] = assigned.get(node.id, 0) + 1
-    written = _written(tree)
+    written = _written(tree, writes or {})
     known = set(invariant) - written
     prepare: list[str] = []
     kept: list[str] = []

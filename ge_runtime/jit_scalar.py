@@ -52,6 +52,8 @@ class CodeEnv:
     """Buffers every call reads the same (weights, constant globals)."""
     mutable_globals: set[str] = field(default_factory=set)
     """Namespace names of objects the generated code changes."""
+    writes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    """Namespace functions that write positional arguments, and which ones."""
     workspace_specs: list[tuple[tuple[int, ...], np.dtype, int | None]] = field(
         default_factory=list
     )

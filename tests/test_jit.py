@@ -7,15 +7,27 @@ import numpy as np
 import pytest
 
 from ge_dialect.builder import GraphBuilder
+from ge_runtime import jit_numba
 from ge_runtime.jit import JITError, compile_graph, compile_module, lowered_module
 from ge_runtime.jit_interpreter import interpret
 
 RNG = np.random.default_rng(0)
+NATIVE = [
+    False,
+    pytest.param(
+        True,
+        marks=pytest.mark.skipif(
+            not jit_numba.available(), reason="numba is not installed"
+        ),
+    ),
+]
+"""Both ways of running nests: NumPy calls only, and numba kernels."""
 
 
-def run(text: str, *args: np.ndarray, vectorised: int, scalar: int = 0):
-    """Compile, check how many nests took each path, run."""
-    compiled = compile_module(text, poison=True)
+def run(text: str, *args: np.ndarray, vectorised: int, scalar: int = 0, native=False):
+    """Compile (NumPy only, unless `native`), check how many nests took each
+    path, run."""
+    compiled = compile_module(text, poison=True, native=native)
     assert compiled.vectorised == vectorised, compiled.source
     assert len(compiled.scalar_nests) == scalar, compiled.scalar_nests
     return compiled(*args)
@@ -49,7 +61,7 @@ def test_accumulated_product_becomes_a_contraction():
     (y,) = run(MATVEC, a, x, vectorised=2)
     np.testing.assert_allclose(y, a @ x, rtol=1e-5)
     # 7 taps into one column: a multiply and an add per tap, no GEMM
-    source = compile_module(MATVEC, poison=True).source
+    source = compile_module(MATVEC, poison=True, native=False).source
     assert source.count("np.multiply(") == 7 and "np.dot(" not in source
     wide = MATVEC.replace("5x7", "5x70").replace("7xf32", "70xf32")
     wide = wide.replace("to 7", "to 70")
@@ -57,13 +69,14 @@ def test_accumulated_product_becomes_a_contraction():
     x = RNG.standard_normal(70).astype(np.float32)
     (y,) = run(wide, a, x, vectorised=2)
     np.testing.assert_allclose(y, a @ x, rtol=1e-5)
-    assert "np.dot(" in compile_module(wide, poison=True).source  # 70 taps: BLAS
+    source = compile_module(wide, poison=True, native=False).source
+    assert "np.dot(" in source  # 70 taps: BLAS
 
 
 def test_gemm_operand_read_in_place_and_weights_packed_once():
     a = RNG.standard_normal((33, 17)).astype(np.float32)
     b = RNG.standard_normal((17, 3)).astype(np.float32)
-    compiled = compile_module(GEMM)
+    compiled = compile_module(GEMM, native=False)
     (y,) = compiled(a, b)
     np.testing.assert_allclose(y, a @ b, rtol=1e-5)
     assert "pack(" in compiled.source and compiled.invariant_args == (1,)
@@ -127,7 +140,7 @@ def test_product_of_three_factors_becomes_einsum():
     c = RNG.standard_normal((4, 2)).astype(np.float32)
     (y,) = run(TRIPLE, a, b, c, vectorised=1)
     np.testing.assert_allclose(y, (a * b) @ c, rtol=1e-5)
-    assert "np.einsum(" in compile_module(TRIPLE, poison=True).source
+    assert "np.einsum(" in compile_module(TRIPLE, poison=True, native=False).source
 
 
 WINDOW_MAX = """
@@ -175,6 +188,9 @@ def test_loop_carried_dependence_falls_back_to_scalar():
     x = RNG.standard_normal(6).astype(np.float32)
     (y,) = run(PREFIX_SUM, x, vectorised=0, scalar=1)
     np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
+    if jit_numba.available():  # numba runs the loops as written: no fallback
+        (y,) = run(PREFIX_SUM, x, vectorised=1, native=True)
+        np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
 
 
 INTERLEAVED = """
@@ -200,6 +216,9 @@ def test_reset_inside_reduction_loop_is_not_a_reduction():
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     (y,) = run(INTERLEAVED, x, vectorised=0, scalar=1)
     np.testing.assert_array_equal(y, x[2])
+    if jit_numba.available():
+        (y,) = run(INTERLEAVED, x, vectorised=1, native=True)
+        np.testing.assert_array_equal(y, x[2])
 
 
 NONLINEAR = """
@@ -225,6 +244,10 @@ def test_floordiv_mod_gather_and_non_injective_store():
     y, z = run(NONLINEAR, x, vectorised=1, scalar=1)
     np.testing.assert_array_equal(y, x.reshape(-1))
     np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
+    if jit_numba.available():
+        y, z = run(NONLINEAR, x, vectorised=2, native=True)
+        np.testing.assert_array_equal(y, x.reshape(-1))
+        np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
 
 
 SCF = """
@@ -312,8 +335,9 @@ def _graphs():
     return {"conv": conv, "pool_softmax": pool_softmax, "matmul": matmul}
 
 
+@pytest.mark.parametrize("native", NATIVE)
 @pytest.mark.parametrize("name", sorted(_graphs()))
-def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name):
+def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name, native):
     module = _graphs()[name]()
     graph = module.body.block.first_op
     lowered = lowered_module(graph)
@@ -323,7 +347,7 @@ def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name):
         )
         for a in next(iter(lowered.ops)).body.block.args
     ]
-    vectorised = compile_graph(graph, poison=True)
+    vectorised = compile_graph(graph, poison=True, native=native)
     assert vectorised.scalar_nests == [] and vectorised.vectorised > 0
     scalar = compile_module(lowered, vectorize=False, poison=True)
     interpreted = interpret(lowered, graph.sym_name.data, args)
@@ -406,7 +430,7 @@ def test_generated_code_is_kept_on_disk_for_the_next_process(tmp_path, monkeypat
     assert again is not first and again.source == first.source
     np.testing.assert_array_equal(again(*arguments(x))[0], first(*arguments(x))[0])
     hoisted = again.bind({}).hoisted  # the conv weight is a global: packed once
-    assert hoisted is not None and any(h.shape == (27, 17) for h in hoisted[1:])
+    assert hoisted is not None and any(h.shape == (27, 17) for h in hoisted)
     monkeypatch.setattr(jit_cache, "code_version", lambda: "another compiler")
     compile_graph(graph, cache_key="model-digest|main")
     assert len(list(tmp_path.glob("*.pickle"))) == 2  # a new entry, not the old
@@ -452,3 +476,110 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
         assert source.count("copy_into(np.reshape(") == 1
     (got,) = run_graph(module, inputs)
     np.testing.assert_allclose(got, expected[0], rtol=1e-5, atol=1e-5)
+
+
+# -- numba kernels (jit_numba) -------------------------------------------------
+
+
+def depthwise_relu6_pool():
+    """Depthwise 3x3 conv (17 channels: two C0 blocks, the second ragged),
+    ReLU6, 3x3 max-pool: the nests numba takes (a reduction into one element
+    per output, window taps, NaN-propagating max/min)."""
+    from ge_runtime.jit import graph_arguments
+    from ge_runtime.reference import find_graph
+
+    b = GraphBuilder("main")
+    x = b.data([1, 17, 9, 9], "float32", name="x")
+    w = b.const(np.random.default_rng(3).standard_normal((17, 1, 3, 3), np.float32))
+    y = b.conv2d(
+        x, w, strides=[1, 1, 1, 1], pads=[1, 1, 1, 1], groups=17, data_format="NCHW"
+    )
+    y = b.max_pool(
+        b.relu6(y),
+        ksize=[1, 1, 3, 3],
+        strides=[1, 1, 2, 2],
+        pads=[1, 1, 1, 1],
+        data_format="NCHW",
+    )
+    b.output(y)
+    graph = find_graph(b.build())
+    return graph, lambda x: graph_arguments(graph, {"x": x}, {}, None)
+
+
+def special_input(shape: tuple[int, ...]) -> np.ndarray:
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[::301], flat[50::397], flat[90::401] = np.nan, np.inf, -np.inf
+    flat[2::5] = -0.0
+    return x
+
+
+@pytest.mark.skipif(not jit_numba.available(), reason="numba is not installed")
+def test_numba_kernels_compute_what_numpy_computes_bit_for_bit():
+    graph, arguments = depthwise_relu6_pool()
+    numpy_path = compile_graph(graph, poison=True, native=False)
+    numba_path = compile_graph(graph, poison=True, native=True)
+    assert numpy_path.native_nests == 0 and numba_path.native_nests > 0
+    x = special_input((1, 17, 9, 9))
+    (want,) = numpy_path(*arguments(x))
+    (got,) = numba_path(*arguments(x))
+    assert np.isnan(want).any() and not np.isnan(want).all()  # ReLU6 clips inf
+    np.testing.assert_array_equal(got, want)  # NaN where NumPy has NaN
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # and -0.0
+    reference = compile_module(lowered_module(graph), vectorize=False, poison=True)
+    np.testing.assert_array_equal(got, reference(*arguments(x))[0])
+
+
+@pytest.mark.skipif(not jit_numba.available(), reason="numba is not installed")
+def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
+    """The depthwise reduction keeps its output element in a local across
+    the tap loops (stored once), whose extents are literal."""
+    graph, _ = depthwise_relu6_pool()
+    compiled = compile_graph(graph, poison=True, native=True)
+    kernels = [
+        jit_numba._SOURCES[id(v)]
+        for v in compiled.function.__globals__.values()
+        if id(v) in jit_numba._SOURCES
+    ]
+    reductions = [k for k in kernels if "r0 = " in k]
+    assert reductions and all("in range(3):" in k for k in reductions)
+
+
+@pytest.fixture
+def numba_missing(monkeypatch):
+    """A process where `import numba` would fail."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "numba" else real(name, *a),
+    )
+    jit_numba.available.cache_clear()
+    yield
+    jit_numba.available.cache_clear()
+
+
+def test_without_numba_the_jit_runs_numpy_and_says_so(numba_missing):
+    assert not jit_numba.available()
+    assert jit_numba.status() == "NumPy calls only (numba is not installed)"
+    graph, arguments = depthwise_relu6_pool()
+    compiled = compile_graph(graph, poison=True)  # default: what is available
+    assert compiled.native_nests == 0 and compiled.vectorised > 0
+    x = special_input((1, 17, 9, 9))
+    reference = compile_module(lowered_module(graph), vectorize=False, poison=True)
+    np.testing.assert_array_equal(
+        compiled(*arguments(x))[0], reference(*arguments(x))[0]
+    )
+
+
+def test_numba_turned_off_by_the_environment(monkeypatch):
+    monkeypatch.setenv("GE_XDSL_NUMBA", "0")
+    jit_numba.available.cache_clear()
+    try:
+        assert not jit_numba.available()
+        assert jit_numba.status() == "NumPy calls only (GE_XDSL_NUMBA=0)"
+    finally:
+        monkeypatch.undo()
+        jit_numba.available.cache_clear()
