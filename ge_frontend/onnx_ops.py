@@ -613,6 +613,18 @@ def convert_gather(ctx: NodeContext) -> list[Value]:
     return [ctx.op("gather", ctx.input(0), ctx.input(1), axis=axis)]
 
 
+@converts("GatherElements")
+def convert_gather_elements(ctx: NodeContext) -> list[Value]:
+    axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
+    return [ctx.op("gather_elements", ctx.input(0), ctx.input(1), axis=axis)]
+
+
+@converts("GatherND")
+def convert_gather_nd(ctx: NodeContext) -> list[Value]:
+    batch_dims = ctx.attr("batch_dims", 0)
+    return [ctx.op("gather_nd", ctx.input(0), ctx.input(1), batch_dims=batch_dims)]
+
+
 @converts("Tile")
 def convert_tile(ctx: NodeContext) -> list[Value]:
     repeats = ctx.constant(1, "repeats")

@@ -2,7 +2,8 @@
 
 `ge_xdsl.compile` and `ge-atc` both run `compile_offline_model`: a model is
 imported with its framework's front end (`FRONT_ENDS`), then graph fusion
-(`fold-bias-add`, `fold-batch-norm`, `fold-reduce-reshape`), shape and
+(`fold-bias-add`, `fold-batch-norm`, `fold-reduce-reshape`,
+`fold-transpose-into-matmul`), shape and
 constant folding (`fold-shapes`, `fold-constants`), the format
 pipeline (`ge-format-pipeline` with `input_format` as data format and the
 `soc_version`'s C0 table), UB fusion (`fuse-ops`), the engine stages
@@ -339,10 +340,16 @@ MEMORY_STAGE = "plan-memory"
 """The last stage (SPEC §4 step 9)."""
 STREAM_STAGE = "assign-streams"
 """Before memory planning, with `max_streams`."""
-GRAPH_FUSION_STAGES = ("fold-bias-add", "fold-batch-norm", "fold-reduce-reshape")
+GRAPH_FUSION_STAGES = (
+    "fold-bias-add",
+    "fold-batch-norm",
+    "fold-reduce-reshape",
+    "fold-transpose-into-matmul",
+)
 """ATC's graph fusion (unless `fusion` is off): biases and batch norms into
 the conv or matmul before them, reshapes that restore reduced dims into the
-reduction."""
+reduction, transposes of a product operand's innermost axis into the
+product."""
 SHAPE_STAGE = "fold-shapes"
 """Shape computations over static dims become constants (before folding)."""
 CONSTANT_STAGE = "fold-constants"

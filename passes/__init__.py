@@ -44,6 +44,10 @@ PASSES: dict[str, tuple[str, str]] = {
     ),
     "compose-trans-ops": ("compose_trans_ops", "ComposeTransOpsPass"),
     "sink-trans-ops": ("sink_trans_ops", "SinkTransOpsPass"),
+    "fuse-confusion-transpose": (
+        "fuse_confusion_transpose",
+        "FuseConfusionTransposePass",
+    ),
     "ge-format-pipeline": ("format_pipeline", "FormatPipelinePass"),
     "partition-engines": ("partition_engines", "PartitionEnginesPass"),
     "insert-aicpu-cast": ("insert_aicpu_cast", "InsertAICPUCastPass"),
@@ -54,6 +58,10 @@ PASSES: dict[str, tuple[str, str]] = {
     "fold-batch-norm": ("fold_batch_norm", "FoldBatchNormPass"),
     "fold-reduce-reshape": ("fold_reduce_reshape", "FoldReduceReshapePass"),
     "fold-constants": ("fold_constants", "FoldConstantsPass"),
+    "fold-transpose-into-matmul": (
+        "fold_transpose_into_matmul",
+        "FoldTransposeIntoMatMulPass",
+    ),
     "fold-shapes": ("fold_shapes", "FoldShapesPass"),
     "fuse-ops": ("fuse_ops", "FuseOpsPass"),
 }

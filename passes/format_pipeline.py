@@ -15,8 +15,8 @@ ge-opt model.mlir --ge-format-pipeline=stats=true
    stage 1_2 node passes (`cast-remove`, `transpose-transdata-fusion`,
    `transop-symmetry-elimination`, `dim1-transpose-to-squeeze`), research
    §2.0. With `beyond-ge=true` (the default) each round ends with the
-   passes beyond GE, `compose-trans-ops` and `sink-trans-ops`
-   (docs/GE_DEVIATIONS.md).
+   passes beyond GE, `compose-trans-ops`, `sink-trans-ops` and
+   `fuse-confusion-transpose` (docs/GE_DEVIATIONS.md).
 
 Every pass is looked up by name (`passes.get_all_passes()`). With
 `stats=true` the number of runtime TransData (those not reading a constant)
@@ -69,7 +69,11 @@ GE_OPTIMISATION: tuple[str, ...] = (
 )
 """One optimisation round in GE's order (OptimizeStage1: 1_1, then 1_2)."""
 
-BEYOND_GE: tuple[str, ...] = ("compose-trans-ops", "sink-trans-ops")
+BEYOND_GE: tuple[str, ...] = (
+    "compose-trans-ops",
+    "sink-trans-ops",
+    "fuse-confusion-transpose",
+)
 """Appended to each round with `beyond-ge=true`."""
 
 PASS_OPTIONS: dict[str, tuple[str, ...]] = {

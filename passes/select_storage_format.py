@@ -25,7 +25,9 @@ broadcast ops by NumPy alignment: [C,1,1] is "CHW"), FRACTAL_Z a 4-D
 NCHW/NHWC/HWCN origin, FRACTAL_NZ rank >= 2; the dtypes must be in the op
 info; a broadcast op needs every non-scalar operand to span the result's C
 (NC1HWC0) or last two dims (FRACTAL_NZ); a `channel_aligned` op (concat,
-LRN) needs C % C0 == 0. A one-element operand of a broadcast op keeps its
+LRN) needs C % C0 == 0, and the op itself may refuse a placement
+(`accepts_layouts`: a `ge.confusion_transpose` takes FRACTAL_NZ only where
+whole fractals move). A one-element operand of a broadcast op keeps its
 layout and broadcasts by value (scalars never get a TransData); one-element
 results are never internal.
 
@@ -90,6 +92,7 @@ from ge_dialect.ops import (
     TARGET_ATTRIBUTE,
     ConstOp,
     DataOp,
+    GEOperation,
     GraphOp,
     NetOutputOp,
     TransDataOp,
@@ -289,10 +292,14 @@ class FormatPolicy:
             if is_internal(layout)
         ):
             return False
-        return not info.channel_aligned or all(
+        if info.channel_aligned and not all(
             self._channel_aligned(t, layout)
             for t, layout in zip(tensors, layouts, strict=True)
             if layout.storage_format is Format.NC1HWC0
+        ):
+            return False
+        return not isinstance(op, GEOperation) or op.accepts_layouts(
+            placement.operands, placement.results, self.target
         )
 
     @staticmethod

@@ -229,7 +229,11 @@ def test_trans_ops():
     e = b.expand_dims(s, axis=-1)
     t = b.transpose(c, perm=[0, 2, 3, 1])
     p = b.permute(c, order=[3, 2, 1, 0])
-    b.output(td, f, e, t, p)
+    heads = b.confusion_transpose(r, perm=[0, 2, 1, 3], shape=[1, 3, 4, 16])
+    merged = b.confusion_transpose(
+        heads, perm=[0, 2, 1, 3], shape=[1, 3, 64], transpose_first=True
+    )
+    b.output(td, f, e, t, p, merged)
     module = b.build()
     assert td.type == TensorType(f16, [1, 3, 8, 8], LayoutAttr("NCHW", "NC1HWC0"))
     assert layout_of(back.type) == (Format.NCHW, Format.NCHW)
@@ -241,9 +245,11 @@ def test_trans_ops():
     assert shape(e) == (1, 3, 64, 1)
     assert shape(t) == (1, 8, 8, 3)
     assert shape(p) == (8, 8, 3, 1)
+    assert shape(heads) == (1, 4, 3, 16) and shape(merged) == (1, 3, 64)
     text = reparsed(module)
     assert "src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>" in text
     assert "dst_type = f32" in text
+    assert "transpose_first = true" in text
 
 
 UNARY = [
@@ -437,15 +443,20 @@ def test_data_movement_ops():
     indices = b.const(np.array([0, 2], np.int64))
     g = b.gather(c, indices, axis=1)
     assert shape(g) == (2, 2)
+    ge = b.gather_elements(c, b.const(np.zeros((2, 3), np.int64)), axis=1)
+    assert shape(ge) == (2, 3)
+    gn = b.gather_nd(c, b.const(np.array([[1], [0]], np.int32)), batch_dims=1)
+    assert shape(gn) == (2,)
     t = b.tile(x, multiples=[2, 2])
     assert shape(t) == (4, 6)
     p = b.pad(x, paddings=[0, 1, 1, 2], mode="constant", value=-1.0)
     assert shape(p) == (3, 6)
     pr = b.pad(x, paddings=[1, 1, 1, 1], mode="reflect")
     assert shape(pr) == (4, 5)
-    b.output(*parts, single, s, g, t, p, pr)
+    b.output(*parts, single, s, g, ge, gn, t, p, pr)
     text = reparsed(b.build())
-    for name in ["concat", "split", "slice", "gather", "tile", "pad"]:
+    names = ["concat", "split", "slice", "gather", "gather_elements", "gather_nd"]
+    for name in [*names, "tile", "pad"]:
         assert f"ge.{name} " in text, name
     assert 'mode = "reflect"' in text
 

@@ -1,5 +1,6 @@
 """transpose-transdata-fusion, unchanged-transpose-remove, cast-remove,
-dim1-transpose-to-squeeze, compose-trans-ops, sink-trans-ops and the
+dim1-transpose-to-squeeze, compose-trans-ops, sink-trans-ops,
+fuse-confusion-transpose, fold-transpose-into-matmul and the
 ge-format-pipeline.
 
 - every FileCheck input of these passes, run through its RUN line's pass,
@@ -72,6 +73,8 @@ PASS_DIRS = (
     "dim1-transpose-to-squeeze",
     "compose-trans-ops",
     "sink-trans-ops",
+    "fuse-confusion-transpose",
+    "fold-transpose-into-matmul",
     "ge-format-pipeline",
 )
 PASSES = dict(get_all_passes())
@@ -401,7 +404,7 @@ def test_pipeline_counts_each_pass():
     ]
     assert dict(counts)["insert-transdata"] == 4
     assert dict(counts)["round 1: sink-trans-ops"] == 2
-    assert counts[-1] == ("round 2: sink-trans-ops", 2)  # round 2 changed nothing
+    assert counts[-1] == ("round 2: fuse-confusion-transpose", 2)  # round 2: no change
 
 
 def test_pipeline_is_idempotent_and_keeps_outputs():

@@ -900,6 +900,40 @@ def test_gather_lowers_with_negative_indices(axis, dtype):
     assert "memref.load" in text
 
 
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_gather_elements_lowers_with_negative_indices(axis, dtype):
+    shape = (3, 5, 17)
+    index_shape = [2 if d == axis else min(n, 4) for d, n in enumerate(shape)]
+    b = GraphBuilder("g")
+    x = b.data(list(shape), "float32")
+    index = b.data(index_shape, dtype)
+    b.output(b.gather_elements(x, index, axis=axis))
+    rng = np.random.default_rng(16)
+    indices = rng.integers(-shape[axis], shape[axis], index_shape).astype(dtype)
+    x_value = rng.standard_normal(shape).astype(np.float32)
+    assert "memref.load" in check(b.build(), {0: x_value, 1: indices})
+
+
+@pytest.mark.parametrize(
+    ("index_shape", "batch_dims"), [((4, 2), 0), ((2, 3, 1), 0), ((3, 4, 2), 1)]
+)
+def test_gather_nd_lowers_with_negative_indices(index_shape, batch_dims):
+    shape = (3, 5, 17)
+    b = GraphBuilder("g")
+    x = b.data(list(shape), "float32")
+    index = b.data(list(index_shape), "int64")
+    b.output(b.gather_nd(x, index, batch_dims=batch_dims))
+    rng = np.random.default_rng(17)
+    depth = index_shape[-1]
+    sizes = np.array(shape[batch_dims : batch_dims + depth])
+    indices = (rng.integers(0, 1 << 16, index_shape) % sizes) - sizes * rng.integers(
+        0, 2, index_shape
+    )
+    x_value = rng.standard_normal(shape).astype(np.float32)
+    check(b.build(), {0: x_value, 1: indices.astype(np.int64)})
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize(
     "attrs",

@@ -465,6 +465,24 @@ CASES: dict[str, Case] = {
     "gather_embedding": Case(
         [node("Gather", ["w", "i"])], {"i": ints(3, 0, 1)}, {"w": rand(4, 6)}
     ),
+    "gather_elements_axis1": Case(
+        [node("GatherElements", ["x", "i"], axis=1)],
+        {"x": X3, "i": rng.integers(-17, 17, (2, 4, 9))},
+    ),
+    "gather_elements_last_axis_shorter_indices": Case(
+        [node("GatherElements", ["x", "i"], axis=-1)],
+        {"x": X3},
+        {"i": rng.integers(-9, 9, (1, 3, 5))},
+    ),
+    "gather_nd": Case(
+        [node("GatherND", ["x", "i"])],
+        {"x": X3},
+        {"i": np.array([[0, 16], [1, -1], [-2, 3]], np.int64)},
+    ),
+    "gather_nd_batch_dims": Case(
+        [node("GatherND", ["x", "i"], batch_dims=1)],
+        {"x": X3, "i": rng.integers(-9, 9, (2, 5, 2)) % [17, 9]},
+    ),
     "tile": Case([node("Tile", ["x", "r"])], {"x": X3}, {"r": ints(2, 1, 3)}),
     "expand": Case(
         [node("Expand", ["x", "s"])], {"x": rand(3, 1)}, {"s": ints(2, 1, 4)}

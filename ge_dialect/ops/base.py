@@ -33,6 +33,7 @@ from ge_dialect.attribute_values import attribute_value
 from ge_dialect.layout import check_tensor_type, shape_of
 
 if TYPE_CHECKING:
+    from ge_dialect.attributes import LayoutAttr
     from ge_dialect.format_rules import FormatRule
 
 SPATIAL_FORMATS = ("NCHW", "NHWC")
@@ -73,6 +74,9 @@ class GEOperation(IRDLOperation):
       infer-format rules (`ge_dialect.format_rules`);
     - `refresh_format_attributes()`: runs after a pass retyped the op's
       tensors, for attributes that name those types' formats;
+    - `accepts_layouts(operands, results, target)`: op-specific conditions
+      on an internal-format placement beyond its op information
+      (`select-storage-format` asks it);
     - `work()`: an estimate of the op's arithmetic (the stream cost model).
     """
 
@@ -94,6 +98,16 @@ class GEOperation(IRDLOperation):
 
     def refresh_format_attributes(self) -> None:
         """Bring attributes that name tensor formats in line with the types."""
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """Whether the op can run with these operand and result layouts, which
+        its op information allows (dtypes, formats); by default it can."""
+        return True
 
     def work(self) -> float:
         """Work estimate (multiply-adds or elements visited) for the stream cost

@@ -8,7 +8,7 @@ per-op attribute names.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
@@ -62,6 +62,9 @@ class MatrixProductOp(GEOperation):
     FORMAT_RULE = staticmethod(stop_rule)
 
     assembly_format = COMPUTE_FORMAT
+
+    TRANSPOSE_ATTRIBUTES: ClassVar[tuple[str, str]]
+    """The attributes that transpose the last two axes of operand 0 and 1."""
 
     def product_form(self) -> ProductForm:
         """The transposes and scales of this product."""
@@ -124,6 +127,7 @@ class MatMulOp(MatrixProductOp):
     y = result_def(TensorType)
     transpose_x1 = attr_def(IntegerAttr, default_value=boolean(False))
     transpose_x2 = attr_def(IntegerAttr, default_value=boolean(False))
+    TRANSPOSE_ATTRIBUTES: ClassVar[tuple[str, str]] = ("transpose_x1", "transpose_x2")
 
     def product_form(self) -> ProductForm:
         return ProductForm(
@@ -173,6 +177,7 @@ class BatchMatMulOp(MatrixProductOp):
     y = result_def(TensorType)
     adj_x1 = attr_def(IntegerAttr, default_value=boolean(False))
     adj_x2 = attr_def(IntegerAttr, default_value=boolean(False))
+    TRANSPOSE_ATTRIBUTES: ClassVar[tuple[str, str]] = ("adj_x1", "adj_x2")
 
     def product_form(self) -> ProductForm:
         return ProductForm(bool(self.value_of("adj_x1")), bool(self.value_of("adj_x2")))
@@ -214,6 +219,7 @@ class GemmOp(MatrixProductOp):
     beta = attr_def(FloatAttr, default_value=real(1.0))
     trans_a = attr_def(IntegerAttr, default_value=boolean(False))
     trans_b = attr_def(IntegerAttr, default_value=boolean(False))
+    TRANSPOSE_ATTRIBUTES: ClassVar[tuple[str, str]] = ("trans_a", "trans_b")
 
     def product_form(self) -> ProductForm:
         return ProductForm(

@@ -1,9 +1,10 @@
-"""Data movement: `ge.concat`, `ge.split`, `ge.slice`, `ge.gather`, `ge.tile`,
-`ge.pad`."""
+"""Data movement: `ge.concat`, `ge.split`, `ge.slice`, `ge.gather`,
+`ge.gather_elements`, `ge.gather_nd`, `ge.tile`, `ge.pad`."""
 
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -302,6 +303,130 @@ class GatherOp(MovementOp):
     def numpy_kernel(x: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
         """Take `indices` (negative ones count from the end) along `axis`."""
         return np.take(x, indices, axis=axis)
+
+
+def _wrapped(indices: np.ndarray, size: int | np.ndarray) -> np.ndarray:
+    """`indices` with negative entries counted from the end (`+ size`)."""
+    indices = indices.astype(np.int64)
+    return np.where(indices < 0, indices + size, indices)
+
+
+@irdl_op_definition
+class GatherElementsOp(MovementOp):
+    """`y[i] = x[i with axis replaced by indices[i]]` (ONNX GatherElements,
+    torch.gather): y has the shape of `indices`."""
+
+    name = "ge.gather_elements"
+
+    x = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    y = result_def(TensorType)
+    axis = attr_def(IntegerAttr, default_value=integer(0))
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        rank = self.x.type.get_num_dims()
+        check_axis(self.value_of("axis"), rank)
+        if self.indices.type.get_num_dims() != rank:
+            raise VerifyException("indices must have the rank of x")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """The indices' shape, x's dtype."""
+        x, indices = shapes
+        axis = axis_index(required(attrs, "axis"), len(x))
+        if len(indices) != len(x):
+            raise ShapeError(f"indices have rank {len(indices)}, x has {len(x)}")
+        for d, (n, size) in enumerate(zip(indices, x, strict=True)):
+            if d != axis and UNKNOWN not in (n, size) and n > size:
+                raise ShapeError(f"indices dim {d} is {n}, more than x's {size}")
+        if not dtypes[1].startswith(("int", "uint")):
+            raise ShapeError(f"indices must be integers, got {dtypes[1]}")
+        return [(tuple(indices), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
+        """`take_along_axis` over x cut to the indices' extent on the other
+        axes (ONNX lets them be shorter); negative indices count from the end."""
+        window = tuple(
+            builtins.slice(None) if d == axis else builtins.slice(0, n)
+            for d, n in enumerate(indices.shape)
+        )
+        wrapped = _wrapped(indices, x.shape[axis])
+        return np.take_along_axis(x[window], wrapped, axis=axis)
+
+
+@irdl_op_definition
+class GatherNdOp(MovementOp):
+    """Slices of `x` at the index tuples in the last dim of `indices`
+    (ONNX GatherND): with `k = indices.shape[-1]` and `b = batch_dims`,
+    `y[B, I, T] = x[B, indices[B, I], T]`, shape
+    `indices.shape[:-1] + x.shape[b + k:]`."""
+
+    name = "ge.gather_nd"
+
+    x = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    y = result_def(TensorType)
+    batch_dims = attr_def(IntegerAttr, default_value=integer(0))
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        x_rank, index_rank = (
+            self.x.type.get_num_dims(),
+            self.indices.type.get_num_dims(),
+        )
+        batch = self.value_of("batch_dims")
+        if not 0 <= batch < min(x_rank, index_rank):
+            raise VerifyException(f"batch_dims {batch} is out of range")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """`indices.shape[:-1] + x.shape[batch_dims + indices.shape[-1]:]`."""
+        x, indices = shapes
+        batch = int(required(attrs, "batch_dims"))
+        if not dtypes[1].startswith(("int", "uint")):
+            raise ShapeError(f"indices must be integers, got {dtypes[1]}")
+        if not indices or not 0 <= batch < min(len(x), len(indices)):
+            raise ShapeError(f"batch_dims {batch} is out of range")
+        depth = indices[-1]
+        if depth == UNKNOWN:
+            raise ShapeError("the index depth (the last dim of indices) is unknown")
+        if batch + depth > len(x):
+            raise ShapeError(
+                f"index tuples of {depth} entries after {batch} batch dims "
+                f"exceed x's rank {len(x)}"
+            )
+        for axis in range(batch):
+            if not dims_match(x[axis], indices[axis]):
+                raise ShapeError(
+                    f"batch dim {axis} differs: {x[axis]} and {indices[axis]}"
+                )
+        return [((*indices[:-1], *x[batch + depth :]), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, indices: np.ndarray, *, batch_dims: int
+    ) -> np.ndarray:
+        """Batch by batch, `x[tuple(index)]` per index tuple; negative
+        entries count from the end."""
+        depth = indices.shape[-1]
+        batch_shape = x.shape[:batch_dims]
+        tuples = _wrapped(indices, np.array(x.shape[batch_dims : batch_dims + depth]))
+        tuples = tuples.reshape(math.prod(batch_shape), -1, depth)
+        batches = x.reshape(math.prod(batch_shape), *x.shape[batch_dims:])
+        rows = [
+            batch[tuple(np.moveaxis(found, -1, 0))]
+            for batch, found in zip(batches, tuples, strict=True)
+        ]
+        tail = x.shape[batch_dims + depth :]
+        return np.asarray(rows, dtype=x.dtype).reshape(*indices.shape[:-1], *tail)
 
 
 @irdl_op_definition

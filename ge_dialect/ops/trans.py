@@ -31,13 +31,14 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import FormatAttr, LayoutAttr
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.format_rules import (
     default_rule,
     permutation_rule,
     stop_rule,
     sync_transdata_formats,
 )
-from ge_dialect.formats import Format, FormatError
+from ge_dialect.formats import Format, FormatError, c0_for, m0_for
 from ge_dialect.formats import dtype_name as canonical_dtype
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.numpy_helpers import reduction_axes
@@ -45,6 +46,7 @@ from ge_dialect.ops.base import (
     UNARY_FORMAT,
     GEOperation,
     attribute_value,
+    boolean,
     check_axis,
     check_permutation,
     check_rank,
@@ -550,6 +552,144 @@ class PermuteOp(PermutationOp):
     def numpy_kernel(x: np.ndarray, *, order: Sequence[int]) -> np.ndarray:
         """GE/Caffe Permute: transpose with `order`."""
         return np.transpose(x, order)
+
+
+def fractal_keys(
+    coords: Sequence[np.ndarray], shape: Sequence[int], m0: int, c0: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(fractal number, position inside the fractal) of FRACTAL_NZ elements at
+    origin `coords` of a tensor of `shape`: the leading dims and the row and
+    column blocks of the last two dims number the M0 x C0 fractal."""
+    *lead, rows, cols = coords
+    *lead_dims, row_dims, col_dims = shape
+    blocks = (*lead, rows // m0, cols // c0)
+    counts = (*lead_dims, -(-row_dims // m0), -(-col_dims // c0))
+    fractal = np.ravel_multi_index(blocks, counts) if counts else np.zeros(0)
+    return fractal, (rows % m0) * c0 + cols % c0
+
+
+def confusion_shape(
+    x: Shape, perm: Sequence[int], shape: Sequence[int], transpose_first: bool
+) -> Shape:
+    """The result shape of a confusion transpose of `x` (see the op)."""
+    if any(dim <= 0 for dim in shape):
+        raise ShapeError(f"shape {list(shape)} has a dim that is not positive")
+    if UNKNOWN not in x and product(x) != product(shape):
+        raise ShapeError(
+            f"cannot reshape {list(x)} ({product(x)} elements) into "
+            f"{list(shape)} ({product(shape)} elements)"
+        )
+    if transpose_first:
+        permuted_shape(x, perm, "perm")
+        return tuple(shape)
+    return permuted_shape(tuple(shape), perm, "perm")
+
+
+@irdl_op_definition
+class ConfusionTransposeOp(ShapeOp):
+    """A reshape and a transpose in one op (CANN's ConfusionTransposeD).
+
+    `transpose_first = false` (a head split): `y = transpose(reshape(x,
+    shape), perm)`; `transpose_first = true` (a head merge): `y =
+    reshape(transpose(x, perm), shape)`. `shape` is fully known (no 0 or
+    -1). Where every M0 x C0 fractal of `x` lands whole on one fractal of
+    `y` (`keeps_fractals`: the split or merge is of whole C0 column blocks,
+    e.g. attention heads of a multiple of C0 lanes), the op runs in
+    FRACTAL_NZ in and out, moving whole fractals, so a transformer's head
+    split and merge do not leave FRACTAL_NZ.
+
+    ```mlir
+    %q = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1, 3>,
+                                    shape = array<i64: 2, 11, 4, 16>}
+       : tensor<2x11x64xf32> -> tensor<2x4x11x16xf32>
+    ```
+    """
+
+    name = "ge.confusion_transpose"
+
+    perm = attr_def(DenseArrayBase)
+    shape = attr_def(DenseArrayBase)
+    transpose_first = attr_def(IntegerAttr, default_value=boolean(False))
+
+    def verify_shape(self) -> None:
+        try:
+            attrs = self.transpose_attributes()
+            expected = confusion_shape(shape_of(self.x.type), **attrs)
+        except ShapeError as error:
+            raise VerifyException(str(error)) from error
+        if list(shape_of(self.y.type)) != list(expected):
+            raise VerifyException(
+                f"result shape {list(shape_of(self.y.type))} does not match "
+                f"{list(expected)}"
+            )
+
+    def transpose_attributes(self) -> dict[str, Any]:
+        """`perm`, `shape` and `transpose_first` as Python values."""
+        return {
+            "perm": list(self.value_of("perm")),
+            "shape": list(self.value_of("shape")),
+            "transpose_first": bool(self.value_of("transpose_first")),
+        }
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """`shape` permuted by `perm`, or (`transpose_first`) `shape` itself."""
+        perm, shape = required(attrs, "perm"), required(attrs, "shape")
+        first = bool(attrs.get("transpose_first"))
+        return [(confusion_shape(shapes[0], perm, shape, first), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        perm: Sequence[int],
+        shape: Sequence[int],
+        transpose_first: bool,
+    ) -> np.ndarray:
+        """Reshape then transpose, or (`transpose_first`) the other way round."""
+        if transpose_first:
+            return np.reshape(np.transpose(x, perm), shape)
+        return np.transpose(np.reshape(x, shape), perm)
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ only where whole fractals move (`keeps_fractals`)."""
+        layouts = (*operands, *results)
+        if all(x.storage_format is not Format.FRACTAL_NZ for x in layouts):
+            return True
+        dtype = dtype_name(element_type_of(self.x))
+        return self.keeps_fractals(m0_for(dtype, target), c0_for(dtype, target))
+
+    def keeps_fractals(self, m0: int, c0: int) -> bool:
+        """Whether each M0 x C0 fractal of `x` (FRACTAL_NZ) lands whole, in
+        the same order, on one fractal of `y`: then the op moves fractals and
+        runs in FRACTAL_NZ. Computed from the kernel's index map."""
+        x_shape, y_shape = shape_of(self.x.type), shape_of(self.y.type)
+        if len(x_shape) < 2 or len(y_shape) < 2 or -1 in (*x_shape, *y_shape):
+            return False
+        size = product(x_shape)
+        if size == 0:
+            return False
+        source = self.numpy_kernel(
+            np.arange(size).reshape(x_shape), **self.transpose_attributes()
+        )
+        x_fractal, x_lane = fractal_keys(
+            np.unravel_index(source.ravel(), x_shape), x_shape, m0, c0
+        )
+        y_fractal, y_lane = fractal_keys(
+            np.unravel_index(np.arange(size), y_shape), y_shape, m0, c0
+        )
+        if not np.array_equal(x_lane, y_lane):
+            return False
+        first = np.full(int(y_fractal.max()) + 1, -1)
+        first[y_fractal] = x_fractal
+        return bool(np.array_equal(first[y_fractal], x_fractal))
 
 
 TRANS_OPS = (

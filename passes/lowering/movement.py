@@ -21,12 +21,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerType
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.ops import (
     ConcatOp,
+    ConfusionTransposeOp,
     ExpandDimsOp,
     FlattenOp,
+    GatherElementsOp,
+    GatherNdOp,
     GatherOp,
     IdentityOp,
     PadOp,
@@ -94,12 +97,11 @@ def _permutation(ctx: LoweringContext, op: Operation) -> list[int]:
     return list(op.origin_permutation())
 
 
-@lowers(PermutationOp)
-def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
-    """`y = x.transpose(perm)`: y[i] = x[j] with j[perm[k]] = i[k]."""
-    (x,) = ctx.operands()
-    y = ctx.result()
-    perm = _permutation(ctx, op)
+IndexMap = Callable[[list[Ix]], list[Ix]]
+
+
+def transposed_index(perm: Sequence[int]) -> IndexMap:
+    """Source index of a transpose by `perm`: j[perm[k]] = i[k]."""
 
     def source_index(index: list[Ix]) -> list[Ix]:
         result = [Ix.of(0)] * len(perm)
@@ -107,21 +109,26 @@ def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
             result[p] = index[k]
         return result
 
-    copy(ctx, x, y, y.layout.origin_shape, source_index)
+    return source_index
+
+
+@lowers(PermutationOp)
+def lower_transpose(ctx: LoweringContext, op: Operation) -> None:
+    """`y = x.transpose(perm)`: y[i] = x[j] with j[perm[k]] = i[k]."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    perm = _permutation(ctx, op)
+    copy(ctx, x, y, y.layout.origin_shape, transposed_index(perm))
 
 
 def _row_major_strides(shape: tuple[int, ...]) -> list[int]:
     return [int(np.prod(shape[k + 1 :], dtype=np.int64)) for k in range(len(shape))]
 
 
-@lowers(ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
-def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
-    """Reshape, flatten, squeeze, unsqueeze, expand_dims: same row-major order."""
-    (x,) = ctx.operands()
-    y = ctx.result()
-    in_shape, out_shape = x.layout.origin_shape, y.layout.origin_shape
-    out_strides = _row_major_strides(out_shape)
-    in_strides = _row_major_strides(in_shape)
+def reshaped_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> IndexMap:
+    """Source index of a reshape from `in_shape` to `out_shape` (row-major)."""
+    out_strides = _row_major_strides(tuple(out_shape))
+    in_strides = _row_major_strides(tuple(in_shape))
 
     def source_index(index: list[Ix]) -> list[Ix]:
         flat = Ix.of(0)
@@ -132,7 +139,35 @@ def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
             for stride, size in zip(in_strides, in_shape, strict=True)
         ]
 
-    copy(ctx, x, y, out_shape, source_index)
+    return source_index
+
+
+@lowers(ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
+def lower_reshape(ctx: LoweringContext, op: Operation) -> None:
+    """Reshape, flatten, squeeze, unsqueeze, expand_dims: same row-major order."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    in_shape, out_shape = x.layout.origin_shape, y.layout.origin_shape
+    copy(ctx, x, y, out_shape, reshaped_index(in_shape, out_shape))
+
+
+@lowers(ConfusionTransposeOp)
+def lower_confusion_transpose(ctx: LoweringContext, op: Operation) -> None:
+    """Reshape then transpose (or the other way round): one copy whose source
+    index composes the two maps; the layouts (FRACTAL_NZ in and out) are
+    read and written through their index maps."""
+    assert isinstance(op, ConfusionTransposeOp)
+    (x,) = ctx.operands()
+    y = ctx.result()
+    attrs = op.transpose_attributes()
+    perm, shape = attrs["perm"], tuple(attrs["shape"])
+    in_shape = x.layout.origin_shape
+    if attrs["transpose_first"]:
+        middle = tuple(in_shape[p] for p in perm)
+        outer, inner = reshaped_index(middle, shape), transposed_index(perm)
+    else:
+        outer, inner = transposed_index(perm), reshaped_index(in_shape, shape)
+    copy(ctx, x, y, y.layout.origin_shape, lambda index: inner(outer(index)))
 
 
 def _axis(ctx: LoweringContext, rank: int) -> int:
@@ -336,38 +371,94 @@ def is_row_major(layout: Layout) -> bool:
 @lowers(GatherOp)
 def lower_gather(ctx: LoweringContext, op: Operation) -> None:
     """`y[a, j, b] = x[a, indices[j], b]` along `axis`: the index is loaded,
-    made non-negative (`i < 0`: `i + size`) and used by a `memref.load`.
-    The load is data-dependent, so it reads a row-major `x`: an `x` in
-    another layout (NC1HWC0, FRACTAL_NZ, ...) is first copied into a
-    row-major scratch buffer."""
-    x, indices = ctx.operands()
+    made non-negative (`i < 0`: `i + size`) and used by a `memref.load`
+    (data-dependent: `x` is read row-major, see `_gather_operands`)."""
+    x, indices = _gather_operands(ctx)
     y = ctx.result()
     rank = len(x.layout.origin_shape)
     axis = int(ctx.attr("axis")) % rank
+    count = len(indices.layout.origin_shape)
+    size = x.layout.origin_shape[axis]
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        raw = nest.load(indices, index[axis : axis + count], raw=True)
+        at = [
+            *(nest.index_value(ix) for ix in index[:axis]),
+            _wrapped_index(nest, raw, size),
+            *(nest.index_value(ix) for ix in index[axis + count :]),
+        ]
+        nest.store(nest.load_at(x, at), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)
+
+
+@lowers(GatherElementsOp)
+def lower_gather_elements(ctx: LoweringContext, op: Operation) -> None:
+    """`y[i] = x[i with i[axis] = indices[i]]` over the indices' shape (the
+    index made non-negative as for `ge.gather`)."""
+    x, indices = _gather_operands(ctx)
+    y = ctx.result()
+    axis = int(ctx.attr("axis")) % len(x.layout.origin_shape)
+    size = x.layout.origin_shape[axis]
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        raw = nest.load(indices, index, raw=True)
+        at = [nest.index_value(ix) for ix in index]
+        at[axis] = _wrapped_index(nest, raw, size)
+        nest.store(nest.load_at(x, at), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)
+
+
+@lowers(GatherNdOp)
+def lower_gather_nd(ctx: LoweringContext, op: Operation) -> None:
+    """`y[B, I, T] = x[B, indices[B, I, 0..k-1], T]`: per result element the
+    k entries of its index tuple are loaded and made non-negative."""
+    x, indices = _gather_operands(ctx)
+    y = ctx.result()
+    batch = int(ctx.attr("batch_dims"))
+    index_rank = len(indices.layout.origin_shape)
+    depth = indices.layout.origin_shape[-1]
+    sizes = x.layout.origin_shape[batch : batch + depth]
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        leading = index[: index_rank - 1]
+        tuple_entries = [
+            _wrapped_index(
+                nest, nest.load(indices, [*leading, Ix.of(j)], raw=True), size
+            )
+            for j, size in enumerate(sizes)
+        ]
+        at = [
+            *(nest.index_value(ix) for ix in index[:batch]),
+            *tuple_entries,
+            *(nest.index_value(ix) for ix in index[index_rank - 1 :]),
+        ]
+        nest.store(nest.load_at(x, at), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)
+
+
+def _gather_operands(ctx: LoweringContext) -> tuple[Buffer, Buffer]:
+    """A gather's `x`, row-major (its loads are data-dependent: an `x` in
+    another layout, NC1HWC0, FRACTAL_NZ, ..., is first copied into a
+    row-major scratch buffer), and its integer `indices`."""
+    x, indices = ctx.operands()
+    if not isinstance(indices.layout.element_type, IntegerType):
+        raise ctx.error("indices must be integers")
     if not is_row_major(x.layout):
         plain = ctx.temporary(
             plain_layout(x.layout.origin_shape, x.layout.element_type)
         )
         copy(ctx, x, plain, x.layout.origin_shape)
         x = plain
-    element = indices.layout.element_type
-    if not isinstance(element, IntegerType):
-        raise ctx.error("indices must be integers")
-    count = len(indices.layout.origin_shape)
-    size = x.layout.origin_shape[axis]
+    return x, indices
 
-    def body(nest: Nest, index: list[Ix]) -> None:
-        raw = nest.load(indices, index[axis : axis + count], raw=True)
-        position = nest.op(arith.IndexCastOp, raw, IndexType())
-        zero = nest.const(0, IndexType())
-        wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
-        negative = nest.op(arith.CmpiOp, position, zero, "slt")
-        chosen = nest.op(arith.SelectOp, negative, wrapped, position)
-        at = [
-            *(nest.index_value(ix) for ix in index[:axis]),
-            chosen,
-            *(nest.index_value(ix) for ix in index[axis + count :]),
-        ]
-        nest.store(nest.load_at(x, at), y, index)
 
-    ctx.emitter.for_each(y.layout.origin_shape, body)
+def _wrapped_index(nest: Nest, raw: SSAValue, size: int) -> SSAValue:
+    """Index value `raw` (an integer) as an index, `+ size` when negative."""
+    position = nest.op(arith.IndexCastOp, raw, IndexType())
+    zero = nest.const(0, IndexType())
+    wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
+    negative = nest.op(arith.CmpiOp, position, zero, "slt")
+    return nest.op(arith.SelectOp, negative, wrapped, position)

@@ -1,7 +1,8 @@
 // RUN: ge-opt %s --split-input-file | ge-opt --split-input-file | filecheck %s
 // RUN: ge-opt %s --split-input-file --print-op-generic | ge-opt --split-input-file | filecheck %s
 
-// Data movement: concat, split, slice, gather, tile, pad.
+// Data movement: concat, split, slice, gather, gather_elements, gather_nd, tile,
+// pad.
 
 // CHECK-LABEL: ge.graph @concat_split
 // CHECK:         [[A:%.*]] = ge.data {index = 0 : i64} : tensor<2x3xf32>
@@ -45,6 +46,28 @@ ge.graph @slice_gather {
   %g = ge.gather %x, %i {axis = 1 : i64} : (tensor<4x6x8xf32>, tensor<2xi64>) -> tensor<4x2x8xf32>
   %g0 = ge.gather %x, %i : (tensor<4x6x8xf32>, tensor<2xi64>) -> tensor<2x6x8xf32>
   ge.netoutput %s, %sd, %sr, %g, %g0 : tensor<2x6x4xf32>, tensor<2x6x8xf32>, tensor<4x6x8xf32>, tensor<4x2x8xf32>, tensor<2x6x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: ge.graph @gather_elements_nd
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<3x5x17xf32>
+// CHECK-NEXT:    [[I:%.*]] = ge.data {index = 1 : i64} : tensor<3x2x17xi64>
+// CHECK-NEXT:    [[J:%.*]] = ge.data {index = 2 : i64} : tensor<3x4x2xi32>
+// CHECK-NEXT:    [[E:%.*]] = ge.gather_elements [[X]], [[I]] {axis = 1 : i64} : (tensor<3x5x17xf32>, tensor<3x2x17xi64>) -> tensor<3x2x17xf32>
+// CHECK-NEXT:    [[E0:%.*]] = ge.gather_elements [[X]], [[I]] : (tensor<3x5x17xf32>, tensor<3x2x17xi64>) -> tensor<3x2x17xf32>
+// CHECK-NEXT:    [[N:%.*]] = ge.gather_nd [[X]], [[J]] : (tensor<3x5x17xf32>, tensor<3x4x2xi32>) -> tensor<3x4x17xf32>
+// CHECK-NEXT:    [[NB:%.*]] = ge.gather_nd [[X]], [[J]] {batch_dims = 1 : i64} : (tensor<3x5x17xf32>, tensor<3x4x2xi32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    ge.netoutput [[E]], [[E0]], [[N]], [[NB]] :
+ge.graph @gather_elements_nd {
+  %x = ge.data {index = 0 : i64} : tensor<3x5x17xf32>
+  %i = ge.data {index = 1 : i64} : tensor<3x2x17xi64>
+  %j = ge.data {index = 2 : i64} : tensor<3x4x2xi32>
+  %e = ge.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x5x17xf32>, tensor<3x2x17xi64>) -> tensor<3x2x17xf32>
+  %e0 = ge.gather_elements %x, %i {axis = 0 : i64} : (tensor<3x5x17xf32>, tensor<3x2x17xi64>) -> tensor<3x2x17xf32>
+  %n = ge.gather_nd %x, %j : (tensor<3x5x17xf32>, tensor<3x4x2xi32>) -> tensor<3x4x17xf32>
+  %nb = ge.gather_nd %x, %j {batch_dims = 1 : i64} : (tensor<3x5x17xf32>, tensor<3x4x2xi32>) -> tensor<3x4xf32>
+  ge.netoutput %e, %e0, %n, %nb : tensor<3x2x17xf32>, tensor<3x2x17xf32>, tensor<3x4x17xf32>, tensor<3x4xf32>
 }
 
 // -----

@@ -168,6 +168,46 @@ ge.graph @gather_negative_axis {
 
 // -----
 
+ge.graph @gather_elements_rank {
+  %x = ge.data {index = 0 : i64} : tensor<4x6xf32>
+  %y = ge.data {index = 1 : i64} : tensor<2xi64>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.gather_elements' op indices must have the rank of x
+  %r = ge.gather_elements %x, %y : (tensor<4x6xf32>, tensor<2xi64>) -> tensor<2xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @gather_elements_wider_indices {
+  %x = ge.data {index = 0 : i64} : tensor<4x6xf32>
+  %y = ge.data {index = 1 : i64} : tensor<2x7xi64>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.gather_elements' op indices dim 1 is 7, more than x's 6
+  %r = ge.gather_elements %x, %y : (tensor<4x6xf32>, tensor<2x7xi64>) -> tensor<2x7xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @gather_nd_batch_dims {
+  %x = ge.data {index = 0 : i64} : tensor<4x6xf32>
+  %y = ge.data {index = 1 : i64} : tensor<4x1xi64>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.gather_nd' op batch_dims 2 is out of range
+  %r = ge.gather_nd %x, %y {batch_dims = 2 : i64} : (tensor<4x6xf32>, tensor<4x1xi64>) -> tensor<4xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @gather_nd_deep_tuples {
+  %x = ge.data {index = 0 : i64} : tensor<4x6xf32>
+  %y = ge.data {index = 1 : i64} : tensor<5x3xi64>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.gather_nd' op index tuples of 3 entries after 0 batch dims exceed x's rank 2
+  %r = ge.gather_nd %x, %y : (tensor<4x6xf32>, tensor<5x3xi64>) -> tensor<5xf32>
+  ge.netoutput
+}
+
+// -----
+
 ge.graph @tile_multiples {
   %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
   // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.tile' op 'multiples' needs one entry per input axis

@@ -334,3 +334,39 @@ ge.graph @permute_with_perm_attribute {
   %y = ge.permute %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @confusion_transpose_size_mismatch {
+  %x = ge.data {index = 0 : i64} : tensor<2x11x64xf32>
+  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.confusion_transpose' op cannot reshape [2, 11, 64] (1408 elements) into [2, 11, 4, 8] (704 elements)
+  %y = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, 11, 4, 8>} : tensor<2x11x64xf32> -> tensor<2x4x11x8xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @confusion_transpose_result_mismatch {
+  %x = ge.data {index = 0 : i64} : tensor<2x11x64xf32>
+  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.confusion_transpose' op result shape [2, 11, 4, 16] does not match [2, 4, 11, 16]
+  %y = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, 11, 4, 16>} : tensor<2x11x64xf32> -> tensor<2x11x4x16xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @confusion_transpose_bad_perm {
+  %x = ge.data {index = 0 : i64} : tensor<2x11x64xf32>
+  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.confusion_transpose' op 'perm' [0, 2, 1] is not a permutation of rank 4
+  %y = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1>, shape = array<i64: 2, 11, 4, 16>} : tensor<2x11x64xf32> -> tensor<2x4x11x16xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @confusion_transpose_unknown_dim {
+  %x = ge.data {index = 0 : i64} : tensor<2x11x64xf32>
+  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.confusion_transpose' op shape [2, -1, 4, 16] has a dim that is not positive
+  %y = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, -1, 4, 16>} : tensor<2x11x64xf32> -> tensor<2x4x11x16xf32>
+  ge.netoutput
+}

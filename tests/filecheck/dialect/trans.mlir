@@ -127,3 +127,19 @@ ge.graph @permutations {
   %ts = ge.transpose %s {perm = array<i64>} : tensor<f32> -> tensor<f32>
   ge.netoutput %tn, %p, %ts : tensor<1x3x8x5xf32, #ge.layout<NCHW>>, tensor<5x8x3x1xf32>, tensor<f32>
 }
+
+// -----
+
+// A head split (reshape, then transpose) and merge (transpose first) in
+// FRACTAL_NZ.
+// CHECK-LABEL: ge.graph @confusion_transposes
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    [[Q:%.*]] = ge.confusion_transpose [[X]] {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, 11, 4, 16>} : tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    [[M:%.*]] = ge.confusion_transpose [[Q]] {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, 11, 64>, transpose_first = true} : tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    ge.netoutput [[M]] :
+ge.graph @confusion_transposes {
+  %x = ge.data {index = 0 : i64} : tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %q = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, 11, 4, 16>} : tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %m = ge.confusion_transpose %q {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, 11, 64>, transpose_first = true} : tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+  ge.netoutput %m : tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+}

@@ -1,0 +1,118 @@
+"""`fold-transpose-into-matmul`: a transpose that moves the innermost axis of
+a matrix product's operand becomes the product's transpose attribute.
+
+CANN's TransposeBatchMatMulFusionPass. Attention computes `q @ k^T` with
+`k` split into heads by `transpose (0, 2, 3, 1)`, which moves the innermost
+(contiguous) axis of `k` to second-to-last. Since `transpose(t, p)` is
+`transpose(t, p')` with its last two axes swapped (`p'`: `p` with its last
+two entries swapped), the swap goes into the product (`adj_x2`,
+`transpose_x2`, `trans_b` flip) and the transpose left over keeps the
+innermost axis innermost: a head split that runs in FRACTAL_NZ
+(`fuse-confusion-transpose`), or nothing at all when `p'` is the identity.
+
+```mlir
+%kt = ge.transpose %k {perm = array<i64: 0, 2, 3, 1>}
+    : tensor<2x11x4x16xf32> -> tensor<2x4x16x11xf32>
+%s = ge.batch_matmul %q, %kt : (tensor<2x4x11x16xf32>, tensor<2x4x16x11xf32>)
+   -> tensor<2x4x11x11xf32>
+// becomes
+%kh = ge.transpose %k {perm = array<i64: 0, 2, 1, 3>}
+    : tensor<2x11x4x16xf32> -> tensor<2x4x11x16xf32>
+%s = ge.batch_matmul %q, %kh {adj_x2 = true}
+   : (tensor<2x4x11x16xf32>, tensor<2x4x11x16xf32>) -> tensor<2x4x11x11xf32>
+```
+
+Bail-outs: the transpose has other users (it would be computed twice), or
+it does not move the operand's innermost axis to second-to-last. ATC runs
+it in graph fusion (rule `TransposeBatchMatMulFusion`, switchable with
+`disable`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from ge_dialect.layout import shape_of
+from ge_dialect.ops import TransposeOp
+from ge_dialect.ops.base import boolean
+from ge_dialect.ops.matmul import MatrixProductOp
+from passes.dead_code import erase_dead
+from passes.fuse_ops import enabled_rules, fusion_rules
+from passes.options import check_choice_option
+from passes.transop_utils import is_identity_perm
+
+
+def swapped_last_two(perm: list[int]) -> list[int]:
+    """`perm` with its last two entries swapped."""
+    return [*perm[:-2], perm[-1], perm[-2]]
+
+
+@dataclass
+class FoldTransposeIntoProduct(RewritePattern):
+    """`product(transpose(t))` with the innermost axis moved: the swap of the
+    last two axes goes into the product's transpose attribute."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: MatrixProductOp, rewriter: PatternRewriter) -> None:
+        for index, attribute in enumerate(op.TRANSPOSE_ATTRIBUTES):
+            transpose = op.operands[index].owner
+            if not isinstance(transpose, TransposeOp):
+                continue
+            if not transpose.y.has_one_use():
+                continue
+            perm = transpose.permutation()
+            if len(perm) < 2 or perm[-2] != len(perm) - 1:
+                continue
+            rest = swapped_last_two(perm)
+            source = transpose.x
+            if not is_identity_perm(rest):
+                x_shape = shape_of(transpose.x.type)
+                result_type = TensorType(
+                    transpose.y.type.element_type,  # type: ignore[attr-defined]
+                    [x_shape[p] for p in rest],
+                )
+                kept = TransposeOp.create(
+                    operands=[transpose.x],
+                    result_types=[result_type],
+                    attributes={
+                        **transpose.attributes,
+                        "perm": DenseArrayBase.from_list(i64, rest),
+                    },
+                )
+                kept.y.name_hint = transpose.y.name_hint
+                rewriter.insert(kept, InsertPoint.before(transpose))
+                source = kept.y
+            op.operands[index] = source
+            op.attributes[attribute] = boolean(not op.value_of(attribute))
+            rewriter.notify_op_modified(op)
+            erase_dead(rewriter, [transpose])
+
+
+@dataclass(frozen=True)
+class FoldTransposeIntoMatMulPass(ModulePass):
+    """Fold transposes of the innermost axis into the matrix products after them."""
+
+    name = "fold-transpose-into-matmul"
+
+    disable: tuple[str, ...] = ()
+    """Fusion rules to switch off (`TransposeBatchMatMulFusion`)."""
+
+    def __post_init__(self) -> None:
+        for rule in self.disable:
+            check_choice_option(self, "disable", rule, fusion_rules())
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not enabled_rules(self.name, self.disable):
+            return
+        PatternRewriteWalker(FoldTransposeIntoProduct()).rewrite_module(op)

@@ -1,0 +1,182 @@
+"""`fuse-confusion-transpose`: a head split or merge between FRACTAL_NZ tensors
+becomes one `ge.confusion_transpose` that stays in FRACTAL_NZ.
+
+A transformer splits a matmul result into heads (`reshape [B,S,H] ->
+[B,S,N,D]`, `transpose (0,2,1,3)`) and merges them back (the reverse) between
+two FRACTAL_NZ matrix products. `insert-transdata` puts a TransData pair
+around each such chain, since reshape and transpose run in origin format
+only. CANN fuses the chain into `ConfusionTransposeD`, which runs in
+FRACTAL_NZ when the heads are whole C0 column blocks; this pass does the
+same where the pair shows it is needed:
+
+```mlir
+%a = ge.transdata %x {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>}
+   : tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<2x11x64xf32>
+%r = ge.reshape %a {shape = array<i64: 2, 11, 4, 16>} : ... -> tensor<2x11x4x16xf32>
+%t = ge.transpose %r {perm = array<i64: 0, 2, 1, 3>} : ... -> tensor<2x4x11x16xf32>
+%b = ge.transdata %t {src_format = #ge.format<ND>, dst_format = #ge.format<FRACTAL_NZ>}
+   : tensor<2x4x11x16xf32> -> tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+```
+becomes
+```mlir
+%b = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1, 3>,
+                                shape = array<i64: 2, 11, 4, 16>}
+   : tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+  -> tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+```
+
+The chain is reshape-family ops (reshape, flatten, squeeze, unsqueeze,
+expand_dims) and transposes, each result read only by the next op, that
+amount to one reshape, one transpose, or one of each in either order (a
+transpose first sets `transpose_first`). Each
+bail-out is a reason: the TransData pair is not FRACTAL_NZ -> origin ->
+FRACTAL_NZ, a value has other users, or the fused op would not move whole
+fractals (`ConfusionTransposeOp.accepts_layouts`: e.g. heads of 12 fp16
+lanes, C0 = 16), in which case the one TransData pair stays. GE fuses in
+graph fusion, before format selection; here the fusion runs after
+insertion so that it changes only chains that sit between FRACTAL_NZ
+tensors (docs/GE_DEVIATIONS.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, StringAttr, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from ge_dialect.formats import INTERNAL_FORMATS, Format
+from ge_dialect.layout import layout_attr, shape_of
+from ge_dialect.ops import (
+    ConfusionTransposeOp,
+    ExpandDimsOp,
+    FlattenOp,
+    ReshapeOp,
+    SqueezeOp,
+    TransDataOp,
+    UnsqueezeOp,
+    enclosing_target,
+)
+from ge_dialect.ops.base import boolean
+from ge_dialect.ops.trans import PermutationOp
+from passes.dead_code import erase_dead
+
+RESHAPES = (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
+"""Ops that regroup axes in row-major order (what a confusion transpose's
+reshape does)."""
+
+
+def single_use_producer(value: SSAValue) -> Operation | None:
+    """The op defining `value` if `value` has no other user."""
+    owner = value.owner
+    return owner if isinstance(owner, Operation) and value.has_one_use() else None
+
+
+def trans_chain(
+    value: SSAValue,
+) -> tuple[TransDataOp, list[Operation]] | None:
+    """(the FRACTAL_NZ -> origin TransData, the shape ops after it) of the
+    chain ending in `value`, or None if `value` is not such a chain."""
+    chain: list[Operation] = []
+    op = single_use_producer(value)
+    while isinstance(op, (*RESHAPES, PermutationOp)):
+        chain.insert(0, op)
+        op = single_use_producer(op.operands[0])
+    if not chain or not isinstance(op, TransDataOp):
+        return None
+    if op.src_format.data is not Format.FRACTAL_NZ:
+        return None
+    if layout_attr(op.y.type).storage_format in INTERNAL_FORMATS:
+        return None
+    return op, chain
+
+
+def fused_attributes(chain: list[Operation]) -> dict[str, object] | None:
+    """`perm`, `shape`, `transpose_first` of the confusion transpose doing
+    `chain`, or None if it is more than one reshape and one transpose.
+
+    Consecutive reshapes are one reshape (to the last one's shape) and
+    consecutive transposes one transpose (their perms composed), so a
+    transpose of a size-1 axis that `dim1-transpose-to-squeeze` made a
+    squeeze and an unsqueeze still fuses."""
+    steps: list[tuple[bool, list[int]]] = []  # (is a transpose, perm or shape)
+    for op in chain:
+        is_transpose = isinstance(op, PermutationOp)
+        value = op.permutation() if is_transpose else list(shape_of(op.results[0].type))
+        if steps and steps[-1][0] == is_transpose:
+            last = steps[-1][1]
+            value = [last[p] for p in value] if is_transpose else value
+            steps[-1] = (is_transpose, value)
+        else:
+            steps.append((is_transpose, value))
+    if len(steps) > 2:
+        return None
+    transpose_first = steps[0][0]
+    perms = [value for is_transpose, value in steps if is_transpose]
+    shapes = [value for is_transpose, value in steps if not is_transpose]
+    result_shape = list(shape_of(chain[-1].results[0].type))
+    perm = perms[0] if perms else list(range(len(result_shape)))
+    shape = shapes[0] if shapes else result_shape
+    return {"perm": perm, "shape": shape, "transpose_first": transpose_first}
+
+
+def chain_name(chain: list[Operation]) -> StringAttr | None:
+    """The names of the fused ops, joined (GE names a fused node so)."""
+    names = [op.attributes.get("name") for op in chain]
+    if not all(isinstance(name, StringAttr) for name in names):
+        return None
+    return StringAttr("".join(name.data for name in names))  # type: ignore[union-attr]
+
+
+@dataclass
+class FuseHeadSplitOrMerge(RewritePattern):
+    """`transdata(NZ->origin) -> reshape/transpose -> transdata(origin->NZ)`
+    becomes one FRACTAL_NZ confusion transpose."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransDataOp, rewriter: PatternRewriter) -> None:
+        if op.dst_format.data is not Format.FRACTAL_NZ:
+            return
+        found = trans_chain(op.x)
+        if found is None:
+            return
+        head, chain = found
+        attributes = fused_attributes(chain)
+        if attributes is None:
+            return
+        fused = ConfusionTransposeOp.create(
+            operands=[head.x],
+            result_types=[op.y.type],
+            attributes={
+                "perm": DenseArrayBase.from_list(i64, attributes["perm"]),
+                "shape": DenseArrayBase.from_list(i64, attributes["shape"]),
+            },
+        )
+        if attributes["transpose_first"]:
+            fused.attributes["transpose_first"] = boolean(True)
+        if (name := chain_name(chain)) is not None:
+            fused.attributes["name"] = name
+        layouts = ([layout_attr(head.x.type)], [layout_attr(op.y.type)])
+        if not fused.accepts_layouts(*layouts, enclosing_target(op)):
+            fused.drop_all_references()  # the unused op must not read head.x
+            return
+        rewriter.replace(op, fused)
+        erase_dead(rewriter, [*reversed(chain), head])
+
+
+@dataclass(frozen=True)
+class FuseConfusionTransposePass(ModulePass):
+    """Fuse head splits and merges between FRACTAL_NZ tensors into one op."""
+
+    name = "fuse-confusion-transpose"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FuseHeadSplitOrMerge()).rewrite_module(op)

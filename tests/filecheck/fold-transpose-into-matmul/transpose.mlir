@@ -1,0 +1,78 @@
+// RUN: ge-opt %s --split-input-file --fold-transpose-into-matmul | filecheck %s
+
+// Attention's k^T: transpose (0,2,3,1) moves k's innermost axis to
+// second-to-last. The swap becomes adj_x2 and the transpose left over,
+// (0,2,1,3), keeps the innermost axis innermost (a head split).
+// CHECK-LABEL: ge.graph @key_transposed
+// CHECK-NEXT:    %q = ge.data
+// CHECK-NEXT:    %k = ge.data
+// CHECK-NEXT:    %[[KH:.*]] = ge.transpose %k {perm = array<i64: 0, 2, 1, 3>, name = "kt"} : tensor<2x11x4x16xf32> -> tensor<2x4x11x16xf32>
+// CHECK-NEXT:    %[[S:.*]] = ge.batch_matmul %q, %[[KH]] {adj_x2 = true} : (tensor<2x4x11x16xf32>, tensor<2x4x11x16xf32>) -> tensor<2x4x11x11xf32>
+// CHECK-NEXT:    ge.netoutput %[[S]]
+ge.graph @key_transposed {
+  %q = ge.data {index = 0 : i64} : tensor<2x4x11x16xf32>
+  %k = ge.data {index = 1 : i64} : tensor<2x11x4x16xf32>
+  %kt = ge.transpose %k {perm = array<i64: 0, 2, 3, 1>, name = "kt"} : tensor<2x11x4x16xf32> -> tensor<2x4x16x11xf32>
+  %s = ge.batch_matmul %q, %kt : (tensor<2x4x11x16xf32>, tensor<2x4x16x11xf32>) -> tensor<2x4x11x11xf32>
+  ge.netoutput %s : tensor<2x4x11x11xf32>
+}
+
+// -----
+
+// A plain transpose of a 2-D operand disappears: transpose_x1 flips.
+// CHECK-LABEL: ge.graph @matrix_transposed
+// CHECK-NEXT:    %a = ge.data
+// CHECK-NEXT:    %b = ge.data
+// CHECK-NEXT:    %[[P:.*]] = ge.matmul %a, %b {transpose_x1 = true} : (tensor<17x3xf32>, tensor<17x5xf32>) -> tensor<3x5xf32>
+// CHECK-NEXT:    ge.netoutput %[[P]]
+ge.graph @matrix_transposed {
+  %a = ge.data {index = 0 : i64} : tensor<17x3xf32>
+  %b = ge.data {index = 1 : i64} : tensor<17x5xf32>
+  %t = ge.transpose %a {perm = array<i64: 1, 0>} : tensor<17x3xf32> -> tensor<3x17xf32>
+  %p = ge.matmul %t, %b : (tensor<3x17xf32>, tensor<17x5xf32>) -> tensor<3x5xf32>
+  ge.netoutput %p : tensor<3x5xf32>
+}
+
+// -----
+
+// An operand already transposed by the product: the flip turns it off
+// (the default, false, is not printed).
+// CHECK-LABEL: ge.graph @adjoint_cancelled
+// CHECK-NEXT:    %a = ge.data
+// CHECK-NEXT:    %b = ge.data
+// CHECK-NEXT:    %[[P:.*]] = ge.batch_matmul %a, %b : (tensor<3x4x5xf32>, tensor<3x5x6xf32>) -> tensor<3x4x6xf32>
+ge.graph @adjoint_cancelled {
+  %a = ge.data {index = 0 : i64} : tensor<3x4x5xf32>
+  %b = ge.data {index = 1 : i64} : tensor<3x5x6xf32>
+  %t = ge.transpose %b {perm = array<i64: 0, 2, 1>} : tensor<3x5x6xf32> -> tensor<3x6x5xf32>
+  %p = ge.batch_matmul %a, %t {adj_x2 = true} : (tensor<3x4x5xf32>, tensor<3x6x5xf32>) -> tensor<3x4x6xf32>
+  ge.netoutput %p : tensor<3x4x6xf32>
+}
+
+// -----
+
+// The transposed value has another user: it stays, and so does the product.
+// CHECK-LABEL: ge.graph @no_fold_other_user
+// CHECK:         %t = ge.transpose %b
+// CHECK-NEXT:    ge.batch_matmul %a, %t :
+ge.graph @no_fold_other_user {
+  %a = ge.data {index = 0 : i64} : tensor<3x4x5xf32>
+  %b = ge.data {index = 1 : i64} : tensor<3x6x5xf32>
+  %t = ge.transpose %b {perm = array<i64: 0, 2, 1>} : tensor<3x6x5xf32> -> tensor<3x5x6xf32>
+  %p = ge.batch_matmul %a, %t : (tensor<3x4x5xf32>, tensor<3x5x6xf32>) -> tensor<3x4x6xf32>
+  ge.netoutput %p, %t : tensor<3x4x6xf32>, tensor<3x5x6xf32>
+}
+
+// -----
+
+// A head split (0,2,1,3) keeps the innermost axis innermost: nothing to fold.
+// CHECK-LABEL: ge.graph @no_fold_innermost_kept
+// CHECK:         %v = ge.transpose %x {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-NEXT:    ge.batch_matmul %p, %v :
+ge.graph @no_fold_innermost_kept {
+  %p = ge.data {index = 0 : i64} : tensor<2x4x11x11xf32>
+  %x = ge.data {index = 1 : i64} : tensor<2x11x4x16xf32>
+  %v = ge.transpose %x {perm = array<i64: 0, 2, 1, 3>} : tensor<2x11x4x16xf32> -> tensor<2x4x11x16xf32>
+  %c = ge.batch_matmul %p, %v : (tensor<2x4x11x11xf32>, tensor<2x4x11x16xf32>) -> tensor<2x4x11x16xf32>
+  ge.netoutput %c : tensor<2x4x11x16xf32>
+}

@@ -1,0 +1,255 @@
+"""Transformer layers on the FRACTAL_NZ path, through `ge-atc` against onnxruntime.
+
+The layers are ONNX graphs written here (seeded weights): attention with a
+head split and merge, an additive mask, softmax, a GELU MLP and two
+LayerNorms per layer, in the ops a torch export writes. At every hidden
+size, every matrix product reads FRACTAL_NZ operands and the result matches
+onnxruntime (<= 1e-3 * max |ref|). Where each head is a whole number of C0
+column blocks (fp32: C0 = 8), the head split and merge run in FRACTAL_NZ
+(`ge.confusion_transpose`) and only the graph's input and output convert
+(2 runtime TransData); otherwise each split and merge keeps exactly one
+TransData pair.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+import model_zoo  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from ge_dialect.adapters import call_kernel  # noqa: E402
+from ge_dialect.builder import GraphBuilder  # noqa: E402
+from ge_dialect.formats import Format  # noqa: E402
+from ge_dialect.layout import layout_attr  # noqa: E402
+from ge_dialect.ops import (  # noqa: E402
+    BatchMatMulOp,
+    ConfusionTransposeOp,
+    ConstOp,
+    MatMulOp,
+    TransDataOp,
+)
+from ge_runtime.offline_model import load_offline_model  # noqa: E402
+from ge_runtime.scheduler import compile_model  # noqa: E402
+
+TOLERANCE = 1e-3
+BATCH = 2
+
+
+class LayerBuilder:
+    """Nodes and seeded initializers of an ONNX transformer encoder."""
+
+    def __init__(self, hidden: int, heads: int, inner: int, seq: int, seed: int):
+        self.hidden, self.heads, self.inner, self.seq = hidden, heads, inner, seq
+        self.rng = np.random.default_rng(seed)
+        self.nodes: list = []
+        self.weights: list = []
+
+    def const(self, name: str, value: np.ndarray) -> str:
+        self.weights.append(numpy_helper.from_array(value, name))
+        return name
+
+    def weight(self, name: str, *shape: int, scale: float = 0.2) -> str:
+        value = self.rng.standard_normal(shape).astype(np.float32) * scale
+        return self.const(name, value)
+
+    def node(self, op: str, inputs: list[str], name: str, **attrs) -> str:
+        self.nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+        return name
+
+    def linear(self, x: str, name: str, cin: int, cout: int) -> str:
+        product = self.node("MatMul", [x, self.weight(f"{name}.w", cin, cout)], name)
+        return self.node("Add", [product, self.weight(f"{name}.b", cout)], f"{name}+b")
+
+    def layer_norm(self, x: str, name: str) -> str:
+        mean = self.node("ReduceMean", [x], f"{name}/mean", axes=[-1])
+        centred = self.node("Sub", [x, mean], f"{name}/sub")
+        square = self.node("Mul", [centred, centred], f"{name}/sq")
+        variance = self.node("ReduceMean", [square], f"{name}/var", axes=[-1])
+        eps = self.const(f"{name}/eps", np.array(1e-5, np.float32))
+        shifted = self.node("Add", [variance, eps], f"{name}/add")
+        norm = self.node(
+            "Div",
+            [centred, self.node("Sqrt", [shifted], f"{name}/sqrt")],
+            f"{name}/div",
+        )
+        gamma = self.const(
+            f"{name}.g", self.rng.uniform(0.5, 1.5, self.hidden).astype(np.float32)
+        )
+        scaled = self.node("Mul", [norm, gamma], f"{name}/mul")
+        return self.node("Add", [scaled, self.weight(f"{name}.b", self.hidden)], name)
+
+    def heads_of(self, x: str, name: str, perm: list[int]) -> str:
+        depth = self.hidden // self.heads
+        shape = self.const(
+            f"{name}/shape", np.array([BATCH, self.seq, self.heads, depth], np.int64)
+        )
+        split = self.node("Reshape", [x, shape], f"{name}/split")
+        return self.node("Transpose", [split], f"{name}/heads", perm=perm)
+
+    def layer(self, x: str, mask: str, name: str) -> str:
+        h = self.hidden
+        q = self.heads_of(self.linear(x, f"{name}/q", h, h), f"{name}/q", [0, 2, 1, 3])
+        k = self.heads_of(self.linear(x, f"{name}/k", h, h), f"{name}/k", [0, 2, 3, 1])
+        v = self.heads_of(self.linear(x, f"{name}/v", h, h), f"{name}/v", [0, 2, 1, 3])
+        scores = self.node("MatMul", [q, k], f"{name}/scores")
+        scale = self.const(
+            f"{name}/scale", np.array(np.sqrt(h // self.heads), np.float32)
+        )
+        scaled = self.node("Div", [scores, scale], f"{name}/scaled")
+        masked = self.node("Add", [scaled, mask], f"{name}/masked")
+        probs = self.node("Softmax", [masked], f"{name}/probs", axis=-1)
+        context = self.node("MatMul", [probs, v], f"{name}/context")
+        merged = self.node("Transpose", [context], f"{name}/merge", perm=[0, 2, 1, 3])
+        shape = self.const(f"{name}/merged", np.array([BATCH, self.seq, h], np.int64))
+        flat = self.node("Reshape", [merged, shape], f"{name}/flat")
+        attended = self.linear(flat, f"{name}/o", h, h)
+        x1 = self.layer_norm(
+            self.node("Add", [x, attended], f"{name}/res1"), f"{name}/ln1"
+        )
+        up = self.linear(x1, f"{name}/up", h, self.inner)
+        gate = self.const(f"{name}/gate", np.array(1.702, np.float32))
+        sig = self.node(
+            "Sigmoid", [self.node("Mul", [up, gate], f"{name}/g")], f"{name}/sig"
+        )
+        act = self.node("Mul", [up, sig], f"{name}/gelu")
+        down = self.linear(act, f"{name}/down", self.inner, h)
+        return self.layer_norm(
+            self.node("Add", [x1, down], f"{name}/res2"), f"{name}/ln2"
+        )
+
+
+def encoder(
+    hidden: int, heads: int, inner: int, seq: int, layers: int
+) -> onnx.ModelProto:
+    """An ONNX encoder of `layers` layers, opset 17, weights seeded."""
+    build = LayerBuilder(hidden, heads, inner, seq, seed=hidden * 7 + heads)
+    x = "x"
+    for index in range(layers):
+        x = build.layer(x, "mask", f"layer{index}")
+    build.nodes.append(helper.make_node("Identity", [x], ["y"], name="out"))
+    graph = helper.make_graph(
+        build.nodes,
+        "encoder",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [BATCH, seq, hidden]),
+            helper.make_tensor_value_info(
+                "mask", TensorProto.FLOAT, [BATCH, 1, 1, seq]
+            ),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [BATCH, seq, hidden])],
+        build.weights,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def feeds_for(hidden: int, seq: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(hidden + seq)
+    mask = np.zeros((BATCH, 1, 1, seq), np.float32)
+    mask[1, ..., -3:] = -1e4
+    return {
+        "x": rng.standard_normal((BATCH, seq, hidden)).astype(np.float32),
+        "mask": mask,
+    }
+
+
+def compile_encoder(tmp_path: Path, model: onnx.ModelProto, feeds):
+    path = tmp_path / "encoder.onnx"
+    onnx.save(model, path)
+    om = tmp_path / "encoder"
+    _, error = model_zoo.compile_with_atc(path, om, model_zoo.input_shape_flag(feeds))
+    assert error is None, error
+    offline = load_offline_model(f"{om}.om")
+    return path, offline
+
+
+def runtime_transdata(module) -> list[TransDataOp]:
+    return [
+        op
+        for op in module.walk()
+        if isinstance(op, TransDataOp) and not isinstance(op.x.owner, ConstOp)
+    ]
+
+
+CASES = [
+    # hidden, heads, inner, seq: heads of whole C0 blocks (fp32 C0 = 8) ...
+    pytest.param(64, 4, 100, 11, True, id="h64-heads4x16"),
+    pytest.param(24, 3, 33, 17, True, id="h24-heads3x8"),
+    pytest.param(17, 1, 33, 3, True, id="h17-one-head"),
+    # ... and heads that split fractals
+    pytest.param(33, 3, 17, 11, False, id="h33-heads3x11"),
+    pytest.param(100, 4, 17, 11, False, id="h100-heads4x25"),
+]
+
+
+@pytest.mark.parametrize(("hidden", "heads", "inner", "seq", "aligned"), CASES)
+def test_encoder_stays_in_fractal_nz(
+    hidden: int, heads: int, inner: int, seq: int, aligned: bool, tmp_path: Path
+):
+    layers = 2
+    feeds = feeds_for(hidden, seq)
+    path, offline = compile_encoder(
+        tmp_path, encoder(hidden, heads, inner, seq, layers), feeds
+    )
+    module = offline.module()
+    products = [op for op in module.walk() if isinstance(op, (MatMulOp, BatchMatMulOp))]
+    assert len(products) == 8 * layers
+    for product in products:
+        for operand in product.operands:
+            assert layout_attr(operand.type).storage_format is Format.FRACTAL_NZ
+    transdata = runtime_transdata(module)
+    fused = [op for op in module.walk() if isinstance(op, ConfusionTransposeOp)]
+    if aligned:
+        assert len(fused) == 4 * layers
+        assert len(transdata) == 2  # the input x and the output y
+    else:
+        assert fused == []
+        # one pair around each of the 3 head splits and the merge per layer
+        assert len(transdata) == 2 + 2 * 4 * layers
+    model = compile_model(module, offline.weights, target=offline.target)
+    expected = model_zoo.onnxruntime_outputs(path, feeds)
+    error = model_zoo.relative_error(model.run(feeds), expected)
+    assert error <= TOLERANCE, f"max error {error:.2e} x max |reference|"
+
+
+def test_confusion_transpose_kernel_matches_reshape_and_transpose():
+    x = np.arange(2 * 11 * 48, dtype=np.float32).reshape(2, 11, 48)
+    split = call_kernel(
+        ConfusionTransposeOp, x, perm=[0, 2, 1, 3], shape=[2, 11, 3, 16]
+    )
+    np.testing.assert_array_equal(split, x.reshape(2, 11, 3, 16).transpose(0, 2, 1, 3))
+    merged = call_kernel(
+        ConfusionTransposeOp,
+        split,
+        perm=[0, 2, 1, 3],
+        shape=[2, 11, 48],
+        transpose_first=True,
+    )
+    np.testing.assert_array_equal(merged, x)
+
+
+@pytest.mark.parametrize(
+    ("shape", "split", "c0", "keeps"),
+    [
+        ((2, 11, 64), (2, 11, 4, 16), 16, True),
+        ((2, 11, 64), (2, 11, 4, 16), 8, True),
+        ((2, 11, 64), (2, 11, 8, 8), 16, False),
+        ((3, 17, 33), (3, 17, 3, 11), 8, False),
+        ((1, 5, 17), (1, 5, 1, 17), 16, True),
+    ],
+)
+def test_keeps_fractals_follows_the_head_width(shape, split, c0, keeps):
+    b = GraphBuilder("heads")
+    x = b.data(list(shape), "float32")
+    y = b.confusion_transpose(x, perm=[0, 2, 1, 3], shape=list(split))
+    b.output(y)
+    b.build()
+    op = y.owner
+    assert isinstance(op, ConfusionTransposeOp)
+    assert op.keeps_fractals(16, c0) is keeps
