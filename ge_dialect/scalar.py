@@ -23,6 +23,21 @@ from typing import Any, Protocol
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import AnyFloat, IntegerType, Signedness
 from xdsl.ir import Attribute, Operation
+from xdsl.irdl import irdl_op_definition, traits_def
+from xdsl.traits import Pure
+
+
+@irdl_op_definition
+class RemFOp(arith.FloatingPointLikeBinaryOperation):
+    """`arith.remf`: the float remainder with the dividend's sign (C `fmod`).
+
+    Upstream MLIR's op, which xDSL's arith dialect does not define; loop
+    contexts that parse lowered IR load it (`ge_runtime.jit.loop_context`).
+    """
+
+    name = "arith.remf"
+
+    traits = traits_def(Pure())
 
 
 class ScalarBuilder(Protocol):
@@ -52,6 +67,16 @@ def is_bool(type_: Attribute) -> bool:
     return isinstance(type_, IntegerType) and type_.width.data == 1
 
 
+def is_integer(type_: Attribute) -> bool:
+    """Whether `type_` is an integer type other than `i1`."""
+    return isinstance(type_, IntegerType) and type_.width.data > 1
+
+
+def is_unsigned(type_: Attribute) -> bool:
+    """Whether `type_` is an unsigned integer type (`ui8`, ...)."""
+    return is_integer(type_) and type_.signedness.data == Signedness.UNSIGNED
+
+
 def select_by(
     b: ScalarBuilder, predicate: str, x: Any, bound: float, a: Any, c: Any
 ) -> Any:
@@ -67,6 +92,24 @@ def elu(b: ScalarBuilder, x: Any, alpha: float) -> Any:
     return select_by(b, "ogt", x, 0.0, x, scaled)
 
 
+def sigmoid(b: ScalarBuilder, x: Any) -> Any:
+    """`1 / (1 + exp(-x))`."""
+    one = b.const(1.0, x.type)
+    return b.op(
+        arith.DivfOp,
+        one,
+        b.op(arith.AddfOp, one, b.op(math.ExpOp, b.op(arith.NegfOp, x))),
+    )
+
+
+def softplus(b: ScalarBuilder, x: Any) -> Any:
+    """`max(x, 0) + log1p(exp(-|x|))`, which cannot overflow."""
+    tail = b.op(
+        math.Log1pOp, b.op(math.ExpOp, b.op(arith.NegfOp, b.op(math.AbsFOp, x)))
+    )
+    return b.op(arith.AddfOp, b.op(arith.MaximumfOp, x, b.const(0.0, x.type)), tail)
+
+
 def clamp(b: ScalarBuilder, x: Any, low: float, high: float) -> Any:
     """`min(max(x, low), high)`, skipping infinite bounds."""
     if low != float("-inf"):
@@ -74,6 +117,36 @@ def clamp(b: ScalarBuilder, x: Any, low: float, high: float) -> Any:
     if high != float("inf"):
         x = b.op(arith.MinimumfOp, x, b.const(high, x.type))
     return x
+
+
+def floored_remainder(b: ScalarBuilder, remainder: Any, divisor: Any) -> Any:
+    """A truncated remainder (dividend's sign) made floored (divisor's sign):
+    `r + d` where r is nonzero and its sign differs from d's. A float zero
+    takes the divisor's sign, as NumPy's `mod` gives."""
+    if is_float(remainder.type):
+        zero = b.const(0.0, remainder.type)
+        nonzero = b.op(arith.CmpfOp, remainder, zero, "one")
+        differ = b.op(
+            arith.XOrIOp,
+            b.op(arith.CmpfOp, remainder, zero, "olt"),
+            b.op(arith.CmpfOp, divisor, zero, "olt"),
+        )
+        shifted = b.op(arith.AddfOp, remainder, divisor)
+        signed_zero = b.op(math.CopySignOp, zero, divisor)
+        exact = b.op(arith.CmpfOp, remainder, zero, "oeq")
+        fixed = b.op(
+            arith.SelectOp, b.op(arith.AndIOp, nonzero, differ), shifted, remainder
+        )
+        return b.op(arith.SelectOp, exact, signed_zero, fixed)
+    zero = b.const(0, remainder.type)
+    nonzero = b.op(arith.CmpiOp, remainder, zero, "ne")
+    differ = b.op(
+        arith.XOrIOp,
+        b.op(arith.CmpiOp, remainder, zero, "slt"),
+        b.op(arith.CmpiOp, divisor, zero, "slt"),
+    )
+    shifted = b.op(arith.AddiOp, remainder, divisor)
+    return b.op(arith.SelectOp, b.op(arith.AndIOp, nonzero, differ), shifted, remainder)
 
 
 FLOAT_PREDICATES = {
@@ -102,7 +175,7 @@ def compare(b: ScalarBuilder, kind: str, a: Any, c: Any) -> Any:
     if is_float(a.type):
         return b.op(arith.CmpfOp, a, c, FLOAT_PREDICATES[kind])
     predicate = SIGNED_PREDICATES[kind]
-    unsigned = is_bool(a.type) or a.type.signedness.data == Signedness.UNSIGNED
+    unsigned = is_bool(a.type) or is_unsigned(a.type)
     if unsigned and predicate.startswith("s"):  # i1: true is 1, above false
         predicate = "u" + predicate[1:]
     return b.op(arith.CmpiOp, a, c, predicate)

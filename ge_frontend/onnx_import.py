@@ -63,7 +63,9 @@ from ge_frontend.importing import (
     Value,
     check_input_names,
     dtype_name_of,
+    errors_located_in,
     fix_input_shape,
+    folded_within_budget,
     one_line,
     shape_of,
 )
@@ -74,6 +76,7 @@ from ge_frontend.onnx_context import (
     node_name,
     node_subgraphs,
 )
+from ge_frontend.onnx_functions import FunctionBody, function_body
 from ge_frontend.onnx_ops import CONVERTERS
 
 CHECKER_LIMIT = (2 << 30) - (64 << 20)
@@ -102,7 +105,10 @@ def import_onnx(
     if proto.functions:
         proto = onnx.inliner.inline_local_functions(proto)
     importer = OnnxImporter(proto, label, input_shapes or {})
-    return importer.run(GraphEmitter(GraphBuilder(graph_name), weights, inline_limit))
+    with errors_located_in(label):
+        return importer.run(
+            GraphEmitter(GraphBuilder(graph_name), weights, inline_limit)
+        )
 
 
 def load_model(
@@ -463,14 +469,19 @@ class OnnxImporter:
             return self._skip(node, f"{node.domain}.{node.op_type}")
         converter = CONVERTERS.get(node.op_type)
         if converter is None:
-            return self._skip(node, node.op_type)
+            body = self._function_body(node, inputs)
+            if body is None:
+                return self._skip(node, node.op_type)
+            if any(n and v is None for n, v in zip(node.input, inputs, strict=True)):
+                return self._skip(node, None)  # downstream of an unsupported node
+            return self._convert_body(body, consumed, emitter)
         if any(
             n and value is None for n, value in zip(node.input, inputs, strict=True)
         ):
             return self._skip(node, None)  # downstream of an unsupported node
         used = [bool(output) and output in consumed for output in node.output]
         try:
-            results = list(
+            results = folded_within_budget(
                 converter(
                     NodeContext(
                         inputs,
@@ -496,6 +507,34 @@ class OnnxImporter:
         for output, value in zip(node.output, results, strict=False):
             if output:
                 self._bind(emitter, output, value)
+
+    def _function_body(
+        self, node: onnx.NodeProto, inputs: Sequence[Value | None]
+    ) -> FunctionBody | None:
+        """The body of the ONNX function defining `node`, if there is one
+        (input types it is built for: those known, empty otherwise)."""
+        types = [
+            onnx.helper.make_tensor_type_proto(
+                onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype_name_of(value))),
+                [None if d < 0 else d for d in shape_of(value)],
+            )
+            if value is not None
+            else onnx.TypeProto()
+            for value in inputs
+        ]
+        return function_body(node, self.opset, types)
+
+    def _convert_body(
+        self, body: FunctionBody, consumed: set[str], emitter: GraphEmitter
+    ) -> None:
+        """Convert a function body's nodes, with the body's opset."""
+        consumed = consumed | {name for node in body.nodes for name in node.input}
+        saved, self.opset = self.opset, body.opset
+        try:
+            for node in body.nodes:
+                self._convert(node, consumed, emitter)
+        finally:
+            self.opset = saved
 
     def _skip(self, node: onnx.NodeProto, kind: str | None) -> None:
         """Record an unsupported node (kind None: downstream of one) and go on."""

@@ -73,17 +73,58 @@ UNARY = {
     "Reciprocal": "reciprocal",
     "Identity": "identity",
     "HardSwish": "hard_swish",
+    "Not": "logical_not",
+    "BitwiseNot": "bitwise_not",
+    "IsNaN": "is_nan",
+    "Erf": "erf",
+    "Sin": "sin",
+    "Cos": "cos",
+    "Tan": "tan",
+    "Asin": "asin",
+    "Acos": "acos",
+    "Atan": "atan",
+    "Sinh": "sinh",
+    "Cosh": "cosh",
+    "Asinh": "asinh",
+    "Acosh": "acosh",
+    "Atanh": "atanh",
+    "Ceil": "ceil",
+    "Floor": "floor",
+    "Round": "round",
+    "Sign": "sign",
+    "Mish": "mish",
 }
 
 UNARY_WITH_ATTRS = {
     "LeakyRelu": ("leaky_relu", ("alpha",)),
     "Elu": ("elu", ("alpha",)),
     "Selu": ("selu", ("alpha", "gamma")),
+    "Celu": ("celu", ("alpha",)),
+    "ThresholdedRelu": ("thresholded_relu", ("alpha",)),
+    "Swish": ("swish", ("alpha",)),
+    "Shrink": ("shrink", ("bias", "lambd")),
 }
 """ONNX op -> (ge op, its float attributes). ONNX's defaults are the ge ops'
 defaults, so an attribute the node leaves out is left out."""
 
-BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow"}
+BINARY = {
+    "Add": "add",
+    "Sub": "sub",
+    "Mul": "mul",
+    "Div": "div",
+    "Pow": "pow",
+    "Equal": "equal",
+    "Less": "less",
+    "LessOrEqual": "less_equal",
+    "Greater": "greater",
+    "GreaterOrEqual": "greater_equal",
+    "And": "logical_and",
+    "Or": "logical_or",
+    "Xor": "logical_xor",
+    "BitwiseAnd": "bitwise_and",
+    "BitwiseOr": "bitwise_or",
+    "BitwiseXor": "bitwise_xor",
+}
 
 PAIRWISE_VARIADIC = {"Max": "maximum", "Min": "minimum"}
 
@@ -119,6 +160,44 @@ def convert_binary(ctx: NodeContext) -> list[Value]:
     if ctx.node.op_type == "Pow" and ctx.dtype(1) != ctx.dtype(0):
         rhs = ctx.op("cast", rhs, dst_type=ctx.dtype(0), suffix="exponent")
     return [ctx.op(BINARY[ctx.node.op_type], ctx.input(0), rhs)]
+
+
+@converts("BitShift")
+def convert_bit_shift(ctx: NodeContext) -> list[Value]:
+    direction = ctx.attr("direction")
+    if direction not in ("LEFT", "RIGHT"):
+        raise ValueError(f"direction must be LEFT or RIGHT, got {direction!r}")
+    op_name = "left_shift" if direction == "LEFT" else "right_shift"
+    return [ctx.op(op_name, ctx.input(0), ctx.input(1))]
+
+
+@converts("IsInf")
+def convert_is_inf(ctx: NodeContext) -> list[Value]:
+    return [
+        ctx.op(
+            "is_inf",
+            ctx.input(0),
+            detect_positive=int(ctx.attr("detect_positive", 1)),
+            detect_negative=int(ctx.attr("detect_negative", 1)),
+        )
+    ]
+
+
+@converts("Mod")
+def convert_mod(ctx: NodeContext) -> list[Value]:
+    fmod = int(ctx.attr("fmod", 0))
+    return [ctx.op("mod", ctx.input(0), ctx.input(1), fmod=fmod)]
+
+
+@converts("Gelu")
+def convert_gelu(ctx: NodeContext) -> list[Value]:
+    approximate = ctx.attr("approximate", "none")
+    return [ctx.op("gelu", ctx.input(0), approximate=approximate)]
+
+
+@converts("Where")
+def convert_where(ctx: NodeContext) -> list[Value]:
+    return [ctx.op("select", ctx.input(0), ctx.input(1), ctx.input(2))]
 
 
 @converts("PRelu")

@@ -25,6 +25,7 @@ at import time.
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -33,6 +34,7 @@ from ge_dialect.formats import Format
 from ge_frontend.importing import (
     Unsupported,
     Value,
+    check_fold_budget,
     int_list,
     normalize_axis,
     registrar,
@@ -748,12 +750,14 @@ def convert_rank(ctx: TFNodeContext) -> list[Value]:
 def convert_fill(ctx: TFNodeContext) -> list[Value]:
     dims = int_list(_required_constant(ctx, 0, "dims"))
     value = _required_constant(ctx, 1, "value")
+    check_fold_budget(dims, value.dtype)
     return [np.full(dims, value, dtype=value.dtype)]
 
 
 @converts("ZerosLike", "OnesLike")
 def convert_zeros_like(ctx: TFNodeContext) -> list[Value]:
     fill = 0 if ctx.op_type == "ZerosLike" else 1
+    check_fold_budget(ctx.static_shape(0), ctx.dtype(0))
     return [np.full(ctx.static_shape(0), fill, dtype=ctx.dtype(0))]
 
 
@@ -763,4 +767,8 @@ def convert_range(ctx: TFNodeContext) -> list[Value]:
         _required_constant(ctx, i, what)
         for i, what in enumerate(("start", "limit", "delta"))
     )
-    return [np.arange(start, limit, delta, dtype=ctx.dtype_attr("Tidx"))]
+    if delta == 0:
+        raise ValueError("delta must not be 0")
+    dtype = np.dtype(ctx.dtype_attr("Tidx"))
+    check_fold_budget([max(0, math.ceil((limit - start) / delta))], dtype)
+    return [np.arange(start, limit, delta, dtype=dtype)]

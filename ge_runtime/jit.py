@@ -51,6 +51,7 @@ from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import dense_to_numpy, derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
+from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_cache, jit_numba
 from ge_runtime.jit_hoist import hoist_invariants
@@ -249,6 +250,7 @@ def loop_context() -> Context:
         scf.Scf,
     ):
         ctx.load_dialect(dialect)
+    ctx.load_op(RemFOp)
     return ctx
 
 

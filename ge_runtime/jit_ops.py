@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect import dtypes
+from ge_dialect.ops.elementwise import erf
 
 
 class JITError(Exception):
@@ -101,13 +102,6 @@ def _divsi(a: Any, b: Any) -> Any:
     return np.where((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)), q + 1, q)[()]
 
 
-def _erf(x: Any) -> Any:
-    """The error function (SciPy's: NumPy has none)."""
-    from scipy.special import erf
-
-    return erf(x)
-
-
 ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "arith.addf": np.add,
     "arith.addi": np.add,
@@ -119,6 +113,9 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "arith.divsi": _divsi,
     "arith.floordivsi": np.floor_divide,
     "arith.remsi": np.fmod,
+    "arith.remui": np.remainder,
+    "arith.remf": np.fmod,
+    "arith.divui": np.floor_divide,
     "arith.negf": np.negative,
     "arith.maximumf": np.maximum,
     "arith.minimumf": np.minimum,
@@ -131,6 +128,9 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "arith.andi": np.bitwise_and,
     "arith.ori": np.bitwise_or,
     "arith.xori": np.bitwise_xor,
+    "arith.shli": np.left_shift,
+    "arith.shrui": np.right_shift,
+    "arith.shrsi": np.right_shift,
     "arith.select": lambda c, a, b: np.where(c, a, b)[()],
     "math.absf": np.abs,
     "math.absi": np.abs,
@@ -144,7 +144,15 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "math.sqrt": np.sqrt,
     "math.rsqrt": lambda x: np.reciprocal(np.sqrt(x)),
     "math.tanh": np.tanh,
-    "math.erf": _erf,
+    "math.erf": erf,
+    "math.asin": np.arcsin,
+    "math.acos": np.arccos,
+    "math.atan": np.arctan,
+    "math.sinh": np.sinh,
+    "math.cosh": np.cosh,
+    "math.asinh": np.arcsinh,
+    "math.acosh": np.arccosh,
+    "math.atanh": np.arctanh,
     "math.sin": np.sin,
     "math.cos": np.cos,
     "math.tan": np.tan,

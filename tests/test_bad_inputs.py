@@ -169,6 +169,45 @@ def singleop(edits: dict[str, Any]) -> str:
     return json.dumps([op], indent=1) + "\n"
 
 
+def tf_graph(nodes: list[dict[str, Any]]) -> str:
+    """A TensorFlow GraphDef in text form. Each node is `{"name", "op",
+    "input": [...], "attr": {KEY: "AttrValue text"}}` with shorthands for the
+    usual attributes: `"dtype"`/`"T"`/`"Tidx"`: a type (`DT_FLOAT`),
+    `"shape"`: dims, `"value"`: `{"dtype", "shape", "int_val": [...]}` (any
+    `*_val` field, or `"tensor_content"` as escaped text)."""
+    lines = []
+    for node in nodes:
+        attrs = dict(node.get("attr", {}))
+        for key in ("dtype", "T", "Tidx"):
+            if key in node:
+                attrs[key] = f"type: {node[key]}"
+        if "shape" in node:
+            attrs["shape"] = f"shape {{ {_tf_dims(node['shape'])} }}"
+        if "value" in node:
+            value = dict(node["value"])
+            fields = [f"dtype: {value.pop('dtype')}"]
+            fields.append(f"tensor_shape {{ {_tf_dims(value.pop('shape', []))} }}")
+            for field_name, items in value.items():
+                if field_name == "tensor_content":
+                    fields.append(f'tensor_content: "{items}"')
+                else:
+                    fields += [f"{field_name}: {json.dumps(item)}" for item in items]
+            attrs["value"] = f"tensor {{ {' '.join(fields)} }}"
+        inputs = "".join(f' input: "{source}"' for source in node.get("input", []))
+        attr_text = "".join(
+            f' attr {{ key: "{key}" value {{ {text} }} }}'
+            for key, text in attrs.items()
+        )
+        lines.append(
+            f'node {{ name: "{node["name"]}" op: "{node["op"]}"{inputs}{attr_text} }}'
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _tf_dims(dims: Sequence[int]) -> str:
+    return " ".join(f"dim {{ size: {size} }}" for size in dims)
+
+
 def repeated(text: str, count: int) -> str:
     """`text` `count` times."""
     return text * count
@@ -180,6 +219,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "nested_attribute": nested_attribute,
     "repeated": repeated,
     "singleop": singleop,
+    "tf_graph": tf_graph,
 }
 """Generators of inputs too big (or too repetitive) to keep in the corpus."""
 

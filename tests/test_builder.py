@@ -322,6 +322,67 @@ def test_elementwise_ops():
         assert f"ge.{name} " in text, name
 
 
+MATH = [
+    "erf",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "ceil",
+    "floor",
+    "round",
+    "sign",
+    "mish",
+    "gelu",
+    "swish",
+    "celu",
+    "thresholded_relu",
+    "shrink",
+]
+COMPARISONS = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+LOGIC = ["logical_and", "logical_or", "logical_xor"]
+BITS = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"]
+
+
+def test_math_comparison_logic_and_bit_ops():
+    """Float math keeps shape and dtype; comparisons broadcast to bools; logic
+    and bit ops keep their operands' dtype; select broadcasts all three."""
+    b = GraphBuilder("logic")
+    x = b.data([4, 1, 3])
+    y = b.data([2, 1])
+    value = x
+    for name in MATH:
+        value = getattr(b, name)(value)
+        assert shape(value) == (4, 1, 3) and dtype_of(value) == "float32", name
+    masks = [getattr(b, name)(value, y) for name in COMPARISONS]
+    assert all(shape(m) == (4, 2, 3) and dtype_of(m) == "bool" for m in masks)
+    mask = masks[0]
+    for name in LOGIC:
+        mask = getattr(b, name)(mask, masks[1])
+    mask = b.logical_not(mask)
+    nan, inf = b.is_nan(value), b.is_inf(value, detect_negative=0)
+    assert dtype_of(nan) == dtype_of(inf) == "bool"
+    chosen = b.select(mask, value, y)
+    assert shape(chosen) == (4, 2, 3) and dtype_of(chosen) == "float32"
+    bits = b.data([5], "uint8")
+    word = bits
+    for name in BITS:
+        word = getattr(b, name)(word, bits)
+    word = b.bitwise_not(word)
+    remainder = b.mod(value, y, fmod=1)
+    b.output(chosen, nan, inf, word, remainder)
+    text = reparsed(b.build())
+    for name in [*MATH, *COMPARISONS, *LOGIC, *BITS, "select", "mod", "bitwise_not"]:
+        assert f"ge.{name} " in text, name
+
+
 def test_layout_is_kept_by_elementwise_ops():
     b = GraphBuilder()
     x = b.data([1, 16, 4, 4], "float16", format="NCHW")

@@ -9,6 +9,7 @@ numerically where they can be.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from pathlib import Path
@@ -16,12 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.irdl import IRDLOperation
+from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.adapters import call_kernel, kernel_signature, numpy_kernel_of
 from ge_dialect.builder import GraphBuilder
+from ge_dialect.diagnostics import GEError
 from ge_dialect.format_rules import FORMAT_RULES
 from ge_dialect.opinfo import find_op_info
 from ge_dialect.ops import GE_OPS, OPS_BY_NAME, Structural, default_attributes
+from ge_dialect.shape_functions import ShapeError
 from ge_dialect.shape_inference import has_shape_function, infer_shapes
 from ge_dialect.traits import (
     Broadcasting,
@@ -109,18 +113,60 @@ def test_every_op_lowers_or_says_why_not(op):
 SPECIAL = np.array([0.0, -0.0, 1.5, -2.25, 7.0, -9.5, np.inf, -np.inf], np.float32)
 
 
-def _operands(op: type[IRDLOperation], shape: tuple[int, ...]) -> list[np.ndarray]:
+DTYPE_CANDIDATES = ("float32", "int32", "uint8", "bool")
+
+
+def dtype_options(op: type[IRDLOperation]) -> list[tuple[str, ...]]:
+    """Every candidate operand dtype tuple (all operands one dtype, or a bool
+    first operand and the rest another, as for select) whose one-op graph
+    verifies."""
     count = len(op.get_irdl_definition().operands)
-    return [RNG.standard_normal(shape).astype(np.float32) for _ in range(count)]
+    candidates = [(d,) * count for d in DTYPE_CANDIDATES]
+    if count > 1:
+        candidates += [("bool", *(d,) * (count - 1)) for d in DTYPE_CANDIDATES[:-1]]
+    return [dtypes for dtypes in candidates if _one_op_graph(op, dtypes) is not None]
+
+
+def _one_op_graph(op: type[IRDLOperation], dtypes: tuple[str, ...]):
+    try:
+        return _elementwise_graph(op, (1, 17, 3, 5), dtypes)
+    except (GEError, VerifyException, ShapeError, ValueError):
+        return None
+
+
+@functools.cache
+def operand_dtypes(op: type[IRDLOperation]) -> tuple[str, ...]:
+    """The first operand dtypes the op takes (float32 for most)."""
+    options = dtype_options(op)
+    assert options, f"{op.name}: no operand dtypes among {DTYPE_CANDIDATES}"
+    return options[0]
+
+
+def sample(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Random data of `dtype`: floats standard normal, ints in [-9, 9] (uint8
+    in [1, 19]: nonzero, so divisions stay defined), bools either."""
+    if dtype == "bool":
+        return RNG.integers(0, 2, shape).astype(bool)
+    if dtype == "uint8":
+        return RNG.integers(1, 20, shape).astype(np.uint8)
+    if dtype == "int32":
+        return RNG.integers(-9, 10, shape).astype(np.int32)
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def _attributes(op: type[IRDLOperation]) -> dict[str, str]:
+    if "data_format" in op.get_irdl_definition().attributes:
+        return {"data_format": "NCHW"}
+    return {}
+
+
+def _operands(op: type[IRDLOperation], shape: tuple[int, ...]) -> list[np.ndarray]:
+    return [sample(dtype, shape) for dtype in operand_dtypes(op)]
 
 
 def _call(op: type[IRDLOperation], arrays: list[np.ndarray]) -> np.ndarray:
     variadic = op.get_irdl_definition().operands[0][1].__class__.__name__
-    attributes = (
-        {"data_format": "NCHW"}
-        if "data_format" in op.get_irdl_definition().attributes
-        else {}
-    )
+    attributes = _attributes(op)
     if variadic == "VarOperandDef":
         return np.asarray(call_kernel(op, arrays, **attributes))
     return np.asarray(call_kernel(op, *arrays, **attributes))
@@ -131,7 +177,7 @@ def _call(op: type[IRDLOperation], arrays: list[np.ndarray]) -> np.ndarray:
 )
 def test_zero_preserving_ops_map_zero_to_zero(op):
     shape = (1, 17, 3, 3)
-    zeros = [np.zeros(s.shape, np.float32) for s in _operands(op, shape)]
+    zeros = [np.zeros_like(s) for s in _operands(op, shape)]
     result = _call(op, zeros)
     np.testing.assert_array_equal(result, np.zeros_like(result))
 
@@ -156,8 +202,10 @@ def test_view_ops_return_their_operand(op):
 )
 def test_broadcasting_shape_functions_follow_numpy(op):
     for shapes in [((3, 1, 17), (5, 1)), ((1,), (2, 3)), ((4, 1), (1, 33))]:
-        arrays = [np.zeros(s, np.float32) for s in shapes]
-        ((shape, _),) = infer_shapes(op, shapes, ["float32"] * len(shapes), {})
+        given = operand_dtypes(op)  # a variadic op: one dtype for all
+        dtypes = [given[min(i, len(given) - 1)] for i in range(len(shapes))]
+        arrays = [np.zeros(s, d) for s, d in zip(shapes, dtypes, strict=True)]
+        ((shape, _),) = infer_shapes(op, shapes, dtypes, {})
         assert shape == np.broadcast_shapes(*shapes)
         assert _call(op, arrays).shape == shape
 
@@ -165,41 +213,66 @@ def test_broadcasting_shape_functions_follow_numpy(op):
 ELEMENTWISE_WITH_BODY = [op for op in ELEMENTWISE_OPS if hasattr(op, "scalar")]
 
 
-def _elementwise_graph(op: type[IRDLOperation], shape: tuple[int, ...]):
+def _elementwise_graph(
+    op: type[IRDLOperation], shape: tuple[int, ...], dtypes: tuple[str, ...]
+):
     """NCHW inputs -> NC1HWC0 -> op -> NCHW output (per-channel operands [C])."""
     b = GraphBuilder("g")
-    definition = op.get_irdl_definition()
-    attributes = (
-        {"data_format": "NCHW"} if "data_format" in definition.attributes else {}
-    )
     values = []
-    for index in range(len(definition.operands)):
+    for index, dtype in enumerate(dtypes):
         if index and not op.has_trait(Broadcasting):
-            values.append(b.data([shape[1]], "float32"))
+            values.append(b.data([shape[1]], dtype))
             continue
-        x = b.data(list(shape), "float32", format="NCHW")
+        x = b.data(list(shape), dtype, format="NCHW")
         values.append(b.transdata(x, src_format="NCHW", dst_format="NC1HWC0"))
-    variadic = definition.operands[0][1].__class__.__name__ == "VarOperandDef"
-    operands = [values] if variadic else values
-    y = b.op(op.name, *operands, **attributes)
+    variadic = op.get_irdl_definition().operands[0][1]
+    operands = [values] if variadic.__class__.__name__ == "VarOperandDef" else values
+    y = b.op(op.name, *operands, **_attributes(op))
     b.output(b.transdata(y, src_format="NC1HWC0", dst_format="NCHW"))
     return b.build()
 
 
-@pytest.mark.parametrize("op", ELEMENTWISE_WITH_BODY, ids=ids)
-def test_generic_lowering_matches_the_kernel(op):
+def _has_body(op: type[IRDLOperation], dtypes: tuple[str, ...]) -> bool:
+    """Whether the op's scalar body computes elements of these dtypes."""
+    from passes.lowering.emitter import Nest, ProbeValue
+
+    module = _one_op_graph(op, dtypes)
+    instance = next(o for o in module.walk() if isinstance(o, op))
+    values = [ProbeValue(v.type.element_type) for v in instance.operands]
+    return instance.scalar(Nest(None, None), *values) is not None
+
+
+LOWERED_CASES = [
+    pytest.param(op, dtypes, id=f"{op.name}-{'-'.join(dict.fromkeys(dtypes))}")
+    for op in ELEMENTWISE_WITH_BODY
+    for dtypes in dtype_options(op)
+    if _has_body(op, dtypes)
+]
+
+
+def test_every_elementwise_op_lowers_some_dtype():
+    lowered = {op for op, *_ in (case.values for case in LOWERED_CASES)}
+    assert lowered == set(ELEMENTWISE_WITH_BODY)
+
+
+@pytest.mark.parametrize(("op", "dtypes"), LOWERED_CASES)
+def test_generic_lowering_matches_the_kernel(op, dtypes):
     """The scalar body, lowered and JIT-run, computes what the kernel does
-    (odd channel counts, special values included)."""
-    module = _elementwise_graph(op, (1, 17, 3, 5))
+    (odd channel counts, special values included), for every dtype it has a
+    body for."""
+    module = _elementwise_graph(op, (1, 17, 3, 5), dtypes)
     graph = module.body.block.first_op
     inputs = {}
-    for data in graph.inputs():
+    for data, dtype in zip(graph.inputs(), dtypes, strict=True):
         shape = tuple(data.output.type.get_shape())
-        values = RNG.standard_normal(shape).astype(np.float32) * 4
-        values.reshape(-1)[: len(SPECIAL)] = SPECIAL[: values.size]
+        values = sample(dtype, shape)
+        if dtype == "float32":
+            values *= 4
+            values.reshape(-1)[: len(SPECIAL)] = SPECIAL[: values.size]
         inputs[data.index_value] = values
     with np.errstate(all="ignore"):
         (expected,) = evaluate(module, inputs)
         (out,) = run_graph(module, inputs)
+    assert out.dtype == expected.dtype
     np.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-6, equal_nan=True)
     assert lowering_for(next(o for o in graph.body.block.ops if o.name == op.name))

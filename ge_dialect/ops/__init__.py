@@ -9,7 +9,8 @@ class.
 
 Families: `structure` (graph, data, const, variable, netoutput),
 `control_flow` (if, case, while, partitioned_call, fused), `trans` (transdata,
-cast and the shape ops), `elementwise` (unary and binary ops, add_n), `nn`
+cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
+(comparisons, logic and bit operations, is_nan/is_inf, select), `nn`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
 `image` (resize), `shape_of` (shape, size: a tensor's shape as data).
@@ -33,6 +34,7 @@ from ge_dialect.ops import (
     control_flow,
     elementwise,
     image,
+    logic,
     matmul,
     movement,
     nn,
@@ -58,6 +60,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     control_flow,
     trans,
     elementwise,
+    logic,
     nn,
     matmul,
     movement,

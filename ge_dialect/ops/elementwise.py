@@ -22,12 +22,12 @@ class HardSwishOp(UnaryElementwiseOp):
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntegerType, TensorType, f64
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr, TensorType, f64
 from xdsl.ir import Operation
 from xdsl.irdl import (
     attr_def,
@@ -40,6 +40,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.format_rules import default_rule, same_rank_rule
 from ge_dialect.layout import shape_of
 from ge_dialect.numpy_helpers import float32_compute, is_int
@@ -48,28 +49,24 @@ from ge_dialect.ops.base import (
     UNARY_FORMAT,
     GEOperation,
     check_same_element_type,
-    element_type_of,
+    integer,
     real,
+    string,
 )
 from ge_dialect.scalar import (
+    RemFOp,
     ScalarBuilder,
     clamp,
-    compare,
     elu,
+    floored_remainder,
     is_bool,
     is_float,
+    is_unsigned,
     select_by,
-    truth,
+    sigmoid,
+    softplus,
 )
-from ge_dialect.shape_functions import (
-    Result,
-    Shape,
-    broadcast,
-    broadcast_all,
-    broadcast_shapes,
-    same_dtype,
-    same_shape,
-)
+from ge_dialect.shape_functions import broadcast, broadcast_shapes, same_shape
 from ge_dialect.traits import (
     Broadcasting,
     Elementwise,
@@ -173,9 +170,7 @@ class SigmoidOp(UnaryElementwiseOp):
 
     @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        one = b.const(1.0, x.type)
-        denominator = b.op(arith.AddfOp, one, b.op(math.ExpOp, b.op(arith.NegfOp, x)))
-        return b.op(arith.DivfOp, one, denominator)
+        return sigmoid(b, x)
 
 
 @irdl_op_definition
@@ -210,11 +205,7 @@ class SoftplusOp(UnaryElementwiseOp):
 
     @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        """max(x, 0) + log1p(exp(-|x|)), which cannot overflow."""
-        tail = b.op(
-            math.Log1pOp, b.op(math.ExpOp, b.op(arith.NegfOp, b.op(math.AbsFOp, x)))
-        )
-        return b.op(arith.AddfOp, b.op(arith.MaximumfOp, x, b.const(0.0, x.type)), tail)
+        return softplus(b, x)
 
 
 @irdl_op_definition
@@ -422,9 +413,22 @@ class ClipOp(UnaryElementwiseOp):
             max = x.dtype.type(np.floor(np.clip(max, info.min, info.max)))
         return np.clip(x, min, max)
 
-    @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return clamp(b, x, self.value_of("min"), self.value_of("max"))
+        low, high = self.value_of("min"), self.value_of("max")
+        if is_float(x.type):
+            return clamp(b, x, low, high)
+        if is_bool(x.type):
+            return None
+        info = np.iinfo(numpy_dtype(dtype_name(x.type)))
+        low = int(np.ceil(np.clip(low, info.min, info.max)))
+        high = int(np.floor(np.clip(high, info.min, info.max)))
+        unsigned = is_unsigned(x.type)
+        bigger = b.op(
+            arith.MaxUIOp if unsigned else arith.MaxSIOp, x, b.const(low, x.type)
+        )
+        return b.op(
+            arith.MinUIOp if unsigned else arith.MinSIOp, bigger, b.const(high, x.type)
+        )
 
 
 @irdl_op_definition
@@ -447,24 +451,371 @@ class HardSwishOp(UnaryElementwiseOp):
         return b.op(arith.MulfOp, x, gate)
 
 
+class MathOp(UnaryElementwiseOp):
+    """A float op that is one `math` op of its input (`MATH`); its kernel is
+    the matching NumPy (or SciPy) function."""
+
+    MATH: ClassVar[type]
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        return b.op(self.MATH, x)
+
+
+def erf(x: Any) -> Any:
+    """The Gauss error function (SciPy's, imported on first use: NumPy has
+    none, and SciPy is slow to import)."""
+    from scipy.special import erf as scipy_erf
+
+    return scipy_erf(x)
+
+
+def _float_kernel(function: Any) -> Any:
+    """A reference kernel applying `function` (float16/bfloat16 in float32)."""
+
+    @float32_compute
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return np.asarray(function(x)).astype(x.dtype, copy=False)
+
+    return staticmethod(numpy_kernel)
+
+
 @irdl_op_definition
-class ErfOp(UnaryElementwiseOp):
-    """The error function, 2/√π ∫₀ˣ exp(-t²) dt (exact GELU is x·(1 + erf(x/√2))/2)."""
+class ErfOp(MathOp):
+    """erf(x), the Gauss error function."""
 
     name = "ge.erf"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.ErfOp
+    numpy_kernel = _float_kernel(erf)
+
+
+@irdl_op_definition
+class SinOp(MathOp):
+    """sin(x)."""
+
+    name = "ge.sin"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.SinOp
+    numpy_kernel = _float_kernel(np.sin)
+
+
+@irdl_op_definition
+class CosOp(MathOp):
+    """cos(x)."""
+
+    name = "ge.cos"
+    MATH: ClassVar[type] = math.CosOp
+    numpy_kernel = _float_kernel(np.cos)
+
+
+@irdl_op_definition
+class TanOp(MathOp):
+    """tan(x)."""
+
+    name = "ge.tan"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.TanOp
+    numpy_kernel = _float_kernel(np.tan)
+
+
+@irdl_op_definition
+class AsinOp(MathOp):
+    """asin(x) (NaN outside [-1, 1])."""
+
+    name = "ge.asin"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.AsinOp
+    numpy_kernel = _float_kernel(np.arcsin)
+
+
+@irdl_op_definition
+class AcosOp(MathOp):
+    """acos(x) (NaN outside [-1, 1])."""
+
+    name = "ge.acos"
+    MATH: ClassVar[type] = math.AcosOp
+    numpy_kernel = _float_kernel(np.arccos)
+
+
+@irdl_op_definition
+class AtanOp(MathOp):
+    """atan(x)."""
+
+    name = "ge.atan"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.AtanOp
+    numpy_kernel = _float_kernel(np.arctan)
+
+
+@irdl_op_definition
+class SinhOp(MathOp):
+    """sinh(x)."""
+
+    name = "ge.sinh"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.SinhOp
+    numpy_kernel = _float_kernel(np.sinh)
+
+
+@irdl_op_definition
+class CoshOp(MathOp):
+    """cosh(x)."""
+
+    name = "ge.cosh"
+    MATH: ClassVar[type] = math.CoshOp
+    numpy_kernel = _float_kernel(np.cosh)
+
+
+@irdl_op_definition
+class AsinhOp(MathOp):
+    """asinh(x)."""
+
+    name = "ge.asinh"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.AsinhOp
+    numpy_kernel = _float_kernel(np.arcsinh)
+
+
+@irdl_op_definition
+class AcoshOp(MathOp):
+    """acosh(x) (NaN below 1)."""
+
+    name = "ge.acosh"
+    MATH: ClassVar[type] = math.AcoshOp
+    numpy_kernel = _float_kernel(np.arccosh)
+
+
+@irdl_op_definition
+class AtanhOp(MathOp):
+    """atanh(x) (NaN outside [-1, 1])."""
+
+    name = "ge.atanh"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.AtanhOp
+    numpy_kernel = _float_kernel(np.arctanh)
+
+
+@irdl_op_definition
+class CeilOp(MathOp):
+    """The smallest integer >= x."""
+
+    name = "ge.ceil"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.CeilOp
+    numpy_kernel = _float_kernel(np.ceil)
+
+
+@irdl_op_definition
+class FloorOp(MathOp):
+    """The largest integer <= x."""
+
+    name = "ge.floor"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.FloorOp
+    numpy_kernel = _float_kernel(np.floor)
+
+
+@irdl_op_definition
+class RoundOp(MathOp):
+    """x rounded to the nearest integer, halves to even (ONNX Round)."""
+
+    name = "ge.round"
+    traits = traits_def(ZeroPreserving())
+    MATH: ClassVar[type] = math.RoundEvenOp
+    numpy_kernel = _float_kernel(np.rint)
+
+
+@irdl_op_definition
+class SignOp(UnaryElementwiseOp):
+    """-1, 0 or 1 by the sign of x (NaN stays NaN)."""
+
+    name = "ge.sign"
 
     traits = traits_def(ZeroPreserving())
 
     @staticmethod
     @float32_compute
     def numpy_kernel(x: np.ndarray) -> np.ndarray:
-        from scipy.special import erf
+        return np.sign(x)
 
-        return erf(x)
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        if is_bool(x.type):
+            return None
+        one, zero = b.const(1, x.type), b.const(0, x.type)
+        if is_float(x.type):
+            positive = b.op(arith.CmpfOp, x, zero, "ogt")
+            negative = b.op(arith.CmpfOp, x, zero, "olt")
+            rest = b.op(arith.SelectOp, negative, b.const(-1, x.type), x)
+            return b.op(arith.SelectOp, positive, one, rest)
+        positive = b.op(arith.CmpiOp, x, zero, "ugt" if is_unsigned(x.type) else "sgt")
+        if is_unsigned(x.type):
+            return b.op(arith.SelectOp, positive, one, zero)
+        negative = b.op(arith.CmpiOp, x, zero, "slt")
+        rest = b.op(arith.SelectOp, negative, b.const(-1, x.type), zero)
+        return b.op(arith.SelectOp, positive, one, rest)
+
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+@irdl_op_definition
+class GeluOp(UnaryElementwiseOp):
+    """x * Phi(x): 0.5 x (1 + erf(x / sqrt 2)), or with `approximate` =
+    "tanh" 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (ONNX Gelu)."""
+
+    name = "ge.gelu"
+
+    approximate = attr_def(StringAttr, default_value=string("none"))
+
+    traits = traits_def(ZeroPreserving())
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.value_of("approximate") not in GELU_APPROXIMATIONS:
+            raise VerifyException(
+                f"approximate must be one of {', '.join(GELU_APPROXIMATIONS)}, got "
+                f"'{self.value_of('approximate')}'"
+            )
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, approximate: str) -> np.ndarray:
+        if approximate == "tanh":
+            inner = np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)
+            return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
+        return (0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype, copy=False)
 
     @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return b.op(math.ErfOp, x)
+        if self.value_of("approximate") == "tanh":
+            cube = b.op(arith.MulfOp, b.op(arith.MulfOp, x, x), x)
+            inner = b.op(
+                arith.AddfOp, x, b.op(arith.MulfOp, cube, b.const(0.044715, x.type))
+            )
+            scaled = b.op(
+                arith.MulfOp, inner, b.const(float(np.sqrt(2 / np.pi)), x.type)
+            )
+            phi = b.op(math.TanhOp, scaled)
+        else:
+            scaled = b.op(arith.MulfOp, x, b.const(float(1 / np.sqrt(2)), x.type))
+            phi = b.op(math.ErfOp, scaled)
+        half = b.op(arith.MulfOp, x, b.const(0.5, x.type))
+        return b.op(arith.MulfOp, half, b.op(arith.AddfOp, phi, b.const(1.0, x.type)))
+
+
+@irdl_op_definition
+class SwishOp(UnaryElementwiseOp):
+    """x * sigmoid(alpha x) (ONNX Swish; SiLU with alpha = 1)."""
+
+    name = "ge.swish"
+
+    alpha = attr_def(FloatAttr, default_value=real(1.0))
+
+    traits = traits_def(ZeroPreserving())
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, alpha: float) -> np.ndarray:
+        return (x * np.exp(-np.logaddexp(0, -alpha * x))).astype(x.dtype, copy=False)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        scaled = b.op(arith.MulfOp, x, b.const(self.value_of("alpha"), x.type))
+        return b.op(arith.MulfOp, x, sigmoid(b, scaled))
+
+
+@irdl_op_definition
+class MishOp(UnaryElementwiseOp):
+    """x * tanh(softplus(x)) (ONNX Mish)."""
+
+    name = "ge.mish"
+
+    traits = traits_def(ZeroPreserving())
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        return (x * np.tanh(np.logaddexp(0, x))).astype(x.dtype, copy=False)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        return b.op(arith.MulfOp, x, b.op(math.TanhOp, softplus(b, x)))
+
+
+@irdl_op_definition
+class CeluOp(UnaryElementwiseOp):
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1)) (ONNX Celu)."""
+
+    name = "ge.celu"
+
+    alpha = attr_def(FloatAttr, default_value=real(1.0))
+
+    traits = traits_def(ZeroPreserving())
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, alpha: float) -> np.ndarray:
+        negative = alpha * np.expm1(np.minimum(x, 0) / alpha)
+        return (np.maximum(x, 0) + negative).astype(x.dtype, copy=False)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        alpha = b.const(self.value_of("alpha"), x.type)
+        zero = b.const(0.0, x.type)
+        tail = b.op(
+            math.ExpM1Op, b.op(arith.DivfOp, b.op(arith.MinimumfOp, x, zero), alpha)
+        )
+        return b.op(
+            arith.AddfOp,
+            b.op(arith.MaximumfOp, x, zero),
+            b.op(arith.MulfOp, tail, alpha),
+        )
+
+
+@irdl_op_definition
+class ThresholdedReluOp(UnaryElementwiseOp):
+    """x where x > alpha, else 0 (ONNX ThresholdedRelu)."""
+
+    name = "ge.thresholded_relu"
+
+    alpha = attr_def(FloatAttr, default_value=real(1.0))
+
+    traits = traits_def(ZeroPreserving())
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, alpha: float) -> np.ndarray:
+        return np.where(x > alpha, x, 0).astype(x.dtype, copy=False)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        return select_by(b, "ogt", x, self.value_of("alpha"), x, b.const(0.0, x.type))
+
+
+@irdl_op_definition
+class ShrinkOp(UnaryElementwiseOp):
+    """x + bias below -lambd, x - bias above lambd, 0 between (ONNX Shrink)."""
+
+    name = "ge.shrink"
+
+    bias = attr_def(FloatAttr, default_value=real(0.0))
+    lambd = attr_def(FloatAttr, default_value=real(0.5))
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, bias: float, lambd: float) -> np.ndarray:
+        shrunk = np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0))
+        return shrunk.astype(x.dtype, copy=False)
+
+    @float_only
+    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
+        bias, lambd = self.value_of("bias"), self.value_of("lambd")
+        above = b.op(arith.SubfOp, x, b.const(bias, x.type))
+        below = b.op(arith.AddfOp, x, b.const(bias, x.type))
+        upper = select_by(b, "ogt", x, lambd, above, b.const(0.0, x.type))
+        return select_by(b, "olt", x, -lambd, below, upper)
 
 
 @irdl_op_definition
@@ -615,7 +966,12 @@ class DivOp(BinaryElementwiseOp):
         q, r = np.divmod(x1, x2)
         return np.where((r != 0) & ((x1 < 0) != (x2 < 0)), q + 1, q)
 
-    scalar = _arith(arith.DivfOp, arith.DivSIOp)  # divsi truncates toward zero
+    def scalar(self, b: ScalarBuilder, a: Any, c: Any) -> Any:
+        if is_float(a.type):
+            return b.op(arith.DivfOp, a, c)
+        if is_bool(a.type):
+            return None
+        return b.op(arith.DivUIOp if is_unsigned(a.type) else arith.DivSIOp, a, c)
 
 
 @irdl_op_definition
@@ -649,19 +1005,47 @@ class PowOp(BinaryElementwiseOp):
     @staticmethod
     @float32_compute
     def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
-        return np.power(x1, x2, dtype=np.result_type(x1, x2, np.float32)).astype(
-            x1.dtype, copy=False
-        )
+        """Integers are raised in float64 (exact below 2**53) and truncated."""
+        compute = np.float64 if is_int(x1) else np.result_type(x1, x2, np.float32)
+        return np.power(x1, x2, dtype=compute).astype(x1.dtype, copy=False)
 
     def scalar(self, b: ScalarBuilder, a: Any, c: Any) -> Any:
-        """powf on floats; on integers in float64, truncated back (as the
-        kernel computes in the float type NumPy picks, then casts)."""
+        """Integers: in float64, truncated back (as the kernel computes)."""
         if is_float(a.type):
             return b.op(math.PowFOp, a, c)
         if is_bool(a.type):
             return None
-        wide = b.op(math.PowFOp, b.convert(a, f64), b.convert(c, f64))
-        return b.convert(wide, a.type)
+        power = b.op(math.PowFOp, b.convert(a, f64), b.convert(c, f64))
+        return b.convert(power, a.type)
+
+
+@irdl_op_definition
+class ModOp(BinaryElementwiseOp):
+    """The remainder of x1 / x2: with `fmod` = 1 it has x1's sign (C fmod),
+    with 0 x2's (Python's %, floored division) (ONNX Mod)."""
+
+    name = "ge.mod"
+
+    fmod = attr_def(IntegerAttr, default_value=integer(0))
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x1: np.ndarray, x2: np.ndarray, *, fmod: int) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (np.fmod if fmod else np.mod)(x1, x2)
+
+    def scalar(self, b: ScalarBuilder, a: Any, c: Any) -> Any:
+        if is_bool(a.type):
+            return None
+        if is_float(a.type):
+            remainder = b.op(RemFOp, a, c)
+        else:
+            remainder = b.op(
+                arith.RemUIOp if is_unsigned(a.type) else arith.RemSIOp, a, c
+            )
+        if self.value_of("fmod") or is_unsigned(a.type):
+            return remainder
+        return floored_remainder(b, remainder, c)
 
 
 @irdl_op_definition
@@ -747,235 +1131,3 @@ class AddNOp(ElementwiseOp):
         for value in values[1:]:
             total = b.op(arith.AddfOp, total, value)
         return total
-
-
-# ---------------------------------------------------------------------------
-# Comparisons, logic and selection: results and conditions are booleans
-# ---------------------------------------------------------------------------
-
-
-class PredicateOp(ElementwiseOp):
-    """Base of broadcasting ops with a boolean result (comparisons, logic).
-
-    Operands of any dtype (they share one); a non-zero value is true where
-    an operand is read as a truth value, as in NumPy and torch.
-    """
-
-    x1 = operand_def(TensorType)
-    x2 = operand_def(TensorType)
-    y = result_def(TensorType)
-
-    traits = traits_def(Broadcasting())
-    FORMAT_RULE = staticmethod(same_rank_rule)
-
-    assembly_format = COMPUTE_FORMAT
-
-    @staticmethod
-    def shape_function(
-        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
-    ) -> list[Result]:
-        """NumPy broadcasting of the inputs (one dtype); a bool result."""
-        same_dtype(dtypes)
-        return [(broadcast_all(shapes), "bool")]
-
-    def verify_(self) -> None:
-        if element_type_of(self.x1) != element_type_of(self.x2):
-            raise VerifyException(
-                f"operands must share one dtype, got {element_type_of(self.x1)} "
-                f"and {element_type_of(self.x2)}"
-            )
-        if not is_bool(element_type_of(self.y)):
-            raise VerifyException(f"result must be i1, got {element_type_of(self.y)}")
-        check_broadcast_result(self)
-
-
-def _comparison(kind: str, ufunc: Any, doc: str) -> Any:
-    """The kernel and scalar body of comparison `kind` ("lt", "eq", ...)."""
-
-    def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
-        return np.asarray(ufunc(x1, x2))
-
-    numpy_kernel.__doc__ = doc
-
-    def scalar(self: Any, b: ScalarBuilder, a: Any, c: Any) -> Any:
-        return compare(b, kind, a, c)
-
-    return staticmethod(numpy_kernel), scalar
-
-
-@irdl_op_definition
-class EqualOp(PredicateOp):
-    """x1 == x2 (NaN equals nothing)."""
-
-    name = "ge.equal"
-
-    numpy_kernel, scalar = _comparison("eq", np.equal, "x1 == x2")
-
-
-@irdl_op_definition
-class NotEqualOp(PredicateOp):
-    """x1 != x2 (NaN differs from everything)."""
-
-    name = "ge.not_equal"
-
-    numpy_kernel, scalar = _comparison("ne", np.not_equal, "x1 != x2")
-
-
-@irdl_op_definition
-class LessOp(PredicateOp):
-    """x1 < x2 (false when either is NaN)."""
-
-    name = "ge.less"
-
-    numpy_kernel, scalar = _comparison("lt", np.less, "x1 < x2")
-
-
-@irdl_op_definition
-class LessEqualOp(PredicateOp):
-    """x1 <= x2 (false when either is NaN)."""
-
-    name = "ge.less_equal"
-
-    numpy_kernel, scalar = _comparison("le", np.less_equal, "x1 <= x2")
-
-
-@irdl_op_definition
-class GreaterOp(PredicateOp):
-    """x1 > x2 (false when either is NaN)."""
-
-    name = "ge.greater"
-
-    numpy_kernel, scalar = _comparison("gt", np.greater, "x1 > x2")
-
-
-@irdl_op_definition
-class GreaterEqualOp(PredicateOp):
-    """x1 >= x2 (false when either is NaN)."""
-
-    name = "ge.greater_equal"
-
-    numpy_kernel, scalar = _comparison("ge", np.greater_equal, "x1 >= x2")
-
-
-def _logic(ufunc: Any, arith_op: Any, doc: str) -> Any:
-    """The kernel and scalar body of a logical op on truth values."""
-
-    def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
-        return np.asarray(ufunc(x1.astype(bool), x2.astype(bool)))
-
-    numpy_kernel.__doc__ = doc
-
-    def scalar(self: Any, b: ScalarBuilder, a: Any, c: Any) -> Any:
-        return b.op(arith_op, truth(b, a), truth(b, c))
-
-    return staticmethod(numpy_kernel), scalar
-
-
-@irdl_op_definition
-class LogicalAndOp(PredicateOp):
-    """x1 and x2, on truth values (non-zero is true)."""
-
-    name = "ge.logical_and"
-
-    traits = traits_def(ZeroPreserving())
-
-    numpy_kernel, scalar = _logic(np.logical_and, arith.AndIOp, "x1 and x2")
-
-
-@irdl_op_definition
-class LogicalOrOp(PredicateOp):
-    """x1 or x2, on truth values (non-zero is true)."""
-
-    name = "ge.logical_or"
-
-    traits = traits_def(ZeroPreserving())
-
-    numpy_kernel, scalar = _logic(np.logical_or, arith.OrIOp, "x1 or x2")
-
-
-@irdl_op_definition
-class LogicalXorOp(PredicateOp):
-    """x1 xor x2, on truth values (non-zero is true)."""
-
-    name = "ge.logical_xor"
-
-    traits = traits_def(ZeroPreserving())
-
-    numpy_kernel, scalar = _logic(np.logical_xor, arith.XOrIOp, "x1 xor x2")
-
-
-@irdl_op_definition
-class LogicalNotOp(ElementwiseOp):
-    """not x, on truth values (non-zero is true); a bool result."""
-
-    name = "ge.logical_not"
-
-    x = operand_def(TensorType)
-    y = result_def(TensorType)
-
-    FORMAT_RULE = staticmethod(default_rule)
-
-    assembly_format = UNARY_FORMAT
-
-    @staticmethod
-    def shape_function(
-        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
-    ) -> list[Result]:
-        """The input's shape, a bool result."""
-        return [(tuple(shapes[0]), "bool")]
-
-    def verify_(self) -> None:
-        if shape_of(self.x.type) != shape_of(self.y.type):
-            raise VerifyException("result shape must equal the input shape")
-        if not is_bool(element_type_of(self.y)):
-            raise VerifyException(f"result must be i1, got {element_type_of(self.y)}")
-
-    @staticmethod
-    def numpy_kernel(x: np.ndarray) -> np.ndarray:
-        return np.logical_not(x)
-
-    def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return b.op(arith.XOrIOp, truth(b, x), b.const(1, IntegerType(1)))
-
-
-@irdl_op_definition
-class SelectOp(ElementwiseOp):
-    """x1 where `condition` is true (non-zero), else x2; all three broadcast
-    (ONNX Where, torch.where, GE Select)."""
-
-    name = "ge.select"
-
-    condition = operand_def(TensorType)
-    x1 = operand_def(TensorType)
-    x2 = operand_def(TensorType)
-    y = result_def(TensorType)
-
-    traits = traits_def(Broadcasting(), ZeroPreserving())
-    FORMAT_RULE = staticmethod(same_rank_rule)
-
-    assembly_format = COMPUTE_FORMAT
-
-    @staticmethod
-    def shape_function(
-        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
-    ) -> list[Result]:
-        """NumPy broadcasting of the three inputs; the dtype of x1 and x2."""
-        return [(broadcast_all(shapes), same_dtype(dtypes[1:]))]
-
-    def verify_(self) -> None:
-        types = {element_type_of(v) for v in (self.x1, self.x2, self.y)}
-        if len(types) > 1:
-            names = ", ".join(sorted(str(t) for t in types))
-            raise VerifyException(
-                f"x1, x2 and the result must share one dtype, got {names}"
-            )
-        check_broadcast_result(self)
-
-    @staticmethod
-    def numpy_kernel(
-        condition: np.ndarray, x1: np.ndarray, x2: np.ndarray
-    ) -> np.ndarray:
-        return np.asarray(np.where(condition.astype(bool), x1, x2), dtype=x1.dtype)
-
-    def scalar(self, b: ScalarBuilder, condition: Any, a: Any, c: Any) -> Any:
-        return b.op(arith.SelectOp, truth(b, condition), a, c)

@@ -104,6 +104,66 @@ ge.graph @hard_swish {
 
 // -----
 
+// Unary math and activations of ONNX: one op each, attributes with defaults.
+
+// CHECK-LABEL: ge.graph @math
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<2x17xf32>
+// CHECK-NEXT:    [[M0:%.*]] = ge.erf [[X]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M1:%.*]] = ge.sin [[M0]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M2:%.*]] = ge.cos [[M1]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M3:%.*]] = ge.tan [[M2]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M4:%.*]] = ge.asin [[M3]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M5:%.*]] = ge.acos [[M4]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M6:%.*]] = ge.atan [[M5]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M7:%.*]] = ge.sinh [[M6]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M8:%.*]] = ge.cosh [[M7]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M9:%.*]] = ge.asinh [[M8]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M10:%.*]] = ge.acosh [[M9]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M11:%.*]] = ge.atanh [[M10]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M12:%.*]] = ge.ceil [[M11]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M13:%.*]] = ge.floor [[M12]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M14:%.*]] = ge.round [[M13]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M15:%.*]] = ge.sign [[M14]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[M16:%.*]] = ge.mish [[M15]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A0:%.*]] = ge.gelu [[M16]] {approximate = "tanh"} : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A1:%.*]] = ge.gelu [[A0]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A2:%.*]] = ge.swish [[A1]] {alpha = 2.000000e+00 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A3:%.*]] = ge.celu [[A2]] {alpha = 5.000000e-01 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A4:%.*]] = ge.thresholded_relu [[A3]] : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[A5:%.*]] = ge.shrink [[A4]] {bias = 1.000000e+00 : f32, lambd = 2.000000e+00 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+// CHECK-NEXT:    [[MOD:%.*]] = ge.mod [[A5]], [[X]] {fmod = 1 : i64} : (tensor<2x17xf32>, tensor<2x17xf32>) -> tensor<2x17xf32>
+// CHECK-NEXT:    ge.netoutput [[MOD]] : tensor<2x17xf32>
+ge.graph @math {
+  %x = ge.data {index = 0 : i64} : tensor<2x17xf32>
+  %m0 = ge.erf %x : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m1 = ge.sin %m0 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m2 = ge.cos %m1 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m3 = ge.tan %m2 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m4 = ge.asin %m3 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m5 = ge.acos %m4 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m6 = ge.atan %m5 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m7 = ge.sinh %m6 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m8 = ge.cosh %m7 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m9 = ge.asinh %m8 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m10 = ge.acosh %m9 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m11 = ge.atanh %m10 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m12 = ge.ceil %m11 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m13 = ge.floor %m12 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m14 = ge.round %m13 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m15 = ge.sign %m14 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %m16 = ge.mish %m15 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a0 = ge.gelu %m16 {approximate = "tanh"} : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a1 = ge.gelu %a0 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a2 = ge.swish %a1 {alpha = 2.000000e+00 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a3 = ge.celu %a2 {alpha = 5.000000e-01 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a4 = ge.thresholded_relu %a3 : tensor<2x17xf32> -> tensor<2x17xf32>
+  %a5 = ge.shrink %a4 {bias = 1.000000e+00 : f32, lambd = 2.000000e+00 : f32} : tensor<2x17xf32> -> tensor<2x17xf32>
+  %mod = ge.mod %a5, %x {fmod = 1 : i64} : (tensor<2x17xf32>, tensor<2x17xf32>) -> tensor<2x17xf32>
+  ge.netoutput %mod : tensor<2x17xf32>
+}
+
+// -----
+
 // TensorFlow's Relu6 and Rsqrt (unary) and SquaredDifference (broadcasting).
 
 // CHECK-LABEL: ge.graph @tensorflow_elementwise
@@ -120,73 +180,4 @@ ge.graph @tensorflow_elementwise {
   %c = ge.data {index = 1 : i64} : tensor<3xf32>
   %sd = ge.squared_difference %rs, %c : (tensor<1x17x3x3xf32, #ge.layout<NHWC>>, tensor<3xf32>) -> tensor<1x17x3x3xf32, #ge.layout<NHWC>>
   ge.netoutput %sd : tensor<1x17x3x3xf32, #ge.layout<NHWC>>
-}
-
-// -----
-
-// Erf: the error function (exact GELU is built from it); no attributes.
-
-// CHECK-LABEL: ge.graph @erf
-// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<3x17xf32>
-// CHECK-NEXT:    [[Y:%.*]] = ge.erf [[X]] : tensor<3x17xf32> -> tensor<3x17xf32>
-// CHECK-NEXT:    ge.netoutput [[Y]] : tensor<3x17xf32>
-ge.graph @erf {
-  %x = ge.data {index = 0 : i64} : tensor<3x17xf32>
-  %y = ge.erf %x : tensor<3x17xf32> -> tensor<3x17xf32>
-  ge.netoutput %y : tensor<3x17xf32>
-}
-
-// -----
-
-// Comparisons and logic broadcast like the binary ops; the result is i1.
-// Logic reads any dtype as truth values (non-zero is true).
-
-// CHECK-LABEL: ge.graph @predicates
-// CHECK:         [[A:%.*]] = ge.data {index = 0 : i64} : tensor<3x1x17xf32>
-// CHECK-NEXT:    [[B:%.*]] = ge.data {index = 1 : i64} : tensor<5x1xf32>
-// CHECK-NEXT:    [[EQ:%.*]] = ge.equal [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[NE:%.*]] = ge.not_equal [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[LT:%.*]] = ge.less [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[LE:%.*]] = ge.less_equal [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[GT:%.*]] = ge.greater [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[GE:%.*]] = ge.greater_equal [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[AND:%.*]] = ge.logical_and [[EQ]], [[NE]] : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[OR:%.*]] = ge.logical_or [[LT]], [[LE]] : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[XOR:%.*]] = ge.logical_xor [[GT]], [[GE]] : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[TRUTH:%.*]] = ge.logical_and [[A]], [[B]] : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-// CHECK-NEXT:    [[NOT:%.*]] = ge.logical_not [[A]] : tensor<3x1x17xf32> -> tensor<3x1x17xi1>
-// CHECK-NEXT:    ge.netoutput [[AND]], [[OR]], [[XOR]], [[TRUTH]], [[NOT]]
-ge.graph @predicates {
-  %a = ge.data {index = 0 : i64} : tensor<3x1x17xf32>
-  %b = ge.data {index = 1 : i64} : tensor<5x1xf32>
-  %eq = ge.equal %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-  %ne = ge.not_equal %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-  %lt = ge.less %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-  %le = ge.less_equal %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-  %gt = ge.greater %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-  %ge = ge.greater_equal %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-  %and = ge.logical_and %eq, %ne : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
-  %or = ge.logical_or %lt, %le : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
-  %xor = ge.logical_xor %gt, %ge : (tensor<3x5x17xi1>, tensor<3x5x17xi1>) -> tensor<3x5x17xi1>
-  %truth = ge.logical_and %a, %b : (tensor<3x1x17xf32>, tensor<5x1xf32>) -> tensor<3x5x17xi1>
-  %not = ge.logical_not %a : tensor<3x1x17xf32> -> tensor<3x1x17xi1>
-  ge.netoutput %and, %or, %xor, %truth, %not : tensor<3x5x17xi1>, tensor<3x5x17xi1>, tensor<3x5x17xi1>, tensor<3x5x17xi1>, tensor<3x1x17xi1>
-}
-
-// -----
-
-// Select: x1 where the condition holds, else x2; all three broadcast.
-
-// CHECK-LABEL: ge.graph @select
-// CHECK:         [[C:%.*]] = ge.data {index = 0 : i64} : tensor<3x1x1x17xi1>
-// CHECK-NEXT:    [[X:%.*]] = ge.data {index = 1 : i64} : tensor<3x4x17x17xf32>
-// CHECK-NEXT:    [[Z:%.*]] = ge.const {{.*}} : tensor<f32>
-// CHECK-NEXT:    [[Y:%.*]] = ge.select [[C]], [[X]], [[Z]] : (tensor<3x1x1x17xi1>, tensor<3x4x17x17xf32>, tensor<f32>) -> tensor<3x4x17x17xf32>
-// CHECK-NEXT:    ge.netoutput [[Y]] : tensor<3x4x17x17xf32>
-ge.graph @select {
-  %c = ge.data {index = 0 : i64} : tensor<3x1x1x17xi1>
-  %x = ge.data {index = 1 : i64} : tensor<3x4x17x17xf32>
-  %z = ge.const {value = dense<0xFF800000> : tensor<f32>} : tensor<f32>
-  %y = ge.select %c, %x, %z : (tensor<3x1x1x17xi1>, tensor<3x4x17x17xf32>, tensor<f32>) -> tensor<3x4x17x17xf32>
-  ge.netoutput %y : tensor<3x4x17x17xf32>
 }

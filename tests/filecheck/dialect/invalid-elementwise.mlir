@@ -145,50 +145,9 @@ ge.graph @add_n_dtype_mismatch {
 
 // -----
 
-ge.graph @comparison_result_not_bool {
+ge.graph @no_unknown_gelu_approximation {
   %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
-  // CHECK: {{.*}}invalid-elementwise.mlir:[[# @LINE + 1]]:3: error: 'ge.less' op result must be i1, got f32
-  %r = ge.less %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
-  ge.netoutput
-}
-
-// -----
-
-ge.graph @comparison_operand_dtypes_differ {
-  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
-  %y = ge.data {index = 1 : i64} : tensor<2x3xi32>
-  // CHECK: {{.*}}invalid-elementwise.mlir:[[# @LINE + 1]]:3: error: 'ge.equal' op operands must share one dtype, got f32 and i32
-  %r = ge.equal %x, %y : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<2x3xi1>
-  ge.netoutput
-}
-
-// -----
-
-ge.graph @comparison_not_broadcast {
-  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
-  %y = ge.data {index = 1 : i64} : tensor<4xf32>
-  // CHECK: {{.*}}invalid-elementwise.mlir:[[# @LINE + 1]]:3: error: 'ge.greater' op shapes [2, 3] and [4] do not broadcast
-  %r = ge.greater %x, %y : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xi1>
-  ge.netoutput
-}
-
-// -----
-
-ge.graph @select_branches_differ {
-  %c = ge.data {index = 0 : i64} : tensor<2x3xi1>
-  %x = ge.data {index = 1 : i64} : tensor<2x3xf32>
-  %y = ge.data {index = 2 : i64} : tensor<2x3xf16>
-  // CHECK: {{.*}}invalid-elementwise.mlir:[[# @LINE + 1]]:3: error: 'ge.select' op x1, x2 and the result must share one dtype, got f16, f32
-  %r = ge.select %c, %x, %y : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf16>) -> tensor<2x3xf32>
-  ge.netoutput
-}
-
-// -----
-
-ge.graph @select_wrong_result_shape {
-  %c = ge.data {index = 0 : i64} : tensor<2x1xi1>
-  %x = ge.data {index = 1 : i64} : tensor<1x3xf32>
-  // CHECK: {{.*}}invalid-elementwise.mlir:[[# @LINE + 1]]:3: error: 'ge.select' op result shape [1, 3] does not match the broadcast shape [2, 3]
-  %r = ge.select %c, %x, %x : (tensor<2x1xi1>, tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  // CHECK: {{.*}}invalid-elementwise.mlir:[[# @LINE + 1]]:3: error: 'ge.gelu' op approximate must be one of none, tanh, got 'erf'
+  %r = ge.gelu %x {approximate = "erf"} : tensor<2x3xf32> -> tensor<2x3xf32>
   ge.netoutput
 }
