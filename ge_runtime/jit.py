@@ -62,9 +62,11 @@ from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
     DEFAULT_MAX_ITERATIONS,
     InputKey,
+    InputSpec,
     Weights,
     bind_inputs,
     find_graph,
+    input_specs,
 )
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
@@ -707,6 +709,8 @@ class GraphRunner:
     """Per `ge.data` in argument order: its layout and index."""
     outputs: list[tuple[ValueLayout, tuple[int, ...]]]
     """Per output: its layout and origin shape."""
+    specs: list[InputSpec]
+    """The graph's inputs, what each call's arrays are checked against."""
 
     @classmethod
     def build(
@@ -742,11 +746,12 @@ class GraphRunner:
                 (value_layout(value, target), tuple(value.type.get_shape()))  # type: ignore[attr-defined]
                 for value in graph.output.operands
             ],
+            input_specs(graph),
         )
 
     def __call__(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
         """Run on origin-layout inputs (by `ge.data` name or index)."""
-        bound = bind_inputs(self.graph, inputs)
+        bound = bind_inputs(self.graph, inputs, self.specs)
         arguments = [layout.store(bound[index]) for layout, index in self.inputs]
         try:
             stored = self.bound(*arguments)

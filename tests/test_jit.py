@@ -583,3 +583,49 @@ def test_numba_turned_off_by_the_environment(monkeypatch):
     finally:
         monkeypatch.undo()
         jit_numba.available.cache_clear()
+
+
+FUSED_ROW_MAX = """
+func.func @main(%x: memref<17x33xf32>, %b: memref<17xf32>) -> memref<17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<17xf32>
+  %y = memref.alloc() : memref<17xf32>
+  affine.for %i = 0 to 17 {
+    %bv = affine.load %b[%i] : memref<17xf32>
+    affine.store %bv, %acc[%i] : memref<17xf32>
+    affine.for %j = 0 to 33 {
+      %xv = affine.load %x[%i, %j] : memref<17x33xf32>
+      %av = affine.load %acc[%i] : memref<17xf32>
+      %m = arith.maximumf %av, %xv : f32
+      affine.store %m, %acc[%i] : memref<17xf32>
+    }
+    %v = affine.load %acc[%i] : memref<17xf32>
+    %r = arith.maximumf %v, %zero : f32
+    affine.store %r, %y[%i] : memref<17xf32>
+  }
+  func.return %y : memref<17xf32>
+}
+"""
+
+
+@pytest.mark.skipif(not jit_numba.available(), reason="numba is not installed")
+def test_numba_buffer_only_the_nest_uses_lives_in_locals():
+    """A fused nest's intermediate (`%acc`: set, reduced into, read back in
+    one iteration) is never stored: the kernel takes only `%x`, `%b`, `%y`."""
+    x = special_input((17, 33))
+    b = RNG.standard_normal(17).astype(np.float32)
+    b[3] = -0.0
+    (want,) = run(FUSED_ROW_MAX, x, b, vectorised=1)
+    (got,) = run(FUSED_ROW_MAX, x, b, vectorised=1, native=True)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got).any()
+    expected = np.maximum(np.maximum(b, np.max(x, axis=1)), 0)  # NaN propagates
+    np.testing.assert_array_equal(got, expected)
+    compiled = compile_module(FUSED_ROW_MAX, poison=True, native=True)
+    (source,) = [
+        jit_numba._SOURCES[id(v)]
+        for v in compiled.function.__globals__.values()
+        if id(v) in jit_numba._SOURCES
+    ]
+    assert "def kernel(P, a0, a1, a2):" in source, source
+    assert source.count("] = ") == 1, source  # one store: the result
