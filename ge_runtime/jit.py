@@ -44,19 +44,25 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    MemRefType,
+    ModuleOp,
+    NameLoc,
+)
 from xdsl.ir import Operation, Region, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import dense_to_numpy, derive_storage_weights
-from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.diagnostics import error_at, location_text, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_cache, jit_numba
 from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_numba import NumbaNest
-from ge_runtime.jit_ops import JITError, numpy_dtype
+from ge_runtime.jit_ops import JITError, LocatedJITError, jit_failure, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
@@ -275,7 +281,16 @@ def compile_module(
     text = module if isinstance(module, str) else str(module)
     if native is None:
         native = jit_numba.available()
-    options = f"{function}|{poison}|{vectorize}|{native}"
+    origins = (  # in the messages of the loops' runaway checks
+        ""
+        if isinstance(module, str)
+        else ";".join(
+            source_location(op) or ""
+            for op in module.walk()
+            if isinstance(op, scf.WhileOp)
+        )
+    )
+    options = f"{function}|{poison}|{vectorize}|{native}|{origins}"
     key = hashlib.sha256(f"{options}|{text}".encode()).hexdigest()
     with _COMPILE_LOCK:  # CPython's `ast` is not safe to use from two threads
         if key not in _CACHE:
@@ -289,6 +304,14 @@ def compile_module(
                 parsed, target, poison, vectorize, native
             ).run()
         return _CACHE[key]
+
+
+def source_location(op: Operation) -> str | None:
+    """`FILE:LINE:COL` (or node name) of the source op `op` was lowered from,
+    if the lowering gave it that op's location."""
+    if isinstance(op.location, FileLineColLoc | NameLoc):
+        return location_text(op)
+    return None
 
 
 def _find_function(
@@ -486,7 +509,17 @@ class FunctionCompiler:
         assert isinstance(condition, scf.ConditionOp)
         count = self.env.fresh("n")
         limit = self.env.add_global(MAX_WHILE_ITERATIONS, "c")
-        error = self.env.add_global(JITError, "e")
+        if (origin := source_location(op)) is not None:
+            message = (
+                f"{origin}: error: 'ge.while' op did not finish within "
+                f"{MAX_WHILE_ITERATIONS} iterations"
+            )
+            error = self.env.add_global(LocatedJITError, "e")
+        else:
+            message = (
+                f"scf.while did not finish within {MAX_WHILE_ITERATIONS} iterations"
+            )
+            error = self.env.add_global(JITError, "e")
         lines = [f"{indent}{count} = 0", f"{indent}while True:"]
         lines += self._body(op.before_region, inner)
         lines += [
@@ -494,8 +527,7 @@ class FunctionCompiler:
             f"{inner}    break",
             f"{inner}{count} += 1",
             f"{inner}if {count} > {limit}:",
-            f"{inner}    raise {error}('scf.while did not finish within "
-            f"{MAX_WHILE_ITERATIONS} iterations')",
+            f"{inner}    raise {error}({message!r})",
         ]
         return lines + self._body(op.after_region, inner)
 
@@ -736,7 +768,7 @@ class GraphRunner:
                 {len(data) + i: array for i, array in enumerate(constants)}
             )
         except JITError as error:
-            raise GEError(f"error: {error}") from None
+            raise jit_failure(error) from None
         return cls(
             graph,
             compiled,
@@ -756,7 +788,7 @@ class GraphRunner:
         try:
             stored = self.bound(*arguments)
         except JITError as error:
-            raise GEError(f"error: {error}") from None
+            raise jit_failure(error) from None
         return [
             np.asarray(layout.load(array, shape))
             for (layout, shape), array in zip(self.outputs, stored, strict=True)

@@ -20,11 +20,24 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect import dtypes
+from ge_dialect.diagnostics import GEError
 from ge_dialect.ops.elementwise import erf
 
 
 class JITError(Exception):
     """The module cannot be compiled (an unsupported op or an invalid access)."""
+
+
+class LocatedJITError(JITError):
+    """A JITError whose text is a whole diagnostic, located at the source op
+    the failing loop-level op was lowered from (`FILE:LINE:COL: error: ...`)."""
+
+
+def jit_failure(error: JITError) -> GEError:
+    """The one-line diagnostic of a JIT failure."""
+    if isinstance(error, LocatedJITError):
+        return GEError(str(error))
+    return GEError(f"error: {error}")
 
 
 def numpy_dtype(type_: Attribute) -> np.dtype:

@@ -198,7 +198,8 @@ def lower_while(ctx: LoweringContext, op: WhileOp, lower_region: LowerRegion) ->
         lower_region(ctx, op.body, variables, update)
         after_block.add_op(scf.YieldOp())
     ctx.op = op
-    ctx.emitter.add(scf.WhileOp([], [], before, after))
+    loop = ctx.emitter.add(scf.WhileOp([], [], before, after))
+    loop.location = op.location  # runaway loops are reported at the ge.while
 
 
 ControlFlowLowering = Callable[[LoweringContext, Operation, LowerRegion], None]
