@@ -323,9 +323,18 @@ def source_location(op: Operation) -> str | None:
     return None
 
 
-def _find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+def _find_function(
+    module: ModuleOp, name: str | None, *, private: bool = False
+) -> func.FuncOp:
+    """Function `name` (None: the first public one; `private`: callees too)."""
     functions = [
-        op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp)
+        and op.body.blocks
+        and (
+            private or op.sym_visibility is None or op.sym_visibility.data != "private"
+        )
     ]
     for op in functions:
         if name is None or op.sym_name.data == name:
@@ -356,6 +365,8 @@ class FunctionCompiler:
         self.native_nests = 0
         self.reasons: list[str] = []
         """Why each nest that runs in the scalar path was not vectorised."""
+        self.calling: list[str] = []
+        """The functions whose inlined bodies are being emitted (`func.call`)."""
 
     def run(self) -> CompiledFunction:
         """Compile the function and return it ready to call."""
@@ -369,7 +380,7 @@ class FunctionCompiler:
                 else []
             )
         ] or [{} for _ in block.args]
-        written = _written_roots(self.function)
+        written = _written_roots(self.module, self.function)
         invariant_args = tuple(
             i
             for i, (arg, attrs) in enumerate(zip(block.args, arg_attrs, strict=True))
@@ -453,6 +464,8 @@ class FunctionCompiler:
                 lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
             elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
                 lines += self._control_flow(op, indent)
+            elif isinstance(op, func.CallOp):
+                lines += self._call(op, indent, top)
             elif isinstance(op, scf.YieldOp | scf.ConditionOp) and not (
                 op.args if isinstance(op, scf.ConditionOp) else op.operands
             ):
@@ -530,6 +543,28 @@ class FunctionCompiler:
         ]
         return lines + self._body(op.after_region, inner)
 
+    def _call(self, op: func.CallOp, indent: str, top: bool) -> list[str]:
+        """`func.call`: a fresh copy of the callee's body, inline (its
+        arguments bound to the call's operands, its results to the call's)."""
+        name = op.callee.root_reference.data
+        if name in self.calling:
+            raise JITError(f"recursive call of @{name}")
+        callee = _find_function(self.module, name, private=True).clone()
+        block = callee.body.block
+        lines = []
+        for arg, operand in zip(block.args, op.arguments, strict=True):
+            lines.append(f"{indent}{self.env.name(arg)} = {self.env.name(operand)}")
+            if operand in self.env.invariant:
+                self.env.invariant.add(arg)
+        returned = block.last_op
+        assert isinstance(returned, func.ReturnOp)
+        self.calling.append(name)
+        lines += self.emit_block(list(block.ops)[:-1], indent, top)
+        self.calling.pop()
+        for result, value in zip(op.results, returned.operands, strict=True):
+            lines.append(f"{indent}{self.env.name(result)} = {self.env.name(value)}")
+        return lines
+
     def _body(self, region: Region, indent: str) -> list[str]:
         return self.emit_block(list(region.block.ops), indent) or [f"{indent}pass"]
 
@@ -587,12 +622,27 @@ def workspace_pool(
     return buffers
 
 
-def _written_roots(function: func.FuncOp) -> set[SSAValue]:
-    """The buffers `function` stores to, through views too."""
+def _written_roots(
+    module: ModuleOp, function: func.FuncOp, calling: frozenset[str] = frozenset()
+) -> set[SSAValue]:
+    """The buffers `function` stores to, through views and calls too."""
     written: set[SSAValue] = set()
+    calling |= {function.sym_name.data}
     for op in function.walk():
+        targets: list[SSAValue] = []
         if isinstance(op, affine.StoreOp | memref.StoreOp):
-            target = op.memref
+            targets = [op.memref]
+        elif isinstance(op, func.CallOp):
+            name = op.callee.root_reference.data
+            if name in calling:
+                raise JITError(f"recursive call of @{name}")
+            callee = _find_function(module, name, private=True)
+            stored = _written_roots(module, callee, calling)
+            args = callee.body.block.args
+            targets = [
+                v for v, a in zip(op.arguments, args, strict=True) if a in stored
+            ]
+        for target in targets:
             while isinstance(target.owner, memref.ViewOp | memref.SubviewOp):
                 target = target.owner.source
             written.add(target)
