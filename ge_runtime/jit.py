@@ -262,6 +262,16 @@ def loop_context() -> Context:
     return ctx
 
 
+def native_choice(native: bool | None) -> bool:
+    """Whether nests compile to numba kernels: as asked, else the default
+    (`jit_numba.enabled`); asking without numba installed is an error."""
+    if native is None:
+        return jit_numba.enabled()
+    if native and not jit_numba.installed():
+        raise JITError("numba kernels were asked for, but numba is not installed")
+    return native
+
+
 def compile_module(
     module: ModuleOp | str,
     function: str | None = None,
@@ -275,12 +285,11 @@ def compile_module(
     With `poison`, new float buffers start as NaN, so reading memory the IR
     never wrote shows up in the results; without `vectorize` every nest takes
     the scalar path; `native` says whether numba compiles the nests it takes
-    (`jit_numba`; default: when it is available). Results are cached by
+    (`jit_numba`; default: `jit_numba.enabled()`). Results are cached by
     module text and options.
     """
     text = module if isinstance(module, str) else str(module)
-    if native is None:
-        native = jit_numba.available()
+    native = native_choice(native)
     origins = (  # in the messages of the loops' runaway checks
         ""
         if isinstance(module, str)
@@ -314,9 +323,18 @@ def source_location(op: Operation) -> str | None:
     return None
 
 
-def _find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+def _find_function(
+    module: ModuleOp, name: str | None, *, private: bool = False
+) -> func.FuncOp:
+    """Function `name` (None: the first public one; `private`: callees too)."""
     functions = [
-        op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp)
+        and op.body.blocks
+        and (
+            private or op.sym_visibility is None or op.sym_visibility.data != "private"
+        )
     ]
     for op in functions:
         if name is None or op.sym_name.data == name:
@@ -347,6 +365,8 @@ class FunctionCompiler:
         self.native_nests = 0
         self.reasons: list[str] = []
         """Why each nest that runs in the scalar path was not vectorised."""
+        self.calling: list[str] = []
+        """The functions whose inlined bodies are being emitted (`func.call`)."""
 
     def run(self) -> CompiledFunction:
         """Compile the function and return it ready to call."""
@@ -360,7 +380,7 @@ class FunctionCompiler:
                 else []
             )
         ] or [{} for _ in block.args]
-        written = _written_roots(self.function)
+        written = _written_roots(self.module, self.function)
         invariant_args = tuple(
             i
             for i, (arg, attrs) in enumerate(zip(block.args, arg_attrs, strict=True))
@@ -444,6 +464,8 @@ class FunctionCompiler:
                 lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
             elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
                 lines += self._control_flow(op, indent)
+            elif isinstance(op, func.CallOp):
+                lines += self._call(op, indent, top)
             elif isinstance(op, scf.YieldOp | scf.ConditionOp) and not (
                 op.args if isinstance(op, scf.ConditionOp) else op.operands
             ):
@@ -453,17 +475,20 @@ class FunctionCompiler:
         return lines
 
     def _native_or_vectorised(self, op: affine.ForOp, indent: str) -> list[str]:
-        """A nest as one numba kernel call when numba takes it, else as
-        NumPy calls (`Unsupported` if neither does)."""
-        if self.native:
+        """A nest with a reduction as one numba kernel call when numba
+        takes it, else as NumPy calls; a nest NumPy cannot take goes to
+        numba too (`Unsupported` if neither does)."""
+        if not self.native:
+            return NestVectoriser(op, self.env).compile(indent)
+        try:
+            lines = NumbaNest(op, self.env).compile(indent)
+        except Unsupported:
             try:
-                lines = NumbaNest(op, self.env).compile(indent)
+                return NestVectoriser(op, self.env).compile(indent)
             except Unsupported:
-                pass
-            else:
-                self.native_nests += 1
-                return lines
-        return NestVectoriser(op, self.env).compile(indent)
+                lines = NumbaNest(op, self.env, any_nest=True).compile(indent)
+        self.native_nests += 1
+        return lines
 
     def _control_flow(
         self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str
@@ -517,6 +542,28 @@ class FunctionCompiler:
             f"{inner}    raise {error}({message!r})",
         ]
         return lines + self._body(op.after_region, inner)
+
+    def _call(self, op: func.CallOp, indent: str, top: bool) -> list[str]:
+        """`func.call`: a fresh copy of the callee's body, inline (its
+        arguments bound to the call's operands, its results to the call's)."""
+        name = op.callee.root_reference.data
+        if name in self.calling:
+            raise JITError(f"recursive call of @{name}")
+        callee = _find_function(self.module, name, private=True).clone()
+        block = callee.body.block
+        lines = []
+        for arg, operand in zip(block.args, op.arguments, strict=True):
+            lines.append(f"{indent}{self.env.name(arg)} = {self.env.name(operand)}")
+            if operand in self.env.invariant:
+                self.env.invariant.add(arg)
+        returned = block.last_op
+        assert isinstance(returned, func.ReturnOp)
+        self.calling.append(name)
+        lines += self.emit_block(list(block.ops)[:-1], indent, top)
+        self.calling.pop()
+        for result, value in zip(op.results, returned.operands, strict=True):
+            lines.append(f"{indent}{self.env.name(result)} = {self.env.name(value)}")
+        return lines
 
     def _body(self, region: Region, indent: str) -> list[str]:
         return self.emit_block(list(region.block.ops), indent) or [f"{indent}pass"]
@@ -575,12 +622,27 @@ def workspace_pool(
     return buffers
 
 
-def _written_roots(function: func.FuncOp) -> set[SSAValue]:
-    """The buffers `function` stores to, through views too."""
+def _written_roots(
+    module: ModuleOp, function: func.FuncOp, calling: frozenset[str] = frozenset()
+) -> set[SSAValue]:
+    """The buffers `function` stores to, through views and calls too."""
     written: set[SSAValue] = set()
+    calling |= {function.sym_name.data}
     for op in function.walk():
+        targets: list[SSAValue] = []
         if isinstance(op, affine.StoreOp | memref.StoreOp):
-            target = op.memref
+            targets = [op.memref]
+        elif isinstance(op, func.CallOp):
+            name = op.callee.root_reference.data
+            if name in calling:
+                raise JITError(f"recursive call of @{name}")
+            callee = _find_function(module, name, private=True)
+            stored = _written_roots(module, callee, calling)
+            args = callee.body.block.args
+            targets = [
+                v for v, a in zip(op.arguments, args, strict=True) if a in stored
+            ]
+        for target in targets:
             while isinstance(target.owner, memref.ViewOp | memref.SubviewOp):
                 target = target.owner.source
             written.add(target)
@@ -622,8 +684,7 @@ def compile_graph(
     later process finds it there and neither lowers nor generates code.
     `native` is `compile_module`'s.
     """
-    if native is None:
-        native = jit_numba.available()
+    native = native_choice(native)
     if cache_key is not None and not poison:
         disk_key = f"{target}|{native}|{cache_key}"
         entry = jit_cache.load(disk_key)

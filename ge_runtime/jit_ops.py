@@ -88,6 +88,12 @@ def _unsigned(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return compare
 
 
+def _unsigned_value(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """`op` on the operands read as unsigned, the result in their dtype."""
+    compare = _unsigned(op)
+    return lambda a, b: compare(a, b).view(np.asarray(a).dtype)[()]
+
+
 _CMPI: dict[int, Callable[[Any, Any], Any]] = {
     0: np.equal,
     1: np.not_equal,
@@ -130,8 +136,8 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "arith.minnumf": np.fmin,
     "arith.maxsi": np.maximum,
     "arith.minsi": np.minimum,
-    "arith.maxui": np.maximum,
-    "arith.minui": np.minimum,
+    "arith.maxui": _unsigned_value(np.maximum),
+    "arith.minui": _unsigned_value(np.minimum),
     "arith.andi": np.bitwise_and,
     "arith.ori": np.bitwise_or,
     "arith.xori": np.bitwise_xor,
@@ -200,8 +206,11 @@ REDUCTIONS: dict[str, np.ufunc] = {
     "arith.minnumf": np.fmin,
     "arith.maxsi": np.maximum,
     "arith.minsi": np.minimum,
+    "arith.maxui": np.maximum,
+    "arith.minui": np.minimum,
 }
-"""Associative, commutative combiners an accumulation may use."""
+"""Associative, commutative combiners an accumulation may use (`maxui`/`minui`
+as NumPy's on the unsigned or bool arrays of `ui` and `i1` memrefs)."""
 
 
 def cast(x: Any, dtype: np.dtype) -> Any:
