@@ -262,6 +262,16 @@ def loop_context() -> Context:
     return ctx
 
 
+def native_choice(native: bool | None) -> bool:
+    """Whether nests compile to numba kernels: as asked, else the default
+    (`jit_numba.enabled`); asking without numba installed is an error."""
+    if native is None:
+        return jit_numba.enabled()
+    if native and not jit_numba.installed():
+        raise JITError("numba kernels were asked for, but numba is not installed")
+    return native
+
+
 def compile_module(
     module: ModuleOp | str,
     function: str | None = None,
@@ -275,12 +285,11 @@ def compile_module(
     With `poison`, new float buffers start as NaN, so reading memory the IR
     never wrote shows up in the results; without `vectorize` every nest takes
     the scalar path; `native` says whether numba compiles the nests it takes
-    (`jit_numba`; default: when it is available). Results are cached by
+    (`jit_numba`; default: `jit_numba.enabled()`). Results are cached by
     module text and options.
     """
     text = module if isinstance(module, str) else str(module)
-    if native is None:
-        native = jit_numba.available()
+    native = native_choice(native)
     origins = (  # in the messages of the loops' runaway checks
         ""
         if isinstance(module, str)
@@ -466,17 +475,20 @@ class FunctionCompiler:
         return lines
 
     def _native_or_vectorised(self, op: affine.ForOp, indent: str) -> list[str]:
-        """A nest as one numba kernel call when numba takes it, else as
-        NumPy calls (`Unsupported` if neither does)."""
-        if self.native:
+        """A nest with a reduction as one numba kernel call when numba
+        takes it, else as NumPy calls; a nest NumPy cannot take goes to
+        numba too (`Unsupported` if neither does)."""
+        if not self.native:
+            return NestVectoriser(op, self.env).compile(indent)
+        try:
+            lines = NumbaNest(op, self.env).compile(indent)
+        except Unsupported:
             try:
-                lines = NumbaNest(op, self.env).compile(indent)
+                return NestVectoriser(op, self.env).compile(indent)
             except Unsupported:
-                pass
-            else:
-                self.native_nests += 1
-                return lines
-        return NestVectoriser(op, self.env).compile(indent)
+                lines = NumbaNest(op, self.env, any_nest=True).compile(indent)
+        self.native_nests += 1
+        return lines
 
     def _control_flow(
         self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str
@@ -672,8 +684,7 @@ def compile_graph(
     later process finds it there and neither lowers nor generates code.
     `native` is `compile_module`'s.
     """
-    if native is None:
-        native = jit_numba.available()
+    native = native_choice(native)
     if cache_key is not None and not poison:
         disk_key = f"{target}|{native}|{cache_key}"
         entry = jit_cache.load(disk_key)
