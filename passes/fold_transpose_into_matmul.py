@@ -22,8 +22,11 @@ innermost axis innermost: a head split that runs in FRACTAL_NZ
    : (tensor<2x4x11x16xf32>, tensor<2x4x11x16xf32>) -> tensor<2x4x11x11xf32>
 ```
 
-Bail-outs: the transpose has other users (it would be computed twice), or
-it does not move the operand's innermost axis to second-to-last. ATC runs
+An elementwise op with scalars between the transpose and the product (the
+scale `k^T * c` of an exported `scaled_dot_product_attention`) first trades
+places with the transpose. Bail-outs: the transpose has other users (it
+would be computed twice), or it does not move the operand's innermost axis
+to second-to-last. ATC runs
 it in graph fusion (rule `TransposeBatchMatMulFusion`, switchable with
 `disable`).
 """
@@ -34,6 +37,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -43,10 +47,11 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ge_dialect.layout import shape_of
+from ge_dialect.layout import is_scalar, shape_of
 from ge_dialect.ops import TransposeOp
 from ge_dialect.ops.base import boolean
 from ge_dialect.ops.matmul import MatrixProductOp
+from ge_dialect.traits import Elementwise
 from passes.dead_code import erase_dead
 from passes.fuse_ops import enabled_rules, fusion_rules
 from passes.options import check_choice_option
@@ -58,6 +63,48 @@ def swapped_last_two(perm: list[int]) -> list[int]:
     return [*perm[:-2], perm[-1], perm[-2]]
 
 
+def sink_transpose_below(op: Operation, rewriter: PatternRewriter) -> Operation:
+    """`op(transpose(t), scalars)` as `transpose(op(t, scalars))` when `op` is
+    elementwise (a scale of attention's key, `k^T * c`), so the transpose
+    meets the product; otherwise `op` itself."""
+    if not op.has_trait(Elementwise) or len(op.results) != 1:
+        return op
+    if not op.results[0].has_one_use():
+        return op
+    transposes = [v for v in op.operands if isinstance(v.owner, TransposeOp)]
+    scalars = [v for v in op.operands if is_scalar(v.type)]
+    if len(transposes) != 1 or len(transposes) + len(scalars) != len(op.operands):
+        return op
+    transpose = transposes[0].owner
+    assert isinstance(transpose, TransposeOp)
+    if not transpose.y.has_one_use():
+        return op
+    perm = transpose.permutation()
+    if len(perm) < 2 or perm[-2] != len(perm) - 1:
+        return op
+    result = op.results[0]
+    moved = type(op).create(
+        operands=[transpose.x if v is transpose.y else v for v in op.operands],
+        result_types=[
+            TensorType(
+                result.type.element_type,  # type: ignore[attr-defined]
+                list(shape_of(transpose.x.type)),
+            )
+        ],
+        attributes=dict(op.attributes),
+        properties=dict(op.properties),
+    )
+    after = TransposeOp.create(
+        operands=[moved.results[0]],
+        result_types=[result.type],
+        attributes=dict(transpose.attributes),
+    )
+    rewriter.insert(moved, InsertPoint.before(op))
+    rewriter.replace(op, after)
+    erase_dead(rewriter, [transpose])
+    return after
+
+
 @dataclass
 class FoldTransposeIntoProduct(RewritePattern):
     """`product(transpose(t))` with the innermost axis moved: the swap of the
@@ -67,6 +114,10 @@ class FoldTransposeIntoProduct(RewritePattern):
     def match_and_rewrite(self, op: MatrixProductOp, rewriter: PatternRewriter) -> None:
         for index, attribute in enumerate(op.TRANSPOSE_ATTRIBUTES):
             transpose = op.operands[index].owner
+            if isinstance(transpose, Operation) and not isinstance(
+                transpose, TransposeOp
+            ):
+                transpose = sink_transpose_below(transpose, rewriter)
             if not isinstance(transpose, TransposeOp):
                 continue
             if not transpose.y.has_one_use():
