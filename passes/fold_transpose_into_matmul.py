@@ -23,12 +23,11 @@ innermost axis innermost: a head split that runs in FRACTAL_NZ
 ```
 
 An elementwise op with scalars between the transpose and the product (the
-scale `k^T * c` of an exported `scaled_dot_product_attention`) first trades
-places with the transpose. Bail-outs: the transpose has other users (it
-would be computed twice), or it does not move the operand's innermost axis
-to second-to-last. ATC runs
-it in graph fusion (rule `TransposeBatchMatMulFusion`, switchable with
-`disable`).
+scale `k^T * c` of an exported `scaled_dot_product_attention`) first moves
+above the transpose and the single-use shape ops before it. Bail-outs: the
+transpose has other users (it would be computed twice), or it does not move
+the operand's innermost axis to second-to-last. ATC runs it in graph fusion
+(rule `TransposeBatchMatMulFusion`, switchable with `disable`).
 """
 
 from __future__ import annotations
@@ -51,11 +50,12 @@ from ge_dialect.layout import is_scalar, shape_of
 from ge_dialect.ops import TransposeOp
 from ge_dialect.ops.base import boolean
 from ge_dialect.ops.matmul import MatrixProductOp
+from ge_dialect.ops.trans import ShapeOp
 from ge_dialect.traits import Elementwise
 from passes.dead_code import erase_dead
 from passes.fuse_ops import enabled_rules, fusion_rules
 from passes.options import check_choice_option
-from passes.transop_utils import is_identity_perm
+from passes.transop_utils import dtype_of, is_identity_perm
 
 
 def swapped_last_two(perm: list[int]) -> list[int]:
@@ -63,13 +63,13 @@ def swapped_last_two(perm: list[int]) -> list[int]:
     return [*perm[:-2], perm[-1], perm[-2]]
 
 
-def sink_transpose_below(op: Operation, rewriter: PatternRewriter) -> Operation:
-    """`op(transpose(t), scalars)` as `transpose(op(t, scalars))` when `op` is
-    elementwise (a scale of attention's key, `k^T * c`), so the transpose
-    meets the product; otherwise `op` itself."""
+def hoist_above_transpose(op: Operation, rewriter: PatternRewriter) -> Operation:
+    """`op(transpose(t), scalars)` becomes `transpose(op(t, scalars))` when
+    `op` is elementwise (the scale `k^T * c` of an exported attention), and
+    `op` moves above the single-use shape ops before the transpose too (the
+    head split stays one reshape and one transpose); the transpose, which
+    now meets the product, is returned. Otherwise `op` itself."""
     if not op.has_trait(Elementwise) or len(op.results) != 1:
-        return op
-    if not op.results[0].has_one_use():
         return op
     transposes = [v for v in op.operands if isinstance(v.owner, TransposeOp)]
     scalars = [v for v in op.operands if is_scalar(v.type)]
@@ -77,32 +77,28 @@ def sink_transpose_below(op: Operation, rewriter: PatternRewriter) -> Operation:
         return op
     transpose = transposes[0].owner
     assert isinstance(transpose, TransposeOp)
-    if not transpose.y.has_one_use():
-        return op
     perm = transpose.permutation()
-    if len(perm) < 2 or perm[-2] != len(perm) - 1:
+    if not transpose.y.has_one_use() or perm[-2:] != [len(perm) - 1, *perm[-1:]]:
         return op
-    result = op.results[0]
-    moved = type(op).create(
-        operands=[transpose.x if v is transpose.y else v for v in op.operands],
-        result_types=[
-            TensorType(
-                result.type.element_type,  # type: ignore[attr-defined]
-                list(shape_of(transpose.x.type)),
-            )
-        ],
+    first: Operation = transpose
+    while isinstance(first.operands[0].owner, ShapeOp) and (
+        first.operands[0].has_one_use()
+    ):
+        first = first.operands[0].owner
+    top = first.operands[0]
+    if dtype_of(top) != dtype_of(op.results[0]):
+        return op
+    hoisted = type(op).create(
+        operands=[top if v is transpose.y else v for v in op.operands],
+        result_types=[top.type],
         attributes=dict(op.attributes),
         properties=dict(op.properties),
     )
-    after = TransposeOp.create(
-        operands=[moved.results[0]],
-        result_types=[result.type],
-        attributes=dict(transpose.attributes),
-    )
-    rewriter.insert(moved, InsertPoint.before(op))
-    rewriter.replace(op, after)
-    erase_dead(rewriter, [transpose])
-    return after
+    rewriter.insert(hoisted, InsertPoint.before(first))
+    first.operands[0] = hoisted.results[0]
+    op.results[0].replace_all_uses_with(transpose.y)
+    rewriter.erase_op(op)
+    return transpose
 
 
 @dataclass
@@ -117,7 +113,7 @@ class FoldTransposeIntoProduct(RewritePattern):
             if isinstance(transpose, Operation) and not isinstance(
                 transpose, TransposeOp
             ):
-                transpose = sink_transpose_below(transpose, rewriter)
+                transpose = hoist_above_transpose(transpose, rewriter)
             if not isinstance(transpose, TransposeOp):
                 continue
             if not transpose.y.has_one_use():
