@@ -88,6 +88,18 @@ def hoist_above_transpose(op: Operation, rewriter: PatternRewriter) -> Operation
     top = first.operands[0]
     if dtype_of(top) != dtype_of(op.results[0]):
         return op
+    late = [
+        v.owner
+        for v in scalars
+        if isinstance(v.owner, Operation)
+        and v.owner.parent is first.parent
+        and first.is_before_in_block(v.owner)
+    ]
+    if any(scalar.operands for scalar in late):
+        return op  # a computed scalar defined after the shape ops
+    for scalar in late:  # constants: defined before the hoisted op
+        scalar.detach()
+        rewriter.insert(scalar, InsertPoint.before(first))
     hoisted = type(op).create(
         operands=[top if v is transpose.y else v for v in op.operands],
         result_types=[top.type],
