@@ -365,9 +365,9 @@ class NumbaNest:
                 case Var():
                     leaf = f"t{atom.id}"
                 case Div():
-                    leaf = f"({self._ix(atom.arg)} // {atom.k})"
+                    leaf = f"(({self._ix(atom.arg)}) // {atom.k})"
                 case Mod():
-                    leaf = f"({self._ix(atom.arg)} % {atom.k})"
+                    leaf = f"(({self._ix(atom.arg)}) % {atom.k})"
                 case _:
                     raise Unsupported(f"index atom {atom}")
             parts.append(

@@ -530,6 +530,25 @@ def test_numba_kernels_compute_what_numpy_computes_bit_for_bit():
     np.testing.assert_array_equal(got, reference(*arguments(x))[0])
 
 
+def test_numba_index_source_divides_the_whole_sum():
+    """A blocked layout indexes `(12 * g + c) floordiv 8` (grouped
+    FRACTAL_Z): the kernel's source must divide the whole sum, not its last
+    term (an unbracketed `a + b // 8` wrote out of bounds)."""
+    from passes.lowering.index import Ix, Var
+
+    g, c = Var(0, 0, 3), Var(1, 0, 7)
+    flat = Ix.of(g) * 12 + c
+    ix = flat.floordiv(8) * 9 + flat.mod(8)
+    nest = object.__new__(jit_numba.NumbaNest)  # only its index printer
+    nest.params = []
+    source = nest._ix(ix)
+    params = {f"p{k}": v for k, v in enumerate(nest.params)}
+    for a in range(4):
+        for b in range(8):
+            got = eval(source, {}, {"t0": a, "t1": b, **params})
+            assert got == ix.evaluate({g: a, c: b}), (source, a, b)
+
+
 @pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
 def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
     """The depthwise reduction keeps its output element in a local across
