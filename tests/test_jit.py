@@ -506,6 +506,15 @@ def depthwise_relu6_pool():
     return graph, lambda x: graph_arguments(graph, {"x": x}, {}, None)
 
 
+def kernel_sources(compiled) -> list[str]:
+    """The source of each numba kernel a compiled function calls."""
+    return [
+        jit_numba._SOURCES[id(v)]
+        for v in compiled.function.__globals__.values()
+        if id(v) in jit_numba._SOURCES
+    ]
+
+
 def special_input(shape: tuple[int, ...]) -> np.ndarray:
     x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
     flat = x.reshape(-1)
@@ -555,11 +564,7 @@ def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
     the tap loops (stored once), whose extents are literal."""
     graph, _ = depthwise_relu6_pool()
     compiled = compile_graph(graph, poison=True, native=True)
-    kernels = [
-        jit_numba._SOURCES[id(v)]
-        for v in compiled.function.__globals__.values()
-        if id(v) in jit_numba._SOURCES
-    ]
+    kernels = kernel_sources(compiled)
     reductions = [k for k in kernels if "r0 = " in k]
     assert reductions and all("in range(3):" in k for k in reductions)
 
@@ -645,11 +650,7 @@ def test_numba_buffer_only_the_nest_uses_lives_in_locals():
     expected = np.maximum(np.maximum(b, np.max(x, axis=1)), 0)  # NaN propagates
     np.testing.assert_array_equal(got, expected)
     compiled = compile_module(FUSED_ROW_MAX, poison=True, native=True)
-    (source,) = [
-        jit_numba._SOURCES[id(v)]
-        for v in compiled.function.__globals__.values()
-        if id(v) in jit_numba._SOURCES
-    ]
+    (source,) = kernel_sources(compiled)
     assert "def kernel(P, a0, a1, a2):" in source, source
     assert source.count("] = ") == 1, source  # one store: the result
 
