@@ -1,6 +1,6 @@
 """transpose-transdata-fusion, unchanged-transpose-remove, cast-remove,
 dim1-transpose-to-squeeze, compose-trans-ops, sink-trans-ops,
-fuse-confusion-transpose, fold-transpose-into-matmul and the
+fuse-confusion-transpose, fold-transpose-into-matmul, fold-row-flatten and the
 ge-format-pipeline.
 
 - every FileCheck input of these passes, run through its RUN line's pass,
@@ -75,6 +75,7 @@ PASS_DIRS = (
     "sink-trans-ops",
     "fuse-confusion-transpose",
     "fold-transpose-into-matmul",
+    "fold-row-flatten",
     "ge-format-pipeline",
 )
 PASSES = dict(get_all_passes())
