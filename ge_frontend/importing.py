@@ -451,6 +451,23 @@ def normalize_axis(axis: int, rank: int) -> int:
     return axis % max(rank, 1)
 
 
+def check_indices(
+    indices: Value, size: int, axis: int, *, negative: bool = True
+) -> None:
+    """ValueError if import-time `indices` (into an axis of `size`, -1
+    unknown) fall outside it: [-size, size), or [0, size) without `negative`.
+    Indices known only at run time are checked by the kernels."""
+    if not isinstance(indices, np.ndarray) or size < 0 or indices.size == 0:
+        return
+    low = -size if negative else 0
+    outside = indices[(indices < low) | (indices >= size)]
+    if outside.size:
+        raise ValueError(
+            f"index {int(outside.flat[0])} is out of bounds for axis {axis} "
+            f"with size {size}"
+        )
+
+
 def int_list(values: Sequence[int] | np.ndarray) -> list[int]:
     """Python ints from a sequence or array (any shape, flattened)."""
     return [int(v) for v in np.asarray(values).reshape(-1)]

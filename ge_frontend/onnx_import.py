@@ -288,6 +288,8 @@ class OnnxImporter:
         if (message := self.unsupported.message("ONNX")) is not None:
             raise self.error(message)
         output_names = [output.name for output in self.graph.output]
+        if not output_names:
+            raise self.error("the graph has no outputs")
         for name in output_names:
             if name in self.untyped and self.env.get(name) is None:
                 raise self.error(

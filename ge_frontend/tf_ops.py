@@ -35,6 +35,7 @@ from ge_frontend.importing import (
     Unsupported,
     Value,
     check_fold_budget,
+    check_indices,
     int_list,
     normalize_axis,
     registrar,
@@ -587,6 +588,7 @@ def convert_gather(ctx: TFNodeContext) -> list[Value]:
     if ctx.op_type == "GatherV2":
         axis = int_list(_required_constant(ctx, 2, "axis"))[0]
     axis = normalize_axis(axis, ctx.rank(0))
+    check_indices(ctx.input(1), ctx.shape(0)[axis], axis, negative=False)
     return [ctx.op("gather", ctx.input(0), ctx.input(1), axis=axis)]
 
 

@@ -403,7 +403,7 @@ def decode(
     def fail(message: str) -> GEError:
         return GEError(f"{label}: error: {message}")
 
-    if len(data) < len(MAGIC) or bytes(data[: len(MAGIC)]) != MAGIC:
+    if bytes(data[: len(MAGIC)]) != MAGIC[: len(data)]:
         raise fail("not an offline model (bad magic number)")
     if len(data) < HEADER.size:
         raise fail(f"truncated offline model ({len(data)} bytes, no complete header)")

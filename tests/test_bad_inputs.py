@@ -10,7 +10,8 @@ Cases come from two places, run by one parametrized test:
   stands for `tests/bad_inputs`, `{out}` for an empty scratch directory and
   `{in}` for its parent, where the optional `"files"` are written first:
   `{"NAME": "text"}`, or `{"NAME": {"generate": GENERATOR, ...}}` for inputs
-  too big to keep (`GENERATORS`);
+  too big to keep or made from another (`GENERATORS`: deep nesting, one
+  valid single-op file or offline model mutated, TensorFlow graphs);
 - every `// -----` chunk of `tests/filecheck/dialect/invalid-*.mlir` (the
   dialect's verifier rules), run through `ge-opt` on its own, expecting the
   file:line:col and message of its `CHECK` line.
@@ -208,18 +209,43 @@ def _tf_dims(dims: Sequence[int]) -> str:
     return " ".join(f"dim {{ size: {size} }}" for size in dims)
 
 
+def om_flip(at: float, bit: int = 0) -> bytes:
+    """`om-valid.om` with one bit flipped at the fraction `at` of its length."""
+    data = bytearray((CORPUS / "om-valid.om").read_bytes())
+    data[int(at * (len(data) - 1))] ^= 1 << bit
+    return bytes(data)
+
+
+def om_truncated(at: float) -> bytes:
+    """`om-valid.om` cut at the fraction `at` of its length."""
+    data = (CORPUS / "om-valid.om").read_bytes()
+    return data[: int(at * len(data))]
+
+
+def npy_array(values: list[Any], dtype: str) -> bytes:
+    """`values` as a `.npy` file of `dtype` (a runtime input)."""
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.array(values, dtype=dtype))
+    return buffer.getvalue()
+
+
 def repeated(text: str, count: int) -> str:
     """`text` `count` times."""
     return text * count
 
 
-GENERATORS: dict[str, Callable[..., str]] = {
+GENERATORS: dict[str, Callable[..., str | bytes]] = {
     "nested_graph": nested_graph,
     "nested_json": nested_json,
     "nested_attribute": nested_attribute,
     "repeated": repeated,
     "singleop": singleop,
     "tf_graph": tf_graph,
+    "om_flip": om_flip,
+    "om_truncated": om_truncated,
+    "npy_array": npy_array,
 }
 """Generators of inputs too big (or too repetitive) to keep in the corpus."""
 
@@ -252,10 +278,13 @@ class Case:
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(spec, dict):
                 spec = dict(spec)
-                text = GENERATORS[spec.pop("generate")](**spec)
+                content = GENERATORS[spec.pop("generate")](**spec)
             else:
-                text = self.expand(spec, scratch)
-            path.write_text(text)
+                content = self.expand(spec, scratch)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)
 
 
 def manifest_cases() -> list[Case]:

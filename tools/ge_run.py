@@ -593,6 +593,7 @@ def run_loop_module(
 ) -> Outputs:
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
     from ge_runtime.jit import JITError, compile_module, numpy_dtype
+    from ge_runtime.jit_ops import jit_failure
 
     check_claimed_memory(module)
     try:
@@ -632,7 +633,7 @@ def run_loop_module(
             args.benchmark_line = benchmark(lambda: bound(*free), args.benchmark)
         return Outputs(results, [None] * len(results))
     except JITError as error:
-        raise GEError(f"error: {error}") from None
+        raise jit_failure(error) from None
 
 
 def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:

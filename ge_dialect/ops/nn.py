@@ -42,7 +42,7 @@ from ge_dialect.numpy_helpers import (
     float32_compute,
     from_nhwc,
     hw,
-    is_int,
+    lowest,
     pad_array,
     pad_hw,
     per_channel,
@@ -543,8 +543,7 @@ class MaxPoolOp(PoolOp):
     ) -> np.ndarray:
         """Max pooling (ONNX MaxPool); padding never wins the max."""
         geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode)
-        low = np.iinfo(x.dtype).min if is_int(x) else -np.inf
-        win = pool_windows(x, geo, data_format, low)
+        win = pool_windows(x, geo, data_format, lowest(x.dtype))
         return from_nhwc(win.max(axis=(-2, -1)), data_format)
 
 

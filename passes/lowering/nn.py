@@ -66,6 +66,10 @@ def _max_int(nest: Nest, a: Value, b: Value) -> Value:
     return nest.op(arith.MaxSIOp, a, b)
 
 
+def _max_unsigned(nest: Nest, a: Value, b: Value) -> Value:
+    return nest.op(arith.MaxUIOp, a, b)
+
+
 @dataclass(frozen=True)
 class MaxOf:
     """How to take a maximum over values of one element type: the combine,
@@ -77,16 +81,15 @@ class MaxOf:
 
 
 def max_of(ctx: LoweringContext, buffer: Buffer) -> MaxOf:
-    """The maximum over a float buffer (in float32) or a signed-int one."""
+    """The maximum over a float buffer (in float32) or an integer one (signed;
+    unsigned and i1 compare unsigned, from 0)."""
     element = buffer.layout.element_type
     if is_float(element):
         return MaxOf(_max, float("-inf"), f32)
-    if (
-        not isinstance(element, IntegerType)
-        or element.width.data == 1
-        or (element.signedness.data == Signedness.UNSIGNED)
-    ):
+    if not isinstance(element, IntegerType):
         raise ctx.error(f"has no loop lowering for a maximum over {element}")
+    if element.width.data == 1 or element.signedness.data == Signedness.UNSIGNED:
+        return MaxOf(_max_unsigned, 0, element)
     return MaxOf(_max_int, -(2 ** (element.width.data - 1)), element)
 
 
