@@ -151,8 +151,14 @@ class Nest:
 
     def op(self, op_class: Callable[..., Operation], *args: Any) -> Value:
         """Apply an arith/math op class to operands (and attributes such as a
-        comparison predicate); a probe's result has the first operand's type."""
+        comparison predicate); a probe's result has the type the op gives:
+        i1 for a comparison, the chosen values' for a select, else the
+        first operand's."""
         if self.block is None:
+            if op_class in (arith.CmpfOp, arith.CmpiOp):
+                return ProbeValue(IntegerType(1))
+            if op_class is arith.SelectOp:
+                return ProbeValue(args[1].type)
             return ProbeValue(args[0].type)
         return self._add(op_class(*args))
 
