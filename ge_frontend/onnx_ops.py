@@ -918,6 +918,22 @@ def convert_reduce(ctx: NodeContext) -> list[Value]:
     return [ctx.op(op_name, ctx.input(0), axes=axes, keep_dims=keep_dims)]
 
 
+@converts("ArgMax", "ArgMin")
+def convert_arg_reduce(ctx: NodeContext) -> list[Value]:
+    """The int64 index of the extreme along `axis` (`select_last_index`
+    since opset 12)."""
+    op_name = "arg_max" if ctx.node.op_type == "ArgMax" else "arg_min"
+    return [
+        ctx.op(
+            op_name,
+            ctx.input(0),
+            axis=normalize_axis(ctx.attr("axis", 0), ctx.rank(0)),
+            keep_dims=bool(ctx.attr("keepdims", 1)),
+            select_last_index=bool(ctx.attr("select_last_index", 0)),
+        )
+    ]
+
+
 # ---------------------------------------------------------------------------
 # Constants and shapes (folded at import time)
 # ---------------------------------------------------------------------------

@@ -187,6 +187,8 @@ REDUCTIONS: dict[str, np.ufunc] = {
     "arith.minnumf": np.fmin,
     "arith.maxsi": np.maximum,
     "arith.minsi": np.minimum,
+    "arith.maxui": np.maximum,
+    "arith.minui": np.minimum,
 }
 """Associative, commutative combiners an accumulation may use."""
 

@@ -534,10 +534,21 @@ def test_softmax_and_reductions():
     assert shape(r) == (2, 1, 4)
     assert shape(m) == (3,)
     assert shape(mx) == (1, 1, 1)
-    b.output(s, ls, r, m, mx)
+    am = b.arg_max(x, axis=1)
+    an = b.arg_min(x, axis=-1, keep_dims=False, select_last_index=True)
+    assert shape(am) == (2, 1, 4) and shape(an) == (2, 3)
+    b.output(s, ls, r, m, mx, am, an)
     text = reparsed(b.build())
-    assert "keep_dims = false" in text
-    for name in ["softmax", "log_softmax", "reduce_sum", "reduce_mean", "reduce_max"]:
+    assert "keep_dims = false" in text and "select_last_index = true" in text
+    for name in [
+        "softmax",
+        "log_softmax",
+        "reduce_sum",
+        "reduce_mean",
+        "reduce_max",
+        "arg_max",
+        "arg_min",
+    ]:
         assert f"ge.{name} " in text, name
 
 

@@ -1,5 +1,5 @@
 """Reductions along axes: `ge.softmax`, `ge.log_softmax`, `ge.reduce_sum`,
-`ge.reduce_mean`, `ge.reduce_max`."""
+`ge.reduce_mean`, `ge.reduce_max`, `ge.arg_max`, `ge.arg_min`."""
 
 from __future__ import annotations
 
@@ -28,7 +28,13 @@ from ge_dialect.ops.base import (
     integer,
     ints,
 )
-from ge_dialect.shape_functions import Result, Shape, axis_index, required
+from ge_dialect.shape_functions import (
+    Result,
+    Shape,
+    ShapeError,
+    axis_index,
+    required,
+)
 from ge_dialect.traits import KeepsLayout
 
 
@@ -182,3 +188,84 @@ class ReduceMaxOp(ReduceOp):
                 initial=lowest(x.dtype),
             )
         )
+
+
+class ArgReduceOp(GEOperation):
+    """Base of `ge.arg_max` / `ge.arg_min`: the int64 index of the extreme
+    along `axis` (the first one, or the last with `select_last_index`; NaN
+    is the extreme wherever it occurs, as NumPy's `argmax` says); `REDUCTION`
+    names the extreme ("max", "min")."""
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    axis = attr_def(IntegerAttr, default_value=integer(0))
+    keep_dims = attr_def(IntegerAttr, default_value=boolean(True))
+    select_last_index = attr_def(IntegerAttr, default_value=boolean(False))
+
+    REDUCTION: ClassVar[str]
+
+    traits = traits_def(Pure(), KeepsLayout())
+    FORMAT_RULE = staticmethod(reduce_rule)
+
+    assembly_format = UNARY_FORMAT
+
+    def verify_(self) -> None:
+        check_axis(self.value_of("axis"), self.x.type.get_num_dims())
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """`axis` becomes 1 with `keep_dims`, else disappears; int64 indices."""
+        x = shapes[0]
+        axis = axis_index(required(attrs, "axis"), len(x))
+        if x[axis] == 0:
+            raise ShapeError(f"axis {axis} is empty: it has no extreme")
+        if required(attrs, "keep_dims"):
+            shape = tuple(1 if k == axis else d for k, d in enumerate(x))
+        else:
+            shape = tuple(d for k, d in enumerate(x) if k != axis)
+        return [(shape, "int64")]
+
+    @classmethod
+    def arg_kernel(
+        cls, x: np.ndarray, axis: int, keep_dims: bool, select_last_index: bool
+    ) -> np.ndarray:
+        """`np.argmax`/`np.argmin` (over the reversed axis for the last index)."""
+        find = np.argmax if cls.REDUCTION == "max" else np.argmin
+        if select_last_index:
+            found = x.shape[axis] - 1 - find(np.flip(x, axis), axis=axis)
+        else:
+            found = find(x, axis=axis)
+        found = np.asarray(found, np.int64)
+        return np.expand_dims(found, axis) if keep_dims else found
+
+
+@irdl_op_definition
+class ArgMaxOp(ArgReduceOp):
+    """The index of the maximum along `axis` (ONNX ArgMax, GE ArgMaxV2)."""
+
+    name = "ge.arg_max"
+
+    REDUCTION: ClassVar[str] = "max"
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, *, axis: int, keep_dims: bool, select_last_index: bool
+    ) -> np.ndarray:
+        return ArgMaxOp.arg_kernel(x, axis, keep_dims, select_last_index)
+
+
+@irdl_op_definition
+class ArgMinOp(ArgReduceOp):
+    """The index of the minimum along `axis` (ONNX ArgMin, GE ArgMin)."""
+
+    name = "ge.arg_min"
+
+    REDUCTION: ClassVar[str] = "min"
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, *, axis: int, keep_dims: bool, select_last_index: bool
+    ) -> np.ndarray:
+        return ArgMinOp.arg_kernel(x, axis, keep_dims, select_last_index)

@@ -24,3 +24,17 @@ ge.graph @softmax_reduce {
   %all = ge.reduce_sum %x {axes = array<i64>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<f32>
   ge.netoutput %s, %s1, %l, %r, %m, %mx, %all : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x1x4xf32>, tensor<3xf32>, tensor<1x1x1xf32>, tensor<f32>
 }
+
+// ArgMax / ArgMin: int64 indices; the axis kept as 1 or dropped.
+
+// CHECK-LABEL: ge.graph @arg_reduce
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<3x17x5xf16>
+// CHECK-NEXT:    [[A:%.*]] = ge.arg_max [[X]] : tensor<3x17x5xf16> -> tensor<1x17x5xi64>
+// CHECK-NEXT:    [[B:%.*]] = ge.arg_min [[X]] {axis = -1 : i64, keep_dims = false, select_last_index = true} : tensor<3x17x5xf16> -> tensor<3x17xi64>
+// CHECK-NEXT:    ge.netoutput [[A]], [[B]] :
+ge.graph @arg_reduce {
+  %x = ge.data {index = 0 : i64} : tensor<3x17x5xf16>
+  %a = ge.arg_max %x : tensor<3x17x5xf16> -> tensor<1x17x5xi64>
+  %b = ge.arg_min %x {axis = -1 : i64, keep_dims = false, select_last_index = true} : tensor<3x17x5xf16> -> tensor<3x17xi64>
+  ge.netoutput %a, %b : tensor<1x17x5xi64>, tensor<3x17xi64>
+}
