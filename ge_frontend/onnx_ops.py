@@ -904,6 +904,8 @@ REDUCTIONS = {
     "ReduceSum": ("reduce_sum", 13),
     "ReduceMean": ("reduce_mean", 18),
     "ReduceMax": ("reduce_max", 18),
+    "ReduceMin": ("reduce_min", 18),
+    "ReduceProd": ("reduce_prod", 18),
 }
 """ONNX op -> (ge op, first opset where `axes` is an input)."""
 

@@ -534,10 +534,13 @@ def test_softmax_and_reductions():
     assert shape(r) == (2, 1, 4)
     assert shape(m) == (3,)
     assert shape(mx) == (1, 1, 1)
+    mn = b.reduce_min(x, axes=[2])
+    pr = b.reduce_prod(x, keep_dims=False)
+    assert shape(mn) == (2, 3, 1) and shape(pr) == ()
     am = b.arg_max(x, axis=1)
     an = b.arg_min(x, axis=-1, keep_dims=False, select_last_index=True)
     assert shape(am) == (2, 1, 4) and shape(an) == (2, 3)
-    b.output(s, ls, r, m, mx, am, an)
+    b.output(s, ls, r, m, mx, mn, pr, am, an)
     text = reparsed(b.build())
     assert "keep_dims = false" in text and "select_last_index = true" in text
     for name in [
@@ -546,6 +549,8 @@ def test_softmax_and_reductions():
         "reduce_sum",
         "reduce_mean",
         "reduce_max",
+        "reduce_min",
+        "reduce_prod",
         "arg_max",
         "arg_min",
     ]:

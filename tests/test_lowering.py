@@ -420,6 +420,35 @@ def test_integer_max_pool_and_reduce_max_are_exact(dtype):
     check(b.build(), {0: rng.integers(info.min, info.max, (5, 3, 33), dtype=dtype)})
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "uint16", "int64"])
+def test_reduce_min_and_prod_lower_with_special_values(dtype):
+    """Odd sizes; NaN propagates through a min, ±inf and -0.0 take part; a
+    product over an axis of 33 (floats only)."""
+    rng = np.random.default_rng(19)
+    shape = (3, 33, 5)
+    if dtype.startswith("float"):
+        x_value = (rng.standard_normal(shape) * 0.5 + 1).astype(dtype)
+        x_value[0, 3, 1], x_value[1, 0, :], x_value[2, 4, 4] = np.nan, np.inf, -0.0
+    else:
+        info = np.iinfo(dtype)
+        x_value = rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
+        x_value[0, 0, :] = info.min
+    for axes, keep in (([1], True), ([0, 2], False), ([], False)):
+        b = GraphBuilder("g")
+        x = b.data(list(shape), dtype)
+        outputs = [b.reduce_min(x, axes=axes, keep_dims=keep)]
+        if dtype.startswith("float"):
+            outputs.append(b.reduce_prod(x, axes=axes, keep_dims=keep))
+        b.output(*outputs)
+        module = b.build()
+        check(module, {0: x_value})
+        got = run_graph(module, {0: x_value})
+        reduced = tuple(axes) or None
+        np.testing.assert_array_equal(
+            got[0], np.min(x_value, axis=reduced, keepdims=keep)
+        )
+
+
 def test_boolean_reduce_max_has_no_lowering():
     b = GraphBuilder("g")
     b.output(b.reduce_max(b.data([4, 3], "bool"), axes=[1]))

@@ -744,6 +744,16 @@ LOGIC_AND_MATH: dict[str, Case] = {
             ("int", {"axis": 1}, I3, 13),
         )
     },
+    "reduce_min_axes_input": Case(
+        [node("ReduceMin", ["a", "axes"], keepdims=0)],
+        {"a": X3},
+        {"axes": ints(0, -1)},
+        opset=18,
+    ),
+    "reduce_min_int": Case([node("ReduceMin", ["a"], axes=[1])], {"a": I3}, opset=13),
+    "reduce_prod": Case(
+        [node("ReduceProd", ["a"], axes=[1], keepdims=1)], {"a": X3 * 0.5 + 1}, opset=13
+    ),
     "gather_elements_longer_gather_axis": Case(
         [node("GatherElements", ["a", "i"], axis=1)],
         {"a": X3, "i": rng.integers(-17, 17, (2, 33, 5))},

@@ -1,5 +1,6 @@
 """Reductions along axes: `ge.softmax`, `ge.log_softmax`, `ge.reduce_sum`,
-`ge.reduce_mean`, `ge.reduce_max`, `ge.arg_max`, `ge.arg_min`."""
+`ge.reduce_mean`, `ge.reduce_max`, `ge.reduce_min`, `ge.reduce_prod`, `ge.arg_max`,
+`ge.arg_min`."""
 
 from __future__ import annotations
 
@@ -18,7 +19,12 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from ge_dialect.format_rules import full_rank_rule, reduce_rule
-from ge_dialect.numpy_helpers import float32_compute, lowest, reduction_axes
+from ge_dialect.numpy_helpers import (
+    float32_compute,
+    highest,
+    lowest,
+    reduction_axes,
+)
 from ge_dialect.ops.base import (
     UNARY_FORMAT,
     GEOperation,
@@ -93,7 +99,7 @@ class LogSoftmaxOp(AxisOp):
 
 class ReduceOp(GEOperation):
     """Base of reductions over `axes` (all axes when empty); `REDUCTION`
-    names how elements combine ("sum", "mean", "max")."""
+    names how elements combine ("sum", "mean", "max", "min", "prod")."""
 
     x = operand_def(TensorType)
     y = result_def(TensorType)
@@ -187,6 +193,49 @@ class ReduceMaxOp(ReduceOp):
                 keepdims=keep_dims,
                 initial=lowest(x.dtype),
             )
+        )
+
+
+@irdl_op_definition
+class ReduceMinOp(ReduceOp):
+    """Min over `axes`."""
+
+    name = "ge.reduce_min"
+
+    REDUCTION: ClassVar[str] = "min"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray, *, axes: Sequence[int], keep_dims: bool
+    ) -> np.ndarray:
+        """Over an empty set it is the dtype's highest value (inf, the
+        integer maximum, True), as in ONNX."""
+        return np.asarray(
+            np.min(
+                x,
+                axis=reduction_axes(axes),
+                keepdims=keep_dims,
+                initial=highest(x.dtype),
+            )
+        )
+
+
+@irdl_op_definition
+class ReduceProdOp(ReduceOp):
+    """Product over `axes` (1 over an empty set)."""
+
+    name = "ge.reduce_prod"
+
+    REDUCTION: ClassVar[str] = "prod"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray, *, axes: Sequence[int], keep_dims: bool
+    ) -> np.ndarray:
+        return np.asarray(
+            np.prod(x, axis=reduction_axes(axes), keepdims=keep_dims, dtype=x.dtype)
         )
 
 

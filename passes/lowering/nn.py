@@ -58,6 +58,10 @@ def _add(nest: Nest, a: Value, b: Value) -> Value:
     return nest.op(arith.AddfOp, a, b)
 
 
+def _multiply(nest: Nest, a: Value, b: Value) -> Value:
+    return nest.op(arith.MulfOp, a, b)
+
+
 def _max(nest: Nest, a: Value, b: Value) -> Value:
     return nest.op(arith.MaximumfOp, a, b)
 
@@ -587,23 +591,26 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
 
 @lowers(ReduceOp)
 def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
-    """reduce_sum / reduce_mean / reduce_max over `axes` (all when empty)."""
+    """reduce_sum / _mean / _max / _min / _prod over `axes` (all when empty)."""
     (x,) = ctx.operands()
     y = ctx.result()
     rank = len(x.layout.origin_shape)
     axes = sorted({a % rank for a in ctx.attr("axes")}) or list(range(rank))
     reduction = op.REDUCTION
-    if reduction == "max":
-        maximum = max_of(ctx, x)
+    if reduction in ("max", "min"):
+        extreme = extreme_of(ctx, x, largest=reduction == "max")
         acc = reduce_into(
             ctx,
             x,
             axes,
-            typed_constant(maximum),
+            typed_constant(extreme),
             lambda n, i: n.load(x, i),
-            maximum.combine,
-            maximum.element_type,
+            extreme.combine,
+            extreme.element_type,
         )
+    elif reduction == "prod":
+        _require_float(ctx, x)
+        acc = reduce_into(ctx, x, axes, 1.0, lambda n, i: n.load(x, i), _multiply)
     else:
         _require_float(ctx, x)
         acc = reduce_into(ctx, x, axes, 0.0, lambda n, i: n.load(x, i), _add)
