@@ -704,6 +704,15 @@ def convert_gather_nd(ctx: NodeContext) -> list[Value]:
     return [ctx.op("gather_nd", ctx.input(0), ctx.input(1), batch_dims=batch_dims)]
 
 
+@converts("Trilu")
+def convert_trilu(ctx: NodeContext) -> list[Value]:
+    """The upper or lower triangle; `k` (optional) may be a run-time value."""
+    operands = [ctx.input(0)]
+    if (k := ctx.optional_input(1)) is not None:
+        operands.append(k)
+    return [ctx.op("trilu", *operands, upper=bool(ctx.attr("upper", 1)))]
+
+
 @converts("Tile")
 def convert_tile(ctx: NodeContext) -> list[Value]:
     repeats = ctx.constant(1, "repeats")

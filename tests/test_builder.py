@@ -514,10 +514,13 @@ def test_data_movement_ops():
     assert shape(p) == (3, 6)
     pr = b.pad(x, paddings=[1, 1, 1, 1], mode="reflect")
     assert shape(pr) == (4, 5)
-    b.output(*parts, single, s, g, ge, gn, t, p, pr)
+    tu = b.trilu(c, b.const(np.array(-1, np.int64)), upper=False)
+    assert shape(tu) == (2, 8)
+    b.output(*parts, single, s, g, ge, gn, t, p, pr, tu)
     text = reparsed(b.build())
+    assert "upper = false" in text
     names = ["concat", "split", "slice", "gather", "gather_elements", "gather_nd"]
-    for name in [*names, "tile", "pad"]:
+    for name in [*names, "tile", "pad", "trilu"]:
         assert f"ge.{name} " in text, name
     assert 'mode = "reflect"' in text
 

@@ -934,6 +934,31 @@ def test_arg_max_and_min_lower_with_ties_and_special_values(op, dtype, last):
             np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "bool"])
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("k", [None, -4, 0, 3, 40])
+def test_trilu_lowers_with_a_run_time_offset(dtype, upper, k):
+    """Odd sizes, a batch axis; `k` read at run time (0 when absent), past
+    either edge too; NaN and -0.0 kept where the triangle keeps them."""
+    rng = np.random.default_rng(20)
+    shape = (2, 17, 33)
+    x_value = (rng.standard_normal(shape) * 4).astype(dtype)
+    if dtype.startswith("float"):
+        x_value[0, 0, :2] = [np.nan, -0.0]
+    b = GraphBuilder("g")
+    operands = [b.data(list(shape), dtype)]
+    feeds = {0: x_value}
+    if k is not None:
+        operands.append(b.data([], "int64"))
+        feeds[1] = np.array(k, np.int64)
+    b.output(b.trilu(*operands, upper=upper))
+    module = b.build()
+    check(module, feeds)
+    (got,) = run_graph(module, feeds)
+    expected = (np.triu if upper else np.tril)(x_value, k or 0)
+    np.testing.assert_array_equal(got, expected)
+
+
 def test_gather_from_a_blocked_layout_has_no_lowering():
     def body(b, x):
         return b.gather(x, b.data([2], "int32"), axis=1)

@@ -754,6 +754,12 @@ LOGIC_AND_MATH: dict[str, Case] = {
     "reduce_prod": Case(
         [node("ReduceProd", ["a"], axes=[1], keepdims=1)], {"a": X3 * 0.5 + 1}, opset=13
     ),
+    "trilu_upper": Case([node("Trilu", ["a"])], {"a": X3}, opset=14),
+    "trilu_lower_run_time_k": Case(
+        [node("Trilu", ["a", "k"], upper=0)],
+        {"a": I3, "k": np.array(-2, np.int64)},
+        opset=14,
+    ),
     "gather_elements_longer_gather_axis": Case(
         [node("GatherElements", ["a", "i"], axis=1)],
         {"a": X3, "i": rng.integers(-17, 17, (2, 33, 5))},
