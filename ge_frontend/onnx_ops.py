@@ -31,6 +31,7 @@ from ge_dialect.ops import broadcast_shapes
 from ge_frontend.importing import (
     Unsupported,
     Value,
+    dtype_name_of,
     int_list,
     normalize_axis,
     registrar,
@@ -628,6 +629,34 @@ def convert_softmax(ctx: NodeContext) -> list[Value]:
     flat = ctx.op("flatten", ctx.input(0), axis=axis, suffix="to_2d")
     y = ctx.op(op_name, flat, axis=1, suffix="2d")
     return [ctx.op("reshape", y, shape=list(shape))]
+
+
+@converts("Hardmax")
+def convert_hardmax(ctx: NodeContext) -> list[Value]:
+    """1 at the first maximum along `axis`, 0 elsewhere: `ge.arg_max`
+    compared with the positions along the axis, cast to x's dtype (opset
+    < 13: over the 2-D coercion at `axis`)."""
+    rank = ctx.rank(0)
+    axis = normalize_axis(ctx.attr("axis", -1 if ctx.opset >= 13 else 1), rank)
+    if ctx.opset >= 13 or axis == rank - 1:
+        return [_first_maximum(ctx, ctx.input(0), axis)]
+    shape = ctx.static_shape(0)
+    flat = ctx.op("flatten", ctx.input(0), axis=axis, suffix="to_2d")
+    y = _first_maximum(ctx, flat, 1)
+    return [ctx.op("reshape", y, shape=list(shape))]
+
+
+def _first_maximum(ctx: NodeContext, x: Value, axis: int) -> Value:
+    """The one-hot of the first maximum of `x` along `axis`, in x's dtype."""
+    shape = shape_of(x)
+    if shape[axis] == -1:
+        raise Unsupported("on a dynamic axis")
+    positions = np.arange(shape[axis], dtype=np.int64).reshape(
+        [-1 if k == axis else 1 for k in range(len(shape))]
+    )
+    found = ctx.op("arg_max", x, axis=axis, keep_dims=True, suffix="arg_max")
+    hit = ctx.op("equal", found, positions, suffix="hit")
+    return ctx.op("cast", hit, dst_type=dtype_name_of(x), suffix="one_hot")
 
 
 # ---------------------------------------------------------------------------

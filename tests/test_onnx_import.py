@@ -754,6 +754,12 @@ LOGIC_AND_MATH: dict[str, Case] = {
     "reduce_prod": Case(
         [node("ReduceProd", ["a"], axes=[1], keepdims=1)], {"a": X3 * 0.5 + 1}, opset=13
     ),
+    "hardmax_ties": Case(
+        [node("Hardmax", ["a"], axis=1)], {"a": np.round(X3)}, opset=13
+    ),
+    "hardmax_opset11_coerced": Case(
+        [node("Hardmax", ["a"], axis=1)], {"a": rand(3, 4, 5)}, opset=11
+    ),
     "trilu_upper": Case([node("Trilu", ["a"])], {"a": X3}, opset=14),
     "trilu_lower_run_time_k": Case(
         [node("Trilu", ["a", "k"], upper=0)],
