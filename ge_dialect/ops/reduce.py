@@ -171,6 +171,27 @@ class ReduceMeanOp(ReduceOp):
         return np.asarray(m).astype(x.dtype, copy=False)
 
 
+def _extreme_kernel(function: Any, bound: Any, what: str) -> Any:
+    """The kernel of a max or min reduction (`function`), which over an
+    empty set gives `bound(dtype)`."""
+
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray, *, axes: Sequence[int], keep_dims: bool
+    ) -> np.ndarray:
+        return np.asarray(
+            function(
+                x,
+                axis=reduction_axes(axes),
+                keepdims=keep_dims,
+                initial=bound(x.dtype),
+            )
+        )
+
+    numpy_kernel.__doc__ = f"Over an empty set it is the dtype's {what}, as in ONNX."
+    return staticmethod(numpy_kernel)
+
+
 @irdl_op_definition
 class ReduceMaxOp(ReduceOp):
     """Max over `axes`."""
@@ -179,21 +200,9 @@ class ReduceMaxOp(ReduceOp):
 
     REDUCTION: ClassVar[str] = "max"
 
-    @staticmethod
-    @float32_compute
-    def numpy_kernel(
-        x: np.ndarray, *, axes: Sequence[int], keep_dims: bool
-    ) -> np.ndarray:
-        """Over an empty set it is the dtype's lowest value (-inf, the
-        integer minimum, False), as in ONNX."""
-        return np.asarray(
-            np.max(
-                x,
-                axis=reduction_axes(axes),
-                keepdims=keep_dims,
-                initial=lowest(x.dtype),
-            )
-        )
+    numpy_kernel = _extreme_kernel(
+        np.max, lowest, "lowest value (-inf, the integer minimum, False)"
+    )
 
 
 @irdl_op_definition
@@ -204,21 +213,9 @@ class ReduceMinOp(ReduceOp):
 
     REDUCTION: ClassVar[str] = "min"
 
-    @staticmethod
-    @float32_compute
-    def numpy_kernel(
-        x: np.ndarray, *, axes: Sequence[int], keep_dims: bool
-    ) -> np.ndarray:
-        """Over an empty set it is the dtype's highest value (inf, the
-        integer maximum, True), as in ONNX."""
-        return np.asarray(
-            np.min(
-                x,
-                axis=reduction_axes(axes),
-                keepdims=keep_dims,
-                initial=highest(x.dtype),
-            )
-        )
+    numpy_kernel = _extreme_kernel(
+        np.min, highest, "highest value (inf, the integer maximum, True)"
+    )
 
 
 @irdl_op_definition
