@@ -72,23 +72,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def transdata_sites(module) -> list[str]:
-    """Each runtime TransData as `FORMAT->FORMAT producer -> consumers`."""
-    from ge_dialect.naming import node_label
-    from ge_dialect.ops import ConstOp, TransDataOp
-
-    sites = []
-    for op in module.walk():
-        if not isinstance(op, TransDataOp) or isinstance(op.x.owner, ConstOp):
-            continue
-        producer = op.x.owner
-        source = node_label(producer) if hasattr(producer, "attributes") else "input"
-        users = sorted({node_label(use.operation) for use in op.results[0].uses})
-        formats = f"{op.src_format.data.name}->{op.dst_format.data.name}"
-        sites.append(f"{formats} {source} -> {', '.join(users)}")
-    return sites
-
-
 def interleaved_medians(runs: dict, repeat: int) -> dict[str, float]:
     """Median seconds of each run, the runs taking turns (after a warm-up)."""
     for run in runs.values():
@@ -111,6 +94,7 @@ def measure(
 
     from ge_runtime.offline_model import load_offline_model
     from ge_runtime.scheduler import compile_model
+    from passes.format_pipeline import runtime_transdata_sites
 
     label = "dynamic" if dynamic else f"{model_zoo.EXPORT_BATCH}"
     if exporter == "shipped":
@@ -132,7 +116,7 @@ def measure(
     offline = load_offline_model(f"{om}.om")
     module = offline.module()
     base.ops = sum(1 for _ in module.walk()) - 1
-    sites = transdata_sites(module)
+    sites = runtime_transdata_sites(module)
     base.transdata, base.transdata_sites = len(sites), sites
     compiled = compile_model(module, offline.weights, target=offline.target)
     rows = []

@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from fractions import Fraction
 
 INT64_MAX = (1 << 63) - 1
 """The largest dim, size or count any tensor may have."""
@@ -71,9 +72,11 @@ def parse_size(text: str) -> int:
     match = _SIZE.fullmatch(text.strip())
     if match is None:
         raise ValueError(f"'{text}' is not a size (e.g. 4G, 512M, 1000000)")
-    nbytes = int(float(match.group(1)) * SIZE_UNITS[match.group(2).upper()])
+    nbytes = int(Fraction(match.group(1)) * SIZE_UNITS[match.group(2).upper()])
     if nbytes < 1:
         raise ValueError(f"'{text}' is not a positive size")
+    if nbytes > INT64_MAX:
+        raise ValueError(f"'{text}' is more than 2^63-1 bytes")
     return nbytes
 
 

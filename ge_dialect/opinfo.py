@@ -35,6 +35,10 @@ op runs in any format), so a new elementwise op needs no entry:
   `fallback_mode` ("support_aclnn"/"aclnn_only") and the free-form `fusion`
   object are read by engine partitioning, AI CPU Cast insertion, fallback
   marking and fusion.
+- `precision_reduce` (GE's `precision_reduce.flag`) is the op's place in
+  mixed precision (`select-precision`, `--precision_mode=allow_mix_precision`):
+  `true` runs in float16 (cube ops), `false` keeps float32 (reductions,
+  softmax, normalisations, exp/log), absent follows its inputs.
 
 A user file has the same shape. An entry for a known op replaces only the
 fields it gives; an entry for a new op starts from the defaults (AICore, any
@@ -62,6 +66,16 @@ ORIGIN = "origin"
 """The format token meaning "the tensor's own origin format"."""
 
 _DATA_DIR = Path(__file__).parent / "data" / "opinfo"
+
+PRECISION_MODES = (
+    "must_keep_origin_dtype",
+    "force_fp32",
+    "force_fp16",
+    "allow_fp32_to_fp16",
+    "allow_mix_precision",
+)
+"""ATC's `--precision_mode` values (`passes/select_precision.py`; the mixed
+one reads `precision_reduce`)."""
 
 
 class Engine(enum.StrEnum):
@@ -104,6 +118,7 @@ class OpInfo:
     fallback_enabled: bool = False
     fallback_mode: FallbackMode | None = None
     fusion: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    precision_reduce: bool | None = None
     description: str = ""
 
     @property
@@ -344,5 +359,6 @@ _FIELD_PARSERS: Mapping[str, Any] = {
     "fallback_enabled": _bool,
     "fallback_mode": _fallback_mode,
     "fusion": _fusion,
+    "precision_reduce": _bool,
     "description": _string,
 }

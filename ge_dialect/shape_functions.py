@@ -114,6 +114,8 @@ def window_size(
     size: int, kernel: int, stride: int, dilation: int, pads: tuple[int, int]
 ) -> int:
     """Output size of a sliding window (floor mode)."""
+    if stride < 1 or dilation < 1:
+        raise ShapeError(f"stride {stride} and dilation {dilation} must be positive")
     if UNKNOWN in (size, kernel):
         return UNKNOWN
     out = (size + pads[0] + pads[1] - dilation * (kernel - 1) - 1) // stride + 1

@@ -21,7 +21,8 @@ nodes are collected (`UnsupportedOps`) and reported in one line at the end.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -300,6 +301,30 @@ class GraphEmitter:
         return self.builder.build()
 
 
+@contextmanager
+def errors_located_in(label: str) -> Iterator[None]:
+    """Put the model file `label` in front of errors the body reports at a
+    node only (`node 'x': error: ...`, from the verifier of an op built for
+    that node): `FILE: error: node 'x': ...`."""
+    try:
+        yield
+    except GEError as error:
+        where, separator, message = str(error).partition(": error: ")
+        if not (separator and where.startswith("node '")):
+            raise
+        raise GEError(f"{label}: error: {where}: {message}") from None
+
+
+def check_fold_budget(
+    shape: Sequence[int], dtype: Any, what: str = "folded result #0"
+) -> None:
+    """ValueError if an import-time array of `shape` and `dtype` would take
+    more than the memory budget (checked before it is allocated)."""
+    nbytes = tensor_bytes(shape, np.dtype(dtype).itemsize)
+    if (reason := over_budget(nbytes, what)) is not None:
+        raise ValueError(reason)
+
+
 def _check_fold_size(
     op_name: str, arrays: Sequence[np.ndarray], attrs: dict[str, Any]
 ) -> None:
@@ -314,9 +339,18 @@ def _check_fold_size(
     )
     for index, (shape, dtype) in enumerate(results):
         if -1 not in shape:
-            nbytes = tensor_bytes(shape, numpy_dtype(dtype).itemsize)
-            if (reason := over_budget(nbytes, f"folded result #{index}")) is not None:
-                raise ValueError(reason)
+            check_fold_budget(shape, numpy_dtype(dtype), f"folded result #{index}")
+
+
+def folded_within_budget(results: Iterable[Any]) -> list[Any]:
+    """A converter's `results`; ValueError if an import-time array among them
+    claims more than the memory budget (a broadcast view takes no memory yet,
+    but its consumers' folds and the constant it may become do)."""
+    results = list(results)
+    for index, value in enumerate(results):
+        if isinstance(value, np.ndarray):
+            check_fold_budget(value.shape, value.dtype, f"folded result #{index}")
+    return results
 
 
 def _fold(op_name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> Value:
@@ -417,6 +451,23 @@ def normalize_axis(axis: int, rank: int) -> int:
     if not -rank <= axis < max(rank, 1):
         raise ValueError(f"axis {axis} is out of range for rank {rank}")
     return axis % max(rank, 1)
+
+
+def check_indices(
+    indices: Value, size: int, axis: int, *, negative: bool = True
+) -> None:
+    """ValueError if import-time `indices` (into an axis of `size`, -1
+    unknown) fall outside it: [-size, size), or [0, size) without `negative`.
+    Indices known only at run time are checked by the kernels."""
+    if not isinstance(indices, np.ndarray) or size < 0 or indices.size == 0:
+        return
+    low = -size if negative else 0
+    outside = indices[(indices < low) | (indices >= size)]
+    if outside.size:
+        raise ValueError(
+            f"index {int(outside.flat[0])} is out of bounds for axis {axis} "
+            f"with size {size}"
+        )
 
 
 def int_list(values: Sequence[int] | np.ndarray) -> list[int]:

@@ -63,7 +63,9 @@ from ge_frontend.importing import (
     Value,
     check_input_names,
     dtype_name_of,
+    errors_located_in,
     fix_input_shape,
+    folded_within_budget,
     one_line,
     shape_of,
 )
@@ -103,7 +105,10 @@ def import_onnx(
     if proto.functions:
         proto = onnx.inliner.inline_local_functions(proto)
     importer = OnnxImporter(proto, label, input_shapes or {})
-    return importer.run(GraphEmitter(GraphBuilder(graph_name), weights, inline_limit))
+    with errors_located_in(label):
+        return importer.run(
+            GraphEmitter(GraphBuilder(graph_name), weights, inline_limit)
+        )
 
 
 def load_model(
@@ -282,6 +287,8 @@ class OnnxImporter:
         if (message := self.unsupported.message("ONNX")) is not None:
             raise self.error(message)
         output_names = [output.name for output in self.graph.output]
+        if not output_names:
+            raise self.error("the graph has no outputs")
         for name in output_names:
             if name in self.untyped and self.env.get(name) is None:
                 raise self.error(
@@ -476,7 +483,7 @@ class OnnxImporter:
             return self._skip(node, None)  # downstream of an unsupported node
         used = [bool(output) and output in consumed for output in node.output]
         try:
-            results = list(
+            results = folded_within_budget(
                 converter(
                     NodeContext(
                         inputs,

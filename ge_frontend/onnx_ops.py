@@ -31,6 +31,7 @@ from ge_dialect.ops import broadcast_shapes
 from ge_frontend.importing import (
     Unsupported,
     Value,
+    check_indices,
     dtype_name_of,
     int_list,
     normalize_axis,
@@ -718,6 +719,7 @@ def convert_slice(ctx: NodeContext) -> list[Value]:
 @converts("Gather")
 def convert_gather(ctx: NodeContext) -> list[Value]:
     axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
+    check_indices(ctx.input(1), ctx.shape(0)[axis], axis)
     return [ctx.op("gather", ctx.input(0), ctx.input(1), axis=axis)]
 
 

@@ -64,7 +64,9 @@ from ge_frontend.importing import (
     UnsupportedOps,
     Value,
     check_input_names,
+    errors_located_in,
     fix_input_shape,
+    folded_within_budget,
     one_line,
 )
 from ge_frontend.tf_context import (
@@ -105,7 +107,8 @@ def import_tensorflow(
     graph, label = load_graph_def(model)
     importer = TFImporter(graph, label, input_shapes or {})
     emitter = GraphEmitter(GraphBuilder(graph_name), weights, inline_limit)
-    return importer.run(emitter, out_nodes)
+    with errors_located_in(label):
+        return importer.run(emitter, out_nodes)
 
 
 def load_graph_def(
@@ -324,6 +327,12 @@ class TFImporter:
             kind = type_name(node.attr["dtype"].type)
             raise self.error(f"graph input '{name}' has unsupported dtype {kind}")
         shape = shape_dims(node.attr["shape"].shape) if "shape" in node.attr else None
+        for axis, size in enumerate(node.attr["shape"].shape.dim if shape else ()):
+            if size.size < -1:
+                raise self.error(
+                    f"graph input '{name}' has dim {axis} = {size.size} (a dim is "
+                    ">= 0, or -1 when unknown)"
+                )
         given = self.input_shapes.get(name)
         if shape is None and given is None:
             raise self.error(
@@ -348,6 +357,15 @@ class TFImporter:
         sources = [self.env[source] for source, _ in self.data_inputs[name]]
         if any(results is None for results in sources):
             return self._skip(node, None)  # downstream of an unsupported node
+        for results, (source, index) in zip(
+            sources, self.data_inputs[name], strict=True
+        ):
+            if index >= len(results):  # type: ignore[arg-type]
+                raise self.error(
+                    f"node '{name}' ({node.op}) reads '{source}:{index}', but "
+                    f"'{source}' ({self.nodes[source].op}) has "
+                    f"{len(results)} output(s)"  # type: ignore[arg-type]
+                )
         inputs: list[Value | None] = [
             results[index]  # type: ignore[index]
             for results, (_, index) in zip(sources, self.data_inputs[name], strict=True)
@@ -355,7 +373,7 @@ class TFImporter:
         outputs_used = [i in used for i in range(max(used, default=-1) + 1)]
         context = TFNodeContext(inputs, outputs_used, emitter, node=node)
         try:
-            results = list(converter(context))
+            results = folded_within_budget(converter(context))
         except Unsupported as reason:
             return self._skip(node, f"{node.op} {reason}")
         except CONVERSION_ERRORS as error:

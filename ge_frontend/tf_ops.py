@@ -25,6 +25,7 @@ at import time.
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -33,6 +34,8 @@ from ge_dialect.formats import Format
 from ge_frontend.importing import (
     Unsupported,
     Value,
+    check_fold_budget,
+    check_indices,
     int_list,
     normalize_axis,
     registrar,
@@ -585,6 +588,7 @@ def convert_gather(ctx: TFNodeContext) -> list[Value]:
     if ctx.op_type == "GatherV2":
         axis = int_list(_required_constant(ctx, 2, "axis"))[0]
     axis = normalize_axis(axis, ctx.rank(0))
+    check_indices(ctx.input(1), ctx.shape(0)[axis], axis, negative=False)
     return [ctx.op("gather", ctx.input(0), ctx.input(1), axis=axis)]
 
 
@@ -748,12 +752,14 @@ def convert_rank(ctx: TFNodeContext) -> list[Value]:
 def convert_fill(ctx: TFNodeContext) -> list[Value]:
     dims = int_list(_required_constant(ctx, 0, "dims"))
     value = _required_constant(ctx, 1, "value")
+    check_fold_budget(dims, value.dtype)
     return [np.full(dims, value, dtype=value.dtype)]
 
 
 @converts("ZerosLike", "OnesLike")
 def convert_zeros_like(ctx: TFNodeContext) -> list[Value]:
     fill = 0 if ctx.op_type == "ZerosLike" else 1
+    check_fold_budget(ctx.static_shape(0), ctx.dtype(0))
     return [np.full(ctx.static_shape(0), fill, dtype=ctx.dtype(0))]
 
 
@@ -763,4 +769,8 @@ def convert_range(ctx: TFNodeContext) -> list[Value]:
         _required_constant(ctx, i, what)
         for i, what in enumerate(("start", "limit", "delta"))
     )
-    return [np.arange(start, limit, delta, dtype=ctx.dtype_attr("Tidx"))]
+    if delta == 0:
+        raise ValueError("delta must not be 0")
+    dtype = np.dtype(ctx.dtype_attr("Tidx"))
+    check_fold_budget([max(0, math.ceil((limit - start) / delta))], dtype)
+    return [np.arange(start, limit, delta, dtype=dtype)]

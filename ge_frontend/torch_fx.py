@@ -131,6 +131,12 @@ def to_numpy(tensor: torch.Tensor) -> np.ndarray:
     return tensor.numpy()
 
 
+def contiguous(array: np.ndarray) -> np.ndarray:
+    """`array` in C order (a copy only if it is not; 0-d stays 0-d, which
+    `np.ascontiguousarray` makes 1-d)."""
+    return np.asarray(array, order="C")
+
+
 def to_torch(array: np.ndarray) -> torch.Tensor:
     """An array as a CPU tensor (sharing its memory when it is writable)."""
     array = np.asarray(array)
@@ -220,7 +226,8 @@ class HostValue:
     """Its example (fake) tensor: symbolic shape and dtype."""
     name: str
     node: fx.Node | None = None
-    fill: bool | int | float = 0
+    fill: Any = 0
+    """A number, or a symbolic size (bound per call)."""
 
     @classmethod
     def of_node(cls, node: fx.Node) -> HostValue:
@@ -267,7 +274,8 @@ class HostProgram:
     def _compute(self, value: HostValue, bindings: Mapping[Any, int], memo: dict):
         if value.node is None:
             shape = [size_value(d, bindings) for d in value.example.shape]
-            return torch.full(shape, value.fill, dtype=value.example.dtype)
+            fill = size_value(value.fill, bindings)
+            return torch.full(shape, fill, dtype=value.example.dtype)
         node = value.node
         args, kwargs = fx.node.map_aggregate(
             (node.args, node.kwargs), lambda a: self._argument(a, bindings, memo)
@@ -460,7 +468,7 @@ class TorchNodeContext(ConverterContext):
         if isinstance(value, HostValue):
             return value.example
         if isinstance(value, np.ndarray):
-            return _meta_tensor(value.shape, value.dtype.name)
+            return meta_tensor(value.shape, value.dtype.name)
         assert isinstance(self.emitter, TorchEmitter)
         example = self.emitter.examples.get(value)
         if example is not None:
@@ -468,7 +476,7 @@ class TorchNodeContext(ConverterContext):
         shape = value.type.get_shape()  # a converter's own intermediate value
         if any(dim < 0 for dim in shape):
             raise Unsupported("on an intermediate value with symbolic dims")
-        return _meta_tensor(shape, element_dtype_name(value.type.element_type))
+        return meta_tensor(shape, element_dtype_name(value.type.element_type))
 
     def sym_shape(self, value: Any) -> tuple[Size, ...]:
         """The (possibly symbolic) shape of a tensor value."""
@@ -497,13 +505,16 @@ class TorchNodeContext(ConverterContext):
         """The dtype name of result `index` (torch's type promotion decided it)."""
         return dtype_name(self.result(index).dtype)
 
-    def host_full(self, like: torch.Tensor, fill: bool | int | float) -> HostValue:
+    def host_full(
+        self, like: torch.Tensor, fill: Any, suffix: str = "full"
+    ) -> HostValue:
         """A tensor shaped like example `like` (symbolic sizes allowed), of its
-        dtype, filled with `fill` by the host per call."""
-        return HostValue(like, f"{self.name}/full", fill=fill)
+        dtype, filled with `fill` (a number or a symbolic size) by the host per
+        call."""
+        return HostValue(like, f"{self.name}/{suffix}", fill=fill)
 
 
-def _meta_tensor(shape: Sequence[int], dtype: str) -> torch.Tensor:
+def meta_tensor(shape: Sequence[int], dtype: str) -> torch.Tensor:
     """A storage-less tensor with `shape` and the `ge` dtype `dtype`."""
     if dtype not in DTYPES_BY_NAME:
         raise Unsupported(f"on {dtype}")
@@ -548,7 +559,7 @@ class FxGraphImport:
                 tensor = args[feed.position]
                 if feed.channels_last:
                     tensor = tensor.permute(0, 2, 3, 1)
-                arrays[index] = np.ascontiguousarray(to_numpy(tensor))
+                arrays[index] = contiguous(to_numpy(tensor))
         return arrays
 
     def _host_feeds(self, args: Sequence[Any]) -> dict[int, np.ndarray]:
@@ -560,7 +571,7 @@ class FxGraphImport:
         if arrays is None:
             memo: dict[int, Any] = {}
             arrays = {
-                index: np.ascontiguousarray(
+                index: contiguous(
                     to_numpy(self.host.evaluate(feed.host, bindings, memo))
                 )
                 for index, feed in enumerate(self.feeds_by_index)
@@ -744,8 +755,10 @@ class FxImporter:
         for node in graph.nodes:
             if node.op == "call_function":
                 self._call(node)
-            elif node.op == "get_attr":
-                self.env[node] = to_numpy(getattr(self.graph_module, node.target))
+            elif node.op == "get_attr":  # a constant, or a higher-order op's graph
+                attribute = getattr(self.graph_module, node.target)
+                is_tensor = isinstance(attribute, torch.Tensor)
+                self.env[node] = to_numpy(attribute) if is_tensor else attribute
             elif node.op == "output":
                 results = self._results(node, outputs, names)
             elif node.op != "placeholder":
@@ -870,7 +883,7 @@ class FxImporter:
             str(node.target.overloadpacket)
         )
         if converter is None:
-            return quiet or self._break(node, "no converter")
+            return not quiet and self._break(node, "no converter")
         arguments = fx.node.map_aggregate(
             bind_arguments(node), lambda a: self.env[a] if isinstance(a, fx.Node) else a
         )
@@ -884,7 +897,7 @@ class FxImporter:
             self._check_results(context, values)
         except (Unsupported, *CONVERSION_ERRORS) as error:
             self.emitter.rollback(checkpoint)
-            return quiet or self._break(node, one_line(error))
+            return not quiet and self._break(node, one_line(error))
         example = example_of(node)
         self.env[node] = values if isinstance(example, tuple | list) else values[0]
         return True

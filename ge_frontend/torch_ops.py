@@ -40,6 +40,7 @@ from ge_frontend.torch_fx import (
     dtype_name,
     is_symbolic,
     known_equal,
+    meta_tensor,
     static_dim,
 )
 
@@ -85,8 +86,8 @@ def _as_dtype(ctx: TorchNodeContext, value: Any, dtype: str, suffix: str) -> Any
         return np.asarray(value, dtype=dtype)
     if isinstance(value, np.ndarray):
         return value.astype(dtype, copy=False)
-    if is_symbolic(value):
-        raise Unsupported("with a symbolic scalar operand")
+    if is_symbolic(value):  # a size: a 0-d tensor the host fills per call
+        return ctx.host_full(meta_tensor((), dtype), value, suffix=suffix)
     if ctx.dtype_of(value) == dtype:
         return value
     return ctx.op("cast", value, dst_type=dtype, suffix=suffix)
@@ -223,6 +224,12 @@ def convert_to_copy(ctx: TorchNodeContext) -> Any:
     return _as_dtype(ctx, ctx.tensor("self"), ctx.result_dtype(), "cast")
 
 
+@converts("prims.convert_element_type")
+def convert_element_type(ctx: TorchNodeContext) -> Any:
+    """`a` in `dtype` (core ATen decompositions emit it): a cast."""
+    return _as_dtype(ctx, ctx.tensor("a"), ctx.result_dtype(), "cast")
+
+
 @converts("aten.full_like", "aten.zeros_like", "aten.ones_like", "aten.empty_like")
 def convert_full_like(ctx: TorchNodeContext) -> Any:
     """A tensor shaped like `self`, filled: a constant when the shape is
@@ -284,14 +291,25 @@ def convert_rsqrt(ctx: TorchNodeContext) -> Value:
 
 @converts("aten.clamp")
 def convert_clamp(ctx: TorchNodeContext) -> Value:
-    """clip(x, min, max); an absent bound is no bound."""
-    low, high = ctx.number("min"), ctx.number("max")
-    return ctx.op(
-        "clip",
-        ctx.tensor("self"),
-        min=float("-inf") if low is None else float(low),
-        max=float("inf") if high is None else float(high),
-    )
+    """clip(x, min, max); an absent bound is no bound. A symbolic bound (a
+    size: `clamp(i, max=s0 - 1)`) is a maximum or minimum with a 0-d tensor
+    the host fills per call."""
+    low, high = ctx.arg("min"), ctx.arg("max")
+    if not (is_symbolic(low) or is_symbolic(high)):
+        return ctx.op(
+            "clip",
+            ctx.tensor("self"),
+            min=float("-inf") if low is None else float(ctx.number("min")),
+            max=float("inf") if high is None else float(ctx.number("max")),
+        )
+    value = ctx.tensor("self")
+    for name, bound, op in (("min", low, "maximum"), ("max", high, "minimum")):
+        if bound is None:
+            continue
+        last = name == "max" or high is None
+        operand = _as_dtype(ctx, bound, ctx.result_dtype(), f"{name}/cast")
+        value = ctx.op(op, value, operand, suffix=None if last else name)
+    return value
 
 
 @converts("aten.hardtanh")
@@ -345,6 +363,7 @@ BINARY = {
     "aten.sub": "sub",
     "aten.mul": "mul",
     "aten.div": "div",
+    "aten.true_divide": "div",
     "aten.maximum": "maximum",
     "aten.minimum": "minimum",
 }
@@ -354,12 +373,39 @@ BINARY = {
 def convert_binary(ctx: TorchNodeContext) -> Value:
     """`self op other` with broadcasting (add and sub scale `other` by `alpha`)."""
     if ctx.arguments.get("rounding_mode") is not None:
-        raise Unsupported(f"with rounding_mode='{ctx.arg('rounding_mode')}'")
+        return _integer_division(ctx, ctx.arg("rounding_mode"))
     other = ctx.tensor("other")
     alpha = ctx.arguments.get("alpha", 1)
     if alpha != 1:
         other = _elementwise(ctx, "mul", other, ctx.number("alpha"))
     return _elementwise(ctx, BINARY[ctx.packet], ctx.tensor("self"), other)
+
+
+def _integer_division(ctx: TorchNodeContext, rounding_mode: str) -> Value:
+    """Integer `div` rounded toward zero (`ge.div`, "trunc") or down
+    ("floor": the quotient less one where the remainder is nonzero and its
+    sign is not the divisor's)."""
+    dtype = ctx.result_dtype()
+    if rounding_mode not in ("trunc", "floor") or not dtype.startswith(("int", "uint")):
+        raise Unsupported(f"with rounding_mode='{rounding_mode}' on {dtype}")
+    x = _as_dtype(ctx, ctx.tensor("self"), dtype, "x")
+    y = _as_dtype(ctx, ctx.tensor("other"), dtype, "y")
+    if rounding_mode == "trunc":
+        return ctx.op("div", x, y)
+    quotient = ctx.op("div", x, y, suffix="trunc")
+    zero = np.asarray(0, dtype)
+    product = ctx.op("mul", quotient, y, suffix="product")
+    remainder = ctx.op("sub", x, product, suffix="remainder")
+    inexact = ctx.op("not_equal", remainder, zero, suffix="inexact")
+    signs = ctx.op(
+        "logical_xor",
+        ctx.op("less", remainder, zero, suffix="remainder_negative"),
+        ctx.op("less", y, zero, suffix="divisor_negative"),
+        suffix="signs_differ",
+    )
+    down = ctx.op("logical_and", inexact, signs, suffix="down")
+    step = ctx.op("cast", down, dst_type=dtype, suffix="step")
+    return ctx.op("sub", quotient, step)
 
 
 @converts("aten.pow.Tensor_Scalar", "aten.pow.Tensor_Tensor")
@@ -689,21 +735,70 @@ def convert_index(ctx: TorchNodeContext) -> Value:
     dims. Otherwise the index tensors must be *separable*, each varying along
     its own broadcast dims, in order (`x[b[:, None], k[None, :]]`): then the
     result is one gather per indexed dim, reshaped to the broadcast shape.
+    Indexed dims after a whole one (`x[:, :, i, j]`) are moved last first.
     """
     x = ctx.tensor("self")
     indices = list(ctx.tensor("indices"))
     shape = ctx.sym_shape(x)
     taken = [i for i, index in enumerate(indices) if index is not None]
-    if taken != list(range(len(taken))):
-        raise Unsupported("with an index after a skipped dim")
     if any(ctx.dtype_of(indices[i]) == "bool" for i in taken):
         raise Unsupported("with a boolean mask")
     indices = [indices[i] for i in taken]
+    if taken != list(range(len(taken))):
+        return _index_inner(ctx, x, taken, indices, shape)
     if all(isinstance(i, np.ndarray) for i in indices) and not any(
         is_symbolic(size) for size in shape[: len(indices)]
     ):
         return _index_flat(ctx, x, indices, shape)
-    return _index_separable(ctx, x, indices)
+    return _index_separable(ctx, x, indices, shape, ctx.result().shape)
+
+
+def _index_inner(
+    ctx: TorchNodeContext,
+    x: Any,
+    taken: list[int],
+    indices: list[Any],
+    shape: Sequence[Size],
+) -> Value:
+    """Indexed dims `taken` not all leading: `x` with them moved last is
+    indexed there, then the broadcast dims go where torch puts them, in place
+    of the indexed dims if these are adjacent, else first.
+
+        x[:, :, i, j]  ->  gather(reshape(x, [n, c, h*w]), i*w + j, axis=2)
+    """
+    whole = [d for d in range(len(shape)) if d not in taken]
+    lead, sizes = [shape[d] for d in whole], [shape[d] for d in taken]
+    out = ctx.result().shape
+    count = len(out) - len(whole)
+    adjacent = taken == list(range(taken[0], taken[0] + len(taken)))
+    first = taken[0] if adjacent else 0
+    broadcast = list(out[first : first + count])
+    moved = ctx.op("transpose", x, perm=[*whole, *taken], suffix="indexed_last")
+    if all(isinstance(i, np.ndarray) for i in indices) and not any(
+        is_symbolic(size) for size in sizes
+    ):
+        flat_index = _flat_indices(indices, [int(size) for size in sizes])
+        flat = _reshape(
+            ctx,
+            moved,
+            [*lead, math.prod(sizes)],
+            in_shape=[*lead, *sizes],
+            suffix="flat",
+        )
+        value = ctx.op("gather", flat, flat_index, axis=len(lead), suffix="gather")
+    else:
+        value = _index_separable(
+            ctx, moved, indices, [*lead, *sizes], [*lead, *broadcast], len(lead)
+        )
+    perm = [*range(first), *range(len(lead), len(out)), *range(first, len(lead))]
+    return ctx.op("transpose", value, perm=perm)
+
+
+def _flat_indices(indices: list[np.ndarray], sizes: list[int]) -> np.ndarray:
+    """The flat index into dims of `sizes` of each broadcast index tuple
+    (negative indices counted from the end, as torch)."""
+    wrapped = [np.where(i < 0, i + n, i) for i, n in zip(indices, sizes, strict=True)]
+    return np.ravel_multi_index(np.broadcast_arrays(*wrapped), sizes).astype(np.int64)
 
 
 def _index_flat(
@@ -712,38 +807,44 @@ def _index_flat(
     """One gather of the indexed dims, flattened, by the flat indices."""
     sizes = [int(size) for size in shape[: len(indices)]]
     rest = shape[len(indices) :]
-    wrapped = [np.where(i < 0, i + n, i) for i, n in zip(indices, sizes, strict=True)]
-    flat_index = np.ravel_multi_index(np.broadcast_arrays(*wrapped), sizes)
     if len(indices) > 1:
         if any(is_symbolic(size) for size in rest):
             raise Unsupported("on symbolic dims after the indexed ones")
         x = ctx.op("reshape", x, shape=[-1, *map(int, rest)], suffix="flat")
-    return ctx.op("gather", x, flat_index.astype(np.int64), axis=0)
+    return ctx.op("gather", x, _flat_indices(indices, sizes), axis=0)
 
 
-def _index_separable(ctx: TorchNodeContext, x: Any, indices: list[Any]) -> Value:
-    """A gather per indexed dim when index k varies along broadcast dim v_k
-    only, v_0 < v_1 < ...: then the result is their outer product."""
-    out = ctx.result().shape
-    broadcast_rank = len(out) - (ctx.rank_of(x) - len(indices))
+def _index_separable(
+    ctx: TorchNodeContext,
+    x: Any,
+    indices: list[Any],
+    shape: Sequence[Size],
+    out: Sequence[Size],
+    first_axis: int = 0,
+) -> Value:
+    """A gather per indexed dim (dims `first_axis`, ... of `x`, of `shape`)
+    when index k varies along broadcast dim v_k only, v_0 < v_1 < ...: then
+    the result, of shape `out`, is their outer product."""
+    broadcast_rank = len(out) - (len(shape) - len(indices))
     varying: list[int] = []
     for index in indices:
-        shape = ctx.sym_shape(index)
-        offset = broadcast_rank - len(shape)
+        index_shape = ctx.sym_shape(index)
+        offset = broadcast_rank - len(index_shape)
         dims = [
             offset + d
-            for d, size in enumerate(shape)
+            for d, size in enumerate(index_shape)
             if is_symbolic(size) or int(size) != 1
         ]
         if len(dims) > 1 or (dims and varying and dims[0] <= varying[-1]):
             raise Unsupported("with index tensors that are not separable")
         varying += dims
-    value, shape = x, list(ctx.sym_shape(x))
-    for axis, index in enumerate(indices):
+    value, shape = x, list(shape)
+    for k, index in enumerate(indices):
+        axis = first_axis + k
         line = [size for size in ctx.sym_shape(index) if is_symbolic(size) or size != 1]
         line = line or [1]
-        flat = _reshape(ctx, index, line, suffix=f"line{axis}")
-        value = ctx.op("gather", value, flat, axis=axis, suffix=f"gather{axis}")
+        flat = _reshape(ctx, index, line, suffix=f"line{k}")
+        value = ctx.op("gather", value, flat, axis=axis, suffix=f"gather{k}")
         shape[axis] = line[0]
     return _reshape(ctx, value, out, in_shape=shape, suffix="broadcast")
 

@@ -44,27 +44,35 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    MemRefType,
+    ModuleOp,
+    NameLoc,
+)
 from xdsl.ir import Operation, Region, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import dense_to_numpy, derive_storage_weights
-from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.diagnostics import error_at, location_text, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_cache, jit_numba
 from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_numba import NumbaNest
-from ge_runtime.jit_ops import JITError, numpy_dtype
+from ge_runtime.jit_ops import JITError, LocatedJITError, jit_failure, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
     DEFAULT_MAX_ITERATIONS,
     InputKey,
+    InputSpec,
     Weights,
     bind_inputs,
     find_graph,
+    input_specs,
 )
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
@@ -254,6 +262,16 @@ def loop_context() -> Context:
     return ctx
 
 
+def native_choice(native: bool | None) -> bool:
+    """Whether nests compile to numba kernels: as asked, else the default
+    (`jit_numba.enabled`); asking without numba installed is an error."""
+    if native is None:
+        return jit_numba.enabled()
+    if native and not jit_numba.installed():
+        raise JITError("numba kernels were asked for, but numba is not installed")
+    return native
+
+
 def compile_module(
     module: ModuleOp | str,
     function: str | None = None,
@@ -267,13 +285,21 @@ def compile_module(
     With `poison`, new float buffers start as NaN, so reading memory the IR
     never wrote shows up in the results; without `vectorize` every nest takes
     the scalar path; `native` says whether numba compiles the nests it takes
-    (`jit_numba`; default: when it is available). Results are cached by
+    (`jit_numba`; default: `jit_numba.enabled()`). Results are cached by
     module text and options.
     """
     text = module if isinstance(module, str) else str(module)
-    if native is None:
-        native = jit_numba.available()
-    options = f"{function}|{poison}|{vectorize}|{native}"
+    native = native_choice(native)
+    origins = (  # in the messages of the loops' runaway checks
+        ""
+        if isinstance(module, str)
+        else ";".join(
+            source_location(op) or ""
+            for op in module.walk()
+            if isinstance(op, scf.WhileOp)
+        )
+    )
+    options = f"{function}|{poison}|{vectorize}|{native}|{origins}"
     key = hashlib.sha256(f"{options}|{text}".encode()).hexdigest()
     with _COMPILE_LOCK:  # CPython's `ast` is not safe to use from two threads
         if key not in _CACHE:
@@ -289,9 +315,26 @@ def compile_module(
         return _CACHE[key]
 
 
-def _find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+def source_location(op: Operation) -> str | None:
+    """`FILE:LINE:COL` (or node name) of the source op `op` was lowered from,
+    if the lowering gave it that op's location."""
+    if isinstance(op.location, FileLineColLoc | NameLoc):
+        return location_text(op)
+    return None
+
+
+def _find_function(
+    module: ModuleOp, name: str | None, *, private: bool = False
+) -> func.FuncOp:
+    """Function `name` (None: the first public one; `private`: callees too)."""
     functions = [
-        op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp)
+        and op.body.blocks
+        and (
+            private or op.sym_visibility is None or op.sym_visibility.data != "private"
+        )
     ]
     for op in functions:
         if name is None or op.sym_name.data == name:
@@ -322,6 +365,8 @@ class FunctionCompiler:
         self.native_nests = 0
         self.reasons: list[str] = []
         """Why each nest that runs in the scalar path was not vectorised."""
+        self.calling: list[str] = []
+        """The functions whose inlined bodies are being emitted (`func.call`)."""
 
     def run(self) -> CompiledFunction:
         """Compile the function and return it ready to call."""
@@ -335,7 +380,7 @@ class FunctionCompiler:
                 else []
             )
         ] or [{} for _ in block.args]
-        written = _written_roots(self.function)
+        written = _written_roots(self.module, self.function)
         invariant_args = tuple(
             i
             for i, (arg, attrs) in enumerate(zip(block.args, arg_attrs, strict=True))
@@ -419,6 +464,8 @@ class FunctionCompiler:
                 lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
             elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
                 lines += self._control_flow(op, indent)
+            elif isinstance(op, func.CallOp):
+                lines += self._call(op, indent, top)
             elif isinstance(op, scf.YieldOp | scf.ConditionOp) and not (
                 op.args if isinstance(op, scf.ConditionOp) else op.operands
             ):
@@ -428,17 +475,20 @@ class FunctionCompiler:
         return lines
 
     def _native_or_vectorised(self, op: affine.ForOp, indent: str) -> list[str]:
-        """A nest as one numba kernel call when numba takes it, else as
-        NumPy calls (`Unsupported` if neither does)."""
-        if self.native:
+        """A nest with a reduction as one numba kernel call when numba
+        takes it, else as NumPy calls; a nest NumPy cannot take goes to
+        numba too (`Unsupported` if neither does)."""
+        if not self.native:
+            return NestVectoriser(op, self.env).compile(indent)
+        try:
+            lines = NumbaNest(op, self.env).compile(indent)
+        except Unsupported:
             try:
-                lines = NumbaNest(op, self.env).compile(indent)
+                return NestVectoriser(op, self.env).compile(indent)
             except Unsupported:
-                pass
-            else:
-                self.native_nests += 1
-                return lines
-        return NestVectoriser(op, self.env).compile(indent)
+                lines = NumbaNest(op, self.env, any_nest=True).compile(indent)
+        self.native_nests += 1
+        return lines
 
     def _control_flow(
         self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str
@@ -471,7 +521,17 @@ class FunctionCompiler:
         assert isinstance(condition, scf.ConditionOp)
         count = self.env.fresh("n")
         limit = self.env.add_global(MAX_WHILE_ITERATIONS, "c")
-        error = self.env.add_global(JITError, "e")
+        if (origin := source_location(op)) is not None:
+            message = (
+                f"{origin}: error: 'ge.while' op did not finish within "
+                f"{MAX_WHILE_ITERATIONS} iterations"
+            )
+            error = self.env.add_global(LocatedJITError, "e")
+        else:
+            message = (
+                f"scf.while did not finish within {MAX_WHILE_ITERATIONS} iterations"
+            )
+            error = self.env.add_global(JITError, "e")
         lines = [f"{indent}{count} = 0", f"{indent}while True:"]
         lines += self._body(op.before_region, inner)
         lines += [
@@ -479,10 +539,31 @@ class FunctionCompiler:
             f"{inner}    break",
             f"{inner}{count} += 1",
             f"{inner}if {count} > {limit}:",
-            f"{inner}    raise {error}('scf.while did not finish within "
-            f"{MAX_WHILE_ITERATIONS} iterations')",
+            f"{inner}    raise {error}({message!r})",
         ]
         return lines + self._body(op.after_region, inner)
+
+    def _call(self, op: func.CallOp, indent: str, top: bool) -> list[str]:
+        """`func.call`: a fresh copy of the callee's body, inline (its
+        arguments bound to the call's operands, its results to the call's)."""
+        name = op.callee.root_reference.data
+        if name in self.calling:
+            raise JITError(f"recursive call of @{name}")
+        callee = _find_function(self.module, name, private=True).clone()
+        block = callee.body.block
+        lines = []
+        for arg, operand in zip(block.args, op.arguments, strict=True):
+            lines.append(f"{indent}{self.env.name(arg)} = {self.env.name(operand)}")
+            if operand in self.env.invariant:
+                self.env.invariant.add(arg)
+        returned = block.last_op
+        assert isinstance(returned, func.ReturnOp)
+        self.calling.append(name)
+        lines += self.emit_block(list(block.ops)[:-1], indent, top)
+        self.calling.pop()
+        for result, value in zip(op.results, returned.operands, strict=True):
+            lines.append(f"{indent}{self.env.name(result)} = {self.env.name(value)}")
+        return lines
 
     def _body(self, region: Region, indent: str) -> list[str]:
         return self.emit_block(list(region.block.ops), indent) or [f"{indent}pass"]
@@ -541,12 +622,27 @@ def workspace_pool(
     return buffers
 
 
-def _written_roots(function: func.FuncOp) -> set[SSAValue]:
-    """The buffers `function` stores to, through views too."""
+def _written_roots(
+    module: ModuleOp, function: func.FuncOp, calling: frozenset[str] = frozenset()
+) -> set[SSAValue]:
+    """The buffers `function` stores to, through views and calls too."""
     written: set[SSAValue] = set()
+    calling |= {function.sym_name.data}
     for op in function.walk():
+        targets: list[SSAValue] = []
         if isinstance(op, affine.StoreOp | memref.StoreOp):
-            target = op.memref
+            targets = [op.memref]
+        elif isinstance(op, func.CallOp):
+            name = op.callee.root_reference.data
+            if name in calling:
+                raise JITError(f"recursive call of @{name}")
+            callee = _find_function(module, name, private=True)
+            stored = _written_roots(module, callee, calling)
+            args = callee.body.block.args
+            targets = [
+                v for v, a in zip(op.arguments, args, strict=True) if a in stored
+            ]
+        for target in targets:
             while isinstance(target.owner, memref.ViewOp | memref.SubviewOp):
                 target = target.owner.source
             written.add(target)
@@ -588,8 +684,7 @@ def compile_graph(
     later process finds it there and neither lowers nor generates code.
     `native` is `compile_module`'s.
     """
-    if native is None:
-        native = jit_numba.available()
+    native = native_choice(native)
     if cache_key is not None and not poison:
         disk_key = f"{target}|{native}|{cache_key}"
         entry = jit_cache.load(disk_key)
@@ -657,6 +752,8 @@ class GraphRunner:
     """Per `ge.data` in argument order: its layout and index."""
     outputs: list[tuple[ValueLayout, tuple[int, ...]]]
     """Per output: its layout and origin shape."""
+    specs: list[InputSpec]
+    """The graph's inputs, what each call's arrays are checked against."""
 
     @classmethod
     def build(
@@ -682,7 +779,7 @@ class GraphRunner:
                 {len(data) + i: array for i, array in enumerate(constants)}
             )
         except JITError as error:
-            raise GEError(f"error: {error}") from None
+            raise jit_failure(error) from None
         return cls(
             graph,
             compiled,
@@ -692,16 +789,17 @@ class GraphRunner:
                 (value_layout(value, target), tuple(value.type.get_shape()))  # type: ignore[attr-defined]
                 for value in graph.output.operands
             ],
+            input_specs(graph),
         )
 
     def __call__(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
         """Run on origin-layout inputs (by `ge.data` name or index)."""
-        bound = bind_inputs(self.graph, inputs)
+        bound = bind_inputs(self.graph, inputs, self.specs)
         arguments = [layout.store(bound[index]) for layout, index in self.inputs]
         try:
             stored = self.bound(*arguments)
         except JITError as error:
-            raise GEError(f"error: {error}") from None
+            raise jit_failure(error) from None
         return [
             np.asarray(layout.load(array, shape))
             for (layout, shape), array in zip(self.outputs, stored, strict=True)

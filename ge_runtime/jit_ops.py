@@ -20,11 +20,24 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect import dtypes
+from ge_dialect.diagnostics import GEError
 from ge_dialect.ops.elementwise import erf
 
 
 class JITError(Exception):
     """The module cannot be compiled (an unsupported op or an invalid access)."""
+
+
+class LocatedJITError(JITError):
+    """A JITError whose text is a whole diagnostic, located at the source op
+    the failing loop-level op was lowered from (`FILE:LINE:COL: error: ...`)."""
+
+
+def jit_failure(error: JITError) -> GEError:
+    """The one-line diagnostic of a JIT failure."""
+    if isinstance(error, LocatedJITError):
+        return GEError(str(error))
+    return GEError(f"error: {error}")
 
 
 def numpy_dtype(type_: Attribute) -> np.dtype:
@@ -75,6 +88,12 @@ def _unsigned(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return compare
 
 
+def _unsigned_value(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """`op` on the operands read as unsigned, the result in their dtype."""
+    compare = _unsigned(op)
+    return lambda a, b: compare(a, b).view(np.asarray(a).dtype)[()]
+
+
 _CMPI: dict[int, Callable[[Any, Any], Any]] = {
     0: np.equal,
     1: np.not_equal,
@@ -117,8 +136,8 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "arith.minnumf": np.fmin,
     "arith.maxsi": np.maximum,
     "arith.minsi": np.minimum,
-    "arith.maxui": np.maximum,
-    "arith.minui": np.minimum,
+    "arith.maxui": _unsigned_value(np.maximum),
+    "arith.minui": _unsigned_value(np.minimum),
     "arith.andi": np.bitwise_and,
     "arith.ori": np.bitwise_or,
     "arith.xori": np.bitwise_xor,
@@ -190,7 +209,8 @@ REDUCTIONS: dict[str, np.ufunc] = {
     "arith.maxui": np.maximum,
     "arith.minui": np.minimum,
 }
-"""Associative, commutative combiners an accumulation may use."""
+"""Associative, commutative combiners an accumulation may use (`maxui`/`minui`
+as NumPy's on the unsigned or bool arrays of `ui` and `i1` memrefs)."""
 
 
 def cast(x: Any, dtype: np.dtype) -> Any:

@@ -424,13 +424,13 @@ class NestVectoriser:
         self, store: affine.StoreOp, index: list[Ix], used: frozenset[int]
     ) -> None:
         shape = store.memref.type.get_shape()
-        strides = _element_strides(shape)
+        strides = element_strides(shape)
         if all(_is_linear(ix) for ix in index):
             steps = sorted(
                 (
                     abs(
                         sum(
-                            s * _coefficient(ix, a)
+                            s * axis_coefficient(ix, a)
                             for ix, s in zip(index, strides, strict=True)
                         )
                     ),
@@ -471,7 +471,7 @@ class NestVectoriser:
 
     def _flat_index(self, index: list[Ix], shape: Sequence[int]) -> np.ndarray:
         flat: np.ndarray | int = 0
-        for ix, stride in zip(index, _element_strides(shape), strict=True):
+        for ix, stride in zip(index, element_strides(shape), strict=True):
             flat = flat + self._evaluate(ix) * stride
         return np.asarray(flat, dtype=np.int64)
 
@@ -501,14 +501,15 @@ class NestVectoriser:
                 return f"{base}.reshape(-1)[{flat}]"
             index, shape = merged.index, merged.shape
             base = self._merged_buffer(op, merged)
-        strides = _element_strides(shape)
+        strides = element_strides(shape)
         itemsize = numpy_dtype(memref_type.element_type).itemsize
         offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
         deps = self._ix_deps(index)
         view_strides = [0] * self.ndim
         for a in deps:
             step = sum(
-                _coefficient(ix, a) * s for ix, s in zip(index, strides, strict=True)
+                axis_coefficient(ix, a) * s
+                for ix, s in zip(index, strides, strict=True)
             )
             view_strides[self.axes[a].position] = step * itemsize
         shape = self._shape(deps)
@@ -1067,11 +1068,13 @@ def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(common)
 
 
-def _coefficient(ix: Ix, axis: int) -> int:
+def axis_coefficient(ix: Ix, axis: int) -> int:
+    """How far `ix` moves per step of loop variable `axis`."""
     return sum(c for atom, c in ix.terms if isinstance(atom, Var) and atom.id == axis)
 
 
-def _element_strides(shape: Sequence[int]) -> list[int]:
+def element_strides(shape: Sequence[int]) -> list[int]:
+    """Row-major strides of `shape`, in elements."""
     strides, step = [], 1
     for size in reversed(shape):
         strides.append(step)

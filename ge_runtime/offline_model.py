@@ -83,6 +83,7 @@ from ge_dialect.formats import FormatError, get_target, parse_format
 from ge_dialect.input_files import check_regular_file, load_json
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.limits import INT64_MAX
+from ge_dialect.opinfo import PRECISION_MODES
 from ge_dialect.ops import (
     ConstOp,
     GraphOp,
@@ -402,7 +403,7 @@ def decode(
     def fail(message: str) -> GEError:
         return GEError(f"{label}: error: {message}")
 
-    if len(data) < len(MAGIC) or bytes(data[: len(MAGIC)]) != MAGIC:
+    if bytes(data[: len(MAGIC)]) != MAGIC[: len(data)]:
         raise fail("not an offline model (bad magic number)")
     if len(data) < HEADER.size:
         raise fail(f"truncated offline model ({len(data)} bytes, no complete header)")
@@ -505,6 +506,7 @@ _COMPILE_OPTIONS = {
     "max_streams": Nullable(Integer(1)),
     "fusion": Boolean(),
     "fusion_off": ListOf(String()),
+    "precision_mode": Nullable(String(choices=set(PRECISION_MODES))),
 }
 """The compile options `ge-atc` records (each optional)."""
 MANIFEST_SCHEMA = Object(

@@ -150,10 +150,14 @@ def input_specs(graph: GraphOp) -> list[InputSpec]:
 
 
 def bind_inputs(
-    graph: GraphOp, inputs: Mapping[InputKey, np.ndarray]
+    graph: GraphOp,
+    inputs: Mapping[InputKey, np.ndarray],
+    specs: Sequence[InputSpec] | None = None,
 ) -> dict[int, np.ndarray]:
-    """Match inputs to `ge.data` ops by name or index, checking shape and dtype."""
-    specs = input_specs(graph)
+    """Match inputs to `ge.data` ops by name or index, checking shape and
+    dtype; `specs` are the graph's `input_specs` if already known."""
+    if specs is None:
+        specs = input_specs(graph)
     by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
     by_key.update({s.name: s for s in specs if s.name is not None})
     bound: dict[int, np.ndarray] = {}
@@ -250,6 +254,8 @@ class ReferenceEvaluator:
     weights: Weights = field(default_factory=dict)
     target: str | None = None
     max_iterations: int = DEFAULT_MAX_ITERATIONS
+    layouts: dict[SSAValue, ValueLayout] = field(default_factory=dict, repr=False)
+    """Each result's layout, found once (the graph does not change as it runs)."""
 
     HANDLERS: ClassVar[dict[type[Operation], str]] = {
         IfOp: "_if",
@@ -301,7 +307,9 @@ class ReferenceEvaluator:
             raise error_at(op, f"operand #{index}: {error}") from None
 
     def _hold(self, op: Operation, value: SSAValue, origin: np.ndarray) -> Held:
-        layout = value_layout(value, self.target)
+        layout = self.layouts.get(value)
+        if layout is None:
+            layout = self.layouts[value] = value_layout(value, self.target)
         try:
             stored = layout.store(origin)
         except FormatError as error:

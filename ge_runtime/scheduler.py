@@ -80,11 +80,13 @@ from ge_runtime.jit_ops import JITError
 from ge_runtime.reference import (
     Held,
     InputKey,
+    InputSpec,
     ReferenceEvaluator,
     Weights,
     bind_inputs,
     evaluate,
     find_graph,
+    input_specs,
 )
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
@@ -417,6 +419,8 @@ class ScheduledEvaluator(ReferenceEvaluator):
     nodes: dict[Operation, NodeInfo] = field(default_factory=dict)
     kernels: KernelCache = field(default_factory=lambda: KernelCache(None))
     trace: list[TraceEntry] = field(default_factory=list)
+    part_traces: dict[int, list[TraceEntry]] = field(default_factory=dict)
+    """What a run of each part adds to `trace` (by part number; made once)."""
 
     def _compute(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
         if (part := self.parts.get(op)) is not None:
@@ -453,10 +457,16 @@ class ScheduledEvaluator(ReferenceEvaluator):
                 part.graph, inputs, weights=self.weights, target=self.target
             )
         check_results(call, results)
-        detail = f"part {part.number}, {part.how}"
-        executor = Executor.JIT if part.jit_failure is None else Executor.REFERENCE
-        for op in part.ops:
-            self._record(op, ExecutionPath.SUNK, detail, executor=executor)
+        entries = self.part_traces.get(part.number)
+        if entries is None:
+            start = len(self.trace)
+            detail = f"part {part.number}, {part.how}"
+            executor = Executor.JIT if part.jit_failure is None else Executor.REFERENCE
+            for op in part.ops:
+                self._record(op, ExecutionPath.SUNK, detail, executor=executor)
+            self.part_traces[part.number] = self.trace[start:]
+        else:
+            self.trace += entries
         return results
 
     def _run_streams(
@@ -574,6 +584,11 @@ class CompiledModel:
     """The graph as executed: split into sunk parts, or as given (host)."""
     evaluator: ScheduledEvaluator
     parts: list[SunkPart]
+    specs: list[InputSpec] = field(default_factory=list)
+    """The graph's inputs (`input_specs`), what each run is checked against."""
+
+    def __post_init__(self) -> None:
+        self.specs = input_specs(self.graph)
 
     @property
     def mode(self) -> str:
@@ -618,7 +633,8 @@ class CompiledModel:
     def run(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
         """Run on origin-layout inputs (by `ge.data` name or index); origin outputs."""
         self.evaluator.trace = []
-        held = self.evaluator.run(self.graph, bind_inputs(self.graph, inputs))
+        bound = bind_inputs(self.graph, inputs, self.specs)
+        held = self.evaluator.run(self.graph, bound)
         return [np.asarray(h.origin) for h in held]
 
 

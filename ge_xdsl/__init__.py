@@ -15,9 +15,12 @@ expected = ge_xdsl.reference(module, {"x": x})
 
 - `compile(model, *, input_shape=None, soc_version=None, framework=None,
   **atc_options) -> Model`: what `ge-atc` does. `model` is an `.onnx` or
-  `.pb` file, an `onnx.ModelProto`, or a `ge` `ModuleOp` (with `weights=`
-  for its `#ge.external` constants); `framework` is "onnx", "tensorflow" or
-  ATC's number (default: from the model); `input_shape` is ATC's text
+  `.pb` file (a frozen TensorFlow `GraphDef`), an `onnx.ModelProto`, a
+  TensorFlow `GraphDef`, or a `ge` `ModuleOp` (with `weights=` for its
+  `#ge.external` constants); `framework` is "onnx", "tensorflow" or ATC's
+  number (default: from the file's suffix or the message's type; TensorFlow
+  models default to `input_format="NHWC"`, as ATC's `--framework=3`, and
+  take `out_nodes="name:0;other:0"`); `input_shape` is ATC's text
   (`"x:1,3,224,224"`) or `{"x": (1, 3, 224, 224)}`; the other options are
   ATC's flags as keywords (`ge_xdsl.atc.ATC_OPTIONS`: `input_format`,
   `out_nodes`, `auto_cast_mode`, `max_streams`, `fusion_switch_file`,

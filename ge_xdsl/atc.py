@@ -3,8 +3,9 @@
 `ge_xdsl.compile` and `ge-atc` both run `compile_offline_model`: a model is
 imported with its framework's front end (`FRONT_ENDS`), then graph fusion
 (`fold-bias-add`, `fold-batch-norm`, `fold-reduce-reshape`,
-`fold-transpose-into-matmul`), shape and
-constant folding (`fold-shapes`, `fold-constants`), the format
+`fold-transpose-into-matmul`), shape folding (`fold-shapes`), with
+`precision_mode` the compute dtypes (`select-precision`), constant folding
+(`fold-constants`), the format
 pipeline (`ge-format-pipeline` with `input_format` as data format and the
 `soc_version`'s C0 table), UB fusion (`fuse-ops`), the engine stages
 (`insert-aicpu-cast` with `auto_cast_mode=1`, `partition-engines`,
@@ -35,6 +36,7 @@ from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, verify_module
 from ge_dialect.dialect import make_context
 from ge_dialect.formats import FormatError, get_target
+from ge_dialect.opinfo import PRECISION_MODES
 from ge_dialect.ops import TARGET_ATTRIBUTE
 from ge_frontend.importing import ImportedModel, parse_input_shapes
 from ge_runtime.offline_model import OfflineModel, make_offline_model
@@ -60,6 +62,12 @@ SUPPORTED_FRAMEWORKS = {TENSORFLOW_FRAMEWORK: "tensorflow", ONNX_FRAMEWORK: "onn
 """`--framework` values read -> the framework's name (also the manifest's)."""
 FRAMEWORK_SUFFIXES = {".onnx": ONNX_FRAMEWORK, ".pb": TENSORFLOW_FRAMEWORK}
 """A model file's framework when none is given."""
+FRAMEWORK_MESSAGES = {
+    "tensorflow.GraphDef": TENSORFLOW_FRAMEWORK,
+    "tensorboard.GraphDef": TENSORFLOW_FRAMEWORK,  # the protos tf_import reads
+    "onnx.ModelProto": ONNX_FRAMEWORK,
+}
+"""An in-memory model's framework when none is given, by its protobuf type."""
 DEFAULT_INPUT_FORMATS = {TENSORFLOW_FRAMEWORK: "NHWC"}
 """ATC's default `--input_format` per framework (NCHW for the others)."""
 INPUT_FORMATS = ("NCHW", "NHWC", "ND", "NCDHW", "NDHWC")
@@ -69,6 +77,7 @@ ATC_OPTIONS = (
     "input_format",
     "out_nodes",
     "auto_cast_mode",
+    "precision_mode",
     "max_streams",
     "fusion_switch_file",
     "disable_fusion",
@@ -96,6 +105,8 @@ class CompileOptions:
     fusion: bool = True
     fusion_off: tuple[str, ...] = ()
     """Fusion rules switched off (`--fusion_switch_file`)."""
+    precision_mode: str | None = None
+    """ATC's `--precision_mode` (`select-precision`); None keeps every dtype."""
 
     def manifest(self) -> dict[str, Any]:
         """The options as manifest entries."""
@@ -109,6 +120,7 @@ class CompileOptions:
                 "max_streams": self.max_streams,
                 "fusion": self.fusion,
                 "fusion_off": list(self.fusion_off),
+                "precision_mode": self.precision_mode,
             }
         }
 
@@ -123,6 +135,7 @@ def compile_options(
     max_streams: int | None = None,
     fusion_switch_file: str | os.PathLike[str] | None = None,
     disable_fusion: bool = False,
+    precision_mode: str | None = None,
 ) -> CompileOptions:
     """Validated compile options (ATC's flags; errors name the flag)."""
     input_format = input_format or DEFAULT_INPUT_FORMATS.get(framework or 0, "NCHW")
@@ -143,6 +156,11 @@ def compile_options(
         raise GEError(
             f"error: --max-streams={max_streams} must be in [1, {MAX_STREAMS}]"
         )
+    if precision_mode is not None and precision_mode not in PRECISION_MODES:
+        raise GEError(
+            f"error: --precision_mode={precision_mode} is not supported "
+            f"(use one of {', '.join(PRECISION_MODES)})"
+        )
     switched_off = (
         read_fusion_switch_file(str(fusion_switch_file))
         if fusion_switch_file is not None
@@ -157,6 +175,7 @@ def compile_options(
         max_streams,
         not disable_fusion,
         tuple(sorted(switched_off)),
+        precision_mode,
     )
 
 
@@ -204,7 +223,13 @@ def framework_id(framework: int | str | None, model: object) -> int | None:
             f"error: cannot tell the framework of '{model}' from its suffix "
             f"({', '.join(FRAMEWORK_SUFFIXES)}); give framework="
         )
-    return ONNX_FRAMEWORK  # an onnx.ModelProto
+    return FRAMEWORK_MESSAGES.get(_message_name(model), ONNX_FRAMEWORK)
+
+
+def _message_name(model: object) -> str | None:
+    """The protobuf message type of an in-memory model (`tensorflow.GraphDef`)."""
+    descriptor = getattr(model, "DESCRIPTOR", None)
+    return getattr(descriptor, "full_name", None)
 
 
 # ---------------------------------------------------------------------------
@@ -350,6 +375,9 @@ GRAPH_FUSION_STAGES = (
 the conv or matmul before them, reshapes that restore reduced dims into the
 reduction, transposes of a product operand's innermost axis into the
 product."""
+PRECISION_STAGE = "select-precision"
+"""With `precision_mode`: each op's compute dtype, before constants fold (the
+casts of weights fold into float16 weights)."""
 SHAPE_STAGE = "fold-shapes"
 """Shape computations over static dims become constants (before folding)."""
 CONSTANT_STAGE = "fold-constants"
@@ -383,6 +411,7 @@ def compile_module(
         STREAM_STAGE: {"max_streams": options.max_streams},
         **{name: {"disable": options.fusion_off} for name in GRAPH_FUSION_STAGES},
         UB_FUSION_STAGE: {"disable": options.fusion_off},
+        PRECISION_STAGE: {"mode": options.precision_mode},
     }
 
     def run_stage(name: str) -> None:
@@ -397,7 +426,8 @@ def compile_module(
     graph_stages = GRAPH_FUSION_STAGES if options.fusion else ()
     token = FOLD_WEIGHTS.set(weights)
     try:
-        for name in (*graph_stages, SHAPE_STAGE, CONSTANT_STAGE):
+        precision = () if options.precision_mode is None else (PRECISION_STAGE,)
+        for name in (*graph_stages, SHAPE_STAGE, *precision, CONSTANT_STAGE):
             run_stage(name)
     finally:
         FOLD_WEIGHTS.reset(token)
@@ -459,6 +489,7 @@ def compile_offline_model(
         max_streams=atc_options.get("max_streams"),
         fusion_switch_file=atc_options.get("fusion_switch_file"),
         disable_fusion=atc_options.get("disable_fusion", False),
+        precision_mode=atc_options.get("precision_mode"),
     )
     start = time.perf_counter()
     if number is None:

@@ -315,8 +315,11 @@ def compile_partitions(
         return GeGraph(imported, options)
     for node, reason in imported.unsupported.items():
         record_graph_break(node, reason)
+    own = {name for name, _ in graph_module.named_children()}  # cond's graphs, ...
     split = split_graph(graph_module, set(imported.unsupported))
     for name, partition in list(split.named_children()):
+        if name in own:
+            continue
         runner = compile_partitions(
             partition, partition_constants(partition, imported), {}, options
         )
@@ -341,7 +344,7 @@ def record_graph_break(node: fx.Node, reason: str) -> None:
 def split_graph(
     graph_module: fx.GraphModule, unsupported: set[fx.Node]
 ) -> fx.GraphModule:
-    """A copy of `graph_module` whose other nodes are fused into submodules
+    """`graph_module` with its other nodes fused (in place) into submodules
     (`fused_0`, ...) around the `unsupported` ones."""
     import operator
 

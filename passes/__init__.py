@@ -58,6 +58,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "fold-batch-norm": ("fold_batch_norm", "FoldBatchNormPass"),
     "fold-reduce-reshape": ("fold_reduce_reshape", "FoldReduceReshapePass"),
     "fold-constants": ("fold_constants", "FoldConstantsPass"),
+    "select-precision": ("select_precision", "SelectPrecisionPass"),
     "fold-transpose-into-matmul": (
         "fold_transpose_into_matmul",
         "FoldTransposeIntoMatMulPass",

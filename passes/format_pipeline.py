@@ -103,6 +103,22 @@ def runtime_transdata_count(module: ModuleOp) -> int:
     )
 
 
+def runtime_transdata_sites(module: ModuleOp) -> list[str]:
+    """Each runtime `ge.transdata` as `FORMAT->FORMAT producer -> consumers`."""
+    from ge_dialect.naming import node_label
+
+    sites = []
+    for op in module.walk():
+        if not isinstance(op, TransDataOp) or isinstance(op.x.owner, ConstOp):
+            continue
+        producer = op.x.owner
+        source = node_label(producer) if hasattr(producer, "attributes") else "input"
+        users = sorted({node_label(use.operation) for use in op.results[0].uses})
+        formats = f"{op.src_format.data.name}->{op.dst_format.data.name}"
+        sites.append(f"{formats} {source} -> {', '.join(users)}")
+    return sites
+
+
 @dataclass(frozen=True)
 class FormatPipelinePass(ModulePass):
     """The format flow in GE's order, optimisation iterated to a fixed point."""

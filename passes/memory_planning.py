@@ -56,13 +56,14 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.formats import transfer_shape
 from ge_dialect.layout import storage_shape_of
 from ge_dialect.ops import (
+    CONTROL_FLOW_OPS,
     ConstOp,
     DataOp,
     GraphOp,
@@ -89,6 +90,49 @@ NOT_IN_ARENA = -1
 
 PINNED_OPS = (DataOp, ConstOp, VariableOp)
 """Their results live outside the arena (graph inputs and weights)."""
+
+
+def program_order(graph: GraphOp) -> tuple[list[Operation], dict[Operation, int]]:
+    """The graph's ops in the order they run, with the last step of each.
+
+    An op's step is its position. The subgraphs of a control-flow op (its
+    branches, a loop's cond and body) follow it, so they run at steps after
+    its own and before its last step; a fused group is one op. Values of a
+    while body are rewritten each iteration, which never overlaps a use
+    across iterations: loop variables are the loop's results.
+    """
+    order: list[Operation] = []
+    last: dict[Operation, int] = {}
+
+    def visit(block: Block) -> None:
+        for op in block.ops:
+            order.append(op)
+            if isinstance(op, CONTROL_FLOW_OPS):
+                for region in op.regions:
+                    visit(region.block)
+            last[op] = len(order) - 1
+
+    visit(graph.body.block)
+    return order, last
+
+
+def last_uses(
+    order: Sequence[Operation], last: Mapping[Operation, int]
+) -> dict[SSAValue, int]:
+    """The last step each value is live at: its last use (a control-flow op
+    uses its operands through its last step; the graph's outputs live past
+    the end), and at least its op's last step (a control-flow op's results
+    are written by its subgraphs)."""
+    uses: dict[SSAValue, int] = {}
+    for op in order:
+        outer = isinstance(op, NetOutputOp) and isinstance(op.parent_op(), GraphOp)
+        step = len(order) if outer else last[op]
+        for value in op.operands:
+            uses[value] = max(uses.get(value, step), step)
+    for op in order:
+        for value in op.results:
+            uses[value] = max(uses.get(value, last[op]), last[op])
+    return uses
 
 
 def align(size: int, alignment: int = ALIGNMENT) -> int:
@@ -390,12 +434,13 @@ def graph_arena_size(graph: GraphOp) -> int | None:
 
 
 def read_plan(graph: GraphOp) -> tuple[int, dict[SSAValue, int]] | None:
-    """(arena size, arena offset of each planned value), or None if unplanned."""
+    """(arena size, arena offset of each planned value, those inside engine
+    subgraphs included), or None if unplanned."""
     size = graph_arena_size(graph)
     if size is None:
         return None
     offsets: dict[SSAValue, int] = {}
-    for op in graph.body.block.ops:
+    for op in graph.body.walk():
         for value, offset in zip(op.results, result_offsets(op) or (), strict=False):
             if offset != NOT_IN_ARENA:
                 offsets[value] = offset
@@ -441,26 +486,23 @@ def check_graph_plan(graph: GraphOp, target: str | None = None) -> int:
     """Verify the graph's memory plan; return how many buffers it checked.
 
     Engine subgraphs are inlined first (the graph as sunk). Liveness is
-    recomputed from the IR (block order, last use, graph outputs
-    live to the end). Every result of a computing op must be in the arena
+    recomputed from the IR (`program_order`, control-flow subgraphs
+    included; last use; graph outputs live to the end). Every result of a
+    computing op must be in the arena
     (an identity view of a pinned value excepted), aligned, inside the arena
     and, unless it views or reuses in place, disjoint from every other value
     live at the same time. Raises a GEError naming the first problem.
     """
-    if any(isinstance(op, PartitionedCallOp) for op in graph.body.block.ops):
+    if any(isinstance(op, PartitionedCallOp) for op in graph.walk()):
         graph = graph.clone()
         inline_partitioned_calls(graph.body.block)
     planned = read_plan(graph)
     if planned is None:
         raise error_at(graph, "has no memory plan")
     size, offsets = planned
-    ops = list(graph.body.block.ops)
+    ops, last_steps = program_order(graph)
     position = {op: index for index, op in enumerate(ops)}
-    end = len(ops)
-    last: dict[SSAValue, int] = {}
-    for op in ops:
-        for value in op.operands:
-            last[value] = end if isinstance(op, NetOutputOp) else position[op]
+    last = last_uses(ops, last_steps)
     groups = _Groups()
     span: dict[SSAValue, list[int]] = {}
     for op in ops:
@@ -471,7 +513,7 @@ def check_graph_plan(graph: GraphOp, target: str | None = None) -> int:
             if value not in offsets:
                 continue
             shared = _shared_operand(op, position[op], value, offsets, groups, span)
-            live = [position[op], max(last.get(value, position[op]), position[op])]
+            live = [position[op], last[value]]
             if shared is None:
                 span[value] = live
             else:

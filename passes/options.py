@@ -32,7 +32,7 @@ from difflib import get_close_matches
 from functools import cache
 
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.arg_spec import ArgSpec, PipelineLexer, SpecTokenKind, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from ge_dialect.diagnostics import GEError
@@ -137,7 +137,29 @@ def parse_passes(
     except ArgSpecParseError as error:  # a BaseException spanning several lines
         reason = str(error).strip().splitlines()[-1].strip()
         raise GEError(f"error: invalid pass pipeline '{spec}': {reason}") from None
+    if (twice := _option_given_twice(spec)) is not None:
+        raise PassOptionError(*twice, "given twice")
     return tuple(_instantiate(arg_spec, available) for arg_spec in specs)
+
+
+def _option_given_twice(spec: str) -> tuple[str, str] | None:
+    """(pass, option) of the first option set twice in one pass of the valid
+    pipeline `spec` (xDSL would keep the last value; either spelling counts)."""
+    pass_name, seen, key_next, previous = "", set[str](), False, None
+    for token in PipelineLexer._generator(spec):  # the tokens xDSL parsed
+        if token.kind is SpecTokenKind.L_BRACE and previous is not None:
+            pass_name, seen, key_next = previous.span.text, set(), True
+        elif token.kind is SpecTokenKind.R_BRACE:
+            key_next = False
+        elif token.kind is SpecTokenKind.SPACE:
+            key_next = True  # only within braces: a pipeline has no spaces outside
+        elif token.kind is SpecTokenKind.IDENT and key_next:
+            if (name := option_name(token.span.text)) in seen:
+                return pass_name, name
+            seen.add(name)
+            key_next = False
+        previous = token
+    return None
 
 
 def _instantiate(arg_spec: ArgSpec, available: PassFactories) -> ModulePass:

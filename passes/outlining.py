@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from xdsl.ir import Block
 
-from ge_dialect.ops import DataOp, NetOutputOp, PartitionedCallOp
+from ge_dialect.ops import CONTROL_FLOW_OPS, DataOp, NetOutputOp, PartitionedCallOp
 
 
 def inline_partitioned_calls(block: Block) -> None:
-    """Replace every `ge.partitioned_call` of `block` (nested ones too) by its ops."""
+    """Replace every `ge.partitioned_call` of `block` by its ops, nested ones
+    too (in calls and in the subgraphs of control flow)."""
     for op in list(block.ops):
+        if isinstance(op, CONTROL_FLOW_OPS) and not isinstance(op, PartitionedCallOp):
+            for region in op.regions:
+                inline_partitioned_calls(region.block)
         if not isinstance(op, PartitionedCallOp):
             continue
         body = op.f.block

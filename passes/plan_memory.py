@@ -1,7 +1,7 @@
 """`plan-memory`: every intermediate value gets a byte offset in one arena.
 
-SPEC §9 (InfiniTensor's `GraphObj::dataMalloc`). On each sunk graph (static
-shapes, no control flow), in block order (a topological order): a result is
+SPEC §9 (InfiniTensor's `GraphObj::dataMalloc`). On each graph of static
+shapes, in block order (a topological order): a result is
 allocated at the step of its op and freed after its last use; graph outputs
 live to the end; `ge.data`, `ge.const` and `ge.variable` results are pinned
 outside the arena. Sizes are storage bytes (padding included), rounded up to
@@ -37,8 +37,13 @@ every interleaving the events allow (`passes.stream_planning.check_stream_plan`)
 
 Engine subgraphs (`ge.partitioned_call` from `partition-engines`) are seen
 inlined, as the scheduler sinks them; their ops get offsets in the one
-arena. Graphs that are not sunk (control flow, dynamic shapes) are left
-without a plan: they run op by op on the host.
+arena. So do the values of control-flow subgraphs (`ge.if`, `ge.case`,
+`ge.while` branches and bodies), at their steps in the order the graph runs
+(`memory_planning.program_order`): a subgraph runs between its op's step
+and its op's last step, the op's operands and results live through all of
+it, and a while body's values (rewritten each iteration) live within one.
+Graphs with dynamic shapes are left without a plan: they run op by op on
+the host.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ from passes.memory_planning import (
     MemoryReport,
     align,
     plan_buffers,
+    program_order,
     value_bytes,
 )
 from passes.options import check_choice_option
@@ -94,6 +100,19 @@ class GraphPlan:
     def arena_size(self) -> int:
         """Bytes of the arena."""
         return self.report.peak_bytes
+
+
+def unplanned_reason(graph: GraphOp) -> str | None:
+    """Why the graph's values cannot be planned (None: they can): a value of
+    a dynamic shape or not a tensor, subgraphs of control flow included."""
+    for op in program_order(graph)[0]:
+        for value in op.results:
+            tensor = value.type
+            if not isinstance(tensor, TensorType):
+                return f"'{op.name}' has a non-tensor result"
+            if any(d < 0 for d in tensor.get_shape()):
+                return f"'{op.name}' has a dynamic shape"
+    return None
 
 
 def unsunk_reason(graph: GraphOp) -> str | None:
@@ -125,22 +144,25 @@ class Liveness:
     """Per buffer: the ops writing or reading it (graph outputs excepted)."""
 
     def run(self, graph: GraphOp) -> None:
-        """Assign every arena value of `graph` to a buffer."""
-        ops = list(graph.body.block.ops)
-        for step, op in enumerate(ops):
+        """Assign every arena value of `graph` to a buffer (the values of
+        control-flow subgraphs included, at their steps in `program_order`)."""
+        ops, last = program_order(graph)
+        for op in ops:
             for value in op.operands:
-                is_output = isinstance(op, NetOutputOp)
-                self.last_use[value] = len(ops) if is_output else step
+                is_output = isinstance(op, NetOutputOp) and op.parent_op() is graph
+                self.last_use[value] = len(ops) if is_output else last[op]
         for step, op in enumerate(ops):
             if not isinstance(op, (*PINNED_OPS, NetOutputOp)):
                 for value in op.results:
-                    self._place(op, step, value)
+                    self._place(op, step, value, last[op])
         if self.order is not None:
             for buffer, accesses in zip(self.buffers, self.accesses, strict=True):
                 buffer[2] = max(buffer[2], self.order.release_step(accesses))
 
-    def _place(self, op: Operation, step: int, value: SSAValue) -> None:
-        last = self.last_use.get(value, step)
+    def _place(self, op: Operation, step: int, value: SSAValue, end: int) -> None:
+        """Place `value`, produced at `step` by `op` (which runs until `end`:
+        a control-flow op's results are written by its subgraphs)."""
+        last = max(self.last_use.get(value, end), end)
         accesses = [op, *(u.operation for u in value.uses)]
         accesses = [a for a in accesses if not isinstance(a, NetOutputOp)]
         shared = self._viewed(op, value)
@@ -194,7 +216,7 @@ def plan_graph(
     strategy: str | None = None,
     in_place: bool = True,
 ) -> GraphPlan:
-    """Plan a sunk graph's arena (see the module docstring); IR unchanged."""
+    """Plan a graph's arena (see the module docstring); IR unchanged."""
     liveness = Liveness(target, in_place, stream_order(graph))
     liveness.run(graph)
     total = sum(size for size, _, _ in liveness.buffers)
@@ -210,7 +232,7 @@ def plan_graph(
 
 def annotate(graph: GraphOp, plan: GraphPlan) -> None:
     """Write the plan into the graph's attributes."""
-    for op in graph.body.block.ops:
+    for op in program_order(graph)[0]:
         if isinstance(op, (*PINNED_OPS, NetOutputOp)) or not op.results:
             continue
         offsets = [plan.offsets.get(v, NOT_IN_ARENA) for v in op.results]
@@ -248,13 +270,14 @@ def plan_sunk_graph(
     in_place: bool = True,
 ) -> GraphPlan | None:
     """Plan `graph` as sunk and write the plan into it (ops inside engine
-    subgraphs included); None, unchanged, if the graph is not sunk."""
+    and control-flow subgraphs included); None, unchanged, if its values
+    cannot be planned (`unplanned_reason`)."""
     view, originals = sunk_view(graph)
-    if unsunk_reason(view) is not None:
+    if unplanned_reason(view) is not None:
         return None
     plan = plan_graph(view, target, strategy, in_place)
     annotate(view, plan)
-    for op in view.body.block.ops:
+    for op in view.walk():
         if OFFSET_ATTRIBUTE in op.attributes:
             originals[op].attributes[OFFSET_ATTRIBUTE] = op.attributes[OFFSET_ATTRIBUTE]
     for name in (ARENA_ATTRIBUTE, REPORT_ATTRIBUTE):

@@ -27,7 +27,8 @@ info; a broadcast op needs every non-scalar operand to span the result's C
 (NC1HWC0) or last two dims (FRACTAL_NZ); a `channel_aligned` op (concat,
 LRN) needs C % C0 == 0, and the op itself may refuse a placement
 (`accepts_layouts`: a `ge.confusion_transpose` takes FRACTAL_NZ only where
-whole fractals move). A one-element operand of a broadcast op keeps its
+whole fractals move; a pad or a reduction takes NC1HWC0 only when it leaves
+C alone). A one-element operand of a broadcast op keeps its
 layout and broadcasts by value (scalars never get a TransData); one-element
 results are never internal.
 

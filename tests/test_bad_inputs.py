@@ -10,7 +10,8 @@ Cases come from two places, run by one parametrized test:
   stands for `tests/bad_inputs`, `{out}` for an empty scratch directory and
   `{in}` for its parent, where the optional `"files"` are written first:
   `{"NAME": "text"}`, or `{"NAME": {"generate": GENERATOR, ...}}` for inputs
-  too big to keep (`GENERATORS`);
+  too big to keep or made from another (`GENERATORS`: deep nesting, one
+  valid single-op file or offline model mutated, TensorFlow graphs);
 - every `// -----` chunk of `tests/filecheck/dialect/invalid-*.mlir` (the
   dialect's verifier rules), run through `ge-opt` on its own, expecting the
   file:line:col and message of its `CHECK` line.
@@ -169,17 +170,72 @@ def singleop(edits: dict[str, Any]) -> str:
     return json.dumps([op], indent=1) + "\n"
 
 
+def tf_graph(nodes: list[dict[str, Any]]) -> str:
+    """A TensorFlow GraphDef in text form. Each node is `{"name", "op",
+    "input": [...], "attr": {KEY: "AttrValue text"}}` with shorthands for the
+    usual attributes: `"dtype"`/`"T"`/`"Tidx"`: a type (`DT_FLOAT`),
+    `"shape"`: dims, `"value"`: `{"dtype", "shape", "int_val": [...]}` (any
+    `*_val` field, or `"tensor_content"` as escaped text)."""
+    lines = []
+    for node in nodes:
+        attrs = dict(node.get("attr", {}))
+        for key in ("dtype", "T", "Tidx"):
+            if key in node:
+                attrs[key] = f"type: {node[key]}"
+        if "shape" in node:
+            attrs["shape"] = f"shape {{ {_tf_dims(node['shape'])} }}"
+        if "value" in node:
+            value = dict(node["value"])
+            fields = [f"dtype: {value.pop('dtype')}"]
+            fields.append(f"tensor_shape {{ {_tf_dims(value.pop('shape', []))} }}")
+            for field_name, items in value.items():
+                if field_name == "tensor_content":
+                    fields.append(f'tensor_content: "{items}"')
+                else:
+                    fields += [f"{field_name}: {json.dumps(item)}" for item in items]
+            attrs["value"] = f"tensor {{ {' '.join(fields)} }}"
+        inputs = "".join(f' input: "{source}"' for source in node.get("input", []))
+        attr_text = "".join(
+            f' attr {{ key: "{key}" value {{ {text} }} }}'
+            for key, text in attrs.items()
+        )
+        lines.append(
+            f'node {{ name: "{node["name"]}" op: "{node["op"]}"{inputs}{attr_text} }}'
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _tf_dims(dims: Sequence[int]) -> str:
+    return " ".join(f"dim {{ size: {size} }}" for size in dims)
+
+
+def om_flip(at: float, bit: int = 0) -> bytes:
+    """`om-valid.om` with one bit flipped at the fraction `at` of its length."""
+    data = bytearray((CORPUS / "om-valid.om").read_bytes())
+    data[int(at * (len(data) - 1))] ^= 1 << bit
+    return bytes(data)
+
+
+def om_truncated(at: float) -> bytes:
+    """`om-valid.om` cut at the fraction `at` of its length."""
+    data = (CORPUS / "om-valid.om").read_bytes()
+    return data[: int(at * len(data))]
+
+
 def repeated(text: str, count: int) -> str:
     """`text` `count` times."""
     return text * count
 
 
-GENERATORS: dict[str, Callable[..., str]] = {
+GENERATORS: dict[str, Callable[..., str | bytes]] = {
     "nested_graph": nested_graph,
     "nested_json": nested_json,
     "nested_attribute": nested_attribute,
     "repeated": repeated,
     "singleop": singleop,
+    "tf_graph": tf_graph,
+    "om_flip": om_flip,
+    "om_truncated": om_truncated,
 }
 """Generators of inputs too big (or too repetitive) to keep in the corpus."""
 
@@ -212,10 +268,13 @@ class Case:
             path.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(spec, dict):
                 spec = dict(spec)
-                text = GENERATORS[spec.pop("generate")](**spec)
+                content = GENERATORS[spec.pop("generate")](**spec)
             else:
-                text = self.expand(spec, scratch)
-            path.write_text(text)
+                content = self.expand(spec, scratch)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)
 
 
 def manifest_cases() -> list[Case]:

@@ -564,3 +564,102 @@ def test_layer_norm_softmax_and_reductions_run_in_nz_padding_exact(hidden: int):
     expected = evaluate(source, feeds, weights={})
     for ours, ref in zip(compile_model(module, {}).run(feeds), expected, strict=True):
         assert np.abs(ours - ref).max() <= 1e-5 * max(np.abs(ref).max(), 1)
+
+
+# ---------------------------------------------------------------------------
+# Pads and reductions that leave C alone run in NC1HWC0
+# ---------------------------------------------------------------------------
+
+
+def storage_of_operand(module: ModuleOp, name: str) -> list[str]:
+    """The storage format each op called `name` reads its first operand in."""
+    from ge_dialect.layout import layout_attr
+    from passes.layout_requirements import required_layouts
+
+    found = []
+    for op in module.walk():
+        if op.name == name:
+            need = (required_layouts(op) or [layout_attr(op.operands[0].type)])[0]
+            found.append(need.storage_format.value)
+    return found
+
+
+def run_against_reference(module: ModuleOp, shapes: dict[str, tuple[int, ...]]):
+    """Feeds with ±inf, NaN and -0.0 among seeded normals; JIT (poisoned
+    scratch: a read of a padded lane shows) vs the reference on `source`."""
+    from ge_runtime.jit import run_graph
+    from ge_runtime.reference import evaluate
+
+    rng = np.random.default_rng(len(shapes))
+    feeds = {}
+    for index, shape in enumerate(shapes.values()):
+        values = rng.standard_normal(shape).astype(np.float32)
+        values.reshape(-1)[:4] = [np.inf, -np.inf, np.nan, -0.0]
+        feeds[index] = values
+    source = module.clone()
+    FormatPipelinePass(data_format="NHWC").apply(context(), module)
+    with np.errstate(all="ignore"):
+        expected = evaluate(source, feeds)
+        ours = run_graph(module, feeds, poison=True)
+    for mine, ref in zip(ours, expected, strict=True):
+        scale = max(1.0, float(np.abs(ref[np.isfinite(ref)]).max(initial=0.0)))
+        np.testing.assert_allclose(mine, ref, rtol=0, atol=2e-6 * scale, equal_nan=True)
+
+
+@pytest.mark.parametrize("channels", [3, 17, 33])
+@pytest.mark.parametrize("mode", ["constant", "reflect", "edge"])
+def test_pad_of_h_and_w_runs_in_nc1hwc0(channels: int, mode: str):
+    """conv -> pad (H, W; N too) -> conv: the pad runs between the convs in
+    5HD; a pad of C (cropping it too) stays in origin format: one TransData
+    into 5HD at the input, d's NHWC copy (output and pad_c), back into 5HD
+    after pad_c, out after e."""
+    rng = np.random.default_rng(channels)
+    b = GraphBuilder("pads")
+    x = b.data([2, 6, 5, channels], "float32", format="NHWC", name="x")
+    w = rng.standard_normal((1, 1, channels, channels)).astype(np.float32)
+    w = b.const(w, format="HWCN")
+    c = b.op("conv2d", x, w, data_format="NHWC", name="c")
+    hw = [1, 2, 0, 0, 0, 1, 3, 0]  # [begin N, H, W, C, end N, H, W, C]
+    p = b.op("pad", c, paddings=hw, mode=mode, value=-1.5, name="pad_hw")
+    d = b.op("conv2d", p, w, data_format="NHWC", name="d")
+    crop = b.op("pad", d, paddings=[0, 0, 0, 1, 0, 0, 0, -1], name="pad_c")
+    b.output(d, b.op("conv2d", crop, w, data_format="NHWC", name="e"))
+    module = b.build()
+    run_against_reference(module, {"x": (2, 6, 5, channels)})
+    assert storage_of_operand(module, "ge.pad") == ["NC1HWC0", "NHWC"]
+    assert runtime_transdata_count(module) == 4  # in; d out (shared); pad_c; e
+
+
+@pytest.mark.parametrize("channels", [17, 33])
+def test_reductions_over_n_h_w_read_nc1hwc0(channels: int):
+    """A squeeze-and-excitation block (mean over H, W kept as [N,1,1,C] ->
+    conv -> conv -> sigmoid -> x * scale) stays in 5HD end to end; a global
+    mean to [N, C] reads 5HD and writes ND for the classifier's matmul; sums
+    and maxima over C or over everything read the origin format."""
+    rng = np.random.default_rng(channels)
+
+    def filter_(cin: int, cout: int):
+        w = rng.standard_normal((1, 1, cin, cout)).astype(np.float32)
+        return b.const(w, format="HWCN")
+
+    b = GraphBuilder("squeeze_excite")
+    x = b.data([2, 5, 4, channels], "float32", format="NHWC", name="x")
+    c = b.op("conv2d", x, filter_(channels, channels), data_format="NHWC")
+    squeezed = b.op("reduce_mean", c, axes=[1, 2], keep_dims=True, name="se_mean")
+    r = b.op("conv2d", squeezed, filter_(channels, 3), data_format="NHWC")
+    e = b.op("conv2d", r, filter_(3, channels), data_format="NHWC")
+    y = b.op("mul", c, b.op("sigmoid", e), name="se_scale")
+    top = b.op("conv2d", y, filter_(channels, channels), data_format="NHWC")
+    peak = b.op("reduce_max", top, axes=[0, 1], keep_dims=True, name="n_h_max")
+    pooled = b.op("reduce_mean", top, axes=[1, 2], keep_dims=False, name="gap")
+    k = b.const(rng.standard_normal((channels, 5)).astype(np.float32))
+    logits = b.op("matmul", pooled, k, name="fc")
+    over_c = b.op("reduce_sum", top, axes=[-1], keep_dims=True, name="c_sum")
+    total = b.op("reduce_max", top, name="all_max")
+    b.output(logits, peak, over_c, total)
+    module = b.build()
+    run_against_reference(module, {"x": (2, 5, 4, channels)})
+    assert storage_of_operand(module, "ge.reduce_mean") == ["NC1HWC0", "NC1HWC0"]
+    assert storage_of_operand(module, "ge.reduce_max") == ["NC1HWC0", "NHWC"]
+    assert storage_of_operand(module, "ge.reduce_sum") == ["NHWC"]
+    assert "NC1HWC0" in str(next(o for o in module.walk() if o.name == "ge.mul"))

@@ -185,7 +185,24 @@ def test_checked_product_rejects_dims_outside_int64(dims):
 @given(st.integers(1, 1 << 50), st.sampled_from(["", "K", "M", "G", "KiB", "MB"]))
 def test_sizes_parse_with_units(number, unit):
     scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[unit[:1]]
-    assert parse_size(f"{number}{unit}") == number * scale
+    if number * scale <= INT64_MAX:
+        assert parse_size(f"{number}{unit}") == number * scale
+    else:
+        with pytest.raises(ValueError, match=r"is more than 2\^63-1 bytes"):
+            parse_size(f"{number}{unit}")
+
+
+@given(st.integers(0, 10**6), st.integers(1, 400))
+def test_sizes_parse_exactly_and_never_overflow(whole, digits):
+    """Fractions are exact (no float rounding); any number of digits gives a
+    size or a ValueError, never an OverflowError."""
+    assert parse_size(f"{whole}.5K") == whole * 1024 + 512
+    text = "9" * digits + ".25T"
+    if int(text.split(".")[0]) * (1 << 40) + (1 << 38) <= INT64_MAX:
+        assert parse_size(text) == int(text.split(".")[0]) * (1 << 40) + (1 << 38)
+    else:
+        with pytest.raises(ValueError, match="more than"):
+            parse_size(text)
 
 
 def test_the_budget_is_scoped():
@@ -339,3 +356,64 @@ def test_an_existing_folder_keeps_its_other_files(tmp_path: Path):
         "keep.txt",
         "new.npy",
     ]
+
+
+# ---------------------------------------------------------------------------
+# Pass options, window attributes, import-time folds
+# ---------------------------------------------------------------------------
+
+
+@given(
+    st.sampled_from(["data-format", "data_format"]),
+    st.sampled_from(["data-format", "data_format"]),
+    st.sampled_from(["NCHW", "NHWC", "ND"]),
+)
+def test_an_option_given_twice_is_an_error_in_either_spelling(first, second, value):
+    from passes.options import parse_passes
+
+    spec = f"fuse-ops,infer-origin-format{{{first}=NCHW {second}={value}}}"
+    with pytest.raises(GEError, match="option 'data-format': given twice"):
+        parse_passes(spec)
+    assert len(parse_passes(f"infer-origin-format{{{first}={value}}},fuse-ops")) == 2
+
+
+@given(st.integers(1, 64), st.integers(1, 5), st.integers(-3, 3), st.integers(-3, 3))
+def test_a_window_needs_a_positive_stride_and_dilation(size, kernel, stride, dilation):
+    from ge_dialect.shape_functions import ShapeError, window_size
+
+    if stride < 1 or dilation < 1:
+        with pytest.raises(ShapeError, match="must be positive"):
+            window_size(size, kernel, stride, dilation, (0, 0))
+        return
+    try:
+        out = window_size(size, kernel, stride, dilation, (0, 0))
+    except ShapeError:
+        assert dilation * (kernel - 1) + 1 > size
+    else:
+        assert out == (size - dilation * (kernel - 1) - 1) // stride + 1 >= 1
+
+
+@given(st.lists(st.integers(0, 1 << 12), min_size=1, max_size=4))
+def test_an_import_time_array_is_checked_by_the_shape_it_claims(dims):
+    """A broadcast view takes no memory, but claims its full shape."""
+    from ge_frontend.importing import folded_within_budget
+
+    view = np.broadcast_to(np.float32(1), dims)
+    claimed = math.prod(dims) * 4
+    with budget_of(1 << 20):
+        if claimed > 1 << 20:
+            with pytest.raises(ValueError, match="folded result #1 needs"):
+                folded_within_budget([None, view])
+        else:
+            assert folded_within_budget([None, view])[1] is view
+
+
+def test_an_error_located_at_a_node_gets_its_model_file():
+    from ge_frontend.importing import errors_located_in
+
+    with pytest.raises(GEError) as info, errors_located_in("m.onnx"):
+        raise GEError("node 'x': error: 'ge.data' op bad")
+    assert str(info.value) == "m.onnx: error: node 'x': 'ge.data' op bad"
+    with pytest.raises(GEError) as info, errors_located_in("m.onnx"):
+        raise GEError("g.mlir:1:2: error: other")
+    assert str(info.value) == "g.mlir:1:2: error: other"

@@ -17,7 +17,7 @@ NATIVE = [
     pytest.param(
         True,
         marks=pytest.mark.skipif(
-            not jit_numba.available(), reason="numba is not installed"
+            not jit_numba.installed(), reason="numba is not installed"
         ),
     ),
 ]
@@ -188,7 +188,7 @@ def test_loop_carried_dependence_falls_back_to_scalar():
     x = RNG.standard_normal(6).astype(np.float32)
     (y,) = run(PREFIX_SUM, x, vectorised=0, scalar=1)
     np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
-    if jit_numba.available():  # numba runs the loops as written: no fallback
+    if jit_numba.installed():  # numba runs the loops as written: no fallback
         (y,) = run(PREFIX_SUM, x, vectorised=1, native=True)
         np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
 
@@ -216,7 +216,7 @@ def test_reset_inside_reduction_loop_is_not_a_reduction():
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     (y,) = run(INTERLEAVED, x, vectorised=0, scalar=1)
     np.testing.assert_array_equal(y, x[2])
-    if jit_numba.available():
+    if jit_numba.installed():
         (y,) = run(INTERLEAVED, x, vectorised=1, native=True)
         np.testing.assert_array_equal(y, x[2])
 
@@ -244,7 +244,7 @@ def test_floordiv_mod_gather_and_non_injective_store():
     y, z = run(NONLINEAR, x, vectorised=1, scalar=1)
     np.testing.assert_array_equal(y, x.reshape(-1))
     np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
-    if jit_numba.available():
+    if jit_numba.installed():
         y, z = run(NONLINEAR, x, vectorised=2, native=True)
         np.testing.assert_array_equal(y, x.reshape(-1))
         np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
@@ -514,7 +514,7 @@ def special_input(shape: tuple[int, ...]) -> np.ndarray:
     return x
 
 
-@pytest.mark.skipif(not jit_numba.available(), reason="numba is not installed")
+@pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
 def test_numba_kernels_compute_what_numpy_computes_bit_for_bit():
     graph, arguments = depthwise_relu6_pool()
     numpy_path = compile_graph(graph, poison=True, native=False)
@@ -530,7 +530,26 @@ def test_numba_kernels_compute_what_numpy_computes_bit_for_bit():
     np.testing.assert_array_equal(got, reference(*arguments(x))[0])
 
 
-@pytest.mark.skipif(not jit_numba.available(), reason="numba is not installed")
+def test_numba_index_source_divides_the_whole_sum():
+    """A blocked layout indexes `(12 * g + c) floordiv 8` (grouped
+    FRACTAL_Z): the kernel's source must divide the whole sum, not its last
+    term (an unbracketed `a + b // 8` wrote out of bounds)."""
+    from passes.lowering.index import Ix, Var
+
+    g, c = Var(0, 0, 3), Var(1, 0, 7)
+    flat = Ix.of(g) * 12 + c
+    ix = flat.floordiv(8) * 9 + flat.mod(8)
+    nest = object.__new__(jit_numba.NumbaNest)  # only its index printer
+    nest.params = []
+    source = nest._ix(ix)
+    params = {f"p{k}": v for k, v in enumerate(nest.params)}
+    for a in range(4):
+        for b in range(8):
+            got = eval(source, {}, {"t0": a, "t1": b, **params})
+            assert got == ix.evaluate({g: a, c: b}), (source, a, b)
+
+
+@pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
 def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
     """The depthwise reduction keeps its output element in a local across
     the tap loops (stored once), whose extents are literal."""
@@ -547,7 +566,7 @@ def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
 
 @pytest.fixture
 def numba_missing(monkeypatch):
-    """A process where `import numba` would fail."""
+    """A process where `import numba` would fail, kernels asked for."""
     import importlib.util
 
     real = importlib.util.find_spec
@@ -556,14 +575,17 @@ def numba_missing(monkeypatch):
         "find_spec",
         lambda name, *a: None if name == "numba" else real(name, *a),
     )
-    jit_numba.available.cache_clear()
+    monkeypatch.setenv("GE_XDSL_NUMBA", "1")
+    jit_numba.installed.cache_clear()
     yield
-    jit_numba.available.cache_clear()
+    jit_numba.installed.cache_clear()
 
 
 def test_without_numba_the_jit_runs_numpy_and_says_so(numba_missing):
-    assert not jit_numba.available()
-    assert jit_numba.status() == "NumPy calls only (numba is not installed)"
+    assert not jit_numba.installed() and not jit_numba.enabled()
+    assert jit_numba.status() == (
+        "NumPy calls only (GE_XDSL_NUMBA=1, but numba is not installed)"
+    )
     graph, arguments = depthwise_relu6_pool()
     compiled = compile_graph(graph, poison=True)  # default: what is available
     assert compiled.native_nests == 0 and compiled.vectorised > 0
@@ -572,14 +594,61 @@ def test_without_numba_the_jit_runs_numpy_and_says_so(numba_missing):
     np.testing.assert_array_equal(
         compiled(*arguments(x))[0], reference(*arguments(x))[0]
     )
+    with pytest.raises(JITError, match="numba is not installed"):
+        compile_graph(graph, poison=True, native=True)  # asked for: no pretending
 
 
-def test_numba_turned_off_by_the_environment(monkeypatch):
-    monkeypatch.setenv("GE_XDSL_NUMBA", "0")
-    jit_numba.available.cache_clear()
-    try:
-        assert not jit_numba.available()
-        assert jit_numba.status() == "NumPy calls only (GE_XDSL_NUMBA=0)"
-    finally:
-        monkeypatch.undo()
-        jit_numba.available.cache_clear()
+def test_numba_kernels_are_asked_for_by_the_environment(monkeypatch):
+    monkeypatch.delenv("GE_XDSL_NUMBA", raising=False)
+    assert not jit_numba.enabled()
+    assert jit_numba.status() == "NumPy calls only (GE_XDSL_NUMBA=1 adds numba kernels)"
+    monkeypatch.setenv("GE_XDSL_NUMBA", "1")
+    assert jit_numba.enabled() == jit_numba.installed()
+    if jit_numba.installed():
+        assert jit_numba.status().startswith("numba kernels for nests with a reduction")
+
+
+FUSED_ROW_MAX = """
+func.func @main(%x: memref<17x33xf32>, %b: memref<17xf32>) -> memref<17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<17xf32>
+  %y = memref.alloc() : memref<17xf32>
+  affine.for %i = 0 to 17 {
+    %bv = affine.load %b[%i] : memref<17xf32>
+    affine.store %bv, %acc[%i] : memref<17xf32>
+    affine.for %j = 0 to 33 {
+      %xv = affine.load %x[%i, %j] : memref<17x33xf32>
+      %av = affine.load %acc[%i] : memref<17xf32>
+      %m = arith.maximumf %av, %xv : f32
+      affine.store %m, %acc[%i] : memref<17xf32>
+    }
+    %v = affine.load %acc[%i] : memref<17xf32>
+    %r = arith.maximumf %v, %zero : f32
+    affine.store %r, %y[%i] : memref<17xf32>
+  }
+  func.return %y : memref<17xf32>
+}
+"""
+
+
+@pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
+def test_numba_buffer_only_the_nest_uses_lives_in_locals():
+    """A fused nest's intermediate (`%acc`: set, reduced into, read back in
+    one iteration) is never stored: the kernel takes only `%x`, `%b`, `%y`."""
+    x = special_input((17, 33))
+    b = RNG.standard_normal(17).astype(np.float32)
+    b[3] = -0.0
+    (want,) = run(FUSED_ROW_MAX, x, b, vectorised=1)
+    (got,) = run(FUSED_ROW_MAX, x, b, vectorised=1, native=True)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got).any()
+    expected = np.maximum(np.maximum(b, np.max(x, axis=1)), 0)  # NaN propagates
+    np.testing.assert_array_equal(got, expected)
+    compiled = compile_module(FUSED_ROW_MAX, poison=True, native=True)
+    (source,) = [
+        jit_numba._SOURCES[id(v)]
+        for v in compiled.function.__globals__.values()
+        if id(v) in jit_numba._SOURCES
+    ]
+    assert "def kernel(P, a0, a1, a2):" in source, source
+    assert source.count("] = ") == 1, source  # one store: the result

@@ -240,6 +240,68 @@ def test_planned_graph_runs_in_one_arena_with_the_same_outputs():
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
+def branch_graph():
+    """exp -> if (then: relu, neg, tanh; else: x passed through) -> add(if, exp):
+    the exp is live through the branch, the branch values only inside it."""
+    b = GraphBuilder("main")
+    x = b.data([3, 33], "float32", name="x")
+    c = b.data([], "bool", name="c")
+    p = b.exp(x, name="exp")
+
+    def then(s, v):
+        return s.tanh(s.neg(s.relu(v, name="relu"), name="neg"), name="tanh")
+
+    (y,) = b.if_(c, [p], then, lambda s, v: v)
+    b.output(b.add(y, p, name="add"))
+    return b.build()
+
+
+def branch_op(graph: GraphOp, name: str):
+    return next(
+        op
+        for op in graph.walk()
+        if getattr(op.attributes.get("name"), "data", None) == name
+    )
+
+
+@pytest.mark.parametrize("live", ["exp", "ge.if"])
+def test_control_flow_subgraphs_are_planned_and_checked(live):
+    """Branch values get offsets, never those of the if's live operand (the
+    exp) and result; the checker catches a branch value over either."""
+    graph = planned(branch_graph())
+    assert check_graph_plan(graph) > 0
+    _, offsets = read_plan(graph)
+    inside = {branch_op(graph, n).results[0] for n in ("relu", "neg", "tanh")}
+    if_op = next(op for op in graph.body.block.ops if op.name == "ge.if")
+    outside = {branch_op(graph, "exp").results[0], if_op.results[0]}
+    assert inside <= set(offsets) and outside <= set(offsets)
+    assert not {offsets[v] for v in inside} & {offsets[v] for v in outside}
+    target = if_op if live == "ge.if" else branch_op(graph, live)
+    branch_op(graph, "neg").attributes[OFFSET_ATTRIBUTE] = DenseArrayBase.from_list(
+        i64, [offsets[target.results[0]]]
+    )
+    with pytest.raises(GEError, match="overlap while both are live"):
+        check_graph_plan(graph)
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_planned_control_flow_runs_in_one_arena_with_the_same_outputs(taken):
+    from ge_runtime.jit import lower_graph, run_graph
+
+    module = branch_graph()
+    rng = np.random.default_rng(1)
+    inputs = {
+        "x": rng.standard_normal((3, 33)).astype(np.float32),
+        "c": np.array(taken),
+    }
+    (expected,) = evaluate(module, inputs)
+    graph = planned(module)
+    text = lower_graph(graph)
+    assert "scf.if" in text and text.count("memref.alloc()") == 1  # the arena
+    (got,) = run_graph(graph, inputs, poison=True)
+    np.testing.assert_array_equal(got, expected)
+
+
 # ---------------------------------------------------------------------------
 # The ONNX package's light models
 # ---------------------------------------------------------------------------

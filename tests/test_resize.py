@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from ge_frontend.onnx_import import import_onnx
+from ge_runtime.jit import run_graph
 from ge_runtime.reference import evaluate
 
 ort = pytest.importorskip("onnxruntime")
@@ -77,8 +78,18 @@ def resize_model(
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
-def check(x: np.ndarray, **options: Any) -> None:
-    """Ours (the imported graph on the reference evaluator) vs onnxruntime."""
+def assert_close(ours: np.ndarray, expected: np.ndarray) -> None:
+    """Same shape, same non-finite places, within TOLERANCE elsewhere."""
+    assert ours.shape == expected.shape
+    finite = np.isfinite(expected)
+    np.testing.assert_array_equal(np.isfinite(ours), finite)
+    error = np.abs(ours[finite] - expected[finite]).max(initial=0)
+    assert error <= TOLERANCE * max(np.abs(expected[finite]).max(initial=0), 1)
+
+
+def check(x: np.ndarray, *, jit: bool = False, **options: Any) -> None:
+    """Ours (the imported graph on the reference evaluator, and with `jit`
+    lowered to loops and JIT-run, NaN-poisoned) vs onnxruntime."""
     untyped = resize_model(x, **options)
     session = ort.InferenceSession(
         untyped.SerializeToString(), providers=["CPUExecutionProvider"]
@@ -87,11 +98,11 @@ def check(x: np.ndarray, **options: Any) -> None:
     model = resize_model(x, output_shape=expected.shape, **options)
     imported = import_onnx(model)
     (ours,) = evaluate(imported.module, {"x": x}, weights=imported.weights)
-    assert ours.shape == expected.shape
-    finite = np.isfinite(expected)
-    np.testing.assert_array_equal(np.isfinite(ours), finite)
-    error = np.abs(ours[finite] - expected[finite]).max(initial=0)
-    assert error <= TOLERANCE * max(np.abs(expected[finite]).max(initial=0), 1)
+    assert_close(ours, expected)
+    if jit:
+        (lowered,) = run_graph(imported.module, {"x": x}, imported.weights, poison=True)
+        assert_close(lowered, ours)
+        assert_close(lowered, expected)
 
 
 def cases() -> list:
@@ -136,6 +147,18 @@ KNOWN_DIFFERENCE = pytest.mark.xfail(
 @pytest.mark.parametrize("options", cases())
 def test_modes_and_transformations_match_onnxruntime(options):
     check(X, **options)
+
+
+JIT_SPECS = ("fractional", "to_one")
+
+
+@pytest.mark.parametrize(
+    "options", [c for c in cases() if any(f"-{s}" in c.id for s in JIT_SPECS)]
+)
+def test_loop_lowering_matches_the_reference_and_onnxruntime(options):
+    """`ge.resize` lowered to loops (tap tables as memref.globals) computes
+    what the reference and onnxruntime compute, every mode and transform."""
+    check(X, jit=True, **options)
 
 
 @pytest.mark.parametrize(

@@ -413,7 +413,8 @@ def test_builtin_opinfo_contents():
     assert conv.input("x").formats[0] is Format.NC1HWC0
     assert conv.input("filter").formats[0] is Format.FRACTAL_Z
     assert op_info("ge.matmul").output("y").formats[0] is Format.FRACTAL_NZ
-    assert op_info("ge.softmax").input("x").formats == (None,)
+    assert op_info("ge.softmax").input("x").formats == (Format.FRACTAL_NZ, None)
+    assert op_info("ge.pad").input("x").formats == (Format.NC1HWC0, None)
     assert op_info("ge.gather").engine is Engine.AICPU
     assert op_info("ge.gather").fallback_mode is FallbackMode.ACLNN_ONLY
     assert not op_info("ge.relu").supports_dtype("int8")

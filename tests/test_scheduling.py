@@ -119,6 +119,12 @@ def test_aclnn_only_splits_a_static_graph_into_two_sunk_parts(
     details = {e.node: e.detail for e in model.trace}
     assert details["conv"] == "part 0, jit" and details["z"] == "part 1, jit"
     assert details["t"] == "TanhOp.numpy_kernel, NumPy kernel library"
+    first = list(model.trace)
+    (again,) = model.run(batch(2))  # the parts' entries are made once, reused
+    assert model.trace == first and len(model.evaluator.part_traces) == 2
+    assert_close(again, expected)
+    with pytest.raises(GEError, match="has shape \\[3, "):  # still checked
+        model.run(batch(3))
 
 
 def test_support_aclnn_sinks_when_static_and_falls_back_when_dynamic(

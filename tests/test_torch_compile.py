@@ -206,6 +206,24 @@ def test_an_unsupported_op_is_a_graph_break_with_one_log_line(caplog):
     assert_ran_on_the_jit("sink")
 
 
+@pytest.mark.parametrize("name", ["BranchingHead", "IteratedLayer"])
+def test_control_flow_is_a_graph_break_around_its_graphs(name: str, caplog):
+    """`torch.cond` and `while_loop` (higher-order ops, their branches and
+    body as graphs) run in eager PyTorch: one graph break, one log line."""
+    from model_zoo import builders
+
+    torch.manual_seed(0)
+    model = getattr(builders, name)().eval()
+    compiled = torch.compile(model, backend=ge_backend, dynamic=False)
+    x = torch.randn(3, 17)
+    with caplog.at_level(logging.WARNING, logger="ge_xdsl.torch"), torch.no_grad():
+        assert_matches_eager(compiled(x), model(x))
+        assert_matches_eager(compiled(-x), model(-x))
+    (graph_break,) = STATS.graph_breaks
+    assert graph_break.op.startswith("torch.ops.higher_order.")
+    assert len([r for r in caplog.records if r.name == "ge_xdsl.torch"]) == 1
+
+
 def test_explain_shows_the_ge_graph_breaks():
     output = explain(WithCumsum().eval())(torch.randn(3, 17))
     assert output.graph_count == 1  # one TorchDynamo graph

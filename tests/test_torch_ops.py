@@ -183,6 +183,51 @@ CASES: dict[str, tuple[Callable, Callable[[], tuple]]] = {
         lambda x: x[torch.tensor([2, 0, -1])],
         lambda: (randn(3, 17),),
     ),
+    "integer_division": (
+        lambda a, b: (
+            torch.div(a, b, rounding_mode="floor"),
+            torch.div(a, b, rounding_mode="trunc"),
+            a // 3,
+            torch.div(a, -4, rounding_mode="floor"),
+        ),
+        lambda: (
+            torch.randint(-50, 50, (3, 17), generator=GENERATOR),
+            torch.randint(1, 9, (17,), generator=GENERATOR)
+            * torch.tensor([1, -1]).repeat(9)[:17],
+        ),
+    ),
+    "scale_by_sizes": (
+        lambda x: x * x.shape[0] + x.shape[1],
+        lambda: (special(3, 17),),
+    ),
+    "clamp_to_sizes": (
+        lambda x: torch.clamp(x * 9, min=-x.shape[0], max=x.shape[1] - 1),
+        lambda: (special(3, 17),),
+    ),
+    "index_inner_adjacent": (
+        lambda x: x[:, :, torch.tensor([[4, 0], [-1, 2]]), torch.tensor([1, 0])],
+        lambda: (randn(3, 2, 5, 3, 7),),
+    ),
+    "index_inner_apart": (
+        lambda x: x[:, torch.tensor([1, 0, 1]), :, torch.tensor([2, 2, 0])],
+        lambda: (randn(3, 2, 5, 3),),
+    ),
+    "index_inner_run_time": (
+        lambda x, i, j: x[:, i[:, None], j[None, :]],
+        lambda: (
+            randn(3, 5, 7),
+            torch.randint(0, 5, (4,), generator=GENERATOR),
+            torch.randint(0, 7, (6,), generator=GENERATOR),
+        ),
+    ),
+    "upsample": (
+        lambda x: (
+            F.interpolate(x, scale_factor=2.0, mode="nearest"),
+            F.interpolate(x, size=(9, 4), mode="bilinear", align_corners=False),
+            F.interpolate(x, size=(7, 11), mode="bilinear", align_corners=True),
+        ),
+        lambda: (randn(2, 3, 5, 7),),
+    ),
     # reductions, softmax, normalisation
     "mean_sum_amax": (
         lambda x: (x.mean(dim=(-1, -2), keepdim=True), x.sum(1), x.amax(0), x.mean()),
@@ -281,6 +326,11 @@ DYNAMIC = [
     "conv_stride_pad",
     "max_pool",
     "embedding",
+    "index_inner_run_time",
+    "clamp_to_sizes",
+    "scale_by_sizes",
+    "integer_division",
+    "upsample",
     "attention_mask",
 ]
 """The cases that run again with symbolic sizes."""

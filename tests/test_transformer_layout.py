@@ -33,6 +33,8 @@ from ge_dialect.ops import (  # noqa: E402
     ConfusionTransposeOp,
     ConstOp,
     MatMulOp,
+    ReduceMeanOp,
+    SoftmaxOp,
     TransDataOp,
 )
 from ge_runtime.offline_model import load_offline_model  # noqa: E402
@@ -159,11 +161,13 @@ def feeds_for(hidden: int, seq: int) -> dict[str, np.ndarray]:
     }
 
 
-def compile_encoder(tmp_path: Path, model: onnx.ModelProto, feeds):
+def compile_encoder(tmp_path: Path, model: onnx.ModelProto, feeds, *flags: str):
+    """The model saved under `tmp_path` and its offline model from ge-atc."""
     path = tmp_path / "encoder.onnx"
     onnx.save(model, path)
     om = tmp_path / "encoder"
-    _, error = model_zoo.compile_with_atc(path, om, model_zoo.input_shape_flag(feeds))
+    shapes = model_zoo.input_shape_flag(feeds)
+    _, error = model_zoo.compile_with_atc(path, om, shapes, flags)
     assert error is None, error
     offline = load_offline_model(f"{om}.om")
     return path, offline
@@ -253,3 +257,47 @@ def test_keeps_fractals_follows_the_head_width(shape, split, c0, keeps):
     op = y.owner
     assert isinstance(op, ConfusionTransposeOp)
     assert op.keeps_fractals(16, c0) is keeps
+
+
+PRECISION_TOLERANCE = {
+    "force_fp32": 1e-3,
+    "allow_fp32_to_fp16": 1e-3,
+    "force_fp16": 1e-2,
+    "allow_mix_precision": 1e-2,
+}
+"""max |ours - onnxruntime| / max |onnxruntime| per `--precision_mode` (the
+reference computes in float32). Float16 has an 11-bit significand (relative
+rounding 4.9e-4 per op); two layers measured 2.9e-3 (force_fp16) and 2.4e-3
+(allow_mix_precision) at hidden 64, so 1e-2 leaves room without hiding a
+wrong op (an unnormalised softmax or a dropped mask is off by more than 1e-1)."""
+
+
+def element_dtypes(values) -> set[str]:
+    return {str(v.type.element_type) for v in values}
+
+
+@pytest.mark.parametrize("mode", PRECISION_TOLERANCE)
+def test_precision_modes(mode: str, tmp_path: Path):
+    feeds = feeds_for(64, 11)
+    path, offline = compile_encoder(
+        tmp_path, encoder(64, 4, 100, 11, 2), feeds, f"--precision_mode={mode}"
+    )
+    module = offline.module()
+    assert offline.manifest["compile_options"]["precision_mode"] == mode
+    ops = list(module.walk())
+    products = [op for op in ops if isinstance(op, (MatMulOp, BatchMatMulOp))]
+    kept = [op for op in ops if isinstance(op, (SoftmaxOp, ReduceMeanOp))]
+    assert products and kept
+    half = mode in ("force_fp16", "allow_mix_precision")
+    assert element_dtypes(v for op in products for v in op.operands) == (
+        {"f16"} if half else {"f32"}
+    )
+    # LayerNorm (its ReduceMeans) and Softmax: float32 unless forced to float16
+    assert element_dtypes(v for op in kept for v in op.operands) == (
+        {"f16"} if mode == "force_fp16" else {"f32"}
+    )
+    assert len(runtime_transdata(module)) == 2
+    model = compile_model(module, offline.weights, target=offline.target)
+    expected = model_zoo.onnxruntime_outputs(path, feeds)
+    error = model_zoo.relative_error(model.run(feeds), expected)
+    assert error <= PRECISION_TOLERANCE[mode], f"max error {error:.2e}"

@@ -152,6 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(insert-aicpu-cast); 0: such ops are an error (default)",
     )
     parser.add_argument(
+        "--precision_mode",
+        metavar="MODE",
+        help="compute dtypes (select-precision): force_fp32, force_fp16, "
+        "allow_fp32_to_fp16, allow_mix_precision (cube ops in float16, "
+        "softmax/reductions/normalisations in float32) or must_keep_origin_dtype; "
+        "without it every op keeps its dtype",
+    )
+    parser.add_argument(
         "--mode",
         type=int,
         default=0,
@@ -247,6 +255,7 @@ def compile_singleop(args: argparse.Namespace) -> None:
         input_format=args.input_format,
         soc_version=args.soc_version,
         auto_cast_mode=args.auto_cast_mode,
+        precision_mode=args.precision_mode,
         max_streams=args.max_streams,
         fusion_switch_file=args.fusion_switch_file,
         disable_fusion=args.disable_fusion,

@@ -110,10 +110,12 @@ class GEOptMain(xDSLOptMain):
         super().__init__(description="GE-xDSL modular optimizer driver", args=rest)
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
-        """The input, a regular file or stdin, within the memory budget."""
+        """The input, a regular file or stdin, within the memory budget; MLIR
+        text whatever the file's name (as mlir-opt reads it)."""
         if self.args.input_file is not None:
             check_input_file(self.args.input_file, "input")
-            return super().get_input_stream()
+            stream, _ = super().get_input_stream()
+            return stream, "mlir"
         data = sys.stdin.buffer.read(memory_budget() + 1)
         check_bytes(len(data), "the input on stdin", "<stdin>")
         return io.BytesIO(data), "mlir"

@@ -119,6 +119,10 @@ if TYPE_CHECKING:
     from ge_runtime.scheduler import CompiledModel
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
+MAX_THREADS = 1024
+"""The most BLAS threads `--threads` sets."""
+MAX_BENCHMARK_RUNS = 1_000_000
+"""The most timed runs `--benchmark` makes (a run stays bounded in time)."""
 
 
 @dataclass
@@ -206,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--benchmark",
-        type=int,
+        type=bounded_int(0, MAX_BENCHMARK_RUNS),
         default=0,
         metavar="N",
         help="after a warm-up run, time N more runs of the same path; print "
@@ -214,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--threads",
-        type=int,
+        type=bounded_int(1, MAX_THREADS),
         metavar="T",
         help="threads of the BLAS under NumPy (default: its own choice)",
     )
@@ -589,6 +593,7 @@ def run_loop_module(
 ) -> Outputs:
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
     from ge_runtime.jit import JITError, compile_module, numpy_dtype
+    from ge_runtime.jit_ops import jit_failure
 
     check_claimed_memory(module)
     try:
@@ -628,7 +633,7 @@ def run_loop_module(
             args.benchmark_line = benchmark(lambda: bound(*free), args.benchmark)
         return Outputs(results, [None] * len(results))
     except JITError as error:
-        raise GEError(f"error: {error}") from None
+        raise jit_failure(error) from None
 
 
 def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
@@ -751,13 +756,9 @@ def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
     if args.threads is not None:
-        if args.threads < 1:
-            raise GEError("error: --threads must be at least 1")
         from ge_runtime.threads import set_blas_threads
 
         set_blas_threads(args.threads)
-    if args.benchmark < 0:
-        raise GEError("error: --benchmark must be a number of runs >= 0")
     args.benchmark_line = None
     with budget_of(args.memory_budget), staged(args.dump) as dump_folder:
         args.dump_folder = dump_folder  # the dump goes there until the run is done

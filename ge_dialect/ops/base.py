@@ -30,10 +30,11 @@ from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attribute_values import attribute_value
+from ge_dialect.attributes import LayoutAttr
+from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, shape_of
 
 if TYPE_CHECKING:
-    from ge_dialect.attributes import LayoutAttr
     from ge_dialect.format_rules import FormatRule
 
 SPATIAL_FORMATS = ("NCHW", "NHWC")
@@ -113,6 +114,14 @@ class GEOperation(IRDLOperation):
         """Work estimate (multiply-adds or elements visited) for the stream cost
         model; by default the elements read and written."""
         return sum(element_count(v) for v in (*self.operands, *self.results))
+
+
+def split_channel_axis(layout: LayoutAttr, rank: int) -> int | None:
+    """The origin axis (of a rank-`rank` tensor) that `layout`'s storage splits
+    into C1 and C0 (NC1HWC0 of a full-rank NCHW/NHWC tensor: C), if any."""
+    if layout.storage_format is not Format.NC1HWC0 or rank != 4:
+        return None
+    return layout.origin_format.value.index("C")
 
 
 def element_count(value: SSAValue) -> int:

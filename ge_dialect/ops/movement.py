@@ -30,6 +30,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.attributes import LayoutAttr
 from ge_dialect.format_rules import same_rank_rule
 from ge_dialect.layout import shape_of
 from ge_dialect.numpy_helpers import pad_array
@@ -42,6 +43,7 @@ from ge_dialect.ops.base import (
     element_type_of,
     integer,
     real,
+    split_channel_axis,
     string,
 )
 from ge_dialect.ops.trans import ShapeOp
@@ -482,6 +484,20 @@ class PadOp(ShapeOp):
 
     traits = traits_def(KeepsLayout())
     FORMAT_RULE = staticmethod(same_rank_rule)
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """NC1HWC0 only when C is not padded (H, W and N pad block by block)."""
+        rank = self.x.type.get_num_dims()
+        channel = split_channel_axis(operands[0], rank)
+        if channel is None:
+            return True
+        paddings = self.value_of("paddings")
+        return paddings[channel] == 0 and paddings[rank + channel] == 0
 
     def verify_shape(self) -> None:
         if len(self.value_of("paddings")) != 2 * self.x.type.get_num_dims():

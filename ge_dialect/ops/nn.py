@@ -42,7 +42,7 @@ from ge_dialect.numpy_helpers import (
     float32_compute,
     from_nhwc,
     hw,
-    is_int,
+    lowest,
     pad_array,
     pad_hw,
     per_channel,
@@ -153,6 +153,22 @@ class ConvolutionOp(SpatialOp):
         """The result means what x means: x's layout, never the filter's."""
         return kept_layout(operand_types[:1], 4)
 
+    def verify_window(self) -> None:
+        """4 strides, pads and dilations, strides and dilations positive;
+        groups positive and dividing the input channels."""
+        check_rank(self.filter, 4, "filter")
+        for name in ("strides", "pads", "dilations"):
+            values = int_list_length(self, name, 4)
+            if name != "pads" and min(values) < 1:
+                raise VerifyException(f"'{name}' must be positive, got {values}")
+        groups = self.value_of("groups")
+        data_format = self.value_of("data_format")
+        channels = shape_of(self.x.type)[data_format.index("C")]
+        if groups < 1 or (channels > 0 and channels % groups):
+            raise VerifyException(
+                f"groups {groups} must divide the {channels} input channels"
+            )
+
 
 @irdl_op_definition
 class Conv2DOp(ConvolutionOp):
@@ -165,19 +181,8 @@ class Conv2DOp(ConvolutionOp):
     name = "ge.conv2d"
 
     def verify_spatial(self) -> None:
-        check_rank(self.filter, 4, "filter")
         check_rank(self.y, 4, "result")
-        for name in ("strides", "pads", "dilations"):
-            values = int_list_length(self, name, 4)
-            if name != "pads" and min(values) < 1:
-                raise VerifyException(f"'{name}' must be positive, got {values}")
-        groups = self.value_of("groups")
-        data_format = self.value_of("data_format")
-        channels = shape_of(self.x.type)[data_format.index("C")]
-        if groups < 1 or (channels > 0 and channels % groups):
-            raise VerifyException(
-                f"groups {groups} must divide the {channels} input channels"
-            )
+        self.verify_window()
         if self.bias is not None:
             check_rank(self.bias, 1, "bias")
 
@@ -280,10 +285,16 @@ class Conv2DTransposeOp(ConvolutionOp):
     output_padding = attr_def(DenseArrayBase, default_value=ints(0, 0))
 
     def verify_spatial(self) -> None:
-        check_rank(self.filter, 4, "filter")
-        for name in ("strides", "pads", "dilations"):
-            int_list_length(self, name, 4)
-        int_list_length(self, "output_padding", 2)
+        self.verify_window()
+        output_padding = int_list_length(self, "output_padding", 2)
+        strides, dilations = self.value_of("strides"), self.value_of("dilations")
+        _, _, h, w = spatial_axes({"data_format": self.value_of("data_format")})
+        for extra, axis in zip(output_padding, (h, w), strict=True):
+            if not 0 <= extra < max(strides[axis], dilations[axis]):
+                raise VerifyException(
+                    f"output_padding {list(output_padding)} must be >= 0 and "
+                    "below the stride or the dilation of its axis"
+                )
 
     @staticmethod
     def shape_function(
@@ -294,6 +305,8 @@ class Conv2DTransposeOp(ConvolutionOp):
         w = require_rank(shapes[1], 4, "filter")
         _, c, h, wi = spatial_axes(attrs)
         groups = required(attrs, "groups")
+        if groups < 1:
+            raise ShapeError(f"groups must be positive, got {groups}")
         if not dims_match(x[c], w[0]):
             raise ShapeError(f"input has {x[c]} channels, filter expects {w[0]}")
         out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
@@ -314,16 +327,26 @@ class Conv2DTransposeOp(ConvolutionOp):
             (wi, w[3], pads[2:4], output_padding[1]),
         ):
             size = x[axis]
+            if strides[axis] < 1 or dilations[axis] < 1:
+                raise ShapeError(
+                    f"stride {strides[axis]} and dilation {dilations[axis]} must "
+                    "be positive"
+                )
+            if UNKNOWN in (size, kernel):
+                shape[axis] = UNKNOWN
+                continue
             shape[axis] = (
-                UNKNOWN
-                if UNKNOWN in (size, kernel)
-                else strides[axis] * (size - 1)
+                strides[axis] * (size - 1)
                 + extra
                 + dilations[axis] * (kernel - 1)
                 + 1
                 - begin
                 - end
             )
+            if shape[axis] < 1:
+                raise ShapeError(
+                    f"pads {[begin, end]} leave no output of input size {size}"
+                )
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod
@@ -481,6 +504,8 @@ class PoolOp(SpatialOp):
         shape = list(x)
         for axis, (begin, end) in ((h, pads[0:2]), (wi, pads[2:4])):
             size, kernel, stride = x[axis], ksize[axis], strides[axis]
+            if kernel < 1 or stride < 1:
+                raise ShapeError("'ksize' and 'strides' must be positive")
             if size == UNKNOWN:
                 continue
             if kernel > size + begin + end:
@@ -518,8 +543,7 @@ class MaxPoolOp(PoolOp):
     ) -> np.ndarray:
         """Max pooling (ONNX MaxPool); padding never wins the max."""
         geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode)
-        low = np.iinfo(x.dtype).min if is_int(x) else -np.inf
-        win = pool_windows(x, geo, data_format, low)
+        win = pool_windows(x, geo, data_format, lowest(x.dtype))
         return from_nhwc(win.max(axis=(-2, -1)), data_format)
 
 

@@ -18,6 +18,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 
+from ge_dialect.attributes import LayoutAttr
 from ge_dialect.format_rules import full_rank_rule, reduce_rule
 from ge_dialect.numpy_helpers import (
     float32_compute,
@@ -33,6 +34,7 @@ from ge_dialect.ops.base import (
     check_same_element_type,
     integer,
     ints,
+    split_channel_axis,
 )
 from ge_dialect.shape_functions import (
     Result,
@@ -118,6 +120,21 @@ class ReduceOp(GEOperation):
         rank = self.x.type.get_num_dims()
         for axis in self.value_of("axes"):
             check_axis(axis, rank)
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """NC1HWC0 only when C is not reduced (GE's ReduceMeanD and kin: a
+        reduction over N, H or W keeps C's blocks)."""
+        rank = self.x.type.get_num_dims()
+        channel = split_channel_axis(operands[0], rank)
+        if channel is None:
+            return True
+        axes = {axis_index(a, rank) for a in self.value_of("axes")}
+        return bool(axes) and channel not in axes
 
     @staticmethod
     def shape_function(

@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import TensorType
+import numpy as np
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType, StringAttr, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
+from ge_dialect.constants import dense_from_numpy
 from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.dtypes import element_type
 from ge_dialect.ops import attribute_value
 from ge_dialect.value_layout import value_layout
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.index import Ix
-from passes.lowering.layouts import Layout, tensor_layout
+from passes.lowering.layouts import Layout, plain_layout, tensor_layout
 
 
 @dataclass
@@ -29,6 +33,25 @@ class LoweringContext:
     """The i8 memref of the graph's memory plan (`plan-memory`), if any."""
     arena_offsets: dict[SSAValue, int] = field(default_factory=dict)
     """Planned values: byte offset of their buffer in `arena`."""
+    tables: list[memref.GlobalOp] = field(default_factory=list)
+    """Constant `memref.global`s the lowerings made (`table`), for the module."""
+    table_prefix: str = "table"
+    """How their names start (the graph's name)."""
+
+    def table(self, array: np.ndarray) -> Buffer:
+        """A constant row-major buffer holding `array` (a constant
+        `memref.global` of the module, e.g. precomputed indices and weights)."""
+        element = element_type(array.dtype.name)
+        memref_type = MemRefType(element, array.shape)
+        name = f"{self.table_prefix}_table{len(self.tables)}"
+        value = dense_from_numpy(array, TensorType(element, array.shape))
+        self.tables.append(
+            memref.GlobalOp.get(
+                StringAttr(name), memref_type, value, constant=UnitAttr()
+            )
+        )
+        get = self.emitter.add(memref.GetGlobalOp(name, memref_type))
+        return Buffer(get.results[0], plain_layout(array.shape, element))
 
     def error(self, message: str) -> GEError:
         """A diagnostic at the op being lowered."""

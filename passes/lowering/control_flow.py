@@ -35,7 +35,8 @@ scf.while () : () -> () {
 }
 ```
 
-A `ge.partitioned_call`'s subgraph is lowered where the call is.
+A `ge.partitioned_call`'s subgraph becomes a private function of its own,
+called with `func.call` (`convert_ge_to_loops.GraphLowering`; `CALLS`).
 """
 
 from __future__ import annotations
@@ -197,15 +198,8 @@ def lower_while(ctx: LoweringContext, op: WhileOp, lower_region: LowerRegion) ->
         lower_region(ctx, op.body, variables, update)
         after_block.add_op(scf.YieldOp())
     ctx.op = op
-    ctx.emitter.add(scf.WhileOp([], [], before, after))
-
-
-def lower_partitioned_call(
-    ctx: LoweringContext, op: PartitionedCallOp, lower_region: LowerRegion
-) -> None:
-    """A subgraph call: its ops lowered here, its outputs copied to its results."""
-    results = _results(ctx, op)
-    lower_region(ctx, op.f, ctx.operands(), lambda out: copy_all(ctx, out, results))
+    loop = ctx.emitter.add(scf.WhileOp([], [], before, after))
+    loop.location = op.location  # runaway loops are reported at the ge.while
 
 
 ControlFlowLowering = Callable[[LoweringContext, Operation, LowerRegion], None]
@@ -214,6 +208,8 @@ CONTROL_FLOW: dict[type[Operation], ControlFlowLowering] = {
     IfOp: lower_if,  # type: ignore[dict-item]
     CaseOp: lower_case,  # type: ignore[dict-item]
     WhileOp: lower_while,  # type: ignore[dict-item]
-    PartitionedCallOp: lower_partitioned_call,  # type: ignore[dict-item]
 }
 """Control-flow op class -> lowering (given the region lowering)."""
+
+CALLS: tuple[type[Operation], ...] = (PartitionedCallOp,)
+"""Ops whose subgraph becomes a function called with `func.call`."""

@@ -36,14 +36,36 @@ Scratch buffers are freed after their last use. A graph with a memory plan
 `memref.alloc() : memref<SIZExi8>`, and each planned result is a
 `memref.view` of it at its offset (never freed; results stay valid).
 Every value's padding is zero; ops compute only valid elements. Ops lower
-through the emitters registered by op class (`passes.lowering.table`); graphs with
-control flow, variables or dynamic shapes are rejected with a one-line error.
+through the emitters registered by op class (`passes.lowering.table`);
+control flow lowers to `scf` (`passes.lowering.control_flow`). Graphs with
+variables, dynamic shapes or an op without a lowering are rejected with a
+one-line error.
+
+A `ge.partitioned_call` (an engine subgraph) becomes a private function
+called with `func.call`: its arguments are the call's operands, then the
+weights its subgraph reads, then the arena (planned graphs: the ops inside
+keep their offsets in the one arena). It returns its output buffers; the
+caller frees those it allocated, after their last use:
+
+```mlir
+%y = ge.partitioned_call %x {engine = "AICPU"} : ... { ...ge.tile... }
+// becomes
+%y = func.call @main_aicpu0(%x, %arena)
+    : (memref<1x16x4x4xf32>, memref<5120xi8>) -> memref<1x16x8x8xf32>
+func.func private @main_aicpu0(%x: memref<1x16x4x4xf32>, %arena: memref<5120xi8>)
+    -> memref<1x16x8x8xf32> {
+  %t = memref.view %arena[%c1024][] : memref<5120xi8> to memref<1x16x8x8xf32>
+  ...
+  func.return %t : memref<...>
+}
+```
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
@@ -58,7 +80,7 @@ from xdsl.dialects.builtin import (
     i8,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -70,9 +92,9 @@ from xdsl.pattern_rewriter import (
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import inline_stored_dense
 from ge_dialect.diagnostics import error_at
-from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
+from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, PartitionedCallOp
 from passes.lowering.context import LoweringContext
-from passes.lowering.control_flow import CONTROL_FLOW
+from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
@@ -95,16 +117,25 @@ def weight_key(op: ConstOp) -> str | None:
 
 @dataclass
 class GraphLowering:
-    """Lowers one graph's ops in order into a function body."""
+    """Lowers one graph's ops in order into a function body (and each
+    `ge.partitioned_call` into a function of its own)."""
 
     graph: GraphOp
     target: str | None
+    callees: list[func.FuncOp] = field(default_factory=list)
+    """The functions of the graph's `ge.partitioned_call`s, in call order."""
+    global_names: dict[ConstOp, str] = field(default_factory=dict)
+    """Inline constant -> its `memref.global`."""
+    owned_results: set[SSAValue] = field(default_factory=set)
+    """`func.call` results the caller frees (buffers the callee allocated)."""
+    _call_numbers: Iterator[int] = field(default_factory=itertools.count)
 
     def run(self) -> list[Operation]:
-        """The `memref.global`s and the `func.func` replacing the graph."""
+        """The `memref.global`s and the `func.func`s replacing the graph."""
         self._reject_unsupported()
         block = Block()
         context = LoweringContext(Emitter(block), self.target)
+        context.table_prefix = self.graph.sym_name.data
         arguments, inline = self._plan_arguments()
         for op, _ in arguments:
             layout = self._layout(context, op)
@@ -114,6 +145,7 @@ class GraphLowering:
         for op, position in inline:
             layout = self._layout(context, op)
             name = f"{self.graph.sym_name.data}_const{position}"
+            self.global_names[op] = name
             globals_.append(
                 memref.GlobalOp.get(
                     StringAttr(name),
@@ -122,14 +154,13 @@ class GraphLowering:
                     constant=UnitAttr(),
                 )
             )
-            get = context.emitter.add(memref.GetGlobalOp(name, _memref_type(layout)))
-            context.buffers[op.results[0]] = Buffer(get.results[0], layout)
+        self._bind_globals(context, None)
         if (plan := read_plan(self.graph)) is not None:
             check_graph_plan(self.graph, self.target)  # a stale plan is an error
             size, context.arena_offsets = plan
             arena = memref.AllocOp([], [], MemRefType(i8, [size]))
             context.arena = context.emitter.add(arena).results[0]
-        self._lower_ops(context)
+        self._lower_ops(context, self.graph.body.block)
         outputs = [context.buffers[v].memref for v in self.graph.output.operands]
         block.add_op(func.ReturnOp(*outputs))
         function = func.FuncOp(
@@ -138,11 +169,24 @@ class GraphLowering:
             Region(block),
             arg_attrs=ArrayAttr([attrs for _, attrs in arguments]),
         )
-        return [*globals_, function]
+        return [*globals_, *context.tables, function, *self.callees]
+
+    def _bind_globals(
+        self, context: LoweringContext, call: PartitionedCallOp | None
+    ) -> None:
+        """`memref.get_global` of each inline constant whose function is the
+        one of `call` (None: the graph's own)."""
+        for op, name in self.global_names.items():
+            if enclosing_call(op) is call:
+                layout = self._layout(context, op)
+                get = context.emitter.add(
+                    memref.GetGlobalOp(name, _memref_type(layout))
+                )
+                context.buffers[op.results[0]] = Buffer(get.results[0], layout)
 
     def _reject_unsupported(self, block: Block | None = None) -> None:
         for op in (block or self.graph.body.block).ops:
-            if type(op) in CONTROL_FLOW:
+            if type(op) in CONTROL_FLOW or type(op) in CALLS:
                 for region in op.regions:
                     self._reject_unsupported(region.block)
             elif not isinstance(op, DataOp | ConstOp | NetOutputOp) and (
@@ -184,9 +228,14 @@ class GraphLowering:
         context.op = op
         return context.layout(op.results[0])
 
-    def _lower_ops(self, context: LoweringContext) -> None:
-        """Lower each op; free each allocated buffer after its last alias's last use."""
-        ops = list(self.graph.body.block.ops)
+    def owns(self, buffer: SSAValue) -> bool:
+        """Whether the function being lowered allocated `buffer` (and frees it)."""
+        return isinstance(buffer.owner, memref.AllocOp) or buffer in self.owned_results
+
+    def _lower_ops(self, context: LoweringContext, block: Block) -> None:
+        """Lower each op of a graph's (or a called subgraph's) block; free each
+        allocated buffer after its last alias's last use."""
+        ops = list(block.ops)
         last_use: dict[SSAValue, int] = {}
         for position, op in enumerate(ops):
             for value in op.operands:
@@ -198,7 +247,7 @@ class GraphLowering:
             self._lower_op(context, op)
             for result in op.results:
                 buffer = context.buffers[result].memref
-                if isinstance(buffer.owner, memref.AllocOp):
+                if self.owns(buffer):
                     holders.setdefault(buffer, set()).add(result)
             for value in {*op.operands, *op.results}:
                 if last_use.get(value, position) > position:
@@ -215,6 +264,8 @@ class GraphLowering:
         control_flow = CONTROL_FLOW.get(type(op))
         if control_flow is not None:
             control_flow(context, op, self._lower_region)
+        elif isinstance(op, PartitionedCallOp):
+            self._lower_call(context, op)
         else:
             lowering = lowering_for(op)
             assert lowering is not None
@@ -237,26 +288,14 @@ class GraphLowering:
         allocated: list[Buffer] = []
         terminator = region.block.last_op
         assert isinstance(terminator, NetOutputOp)
+        self._bind_subgraph_inputs(context, region.block, operands, allocated)
         for op in region.block.ops:
-            if isinstance(op, DataOp):
-                index = op.attributes["parent_index"]
-                assert isinstance(index, IntegerAttr)
-                source = operands[index.value.data]
-                context.op = op
-                layout = context.layout(op.output)
-                if layout == source.layout:
-                    context.buffers[op.output] = source
-                else:  # the subgraph holds its input in another layout
-                    target = context.emitter.alloc(layout)
-                    copy(context, source, target, layout.origin_shape)
-                    context.buffers[op.output] = target
-                    allocated.append(target)
-            elif not isinstance(op, ConstOp | NetOutputOp):
+            if not isinstance(op, DataOp | ConstOp | NetOutputOp):
                 self._lower_op(context, op)
                 allocated += [
                     context.buffers[r]
                     for r in op.results
-                    if isinstance(context.buffers[r].memref.owner, memref.AllocOp)
+                    if self.owns(context.buffers[r].memref)
                 ]
         context.op = parent
         deliver([context.buffers[v] for v in terminator.operands])
@@ -266,6 +305,111 @@ class GraphLowering:
             if buffer.memref not in freed:
                 freed.add(buffer.memref)
                 context.emitter.dealloc(buffer)
+
+    def _lower_call(self, context: LoweringContext, op: PartitionedCallOp) -> None:
+        """`ge.partitioned_call` -> `func.call` of a new private function
+        lowering its subgraph (see the module docstring)."""
+        engine = op.engine.data.lower() if op.engine is not None else "call"
+        number = next(self._call_numbers)
+        name = f"{self.graph.sym_name.data}_{engine}{number}"
+        weights = [c for c in op.f.walk() if isinstance(c, ConstOp) and weight_key(c)]
+        passed = context.operands() + [context.buffers[c.results[0]] for c in weights]
+        arguments = [b.memref for b in passed]
+        if context.arena is not None:
+            arguments.append(context.arena)
+        block = Block(arg_types=[a.type for a in arguments])
+        callee = LoweringContext(
+            Emitter(block),
+            self.target,
+            arena_offsets=context.arena_offsets,
+            tables=context.tables,
+            table_prefix=context.table_prefix,
+        )
+        if context.arena is not None:
+            callee.arena = block.args[-1]
+        inner = [Buffer(a, b.layout) for a, b in zip(block.args, passed, strict=False)]
+        for const, buffer in zip(weights, inner[len(op.operands) :], strict=True):
+            callee.buffers[const.results[0]] = buffer
+        self._bind_globals(callee, op)
+        copies: list[Buffer] = []
+        self._bind_subgraph_inputs(callee, op.f.block, inner, copies)
+        self._lower_ops(callee, op.f.block)
+        outputs = self._call_outputs(callee, op)
+        for buffer in copies:
+            if all(o.memref is not buffer.memref for o in outputs):
+                callee.emitter.dealloc(buffer)
+        block.add_op(func.ReturnOp(*(o.memref for o in outputs)))
+        result_types = [o.memref.type for o in outputs]
+        callee_function = func.FuncOp(
+            name, (block.arg_types, result_types), Region(block), visibility="private"
+        )
+        self.callees.insert(number, callee_function)  # in call order
+        call = context.emitter.add(func.CallOp(name, arguments, result_types))
+        context.op = op
+        returned: dict[SSAValue, Buffer] = {}
+        for result, output, value in zip(
+            op.results, outputs, call.results, strict=True
+        ):
+            if output.memref not in returned:
+                if isinstance(output.memref, BlockArgument):  # passed through
+                    returned[output.memref] = passed[output.memref.index]
+                else:
+                    returned[output.memref] = Buffer(value, output.layout)
+                    if isinstance(output.memref.owner, memref.AllocOp):
+                        self.owned_results.add(value)
+            context.alias(result, returned[output.memref])
+
+    @staticmethod
+    def _call_outputs(callee: LoweringContext, op: PartitionedCallOp) -> list[Buffer]:
+        """The buffers a called subgraph returns, in its results' layouts."""
+        terminator = op.f.block.last_op
+        assert isinstance(terminator, NetOutputOp)
+        outputs = []
+        for result, value in zip(op.results, terminator.operands, strict=True):
+            callee.op = op
+            output = callee.buffers[value]
+            layout = callee.layout(result)
+            if output.layout != layout:  # the caller holds it in another layout
+                target = callee.emitter.alloc(layout)
+                copy(callee, output, target, layout.origin_shape)
+                output = target
+            outputs.append(output)
+        return outputs
+
+    def _bind_subgraph_inputs(
+        self,
+        context: LoweringContext,
+        block: Block,
+        operands: Sequence[Buffer],
+        allocated: list[Buffer],
+    ) -> None:
+        """Bind each `ge.data {parent_index = i}` of a subgraph to operand `i`
+        (copied into a new buffer, appended to `allocated`, when the subgraph
+        holds it in another layout)."""
+        for op in block.ops:
+            if not isinstance(op, DataOp):
+                continue
+            source = operands[op.index_value]
+            context.op = op
+            layout = context.layout(op.output)
+            if layout == source.layout:
+                context.buffers[op.output] = source
+            else:
+                target = context.emitter.alloc(layout)
+                copy(context, source, target, layout.origin_shape)
+                context.buffers[op.output] = target
+                allocated.append(target)
+
+
+def enclosing_call(op: Operation) -> PartitionedCallOp | None:
+    """The innermost `ge.partitioned_call` whose subgraph holds `op` (None:
+    the graph's own function)."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, GraphOp):
+        if isinstance(parent, PartitionedCallOp):
+            return parent
+        parent = parent.parent_op()
+    return None
 
 
 def graph_constants(graph: GraphOp) -> list[ConstOp]:

@@ -45,8 +45,10 @@ from ge_dialect.ops import (
 from ge_dialect.ops.movement import slice_bounds
 from ge_dialect.ops.trans import PermutationOp
 from passes.lowering.context import LoweringContext
+from passes.lowering.domain import probe_variables
 from passes.lowering.emitter import Buffer, Nest, is_float
 from passes.lowering.index import Ix
+from passes.lowering.layouts import Layout, plain_layout
 from passes.lowering.registry import lowers
 
 
@@ -358,11 +360,20 @@ def lower_tile(ctx: LoweringContext, op: Operation) -> None:
     )
 
 
+def is_row_major(layout: Layout) -> bool:
+    """Whether origin index `i` is storage index `i` (a plain buffer)."""
+    index = probe_variables(layout.origin_shape)
+    return (
+        layout.storage_shape == layout.origin_shape
+        and layout.storage_index(index) == index
+    )
+
+
 @lowers(GatherOp)
 def lower_gather(ctx: LoweringContext, op: Operation) -> None:
     """`y[a, j, b] = x[a, indices[j], b]` along `axis`: the index is loaded,
     made non-negative (`i < 0`: `i + size`) and used by a `memref.load`
-    (data-dependent, so only from a plain row-major `x`)."""
+    (data-dependent: `x` is read row-major, see `_gather_operands`)."""
     x, indices = _gather_operands(ctx)
     y = ctx.result()
     rank = len(x.layout.origin_shape)
@@ -430,17 +441,18 @@ def lower_gather_nd(ctx: LoweringContext, op: Operation) -> None:
 
 
 def _gather_operands(ctx: LoweringContext) -> tuple[Buffer, Buffer]:
-    """A gather's `x` (plain row-major: its loads are data-dependent) and
-    integer `indices`."""
+    """A gather's `x`, row-major (its loads are data-dependent: an `x` in
+    another layout, NC1HWC0, FRACTAL_NZ, ..., is first copied into a
+    row-major scratch buffer), and its integer `indices`."""
     x, indices = ctx.operands()
-    rank = len(x.layout.origin_shape)
-    if (
-        x.layout.storage_index([Ix.of(0)] * rank) != [Ix.of(0)] * rank
-        or x.layout.storage_shape != x.layout.origin_shape
-    ):
-        raise ctx.error("has no loop lowering for a gather from a blocked layout")
     if not isinstance(indices.layout.element_type, IntegerType):
         raise ctx.error("indices must be integers")
+    if not is_row_major(x.layout):
+        plain = ctx.temporary(
+            plain_layout(x.layout.origin_shape, x.layout.element_type)
+        )
+        copy(ctx, x, plain, x.layout.origin_shape)
+        x = plain
     return x, indices
 
 

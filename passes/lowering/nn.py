@@ -648,7 +648,7 @@ def kept_dims_index(
 
 def extreme_of(ctx: LoweringContext, buffer: Buffer, largest: bool) -> MaxOf:
     """The maximum (`largest`) or minimum over a float buffer (in float32) or
-    an integer one (signed or unsigned)."""
+    an integer one (signed; unsigned and i1 compare unsigned)."""
     element = buffer.layout.element_type
     if is_float(element):
         combine = arith.MaximumfOp if largest else arith.MinimumfOp
@@ -657,10 +657,10 @@ def extreme_of(ctx: LoweringContext, buffer: Buffer, largest: bool) -> MaxOf:
             float("-inf") if largest else float("inf"),
             f32,
         )
-    if not isinstance(element, IntegerType) or element.width.data == 1:
+    if not isinstance(element, IntegerType):
         raise ctx.error(f"has no loop lowering for an extreme over {element}")
     width = element.width.data
-    if element.signedness.data == Signedness.UNSIGNED:
+    if width == 1 or element.signedness.data == Signedness.UNSIGNED:
         ops, bounds = (arith.MaxUIOp, arith.MinUIOp), (0, (1 << width) - 1)
     else:
         ops = (arith.MaxSIOp, arith.MinSIOp)

@@ -1,11 +1,11 @@
 """Finding an op's lowering, and why an op has none.
 
 Emitters register by op class in the family modules (`elementwise`,
-`movement`, `nn`, `fused`; see `registry`); `Elementwise` ops with a scalar
-body lower generically; control flow lowers with its regions
-(`control_flow.CONTROL_FLOW`). Ops that have no lowering say why in
-`NOT_LOWERED`; the completeness tests check that every `ge` op is in one of
-them.
+`movement`, `nn`, `fused`, `image`; see `registry`); `Elementwise` ops with
+a scalar body lower generically; control flow lowers with its regions
+(`control_flow.CONTROL_FLOW`) and calls become functions
+(`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
+the completeness tests check that every `ge` op is in one of them.
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ from ge_dialect.ops import (
     DataOp,
     GraphOp,
     NetOutputOp,
-    ResizeOp,
     ShapeOfOp,
     SizeOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
-from passes.lowering import elementwise, fused, movement, nn
-from passes.lowering.control_flow import CONTROL_FLOW
+from passes.lowering import elementwise, fused, image, movement, nn
+from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
 
-FAMILY_MODULES = (elementwise, fused, movement, nn)
+FAMILY_MODULES = (elementwise, fused, image, movement, nn)
 """The modules whose import registers the emitters."""
 
 NOT_LOWERED: dict[type[Operation], str] = {
@@ -36,7 +35,6 @@ NOT_LOWERED: dict[type[Operation], str] = {
     ConstOp: "a constant: a memref.global or a ge.weight argument",
     NetOutputOp: "the graph's results: the func.return",
     VariableOp: "state kept across runs, which a loop function has no place for",
-    ResizeOp: "no loop emitter yet: it runs its NumPy kernel as a host fallback",
     ShapeOfOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
     SizeOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
 }
@@ -59,6 +57,7 @@ def has_lowering(op_class: type[Operation]) -> bool:
     return (
         registered_lowering(op_class) is not None
         or op_class in CONTROL_FLOW
+        or op_class in CALLS
         or (op_class.has_trait(Elementwise) and hasattr(op_class, "scalar"))
     )
 

@@ -76,6 +76,7 @@ BLOCKS = (
     "conv",
     "chain",
     "relayout",
+    "case",
 )
 """Block kinds, simplest first (hypothesis shrinks toward the first); convs
 and trans-op chains, where most layout work happens, are drawn twice as often."""
@@ -445,6 +446,13 @@ class GraphFuzzer:
         cond = self.extra_input([], "int32")
         branch = self.shape_preserving  # each call draws its own body
         (result,) = self.b.if_(cond, [x.ssa], branch, branch)
+        self.push(result)
+
+    def block_case(self) -> None:
+        x = self.act()
+        index = self.extra_input([], "int32")  # out of range: the last branch
+        branches = [self.shape_preserving] * self.draw(st.integers(1, 3))
+        (result,) = self.b.case(index, [x.ssa], branches)
         self.push(result)
 
     def block_while(self) -> None:

@@ -33,7 +33,7 @@ import os
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -447,12 +447,16 @@ def input_shape_flag(feeds: Mapping[str, np.ndarray]) -> str:
     return ";".join(f"{k}:{','.join(map(str, v.shape))}" for k, v in feeds.items())
 
 
-def compile_with_atc(onnx_path: Path, om_path: Path, shapes: str | None):
-    """Run `ge-atc` in-process: (seconds, the one-line error or None)."""
+def compile_with_atc(
+    onnx_path: Path, om_path: Path, shapes: str | None, flags: Sequence[str] = ()
+):
+    """Run `ge-atc` in-process (with more `flags`): (seconds, the one-line
+    error or None)."""
     from tools.ge_atc import main as atc
 
     argv = [f"--model={onnx_path}", "--framework=5", f"--output={om_path}"]
     argv += ["--log=error"] + ([f"--input_shape={shapes}"] if shapes else [])
+    argv += list(flags)
     stderr = io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stderr(stderr):

@@ -173,6 +173,36 @@ ge.graph @conv2d_transpose_bad_data_format {
 
 // -----
 
+ge.graph @conv2d_transpose_stride_zero {
+  %x = ge.data {index = 0 : i64} : tensor<1x4x8x8xf32>
+  %y = ge.data {index = 1 : i64} : tensor<4x8x3x3xf32>
+  // CHECK: {{.*}}invalid-nn.mlir:[[# @LINE + 1]]:3: error: 'ge.conv2d_transpose' op 'strides' must be positive, got [1, 1, 0, 0]
+  %r = ge.conv2d_transpose %x, %y {data_format = "NCHW", strides = array<i64: 1, 1, 0, 0>} : (tensor<1x4x8x8xf32>, tensor<4x8x3x3xf32>) -> tensor<1x8x?x?xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @conv2d_transpose_groups_zero {
+  %x = ge.data {index = 0 : i64} : tensor<1x4x8x8xf32>
+  %y = ge.data {index = 1 : i64} : tensor<4x8x3x3xf32>
+  // CHECK: {{.*}}invalid-nn.mlir:[[# @LINE + 1]]:3: error: 'ge.conv2d_transpose' op groups 0 must divide the 4 input channels
+  %r = ge.conv2d_transpose %x, %y {data_format = "NCHW", groups = 0 : i64} : (tensor<1x4x8x8xf32>, tensor<4x8x3x3xf32>) -> tensor<1x?x10x10xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @conv2d_transpose_output_padding_past_stride {
+  %x = ge.data {index = 0 : i64} : tensor<1x4x8x8xf32>
+  %y = ge.data {index = 1 : i64} : tensor<4x8x3x3xf32>
+  // CHECK: {{.*}}invalid-nn.mlir:[[# @LINE + 1]]:3: error: 'ge.conv2d_transpose' op output_padding [2, 0] must be >= 0 and below the stride or the dilation of its axis
+  %r = ge.conv2d_transpose %x, %y {data_format = "NCHW", strides = array<i64: 1, 1, 2, 2>, output_padding = array<i64: 2, 0>} : (tensor<1x4x8x8xf32>, tensor<4x8x3x3xf32>) -> tensor<1x8x19x17xf32>
+  ge.netoutput
+}
+
+// -----
+
 ge.graph @conv2d_transpose_strides_length {
   %x = ge.data {index = 0 : i64} : tensor<1x4x8x8xf32>
   %y = ge.data {index = 1 : i64} : tensor<8x4x3x3xf32>

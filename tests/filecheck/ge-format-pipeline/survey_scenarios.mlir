@@ -114,12 +114,13 @@ ge.graph @survey_10_concat_along_c {
 
 // -----
 
-// Survey scenario 11: a pad on C keeps its TransData. So does, for now, a
-// pad on H and W only: the op information has no NC1HWC0 pad kernel (a
-// known gap: GE's PadD takes NC1HWC0 when C is not padded).
+// Survey scenario 11: a pad on C keeps its TransData; a pad on H and W only
+// runs in NC1HWC0 (GE's PadD takes NC1HWC0 when C is not padded), so the
+// conv's result feeds it with no TransData.
 // CHECK-LABEL: ge.graph @survey_11_pad
-// CHECK:         %p = ge.pad %{{.*}} : tensor<1x16x6x6xf16, #ge.layout<NCHW>> -> tensor<1x16x8x8xf16, #ge.layout<NCHW>>
-// CHECK:         %q = ge.pad %{{.*}} : tensor<1x16x6x6xf16, #ge.layout<NCHW>> -> tensor<1x19x6x6xf16, #ge.layout<NCHW>>
+// CHECK:         %[[BACK:.*]] = ge.transdata %a {src_format = #ge.format<NC1HWC0>, dst_format = #ge.format<NCHW>}
+// CHECK:         %p = ge.pad %a {{.*}} : tensor<1x16x6x6xf16, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x16x8x8xf16, #ge.layout<NCHW, NC1HWC0>>
+// CHECK:         %q = ge.pad %[[BACK]] {{.*}} : tensor<1x16x6x6xf16, #ge.layout<NCHW>> -> tensor<1x19x6x6xf16, #ge.layout<NCHW>>
 ge.graph @survey_11_pad {
   %x = ge.data {index = 0 : i64} : tensor<1x3x8x8xf16>
   %w = ge.const {value = dense<0.25> : tensor<16x3x3x3xf16>} : tensor<16x3x3x3xf16>

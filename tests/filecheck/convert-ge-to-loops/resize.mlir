@@ -1,0 +1,54 @@
+// RUN: ge-opt %s --split-input-file -p convert-ge-to-loops | filecheck %s
+// RUN: ge-run %s --graph crop --random-inputs --check --trace --output-dir %t | filecheck %s --check-prefix=JIT
+
+// ge.resize lowers axis by axis: the taps of each resampled axis (input
+// indices and weights, from the op's own interpolation_taps) are constant
+// memref.globals; each output element gathers its taps with memref.load
+// and sums them weighted. Untouched axes cost nothing; nearest taps have
+// weight 1 (no multiply).
+
+// JIT: check: JIT vs reference on 1 ops
+// JIT-NOT: reference:
+// JIT: : ok
+
+// CHECK:       "memref.global"() <{sym_name = "linear_table0", type = memref<8x2xi64>, initial_value = dense<{{\[\[}}0, 0], [0, 1], [1, 2], [1, 2], [2, 3], [2, 3], [3, 4], [4, 4]]> : tensor<8x2xi64>, sym_visibility = "private", constant}>
+// CHECK-NEXT:  "memref.global"() <{sym_name = "linear_table1", type = memref<8x2xf32>, initial_value = dense<{{\[\[}}1.875000e-01, 8.125000e-01], {{.*}}, constant}>
+// CHECK-LABEL: func.func @linear(
+// CHECK-SAME:      %[[X:[0-9]+]]: memref<3x5xf32>
+// CHECK:         %[[Y:[0-9]+]] = memref.alloc() : memref<3x8xf32>
+// CHECK:         %[[I:[0-9]+]] = memref.get_global @linear_table0
+// CHECK:         %[[W:[0-9]+]] = memref.get_global @linear_table1
+// CHECK:         affine.for %[[A:[0-9]+]] = 0 to 3 {
+// CHECK-NEXT:      affine.for %[[B:[0-9]+]] = 0 to 8 {
+// CHECK-NEXT:        %[[I0:[0-9]+]] = affine.load %[[I]][%[[B]], 0]
+// CHECK-NEXT:        %[[K0:[0-9]+]] = arith.index_cast %[[I0]] : i64 to index
+// CHECK-NEXT:        %[[R:[0-9]+]] = affine.apply
+// CHECK-NEXT:        %[[V0:[0-9]+]] = memref.load %[[X]][%[[R]], %[[K0]]]
+// CHECK-NEXT:        %[[W0:[0-9]+]] = affine.load %[[W]][%[[B]], 0]
+// CHECK-NEXT:        %[[T0:[0-9]+]] = arith.mulf %[[V0]], %[[W0]]
+// CHECK:             %[[T1:[0-9]+]] = arith.mulf
+// CHECK-NEXT:        %[[S:[0-9]+]] = arith.addf %[[T0]], %[[T1]]
+// CHECK-NEXT:        affine.store %[[S]], %[[Y]][%[[A]], %[[B]]]
+ge.graph @linear {
+  %x = ge.data {index = 0 : i64, name = "x"} : tensor<3x5xf32>
+  %y = ge.resize %x {sizes = array<i64: 3, 8>, scales = array<f32: 1.0, 1.6>, mode = "linear"} : tensor<3x5xf32> -> tensor<3x8xf32>
+  ge.netoutput %y : tensor<3x8xf32>
+}
+
+// -----
+
+// tf_crop_and_resize: outputs outside the roi take extrapolation_value
+// (an i1 table per axis, selected after the taps).
+
+// CHECK-LABEL: func.func @crop(
+// CHECK-NEXT:    %[[FILL:[0-9]+]] = arith.constant 3.000000e+00 : f32
+// CHECK:         memref.get_global @crop_table0 : memref<4x1xi64>
+// CHECK-NOT:     arith.mulf
+// CHECK:         %[[MASK:[0-9]+]] = memref.get_global @crop_table1 : memref<4xi1>
+// CHECK:         %[[OUT:[0-9]+]] = affine.load %[[MASK]]
+// CHECK-NEXT:    arith.select %[[OUT]], %[[FILL]], %{{[0-9]+}} : f32
+ge.graph @crop {
+  %x = ge.data {index = 0 : i64, name = "x"} : tensor<1x3x4x4xf32>
+  %y = ge.resize %x {sizes = array<i64: 1, 3, 4, 4>, scales = array<f32: 1.0, 1.0, 1.0, 1.0>, roi = array<f32: 0.0, 0.0, -0.5, 0.0, 1.0, 1.0, 1.5, 1.0>, mode = "nearest", coordinate_transformation_mode = "tf_crop_and_resize", extrapolation_value = 3.0 : f32} : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
+  ge.netoutput %y : tensor<1x3x4x4xf32>
+}
