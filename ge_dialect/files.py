@@ -27,11 +27,20 @@ from ge_dialect.diagnostics import GEError
 
 
 def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write `data` to `path` through a temporary file, so failures leave nothing."""
+    """Write `data` to `path` through a temporary file, so failures leave nothing.
+
+    A path that exists and is not a regular file (`/dev/null`, a FIFO, a
+    terminal) is written in place: renaming a file over it would replace the
+    device itself.
+    """
     target = Path(path)
     if target.is_dir():
         raise GEError(f"error: cannot write '{target}': it is a directory")
     mode = "wb" if isinstance(data, bytes) else "w"
+    if target.exists() and not target.is_file():
+        with open(target, mode) as stream:
+            stream.write(data)
+        return
     try:
         fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
     except OSError as error:

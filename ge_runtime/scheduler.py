@@ -451,7 +451,14 @@ class ScheduledEvaluator(ReferenceEvaluator):
                 part.runner = GraphRunner.build(
                     part.graph, self.weights, self.target, compiled=part.compiled
                 )
-            results = part.runner(inputs)
+            try:
+                results = part.runner(inputs)
+            except GEError as error:  # data-dependent (an index): at its graph
+                message = str(error)
+                graph = call.parent_op()
+                if not message.startswith("error: ") or graph is None:
+                    raise
+                raise error_at(graph, message.removeprefix("error: ")) from None
         else:
             results = evaluate(
                 part.graph, inputs, weights=self.weights, target=self.target

@@ -59,6 +59,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "fold-reduce-reshape": ("fold_reduce_reshape", "FoldReduceReshapePass"),
     "fold-constants": ("fold_constants", "FoldConstantsPass"),
     "select-precision": ("select_precision", "SelectPrecisionPass"),
+    "fold-row-flatten": ("fold_row_flatten", "FoldRowFlattenPass"),
     "fold-transpose-into-matmul": (
         "fold_transpose_into_matmul",
         "FoldTransposeIntoMatMulPass",

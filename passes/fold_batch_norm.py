@@ -37,9 +37,7 @@ from xdsl.dialects.builtin import FloatAttr, ModuleOp, TensorType, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     op_type_rewrite_pattern,
 )
 
@@ -58,11 +56,11 @@ from ge_dialect.ops import (
     enclosing_target,
 )
 from passes.fold_constants import is_external, make_constant
-from passes.fuse_ops import enabled_rules, fusion_rules
-from passes.options import check_choice_option
 from passes.product_folding import (
     FoldIntoProduct,
     NotFolded,
+    apply_folds,
+    check_disabled_rules,
     only_use,
     readable,
     replace_product,
@@ -280,14 +278,7 @@ class FoldBatchNormPass(ModulePass):
     """Fusion rules to switch off (`ConvBatchNormFold`, `MatMulBatchNormFold`)."""
 
     def __post_init__(self) -> None:
-        for rule in self.disable:
-            check_choice_option(self, "disable", rule, fusion_rules())
+        check_disabled_rules(self, self.disable)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [
-            FOLDS[rule.name]() for rule in enabled_rules(self.name, self.disable)
-        ]
-        if patterns:
-            PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(
-                op
-            )
+        apply_folds(op, self.name, self.disable, FOLDS)

@@ -22,10 +22,12 @@ innermost axis innermost: a head split that runs in FRACTAL_NZ
    : (tensor<2x4x11x16xf32>, tensor<2x4x11x16xf32>) -> tensor<2x4x11x11xf32>
 ```
 
-Bail-outs: the transpose has other users (it would be computed twice), or
-it does not move the operand's innermost axis to second-to-last. ATC runs
-it in graph fusion (rule `TransposeBatchMatMulFusion`, switchable with
-`disable`).
+An elementwise op with scalars between the transpose and the product (the
+scale `k^T * c` of an exported `scaled_dot_product_attention`) first moves
+above the transpose and the single-use shape ops before it. Bail-outs: the
+transpose has other users (it would be computed twice), or it does not move
+the operand's innermost axis to second-to-last. ATC runs it in graph fusion
+(rule `TransposeBatchMatMulFusion`, switchable with `disable`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -43,19 +46,71 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ge_dialect.layout import shape_of
+from ge_dialect.layout import is_scalar, shape_of
 from ge_dialect.ops import TransposeOp
 from ge_dialect.ops.base import boolean
 from ge_dialect.ops.matmul import MatrixProductOp
+from ge_dialect.ops.trans import ShapeOp
+from ge_dialect.traits import Elementwise
 from passes.dead_code import erase_dead
 from passes.fuse_ops import enabled_rules, fusion_rules
 from passes.options import check_choice_option
-from passes.transop_utils import is_identity_perm
+from passes.transop_utils import dtype_of, is_identity_perm
 
 
 def swapped_last_two(perm: list[int]) -> list[int]:
     """`perm` with its last two entries swapped."""
     return [*perm[:-2], perm[-1], perm[-2]]
+
+
+def hoist_above_transpose(op: Operation, rewriter: PatternRewriter) -> Operation:
+    """`op(transpose(t), scalars)` becomes `transpose(op(t, scalars))` when
+    `op` is elementwise (the scale `k^T * c` of an exported attention), and
+    `op` moves above the single-use shape ops before the transpose too (the
+    head split stays one reshape and one transpose); the transpose, which
+    now meets the product, is returned. Otherwise `op` itself."""
+    if not op.has_trait(Elementwise) or len(op.results) != 1:
+        return op
+    transposes = [v for v in op.operands if isinstance(v.owner, TransposeOp)]
+    scalars = [v for v in op.operands if is_scalar(v.type)]
+    if len(transposes) != 1 or len(transposes) + len(scalars) != len(op.operands):
+        return op
+    transpose = transposes[0].owner
+    assert isinstance(transpose, TransposeOp)
+    perm = transpose.permutation()
+    if not transpose.y.has_one_use() or perm[-2:] != [len(perm) - 1, *perm[-1:]]:
+        return op
+    first: Operation = transpose
+    while isinstance(first.operands[0].owner, ShapeOp) and (
+        first.operands[0].has_one_use()
+    ):
+        first = first.operands[0].owner
+    top = first.operands[0]
+    if dtype_of(top) != dtype_of(op.results[0]):
+        return op
+    late = [
+        v.owner
+        for v in scalars
+        if isinstance(v.owner, Operation)
+        and v.owner.parent is first.parent
+        and first.is_before_in_block(v.owner)
+    ]
+    if any(scalar.operands for scalar in late):
+        return op  # a computed scalar defined after the shape ops
+    for scalar in late:  # constants: defined before the hoisted op
+        scalar.detach()
+        rewriter.insert(scalar, InsertPoint.before(first))
+    hoisted = type(op).create(
+        operands=[top if v is transpose.y else v for v in op.operands],
+        result_types=[top.type],
+        attributes=dict(op.attributes),
+        properties=dict(op.properties),
+    )
+    rewriter.insert(hoisted, InsertPoint.before(first))
+    first.operands[0] = hoisted.results[0]
+    op.results[0].replace_all_uses_with(transpose.y)
+    rewriter.erase_op(op)
+    return transpose
 
 
 @dataclass
@@ -67,6 +122,10 @@ class FoldTransposeIntoProduct(RewritePattern):
     def match_and_rewrite(self, op: MatrixProductOp, rewriter: PatternRewriter) -> None:
         for index, attribute in enumerate(op.TRANSPOSE_ATTRIBUTES):
             transpose = op.operands[index].owner
+            if isinstance(transpose, Operation) and not isinstance(
+                transpose, TransposeOp
+            ):
+                transpose = hoist_above_transpose(transpose, rewriter)
             if not isinstance(transpose, TransposeOp):
                 continue
             if not transpose.y.has_one_use():

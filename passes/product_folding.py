@@ -9,19 +9,27 @@ reason a fold is refused (`NotFolded`, logged once per node by
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
 from xdsl.rewriter import InsertPoint
 
 from ge_dialect.naming import node_label
 from passes.dead_code import erase_dead
 from passes.fold_constants import Unavailable, constant_value
+from passes.fuse_ops import enabled_rules, fusion_rules
+from passes.options import check_choice_option
 
 
 class NotFolded(Exception):
@@ -102,3 +110,23 @@ def replace_product(
     rewriter.replace(consumer, [], [result])
     rewriter.erase(product)
     erase_dead(rewriter, [v.owner for v in dead])
+
+
+def check_disabled_rules(fold_pass: ModulePass, disable: Iterable[str]) -> None:
+    """An option error unless every name in `disable` is a fusion rule."""
+    for rule in disable:
+        check_choice_option(fold_pass, "disable", rule, fusion_rules())
+
+
+def apply_folds(
+    module: ModuleOp,
+    pass_name: str,
+    disable: Iterable[str],
+    folds: Mapping[str, type[RewritePattern]],
+) -> None:
+    """Rewrite `module` with the patterns of `pass_name`'s rules (`folds`:
+    rule -> pattern) that `disable` leaves on."""
+    patterns = [folds[rule.name]() for rule in enabled_rules(pass_name, disable)]
+    if patterns:
+        walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns))
+        walker.rewrite_module(module)

@@ -34,6 +34,9 @@ the format spread of `select-storage-format` put an op in NC1HWC0 at a
 higher price than it saves). The relayouts at the region's boundary change:
 - an operand produced by a TransData from the new layout is read from that
   TransData's input (-1 if the region was its only user);
+- an operand another consumer already reads through a TransData into the
+  new layout shares that TransData (0: a value the graph outputs in ND
+  and a softmax reads in FRACTAL_NZ);
 - a constant operand is relaid out at compile time (0); a one-element
   operand keeps its layout (0); any other operand needs a TransData (+1);
 - a result consumed by a TransData into the new layout replaces it (-1
@@ -50,7 +53,9 @@ rewrite makes progress).
 (`ge_dialect/opinfo.py`) has an elementwise or broadcast fusion pattern
 (`AGNOSTIC_PATTERNS`), and it may run in a layout when one of its format
 combinations lists that layout for every input and output and it takes the
-dtypes. Heavy ops (conv, pooling, ...) never move: they are the anchors.
+dtypes. Into an internal layout only layout-agnostic ops move; out of one
+(to origin formats) any op with an all-origin combination may. Heavy ops
+(conv, pooling, ...) never move: they are the anchors.
 Lower-rank operands of broadcast ops must span the result's C axis
 (NC1HWC0) or last two dims (FRACTAL_NZ), as in `select-storage-format`, and
 are aligned as NumPy aligns them. Where the internal layout pads
@@ -125,13 +130,15 @@ def has_padding(tensor: TensorType) -> bool:
 
 
 def agnostic_for(op: Operation, target: Format | None) -> bool:
-    """Whether `op` is layout-agnostic (an elementwise or broadcast op by its
-    op information) and may run with every tensor in the internal format
-    `target` (None: in origin formats)."""
+    """Whether `op` may run with every tensor in the internal format `target`
+    (a layout-agnostic op: elementwise or broadcast by its op information)
+    or, `target` None, in origin formats (any op but a heavy one whose op
+    information lists an all-origin combination: every kernel reads its
+    origin layout, so leaving an internal format never pads or mixes)."""
     info = find_op_info(op)
-    if info is None or not info.inputs or len(op.results) != 1:
+    if info is None or not info.inputs or len(op.results) != 1 or info.heavy:
         return False
-    if info.heavy or info.fusion.get("pattern") not in AGNOSTIC_PATTERNS:
+    if target is not None and info.fusion.get("pattern") not in AGNOSTIC_PATTERNS:
         return False
     dtypes = (
         dtype_name(tensor_of(v).element_type) for v in (*op.operands, *op.results)
@@ -180,6 +187,20 @@ def internal_type(
     if expanded[channel] != full[channel]:
         return None
     return checked(tensor, LayoutAttr(origin, storage, reshape_type=reshape_type))
+
+
+def sibling_transdata(value: SSAValue, flipped: TensorType) -> TransDataOp | None:
+    """A TransData among `value`'s users that makes the type `value` gets in
+    the flipped region (a value read in two layouts)."""
+    for use in value.uses:
+        user = use.operation
+        if (
+            isinstance(user, TransDataOp)
+            and has_default_groups(user)
+            and user.y.type == flipped
+        ):
+            return user
+    return None
 
 
 def unwrapped(value: SSAValue, flipped: TensorType) -> SSAValue | None:
@@ -245,6 +266,8 @@ class FlipPlan:
         if unwrapped(value, flipped) is not None:
             users = {use.operation for use in value.uses}
             return -1 if users <= self.ops else 0
+        if sibling_transdata(value, flipped) is not None:
+            return 0  # another consumer's TransData already makes it
         if origin != layout_of(flipped)[0]:
             return None
         if self.target is not None and storage != origin:
@@ -367,10 +390,14 @@ class RegionFlipper:
             self.rewriter.insert(folded, InsertPoint.after(value.owner))
             fed = folded.output
         else:
+            sibling = sibling_transdata(value, flipped)
             fed = self.rewriter.insert(
                 transdata_op(value, layout_attr(flipped)),
                 InsertPoint.after(value.owner),
             ).y
+            if sibling is not None:  # one TransData, right after `value`, for all
+                self.rewriter.replace_all_uses_with(sibling.y, fed)
+                self.rewriter.erase(sibling)
         self.converted[value] = fed
         return fed
 

@@ -222,6 +222,15 @@ def om_truncated(at: float) -> bytes:
     return data[: int(at * len(data))]
 
 
+def npy_array(values: list[Any], dtype: str) -> bytes:
+    """`values` as a `.npy` file of `dtype` (a runtime input)."""
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.array(values, dtype=dtype))
+    return buffer.getvalue()
+
+
 def repeated(text: str, count: int) -> str:
     """`text` `count` times."""
     return text * count
@@ -236,6 +245,7 @@ GENERATORS: dict[str, Callable[..., str | bytes]] = {
     "tf_graph": tf_graph,
     "om_flip": om_flip,
     "om_truncated": om_truncated,
+    "npy_array": npy_array,
 }
 """Generators of inputs too big (or too repetitive) to keep in the corpus."""
 

@@ -1,6 +1,6 @@
 """transpose-transdata-fusion, unchanged-transpose-remove, cast-remove,
 dim1-transpose-to-squeeze, compose-trans-ops, sink-trans-ops,
-fuse-confusion-transpose, fold-transpose-into-matmul and the
+fuse-confusion-transpose, fold-transpose-into-matmul, fold-row-flatten and the
 ge-format-pipeline.
 
 - every FileCheck input of these passes, run through its RUN line's pass,
@@ -75,6 +75,7 @@ PASS_DIRS = (
     "sink-trans-ops",
     "fuse-confusion-transpose",
     "fold-transpose-into-matmul",
+    "fold-row-flatten",
     "ge-format-pipeline",
 )
 PASSES = dict(get_all_passes())
@@ -634,8 +635,9 @@ def test_pad_of_h_and_w_runs_in_nc1hwc0(channels: int, mode: str):
 def test_reductions_over_n_h_w_read_nc1hwc0(channels: int):
     """A squeeze-and-excitation block (mean over H, W kept as [N,1,1,C] ->
     conv -> conv -> sigmoid -> x * scale) stays in 5HD end to end; a global
-    mean to [N, C] reads 5HD and writes ND for the classifier's matmul; sums
-    and maxima over C or over everything read the origin format."""
+    mean to [N, C] reads 5HD and writes ND for the classifier's matmul, a
+    max over N, H between convs stays in 5HD; sums and maxima over C or over
+    everything read the origin format."""
     rng = np.random.default_rng(channels)
 
     def filter_(cin: int, cout: int):
@@ -651,6 +653,7 @@ def test_reductions_over_n_h_w_read_nc1hwc0(channels: int):
     y = b.op("mul", c, b.op("sigmoid", e), name="se_scale")
     top = b.op("conv2d", y, filter_(channels, channels), data_format="NHWC")
     peak = b.op("reduce_max", top, axes=[0, 1], keep_dims=True, name="n_h_max")
+    peak = b.op("conv2d", peak, filter_(channels, 3), data_format="NHWC")
     pooled = b.op("reduce_mean", top, axes=[1, 2], keep_dims=False, name="gap")
     k = b.const(rng.standard_normal((channels, 5)).astype(np.float32))
     logits = b.op("matmul", pooled, k, name="fc")
@@ -663,3 +666,20 @@ def test_reductions_over_n_h_w_read_nc1hwc0(channels: int):
     assert storage_of_operand(module, "ge.reduce_max") == ["NC1HWC0", "NHWC"]
     assert storage_of_operand(module, "ge.reduce_sum") == ["NHWC"]
     assert "NC1HWC0" in str(next(o for o in module.walk() if o.name == "ge.mul"))
+
+
+@pytest.mark.parametrize("classes", [5, 17])
+def test_softmax_after_matmul_reads_the_logits_output_copy(classes: int):
+    """matmul -> (logits, softmax) as two outputs: the softmax reads the ND
+    copy the logits output needs (sink-trans-ops), so one TransData into NZ
+    and one out, not two out; the numbers are the reference's."""
+    rng = np.random.default_rng(classes)
+    b = GraphBuilder("classifier")
+    x = b.data([3, 33], "float32", name="x")
+    k = b.const(rng.standard_normal((33, classes)).astype(np.float32))
+    logits = b.op("matmul", x, k, name="fc")
+    b.output(logits, b.op("softmax", logits, axis=1, name="probs"))
+    module = b.build()
+    run_against_reference(module, {"x": (3, 33)})
+    assert runtime_transdata_count(module) == 2
+    assert storage_of_operand(module, "ge.softmax") == ["ND"]

@@ -310,6 +310,34 @@ def test_what_fuses_comes_from_the_op_information(restore_relu_info):
     assert names[-4:] == ["ge.conv2d", "ge.relu", "ge.sigmoid", "ge.netoutput"]
 
 
+def test_fused_select_then_neg_lowers_and_keeps_its_values():
+    """A fused group whose first member is a select on an i1 condition: the
+    lowering's type probe gives the select its chosen operands' type (f32,
+    not the condition's i1), so the neg after it lowers."""
+    b = GraphBuilder("g")
+    condition = b.data([3, 1, 17], "bool", name="c")
+    x = b.data([3, 1, 17], "float32", name="x")
+    zero = b.const(np.zeros((1,), np.float32))
+    b.output(b.neg(b.select(condition, zero, x)))
+    module = b.build()
+    FuseOpsPass().apply(Context(), module)
+    assert [op.name for op in fused_ops(module)[0].body.block.ops][-3:] == [
+        "ge.select",
+        "ge.neg",
+        "ge.netoutput",
+    ]
+    rng = np.random.default_rng(0)
+    inputs = {
+        0: rng.random((3, 1, 17)) < 0.5,
+        1: rng.standard_normal((3, 1, 17)).astype(np.float32),
+    }
+    inputs[1].reshape(-1)[:3] = [np.nan, np.inf, -0.0]
+    (got,) = run_graph(module, inputs, poison=True)
+    (want,) = evaluate(module, inputs)
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
 def test_rules_per_pass():
     assert [r.name for r in enabled_rules("fold-bias-add")] == [
         "ConvBiasAddFold",

@@ -13,6 +13,8 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +26,7 @@ from xdsl.dialects.builtin import Builtin
 
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dialect import GE
-from ge_dialect.files import StagedDirectory, staged
+from ge_dialect.files import StagedDirectory, staged, write_atomically
 from ge_dialect.input_files import confined_path, load_json
 from ge_dialect.limits import (
     INT64_MAX,
@@ -336,6 +338,31 @@ def test_a_staged_folder_appears_only_on_commit(tmp_path: Path):
     assert (target / "x.npy").read_bytes() == b"1"
     assert (target / "sub" / "y.npy").read_bytes() == b"2"
     assert sorted(p.name for p in target.parent.iterdir()) == ["dump"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_writing_to_a_fifo_writes_through_it(tmp_path: Path):
+    """`-o /dev/null` or a pipe: a path that is not a regular file is written in
+    place (a rename over it replaced /dev/null with a regular file)."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(
+        target=lambda: received.append(fifo.read_bytes()), daemon=True
+    )
+    reader.start()
+    write_atomically(fifo, "module {}\n")
+    reader.join(timeout=10)
+    assert received == [b"module {}\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temp left
+
+
+def test_writing_to_dev_null_keeps_it_a_device():
+    write_atomically(os.devnull, "x")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
 
 
 def test_a_failed_body_leaves_nothing_behind(tmp_path: Path):

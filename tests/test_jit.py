@@ -506,6 +506,15 @@ def depthwise_relu6_pool():
     return graph, lambda x: graph_arguments(graph, {"x": x}, {}, None)
 
 
+def kernel_sources(compiled) -> list[str]:
+    """The source of each numba kernel a compiled function calls."""
+    return [
+        jit_numba._SOURCES[id(v)]
+        for v in compiled.function.__globals__.values()
+        if id(v) in jit_numba._SOURCES
+    ]
+
+
 def special_input(shape: tuple[int, ...]) -> np.ndarray:
     x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
     flat = x.reshape(-1)
@@ -555,11 +564,7 @@ def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
     the tap loops (stored once), whose extents are literal."""
     graph, _ = depthwise_relu6_pool()
     compiled = compile_graph(graph, poison=True, native=True)
-    kernels = [
-        jit_numba._SOURCES[id(v)]
-        for v in compiled.function.__globals__.values()
-        if id(v) in jit_numba._SOURCES
-    ]
+    kernels = kernel_sources(compiled)
     reductions = [k for k in kernels if "r0 = " in k]
     assert reductions and all("in range(3):" in k for k in reductions)
 
@@ -645,10 +650,34 @@ def test_numba_buffer_only_the_nest_uses_lives_in_locals():
     expected = np.maximum(np.maximum(b, np.max(x, axis=1)), 0)  # NaN propagates
     np.testing.assert_array_equal(got, expected)
     compiled = compile_module(FUSED_ROW_MAX, poison=True, native=True)
-    (source,) = [
-        jit_numba._SOURCES[id(v)]
-        for v in compiled.function.__globals__.values()
-        if id(v) in jit_numba._SOURCES
-    ]
+    (source,) = kernel_sources(compiled)
     assert "def kernel(P, a0, a1, a2):" in source, source
     assert source.count("] = ") == 1, source  # one store: the result
+
+
+ELEMENTWISE = """
+func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 17 {
+      %v = affine.load %x[%i, %j] : memref<3x17xf32>
+      %r = arith.maximumf %v, %zero : f32
+      affine.store %r, %y[%i, %j] : memref<3x17xf32>
+    }
+  }
+  func.return %y : memref<3x17xf32>
+}
+"""
+
+
+@pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
+def test_numba_takes_reductions_and_leaves_elementwise_nests_to_numpy():
+    """A kernel costs compile time and memory: only nests NumPy runs tap by
+    tap (a reduction) or not at all (a loop-carried dependence) get one."""
+    assert compile_module(ELEMENTWISE, native=True).native_nests == 0
+    assert compile_module(FUSED_ROW_MAX, native=True).native_nests == 1
+    assert compile_module(PREFIX_SUM, native=True).native_nests == 1
+    x = special_input((3, 17))
+    (y,) = compile_module(ELEMENTWISE, native=True)(x)
+    np.testing.assert_array_equal(y, np.maximum(x, np.float32(0)))

@@ -269,15 +269,27 @@ def test_engine_picks_the_fastest_and_skips_failing_kernels(tmp_path: Path):
     assert "not implemented" in record.failures["broken"]
 
 
-def test_engine_keeps_the_default_unless_beaten_by_the_margin(tmp_path: Path):
+def test_engine_keeps_the_default_unless_beaten_by_the_margin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Timed on a fake clock that each kernel advances by its cost (a timed
+    test under load would be a coin toss)."""
+    import types
+
+    from ge_runtime import tuning
+
+    clock = [0.0]
+    monkeypatch.setattr(
+        tuning, "time", types.SimpleNamespace(perf_counter=lambda: clock[0])
+    )
     registry = KernelRegistry()  # only the two kernels below
 
     def default(call: KernelCall) -> None:
-        time.sleep(0.01)
+        clock[0] += 0.010
         np.maximum(call.inputs[0], 0, out=call.outputs[0])
 
     def slightly_faster(call: KernelCall) -> None:
-        time.sleep(0.008)
+        clock[0] += 0.008
         np.maximum(call.inputs[0], 0, out=call.outputs[0])
 
     registry.register("ge.relu", "slightly_faster", slightly_faster, first=True)

@@ -687,17 +687,18 @@ def test_parse_out_nodes():
 
 
 TRANSDATA_CEILINGS = {
-    "MobileNetV2": 4,
-    "ResNet50": 4,
-    "InceptionV3": 4,
-    "DenseNet121": 4,
-    "EfficientNetB0": 4,
+    "MobileNetV2": 3,
+    "ResNet50": 3,
+    "InceptionV3": 3,
+    "DenseNet121": 3,
+    "EfficientNetB0": 3,
 }
 """Runtime TransData measured per model (a model needing more fails;
 `bench/bench_tf_models.py` lists where each sits): NHWC -> NC1HWC0 at the
 input (pads, SE blocks' means and the global mean run in 5HD: they leave C
 alone), ND -> FRACTAL_NZ into the classifier's MatMul, and FRACTAL_NZ -> ND
-for each of the two outputs asked for (logits and probabilities)."""
+after it: the logits output and the softmax share it (sink-trans-ops runs
+the softmax on the logits' ND copy)."""
 
 
 @pytest.mark.slow

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     f32,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -56,6 +57,19 @@ class Buffer:
 
     memref: SSAValue
     layout: Layout
+
+
+def probe_result_type(
+    op_class: Callable[..., Operation], args: Sequence[Any]
+) -> Attribute:
+    """The result type `op_class(*args)` would have, without building it: a
+    comparison's is i1, a select's its chosen operands', every other arith/math
+    op's its first operand's."""
+    if op_class in (arith.CmpfOp, arith.CmpiOp):
+        return i1
+    if op_class is arith.SelectOp:
+        return args[1].type
+    return args[0].type
 
 
 @dataclass(frozen=True)
@@ -151,15 +165,9 @@ class Nest:
 
     def op(self, op_class: Callable[..., Operation], *args: Any) -> Value:
         """Apply an arith/math op class to operands (and attributes such as a
-        comparison predicate); a probe's result has the type the op gives:
-        i1 for a comparison, the chosen values' for a select, else the
-        first operand's."""
+        comparison predicate); a probe's result has the op's result type."""
         if self.block is None:
-            if op_class in (arith.CmpfOp, arith.CmpiOp):
-                return ProbeValue(IntegerType(1))
-            if op_class is arith.SelectOp:
-                return ProbeValue(args[1].type)
-            return ProbeValue(args[0].type)
+            return ProbeValue(probe_result_type(op_class, args))
         return self._add(op_class(*args))
 
     def convert(self, value: Value, to: Attribute) -> Value:

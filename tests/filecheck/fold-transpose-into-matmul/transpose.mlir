@@ -76,3 +76,27 @@ ge.graph @no_fold_innermost_kept {
   %c = ge.batch_matmul %p, %v : (tensor<2x4x11x11xf32>, tensor<2x4x11x16xf32>) -> tensor<2x4x11x16xf32>
   ge.netoutput %c : tensor<2x4x11x16xf32>
 }
+
+// -----
+
+// An exported scaled_dot_product_attention scales k^T by a scalar between
+// the head split and the product: the scale moves above the split (reshape
+// and transpose), then the transpose folds.
+// CHECK-LABEL: ge.graph @scaled_key
+// CHECK-NEXT:    %q = ge.data
+// CHECK-NEXT:    %k = ge.data
+// CHECK-NEXT:    %c = ge.const
+// CHECK-NEXT:    %[[M:.*]] = ge.mul %k, %c {name = "scale"} : (tensor<2x11x32xf32>, tensor<f32>) -> tensor<2x11x32xf32>
+// CHECK-NEXT:    %[[R:.*]] = ge.reshape %[[M]] {shape = array<i64: 2, 11, 4, 8>}
+// CHECK-NEXT:    %[[KH:.*]] = ge.transpose %[[R]] {perm = array<i64: 0, 2, 1, 3>, name = "kt"} : tensor<2x11x4x8xf32> -> tensor<2x4x11x8xf32>
+// CHECK-NEXT:    %[[S:.*]] = ge.batch_matmul %q, %[[KH]] {adj_x2 = true}
+ge.graph @scaled_key {
+  %q = ge.data {index = 0 : i64} : tensor<2x4x11x8xf32>
+  %k = ge.data {index = 1 : i64} : tensor<2x11x32xf32>
+  %c = ge.const {value = dense<0.5> : tensor<f32>} : tensor<f32>
+  %r = ge.reshape %k {shape = array<i64: 2, 11, 4, 8>} : tensor<2x11x32xf32> -> tensor<2x11x4x8xf32>
+  %kt = ge.transpose %r {perm = array<i64: 0, 2, 3, 1>, name = "kt"} : tensor<2x11x4x8xf32> -> tensor<2x4x8x11xf32>
+  %ks = ge.mul %kt, %c {name = "scale"} : (tensor<2x4x8x11xf32>, tensor<f32>) -> tensor<2x4x8x11xf32>
+  %s = ge.batch_matmul %q, %ks : (tensor<2x4x11x8xf32>, tensor<2x4x8x11xf32>) -> tensor<2x4x11x11xf32>
+  ge.netoutput %s : tensor<2x4x11x11xf32>
+}

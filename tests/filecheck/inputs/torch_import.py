@@ -69,6 +69,11 @@ CASES = {
         lambda: (torch.ones(3, 5, dtype=torch.int64),),
         True,
     ),
+    "index_inner": (
+        lambda x: x[:, :, torch.tensor([[4, 0], [-1, 2]]), torch.tensor([1, 0])],
+        lambda: (torch.randn(3, 2, 5, 3, 7),),
+        False,
+    ),
     "no_converter": (
         lambda x: torch.relu(torch.cumsum(x, 1)),
         lambda: (torch.randn(3, 17),),

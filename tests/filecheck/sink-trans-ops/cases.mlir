@@ -191,3 +191,40 @@ ge.graph @no_sink_through_softmax {
   %b = ge.transdata %s {src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>} : tensor<1x16x2x2xf16, #ge.layout<NCHW>> -> tensor<1x16x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
   ge.netoutput %b : tensor<1x16x2x2xf16, #ge.layout<NCHW, NC1HWC0>>
 }
+
+// -----
+
+// Out of an internal format any op may move (its origin kernel reads the
+// plain value): the softmax of a FRACTAL_NZ matmul result, which the graph
+// also outputs, reads the output's ND copy, and its own TransData back goes
+// (3 -> 2 runtime TransData; the shared one moves up to the matmul).
+// CHECK-LABEL: ge.graph @softmax_reads_the_outputs_copy
+// CHECK:         %y = ge.matmul %x, %k
+// CHECK-NEXT:    %[[PLAIN:.*]] = ge.transdata %y {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>}
+// CHECK-NEXT:    %s = ge.softmax %[[PLAIN]] {axis = 1 : i64} : tensor<1x5xf32> -> tensor<1x5xf32>
+// CHECK-NEXT:    ge.netoutput %[[PLAIN]], %s
+ge.graph @softmax_reads_the_outputs_copy {
+  %x = ge.data {index = 0 : i64} : tensor<1x33xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %k = ge.const {value = dense<0.5> : tensor<33x5xf32>} : tensor<33x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %y = ge.matmul %x, %k : (tensor<1x33xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<33x5xf32, #ge.layout<ND, FRACTAL_NZ>>) -> tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %s = ge.softmax %y {axis = 1 : i64} : tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %t = ge.transdata %s {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>} : tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<1x5xf32>
+  %p = ge.transdata %y {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>} : tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<1x5xf32>
+  ge.netoutput %p, %t : tensor<1x5xf32>, tensor<1x5xf32>
+}
+
+// -----
+
+// Without another consumer's ND copy the flip would only move the TransData
+// (a new one before the softmax for the one after it): nothing changes.
+// CHECK-LABEL: ge.graph @no_flip_without_a_copy
+// CHECK:         %s = ge.softmax %y {axis = 1 : i64} : tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    %t = ge.transdata %s
+ge.graph @no_flip_without_a_copy {
+  %x = ge.data {index = 0 : i64} : tensor<1x33xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %k = ge.const {value = dense<0.5> : tensor<33x5xf32>} : tensor<33x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %y = ge.matmul %x, %k : (tensor<1x33xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<33x5xf32, #ge.layout<ND, FRACTAL_NZ>>) -> tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %s = ge.softmax %y {axis = 1 : i64} : tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %t = ge.transdata %s {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>} : tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<1x5xf32>
+  ge.netoutput %t : tensor<1x5xf32>
+}
