@@ -2,7 +2,9 @@
 
 The test zoo's transformers (`tests/model_zoo`: 2 layers, random init from
 `transformers` configs, torch's exporters) compile with `ge-atc` at their
-export shapes, once per `--precision_mode` (none: every op keeps float32),
+export shapes with `--auto_cast_mode=1` (BERT's attention mask goes through
+a bool Gather, an AI CPU kernel without bool), once per `--precision_mode`
+(none: every op keeps float32),
 and run as `ge-run` runs them, against onnxruntime (float32) on the same
 seeded inputs, timed in turns (medians). Per model, exporter and mode:
 
@@ -83,7 +85,8 @@ def measure(name: str, exporter: str, mode: str, args, work: Path) -> Row:
     row = Row(name, exporter, mode, tolerance=PRECISION_TOLERANCE.get(mode, 1e-3))
     path = model_zoo.export(name, exporter=exporter)
     feeds = model_zoo.sample_inputs(name)
-    flags = () if mode == "none" else (f"--precision_mode={mode}",)
+    flags = ("--auto_cast_mode=1",)  # the masks' bool Gather runs on AI CPU
+    flags += () if mode == "none" else (f"--precision_mode={mode}",)
     om = work / f"{name}-{exporter}-{mode}"
     _, row.error = model_zoo.compile_with_atc(
         path, om, model_zoo.input_shape_flag(feeds), flags

@@ -39,8 +39,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.parser import Parser
+from xdsl.parser.generic_parser import ParserState
 from xdsl.printer import Printer
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.lexer import Input
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 ELIDED = "__elided__"
 """The resource key MLIR prints for an elided constant."""
@@ -179,7 +181,25 @@ def print_module(
     return stream.getvalue()
 
 
-class ResourceReadingParser(Parser):
+class LinearStringLexer(MLIRLexer):
+    """xDSL's lexer with a string-literal pattern that takes linear time: its
+    own nests a `+` inside a `*`, so a long string left open on its line
+    backtracks exponentially (a hang on hostile input)."""
+
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+    )
+
+
+class LinearParser(Parser):
+    """xDSL's parser reading `text` with `LinearStringLexer`."""
+
+    def __init__(self, ctx, text: str, name: str = "<unknown>") -> None:  # noqa: ANN001
+        super().__init__(ctx, "", name)  # its own lexer never sees `text`
+        self._parser_state = ParserState(LinearStringLexer(Input(text, name)))
+
+
+class ResourceReadingParser(LinearParser):
     """A parser that reads `dense_resource<KEY>` of a builtin blob as the dense
     constant it holds (the blob section is read first, wherever it is)."""
 
@@ -227,7 +247,7 @@ class ResourceReadingParser(Parser):
         self.parse_str_literal()
 
 
-class _BlobReader(Parser):
+class _BlobReader(LinearParser):
     """Reads a file's resource section only, into `blobs` (builtin's)."""
 
     def __init__(self, ctx, text: str, name: str) -> None:  # noqa: ANN001
