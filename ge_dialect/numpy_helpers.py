@@ -148,6 +148,15 @@ def is_int(x: np.ndarray) -> bool:
     return np.issubdtype(x.dtype, np.integer)
 
 
+def highest(dtype: np.dtype) -> Any:
+    """The highest value of a NumPy dtype (inf for floats, True for bool)."""
+    if dtype == np.bool_:
+        return True
+    if np.issubdtype(dtype, np.integer):
+        return np.iinfo(dtype).max
+    return np.inf
+
+
 def lowest(dtype: np.dtype) -> Any:
     """The lowest value of a NumPy dtype (-inf for floats, False for bool)."""
     if dtype == np.bool_:

@@ -392,10 +392,15 @@ class ConverterContext:
         return self.inputs[index] if index < len(self.inputs) else None
 
     def constant(self, index: int, what: str) -> np.ndarray | None:
-        """Optional input `index` that must be known at import time."""
+        """Optional input `index` that must be known at import time. A value
+        with no elements (a static shape with a 0 dim, such as an empty
+        graph input) is known: it is empty."""
         value = self.optional_input(index)
         if value is None or isinstance(value, np.ndarray):
             return value
+        shape = shape_of(value)
+        if 0 in shape and -1 not in shape:
+            return np.zeros(shape, numpy_dtype(dtype_name_of(value)))
         raise Unsupported(f"with a non-constant {what}")
 
     def shape(self, index: int) -> tuple[int, ...]:

@@ -634,6 +634,34 @@ def convert_softmax(ctx: NodeContext) -> list[Value]:
     return [ctx.op("reshape", y, shape=list(shape))]
 
 
+@converts("Hardmax")
+def convert_hardmax(ctx: NodeContext) -> list[Value]:
+    """1 at the first maximum along `axis`, 0 elsewhere: `ge.arg_max`
+    compared with the positions along the axis, cast to x's dtype (opset
+    < 13: over the 2-D coercion at `axis`)."""
+    rank = ctx.rank(0)
+    axis = normalize_axis(ctx.attr("axis", -1 if ctx.opset >= 13 else 1), rank)
+    if ctx.opset >= 13 or axis == rank - 1:
+        return [_first_maximum(ctx, ctx.input(0), axis)]
+    shape = ctx.static_shape(0)
+    flat = ctx.op("flatten", ctx.input(0), axis=axis, suffix="to_2d")
+    y = _first_maximum(ctx, flat, 1)
+    return [ctx.op("reshape", y, shape=list(shape))]
+
+
+def _first_maximum(ctx: NodeContext, x: Value, axis: int) -> Value:
+    """The one-hot of the first maximum of `x` along `axis`, in x's dtype."""
+    shape = shape_of(x)
+    if shape[axis] == -1:
+        raise Unsupported("on a dynamic axis")
+    positions = np.arange(shape[axis], dtype=np.int64).reshape(
+        [-1 if k == axis else 1 for k in range(len(shape))]
+    )
+    found = ctx.op("arg_max", x, axis=axis, keep_dims=True, suffix="arg_max")
+    hit = ctx.op("equal", found, positions, suffix="hit")
+    return ctx.op("cast", hit, dst_type=dtype_name_of(x), suffix="one_hot")
+
+
 # ---------------------------------------------------------------------------
 # Data movement
 # ---------------------------------------------------------------------------
@@ -707,6 +735,15 @@ def convert_gather_elements(ctx: NodeContext) -> list[Value]:
 def convert_gather_nd(ctx: NodeContext) -> list[Value]:
     batch_dims = ctx.attr("batch_dims", 0)
     return [ctx.op("gather_nd", ctx.input(0), ctx.input(1), batch_dims=batch_dims)]
+
+
+@converts("Trilu")
+def convert_trilu(ctx: NodeContext) -> list[Value]:
+    """The upper or lower triangle; `k` (optional) may be a run-time value."""
+    operands = [ctx.input(0)]
+    if (k := ctx.optional_input(1)) is not None:
+        operands.append(k)
+    return [ctx.op("trilu", *operands, upper=bool(ctx.attr("upper", 1)))]
 
 
 @converts("Tile")
@@ -973,6 +1010,8 @@ REDUCTIONS = {
     "ReduceSum": ("reduce_sum", 13),
     "ReduceMean": ("reduce_mean", 18),
     "ReduceMax": ("reduce_max", 18),
+    "ReduceMin": ("reduce_min", 18),
+    "ReduceProd": ("reduce_prod", 18),
 }
 """ONNX op -> (ge op, first opset where `axes` is an input)."""
 
@@ -985,6 +1024,22 @@ def convert_reduce(ctx: NodeContext) -> list[Value]:
         return [ctx.op("identity", ctx.input(0))]
     keep_dims = bool(ctx.attr("keepdims", 1))
     return [ctx.op(op_name, ctx.input(0), axes=axes, keep_dims=keep_dims)]
+
+
+@converts("ArgMax", "ArgMin")
+def convert_arg_reduce(ctx: NodeContext) -> list[Value]:
+    """The int64 index of the extreme along `axis` (`select_last_index`
+    since opset 12)."""
+    op_name = "arg_max" if ctx.node.op_type == "ArgMax" else "arg_min"
+    return [
+        ctx.op(
+            op_name,
+            ctx.input(0),
+            axis=normalize_axis(ctx.attr("axis", 0), ctx.rank(0)),
+            keep_dims=bool(ctx.attr("keepdims", 1)),
+            select_last_index=bool(ctx.attr("select_last_index", 0)),
+        )
+    ]
 
 
 # ---------------------------------------------------------------------------

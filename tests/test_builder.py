@@ -514,10 +514,13 @@ def test_data_movement_ops():
     assert shape(p) == (3, 6)
     pr = b.pad(x, paddings=[1, 1, 1, 1], mode="reflect")
     assert shape(pr) == (4, 5)
-    b.output(*parts, single, s, g, ge, gn, t, p, pr)
+    tu = b.trilu(c, b.const(np.array(-1, np.int64)), upper=False)
+    assert shape(tu) == (2, 8)
+    b.output(*parts, single, s, g, ge, gn, t, p, pr, tu)
     text = reparsed(b.build())
+    assert "upper = false" in text
     names = ["concat", "split", "slice", "gather", "gather_elements", "gather_nd"]
-    for name in [*names, "tile", "pad"]:
+    for name in [*names, "tile", "pad", "trilu"]:
         assert f"ge.{name} " in text, name
     assert 'mode = "reflect"' in text
 
@@ -534,10 +537,26 @@ def test_softmax_and_reductions():
     assert shape(r) == (2, 1, 4)
     assert shape(m) == (3,)
     assert shape(mx) == (1, 1, 1)
-    b.output(s, ls, r, m, mx)
+    mn = b.reduce_min(x, axes=[2])
+    pr = b.reduce_prod(x, keep_dims=False)
+    assert shape(mn) == (2, 3, 1) and shape(pr) == ()
+    am = b.arg_max(x, axis=1)
+    an = b.arg_min(x, axis=-1, keep_dims=False, select_last_index=True)
+    assert shape(am) == (2, 1, 4) and shape(an) == (2, 3)
+    b.output(s, ls, r, m, mx, mn, pr, am, an)
     text = reparsed(b.build())
-    assert "keep_dims = false" in text
-    for name in ["softmax", "log_softmax", "reduce_sum", "reduce_mean", "reduce_max"]:
+    assert "keep_dims = false" in text and "select_last_index = true" in text
+    for name in [
+        "softmax",
+        "log_softmax",
+        "reduce_sum",
+        "reduce_mean",
+        "reduce_max",
+        "reduce_min",
+        "reduce_prod",
+        "arg_max",
+        "arg_min",
+    ]:
         assert f"ge.{name} " in text, name
 
 

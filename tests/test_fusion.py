@@ -542,3 +542,26 @@ def test_small_light_model_folded_and_fused_keeps_its_output(name: str):
 @pytest.mark.parametrize("name", BIG_LIGHT)
 def test_light_model_folded_and_fused_keeps_its_output(name: str):
     check_light_model(name)
+
+
+def test_fused_chains_through_comparisons_and_select():
+    """An elementwise group holding i1 values (a comparison, a select on it,
+    float ops after) computes each member's element in the member's own
+    type (the select's result is a float, the comparison's a bool)."""
+    b = GraphBuilder("g")
+    x = b.data([3, 17], "float32")
+    bound = b.data([17], "float32")
+    less = b.less(x, bound)
+    chosen = b.select(b.logical_not(less), x, b.const(np.array([0.5], np.float32)))
+    b.output(b.neg(b.abs(chosen)), b.logical_and(less, b.greater(x, x)))
+    module = b.build()
+    run_pass(module, "fuse-ops", {})
+    assert fused_ops(module), "the group was not fused"
+    rng = np.random.default_rng(18)
+    feeds = {0: rng.standard_normal((3, 17)).astype(np.float32)}
+    feeds[0][0, :3] = [np.nan, np.inf, -0.0]
+    feeds[1] = rng.standard_normal(17).astype(np.float32)
+    got, want = run_graph(module, feeds), evaluate(module, feeds)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)

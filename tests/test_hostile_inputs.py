@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin
@@ -444,3 +444,40 @@ def test_an_error_located_at_a_node_gets_its_model_file():
     with pytest.raises(GEError) as info, errors_located_in("m.onnx"):
         raise GEError("g.mlir:1:2: error: other")
     assert str(info.value) == "g.mlir:1:2: error: other"
+
+
+# ---------------------------------------------------------------------------
+# Mutated IR text
+# ---------------------------------------------------------------------------
+
+VALID_GRAPH = (Path(__file__).parent / "bad_inputs" / "valid.mlir").read_text()
+FRAGMENTS = ['"', "{", "}", "<", ">", ":", "%x", "-1", "?", "\n", "#ge.layout<NZ>"]
+
+
+@settings(max_examples=100, deadline=2000)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, len(VALID_GRAPH)),
+            st.integers(0, 12),
+            st.sampled_from(["", *FRAGMENTS]),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_mutated_ir_parses_or_fails_on_one_located_line(edits):
+    """Cut and splice the valid graph: it parses, or it is one located
+    diagnostic, in bounded time (an unterminated string once hung the lexer)."""
+    text = VALID_GRAPH
+    for position, cut, fragment in edits:
+        text = text[:position] + fragment + text[position + cut :]
+    text = text.replace("valid graph", "x" * 60)  # long strings left open
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(GE)
+    try:
+        parse_module(ctx, text, "m.mlir")
+    except GEError as error:
+        assert "\n" not in str(error)
+        assert str(error).startswith("m.mlir:"), str(error)

@@ -423,6 +423,35 @@ def test_integer_max_pool_and_reduce_max_are_exact(dtype):
     check(b.build(), {0: rng.integers(info.min, info.max, (5, 3, 33), dtype=dtype)})
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "uint16", "int64"])
+def test_reduce_min_and_prod_lower_with_special_values(dtype):
+    """Odd sizes; NaN propagates through a min, ±inf and -0.0 take part; a
+    product over an axis of 33 (floats only)."""
+    rng = np.random.default_rng(19)
+    shape = (3, 33, 5)
+    if dtype.startswith("float"):
+        x_value = (rng.standard_normal(shape) * 0.5 + 1).astype(dtype)
+        x_value[0, 3, 1], x_value[1, 0, :], x_value[2, 4, 4] = np.nan, np.inf, -0.0
+    else:
+        info = np.iinfo(dtype)
+        x_value = rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
+        x_value[0, 0, :] = info.min
+    for axes, keep in (([1], True), ([0, 2], False), ([], False)):
+        b = GraphBuilder("g")
+        x = b.data(list(shape), dtype)
+        outputs = [b.reduce_min(x, axes=axes, keep_dims=keep)]
+        if dtype.startswith("float"):
+            outputs.append(b.reduce_prod(x, axes=axes, keep_dims=keep))
+        b.output(*outputs)
+        module = b.build()
+        check(module, {0: x_value})
+        got = run_graph(module, {0: x_value})
+        reduced = tuple(axes) or None
+        np.testing.assert_array_equal(
+            got[0], np.min(x_value, axis=reduced, keepdims=keep)
+        )
+
+
 def unsigned_max_graphs(dtype: str):
     """A max pool over NC1HWC0 and a reduce_max of an unsigned or bool tensor,
     with random values including the type's extremes, as (module, inputs)."""
@@ -932,6 +961,115 @@ def test_gather_nd_lowers_with_negative_indices(index_shape, batch_dims):
     )
     x_value = rng.standard_normal(shape).astype(np.float32)
     check(b.build(), {0: x_value, 1: indices.astype(np.int64)})
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+@pytest.mark.parametrize(
+    ("dtype", "index_dtype"),
+    [("float32", "int64"), ("float16", "int32"), ("int8", "int64"), ("bool", "int32")],
+)
+def test_gather_elements_of_every_dtype_and_a_longer_gather_axis(
+    axis, dtype, index_dtype
+):
+    """Odd sizes; the indices may be smaller than x on every axis but `axis`
+    keeps x's range; negative ones count from the end."""
+    shape, index_shape = (3, 17, 5), [2, 9, 3]
+    index_shape[axis] = 33
+    rng = np.random.default_rng(16)
+    size = shape[axis]
+    indices = rng.integers(-size, size, index_shape).astype(index_dtype)
+    x_value = (rng.standard_normal(shape) * 5).astype(dtype)
+    b = GraphBuilder("g")
+    x = b.data(list(shape), dtype)
+    index = b.data(index_shape, index_dtype)
+    b.output(b.gather_elements(x, index, axis=axis))
+    module = b.build()
+    text = check(module, {0: x_value, 1: indices})
+    assert "memref.load" in text
+    (got,) = run_graph(module, {0: x_value, 1: indices})
+    expected = np.empty(index_shape, dtype)
+    for position in np.ndindex(*index_shape):
+        source = list(position)
+        source[axis] = indices[position]
+        expected[position] = x_value[tuple(source)]
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_gather_elements_index_out_of_range_is_an_error():
+    b = GraphBuilder("g")
+    x = b.data([3, 4], "float32")
+    index = b.data([3, 1], "int64")
+    b.output(b.gather_elements(x, index, axis=1))
+    feeds = {0: np.zeros((3, 4), np.float32), 1: np.array([[0], [4], [-1]])}
+    module = b.build()
+    for run in (run_graph, evaluate):
+        with pytest.raises(GEError, match="index 4 is out of bounds for axis 1"):
+            run(module, feeds)
+
+
+@pytest.mark.parametrize("op", ["arg_max", "arg_min"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "uint8", "int64"])
+@pytest.mark.parametrize("last", [False, True])
+def test_arg_max_and_min_lower_with_ties_and_special_values(op, dtype, last):
+    """Odd sizes; ties (first or last index), NaN (the extreme wherever it
+    is), ±inf, the dtype's own bounds; every axis, kept or dropped."""
+    rng = np.random.default_rng(17)
+    shape = (3, 17, 5)
+    if dtype.startswith("float"):
+        x_value = rng.standard_normal(shape).astype(dtype)
+        x_value[0, 3, 1] = np.nan
+        x_value[1, :, 2] = 1.0
+        x_value[2, 5, :] = np.inf
+        x_value[2, 6, :] = -np.inf
+    else:
+        info = np.iinfo(dtype)
+        x_value = rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
+        x_value[1, :, 2] = 7
+        x_value[0, 4, :] = info.max
+        x_value[0, 9, :] = info.min
+    find = np.argmax if op == "arg_max" else np.argmin
+    for axis in range(3):
+        for keep in (False, True):
+            b = GraphBuilder("g")
+            x = b.data(list(shape), dtype)
+            method = getattr(b, op)
+            b.output(method(x, axis=axis, keep_dims=keep, select_last_index=last))
+            module = b.build()
+            check(module, {0: x_value})
+            (got,) = run_graph(module, {0: x_value})
+            if last:
+                expected = shape[axis] - 1 - find(np.flip(x_value, axis), axis=axis)
+            else:
+                expected = find(x_value, axis=axis)
+            if keep:
+                expected = np.expand_dims(expected, axis)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "bool"])
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("k", [None, -4, 0, 3, 40])
+def test_trilu_lowers_with_a_run_time_offset(dtype, upper, k):
+    """Odd sizes, a batch axis; `k` read at run time (0 when absent), past
+    either edge too; NaN and -0.0 kept where the triangle keeps them."""
+    rng = np.random.default_rng(20)
+    shape = (2, 17, 33)
+    x_value = (rng.standard_normal(shape) * 4).astype(dtype)
+    if dtype.startswith("float"):
+        x_value[0, 0, :2] = [np.nan, -0.0]
+    b = GraphBuilder("g")
+    operands = [b.data(list(shape), dtype)]
+    feeds = {0: x_value}
+    if k is not None:
+        operands.append(b.data([], "int64"))
+        feeds[1] = np.array(k, np.int64)
+    b.output(b.trilu(*operands, upper=upper))
+    module = b.build()
+    check(module, feeds)
+    (got,) = run_graph(module, feeds)
+    expected = (np.triu if upper else np.tril)(x_value, k or 0)
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -125,7 +125,9 @@ def test_garbage_is_rejected(tmp_path: Path) -> None:
 def test_empty_file_is_rejected(tmp_path: Path) -> None:
     path = tmp_path / "empty.om"
     path.write_bytes(b"")
-    assert "bad magic number" in one_line_error(path)
+    assert "truncated offline model (0 bytes, no complete header)" in one_line_error(
+        path
+    )
 
 
 @pytest.mark.parametrize("keep", [10, HEADER.size + 3, 0.5, -1])

@@ -723,6 +723,65 @@ LOGIC_AND_MATH: dict[str, Case] = {
         [node("ThresholdedRelu", ["a"], alpha=0.5)], {"a": XS}, opset=10
     ),
     "shrink": Case([node("Shrink", ["a"], bias=0.5, lambd=1.0)], {"a": XS}, opset=9),
+    # An empty graph input is known at import time: it has no elements.
+    "reduce_sum_empty_axes_input": Case(
+        [node("ReduceSum", ["a", "axes"], keepdims=1)],
+        {"a": X3, "axes": np.zeros(0, np.int64)},
+        opset=13,
+    ),
+    "reduce_sum_empty_axes_input_noop": Case(
+        [node("ReduceSum", ["a", "axes"], keepdims=0, noop_with_empty_axes=1)],
+        {"a": X3, "axes": np.zeros(0, np.int64)},
+        opset=18,
+    ),
+    **{
+        f"{op.lower()}_{variant}": Case(
+            [node(op, ["a"], **attrs)], {"a": data}, opset=opset
+        )
+        for op in ("ArgMax", "ArgMin")
+        for variant, attrs, data, opset in (
+            ("default", {}, X3, 11),
+            (
+                "last_dropped",
+                {"axis": -1, "keepdims": 0, "select_last_index": 1},
+                np.round(X3),
+                12,
+            ),
+            ("int", {"axis": 1}, I3, 13),
+        )
+    },
+    "reduce_min_axes_input": Case(
+        [node("ReduceMin", ["a", "axes"], keepdims=0)],
+        {"a": X3},
+        {"axes": ints(0, -1)},
+        opset=18,
+    ),
+    "reduce_min_int": Case([node("ReduceMin", ["a"], axes=[1])], {"a": I3}, opset=13),
+    "reduce_prod": Case(
+        [node("ReduceProd", ["a"], axes=[1], keepdims=1)], {"a": X3 * 0.5 + 1}, opset=13
+    ),
+    "hardmax_ties": Case(
+        [node("Hardmax", ["a"], axis=1)], {"a": np.round(X3)}, opset=13
+    ),
+    "hardmax_opset11_coerced": Case(
+        [node("Hardmax", ["a"], axis=1)], {"a": rand(3, 4, 5)}, opset=11
+    ),
+    "trilu_upper": Case([node("Trilu", ["a"])], {"a": X3}, opset=14),
+    "trilu_lower_run_time_k": Case(
+        [node("Trilu", ["a", "k"], upper=0)],
+        {"a": I3, "k": np.array(-2, np.int64)},
+        opset=14,
+    ),
+    "gather_elements_longer_gather_axis": Case(
+        [node("GatherElements", ["a", "i"], axis=1)],
+        {"a": X3, "i": rng.integers(-17, 17, (2, 33, 5))},
+        opset=13,
+    ),
+    "gather_elements_int_negative_axis": Case(
+        [node("GatherElements", ["a", "i"], axis=-2)],
+        {"a": I3, "i": rng.integers(-3, 3, (5, 1)).astype(np.int32)},
+        opset=11,
+    ),
 }
 """Comparisons, logic, bit ops, select, mod and unary math (special values,
 broadcasting, ints)."""

@@ -1,5 +1,5 @@
 """Data movement: `ge.concat`, `ge.split`, `ge.slice`, `ge.gather`,
-`ge.gather_elements`, `ge.gather_nd`, `ge.tile`, `ge.pad`."""
+`ge.gather_elements`, `ge.gather_nd`, `ge.tile`, `ge.pad`, `ge.trilu`."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_attr_def,
+    opt_operand_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -36,8 +37,10 @@ from ge_dialect.numpy_helpers import pad_array
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
     GEOperation,
+    boolean,
     check_axis,
     check_same_element_type,
+    element_type_of,
     integer,
     real,
     split_channel_axis,
@@ -537,3 +540,50 @@ class PadOp(ShapeOp):
         n = x.ndim
         pairs = list(zip(paddings[:n], paddings[n:], strict=True))
         return pad_array(x, pairs, mode, value)
+
+
+@irdl_op_definition
+class TriluOp(MovementOp):
+    """The upper (`upper`) or lower triangle of the last two axes of `x`,
+    zeros elsewhere: `y[..., i, j] = x[..., i, j]` where `j - i >= k`
+    (upper) or `j - i <= k` (lower), `k` the optional 0-d integer diagonal
+    offset (0 when absent; ONNX Trilu, torch.triu/tril)."""
+
+    name = "ge.trilu"
+
+    x = operand_def(TensorType)
+    k = opt_operand_def(TensorType)
+    y = result_def(TensorType)
+    upper = attr_def(IntegerAttr, default_value=boolean(True))
+
+    traits = traits_def(KeepsLayout())
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        if element_type_of(self.x) != element_type_of(self.y):
+            raise VerifyException(
+                f"result dtype {element_type_of(self.y)} must be x's "
+                f"{element_type_of(self.x)}"
+            )
+        if self.x.type.get_num_dims() < 2:
+            raise VerifyException(f"x must have rank >= 2, got {self.x.type}")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """The shape of `x`; `k`, when given, is one integer."""
+        if len(shapes[0]) < 2:
+            raise ShapeError(f"x must have rank >= 2, got rank {len(shapes[0])}")
+        if len(shapes) > 1:
+            if not dtypes[1].startswith(("int", "uint")):
+                raise ShapeError(f"k must be an integer, got {dtypes[1]}")
+            if tuple(shapes[1]) not in ((), (1,)):
+                raise ShapeError(f"k must be one value, got shape {list(shapes[1])}")
+        return [(tuple(shapes[0]), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, k: np.ndarray | None, *, upper: bool) -> np.ndarray:
+        offset = 0 if k is None else int(np.asarray(k).reshape(-1)[0])
+        return (np.triu if upper else np.tril)(x, offset)

@@ -1,5 +1,6 @@
 """Reductions along axes: `ge.softmax`, `ge.log_softmax`, `ge.reduce_sum`,
-`ge.reduce_mean`, `ge.reduce_max`."""
+`ge.reduce_mean`, `ge.reduce_max`, `ge.reduce_min`, `ge.reduce_prod`, `ge.arg_max`,
+`ge.arg_min`."""
 
 from __future__ import annotations
 
@@ -19,7 +20,12 @@ from xdsl.traits import Pure
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.format_rules import full_rank_rule, reduce_rule
-from ge_dialect.numpy_helpers import float32_compute, lowest, reduction_axes
+from ge_dialect.numpy_helpers import (
+    float32_compute,
+    highest,
+    lowest,
+    reduction_axes,
+)
 from ge_dialect.ops.base import (
     UNARY_FORMAT,
     GEOperation,
@@ -30,7 +36,13 @@ from ge_dialect.ops.base import (
     ints,
     split_channel_axis,
 )
-from ge_dialect.shape_functions import Result, Shape, axis_index, required
+from ge_dialect.shape_functions import (
+    Result,
+    Shape,
+    ShapeError,
+    axis_index,
+    required,
+)
 from ge_dialect.traits import KeepsLayout
 
 
@@ -89,7 +101,7 @@ class LogSoftmaxOp(AxisOp):
 
 class ReduceOp(GEOperation):
     """Base of reductions over `axes` (all axes when empty); `REDUCTION`
-    names how elements combine ("sum", "mean", "max")."""
+    names how elements combine ("sum", "mean", "max", "min", "prod")."""
 
     x = operand_def(TensorType)
     y = result_def(TensorType)
@@ -176,6 +188,27 @@ class ReduceMeanOp(ReduceOp):
         return np.asarray(m).astype(x.dtype, copy=False)
 
 
+def _extreme_kernel(function: Any, bound: Any, what: str) -> Any:
+    """The kernel of a max or min reduction (`function`), which over an
+    empty set gives `bound(dtype)`."""
+
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray, *, axes: Sequence[int], keep_dims: bool
+    ) -> np.ndarray:
+        return np.asarray(
+            function(
+                x,
+                axis=reduction_axes(axes),
+                keepdims=keep_dims,
+                initial=bound(x.dtype),
+            )
+        )
+
+    numpy_kernel.__doc__ = f"Over an empty set it is the dtype's {what}, as in ONNX."
+    return staticmethod(numpy_kernel)
+
+
 @irdl_op_definition
 class ReduceMaxOp(ReduceOp):
     """Max over `axes`."""
@@ -184,18 +217,118 @@ class ReduceMaxOp(ReduceOp):
 
     REDUCTION: ClassVar[str] = "max"
 
+    numpy_kernel = _extreme_kernel(
+        np.max, lowest, "lowest value (-inf, the integer minimum, False)"
+    )
+
+
+@irdl_op_definition
+class ReduceMinOp(ReduceOp):
+    """Min over `axes`."""
+
+    name = "ge.reduce_min"
+
+    REDUCTION: ClassVar[str] = "min"
+
+    numpy_kernel = _extreme_kernel(
+        np.min, highest, "highest value (inf, the integer maximum, True)"
+    )
+
+
+@irdl_op_definition
+class ReduceProdOp(ReduceOp):
+    """Product over `axes` (1 over an empty set)."""
+
+    name = "ge.reduce_prod"
+
+    REDUCTION: ClassVar[str] = "prod"
+
     @staticmethod
     @float32_compute
     def numpy_kernel(
         x: np.ndarray, *, axes: Sequence[int], keep_dims: bool
     ) -> np.ndarray:
-        """Over an empty set it is the dtype's lowest value (-inf, the
-        integer minimum, False), as in ONNX."""
         return np.asarray(
-            np.max(
-                x,
-                axis=reduction_axes(axes),
-                keepdims=keep_dims,
-                initial=lowest(x.dtype),
-            )
+            np.prod(x, axis=reduction_axes(axes), keepdims=keep_dims, dtype=x.dtype)
         )
+
+
+class ArgReduceOp(GEOperation):
+    """Base of `ge.arg_max` / `ge.arg_min`: the int64 index of the extreme
+    along `axis` (the first one, or the last with `select_last_index`; NaN
+    is the extreme wherever it occurs, as NumPy's `argmax` says); `REDUCTION`
+    names the extreme ("max", "min")."""
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    axis = attr_def(IntegerAttr, default_value=integer(0))
+    keep_dims = attr_def(IntegerAttr, default_value=boolean(True))
+    select_last_index = attr_def(IntegerAttr, default_value=boolean(False))
+
+    REDUCTION: ClassVar[str]
+
+    traits = traits_def(Pure(), KeepsLayout())
+    FORMAT_RULE = staticmethod(reduce_rule)
+
+    assembly_format = UNARY_FORMAT
+
+    def verify_(self) -> None:
+        check_axis(self.value_of("axis"), self.x.type.get_num_dims())
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """`axis` becomes 1 with `keep_dims`, else disappears; int64 indices."""
+        x = shapes[0]
+        axis = axis_index(required(attrs, "axis"), len(x))
+        if x[axis] == 0:
+            raise ShapeError(f"axis {axis} is empty: it has no extreme")
+        if required(attrs, "keep_dims"):
+            shape = tuple(1 if k == axis else d for k, d in enumerate(x))
+        else:
+            shape = tuple(d for k, d in enumerate(x) if k != axis)
+        return [(shape, "int64")]
+
+    @classmethod
+    def arg_kernel(
+        cls, x: np.ndarray, axis: int, keep_dims: bool, select_last_index: bool
+    ) -> np.ndarray:
+        """`np.argmax`/`np.argmin` (over the reversed axis for the last index)."""
+        find = np.argmax if cls.REDUCTION == "max" else np.argmin
+        if select_last_index:
+            found = x.shape[axis] - 1 - find(np.flip(x, axis), axis=axis)
+        else:
+            found = find(x, axis=axis)
+        found = np.asarray(found, np.int64)
+        return np.expand_dims(found, axis) if keep_dims else found
+
+
+@irdl_op_definition
+class ArgMaxOp(ArgReduceOp):
+    """The index of the maximum along `axis` (ONNX ArgMax, GE ArgMaxV2)."""
+
+    name = "ge.arg_max"
+
+    REDUCTION: ClassVar[str] = "max"
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, *, axis: int, keep_dims: bool, select_last_index: bool
+    ) -> np.ndarray:
+        return ArgMaxOp.arg_kernel(x, axis, keep_dims, select_last_index)
+
+
+@irdl_op_definition
+class ArgMinOp(ArgReduceOp):
+    """The index of the minimum along `axis` (ONNX ArgMin, GE ArgMin)."""
+
+    name = "ge.arg_min"
+
+    REDUCTION: ClassVar[str] = "min"
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, *, axis: int, keep_dims: bool, select_last_index: bool
+    ) -> np.ndarray:
+        return ArgMinOp.arg_kernel(x, axis, keep_dims, select_last_index)

@@ -39,13 +39,14 @@ from ge_dialect.ops import (
     SqueezeOp,
     TileOp,
     TransDataOp,
+    TriluOp,
     UnsqueezeOp,
 )
 from ge_dialect.ops.movement import slice_bounds
 from ge_dialect.ops.trans import PermutationOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.domain import probe_variables
-from passes.lowering.emitter import Buffer, Nest
+from passes.lowering.emitter import Buffer, Nest, is_float
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, plain_layout
 from passes.lowering.registry import lowers
@@ -462,3 +463,28 @@ def _wrapped_index(nest: Nest, raw: SSAValue, size: int) -> SSAValue:
     wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
     negative = nest.op(arith.CmpiOp, position, zero, "slt")
     return nest.op(arith.SelectOp, negative, wrapped, position)
+
+
+@lowers(TriluOp)
+def lower_trilu(ctx: LoweringContext, op: Operation) -> None:
+    """`y[..., i, j] = x[..., i, j] if j >= i + k else 0` (upper; lower:
+    `j <= i + k`), `k` read from its 0-d buffer when given."""
+    x, *offset = ctx.operands()
+    y = ctx.result()
+    compare = "sge" if ctx.attr("upper") else "sle"
+    element = x.layout.element_type
+    zero = 0.0 if is_float(element) else 0
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        value = nest.load(x, index, raw=True)
+        diagonal = nest.index_value(index[-2])
+        if offset:
+            (k,) = offset
+            raw = nest.load(k, [Ix.of(0)] * len(k.layout.origin_shape), raw=True)
+            shift = nest.op(arith.IndexCastOp, raw, IndexType())
+            diagonal = nest.op(arith.AddiOp, diagonal, shift)
+        keep = nest.op(arith.CmpiOp, nest.index_value(index[-1]), diagonal, compare)
+        chosen = nest.op(arith.SelectOp, keep, value, nest.const(zero, element))
+        nest.store(chosen, y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IntegerType, Signedness, f32
+from xdsl.dialects.builtin import IntegerType, Signedness, f32, i64
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect.formats import Format
@@ -43,7 +43,7 @@ from ge_dialect.ops import (
 )
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.ops.nn import GlobalPoolOp, PoolOp
-from ge_dialect.ops.reduce import AxisOp, ReduceOp
+from ge_dialect.ops.reduce import ArgReduceOp, AxisOp, ReduceOp
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
@@ -58,22 +58,18 @@ def _add(nest: Nest, a: Value, b: Value) -> Value:
     return nest.op(arith.AddfOp, a, b)
 
 
+def _multiply(nest: Nest, a: Value, b: Value) -> Value:
+    return nest.op(arith.MulfOp, a, b)
+
+
 def _max(nest: Nest, a: Value, b: Value) -> Value:
     return nest.op(arith.MaximumfOp, a, b)
 
 
-def _max_int(nest: Nest, a: Value, b: Value) -> Value:
-    return nest.op(arith.MaxSIOp, a, b)
-
-
-def _max_unsigned(nest: Nest, a: Value, b: Value) -> Value:
-    return nest.op(arith.MaxUIOp, a, b)
-
-
 @dataclass(frozen=True)
 class MaxOf:
-    """How to take a maximum over values of one element type: the combine,
-    and the identity (-inf, or the integer type's minimum)."""
+    """How to take a maximum (or minimum) over values of one element type:
+    the combine, and the identity (-inf, or the integer type's minimum)."""
 
     combine: Combine
     identity: float | int
@@ -81,16 +77,8 @@ class MaxOf:
 
 
 def max_of(ctx: LoweringContext, buffer: Buffer) -> MaxOf:
-    """The maximum over a float buffer (in float32) or an integer one (signed;
-    unsigned and i1 compare unsigned, from 0)."""
-    element = buffer.layout.element_type
-    if is_float(element):
-        return MaxOf(_max, float("-inf"), f32)
-    if not isinstance(element, IntegerType):
-        raise ctx.error(f"has no loop lowering for a maximum over {element}")
-    if element.width.data == 1 or element.signedness.data == Signedness.UNSIGNED:
-        return MaxOf(_max_unsigned, 0, element)
-    return MaxOf(_max_int, -(2 ** (element.width.data - 1)), element)
+    """The maximum over a float buffer (in float32) or an integer one."""
+    return extreme_of(ctx, buffer, largest=True)
 
 
 def accumulator(ctx: LoweringContext, y: Buffer) -> Buffer:
@@ -603,45 +591,140 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
 
 @lowers(ReduceOp)
 def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
-    """reduce_sum / reduce_mean / reduce_max over `axes` (all when empty)."""
+    """reduce_sum / _mean / _max / _min / _prod over `axes` (all when empty)."""
     (x,) = ctx.operands()
     y = ctx.result()
     rank = len(x.layout.origin_shape)
     axes = sorted({a % rank for a in ctx.attr("axes")}) or list(range(rank))
     reduction = op.REDUCTION
-    if reduction == "max":
-        maximum = max_of(ctx, x)
+    if reduction in ("max", "min"):
+        extreme = extreme_of(ctx, x, largest=reduction == "max")
         acc = reduce_into(
             ctx,
             x,
             axes,
-            typed_constant(maximum),
+            typed_constant(extreme),
             lambda n, i: n.load(x, i),
-            maximum.combine,
-            maximum.element_type,
+            extreme.combine,
+            extreme.element_type,
         )
+    elif reduction == "prod":
+        _require_float(ctx, x)
+        acc = reduce_into(ctx, x, axes, 1.0, lambda n, i: n.load(x, i), _multiply)
     else:
         _require_float(ctx, x)
         acc = reduce_into(ctx, x, axes, 0.0, lambda n, i: n.load(x, i), _add)
     count = 1.0
     for a in axes:
         count *= x.layout.origin_shape[a]
-    kept = [k for k in range(rank) if k not in axes]
-    keep = len(y.layout.origin_shape) == rank
+    acc_index = kept_dims_index(rank, axes, len(y.layout.origin_shape) == rank)
 
     def value(nest: Nest, index: list[Ix]) -> Value:
-        if keep:
-            acc_index = index
-        else:
-            acc_index = [Ix.of(0)] * rank
-            for k, ix in zip(kept, index, strict=True):
-                acc_index[k] = ix
-        v = nest.load(acc, acc_index)
+        v = nest.load(acc, acc_index(index))
         if reduction == "mean":
             v = nest.op(arith.DivfOp, v, nest.const(count))
         return v
 
     finish(ctx, y, value, acc)
+
+
+def kept_dims_index(
+    rank: int, axes: Sequence[int], keep: bool
+) -> Callable[[list[Ix]], list[Ix]]:
+    """A result index (the reduced `axes` kept as size 1 or dropped) as the
+    index of a rank-`rank` accumulator that kept them."""
+    if keep:
+        return lambda index: index
+    kept = [k for k in range(rank) if k not in axes]
+
+    def acc_index(index: list[Ix]) -> list[Ix]:
+        full = [Ix.of(0)] * rank
+        for k, ix in zip(kept, index, strict=True):
+            full[k] = ix
+        return full
+
+    return acc_index
+
+
+def extreme_of(ctx: LoweringContext, buffer: Buffer, largest: bool) -> MaxOf:
+    """The maximum (`largest`) or minimum over a float buffer (in float32) or
+    an integer one (signed; unsigned and i1 compare unsigned)."""
+    element = buffer.layout.element_type
+    if is_float(element):
+        combine = arith.MaximumfOp if largest else arith.MinimumfOp
+        return MaxOf(
+            lambda nest, a, b: nest.op(combine, a, b),
+            float("-inf") if largest else float("inf"),
+            f32,
+        )
+    if not isinstance(element, IntegerType):
+        raise ctx.error(f"has no loop lowering for an extreme over {element}")
+    width = element.width.data
+    if width == 1 or element.signedness.data == Signedness.UNSIGNED:
+        ops, bounds = (arith.MaxUIOp, arith.MinUIOp), (0, (1 << width) - 1)
+    else:
+        ops = (arith.MaxSIOp, arith.MinSIOp)
+        bounds = (-(1 << (width - 1)), (1 << (width - 1)) - 1)
+    chosen = ops[0] if largest else ops[1]
+    return MaxOf(
+        lambda nest, a, b: nest.op(chosen, a, b),
+        bounds[0] if largest else bounds[1],
+        element,
+    )
+
+
+@lowers(ArgReduceOp)
+def lower_arg_reduce(ctx: LoweringContext, op: Operation) -> None:
+    """arg_max / arg_min along `axis`, as two reductions: the extreme, then
+    the smallest (largest, with `select_last_index`) position holding it.
+
+    A position holds the extreme when it equals it, or when both are NaN
+    (NaN propagates through the extreme, so it is the extreme wherever it
+    occurs, as NumPy's `argmax` says).
+    """
+    (x,) = ctx.operands()
+    y = ctx.result()
+    rank = len(x.layout.origin_shape)
+    axis = int(ctx.attr("axis")) % rank
+    extreme = extreme_of(ctx, x, op.REDUCTION == "max")
+    peak = reduce_into(
+        ctx,
+        x,
+        [axis],
+        typed_constant(extreme),
+        lambda n, i: n.load(x, i),
+        extreme.combine,
+        extreme.element_type,
+    )
+    last = bool(ctx.attr("select_last_index"))
+    size = x.layout.origin_shape[axis]
+    none = -1 if last else size
+    reduced = keep_dims([axis])
+
+    def position(nest: Nest, index: list[Ix]) -> Value:
+        v, m = nest.load(x, index), nest.load(peak, reduced(index))
+        if is_float(extreme.element_type):
+            holds = nest.op(
+                arith.OrIOp,
+                nest.op(arith.CmpfOp, v, m, "oeq"),
+                nest.op(arith.CmpfOp, v, v, "uno"),
+            )
+        else:
+            holds = nest.op(arith.CmpiOp, v, m, "eq")
+        at = nest.op(arith.IndexCastOp, nest.index_value(index[axis]), i64)
+        return nest.op(arith.SelectOp, holds, at, nest.const(none, i64))
+
+    found = reduce_into(
+        ctx,
+        x,
+        [axis],
+        lambda nest, _: nest.const(none, i64),
+        position,
+        lambda nest, a, b: nest.op(arith.MaxSIOp if last else arith.MinSIOp, a, b),
+        i64,
+    )
+    acc_index = kept_dims_index(rank, [axis], len(y.layout.origin_shape) == rank)
+    finish(ctx, y, lambda nest, index: nest.load(found, acc_index(index)), found)
 
 
 @lowers(LRNOp)

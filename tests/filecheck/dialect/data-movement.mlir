@@ -89,3 +89,22 @@ ge.graph @tile_pad {
   %pe = ge.pad %x {paddings = array<i64: 2, 0, 0, 0>, mode = "edge"} : tensor<2x3xf16> -> tensor<4x3xf16>
   ge.netoutput %t, %p, %pr, %pc, %pe : tensor<4x3xf16>, tensor<3x6xf16>, tensor<4x5xf16>, tensor<2x4xf16>, tensor<4x3xf16>
 }
+
+// -----
+
+// Trilu: the upper triangle (default) or the lower; `k`, an optional 0-d
+// integer operand, shifts the diagonal.
+
+// CHECK-LABEL: ge.graph @trilu
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<2x3x17xf16>
+// CHECK-NEXT:    [[K:%.*]] = ge.data {index = 1 : i64} : tensor<i64>
+// CHECK-NEXT:    [[U:%.*]] = ge.trilu [[X]] : (tensor<2x3x17xf16>) -> tensor<2x3x17xf16>
+// CHECK-NEXT:    [[L:%.*]] = ge.trilu [[X]], [[K]] {upper = false} : (tensor<2x3x17xf16>, tensor<i64>) -> tensor<2x3x17xf16>
+// CHECK-NEXT:    ge.netoutput [[U]], [[L]] :
+ge.graph @trilu {
+  %x = ge.data {index = 0 : i64} : tensor<2x3x17xf16>
+  %k = ge.data {index = 1 : i64} : tensor<i64>
+  %u = ge.trilu %x : (tensor<2x3x17xf16>) -> tensor<2x3x17xf16>
+  %l = ge.trilu %x, %k {upper = false} : (tensor<2x3x17xf16>, tensor<i64>) -> tensor<2x3x17xf16>
+  ge.netoutput %u, %l : tensor<2x3x17xf16>, tensor<2x3x17xf16>
+}

@@ -250,3 +250,22 @@ ge.graph @pad_missing_paddings {
   %r = ge.pad %x : tensor<2x3xf32> -> tensor<2x3xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @no_trilu_of_a_vector {
+  %x = ge.data {index = 0 : i64} : tensor<6xf32>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.trilu' op x must have rank >= 2, got tensor<6xf32>
+  %r = ge.trilu %x : (tensor<6xf32>) -> tensor<6xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @no_trilu_of_several_offsets {
+  %x = ge.data {index = 0 : i64} : tensor<4x6xf32>
+  %k = ge.data {index = 1 : i64} : tensor<2xi64>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.trilu' op {{.*}}k must be one value, got shape [2]
+  %r = ge.trilu %x, %k : (tensor<4x6xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+  ge.netoutput
+}

@@ -62,3 +62,30 @@ ge.graph @reduce_keep_dims_not_bool {
   %r = ge.reduce_sum %x {keep_dims = 1.0 : f32} : tensor<2x3xf32> -> tensor<1x1xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @no_arg_max_of_float_result {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  // CHECK: {{.*}}invalid-reduction.mlir:[[# @LINE + 1]]:3: error: 'ge.arg_max' op {{.*}}i64
+  %r = ge.arg_max %x {axis = 1 : i64} : tensor<2x3xf32> -> tensor<2x1xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @no_arg_min_over_an_empty_axis {
+  %x = ge.data {index = 0 : i64} : tensor<2x0xf32>
+  // CHECK: {{.*}}invalid-reduction.mlir:[[# @LINE + 1]]:3: error: 'ge.arg_min' op {{.*}}axis 1 is empty: it has no extreme
+  %r = ge.arg_min %x {axis = 1 : i64} : tensor<2x0xf32> -> tensor<2x1xi64>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @no_arg_max_axis_out_of_range {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  // CHECK: {{.*}}invalid-reduction.mlir:[[# @LINE + 1]]:3: error: 'ge.arg_max' op axis 2 is out of range for rank 2
+  %r = ge.arg_max %x {axis = 2 : i64} : tensor<2x3xf32> -> tensor<2x1xi64>
+  ge.netoutput
+}

@@ -12,7 +12,9 @@
 // CHECK-NEXT:    [[M:%.*]] = ge.reduce_mean [[X]] {axes = array<i64: 0, -1>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<3xf32>
 // CHECK-NEXT:    [[MX:%.*]] = ge.reduce_max [[X]] : tensor<2x3x4xf32> -> tensor<1x1x1xf32>
 // CHECK-NEXT:    [[ALL:%.*]] = ge.reduce_sum [[X]] {keep_dims = false} : tensor<2x3x4xf32> -> tensor<f32>
-// CHECK-NEXT:    ge.netoutput [[S]], [[S1]], [[L]], [[R]], [[M]], [[MX]], [[ALL]] :
+// CHECK-NEXT:    [[MN:%.*]] = ge.reduce_min [[X]] {axes = array<i64: -1>} : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
+// CHECK-NEXT:    [[P:%.*]] = ge.reduce_prod [[X]] {axes = array<i64: 0>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<3x4xf32>
+// CHECK-NEXT:    ge.netoutput [[S]], [[S1]], [[L]], [[R]], [[M]], [[MX]], [[ALL]], [[MN]], [[P]] :
 ge.graph @softmax_reduce {
   %x = ge.data {index = 0 : i64} : tensor<2x3x4xf32>
   %s = ge.softmax %x : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
@@ -22,5 +24,21 @@ ge.graph @softmax_reduce {
   %m = ge.reduce_mean %x {axes = array<i64: 0, -1>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<3xf32>
   %mx = ge.reduce_max %x : tensor<2x3x4xf32> -> tensor<1x1x1xf32>
   %all = ge.reduce_sum %x {axes = array<i64>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<f32>
-  ge.netoutput %s, %s1, %l, %r, %m, %mx, %all : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x1x4xf32>, tensor<3xf32>, tensor<1x1x1xf32>, tensor<f32>
+  %mn = ge.reduce_min %x {axes = array<i64: -1>} : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
+  %p = ge.reduce_prod %x {axes = array<i64: 0>, keep_dims = false} : tensor<2x3x4xf32> -> tensor<3x4xf32>
+  ge.netoutput %s, %s1, %l, %r, %m, %mx, %all, %mn, %p : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x1x4xf32>, tensor<3xf32>, tensor<1x1x1xf32>, tensor<f32>, tensor<2x3x1xf32>, tensor<3x4xf32>
+}
+
+// ArgMax / ArgMin: int64 indices; the axis kept as 1 or dropped.
+
+// CHECK-LABEL: ge.graph @arg_reduce
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<3x17x5xf16>
+// CHECK-NEXT:    [[A:%.*]] = ge.arg_max [[X]] : tensor<3x17x5xf16> -> tensor<1x17x5xi64>
+// CHECK-NEXT:    [[B:%.*]] = ge.arg_min [[X]] {axis = -1 : i64, keep_dims = false, select_last_index = true} : tensor<3x17x5xf16> -> tensor<3x17xi64>
+// CHECK-NEXT:    ge.netoutput [[A]], [[B]] :
+ge.graph @arg_reduce {
+  %x = ge.data {index = 0 : i64} : tensor<3x17x5xf16>
+  %a = ge.arg_max %x : tensor<3x17x5xf16> -> tensor<1x17x5xi64>
+  %b = ge.arg_min %x {axis = -1 : i64, keep_dims = false, select_last_index = true} : tensor<3x17x5xf16> -> tensor<3x17xi64>
+  ge.netoutput %a, %b : tensor<1x17x5xi64>, tensor<3x17xi64>
 }
