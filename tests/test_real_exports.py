@@ -40,7 +40,15 @@ STATIC = (
 )
 """The zoo models whose static exports compile (every one)."""
 
-DYNAMIC = ("mobilenet_v2", "mobilenet_v3", "lstm", "gru_rnn")
+DYNAMIC = (
+    "vit",
+    "mobilenet_v2",
+    "mobilenet_v3",
+    "lstm",
+    "gru_rnn",
+    "if_model",
+    "loop_model",
+)
 """The zoo models whose dynamic-batch exports run today (the others wait for
 ops: `bench/bench_models.py --dynamic` names them)."""
 
