@@ -4,7 +4,7 @@
 // ge.tile runs on AI CPU, whose kernels take float32, int32 and int64 only:
 // in a float16 graph it is an error unless AI CPU Cast insertion runs first.
 
-// CHECK: errors.mlir:[[# @LINE + 8]]:3: error: 'ge.tile' op (node 't') runs on AICPU, which does not support float16 (supported: float32, int32, int64); enable AI CPU Cast insertion (ge-opt --insert-aicpu-cast, ge-atc --auto_cast_mode=1)
+// CHECK: errors.mlir:[[# @LINE + 8]]:3: error: 'ge.tile' op (node 't') runs on AICPU, which does not support float16 (supported: bool, float32, int32, int64); enable AI CPU Cast insertion (ge-opt --insert-aicpu-cast, ge-atc --auto_cast_mode=1)
 
 // CAST:      ge.partitioned_call %x {engine = "AICore"}
 // CAST:      ge.partitioned_call {{.*}} {engine = "AICPU"} : (tensor<2x3xf32>) -> tensor<4x3xf32>
