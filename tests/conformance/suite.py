@@ -422,12 +422,22 @@ def read_expectations(
     return version, entries
 
 
-def write_expectations(outcomes: Iterable[Outcome], path: Path = EXPECTATIONS) -> None:
-    """Write every outcome that is not a pass, sorted by case name."""
+def write_expectations(
+    outcomes: Iterable[Outcome],
+    path: Path = EXPECTATIONS,
+    kept: Mapping[str, tuple[Status, str]] | None = None,
+) -> None:
+    """Write every outcome that is not a pass, sorted by case name.
+
+    `kept` holds the entries of cases this run did not run (a run of some
+    families only); they are written unchanged.
+    """
+    entries = dict(kept or {})
+    entries.update((o.name, o.expectation) for o in outcomes)
     lines = [
-        f"{o.name}\t{o.status}\t{o.message}"
-        for o in sorted(outcomes, key=lambda o: o.name)
-        if o.status is not Status.PASS
+        f"{name}\t{status}\t{message}"
+        for name, (status, message) in sorted(entries.items())
+        if status is not Status.PASS
     ]
     path.write_text(HEADER.format(version=onnx.__version__) + "\n".join(lines) + "\n")
 
