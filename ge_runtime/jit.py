@@ -62,7 +62,13 @@ from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_cache, jit_numba
 from ge_runtime.jit_hoist import hoist_invariants
 from ge_runtime.jit_numba import NumbaNest
-from ge_runtime.jit_ops import JITError, LocatedJITError, jit_failure, numpy_dtype
+from ge_runtime.jit_ops import (
+    JITError,
+    LocatedJITError,
+    caller_dtype,
+    jit_failure,
+    numpy_dtype,
+)
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
 from ge_runtime.reference import (
@@ -94,6 +100,7 @@ ENTRY_FIELDS = (
     "source",
     "arg_types",
     "arg_attrs",
+    "result_dtypes",
     "vectorised",
     "native_nests",
     "scalar_nests",
@@ -118,6 +125,9 @@ class CompiledFunction:
     source: str
     arg_types: list[MemRefType]
     arg_attrs: list[dict[str, Any]]
+    result_dtypes: list[np.dtype | None] = field(default_factory=list)
+    """Per result, the dtype callers get when it is not its memref's (the
+    uint8 of a `{ge.element_type = ui8}` result held as i8), else None."""
     vectorised: int = 0
     """Top-level nests run as array calls (NumPy or numba kernels)."""
     native_nests: int = 0
@@ -183,16 +193,25 @@ class CompiledFunction:
                 hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
         return BoundFunction(self, arrays, free, hoisted)
 
+    def arg_dtype(self, position: int) -> np.dtype:
+        """The dtype of the arrays a caller passes at `position`."""
+        return caller_dtype(self.arg_types[position], self.arg_attrs[position])
+
     def _results(
         self, results: tuple[np.ndarray, ...], copy: bool
     ) -> tuple[np.ndarray, ...]:
         if copy and self.reuses_workspace:
-            return tuple(result.copy() for result in results)
-        return results
+            results = tuple(result.copy() for result in results)
+        if not any(self.result_dtypes):
+            return results
+        return tuple(
+            result if dtype is None else result.view(dtype)
+            for result, dtype in zip(results, self.result_dtypes, strict=True)
+        )
 
     def _prepare(self, position: int, array: Any) -> np.ndarray:
         memref_type = self.arg_types[position]
-        dtype = numpy_dtype(memref_type.element_type)
+        dtype = self.arg_dtype(position)
         array = np.asarray(array)
         shape = tuple(memref_type.get_shape())
         if array.dtype != dtype or array.shape != shape:
@@ -201,7 +220,8 @@ class CompiledFunction:
                 f"{array.dtype}{list(array.shape)}, "
                 f"expected {dtype}{list(shape)}"
             )
-        return np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+        array = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+        return array.view(numpy_dtype(memref_type))  # uint8 as its i8 memref
 
 
 @contextmanager
@@ -372,14 +392,15 @@ class FunctionCompiler:
         """Compile the function and return it ready to call."""
         block = self.function.body.block
         args = [self.env.name(a) for a in block.args]
-        arg_attrs = [
-            {k: attribute_to_python(v) for k, v in d.data.items()}
-            for d in (
-                self.function.arg_attrs.data
-                if self.function.arg_attrs is not None
-                else []
-            )
-        ] or [{} for _ in block.args]
+        arg_attrs = [_python_attrs(d) for d in _attr_dicts(self.function.arg_attrs)]
+        arg_attrs = arg_attrs or [{} for _ in block.args]
+        outputs = self.function.function_type.outputs.data
+        result_attrs = [_python_attrs(d) for d in _attr_dicts(self.function.res_attrs)]
+        result_dtypes: list[np.dtype | None] = []
+        for position, type_ in enumerate(outputs):
+            attrs = result_attrs[position] if result_attrs else {}
+            dtype = caller_dtype(type_, attrs)  # type: ignore[arg-type]
+            result_dtypes.append(dtype if dtype != numpy_dtype(type_) else None)
         written = _written_roots(self.module, self.function)
         invariant_args = tuple(
             i
@@ -418,6 +439,7 @@ class FunctionCompiler:
             source,
             [a.type for a in block.args],  # type: ignore[misc]
             arg_attrs,
+            result_dtypes,
             self.vectorised,
             self.native_nests,
             self.reasons,
@@ -591,6 +613,16 @@ class FunctionCompiler:
                 array.flags.writeable = not candidate.constant
                 return array
         raise JITError(f"no memref.global @{name}")
+
+
+def _attr_dicts(attrs: builtin.ArrayAttr | None) -> list[builtin.DictionaryAttr]:
+    """A function's `arg_attrs`/`res_attrs` (none: an empty list)."""
+    return list(attrs.data) if attrs is not None else []  # type: ignore[arg-type]
+
+
+def _python_attrs(attrs: builtin.DictionaryAttr) -> dict[str, Any]:
+    """An argument's or result's attributes as Python values."""
+    return {k: attribute_to_python(v) for k, v in attrs.data.items()}
 
 
 def workspace_pool(

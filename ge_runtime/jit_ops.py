@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Operation
 from ge_dialect import dtypes
 from ge_dialect.diagnostics import GEError
 from ge_dialect.ops.elementwise import erf
+from passes.lowering.signless import ELEMENT_TYPE_ATTR
 
 
 class JITError(Exception):
@@ -52,6 +53,35 @@ def numpy_dtype(type_: Attribute) -> np.dtype:
         raise JITError(f"unsupported element type {type_}") from None
 
 
+def caller_dtype(memref_type: MemRefType, attrs: dict[str, Any]) -> np.dtype:
+    """The dtype of a function argument's or result's arrays as callers see
+    them: its memref's, or the unsigned one `{ge.element_type = ui8}` names
+    (loop IR holds unsigned data in signless memrefs, `passes.lowering.signless`)."""
+    element = attrs.get(ELEMENT_TYPE_ATTR)
+    dtype = numpy_dtype(memref_type)
+    if element is None:
+        return dtype
+    named = dtypes.numpy_dtype(element)
+    if named.itemsize != dtype.itemsize or named.kind not in "iu":
+        raise JITError(f"{ELEMENT_TYPE_ATTR} = {element} does not fit {memref_type}")
+    return named
+
+
+def unsigned_array(x: Any) -> np.ndarray:
+    """`x`'s bits read as the unsigned integer of its width (bool and floats
+    unchanged), an array viewing `x`'s memory."""
+    x = np.asarray(x)
+    if x.dtype.kind != "i":
+        return x
+    return x.view(np.dtype(f"u{x.dtype.itemsize}"))
+
+
+def unsigned_view(x: Any) -> Any:
+    """`unsigned_array(x)`, 0-d as a scalar: what the `ui` variants of arith
+    ops compute on."""
+    return unsigned_array(x)[()]
+
+
 def _nan(a: Any, b: Any) -> Any:
     return np.isnan(a) | np.isnan(b)
 
@@ -78,12 +108,11 @@ _CMPF: dict[int, Callable[[Any, Any], Any]] = {
 
 
 def _unsigned(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """`op` on the operands' bits read as unsigned (a comparison)."""
+
     def compare(a: Any, b: Any) -> Any:
-        a, b = np.asarray(a), np.asarray(b)
-        kind = (
-            np.dtype(f"uint{a.dtype.itemsize * 8}") if a.dtype != np.bool_ else a.dtype
-        )
-        return op(a.view(kind), b.astype(a.dtype).view(kind))
+        a = np.asarray(a)
+        return op(unsigned_view(a), unsigned_view(np.asarray(b).astype(a.dtype)))
 
     return compare
 
@@ -91,7 +120,7 @@ def _unsigned(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
 def _unsigned_value(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """`op` on the operands read as unsigned, the result in their dtype."""
     compare = _unsigned(op)
-    return lambda a, b: compare(a, b).view(np.asarray(a).dtype)[()]
+    return lambda a, b: np.asarray(compare(a, b)).view(np.asarray(a).dtype)[()]
 
 
 _CMPI: dict[int, Callable[[Any, Any], Any]] = {
@@ -126,9 +155,9 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "arith.divsi": _divsi,
     "arith.floordivsi": np.floor_divide,
     "arith.remsi": np.fmod,
-    "arith.remui": np.remainder,
+    "arith.remui": _unsigned_value(np.remainder),
     "arith.remf": np.fmod,
-    "arith.divui": np.floor_divide,
+    "arith.divui": _unsigned_value(np.floor_divide),
     "arith.negf": np.negative,
     "arith.maximumf": np.maximum,
     "arith.minimumf": np.minimum,
@@ -142,7 +171,7 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
     "arith.ori": np.bitwise_or,
     "arith.xori": np.bitwise_xor,
     "arith.shli": np.left_shift,
-    "arith.shrui": np.right_shift,
+    "arith.shrui": _unsigned_value(np.right_shift),
     "arith.shrsi": np.right_shift,
     "arith.select": lambda c, a, b: np.where(c, a, b)[()],
     "math.absf": np.abs,
@@ -178,22 +207,44 @@ ELEMENTWISE: dict[str, Callable[..., Any]] = {
 }
 """Ops computed by one NumPy function of their operands."""
 
-CASTS = frozenset(
-    {
-        "arith.extf",
-        "arith.truncf",
-        "arith.sitofp",
-        "arith.uitofp",
-        "arith.fptosi",
-        "arith.fptoui",
-        "arith.extsi",
-        "arith.extui",
-        "arith.trunci",
-        "arith.index_cast",
-        "arith.index_castui",
-    }
-)
-"""Ops converting to their result type (NumPy `astype` semantics)."""
+
+def cast(x: Any, dtype: np.dtype) -> Any:
+    """`x` converted to `dtype` (NumPy `astype` semantics), 0-d as a scalar."""
+    return np.asarray(x).astype(dtype)[()]
+
+
+def cast_unsigned(x: Any, dtype: np.dtype) -> Any:
+    """`x`'s bits read as unsigned, converted to `dtype` (`extui`, `uitofp`)."""
+    return cast(unsigned_view(x), dtype)
+
+
+def cast_to_unsigned(x: Any, dtype: np.dtype) -> Any:
+    """`x` converted to the unsigned integer of `dtype`'s width, held in
+    `dtype` (`fptoui`)."""
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    return np.asarray(cast(x, unsigned)).view(dtype)[()]
+
+
+def bitcast(x: Any, dtype: np.dtype) -> Any:
+    """`x`'s bits read as `dtype` (of the same width)."""
+    return np.asarray(x).view(dtype)[()]
+
+
+CASTS: dict[str, Callable[[Any, np.dtype], Any]] = {
+    "arith.bitcast": bitcast,
+    "arith.extf": cast,
+    "arith.truncf": cast,
+    "arith.sitofp": cast,
+    "arith.uitofp": cast_unsigned,
+    "arith.fptosi": cast,
+    "arith.fptoui": cast_to_unsigned,
+    "arith.extsi": cast,
+    "arith.extui": cast_unsigned,
+    "arith.trunci": cast,
+    "arith.index_cast": cast,
+    "arith.index_castui": cast_unsigned,
+}
+"""Ops converting to their result type, by how they read their operand."""
 
 REDUCTIONS: dict[str, np.ufunc] = {
     "arith.addf": np.add,
@@ -209,13 +260,11 @@ REDUCTIONS: dict[str, np.ufunc] = {
     "arith.maxui": np.maximum,
     "arith.minui": np.minimum,
 }
-"""Associative, commutative combiners an accumulation may use (`maxui`/`minui`
-as NumPy's on the unsigned or bool arrays of `ui` and `i1` memrefs)."""
+"""Associative, commutative combiners an accumulation may use; those of
+`UNSIGNED_COMBINERS` run on the operands' `unsigned_view`."""
 
-
-def cast(x: Any, dtype: np.dtype) -> Any:
-    """`x` converted to `dtype` (NumPy `astype` semantics), 0-d as a scalar."""
-    return np.asarray(x).astype(dtype)[()]
+UNSIGNED_COMBINERS = frozenset({"arith.maxui", "arith.minui"})
+"""Combiners of `REDUCTIONS` that compare their operands as unsigned."""
 
 
 TABLES: dict[str, dict[Any, Callable[..., Any]]] = {
@@ -231,7 +280,7 @@ def scalar_function(op: Operation) -> Callable[..., Any]:
     if op.name in ELEMENTWISE:
         return ELEMENTWISE[op.name]
     if op.name in CASTS:
-        return functools.partial(cast, dtype=numpy_dtype(op.results[0].type))
+        return functools.partial(CASTS[op.name], dtype=numpy_dtype(op.results[0].type))
     if op.name in ("arith.cmpf", "arith.cmpi"):
         predicate = op.properties["predicate"].value.data  # type: ignore[union-attr]
         return (_CMPF if op.name == "arith.cmpf" else _CMPI)[predicate]
@@ -247,4 +296,7 @@ def constant_value(op: Operation) -> Any:
     dtype = numpy_dtype(result_type)
     if not hasattr(attr, "value"):
         raise JITError(f"unsupported constant {attr}")
-    return dtype.type(attr.value.data)  # type: ignore[union-attr]
+    value = attr.value.data  # type: ignore[union-attr]
+    if dtype.kind == "i" and value > np.iinfo(dtype).max:  # `255 : i8`: its bits
+        value -= 1 << (8 * dtype.itemsize)
+    return dtype.type(value)

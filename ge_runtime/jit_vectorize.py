@@ -46,10 +46,12 @@ from ge_runtime.jit_ops import (
     CASTS,
     ELEMENTWISE,
     REDUCTIONS,
+    UNSIGNED_COMBINERS,
     JITError,
     constant_value,
     numpy_dtype,
     scalar_function,
+    unsigned_array,
 )
 from ge_runtime.jit_runtime import (
     add_into,
@@ -793,7 +795,7 @@ class NestVectoriser:
         elif self._unrolled(op, acc, initial, covered):
             return
         else:
-            term = self.value(acc.term)
+            term = self._combined(acc, self.value(acc.term))
             axes = tuple(sorted(self.axes[a].position for a in reduced & covered))
             result = self.env.fresh("r")
             ufunc_name = self.env.add_global(ufunc, "u")
@@ -809,10 +811,12 @@ class NestVectoriser:
                 self.lines.append(f"{result} = {result} ** {count}")
         view = self._view(op)
         ufunc_name = self.env.add_global(ufunc, "u")
-        start = None if initial is None else self.value(initial.value)
+        start = (
+            None if initial is None else self._combined(acc, self.value(initial.value))
+        )
         if view.startswith("strided_view"):
             target = self.env.fresh("w")
-            self.lines.append(f"{target} = {view}")
+            self.lines.append(f"{target} = {self._combined(acc, view)}")
             product = self._products.get(result)
             if product is not None and ufunc is np.add and not missing:
                 # add in the GEMM's own (contiguous) order, then one relayout
@@ -843,8 +847,22 @@ class NestVectoriser:
             self.lines.append(
                 f"{ufunc_name}({start or target}, {result}, out={target})"
             )
+        elif acc.combine.name in UNSIGNED_COMBINERS:  # the result's bits, signless
+            dtype = self.env.add_global(numpy_dtype(op.memref.type), "dt")
+            first = start or self._combined(acc, view)
+            self.lines.append(
+                f"{view} = np.asarray({ufunc_name}({first}, {result})).view({dtype})"
+            )
         else:
             self.lines.append(f"{view} = {ufunc_name}({start or view}, {result})")
+
+    def _combined(self, acc: Accumulation, expression: str) -> str:
+        """`expression` as the accumulation's combiner reads it: the bits of
+        an integer read as unsigned for `maxui`/`minui` (`unsigned_array`)."""
+        if acc.combine.name not in UNSIGNED_COMBINERS:
+            return expression
+        name = self.env.add_global(unsigned_array, "unsigned")
+        return f"{name}({expression})"
 
     def _unrolled(
         self,
@@ -863,11 +881,13 @@ class NestVectoriser:
         view = self._view(op)
         if not view.startswith("strided_view"):
             return False
-        term = self.value(acc.term)
-        start = None if initial is None else self.value(initial.value)
+        term = self._combined(acc, self.value(acc.term))
+        start = (
+            None if initial is None else self._combined(acc, self.value(initial.value))
+        )
         target = self.env.fresh("w")
         ufunc_name = self.env.add_global(ufunc, "u")
-        self.lines.append(f"{target} = {view}")
+        self.lines.append(f"{target} = {self._combined(acc, view)}")
         for count, tap in enumerate(np.ndindex(*(self.axes[a].extent for a in window))):
             index = [":"] * self.ndim
             for axis, at in zip(window, tap, strict=True):

@@ -4,9 +4,7 @@ Each `RUN:` line of `tests/filecheck` whose first command is a `ge-opt` run
 (not under `not`) that includes `convert-ge-to-loops` is run again here, and
 its output is verified by `iree-opt` (an upstream-MLIR verifier): control
 flow, constants, fused groups, memory plans and the fuzzer's regressions
-included. New lowering tests are covered without being listed. A module
-whose only errors are arith ops on unsigned (`ui`) integers is a known gap
-and reported as xfailed.
+included. New lowering tests are covered without being listed.
 """
 
 from __future__ import annotations
@@ -24,9 +22,6 @@ from test_lowering import iree_opt
 from tools import ge_opt
 
 FILECHECK = Path(__file__).parent / "filecheck"
-UNSIGNED_ARITH = re.compile(r"'arith\.\w+' .*must be signless.*but got 'ui\d+'")
-"""iree-opt's error for an arith op on a `ui` type (see
-`test_lowering.test_unsigned_loop_ir_is_upstream_mlir`)."""
 LOWERING_PASS = "convert-ge-to-loops"
 
 
@@ -115,10 +110,4 @@ def test_lowered_filecheck_module_verifies_with_iree_opt(name, args):
         text=True,
         check=False,
     )
-    errors = [line for line in verified.stderr.splitlines() if "error:" in line]
-    if verified.returncode and all(UNSIGNED_ARITH.search(e) for e in errors):
-        pytest.xfail(
-            "known gap: loop IR over unsigned integers keeps ui types in arith "
-            "ops (upstream arith takes signless integers only)"
-        )
     assert verified.returncode == 0, verified.stderr

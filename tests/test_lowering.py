@@ -46,9 +46,6 @@ def iree_opt() -> str | None:
 
 LOWERED: dict[str, str] = {}
 """Loop IR of every checked graph, verified by iree-opt in one run at the end."""
-UNSIGNED_TYPE = re.compile(r"(?:\b|x)ui\d+\b")
-"""A `ui` type in loop IR (`: ui8`, `memref<3xui8>`): the known gap that
-`test_unsigned_loop_ir_is_upstream_mlir` records, so not sent to iree-opt."""
 
 
 def verify_with_iree(texts: list[str]) -> None:
@@ -80,14 +77,12 @@ def random_inputs(module, seed: int = 0) -> dict[int, np.ndarray]:
 def check(module, inputs=None, weights=None) -> str:
     """Lowered + JIT results equal the reference, every nest vectorised.
 
-    Returns the loop IR text, verified by iree-opt at the end unless it
-    holds unsigned integer types (`UNSIGNED_TYPE`).
+    Returns the loop IR text, verified by iree-opt at the end.
     """
     inputs = random_inputs(module) if inputs is None else inputs
     graph = module.body.block.first_op
     text = lower_graph(graph)
-    if not UNSIGNED_TYPE.search(text):
-        LOWERED[str(graph)] = text
+    LOWERED[str(graph)] = text
     compiled = compile_graph(graph, poison=True)
     assert compiled.scalar_nests == []
     outputs = run_graph(module, inputs, weights, poison=True)
@@ -496,15 +491,62 @@ def test_unsigned_and_bool_max_pool_and_reduce_max_are_exact(dtype):
         assert "arith.maxui" in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loop IR keeps ui types in memrefs and arith ops (upstream arith "
-    "takes signless integers only)",
-)
 def test_unsigned_loop_ir_is_upstream_mlir():
-    """Known gap: lowered modules over unsigned integers are not valid upstream."""
+    """Lowered modules over unsigned integers hold signless memrefs (`i8`),
+    the arguments and results saying `ge.element_type = ui8`; iree-opt
+    verifies them."""
     module, _ = unsigned_max_graphs("uint8")[1]
-    verify_with_iree([lower_graph(module.body.block.first_op)])
+    text = lower_graph(module.body.block.first_op)
+    assert "ge.element_type = ui8" in text
+    assert not re.search(r"\bui\d+\b", text.replace("ge.element_type = ui8", ""))
+    verify_with_iree([text])
+
+
+UNSIGNED_BINARY = ("add", "sub", "mul", "div", "mod", "maximum", "minimum")
+UNSIGNED_COMPARISONS = ("less", "less_equal", "greater", "greater_equal", "equal")
+UNSIGNED_CASTS = ("float32", "float64", "int64", "int8", "uint16", "uint64")
+
+
+def unsigned_operands(dtype: str, count: int = 33) -> tuple[np.ndarray, np.ndarray]:
+    """Two arrays of `dtype` holding its extremes, values above the signed
+    range, zero divisors and wraparound sums (odd length)."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, info.max, count, dtype=dtype, endpoint=True)
+    b = rng.integers(0, info.max, count, dtype=dtype, endpoint=True)
+    top = info.max // 2 + 1  # the first value a signed reading makes negative
+    a[:8] = [info.max, info.max, top, top, 0, 1, info.max, top + 3]
+    b[:8] = [1, info.max, 2, 0, info.max, 0, 0, top - 1]
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("op", UNSIGNED_BINARY + UNSIGNED_COMPARISONS)
+def test_unsigned_binary_ops_read_the_bits_as_unsigned(op, dtype):
+    """Loop IR holds unsigned data in signless memrefs: divui/remui/maxui/
+    cmpi ult... compute on the unsigned value (above the signed range too),
+    sums wrap, division by zero gives 0 as NumPy's; the outputs come back
+    in the graph's dtype."""
+    a, b = unsigned_operands(dtype)
+    g = GraphBuilder("g")
+    g.output(g.op(f"ge.{op}", g.data([a.size], dtype), g.data([b.size], dtype)))
+    text = check(g.build(), {0: a, 1: b})
+    assert "ge.element_type = ui" in text
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("to", UNSIGNED_CASTS)
+def test_casts_from_unsigned_zero_extend(dtype, to):
+    """A cast of values above the signed range reads them as unsigned
+    (`extui`, `uitofp`); a cast to an unsigned type of floats `fptoui`."""
+    a, _ = unsigned_operands(dtype)
+    g = GraphBuilder("g")
+    g.output(g.op("ge.cast", g.data([a.size], dtype), dst_type=to))
+    check(g.build(), {0: a})
+    if to.startswith("float"):
+        g = GraphBuilder("g")
+        g.output(g.op("ge.cast", g.data([a.size], to), dst_type=dtype))
+        check(g.build(), {0: a.astype(to)})
 
 
 @pytest.mark.parametrize("op", ["max_pool", "avg_pool"])

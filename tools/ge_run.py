@@ -592,7 +592,7 @@ def run_loop_module(
     module: ModuleOp, args: argparse.Namespace, weights: Mapping[str, np.ndarray]
 ) -> Outputs:
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
-    from ge_runtime.jit import JITError, compile_module, numpy_dtype
+    from ge_runtime.jit import JITError, compile_module
     from ge_runtime.jit_ops import jit_failure
 
     check_claimed_memory(module)
@@ -610,10 +610,10 @@ def run_loop_module(
                     raise GEError(f"error: weight '{key}' is not in the weights")
                 arguments.append(weights[key])
             elif found := [given[k] for k in keys if k in given]:
-                arguments.append(typed_like(found[0], numpy_dtype(memref)))
+                arguments.append(typed_like(found[0], compiled.arg_dtype(position)))
             elif args.random_inputs:
                 shape = tuple(memref.get_shape())
-                dtype = numpy_dtype(memref.element_type)
+                dtype = compiled.arg_dtype(position)
                 arguments.append(rng.standard_normal(shape).astype(dtype))
             else:
                 raise GEError(

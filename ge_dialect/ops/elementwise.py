@@ -890,15 +890,18 @@ def check_broadcast_result(op: Operation) -> None:
         )
 
 
-def _arith(float_op: Any, int_op: Any | None) -> Any:
+def _arith(float_op: Any, int_op: Any | None, unsigned_op: Any | None = None) -> Any:
     """A binary scalar body: `float_op` on floats, `int_op` on integers
-    (None: integers are not lowered); booleans are not lowered."""
+    (None: integers are not lowered), `unsigned_op` instead on unsigned ones
+    when the sign matters; booleans are not lowered."""
 
     def scalar(self: Any, b: ScalarBuilder, a: Any, c: Any) -> Any:
         if is_float(a.type):
             return b.op(float_op, a, c)
         if int_op is None or is_bool(a.type):
             return None
+        if unsigned_op is not None and is_unsigned(a.type):
+            return b.op(unsigned_op, a, c)
         return b.op(int_op, a, c)
 
     return scalar
@@ -1061,7 +1064,7 @@ class MaximumOp(BinaryElementwiseOp):
     def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         return np.maximum(x1, x2)
 
-    scalar = _arith(arith.MaximumfOp, arith.MaxSIOp)
+    scalar = _arith(arith.MaximumfOp, arith.MaxSIOp, arith.MaxUIOp)
 
 
 @irdl_op_definition
@@ -1077,7 +1080,7 @@ class MinimumOp(BinaryElementwiseOp):
     def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         return np.minimum(x1, x2)
 
-    scalar = _arith(arith.MinimumfOp, arith.MinSIOp)
+    scalar = _arith(arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp)
 
 
 @irdl_op_definition

@@ -29,7 +29,11 @@ Function arguments, in this order:
    needs (`ge-run l.mlir` runs it; its weights come from the `ge.weights`
    file as for the graph).
 
-Arguments and results hold storage-layout data. Results are returned buffers
+Arguments and results hold storage-layout data. Integer types are signless
+(`passes.lowering.signless`: `i8` for `ui8`, the op choice keeps the sign); an
+argument or result whose graph type is unsigned says so with
+`{ge.element_type = ui8}`, so callers pass and get arrays of the graph's dtype.
+Results are returned buffers
 (`memref.alloc` inside the function, or an argument passed through).
 Scratch buffers are freed after their last use. A graph with a memory plan
 (`plan-memory`: `ge.arena_size`, `ge.mem_offset`) allocates one arena,
@@ -73,6 +77,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -98,6 +103,7 @@ from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.emitter import Buffer, Emitter
 from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
+from passes.lowering.signless import ELEMENT_TYPE_ATTR, make_signless, signless
 from passes.lowering.table import lowering_for, unlowered_reason
 from passes.memory_planning import check_graph_plan, read_plan
 from passes.options import check_target_option
@@ -167,9 +173,23 @@ class GraphLowering:
             self.graph.sym_name.data,
             ([a.type for a in block.args], [o.type for o in outputs]),
             Region(block),
-            arg_attrs=ArrayAttr([attrs for _, attrs in arguments]),
         )
-        return [*globals_, *context.tables, function, *self.callees]
+        lowered = make_signless([*globals_, *context.tables, function, *self.callees])
+        function = next(
+            op
+            for op in lowered
+            if isinstance(op, func.FuncOp) and op.sym_name == self.graph.sym_name
+        )
+        function.arg_attrs = ArrayAttr(
+            [_with_element_type(attrs, op.results[0].type) for op, attrs in arguments]
+        )
+        result_attrs = [
+            _with_element_type(DictionaryAttr({}), value.type)
+            for value in self.graph.output.operands
+        ]
+        if any(attrs.data for attrs in result_attrs):
+            function.res_attrs = ArrayAttr(result_attrs)
+        return lowered
 
     def _bind_globals(
         self, context: LoweringContext, call: PartitionedCallOp | None
@@ -415,6 +435,15 @@ def enclosing_call(op: Operation) -> PartitionedCallOp | None:
 def graph_constants(graph: GraphOp) -> list[ConstOp]:
     """The graph's `ge.const` ops, those of its subgraphs included, in order."""
     return [op for op in graph.walk() if isinstance(op, ConstOp)]
+
+
+def _with_element_type(attrs: DictionaryAttr, tensor_type: Attribute) -> DictionaryAttr:
+    """`attrs` plus `ge.element_type` when the tensor's element type is not
+    the signless one its memref holds (`ui8`: the caller's arrays are uint8)."""
+    element = getattr(tensor_type, "element_type", None)
+    if not isinstance(element, IntegerType) or element == signless(element):
+        return attrs
+    return DictionaryAttr({**attrs.data, ELEMENT_TYPE_ATTR: element})
 
 
 def _memref_type(layout: Layout) -> MemRefType:

@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
+from ge_dialect.scalar import is_unsigned
 from passes.lowering.domain import (
     block_chain,
     piece_index,
@@ -184,18 +185,22 @@ class Nest:
             if isinstance(to, IntegerType) and to.width.data == 1:
                 zero = self.const(0.0, source)
                 return self._add(arith.CmpfOp(value, zero, "une"))
-            return self._add(arith.FPToSIOp(value, to))
-        if is_float(to):
-            assert isinstance(source, IntegerType)
-            cast = arith.UIToFPOp if source.width.data == 1 else arith.SIToFPOp
+            cast = arith.FPToUIOp if is_unsigned(to) else arith.FPToSIOp
             return self._add(cast(value, to))
-        assert isinstance(source, IntegerType) and isinstance(to, IntegerType)
+        assert isinstance(source, IntegerType)
+        unsigned = source.width.data == 1 or is_unsigned(source)
+        if is_float(to):
+            cast = arith.UIToFPOp if unsigned else arith.SIToFPOp
+            return self._add(cast(value, to))
+        assert isinstance(to, IntegerType)
         if to.width.data < source.width.data:
             if to.width.data == 1:
                 zero = self.const(0, source)
                 return self._add(arith.CmpiOp(value, zero, "ne"))
             return self._add(arith.TruncIOp(value, to))
-        extend = arith.ExtUIOp if source.width.data == 1 else arith.ExtSIOp
+        if to.width.data == source.width.data:  # ui8 <-> i8: the same bits
+            return self._add(arith.BitcastOp(value, to))
+        extend = arith.ExtUIOp if unsigned else arith.ExtSIOp
         return self._add(extend(value, to))
 
 

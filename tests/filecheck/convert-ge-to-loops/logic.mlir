@@ -26,7 +26,7 @@ ge.graph @less_select {
 // -----
 
 // CHECK-LABEL: func.func @unsigned_less(
-// CHECK:         arith.cmpi ult, %{{.*}}, %{{.*}} : ui8
+// CHECK:         arith.cmpi ult, %{{.*}}, %{{.*}} : i8
 // CHECK-NOT:     arith.cmpi slt
 ge.graph @unsigned_less {
   %a = ge.data {index = 0 : i64} : tensor<5xui8>
