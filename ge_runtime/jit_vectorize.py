@@ -51,6 +51,7 @@ from ge_runtime.jit_ops import (
     numpy_dtype,
     scalar_function,
 )
+from ge_runtime.jit_relayouts import Merge
 from ge_runtime.jit_runtime import (
     add_into,
     copy_into,
@@ -193,6 +194,8 @@ class NestVectoriser:
     _inside: set[SSAValue] = field(default_factory=set)
     _merged: dict[tuple[SSAValue, tuple[int, ...]], str] = field(default_factory=dict)
     _copy_back: list[str] = field(default_factory=list)
+    _made: list[Merge] = field(default_factory=list)
+    """The merged copies this nest reads (made or reused: `jit_relayouts`)."""
     _products: dict[str, tuple[str, Contraction, list[int]]] = field(
         default_factory=dict
     )
@@ -217,7 +220,34 @@ class NestVectoriser:
         self._analyse_values()
         accumulations = self._check_dependences()
         self._emit(accumulations)
+        if self.env.relayouts.enabled:
+            self.env.relayouts.pending = [self._checked(m) for m in self._made]
         return [indent + line for line in self.lines] or [f"{indent}pass"]
+
+    def _checked(self, merge: Merge) -> Merge:
+        """`merge`, stale if the nest stored to its buffer other than
+        through it, or through it with no copy back."""
+        root = merge.key[0]
+        through = {
+            self._stored_through(s.op)
+            for s in self.statements
+            if isinstance(s.op, affine.StoreOp) and self._memref(s.op.memref) == root
+        }
+        copied_back = any(merge.name in line for line in self._copy_back)
+        merge.stale = bool(through - {merge.name}) or (
+            bool(through) and not copied_back
+        )
+        return merge
+
+    def _stored_through(self, op: affine.StoreOp) -> str:
+        """The name of the merged copy a store writes (`""`: the buffer)."""
+        index = self.access_index(op)
+        if all(_is_linear(ix) for ix in index):
+            return ""
+        merged = merge_split_dims(index, op.memref.type.get_shape())
+        if merged is None:
+            return ""
+        return self._merged.get((self._memref(op.memref), merged.perm), "")
 
     def _collect(self, loop: affine.ForOp, loops: tuple[int, ...]) -> None:
         if loop.inits or loop.lowerBoundOperands or loop.upperBoundOperands:
@@ -528,14 +558,26 @@ class NestVectoriser:
         dtype = numpy_dtype(op.memref.type)
         permuted = tuple(op.memref.type.get_shape()[d] for d in merged.perm)
         self.env.namespace["merge_dims"] = merge_dims
-        scratch = (
-            ""
-            if root in self.env.invariant
-            else ", " + self.env.scratch(permuted, dtype)
-        )
-        self.lines.append(
-            f"{name} = merge_dims({base}, {merged.perm}, {merged.shape}{scratch})"
-        )
+        relayouts = self.env.relayouts
+        cache_key = (root, merged.perm, merged.shape)
+        if root in self.env.invariant:
+            self.lines.append(
+                f"{name} = merge_dims({base}, {merged.perm}, {merged.shape})"
+            )
+        elif (valid := relayouts.lookup(cache_key)) is not None:
+            # the same merge of the same bytes is still held (`jit_relayouts`)
+            if valid.slot is not None:
+                self.env.keep(valid.slot)
+            relayouts.reused += 1
+            self.lines.append(f"{name} = {valid.name}")
+            self._made.append(Merge(cache_key, name, valid.slot))
+        else:
+            scratch = self.env.scratch(permuted, dtype)
+            slot = None if self.env.poison else len(self.env.workspace_specs) - 1
+            self.lines.append(
+                f"{name} = merge_dims({base}, {merged.perm}, {merged.shape}, {scratch})"
+            )
+            self._made.append(Merge(cache_key, name, slot))
         self._merged[key] = name
         moved = [d for d in merged.perm if op.memref.type.get_shape()[d] != 1]
         if moved != sorted(moved) and any(  # a copy, not a view: write it back
