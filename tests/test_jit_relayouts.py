@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 
-from ge_runtime.jit import compile_module
+from ge_runtime.jit import compile_graph, compile_module
 from ge_runtime.jit_scalar import CodeEnv
 
 TEMPLATE = """
@@ -171,3 +171,73 @@ def test_kept_copies_share_bytes_only_when_no_nest_uses_both():
     env.place_kept()
     assert env.workspace_specs[0][2] == env.workspace_specs[1][2]
     assert env.scratch_size == 192 + 192  # the scratch (132 B, aligned), one copy
+
+
+def conv_chain(cin: int, mid: int, cout: int, between: str | None):
+    """conv 1x1 + bias + relu, (optionally an op on its result), then a second
+    1x1 conv reading it: the format pipeline and fusion as ge-atc runs them."""
+    from xdsl.context import Context
+
+    from ge_dialect.builder import GraphBuilder
+    from passes.format_pipeline import FormatPipelinePass
+    from passes.fuse_ops import FuseOpsPass
+
+    rng = np.random.default_rng(cin * 1000 + mid)
+    b = GraphBuilder("main")
+    x = b.data([1, cin, 5, 7], "float32", format="NCHW", name="x")
+
+    def conv(value, cin, cout):
+        w = b.const(rng.standard_normal((cout, cin, 1, 1)).astype(np.float32))
+        bias = b.const(rng.standard_normal(cout).astype(np.float32))
+        return b.conv2d(value, w, bias, data_format="NCHW")
+
+    y = b.relu(conv(x, cin, mid))
+    outputs = []
+    if between == "sigmoid":  # another consumer, written in between: no effect
+        outputs.append(b.sigmoid(y))
+    elif between == "max_pool":
+        y = b.max_pool(y, ksize=[1, 1, 1, 1], strides=[1, 1, 1, 1], data_format="NCHW")
+    b.output(conv(y, mid, cout), *outputs)
+    module = b.build()
+    FormatPipelinePass().apply(Context(), module)
+    FuseOpsPass().apply(Context(), module)
+    return module
+
+
+def held_products(source: str) -> int:
+    """How many GEMM operands are an earlier product, not packed again."""
+    return len(re.findall(r"^\s+g\d+ = s\d+\.reshape\(", source, re.MULTILINE))
+
+
+@pytest.mark.parametrize(
+    ("cin", "mid", "cout", "held"),
+    [(3, 16, 5, 1), (8, 32, 33, 1), (17, 32, 33, 0), (33, 100, 3, 0), (16, 17, 17, 0)],
+)
+@pytest.mark.parametrize("between", [None, "sigmoid"])
+def test_second_conv_reads_the_first_ones_product(
+    cin, mid, cout, held, between, monkeypatch
+):
+    """The second 1x1 conv multiplies the first one's GEMM product (its
+    result in the (H*W, C) order it needs) instead of packing NC1HWC0 again,
+    when the first conv's nest is one GEMM and its epilogue (not so when
+    its input or output channels leave a ragged C0 block, computed apart,
+    or when the relu's result is stored for another consumer too); bit for
+    bit what it computes packing, and the reference's numbers."""
+    from ge_runtime import jit, jit_relayouts
+    from ge_runtime.jit import run_graph
+    from ge_runtime.reference import evaluate, find_graph
+
+    module = conv_chain(cin, mid, cout, between)
+    x = np.random.default_rng(5).standard_normal((1, cin, 5, 7)).astype(np.float32)
+    x[0, 0, 0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    source = compile_graph(find_graph(module)).source
+    assert held_products(source) == (held if between is None else 0), source
+    got = run_graph(module, {"x": x})
+    for a, b in zip(got, evaluate(module, {"x": x}), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    jit._CACHE.clear()
+    jit._GRAPHS.clear()
+    monkeypatch.setattr(jit_relayouts.RelayoutCache, "lookup", lambda self, key: None)
+    assert held_products(compile_graph(find_graph(module)).source) == 0
+    for a, b in zip(got, run_graph(module, {"x": x}), strict=True):
+        assert a.tobytes() == b.tobytes()
