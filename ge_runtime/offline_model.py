@@ -585,8 +585,6 @@ def _stored_array(view: memoryview, info: zipfile.ZipInfo) -> np.ndarray:
     if member.tell() + count * dtype.itemsize > info.file_size:
         raise ValueError(f"{info.filename} is truncated")
     array = np.frombuffer(view, dtype, count, start + member.tell())
-    if not array.flags.aligned:  # BLAS and SIMD loops refuse it: NumPy's slow paths
-        array = array.copy()
     return array.reshape(shape, order="F" if fortran else "C")
 
 

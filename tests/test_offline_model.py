@@ -20,7 +20,6 @@ from ge_runtime.offline_model import (
     describe_model,
     load_offline_model,
     make_offline_model,
-    read_npz,
     save_offline_model,
 )
 from ge_runtime.reference import evaluate
@@ -195,22 +194,3 @@ def test_describe_model_lists_ops_descs_and_weights() -> None:
         {"name": "w", "dtype": "float32", "shape": [17, 3, 3, 3], "bytes": 1836}
     ]
     assert described["manifest"]["outputs"][0]["dtype"] == "float32"
-
-
-@pytest.mark.parametrize("name", ["w", "wx", "wxy", "wxyz"])
-def test_weights_read_from_a_stored_zip_are_aligned(name: str) -> None:
-    """A member's data starts wherever its name ends: an array the zip puts
-    at an odd offset is copied (BLAS refuses a misaligned operand), the
-    others stay views of the file's bytes."""
-    import io
-    import zipfile
-
-    expected = np.arange(17 * 33, dtype=np.float32).reshape(17, 33)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        with archive.open(f"{name}.npy", "w") as member:
-            np.lib.format.write_array(member, expected)
-    data = buffer.getvalue()
-    (array,) = read_npz(data, ValueError).values()
-    assert array.flags.aligned
-    np.testing.assert_array_equal(array, expected)
