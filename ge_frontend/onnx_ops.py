@@ -811,6 +811,38 @@ def convert_gather_nd(ctx: NodeContext) -> list[Value]:
     return [ctx.op("gather_nd", ctx.input(0), ctx.input(1), batch_dims=batch_dims)]
 
 
+@converts("ScatterElements", "Scatter")
+def convert_scatter_elements(ctx: NodeContext) -> list[Value]:
+    """`updates` written at `indices` along `axis`; `reduction` since
+    opset 16 (add, mul) and 18 (max, min). Scatter (opset 9-10) is the
+    same without a reduction."""
+    axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
+    return [
+        ctx.op(
+            "scatter_elements",
+            ctx.input(0),
+            ctx.input(1),
+            ctx.input(2),
+            axis=axis,
+            reduction=ctx.attr("reduction", "none"),
+        )
+    ]
+
+
+@converts("ScatterND")
+def convert_scatter_nd(ctx: NodeContext) -> list[Value]:
+    """`updates` written at the index tuples of `indices`' last dim."""
+    return [
+        ctx.op(
+            "scatter_nd",
+            ctx.input(0),
+            ctx.input(1),
+            ctx.input(2),
+            reduction=ctx.attr("reduction", "none"),
+        )
+    ]
+
+
 @converts("Trilu")
 def convert_trilu(ctx: NodeContext) -> list[Value]:
     """The upper or lower triangle; `k` (optional) may be a run-time value."""

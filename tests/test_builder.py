@@ -579,6 +579,28 @@ def test_cumulative_ops():
     assert "exclusive = true" in text and "reverse = true" in text
 
 
+def test_scatter_ops():
+    b = GraphBuilder("scatter")
+    data = b.data([3, 17])
+    se = b.scatter_elements(
+        data,
+        b.const(np.zeros((3, 2), np.int32)),
+        b.const(np.ones((3, 2), np.float32)),
+        axis=1,
+        reduction="add",
+    )
+    sn = b.scatter_nd(
+        data,
+        b.const(np.array([[0], [2]], np.int64)),
+        b.const(np.ones((2, 17), np.float32)),
+    )
+    assert shape(se) == shape(sn) == (3, 17)
+    b.output(se, sn)
+    text = reparsed(b.build())
+    assert "ge.scatter_elements " in text and "ge.scatter_nd " in text
+    assert 'reduction = "add"' in text
+
+
 def test_shape_and_size_of_a_tensor():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])
