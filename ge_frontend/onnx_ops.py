@@ -44,6 +44,7 @@ from ge_frontend.importing import (
 )
 from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
+from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
 
@@ -1144,6 +1145,13 @@ def convert_size(ctx: NodeContext) -> list[Value]:
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(RECURRENT_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Quantization (a decomposition: `onnx_quantize`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(QUANTIZE_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------
