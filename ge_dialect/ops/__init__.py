@@ -14,6 +14,7 @@ cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
 `cumulative` (cum_sum, cum_prod: running reductions along an axis),
+`scatter` (scatter_elements, scatter_nd: writing at indices),
 `image` (resize), `shape_of` (shape, size: a tensor's shape as data),
 `value_shaped` (fill, broadcast_to, range: a result shape given as data).
 Every op class is importable from this package (`from ge_dialect.ops import
@@ -42,6 +43,7 @@ from ge_dialect.ops import (
     movement,
     nn,
     reduce,
+    scatter,
     shape_of,
     structure,
     trans,
@@ -71,6 +73,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     image,
     reduce,
     cumulative,
+    scatter,
     shape_of,
     value_shaped,
 )
