@@ -655,6 +655,26 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
 
 
+GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}
+"""GridSample's opset-16 mode names -> the opset-20 ones `ge.grid_sample` uses."""
+
+
+@converts("GridSample")
+def convert_grid_sample(ctx: NodeContext) -> list[Value]:
+    default = "bilinear" if ctx.opset < 20 else "linear"
+    mode = ctx.attr("mode", default)
+    return [
+        ctx.op(
+            "grid_sample",
+            ctx.input(0),
+            ctx.input(1),
+            mode=GRID_SAMPLE_MODES.get(mode, mode),
+            padding_mode=ctx.attr("padding_mode", "zeros"),
+            align_corners=bool(ctx.attr("align_corners", 0)),
+        )
+    ]
+
+
 # ---------------------------------------------------------------------------
 # Matrix products and softmax
 # ---------------------------------------------------------------------------

@@ -655,6 +655,20 @@ def test_resize_builds_from_sizes_and_scales():
     assert "nearest_mode" not in text  # defaults are elided
 
 
+def test_grid_sample_takes_the_grid_s_output_size():
+    b = GraphBuilder()
+    x = b.data([2, 3, 5, 7])
+    grid = b.data([2, 4, 6, 2])
+    y = b.grid_sample(x, grid, mode="cubic", padding_mode="reflection")
+    assert shape(y) == (2, 3, 4, 6)
+    volume = b.grid_sample(b.data([1, 3, 4, 5, 6]), b.data([1, 2, 3, 4, 3]))
+    assert shape(volume) == (1, 3, 2, 3, 4)
+    b.output(y, volume)
+    text = reparsed(b.build())
+    assert 'mode = "cubic", padding_mode = "reflection"}' in text
+    assert text.count("ge.grid_sample ") == 2
+
+
 @pytest.mark.parametrize(
     "op_name",
     sorted(set(OPS_BY_NAME) - STRUCTURE_OPS),

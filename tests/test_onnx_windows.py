@@ -17,6 +17,7 @@ import onnx
 import pytest
 from conformance.suite import Case, Status, run_case
 from numpy.lib.stride_tricks import sliding_window_view
+from onnx.reference import ReferenceEvaluator
 from onnx_jit import (
     assert_runs_on_the_jit,
     one_node_model,
@@ -184,3 +185,68 @@ def test_pool_kernel_must_fit_the_input_rank(tmp_path: Path) -> None:
     model = one_node_model("MaxPool", {"x": x}, opset=12, kernel_shape=[2, 2, 2])
     message = refusal(model, x, tmp_path)
     assert "kernel_shape [2, 2, 2] does not fit an input of rank 4" in message
+
+
+# ---------------------------------------------------------------------------
+# GridSample
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("align_corners", [0, 1])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["linear", "nearest", "cubic"])
+def test_grid_sample_matches_onnxruntime_on_the_jit(
+    mode: str, padding_mode: str, align_corners: int, tmp_path: Path
+) -> None:
+    """Coordinates reach beyond [-1, 1] (padding, several reflections); 17
+    channels and odd spatial sizes. Cubic sampling with border padding
+    follows the onnx reference, which clamps an outside coordinate before
+    taking its four taps (onnxruntime, like PyTorch, clamps each tap)."""
+    x = rand(2, 17, 5, 3)
+    grid = RNG.uniform(-2.6, 2.6, size=(2, 7, 3, 2)).astype(np.float32)
+    inputs = {"x": x, "grid": grid}
+    model = one_node_model(
+        "GridSample",
+        inputs,
+        opset=20,
+        mode=mode,
+        padding_mode=padding_mode,
+        align_corners=align_corners,
+    )
+    expected = None
+    if (mode, padding_mode) == ("cubic", "border"):
+        expected = ReferenceEvaluator(model).run(None, inputs)
+    assert_runs_on_the_jit(model, inputs, tmp_path, expected)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_opset_16_grid_sample_modes(mode: str, tmp_path: Path) -> None:
+    inputs = {
+        "x": rand(1, 3, 4, 6),
+        "grid": RNG.uniform(-1.2, 1.2, (1, 5, 3, 2)).astype(np.float32),
+    }
+    model = one_node_model("GridSample", inputs, opset=16, mode=mode)
+    assert_runs_on_the_jit(model, inputs, tmp_path)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["linear", "nearest"])
+def test_volumetric_grid_sample(mode: str, padding_mode: str, tmp_path: Path) -> None:
+    inputs = {
+        "x": rand(1, 3, 3, 5, 4),
+        "grid": RNG.uniform(-1.5, 1.5, (1, 2, 3, 5, 3)).astype(np.float32),
+    }
+    model = one_node_model(
+        "GridSample", inputs, opset=20, mode=mode, padding_mode=padding_mode
+    )
+    assert_runs_on_the_jit(model, inputs, tmp_path)
+
+
+def test_grid_sample_grid_must_match_the_spatial_rank(tmp_path: Path) -> None:
+    x = rand(1, 3, 4, 4)
+    grid = rand(1, 4, 4, 3)
+    model = one_node_model("GridSample", {"x": x, "grid": grid}, opset=20)
+    case = Case("case", "op", with_output_types(model, [x]), (x, grid), ())
+    outcome = run_case(case, tmp_path)
+    assert outcome.status is Status.REFUSED
+    assert "grid's last dim must be 2, got 3" in outcome.message
