@@ -722,6 +722,13 @@ def convert_matmul(ctx: NodeContext) -> list[Value]:
     return [ctx.op("squeeze", y, axes=squeeze) if squeeze else y]
 
 
+@converts("Einsum")
+def convert_einsum(ctx: NodeContext) -> list[Value]:
+    """Einstein summation over the inputs (`equation` as ONNX writes it)."""
+    operands = [ctx.input(i) for i in range(len(ctx.inputs))]
+    return [ctx.op("einsum", operands, equation=str(ctx.attr("equation")))]
+
+
 @converts("Softmax", "LogSoftmax")
 def convert_softmax(ctx: NodeContext) -> list[Value]:
     """Opset >= 13: along `axis`; before: over the 2-D coercion at `axis`."""
