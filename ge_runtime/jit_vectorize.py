@@ -43,7 +43,7 @@ from xdsl.ir.affine import (
 )
 
 from ge_runtime.jit_ops import (
-    CASTS,
+    CONVERSIONS,
     ELEMENTWISE,
     REDUCTIONS,
     JITError,
@@ -304,7 +304,11 @@ class NestVectoriser:
             arith.ConstantOp,
             memref.LoadOp,  # a data-dependent load: a gather
         )
-        if isinstance(op, supported) or op.name in ELEMENTWISE or op.name in CASTS:
+        if (
+            isinstance(op, supported)
+            or op.name in ELEMENTWISE
+            or op.name in CONVERSIONS
+        ):
             return
         if op.name in ("arith.cmpf", "arith.cmpi"):
             return
