@@ -226,7 +226,7 @@ def cast_to_unsigned(x: Any, dtype: np.dtype) -> Any:
 
 
 def bitcast(x: Any, dtype: np.dtype) -> Any:
-    """`x`'s bits read as `dtype` (of the same width)."""
+    """`x`'s bits read as `dtype` (`arith.bitcast`; same width), 0-d as a scalar."""
     return np.asarray(x).view(dtype)[()]
 
 
@@ -245,6 +245,10 @@ CASTS: dict[str, Callable[[Any, np.dtype], Any]] = {
     "arith.index_castui": cast_unsigned,
 }
 """Ops converting to their result type, by how they read their operand."""
+
+CONVERSIONS = frozenset(CASTS)
+"""Ops of one operand computed by `scalar_function` from their result type:
+the casts and `arith.bitcast` (a NumPy `view`)."""
 
 REDUCTIONS: dict[str, np.ufunc] = {
     "arith.addf": np.add,

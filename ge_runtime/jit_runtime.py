@@ -94,17 +94,29 @@ def pack(
 
 
 def _reshaped(view: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
-    """`view` with `shape` as a view (None if that needs a copy)."""
-    reshaped = view.view()
+    """`view` with `shape` as a view (None if that needs a copy).
+
+    Asked with `copy=False` (NumPy >= 2.1): assigning `.shape` instead makes
+    the whole copy before it finds out that it must refuse."""
     try:
-        reshaped.shape = shape
-    except AttributeError:
+        return np.reshape(view, shape, copy=False)
+    except ValueError:
         return None
-    return reshaped
+    except TypeError:  # NumPy < 2.1: no `copy` argument
+        reshaped = view.view()
+        try:
+            reshaped.shape = shape
+        except AttributeError:
+            return None
+        return reshaped
 
 
 def _blasable(matrix: np.ndarray) -> bool:
-    """Whether BLAS reads the last two axes in place (row- or column-major)."""
+    """Whether BLAS reads the last two axes in place (row- or column-major,
+    aligned: NumPy multiplies a misaligned operand, a weight at an odd
+    offset of a mapped model file, with its own slow loops)."""
+    if not matrix.flags.aligned:
+        return False
     item = matrix.itemsize
     *_, rows, columns = matrix.shape
     *_, row_stride, column_stride = matrix.strides

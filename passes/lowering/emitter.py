@@ -28,8 +28,6 @@ from xdsl.dialects import affine, arith, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
-    BFloat16Type,
-    Float16Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -84,8 +82,8 @@ Value = SSAValue | ProbeValue
 
 
 def compute_type(element_type: Attribute) -> Attribute:
-    """The type arithmetic runs in: float32 for 16-bit floats."""
-    if isinstance(element_type, Float16Type | BFloat16Type):
+    """The type arithmetic runs in: float32 for floats narrower than it."""
+    if is_float(element_type) and element_type.bitwidth < 32:  # type: ignore[union-attr]
         return f32
     return element_type
 
@@ -147,6 +145,15 @@ class Nest:
             return ProbeValue(element)
         load = memref.LoadOp.get(buffer.memref, list(indices))  # type: ignore[arg-type]
         return self._add(load)
+
+    def store_at(self, value: Value, buffer: Buffer, indices: Sequence[Value]) -> None:
+        """Store `value` (converted to the buffer's type) at computed `index`
+        values of a plain (row-major) buffer (a `memref.store`: a scatter;
+        the JIT runs such a nest in order, element by element)."""
+        value = self.convert(value, buffer.layout.element_type)
+        if self.block is not None:
+            store = memref.StoreOp.get(value, buffer.memref, list(indices))  # type: ignore[arg-type]
+            self.block.add_op(store)
 
     def store(self, value: Value, buffer: Buffer, index: Sequence[Ix]) -> None:
         """Store `value` (converted to the buffer's type) at origin `index`."""
