@@ -36,6 +36,7 @@ from ge_dialect.traits import (
 )
 from ge_runtime.jit import run_graph
 from ge_runtime.reference import evaluate
+from passes.lowering.emitter import Nest, ProbeValue
 from passes.lowering.table import NOT_LOWERED, has_lowering, lowering_for
 
 COMPUTE_OPS = [op for op in GE_OPS if not op.has_trait(Structural)]
@@ -113,7 +114,27 @@ def test_every_op_lowers_or_says_why_not(op):
 SPECIAL = np.array([0.0, -0.0, 1.5, -2.25, 7.0, -9.5, np.inf, -np.inf], np.float32)
 
 
-DTYPE_CANDIDATES = ("float32", "int32", "uint8", "bool")
+DTYPE_CANDIDATES = ("float32", "int32", "uint8", "bool", "int8", "int64", "uint64")
+"""Dtypes the numeric lowering test runs each elementwise op on (when its
+one-op graph verifies and its body computes them)."""
+
+ALL_DTYPES = (
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "bool",
+)
+"""Every element type a `ge` tensor may hold (int4/uint4 aside: NumPy has
+no arithmetic on them, so no kernel defines an op on them)."""
 
 
 def dtype_options(op: type[IRDLOperation]) -> list[tuple[str, ...]]:
@@ -143,15 +164,22 @@ def operand_dtypes(op: type[IRDLOperation]) -> tuple[str, ...]:
 
 
 def sample(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
-    """Random data of `dtype`: floats standard normal, ints in [-9, 9] (uint8
-    in [1, 19]: nonzero, so divisions stay defined), bools either."""
+    """Random data of `dtype`: floats standard normal, signed ints in
+    [-9, 9], unsigned ones in [0, 19], bools either."""
     if dtype == "bool":
         return RNG.integers(0, 2, shape).astype(bool)
-    if dtype == "uint8":
-        return RNG.integers(1, 20, shape).astype(np.uint8)
-    if dtype == "int32":
-        return RNG.integers(-9, 10, shape).astype(np.int32)
+    if np.dtype(dtype).kind == "u":
+        return RNG.integers(0, 20, shape).astype(dtype)
+    if np.dtype(dtype).kind == "i":
+        return RNG.integers(-9, 10, shape).astype(dtype)
     return RNG.standard_normal(shape).astype(dtype)
+
+
+def integer_extremes(dtype: str) -> list[int]:
+    """An integer type's minimum and maximum, zero, and (unsigned) the first
+    value above the signed range, where wraparound and sign reading show."""
+    info = np.iinfo(dtype)
+    return [info.min, info.max, 0, info.max // 2 + 1, info.min + 1]
 
 
 def _attributes(op: type[IRDLOperation]) -> dict[str, str]:
@@ -234,8 +262,6 @@ def _elementwise_graph(
 
 def _has_body(op: type[IRDLOperation], dtypes: tuple[str, ...]) -> bool:
     """Whether the op's scalar body computes elements of these dtypes."""
-    from passes.lowering.emitter import Nest, ProbeValue
-
     module = _one_op_graph(op, dtypes)
     instance = next(o for o in module.walk() if isinstance(o, op))
     values = [ProbeValue(v.type.element_type) for v in instance.operands]
@@ -269,6 +295,10 @@ def test_generic_lowering_matches_the_kernel(op, dtypes):
         if dtype == "float32":
             values *= 4
             values.reshape(-1)[: len(SPECIAL)] = SPECIAL[: values.size]
+        elif dtype != "bool":
+            extremes = integer_extremes(dtype)
+            offset = 3 * data.index_value  # operands meet several extremes
+            values.reshape(-1)[offset : offset + len(extremes)] = extremes
         inputs[data.index_value] = values
     with np.errstate(all="ignore"):
         (expected,) = evaluate(module, inputs)
@@ -276,3 +306,65 @@ def test_generic_lowering_matches_the_kernel(op, dtypes):
     assert out.dtype == expected.dtype
     np.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-6, equal_nan=True)
     assert lowering_for(next(o for o in graph.body.block.ops if o.name == op.name))
+
+
+def _plain_graph(op: type[IRDLOperation], dtypes: tuple[str, ...]):
+    """A one-op graph over [3, 17] inputs of `dtypes` (None: it does not verify)."""
+    b = GraphBuilder("g")
+    values = [b.data([3, 17], dtype) for dtype in dtypes]
+    variadic = op.get_irdl_definition().operands[0][1]
+    operands = [values] if variadic.__class__.__name__ == "VarOperandDef" else values
+    try:
+        b.output(b.op(op.name, *operands, **_attributes(op)))
+        return b.build()
+    except (GEError, VerifyException, ShapeError, ValueError):
+        return None
+
+
+def kernel_defines(op: type[IRDLOperation], dtypes: tuple[str, ...]) -> bool:
+    """Whether the op's NumPy kernel computes a result of the first operand's
+    dtype from operands of `dtypes` (the reference defines the op on them)."""
+    arrays = [np.ones((3, 17), dtype) for dtype in dtypes]
+    try:
+        with np.errstate(all="ignore"):
+            result = _call(op, arrays)
+    except (TypeError, ValueError, np.exceptions.DTypePromotionError):
+        return False
+    return result.dtype == np.dtype(dtypes[0])
+
+
+def _operand_dtypes(op: type[IRDLOperation], dtype: str) -> tuple[str, ...]:
+    """All operands `dtype`, or (select) a bool condition and the rest `dtype`."""
+    count = len(op.get_irdl_definition().operands)
+    if op.name == "ge.select":
+        return ("bool", *(dtype,) * (count - 1))
+    return (dtype,) * count
+
+
+BODY_CASES = [
+    pytest.param(op, dtypes, id=f"{op.name}-{dtypes[-1]}")
+    for op in ELEMENTWISE_WITH_BODY
+    for dtypes in dict.fromkeys(_operand_dtypes(op, d) for d in ALL_DTYPES)
+    if _plain_graph(op, dtypes) is not None and kernel_defines(op, dtypes)
+]
+
+
+@pytest.mark.parametrize(("op", "dtypes"), BODY_CASES)
+def test_every_dtype_the_kernel_defines_has_a_scalar_body(op, dtypes):
+    """Where the verifier takes a dtype and the reference kernel computes it,
+    the scalar body computes it too, or the op names why not
+    (`NO_SCALAR_BODY`, by dtype kind): otherwise `--check` would compare the
+    reference with itself on such graphs."""
+    module = _plain_graph(op, dtypes)
+    instance = next(o for o in module.walk() if isinstance(o, op))
+    if (
+        instance.scalar(
+            Nest(None, None),
+            *[ProbeValue(v.type.element_type) for v in instance.operands],
+        )
+        is not None
+    ):
+        return
+    kind = "bool" if dtypes[-1] == "bool" else np.dtype(dtypes[-1]).kind
+    reasons = getattr(op, "NO_SCALAR_BODY", {})
+    assert reasons.get(kind), f"{op.name} on {dtypes[-1]}: no scalar body and no reason"

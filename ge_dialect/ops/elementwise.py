@@ -40,7 +40,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.dtypes import dtype_name, element_type, numpy_dtype
 from ge_dialect.format_rules import default_rule, same_rank_rule
 from ge_dialect.layout import shape_of
 from ge_dialect.numpy_helpers import float32_compute, is_int
@@ -138,6 +138,27 @@ def float_only(body: Any) -> Any:
     return wrapper
 
 
+def through_float64(body: Any) -> Any:
+    """A float scalar body that takes integers and bool too as the op's
+    kernel does: converted to float64 (NumPy's result for an integer array
+    and a Python float), computed, and converted back (truncated)."""
+
+    @functools.wraps(body)
+    def wrapper(self: Any, b: ScalarBuilder, x: Any) -> Any:
+        if is_float(x.type):
+            return body(self, b, x)
+        return b.convert(body(self, b, b.convert(x, f64)), x.type)
+
+    return wrapper
+
+
+def signed_or_unsigned(
+    b: ScalarBuilder, signed: Any, unsigned: Any, *values: Any
+) -> Any:
+    """`signed` applied to integer `values`, or `unsigned` when their type is."""
+    return b.op(unsigned if is_unsigned(values[0].type) else signed, *values)
+
+
 @irdl_op_definition
 class ReluOp(UnaryElementwiseOp):
     """max(x, 0)."""
@@ -151,9 +172,15 @@ class ReluOp(UnaryElementwiseOp):
     def numpy_kernel(x: np.ndarray) -> np.ndarray:
         return np.maximum(x, 0)
 
-    @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return b.op(arith.MaximumfOp, x, b.const(0.0, x.type))
+        """Integers: `max(x, 0)` signed (an unsigned x is its own relu)."""
+        if is_float(x.type):
+            return b.op(arith.MaximumfOp, x, b.const(0.0, x.type))
+        if is_bool(x.type):
+            return None  # NumPy's maximum(bool, 0) is an int64, not x's type
+        if is_unsigned(x.type):
+            return x
+        return b.op(arith.MaxSIOp, x, b.const(0, x.type))
 
 
 @irdl_op_definition
@@ -220,9 +247,14 @@ class NegOp(UnaryElementwiseOp):
     def numpy_kernel(x: np.ndarray) -> np.ndarray:
         return np.negative(x)
 
-    @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return b.op(arith.NegfOp, x)
+        """Integers: `0 - x`, wrapping as NumPy's (the minimum stays, an
+        unsigned x becomes 2**n - x); NumPy negates no bool."""
+        if is_float(x.type):
+            return b.op(arith.NegfOp, x)
+        if is_bool(x.type):
+            return None
+        return b.op(arith.SubiOp, b.const(0, x.type), x)
 
 
 @irdl_op_definition
@@ -237,9 +269,14 @@ class AbsOp(UnaryElementwiseOp):
     def numpy_kernel(x: np.ndarray) -> np.ndarray:
         return np.absolute(x)
 
-    @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return b.op(math.AbsFOp, x)
+        """Integers: `math.absi` (the minimum stays, as NumPy's); unsigned
+        values and bools are their own absolute value."""
+        if is_float(x.type):
+            return b.op(math.AbsFOp, x)
+        if is_bool(x.type) or is_unsigned(x.type):
+            return x
+        return b.op(math.AbsIOp, x)
 
 
 @irdl_op_definition
@@ -297,6 +334,14 @@ class ReciprocalOp(UnaryElementwiseOp):
     """1 / x."""
 
     name = "ge.reciprocal"
+
+    NO_SCALAR_BODY: ClassVar[dict[str, str]] = {
+        kind: "NumPy's integer reciprocal of 0 is the platform's (0 for 8-bit "
+        "types, the minimum for 32- and 64-bit ones): no defined value to "
+        "lower (ONNX Reciprocal takes floats only)"
+        for kind in ("i", "u")
+    }
+    """Why integers have no scalar body (dtype kind -> reason)."""
 
     @staticmethod
     @float32_compute
@@ -387,6 +432,22 @@ class SeluOp(UnaryElementwiseOp):
         return b.op(arith.MulfOp, value, b.const(self.value_of("gamma"), x.type))
 
 
+def integer_bounds(low: float, high: float, dtype: np.dtype) -> tuple[int, int]:
+    """Float clip bounds as integers of `dtype`: rounded inwards, and taken
+    inside its range exactly (an infinite bound clamps nothing, also for the
+    64-bit types, whose extremes a float64 cannot hold)."""
+    info = np.iinfo(dtype)
+
+    def inside(bound: float, rounded: Any) -> int:
+        if bound <= info.min:
+            return int(info.min)
+        if bound >= info.max:
+            return int(info.max)
+        return int(rounded(bound))
+
+    return inside(low, np.ceil), inside(high, np.floor)
+
+
 @irdl_op_definition
 class ClipOp(UnaryElementwiseOp):
     """min(max(x, min), max); an infinite bound is no bound (ONNX Clip)."""
@@ -408,9 +469,8 @@ class ClipOp(UnaryElementwiseOp):
         """The result keeps x's dtype: on integers the bounds are taken inside
         the dtype's range (an infinite bound clamps nothing)."""
         if is_int(x):
-            info = np.iinfo(x.dtype)
-            min = x.dtype.type(np.ceil(np.clip(min, info.min, info.max)))
-            max = x.dtype.type(np.floor(np.clip(max, info.min, info.max)))
+            low, high = integer_bounds(min, max, x.dtype)
+            return np.clip(x, x.dtype.type(low), x.dtype.type(high))
         return np.clip(x, min, max)
 
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
@@ -419,9 +479,7 @@ class ClipOp(UnaryElementwiseOp):
             return clamp(b, x, low, high)
         if is_bool(x.type):
             return None
-        info = np.iinfo(numpy_dtype(dtype_name(x.type)))
-        low = int(np.ceil(np.clip(low, info.min, info.max)))
-        high = int(np.floor(np.clip(high, info.min, info.max)))
+        low, high = integer_bounds(low, high, numpy_dtype(dtype_name(x.type)))
         unsigned = is_unsigned(x.type)
         bigger = b.op(
             arith.MaxUIOp if unsigned else arith.MaxSIOp, x, b.const(low, x.type)
@@ -457,9 +515,16 @@ class MathOp(UnaryElementwiseOp):
 
     MATH: ClassVar[type]
 
-    @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return b.op(self.MATH, x)
+        """Integers and bools: in the float type NumPy's function computes
+        them in (float16 for int8, float64 for int32, ...), then converted
+        back, as the kernel does."""
+        if is_float(x.type):
+            return b.op(self.MATH, x)
+        function = type(self).numpy_kernel.function  # type: ignore[attr-defined]
+        sample = np.zeros(1, numpy_dtype(dtype_name(x.type)))
+        computed = element_type(np.asarray(function(sample)).dtype.name)
+        return b.convert(b.op(self.MATH, b.convert(x, computed)), x.type)
 
 
 def erf(x: Any) -> Any:
@@ -478,6 +543,7 @@ def _float_kernel(function: Any) -> Any:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             return np.asarray(function(x)).astype(x.dtype, copy=False)
 
+    numpy_kernel.function = function  # type: ignore[attr-defined]  # MathOp.scalar
     return staticmethod(numpy_kernel)
 
 
@@ -687,7 +753,7 @@ class GeluOp(UnaryElementwiseOp):
             return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
         return (0.5 * x * (1 + erf(x / np.sqrt(2)))).astype(x.dtype, copy=False)
 
-    @float_only
+    @through_float64
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
         if self.value_of("approximate") == "tanh":
             cube = b.op(arith.MulfOp, b.op(arith.MulfOp, x, x), x)
@@ -715,6 +781,14 @@ class SwishOp(UnaryElementwiseOp):
 
     traits = traits_def(ZeroPreserving())
 
+    NO_SCALAR_BODY: ClassVar[dict[str, str]] = {
+        kind: "the kernel computes integers as exp(-logaddexp(0, -alpha * x)) in "
+        "float64 and truncates: 1 - 1e-16 where the float body's sigmoid rounds "
+        "to 1, so the truncated results differ (ONNX Swish takes floats only)"
+        for kind in ("i", "u", "bool")
+    }
+    """Why integers and bools have no scalar body (dtype kind -> reason)."""
+
     @staticmethod
     @float32_compute
     def numpy_kernel(x: np.ndarray, *, alpha: float) -> np.ndarray:
@@ -733,6 +807,14 @@ class MishOp(UnaryElementwiseOp):
     name = "ge.mish"
 
     traits = traits_def(ZeroPreserving())
+
+    NO_SCALAR_BODY: ClassVar[dict[str, str]] = {
+        kind: "the kernel computes integers through logaddexp in NumPy's float "
+        "for them (float16 for 8-bit ones, rounded at each step), which a "
+        "float body does not reproduce (ONNX Mish takes floats only)"
+        for kind in ("i", "u", "bool")
+    }
+    """Why integers and bools have no scalar body (dtype kind -> reason)."""
 
     @staticmethod
     @float32_compute
@@ -760,7 +842,7 @@ class CeluOp(UnaryElementwiseOp):
         negative = alpha * np.expm1(np.minimum(x, 0) / alpha)
         return (np.maximum(x, 0) + negative).astype(x.dtype, copy=False)
 
-    @float_only
+    @through_float64
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
         alpha = b.const(self.value_of("alpha"), x.type)
         zero = b.const(0.0, x.type)
@@ -789,9 +871,14 @@ class ThresholdedReluOp(UnaryElementwiseOp):
     def numpy_kernel(x: np.ndarray, *, alpha: float) -> np.ndarray:
         return np.where(x > alpha, x, 0).astype(x.dtype, copy=False)
 
-    @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        return select_by(b, "ogt", x, self.value_of("alpha"), x, b.const(0.0, x.type))
+        """Integers and bools compare in float64 (NumPy's `x > alpha`) and
+        keep their own value."""
+        alpha = self.value_of("alpha")
+        if is_float(x.type):
+            return select_by(b, "ogt", x, alpha, x, b.const(0.0, x.type))
+        zero = b.const(0, x.type)
+        return select_by(b, "ogt", b.convert(x, f64), alpha, x, zero)
 
 
 @irdl_op_definition
@@ -809,7 +896,7 @@ class ShrinkOp(UnaryElementwiseOp):
         shrunk = np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0))
         return shrunk.astype(x.dtype, copy=False)
 
-    @float_only
+    @through_float64
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
         bias, lambd = self.value_of("bias"), self.value_of("lambd")
         above = b.op(arith.SubfOp, x, b.const(bias, x.type))
@@ -831,10 +918,17 @@ class Relu6Op(UnaryElementwiseOp):
     def numpy_kernel(x: np.ndarray) -> np.ndarray:
         return np.minimum(np.maximum(x, 0), 6)
 
-    @float_only
     def scalar(self, b: ScalarBuilder, x: Any) -> Any:
-        rectified = b.op(arith.MaximumfOp, x, b.const(0.0, x.type))
-        return b.op(arith.MinimumfOp, rectified, b.const(6.0, x.type))
+        if is_float(x.type):
+            rectified = b.op(arith.MaximumfOp, x, b.const(0.0, x.type))
+            return b.op(arith.MinimumfOp, rectified, b.const(6.0, x.type))
+        if is_bool(x.type):
+            return None  # NumPy's maximum(bool, 0) is an int64, not x's type
+        if not is_unsigned(x.type):
+            x = b.op(arith.MaxSIOp, x, b.const(0, x.type))
+        return signed_or_unsigned(
+            b, arith.MinSIOp, arith.MinUIOp, x, b.const(6, x.type)
+        )
 
 
 @irdl_op_definition
@@ -890,15 +984,22 @@ def check_broadcast_result(op: Operation) -> None:
         )
 
 
-def _arith(float_op: Any, int_op: Any | None, unsigned_op: Any | None = None) -> Any:
+def _arith(
+    float_op: Any,
+    int_op: Any | None,
+    unsigned_op: Any | None = None,
+    bool_op: Any | None = None,
+) -> Any:
     """A binary scalar body: `float_op` on floats, `int_op` on integers
     (None: integers are not lowered), `unsigned_op` instead on unsigned ones
-    when the sign matters; booleans are not lowered."""
+    when the sign matters, `bool_op` on booleans (None: not lowered)."""
 
     def scalar(self: Any, b: ScalarBuilder, a: Any, c: Any) -> Any:
         if is_float(a.type):
             return b.op(float_op, a, c)
-        if int_op is None or is_bool(a.type):
+        if is_bool(a.type):
+            return None if bool_op is None else b.op(bool_op, a, c)
+        if int_op is None:
             return None
         if unsigned_op is not None and is_unsigned(a.type):
             return b.op(unsigned_op, a, c)
@@ -920,7 +1021,7 @@ class AddOp(BinaryElementwiseOp):
     def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         return np.add(x1, x2)
 
-    scalar = _arith(arith.AddfOp, arith.AddiOp)
+    scalar = _arith(arith.AddfOp, arith.AddiOp, bool_op=arith.OrIOp)
 
 
 @irdl_op_definition
@@ -952,7 +1053,7 @@ class MulOp(BinaryElementwiseOp):
     def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         return np.multiply(x1, x2)
 
-    scalar = _arith(arith.MulfOp, arith.MuliOp)
+    scalar = _arith(arith.MulfOp, arith.MuliOp, bool_op=arith.AndIOp)
 
 
 @irdl_op_definition
@@ -1016,8 +1117,6 @@ class PowOp(BinaryElementwiseOp):
         """Integers: in float64, truncated back (as the kernel computes)."""
         if is_float(a.type):
             return b.op(math.PowFOp, a, c)
-        if is_bool(a.type):
-            return None
         power = b.op(math.PowFOp, b.convert(a, f64), b.convert(c, f64))
         return b.convert(power, a.type)
 
@@ -1064,7 +1163,7 @@ class MaximumOp(BinaryElementwiseOp):
     def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         return np.maximum(x1, x2)
 
-    scalar = _arith(arith.MaximumfOp, arith.MaxSIOp, arith.MaxUIOp)
+    scalar = _arith(arith.MaximumfOp, arith.MaxSIOp, arith.MaxUIOp, arith.OrIOp)
 
 
 @irdl_op_definition
@@ -1080,7 +1179,7 @@ class MinimumOp(BinaryElementwiseOp):
     def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         return np.minimum(x1, x2)
 
-    scalar = _arith(arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp)
+    scalar = _arith(arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp, arith.AndIOp)
 
 
 @irdl_op_definition
@@ -1096,9 +1195,15 @@ class PReluOp(BinaryElementwiseOp):
     def numpy_kernel(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
         return np.where(x1 >= 0, x1, x2 * x1).astype(x1.dtype, copy=False)
 
-    @float_only
     def scalar(self, b: ScalarBuilder, x: Any, slope: Any) -> Any:
-        return select_by(b, "oge", x, 0.0, x, b.op(arith.MulfOp, slope, x))
+        """Integers: `slope * x` (wrapping) where x < 0; unsigned values and
+        bools are never negative."""
+        if is_float(x.type):
+            return select_by(b, "oge", x, 0.0, x, b.op(arith.MulfOp, slope, x))
+        if is_bool(x.type) or is_unsigned(x.type):
+            return x
+        negative = b.op(arith.CmpiOp, x, b.const(0, x.type), "slt")
+        return b.op(arith.SelectOp, negative, b.op(arith.MuliOp, slope, x), x)
 
 
 @irdl_op_definition
@@ -1128,9 +1233,17 @@ class AddNOp(ElementwiseOp):
         """Sum of all inputs with NumPy broadcasting (ONNX Sum)."""
         return functools.reduce(np.add, inputs)
 
-    @float_only
     def scalar(self, b: ScalarBuilder, *values: Any) -> Any:
+        """Integers wrap; bools add as NumPy's, an `or`."""
+        first = values[0].type
+        add = (
+            arith.AddfOp
+            if is_float(first)
+            else arith.OrIOp
+            if is_bool(first)
+            else arith.AddiOp
+        )
         total = values[0]
         for value in values[1:]:
-            total = b.op(arith.AddfOp, total, value)
+            total = b.op(add, total, value)
         return total

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 
 from ge_dialect.ops import CastOp
+from ge_dialect.scalar import is_bool, is_float, is_unsigned
 from ge_dialect.traits import Elementwise
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Nest, Value
@@ -32,6 +33,18 @@ from passes.lowering.registry import lowers
 def has_scalar_body(op: Operation) -> bool:
     """Whether `op` is elementwise with a scalar body (lowers generically)."""
     return op.has_trait(Elementwise) and hasattr(op, "scalar")
+
+
+def no_body_reason(op: Operation, element: Attribute) -> str | None:
+    """Why `op`'s scalar body has no computation for `element`, if the op
+    says (`NO_SCALAR_BODY`: dtype kind "i", "u", "f" or "bool" -> reason)."""
+    if is_bool(element):
+        kind = "bool"
+    elif is_float(element):
+        kind = "f"
+    else:
+        kind = "u" if is_unsigned(element) else "i"
+    return getattr(op, "NO_SCALAR_BODY", {}).get(kind)
 
 
 def operand_index(op: Operation, position: int, index: Sequence[Ix]) -> list[Ix]:
@@ -55,7 +68,9 @@ def lower_elementwise(ctx: LoweringContext, op: Operation) -> None:
     loads = [probe.load(x, [Ix.of(0)] * len(x.layout.origin_shape)) for x in inputs]
     if element_value(op, probe, loads) is None:
         types = ", ".join(sorted({str(x.layout.element_type) for x in inputs}))
-        raise ctx.error(f"has no loop lowering for element type {types}")
+        reason = no_body_reason(op, inputs[-1].layout.element_type)
+        detail = f" ({reason})" if reason else ""
+        raise ctx.error(f"has no loop lowering for element type {types}{detail}")
 
     def body(nest: Nest, index: list[Ix]) -> None:
         values = [
