@@ -62,18 +62,24 @@ def caller_dtype(memref_type: MemRefType, attrs: dict[str, Any]) -> np.dtype:
     if element is None:
         return dtype
     named = dtypes.numpy_dtype(element)
-    if named.itemsize != dtype.itemsize or named.kind not in "iu":
+    if named != unsigned_dtype(dtype):
         raise JITError(f"{ELEMENT_TYPE_ATTR} = {element} does not fit {memref_type}")
     return named
+
+
+def unsigned_dtype(dtype: np.dtype) -> np.dtype:
+    """The unsigned integer dtype of a signed one's width (`int4` -> ml_dtypes'
+    `uint4`, held one per byte in the low bits as `int4` is); others as they are."""
+    if dtype.name.startswith("int"):
+        return dtypes.numpy_dtype("u" + dtype.name)
+    return dtype
 
 
 def unsigned_array(x: Any) -> np.ndarray:
     """`x`'s bits read as the unsigned integer of its width (bool and floats
     unchanged), an array viewing `x`'s memory."""
     x = np.asarray(x)
-    if x.dtype.kind != "i":
-        return x
-    return x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    return x.view(unsigned_dtype(x.dtype))
 
 
 def unsigned_view(x: Any) -> Any:
@@ -221,8 +227,7 @@ def cast_unsigned(x: Any, dtype: np.dtype) -> Any:
 def cast_to_unsigned(x: Any, dtype: np.dtype) -> Any:
     """`x` converted to the unsigned integer of `dtype`'s width, held in
     `dtype` (`fptoui`)."""
-    unsigned = np.dtype(f"u{dtype.itemsize}")
-    return np.asarray(cast(x, unsigned)).view(dtype)[()]
+    return np.asarray(cast(x, unsigned_dtype(dtype))).view(dtype)[()]
 
 
 def bitcast(x: Any, dtype: np.dtype) -> Any:

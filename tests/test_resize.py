@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.jit import run_graph
@@ -50,7 +50,8 @@ def resize_model(
     output_shape: tuple[int, ...] | None = None,
     **attrs: Any,
 ) -> onnx.ModelProto:
-    """A one-node Resize with constant roi/scales/sizes."""
+    """A one-node Resize with constant roi/scales/sizes (x's element type)."""
+    element = helper.np_dtype_to_tensor_dtype(x.dtype)
     if opset == 10:
         names = ["x", "scales"]
     else:
@@ -71,8 +72,8 @@ def resize_model(
     graph = helper.make_graph(
         [helper.make_node("Resize", names, ["y"], **attrs)],
         "resize",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, output_shape)],
+        [helper.make_tensor_value_info("x", element, x.shape)],
+        [helper.make_tensor_value_info("y", element, output_shape)],
         initializers,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -234,3 +235,66 @@ def test_special_values_survive_nearest_and_untouched_axes():
     (y,) = evaluate(imported.module, {"x": x}, weights=imported.weights)
     assert y[0, 0, 1, 4] == np.inf and np.isnan(y[0, 1, 0, 0])
     assert np.isfinite(y[0, 0, 0]).all() and np.isfinite(y[0, 0, 2]).all()
+
+
+INTEGER_MODES = [
+    pytest.param({"mode": "nearest", **SPECS["up"]}, id="nearest-up"),
+    pytest.param(
+        {"mode": "nearest", "nearest_mode": "floor", **SPECS["fractional"]},
+        id="nearest-fractional-floor",
+    ),
+    pytest.param({"mode": "linear", **SPECS["up"]}, id="linear-up"),
+    pytest.param({"mode": "linear", **SPECS["fractional"]}, id="linear-fractional"),
+    pytest.param(
+        {"mode": "linear", "coordinate_transformation_mode": "align_corners"}
+        | SPECS["down"],
+        id="linear-down-align_corners",
+    ),
+    pytest.param({"mode": "cubic", **SPECS["up"]}, id="cubic-up"),
+    pytest.param(
+        {"mode": "linear", "coordinate_transformation_mode": "tf_crop_and_resize"}
+        | ROI
+        | SPECS["up"],
+        id="linear-tf_crop_and_resize",
+    ),
+]
+
+
+def integer_input(dtype: str) -> np.ndarray:
+    """A [1, 2, 5, 7] input of `dtype`: 8-bit types span their range
+    (extremes included: a cubic overshoot there is clamped back), int32 stays
+    within 2**20 (onnxruntime's linear kernel overflows near its extremes)."""
+    info = np.iinfo(dtype)
+    low, high = (info.min, info.max) if info.bits == 8 else (-(2**20), 2**20)
+    rng = np.random.default_rng(3)
+    x = rng.integers(low, high, (1, 2, 5, 7), dtype=dtype, endpoint=True)
+    x[0, 0, 0, :4] = [low, high, high, low]
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32"])
+@pytest.mark.parametrize("options", INTEGER_MODES)
+def test_integer_resize_matches_onnxruntime_on_the_jit(dtype, options):
+    """Integer Resize runs on the JIT exactly as the reference computes it.
+    Nearest gathers exactly (onnxruntime's result); linear computes in float
+    and rounds half to even, clamped into the type, as ONNX's reference does:
+    within 1 of onnxruntime, which truncates. onnxruntime has no integer
+    cubic kernel: cubic compares with ONNX's reference evaluator."""
+    from onnx.reference import ReferenceEvaluator
+
+    x = integer_input(dtype)
+    untyped = resize_model(x, **options)
+    if options["mode"] == "cubic":
+        (expected,) = ReferenceEvaluator(untyped).run(None, {"x": x})
+    else:
+        session = ort.InferenceSession(
+            untyped.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+        (expected,) = session.run(None, {"x": x})
+    imported = import_onnx(resize_model(x, output_shape=expected.shape, **options))
+    (ours,) = evaluate(imported.module, {"x": x}, weights=imported.weights)
+    (lowered,) = run_graph(imported.module, {"x": x}, imported.weights, poison=True)
+    assert ours.dtype == lowered.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(lowered, ours)
+    difference = np.abs(ours.astype(np.int64) - expected.astype(np.int64))
+    assert difference.max(initial=0) <= (0 if options["mode"] == "nearest" else 1)

@@ -198,6 +198,13 @@ def interpolation_taps(
     return indices, weights, outside
 
 
+def integer_fill(value: float, dtype: np.dtype) -> int:
+    """`value` rounded half to even and clamped into integer `dtype` (exact
+    at the 64-bit types' extremes, which a float64 cannot hold)."""
+    info = np.iinfo(dtype)
+    return int(min(max(float(np.rint(value)), info.min), info.max))
+
+
 def resize_array(
     x: np.ndarray,
     sizes: Sequence[int],
@@ -207,17 +214,20 @@ def resize_array(
     **interpolation: Any,
 ) -> np.ndarray:
     """`x` resized to `sizes` (-1: unchanged), one axis after the other (in
-    float64)."""
+    float64; integers rounded half to even and clamped back into their type,
+    except that a nearest resize of integers gathers them exactly)."""
     rank = x.ndim
     sizes = [x.shape[a] if s == -1 else s for a, s in enumerate(sizes)]
-    y = x.astype(np.float64)
+    integer = np.issubdtype(x.dtype, np.integer)
+    exact = integer and interpolation["mode"] == "nearest"
+    y = x if exact else x.astype(np.float64)
     outside_any: np.ndarray | None = None
     for axis in range(rank):
         span = (roi[axis], roi[rank + axis]) if roi else (0.0, 1.0)
         if x.shape[axis] == 0 or sizes[axis] == 0:
             shape = list(y.shape)
             shape[axis] = sizes[axis]
-            y = np.zeros(shape)
+            y = np.zeros(shape, y.dtype)
             continue
         indices, weights, outside = interpolation_taps(
             x.shape[axis], sizes[axis], scales[axis], roi=span, **interpolation
@@ -234,10 +244,13 @@ def resize_array(
         if outside is not None:
             mask = outside.reshape(shape)
             outside_any = mask if outside_any is None else outside_any | mask
+    info = np.iinfo(x.dtype) if integer else None
     if outside_any is not None:
-        y = np.where(np.broadcast_to(outside_any, y.shape), extrapolation_value, y)
-    if np.issubdtype(x.dtype, np.integer):
-        info = np.iinfo(x.dtype)
+        fill: Any = extrapolation_value
+        if exact:
+            fill = x.dtype.type(integer_fill(fill, x.dtype))
+        y = np.where(np.broadcast_to(outside_any, y.shape), fill, y)
+    if integer and not exact:
         return np.clip(np.rint(y), info.min, info.max).astype(x.dtype)
     return y.astype(x.dtype)
 

@@ -33,8 +33,8 @@ Arguments and results hold storage-layout data. Integer types are signless
 (`passes.lowering.signless`: `i8` for `ui8`, the op choice keeps the sign); an
 argument or result whose graph type is unsigned says so with
 `{ge.element_type = ui8}`, so callers pass and get arrays of the graph's dtype.
-Results are returned buffers
-(`memref.alloc` inside the function, or an argument passed through).
+Results are returned buffers (`memref.alloc` inside the function, or an
+argument passed through).
 Scratch buffers are freed after their last use. A graph with a memory plan
 (`plan-memory`: `ge.arena_size`, `ge.mem_offset`) allocates one arena,
 `memref.alloc() : memref<SIZExi8>`, and each planned result is a

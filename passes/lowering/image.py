@@ -23,7 +23,10 @@ Passes run axis after axis through row-major float32 scratch buffers (an
 input in another layout is first copied into one); the last writes the
 result in its layout. `tf_crop_and_resize` outputs whose coordinate falls
 outside the input take `extrapolation_value` (per-axis tables of i1).
-Nearest taps have weight 1: no multiply. Float element types only.
+Nearest taps have weight 1: no multiply. Floats compute in float32;
+integers gather exactly (nearest) or compute in float64 and are rounded
+half to even and clamped into their type at the end, as ONNX's reference
+(`resize_array`) does.
 
 `ge.grid_sample` reads its coordinates from data, so its taps are computed
 in the loops: per spatial axis, a nest over [N, O1..Or] turns the grid's
@@ -48,14 +51,16 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IndexType, f32, i64
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import IndexType, f32, f64, i64
+from xdsl.ir import Attribute, Operation
 
+from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.ops import ResizeOp
 from ge_dialect.ops.image import (
     GRID_CUBIC_A,
     GridSampleOp,
     grid_bounds,
+    integer_fill,
     interpolation_taps,
 )
 from passes.lowering.context import LoweringContext
@@ -73,11 +78,15 @@ def _resample(
     axis: int,
     indices: np.ndarray,
     weights: np.ndarray,
+    compute: Attribute | None,
 ) -> None:
-    """`target[.., i, ..] = sum_t W[i, t] * source[.., I[i, t], ..]` along `axis`."""
+    """`target[.., i, ..] = sum_t W[i, t] * source[.., I[i, t], ..]` along
+    `axis`, in float type `compute` (None: a gather of unit taps in the
+    element type itself, exact for integers)."""
     index_table = ctx.table(indices.astype(np.int64))
     unit = bool(np.all(weights == 1))
-    weight_table = None if unit else ctx.table(weights.astype(np.float32))
+    weight_dtype = np.float64 if compute == f64 else np.float32
+    weight_table = None if unit else ctx.table(weights.astype(weight_dtype))
 
     def body(nest: Nest, index: list[Ix]) -> None:
         total: Value | None = None
@@ -88,13 +97,29 @@ def _resample(
                 position if k == axis else nest.index_value(ix)
                 for k, ix in enumerate(index)
             ]
-            value = nest.convert(nest.load_at(source, at), f32)
+            value = nest.load_at(source, at)
+            if compute is not None:
+                value = nest.convert(value, compute)
             if weight_table is not None:
                 weight = nest.load(weight_table, [index[axis], Ix.of(tap)])
                 value = nest.op(arith.MulfOp, value, weight)
             total = value if total is None else nest.op(arith.AddfOp, total, value)
         assert total is not None
         nest.store(total, target, index)
+
+    ctx.emitter.for_each(target.layout.origin_shape, body)
+
+
+def _round_back(ctx: LoweringContext, source: Buffer, target: Buffer) -> None:
+    """`target = clip(rint(source), min, max)` in its integer type (the
+    float64 result of an integer resize, as ONNX's reference rounds it)."""
+    info = np.iinfo(numpy_dtype(dtype_name(target.layout.element_type)))
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        value = nest.op(math.RoundEvenOp, nest.load(source, index))
+        value = nest.op(arith.MaximumfOp, value, nest.const(float(info.min), f64))
+        value = nest.op(arith.MinimumfOp, value, nest.const(float(info.max), f64))
+        nest.store(nest.convert(value, target.layout.element_type), target, index)
 
     ctx.emitter.for_each(target.layout.origin_shape, body)
 
@@ -126,8 +151,7 @@ def lower_resize(ctx: LoweringContext, op: Operation) -> None:
     docstring)."""
     (x,) = ctx.operands()
     y = ctx.result()
-    if not is_float(x.layout.element_type):
-        raise ctx.error("has no loop lowering for integer element types")
+    element = x.layout.element_type
     in_shape, out_shape = x.layout.origin_shape, y.layout.origin_shape
     rank = len(in_shape)
     scales = ctx.attr("scales")
@@ -146,10 +170,17 @@ def lower_resize(ctx: LoweringContext, op: Operation) -> None:
     if 0 in out_shape:
         return
     if 0 in in_shape:  # nothing to read: the reference gives zeros
+        zero = 0.0 if is_float(element) else 0
         ctx.emitter.for_each(
-            out_shape, lambda nest, index: nest.store(nest.const(0.0), y, index)
+            out_shape,
+            lambda nest, index: nest.store(nest.const(zero, element), y, index),
         )
         return
+    # floats: in float32; integers: nearest gathers exactly, other modes in
+    # float64 (as the kernel), rounded back at the end (`_round_back`)
+    exact = not is_float(element) and interpolation["mode"] == "nearest"
+    compute = f32 if is_float(element) else None if exact else f64
+    scratch = element if exact else compute
     axes = []
     outside = []
     for axis in range(rank):
@@ -171,16 +202,24 @@ def lower_resize(ctx: LoweringContext, op: Operation) -> None:
     source = x
     if not is_row_major(x.layout) and axes:
         source = row_major_copy(ctx, x)
+    rounded = compute == f64  # the result is float64 until `_round_back`
     shape = list(in_shape)
     for number, (axis, indices, weights) in enumerate(axes):
         shape[axis] = out_shape[axis]
-        last = number == len(axes) - 1 and not outside
-        target = y if last else ctx.temporary(plain_layout(shape, f32))
-        _resample(ctx, source, target, axis, indices, weights)
+        last = number == len(axes) - 1 and not outside and not rounded
+        target = y if last else ctx.temporary(plain_layout(shape, scratch))
+        _resample(ctx, source, target, axis, indices, weights, compute)
         source = target
+    fill = float(ctx.attr("extrapolation_value"))
     if outside:
-        _extrapolate(ctx, source, y, outside, float(ctx.attr("extrapolation_value")))
-    elif not axes:
+        target = ctx.temporary(plain_layout(out_shape, scratch)) if rounded else y
+        if exact:  # an integer result takes the fill as the kernel rounds it
+            fill = integer_fill(fill, numpy_dtype(dtype_name(element)))
+        _extrapolate(ctx, source, target, outside, fill)
+        source = target
+    if rounded and axes:
+        _round_back(ctx, source, y)
+    elif not axes and not outside:
         copy(ctx, x, y, out_shape)
 
 
