@@ -1175,6 +1175,31 @@ def convert_arg_reduce(ctx: NodeContext) -> list[Value]:
     ]
 
 
+@converts("TopK")
+def convert_top_k(ctx: NodeContext) -> list[Value]:
+    """The `k` largest or smallest along `axis` and their int64 positions:
+    `k` an attribute before opset 10, then a 1-element int64 input known
+    at import time; `largest` and `sorted` since opset 11."""
+    if ctx.opset < 10:
+        k = ctx.attr("k")
+    else:
+        given = ctx.constant(1, "k")
+        if given is None:
+            raise ValueError("input 'K' is missing")
+        if given.size != 1 or given.dtype.kind not in "iu":
+            raise ValueError(f"k must be one integer, got {given.dtype} {given.shape}")
+        k = int(given.reshape(()))
+    values, indices = ctx.op(
+        "top_k",
+        ctx.input(0),
+        k=k,
+        axis=normalize_axis(ctx.attr("axis", -1), ctx.rank(0)),
+        largest=bool(ctx.attr("largest", 1)),
+        sorted=bool(ctx.attr("sorted", 1)),
+    )
+    return [values, indices]
+
+
 @converts("CumSum", "CumProd")
 def convert_cumulative(ctx: NodeContext) -> list[Value]:
     """The running sum or product along `axis` (an input, a 0-d or 1-element

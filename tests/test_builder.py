@@ -613,6 +613,18 @@ def test_einsum():
     assert "ge.einsum " in text and 'equation = "...j,jk->...k"' in text
 
 
+def test_top_k():
+    b = GraphBuilder("top_k")
+    x = b.data([3, 17], "float16")
+    values, indices = b.top_k(x, k=5)
+    smallest, positions = b.top_k(x, k=3, axis=0, largest=False)
+    assert shape(values) == shape(indices) == (3, 5)
+    assert shape(smallest) == (3, 17) and dtype_of(positions) == "int64"
+    b.output(values, indices, smallest, positions)
+    text = reparsed(b.build())
+    assert "ge.top_k " in text and "largest = false" in text
+
+
 def test_shape_and_size_of_a_tensor():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])
