@@ -595,9 +595,12 @@ def test_scatter_ops():
         b.const(np.ones((2, 17), np.float32)),
     )
     assert shape(se) == shape(sn) == (3, 17)
-    b.output(se, sn)
+    oh = b.one_hot(b.data([3, 5], "int64"), b.const(np.array([0, 1], np.int8)), depth=4)
+    assert shape(oh) == (3, 5, 4) and dtype_of(oh) == "int8"
+    b.output(se, sn, oh)
     text = reparsed(b.build())
     assert "ge.scatter_elements " in text and "ge.scatter_nd " in text
+    assert "ge.one_hot " in text
     assert 'reduction = "add"' in text
 
 
