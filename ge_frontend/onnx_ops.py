@@ -655,6 +655,12 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
 
 
+@converts("LpNormalization")
+def convert_lp_normalization(ctx: NodeContext) -> list[Value]:
+    axis = normalize_axis(ctx.attr("axis", -1), ctx.rank(0))
+    return [ctx.op("lp_norm", ctx.input(0), axis=axis, p=ctx.attr("p", 2))]
+
+
 GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}
 """GridSample's opset-16 mode names -> the opset-20 ones `ge.grid_sample` uses."""
 

@@ -537,7 +537,8 @@ def test_softmax_and_reductions():
     x = b.data([2, 3, 4])
     s = b.softmax(x, axis=1)
     ls = b.log_softmax(x)
-    assert shape(s) == shape(ls) == (2, 3, 4)
+    lp = b.lp_norm(x, axis=0, p=1)
+    assert shape(s) == shape(ls) == shape(lp) == (2, 3, 4)
     r = b.reduce_sum(x, axes=[1])
     m = b.reduce_mean(x, axes=[0, -1], keep_dims=False)
     mx = b.reduce_max(x)
@@ -550,12 +551,13 @@ def test_softmax_and_reductions():
     am = b.arg_max(x, axis=1)
     an = b.arg_min(x, axis=-1, keep_dims=False, select_last_index=True)
     assert shape(am) == (2, 1, 4) and shape(an) == (2, 3)
-    b.output(s, ls, r, m, mx, mn, pr, am, an)
+    b.output(s, ls, lp, r, m, mx, mn, pr, am, an)
     text = reparsed(b.build())
     assert "keep_dims = false" in text and "select_last_index = true" in text
     for name in [
         "softmax",
         "log_softmax",
+        "lp_norm",
         "reduce_sum",
         "reduce_mean",
         "reduce_max",

@@ -250,3 +250,35 @@ def test_grid_sample_grid_must_match_the_spatial_rank(tmp_path: Path) -> None:
     outcome = run_case(case, tmp_path)
     assert outcome.status is Status.REFUSED
     assert "grid's last dim must be 2, got 3" in outcome.message
+
+
+# ---------------------------------------------------------------------------
+# LpNormalization
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize(
+    ("shape", "axis"),
+    [((3, 17), 0), ((2, 33, 5), 1), ((100,), -1), ((2, 17, 3, 3), 1), ((4, 3), -1)],
+)
+def test_lp_normalization_matches_onnxruntime_on_the_jit(
+    shape: tuple[int, ...], axis: int, p: int, tmp_path: Path
+) -> None:
+    """Zero vectors stay 0; -0.0 keeps its place."""
+    x = rand(*shape)
+    zero_vector = [slice(None)] * len(shape)
+    zero_vector[axis] = slice(None)
+    for other in range(len(shape)):
+        if other != axis % len(shape):
+            zero_vector[other] = 0
+    x[tuple(zero_vector)] = 0.0
+    x.reshape(-1)[-1] = -0.0
+    model = one_node_model("LpNormalization", {"x": x}, opset=22, axis=axis, p=p)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_lp_normalization_p_must_be_1_or_2(tmp_path: Path) -> None:
+    x = rand(2, 3)
+    model = one_node_model("LpNormalization", {"x": x}, opset=1, p=3)
+    assert "'p' must be 1 or 2, got 3" in refusal(model, x, tmp_path)
