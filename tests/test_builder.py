@@ -645,6 +645,21 @@ def test_resize_builds_from_sizes_and_scales():
     assert "nearest_mode" not in text  # defaults are elided
 
 
+def test_dft_bins_and_parts():
+    b = GraphBuilder()
+    x = b.data([2, 10, 3, 1])
+    full = b.dft(x, axis=1, length=12)
+    half = b.dft(x, axis=1, length=10, onesided=True)
+    back = b.dft(half, axis=1, length=10, inverse=True, onesided=True)
+    assert shape(full) == (2, 12, 3, 2)
+    assert shape(half) == (2, 6, 3, 2)
+    assert shape(back) == (2, 10, 3, 1)
+    b.output(full, half, back)
+    text = reparsed(b.build())
+    assert text.count("ge.dft ") == 3
+    assert "inverse = true, onesided = true" in text
+
+
 def test_grid_sample_takes_the_grid_s_output_size():
     b = GraphBuilder()
     x = b.data([2, 3, 5, 7])

@@ -15,7 +15,8 @@ cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
 `cumulative` (cum_sum, cum_prod: running reductions along an axis),
 `scatter` (scatter_elements, scatter_nd: writing at indices),
-`image` (resize), `shape_of` (shape, size: a tensor's shape as data),
+`image` (resize, grid_sample), `signal` (dft), `shape_of` (shape, size: a
+tensor's shape as data),
 `value_shaped` (fill, broadcast_to, range: a result shape given as data).
 Every op class is importable from this package (`from ge_dialect.ops import
 ReluOp`).
@@ -45,6 +46,7 @@ from ge_dialect.ops import (
     reduce,
     scatter,
     shape_of,
+    signal,
     structure,
     trans,
     value_shaped,
@@ -74,6 +76,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     reduce,
     cumulative,
     scatter,
+    signal,
     shape_of,
     value_shaped,
 )
