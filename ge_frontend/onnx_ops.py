@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import onnx
@@ -43,6 +44,7 @@ from ge_frontend.importing import (
 )
 from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
+from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
 
@@ -284,13 +286,21 @@ def convert_cast(ctx: NodeContext) -> list[Value]:
         element_type(dtype)
     except (KeyError, TypeError, ValueError):
         raise Unsupported(f"to {onnx.TensorProto.DataType.Name(to)}") from None
-    return [ctx.op("cast", ctx.input(0), dst_type=dtype)]
+    return [ctx.op("cast", ctx.input(0), dst_type=dtype, **cast_rounding(ctx))]
 
 
 @converts("CastLike")
 def convert_cast_like(ctx: NodeContext) -> list[Value]:
     """Cast to the dtype of input 1 (only its dtype is read)."""
-    return [ctx.op("cast", ctx.input(0), dst_type=ctx.dtype(1))]
+    return [ctx.op("cast", ctx.input(0), dst_type=ctx.dtype(1), **cast_rounding(ctx))]
+
+
+def cast_rounding(ctx: NodeContext) -> dict[str, Any]:
+    """Cast's and CastLike's `saturate` (float8) and `round_mode` (float8_e8m0fnu)."""
+    return {
+        "saturate": bool(ctx.attr("saturate", 1)),
+        "round_mode": ctx.attr("round_mode", "up"),
+    }
 
 
 @converts("Dropout")
@@ -742,6 +752,13 @@ def convert_matmul(ctx: NodeContext) -> list[Value]:
     product = "matmul" if rank == 2 and a_rank <= 2 and b_rank <= 2 else "batch_matmul"
     y = ctx.op(product, a, b, suffix="product" if squeeze else None)
     return [ctx.op("squeeze", y, axes=squeeze) if squeeze else y]
+
+
+@converts("Einsum")
+def convert_einsum(ctx: NodeContext) -> list[Value]:
+    """Einstein summation over the inputs (`equation` as ONNX writes it)."""
+    operands = [ctx.input(i) for i in range(len(ctx.inputs))]
+    return [ctx.op("einsum", operands, equation=str(ctx.attr("equation")))]
 
 
 @converts("Softmax", "LogSoftmax")
@@ -1293,6 +1310,13 @@ def convert_size(ctx: NodeContext) -> list[Value]:
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(RECURRENT_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Quantization (a decomposition: `onnx_quantize`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(QUANTIZE_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------

@@ -603,6 +603,18 @@ def test_scatter_ops():
     assert 'reduction = "add"' in text
 
 
+def test_einsum():
+    b = GraphBuilder("einsum")
+    x = b.data([3, 4, 17])
+    w = b.data([17, 5])
+    e = b.einsum([x, w], equation="...j,jk->...k")
+    d = b.einsum([b.data([5, 5])], equation="ii")
+    assert shape(e) == (3, 4, 5) and shape(d) == ()
+    b.output(e, d)
+    text = reparsed(b.build())
+    assert "ge.einsum " in text and 'equation = "...j,jk->...k"' in text
+
+
 def test_shape_and_size_of_a_tensor():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])
