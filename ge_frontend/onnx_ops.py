@@ -669,6 +669,38 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
 
 
+@converts("DFT")
+def convert_dft(ctx: NodeContext) -> list[Value]:
+    """The axis is an attribute before opset 20 (default 1), then an
+    optional input (default -2); `dft_length` defaults to the signal length,
+    or to 2 * (n - 1) when inverting a one-sided spectrum."""
+    rank = ctx.rank(0)
+    if ctx.opset >= 20:
+        given = ctx.constant(2, "axis")
+        axis = -2 if given is None else int(given)
+    else:
+        axis = int(ctx.attr("axis", 1))
+    if not (-rank <= axis <= -2 or 0 <= axis <= rank - 2):
+        raise ValueError(f"axis {axis} must name a signal axis of a rank-{rank} input")
+    axis %= rank
+    inverse, onesided = bool(ctx.attr("inverse", 0)), bool(ctx.attr("onesided", 0))
+    given = ctx.constant(1, "dft_length")
+    if given is not None:
+        length = int(given)
+    elif (size := ctx.shape(0)[axis]) == -1:
+        raise Unsupported("with a dynamic signal length and no dft_length")
+    else:
+        length = 2 * (size - 1) if inverse and onesided else size
+    attrs = {"axis": axis, "length": length, "inverse": inverse, "onesided": onesided}
+    return [ctx.op("dft", ctx.input(0), **attrs)]
+
+
+@converts("LpNormalization")
+def convert_lp_normalization(ctx: NodeContext) -> list[Value]:
+    axis = normalize_axis(ctx.attr("axis", -1), ctx.rank(0))
+    return [ctx.op("lp_norm", ctx.input(0), axis=axis, p=ctx.attr("p", 2))]
+
+
 GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}
 """GridSample's opset-16 mode names -> the opset-20 ones `ge.grid_sample` uses."""
 

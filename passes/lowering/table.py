@@ -2,8 +2,8 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`sorting`; see `registry`); `Elementwise` ops with a scalar body lower
-generically; control flow lowers with its regions
+`signal`, `sorting`; see `registry`); `Elementwise` ops with a scalar body
+lower generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
 the completeness tests check that every `ge` op is in one of them.
@@ -36,6 +36,7 @@ from passes.lowering import (
     movement,
     nn,
     scatter,
+    signal,
     sorting,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
@@ -50,6 +51,7 @@ FAMILY_MODULES = (
     movement,
     nn,
     scatter,
+    signal,
     sorting,
 )
 """The modules whose import registers the emitters."""
