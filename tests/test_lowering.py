@@ -1240,3 +1240,14 @@ def test_integer_div_truncates_and_integer_pow_lowers(dtype):
     exponents = rng.integers(0, 4, (3, 17)).astype(dtype)
     text = check(b.build(), {0: numerators, 1: denominators, 2: exponents})
     assert "arith.divsi" in text and "math.powf" in text
+
+
+@pytest.mark.parametrize("start", [0, 1, -1, 3])
+def test_shape_and_size_lower_to_their_static_value(start):
+    """`ge.shape`/`ge.size` of a static shape (odd dims) run on the JIT, their
+    value copied from a constant table; an empty selection stores nothing."""
+    b = GraphBuilder("g")
+    x = b.data([3, 17, 5], "float32")
+    b.output(b.op("ge.shape", x, start=start), b.op("ge.size", x))
+    text = check(b.build())
+    assert "memref.get_global" in text

@@ -34,6 +34,8 @@ from ge_dialect.ops import (
     IdentityOp,
     PadOp,
     ReshapeOp,
+    ShapeOfOp,
+    SizeOp,
     SliceOp,
     SplitOp,
     SqueezeOp,
@@ -495,3 +497,17 @@ def lower_trilu(ctx: LoweringContext, op: Operation) -> None:
         nest.store(chosen, y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
+
+
+@lowers(ShapeOfOp, SizeOp)
+def lower_static_value(ctx: LoweringContext, op: Operation) -> None:
+    """`ge.shape`/`ge.size` of a static shape (the only kind a lowered graph
+    has): the int64 value copied from a constant table."""
+    value = op.static_value()  # type: ignore[attr-defined]
+    if value is None:
+        raise ctx.error("reads a dynamic shape, which only the host knows")
+    y = ctx.result()
+    if np.size(value) == 0:
+        return  # an empty selection of dims: nothing to store
+    table = ctx.table(np.asarray(value, np.int64))
+    copy(ctx, table, y, y.layout.origin_shape)

@@ -22,8 +22,6 @@ from ge_dialect.ops import (
     GraphOp,
     NetOutputOp,
     RangeOp,
-    ShapeOfOp,
-    SizeOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
@@ -66,8 +64,6 @@ NOT_LOWERED: dict[type[Operation], str] = {
     ConstOp: "a constant: a memref.global or a ge.weight argument",
     NetOutputOp: "the graph's results: the func.return",
     VariableOp: "state kept across runs, which a loop function has no place for",
-    ShapeOfOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
-    SizeOp: "static dims fold (fold-shapes); dynamic ones only the host knows",
     FillOp: VALUE_SHAPED,
     BroadcastToOp: VALUE_SHAPED,
     RangeOp: VALUE_SHAPED,
