@@ -55,7 +55,9 @@ FAMILY_MODULES = (
 """The modules whose import registers the emitters."""
 
 VALUE_SHAPED = (
-    "its result shape is an operand's value: folded when known, else on the host"
+    "its result shape is an operand's value: the importer folds it away when "
+    "the value is known, so it remains only with dynamic result dims, which "
+    "a loop function has no place for (such graphs run host-scheduled)"
 )
 
 NOT_LOWERED: dict[type[Operation], str] = {
