@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func @nearest_i8(
 // CHECK:           %[[K:.*]] = arith.index_cast %{{.*}} : i64 to index
-// CHECK-NEXT:      %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %[[K]]] : memref<3x5xi8>
+// CHECK:           %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %[[K]]] : memref<3x5xi8>
 // CHECK-NEXT:      affine.store %[[V]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<3x8xi8>
 // CHECK-NOT:     sitofp
 ge.graph @nearest_i8 {
