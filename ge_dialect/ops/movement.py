@@ -311,8 +311,14 @@ class GatherOp(MovementOp):
 
 
 def _wrapped(indices: np.ndarray, size: int | np.ndarray) -> np.ndarray:
-    """`indices` with negative entries counted from the end (`+ size`)."""
+    """`indices` with negative entries counted from the end (`+ size`); an
+    entry outside `[-size, size)` is an `IndexError` (never wrapped twice)."""
     indices = indices.astype(np.int64)
+    sizes = np.broadcast_to(size, indices.shape)
+    outside = (indices < -sizes) | (indices >= sizes)
+    if outside.any():
+        bad, bound = int(indices[outside][0]), int(sizes[outside][0])
+        raise IndexError(f"index {bad} is out of range [{-bound}, {bound - 1}]")
     return np.where(indices < 0, indices + size, indices)
 
 

@@ -385,7 +385,7 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
         raw = nest.load(indices, index[axis : axis + count], raw=True)
         at = [
             *(nest.index_value(ix) for ix in index[:axis]),
-            _wrapped_index(nest, raw, size),
+            _wrapped_index(ctx, nest, raw, size, axis),
             *(nest.index_value(ix) for ix in index[axis + count :]),
         ]
         nest.store(nest.load_at(x, at), y, index)
@@ -405,7 +405,7 @@ def lower_gather_elements(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index, raw=True)
         at = [nest.index_value(ix) for ix in index]
-        at[axis] = _wrapped_index(nest, raw, size)
+        at[axis] = _wrapped_index(ctx, nest, raw, size, axis)
         nest.store(nest.load_at(x, at), y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
@@ -426,7 +426,11 @@ def lower_gather_nd(ctx: LoweringContext, op: Operation) -> None:
         leading = index[: index_rank - 1]
         tuple_entries = [
             _wrapped_index(
-                nest, nest.load(indices, [*leading, Ix.of(j)], raw=True), size
+                ctx,
+                nest,
+                nest.load(indices, [*leading, Ix.of(j)], raw=True),
+                size,
+                batch + j,
             )
             for j, size in enumerate(sizes)
         ]
@@ -456,11 +460,19 @@ def _gather_operands(ctx: LoweringContext) -> tuple[Buffer, Buffer]:
     return x, indices
 
 
-def _wrapped_index(nest: Nest, raw: SSAValue, size: int) -> SSAValue:
-    """Index value `raw` (an integer) as an index, `+ size` when negative."""
+def _wrapped_index(
+    ctx: LoweringContext, nest: Nest, raw: SSAValue, size: int, axis: int
+) -> SSAValue:
+    """Index value `raw` (an integer) as an index, `+ size` when negative;
+    outside `[-size, size)` the run fails with a diagnostic at the op."""
     position = nest.op(arith.IndexCastOp, raw, IndexType())
     zero = nest.const(0, IndexType())
-    wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
+    bound = nest.const(size, IndexType())
+    wrapped = nest.op(arith.AddiOp, position, bound)
+    above = nest.op(arith.CmpiOp, position, nest.const(-size, IndexType()), "sge")
+    below = nest.op(arith.CmpiOp, position, bound, "slt")
+    message = f"index out of range [{-size}, {size - 1}] along axis {axis}"
+    nest.check(nest.op(arith.AndIOp, above, below), str(ctx.error(message)))
     negative = nest.op(arith.CmpiOp, position, zero, "slt")
     return nest.op(arith.SelectOp, negative, wrapped, position)
 
