@@ -89,7 +89,10 @@ class CodeEnv:
         """Lines raising the `cf.assert`'s message (a whole diagnostic) where
         the Python expression `holds` is false."""
         error = self.add_global(LocatedJITError, "e")
-        return [f"{indent}if not {holds}:", f"{indent}    raise {error}({op.msg.data!r})"]
+        return [
+            f"{indent}if not {holds}:",
+            f"{indent}    raise {error}({op.msg.data!r})",
+        ]
 
     def workspace(self, shape: tuple[int, ...], dtype: np.dtype) -> str:
         """A buffer of this thread kept from call to call (`_workspace[i]`)."""

@@ -825,7 +825,7 @@ def test_engine_subgraphs_become_called_functions(planned):
 
 def test_planned_while_with_engine_subgraphs_in_its_body():
     """A while body split into engine subgraphs (AI Core ops around an AI CPU
-    gather) by partition-engines, then planned: the calls inside the body are
+    tile) by partition-engines, then planned: the calls inside the body are
     planned inlined (their outputs are their inner values' bytes), lowered as
     func.calls that return arena views, and the JIT matches the reference."""
     from ge_dialect.dialect import make_context
@@ -839,7 +839,7 @@ def test_planned_while_with_engine_subgraphs_in_its_body():
 
     def body(s: GraphBuilder, n_, t_, a_):
         one = s.const(np.array(1, np.int32))
-        row = s.gather(t_, s.sub(n_, one), axis=0)
+        row = s.tile(s.gather(t_, s.sub(n_, one), axis=0), multiples=[1])
         return [s.sub(n_, one), t_, s.add(s.tanh(a_), s.mul(row, a_))]
 
     _, _, y = b.while_([n, table, acc], lambda s, n_, t_, a_: s.identity(n_), body)
@@ -1037,7 +1037,7 @@ def test_gather_index_out_of_range_is_a_located_error(op: str, bad: int):
     index_shape, values = GATHER_INDICES[op]
     module = _gather_graph(op, index_shape)
     feeds = {0: np.zeros((3, 4), np.float32), 1: np.array(values(bad), np.int64)}
-    message = f"node 'take': error: 'ge.{op}' op index out of range [-4, 3] along axis 1"
+    message = f"node 'take': error: 'ge.{op}' op index out of range [-4, 3] on axis 1"
     with pytest.raises(GEError, match=re.escape(message)):
         run_graph(module, feeds)
     scalar = compile_module(lowered_module(module.body.block.first_op), vectorize=False)

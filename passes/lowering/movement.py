@@ -471,7 +471,7 @@ def _wrapped_index(
     wrapped = nest.op(arith.AddiOp, position, bound)
     above = nest.op(arith.CmpiOp, position, nest.const(-size, IndexType()), "sge")
     below = nest.op(arith.CmpiOp, position, bound, "slt")
-    message = f"index out of range [{-size}, {size - 1}] along axis {axis}"
+    message = f"index out of range [{-size}, {size - 1}] on axis {axis}"
     nest.check(nest.op(arith.AndIOp, above, below), str(ctx.error(message)))
     negative = nest.op(arith.CmpiOp, position, zero, "slt")
     return nest.op(arith.SelectOp, negative, wrapped, position)

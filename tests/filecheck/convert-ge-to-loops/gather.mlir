@@ -23,7 +23,7 @@
 // CHECK-NEXT:        %[[GE:[0-9]+]] = arith.cmpi sge, %[[K]], %[[LOW]] : index
 // CHECK-NEXT:        %[[LT:[0-9]+]] = arith.cmpi slt, %[[K]], %[[SIZE]] : index
 // CHECK-NEXT:        %[[OK:[0-9]+]] = arith.andi %[[GE]], %[[LT]] : i1
-// CHECK-NEXT:        cf.assert %[[OK]], "{{.*}}gather.mlir:[[# @LINE + 11]]:3: error: 'ge.gather' op index out of range [-5, 4] along axis 0"
+// CHECK-NEXT:        cf.assert %[[OK]], "{{.*}}gather.mlir:[[# @LINE + 11]]:3: error: 'ge.gather' op index out of range [-5, 4] on axis 0"
 // CHECK-NEXT:        %[[NEG:[0-9]+]] = arith.cmpi slt, %[[K]], %[[ZERO]] : index
 // CHECK-NEXT:        %[[AT:[0-9]+]] = arith.select %[[NEG]], %[[UP]], %[[K]] : index
 // CHECK-NEXT:        %[[COL:[0-9]+]] = affine.apply affine_map<(d0) -> (d0)> (%[[B]])
@@ -42,7 +42,7 @@ ge.graph @lookup {
 
 // Bool data (BERT's masks) and a middle axis: the check names that axis.
 // CHECK-LABEL: func.func @bool_axis1(
-// CHECK:         cf.assert %{{[0-9]+}}, "{{.*}}: error: 'ge.gather' op index out of range [-17, 16] along axis 1"
+// CHECK:         cf.assert %{{[0-9]+}}, "{{.*}}: error: 'ge.gather' op index out of range [-17, 16] on axis 1"
 // CHECK:         memref.load %{{[0-9]+}}[%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}] : memref<2x17x3xi1>
 ge.graph @bool_axis1 {
   %x = ge.data {index = 0 : i64} : tensor<2x17x3xi1>
@@ -56,9 +56,9 @@ ge.graph @bool_axis1 {
 // GatherElements checks its axis; GatherND each entry of an index tuple
 // against its own axis.
 // CHECK-LABEL: func.func @elements_and_nd(
-// CHECK:         cf.assert %{{[0-9]+}}, "{{.*}}: error: 'ge.gather_elements' op index out of range [-5, 4] along axis 1"
-// CHECK:         cf.assert %{{[0-9]+}}, "{{.*}}: error: 'ge.gather_nd' op index out of range [-3, 2] along axis 0"
-// CHECK:         cf.assert %{{[0-9]+}}, "{{.*}}: error: 'ge.gather_nd' op index out of range [-5, 4] along axis 1"
+// CHECK:         cf.assert %{{[0-9]+}}, "{{.*}}: error: 'ge.gather_elements' op index out of range [-5, 4] on axis 1"
+// CHECK:         cf.assert %{{[0-9]+}}, "{{.*}}: error: 'ge.gather_nd' op index out of range [-3, 2] on axis 0"
+// CHECK:         cf.assert %{{[0-9]+}}, "{{.*}}: error: 'ge.gather_nd' op index out of range [-5, 4] on axis 1"
 ge.graph @elements_and_nd {
   %x = ge.data {index = 0 : i64} : tensor<3x5xf32>
   %i = ge.data {index = 1 : i64} : tensor<3x2xi64>
