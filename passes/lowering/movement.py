@@ -385,7 +385,7 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
         raw = nest.load(indices, index[axis : axis + count], raw=True)
         at = [
             *(nest.index_value(ix) for ix in index[:axis]),
-            _wrapped_index(ctx, nest, raw, size, axis),
+            wrapped_index(ctx, nest, raw, size, axis),
             *(nest.index_value(ix) for ix in index[axis + count :]),
         ]
         nest.store(nest.load_at(x, at), y, index)
@@ -405,7 +405,7 @@ def lower_gather_elements(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index, raw=True)
         at = [nest.index_value(ix) for ix in index]
-        at[axis] = _wrapped_index(ctx, nest, raw, size, axis)
+        at[axis] = wrapped_index(ctx, nest, raw, size, axis)
         nest.store(nest.load_at(x, at), y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
@@ -425,7 +425,7 @@ def lower_gather_nd(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         leading = index[: index_rank - 1]
         tuple_entries = [
-            _wrapped_index(
+            wrapped_index(
                 ctx,
                 nest,
                 nest.load(indices, [*leading, Ix.of(j)], raw=True),
@@ -460,7 +460,7 @@ def _gather_operands(ctx: LoweringContext) -> tuple[Buffer, Buffer]:
     return x, indices
 
 
-def _wrapped_index(
+def wrapped_index(
     ctx: LoweringContext, nest: Nest, raw: SSAValue, size: int, axis: int
 ) -> SSAValue:
     """Index value `raw` (an integer) as an index, `+ size` when negative;
