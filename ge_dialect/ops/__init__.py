@@ -14,11 +14,11 @@ cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
 `cumulative` (cum_sum, cum_prod: running reductions along an axis),
-`scatter` (scatter_elements, scatter_nd: writing at indices),
-`image` (resize), `shape_of` (shape, size: a tensor's shape as data),
-`value_shaped` (fill, broadcast_to, range: a result shape given as data).
-Every op class is importable from this package (`from ge_dialect.ops import
-ReluOp`).
+`scatter` (scatter_elements, scatter_nd: writing at indices), `einsum`
+(Einstein summation), `image` (resize, grid_sample), `signal` (dft),
+`shape_of` (shape, size: a tensor's shape as data), `value_shaped` (fill,
+broadcast_to, range: a result shape given as data). Every op class is
+importable from this package (`from ge_dialect.ops import ReluOp`).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from ge_dialect.attribute_values import (
 from ge_dialect.ops import (
     control_flow,
     cumulative,
+    einsum,
     elementwise,
     image,
     logic,
@@ -45,6 +46,7 @@ from ge_dialect.ops import (
     reduce,
     scatter,
     shape_of,
+    signal,
     structure,
     trans,
     value_shaped,
@@ -69,11 +71,13 @@ FAMILIES: tuple[ModuleType, ...] = (
     logic,
     nn,
     matmul,
+    einsum,
     movement,
     image,
     reduce,
     cumulative,
     scatter,
+    signal,
     shape_of,
     value_shaped,
 )
