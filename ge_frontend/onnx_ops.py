@@ -548,8 +548,7 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
     """MaxPool, AveragePool and LpPool with any number of spatial axes: 1-D
     lifted to 2-D, N-D (N >= 3) as separable 2-D pools."""
     op_type = ctx.node.op_type
-    if op_type == "MaxPool" and ctx.num_outputs > 1 and ctx.outputs_used[1]:
-        raise Unsupported("with its Indices output used")
+    with_indices = op_type == "MaxPool" and ctx.num_outputs > 1 and ctx.outputs_used[1]
     kernel = ctx.attr("kernel_shape")
     if kernel is None:
         raise ValueError("attribute 'kernel_shape' is missing")
@@ -573,12 +572,20 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
         attrs["count_include_pad"] = bool(ctx.attr("count_include_pad", 0))
     if op_type == "LpPool":
         attrs["p"] = float(ctx.attr("p", 2))
-    if count > 2:
+    if with_indices:
+        if count > 2:
+            raise Unsupported(f"with its Indices output on {count}-D spatial input")
+        attrs["storage_order"] = int(ctx.attr("storage_order", 0))
+    elif count > 2:
         return [_separable_pool(ctx, POOLS[op_type], axes, attrs)]
     x, lifted = _window_input(ctx)
     h, w = (UNPOOLED, axes[0]) if lifted else axes
-    y = _pool_2d(ctx, POOLS[op_type], x, h, w, attrs)
-    return [_finish_window(ctx, y, lifted)]
+    if not with_indices:
+        return [
+            _finish_window(ctx, _pool_2d(ctx, POOLS[op_type], x, h, w, attrs), lifted)
+        ]
+    y, indices = _pool_2d(ctx, "max_pool_with_argmax", x, h, w, attrs)
+    return [_finish_window(ctx, y, lifted), _finish_window(ctx, indices, lifted)]
 
 
 # ---------------------------------------------------------------------------

@@ -657,6 +657,18 @@ def test_resize_builds_from_sizes_and_scales():
     assert "nearest_mode" not in text  # defaults are elided
 
 
+def test_max_pool_with_argmax_gives_values_and_int64_positions():
+    b = GraphBuilder()
+    x = b.data([1, 3, 5, 5])
+    y, argmax = b.max_pool_with_argmax(
+        x, data_format="NCHW", ksize=[1, 1, 2, 2], storage_order=1
+    )
+    assert shape(y) == shape(argmax) == (1, 3, 4, 4)
+    assert str(argmax.type.element_type) == "i64"
+    b.output(y, argmax)
+    assert "ge.max_pool_with_argmax " in reparsed(b.build())
+
+
 def test_dft_bins_and_parts():
     b = GraphBuilder()
     x = b.data([2, 10, 3, 1])

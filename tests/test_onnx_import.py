@@ -1158,12 +1158,12 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
         ),
         (
             Case(
-                [node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2])],
-                {"x": X4},
+                [node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2, 2])],
+                {"x": rand(1, 2, 3, 3, 3)},
                 opset=12,
                 outputs=("y", "i"),
             ),
-            "MaxPool with its Indices output used (nodes: MaxPool)",
+            "MaxPool with its Indices output on 3-D spatial input (nodes: MaxPool)",
         ),
         (
             Case(

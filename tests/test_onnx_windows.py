@@ -343,3 +343,38 @@ def test_dft_with_a_run_time_axis_is_refused_in_one_line(tmp_path: Path) -> None
     outcome = run_case(case, tmp_path)
     assert outcome.status is Status.REFUSED
     assert "DFT with a non-constant axis" in outcome.message
+
+
+# ---------------------------------------------------------------------------
+# MaxPool's Indices output
+# ---------------------------------------------------------------------------
+
+ARGMAX_POOLS = {
+    "pads_dilations": ((2, 17, 7, 6), dict(pads=[1, 1, 2, 0], dilations=[1, 2])),
+    "strides_ceil": ((1, 3, 9, 8), dict(strides=[2, 3], ceil_mode=1)),
+    "column_major": ((2, 3, 5, 7), dict(storage_order=1, pads=[0, 1, 1, 0])),
+    "one_d": ((2, 5, 17), dict(kernel_shape=[3], strides=[2], pads=[1, 1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARGMAX_POOLS))
+def test_max_pool_indices_match_onnxruntime_on_the_jit(
+    name: str, tmp_path: Path
+) -> None:
+    """Ties keep the first maximum; an all -inf window its first element."""
+    shape, attributes = ARGMAX_POOLS[name]
+    attributes = {"kernel_shape": [3, 2], **attributes}
+    x = np.round(rand(*shape) * 2) / 2  # many ties
+    x.reshape(-1)[:3] = -np.inf
+    model = one_node_model(
+        "MaxPool", {"x": x}, ("y", "indices"), opset=12, **attributes
+    )
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_integer_max_pool_indices(tmp_path: Path) -> None:
+    x = RNG.integers(-5, 5, size=(1, 3, 6, 5), dtype=np.int8)
+    model = one_node_model(
+        "MaxPool", {"x": x}, ("y", "indices"), opset=12, kernel_shape=[2, 3]
+    )
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
