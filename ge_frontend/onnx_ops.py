@@ -698,6 +698,25 @@ def convert_dft(ctx: NodeContext) -> list[Value]:
     return [ctx.op("dft", ctx.input(0), **attrs)]
 
 
+@converts("RoiAlign")
+def convert_roi_align(ctx: NodeContext) -> list[Value]:
+    """Before opset 16 RoiAlign had no coordinate_transformation_mode and
+    behaved as `output_half_pixel` does."""
+    default = "half_pixel" if ctx.opset >= 16 else "output_half_pixel"
+    attrs = {
+        "mode": ctx.attr("mode", "avg"),
+        "output_height": ctx.attr("output_height", 1),
+        "output_width": ctx.attr("output_width", 1),
+        "sampling_ratio": ctx.attr("sampling_ratio", 0),
+        "spatial_scale": float(ctx.attr("spatial_scale", 1.0)),
+        "coordinate_transformation_mode": ctx.attr(
+            "coordinate_transformation_mode", default
+        ),
+    }
+    inputs = (ctx.input(i) for i in range(3))
+    return [ctx.op("roi_align", *inputs, **attrs)]
+
+
 @converts("LpNormalization")
 def convert_lp_normalization(ctx: NodeContext) -> list[Value]:
     axis = normalize_axis(ctx.attr("axis", -1), ctx.rank(0))

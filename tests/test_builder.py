@@ -669,6 +669,17 @@ def test_max_pool_with_argmax_gives_values_and_int64_positions():
     assert "ge.max_pool_with_argmax " in reparsed(b.build())
 
 
+def test_roi_align_pools_each_roi():
+    b = GraphBuilder()
+    x = b.data([2, 3, 9, 7])
+    rois = b.data([5, 4])
+    batch = b.data([5], dtype="int64")
+    y = b.roi_align(x, rois, batch, output_height=3, output_width=2, mode="max")
+    assert shape(y) == (5, 3, 3, 2)
+    b.output(y)
+    assert 'mode = "max"} : (tensor<2x3x9x7xf32>, tensor<5x4xf32>' in reparsed(b.build())
+
+
 def test_dft_bins_and_parts():
     b = GraphBuilder()
     x = b.data([2, 10, 3, 1])
