@@ -597,9 +597,12 @@ def test_scatter_ops():
         b.const(np.ones((2, 17), np.float32)),
     )
     assert shape(se) == shape(sn) == (3, 17)
-    b.output(se, sn)
+    oh = b.one_hot(b.data([3, 5], "int64"), b.const(np.array([0, 1], np.int8)), depth=4)
+    assert shape(oh) == (3, 5, 4) and dtype_of(oh) == "int8"
+    b.output(se, sn, oh)
     text = reparsed(b.build())
     assert "ge.scatter_elements " in text and "ge.scatter_nd " in text
+    assert "ge.one_hot " in text
     assert 'reduction = "add"' in text
 
 
@@ -613,6 +616,18 @@ def test_einsum():
     b.output(e, d)
     text = reparsed(b.build())
     assert "ge.einsum " in text and 'equation = "...j,jk->...k"' in text
+
+
+def test_top_k():
+    b = GraphBuilder("top_k")
+    x = b.data([3, 17], "float16")
+    values, indices = b.top_k(x, k=5)
+    smallest, positions = b.top_k(x, k=3, axis=0, largest=False)
+    assert shape(values) == shape(indices) == (3, 5)
+    assert shape(smallest) == (3, 17) and dtype_of(positions) == "int64"
+    b.output(values, indices, smallest, positions)
+    text = reparsed(b.build())
+    assert "ge.top_k " in text and "largest = false" in text
 
 
 def test_shape_and_size_of_a_tensor():

@@ -2,8 +2,8 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`; see `registry`); `Elementwise` ops with a scalar body lower
-generically; control flow lowers with its regions
+`signal`, `sorting`; see `registry`); `Elementwise` ops with a scalar body
+lower generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
 the completeness tests check that every `ge` op is in one of them.
@@ -37,6 +37,7 @@ from passes.lowering import (
     nn,
     scatter,
     signal,
+    sorting,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
@@ -51,6 +52,7 @@ FAMILY_MODULES = (
     nn,
     scatter,
     signal,
+    sorting,
 )
 """The modules whose import registers the emitters."""
 
