@@ -692,7 +692,8 @@ def test_roi_align_pools_each_roi():
     y = b.roi_align(x, rois, batch, output_height=3, output_width=2, mode="max")
     assert shape(y) == (5, 3, 3, 2)
     b.output(y)
-    assert 'mode = "max"} : (tensor<2x3x9x7xf32>, tensor<5x4xf32>' in reparsed(b.build())
+    text = reparsed(b.build())
+    assert 'mode = "max"} : (tensor<2x3x9x7xf32>, tensor<5x4xf32>' in text
 
 
 def test_dft_bins_and_parts():
