@@ -8,13 +8,22 @@ The vectoriser (`jit_vectorize`) plans everything it can at compile time
   innermost run (an NC1HWC0 block of C0 floats) as one element, which is
   up to several times faster than NumPy's element loop for short runs;
 - `pack` lays a (transposed) operand out as the contiguous matrix BLAS
-  wants, into a preallocated buffer, or not at all when it already is one.
+  wants, into a preallocated buffer, or not at all when it already is one;
+- `gathered` is a data-dependent load (a gather) whose indices are checked
+  first: one out of range is an error at the op the load was lowered from,
+  not an `IndexError` of the whole function (and not NumPy's wrap-around
+  of a negative index).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+
+from ge_runtime.jit_ops import LocatedJITError
 
 MIN_RUN_BYTES = 8
 """Innermost runs from this size on move as one opaque element (`copy_into`)."""
@@ -115,3 +124,24 @@ def _blasable(matrix: np.ndarray) -> bool:
     return (
         row_major or column_major
     ) and row_stride % item == column_stride % item == 0
+
+
+def gathered(
+    buffer: np.ndarray,
+    indices: tuple[Any, ...],
+    origin: str,
+    wrapped: Sequence[int] = (),
+) -> Any:
+    """`buffer[indices]` (ints or index arrays), a `LocatedJITError` at
+    `origin` if an index is outside its axis; at a `wrapped` position a
+    negative index had the axis size added, so the graph gave it minus that."""
+    for axis, (index, size) in enumerate(zip(indices, buffer.shape, strict=True)):
+        values = np.asarray(index)
+        outside = (values < 0) | (values >= size)
+        if outside.any():
+            value = int(values[outside].flat[0])
+            if axis in wrapped and value < 0:
+                value -= size
+            detail = f"index {value} is out of bounds for axis {axis} with size {size}"
+            raise LocatedJITError(f"{origin} at run time: {detail}", detail)
+    return buffer[indices]

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import affine, arith, memref, scf
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import DenseArrayBase, MemRefType, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -37,6 +37,8 @@ from xdsl.ir.affine import (
 )
 
 from ge_runtime.jit_ops import JITError, constant_value, numpy_dtype, scalar_function
+from ge_runtime.jit_runtime import gathered
+from passes.lowering.emitter import ORIGIN_ATTR, WRAPPED_ATTR
 
 
 @dataclass
@@ -78,6 +80,24 @@ class CodeEnv:
         name = self.fresh(prefix)
         self.namespace[name] = obj
         return name
+
+    def gather(
+        self, op: memref.LoadOp, memref_name: str, indices: Sequence[str]
+    ) -> str:
+        """The expression of a data-dependent load: `m[i, j]`, or for a load
+        marked with its op's origin (`ORIGIN_ATTR`, a gather) a call of
+        `gathered`, which checks the indices first."""
+        origin = op.attributes.get(ORIGIN_ATTR)
+        if not isinstance(origin, StringAttr):
+            return f"{memref_name}[{', '.join(indices) if indices else '()'}]"
+        wrapped = op.attributes.get(WRAPPED_ATTR)
+        axes = (
+            tuple(wrapped.get_values()) if isinstance(wrapped, DenseArrayBase) else ()
+        )
+        check = self.add_global(gathered, "gathered")
+        message = self.add_global(origin.data, "origin")
+        index = "".join(f"{i}, " for i in indices)
+        return f"{check}({memref_name}, ({index}), {message}, {axes})"
 
     def workspace(self, shape: tuple[int, ...], dtype: np.dtype) -> str:
         """A buffer of this thread kept from call to call (`_workspace[i]`)."""
@@ -248,9 +268,8 @@ class ScalarEmitter:
                 return [f"{indent}{env.name(op.result)} = {source}"]
             case memref.LoadOp():
                 memref_name, *indices = self._operands(op)
-                return [
-                    f"{indent}{env.name(op.res)} = {memref_name}{self._index(indices)}"
-                ]
+                load = env.gather(op, memref_name, indices)
+                return [f"{indent}{env.name(op.res)} = {load}"]
             case memref.StoreOp():
                 value, memref_name, *indices = self._operands(op)
                 return [f"{indent}{memref_name}{self._index(indices)} = {value}"]

@@ -636,9 +636,10 @@ class NestVectoriser:
             self._names[value] = name
             return name
         if isinstance(op, memref.LoadOp):  # a gather through index arrays
-            index = ", ".join(self.value(v) for v in op.indices)
+            indices = [self.value(v) for v in op.indices]
             name = self._new(value)
-            self.lines.append(f"{name} = {self.env.name(op.memref)}[{index}]")
+            load = self.env.gather(op, self.env.name(op.memref), indices)
+            self.lines.append(f"{name} = {load}")
             return name
         args = ", ".join(self.value(v) for v in op.operands)
         function = self.env.add_global(scalar_function(op), "f")

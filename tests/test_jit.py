@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ge_dialect.builder import GraphBuilder
 from ge_runtime import jit_numba
@@ -681,3 +683,84 @@ def test_numba_takes_reductions_and_leaves_elementwise_nests_to_numpy():
     x = special_input((3, 17))
     (y,) = compile_module(ELEMENTWISE, native=True)(x)
     np.testing.assert_array_equal(y, np.maximum(x, np.float32(0)))
+
+
+# -- data-dependent indices: checked at the op --------------------------------
+
+GATHERS = {
+    "gather": (
+        "ge.gather %x, %i {axis = 1 : i64} : (tensor<3x5xf32>, tensor<2xi64>)"
+        " -> tensor<3x2xf32>",
+        (2,),
+        lambda x, i: np.take(x, i, axis=1),
+    ),
+    "gather_elements": (
+        "ge.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x5xf32>,"
+        " tensor<3x2xi64>) -> tensor<3x2xf32>",
+        (3, 2),
+        lambda x, i: np.take_along_axis(x, i, axis=1),
+    ),
+    "gather_nd": (
+        "ge.gather_nd %x, %i : (tensor<3x5xf32>, tensor<2x2xi64>) -> tensor<2xf32>",
+        (2, 2),
+        lambda x, i: x[tuple(i.T)],
+    ),
+}
+"""A gather of a 3x5 `x` by `%i` of the shape given, and what it computes."""
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(sorted(GATHERS)),
+    st.booleans(),
+    st.data(),
+)
+def test_an_index_out_of_range_is_reported_at_its_gather(name, vectorize, data):
+    """In range (negative ones count from the end) a gather computes what
+    NumPy does; one index out of range is an error at the gather's line with
+    the value the graph gave, on the vectorised and the scalar path alike
+    (NumPy would wrap a negative one around silently)."""
+    from ge_dialect.diagnostics import parse_module
+    from ge_dialect.dialect import make_context
+    from ge_runtime.jit import lower_graph
+    from ge_runtime.jit_ops import LocatedJITError
+
+    op, shape, expected = GATHERS[name]
+    index_type = f"tensor<{'x'.join(map(str, shape))}xi64>"
+    text = (
+        "ge.graph @g {\n"
+        "  %x = ge.data {index = 0 : i64} : tensor<3x5xf32>\n"
+        f"  %i = ge.data {{index = 1 : i64}} : {index_type}\n"
+        f"  %y = {op}\n"
+        f"  ge.netoutput %y : {op.rsplit('-> ', 1)[1]}\n"
+        "}\n"
+    )
+    module = parse_module(make_context(), text, "g.mlir")
+    graph = next(iter(module.ops))
+    compiled = compile_module(lower_graph(graph), vectorize=vectorize, native=False)
+    sizes = (5,) if name != "gather_nd" else (3, 5)
+    indices = np.array(
+        data.draw(
+            st.lists(
+                st.integers(-8, 8),
+                min_size=int(np.prod(shape)),
+                max_size=int(np.prod(shape)),
+            )
+        ),
+        dtype=np.int64,
+    ).reshape(shape)
+    x = RNG.standard_normal((3, 5)).astype(np.float32)
+    columns = indices
+    limits = np.resize(np.array(sizes), columns.shape)
+    outside = (columns < -limits) | (columns >= limits)
+    if not outside.any():
+        wrapped = np.where(columns < 0, columns + limits, columns)
+        (result,) = compiled(x, indices)
+        np.testing.assert_array_equal(result, expected(x, wrapped))
+        return
+    with pytest.raises(LocatedJITError) as info:
+        compiled(x, indices)
+    message = str(info.value)
+    assert message.startswith(f"g.mlir:4:3: error: 'ge.{name}' op at run time: index ")
+    value = int(message.split("index ")[1].split()[0])
+    assert value in columns[outside]

@@ -29,14 +29,17 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
     BFloat16Type,
+    DenseArrayBase,
     Float16Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
+    StringAttr,
     f32,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -49,6 +52,14 @@ from passes.lowering.domain import (
 )
 from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
+
+ORIGIN_ATTR = "ge.origin"
+"""On a data-dependent `memref.load` (a gather): the diagnostic prefix of
+the op it was lowered from (`FILE:LINE:COL: error: 'ge.gather' op`); the JIT
+checks such a load's indices and reports one out of range with it."""
+WRAPPED_ATTR = "ge.wrapped_axes"
+"""On such a load: the index positions that had the axis size added when
+negative (ONNX's negative indices), so an error reports the graph's value."""
 
 
 @dataclass(frozen=True)
@@ -138,13 +149,29 @@ class Nest:
         map_attr, operands = self._access([ix])
         return self._add(affine.ApplyOp(operands, map_attr))
 
-    def load_at(self, buffer: Buffer, indices: Sequence[Value]) -> Value:
+    def load_at(
+        self,
+        buffer: Buffer,
+        indices: Sequence[Value],
+        origin: str | None = None,
+        wrapped: Sequence[int] = (),
+    ) -> Value:
         """The element of a plain (row-major) buffer at computed `index`
-        values (a `memref.load`: data-dependent indexing, as a gather)."""
+        values (a `memref.load`: data-dependent indexing, as a gather).
+
+        With `origin` (the diagnostic prefix of the op lowered,
+        `LoweringContext.origin`) the load is marked so that the JIT checks
+        its indices and reports one out of range there (`ORIGIN_ATTR`);
+        `wrapped` lists the axes whose index had the axis size added when
+        negative (reported as the value the graph gave)."""
         element = buffer.layout.element_type
         if self.block is None:
             return ProbeValue(element)
         load = memref.LoadOp.get(buffer.memref, list(indices))  # type: ignore[arg-type]
+        if origin is not None:
+            load.attributes[ORIGIN_ATTR] = StringAttr(origin)
+        if wrapped:
+            load.attributes[WRAPPED_ATTR] = DenseArrayBase.from_list(i64, wrapped)
         return self._add(load)
 
     def store(self, value: Value, buffer: Buffer, index: Sequence[Ix]) -> None:
