@@ -560,6 +560,18 @@ def test_softmax_and_reductions():
         assert f"ge.{name} " in text, name
 
 
+def test_cumulative_ops():
+    b = GraphBuilder("cumulative")
+    x = b.data([3, 17], "int32")
+    s = b.cum_sum(x, axis=1, exclusive=True)
+    p = b.cum_prod(x, axis=-2, reverse=True)
+    assert shape(s) == shape(p) == (3, 17)
+    b.output(s, p)
+    text = reparsed(b.build())
+    assert "ge.cum_sum " in text and "ge.cum_prod " in text
+    assert "exclusive = true" in text and "reverse = true" in text
+
+
 def test_shape_and_size_of_a_tensor():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])

@@ -13,6 +13,7 @@ cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
 (comparisons, logic and bit operations, is_nan/is_inf, select), `nn`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
+`cumulative` (cum_sum, cum_prod: running reductions along an axis),
 `image` (resize), `shape_of` (shape, size: a tensor's shape as data),
 `value_shaped` (fill, broadcast_to, range: a result shape given as data).
 Every op class is importable from this package (`from ge_dialect.ops import
@@ -33,6 +34,7 @@ from ge_dialect.attribute_values import (
 )
 from ge_dialect.ops import (
     control_flow,
+    cumulative,
     elementwise,
     image,
     logic,
@@ -68,6 +70,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     movement,
     image,
     reduce,
+    cumulative,
     shape_of,
     value_shaped,
 )
