@@ -701,7 +701,10 @@ def compile_graph(
         disk_key = f"{target}|{native}|{cache_key}|{digest}"
         entry = jit_cache.load(disk_key)
         if entry is not None:
-            return CompiledFunction.from_entry(entry)
+            try:
+                return CompiledFunction.from_entry(entry)
+            except Exception:  # a damaged entry (any error): compiled again
+                pass
         compiled = compile_module(lowered_module(graph, target), native=native)
         jit_cache.save(disk_key, compiled.to_entry())
         return compiled

@@ -440,6 +440,50 @@ def test_generated_code_is_kept_on_disk_for_the_next_process(tmp_path, monkeypat
     assert jit_cache.entry_path("anything") is None
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # truncated
+        lambda data: b"\x80\x05K\x01K\x02\x85R.",  # calls an int: TypeError
+        lambda data: b"\x80\x05}\x94.",  # an empty dict: no fields
+        lambda data: b"garbage",
+    ],
+)
+def test_a_damaged_cache_entry_is_compiled_again(tmp_path, monkeypatch, damage):
+    """Whatever an entry's bytes turned into, the graph compiles afresh and
+    the entry is rewritten (it used to be an internal error)."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    graph, arguments = conv_relu()
+    x = np.random.default_rng(5).standard_normal((1, 3, 9, 9), np.float32)
+    first = compile_graph(graph, cache_key="damaged|main")
+    (entry,) = tmp_path.glob("*.pickle")
+    entry.write_bytes(damage(entry.read_bytes()))
+    again = compile_graph(graph, cache_key="damaged|main")
+    np.testing.assert_array_equal(again(*arguments(x))[0], first(*arguments(x))[0])
+    assert compile_graph(graph, cache_key="damaged|main").source == first.source
+
+
+def test_the_cache_folder_is_made_private_and_a_shared_one_refused(tmp_path):
+    """What the cache holds runs as code: a new folder is 0700, one another
+    user could write to (or that sits in such a folder) is refused."""
+    from ge_runtime.jit_cache import UnsafeCacheFolder, private_folder
+
+    made = private_folder(tmp_path / "a" / "jit")
+    assert made.stat().st_mode & 0o777 == 0o700
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    for folder in (shared, shared / "jit"):
+        with pytest.raises(UnsafeCacheFolder, match="writable by other users"):
+            private_folder(folder)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)  # as /tmp: fine above the cache, not as the cache
+    assert private_folder(sticky / "jit") == sticky / "jit"
+    with pytest.raises(UnsafeCacheFolder):
+        private_folder(sticky)
+
+
 @pytest.mark.parametrize("cin, channels", [(16, 32), (17, 33)])
 def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     """conv + bias + relu fused: the bias and the relu run on the GEMM's
