@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import onnx
@@ -43,6 +44,7 @@ from ge_frontend.importing import (
 )
 from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
+from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
 
@@ -284,13 +286,21 @@ def convert_cast(ctx: NodeContext) -> list[Value]:
         element_type(dtype)
     except (KeyError, TypeError, ValueError):
         raise Unsupported(f"to {onnx.TensorProto.DataType.Name(to)}") from None
-    return [ctx.op("cast", ctx.input(0), dst_type=dtype)]
+    return [ctx.op("cast", ctx.input(0), dst_type=dtype, **cast_rounding(ctx))]
 
 
 @converts("CastLike")
 def convert_cast_like(ctx: NodeContext) -> list[Value]:
     """Cast to the dtype of input 1 (only its dtype is read)."""
-    return [ctx.op("cast", ctx.input(0), dst_type=ctx.dtype(1))]
+    return [ctx.op("cast", ctx.input(0), dst_type=ctx.dtype(1), **cast_rounding(ctx))]
+
+
+def cast_rounding(ctx: NodeContext) -> dict[str, Any]:
+    """Cast's and CastLike's `saturate` (float8) and `round_mode` (float8_e8m0fnu)."""
+    return {
+        "saturate": bool(ctx.attr("saturate", 1)),
+        "round_mode": ctx.attr("round_mode", "up"),
+    }
 
 
 @converts("Dropout")
@@ -475,29 +485,99 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
     return [_finish_window(ctx, y, lifted)]
 
 
-@converts("MaxPool", "AveragePool")
+POOLS = {"MaxPool": "max_pool", "AveragePool": "avg_pool", "LpPool": "lp_pool"}
+
+PoolWindow = tuple[int, int, int, int, int]
+"""One pooled axis: (kernel, stride, dilation, pad begin, pad end)."""
+
+UNPOOLED: PoolWindow = (1, 1, 1, 0, 0)
+
+
+def _pool_2d(
+    ctx: NodeContext,
+    op_name: str,
+    x: Value,
+    h: PoolWindow,
+    w: PoolWindow,
+    attrs: dict[str, object],
+    suffix: str | None = None,
+) -> Value:
+    """`ge.<op_name>` over H and W of the NCHW value `x`."""
+    return ctx.op(
+        op_name,
+        x,
+        ksize=[1, 1, h[0], w[0]],
+        strides=[1, 1, h[1], w[1]],
+        dilations=[1, 1, h[2], w[2]],
+        pads=[h[3], h[4], w[3], w[4]],
+        suffix=suffix,
+        **attrs,
+    )
+
+
+def _separable_pool(
+    ctx: NodeContext, op_name: str, axes: Sequence[PoolWindow], attrs: dict
+) -> Value:
+    """An N-D pool (N >= 3) as 2-D ones: max, average and Lp pooling are
+    separable (a window is a product of per-axis windows; an average's
+    divisor is a product of per-axis counts), so the last two axes pool on
+    [N, C * D1 * ..., H, W] and each leading axis i then pools alone as H of
+    [N, C * D1 * ... * D(i-1), Di, (rest)]."""
+    _, channels, *sizes = ctx.shape(0)
+    if -1 in (channels, *sizes):
+        raise Unsupported(f"with {len(sizes)}-D spatial input of dynamic size")
+    folded = [0, channels * math.prod(sizes[:-2]), *sizes[-2:]]
+    x = ctx.op("reshape", ctx.input(0), shape=folded, suffix="fold_leading_axes")
+    x = _pool_2d(ctx, op_name, x, axes[-2], axes[-1], attrs, suffix="pool_hw")
+    sizes[-2:] = shape_of(x)[2:]
+    for axis in reversed(range(len(sizes) - 2)):
+        view = [
+            0,
+            channels * math.prod(sizes[:axis]),
+            sizes[axis],
+            math.prod(sizes[axis + 1 :]),
+        ]
+        x = ctx.op("reshape", x, shape=view, suffix=f"fold_axis_{axis}")
+        x = _pool_2d(ctx, op_name, x, axes[axis], UNPOOLED, attrs, f"pool_{axis}")
+        sizes[axis] = shape_of(x)[2]
+    return ctx.op("reshape", x, shape=[0, channels, *sizes])
+
+
+@converts(*POOLS)
 def convert_pool(ctx: NodeContext) -> list[Value]:
-    is_max = ctx.node.op_type == "MaxPool"
-    if is_max and ctx.num_outputs > 1 and ctx.outputs_used[1]:
+    """MaxPool, AveragePool and LpPool with any number of spatial axes: 1-D
+    lifted to 2-D, N-D (N >= 3) as separable 2-D pools."""
+    op_type = ctx.node.op_type
+    if op_type == "MaxPool" and ctx.num_outputs > 1 and ctx.outputs_used[1]:
         raise Unsupported("with its Indices output used")
-    x, lifted = _window_input(ctx)
     kernel = ctx.attr("kernel_shape")
     if kernel is None:
         raise ValueError("attribute 'kernel_shape' is missing")
-    strides = ctx.attr("strides", [1] * len(kernel))
-    if any(d != 1 for d in ctx.attr("dilations", [])):
-        raise Unsupported("with dilations")
-    pads = _window_pads(ctx, kernel, strides, [1] * len(kernel))
-    attrs = {
-        "ksize": [1, 1, *_hw(kernel, lifted, 1)],
-        "strides": [1, 1, *_hw(strides, lifted, 1)],
-        "pads": _ge_pads(pads, lifted),
+    kernel = int_list(kernel)
+    count = len(kernel)
+    if count < 1 or ctx.rank(0) != count + 2:
+        raise ValueError(
+            f"kernel_shape {kernel} does not fit an input of rank {ctx.rank(0)}"
+        )
+    strides = int_list(ctx.attr("strides", [1] * count))
+    dilations = int_list(ctx.attr("dilations", [1] * count))
+    pads = _window_pads(ctx, kernel, strides, dilations)
+    axes = list(
+        zip(kernel, strides, dilations, pads[:count], pads[count:], strict=True)
+    )
+    attrs: dict[str, object] = {
         "ceil_mode": bool(ctx.attr("ceil_mode", 0)),
         "data_format": "NCHW",
     }
-    if not is_max:
+    if op_type == "AveragePool":
         attrs["count_include_pad"] = bool(ctx.attr("count_include_pad", 0))
-    y = ctx.op("max_pool" if is_max else "avg_pool", x, **attrs)
+    if op_type == "LpPool":
+        attrs["p"] = float(ctx.attr("p", 2))
+    if count > 2:
+        return [_separable_pool(ctx, POOLS[op_type], axes, attrs)]
+    x, lifted = _window_input(ctx)
+    h, w = (UNPOOLED, axes[0]) if lifted else axes
+    y = _pool_2d(ctx, POOLS[op_type], x, h, w, attrs)
     return [_finish_window(ctx, y, lifted)]
 
 
@@ -572,13 +652,37 @@ def convert_lrn(ctx: NodeContext) -> list[Value]:
 GLOBAL_POOLS = {
     "GlobalAveragePool": "global_avg_pool",
     "GlobalMaxPool": "global_max_pool",
+    "GlobalLpPool": "global_lp_pool",
 }
 
 
 @converts(*GLOBAL_POOLS)
 def convert_global_pool(ctx: NodeContext) -> list[Value]:
-    y = ctx.op(GLOBAL_POOLS[ctx.node.op_type], _as_nchw(ctx), data_format="NCHW")
+    attrs = {"p": float(ctx.attr("p", 2))} if ctx.node.op_type == "GlobalLpPool" else {}
+    y = ctx.op(
+        GLOBAL_POOLS[ctx.node.op_type], _as_nchw(ctx), data_format="NCHW", **attrs
+    )
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
+
+
+GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}
+"""GridSample's opset-16 mode names -> the opset-20 ones `ge.grid_sample` uses."""
+
+
+@converts("GridSample")
+def convert_grid_sample(ctx: NodeContext) -> list[Value]:
+    default = "bilinear" if ctx.opset < 20 else "linear"
+    mode = ctx.attr("mode", default)
+    return [
+        ctx.op(
+            "grid_sample",
+            ctx.input(0),
+            ctx.input(1),
+            mode=GRID_SAMPLE_MODES.get(mode, mode),
+            padding_mode=ctx.attr("padding_mode", "zeros"),
+            align_corners=bool(ctx.attr("align_corners", 0)),
+        )
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -616,6 +720,13 @@ def convert_matmul(ctx: NodeContext) -> list[Value]:
     product = "matmul" if rank == 2 and a_rank <= 2 and b_rank <= 2 else "batch_matmul"
     y = ctx.op(product, a, b, suffix="product" if squeeze else None)
     return [ctx.op("squeeze", y, axes=squeeze) if squeeze else y]
+
+
+@converts("Einsum")
+def convert_einsum(ctx: NodeContext) -> list[Value]:
+    """Einstein summation over the inputs (`equation` as ONNX writes it)."""
+    operands = [ctx.input(i) for i in range(len(ctx.inputs))]
+    return [ctx.op("einsum", operands, equation=str(ctx.attr("equation")))]
 
 
 @converts("Softmax", "LogSoftmax")
@@ -735,6 +846,38 @@ def convert_gather_elements(ctx: NodeContext) -> list[Value]:
 def convert_gather_nd(ctx: NodeContext) -> list[Value]:
     batch_dims = ctx.attr("batch_dims", 0)
     return [ctx.op("gather_nd", ctx.input(0), ctx.input(1), batch_dims=batch_dims)]
+
+
+@converts("ScatterElements", "Scatter")
+def convert_scatter_elements(ctx: NodeContext) -> list[Value]:
+    """`updates` written at `indices` along `axis`; `reduction` since
+    opset 16 (add, mul) and 18 (max, min). Scatter (opset 9-10) is the
+    same without a reduction."""
+    axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
+    return [
+        ctx.op(
+            "scatter_elements",
+            ctx.input(0),
+            ctx.input(1),
+            ctx.input(2),
+            axis=axis,
+            reduction=ctx.attr("reduction", "none"),
+        )
+    ]
+
+
+@converts("ScatterND")
+def convert_scatter_nd(ctx: NodeContext) -> list[Value]:
+    """`updates` written at the index tuples of `indices`' last dim."""
+    return [
+        ctx.op(
+            "scatter_nd",
+            ctx.input(0),
+            ctx.input(1),
+            ctx.input(2),
+            reduction=ctx.attr("reduction", "none"),
+        )
+    ]
 
 
 @converts("Trilu")
@@ -1135,6 +1278,13 @@ def convert_size(ctx: NodeContext) -> list[Value]:
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(RECURRENT_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Quantization (a decomposition: `onnx_quantize`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(QUANTIZE_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------

@@ -9,15 +9,15 @@ The vectoriser (`jit_vectorize`) plans everything it can at compile time
   up to several times faster than NumPy's element loop for short runs;
 - `pack` lays a (transposed) operand out as the contiguous matrix BLAS
   wants, into a preallocated buffer, or not at all when it already is one;
-- `gathered` is a data-dependent load (a gather) whose indices are checked
-  first: one out of range is an error at the op the load was lowered from,
-  not an `IndexError` of the whole function (and not NumPy's wrap-around
-  of a negative index).
+- `gathered` is a data-dependent load (a gather), `checked_position` the
+  position of a data-dependent store (a scatter), their indices checked
+  first: one out of range is an error at the op the access was lowered
+  from, not an `IndexError` of the whole function (and not NumPy's
+  wrap-around of a negative index, which would read or write elsewhere).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -121,7 +121,11 @@ def _reshaped(view: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
 
 
 def _blasable(matrix: np.ndarray) -> bool:
-    """Whether BLAS reads the last two axes in place (row- or column-major)."""
+    """Whether BLAS reads the last two axes in place (row- or column-major,
+    aligned: NumPy multiplies a misaligned operand, a weight at an odd
+    offset of a mapped model file, with its own slow loops)."""
+    if not matrix.flags.aligned:
+        return False
     item = matrix.itemsize
     *_, rows, columns = matrix.shape
     *_, row_stride, column_stride = matrix.strides
@@ -138,18 +142,24 @@ def gathered(
     buffer: np.ndarray,
     indices: tuple[Any, ...],
     origin: str,
-    wrapped: Sequence[int] = (),
 ) -> Any:
-    """`buffer[indices]` (ints or index arrays), a `LocatedJITError` at
-    `origin` if an index is outside its axis; at a `wrapped` position a
-    negative index had the axis size added, so the graph gave it minus that."""
+    """`buffer[indices]` (ints or index arrays) after `checked_position`."""
+    return buffer[checked_position(buffer, indices, origin)]
+
+
+def checked_position(
+    buffer: np.ndarray,
+    indices: tuple[Any, ...],
+    origin: str,
+) -> tuple[Any, ...]:
+    """`indices` into `buffer`, a `LocatedJITError` at `origin` if one is
+    outside its axis (a negative one too: the lowering has already counted
+    those in range from the end)."""
     for axis, (index, size) in enumerate(zip(indices, buffer.shape, strict=True)):
         values = np.asarray(index)
         outside = (values < 0) | (values >= size)
         if outside.any():
             value = int(values[outside].flat[0])
-            if axis in wrapped and value < 0:
-                value -= size
             detail = f"index {value} is out of bounds for axis {axis} with size {size}"
             raise LocatedJITError(f"{origin} at run time: {detail}", detail)
-    return buffer[indices]
+    return indices

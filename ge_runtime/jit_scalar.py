@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import affine, arith, memref, scf
-from xdsl.dialects.builtin import DenseArrayBase, MemRefType, StringAttr
+from xdsl.dialects.builtin import MemRefType, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -37,8 +37,9 @@ from xdsl.ir.affine import (
 )
 
 from ge_runtime.jit_ops import JITError, constant_value, numpy_dtype, scalar_function
-from ge_runtime.jit_runtime import gathered
-from passes.lowering.emitter import ORIGIN_ATTR, WRAPPED_ATTR
+from ge_runtime.jit_relayouts import RelayoutCache
+from ge_runtime.jit_runtime import checked_position, gathered
+from passes.lowering.emitter import ORIGIN_ATTR
 
 
 @dataclass
@@ -56,6 +57,8 @@ class CodeEnv:
     """Namespace names of objects the generated code changes."""
     writes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """Namespace functions that write positional arguments, and which ones."""
+    relayouts: RelayoutCache = field(default_factory=RelayoutCache)
+    """Merged copies of buffers still valid at this point of the code."""
     workspace_specs: list[tuple[tuple[int, ...], np.dtype, int | None]] = field(
         default_factory=list
     )
@@ -63,6 +66,11 @@ class CodeEnv:
     scratch_size: int = 0
     _scratch_used: int = 0
     _counter: int = 0
+    _nests: int = 0
+    _born: dict[int, int] = field(default_factory=dict)
+    """Scratch slot -> the nest it was allocated in."""
+    _kept: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Scratch slot read by a later nest -> first and last nest it lives in."""
 
     def fresh(self, prefix: str = "t") -> str:
         """A new unique Python name."""
@@ -82,22 +90,25 @@ class CodeEnv:
         return name
 
     def gather(
-        self, op: memref.LoadOp, memref_name: str, indices: Sequence[str]
+        self,
+        op: memref.LoadOp | memref.StoreOp,
+        memref_name: str,
+        indices: Sequence[str],
     ) -> str:
-        """The expression of a data-dependent load: `m[i, j]`, or for a load
-        marked with its op's origin (`ORIGIN_ATTR`, a gather) a call of
-        `gathered`, which checks the indices first."""
+        """The expression of a data-dependent access: `m[i, j]`, or for one
+        marked with its op's origin (`ORIGIN_ATTR`: a gather, a scatter) a
+        load through `gathered` / a store at `checked_position`, which check
+        the indices first."""
         origin = op.attributes.get(ORIGIN_ATTR)
         if not isinstance(origin, StringAttr):
             return f"{memref_name}[{', '.join(indices) if indices else '()'}]"
-        wrapped = op.attributes.get(WRAPPED_ATTR)
-        axes = (
-            tuple(wrapped.get_values()) if isinstance(wrapped, DenseArrayBase) else ()
-        )
-        check = self.add_global(gathered, "gathered")
         message = self.add_global(origin.data, "origin")
         index = "".join(f"{i}, " for i in indices)
-        return f"{check}({memref_name}, ({index}), {message}, {axes})"
+        arguments = f"{memref_name}, ({index}), {message}"
+        if isinstance(op, memref.StoreOp):
+            check = self.add_global(checked_position, "checked")
+            return f"{memref_name}[{check}({arguments})]"
+        return f"{self.add_global(gathered, 'gathered')}({arguments})"
 
     def workspace(self, shape: tuple[int, ...], dtype: np.dtype) -> str:
         """A buffer of this thread kept from call to call (`_workspace[i]`)."""
@@ -115,11 +126,34 @@ class CodeEnv:
         self._scratch_used = offset + math.prod(shape) * dtype.itemsize
         self.scratch_size = max(self.scratch_size, self._scratch_used)
         self.workspace_specs.append((tuple(shape), dtype, offset))
+        self._born[len(self.workspace_specs) - 1] = self._nests
         return f"_workspace[{len(self.workspace_specs) - 1}]"
+
+    def keep(self, slot: int) -> None:
+        """Keep the scratch buffer `_workspace[slot]` alive up to the
+        current nest, which reads it (`place_kept` finds it a place)."""
+        self._kept[slot] = (self._born[slot], self._nests)
+
+    def place_kept(self) -> None:
+        """Move the kept scratch buffers after the nests' scratch area, two
+        sharing bytes only if no nest uses both (first fit by birth)."""
+        base = -(-self.scratch_size // 64) * 64
+        placed: list[tuple[int, int, int, int]] = []  # offset, end, born, last
+        for slot, (born, last) in sorted(self._kept.items(), key=lambda k: k[1]):
+            shape, dtype, _ = self.workspace_specs[slot]
+            size = -(-math.prod(shape) * dtype.itemsize // 64) * 64
+            offset = 0
+            for start, end, b, e in sorted(placed):
+                if b <= last and born <= e and start < offset + size and offset < end:
+                    offset = end
+            placed.append((offset, offset + size, born, last))
+            self.workspace_specs[slot] = (shape, dtype, base + offset)
+            self.scratch_size = max(self.scratch_size, base + offset + size)
 
     def begin_nest(self) -> None:
         """Start a nest: the scratch buffers of the previous one are dead."""
         self._scratch_used = 0
+        self._nests += 1
 
     def root(self, value: SSAValue) -> SSAValue:
         """The buffer a memref value views (itself unless it is a view)."""
@@ -272,7 +306,8 @@ class ScalarEmitter:
                 return [f"{indent}{env.name(op.res)} = {load}"]
             case memref.StoreOp():
                 value, memref_name, *indices = self._operands(op)
-                return [f"{indent}{memref_name}{self._index(indices)} = {value}"]
+                target = env.gather(op, memref_name, indices)
+                return [f"{indent}{target} = {value}"]
             case memref.AllocOp() | memref.AllocaOp():
                 code = env.alloc_code(op.results[0].type)
                 return [f"{indent}{env.name(op.results[0])} = {code}"]

@@ -419,24 +419,31 @@ def test_nn_ops_nchw():
         count_include_pad=True,
     )
     assert shape(mp) == (1, 4, 3, 3) and shape(ap) == (1, 4, 6, 6)
+    lp = b.lp_pool(
+        y0, data_format="NCHW", ksize=[1, 1, 2, 2], dilations=[1, 1, 2, 2], p=3.0
+    )
+    assert shape(lp) == (1, 4, 4, 4)
     ga = b.global_avg_pool(y0, data_format="NCHW")
     gm = b.global_max_pool(y0, data_format="NCHW")
-    assert shape(ga) == shape(gm) == (1, 4, 1, 1)
+    gl = b.global_lp_pool(lp, data_format="NCHW")
+    assert shape(ga) == shape(gm) == shape(gl) == (1, 4, 1, 1)
     p = b.const(np.ones(4, np.float32))
     bn = b.batch_norm(y0, p, p, p, p, data_format="NCHW", epsilon=1e-3)
     inn = b.instance_norm(bn, p, p, data_format="NCHW")
     lrn = b.lrn(inn, data_format="NCHW", size=3)
     ba = b.bias_add(lrn, p, data_format="NCHW")
     assert shape(ba) == (1, 4, 6, 6)
-    b.output(up, mp, ap, ga, gm, ba)
+    b.output(up, mp, ap, ga, gm, gl, ba)
     text = reparsed(b.build())
     for name in [
         "conv2d",
         "conv2d_transpose",
         "max_pool",
         "avg_pool",
+        "lp_pool",
         "global_avg_pool",
         "global_max_pool",
+        "global_lp_pool",
         "batch_norm",
         "instance_norm",
         "lrn",
@@ -572,6 +579,40 @@ def test_cumulative_ops():
     assert "exclusive = true" in text and "reverse = true" in text
 
 
+def test_scatter_ops():
+    b = GraphBuilder("scatter")
+    data = b.data([3, 17])
+    se = b.scatter_elements(
+        data,
+        b.const(np.zeros((3, 2), np.int32)),
+        b.const(np.ones((3, 2), np.float32)),
+        axis=1,
+        reduction="add",
+    )
+    sn = b.scatter_nd(
+        data,
+        b.const(np.array([[0], [2]], np.int64)),
+        b.const(np.ones((2, 17), np.float32)),
+    )
+    assert shape(se) == shape(sn) == (3, 17)
+    b.output(se, sn)
+    text = reparsed(b.build())
+    assert "ge.scatter_elements " in text and "ge.scatter_nd " in text
+    assert 'reduction = "add"' in text
+
+
+def test_einsum():
+    b = GraphBuilder("einsum")
+    x = b.data([3, 4, 17])
+    w = b.data([17, 5])
+    e = b.einsum([x, w], equation="...j,jk->...k")
+    d = b.einsum([b.data([5, 5])], equation="ii")
+    assert shape(e) == (3, 4, 5) and shape(d) == ()
+    b.output(e, d)
+    text = reparsed(b.build())
+    assert "ge.einsum " in text and 'equation = "...j,jk->...k"' in text
+
+
 def test_shape_and_size_of_a_tensor():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])
@@ -612,6 +653,20 @@ def test_resize_builds_from_sizes_and_scales():
     text = reparsed(b.build())
     assert 'mode = "linear"' in text
     assert "nearest_mode" not in text  # defaults are elided
+
+
+def test_grid_sample_takes_the_grid_s_output_size():
+    b = GraphBuilder()
+    x = b.data([2, 3, 5, 7])
+    grid = b.data([2, 4, 6, 2])
+    y = b.grid_sample(x, grid, mode="cubic", padding_mode="reflection")
+    assert shape(y) == (2, 3, 4, 6)
+    volume = b.grid_sample(b.data([1, 3, 4, 5, 6]), b.data([1, 2, 3, 4, 3]))
+    assert shape(volume) == (1, 3, 2, 3, 4)
+    b.output(y, volume)
+    text = reparsed(b.build())
+    assert 'mode = "cubic", padding_mode = "reflection"}' in text
+    assert text.count("ge.grid_sample ") == 2
 
 
 @pytest.mark.parametrize(

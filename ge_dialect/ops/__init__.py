@@ -14,10 +14,11 @@ cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
 `cumulative` (cum_sum, cum_prod: running reductions along an axis),
-`image` (resize), `shape_of` (shape, size: a tensor's shape as data),
-`value_shaped` (fill, broadcast_to, range: a result shape given as data).
-Every op class is importable from this package (`from ge_dialect.ops import
-ReluOp`).
+`scatter` (scatter_elements, scatter_nd: writing at indices), `einsum`
+(Einstein summation), `image` (resize), `shape_of` (shape, size: a tensor's
+shape as data), `value_shaped` (fill, broadcast_to, range: a result shape
+given as data). Every op class is importable from this package (`from
+ge_dialect.ops import ReluOp`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ge_dialect.attribute_values import (
 from ge_dialect.ops import (
     control_flow,
     cumulative,
+    einsum,
     elementwise,
     image,
     logic,
@@ -42,6 +44,7 @@ from ge_dialect.ops import (
     movement,
     nn,
     reduce,
+    scatter,
     shape_of,
     structure,
     trans,
@@ -67,10 +70,12 @@ FAMILIES: tuple[ModuleType, ...] = (
     logic,
     nn,
     matmul,
+    einsum,
     movement,
     image,
     reduce,
     cumulative,
+    scatter,
     shape_of,
     value_shaped,
 )

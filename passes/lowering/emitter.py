@@ -28,9 +28,6 @@ from xdsl.dialects import affine, arith, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
-    BFloat16Type,
-    DenseArrayBase,
-    Float16Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -39,7 +36,6 @@ from xdsl.dialects.builtin import (
     StringAttr,
     f32,
     i1,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -54,12 +50,16 @@ from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
 
 ORIGIN_ATTR = "ge.origin"
-"""On a data-dependent `memref.load` (a gather): the diagnostic prefix of
+"""On a data-dependent `memref.load` or `memref.store` (a gather, a
+scatter): the diagnostic prefix of
 the op it was lowered from (`FILE:LINE:COL: error: 'ge.gather' op`); the JIT
 checks such a load's indices and reports one out of range with it."""
-WRAPPED_ATTR = "ge.wrapped_axes"
-"""On such a load: the index positions that had the axis size added when
-negative (ONNX's negative indices), so an error reports the graph's value."""
+
+
+def _mark_checked(access: Operation, origin: str | None) -> None:
+    """Mark a data-dependent access for the JIT's index check (`ORIGIN_ATTR`)."""
+    if origin is not None:
+        access.attributes[ORIGIN_ATTR] = StringAttr(origin)
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,8 @@ Value = SSAValue | ProbeValue
 
 
 def compute_type(element_type: Attribute) -> Attribute:
-    """The type arithmetic runs in: float32 for 16-bit floats."""
-    if isinstance(element_type, Float16Type | BFloat16Type):
+    """The type arithmetic runs in: float32 for floats narrower than it."""
+    if is_float(element_type) and element_type.bitwidth < 32:  # type: ignore[union-attr]
         return f32
     return element_type
 
@@ -154,25 +154,36 @@ class Nest:
         buffer: Buffer,
         indices: Sequence[Value],
         origin: str | None = None,
-        wrapped: Sequence[int] = (),
     ) -> Value:
         """The element of a plain (row-major) buffer at computed `index`
         values (a `memref.load`: data-dependent indexing, as a gather).
 
         With `origin` (the diagnostic prefix of the op lowered,
         `LoweringContext.origin`) the load is marked so that the JIT checks
-        its indices and reports one out of range there (`ORIGIN_ATTR`);
-        `wrapped` lists the axes whose index had the axis size added when
-        negative (reported as the value the graph gave)."""
+        its indices and reports one out of range there (`ORIGIN_ATTR`)."""
         element = buffer.layout.element_type
         if self.block is None:
             return ProbeValue(element)
         load = memref.LoadOp.get(buffer.memref, list(indices))  # type: ignore[arg-type]
-        if origin is not None:
-            load.attributes[ORIGIN_ATTR] = StringAttr(origin)
-        if wrapped:
-            load.attributes[WRAPPED_ATTR] = DenseArrayBase.from_list(i64, wrapped)
+        _mark_checked(load, origin)
         return self._add(load)
+
+    def store_at(
+        self,
+        value: Value,
+        buffer: Buffer,
+        indices: Sequence[Value],
+        origin: str | None = None,
+    ) -> None:
+        """Store `value` (converted to the buffer's type) at computed `index`
+        values of a plain (row-major) buffer (a `memref.store`: a scatter;
+        the JIT runs such a nest in order, element by element); `origin` as
+        for `load_at`."""
+        value = self.convert(value, buffer.layout.element_type)
+        if self.block is not None:
+            store = memref.StoreOp.get(value, buffer.memref, list(indices))  # type: ignore[arg-type]
+            _mark_checked(store, origin)
+            self.block.add_op(store)
 
     def store(self, value: Value, buffer: Buffer, index: Sequence[Ix]) -> None:
         """Store `value` (converted to the buffer's type) at origin `index`."""

@@ -1,11 +1,12 @@
 """Finding an op's lowering, and why an op has none.
 
 Emitters register by op class in the family modules (`elementwise`,
-`movement`, `nn`, `fused`, `image`, `cumulative`; see `registry`);
-`Elementwise` ops with a scalar body lower generically; control flow lowers
-with its regions (`control_flow.CONTROL_FLOW`) and calls become functions
-(`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
-the completeness tests check that every `ge` op is in one of them.
+`movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`; see
+`registry`); `Elementwise` ops with a scalar body lower generically; control
+flow lowers with its regions (`control_flow.CONTROL_FLOW`) and calls become
+functions (`control_flow.CALLS`). Ops that have no lowering say why in
+`NOT_LOWERED`; the completeness tests check that every `ge` op is in one of
+them.
 """
 
 from __future__ import annotations
@@ -26,11 +27,29 @@ from ge_dialect.ops import (
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
-from passes.lowering import cumulative, elementwise, fused, image, movement, nn
+from passes.lowering import (
+    cumulative,
+    einsum,
+    elementwise,
+    fused,
+    image,
+    movement,
+    nn,
+    scatter,
+)
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
 
-FAMILY_MODULES = (cumulative, elementwise, fused, image, movement, nn)
+FAMILY_MODULES = (
+    cumulative,
+    einsum,
+    elementwise,
+    fused,
+    image,
+    movement,
+    nn,
+    scatter,
+)
 """The modules whose import registers the emitters."""
 
 VALUE_SHAPED = (
