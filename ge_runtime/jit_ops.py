@@ -30,13 +30,7 @@ class JITError(Exception):
 
 class LocatedJITError(JITError):
     """A JITError whose text is a whole diagnostic, located at the source op
-    the failing loop-level op was lowered from (`FILE:LINE:COL: error: ...`);
-    `detail` is what went wrong without the location, for a caller that
-    knows the op better (a kernel compiled once for many ops)."""
-
-    def __init__(self, message: str, detail: str | None = None):
-        super().__init__(message)
-        self.detail = message if detail is None else detail
+    the failing loop-level op was lowered from (`FILE:LINE:COL: error: ...`)."""
 
 
 def jit_failure(error: JITError) -> GEError:

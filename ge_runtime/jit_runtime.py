@@ -8,22 +8,13 @@ The vectoriser (`jit_vectorize`) plans everything it can at compile time
   innermost run (an NC1HWC0 block of C0 floats) as one element, which is
   up to several times faster than NumPy's element loop for short runs;
 - `pack` lays a (transposed) operand out as the contiguous matrix BLAS
-  wants, into a preallocated buffer, or not at all when it already is one;
-- `gathered` is a data-dependent load (a gather), `checked_position` the
-  position of a data-dependent store (a scatter), their indices checked
-  first: one out of range is an error at the op the access was lowered
-  from, not an `IndexError` of the whole function (and not NumPy's
-  wrap-around of a negative index, which would read or write elsewhere).
+  wants, into a preallocated buffer, or not at all when it already is one.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
-
-from ge_runtime.jit_ops import LocatedJITError
 
 MIN_RUN_BYTES = 8
 """Innermost runs from this size on move as one opaque element (`copy_into`)."""
@@ -136,30 +127,3 @@ def _blasable(matrix: np.ndarray) -> bool:
     return (
         row_major or column_major
     ) and row_stride % item == column_stride % item == 0
-
-
-def gathered(
-    buffer: np.ndarray,
-    indices: tuple[Any, ...],
-    origin: str,
-) -> Any:
-    """`buffer[indices]` (ints or index arrays) after `checked_position`."""
-    return buffer[checked_position(buffer, indices, origin)]
-
-
-def checked_position(
-    buffer: np.ndarray,
-    indices: tuple[Any, ...],
-    origin: str,
-) -> tuple[Any, ...]:
-    """`indices` into `buffer`, a `LocatedJITError` at `origin` if one is
-    outside its axis (a negative one too: the lowering has already counted
-    those in range from the end)."""
-    for axis, (index, size) in enumerate(zip(indices, buffer.shape, strict=True)):
-        values = np.asarray(index)
-        outside = (values < 0) | (values >= size)
-        if outside.any():
-            value = int(values[outside].flat[0])
-            detail = f"index {value} is out of bounds for axis {axis} with size {size}"
-            raise LocatedJITError(f"{origin} at run time: {detail}", detail)
-    return indices

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import affine, arith, memref, scf
-from xdsl.dialects.builtin import MemRefType, StringAttr
+from xdsl.dialects import affine, arith, cf, memref, scf
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -36,10 +36,14 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from ge_runtime.jit_ops import JITError, constant_value, numpy_dtype, scalar_function
+from ge_runtime.jit_ops import (
+    JITError,
+    LocatedJITError,
+    constant_value,
+    numpy_dtype,
+    scalar_function,
+)
 from ge_runtime.jit_relayouts import RelayoutCache
-from ge_runtime.jit_runtime import checked_position, gathered
-from passes.lowering.emitter import ORIGIN_ATTR
 
 
 @dataclass
@@ -89,26 +93,14 @@ class CodeEnv:
         self.namespace[name] = obj
         return name
 
-    def gather(
-        self,
-        op: memref.LoadOp | memref.StoreOp,
-        memref_name: str,
-        indices: Sequence[str],
-    ) -> str:
-        """The expression of a data-dependent access: `m[i, j]`, or for one
-        marked with its op's origin (`ORIGIN_ATTR`: a gather, a scatter) a
-        load through `gathered` / a store at `checked_position`, which check
-        the indices first."""
-        origin = op.attributes.get(ORIGIN_ATTR)
-        if not isinstance(origin, StringAttr):
-            return f"{memref_name}[{', '.join(indices) if indices else '()'}]"
-        message = self.add_global(origin.data, "origin")
-        index = "".join(f"{i}, " for i in indices)
-        arguments = f"{memref_name}, ({index}), {message}"
-        if isinstance(op, memref.StoreOp):
-            check = self.add_global(checked_position, "checked")
-            return f"{memref_name}[{check}({arguments})]"
-        return f"{self.add_global(gathered, 'gathered')}({arguments})"
+    def assertion(self, op: cf.AssertOp, holds: str, indent: str) -> list[str]:
+        """Lines raising the `cf.assert`'s message (a whole diagnostic) where
+        the Python expression `holds` is false."""
+        error = self.add_global(LocatedJITError, "e")
+        return [
+            f"{indent}if not {holds}:",
+            f"{indent}    raise {error}({op.msg.data!r})",
+        ]
 
     def workspace(self, shape: tuple[int, ...], dtype: np.dtype) -> str:
         """A buffer of this thread kept from call to call (`_workspace[i]`)."""
@@ -302,12 +294,14 @@ class ScalarEmitter:
                 return [f"{indent}{env.name(op.result)} = {source}"]
             case memref.LoadOp():
                 memref_name, *indices = self._operands(op)
-                load = env.gather(op, memref_name, indices)
-                return [f"{indent}{env.name(op.res)} = {load}"]
+                return [
+                    f"{indent}{env.name(op.res)} = {memref_name}{self._index(indices)}"
+                ]
+            case cf.AssertOp():
+                return env.assertion(op, env.name(op.arg), indent)
             case memref.StoreOp():
                 value, memref_name, *indices = self._operands(op)
-                target = env.gather(op, memref_name, indices)
-                return [f"{indent}{target} = {value}"]
+                return [f"{indent}{memref_name}{self._index(indices)} = {value}"]
             case memref.AllocOp() | memref.AllocaOp():
                 code = env.alloc_code(op.results[0].type)
                 return [f"{indent}{env.name(op.results[0])} = {code}"]

@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import MemRefType, StringAttr, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.constants import dense_from_numpy
-from ge_dialect.diagnostics import GEError, error_at, location_text
+from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.dtypes import element_type
 from ge_dialect.ops import attribute_value
 from ge_dialect.value_layout import value_layout
@@ -52,18 +52,6 @@ class LoweringContext:
         )
         get = self.emitter.add(memref.GetGlobalOp(name, memref_type))
         return Buffer(get.results[0], plain_layout(array.shape, element))
-
-    def origin(self) -> str:
-        """The diagnostic prefix of the op being lowered, for errors its
-        loops find at run time: `FILE:LINE:COL: error: 'ge.gather' op`, with
-        its node name when it has one besides the location."""
-        assert self.op is not None
-        where = location_text(self.op)
-        prefix = f"{where}: error: '{self.op.name}' op"
-        name = self.op.attributes.get("name")
-        if isinstance(name, StringAttr) and not where.startswith("node '"):
-            prefix += f" (node '{name.data}')"
-        return prefix
 
     def error(self, message: str) -> GEError:
         """A diagnostic at the op being lowered."""

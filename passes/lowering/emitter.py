@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects import affine, arith, memref
+from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -33,7 +33,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
-    StringAttr,
     f32,
     i1,
 )
@@ -48,18 +47,6 @@ from passes.lowering.domain import (
 )
 from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
-
-ORIGIN_ATTR = "ge.origin"
-"""On a data-dependent `memref.load` or `memref.store` (a gather, a
-scatter): the diagnostic prefix of
-the op it was lowered from (`FILE:LINE:COL: error: 'ge.gather' op`); the JIT
-checks such a load's indices and reports one out of range with it."""
-
-
-def _mark_checked(access: Operation, origin: str | None) -> None:
-    """Mark a data-dependent access for the JIT's index check (`ORIGIN_ATTR`)."""
-    if origin is not None:
-        access.attributes[ORIGIN_ATTR] = StringAttr(origin)
 
 
 @dataclass(frozen=True)
@@ -149,40 +136,22 @@ class Nest:
         map_attr, operands = self._access([ix])
         return self._add(affine.ApplyOp(operands, map_attr))
 
-    def load_at(
-        self,
-        buffer: Buffer,
-        indices: Sequence[Value],
-        origin: str | None = None,
-    ) -> Value:
+    def load_at(self, buffer: Buffer, indices: Sequence[Value]) -> Value:
         """The element of a plain (row-major) buffer at computed `index`
-        values (a `memref.load`: data-dependent indexing, as a gather).
-
-        With `origin` (the diagnostic prefix of the op lowered,
-        `LoweringContext.origin`) the load is marked so that the JIT checks
-        its indices and reports one out of range there (`ORIGIN_ATTR`)."""
+        values (a `memref.load`: data-dependent indexing, as a gather)."""
         element = buffer.layout.element_type
         if self.block is None:
             return ProbeValue(element)
         load = memref.LoadOp.get(buffer.memref, list(indices))  # type: ignore[arg-type]
-        _mark_checked(load, origin)
         return self._add(load)
 
-    def store_at(
-        self,
-        value: Value,
-        buffer: Buffer,
-        indices: Sequence[Value],
-        origin: str | None = None,
-    ) -> None:
+    def store_at(self, value: Value, buffer: Buffer, indices: Sequence[Value]) -> None:
         """Store `value` (converted to the buffer's type) at computed `index`
         values of a plain (row-major) buffer (a `memref.store`: a scatter;
-        the JIT runs such a nest in order, element by element); `origin` as
-        for `load_at`."""
+        the JIT runs such a nest in order, element by element)."""
         value = self.convert(value, buffer.layout.element_type)
         if self.block is not None:
             store = memref.StoreOp.get(value, buffer.memref, list(indices))  # type: ignore[arg-type]
-            _mark_checked(store, origin)
             self.block.add_op(store)
 
     def store(self, value: Value, buffer: Buffer, index: Sequence[Ix]) -> None:
@@ -194,6 +163,14 @@ class Nest:
             assert isinstance(value, SSAValue)
             map_attr, operands = self._access(storage)
             self.block.add_op(affine.StoreOp(value, buffer.memref, operands, map_attr))
+
+    def check(self, condition: Value, message: str) -> None:
+        """Fail the run with `message` (a whole diagnostic) where `condition`
+        (an i1) is false: a `cf.assert`, for checks on data (a gather's
+        indices)."""
+        if self.block is not None:
+            assert isinstance(condition, SSAValue)
+            self.block.add_op(cf.AssertOp(condition, message))
 
     def const(self, value: float | int, type_: Attribute = f32) -> Value:
         """A constant (hoisted to the function entry)."""

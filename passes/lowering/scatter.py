@@ -83,15 +83,14 @@ def _update(
     at: list[Value],
     update: Value,
 ) -> None:
-    """`y[at] = combine(y[at], update)` (`y[at] = update` for "none"); the
-    JIT checks `at` and reports one out of range at the op."""
+    """`y[at] = combine(y[at], update)` (`y[at] = update` for "none")."""
     element = y.layout.element_type
     reduction = str(ctx.attr("reduction"))
     if reduction != "none":
         combine = combine_for(ctx, reduction, element)
-        loaded = nest.load_at(y, at, ctx.origin())
-        update = combine(nest, nest.convert(loaded, compute_type(element)), update)
-    nest.store_at(update, y, at, ctx.origin())
+        old = nest.convert(nest.load_at(y, at), compute_type(element))
+        update = combine(nest, old, update)
+    nest.store_at(update, y, at)
 
 
 @lowers(ScatterElementsOp)
@@ -104,7 +103,7 @@ def lower_scatter_elements(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index, raw=True)
         at = [nest.index_value(ix) for ix in index]
-        at[axis] = wrapped_index(nest, raw, size)
+        at[axis] = wrapped_index(ctx, nest, raw, size, axis)
         _update(ctx, nest, y, at, nest.load(updates, index))
 
     ctx.emitter.for_each(indices.layout.origin_shape, body)
@@ -121,7 +120,9 @@ def lower_scatter_nd(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         lead = index[:leading]
         at = [
-            wrapped_index(nest, nest.load(indices, [*lead, Ix.of(j)], raw=True), n)
+            wrapped_index(
+                ctx, nest, nest.load(indices, [*lead, Ix.of(j)], raw=True), n, j
+            )
             for j, n in enumerate(sizes)
         ]
         at += [nest.index_value(ix) for ix in index[leading:]]
