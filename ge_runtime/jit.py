@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
+from xdsl.dialects import affine, arith, builtin, cf, func, math, memref, scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
@@ -276,6 +276,7 @@ def loop_context() -> Context:
         arith.Arith,
         math.Math,
         scf.Scf,
+        cf.Cf,
     ):
         ctx.load_dialect(dialect)
     ctx.load_op(RemFOp)
@@ -341,6 +342,14 @@ def source_location(op: Operation) -> str | None:
     if isinstance(op.location, FileLineColLoc | NameLoc):
         return location_text(op)
     return None
+
+
+def source_origins(root: Operation) -> str:
+    """The source locations of the ops under `root`, which the generated
+    code's run-time errors name: part of every key the code is cached by
+    (printed IR leaves locations out, so two files' identical graphs would
+    otherwise share the first one's messages)."""
+    return ";".join(location_text(op) for op in root.walk())
 
 
 def _find_function(
@@ -711,7 +720,9 @@ def lowered_module(graph: GraphOp, target: str | None = None) -> ModuleOp:
 
 def lower_graph(graph: GraphOp, target: str | None = None) -> str:
     """The loop-level module text of one graph (cached by graph text and target)."""
-    key = hashlib.sha256(f"{target}|{graph}".encode()).hexdigest()
+    key = hashlib.sha256(
+        f"{target}|{graph}|{source_origins(graph)}".encode()
+    ).hexdigest()
     if key not in _LOWERED:
         _LOWERED[key] = str(lowered_module(graph, target))
     return _LOWERED[key]
@@ -733,15 +744,22 @@ def compile_graph(
     `native` is `compile_module`'s.
     """
     native = native_choice(native)
+    origins = source_origins(graph)
     if cache_key is not None and not poison:
-        disk_key = f"{target}|{native}|{cache_key}"
+        digest = hashlib.sha256(origins.encode()).hexdigest()[:16]
+        disk_key = f"{target}|{native}|{cache_key}|{digest}"
         entry = jit_cache.load(disk_key)
         if entry is not None:
-            return CompiledFunction.from_entry(entry)
+            try:
+                return CompiledFunction.from_entry(entry)
+            except Exception:  # a damaged entry (any error): compiled again
+                pass
         compiled = compile_module(lowered_module(graph, target), native=native)
         jit_cache.save(disk_key, compiled.to_entry())
         return compiled
-    key = hashlib.sha256(f"{target}|{poison}|{native}|{graph}".encode()).hexdigest()
+    key = hashlib.sha256(
+        f"{target}|{poison}|{native}|{graph}|{origins}".encode()
+    ).hexdigest()
     if key not in _GRAPHS:
         _GRAPHS[key] = compile_module(
             lowered_module(graph, target), poison=poison, native=native

@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.format_rules import same_rank_rule
 from ge_dialect.layout import shape_of
-from ge_dialect.numpy_helpers import pad_array
+from ge_dialect.numpy_helpers import pad_array, pad_reach_error
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
     GEOperation,
@@ -310,10 +310,18 @@ class GatherOp(MovementOp):
         return np.take(x, indices, axis=axis)
 
 
-def _wrapped(indices: np.ndarray, size: int | np.ndarray) -> np.ndarray:
-    """`indices` with negative entries counted from the end (`+ size`)."""
+def wrapped_in_range(indices: np.ndarray, sizes: int | np.ndarray) -> np.ndarray:
+    """`indices` as int64 with negative entries counted from the end; an
+    entry outside `[-size, size)` is an IndexError naming it."""
     indices = indices.astype(np.int64)
-    return np.where(indices < 0, indices + size, indices)
+    sizes = np.broadcast_to(np.asarray(sizes, np.int64), indices.shape)
+    bad = (indices < -sizes) | (indices >= sizes)
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise IndexError(
+            f"index {int(indices[at])} is out of bounds for size {int(sizes[at])}"
+        )
+    return np.where(indices < 0, indices + sizes, indices)
 
 
 @irdl_op_definition
@@ -360,7 +368,7 @@ class GatherElementsOp(MovementOp):
             builtins.slice(None) if d == axis else builtins.slice(0, n)
             for d, n in enumerate(indices.shape)
         )
-        wrapped = _wrapped(indices, x.shape[axis])
+        wrapped = wrapped_in_range(indices, x.shape[axis])
         return np.take_along_axis(x[window], wrapped, axis=axis)
 
 
@@ -423,7 +431,9 @@ class GatherNdOp(MovementOp):
         entries count from the end."""
         depth = indices.shape[-1]
         batch_shape = x.shape[:batch_dims]
-        tuples = _wrapped(indices, np.array(x.shape[batch_dims : batch_dims + depth]))
+        tuples = wrapped_in_range(
+            indices, np.array(x.shape[batch_dims : batch_dims + depth])
+        )
         tuples = tuples.reshape(math.prod(batch_shape), -1, depth)
         batches = x.reshape(math.prod(batch_shape), *x.shape[batch_dims:])
         rows = [
@@ -506,6 +516,13 @@ class PadOp(ShapeOp):
             raise VerifyException(
                 f"mode must be constant, reflect or edge, got '{self.value_of('mode')}'"
             )
+        reason = pad_reach_error(
+            self.x.type.get_shape(),
+            pad_pairs(self.value_of("paddings")),
+            self.value_of("mode"),
+        )
+        if reason is not None:
+            raise VerifyException(reason)
 
     @staticmethod
     def shape_function(
@@ -518,6 +535,9 @@ class PadOp(ShapeOp):
             raise ShapeError(
                 f"'paddings' has {len(paddings)} entries for rank {len(x)}"
             )
+        mode = attrs.get("mode", "constant")
+        if (reason := pad_reach_error(x, pad_pairs(paddings), mode)) is not None:
+            raise ShapeError(reason)
         shape = []
         for axis, dim in enumerate(x):
             size = (
@@ -537,9 +557,13 @@ class PadOp(ShapeOp):
         """ONNX Pad; paddings [b0.., e0..], negative values crop."""
         if mode not in PAD_MODES:
             raise ValueError(f"unsupported pad mode {mode!r}")
-        n = x.ndim
-        pairs = list(zip(paddings[:n], paddings[n:], strict=True))
-        return pad_array(x, pairs, mode, value)
+        return pad_array(x, pad_pairs(paddings), mode, value)
+
+
+def pad_pairs(paddings: Sequence[int]) -> list[tuple[int, int]]:
+    """ONNX-order paddings `[b0, b1, .., e0, e1, ..]` as (begin, end) per axis."""
+    rank = len(paddings) // 2
+    return list(zip(paddings[:rank], paddings[rank:], strict=True))
 
 
 @irdl_op_definition

@@ -23,6 +23,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
+from ge_dialect.numpy_helpers import pad_reach_error
 from ge_dialect.ops import (
     ConcatOp,
     ConfusionTransposeOp,
@@ -316,15 +317,10 @@ def _pad_by_regions(
     """`edge` / `reflect` padding (see `lower_pad`)."""
     if mode not in ("edge", "reflect"):
         raise ctx.error(f"has no loop lowering for mode '{mode}'")
-    grown = [(max(b, 0), max(e, 0)) for b, e in zip(begins, ends, strict=True)]
-    for size, (before, after) in zip(sizes, grown, strict=True):
-        if (before or after) and (
-            size == 0 or (mode == "reflect" and max(before, after) > size - 1)
-        ):
-            raise ctx.error(
-                f"'{mode}' padding of {max(before, after)} needs more than "
-                f"{size} elements along the axis"
-            )
+    pairs = list(zip(begins, ends, strict=True))
+    if (reason := pad_reach_error(x.layout.origin_shape, pairs, mode)) is not None:
+        raise ctx.error(reason)
+    grown = [(max(b, 0), max(e, 0)) for b, e in pairs]
     axes = [
         _pad_regions(mode, f, n, before, after)
         for f, n, (before, after) in zip(first, sizes, grown, strict=True)
@@ -387,7 +383,7 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
         raw = nest.load(indices, index[axis : axis + count], raw=True)
         at = [
             *(nest.index_value(ix) for ix in index[:axis]),
-            wrapped_index(nest, raw, size),
+            wrapped_index(ctx, nest, raw, size, axis),
             *(nest.index_value(ix) for ix in index[axis + count :]),
         ]
         nest.store(nest.load_at(x, at), y, index)
@@ -407,7 +403,7 @@ def lower_gather_elements(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index, raw=True)
         at = [nest.index_value(ix) for ix in index]
-        at[axis] = wrapped_index(nest, raw, size)
+        at[axis] = wrapped_index(ctx, nest, raw, size, axis)
         nest.store(nest.load_at(x, at), y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
@@ -428,7 +424,11 @@ def lower_gather_nd(ctx: LoweringContext, op: Operation) -> None:
         leading = index[: index_rank - 1]
         tuple_entries = [
             wrapped_index(
-                nest, nest.load(indices, [*leading, Ix.of(j)], raw=True), size
+                ctx,
+                nest,
+                nest.load(indices, [*leading, Ix.of(j)], raw=True),
+                size,
+                batch + j,
             )
             for j, size in enumerate(sizes)
         ]
@@ -461,17 +461,21 @@ def row_major_copy(ctx: LoweringContext, x: Buffer) -> Buffer:
     return plain
 
 
-def wrapped_index(nest: Nest, raw: SSAValue, size: int) -> SSAValue:
-    """Index value `raw` (an integer) as an index, `+ size` when in
-    `[-size, 0)`; below `-size` it stays as it is, so the access is out of
-    bounds and reported (NumPy would wrap it a second time)."""
+def wrapped_index(
+    ctx: LoweringContext, nest: Nest, raw: SSAValue, size: int, axis: int
+) -> SSAValue:
+    """Index value `raw` (an integer) as an index, `+ size` when negative;
+    outside `[-size, size)` the run fails with a diagnostic at the op."""
     position = nest.op(arith.IndexCastOp, raw, IndexType())
     zero = nest.const(0, IndexType())
-    wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
+    bound = nest.const(size, IndexType())
+    wrapped = nest.op(arith.AddiOp, position, bound)
+    above = nest.op(arith.CmpiOp, position, nest.const(-size, IndexType()), "sge")
+    below = nest.op(arith.CmpiOp, position, bound, "slt")
+    message = f"index out of range [{-size}, {size - 1}] on axis {axis}"
+    nest.check(nest.op(arith.AndIOp, above, below), str(ctx.error(message)))
     negative = nest.op(arith.CmpiOp, position, zero, "slt")
-    in_range = nest.op(arith.CmpiOp, wrapped, zero, "sge")
-    counted_from_end = nest.op(arith.AndIOp, negative, in_range)
-    return nest.op(arith.SelectOp, counted_from_end, wrapped, position)
+    return nest.op(arith.SelectOp, negative, wrapped, position)
 
 
 @lowers(TriluOp)
