@@ -18,6 +18,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 Shape = tuple[int, ...]
 Result = tuple[Shape, str]
 ShapeFunction = Callable[
@@ -44,6 +46,40 @@ def axis_index(axis: int, rank: int, what: str = "axis") -> int:
     if not -rank <= axis < max(rank, 1):
         raise ShapeError(f"{what} {axis} is out of range for rank {rank}")
     return axis % max(rank, 1)
+
+
+def parameter_ints(value: Any, what: str) -> list[int]:
+    """The integers of a run-time parameter (a scalar or 1-D tensor, or a list)."""
+    array = np.asarray(value)
+    if array.ndim > 1:
+        raise ShapeError(
+            f"{what} must be a scalar or 1-D, got shape {list(array.shape)}"
+        )
+    if array.size and array.dtype.kind not in "iub":
+        raise ShapeError(f"{what} must be integers, got {array.dtype.name}")
+    return [int(v) for v in array.reshape(-1)]
+
+
+def parameter_axes(value: Any, rank: int, what: str = "axes") -> list[int]:
+    """Distinct axes of a rank-`rank` tensor from a run-time parameter
+    (negative ones count from the end), in the order given."""
+    axes: list[int] = []
+    for axis in parameter_ints(value, what):
+        if not -rank <= axis < rank:
+            raise ShapeError(f"{what}: axis {axis} is out of range for rank {rank}")
+        if axis % rank in axes:
+            raise ShapeError(f"{what}: axis {axis} appears twice")
+        axes.append(axis % rank)
+    return axes
+
+
+def parameter_length(parameter_shapes: Mapping[str, Shape], name: str) -> int:
+    """How many values the run-time parameter `name` holds (known statically)."""
+    shape = parameter_shapes[name]
+    length = 1 if not shape else shape[0]
+    if length == UNKNOWN:
+        raise ShapeError(f"'{name}' has an unknown length: the result rank is unknown")
+    return length
 
 
 def require_rank(shape: Shape, rank: int, what: str) -> Shape:

@@ -1019,10 +1019,14 @@ REDUCTIONS = {
 @converts(*REDUCTIONS)
 def convert_reduce(ctx: NodeContext) -> list[Value]:
     op_name, axes_input_since = REDUCTIONS[ctx.node.op_type]
+    keep_dims = bool(ctx.attr("keepdims", 1))
+    if ctx.opset >= axes_input_since and ctx.is_run_time(1):
+        noop = bool(ctx.attr("noop_with_empty_axes", 0))
+        options = {"keep_dims": keep_dims, "noop_with_empty_axes": noop}
+        return [ctx.dynamic_op(op_name, [ctx.input(0)], {"axes": 1}, **options)]
     axes = _axes(_axes_operand(ctx, axes_input_since), ctx.rank(0))
     if not axes and ctx.attr("noop_with_empty_axes", 0):
         return [ctx.op("identity", ctx.input(0))]
-    keep_dims = bool(ctx.attr("keepdims", 1))
     return [ctx.op(op_name, ctx.input(0), axes=axes, keep_dims=keep_dims)]
 
 

@@ -14,7 +14,8 @@ cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
 `image` (resize), `shape_of` (shape, size: a tensor's shape as data),
-`value_shaped` (fill, broadcast_to, range: a result shape given as data).
+`value_shaped` (fill, broadcast_to, range: a result shape given as data),
+`dynamic_attrs` (an op whose parameters are run-time tensors).
 Every op class is importable from this package (`from ge_dialect.ops import
 ReluOp`).
 """
@@ -33,6 +34,7 @@ from ge_dialect.attribute_values import (
 )
 from ge_dialect.ops import (
     control_flow,
+    dynamic_attrs,
     elementwise,
     image,
     logic,
@@ -70,6 +72,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     reduce,
     shape_of,
     value_shaped,
+    dynamic_attrs,
 )
 """The op family modules, in the order the dialect registers their ops."""
 
