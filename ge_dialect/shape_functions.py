@@ -34,6 +34,10 @@ class ShapeError(ValueError):
     """The inputs or attributes of an op do not give a valid result shape."""
 
 
+class UnknownDims(ShapeError):
+    """Binding run-time parameters needs dims that are unknown until run time."""
+
+
 def required(attrs: Mapping[str, Any], name: str) -> Any:
     """Attribute `name`, or a ShapeError saying it is missing."""
     if name not in attrs:

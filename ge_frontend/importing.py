@@ -45,6 +45,7 @@ from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.formats import Format
 from ge_dialect.limits import INT64_MAX, over_budget, tensor_bytes
 from ge_dialect.ops import OPS_BY_NAME
+from ge_dialect.shape_functions import UnknownDims
 from ge_dialect.shape_inference import ShapeError, has_shape_function, infer_shapes
 
 Value = SSAValue | np.ndarray
@@ -412,16 +413,18 @@ class ConverterContext:
         shape = shape_of(value)
         return not (0 in shape and -1 not in shape)
 
-    def dynamic_op(
+    def parameterized_op(
         self,
         op_name: str,
         inputs: Sequence[Any],
         parameters: Mapping[str, int],
         **options: Any,
     ) -> Value | list[Value]:
-        """`ge.<op_name>` whose parameters (name -> input index) may be known
-        only at run time: `ge.dynamic_attrs`, the run-time ones as operands,
-        the known ones and `options` in its static attributes."""
+        """`ge.<op_name>` with parameters (name -> input index) that may be
+        tensors known only at run time, bound by the op's own
+        `bind_parameters`: now, to its attributes, when every parameter is
+        known (and the dims it reads are); else `ge.dynamic_attrs` with the
+        run-time ones as operands, the known ones and `options` static."""
         names, operands = [], []
         known = dict(options)
         for name, index in parameters.items():
@@ -430,6 +433,16 @@ class ConverterContext:
                 operands.append(self.input(index))
             elif (value := self.constant(index, name)) is not None:
                 known[name] = np.asarray(value).tolist()
+        known = {k: v for k, v in known.items() if v is not None}
+        if not names:
+            op_class = OPS_BY_NAME[f"ge.{op_name}"]
+            shapes = [shape_of(value) for value in inputs]
+            try:
+                static, attrs = op_class.bind_parameters(shapes, known)  # type: ignore[attr-defined]
+            except UnknownDims:
+                pass  # the host binds them, on the run-time dims
+            else:
+                return self.op(static.name.removeprefix("ge."), *inputs, **attrs)
         try:
             return self.op(
                 "dynamic_attrs",
@@ -437,10 +450,11 @@ class ConverterContext:
                 operands,
                 static_op=f"ge.{op_name}",
                 parameter_names=names,
-                static_attrs={k: v for k, v in known.items() if v is not None},
+                static_attrs=known,
             )
         except ShapeError as error:
-            raise Unsupported(f"with a run-time {', '.join(names)}: {error}") from None
+            what = ", ".join(names) or "dynamic dims"
+            raise Unsupported(f"with a run-time {what}: {error}") from None
 
     def shape(self, index: int) -> tuple[int, ...]:
         """The shape of input `index`."""

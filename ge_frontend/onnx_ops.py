@@ -248,15 +248,12 @@ def convert_pairwise_variadic(ctx: NodeContext) -> list[Value]:
 
 @converts("Clip")
 def convert_clip(ctx: NodeContext) -> list[Value]:
+    """Bounds from attributes (before opset 11) or inputs, known at import
+    or at run time."""
     if ctx.opset < 11:
-        low, high = ctx.attr("min"), ctx.attr("max")
-    else:
-        low, high = ctx.constant(1, "min"), ctx.constant(2, "max")
-    bounds = {
-        name: None if bound is None else float(bound)
-        for name, bound in (("min", low), ("max", high))
-    }
-    return [ctx.op("clip", ctx.input(0), **bounds)]
+        bounds = {"min": ctx.attr("min"), "max": ctx.attr("max")}
+        return [ctx.parameterized_op("clip", [ctx.input(0)], {}, **bounds)]
+    return [ctx.parameterized_op("clip", [ctx.input(0)], {"min": 1, "max": 2})]
 
 
 @converts("HardSigmoid")
@@ -679,43 +676,30 @@ def convert_concat(ctx: NodeContext) -> list[Value]:
 
 @converts("Split")
 def convert_split(ctx: NodeContext) -> list[Value]:
-    axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
-    sizes = ctx.attr("split") if ctx.opset < 13 else None
-    if sizes is None:  # an input from opset 13 on (and optionally before)
-        sizes = ctx.constant(1, "split")
-    if sizes is None:
-        dim = ctx.shape(0)[axis]
-        if dim == -1:
-            raise Unsupported("into equal parts of a dynamic dim")
-        parts = ctx.attr("num_outputs", ctx.num_outputs)
-        chunk = -(-dim // parts)
-        sizes = [chunk] * (parts - 1) + [dim - chunk * (parts - 1)]
-    results = ctx.op("split", ctx.input(0), axis=axis, sizes=int_list(sizes))
+    """`split` sizes from the attribute (before opset 13) or the input (known
+    at import or at run time), else `num_outputs` equal parts."""
+    options = {
+        "axis": ctx.attr("axis", 0),
+        "num_outputs": ctx.attr("num_outputs", ctx.num_outputs),
+    }
+    parameters = {}
+    if ctx.opset < 13 and ctx.has_attr("split"):
+        options["split"] = ctx.attr("split")
+    else:  # an input from opset 13 on (and optionally before)
+        parameters["split"] = 1
+    results = ctx.parameterized_op("split", [ctx.input(0)], parameters, **options)
     return results if isinstance(results, list) else [results]
 
 
 @converts("Slice")
 def convert_slice(ctx: NodeContext) -> list[Value]:
+    """Bounds from attributes (before opset 10) or inputs, known at import
+    or at run time."""
     if ctx.opset < 10:
-        starts, ends = ctx.attr("starts"), ctx.attr("ends")
-        axes, steps = ctx.attr("axes"), None
-    else:
-        starts, ends = ctx.constant(1, "starts"), ctx.constant(2, "ends")
-        axes, steps = ctx.constant(3, "axes"), ctx.constant(4, "steps")
-    if starts is None or ends is None:
-        raise ValueError("'starts' and 'ends' are required")
-    rank = ctx.rank(0)
-    axes = list(range(len(starts))) if axes is None else _axes(axes, rank)
-    return [
-        ctx.op(
-            "slice",
-            ctx.input(0),
-            begins=int_list(starts),
-            ends=int_list(ends),
-            axes=axes,
-            steps=[1] * len(axes) if steps is None else int_list(steps),
-        )
-    ]
+        options = {name: ctx.attr(name) for name in ("starts", "ends", "axes")}
+        return [ctx.parameterized_op("slice", [ctx.input(0)], {}, **options)]
+    parameters = {"starts": 1, "ends": 2, "axes": 3, "steps": 4}
+    return [ctx.parameterized_op("slice", [ctx.input(0)], parameters)]
 
 
 @converts("Gather")
@@ -748,10 +732,7 @@ def convert_trilu(ctx: NodeContext) -> list[Value]:
 
 @converts("Tile")
 def convert_tile(ctx: NodeContext) -> list[Value]:
-    repeats = ctx.constant(1, "repeats")
-    if repeats is None:
-        raise ValueError("input 'repeats' is missing")
-    return [ctx.op("tile", ctx.input(0), multiples=int_list(repeats))]
+    return [ctx.parameterized_op("tile", [ctx.input(0)], {"repeats": 1})]
 
 
 @converts("Expand")
@@ -786,25 +767,22 @@ PAD_MODES = ("constant", "reflect", "edge")
 
 @converts("Pad")
 def convert_pad(ctx: NodeContext) -> list[Value]:
-    rank = ctx.rank(0)
-    if ctx.opset < 11:
-        pads, value = ctx.attr("pads", ctx.attr("paddings")), ctx.attr("value", 0.0)
-    else:
-        pads, value = ctx.constant(1, "pads"), ctx.constant(2, "constant_value")
-    if pads is None:
-        raise ValueError("'pads' is missing")
-    pads = int_list(pads)
-    axes = ctx.constant(3, "axes") if ctx.opset >= 18 else None
-    if axes is not None:
-        full = [0] * 2 * rank
-        for i, axis in enumerate(_axes(axes, rank)):
-            full[axis], full[rank + axis] = pads[i], pads[len(axes) + i]
-        pads = full
+    """`pads` (of `axes`, opset 18 on) and the fill value from attributes
+    (before opset 11) or inputs, known at import or at run time."""
     mode = ctx.attr("mode", "constant")
     if mode not in PAD_MODES:
         raise Unsupported(f"with mode '{mode}'")
-    fill = 0.0 if value is None else float(np.asarray(value).reshape(-1)[0])
-    return [ctx.op("pad", ctx.input(0), paddings=pads, mode=mode, value=fill)]
+    if ctx.opset < 11:
+        options = {
+            "mode": mode,
+            "pads": ctx.attr("pads", ctx.attr("paddings")),
+            "constant_value": ctx.attr("value", 0.0),
+        }
+        return [ctx.parameterized_op("pad", [ctx.input(0)], {}, **options)]
+    parameters = {"pads": 1, "constant_value": 2}
+    if ctx.opset >= 18:
+        parameters["axes"] = 3
+    return [ctx.parameterized_op("pad", [ctx.input(0)], parameters, mode=mode)]
 
 
 @converts("Reshape")
@@ -888,24 +866,24 @@ def convert_flatten(ctx: NodeContext) -> list[Value]:
     return [ctx.op("flatten", ctx.input(0), axis=axis + rank if axis < 0 else axis)]
 
 
-def _axes_operand(ctx: NodeContext, since: int) -> np.ndarray | list[int] | None:
-    """`axes`: an attribute before opset `since`, a constant input from it on."""
-    return ctx.constant(1, "axes") if ctx.opset >= since else ctx.attr("axes")
+def _axes_op(ctx: NodeContext, op_name: str, since: int) -> Value:
+    """`ge.<op_name>` on `axes`: an attribute before opset `since`, an input
+    (known at import or at run time) from it on."""
+    if ctx.opset < since:
+        axes = ctx.attr("axes")
+        options = {} if axes is None else {"axes": axes}
+        return ctx.parameterized_op(op_name, [ctx.input(0)], {}, **options)
+    return ctx.parameterized_op(op_name, [ctx.input(0)], {"axes": 1})
 
 
 @converts("Squeeze")
 def convert_squeeze(ctx: NodeContext) -> list[Value]:
-    axes = _axes(_axes_operand(ctx, 13), ctx.rank(0))
-    return [ctx.op("squeeze", ctx.input(0), axes=sorted(axes))]
+    return [_axes_op(ctx, "squeeze", 13)]
 
 
 @converts("Unsqueeze")
 def convert_unsqueeze(ctx: NodeContext) -> list[Value]:
-    axes = _axes_operand(ctx, 13)
-    if axes is None:
-        raise ValueError("'axes' is missing")
-    axes = _axes(axes, ctx.rank(0) + len(axes))
-    return [ctx.op("unsqueeze", ctx.input(0), axes=sorted(axes))]
+    return [_axes_op(ctx, "unsqueeze", 13)]
 
 
 @converts("Transpose")
@@ -1018,16 +996,17 @@ REDUCTIONS = {
 
 @converts(*REDUCTIONS)
 def convert_reduce(ctx: NodeContext) -> list[Value]:
+    """Axes from the attribute (before the opset where they became an
+    input) or the input, known at import or at run time."""
     op_name, axes_input_since = REDUCTIONS[ctx.node.op_type]
-    keep_dims = bool(ctx.attr("keepdims", 1))
-    if ctx.opset >= axes_input_since and ctx.is_run_time(1):
-        noop = bool(ctx.attr("noop_with_empty_axes", 0))
-        options = {"keep_dims": keep_dims, "noop_with_empty_axes": noop}
-        return [ctx.dynamic_op(op_name, [ctx.input(0)], {"axes": 1}, **options)]
-    axes = _axes(_axes_operand(ctx, axes_input_since), ctx.rank(0))
-    if not axes and ctx.attr("noop_with_empty_axes", 0):
-        return [ctx.op("identity", ctx.input(0))]
-    return [ctx.op(op_name, ctx.input(0), axes=axes, keep_dims=keep_dims)]
+    options = {
+        "keep_dims": bool(ctx.attr("keepdims", 1)),
+        "noop_with_empty_axes": bool(ctx.attr("noop_with_empty_axes", 0)),
+    }
+    if ctx.opset < axes_input_since:
+        options["axes"] = ctx.attr("axes", [])
+        return [ctx.parameterized_op(op_name, [ctx.input(0)], {}, **options)]
+    return [ctx.parameterized_op(op_name, [ctx.input(0)], {"axes": 1}, **options)]
 
 
 @converts("ArgMax", "ArgMin")
