@@ -894,90 +894,46 @@ def convert_transpose(ctx: NodeContext) -> list[Value]:
 
 @converts("Upsample")
 def convert_upsample(ctx: NodeContext) -> list[Value]:
-    """Nearest, integer H/W scales: [N,C,H,1,W,1] tiled by the scales, reshaped."""
-    mode = ctx.attr("mode", "nearest")
-    if mode != "nearest":
-        raise Unsupported(f"with mode '{mode}'")
-    scales = ctx.attr("scales") if ctx.opset < 9 else ctx.constant(1, "scales")
-    if scales is None:
-        raise ValueError("'scales' is missing")
-    scales = [float(s) for s in scales]
-    if ctx.rank(0) != 4 or scales[:2] != [1.0, 1.0]:
-        raise Unsupported("except on H and W of a 4-D input")
-    if any(s != int(s) or s < 1 for s in scales):
-        raise Unsupported("with non-integer scales")
-    sh, sw = int(scales[2]), int(scales[3])
-    _, _, height, width = ctx.static_shape(0)
-    rows = ctx.op(
-        "reshape", ctx.input(0), shape=[0, 0, height, 1, width, 1], suffix="split"
-    )
-    tiled = ctx.op("tile", rows, multiples=[1, 1, 1, sh, 1, sw], suffix="repeat")
-    return [ctx.op("reshape", tiled, shape=[0, 0, height * sh, width * sw])]
+    """`ge.resize` with asymmetric coordinates (nearest: floor), the scales
+    an attribute (before opset 9) or an input known at import or at run time."""
+    options = {
+        "mode": ctx.attr("mode", "nearest"),
+        "coordinate_transformation_mode": "asymmetric",
+        "nearest_mode": "floor",
+    }
+    if ctx.opset < 9:
+        options["scales"] = ctx.attr("scales")
+        return [ctx.parameterized_op("resize", [ctx.input(0)], {}, **options)]
+    return [ctx.parameterized_op("resize", [ctx.input(0)], {"scales": 1}, **options)]
 
 
 @converts("Resize")
 def convert_resize(ctx: NodeContext) -> list[Value]:
-    """`ge.resize` with the output sizes and per-axis scales worked out here
-    from ONNX's scales or sizes (opset 10: `(X, scales)`, asymmetric
-    coordinates, opset 10's nearest rule; 11+: `(X, roi, scales, sizes)`;
-    18+: `axes`, `antialias`, `keep_aspect_ratio_policy`)."""
-    shape = ctx.shape(0)
-    rank = len(shape)
-    if ctx.opset < 11:
-        roi, scales, sizes = None, ctx.constant(1, "scales"), None
-        transform, nearest = "asymmetric", "simple"
-    else:
-        roi, scales = ctx.constant(1, "roi"), ctx.constant(2, "scales")
-        sizes = ctx.constant(3, "sizes")
-        transform = ctx.attr("coordinate_transformation_mode", "half_pixel")
-        nearest = ctx.attr("nearest_mode", "round_prefer_floor")
-    axes = _axes(ctx.attr("axes"), rank) if ctx.has_attr("axes") else list(range(rank))
-    out_sizes, out_scales = list(shape), [1.0] * rank
-    if sizes is not None and sizes.size:
-        wanted = int_list(sizes)
-        given = [shape[a] for a in axes]
-        if -1 in given:
-            raise Unsupported("with sizes on dynamic dims")
-        ratios = [
-            np.float32(w) / np.float32(g) for w, g in zip(wanted, given, strict=True)
-        ]
-        policy = ctx.attr("keep_aspect_ratio_policy", "stretch")
-        if policy != "stretch":
-            ratio = min(ratios) if policy == "not_larger" else max(ratios)
-            ratios = [ratio] * len(axes)
-            wanted = [int(math.floor(ratio * g + 0.5)) for g in given]
-        for axis, size, ratio in zip(axes, wanted, ratios, strict=True):
-            out_sizes[axis], out_scales[axis] = size, float(ratio)
-    elif scales is not None and scales.size:
-        values = [float(v) for v in np.asarray(scales, np.float32).reshape(-1)]
-        for axis, scale in zip(axes, values, strict=True):
-            if shape[axis] == -1 and scale != 1.0:
-                raise Unsupported("with scales on dynamic dims")
-            out_scales[axis] = scale
-            if shape[axis] != -1:  # a dynamic dim scaled by 1 stays as it is
-                out_sizes[axis] = int(np.float32(scale) * np.float32(shape[axis]))
-    else:
-        raise ValueError("one of 'scales' and 'sizes' is required")
-    attrs: dict = {
-        "sizes": out_sizes,
-        "scales": out_scales,
+    """`ge.resize`, its output sizes and per-axis scales bound from ONNX's
+    scales or sizes (`ResizeOp.bind_parameters`; known at import or at run
+    time). Opset 10: `(X, scales)`, asymmetric coordinates, opset 10's
+    nearest rule; 11+: `(X, roi, scales, sizes)`; 18+: `axes`, `antialias`,
+    `keep_aspect_ratio_policy`."""
+    options = {
         "mode": ctx.attr("mode", "nearest"),
-        "coordinate_transformation_mode": transform,
-        "nearest_mode": nearest,
         "cubic_coeff_a": float(ctx.attr("cubic_coeff_a", -0.75)),
         "exclude_outside": bool(ctx.attr("exclude_outside", 0)),
         "antialias": bool(ctx.attr("antialias", 0)),
         "extrapolation_value": float(ctx.attr("extrapolation_value", 0.0)),
+        "keep_aspect_ratio_policy": ctx.attr("keep_aspect_ratio_policy", "stretch"),
+        "axes": ctx.attr("axes"),
     }
-    if transform == "tf_crop_and_resize":
-        if roi is None or not roi.size:
-            raise ValueError("tf_crop_and_resize needs 'roi'")
-        starts, ends = [0.0] * rank, [1.0] * rank
-        values = [float(v) for v in np.asarray(roi).reshape(-1)]
-        for i, axis in enumerate(axes):
-            starts[axis], ends[axis] = values[i], values[len(axes) + i]
-        attrs["roi"] = starts + ends
-    return [ctx.op("resize", ctx.input(0), **attrs)]
+    if ctx.opset < 11:
+        options["coordinate_transformation_mode"] = "asymmetric"
+        options["nearest_mode"] = "simple"
+        parameters = {"scales": 1}
+    else:
+        options["coordinate_transformation_mode"] = ctx.attr(
+            "coordinate_transformation_mode", "half_pixel"
+        )
+        options["nearest_mode"] = ctx.attr("nearest_mode", "round_prefer_floor")
+        parameters = {"roi": 1, "scales": 2, "sizes": 3}
+    return [ctx.parameterized_op("resize", [ctx.input(0)], parameters, **options)]
 
 
 # ---------------------------------------------------------------------------
