@@ -95,7 +95,7 @@ class DynamicAttrsOp(GEOperation):
 
     assembly_format = (
         "$static_op `(` $inputs `:` type($inputs) `)` "
-        "`[` $parameters `:` type($parameters) `]` attr-dict `->` type($outputs)"
+        "`[` ($parameters^ `:` type($parameters))? `]` attr-dict `->` type($outputs)"
     )
 
     def verify_(self) -> None:
@@ -121,6 +121,43 @@ class DynamicAttrsOp(GEOperation):
                 raise VerifyException("parameters are scalars or 1-D tensors")
         if not self.inputs:
             raise VerifyException("the op needs a data operand")
+        self._verify_result_types()
+
+    def _verify_result_types(self) -> None:
+        """Results as many and of the rank the static op's unbound shape
+        function gives; its known dims as it says."""
+        from ge_dialect.dtypes import dtype_name
+
+        operands = [*self.inputs, *self.parameters]
+        try:
+            expected = self.shape_function(
+                [shape_of(v.type) for v in operands],
+                [dtype_name(v.type.element_type) for v in operands],
+                {
+                    "static_op": self.static_op.data,
+                    "parameter_names": [n.data for n in self.parameter_names.data],
+                    "static_attrs": self.static_attrs,
+                },
+            )
+        except ShapeError as error:
+            raise VerifyException(str(error)) from None
+        if len(expected) != len(self.outputs):
+            raise VerifyException(
+                f"{self.static_op.data} gives {len(expected)} results here, "
+                f"not {len(self.outputs)}"
+            )
+        for index, (result, (shape, _)) in enumerate(
+            zip(self.outputs, expected, strict=True)
+        ):
+            declared = shape_of(result.type)
+            if len(declared) != len(shape) or any(
+                -1 not in (d, e) and d != e
+                for d, e in zip(declared, shape, strict=True)
+            ):
+                raise VerifyException(
+                    f"result #{index} has shape {list(declared)}, "
+                    f"{self.static_op.data} gives {list(shape)} here"
+                )
 
     def options(self) -> dict[str, Any]:
         """`static_attrs` as Python values."""

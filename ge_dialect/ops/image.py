@@ -90,8 +90,11 @@ def source_coordinates(
     in_len: int,
     scale: float,
     roi: tuple[float, float] = (0.0, 1.0),
+    resized_length: float | None = None,
 ) -> np.ndarray:
-    """The input coordinate each output index maps to, along one axis (float32)."""
+    """The input coordinate each output index maps to, along one axis
+    (float32); `align_corners` divides by `resized_length` minus one (the
+    output length when None)."""
     f = np.float32
     x = np.arange(out_len, dtype=f)
     scale_f, length, out_f = f(scale), f(in_len), f(out_len)
@@ -106,9 +109,10 @@ def source_coordinates(
         if out_len > 1:
             return (x + half) / scale_f - half
         return np.zeros_like(x)
-    if transform == "align_corners":  # ONNX: the resized length is scale * length
+    if transform == "align_corners":
         if out_len > 1:
-            return x * (length - one) / (scale_f * length - one)
+            resized = out_f if resized_length is None else f(resized_length)
+            return x * (length - one) / (resized - one)
         return np.zeros_like(x)
     if transform == "asymmetric":
         return x / scale_f
@@ -161,8 +165,13 @@ def interpolation_taps(
     input (`tf_crop_and_resize`; else None). Taps with weight 0 for every
     output are dropped, so an axis that maps onto itself reads each element
     once with weight 1 (infinities stay infinite)."""
+    # Interpolating modes take the resized length as scale * length, as
+    # ONNX's reference and conformance data do (onnxruntime takes the output
+    # length; they differ when scale * length is fractional); nearest takes
+    # the output length, as both agree on for it.
+    resized = None if mode == "nearest" else scale * in_len
     coords = source_coordinates(
-        coordinate_transformation_mode, out_len, in_len, scale, roi
+        coordinate_transformation_mode, out_len, in_len, scale, roi, resized
     ).astype(np.float64)
     last = max(in_len - 1, 0)
     if mode == "nearest":
