@@ -472,29 +472,99 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
     return [_finish_window(ctx, y, lifted)]
 
 
-@converts("MaxPool", "AveragePool")
+POOLS = {"MaxPool": "max_pool", "AveragePool": "avg_pool", "LpPool": "lp_pool"}
+
+PoolWindow = tuple[int, int, int, int, int]
+"""One pooled axis: (kernel, stride, dilation, pad begin, pad end)."""
+
+UNPOOLED: PoolWindow = (1, 1, 1, 0, 0)
+
+
+def _pool_2d(
+    ctx: NodeContext,
+    op_name: str,
+    x: Value,
+    h: PoolWindow,
+    w: PoolWindow,
+    attrs: dict[str, object],
+    suffix: str | None = None,
+) -> Value:
+    """`ge.<op_name>` over H and W of the NCHW value `x`."""
+    return ctx.op(
+        op_name,
+        x,
+        ksize=[1, 1, h[0], w[0]],
+        strides=[1, 1, h[1], w[1]],
+        dilations=[1, 1, h[2], w[2]],
+        pads=[h[3], h[4], w[3], w[4]],
+        suffix=suffix,
+        **attrs,
+    )
+
+
+def _separable_pool(
+    ctx: NodeContext, op_name: str, axes: Sequence[PoolWindow], attrs: dict
+) -> Value:
+    """An N-D pool (N >= 3) as 2-D ones: max, average and Lp pooling are
+    separable (a window is a product of per-axis windows; an average's
+    divisor is a product of per-axis counts), so the last two axes pool on
+    [N, C * D1 * ..., H, W] and each leading axis i then pools alone as H of
+    [N, C * D1 * ... * D(i-1), Di, (rest)]."""
+    _, channels, *sizes = ctx.shape(0)
+    if -1 in (channels, *sizes):
+        raise Unsupported(f"with {len(sizes)}-D spatial input of dynamic size")
+    folded = [0, channels * math.prod(sizes[:-2]), *sizes[-2:]]
+    x = ctx.op("reshape", ctx.input(0), shape=folded, suffix="fold_leading_axes")
+    x = _pool_2d(ctx, op_name, x, axes[-2], axes[-1], attrs, suffix="pool_hw")
+    sizes[-2:] = shape_of(x)[2:]
+    for axis in reversed(range(len(sizes) - 2)):
+        view = [
+            0,
+            channels * math.prod(sizes[:axis]),
+            sizes[axis],
+            math.prod(sizes[axis + 1 :]),
+        ]
+        x = ctx.op("reshape", x, shape=view, suffix=f"fold_axis_{axis}")
+        x = _pool_2d(ctx, op_name, x, axes[axis], UNPOOLED, attrs, f"pool_{axis}")
+        sizes[axis] = shape_of(x)[2]
+    return ctx.op("reshape", x, shape=[0, channels, *sizes])
+
+
+@converts(*POOLS)
 def convert_pool(ctx: NodeContext) -> list[Value]:
-    is_max = ctx.node.op_type == "MaxPool"
-    if is_max and ctx.num_outputs > 1 and ctx.outputs_used[1]:
+    """MaxPool, AveragePool and LpPool with any number of spatial axes: 1-D
+    lifted to 2-D, N-D (N >= 3) as separable 2-D pools."""
+    op_type = ctx.node.op_type
+    if op_type == "MaxPool" and ctx.num_outputs > 1 and ctx.outputs_used[1]:
         raise Unsupported("with its Indices output used")
-    x, lifted = _window_input(ctx)
     kernel = ctx.attr("kernel_shape")
     if kernel is None:
         raise ValueError("attribute 'kernel_shape' is missing")
-    strides = ctx.attr("strides", [1] * len(kernel))
-    if any(d != 1 for d in ctx.attr("dilations", [])):
-        raise Unsupported("with dilations")
-    pads = _window_pads(ctx, kernel, strides, [1] * len(kernel))
-    attrs = {
-        "ksize": [1, 1, *_hw(kernel, lifted, 1)],
-        "strides": [1, 1, *_hw(strides, lifted, 1)],
-        "pads": _ge_pads(pads, lifted),
+    kernel = int_list(kernel)
+    count = len(kernel)
+    if count < 1 or ctx.rank(0) != count + 2:
+        raise ValueError(
+            f"kernel_shape {kernel} does not fit an input of rank {ctx.rank(0)}"
+        )
+    strides = int_list(ctx.attr("strides", [1] * count))
+    dilations = int_list(ctx.attr("dilations", [1] * count))
+    pads = _window_pads(ctx, kernel, strides, dilations)
+    axes = list(
+        zip(kernel, strides, dilations, pads[:count], pads[count:], strict=True)
+    )
+    attrs: dict[str, object] = {
         "ceil_mode": bool(ctx.attr("ceil_mode", 0)),
         "data_format": "NCHW",
     }
-    if not is_max:
+    if op_type == "AveragePool":
         attrs["count_include_pad"] = bool(ctx.attr("count_include_pad", 0))
-    y = ctx.op("max_pool" if is_max else "avg_pool", x, **attrs)
+    if op_type == "LpPool":
+        attrs["p"] = float(ctx.attr("p", 2))
+    if count > 2:
+        return [_separable_pool(ctx, POOLS[op_type], axes, attrs)]
+    x, lifted = _window_input(ctx)
+    h, w = (UNPOOLED, axes[0]) if lifted else axes
+    y = _pool_2d(ctx, POOLS[op_type], x, h, w, attrs)
     return [_finish_window(ctx, y, lifted)]
 
 
@@ -569,12 +639,16 @@ def convert_lrn(ctx: NodeContext) -> list[Value]:
 GLOBAL_POOLS = {
     "GlobalAveragePool": "global_avg_pool",
     "GlobalMaxPool": "global_max_pool",
+    "GlobalLpPool": "global_lp_pool",
 }
 
 
 @converts(*GLOBAL_POOLS)
 def convert_global_pool(ctx: NodeContext) -> list[Value]:
-    y = ctx.op(GLOBAL_POOLS[ctx.node.op_type], _as_nchw(ctx), data_format="NCHW")
+    attrs = {"p": float(ctx.attr("p", 2))} if ctx.node.op_type == "GlobalLpPool" else {}
+    y = ctx.op(
+        GLOBAL_POOLS[ctx.node.op_type], _as_nchw(ctx), data_format="NCHW", **attrs
+    )
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
 
 
@@ -719,6 +793,38 @@ def convert_gather_elements(ctx: NodeContext) -> list[Value]:
 def convert_gather_nd(ctx: NodeContext) -> list[Value]:
     batch_dims = ctx.attr("batch_dims", 0)
     return [ctx.op("gather_nd", ctx.input(0), ctx.input(1), batch_dims=batch_dims)]
+
+
+@converts("ScatterElements", "Scatter")
+def convert_scatter_elements(ctx: NodeContext) -> list[Value]:
+    """`updates` written at `indices` along `axis`; `reduction` since
+    opset 16 (add, mul) and 18 (max, min). Scatter (opset 9-10) is the
+    same without a reduction."""
+    axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
+    return [
+        ctx.op(
+            "scatter_elements",
+            ctx.input(0),
+            ctx.input(1),
+            ctx.input(2),
+            axis=axis,
+            reduction=ctx.attr("reduction", "none"),
+        )
+    ]
+
+
+@converts("ScatterND")
+def convert_scatter_nd(ctx: NodeContext) -> list[Value]:
+    """`updates` written at the index tuples of `indices`' last dim."""
+    return [
+        ctx.op(
+            "scatter_nd",
+            ctx.input(0),
+            ctx.input(1),
+            ctx.input(2),
+            reduction=ctx.attr("reduction", "none"),
+        )
+    ]
 
 
 @converts("Trilu")
@@ -977,6 +1083,27 @@ def convert_arg_reduce(ctx: NodeContext) -> list[Value]:
             axis=normalize_axis(ctx.attr("axis", 0), ctx.rank(0)),
             keep_dims=bool(ctx.attr("keepdims", 1)),
             select_last_index=bool(ctx.attr("select_last_index", 0)),
+        )
+    ]
+
+
+@converts("CumSum", "CumProd")
+def convert_cumulative(ctx: NodeContext) -> list[Value]:
+    """The running sum or product along `axis` (an input, a 0-d or 1-element
+    int32/int64 tensor known at import time)."""
+    op_name = "cum_sum" if ctx.node.op_type == "CumSum" else "cum_prod"
+    axis = ctx.constant(1, "axis")
+    if axis is None:
+        raise ValueError("input 'axis' is missing")
+    if axis.size != 1 or axis.dtype.kind not in "iu":
+        raise ValueError(f"axis must be one integer, got {axis.dtype} {axis.shape}")
+    return [
+        ctx.op(
+            op_name,
+            ctx.input(0),
+            axis=normalize_axis(int(axis.reshape(())), ctx.rank(0)),
+            exclusive=bool(ctx.attr("exclusive", 0)),
+            reverse=bool(ctx.attr("reverse", 0)),
         )
     ]
 

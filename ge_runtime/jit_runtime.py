@@ -94,13 +94,21 @@ def pack(
 
 
 def _reshaped(view: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
-    """`view` with `shape` as a view (None if that needs a copy)."""
-    reshaped = view.view()
+    """`view` with `shape` as a view (None if that needs a copy).
+
+    Asked with `copy=False` (NumPy >= 2.1): assigning `.shape` instead makes
+    the whole copy before it finds out that it must refuse."""
     try:
-        reshaped.shape = shape
-    except AttributeError:
+        return np.reshape(view, shape, copy=False)
+    except ValueError:
         return None
-    return reshaped
+    except TypeError:  # NumPy < 2.1: no `copy` argument
+        reshaped = view.view()
+        try:
+            reshaped.shape = shape
+        except AttributeError:
+            return None
+        return reshaped
 
 
 def _blasable(matrix: np.ndarray) -> bool:

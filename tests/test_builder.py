@@ -419,24 +419,31 @@ def test_nn_ops_nchw():
         count_include_pad=True,
     )
     assert shape(mp) == (1, 4, 3, 3) and shape(ap) == (1, 4, 6, 6)
+    lp = b.lp_pool(
+        y0, data_format="NCHW", ksize=[1, 1, 2, 2], dilations=[1, 1, 2, 2], p=3.0
+    )
+    assert shape(lp) == (1, 4, 4, 4)
     ga = b.global_avg_pool(y0, data_format="NCHW")
     gm = b.global_max_pool(y0, data_format="NCHW")
-    assert shape(ga) == shape(gm) == (1, 4, 1, 1)
+    gl = b.global_lp_pool(lp, data_format="NCHW")
+    assert shape(ga) == shape(gm) == shape(gl) == (1, 4, 1, 1)
     p = b.const(np.ones(4, np.float32))
     bn = b.batch_norm(y0, p, p, p, p, data_format="NCHW", epsilon=1e-3)
     inn = b.instance_norm(bn, p, p, data_format="NCHW")
     lrn = b.lrn(inn, data_format="NCHW", size=3)
     ba = b.bias_add(lrn, p, data_format="NCHW")
     assert shape(ba) == (1, 4, 6, 6)
-    b.output(up, mp, ap, ga, gm, ba)
+    b.output(up, mp, ap, ga, gm, gl, ba)
     text = reparsed(b.build())
     for name in [
         "conv2d",
         "conv2d_transpose",
         "max_pool",
         "avg_pool",
+        "lp_pool",
         "global_avg_pool",
         "global_max_pool",
+        "global_lp_pool",
         "batch_norm",
         "instance_norm",
         "lrn",
@@ -558,6 +565,40 @@ def test_softmax_and_reductions():
         "arg_min",
     ]:
         assert f"ge.{name} " in text, name
+
+
+def test_cumulative_ops():
+    b = GraphBuilder("cumulative")
+    x = b.data([3, 17], "int32")
+    s = b.cum_sum(x, axis=1, exclusive=True)
+    p = b.cum_prod(x, axis=-2, reverse=True)
+    assert shape(s) == shape(p) == (3, 17)
+    b.output(s, p)
+    text = reparsed(b.build())
+    assert "ge.cum_sum " in text and "ge.cum_prod " in text
+    assert "exclusive = true" in text and "reverse = true" in text
+
+
+def test_scatter_ops():
+    b = GraphBuilder("scatter")
+    data = b.data([3, 17])
+    se = b.scatter_elements(
+        data,
+        b.const(np.zeros((3, 2), np.int32)),
+        b.const(np.ones((3, 2), np.float32)),
+        axis=1,
+        reduction="add",
+    )
+    sn = b.scatter_nd(
+        data,
+        b.const(np.array([[0], [2]], np.int64)),
+        b.const(np.ones((2, 17), np.float32)),
+    )
+    assert shape(se) == shape(sn) == (3, 17)
+    b.output(se, sn)
+    text = reparsed(b.build())
+    assert "ge.scatter_elements " in text and "ge.scatter_nd " in text
+    assert 'reduction = "add"' in text
 
 
 def test_shape_and_size_of_a_tensor():

@@ -13,6 +13,8 @@ cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
 (comparisons, logic and bit operations, is_nan/is_inf, select), `nn`
 (convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
 (concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
+`cumulative` (cum_sum, cum_prod: running reductions along an axis),
+`scatter` (scatter_elements, scatter_nd: writing at indices),
 `image` (resize), `shape_of` (shape, size: a tensor's shape as data),
 `value_shaped` (fill, broadcast_to, range: a result shape given as data),
 `dynamic_attrs` (an op whose parameters are run-time tensors).
@@ -34,6 +36,7 @@ from ge_dialect.attribute_values import (
 )
 from ge_dialect.ops import (
     control_flow,
+    cumulative,
     dynamic_attrs,
     elementwise,
     image,
@@ -42,6 +45,7 @@ from ge_dialect.ops import (
     movement,
     nn,
     reduce,
+    scatter,
     shape_of,
     structure,
     trans,
@@ -70,6 +74,8 @@ FAMILIES: tuple[ModuleType, ...] = (
     movement,
     image,
     reduce,
+    cumulative,
+    scatter,
     shape_of,
     value_shaped,
     dynamic_attrs,

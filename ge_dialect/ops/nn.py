@@ -404,7 +404,7 @@ class Conv2DTransposeOp(ConvolutionOp):
 
 
 class PoolAxis(NamedTuple):
-    """Geometry of one pooled spatial axis."""
+    """Geometry of one pooled spatial axis: `k` taps `d` apart, every `s`."""
 
     size: int
     k: int
@@ -412,6 +412,23 @@ class PoolAxis(NamedTuple):
     pb: int
     pe: int
     out: int
+    d: int = 1
+
+    @property
+    def span(self) -> int:
+        """Extent of one window: `(k - 1) * d + 1`."""
+        return (self.k - 1) * self.d + 1
+
+
+def pooled_size(
+    size: int, span: int, stride: int, begin: int, end: int, ceil_mode: bool
+) -> int:
+    """Output length of one pooled axis (ONNX): in ceil mode a partial last
+    window is kept unless it starts in the end pad."""
+    out = (size + begin + end - span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + begin:
+        out -= 1
+    return out
 
 
 def pool_geometry(
@@ -421,22 +438,22 @@ def pool_geometry(
     pads: Sequence[int],
     data_format: str,
     ceil_mode: bool,
+    dilations: Sequence[int] = (1, 1, 1, 1),
 ) -> tuple[PoolAxis, PoolAxis]:
     """H and W geometry; in ceil mode a window starting in the end pad is dropped."""
     top, bottom, left, right = pads
     axes = []
-    for size, k, s, pb, pe in zip(
+    for size, k, s, d, pb, pe in zip(
         to_nhwc(x, data_format).shape[1:3],
         hw(ksize, data_format),
         hw(strides, data_format),
+        hw(dilations, data_format),
         (top, left),
         (bottom, right),
         strict=True,
     ):
-        out = (size + pb + pe - k + (s - 1 if ceil_mode else 0)) // s + 1
-        if ceil_mode and (out - 1) * s >= size + pb:
-            out -= 1
-        axes.append(PoolAxis(size, k, s, pb, pe, out))
+        out = pooled_size(size, (k - 1) * d + 1, s, pb, pe, ceil_mode)
+        axes.append(PoolAxis(size, k, s, pb, pe, out, d))
     return axes[0], axes[1]
 
 
@@ -448,22 +465,27 @@ def pool_windows(
     The end is padded further when needed so a ceil-mode partial window exists.
     """
     ends = [
-        g.pe + max((g.out - 1) * g.s + g.k - (g.size + g.pb + g.pe), 0) for g in geo
+        g.pe + max((g.out - 1) * g.s + g.span - (g.size + g.pb + g.pe), 0) for g in geo
     ]
     h, w = geo
     xp = pad_hw(to_nhwc(x, data_format), h.pb, ends[0], w.pb, ends[1], value=value)
-    return windows(xp, (h.k, w.k), (h.s, w.s))[:, : h.out, : w.out]
+    return windows(xp, (h.k, w.k), (h.s, w.s), (h.d, w.d))[:, : h.out, : w.out]
 
 
 def avg_counts(g: PoolAxis, count_include_pad: bool) -> np.ndarray:
-    """Per-window element counts along one axis (ONNX AveragePool divisor)."""
-    start = np.arange(g.out) * g.s - g.pb
+    """Per-window tap counts along one axis (ONNX AveragePool divisor): taps
+    inside the input, or inside the padded input with `count_include_pad`."""
+    taps = (np.arange(g.out) * g.s - g.pb)[:, None] + np.arange(g.k) * g.d
     lo, hi = (-g.pb, g.size + g.pe) if count_include_pad else (0, g.size)
-    return np.minimum(start + g.k, hi) - np.maximum(start, lo)
+    return ((taps >= lo) & (taps < hi)).sum(axis=1)
 
 
 class PoolOp(SpatialOp):
-    """Base of windowed pooling ops; `REDUCTION` names how a window combines."""
+    """Base of windowed pooling ops; `REDUCTION` names how a window combines.
+
+    A window has `ksize` taps `dilations` apart along H and W; `ceil_mode`
+    keeps a partial last window that does not start in the end pad.
+    """
 
     x = operand_def(TensorType)
     y = result_def(TensorType)
@@ -471,6 +493,7 @@ class PoolOp(SpatialOp):
     ksize = attr_def(DenseArrayBase)
     strides = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["strides"])
     pads = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["pads"])
+    dilations = attr_def(DenseArrayBase, default_value=CONV_DEFAULTS["dilations"])
     ceil_mode = attr_def(IntegerAttr, default_value=boolean(False))
 
     REDUCTION: ClassVar[str]
@@ -479,10 +502,12 @@ class PoolOp(SpatialOp):
 
     def verify_spatial(self) -> None:
         check_same_element_type(self)
-        for name in ("ksize", "strides", "pads"):
+        for name in ("ksize", "strides", "pads", "dilations"):
             int_list_length(self, name, 4)
         if min(self.value_of("ksize")) < 1 or min(self.value_of("strides")) < 1:
             raise VerifyException("'ksize' and 'strides' must be positive")
+        if min(self.value_of("dilations")) < 1:
+            raise VerifyException("'dilations' must be positive")
 
     def work(self) -> float:
         """Elements visited: each output element reads its window."""
@@ -497,28 +522,24 @@ class PoolOp(SpatialOp):
         end pad."""
         x = require_rank(shapes[0], 4, "input")
         _, _, h, wi = spatial_axes(attrs)
-        ksize, strides, pads = (
-            four_values(attrs, n) for n in ("ksize", "strides", "pads")
+        ksize, strides, pads, dilations = (
+            four_values(attrs, n) for n in ("ksize", "strides", "pads", "dilations")
         )
         ceil_mode = bool(attrs.get("ceil_mode", False))
         shape = list(x)
         for axis, (begin, end) in ((h, pads[0:2]), (wi, pads[2:4])):
             size, kernel, stride = x[axis], ksize[axis], strides[axis]
-            if kernel < 1 or stride < 1:
-                raise ShapeError("'ksize' and 'strides' must be positive")
+            if kernel < 1 or stride < 1 or dilations[axis] < 1:
+                raise ShapeError("'ksize', 'strides' and 'dilations' must be positive")
             if size == UNKNOWN:
                 continue
-            if kernel > size + begin + end:
+            span = (kernel - 1) * dilations[axis] + 1
+            if span > size + begin + end:
                 raise ShapeError(
-                    f"window {kernel} is larger than the padded input "
+                    f"window {span} is larger than the padded input "
                     f"{size + begin + end}"
                 )
-            out = (
-                size + begin + end - kernel + (stride - 1 if ceil_mode else 0)
-            ) // stride + 1
-            if ceil_mode and (out - 1) * stride >= size + begin:
-                out -= 1
-            shape[axis] = out
+            shape[axis] = pooled_size(size, span, stride, begin, end, ceil_mode)
         return [(tuple(shape), dtypes[0])]
 
 
@@ -538,11 +559,12 @@ class MaxPoolOp(PoolOp):
         ksize: Sequence[int],
         strides: Sequence[int],
         pads: Sequence[int],
+        dilations: Sequence[int],
         data_format: str,
         ceil_mode: bool,
     ) -> np.ndarray:
         """Max pooling (ONNX MaxPool); padding never wins the max."""
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode)
+        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
         win = pool_windows(x, geo, data_format, lowest(x.dtype))
         return from_nhwc(win.max(axis=(-2, -1)), data_format)
 
@@ -565,21 +587,72 @@ class AvgPoolOp(PoolOp):
         ksize: Sequence[int],
         strides: Sequence[int],
         pads: Sequence[int],
+        dilations: Sequence[int],
         data_format: str,
         ceil_mode: bool,
         count_include_pad: bool,
     ) -> np.ndarray:
         """Average pooling (ONNX AveragePool).
 
-        The divisor counts window elements inside the input, or inside the
+        The divisor counts window taps inside the input, or inside the
         padded input with `count_include_pad`; ceil-mode overhang is never
         counted.
         """
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode)
+        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
         total = pool_windows(x, geo, data_format, 0.0).sum(axis=(-2, -1))
         ch, cw = (avg_counts(g, count_include_pad) for g in geo)
         count = np.outer(ch, cw).astype(total.dtype)[None, :, :, None]
         return from_nhwc(total / count, data_format)
+
+
+def lp_norm_of(x: np.ndarray, p: float, axis: Any) -> np.ndarray:
+    """`(sum |x|^p) ^ (1/p)` over `axis`, kept (p = 1 and 2 without a power)."""
+    if p == 1:
+        return np.abs(x).sum(axis=axis, keepdims=True)
+    if p == 2:
+        return np.sqrt((x * x).sum(axis=axis, keepdims=True))
+    total = (np.abs(x) ** np.float32(p)).sum(axis=axis, keepdims=True)
+    return total ** np.float32(1 / p)
+
+
+def check_p(op: GEOperation) -> None:
+    """`p` must be positive (the norm's order)."""
+    if not op.value_of("p") > 0:
+        raise VerifyException(f"'p' must be positive, got {op.value_of('p')}")
+
+
+@irdl_op_definition
+class LpPoolOp(PoolOp):
+    """Lp pooling: `(sum |x|^p) ^ (1/p)` over each window (ONNX LpPool);
+    padding adds nothing."""
+
+    name = "ge.lp_pool"
+
+    p = attr_def(FloatAttr, default_value=real(2.0))
+
+    REDUCTION: ClassVar[str] = "lp"
+
+    def verify_spatial(self) -> None:
+        super().verify_spatial()
+        check_p(self)
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        ksize: Sequence[int],
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        data_format: str,
+        ceil_mode: bool,
+        p: float,
+    ) -> np.ndarray:
+        """Lp pooling over zero-padded windows."""
+        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
+        win = pool_windows(x, geo, data_format, 0.0)
+        return from_nhwc(lp_norm_of(win, p, (-2, -1))[..., 0, 0], data_format)
 
 
 class GlobalPoolOp(SpatialOp):
@@ -631,6 +704,25 @@ class GlobalMaxPoolOp(GlobalPoolOp):
     @float32_compute
     def numpy_kernel(x: np.ndarray, *, data_format: str) -> np.ndarray:
         return x.max(axis=spatial_array_axes(data_format, x.ndim), keepdims=True)
+
+
+@irdl_op_definition
+class GlobalLpPoolOp(GlobalPoolOp):
+    """`(sum |x|^p) ^ (1/p)` over H and W (ONNX GlobalLpPool)."""
+
+    name = "ge.global_lp_pool"
+
+    p = attr_def(FloatAttr, default_value=real(2.0))
+
+    REDUCTION: ClassVar[str] = "lp"
+
+    def verify_spatial(self) -> None:
+        check_p(self)
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, data_format: str, p: float) -> np.ndarray:
+        return lp_norm_of(x, p, spatial_array_axes(data_format, x.ndim))
 
 
 # ---------------------------------------------------------------------------

@@ -147,6 +147,15 @@ class Nest:
         load = memref.LoadOp.get(buffer.memref, list(indices))  # type: ignore[arg-type]
         return self._add(load)
 
+    def store_at(self, value: Value, buffer: Buffer, indices: Sequence[Value]) -> None:
+        """Store `value` (converted to the buffer's type) at computed `index`
+        values of a plain (row-major) buffer (a `memref.store`: a scatter;
+        the JIT runs such a nest in order, element by element)."""
+        value = self.convert(value, buffer.layout.element_type)
+        if self.block is not None:
+            store = memref.StoreOp.get(value, buffer.memref, list(indices))  # type: ignore[arg-type]
+            self.block.add_op(store)
+
     def store(self, value: Value, buffer: Buffer, index: Sequence[Ix]) -> None:
         """Store `value` (converted to the buffer's type) at origin `index`."""
         storage = buffer.layout.storage_index(index)

@@ -385,7 +385,7 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
         raw = nest.load(indices, index[axis : axis + count], raw=True)
         at = [
             *(nest.index_value(ix) for ix in index[:axis]),
-            _wrapped_index(nest, raw, size),
+            wrapped_index(nest, raw, size),
             *(nest.index_value(ix) for ix in index[axis + count :]),
         ]
         nest.store(nest.load_at(x, at), y, index)
@@ -405,7 +405,7 @@ def lower_gather_elements(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index, raw=True)
         at = [nest.index_value(ix) for ix in index]
-        at[axis] = _wrapped_index(nest, raw, size)
+        at[axis] = wrapped_index(nest, raw, size)
         nest.store(nest.load_at(x, at), y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
@@ -425,7 +425,7 @@ def lower_gather_nd(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         leading = index[: index_rank - 1]
         tuple_entries = [
-            _wrapped_index(
+            wrapped_index(
                 nest, nest.load(indices, [*leading, Ix.of(j)], raw=True), size
             )
             for j, size in enumerate(sizes)
@@ -456,13 +456,17 @@ def _gather_operands(ctx: LoweringContext) -> tuple[Buffer, Buffer]:
     return x, indices
 
 
-def _wrapped_index(nest: Nest, raw: SSAValue, size: int) -> SSAValue:
-    """Index value `raw` (an integer) as an index, `+ size` when negative."""
+def wrapped_index(nest: Nest, raw: SSAValue, size: int) -> SSAValue:
+    """Index value `raw` (an integer) as an index, `+ size` when in
+    `[-size, 0)`; below `-size` it stays as it is, so the access is out of
+    bounds and reported (NumPy would wrap it a second time)."""
     position = nest.op(arith.IndexCastOp, raw, IndexType())
     zero = nest.const(0, IndexType())
     wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
     negative = nest.op(arith.CmpiOp, position, zero, "slt")
-    return nest.op(arith.SelectOp, negative, wrapped, position)
+    in_range = nest.op(arith.CmpiOp, wrapped, zero, "sge")
+    counted_from_end = nest.op(arith.AndIOp, negative, in_range)
+    return nest.op(arith.SelectOp, counted_from_end, wrapped, position)
 
 
 @lowers(TriluOp)

@@ -400,9 +400,15 @@ def conv2d_transpose_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
 
 
 def _window_counts(
-    ctx: LoweringContext, extent: int, first: int, end: int, k: int, s: int, out: int
+    ctx: LoweringContext,
+    extent: int,
+    first: int,
+    end: int,
+    geometry: tuple[int, int, int, int],
 ) -> Buffer:
-    """Per output position along one axis: the window taps in `first..end-1`."""
+    """Per output position along one axis: the window taps in `first..end-1`
+    (`geometry`: taps, stride, dilation, outputs)."""
+    k, s, d, out = geometry
     mask = ctx.temporary(plain_layout((extent,), f32), fill=0.0)
 
     def one(nest: Nest, index: list[Ix]) -> None:
@@ -415,15 +421,16 @@ def _window_counts(
         counts,
         (out, k),
         lambda index: [index[0]],
-        lambda nest, index: nest.load(mask, [index[0] * s + index[1]]),
+        lambda nest, index: nest.load(mask, [index[0] * s + index[1] * d]),
     )
     return counts
 
 
 @lowers(PoolOp)
 def lower_pool(ctx: LoweringContext, op: Operation) -> None:
-    """Max / average pooling; padding never wins a max and is counted by the
-    rule. An integer max pool accumulates in its own type (exact)."""
+    """Max / average / Lp pooling; padding never wins a max, is counted by
+    the rule in an average and adds nothing to an Lp norm. An integer max
+    pool accumulates in its own type (exact)."""
     y = ctx.result()
     acc = accumulator(ctx, y) if is_float(y.layout.element_type) else y
     reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, acc)
@@ -434,42 +441,73 @@ def typed_constant(maximum: MaxOf) -> Callable[[Nest, list[Ix]], Value]:
     return lambda nest, _: nest.const(maximum.identity, maximum.element_type)
 
 
+def lp_power(nest: Nest, x: Value, p: float) -> Value:
+    """`|x| ^ p` (p = 1: abs, p = 2: a square, as the reference computes)."""
+    if p == 2:
+        return nest.op(arith.MulfOp, x, x)
+    magnitude = nest.op(math.AbsFOp, x)
+    if p == 1:
+        return magnitude
+    return nest.op(math.PowFOp, magnitude, nest.const(p))
+
+
+def lp_root(nest: Nest, total: Value, p: float) -> Value:
+    """`total ^ (1/p)` (p = 1: itself, p = 2: a square root)."""
+    if p == 1:
+        return total
+    if p == 2:
+        return nest.op(math.SqrtOp, total)
+    return nest.op(math.PowFOp, total, nest.const(1 / p))
+
+
 @heads_groups(PoolOp)
 def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
-    """The max or average pooling at `ctx.op` with result layout `y`."""
+    """The max, average or Lp pooling at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     (x,) = ctx.operands()
     data_format = str(ctx.attr("data_format"))
-    is_max = ctx.op.REDUCTION == "max"
-    maximum = max_of(ctx, x) if is_max else None
-    if not is_max:
+    reduction = ctx.op.REDUCTION
+    maximum = max_of(ctx, x) if reduction == "max" else None
+    if maximum is None:
         _require_float(ctx, x)
     kh, kw = _spatial(ctx, "ksize", data_format)
     sh, sw = _spatial(ctx, "strides", data_format)
+    dh, dw = _spatial(ctx, "dilations", data_format)
     top, bottom, left, right = ctx.attr("pads")
     h, width = (x.layout.origin_shape[data_format.index(a)] for a in "HW")
     ho, wo = (y.origin_shape[data_format.index(a)] for a in "HW")
     size = (
-        max(h + top + bottom, (ho - 1) * sh + kh),
-        max(width + left + right, (wo - 1) * sw + kw),
+        max(h + top + bottom, (ho - 1) * sh + (kh - 1) * dh + 1),
+        max(width + left + right, (wo - 1) * sw + (kw - 1) * dw + 1),
     )
     pad_value = maximum.identity if maximum is not None else 0.0
     source = padded_input(ctx, x, data_format, (top, left), size, pad_value)
     axes = [data_format.index(a) for a in "NCHW"]
 
-    def term(nest: Nest, index: list[Ix]) -> Value:
+    def tap(nest: Nest, index: list[Ix]) -> Value:
         out, (ih, iw) = index[:4], index[4:]
         source_index = list(out)
-        source_index[axes[2]] = out[axes[2]] * sh + ih
-        source_index[axes[3]] = out[axes[3]] * sw + iw
+        source_index[axes[2]] = out[axes[2]] * sh + ih * dh
+        source_index[axes[3]] = out[axes[3]] * sw + iw * dw
         return nest.load(source, source_index)
 
     sizes = (*y.origin_shape, kh, kw)
     reduced = frozenset({4, 5})
+
+    def at(index: list[Ix]) -> list[Ix]:
+        return index[:4]
+
     if maximum is not None:
         init = typed_constant(maximum)
+        return Reduction(sizes, reduced, at, tap, init, maximum.combine)
+    if reduction == "lp":
+        p = float(ctx.attr("p"))
         return Reduction(
-            sizes, reduced, lambda index: index[:4], term, init, maximum.combine
+            sizes,
+            reduced,
+            at,
+            lambda nest, index: lp_power(nest, tap(nest, index), p),
+            final=lambda nest, total, _: lp_root(nest, total, p),
         )
     include_pad = bool(ctx.attr("count_include_pad"))
     rows = _window_counts(
@@ -477,18 +515,14 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         size[0],
         0 if include_pad else top,
         top + h + (bottom if include_pad else 0),
-        kh,
-        sh,
-        ho,
+        (kh, sh, dh, ho),
     )
     cols = _window_counts(
         ctx,
         size[1],
         0 if include_pad else left,
         left + width + (right if include_pad else 0),
-        kw,
-        sw,
-        wo,
+        (kw, sw, dw, wo),
     )
 
     def average(nest: Nest, total: Value, index: list[Ix]) -> Value:
@@ -499,7 +533,7 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         )
         return nest.op(arith.DivfOp, total, count)
 
-    return Reduction(sizes, reduced, lambda index: index[:4], term, final=average)
+    return Reduction(sizes, reduced, at, tap, final=average)
 
 
 @lowers(GlobalPoolOp)
@@ -517,15 +551,24 @@ def global_pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     (x,) = ctx.operands()
     _require_float(ctx, x)
     data_format = str(ctx.attr("data_format"))
-    is_max = ctx.op.REDUCTION == "max"
+    reduction = ctx.op.REDUCTION
     spatial = [data_format.index(a) for a in "HW"]
     sizes, reduced, at = x.layout.origin_shape, frozenset(spatial), keep_dims(spatial)
 
     def value(nest: Nest, index: list[Ix]) -> Value:
         return nest.load(x, index)
 
-    if is_max:
+    if reduction == "max":
         return Reduction(sizes, reduced, at, value, float("-inf"), _max)
+    if reduction == "lp":
+        p = float(ctx.attr("p"))
+        return Reduction(
+            sizes,
+            reduced,
+            at,
+            lambda nest, index: lp_power(nest, value(nest, index), p),
+            final=lambda nest, total, _: lp_root(nest, total, p),
+        )
     count = float(sizes[spatial[0]] * sizes[spatial[1]])
 
     def mean(nest: Nest, total: Value, index: list[Ix]) -> Value:

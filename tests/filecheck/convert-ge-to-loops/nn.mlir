@@ -82,3 +82,34 @@ ge.graph @matmul {
   %y = ge.matmul %a, %b : (tensor<16x32xf16, #ge.layout<ND, FRACTAL_NZ>>, tensor<32x16xf16, #ge.layout<ND, FRACTAL_NZ>>) -> tensor<16x16xf16, #ge.layout<ND, FRACTAL_NZ>>
   ge.netoutput %y : tensor<16x16xf16, #ge.layout<ND, FRACTAL_NZ>>
 }
+
+// -----
+
+// Lp pooling: |x|^p summed over dilated taps (zero padding adds nothing),
+// then the p-th root; p = 2 is a square and a square root. The padding of
+// the last C0 block (17 channels: one valid lane of 8) is never read.
+
+// CHECK-LABEL: func.func @lp_pool(
+// CHECK-SAME:      %[[X:.*]]: memref<1x3x5x5x8xf32> {ge.input = 0 : i64})
+// CHECK-DAG:     %[[THIRD:.*]] = arith.constant 0.333333343 : f32
+// CHECK-DAG:     %[[THREE:.*]] = arith.constant 3.000000e+00 : f32
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x3x3x3x8xf32>
+// CHECK:         %[[T:.*]] = affine.load %[[X]][0, %[[C:.*]], %[[HO:.*]] + %[[KH:.*]] * 2, %[[WO:.*]] + %[[KW:.*]] * 2, %{{.*}}]
+// CHECK-NEXT:    %[[A:.*]] = math.absf %[[T]] : f32
+// CHECK-NEXT:    %[[P:.*]] = math.powf %[[A]], %[[THREE]] : f32
+// CHECK-NEXT:    %[[S:.*]] = affine.load %[[Y]]
+// CHECK-NEXT:    arith.addf %[[S]], %[[P]] : f32
+// CHECK:         affine.load %[[X]][0, 2, %{{.*}} + %{{.*}} * 2, %{{.*}} + %{{.*}} * 2, 0]
+// CHECK:         math.powf %{{.*}}, %[[THIRD]] : f32
+// CHECK:         %[[G:.*]] = memref.alloc() : memref<1x3x1x1x8xf32>
+// CHECK:         %[[V:.*]] = affine.load %[[X]]
+// CHECK-NEXT:    arith.mulf %[[V]], %[[V]] : f32
+// CHECK:         math.sqrt
+// CHECK-NOT:     math.powf
+// CHECK:         func.return %[[Y]], %[[G]]
+ge.graph @lp_pool {
+  %x = ge.data {index = 0 : i64} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>>
+  %y = ge.lp_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, dilations = array<i64: 1, 1, 2, 2>, p = 3.0 : f32} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
+  %g = ge.global_lp_pool %x {data_format = "NCHW"} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x1x1xf32, #ge.layout<NCHW, NC1HWC0>>
+  ge.netoutput %y, %g : tensor<1x17x3x3xf32, #ge.layout<NCHW, NC1HWC0>>, tensor<1x17x1x1xf32, #ge.layout<NCHW, NC1HWC0>>
+}

@@ -106,3 +106,21 @@ ge.graph @placeholder_result {
   %y = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x?x?x?xf32>
   ge.netoutput %y : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// Dilated windows and the Lp pools; `p` defaults to 2 and is elided.
+
+// CHECK-LABEL: ge.graph @lp_pools
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[L:%.*]] = ge.lp_pool [[X]] {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, dilations = array<i64: 1, 1, 2, 2>, p = 3.000000e+00 : f32} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[M:%.*]] = ge.max_pool [[X]] {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>, dilations = array<i64: 1, 1, 2, 3>, ceil_mode = true} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x2x2xf32, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[G:%.*]] = ge.global_lp_pool [[X]] {data_format = "NCHW"} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x1x1xf32, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    ge.netoutput [[L]], [[M]], [[G]] :
+ge.graph @lp_pools {
+  %x = ge.data {index = 0 : i64} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>>
+  %l = ge.lp_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, dilations = array<i64: 1, 1, 2, 2>, p = 3.0 : f32} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
+  %m = ge.max_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>, dilations = array<i64: 1, 1, 2, 3>, ceil_mode = true} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x2x2xf32, #ge.layout<NCHW, NC1HWC0>>
+  %g = ge.global_lp_pool %x {data_format = "NCHW", p = 2.0 : f32} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x1x1xf32, #ge.layout<NCHW, NC1HWC0>>
+  ge.netoutput %l, %m, %g : tensor<1x17x3x3xf32, #ge.layout<NCHW, NC1HWC0>>, tensor<1x17x2x2xf32, #ge.layout<NCHW, NC1HWC0>>, tensor<1x17x1x1xf32, #ge.layout<NCHW, NC1HWC0>>
+}

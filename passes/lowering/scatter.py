@@ -1,0 +1,129 @@
+"""Lowerings of `ge.scatter_elements` and `ge.scatter_nd`.
+
+The result starts as a copy of `data` (a vectorised nest); then one nest
+over the updates loads each update and its index (made non-negative as a
+gather's), combines it with the value at that position (a `memref.load`)
+and stores it back (a `memref.store`):
+
+```mlir
+affine.for %i, %j {                      // scatter_elements, axis 0, "add"
+  %raw = affine.load %indices[%i, %j]
+  %p = (index cast, + size when negative)
+  %u = affine.load %updates[%i, %j]
+  %old = memref.load %y[%p, %j]
+  memref.store (%old + %u), %y[%p, %j]
+}
+```
+
+A data-dependent store has no vectorised form, so the JIT runs this nest in
+order, element by element: duplicate positions combine one after the other
+(the last one wins with "none"), as the NumPy kernel does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, Signedness
+from xdsl.ir import Attribute, Operation
+
+from ge_dialect.ops.scatter import ScatterElementsOp, ScatterNdOp
+from passes.lowering.context import LoweringContext
+from passes.lowering.emitter import Buffer, Nest, Value, compute_type, is_float
+from passes.lowering.index import Ix
+from passes.lowering.movement import copy, is_row_major, wrapped_index
+from passes.lowering.registry import lowers
+
+Combine = Callable[[Nest, Value, Value], Value]
+
+
+def combine_for(ctx: LoweringContext, reduction: str, element: Attribute) -> Combine:
+    """How an update meets the value at its position (`reduction` other
+    than "none"), in compute type."""
+    if is_float(element):
+        op = {
+            "add": arith.AddfOp,
+            "mul": arith.MulfOp,
+            "max": arith.MaximumfOp,
+            "min": arith.MinimumfOp,
+        }[reduction]
+    else:
+        if not isinstance(element, IntegerType):
+            raise ctx.error(f"has no loop lowering for {element}")
+        if element.width.data == 1:  # bool: add/max are or, mul/min are and
+            op = arith.OrIOp if reduction in ("add", "max") else arith.AndIOp
+        else:
+            unsigned = element.signedness.data == Signedness.UNSIGNED
+            op = {
+                "add": arith.AddiOp,
+                "mul": arith.MuliOp,
+                "max": arith.MaxUIOp if unsigned else arith.MaxSIOp,
+                "min": arith.MinUIOp if unsigned else arith.MinSIOp,
+            }[reduction]
+    return lambda nest, old, update: nest.op(op, old, update)
+
+
+def _copied_data(ctx: LoweringContext) -> tuple[Buffer, Buffer, Buffer]:
+    """The result (a row-major copy of `data`), `indices` and `updates`."""
+    data, indices, updates = ctx.operands()
+    if not isinstance(indices.layout.element_type, IntegerType):
+        raise ctx.error("indices must be integers")
+    y = ctx.result()
+    if not is_row_major(y.layout):
+        raise ctx.error("scatters into a row-major result only")
+    copy(ctx, data, y, y.layout.origin_shape)
+    return y, indices, updates
+
+
+def _update(
+    ctx: LoweringContext,
+    nest: Nest,
+    y: Buffer,
+    at: list[Value],
+    update: Value,
+) -> None:
+    """`y[at] = combine(y[at], update)` (`y[at] = update` for "none")."""
+    element = y.layout.element_type
+    reduction = str(ctx.attr("reduction"))
+    if reduction != "none":
+        combine = combine_for(ctx, reduction, element)
+        old = nest.convert(nest.load_at(y, at), compute_type(element))
+        update = combine(nest, old, update)
+    nest.store_at(update, y, at)
+
+
+@lowers(ScatterElementsOp)
+def lower_scatter_elements(ctx: LoweringContext, op: Operation) -> None:
+    """`y[i with axis = indices[i]] (op)= updates[i]` over the indices' shape."""
+    y, indices, updates = _copied_data(ctx)
+    axis = int(ctx.attr("axis")) % len(y.layout.origin_shape)
+    size = y.layout.origin_shape[axis]
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        raw = nest.load(indices, index, raw=True)
+        at = [nest.index_value(ix) for ix in index]
+        at[axis] = wrapped_index(nest, raw, size)
+        _update(ctx, nest, y, at, nest.load(updates, index))
+
+    ctx.emitter.for_each(indices.layout.origin_shape, body)
+
+
+@lowers(ScatterNdOp)
+def lower_scatter_nd(ctx: LoweringContext, op: Operation) -> None:
+    """`y[indices[I, 0..k-1], T] (op)= updates[I, T]` over the updates' shape."""
+    y, indices, updates = _copied_data(ctx)
+    leading = len(indices.layout.origin_shape) - 1
+    depth = indices.layout.origin_shape[-1]
+    sizes = y.layout.origin_shape[:depth]
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        lead = index[:leading]
+        at = [
+            wrapped_index(nest, nest.load(indices, [*lead, Ix.of(j)], raw=True), n)
+            for j, n in enumerate(sizes)
+        ]
+        at += [nest.index_value(ix) for ix in index[leading:]]
+        _update(ctx, nest, y, at, nest.load(updates, index))
+
+    ctx.emitter.for_each(updates.layout.origin_shape, body)

@@ -1,0 +1,64 @@
+// RUN: ge-opt %s --split-input-file -p convert-ge-to-loops | filecheck %s
+
+// A scatter copies data into the result, then per update loads its index
+// (made non-negative only when in [-size, 0)), the value there, combines
+// and stores back through memref.load / memref.store.
+
+// CHECK-LABEL: func.func @scatter_elements_add(
+// CHECK-SAME:      %[[D:[^:]*]]: memref<3x17xf32> {ge.input = 0 : i64}, %[[I:[^:]*]]: memref<3x5xi64> {ge.input = 1 : i64}, %[[U:[^:]*]]: memref<3x5xf32> {ge.input = 2 : i64})
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<3x17xf32>
+// CHECK:             %[[C:.*]] = affine.load %[[D]][%{{.*}}, %{{.*}}] : memref<3x17xf32>
+// CHECK-NEXT:        affine.store %[[C]], %[[Y]][%{{.*}}, %{{.*}}] : memref<3x17xf32>
+// CHECK:         affine.for %[[R:.*]] = 0 to 3 {
+// CHECK-NEXT:      affine.for %[[K:.*]] = 0 to 5 {
+// CHECK-NEXT:        %[[RAW:.*]] = affine.load %[[I]][%[[R]], %[[K]]] : memref<3x5xi64>
+// CHECK-NEXT:        %[[RV:.*]] = affine.apply affine_map<(d0) -> (d0)> (%[[R]])
+// CHECK-NEXT:        %{{.*}} = affine.apply affine_map<(d0) -> (d0)> (%[[K]])
+// CHECK-NEXT:        %[[P:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK-NEXT:        %[[W:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK-NEXT:        %[[NEG:.*]] = arith.cmpi slt, %[[P]], %{{.*}} : index
+// CHECK-NEXT:        %[[IN:.*]] = arith.cmpi sge, %[[W]], %{{.*}} : index
+// CHECK-NEXT:        %[[END:.*]] = arith.andi %[[NEG]], %[[IN]] : i1
+// CHECK-NEXT:        %[[AT:.*]] = arith.select %[[END]], %[[W]], %[[P]] : index
+// CHECK-NEXT:        %[[UP:.*]] = affine.load %[[U]][%[[R]], %[[K]]] : memref<3x5xf32>
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[Y]][%[[RV]], %[[AT]]] : memref<3x17xf32>
+// CHECK-NEXT:        %[[NEW:.*]] = arith.addf %[[OLD]], %[[UP]] : f32
+// CHECK-NEXT:        memref.store %[[NEW]], %[[Y]][%[[RV]], %[[AT]]] : memref<3x17xf32>
+ge.graph @scatter_elements_add {
+  %d = ge.data {index = 0 : i64} : tensor<3x17xf32>
+  %i = ge.data {index = 1 : i64} : tensor<3x5xi64>
+  %u = ge.data {index = 2 : i64} : tensor<3x5xf32>
+  %y = ge.scatter_elements %d, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x17xf32>, tensor<3x5xi64>, tensor<3x5xf32>) -> tensor<3x17xf32>
+  ge.netoutput %y : tensor<3x17xf32>
+}
+
+// -----
+
+// ScatterND over index pairs: two loaded entries pick the row; "none"
+// stores the update without reading the old value; signed integer max.
+
+// CHECK-LABEL: func.func @scatter_nd_none(
+// CHECK:           %[[A:.*]] = affine.load %{{.*}}[%[[N:.*]], 0] : memref<2x2xi32>
+// CHECK:           %[[B:.*]] = affine.load %{{.*}}[%[[N]], 1] : memref<2x2xi32>
+// CHECK:           %[[UP:.*]] = affine.load %{{.*}}[%[[N]], %[[T:.*]]] : memref<2x5xi32>
+// CHECK-NOT:       memref.load
+// CHECK-NEXT:      memref.store %[[UP]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<4x3x5xi32>
+// CHECK-LABEL: func.func @scatter_nd_max(
+// CHECK:           arith.maxsi
+ge.graph @scatter_nd_none {
+  %d = ge.data {index = 0 : i64} : tensor<4x3x5xi32>
+  %i = ge.data {index = 1 : i64} : tensor<2x2xi32>
+  %u = ge.data {index = 2 : i64} : tensor<2x5xi32>
+  %y = ge.scatter_nd %d, %i, %u : (tensor<4x3x5xi32>, tensor<2x2xi32>, tensor<2x5xi32>) -> tensor<4x3x5xi32>
+  ge.netoutput %y : tensor<4x3x5xi32>
+}
+
+// -----
+
+ge.graph @scatter_nd_max {
+  %d = ge.data {index = 0 : i64} : tensor<4x3x5xi32>
+  %i = ge.data {index = 1 : i64} : tensor<2x2xi32>
+  %u = ge.data {index = 2 : i64} : tensor<2x5xi32>
+  %y = ge.scatter_nd %d, %i, %u {reduction = "max"} : (tensor<4x3x5xi32>, tensor<2x2xi32>, tensor<2x5xi32>) -> tensor<4x3x5xi32>
+  ge.netoutput %y : tensor<4x3x5xi32>
+}

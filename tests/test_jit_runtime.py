@@ -1,0 +1,83 @@
+"""The JIT's run-time helpers (`ge_runtime.jit_runtime`): packing, copies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ge_runtime.jit_runtime import copy_into, pack
+
+
+@st.composite
+def strided_views(draw):
+    """A view of a random buffer: odd extents (C0-padded channel counts
+    3, 17, 33 among them), some axes sliced with a step, axes permuted."""
+    shape = draw(
+        st.lists(st.sampled_from([1, 2, 3, 5, 16, 17, 33]), min_size=1, max_size=4)
+    )
+    steps = [draw(st.sampled_from([1, 1, 2])) for _ in shape]
+    base = np.arange(int(np.prod([n * s for n, s in zip(shape, steps, strict=True)])))
+    base = base.astype(np.float32).reshape(
+        [n * s for n, s in zip(shape, steps, strict=True)]
+    )
+    view = base[tuple(slice(None, None, s) for s in steps)]
+    perm = draw(st.permutations(range(len(shape))))
+    return view.transpose(perm)
+
+
+@settings(max_examples=200, deadline=None)
+@given(strided_views(), st.booleans())
+def test_pack_is_the_contiguous_matrix(view, into_buffer):
+    rows = view.shape[0]
+    shape = (rows, view.size // rows)
+    out = np.full(view.size, np.nan, np.float32) if into_buffer else None
+    packed = pack(view, shape, out)
+    assert packed.shape == shape
+    np.testing.assert_array_equal(packed, np.ascontiguousarray(view).reshape(shape))
+
+
+def test_pack_returns_a_view_when_blas_reads_it_in_place():
+    buffer = np.arange(17 * 33 * 16, dtype=np.float32).reshape(17, 33, 16)
+    packed = pack(buffer, (17 * 33, 16), np.empty(0, np.float32))
+    assert np.shares_memory(packed, buffer)
+    transposed = buffer.reshape(17 * 33, 16).T  # column-major: BLAS takes it too
+    assert np.shares_memory(pack(transposed, (16, 17 * 33)), buffer)
+
+
+def test_pack_of_a_window_view_copies_once_into_the_buffer():
+    """An im2col window (C1 blocks outside the pixels) is not a matrix: it is
+    copied into the caller's buffer, which the result then is."""
+    x = np.random.default_rng(0).standard_normal((3, 9, 9, 16)).astype(np.float32)
+    window = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(1, 2))
+    view = window.transpose(1, 2, 0, 4, 5, 3)  # (h, w, c1, kh, kw, c0)
+    out = np.empty(view.size, np.float32)
+    packed = pack(view, (49, 3 * 9 * 16), out)
+    assert np.shares_memory(packed, out)
+    np.testing.assert_array_equal(packed, np.ascontiguousarray(view).reshape(49, -1))
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan, -0.0])
+def test_copy_into_keeps_special_values_bit_for_bit(value):
+    source = np.full((5, 3, 16), value, np.float32).transpose(1, 0, 2)
+    target = np.empty(source.shape, np.float32)
+    copy_into(target, source)
+    assert target.tobytes() == np.ascontiguousarray(source).tobytes()
+
+
+def test_pack_into_a_buffer_allocates_nothing_the_size_of_the_operand():
+    """The refused reshape must not copy first (assigning `.shape` to a
+    strided view makes the whole copy before it raises)."""
+    import tracemalloc
+
+    x = np.zeros((4, 33, 33, 16), np.float32)
+    view = x.transpose(1, 2, 0, 3)  # (h, w, c1, c0): a 1x1 conv's operand
+    out = np.empty(view.size, np.float32)
+    tracemalloc.start()
+    try:
+        pack(view, (33 * 33, 4 * 16), out)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < view.nbytes // 4

@@ -1,0 +1,186 @@
+"""Windowed and resampling ONNX ops end to end: `ge-atc`, then `ge-run` on
+the JIT and on the reference evaluator, both against onnxruntime.
+
+Each case is a one-node model over seeded random data with odd sizes (odd
+channel counts leave a partly padded last C0 block in NC1HWC0) and special
+values; it passes only if both runs match onnxruntime and `ge-run --trace`
+shows every op on the JIT (the conformance harness's rule,
+`tests/conformance/suite.py`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from conformance.suite import Case, Status, run_case
+from numpy.lib.stride_tricks import sliding_window_view
+from onnx_jit import (
+    assert_runs_on_the_jit,
+    one_node_model,
+    onnxruntime_outputs,
+    with_output_types,
+)
+
+from ge_frontend.onnx_import import import_onnx
+
+RNG = np.random.default_rng(19)
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def with_specials(x: np.ndarray) -> np.ndarray:
+    """`x` with -0.0, +inf and -inf at its first elements."""
+    flat = x.reshape(-1).copy()
+    flat[: min(3, flat.size)] = np.array([-0.0, np.inf, -np.inf])[: flat.size]
+    return flat.reshape(x.shape)
+
+
+def refusal(model: onnx.ModelProto, x: np.ndarray, tmp_path: Path) -> str:
+    """The one-line message `ge-atc` refuses `model` with (its output typed
+    like `x`)."""
+    case = Case("case", "op", with_output_types(model, [x]), (x,), ())
+    outcome = run_case(case, tmp_path)
+    assert outcome.status is Status.REFUSED, outcome
+    assert "\n" not in outcome.message
+    return outcome.message
+
+
+# ---------------------------------------------------------------------------
+# Pooling: dilations, N-D inputs, Lp pools
+# ---------------------------------------------------------------------------
+
+POOLS = {
+    "max_3d_ceil_dilated": (
+        "MaxPool",
+        (1, 17, 5, 6, 7),
+        12,
+        dict(
+            kernel_shape=[2, 3, 2],
+            strides=[2, 1, 2],
+            pads=[1, 0, 1, 0, 1, 1],
+            dilations=[1, 2, 1],
+            ceil_mode=1,
+        ),
+    ),
+    "max_2d_dilated": (
+        "MaxPool",
+        (2, 3, 17, 9),
+        12,
+        dict(kernel_shape=[3, 2], dilations=[2, 3], pads=[1, 1, 2, 0]),
+    ),
+    "avg_3d_include_pad": (
+        "AveragePool",
+        (2, 3, 5, 4, 7),
+        11,
+        dict(kernel_shape=[3, 2, 3], pads=[1, 1, 1, 1, 0, 2], count_include_pad=1),
+    ),
+    "avg_3d_ceil": (
+        "AveragePool",
+        (1, 17, 6, 5, 5),
+        11,
+        dict(
+            kernel_shape=[2, 2, 3],
+            strides=[2, 2, 2],
+            pads=[0, 1, 1, 1, 0, 1],
+            ceil_mode=1,
+        ),
+    ),
+    "avg_2d_dilated": (
+        "AveragePool",
+        (1, 3, 9, 11),
+        19,
+        dict(kernel_shape=[3, 3], dilations=[2, 1], pads=[2, 1, 1, 0], strides=[1, 2]),
+    ),
+    "avg_1d_dilated": (
+        "AveragePool",
+        (2, 33, 17),
+        19,
+        dict(kernel_shape=[3], dilations=[3], pads=[2, 1], count_include_pad=1),
+    ),
+    "lp_2d_p3_pads_dilations": (
+        "LpPool",
+        (1, 17, 9, 8),
+        18,
+        dict(
+            kernel_shape=[3, 2],
+            p=3,
+            pads=[1, 1, 2, 0],
+            dilations=[1, 2],
+            strides=[2, 1],
+        ),
+    ),
+    "lp_2d_p1_ceil": (
+        "LpPool",
+        (2, 3, 7, 7),
+        18,
+        dict(kernel_shape=[2, 2], p=1, strides=[2, 2], ceil_mode=1),
+    ),
+    "lp_1d_p2": ("LpPool", (1, 5, 33), 11, dict(kernel_shape=[4], strides=[3])),
+    "lp_3d_p2_same_lower": (
+        "LpPool",
+        (1, 3, 5, 4, 6),
+        11,
+        dict(kernel_shape=[2, 3, 2], auto_pad="SAME_LOWER"),
+    ),
+    "global_lp_p3": ("GlobalLpPool", (2, 17, 5, 3), 2, dict(p=3)),
+    "global_lp_3d": ("GlobalLpPool", (1, 3, 4, 3, 5), 2, {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POOLS))
+def test_pool_matches_onnxruntime_on_the_jit(name: str, tmp_path: Path) -> None:
+    op_type, shape, opset, attributes = POOLS[name]
+    x = with_specials(rand(*shape)) if op_type == "MaxPool" else rand(*shape)
+    model = one_node_model(op_type, {"x": x}, opset=opset, **attributes)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_4d_max_pool_matches_a_direct_window_maximum(tmp_path: Path) -> None:
+    """Four spatial axes (neither onnxruntime nor the onnx reference has them):
+    against NumPy's maximum over every strided window."""
+    x = with_specials(rand(1, 3, 4, 3, 5, 4))
+    kernel, strides = (2, 2, 2, 3), (1, 2, 2, 1)
+    windows = sliding_window_view(x, kernel, axis=(2, 3, 4, 5))
+    expected = windows[:, :, :: strides[0], :: strides[1], :: strides[2], :: strides[3]]
+    expected = expected.max(axis=(-4, -3, -2, -1))
+    model = one_node_model(
+        "MaxPool", {"x": x}, opset=12, kernel_shape=list(kernel), strides=list(strides)
+    )
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
+
+
+def test_integer_3d_max_pool_runs_exactly(tmp_path: Path) -> None:
+    x = RNG.integers(-128, 127, size=(1, 3, 5, 5, 5), dtype=np.int8)
+    model = one_node_model(
+        "MaxPool", {"x": x}, opset=12, kernel_shape=[3, 2, 3], strides=[2, 2, 1]
+    )
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_nd_pools_are_separable_2d_pools() -> None:
+    """A 3-D pool imports as a pool over (H, W) of the folded input, then one
+    over D: no N-D op exists, and the JIT runs the 2-D ones on NC1HWC0."""
+    x = rand(1, 3, 4, 5, 6)
+    model = one_node_model("AveragePool", {"x": x}, opset=11, kernel_shape=[2] * 3)
+    typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
+    ops = [op.name for op in import_onnx(typed).module.walk()]
+    pools = [name for name in ops if name.endswith("pool")]
+    assert pools == ["ge.avg_pool", "ge.avg_pool"], ops
+
+
+def test_lp_pool_needs_a_positive_p(tmp_path: Path) -> None:
+    x = rand(1, 3, 4, 4)
+    model = one_node_model("LpPool", {"x": x}, kernel_shape=[1, 1], p=0)
+    assert "'p' must be positive, got 0.0" in refusal(model, x, tmp_path)
+
+
+def test_pool_kernel_must_fit_the_input_rank(tmp_path: Path) -> None:
+    x = rand(1, 3, 4, 4)
+    model = one_node_model("MaxPool", {"x": x}, opset=12, kernel_shape=[2, 2, 2])
+    message = refusal(model, x, tmp_path)
+    assert "kernel_shape [2, 2, 2] does not fit an input of rank 4" in message
