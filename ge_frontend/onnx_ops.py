@@ -1090,22 +1090,13 @@ def convert_arg_reduce(ctx: NodeContext) -> list[Value]:
 @converts("CumSum", "CumProd")
 def convert_cumulative(ctx: NodeContext) -> list[Value]:
     """The running sum or product along `axis` (an input, a 0-d or 1-element
-    int32/int64 tensor known at import time)."""
+    integer tensor known at import or at run time)."""
     op_name = "cum_sum" if ctx.node.op_type == "CumSum" else "cum_prod"
-    axis = ctx.constant(1, "axis")
-    if axis is None:
-        raise ValueError("input 'axis' is missing")
-    if axis.size != 1 or axis.dtype.kind not in "iu":
-        raise ValueError(f"axis must be one integer, got {axis.dtype} {axis.shape}")
-    return [
-        ctx.op(
-            op_name,
-            ctx.input(0),
-            axis=normalize_axis(int(axis.reshape(())), ctx.rank(0)),
-            exclusive=bool(ctx.attr("exclusive", 0)),
-            reverse=bool(ctx.attr("reverse", 0)),
-        )
-    ]
+    options = {
+        "exclusive": bool(ctx.attr("exclusive", 0)),
+        "reverse": bool(ctx.attr("reverse", 0)),
+    }
+    return [ctx.parameterized_op(op_name, [ctx.input(0)], {"axis": 1}, **options)]
 
 
 # ---------------------------------------------------------------------------
