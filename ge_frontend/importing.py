@@ -449,7 +449,7 @@ class ConverterContext:
                 list(inputs),
                 operands,
                 static_op=f"ge.{op_name}",
-                parameter_names=names,
+                parameter_names=ArrayAttr([StringAttr(name) for name in names]),
                 static_attrs=known,
             )
         except ShapeError as error:

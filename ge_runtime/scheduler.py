@@ -780,7 +780,12 @@ def compile_model(
     if has_dynamic_dims(source) or has_run_time_parameters(source):
         evaluator.host_scheduled = True
         evaluator.nodes = nodes
-        why = "dynamic dims" if has_dynamic_dims(source) else "run-time parameters"
+        inputs_known = all(-1 not in spec.shape for spec in input_specs(source))
+        why = (
+            "run-time parameters"
+            if inputs_known and has_run_time_parameters(source)
+            else "dynamic dims"
+        )
         return CompiledModel(source, evaluator, [], host_reason=why)
     scheduled = source.clone()
     copies = dict(zip(source.walk(), scheduled.walk(), strict=True))

@@ -183,7 +183,10 @@ class DynamicAttrsOp(GEOperation):
         """The static op's `unbound_shape_function`: the parameters are the
         last `len(parameter_names)` operands."""
         op_class = static_op_class(required(attrs, "static_op"))
-        names = list(required(attrs, "parameter_names"))
+        names = [
+            name.data if isinstance(name, StringAttr) else name
+            for name in required(attrs, "parameter_names")
+        ]
         count = len(shapes) - len(names)
         return op_class.unbound_shape_function(
             shapes[:count],

@@ -311,7 +311,7 @@ class ResizeOp(GEOperation):
                     f"{', '.join(allowed)}"
                 )
         result = shape_of(self.y.type)
-        if any(d != -1 and d != s for d, s in zip(result, sizes, strict=True)):
+        if any(-1 not in (d, s) and d != s for d, s in zip(result, sizes, strict=True)):
             raise VerifyException(f"result shape {list(result)} is not {sizes}")
 
     RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("roi", "scales", "sizes")
