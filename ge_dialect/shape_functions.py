@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,21 @@ def axis_index(axis: int, rank: int, what: str = "axis") -> int:
     if not -rank <= axis < max(rank, 1):
         raise ShapeError(f"{what} {axis} is out of range for rank {rank}")
     return axis % max(rank, 1)
+
+
+@dataclass(frozen=True)
+class Unbound:
+    """What an unbound shape function knows of an op whose run-time
+    parameters are not known yet."""
+
+    shapes: Sequence[Shape]
+    """The data operands' shapes."""
+    dtypes: Sequence[str]
+    """The data operands' dtypes."""
+    parameter_shapes: Mapping[str, Shape]
+    """The shapes of the parameters known only at run time, by name."""
+    values: Mapping[str, Any]
+    """The op's options and the parameters that are known, by name."""
 
 
 def parameter_ints(value: Any, what: str) -> list[int]:

@@ -33,7 +33,7 @@ from ge_dialect.attribute_values import attribute_value
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, shape_of
-from ge_dialect.shape_functions import UNKNOWN, Result, Shape
+from ge_dialect.shape_functions import UNKNOWN, Result, Shape, Unbound
 
 if TYPE_CHECKING:
     from ge_dialect.format_rules import FormatRule
@@ -81,7 +81,7 @@ class GEOperation(IRDLOperation):
       (`select-storage-format` asks it);
     - `work()`: an estimate of the op's arithmetic (the stream cost model);
     - `RUN_TIME_PARAMETERS`, `bind_parameters(shapes, values)` and
-      `unbound_shape_function(...)`: the parameters a framework may give the
+      `unbound_shape_function(known)`: the parameters a framework may give the
       op as run-time tensors (`ge.dynamic_attrs` carries them), how their
       values become the op's attributes, and the result shapes while they
       are unknown.
@@ -109,18 +109,11 @@ class GEOperation(IRDLOperation):
         raise NotImplementedError(f"{cls.name} takes no run-time parameters")
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
-        """Result shapes and dtypes while the parameters named in
-        `parameter_shapes` are unknown (`values`: the options and the known
-        parameters): by default one result of the first operand's rank, every
-        dim unknown, its dtype."""
-        return [((UNKNOWN,) * len(shapes[0]), dtypes[0])]
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """Result shapes and dtypes while the parameters of
+        `known.parameter_shapes` are unknown: by default one result of the
+        first operand's rank, every dim unknown, its dtype."""
+        return [((UNKNOWN,) * len(known.shapes[0]), known.dtypes[0])]
 
     def value_of(self, name: str) -> Any:
         """The attribute `name` as a Python value (its default if absent)."""

@@ -31,6 +31,7 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
     axis_index,
     parameter_ints,
     required,
@@ -92,15 +93,9 @@ class CumulativeOp(GEOperation):
         }
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
         """x's shape and dtype, whatever the axis."""
-        return [(tuple(shapes[0]), dtypes[0])]
+        return [(tuple(known.shapes[0]), known.dtypes[0])]
 
     @classmethod
     def cumulative_kernel(

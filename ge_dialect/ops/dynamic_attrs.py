@@ -44,7 +44,7 @@ from ge_dialect.attribute_values import attribute_to_python
 from ge_dialect.format_rules import stop_rule
 from ge_dialect.layout import shape_of
 from ge_dialect.ops.base import GEOperation
-from ge_dialect.shape_functions import Result, Shape, ShapeError, required
+from ge_dialect.shape_functions import Result, Shape, ShapeError, Unbound, required
 
 
 def static_op_class(name: str) -> type[GEOperation]:
@@ -189,10 +189,12 @@ class DynamicAttrsOp(GEOperation):
         ]
         count = len(shapes) - len(names)
         return op_class.unbound_shape_function(
-            shapes[:count],
-            dtypes[:count],
-            dict(zip(names, shapes[count:], strict=True)),
-            _python_dict(attrs.get("static_attrs") or {}),
+            Unbound(
+                shapes[:count],
+                dtypes[:count],
+                dict(zip(names, shapes[count:], strict=True)),
+                _python_dict(attrs.get("static_attrs") or {}),
+            )
         )
 
     @staticmethod

@@ -70,6 +70,7 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
     broadcast,
     broadcast_shapes,
     same_shape,
@@ -428,15 +429,9 @@ class ClipOp(UnaryElementwiseOp):
         return cls, bounds
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
         """x's shape and dtype, whatever the bounds."""
-        return [(shapes[0], dtypes[0])]
+        return [(known.shapes[0], known.dtypes[0])]
 
     @staticmethod
     @float32_compute

@@ -52,6 +52,7 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
     UnknownDims,
     axis_index,
     dims_match,
@@ -205,22 +206,16 @@ class SplitOp(MovementOp):
         return cls, {"axis": axis, "sizes": sizes}
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
         """One result per size (or part); the split dim unknown."""
-        x = shapes[0]
-        axis = axis_index(int(required(values, "axis")), len(x))
+        x = known.shapes[0]
+        axis = axis_index(int(required(known.values, "axis")), len(x))
         count = (
-            parameter_length(parameter_shapes, "split")
-            if "split" in parameter_shapes
-            else int(required(values, "num_outputs"))
+            parameter_length(known.parameter_shapes, "split")
+            if "split" in known.parameter_shapes
+            else int(required(known.values, "num_outputs"))
         )
-        return [((*x[:axis], UNKNOWN, *x[axis + 1 :]), dtypes[0])] * count
+        return [((*x[:axis], UNKNOWN, *x[axis + 1 :]), known.dtypes[0])] * count
 
     @staticmethod
     def numpy_kernel(
@@ -232,22 +227,19 @@ class SplitOp(MovementOp):
         return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
 
 
-def _unknown_on(
-    x: Shape,
-    parameter_shapes: Mapping[str, Shape],
-    values: Mapping[str, Any],
-    counted: str,
-) -> Shape:
-    """`x` with the dims of the parameter `axes` unknown: every dim while
-    `axes` is a run-time parameter, the first `len(counted)` when it is absent."""
-    if "axes" in parameter_shapes:
+def _unknown_on(known: Unbound, counted: str) -> Shape:
+    """The first operand's shape with the dims of the parameter `axes`
+    unknown: every dim while `axes` is a run-time parameter, the first
+    `len(counted)` when it is absent."""
+    x = known.shapes[0]
+    if "axes" in known.parameter_shapes:
         return (UNKNOWN,) * len(x)
-    if "axes" in values:
-        axes = set(parameter_axes(values["axes"], len(x)))
-    elif counted in parameter_shapes:
-        axes = set(range(parameter_length(parameter_shapes, counted)))
+    if "axes" in known.values:
+        axes = set(parameter_axes(known.values["axes"], len(x)))
+    elif counted in known.parameter_shapes:
+        axes = set(range(parameter_length(known.parameter_shapes, counted)))
     else:
-        axes = set(range(len(parameter_ints(values[counted], counted))))
+        axes = set(range(len(parameter_ints(known.values[counted], counted))))
     return tuple(UNKNOWN if axis in axes else d for axis, d in enumerate(x))
 
 
@@ -347,15 +339,9 @@ class SliceOp(ShapeOp):
         return cls, {"begins": begins, "ends": ends, "axes": axes, "steps": steps}
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
         """The sliced axes unknown (every axis while `axes` is unknown)."""
-        return [(_unknown_on(shapes[0], parameter_shapes, values, "starts"), dtypes[0])]
+        return [(_unknown_on(known, "starts"), known.dtypes[0])]
 
     @staticmethod
     def numpy_kernel(
@@ -677,23 +663,17 @@ class PadOp(ShapeOp):
         return cls, {"paddings": paddings, "mode": mode, "value": value}
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
         """The padded axes unknown (every axis while `axes` is unknown)."""
-        x = shapes[0]
-        if "pads" not in parameter_shapes:
-            if "axes" in parameter_shapes:
-                return [((UNKNOWN,) * len(x), dtypes[0])]
-            _, attrs = cls.bind_parameters(shapes, values)
-            return cls.shape_function(shapes, dtypes, attrs)
-        if "axes" not in values and "axes" not in parameter_shapes:
-            return [((UNKNOWN,) * len(x), dtypes[0])]
-        return [(_unknown_on(x, parameter_shapes, values, "pads"), dtypes[0])]
+        x = known.shapes[0]
+        if "pads" not in known.parameter_shapes:
+            if "axes" in known.parameter_shapes:
+                return [((UNKNOWN,) * len(x), known.dtypes[0])]
+            _, attrs = cls.bind_parameters(known.shapes, known.values)
+            return cls.shape_function(known.shapes, known.dtypes, attrs)
+        if "axes" not in known.values and "axes" not in known.parameter_shapes:
+            return [((UNKNOWN,) * len(x), known.dtypes[0])]
+        return [(_unknown_on(known, "pads"), known.dtypes[0])]
 
     @staticmethod
     def numpy_kernel(

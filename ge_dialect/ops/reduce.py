@@ -42,6 +42,7 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
     axis_index,
     parameter_axes,
     parameter_length,
@@ -171,21 +172,17 @@ class ReduceOp(GEOperation):
         return cls, {"axes": axes, "keep_dims": bool(values.get("keep_dims", True))}
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
         """Every dim unknown; without `keep_dims`, the rank drops by the
         number of axes."""
-        rank = len(shapes[0])
-        if not values.get("keep_dims", True):
-            rank -= parameter_length(parameter_shapes, "axes")
+        rank = len(known.shapes[0])
+        if not known.values.get("keep_dims", True):
+            rank -= parameter_length(known.parameter_shapes, "axes")
             if rank < 0:
-                raise ShapeError(f"more axes than the {len(shapes[0])} of the input")
-        return [((UNKNOWN,) * rank, dtypes[0])]
+                raise ShapeError(
+                    f"more axes than the {len(known.shapes[0])} of the input"
+                )
+        return [((UNKNOWN,) * rank, known.dtypes[0])]
 
 
 @irdl_op_definition

@@ -60,6 +60,7 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
     axis_index,
     parameter_axes,
     parameter_ints,
@@ -421,18 +422,12 @@ class SqueezeOp(ShapeOp):
         }
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
         """The rank drops by the number of axes; every dim unknown."""
-        rank = len(shapes[0]) - parameter_length(parameter_shapes, "axes")
+        rank = len(known.shapes[0]) - parameter_length(known.parameter_shapes, "axes")
         if rank < 0:
-            raise ShapeError(f"more axes than the {len(shapes[0])} of the input")
-        return [((UNKNOWN,) * rank, dtypes[0])]
+            raise ShapeError(f"more axes than the {len(known.shapes[0])} of the input")
+        return [((UNKNOWN,) * rank, known.dtypes[0])]
 
     @staticmethod
     def numpy_kernel(x: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:
@@ -484,16 +479,10 @@ class UnsqueezeOp(ShapeOp):
         return cls, {"axes": sorted(parameter_axes(given, rank))}
 
     @classmethod
-    def unbound_shape_function(
-        cls,
-        shapes: Sequence[Shape],
-        dtypes: Sequence[str],
-        parameter_shapes: Mapping[str, Shape],
-        values: Mapping[str, Any],
-    ) -> list[Result]:
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
         """The rank grows by the number of axes; every dim unknown."""
-        rank = len(shapes[0]) + parameter_length(parameter_shapes, "axes")
-        return [((UNKNOWN,) * rank, dtypes[0])]
+        rank = len(known.shapes[0]) + parameter_length(known.parameter_shapes, "axes")
+        return [((UNKNOWN,) * rank, known.dtypes[0])]
 
     @staticmethod
     def numpy_kernel(x: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:
