@@ -19,7 +19,8 @@ Importing this module (`ge_dialect` does) installs MLIR's behaviour:
 - a hexadecimal literal for a float element is its bit pattern; a leading minus
   or more bits than the type has is an error, with MLIR's messages;
 - a dense attribute is a splat when every element has the same *bits*;
-- ±inf and NaN print in MLIR's spelling (`0xFF800000`, upper-case digits).
+- ±inf and NaN print in MLIR's spelling (`0xFF800000`, upper-case digits);
+- a float8/float4 NaN keeps its sign bit (xDSL decodes E4M3FN's 0xFF as +NaN).
 
 Values pass through Python floats, as in the rest of xDSL: a NaN keeps its
 sign, but a signalling NaN becomes quiet (its payload may change).
@@ -29,7 +30,11 @@ from __future__ import annotations
 
 import math
 
-from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    ReducedPrecisionFloatType,
+)
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.printer import Printer
 
@@ -91,6 +96,20 @@ def _print_float(self: Printer, value: float, type: AnyFloat) -> None:
     _xdsl_print_float(self, value, type)
 
 
+_xdsl_decode_bits = ReducedPrecisionFloatType.decode_bits
+
+
+def _decode_bits(self: ReducedPrecisionFloatType, bits: int) -> float:
+    """A float8/float4 element's value, as xDSL decodes it but a NaN with its
+    sign bit set negative (E4M3FN's 0xFF is -NaN, 0x7F +NaN)."""
+    value = _xdsl_decode_bits(self, bits)
+    semantics = self.SEMANTICS
+    if math.isnan(value) and semantics.has_sign and bits >> semantics.sign_shift & 1:
+        return -value
+    return value
+
+
 _TensorLiteralElement.to_type = _element_to_type  # type: ignore[method-assign]
 DenseIntOrFPElementsAttr.is_splat = _is_splat  # type: ignore[method-assign]
 Printer.print_float = _print_float  # type: ignore[method-assign]
+ReducedPrecisionFloatType.decode_bits = _decode_bits  # type: ignore[method-assign]

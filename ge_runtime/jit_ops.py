@@ -195,6 +195,10 @@ CASTS = frozenset(
 )
 """Ops converting to their result type (NumPy `astype` semantics)."""
 
+CONVERSIONS = CASTS | {"arith.bitcast"}
+"""Ops of one operand computed by `scalar_function` from their result type:
+the casts and `arith.bitcast` (a NumPy `view`)."""
+
 REDUCTIONS: dict[str, np.ufunc] = {
     "arith.addf": np.add,
     "arith.addi": np.add,
@@ -218,6 +222,11 @@ def cast(x: Any, dtype: np.dtype) -> Any:
     return np.asarray(x).astype(dtype)[()]
 
 
+def bitcast(x: Any, dtype: np.dtype) -> Any:
+    """`x`'s bits read as `dtype` (`arith.bitcast`; same width), 0-d as a scalar."""
+    return np.asarray(x).view(dtype)[()]
+
+
 TABLES: dict[str, dict[Any, Callable[..., Any]]] = {
     "cmpf": _CMPF,
     "cmpi": _CMPI,
@@ -232,6 +241,8 @@ def scalar_function(op: Operation) -> Callable[..., Any]:
         return ELEMENTWISE[op.name]
     if op.name in CASTS:
         return functools.partial(cast, dtype=numpy_dtype(op.results[0].type))
+    if op.name == "arith.bitcast":
+        return functools.partial(bitcast, dtype=numpy_dtype(op.results[0].type))
     if op.name in ("arith.cmpf", "arith.cmpi"):
         predicate = op.properties["predicate"].value.data  # type: ignore[union-attr]
         return (_CMPF if op.name == "arith.cmpf" else _CMPI)[predicate]

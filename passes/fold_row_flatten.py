@@ -150,10 +150,10 @@ class FoldRowFlatten(RewritePattern):
                 last_axis = DenseArrayBase.from_list(i64, [len(original) - 1])
                 inner.attributes["axes"] = last_axis
         op.y.replace_all_uses_with(op.x)
-        rewriter.erase_op(op)
+        rewriter.erase(op)
         for exit_op in region.exits:
             exit_op.y.replace_all_uses_with(exit_op.x)
-            rewriter.erase_op(exit_op)
+            rewriter.erase(exit_op)
 
 
 @dataclass(frozen=True)

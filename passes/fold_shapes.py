@@ -52,7 +52,7 @@ class FoldStaticShape(RewritePattern):
         constant = make_constant(
             value, result.type, node_label(op), enclosing_target(op)
         )
-        rewriter.replace_op(op, constant)
+        rewriter.replace(op, constant)
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ def hoist_above_transpose(op: Operation, rewriter: PatternRewriter) -> Operation
     rewriter.insert(hoisted, InsertPoint.before(first))
     first.operands[0] = hoisted.results[0]
     op.results[0].replace_all_uses_with(transpose.y)
-    rewriter.erase_op(op)
+    rewriter.erase(op)
     return transpose
 
 

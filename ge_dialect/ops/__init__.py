@@ -8,18 +8,19 @@ every op class defined in the family modules, so adding an op is adding its
 class.
 
 Families: `structure` (graph, data, const, variable, netoutput),
-`control_flow` (if, case, while, partitioned_call, fused), `trans` (transdata,
-cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
-(comparisons, logic and bit operations, is_nan/is_inf, select), `nn`
-(convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
-(concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
-`cumulative` (cum_sum, cum_prod: running reductions along an axis),
-`scatter` (scatter_elements, scatter_nd: writing at indices),
-`image` (resize), `shape_of` (shape, size: a tensor's shape as data),
-`value_shaped` (fill, broadcast_to, range: a result shape given as data),
-`dynamic_attrs` (an op whose parameters are run-time tensors).
-Every op class is importable from this package (`from ge_dialect.ops import
-ReluOp`).
+`control_flow` (if, case, while, partitioned_call, fused), `trans`
+(transdata, cast and the shape ops), `elementwise` (unary and binary ops,
+add_n), `logic` (comparisons, logic and bit operations, is_nan/is_inf,
+select), `nn` (convolutions, pooling, normalisations, bias_add), `matmul`,
+`movement` (concat, split, slice, gather, tile, pad), `reduce` (softmax,
+reductions), `cumulative` (cum_sum, cum_prod: running reductions along an
+axis), `scatter` (scatter_elements, scatter_nd, one_hot: writing at
+indices), `einsum` (Einstein summation), `sorting` (top_k), `image`
+(resize, grid_sample), `signal` (dft),
+`shape_of` (shape, size: a tensor's shape as data), `value_shaped` (fill,
+broadcast_to, range: a result shape given as data), `dynamic_attrs` (an
+op whose parameters are run-time tensors). Every op class is importable
+from this package (`from ge_dialect.ops import ReluOp`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ge_dialect.ops import (
     control_flow,
     cumulative,
     dynamic_attrs,
+    einsum,
     elementwise,
     image,
     logic,
@@ -47,6 +49,8 @@ from ge_dialect.ops import (
     reduce,
     scatter,
     shape_of,
+    signal,
+    sorting,
     structure,
     trans,
     value_shaped,
@@ -71,11 +75,14 @@ FAMILIES: tuple[ModuleType, ...] = (
     logic,
     nn,
     matmul,
+    einsum,
     movement,
     image,
     reduce,
     cumulative,
     scatter,
+    signal,
+    sorting,
     shape_of,
     value_shaped,
     dynamic_attrs,

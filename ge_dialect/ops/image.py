@@ -1,5 +1,6 @@
 """Resampling: `ge.resize` (ONNX Resize, Upsample; GE's ResizeNearestNeighborV2,
-ResizeBilinearV2 and their cubic/N-D generalisation).
+ResizeBilinearV2 and their cubic/N-D generalisation) and `ge.grid_sample`
+(ONNX GridSample, GE's GridSampler2D/3D).
 
 ONNX's interpolation is separable: along each axis every output index reads
 a few input indices with fixed weights (`interpolation_taps`: one for
@@ -24,6 +25,7 @@ axis, then the ends.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -48,13 +50,16 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.format_rules import same_rank_rule
+from ge_dialect.format_rules import same_rank_rule, stop_rule
 from ge_dialect.layout import shape_of
+from ge_dialect.numpy_helpers import float32_compute
 from ge_dialect.ops.base import (
+    COMPUTE_FORMAT,
     UNARY_FORMAT,
     GEOperation,
     boolean,
     check_same_element_type,
+    element_count,
     real,
     string,
 )
@@ -64,6 +69,7 @@ from ge_dialect.shape_functions import (
     Shape,
     ShapeError,
     UnknownDims,
+    dims_match,
     parameter_axes,
     parameter_ints,
     required,
@@ -438,3 +444,213 @@ class ResizeOp(GEOperation):
 def float_array(values: Sequence[float]) -> DenseArrayBase:
     """`array<f32: ...>`."""
     return DenseArrayBase.from_list(f32, [float(v) for v in values])
+
+
+# ---------------------------------------------------------------------------
+# Grid sampling
+# ---------------------------------------------------------------------------
+
+GRID_SAMPLE_MODES = ("linear", "nearest", "cubic")
+PADDING_MODES = ("zeros", "border", "reflection")
+GRID_CUBIC_A = -0.75
+"""The cubic convolution coefficient of GridSample (Keys; PyTorch's)."""
+
+
+def grid_bounds(length: int, align_corners: bool) -> tuple[float, float]:
+    """The coordinates of an axis's first and last pixel edges (centres with
+    `align_corners`): where reflection folds, and beyond which border clamps."""
+    return (0.0, length - 1.0) if align_corners else (-0.5, length - 0.5)
+
+
+def reflect_coordinates(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """`x` folded into [lo, hi] by reflections at its ends (ONNX GridSample);
+    a zero-width range gives `lo`."""
+    span = hi - lo
+    if span <= 0:
+        return np.full_like(x, lo)
+    below = x < lo
+    dx = np.where(below, lo - x, x - hi)
+    folds = np.floor(dx / np.float32(span))
+    rest = dx - folds * np.float32(span)
+    odd = np.floor(folds * np.float32(0.5)) != folds * np.float32(0.5)
+    from_lo, from_hi = lo + rest, hi - rest
+    inside = np.where(
+        below, np.where(odd, from_hi, from_lo), np.where(odd, from_lo, from_hi)
+    )
+    return np.where(below | (x > hi), inside, x).astype(np.float32)
+
+
+def grid_cubic_weights(t: np.ndarray) -> list[np.ndarray]:
+    """Keys' cubic weights of taps -1, 0, 1, 2 at fraction `t` (a = -0.75)."""
+    a = np.float32(GRID_CUBIC_A)
+    one = np.float32(1)
+
+    def near(u: np.ndarray) -> np.ndarray:  # |u| <= 1
+        return ((a + 2) * u - (a + 3)) * u * u + one
+
+    def far(u: np.ndarray) -> np.ndarray:  # 1 < |u| < 2
+        return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
+
+    return [far(t + one), near(t), near(one - t), far(2 * one - t)]
+
+
+def grid_axis_taps(
+    coordinate: np.ndarray,
+    length: int,
+    mode: str,
+    padding_mode: str,
+    align_corners: bool,
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Along one axis, from normalised grid coordinates in [-1, 1]: the
+    pixel indices each output reads (within 0..length-1) and their weights
+    (0 for a pixel outside the input under `zeros` padding)."""
+    n = coordinate.astype(np.float32)
+    one, half = np.float32(1), np.float32(0.5)
+    if align_corners:
+        x = (n + one) * half * np.float32(length - 1)
+    else:
+        x = ((n + one) * np.float32(length) - one) * half
+    if mode == "nearest":
+        x = np.rint(x)
+    lo, hi = grid_bounds(length, align_corners)
+    if padding_mode == "border":  # only beyond the bounds, as ONNX says
+        x = np.where((x < lo) | (x > hi), np.clip(x, 0, length - 1), x)
+    elif padding_mode == "reflection":
+        x = reflect_coordinates(x, lo, hi)
+    if mode == "nearest":
+        positions, weights = [x], [np.ones_like(x)]
+    else:
+        start = np.floor(x)
+        t = x - start
+        if mode == "linear":
+            positions, weights = [start, start + one], [one - t, t]
+        else:
+            positions = [start + k for k in (-1, 0, 1, 2)]
+            weights = grid_cubic_weights(t)
+    indices = []
+    for k, position in enumerate(positions):
+        if padding_mode == "zeros":
+            weights[k] = np.where((position >= 0) & (position < length), weights[k], 0)
+        elif padding_mode == "reflection":
+            position = np.trunc(reflect_coordinates(position, lo, hi))
+        indices.append(clamp_index(position, length))
+    return indices, [w.astype(np.float32) for w in weights]
+
+
+def clamp_index(position: np.ndarray, length: int) -> np.ndarray:
+    """A float pixel position as an index in 0..length-1 (NaN: 0)."""
+    inside = np.where(position >= 0, np.minimum(position, np.float32(length - 1)), 0)
+    return inside.astype(np.int64)
+
+
+@irdl_op_definition
+class GridSampleOp(GEOperation):
+    """Sample `x` [N, C, D1..Dr] at the normalised coordinates of `grid`
+    [N, O1..Or, r] (last axis ordered W, H, D: x's spatial axes reversed):
+    y [N, C, O1..Or] (ONNX GridSample, any r).
+
+    Each axis maps a coordinate in [-1, 1] to pixel space (corner pixel
+    centres with `align_corners`, else their outer edges), then reads one
+    (nearest, round half to even), two (linear) or four (cubic, a = -0.75)
+    pixels; `padding_mode` says what lies outside: zeros, the border pixel,
+    or the input reflected at its edges. The weights are separable.
+
+    ```mlir
+    %y = ge.grid_sample %x, %grid {mode = "cubic", padding_mode = "border"}
+        : (tensor<1x3x5x5xf32>, tensor<1x4x6x2xf32>) -> tensor<1x3x4x6xf32>
+    ```
+    """
+
+    name = "ge.grid_sample"
+
+    x = operand_def(TensorType)
+    grid = operand_def(TensorType)
+    y = result_def(TensorType)
+    mode = attr_def(StringAttr, default_value=string("linear"))
+    padding_mode = attr_def(StringAttr, default_value=string("zeros"))
+    align_corners = attr_def(IntegerAttr, default_value=boolean(False))
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(stop_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        for attr, allowed in (
+            ("mode", GRID_SAMPLE_MODES),
+            ("padding_mode", PADDING_MODES),
+        ):
+            if self.value_of(attr) not in allowed:
+                raise VerifyException(
+                    f"'{attr}' is '{self.value_of(attr)}', not one of "
+                    f"{', '.join(allowed)}"
+                )
+        if self.x.type.element_type != self.y.type.element_type:
+            raise VerifyException("the result must have the input's dtype")
+
+    def work(self) -> float:
+        """Each output element reads 1, 2 or 4 pixels per spatial axis."""
+        rank = len(shape_of(self.x.type)) - 2
+        taps = {"nearest": 1, "linear": 2, "cubic": 4}[self.value_of("mode")]
+        return element_count(self.y) * taps**rank
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """y = [N, C, *grid[1:-1]]; grid's last dim is x's spatial rank."""
+        x, grid = shapes
+        if len(x) < 3:
+            raise ShapeError(f"input must have rank >= 3, got rank {len(x)}")
+        rank = len(x) - 2
+        if len(grid) != rank + 2:
+            raise ShapeError(
+                f"grid must have rank {rank + 2} for a rank-{len(x)} input, "
+                f"got rank {len(grid)}"
+            )
+        if not dims_match(grid[-1], rank):
+            raise ShapeError(f"grid's last dim must be {rank}, got {grid[-1]}")
+        if not dims_match(x[0], grid[0]):
+            raise ShapeError(f"input batch {x[0]} differs from grid batch {grid[0]}")
+        if not dtypes[1].startswith(("float", "bfloat")):
+            raise ShapeError(f"grid must be floating point, got {dtypes[1]}")
+        batch = grid[0] if x[0] == UNKNOWN else x[0]
+        return [((batch, x[1], *grid[1:-1]), dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        grid: np.ndarray,
+        *,
+        mode: str,
+        padding_mode: str,
+        align_corners: bool,
+    ) -> np.ndarray:
+        """Separable taps per axis (`grid_axis_taps`), gathered per tap combination."""
+        n, c, *sizes = x.shape
+        rank = len(sizes)
+        out = grid.shape[1:-1]
+        y = np.zeros((n, *out, c), np.float32)
+        if y.size == 0 or 0 in sizes:
+            return np.moveaxis(y, -1, 1).astype(x.dtype)
+        taps = [
+            grid_axis_taps(
+                grid[..., rank - 1 - axis],
+                sizes[axis],
+                mode,
+                padding_mode,
+                bool(align_corners),
+            )
+            for axis in range(rank)
+        ]
+        xt = np.moveaxis(x, 1, -1).astype(np.float32)
+        batch = np.arange(n).reshape((n,) + (1,) * len(out))
+        for combination in itertools.product(*(range(len(t[0])) for t in taps)):
+            weight = np.ones((n, *out), np.float32)
+            where = [batch]
+            for (indices, weights), k in zip(taps, combination, strict=True):
+                weight = weight * weights[k]
+                where.append(indices[k])
+            y += weight[..., None] * xt[tuple(where)]
+        return np.moveaxis(y, -1, 1).astype(x.dtype)

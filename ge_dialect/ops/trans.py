@@ -11,14 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import ml_dtypes
 import numpy as np
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyAttr,
     ArrayAttr,
     DenseArrayBase,
     IntegerAttr,
+    IntegerType,
+    StringAttr,
     TensorType,
+    f32,
 )
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     attr_def,
     irdl_op_definition,
@@ -31,7 +37,12 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import FormatAttr, LayoutAttr
-from ge_dialect.dtypes import dtype_name
+from ge_dialect.dtypes import (
+    FLOAT_DTYPES,
+    SATURATING_DTYPES,
+    dtype_name,
+    numpy_dtype,
+)
 from ge_dialect.format_rules import (
     default_rule,
     permutation_rule,
@@ -54,7 +65,9 @@ from ge_dialect.ops.base import (
     element_type_of,
     integer,
     ints,
+    string,
 )
+from ge_dialect.scalar import ScalarBuilder, clamp, is_float
 from ge_dialect.shape_functions import (
     UNKNOWN,
     Result,
@@ -214,13 +227,98 @@ class TransDataOp(TransOp):
         return x if perm is None else np.transpose(x, perm)
 
 
+CAST_ROUND_MODES = ("up", "down", "nearest")
+"""How a cast to float8_e8m0fnu rounds (ONNX Cast's `round_mode`)."""
+
+
+def saturation_bound(dst_type: str, saturate: bool) -> float | None:
+    """The magnitude a cast to `dst_type` clamps finite and infinite values to
+    before rounding, or None (no clamping).
+
+    ONNX Cast's `saturate` applies to the float8 types with a sign
+    (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ): out-of-range values and infinities
+    become the largest finite value of their sign, NaN stays NaN. Without it
+    they round as IEEE does (to NaN where the type has no infinity).
+    """
+    if not saturate or dst_type not in SATURATING_DTYPES:
+        return None
+    return float(ml_dtypes.finfo(numpy_dtype(dst_type)).max)
+
+
+def to_float8_e8m0(x: np.ndarray, saturate: bool, round_mode: str) -> np.ndarray:
+    """float32 values as float8_e8m0fnu (a power of two: the exponent only).
+
+    The sign is dropped; NaN and ±inf become NaN (0xFF); a value with a
+    fraction rounds up (`up`), is truncated (`down`), or rounds to nearest
+    with ties to even on the exponent (`nearest`); with `saturate` nothing
+    rounds past the largest value (2^127), else it becomes NaN.
+    """
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    exponent = ((bits >> 23) & 0xFF).astype(np.uint16)
+    special = exponent == 0xFF
+    if round_mode == "up":
+        bump = (bits & 0x7FFFFF) != 0
+    elif round_mode == "nearest":
+        guard = (bits & 0x400000) != 0
+        sticky = (bits & 0x3FFFFF) != 0
+        bump = guard & (sticky | (exponent > 0))
+    else:
+        bump = np.zeros(bits.shape, np.bool_)
+    bump &= ~special
+    if saturate:
+        bump &= exponent != 0xFE
+    exponent = np.where(special, 0xFF, exponent + bump).astype(np.uint8)
+    return exponent.view(ml_dtypes.float8_e8m0fnu)
+
+
+def e8m0_element(
+    b: ScalarBuilder, x: Any, e8m0: Attribute, saturate: bool, round_mode: str
+) -> Any:
+    """`to_float8_e8m0` of one element in `arith` ops on its float32 bits."""
+    i32 = IntegerType(32)
+
+    def masked(value: Any, mask: int) -> Any:
+        return b.op(arith.AndIOp, value, b.const(mask, i32))
+
+    def nonzero(value: Any) -> Any:
+        return b.op(arith.CmpiOp, value, b.const(0, i32), "ne")
+
+    bits = b.op(arith.BitcastOp, b.convert(x, f32), i32)
+    exponent = masked(b.op(arith.ShRUIOp, bits, b.const(23, i32)), 0xFF)
+    if round_mode == "up":
+        bump = nonzero(masked(bits, 0x7FFFFF))
+    elif round_mode == "nearest":
+        guard = nonzero(masked(bits, 0x400000))
+        sticky = nonzero(masked(bits, 0x3FFFFF))
+        normal = b.op(arith.CmpiOp, exponent, b.const(0, i32), "sgt")
+        bump = b.op(arith.AndIOp, guard, b.op(arith.OrIOp, sticky, normal))
+    else:
+        bump = None
+    if bump is not None and saturate:
+        below_max = b.op(arith.CmpiOp, exponent, b.const(0xFE, i32), "ne")
+        bump = b.op(arith.AndIOp, bump, below_max)
+    if bump is not None:
+        rounded = b.op(arith.AddiOp, exponent, b.op(arith.ExtUIOp, bump, i32))
+        special = b.op(arith.CmpiOp, exponent, b.const(0xFF, i32), "eq")
+        exponent = b.op(arith.SelectOp, special, exponent, rounded)
+    return b.op(arith.BitcastOp, b.op(arith.TruncIOp, exponent, IntegerType(8)), e8m0)
+
+
 @irdl_op_definition
 class CastOp(TransOp):
-    """Converts the element type to `dst_type`."""
+    """Converts the element type to `dst_type` (ONNX Cast).
+
+    Floats round to nearest even. `saturate` (the default) clamps values
+    out of range of a float8 type with a sign to its largest finite value
+    (`saturation_bound`); `round_mode` says how a cast to float8_e8m0fnu
+    rounds (`to_float8_e8m0`). Float to integer truncates toward zero.
+    """
 
     name = "ge.cast"
 
     dst_type = attr_def(AnyAttr())
+    saturate = attr_def(IntegerAttr, default_value=boolean(True))
+    round_mode = attr_def(StringAttr, default_value=string("up"))
 
     traits = traits_def(KeepsLayout())
     FORMAT_RULE = staticmethod(default_rule)
@@ -235,6 +333,11 @@ class CastOp(TransOp):
         assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
         if shape_of(x_type) != shape_of(y_type):
             raise VerifyException("cast cannot change the shape")
+        if self.round_mode.data not in CAST_ROUND_MODES:
+            raise VerifyException(
+                f"round_mode must be one of {', '.join(CAST_ROUND_MODES)}, got "
+                f"'{self.round_mode.data}'"
+            )
 
     @staticmethod
     def shape_function(
@@ -247,10 +350,37 @@ class CastOp(TransOp):
             raise ShapeError(str(error)) from None
         return [(shapes[0], dtype)]
 
+    def convert_element(self, b: ScalarBuilder, x: Any) -> Any:
+        """One element `x` (as stored in the operand) on its way to `dst_type`:
+        clamped to `saturation_bound` (in float32 unless `x` is a wider
+        float), or, for float8_e8m0fnu, its bits computed (`e8m0_element`);
+        the store then converts it to `dst_type` (`arith.truncf`, ...)."""
+        dst = dtype_name(self.dst_type)
+        saturate = bool(attribute_value(self, "saturate"))
+        if dst == "float8_e8m0fnu":
+            return e8m0_element(b, x, self.dst_type, saturate, self.round_mode.data)
+        bound = saturation_bound(dst, saturate)
+        if bound is None:
+            return x
+        if not is_float(x.type) or x.type.bitwidth < 32:
+            x = b.convert(x, f32)
+        return clamp(b, x, -bound, bound)
+
     @staticmethod
-    def numpy_kernel(x: np.ndarray, *, dst_type: str) -> np.ndarray:
+    def numpy_kernel(
+        x: np.ndarray, *, dst_type: str, saturate: bool, round_mode: str
+    ) -> np.ndarray:
         """Convert to the NumPy dtype named `dst_type` (e.g. "float16")."""
-        return np.asarray(x).astype(np.dtype(dst_type))
+        x = np.asarray(x)
+        dst_type = canonical_dtype(dst_type)
+        if dst_type == "float8_e8m0fnu":
+            return to_float8_e8m0(x, bool(saturate), round_mode)
+        bound = saturation_bound(dst_type, bool(saturate))
+        if bound is not None:
+            if x.dtype.name not in FLOAT_DTYPES:
+                x = x.astype(np.float32)
+            x = np.clip(x, -bound, bound)
+        return x.astype(numpy_dtype(dst_type))
 
 
 # ---------------------------------------------------------------------------

@@ -68,11 +68,15 @@ def lower_elementwise(ctx: LoweringContext, op: Operation) -> None:
 
 @lowers(CastOp)
 def lower_cast(ctx: LoweringContext, op: Operation) -> None:
-    """Element type conversion (C0 may change with the dtype)."""
+    """Element type conversion (C0 may change with the dtype); the op says
+    what happens to an element before the store converts it
+    (`CastOp.convert_element`: saturation, float8_e8m0fnu's rounding)."""
+    assert isinstance(op, CastOp)
     (x,) = ctx.operands()
     y = ctx.result()
 
     def body(nest: Nest, index: list[Ix]) -> None:
-        nest.store(nest.load(x, index, raw=True), y, index)
+        value = op.convert_element(nest, nest.load(x, index, raw=True))
+        nest.store(value, y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)

@@ -28,8 +28,6 @@ from xdsl.dialects import affine, arith, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
-    BFloat16Type,
-    Float16Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -83,8 +81,8 @@ Value = SSAValue | ProbeValue
 
 
 def compute_type(element_type: Attribute) -> Attribute:
-    """The type arithmetic runs in: float32 for 16-bit floats."""
-    if isinstance(element_type, Float16Type | BFloat16Type):
+    """The type arithmetic runs in: float32 for floats narrower than it."""
+    if is_float(element_type) and element_type.bitwidth < 32:  # type: ignore[union-attr]
         return f32
     return element_type
 

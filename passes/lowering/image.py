@@ -1,4 +1,6 @@
-"""Lowering of `ge.resize`: one gather-and-weigh pass per resampled axis.
+"""Lowerings of `ge.resize` (one gather-and-weigh pass per resampled axis)
+and `ge.grid_sample` (per-axis tap tables computed from the grid at run
+time, then one gather nest over the result).
 
 An axis resamples as taps (`ge_dialect.ops.image.interpolation_taps`, the
 op's own definition): output index `i` reads input indices `I[i, t]` with
@@ -22,24 +24,45 @@ input in another layout is first copied into one); the last writes the
 result in its layout. `tf_crop_and_resize` outputs whose coordinate falls
 outside the input take `extrapolation_value` (per-axis tables of i1).
 Nearest taps have weight 1: no multiply. Float element types only.
+
+`ge.grid_sample` reads its coordinates from data, so its taps are computed
+in the loops: per spatial axis, a nest over [N, O1..Or] turns the grid's
+coordinate into pixel indices (i64, clamped into the input) and weights
+(f32, 0 where `zeros` padding reads outside) in two scratch tables
+[N, O1..Or, taps], exactly as `ge_dialect.ops.image.grid_axis_taps` does;
+then a nest over the result sums, for every combination of one tap per
+axis, the product of the weights times the gathered pixel:
+
+```mlir
+%i0 = affine.load %rows[%n, %oh, %ow, 0] : memref<1x4x6x2xi64>
+%w0 = affine.load %rows_w[%n, %oh, %ow, 0] : memref<1x4x6x2xf32>
+...
+%v = memref.load %x[%n, %c, %h0, %w0i] : memref<1x3x5x5xf32>
+```
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, f32
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import IndexType, f32, i64
 from xdsl.ir import Operation
 
 from ge_dialect.ops import ResizeOp
-from ge_dialect.ops.image import interpolation_taps
+from ge_dialect.ops.image import (
+    GRID_CUBIC_A,
+    GridSampleOp,
+    grid_bounds,
+    interpolation_taps,
+)
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
 from passes.lowering.layouts import plain_layout
-from passes.lowering.movement import copy, is_row_major
+from passes.lowering.movement import copy, is_row_major, row_major_copy
 from passes.lowering.registry import lowers
 
 
@@ -147,8 +170,7 @@ def lower_resize(ctx: LoweringContext, op: Operation) -> None:
             axes.append((axis, indices, weights))
     source = x
     if not is_row_major(x.layout) and axes:
-        source = ctx.temporary(plain_layout(in_shape, x.layout.element_type))
-        copy(ctx, x, source, in_shape)
+        source = row_major_copy(ctx, x)
     shape = list(in_shape)
     for number, (axis, indices, weights) in enumerate(axes):
         shape[axis] = out_shape[axis]
@@ -160,3 +182,205 @@ def lower_resize(ctx: LoweringContext, op: Operation) -> None:
         _extrapolate(ctx, source, y, outside, float(ctx.attr("extrapolation_value")))
     elif not axes:
         copy(ctx, x, y, out_shape)
+
+
+# ---------------------------------------------------------------------------
+# Grid sampling
+# ---------------------------------------------------------------------------
+
+TAPS = {"nearest": 1, "linear": 2, "cubic": 4}
+
+
+class Scalars:
+    """f32 arithmetic at one point of a nest, named as it reads."""
+
+    def __init__(self, nest: Nest):
+        self.nest = nest
+
+    def c(self, value: float) -> Value:
+        return self.nest.const(float(value))
+
+    def add(self, a: Value, b: Value) -> Value:
+        return self.nest.op(arith.AddfOp, a, b)
+
+    def sub(self, a: Value, b: Value) -> Value:
+        return self.nest.op(arith.SubfOp, a, b)
+
+    def mul(self, a: Value, b: Value) -> Value:
+        return self.nest.op(arith.MulfOp, a, b)
+
+    def floor(self, a: Value) -> Value:
+        return self.nest.op(math.FloorOp, a)
+
+    def less(self, a: Value, b: Value) -> Value:
+        return self.nest.op(arith.CmpfOp, a, b, "olt")
+
+    def select(self, condition: Value, a: Value, b: Value) -> Value:
+        return self.nest.op(arith.SelectOp, condition, a, b)
+
+    def either(self, a: Value, b: Value) -> Value:
+        return self.nest.op(arith.OrIOp, a, b)
+
+    def reflect(self, x: Value, lo: float, hi: float) -> Value:
+        """`reflect_coordinates`: x folded into [lo, hi] at its ends."""
+        span = hi - lo
+        if span <= 0:
+            return self.c(lo)
+        below, above = self.less(x, self.c(lo)), self.less(self.c(hi), x)
+        dx = self.select(below, self.sub(self.c(lo), x), self.sub(x, self.c(hi)))
+        folds = self.floor(self.nest.op(arith.DivfOp, dx, self.c(span)))
+        rest = self.sub(dx, self.mul(folds, self.c(span)))
+        halved = self.mul(folds, self.c(0.5))
+        odd = self.nest.op(arith.CmpfOp, self.floor(halved), halved, "une")
+        from_lo, from_hi = self.add(self.c(lo), rest), self.sub(self.c(hi), rest)
+        inside = self.select(
+            below,
+            self.select(odd, from_hi, from_lo),
+            self.select(odd, from_lo, from_hi),
+        )
+        return self.select(self.either(below, above), inside, x)
+
+    def cubic_weights(self, t: Value) -> list[Value]:
+        """`grid_cubic_weights`: Keys' weights of taps -1, 0, 1, 2."""
+        a = GRID_CUBIC_A
+
+        def near(u: Value) -> Value:
+            inner = self.sub(self.mul(self.c(a + 2), u), self.c(a + 3))
+            return self.add(self.mul(self.mul(inner, u), u), self.c(1))
+
+        def far(u: Value) -> Value:
+            inner = self.sub(self.mul(self.c(a), u), self.c(5 * a))
+            inner = self.add(self.mul(inner, u), self.c(8 * a))
+            return self.sub(self.mul(inner, u), self.c(4 * a))
+
+        return [
+            far(self.add(t, self.c(1))),
+            near(t),
+            near(self.sub(self.c(1), t)),
+            far(self.sub(self.c(2), t)),
+        ]
+
+
+def _grid_axis_tables(
+    ctx: LoweringContext,
+    grid: Buffer,
+    component: int,
+    length: int,
+    attrs: tuple[str, str, bool],
+) -> tuple[Buffer, Buffer]:
+    """Index (i64) and weight (f32) tables [N, O1..Or, taps] of one axis
+    whose normalised coordinates are `grid[..., component]`."""
+    mode, padding_mode, align_corners = attrs
+    points = grid.layout.origin_shape[:-1]
+    count = TAPS[mode]
+    indices = ctx.temporary(plain_layout((*points, count), i64))
+    weights = ctx.temporary(plain_layout((*points, count), f32))
+    lo, hi = grid_bounds(length, align_corners)
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        f = Scalars(nest)
+        n = f.add(nest.load(grid, [*index, Ix.of(component)]), f.c(1))
+        if align_corners:
+            x = f.mul(f.mul(n, f.c(0.5)), f.c(length - 1))
+        else:
+            x = f.mul(f.sub(f.mul(n, f.c(length)), f.c(1)), f.c(0.5))
+        if mode == "nearest":
+            x = nest.op(math.RoundEvenOp, x)
+        if padding_mode == "border":
+            outside = f.either(f.less(x, f.c(lo)), f.less(f.c(hi), x))
+            x = f.select(outside, clamped(nest, x, length), x)
+        elif padding_mode == "reflection":
+            x = f.reflect(x, lo, hi)
+        if mode == "nearest":
+            positions, taps = [x], [f.c(1)]
+        else:
+            start = f.floor(x)
+            t = f.sub(x, start)
+            if mode == "linear":
+                positions = [start, f.add(start, f.c(1))]
+                taps = [f.sub(f.c(1), t), t]
+            else:
+                positions = [f.add(start, f.c(k)) for k in (-1, 0, 1, 2)]
+                taps = f.cubic_weights(t)
+        for k, (position, weight) in enumerate(zip(positions, taps, strict=True)):
+            if padding_mode == "zeros":
+                valid = nest.op(
+                    arith.AndIOp,
+                    nest.op(arith.CmpfOp, position, f.c(0), "oge"),
+                    f.less(position, f.c(length)),
+                )
+                weight = f.select(valid, weight, f.c(0))
+            elif padding_mode == "reflection":
+                position = nest.op(math.TruncOp, f.reflect(position, lo, hi))
+            at = [*index, Ix.of(k)]
+            nest.store(nest.convert(clamped(nest, position, length), i64), indices, at)
+            nest.store(weight, weights, at)
+
+    ctx.emitter.for_each(points, body)
+    return indices, weights
+
+
+def clamped(nest: Nest, position: Value, length: int) -> Value:
+    """`clamp_index`: a position in [0, length - 1] (NaN: 0)."""
+    f = Scalars(nest)
+    upper = nest.op(arith.MinimumfOp, position, f.c(length - 1))
+    return f.select(nest.op(arith.CmpfOp, position, f.c(0), "oge"), upper, f.c(0))
+
+
+@lowers(GridSampleOp)
+def lower_grid_sample(ctx: LoweringContext, op: Operation) -> None:
+    """Tap tables per axis, then a weighted gather over the result (module
+    docstring)."""
+    x, grid = ctx.operands()
+    y = ctx.result()
+    if not (is_float(x.layout.element_type) and is_float(grid.layout.element_type)):
+        raise ctx.error("has no loop lowering for integer element types")
+    _, _, *sizes = x.layout.origin_shape
+    rank = len(sizes)
+    if 0 in y.layout.origin_shape:
+        return
+    if 0 in sizes:  # nothing to read: zeros, as the reference gives
+        ctx.emitter.for_each(
+            y.layout.origin_shape,
+            lambda nest, index: nest.store(nest.const(0.0), y, index),
+        )
+        return
+    attrs = (
+        str(ctx.attr("mode")),
+        str(ctx.attr("padding_mode")),
+        bool(ctx.attr("align_corners")),
+    )
+    source = x if is_row_major(x.layout) else row_major_copy(ctx, x)
+    tables = [
+        _grid_axis_tables(ctx, grid, rank - 1 - axis, sizes[axis], attrs)
+        for axis in range(rank)
+    ]
+    unit = attrs[0] == "nearest" and attrs[1] != "zeros"
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        batch, channel, *point = index
+        taps = []  # per axis, per tap: (index value, weight or None)
+        for indices, weights in tables:
+            loaded = []
+            for k in range(TAPS[attrs[0]]):
+                where = [batch, *point, Ix.of(k)]
+                raw = nest.load(indices, where, raw=True)
+                position = nest.op(arith.IndexCastOp, raw, IndexType())
+                loaded.append((position, None if unit else nest.load(weights, where)))
+            taps.append(loaded)
+        leading = [nest.index_value(batch), nest.index_value(channel)]
+        total: Value | None = None
+        for combination in itertools.product(*taps):
+            weight: Value | None = None
+            for _, w in combination:
+                if w is not None:
+                    weight = w if weight is None else nest.op(arith.MulfOp, weight, w)
+            at = [*leading, *(position for position, _ in combination)]
+            value = nest.convert(nest.load_at(source, at), f32)
+            if weight is not None:
+                value = nest.op(arith.MulfOp, weight, value)
+            total = value if total is None else nest.op(arith.AddfOp, total, value)
+        assert total is not None
+        nest.store(total, y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)

@@ -448,12 +448,15 @@ def _gather_operands(ctx: LoweringContext) -> tuple[Buffer, Buffer]:
     if not isinstance(indices.layout.element_type, IntegerType):
         raise ctx.error("indices must be integers")
     if not is_row_major(x.layout):
-        plain = ctx.temporary(
-            plain_layout(x.layout.origin_shape, x.layout.element_type)
-        )
-        copy(ctx, x, plain, x.layout.origin_shape)
-        x = plain
+        x = row_major_copy(ctx, x)
     return x, indices
+
+
+def row_major_copy(ctx: LoweringContext, x: Buffer) -> Buffer:
+    """`x` copied into a row-major scratch buffer (for data-dependent loads)."""
+    plain = ctx.temporary(plain_layout(x.layout.origin_shape, x.layout.element_type))
+    copy(ctx, x, plain, x.layout.origin_shape)
+    return plain
 
 
 def wrapped_index(nest: Nest, raw: SSAValue, size: int) -> SSAValue:

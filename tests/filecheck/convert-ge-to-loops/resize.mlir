@@ -52,3 +52,48 @@ ge.graph @crop {
   %y = ge.resize %x {sizes = array<i64: 1, 3, 4, 4>, scales = array<f32: 1.0, 1.0, 1.0, 1.0>, roi = array<f32: 0.0, 0.0, -0.5, 0.0, 1.0, 1.0, 1.5, 1.0>, mode = "nearest", coordinate_transformation_mode = "tf_crop_and_resize", extrapolation_value = 3.0 : f32} : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
   ge.netoutput %y : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// ge.grid_sample: a nest per spatial axis turns the grid's coordinate
+// (component 1 for H, 0 for W) into tap indices (clamped, i64) and weights;
+// with reflection the coordinate and then each tap fold into the bounds
+// (aligned corners: 0 and length - 1). The result nest loads each axis's
+// taps once and gathers x at every combination (2 x 2 for linear).
+
+// CHECK-LABEL: func.func @grid_sample(
+// CHECK-SAME:      %[[X:.*]]: memref<1x3x5x4xf32> {ge.input = 0 : i64}, %[[G:.*]]: memref<1x2x3x2xf32> {ge.input = 1 : i64})
+// CHECK-DAG:     %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-DAG:     %[[THREE:.*]] = arith.constant 3.000000e+00 : f32
+// CHECK:         %[[HI:.*]] = memref.alloc() : memref<1x2x3x2xi64>
+// CHECK-NEXT:    %[[HW:.*]] = memref.alloc() : memref<1x2x3x2xf32>
+// CHECK:         affine.load %[[G]][0, %{{.*}}, %{{.*}}, 1]
+// CHECK:         arith.mulf %{{.*}}, %[[FOUR]] : f32
+// CHECK:         math.floor
+// CHECK:         arith.cmpf une
+// CHECK:         math.trunc
+// CHECK:         arith.minimumf %{{.*}}, %[[FOUR]] : f32
+// CHECK:         arith.fptosi %{{.*}} : f32 to i64
+// CHECK:         affine.store %{{.*}}, %[[HI]][0, %{{.*}}, %{{.*}}, 0]
+// CHECK:         affine.store %{{.*}}, %[[HW]][0, %{{.*}}, %{{.*}}, 0]
+// CHECK:         %[[WI:.*]] = memref.alloc() : memref<1x2x3x2xi64>
+// CHECK-NEXT:    %[[WW:.*]] = memref.alloc() : memref<1x2x3x2xf32>
+// CHECK:         affine.load %[[G]][0, %{{.*}}, %{{.*}}, 0]
+// CHECK:         arith.minimumf %{{.*}}, %[[THREE]] : f32
+// CHECK:         affine.for %[[C:.*]] = 0 to 3 {
+// CHECK-NEXT:      affine.for %[[OH:.*]] = 0 to 2 {
+// CHECK-NEXT:        affine.for %[[OW:.*]] = 0 to 3 {
+// CHECK-NEXT:          %[[H0:.*]] = affine.load %[[HI]][0, %[[OH]], %[[OW]], 0]
+// CHECK-NEXT:          %[[H0I:.*]] = arith.index_cast %[[H0]] : i64 to index
+// CHECK:               %[[W0:.*]] = affine.load %[[WI]][0, %[[OH]], %[[OW]], 0]
+// CHECK-NEXT:          %[[W0I:.*]] = arith.index_cast %[[W0]] : i64 to index
+// CHECK:               memref.load %[[X]][%{{.*}}, %{{.*}}, %[[H0I]], %[[W0I]]] : memref<1x3x5x4xf32>
+// CHECK-COUNT-3:       memref.load %[[X]]
+// CHECK-NOT:           memref.load
+// CHECK:               affine.store %{{.*}}, %{{.*}}[0, %[[C]], %[[OH]], %[[OW]]] : memref<1x3x2x3xf32>
+ge.graph @grid_sample {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x5x4xf32>
+  %g = ge.data {index = 1 : i64} : tensor<1x2x3x2xf32>
+  %y = ge.grid_sample %x, %g {padding_mode = "reflection", align_corners = true} : (tensor<1x3x5x4xf32>, tensor<1x2x3x2xf32>) -> tensor<1x3x2x3xf32>
+  ge.netoutput %y : tensor<1x3x2x3xf32>
+}

@@ -440,3 +440,12 @@ ge.graph @bias_add_bad_data_format {
   %r = ge.bias_add %x, %y {data_format = "NC1HWC0"} : (tensor<1x4x8x8xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @lp_pool_p {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x5x4xf32>
+  // CHECK: {{.*}}invalid-nn.mlir:[[# @LINE + 1]]:3: error: 'ge.lp_pool' op 'p' must be positive, got -1.0
+  %y = ge.lp_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, p = -1.0 : f32} : tensor<1x3x5x4xf32> -> tensor<1x3x4x3xf32>
+  ge.netoutput
+}

@@ -130,6 +130,15 @@ ge.graph @cast_shape_change {
 
 // -----
 
+ge.graph @cast_round_mode_unknown {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.cast' op round_mode must be one of up, down, nearest, got 'odd'
+  %y = ge.cast %x {dst_type = f8E8M0FNU, round_mode = "odd"} : tensor<2x3xf32> -> tensor<2x3xf8E8M0FNU>
+  ge.netoutput
+}
+
+// -----
+
 ge.graph @reshape_element_count {
   %x = ge.data {index = 0 : i64} : tensor<2x3x4xf32>
   // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.reshape' op cannot reshape [2, 3, 4] (24 elements) into [5, 5] (25 elements)

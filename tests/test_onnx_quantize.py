@@ -1,0 +1,227 @@
+"""ONNX QuantizeLinear/DequantizeLinear (`ge_frontend/onnx_quantize.py`) on
+the JIT against ONNX's reference evaluator (bit for bit) and onnxruntime:
+per tensor, per axis, blocked (with a short last block), every quantized
+dtype, saturation, output_dtype, float16 inputs, and values on rounding ties
+and beyond the range.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+from test_narrow_dtypes import same_bits
+
+from ge_dialect.diagnostics import GEError
+from ge_dialect.dtypes import numpy_dtype
+from ge_frontend.onnx_import import import_onnx
+from ge_runtime.jit import run_graph
+from ge_runtime.reference import evaluate
+
+ONNX_TYPES = {
+    "uint8": TensorProto.UINT8,
+    "int8": TensorProto.INT8,
+    "uint16": TensorProto.UINT16,
+    "int16": TensorProto.INT16,
+    "uint4": TensorProto.UINT4,
+    "int4": TensorProto.INT4,
+    "uint2": TensorProto.UINT2,
+    "int2": TensorProto.INT2,
+    "float8_e4m3fn": TensorProto.FLOAT8E4M3FN,
+    "float8_e5m2": TensorProto.FLOAT8E5M2,
+    "float8_e4m3fnuz": TensorProto.FLOAT8E4M3FNUZ,
+    "float8_e5m2fnuz": TensorProto.FLOAT8E5M2FNUZ,
+    "float4_e2m1fn": TensorProto.FLOAT4E2M1,
+    "float32": TensorProto.FLOAT,
+    "float16": TensorProto.FLOAT16,
+}
+ORT_INTS = ("uint8", "int8", "uint16", "int16")
+"""The quantized types onnxruntime's CPU kernels run and its Python API takes
+and returns as NumPy arrays (not int4: "Numpy_type 273 can't be converted")."""
+
+
+def model(op: str, inputs: dict[str, np.ndarray], out: str, opset: int = 25, **attrs):
+    node = helper.make_node(op, list(inputs), ["y"], **attrs)
+    shape = next(iter(inputs.values())).shape
+    graph = helper.make_graph(
+        [node],
+        op,
+        [
+            helper.make_tensor_value_info(name, ONNX_TYPES[str(a.dtype)], a.shape)
+            for name, a in inputs.items()
+        ],
+        [helper.make_tensor_value_info("y", ONNX_TYPES[out], shape)],
+    )
+    built = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    built.ir_version = 10
+    return built
+
+
+def check(built, inputs: dict[str, np.ndarray], ort_too: bool) -> np.ndarray:
+    """JIT and reference evaluator == ONNX's reference (== onnxruntime)."""
+    expected = ReferenceEvaluator(built).run(None, inputs)[0]
+    module = import_onnx(built).module
+    feeds = dict(enumerate(inputs.values()))
+    (jit,) = run_graph(module, feeds, poison=True)
+    (reference,) = evaluate(module, feeds)
+    assert same_bits(jit, expected), (jit, expected)
+    assert same_bits(reference, expected)
+    if ort_too:
+        session = ort.InferenceSession(
+            built.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+        (ours,) = session.run(None, inputs)
+        np.testing.assert_array_equal(np.asarray(ours).astype(jit.dtype), jit)
+    return jit
+
+
+def values(shape, scale: float, seed: int = 0) -> np.ndarray:
+    """Seeded values with rounding ties (k + 0.5) and some beyond any range."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape) * scale
+    flat = x.reshape(-1)
+    flat[::5] = np.round(flat[::5]) + 0.5  # ties: halves round to even
+    flat[1::7] *= 1e4
+    return x.astype(np.float32)
+
+
+def zero_point(dtype: str, shape, seed: int = 1) -> np.ndarray:
+    if dtype.startswith("float"):
+        return np.zeros(shape, numpy_dtype(dtype))
+    info = np.iinfo(dtype) if dtype in ("uint8", "int8", "uint16", "int16") else None
+    low, high = (info.min, info.max) if info else {
+        "uint4": (0, 15), "int4": (-8, 7), "uint2": (0, 3), "int2": (-2, 1)
+    }[dtype]  # fmt: skip
+    rng = np.random.default_rng(seed)
+    return rng.integers(low, high + 1, shape).astype(numpy_dtype(dtype))
+
+
+QUANTIZED = [
+    *ORT_INTS,
+    "uint2",
+    "int2",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float4_e2m1fn",
+]
+
+
+@pytest.mark.parametrize("dtype", QUANTIZED)
+def test_quantize_per_tensor(dtype):
+    x = values((3, 17), 3.0)
+    inputs = {"x": x, "s": np.array(0.25, np.float32), "z": zero_point(dtype, ())}
+    check(model("QuantizeLinear", inputs, dtype), inputs, dtype in ORT_INTS)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int4", "uint2"])
+def test_quantize_per_axis(dtype):
+    x = values((2, 3, 5), 4.0)
+    scale = np.array([0.5, 0.125, 2.0], np.float32)
+    inputs = {"x": x, "s": scale, "z": zero_point(dtype, (3,))}
+    built = model("QuantizeLinear", inputs, dtype, axis=-2)
+    check(built, inputs, dtype in ORT_INTS)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int4"])
+def test_quantize_blocked_with_a_short_last_block(dtype):
+    """17 columns in blocks of 4: five blocks, the last holds one column."""
+    x = values((3, 17), 2.0)
+    scale = np.random.default_rng(2).uniform(0.1, 1.0, (3, 5)).astype(np.float32)
+    inputs = {"x": x, "s": scale, "z": zero_point(dtype, (3, 5))}
+    built = model("QuantizeLinear", inputs, dtype, axis=1, block_size=4)
+    check(built, inputs, dtype in ORT_INTS)
+
+
+@pytest.mark.parametrize("saturate", [1, 0])
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2fnuz"])
+def test_quantize_to_float8_saturates_as_asked(dtype, saturate):
+    x = np.array([0.0, -0.0, 1.0, 1e9, -1e9, np.inf, -np.inf, np.nan, 3.3], np.float32)
+    inputs = {"x": x, "s": np.array(0.5, np.float32)}
+    to = ONNX_TYPES[dtype]
+    built = model("QuantizeLinear", inputs, dtype, saturate=saturate, output_dtype=to)
+    check(built, inputs, ort_too=False)
+
+
+def test_quantize_float16_input_without_zero_point():
+    """float16 x and scale divide in float16; no zero point gives uint8."""
+    x = np.clip(values((33,), 50.0), -3e4, 3e4).astype(np.float16)
+    inputs = {"x": x, "s": np.array(0.5, np.float16)}
+    check(model("QuantizeLinear", inputs, "uint8"), inputs, ort_too=True)
+
+
+def test_quantize_beyond_int32_saturates_as_onnxruntime():
+    """|x / scale| >= 2^31 (and ±inf): ONNX's reference casts to int32 first
+    (INT_MIN, then clipped to 0); the decomposition saturates, as
+    onnxruntime does."""
+    x = np.array([3e9, -3e9, np.inf, -np.inf, 1.0], np.float32)
+    inputs = {"x": x, "s": np.array(1.0, np.float32), "z": np.array(0, np.int8)}
+    built = model("QuantizeLinear", inputs, "int8")
+    session = ort.InferenceSession(
+        built.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    (expected,) = session.run(None, inputs)
+    (jit,) = run_graph(import_onnx(built).module, dict(enumerate(inputs.values())))
+    np.testing.assert_array_equal(jit, expected)
+    np.testing.assert_array_equal(jit, [127, -128, 127, -128, 1])
+
+
+@pytest.mark.parametrize("dtype", QUANTIZED)
+def test_dequantize_per_tensor(dtype):
+    q = zero_point(dtype, (4, 17), seed=5)
+    if dtype.startswith("float"):
+        q = values((4, 17), 3.0).astype(numpy_dtype(dtype))
+    inputs = {"x": q, "s": np.array(0.375, np.float32), "z": zero_point(dtype, ())}
+    check(model("DequantizeLinear", inputs, "float32"), inputs, dtype in ORT_INTS)
+
+
+def test_dequantize_per_axis_blocked_and_output_dtype():
+    q = zero_point("int8", (3, 10), seed=3)
+    scale = np.random.default_rng(4).uniform(0.1, 1.0, (3, 4)).astype(np.float32)
+    inputs = {"x": q, "s": scale, "z": zero_point("int8", (3, 4))}
+    built = model(
+        "DequantizeLinear",
+        inputs,
+        "float16",
+        axis=1,
+        block_size=3,
+        output_dtype=TensorProto.FLOAT16,
+    )
+    check(built, inputs, ort_too=False)
+    axis_inputs = {"x": q, "s": scale[:, 0].copy(), "z": zero_point("int8", (3,))}
+    check(model("DequantizeLinear", axis_inputs, "float32", axis=0), axis_inputs, True)
+
+
+def test_quantize_initializers_fold_at_import():
+    """Constant scale and zero point (the usual export) fold into constants."""
+    x = values((2, 5), 3.0)
+    inits = [
+        numpy_helper.from_array(np.array([0.5, 0.25], np.float32), "s"),
+        numpy_helper.from_array(np.array([3, -2], np.int8), "z"),
+    ]
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=0)
+    graph = helper.make_graph(
+        [node],
+        "q",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, x.shape)],
+        inits,
+    )
+    built = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    expected = ReferenceEvaluator(built).run(None, {"x": x})[0]
+    module = import_onnx(built, weights="inline").module
+    names = [op.name for op in module.walk()]
+    assert "ge.tile" not in names and "ge.reshape" not in names
+    (jit,) = run_graph(module, {0: x}, poison=True)
+    assert same_bits(jit, expected)
+
+
+def test_bad_block_size_is_one_line():
+    x = values((3, 8), 1.0)
+    inputs = {"x": x, "s": np.ones((3, 2), np.float32)}
+    built = model("QuantizeLinear", inputs, "uint8", axis=1, block_size=-2)
+    with pytest.raises(GEError) as error:
+        import_onnx(built)
+    message = str(error.value)
+    assert "\n" not in message and "QuantizeLinear with block_size -2" in message
