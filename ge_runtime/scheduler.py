@@ -386,6 +386,7 @@ def single_op_graph(
         properties=dict(properties),
         regions=[region.clone() for region in op.regions],  # a ge.fused body
     )
+    kernel_op.location = op.location  # its run-time checks report the op
     block.add_op(kernel_op)
     block.add_op(NetOutputOp(kernel_op.results))
     return GraphOp(f"kernel_{op_class.name.removeprefix('ge.')}", Region(block))
@@ -397,16 +398,18 @@ KERNEL_CACHE_SIZE = 4096
 
 @dataclass
 class KernelCache:
-    """JIT-compiled single-op kernels by (op, concrete operand shapes), at most
+    """JIT-compiled single-op kernels by (op, concrete operand and result
+    shapes: an op with data-dependent dims has one per result shape), at most
     `capacity` of them (the least recently used are dropped).
 
     A None entry means the op runs its NumPy kernel; `failures` says why.
     """
 
     target: str | None
-    kernels: dict[tuple[Operation, tuple[Shape, ...], str], GraphRunner | None] = field(
-        default_factory=dict
-    )
+    kernels: dict[
+        tuple[Operation, tuple[Shape, ...], tuple[Shape, ...], str],
+        GraphRunner | None,
+    ] = field(default_factory=dict)
     failures: dict[Operation, str] = field(default_factory=dict)
     capacity: int = KERNEL_CACHE_SIZE
     compiled: int = 0
@@ -420,8 +423,14 @@ class KernelCache:
         specialised: Specialised | None = None,
     ) -> GraphRunner | None:
         """The compiled kernel of `op` (or of the static op it is
-        `specialised` to) for `shapes` (None: use the NumPy kernel)."""
-        key = (op, shapes, "" if specialised is None else specialised.key)
+        `specialised` to) for `shapes` and `results` (None: use the NumPy
+        kernel)."""
+        key = (
+            op,
+            shapes,
+            tuple(shape for shape, _ in results),
+            "" if specialised is None else specialised.key,
+        )
         if key in self.kernels:
             self.kernels[key] = self.kernels.pop(key)  # now the most recent
             return self.kernels[key]
@@ -570,6 +579,13 @@ class ScheduledEvaluator(ReferenceEvaluator):
             operands = operands[: len(op.inputs)]
         shapes = tuple(held.shape for held in operands)
         inferred = self._infer(op, operands, specialised)
+        if inferred is not None and hasattr(op, "value_shapes"):
+            # Data-dependent dims: the op computes them from the operands'
+            # values, then a kernel is compiled for those result shapes.
+            found = op.value_shapes([held.origin for held in operands])
+            inferred = [
+                (tuple(s), dtype) for s, (_, dtype) in zip(found, inferred, strict=True)
+            ]
         kernel = (
             None
             if inferred is None
