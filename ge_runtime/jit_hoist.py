@@ -97,6 +97,21 @@ def _written(tree: ast.Module, writes: Mapping[str, Sequence[int]]) -> set[str]:
     return written
 
 
+def _parsed(
+    body: Sequence[str],
+) -> tuple[ast.Module, list[ast.stmt], list[str], dict[str, int]]:
+    """A function body's syntax tree, top-level statements, lines, and how
+    many times each name is bound."""
+    text = "\n".join(body)
+    tree = ast.parse("if True:\n" + text)
+    statements = tree.body[0].body  # type: ignore[attr-defined]
+    assigned: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and _stored(node):
+            assigned[node.id] = assigned.get(node.id, 0) + 1
+    return tree, statements, text.split("\n"), assigned
+
+
 def hoist_invariants(
     body: Sequence[str],
     invariant: set[str],
@@ -105,14 +120,7 @@ def hoist_invariants(
     """Split `body` (the lines of a function body, one indentation level);
     `writes` names the functions that write some of their positional
     arguments (compiled kernels), and at which positions."""
-    text = "\n".join(body)
-    tree = ast.parse("if True:\n" + text)
-    statements = tree.body[0].body  # type: ignore[attr-defined]
-    lines = text.split("\n")
-    assigned: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and _stored(node):
-            assigned[node.id] = assigned.get(node.id, 0) + 1
+    tree, statements, lines, assigned = _parsed(body)
     written = _written(tree, writes or {})
     known = set(invariant) - written
     prepare: list[str] = []
@@ -173,14 +181,7 @@ def hoist_views(
                                              np.add(t4, x, out=t4)
     ```
     """
-    text = "\n".join(body)
-    tree = ast.parse("if True:\n" + text)
-    statements = tree.body[0].body  # type: ignore[attr-defined]
-    lines = text.split("\n")
-    assigned: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and _stored(node):
-            assigned[node.id] = assigned.get(node.id, 0) + 1
+    _, statements, lines, assigned = _parsed(body)
     contiguous: set[str] = set()  # views that are whole C-contiguous buffers
     viewed: set[str] = set()
     known = set(given) | constants  # the same on every call, and their names
@@ -284,10 +285,7 @@ def drop_unread(body: Sequence[str]) -> list[str]:
     """`body` without the top-level statements binding a name nothing reads
     afterwards to a view expression (names, literals, subscripts,
     `strided_view` and the methods `VIEW_METHODS`): no effect but time."""
-    text = "\n".join(body)
-    tree = ast.parse("if True:\n" + text)
-    statements = tree.body[0].body  # type: ignore[attr-defined]
-    lines = text.split("\n")
+    _, statements, lines, _ = _parsed(body)
     read: set[str] = set()
     kept: list[list[str]] = []
     for statement in reversed(statements):
