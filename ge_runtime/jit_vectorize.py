@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import affine, arith, memref
+from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
@@ -303,6 +303,7 @@ class NestVectoriser:
             affine.ApplyOp,
             arith.ConstantOp,
             memref.LoadOp,  # a data-dependent load: a gather
+            cf.AssertOp,  # a check on the data (a gather's indices)
         )
         if (
             isinstance(op, supported)
@@ -650,6 +651,9 @@ class NestVectoriser:
                 if last_store.get(self._memref(op.memref), -1) > s.order:
                     name = self._new(op.result)
                     self.lines.append(f"{name} = np.array({self._view(op)})")
+            elif isinstance(op, cf.AssertOp):
+                holds = f"np.all({self.value(op.arg)})"
+                self.lines += self.env.assertion(op, holds, "")
             elif isinstance(op, affine.StoreOp):
                 if op in accumulations:
                     self._emit_accumulation(op, accumulations[op], initial.get(op))

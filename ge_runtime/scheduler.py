@@ -338,6 +338,7 @@ def single_op_graph(
         properties=dict(op.properties),
         regions=[region.clone() for region in op.regions],  # a ge.fused body
     )
+    kernel_op.location = op.location  # its run-time checks report the op
     block.add_op(kernel_op)
     block.add_op(NetOutputOp(kernel_op.results))
     return GraphOp(f"kernel_{op.name.removeprefix('ge.')}", Region(block))
