@@ -74,14 +74,14 @@ ge.graph @half_graph {
 
 // -----
 
-// The gather's op info has no float16 (an AI CPU kernel): it stays float32
-// and reads the matmul's cast back; its int32 indices are never cast.
+// The gather (an AI CPU kernel with float16) follows the matmul into
+// float16; its int32 indices are never cast; the output is cast back.
 // MIX-LABEL: ge.graph @no_cast_of_indices
 // MIX:         %[[W16:.*]] = ge.cast %w {dst_type = f16
 // MIX:         %[[P:.*]] = ge.matmul %{{.*}}, %[[W16]] : (tensor<10x8xf16>, tensor<8x8xf16>) -> tensor<10x8xf16>
-// MIX-NEXT:    %[[P32:.*]] = ge.cast %[[P]] {dst_type = f32
-// MIX-NEXT:    %[[G:.*]] = ge.gather %[[P32]], %ids : (tensor<10x8xf32>, tensor<3xi32>) -> tensor<3x8xf32>
-// MIX-NEXT:    ge.netoutput %[[G]] : tensor<3x8xf32>
+// MIX-NEXT:    %[[G:.*]] = ge.gather %[[P]], %ids : (tensor<10x8xf16>, tensor<3xi32>) -> tensor<3x8xf16>
+// MIX-NEXT:    %[[G32:.*]] = ge.cast %[[G]] {dst_type = f32
+// MIX-NEXT:    ge.netoutput %[[G32]] : tensor<3x8xf32>
 ge.graph @no_cast_of_indices {
   %table = ge.data {index = 0 : i64} : tensor<10x8xf32>
   %ids = ge.data {index = 1 : i64} : tensor<3xi32>
