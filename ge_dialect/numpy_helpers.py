@@ -164,3 +164,13 @@ def lowest(dtype: np.dtype) -> Any:
     if np.issubdtype(dtype, np.integer):
         return np.iinfo(dtype).min
     return -np.inf
+
+
+def lp_norm(x: np.ndarray, p: float, axis: Any) -> np.ndarray:
+    """`(sum |x|^p) ^ (1/p)` over `axis`, kept (p = 1 and 2 without a power)."""
+    if p == 1:
+        return np.abs(x).sum(axis=axis, keepdims=True)
+    if p == 2:
+        return np.sqrt((x * x).sum(axis=axis, keepdims=True))
+    total = (np.abs(x) ** np.float32(p)).sum(axis=axis, keepdims=True)
+    return total ** np.float32(1 / p)

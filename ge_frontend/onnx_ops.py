@@ -305,13 +305,17 @@ def cast_rounding(ctx: NodeContext) -> dict[str, Any]:
 
 @converts("Dropout")
 def convert_dropout(ctx: NodeContext) -> list[Value]:
-    """Inference: the identity. The mask output and training mode are not."""
-    if ctx.num_outputs > 1 and ctx.outputs_used[1]:
-        raise Unsupported("with its mask output used")
+    """Inference: the identity, and a mask that keeps everything (all true;
+    before opset 10 it has x's dtype, all ones). Training mode is not."""
     training = ctx.constant(2, "training_mode") if ctx.opset >= 12 else None
     if training is not None and bool(training):
         raise Unsupported("in training mode")
-    return [ctx.op("identity", ctx.input(0))]
+    outputs = [ctx.op("identity", ctx.input(0))]
+    if ctx.num_outputs > 1 and ctx.outputs_used[1]:
+        shape = ctx.static_shape(0)
+        mask = np.ones(shape, bool if ctx.opset >= 10 else ctx.dtype(0))
+        outputs.append(mask)
+    return outputs
 
 
 # ---------------------------------------------------------------------------
@@ -665,6 +669,38 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
 
 
+@converts("DFT")
+def convert_dft(ctx: NodeContext) -> list[Value]:
+    """The axis is an attribute before opset 20 (default 1), then an
+    optional input (default -2); `dft_length` defaults to the signal length,
+    or to 2 * (n - 1) when inverting a one-sided spectrum."""
+    rank = ctx.rank(0)
+    if ctx.opset >= 20:
+        given = ctx.constant(2, "axis")
+        axis = -2 if given is None else int(given)
+    else:
+        axis = int(ctx.attr("axis", 1))
+    if not (-rank <= axis <= -2 or 0 <= axis <= rank - 2):
+        raise ValueError(f"axis {axis} must name a signal axis of a rank-{rank} input")
+    axis %= rank
+    inverse, onesided = bool(ctx.attr("inverse", 0)), bool(ctx.attr("onesided", 0))
+    given = ctx.constant(1, "dft_length")
+    if given is not None:
+        length = int(given)
+    elif (size := ctx.shape(0)[axis]) == -1:
+        raise Unsupported("with a dynamic signal length and no dft_length")
+    else:
+        length = 2 * (size - 1) if inverse and onesided else size
+    attrs = {"axis": axis, "length": length, "inverse": inverse, "onesided": onesided}
+    return [ctx.op("dft", ctx.input(0), **attrs)]
+
+
+@converts("LpNormalization")
+def convert_lp_normalization(ctx: NodeContext) -> list[Value]:
+    axis = normalize_axis(ctx.attr("axis", -1), ctx.rank(0))
+    return [ctx.op("lp_norm", ctx.input(0), axis=axis, p=ctx.attr("p", 2))]
+
+
 GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic"}
 """GridSample's opset-16 mode names -> the opset-20 ones `ge.grid_sample` uses."""
 
@@ -876,6 +912,28 @@ def convert_scatter_nd(ctx: NodeContext) -> list[Value]:
             ctx.input(1),
             ctx.input(2),
             reduction=ctx.attr("reduction", "none"),
+        )
+    ]
+
+
+@converts("OneHot")
+def convert_one_hot(ctx: NodeContext) -> list[Value]:
+    """`values = [off, on]` written by `indices` into a new dim of `depth`
+    (a scalar or 1-element input of any numeric type, known at import time)
+    at `axis`."""
+    depth = ctx.constant(1, "depth")
+    if depth is None:
+        raise ValueError("input 'depth' is missing")
+    if depth.size != 1 or depth.dtype.kind not in "iuf":
+        raise ValueError(f"depth must be one number, got {depth.dtype} {depth.shape}")
+    rank = ctx.rank(0) + 1
+    return [
+        ctx.op(
+            "one_hot",
+            ctx.input(0),
+            ctx.input(2),
+            depth=int(depth.reshape(())),
+            axis=normalize_axis(ctx.attr("axis", -1), rank),
         )
     ]
 
@@ -1183,6 +1241,31 @@ def convert_arg_reduce(ctx: NodeContext) -> list[Value]:
             select_last_index=bool(ctx.attr("select_last_index", 0)),
         )
     ]
+
+
+@converts("TopK")
+def convert_top_k(ctx: NodeContext) -> list[Value]:
+    """The `k` largest or smallest along `axis` and their int64 positions:
+    `k` an attribute before opset 10, then a 1-element int64 input known
+    at import time; `largest` and `sorted` since opset 11."""
+    if ctx.opset < 10:
+        k = ctx.attr("k")
+    else:
+        given = ctx.constant(1, "k")
+        if given is None:
+            raise ValueError("input 'K' is missing")
+        if given.size != 1 or given.dtype.kind not in "iu":
+            raise ValueError(f"k must be one integer, got {given.dtype} {given.shape}")
+        k = int(given.reshape(()))
+    values, indices = ctx.op(
+        "top_k",
+        ctx.input(0),
+        k=k,
+        axis=normalize_axis(ctx.attr("axis", -1), ctx.rank(0)),
+        largest=bool(ctx.attr("largest", 1)),
+        sorted=bool(ctx.attr("sorted", 1)),
+    )
+    return [values, indices]
 
 
 @converts("CumSum", "CumProd")

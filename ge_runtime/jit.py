@@ -388,6 +388,7 @@ class FunctionCompiler:
         )
         self.env.invariant |= {block.args[i] for i in invariant_args}
         body = self.emit_block(list(block.ops), "    ", top=True)
+        self.env.place_kept()
         namespace = self.env.namespace
         pool_name = ""
         if self.env.workspace_specs:
@@ -432,7 +433,22 @@ class FunctionCompiler:
     ) -> list[str]:
         """Source for a block's ops: nests vectorised where they can be, `scf`
         control flow as Python control flow around them; at the top level,
-        allocations reuse this thread's workspace."""
+        allocations reuse this thread's workspace; merged copies of buffers
+        are reused from nest to nest at the top level only (`jit_relayouts`)."""
+        relayouts = self.env.relayouts
+        if not top or self.calling:
+            enabled, relayouts.enabled = relayouts.enabled, False
+            try:
+                return self._emit_ops(ops, indent, top)
+            finally:
+                relayouts.enabled = enabled
+        lines: list[str] = []
+        for op in ops:
+            lines += self._emit_ops([op], indent, top)
+            relayouts.commit(op, self.env.constants)
+        return lines
+
+    def _emit_ops(self, ops: Sequence[Operation], indent: str, top: bool) -> list[str]:
         lines: list[str] = []
         for op in ops:
             if isinstance(op, func.ReturnOp):

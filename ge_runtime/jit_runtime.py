@@ -112,7 +112,11 @@ def _reshaped(view: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
 
 
 def _blasable(matrix: np.ndarray) -> bool:
-    """Whether BLAS reads the last two axes in place (row- or column-major)."""
+    """Whether BLAS reads the last two axes in place (row- or column-major,
+    aligned: NumPy multiplies a misaligned operand, a weight at an odd
+    offset of a mapped model file, with its own slow loops)."""
+    if not matrix.flags.aligned:
+        return False
     item = matrix.itemsize
     *_, rows, columns = matrix.shape
     *_, row_stride, column_stride = matrix.strides

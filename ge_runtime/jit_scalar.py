@@ -37,6 +37,7 @@ from xdsl.ir.affine import (
 )
 
 from ge_runtime.jit_ops import JITError, constant_value, numpy_dtype, scalar_function
+from ge_runtime.jit_relayouts import RelayoutCache
 
 
 @dataclass
@@ -54,6 +55,8 @@ class CodeEnv:
     """Namespace names of objects the generated code changes."""
     writes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     """Namespace functions that write positional arguments, and which ones."""
+    relayouts: RelayoutCache = field(default_factory=RelayoutCache)
+    """Merged copies of buffers still valid at this point of the code."""
     workspace_specs: list[tuple[tuple[int, ...], np.dtype, int | None]] = field(
         default_factory=list
     )
@@ -61,6 +64,11 @@ class CodeEnv:
     scratch_size: int = 0
     _scratch_used: int = 0
     _counter: int = 0
+    _nests: int = 0
+    _born: dict[int, int] = field(default_factory=dict)
+    """Scratch slot -> the nest it was allocated in."""
+    _kept: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Scratch slot read by a later nest -> first and last nest it lives in."""
 
     def fresh(self, prefix: str = "t") -> str:
         """A new unique Python name."""
@@ -95,11 +103,34 @@ class CodeEnv:
         self._scratch_used = offset + math.prod(shape) * dtype.itemsize
         self.scratch_size = max(self.scratch_size, self._scratch_used)
         self.workspace_specs.append((tuple(shape), dtype, offset))
+        self._born[len(self.workspace_specs) - 1] = self._nests
         return f"_workspace[{len(self.workspace_specs) - 1}]"
+
+    def keep(self, slot: int) -> None:
+        """Keep the scratch buffer `_workspace[slot]` alive up to the
+        current nest, which reads it (`place_kept` finds it a place)."""
+        self._kept[slot] = (self._born[slot], self._nests)
+
+    def place_kept(self) -> None:
+        """Move the kept scratch buffers after the nests' scratch area, two
+        sharing bytes only if no nest uses both (first fit by birth)."""
+        base = -(-self.scratch_size // 64) * 64
+        placed: list[tuple[int, int, int, int]] = []  # offset, end, born, last
+        for slot, (born, last) in sorted(self._kept.items(), key=lambda k: k[1]):
+            shape, dtype, _ = self.workspace_specs[slot]
+            size = -(-math.prod(shape) * dtype.itemsize // 64) * 64
+            offset = 0
+            for start, end, b, e in sorted(placed):
+                if b <= last and born <= e and start < offset + size and offset < end:
+                    offset = end
+            placed.append((offset, offset + size, born, last))
+            self.workspace_specs[slot] = (shape, dtype, base + offset)
+            self.scratch_size = max(self.scratch_size, base + offset + size)
 
     def begin_nest(self) -> None:
         """Start a nest: the scratch buffers of the previous one are dead."""
         self._scratch_used = 0
+        self._nests += 1
 
     def root(self, value: SSAValue) -> SSAValue:
         """The buffer a memref value views (itself unless it is a view)."""

@@ -51,6 +51,7 @@ from ge_runtime.jit_ops import (
     numpy_dtype,
     scalar_function,
 )
+from ge_runtime.jit_relayouts import Merge
 from ge_runtime.jit_runtime import (
     add_into,
     copy_into,
@@ -67,6 +68,11 @@ MAX_UNROLLED_TAPS = 64
 MAX_UNROLLED_COLUMNS = 1
 """A contraction whose GEMM would have this few columns multiplies and adds
 tap by tap instead (no packing of the operands)."""
+
+
+PRODUCT = "product"
+"""The middle of a relayout cache key for a GEMM product laid out into a
+buffer (a merge's has the permutation there)."""
 
 
 class Unsupported(Exception):
@@ -193,6 +199,15 @@ class NestVectoriser:
     _inside: set[SSAValue] = field(default_factory=set)
     _merged: dict[tuple[SSAValue, tuple[int, ...]], str] = field(default_factory=dict)
     _copy_back: list[str] = field(default_factory=list)
+    _made: list[Merge] = field(default_factory=list)
+    _views: dict[Operation, tuple[int, list[int]]] = field(default_factory=dict)
+    """Access -> element offset and byte strides (by grid position) of its
+    strided view of the buffer itself (not of a merged copy)."""
+    _slots: dict[str, tuple[int | None, np.dtype]] = field(default_factory=dict)
+    """GEMM product buffer -> its scratch slot (None: not in the scratch), dtype."""
+    _forward_product: dict[affine.StoreOp, str] = field(default_factory=dict)
+    """Epilogue store -> the GEMM product buffer it copies (`_forwarded`)."""
+    """The merged copies this nest reads (made or reused: `jit_relayouts`)."""
     _products: dict[str, tuple[str, Contraction, list[int]]] = field(
         default_factory=dict
     )
@@ -217,7 +232,39 @@ class NestVectoriser:
         self._analyse_values()
         accumulations = self._check_dependences()
         self._emit(accumulations)
+        if self.env.relayouts.enabled:
+            self.env.relayouts.pending = [self._checked(m) for m in self._made]
         return [indent + line for line in self.lines] or [f"{indent}pass"]
+
+    def _checked(self, merge: Merge) -> Merge:
+        """`merge`, stale if the nest stored to its buffer other than
+        through it, or through it with no copy back."""
+        root, perm, _ = merge.key
+        if perm == PRODUCT:  # checked when recorded (`_hold_product`)
+            return merge
+        through = self._stores_through(root)
+        copied_back = any(merge.name in line for line in self._copy_back)
+        merge.stale = bool(through - {perm}) or (bool(through) and not copied_back)
+        return merge
+
+    def _stores_through(self, root: SSAValue) -> set[tuple[int, ...] | None]:
+        """How the nest stores to `root`: the permutations of the merged
+        copies it stores through (None: the buffer itself)."""
+        through: set[tuple[int, ...] | None] = set()
+        for s in self.statements:
+            if (
+                not isinstance(s.op, affine.StoreOp)
+                or self._memref(s.op.memref) != root
+            ):
+                continue
+            index = self.access_index(s.op)
+            merged = (
+                None
+                if all(_is_linear(ix) for ix in index)
+                else merge_split_dims(index, s.op.memref.type.get_shape())
+            )
+            through.add(None if merged is None else merged.perm)
+        return through
 
     def _collect(self, loop: affine.ForOp, loops: tuple[int, ...]) -> None:
         if loop.inits or loop.lowerBoundOperands or loop.upperBoundOperands:
@@ -517,6 +564,8 @@ class NestVectoriser:
             )
             view_strides[self.axes[a].position] = step * itemsize
         shape = self._shape(deps)
+        if base == self.env.name(op.memref):
+            self._views[op] = (offset, view_strides)
         return f"strided_view({base}, {offset}, {shape}, {tuple(view_strides)})"
 
     def _merged_buffer(self, op: affine.LoadOp | affine.StoreOp, merged: Merged) -> str:
@@ -532,14 +581,28 @@ class NestVectoriser:
         dtype = numpy_dtype(op.memref.type)
         permuted = tuple(op.memref.type.get_shape()[d] for d in merged.perm)
         self.env.namespace["merge_dims"] = merge_dims
-        scratch = (
-            ""
-            if root in self.env.invariant
-            else ", " + self.env.scratch(permuted, dtype)
-        )
-        self.lines.append(
-            f"{name} = merge_dims({base}, {merged.perm}, {merged.shape}{scratch})"
-        )
+        relayouts = self.env.relayouts
+        cache_key = (root, merged.perm, merged.shape)
+        if root in self.env.invariant:
+            self.lines.append(
+                f"{name} = merge_dims({base}, {merged.perm}, {merged.shape})"
+            )
+        elif (
+            valid := relayouts.lookup(cache_key)
+        ) is not None and self._stores_through(root) <= {merged.perm}:
+            # the same merge of the same bytes is still held (`jit_relayouts`)
+            if valid.slot is not None:
+                self.env.keep(valid.slot)
+            relayouts.reused += 1
+            self.lines.append(f"{name} = {valid.name}")
+            self._made.append(Merge(cache_key, name, valid.slot))
+        else:
+            scratch = self.env.scratch(permuted, dtype)
+            slot = None if self.env.poison else len(self.env.workspace_specs) - 1
+            self.lines.append(
+                f"{name} = merge_dims({base}, {merged.perm}, {merged.shape}, {scratch})"
+            )
+            self._made.append(Merge(cache_key, name, slot))
         self._merged[key] = name
         moved = [d for d in merged.perm if op.memref.type.get_shape()[d] != 1]
         if moved != sorted(moved) and any(  # a copy, not a view: write it back
@@ -724,6 +787,58 @@ class NestVectoriser:
         self.lines.append(
             f"copy_into(np.reshape({view}, {out_shape}).transpose({back}), {ordered})"
         )
+        self._hold_product(op, out_axes, back)
+
+    def _layout(self, access: Operation, axes: list[int], perm: Sequence[int]) -> Any:
+        """Where each element of the access's view, its live `axes` (by
+        position) permuted by `perm`, lies in its buffer: the cache key of
+        a GEMM product laid out there (None: not a plain view)."""
+        if access not in self._views:
+            return None
+        offset, strides = self._views[access]
+        dims = [(self.axes[a].extent, strides[self.axes[a].position]) for a in axes]
+        buffer = access.memref  # type: ignore[attr-defined]
+        return (buffer, PRODUCT, canonical_layout(offset, [dims[i] for i in perm]))
+
+    def _hold_product(
+        self, op: affine.StoreOp, out_axes: list[int], back: tuple[int, ...]
+    ) -> None:
+        """Remember that the GEMM product `op` copied into its buffer holds
+        that buffer's elements in its own order (valid while nothing else
+        writes the buffer: `jit_relayouts`), if `op` is the nest's only store
+        to the buffer and of the product's dtype."""
+        product = self._forward_product.get(op)
+        root = self._memref(op.memref)
+        key = self._layout(op, out_axes, back)
+        if product is None or key is None or not self.env.relayouts.enabled:
+            return
+        stores = [
+            s
+            for s in self.statements
+            if isinstance(s.op, affine.StoreOp) and self._memref(s.op.memref) == root
+        ]
+        slot, dtype = self._slots[product]
+        if len(stores) == 1 and dtype == numpy_dtype(op.memref.type):
+            self._made.append(Merge(key, product, slot))
+
+    def _held_product(self, factor: SSAValue, perm: Sequence[int]) -> str | None:
+        """The GEMM product of an earlier nest that holds this operand packed
+        (its view, transposed by `perm`, in C order), if still valid and the
+        nest does not store to the operand's buffer."""
+        load = factor.owner
+        if not isinstance(load, affine.LoadOp) or factor not in self._inside:
+            return None
+        root = self._memref(load.memref)
+        if self._stores_through(root):
+            return None
+        key = self._layout(load, self._axes_of(factor), perm)
+        valid = None if key is None else self.env.relayouts.lookup(key)
+        if valid is None:
+            return None
+        if valid.slot is not None:
+            self.env.keep(valid.slot)
+        self.env.relayouts.reused += 1
+        return valid.name
 
     def _emit_store(self, op: affine.StoreOp) -> None:
         if op in self._forwarded:
@@ -838,6 +953,7 @@ class NestVectoriser:
                         f"np.add({ordered}, {first}.transpose({back}), out={ordered})"
                     )
                     self._forwarded[forward] = (ordered, out_axes, back)
+                    self._forward_product[forward] = name
                     return
                 self.lines.append(
                     f"add_into({ordered}, {first}.transpose({back}), "
@@ -950,6 +1066,11 @@ class NestVectoriser:
         ):
             name = self.env.fresh("g")
             factor_dtype = numpy_dtype(factor.type)
+            held = None if ".sum(" in code else self._held_product(factor, perm)
+            if held is not None:
+                self.lines.append(f"{name} = {held}.reshape({shape})")
+                packed.append(name)
+                continue
             scratch = ""
             if not self._invariant(factor):
                 scratch = f", {self.env.fresh('s')}"
@@ -962,6 +1083,10 @@ class NestVectoriser:
             packed.append(name)
         product = self.env.fresh("s")
         self.lines.append(f"{product} = {self.env.scratch(plan.product_shape, dtype)}")
+        self._slots[product] = (
+            None if self.env.poison else len(self.env.workspace_specs) - 1,
+            dtype,
+        )
         function = "np.matmul" if len(plan.product_shape) == 3 else "np.dot"
         result = self.env.fresh("r")
         self._products[result] = (product, plan, out_axes)
@@ -1022,6 +1147,22 @@ class Merged:
     index: list[Ix]
     shape: tuple[int, ...]
     perm: tuple[int, ...]
+
+
+def canonical_layout(offset: int, dims: Sequence[tuple[int, int]]) -> tuple:
+    """`(offset, ((extent, stride), ...))` of a strided view in C order, with
+    extent-1 dims dropped and dims one stride walks merged: two views with
+    the same key see the same elements in the same order."""
+    merged: list[tuple[int, int]] = []
+    for extent, stride in dims:
+        if extent == 1:
+            continue
+        if merged and merged[-1][1] == stride * extent:
+            outer, _ = merged.pop()
+            merged.append((outer * extent, stride))
+        else:
+            merged.append((extent, stride))
+    return (offset, tuple(merged))
 
 
 def merge_split_dims(index: Sequence[Ix], shape: Sequence[int]) -> Merged | None:

@@ -537,7 +537,8 @@ def test_softmax_and_reductions():
     x = b.data([2, 3, 4])
     s = b.softmax(x, axis=1)
     ls = b.log_softmax(x)
-    assert shape(s) == shape(ls) == (2, 3, 4)
+    lp = b.lp_norm(x, axis=0, p=1)
+    assert shape(s) == shape(ls) == shape(lp) == (2, 3, 4)
     r = b.reduce_sum(x, axes=[1])
     m = b.reduce_mean(x, axes=[0, -1], keep_dims=False)
     mx = b.reduce_max(x)
@@ -550,12 +551,13 @@ def test_softmax_and_reductions():
     am = b.arg_max(x, axis=1)
     an = b.arg_min(x, axis=-1, keep_dims=False, select_last_index=True)
     assert shape(am) == (2, 1, 4) and shape(an) == (2, 3)
-    b.output(s, ls, r, m, mx, mn, pr, am, an)
+    b.output(s, ls, lp, r, m, mx, mn, pr, am, an)
     text = reparsed(b.build())
     assert "keep_dims = false" in text and "select_last_index = true" in text
     for name in [
         "softmax",
         "log_softmax",
+        "lp_norm",
         "reduce_sum",
         "reduce_mean",
         "reduce_max",
@@ -595,9 +597,12 @@ def test_scatter_ops():
         b.const(np.ones((2, 17), np.float32)),
     )
     assert shape(se) == shape(sn) == (3, 17)
-    b.output(se, sn)
+    oh = b.one_hot(b.data([3, 5], "int64"), b.const(np.array([0, 1], np.int8)), depth=4)
+    assert shape(oh) == (3, 5, 4) and dtype_of(oh) == "int8"
+    b.output(se, sn, oh)
     text = reparsed(b.build())
     assert "ge.scatter_elements " in text and "ge.scatter_nd " in text
+    assert "ge.one_hot " in text
     assert 'reduction = "add"' in text
 
 
@@ -611,6 +616,18 @@ def test_einsum():
     b.output(e, d)
     text = reparsed(b.build())
     assert "ge.einsum " in text and 'equation = "...j,jk->...k"' in text
+
+
+def test_top_k():
+    b = GraphBuilder("top_k")
+    x = b.data([3, 17], "float16")
+    values, indices = b.top_k(x, k=5)
+    smallest, positions = b.top_k(x, k=3, axis=0, largest=False)
+    assert shape(values) == shape(indices) == (3, 5)
+    assert shape(smallest) == (3, 17) and dtype_of(positions) == "int64"
+    b.output(values, indices, smallest, positions)
+    text = reparsed(b.build())
+    assert "ge.top_k " in text and "largest = false" in text
 
 
 def test_shape_and_size_of_a_tensor():
@@ -653,6 +670,21 @@ def test_resize_builds_from_sizes_and_scales():
     text = reparsed(b.build())
     assert 'mode = "linear"' in text
     assert "nearest_mode" not in text  # defaults are elided
+
+
+def test_dft_bins_and_parts():
+    b = GraphBuilder()
+    x = b.data([2, 10, 3, 1])
+    full = b.dft(x, axis=1, length=12)
+    half = b.dft(x, axis=1, length=10, onesided=True)
+    back = b.dft(half, axis=1, length=10, inverse=True, onesided=True)
+    assert shape(full) == (2, 12, 3, 2)
+    assert shape(half) == (2, 6, 3, 2)
+    assert shape(back) == (2, 10, 3, 1)
+    b.output(full, half, back)
+    text = reparsed(b.build())
+    assert text.count("ge.dft ") == 3
+    assert "inverse = true, onesided = true" in text
 
 
 def test_grid_sample_takes_the_grid_s_output_size():

@@ -81,3 +81,14 @@ def test_pack_into_a_buffer_allocates_nothing_the_size_of_the_operand():
     finally:
         tracemalloc.stop()
     assert peak < view.nbytes // 4
+
+
+def test_pack_copies_a_misaligned_matrix():
+    """A weight at an odd offset of a mapped file is not handed to BLAS
+    (NumPy would multiply it with its slow loops): packed once, aligned."""
+    raw = np.zeros(17 * 33 * 4 + 1, np.uint8)
+    matrix = np.frombuffer(raw.data, np.float32, 17 * 33, offset=1).reshape(17, 33)
+    assert not matrix.flags.aligned
+    packed = pack(matrix, (17, 33))
+    assert packed.flags.aligned and packed.flags.c_contiguous
+    np.testing.assert_array_equal(packed, matrix)

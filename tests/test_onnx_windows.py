@@ -250,3 +250,96 @@ def test_grid_sample_grid_must_match_the_spatial_rank(tmp_path: Path) -> None:
     outcome = run_case(case, tmp_path)
     assert outcome.status is Status.REFUSED
     assert "grid's last dim must be 2, got 3" in outcome.message
+
+
+# ---------------------------------------------------------------------------
+# LpNormalization
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize(
+    ("shape", "axis"),
+    [((3, 17), 0), ((2, 33, 5), 1), ((100,), -1), ((2, 17, 3, 3), 1), ((4, 3), -1)],
+)
+def test_lp_normalization_matches_onnxruntime_on_the_jit(
+    shape: tuple[int, ...], axis: int, p: int, tmp_path: Path
+) -> None:
+    """Zero vectors stay 0; -0.0 keeps its place."""
+    x = rand(*shape)
+    zero_vector = [slice(None)] * len(shape)
+    zero_vector[axis] = slice(None)
+    for other in range(len(shape)):
+        if other != axis % len(shape):
+            zero_vector[other] = 0
+    x[tuple(zero_vector)] = 0.0
+    x.reshape(-1)[-1] = -0.0
+    model = one_node_model("LpNormalization", {"x": x}, opset=22, axis=axis, p=p)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_lp_normalization_p_must_be_1_or_2(tmp_path: Path) -> None:
+    x = rand(2, 3)
+    model = one_node_model("LpNormalization", {"x": x}, opset=1, p=3)
+    assert "'p' must be 1 or 2, got 3" in refusal(model, x, tmp_path)
+
+
+# ---------------------------------------------------------------------------
+# DFT
+# ---------------------------------------------------------------------------
+
+DFTS = {
+    # name: (input shape, opset, dft_length, attributes)
+    "complex_axis1": ((2, 17, 3, 2), 17, None, dict(axis=1)),
+    "real_padded": ((3, 7, 1), 17, 12, dict(axis=1)),
+    "real_truncated_onesided": ((2, 33, 5, 1), 17, 17, dict(axis=1, onesided=1)),
+    "complex_inverse_axis2": ((1, 3, 17, 2), 17, None, dict(axis=2, inverse=1)),
+    "irfft_even": ((2, 9, 3, 2), 17, None, dict(axis=1, inverse=1, onesided=1)),
+    "irfft_odd_length": ((2, 9, 3, 2), 17, 17, dict(axis=1, inverse=1, onesided=1)),
+    "axis_input_negative": ((2, 5, 100, 1), 20, None, dict(axis=-2)),
+}
+
+
+def numpy_fft(
+    x: np.ndarray, length: int | None, axis: int, inverse: int = 0, onesided: int = 0
+) -> np.ndarray:
+    """NumPy's float64 FFTs as the expected output (onnxruntime's float32
+    FFT is off by ~1e-4 on bins whose exact value is 0)."""
+    signal = x[..., 0] + 1j * x[..., 1] if x.shape[-1] == 2 else x[..., 0]
+    axis %= x.ndim
+    if inverse and onesided:
+        n = length or 2 * (x.shape[axis] - 1)
+        return np.fft.irfft(signal, n=n, axis=axis)[..., None].astype(np.float32)
+    transform = np.fft.ifft if inverse else np.fft.fft
+    y = transform(signal, n=length or x.shape[axis], axis=axis)
+    if onesided:
+        y = np.take(y, np.arange(y.shape[axis] // 2 + 1), axis=axis)
+    return np.stack([y.real, y.imag], axis=-1).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", sorted(DFTS))
+def test_dft_matches_numpy_fft_on_the_jit(name: str, tmp_path: Path) -> None:
+    shape, opset, length, attributes = DFTS[name]
+    attributes = dict(attributes)
+    x = rand(*shape)
+    x.reshape(-1)[0] = -0.0
+    constants = {"dft_length": np.array(length if length else [], np.int64)}
+    if opset >= 20:
+        constants["axis"] = np.array(attributes.pop("axis"), np.int64)
+    constants = {n if v.size else "": v for n, v in constants.items()}
+    names = {"x": x}
+    model = one_node_model(
+        "DFT", names, initializers=constants, opset=opset, **attributes
+    )
+    expected = numpy_fft(x, length, **DFTS[name][3])
+    assert_runs_on_the_jit(model, names, tmp_path, [expected])
+
+
+def test_dft_with_a_run_time_axis_is_refused_in_one_line(tmp_path: Path) -> None:
+    x, axis = rand(1, 4, 1), np.array(1, np.int64)
+    model = one_node_model("DFT", {"x": x, "axis": axis}, opset=20)
+    model.graph.node[0].input[:] = ["x", "", "axis"]
+    case = Case("case", "op", with_output_types(model, [rand(1, 4, 2)]), (x, axis), ())
+    outcome = run_case(case, tmp_path)
+    assert outcome.status is Status.REFUSED
+    assert "DFT with a non-constant axis" in outcome.message

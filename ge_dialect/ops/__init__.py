@@ -8,17 +8,18 @@ every op class defined in the family modules, so adding an op is adding its
 class.
 
 Families: `structure` (graph, data, const, variable, netoutput),
-`control_flow` (if, case, while, partitioned_call, fused), `trans` (transdata,
-cast and the shape ops), `elementwise` (unary and binary ops, add_n), `logic`
-(comparisons, logic and bit operations, is_nan/is_inf, select), `nn`
-(convolutions, pooling, normalisations, bias_add), `matmul`, `movement`
-(concat, split, slice, gather, tile, pad), `reduce` (softmax, reductions),
-`cumulative` (cum_sum, cum_prod: running reductions along an axis),
-`scatter` (scatter_elements, scatter_nd: writing at indices), `einsum`
-(Einstein summation), `image` (resize), `shape_of` (shape, size: a tensor's
-shape as data), `value_shaped` (fill, broadcast_to, range: a result shape
-given as data). Every op class is importable from this package (`from
-ge_dialect.ops import ReluOp`).
+`control_flow` (if, case, while, partitioned_call, fused), `trans`
+(transdata, cast and the shape ops), `elementwise` (unary and binary ops,
+add_n), `logic` (comparisons, logic and bit operations, is_nan/is_inf,
+select), `nn` (convolutions, pooling, normalisations, bias_add), `matmul`,
+`movement` (concat, split, slice, gather, tile, pad), `reduce` (softmax,
+reductions), `cumulative` (cum_sum, cum_prod: running reductions along an
+axis), `scatter` (scatter_elements, scatter_nd, one_hot: writing at
+indices), `einsum` (Einstein summation), `sorting` (top_k), `image`
+(resize, grid_sample), `signal` (dft),
+`shape_of` (shape, size: a tensor's shape as data), `value_shaped` (fill,
+broadcast_to, range: a result shape given as data). Every op class is
+importable from this package (`from ge_dialect.ops import ReluOp`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from ge_dialect.ops import (
     reduce,
     scatter,
     shape_of,
+    signal,
+    sorting,
     structure,
     trans,
     value_shaped,
@@ -76,6 +79,8 @@ FAMILIES: tuple[ModuleType, ...] = (
     reduce,
     cumulative,
     scatter,
+    signal,
+    sorting,
     shape_of,
     value_shaped,
 )

@@ -43,6 +43,7 @@ from ge_dialect.numpy_helpers import (
     from_nhwc,
     hw,
     lowest,
+    lp_norm,
     pad_array,
     pad_hw,
     per_channel,
@@ -605,16 +606,6 @@ class AvgPoolOp(PoolOp):
         return from_nhwc(total / count, data_format)
 
 
-def lp_norm_of(x: np.ndarray, p: float, axis: Any) -> np.ndarray:
-    """`(sum |x|^p) ^ (1/p)` over `axis`, kept (p = 1 and 2 without a power)."""
-    if p == 1:
-        return np.abs(x).sum(axis=axis, keepdims=True)
-    if p == 2:
-        return np.sqrt((x * x).sum(axis=axis, keepdims=True))
-    total = (np.abs(x) ** np.float32(p)).sum(axis=axis, keepdims=True)
-    return total ** np.float32(1 / p)
-
-
 def check_p(op: GEOperation) -> None:
     """`p` must be positive (the norm's order)."""
     if not op.value_of("p") > 0:
@@ -652,7 +643,7 @@ class LpPoolOp(PoolOp):
         """Lp pooling over zero-padded windows."""
         geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
         win = pool_windows(x, geo, data_format, 0.0)
-        return from_nhwc(lp_norm_of(win, p, (-2, -1))[..., 0, 0], data_format)
+        return from_nhwc(lp_norm(win, p, (-2, -1))[..., 0, 0], data_format)
 
 
 class GlobalPoolOp(SpatialOp):
@@ -722,7 +713,7 @@ class GlobalLpPoolOp(GlobalPoolOp):
     @staticmethod
     @float32_compute
     def numpy_kernel(x: np.ndarray, *, data_format: str, p: float) -> np.ndarray:
-        return lp_norm_of(x, p, spatial_array_axes(data_format, x.ndim))
+        return lp_norm(x, p, spatial_array_axes(data_format, x.ndim))
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Reductions along axes: `ge.softmax`, `ge.log_softmax`, `ge.reduce_sum`,
+"""Reductions along axes: `ge.softmax`, `ge.log_softmax`, `ge.lp_norm`, `ge.reduce_sum`,
 `ge.reduce_mean`, `ge.reduce_max`, `ge.reduce_min`, `ge.reduce_prod`, `ge.arg_max`,
 `ge.arg_min`."""
 
@@ -17,6 +17,7 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.format_rules import full_rank_rule, reduce_rule
@@ -24,6 +25,7 @@ from ge_dialect.numpy_helpers import (
     float32_compute,
     highest,
     lowest,
+    lp_norm,
     reduction_axes,
 )
 from ge_dialect.ops.base import (
@@ -97,6 +99,28 @@ class LogSoftmaxOp(AxisOp):
         """Log of softmax along one axis, computed stably."""
         z = x - x.max(axis=axis, keepdims=True)
         return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+
+
+@irdl_op_definition
+class LpNormOp(AxisOp):
+    """`x / (sum |x|^p) ^ (1/p)` along `axis`, p = 1 or 2 (ONNX
+    LpNormalization, GE's LpNorm + Div); a vector of norm 0 stays 0."""
+
+    name = "ge.lp_norm"
+
+    p = attr_def(IntegerAttr, default_value=integer(2))
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.value_of("p") not in (1, 2):
+            raise VerifyException(f"'p' must be 1 or 2, got {self.value_of('p')}")
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(x: np.ndarray, *, axis: int, p: int) -> np.ndarray:
+        norm = lp_norm(x, p, axis)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(norm == 0, np.zeros_like(x), x / norm)
 
 
 class ReduceOp(GEOperation):

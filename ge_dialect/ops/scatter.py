@@ -1,5 +1,6 @@
 """Writing at indices: `ge.scatter_elements`, `ge.scatter_nd` (ONNX
-ScatterElements / Scatter, ScatterND; GE ScatterElements, ScatterNd).
+ScatterElements / Scatter, ScatterND; GE ScatterElements, ScatterNd) and
+`ge.one_hot` (ONNX OneHot: `on` written at each index into `off`).
 
 The result is `data` with the `updates` written at the positions `indices`
 name (negative entries count from the end), in row-major order of the
@@ -20,7 +21,7 @@ from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def, tra
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.format_rules import same_rank_rule
+from ge_dialect.format_rules import same_rank_rule, stop_rule
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
     GEOperation,
@@ -232,3 +233,57 @@ class ScatterNdOp(ScatterOp):
         offsets = np.arange(math.prod(tail), dtype=np.int64)
         flat = starts[..., None] * math.prod(tail) + offsets
         return scatter_flat(data, flat, updates, reduction)
+
+
+@irdl_op_definition
+class OneHotOp(GEOperation):
+    """`y[..., p, ...] = on if indices[...] == p (or p - depth) else off`
+    with `[off, on] = values` and the new dim of `depth` at `axis` (ONNX
+    OneHot): an index outside `[-depth, depth)`, or a float one that is not
+    a whole number, gives a row of `off`. y has the dtype of `values`."""
+
+    name = "ge.one_hot"
+
+    indices = operand_def(TensorType)
+    values = operand_def(TensorType)
+    y = result_def(TensorType)
+    depth = attr_def(IntegerAttr)
+    axis = attr_def(IntegerAttr, default_value=integer(-1))
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(stop_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        check_axis(self.value_of("axis"), self.indices.type.get_num_dims() + 1)
+        if self.value_of("depth") < 1:
+            raise VerifyException(f"depth {self.value_of('depth')} must be positive")
+        if element_type_of(self.values) != element_type_of(self.y):
+            raise VerifyException("the result must have the dtype of values")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """The indices' shape with `depth` inserted at `axis`; values' dtype."""
+        indices, values = shapes
+        axis = axis_index(required(attrs, "axis"), len(indices) + 1)
+        depth = int(required(attrs, "depth"))
+        if depth < 1:
+            raise ShapeError(f"depth {depth} must be positive")
+        if len(values) != 1 or values[0] not in (2, -1):
+            raise ShapeError(f"values must be [off, on], got shape {list(values)}")
+        return [((*indices[:axis], depth, *indices[axis:]), dtypes[1])]
+
+    @staticmethod
+    def numpy_kernel(
+        indices: np.ndarray, values: np.ndarray, *, depth: int, axis: int
+    ) -> np.ndarray:
+        """Each index (negative ones `+ depth`) compared with `0..depth-1`."""
+        axis %= indices.ndim + 1
+        off, on = values.reshape(-1)
+        wrapped = np.where(indices < 0, indices + depth, indices)
+        targets = np.arange(depth).reshape((depth,) + (1,) * (indices.ndim - axis))
+        hot = np.expand_dims(wrapped, axis) == targets
+        return np.where(hot, on, off).astype(values.dtype)

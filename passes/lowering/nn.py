@@ -43,7 +43,7 @@ from ge_dialect.ops import (
 )
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.ops.nn import GlobalPoolOp, PoolOp
-from ge_dialect.ops.reduce import ArgReduceOp, AxisOp, ReduceOp
+from ge_dialect.ops.reduce import ArgReduceOp, AxisOp, LpNormOp, ReduceOp
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
@@ -630,6 +630,31 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
         return nest.op(arith.DivfOp, nest.op(math.ExpOp, z), s)
 
     finish(ctx, y, softmax, y)
+
+
+@lowers(LpNormOp)
+def lower_lp_norm(ctx: LoweringContext, op: Operation) -> None:
+    """`x / norm` (0 where the norm is 0): the norm along `axis` reduced
+    into a scratch buffer (`|x|` or `x * x` summed, then the root), then one
+    elementwise nest."""
+    (x,) = ctx.operands()
+    _require_float(ctx, x)
+    y = ctx.result()
+    axes = [int(ctx.attr("axis")) % len(x.layout.origin_shape)]
+    p = float(ctx.attr("p"))
+    reduced = keep_dims(axes)
+    total = reduce_into(
+        ctx, x, axes, 0.0, lambda n, i: lp_power(n, n.load(x, i), p), _add
+    )
+
+    def normalised(nest: Nest, index: list[Ix]) -> Value:
+        norm = lp_root(nest, nest.load(total, reduced(index)), p)
+        quotient = nest.op(arith.DivfOp, nest.load(x, index), norm)
+        zero = nest.const(0.0)
+        is_zero = nest.op(arith.CmpfOp, norm, zero, "oeq")
+        return nest.op(arith.SelectOp, is_zero, zero, quotient)
+
+    finish(ctx, y, normalised, y)
 
 
 @lowers(ReduceOp)

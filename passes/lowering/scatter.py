@@ -1,4 +1,4 @@
-"""Lowerings of `ge.scatter_elements` and `ge.scatter_nd`.
+"""Lowerings of `ge.scatter_elements`, `ge.scatter_nd` and `ge.one_hot`.
 
 The result starts as a copy of `data` (a vectorised nest); then one nest
 over the updates loads each update and its index (made non-negative as a
@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType, Signedness
+from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, i64
 from xdsl.ir import Attribute, Operation
 
-from ge_dialect.ops.scatter import ScatterElementsOp, ScatterNdOp
+from ge_dialect.ops.scatter import OneHotOp, ScatterElementsOp, ScatterNdOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest, Value, compute_type, is_float
 from passes.lowering.index import Ix
@@ -127,3 +127,40 @@ def lower_scatter_nd(ctx: LoweringContext, op: Operation) -> None:
         _update(ctx, nest, y, at, nest.load(updates, index))
 
     ctx.emitter.for_each(updates.layout.origin_shape, body)
+
+
+@lowers(OneHotOp)
+def lower_one_hot(ctx: LoweringContext, op: Operation) -> None:
+    """`y[.., p, ..] = select(index == p or index == p - depth, on, off)`:
+    an elementwise nest over y (the index compared in its own kind: as an
+    `index` value for integers, in float for floats)."""
+    indices, values = ctx.operands()
+    y = ctx.result()
+    depth = int(ctx.attr("depth"))
+    axis = int(ctx.attr("axis")) % len(y.layout.origin_shape)
+    kind = indices.layout.element_type
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        source = [ix for k, ix in enumerate(index) if k != axis]
+        raw = nest.load(indices, source)
+        position = nest.index_value(index[axis])
+        from_end = nest.index_value(index[axis] - depth)
+        if is_float(kind):
+            as_float = [
+                nest.op(arith.SIToFPOp, nest.op(arith.IndexCastOp, p, i64), raw.type)
+                for p in (position, from_end)
+            ]
+            matches = [nest.op(arith.CmpfOp, raw, p, "oeq") for p in as_float]
+        elif isinstance(kind, IntegerType):
+            at = nest.op(
+                arith.IndexCastOp, nest.load(indices, source, raw=True), IndexType()
+            )
+            matches = [nest.op(arith.CmpiOp, at, p, "eq") for p in (position, from_end)]
+        else:
+            raise ctx.error(f"has no loop lowering for {kind} indices")
+        hot = nest.op(arith.OrIOp, *matches)
+        off = nest.load(values, [Ix.of(0)], raw=True)
+        on = nest.load(values, [Ix.of(1)], raw=True)
+        nest.store(nest.op(arith.SelectOp, hot, on, off), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)

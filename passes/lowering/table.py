@@ -1,12 +1,12 @@
 """Finding an op's lowering, and why an op has none.
 
 Emitters register by op class in the family modules (`elementwise`,
-`movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`; see
-`registry`); `Elementwise` ops with a scalar body lower generically; control
-flow lowers with its regions (`control_flow.CONTROL_FLOW`) and calls become
-functions (`control_flow.CALLS`). Ops that have no lowering say why in
-`NOT_LOWERED`; the completeness tests check that every `ge` op is in one of
-them.
+`movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
+`signal`, `sorting`; see `registry`); `Elementwise` ops with a scalar body
+lower generically; control flow lowers with its regions
+(`control_flow.CONTROL_FLOW`) and calls become functions
+(`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
+the completeness tests check that every `ge` op is in one of them.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ from passes.lowering import (
     movement,
     nn,
     scatter,
+    signal,
+    sorting,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
@@ -49,6 +51,8 @@ FAMILY_MODULES = (
     movement,
     nn,
     scatter,
+    signal,
+    sorting,
 )
 """The modules whose import registers the emitters."""
 

@@ -113,3 +113,30 @@ ge.graph @lp_pool {
   %g = ge.global_lp_pool %x {data_format = "NCHW"} : tensor<1x17x5x5xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x17x1x1xf32, #ge.layout<NCHW, NC1HWC0>>
   ge.netoutput %y, %g : tensor<1x17x3x3xf32, #ge.layout<NCHW, NC1HWC0>>, tensor<1x17x1x1xf32, #ge.layout<NCHW, NC1HWC0>>
 }
+
+// -----
+
+// ge.lp_norm: the squares summed along the axis into a [1, 17] scratch
+// buffer, then x / sqrt(sum), with 0 where the norm is 0.
+
+// CHECK-LABEL: func.func @lp_norm(
+// CHECK-SAME:      %[[X:.*]]: memref<3x17xf32> {ge.input = 0 : i64})
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<3x17xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = memref.alloc() : memref<1x17xf32>
+// CHECK:         %[[V:.*]] = affine.load %[[X]][%[[I:.*]], %[[J:.*]]] : memref<3x17xf32>
+// CHECK-NEXT:    %[[SQ:.*]] = arith.mulf %[[V]], %[[V]] : f32
+// CHECK-NEXT:    %[[S:.*]] = affine.load %[[SUM]][0, %[[J]]]
+// CHECK-NEXT:    arith.addf %[[S]], %[[SQ]] : f32
+// CHECK:         %[[T:.*]] = affine.load %[[SUM]][0, %[[COL:.*]]]
+// CHECK-NEXT:    %[[NORM:.*]] = math.sqrt %[[T]] : f32
+// CHECK-NEXT:    %[[XV:.*]] = affine.load %[[X]][%[[ROW:.*]], %[[COL]]]
+// CHECK-NEXT:    %[[Q:.*]] = arith.divf %[[XV]], %[[NORM]] : f32
+// CHECK-NEXT:    %[[Z:.*]] = arith.cmpf oeq, %[[NORM]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.select %[[Z]], %[[ZERO]], %[[Q]] : f32
+// CHECK-NEXT:    affine.store %[[R]], %[[Y]][%[[ROW]], %[[COL]]]
+ge.graph @lp_norm {
+  %x = ge.data {index = 0 : i64} : tensor<3x17xf32>
+  %y = ge.lp_norm %x {axis = 0 : i64, p = 2 : i64} : tensor<3x17xf32> -> tensor<3x17xf32>
+  ge.netoutput %y : tensor<3x17xf32>
+}

@@ -62,3 +62,30 @@ ge.graph @scatter_nd_max {
   %y = ge.scatter_nd %d, %i, %u {reduction = "max"} : (tensor<4x3x5xi32>, tensor<2x2xi32>, tensor<2x5xi32>) -> tensor<4x3x5xi32>
   ge.netoutput %y : tensor<4x3x5xi32>
 }
+
+// -----
+
+// OneHot is one select per result element: the index (as an `index`)
+// equals p or p - depth.
+
+// CHECK-LABEL: func.func @one_hot(
+// CHECK-SAME:      %[[I:[^:]*]]: memref<3xi64> {ge.input = 0 : i64}, %[[V:[^:]*]]: memref<2xf32> {ge.input = 1 : i64})
+// CHECK:         affine.for %[[N:.*]] = 0 to 3 {
+// CHECK-NEXT:      affine.for %[[P:.*]] = 0 to 5 {
+// CHECK:             %[[PV:.*]] = affine.apply affine_map<(d0) -> (d0)> (%[[P]])
+// CHECK-NEXT:        %[[PE:.*]] = affine.apply affine_map<(d0) -> ((d0 + -5))> (%[[P]])
+// CHECK-NEXT:        %[[RAW:.*]] = affine.load %[[I]][%[[N]]] : memref<3xi64>
+// CHECK-NEXT:        %[[AT:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK-NEXT:        %[[A:.*]] = arith.cmpi eq, %[[AT]], %[[PV]] : index
+// CHECK-NEXT:        %[[B:.*]] = arith.cmpi eq, %[[AT]], %[[PE]] : index
+// CHECK-NEXT:        %[[HOT:.*]] = arith.ori %[[A]], %[[B]] : i1
+// CHECK-NEXT:        %[[OFF:.*]] = affine.load %[[V]][0] : memref<2xf32>
+// CHECK-NEXT:        %[[ON:.*]] = affine.load %[[V]][1] : memref<2xf32>
+// CHECK-NEXT:        %[[Y:.*]] = arith.select %[[HOT]], %[[ON]], %[[OFF]] : f32
+// CHECK-NEXT:        affine.store %[[Y]], %{{.*}}[%[[N]], %[[P]]] : memref<3x5xf32>
+ge.graph @one_hot {
+  %i = ge.data {index = 0 : i64} : tensor<3xi64>
+  %v = ge.data {index = 1 : i64} : tensor<2xf32>
+  %y = ge.one_hot %i, %v {depth = 5 : i64} : (tensor<3xi64>, tensor<2xf32>) -> tensor<3x5xf32>
+  ge.netoutput %y : tensor<3x5xf32>
+}

@@ -89,3 +89,12 @@ ge.graph @no_arg_max_axis_out_of_range {
   %r = ge.arg_max %x {axis = 2 : i64} : tensor<2x3xf32> -> tensor<2x1xi64>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @lp_norm_p {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  // CHECK: {{.*}}invalid-reduction.mlir:[[# @LINE + 1]]:3: error: 'ge.lp_norm' op 'p' must be 1 or 2, got 3
+  %r = ge.lp_norm %x {p = 3 : i64} : tensor<2x3xf32> -> tensor<2x3xf32>
+  ge.netoutput
+}

@@ -43,3 +43,23 @@ ge.graph @scatter_nd_updates_shape {
   %y = ge.scatter_nd %d, %i, %u : (tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x5xf32>) -> tensor<3x4xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @one_hot_depth {
+  %i = ge.data {index = 0 : i64} : tensor<3xi64>
+  %v = ge.data {index = 1 : i64} : tensor<2xf32>
+  // CHECK: {{.*}}invalid-scatter.mlir:[[# @LINE + 1]]:3: error: 'ge.one_hot' op depth 0 must be positive
+  %y = ge.one_hot %i, %v {depth = 0 : i64} : (tensor<3xi64>, tensor<2xf32>) -> tensor<3x0xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @one_hot_axis {
+  %i = ge.data {index = 0 : i64} : tensor<3xi64>
+  %v = ge.data {index = 1 : i64} : tensor<2xf32>
+  // CHECK: {{.*}}invalid-scatter.mlir:[[# @LINE + 1]]:3: error: 'ge.one_hot' op axis 2 is out of range for rank 2
+  %y = ge.one_hot %i, %v {depth = 4 : i64, axis = 2 : i64} : (tensor<3xi64>, tensor<2xf32>) -> tensor<3x4xf32>
+  ge.netoutput
+}

@@ -42,3 +42,19 @@ ge.graph @arg_reduce {
   %b = ge.arg_min %x {axis = -1 : i64, keep_dims = false, select_last_index = true} : tensor<3x17x5xf16> -> tensor<3x17xi64>
   ge.netoutput %a, %b : tensor<1x17x5xi64>, tensor<3x17xi64>
 }
+
+// -----
+
+// `ge.lp_norm` (ONNX LpNormalization): p = 2 is the default and is elided.
+
+// CHECK-LABEL: ge.graph @lp_norm
+// CHECK-NEXT:    [[X:%.*]] = ge.data {index = 0 : i64} : tensor<3x17xf32>
+// CHECK-NEXT:    [[L1:%.*]] = ge.lp_norm [[X]] {axis = 0 : i64, p = 1 : i64} : tensor<3x17xf32> -> tensor<3x17xf32>
+// CHECK-NEXT:    [[L2:%.*]] = ge.lp_norm [[X]] : tensor<3x17xf32> -> tensor<3x17xf32>
+// CHECK-NEXT:    ge.netoutput [[L1]], [[L2]]
+ge.graph @lp_norm {
+  %x = ge.data {index = 0 : i64} : tensor<3x17xf32>
+  %a = ge.lp_norm %x {axis = 0 : i64, p = 1 : i64} : tensor<3x17xf32> -> tensor<3x17xf32>
+  %b = ge.lp_norm %x {axis = -1 : i64, p = 2 : i64} : tensor<3x17xf32> -> tensor<3x17xf32>
+  ge.netoutput %a, %b : tensor<3x17xf32>, tensor<3x17xf32>
+}

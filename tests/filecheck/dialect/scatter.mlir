@@ -25,3 +25,19 @@ ge.graph @scatter {
   %n = ge.scatter_nd %d, %t, %v {reduction = "add"} : (tensor<3x17xf32>, tensor<2x1xi32>, tensor<2x17xf32>) -> tensor<3x17xf32>
   ge.netoutput %e, %m, %n : tensor<3x17xf32>, tensor<3x17xf32>, tensor<3x17xf32>
 }
+
+// OneHot: the new dim of `depth` at `axis` (default -1); values' dtype.
+
+// CHECK-LABEL: ge.graph @one_hot
+// CHECK:         [[I:%.*]] = ge.data {index = 0 : i64} : tensor<3x5xi64>
+// CHECK-NEXT:    [[V:%.*]] = ge.data {index = 1 : i64} : tensor<2xf16>
+// CHECK-NEXT:    [[L:%.*]] = ge.one_hot [[I]], [[V]] {depth = 17 : i64} : (tensor<3x5xi64>, tensor<2xf16>) -> tensor<3x5x17xf16>
+// CHECK-NEXT:    [[F:%.*]] = ge.one_hot [[I]], [[V]] {depth = 4 : i64, axis = 0 : i64} : (tensor<3x5xi64>, tensor<2xf16>) -> tensor<4x3x5xf16>
+// CHECK-NEXT:    ge.netoutput [[L]], [[F]] :
+ge.graph @one_hot {
+  %i = ge.data {index = 0 : i64} : tensor<3x5xi64>
+  %v = ge.data {index = 1 : i64} : tensor<2xf16>
+  %l = ge.one_hot %i, %v {depth = 17 : i64, axis = -1 : i64} : (tensor<3x5xi64>, tensor<2xf16>) -> tensor<3x5x17xf16>
+  %f = ge.one_hot %i, %v {depth = 4 : i64, axis = 0 : i64} : (tensor<3x5xi64>, tensor<2xf16>) -> tensor<4x3x5xf16>
+  ge.netoutput %l, %f : tensor<3x5x17xf16>, tensor<4x3x5xf16>
+}

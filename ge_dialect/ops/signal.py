@@ -1,0 +1,153 @@
+"""Signal processing: `ge.dft` (ONNX DFT: forward, inverse, one-sided, and
+the inverse of a one-sided spectrum).
+
+A transform along one axis is a matrix product: every output bin is a sum
+of the input samples weighted by twiddle factors. `dft_matrix` builds that
+matrix from the static shapes and attributes, once, for the NumPy kernel
+and the loop lowering alike (which keeps it as a constant table):
+
+```mlir
+%y = ge.dft %x {axis = 1 : i64, length = 10 : i64, onesided = true}
+    : tensor<1x10x10x1xf32> -> tensor<1x6x10x2xf32>
+```
+
+Complex values are a trailing axis of 2 (real, imaginary); a trailing axis
+of 1 is a real signal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.format_rules import stop_rule
+from ge_dialect.layout import shape_of
+from ge_dialect.ops.base import (
+    UNARY_FORMAT,
+    GEOperation,
+    boolean,
+    check_same_element_type,
+    element_count,
+)
+from ge_dialect.shape_functions import UNKNOWN, Result, Shape, ShapeError, required
+
+
+def dft_bins(length: int, inverse: bool, onesided: bool) -> int:
+    """Output bins along the axis: `length`, or `length // 2 + 1` for a
+    one-sided forward transform (an inverse one-sided one gives `length`
+    real samples)."""
+    return length // 2 + 1 if onesided and not inverse else length
+
+
+def dft_matrix(
+    samples: int, parts: int, length: int, inverse: bool, onesided: bool
+) -> np.ndarray:
+    """W [out part, out bin, in part, in sample] with
+    `y[k, o] = sum_{q, j} W[o, k, q, j] x[j, q]`: the DFT of `length` points
+    over the first `samples` input samples (`parts` = 1: real, 2: complex),
+    the rest zero padding.
+
+    Forward: `e^(-2 pi i jk / L)`; inverse: `e^(+2 pi i jk / L) / L`;
+    inverse one-sided (irfft): the input holds bins 0..L/2 of a Hermitian
+    spectrum, so bin j counts twice unless it is 0 or L/2, and the output
+    is real. Angles reduce `jk` modulo L first (exact for long signals).
+    """
+    bins = dft_bins(length, inverse, onesided)
+    j = np.arange(samples)
+    k = np.arange(bins)
+    angle = 2 * np.pi * ((k[:, None] * j[None, :]) % length) / length
+    cos, sin = np.cos(angle), np.sin(angle)
+    if inverse and onesided:
+        scale = np.where((j == 0) | (2 * j == length), 1.0, 2.0) / length
+        rows = [[cos * scale, -sin * scale]]  # real output only
+    elif inverse:
+        rows = [[cos / length, -sin / length], [sin / length, cos / length]]
+    else:
+        rows = [[cos, sin], [-sin, cos]]
+    w = np.array(rows).transpose(0, 2, 1, 3)  # [o, q, K, J] -> [o, K, q, J]
+    return np.ascontiguousarray(w[:, :, :parts, :])
+
+
+def dft_samples(size: int, length: int, inverse: bool, onesided: bool) -> int:
+    """Input samples the transform reads: at most `length` (the rest is
+    truncated), at most the `length // 2 + 1` bins an irfft uses."""
+    used = length // 2 + 1 if inverse and onesided else length
+    return min(size, used)
+
+
+@irdl_op_definition
+class DFTOp(GEOperation):
+    """Discrete Fourier transform of `length` points along `axis` (ONNX DFT).
+
+    `x` [..., n, ..., 1 | 2] is zero-padded or truncated to `length` along
+    `axis`; `y` has `length` bins there (`length // 2 + 1` when
+    `onesided`), complex (a trailing 2) unless it inverts a one-sided
+    spectrum, which gives `length` real samples (a trailing 1).
+    """
+
+    name = "ge.dft"
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    axis = attr_def(IntegerAttr)
+    length = attr_def(IntegerAttr)
+    inverse = attr_def(IntegerAttr, default_value=boolean(False))
+    onesided = attr_def(IntegerAttr, default_value=boolean(False))
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(stop_rule)
+
+    assembly_format = UNARY_FORMAT
+
+    def verify_(self) -> None:
+        check_same_element_type(self)
+        rank = len(shape_of(self.x.type))
+        axis = self.value_of("axis")
+        if not 0 <= axis < rank - 1:
+            raise VerifyException(
+                f"axis {axis} must name a signal axis, in [0, {rank - 2}]"
+            )
+        if self.value_of("length") < 1:
+            raise VerifyException(
+                f"length must be positive, got {self.value_of('length')}"
+            )
+
+    def work(self) -> float:
+        """Each output element sums `length` weighted samples."""
+        return element_count(self.y) * self.value_of("length")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """`axis` gets the bins, the trailing axis 2 (1 for an irfft)."""
+        x = shapes[0]
+        if len(x) < 2 or x[-1] not in (1, 2, UNKNOWN):
+            raise ShapeError(
+                f"input must end in an axis of 1 (real) or 2 (complex), got {list(x)}"
+            )
+        axis, length = required(attrs, "axis"), required(attrs, "length")
+        if not 0 <= axis < len(x) - 1:
+            raise ShapeError(f"axis {axis} must name a signal axis of {list(x)}")
+        inverse, onesided = bool(attrs.get("inverse")), bool(attrs.get("onesided"))
+        shape = list(x)
+        shape[axis] = dft_bins(length, inverse, onesided)
+        shape[-1] = 1 if inverse and onesided else 2
+        return [(tuple(shape), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, *, axis: int, length: int, inverse: bool, onesided: bool
+    ) -> np.ndarray:
+        """The matrix product with `dft_matrix`, in float64."""
+        samples = dft_samples(x.shape[axis], length, bool(inverse), bool(onesided))
+        w = dft_matrix(samples, x.shape[-1], length, bool(inverse), bool(onesided))
+        signal = np.moveaxis(x.astype(np.float64), axis, -2)[..., :samples, :]
+        y = np.einsum("okqj,...jq->...ko", w, signal)
+        return np.moveaxis(y, -2, axis).astype(x.dtype)

@@ -1,0 +1,104 @@
+"""Ordering along an axis: `ge.top_k` (ONNX TopK, GE TopKV2).
+
+The order is NumPy's stable sort: equal values keep the lower index first,
+NaN is larger than every number (first among the largest, last among the
+smallest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
+from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.format_rules import full_rank_rule
+from ge_dialect.ops.base import (
+    GEOperation,
+    boolean,
+    check_axis,
+    element_type_of,
+    integer,
+)
+from ge_dialect.shape_functions import (
+    UNKNOWN,
+    Result,
+    Shape,
+    ShapeError,
+    axis_index,
+    required,
+)
+
+
+def top_k_order(x: np.ndarray, axis: int, largest: bool) -> np.ndarray:
+    """Positions along `axis` from first to last in TopK's order."""
+    if not largest:
+        return np.argsort(x, axis=axis, kind="stable")
+    # Descending with ties by lower index: a stable ascending sort of the
+    # flipped axis, read backwards.
+    order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    return x.shape[axis] - 1 - np.flip(order, axis)
+
+
+@irdl_op_definition
+class TopKOp(GEOperation):
+    """The `k` largest (or smallest) elements along `axis` and their int64
+    positions, in order (`sorted`: ONNX leaves the order free otherwise;
+    it is the sorted one here too)."""
+
+    name = "ge.top_k"
+
+    x = operand_def(TensorType)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    k = attr_def(IntegerAttr)
+    axis = attr_def(IntegerAttr, default_value=integer(-1))
+    largest = attr_def(IntegerAttr, default_value=boolean(True))
+    sorted = attr_def(IntegerAttr, default_value=boolean(True))
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(full_rank_rule)
+
+    assembly_format = "$x attr-dict `:` type($x) `->` type($values) `,` type($indices)"
+
+    def verify_(self) -> None:
+        rank = self.x.type.get_num_dims()
+        if rank == 0:
+            raise VerifyException("'ge.top_k' needs an input of rank >= 1")
+        axis = check_axis(self.value_of("axis"), rank)
+        k, size = self.value_of("k"), self.x.type.get_shape()[axis]
+        if k < 0 or (size != UNKNOWN and k > size):
+            raise VerifyException(f"k {k} is out of range for an axis of {size}")
+        if element_type_of(self.values) != element_type_of(self.x):
+            raise VerifyException("values must have the dtype of x")
+        if element_type_of(self.indices) != i64:
+            raise VerifyException("indices must be i64")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """x's shape with `k` along `axis`: values in x's dtype, int64 indices."""
+        (x,) = shapes
+        if not x:
+            raise ShapeError("needs an input of rank >= 1")
+        axis = axis_index(required(attrs, "axis"), len(x))
+        k = int(required(attrs, "k"))
+        if k < 0 or (x[axis] != UNKNOWN and k > x[axis]):
+            raise ShapeError(f"k {k} is out of range for an axis of {x[axis]}")
+        shape = tuple(k if d == axis else n for d, n in enumerate(x))
+        return [(shape, dtypes[0]), (shape, "int64")]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, *, k: int, axis: int, largest: bool, sorted: bool
+    ) -> list[np.ndarray]:
+        """The first `k` of `top_k_order` and the values there."""
+        axis %= x.ndim
+        order = top_k_order(x, axis, largest)
+        indices = np.take(order, np.arange(k), axis=axis).astype(np.int64)
+        return [np.take_along_axis(x, indices, axis=axis), indices]

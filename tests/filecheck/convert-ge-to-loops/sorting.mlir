@@ -1,0 +1,46 @@
+// RUN: ge-opt %s --split-input-file -p convert-ge-to-loops | filecheck %s
+
+// TopK by ranks: rank[i] counts the j that come first (larger, NaN the
+// largest, or equal with j < i); then values and positions are the
+// maxima over i of what has rank p.
+
+// CHECK-LABEL: func.func @top_k(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<17xf32> {ge.input = 0 : i64})
+// CHECK:         %[[RANK:.*]] = memref.alloc() : memref<17xi64>
+// CHECK:         affine.store %{{.*}}, %[[RANK]]
+// CHECK:         affine.for %[[I:.*]] = 0 to 17 {
+// CHECK-NEXT:      affine.for %[[J:.*]] = 0 to 17 {
+// CHECK-NEXT:        %[[A:.*]] = affine.load %[[X]][%[[J]]] : memref<17xf32>
+// CHECK-NEXT:        %[[B:.*]] = affine.load %[[X]][%[[I]]] : memref<17xf32>
+// CHECK-NEXT:        %[[AN:.*]] = arith.cmpf uno, %[[A]], %[[A]] : f32
+// CHECK-NEXT:        %[[BN:.*]] = arith.cmpf uno, %[[B]], %[[B]] : f32
+// CHECK-NEXT:        %[[GT:.*]] = arith.cmpf ogt, %[[A]], %[[B]] : f32
+// CHECK:             %[[LT:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : index
+// CHECK:             arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK:             affine.load %[[RANK]][%[[I]]] : memref<17xi64>
+// CHECK-NEXT:        arith.addi
+// CHECK-NEXT:        affine.store %{{.*}}, %[[RANK]][%[[I]]] : memref<17xi64>
+// CHECK:             %[[R:.*]] = affine.load %[[RANK]][%{{.*}}] : memref<17xi64>
+// CHECK-NEXT:        arith.cmpi eq, %[[R]], %{{.*}} : i64
+// CHECK:             arith.maximumf
+// CHECK:             arith.maxsi
+// CHECK:         func.return %{{.*}}, %{{.*}} : memref<5xf32>, memref<5xi64>
+ge.graph @top_k {
+  %x = ge.data {index = 0 : i64} : tensor<17xf32>
+  %v, %i = ge.top_k %x {k = 5 : i64} : tensor<17xf32> -> tensor<5xf32>, tensor<5xi64>
+  ge.netoutput %v, %i : tensor<5xf32>, tensor<5xi64>
+}
+
+// -----
+
+// Smallest integers: signed less-than; the minimum element's identity.
+
+// CHECK-LABEL: func.func @top_k_smallest_int(
+// CHECK:           arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+// CHECK-NOT:       arith.cmpf
+// CHECK:           arith.maxsi %{{.*}}, %{{.*}} : i32
+ge.graph @top_k_smallest_int {
+  %x = ge.data {index = 0 : i64} : tensor<3x5xi32>
+  %v, %i = ge.top_k %x {k = 2 : i64, largest = false} : tensor<3x5xi32> -> tensor<3x2xi32>, tensor<3x2xi64>
+  ge.netoutput %v, %i : tensor<3x2xi32>, tensor<3x2xi64>
+}

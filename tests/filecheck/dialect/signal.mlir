@@ -1,0 +1,19 @@
+// RUN: ge-opt %s --split-input-file | ge-opt --split-input-file | filecheck %s
+// RUN: ge-opt %s --split-input-file --print-op-generic | ge-opt --split-input-file | filecheck %s
+
+// `ge.dft` (ONNX DFT): a forward, a one-sided (6 bins of 10) and an irfft
+// (real output); inverse and onesided default to false and are elided.
+
+// CHECK-LABEL: ge.graph @dft
+// CHECK-NEXT:    [[X:%.*]] = ge.data {index = 0 : i64} : tensor<2x10x3x2xf32>
+// CHECK-NEXT:    [[F:%.*]] = ge.dft [[X]] {axis = 1 : i64, length = 12 : i64} : tensor<2x10x3x2xf32> -> tensor<2x12x3x2xf32>
+// CHECK-NEXT:    [[R:%.*]] = ge.dft [[X]] {axis = 1 : i64, length = 10 : i64, onesided = true} : tensor<2x10x3x2xf32> -> tensor<2x6x3x2xf32>
+// CHECK-NEXT:    [[I:%.*]] = ge.dft [[R]] {axis = 1 : i64, length = 10 : i64, inverse = true, onesided = true} : tensor<2x6x3x2xf32> -> tensor<2x10x3x1xf32>
+// CHECK-NEXT:    ge.netoutput [[F]], [[R]], [[I]]
+ge.graph @dft {
+  %x = ge.data {index = 0 : i64} : tensor<2x10x3x2xf32>
+  %f = ge.dft %x {axis = 1 : i64, length = 12 : i64, inverse = false} : tensor<2x10x3x2xf32> -> tensor<2x12x3x2xf32>
+  %r = ge.dft %x {axis = 1 : i64, length = 10 : i64, onesided = true} : tensor<2x10x3x2xf32> -> tensor<2x6x3x2xf32>
+  %i = ge.dft %r {axis = 1 : i64, length = 10 : i64, inverse = true, onesided = true} : tensor<2x6x3x2xf32> -> tensor<2x10x3x1xf32>
+  ge.netoutput %f, %r, %i : tensor<2x12x3x2xf32>, tensor<2x6x3x2xf32>, tensor<2x10x3x1xf32>
+}

@@ -1,0 +1,17 @@
+// RUN: ge-opt %s | ge-opt | filecheck %s
+// RUN: ge-opt %s --print-op-generic | ge-opt | filecheck %s
+
+// TopK: values in x's dtype and int64 positions, k along the axis; the
+// defaults (last axis, largest, sorted) are elided.
+
+// CHECK-LABEL: ge.graph @top_k
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<3x17xf16>
+// CHECK-NEXT:    [[V:%.*]], [[I:%.*]] = ge.top_k [[X]] {k = 5 : i64} : tensor<3x17xf16> -> tensor<3x5xf16>, tensor<3x5xi64>
+// CHECK-NEXT:    [[S:%.*]], [[J:%.*]] = ge.top_k [[X]] {k = 2 : i64, axis = 0 : i64, largest = false} : tensor<3x17xf16> -> tensor<2x17xf16>, tensor<2x17xi64>
+// CHECK-NEXT:    ge.netoutput [[V]], [[I]], [[S]], [[J]] :
+ge.graph @top_k {
+  %x = ge.data {index = 0 : i64} : tensor<3x17xf16>
+  %v, %i = ge.top_k %x {k = 5 : i64, axis = -1 : i64, sorted = true} : tensor<3x17xf16> -> tensor<3x5xf16>, tensor<3x5xi64>
+  %s, %j = ge.top_k %x {k = 2 : i64, axis = 0 : i64, largest = false} : tensor<3x17xf16> -> tensor<2x17xf16>, tensor<2x17xi64>
+  ge.netoutput %v, %i, %s, %j : tensor<3x5xf16>, tensor<3x5xi64>, tensor<2x17xf16>, tensor<2x17xi64>
+}
