@@ -1,10 +1,9 @@
 """Transformers on the FRACTAL_NZ path: BERT, GPT-2 and ViT through `ge-atc`.
 
 The test zoo's transformers (`tests/model_zoo`: 2 layers, random init from
-`transformers` configs, torch's exporters) compile with `ge-atc` at their
-export shapes with `--auto_cast_mode=1` (BERT's attention mask goes through
-a bool Gather, an AI CPU kernel without bool), once per `--precision_mode`
-(none: every op keeps float32),
+`transformers` configs, torch's exporters) compile with plain `ge-atc` at
+their export shapes, once per `--precision_mode` (none: every op keeps
+float32),
 and run as `ge-run` runs them, against onnxruntime (float32) on the same
 seeded inputs, timed in turns (medians). Per model, exporter and mode:
 
@@ -85,8 +84,7 @@ def measure(name: str, exporter: str, mode: str, args, work: Path) -> Row:
     row = Row(name, exporter, mode, tolerance=PRECISION_TOLERANCE.get(mode, 1e-3))
     path = model_zoo.export(name, exporter=exporter)
     feeds = model_zoo.sample_inputs(name)
-    flags = ("--auto_cast_mode=1",)  # the masks' bool Gather runs on AI CPU
-    flags += () if mode == "none" else (f"--precision_mode={mode}",)
+    flags = () if mode == "none" else (f"--precision_mode={mode}",)
     om = work / f"{name}-{exporter}-{mode}"
     _, row.error = model_zoo.compile_with_atc(
         path, om, model_zoo.input_shape_flag(feeds), flags

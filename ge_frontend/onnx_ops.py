@@ -1268,6 +1268,26 @@ def convert_top_k(ctx: NodeContext) -> list[Value]:
     return [values, indices]
 
 
+@converts("Compress")
+def convert_compress(ctx: NodeContext) -> list[Value]:
+    """The slices along `axis` where `condition` is true; without `axis`,
+    the elements of the flattened input. How many is known at run time."""
+    x, condition = ctx.input(0), ctx.input(1)
+    if ctx.dtype(1) != "bool":
+        raise ValueError(f"condition must be bool, got {ctx.dtype(1)}")
+    if not ctx.has_attr("axis"):
+        return [
+            ctx.op(
+                "compress",
+                ctx.op("reshape", x, shape=[-1], suffix="flat"),
+                condition,
+                axis=0,
+            )
+        ]
+    axis = normalize_axis(ctx.attr("axis"), ctx.rank(0))
+    return [ctx.op("compress", x, condition, axis=axis)]
+
+
 @converts("CumSum", "CumProd")
 def convert_cumulative(ctx: NodeContext) -> list[Value]:
     """The running sum or product along `axis` (an input, a 0-d or 1-element

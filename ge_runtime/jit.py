@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
+from xdsl.dialects import affine, arith, builtin, cf, func, math, memref, scf
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
@@ -256,6 +256,7 @@ def loop_context() -> Context:
         arith.Arith,
         math.Math,
         scf.Scf,
+        cf.Cf,
     ):
         ctx.load_dialect(dialect)
     ctx.load_op(RemFOp)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import affine, arith, memref, scf
+from xdsl.dialects import affine, arith, cf, memref, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
@@ -36,7 +36,13 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from ge_runtime.jit_ops import JITError, constant_value, numpy_dtype, scalar_function
+from ge_runtime.jit_ops import (
+    JITError,
+    LocatedJITError,
+    constant_value,
+    numpy_dtype,
+    scalar_function,
+)
 from ge_runtime.jit_relayouts import RelayoutCache
 
 
@@ -86,6 +92,15 @@ class CodeEnv:
         name = self.fresh(prefix)
         self.namespace[name] = obj
         return name
+
+    def assertion(self, op: cf.AssertOp, holds: str, indent: str) -> list[str]:
+        """Lines raising the `cf.assert`'s message (a whole diagnostic) where
+        the Python expression `holds` is false."""
+        error = self.add_global(LocatedJITError, "e")
+        return [
+            f"{indent}if not {holds}:",
+            f"{indent}    raise {error}({op.msg.data!r})",
+        ]
 
     def workspace(self, shape: tuple[int, ...], dtype: np.dtype) -> str:
         """A buffer of this thread kept from call to call (`_workspace[i]`)."""
@@ -282,6 +297,8 @@ class ScalarEmitter:
                 return [
                     f"{indent}{env.name(op.res)} = {memref_name}{self._index(indices)}"
                 ]
+            case cf.AssertOp():
+                return env.assertion(op, env.name(op.arg), indent)
             case memref.StoreOp():
                 value, memref_name, *indices = self._operands(op)
                 return [f"{indent}{memref_name}{self._index(indices)} = {value}"]

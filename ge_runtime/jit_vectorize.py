@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import affine, arith, memref
+from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
@@ -303,6 +303,7 @@ class NestVectoriser:
             affine.ApplyOp,
             arith.ConstantOp,
             memref.LoadOp,  # a data-dependent load: a gather
+            cf.AssertOp,  # a check on the data (a gather's indices)
         )
         if (
             isinstance(op, supported)
@@ -640,6 +641,9 @@ class NestVectoriser:
                 if last_store.get(self._memref(op.memref), -1) > s.order:
                     name = self._new(op.result)
                     self.lines.append(f"{name} = np.array({self._view(op)})")
+            elif isinstance(op, cf.AssertOp):
+                holds = f"np.all({self.value(op.arg)})"
+                self.lines += self.env.assertion(op, holds, "")
             elif isinstance(op, affine.StoreOp):
                 if op in accumulations:
                     self._emit_accumulation(op, accumulations[op], initial.get(op))
@@ -988,6 +992,8 @@ class NestVectoriser:
         target = self.env.fresh("w")
         ufunc_name = self.env.add_global(ufunc, "u")
         self.lines.append(f"{target} = {view}")
+        if self._separable(acc.term, window, op, ufunc_name, start or target, target):
+            return True
         for count, tap in enumerate(np.ndindex(*(self.axes[a].extent for a in window))):
             index = [":"] * self.ndim
             for axis, at in zip(window, tap, strict=True):
@@ -995,6 +1001,94 @@ class NestVectoriser:
             first = (start or target) if count == 0 else target
             self.lines.append(
                 f"{ufunc_name}({first}, {term}[{', '.join(index)}], out={target})"
+            )
+        return True
+
+    def _separable(
+        self,
+        term: SSAValue,
+        window: list[int],
+        store: affine.StoreOp,
+        ufunc: str,
+        first: str,
+        target: str,
+    ) -> bool:
+        """A 2-d max/min window over a strided view (pooling) in two passes:
+        along its inner window axis into a buffer of whole input rows, then
+        along its outer one into the target (`x[h * s + i]` is row `h * s + i`
+        of the buffer); 2 (k - 1) + 1 binary ufuncs for k x k taps instead of
+        k * k. The taps are taken in the same order (rows, then within a
+        row), so ties and NaNs resolve as one pass does. False (nothing
+        emitted) unless each window axis walks the term's buffer at a stride
+        an output axis's is a multiple of."""
+        load = term.owner
+        if (
+            len(window) != 2
+            or not isinstance(load, affine.LoadOp)
+            or load not in self._views
+        ):
+            return False
+        offset, strides = self._views[load]
+        itemsize = numpy_dtype(term.type).itemsize
+        deps = self._live(term)
+        outputs = self._ix_deps(self.access_index(store))
+        pairs: list[tuple[int, int, int]] = []  # window axis, output axis, multiple
+        for k in window:
+            step = strides[self.axes[k].position]
+            candidates = [
+                (strides[self.axes[o].position] // step, o)
+                for o in deps & outputs
+                if o not in window
+                and step > 0
+                and strides[self.axes[o].position] % step == 0
+                and strides[self.axes[o].position] > 0
+                and all(o != p for _, p, _ in pairs)
+            ]
+            if k not in deps or k in outputs or not candidates:
+                return False
+            multiple, o = min(candidates)
+            pairs.append((k, o, multiple))
+        (outer, outer_out, outer_multiple), (inner, inner_out, _) = pairs
+        shape = list(self._shape(deps))
+        p_outer, p_outer_out = self.axes[outer].position, self.axes[outer_out].position
+        p_inner = self.axes[inner].position
+        rows = (self.axes[outer_out].extent - 1) * outer_multiple + self.axes[
+            outer
+        ].extent
+        if rows > 4 * self.axes[outer_out].extent * self.axes[outer].extent:
+            return False
+        base = self.env.name(load.memref)  # type: ignore[attr-defined]
+        # pass 1: along the inner window axis, every input row the outer one needs
+        row_shape = list(shape)
+        row_shape[p_outer_out], row_shape[p_outer], row_shape[p_inner] = rows, 1, 1
+        row_strides = list(strides)
+        row_strides[p_outer_out] = strides[p_outer]
+        row_strides[p_outer] = row_strides[p_inner] = 0
+        buffer = self.env.fresh("s")
+        dtype = numpy_dtype(term.type)
+        self.lines.append(f"{buffer} = {self.env.scratch(tuple(row_shape), dtype)}")
+        inner_step = strides[p_inner] // itemsize
+        taps = [
+            f"strided_view({base}, {offset + t * inner_step}, {tuple(row_shape)}, "
+            f"{tuple(row_strides)})"
+            for t in range(self.axes[inner].extent)
+        ]
+        self.lines.append(f"{ufunc}({taps[0]}, {taps[1]}, out={buffer})")
+        self.lines += [f"{ufunc}({buffer}, {tap}, out={buffer})" for tap in taps[2:]]
+        # pass 2: along the outer window axis, from the rows into the target
+        row_element_strides = element_strides(row_shape)
+        out_shape = list(shape)
+        out_shape[p_outer] = out_shape[p_inner] = 1
+        out_strides = [e * itemsize for e in row_element_strides]
+        out_strides[p_outer_out] *= outer_multiple
+        out_strides[p_outer] = out_strides[p_inner] = 0
+        for t in range(self.axes[outer].extent):
+            tap = (
+                f"strided_view({buffer}, {t * row_element_strides[p_outer_out]}, "
+                f"{tuple(out_shape)}, {tuple(out_strides)})"
+            )
+            self.lines.append(
+                f"{ufunc}({first if t == 0 else target}, {tap}, out={target})"
             )
         return True
 

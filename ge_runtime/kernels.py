@@ -52,7 +52,7 @@ from ge_dialect.ops import Conv2DOp, attribute_value
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.value_layout import ValueLayout
 from ge_runtime.jit import CompiledFunction, compile_graph
-from ge_runtime.jit_ops import JITError
+from ge_runtime.jit_ops import JITError, LocatedJITError, jit_failure
 from ge_runtime.reference import ReferenceEvaluator
 from passes.lowering.table import lowering_for
 from passes.memory_planning import OFFSET_ATTRIBUTE
@@ -237,6 +237,8 @@ def jit(call: KernelCall) -> None:
     try:
         # copied into the outputs right away: views of the workspace will do
         results = jit_function(call.op, call.target)(*call.inputs, copy=False)
+    except LocatedJITError as error:  # a check on the data, located at the op
+        raise jit_failure(error) from None
     except JITError as error:
         raise error_at(call.op, f"jit kernel failed: {error}") from None
     for output, result in zip(call.outputs, results, strict=True):

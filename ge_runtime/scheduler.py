@@ -338,6 +338,7 @@ def single_op_graph(
         properties=dict(op.properties),
         regions=[region.clone() for region in op.regions],  # a ge.fused body
     )
+    kernel_op.location = op.location  # its run-time checks report the op
     block.add_op(kernel_op)
     block.add_op(NetOutputOp(kernel_op.results))
     return GraphOp(f"kernel_{op.name.removeprefix('ge.')}", Region(block))
@@ -349,16 +350,17 @@ KERNEL_CACHE_SIZE = 4096
 
 @dataclass
 class KernelCache:
-    """JIT-compiled single-op kernels by (op, concrete operand shapes), at most
+    """JIT-compiled single-op kernels by (op, concrete operand and result
+    shapes: an op with data-dependent dims has one per result shape), at most
     `capacity` of them (the least recently used are dropped).
 
     A None entry means the op runs its NumPy kernel; `failures` says why.
     """
 
     target: str | None
-    kernels: dict[tuple[Operation, tuple[Shape, ...]], GraphRunner | None] = field(
-        default_factory=dict
-    )
+    kernels: dict[
+        tuple[Operation, tuple[Shape, ...], tuple[Shape, ...]], GraphRunner | None
+    ] = field(default_factory=dict)
     failures: dict[Operation, str] = field(default_factory=dict)
     capacity: int = KERNEL_CACHE_SIZE
     compiled: int = 0
@@ -370,8 +372,9 @@ class KernelCache:
         shapes: tuple[Shape, ...],
         results: Sequence[tuple[Shape, str]],
     ) -> GraphRunner | None:
-        """The compiled kernel of `op` for `shapes` (None: use the NumPy kernel)."""
-        key = (op, shapes)
+        """The compiled kernel of `op` for `shapes` and `results` (None: use
+        the NumPy kernel)."""
+        key = (op, shapes, tuple(shape for shape, _ in results))
         if key in self.kernels:
             self.kernels[key] = self.kernels.pop(key)  # now the most recent
             return self.kernels[key]
@@ -512,6 +515,13 @@ class ScheduledEvaluator(ReferenceEvaluator):
         """Shape function on the concrete shapes, then the op's kernel."""
         shapes = tuple(held.shape for held in operands)
         inferred = self._infer(op, operands)
+        if inferred is not None and hasattr(op, "value_shapes"):
+            # Data-dependent dims: the op computes them from the operands'
+            # values, then a kernel is compiled for those result shapes.
+            found = op.value_shapes([held.origin for held in operands])
+            inferred = [
+                (tuple(s), dtype) for s, (_, dtype) in zip(found, inferred, strict=True)
+            ]
         kernel = None if inferred is None else self.kernels.kernel(op, shapes, inferred)
         if kernel is not None:
             results = kernel(dict(enumerate(held.origin for held in operands)))

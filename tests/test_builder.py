@@ -625,9 +625,12 @@ def test_top_k():
     smallest, positions = b.top_k(x, k=3, axis=0, largest=False)
     assert shape(values) == shape(indices) == (3, 5)
     assert shape(smallest) == (3, 17) and dtype_of(positions) == "int64"
-    b.output(values, indices, smallest, positions)
+    kept = b.compress(x, b.data([17], "bool"), axis=1)
+    assert shape(kept) == (3, -1)
+    b.output(values, indices, smallest, positions, kept)
     text = reparsed(b.build())
     assert "ge.top_k " in text and "largest = false" in text
+    assert "ge.compress " in text
 
 
 def test_shape_and_size_of_a_tensor():

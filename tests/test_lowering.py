@@ -23,7 +23,14 @@ from xdsl.ir import SSAValue
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.formats import to_storage
-from ge_runtime.jit import compile_graph, lower_graph, run_graph
+from ge_runtime.jit import (
+    compile_graph,
+    compile_module,
+    lower_graph,
+    lowered_module,
+    run_graph,
+)
+from ge_runtime.jit_ops import JITError
 from ge_runtime.reference import evaluate
 from passes.lowering.index import Ix, Var
 from passes.lowering.layouts import make_layout
@@ -818,7 +825,7 @@ def test_engine_subgraphs_become_called_functions(planned):
 
 def test_planned_while_with_engine_subgraphs_in_its_body():
     """A while body split into engine subgraphs (AI Core ops around an AI CPU
-    gather) by partition-engines, then planned: the calls inside the body are
+    tile) by partition-engines, then planned: the calls inside the body are
     planned inlined (their outputs are their inner values' bytes), lowered as
     func.calls that return arena views, and the JIT matches the reference."""
     from ge_dialect.dialect import make_context
@@ -832,7 +839,7 @@ def test_planned_while_with_engine_subgraphs_in_its_body():
 
     def body(s: GraphBuilder, n_, t_, a_):
         one = s.const(np.array(1, np.int32))
-        row = s.gather(t_, s.sub(n_, one), axis=0)
+        row = s.tile(s.gather(t_, s.sub(n_, one), axis=0), multiples=[1])
         return [s.sub(n_, one), t_, s.add(s.tanh(a_), s.mul(row, a_))]
 
     _, _, y = b.while_([n, table, acc], lambda s, n_, t_, a_: s.identity(n_), body)
@@ -998,16 +1005,48 @@ def test_gather_elements_of_every_dtype_and_a_longer_gather_axis(
     np.testing.assert_array_equal(got, expected)
 
 
-def test_gather_elements_index_out_of_range_is_an_error():
+def _gather_graph(op: str, index_shape: list[int]):
+    """`op` on x[3, 4] along axis 1 (a GatherND: index tuples of length 2)."""
     b = GraphBuilder("g")
     x = b.data([3, 4], "float32")
-    index = b.data([3, 1], "int64")
-    b.output(b.gather_elements(x, index, axis=1))
-    feeds = {0: np.zeros((3, 4), np.float32), 1: np.array([[0], [4], [-1]])}
-    module = b.build()
-    for run in (run_graph, evaluate):
-        with pytest.raises(GEError, match="index 4 is out of bounds for axis 1"):
-            run(module, feeds)
+    index = b.data(index_shape, "int64")
+    gathered = {
+        "gather": lambda: b.gather(x, index, axis=1, name="take"),
+        "gather_elements": lambda: b.gather_elements(x, index, axis=1, name="take"),
+        "gather_nd": lambda: b.gather_nd(x, index, name="take"),
+    }[op]()
+    b.output(gathered)
+    return b.build()
+
+
+GATHER_INDICES = {
+    "gather": ([3], lambda bad: [0, bad, -4]),
+    "gather_elements": ([3, 1], lambda bad: [[0], [bad], [-4]]),
+    "gather_nd": ([3, 2], lambda bad: [[0, -4], [2, bad], [-3, 3]]),
+}
+"""Per gather: the index shape, and indices with one entry `bad` on axis 1
+(the others in range, negative ones included)."""
+
+
+@pytest.mark.parametrize("op", sorted(GATHER_INDICES))
+@pytest.mark.parametrize("bad", [4, -5, 1 << 40])
+def test_gather_index_out_of_range_is_a_located_error(op: str, bad: int):
+    """ONNX allows indices in [-size, size): one past either end fails on
+    the JIT (vectorised and scalar paths) with the diagnostic at the node,
+    as in the reference; it never wraps around (-5 is not -1)."""
+    index_shape, values = GATHER_INDICES[op]
+    module = _gather_graph(op, index_shape)
+    feeds = {0: np.zeros((3, 4), np.float32), 1: np.array(values(bad), np.int64)}
+    message = f"node 'take': error: 'ge.{op}' op index out of range [-4, 3] on axis 1"
+    with pytest.raises(GEError, match=re.escape(message)):
+        run_graph(module, feeds)
+    scalar = compile_module(lowered_module(module.body.block.first_op), vectorize=False)
+    with pytest.raises(JITError, match=re.escape(message)):
+        scalar(*feeds.values())
+    with pytest.raises(GEError, match=f"node 'take': error: 'ge.{op}' op"):
+        evaluate(module, feeds)
+    feeds[1] = np.array(values(3), np.int64)
+    assert np.isfinite(run_graph(module, feeds)[0]).all()
 
 
 @pytest.mark.parametrize("op", ["arg_max", "arg_min"])

@@ -242,13 +242,13 @@ def test_non_jit_parts_groups_ops_by_how_they_ran() -> None:
     trace = (
         "schedule: sink scheduling: 2 sunk part(s), 1 fallback op(s)\n"
         "trace: a ge.add AICore sunk (part 0, jit) -> 3\n"
-        "trace: g ge.gather AICPU fallback (GatherOp.numpy_kernel) -> 3\n"
+        "trace: g ge.broadcast_to AICPU fallback (BroadcastToOp.numpy_kernel) -> 3\n"
         "trace: b ge.div AICore sunk (part 1, reference: no lowering) -> 3\n"
         "trace: c ge.mul AICore sunk (part 1, reference: no lowering) -> 3\n"
         "trace: d ge.mul AICore host kernel (jit kernel for 3) -> 3\n"
     )
     assert non_jit_parts(ToolRun(0, trace, "")) == (
-        "ge-run --trace: fallback (GatherOp.numpy_kernel): ge.gather; "
+        "ge-run --trace: fallback (BroadcastToOp.numpy_kernel): ge.broadcast_to; "
         "sunk (part 1, reference: no lowering): ge.div, ge.mul"
     )
     assert non_jit_parts(ToolRun(0, trace.split("trace: g")[0], "")) is None

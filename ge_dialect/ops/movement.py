@@ -310,10 +310,18 @@ class GatherOp(MovementOp):
         return np.take(x, indices, axis=axis)
 
 
-def _wrapped(indices: np.ndarray, size: int | np.ndarray) -> np.ndarray:
-    """`indices` with negative entries counted from the end (`+ size`)."""
+def wrapped_in_range(indices: np.ndarray, sizes: int | np.ndarray) -> np.ndarray:
+    """`indices` as int64 with negative entries counted from the end; an
+    entry outside `[-size, size)` is an IndexError naming it."""
     indices = indices.astype(np.int64)
-    return np.where(indices < 0, indices + size, indices)
+    sizes = np.broadcast_to(np.asarray(sizes, np.int64), indices.shape)
+    bad = (indices < -sizes) | (indices >= sizes)
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise IndexError(
+            f"index {int(indices[at])} is out of bounds for size {int(sizes[at])}"
+        )
+    return np.where(indices < 0, indices + sizes, indices)
 
 
 @irdl_op_definition
@@ -360,7 +368,7 @@ class GatherElementsOp(MovementOp):
             builtins.slice(None) if d == axis else builtins.slice(0, n)
             for d, n in enumerate(indices.shape)
         )
-        wrapped = _wrapped(indices, x.shape[axis])
+        wrapped = wrapped_in_range(indices, x.shape[axis])
         return np.take_along_axis(x[window], wrapped, axis=axis)
 
 
@@ -423,7 +431,9 @@ class GatherNdOp(MovementOp):
         entries count from the end."""
         depth = indices.shape[-1]
         batch_shape = x.shape[:batch_dims]
-        tuples = _wrapped(indices, np.array(x.shape[batch_dims : batch_dims + depth]))
+        tuples = wrapped_in_range(
+            indices, np.array(x.shape[batch_dims : batch_dims + depth])
+        )
         tuples = tuples.reshape(math.prod(batch_shape), -1, depth)
         batches = x.reshape(math.prod(batch_shape), *x.shape[batch_dims:])
         rows = [

@@ -30,6 +30,7 @@ from ge_dialect.ops.base import (
     integer,
     string,
 )
+from ge_dialect.ops.movement import wrapped_in_range
 from ge_dialect.shape_functions import (
     Result,
     Shape,
@@ -61,20 +62,6 @@ def check_reduction(reduction: str) -> None:
 def _integer_indices(dtype: str) -> None:
     if not dtype.startswith(("int", "uint")):
         raise ShapeError(f"indices must be integers, got {dtype}")
-
-
-def wrapped_in_range(indices: np.ndarray, sizes: int | np.ndarray) -> np.ndarray:
-    """`indices` as int64 with negative entries counted from the end; an
-    entry outside `[-size, size)` is an IndexError naming it."""
-    indices = indices.astype(np.int64)
-    sizes = np.broadcast_to(np.asarray(sizes, np.int64), indices.shape)
-    bad = (indices < -sizes) | (indices >= sizes)
-    if bad.any():
-        at = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise IndexError(
-            f"index {int(indices[at])} is out of bounds for size {int(sizes[at])}"
-        )
-    return np.where(indices < 0, indices + sizes, indices)
 
 
 def scatter_flat(

@@ -1,6 +1,7 @@
-"""Ordering along an axis: `ge.top_k` (ONNX TopK, GE TopKV2).
+"""Ordering and selecting along an axis: `ge.top_k` (ONNX TopK, GE TopKV2)
+and `ge.compress` (ONNX Compress).
 
-The order is NumPy's stable sort: equal values keep the lower index first,
+TopK's order is NumPy's stable sort: equal values keep the lower index first,
 NaN is larger than every number (first among the largest, last among the
 smallest).
 """
@@ -11,13 +12,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i1, i64
 from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.format_rules import full_rank_rule
 from ge_dialect.ops.base import (
+    COMPUTE_FORMAT,
     GEOperation,
     boolean,
     check_axis,
@@ -102,3 +104,63 @@ class TopKOp(GEOperation):
         order = top_k_order(x, axis, largest)
         indices = np.take(order, np.arange(k), axis=axis).astype(np.int64)
         return [np.take_along_axis(x, indices, axis=axis), indices]
+
+
+@irdl_op_definition
+class CompressOp(GEOperation):
+    """The slices of `x` along `axis` where the 1-D bool `condition` is true
+    (ONNX Compress; a condition shorter than the axis leaves the rest out).
+    How many there are is known only from the condition's values: the
+    result's dim along `axis` is dynamic and `value_shapes` gives it."""
+
+    name = "ge.compress"
+
+    x = operand_def(TensorType)
+    condition = operand_def(TensorType)
+    y = result_def(TensorType)
+    axis = attr_def(IntegerAttr, default_value=integer(0))
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(full_rank_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        check_axis(self.value_of("axis"), self.x.type.get_num_dims())
+        if self.condition.type.get_num_dims() != 1:
+            raise VerifyException("condition must be 1-D")
+        if element_type_of(self.condition) != i1:
+            raise VerifyException("condition must be bool")
+        if element_type_of(self.y) != element_type_of(self.x):
+            raise VerifyException("the result must have the dtype of x")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """x's shape with a dynamic dim along `axis` (the count of trues)."""
+        x, condition = shapes
+        axis = axis_index(required(attrs, "axis"), len(x))
+        if dtypes[1] != "bool" or len(condition) != 1:
+            raise ShapeError(
+                f"condition must be 1-D bool, got {dtypes[1]} {list(condition)}"
+            )
+        if UNKNOWN not in (condition[0], x[axis]) and condition[0] > x[axis]:
+            raise ShapeError(
+                f"condition has {condition[0]} entries, the axis {x[axis]}"
+            )
+        return [
+            (tuple(UNKNOWN if d == axis else n for d, n in enumerate(x)), dtypes[0])
+        ]
+
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """The result shape from the condition's values."""
+        x, condition = operands
+        axis = self.value_of("axis") % x.ndim
+        kept = int(np.count_nonzero(condition[: x.shape[axis]]))
+        return [tuple(kept if d == axis else n for d, n in enumerate(x.shape))]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, condition: np.ndarray, *, axis: int) -> np.ndarray:
+        """`np.compress` along `axis`."""
+        return np.compress(condition.astype(bool), x, axis=axis)

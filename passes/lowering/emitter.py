@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects import affine, arith, memref
+from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -163,6 +163,14 @@ class Nest:
             assert isinstance(value, SSAValue)
             map_attr, operands = self._access(storage)
             self.block.add_op(affine.StoreOp(value, buffer.memref, operands, map_attr))
+
+    def check(self, condition: Value, message: str) -> None:
+        """Fail the run with `message` (a whole diagnostic) where `condition`
+        (an i1) is false: a `cf.assert`, for checks on data (a gather's
+        indices)."""
+        if self.block is not None:
+            assert isinstance(condition, SSAValue)
+            self.block.add_op(cf.AssertOp(condition, message))
 
     def const(self, value: float | int, type_: Attribute = f32) -> Value:
         """A constant (hoisted to the function entry)."""

@@ -385,7 +385,7 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
         raw = nest.load(indices, index[axis : axis + count], raw=True)
         at = [
             *(nest.index_value(ix) for ix in index[:axis]),
-            wrapped_index(nest, raw, size),
+            wrapped_index(ctx, nest, raw, size, axis),
             *(nest.index_value(ix) for ix in index[axis + count :]),
         ]
         nest.store(nest.load_at(x, at), y, index)
@@ -405,7 +405,7 @@ def lower_gather_elements(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index, raw=True)
         at = [nest.index_value(ix) for ix in index]
-        at[axis] = wrapped_index(nest, raw, size)
+        at[axis] = wrapped_index(ctx, nest, raw, size, axis)
         nest.store(nest.load_at(x, at), y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
@@ -426,7 +426,11 @@ def lower_gather_nd(ctx: LoweringContext, op: Operation) -> None:
         leading = index[: index_rank - 1]
         tuple_entries = [
             wrapped_index(
-                nest, nest.load(indices, [*leading, Ix.of(j)], raw=True), size
+                ctx,
+                nest,
+                nest.load(indices, [*leading, Ix.of(j)], raw=True),
+                size,
+                batch + j,
             )
             for j, size in enumerate(sizes)
         ]
@@ -459,17 +463,21 @@ def row_major_copy(ctx: LoweringContext, x: Buffer) -> Buffer:
     return plain
 
 
-def wrapped_index(nest: Nest, raw: SSAValue, size: int) -> SSAValue:
-    """Index value `raw` (an integer) as an index, `+ size` when in
-    `[-size, 0)`; below `-size` it stays as it is, so the access is out of
-    bounds and reported (NumPy would wrap it a second time)."""
+def wrapped_index(
+    ctx: LoweringContext, nest: Nest, raw: SSAValue, size: int, axis: int
+) -> SSAValue:
+    """Index value `raw` (an integer) as an index, `+ size` when negative;
+    outside `[-size, size)` the run fails with a diagnostic at the op."""
     position = nest.op(arith.IndexCastOp, raw, IndexType())
     zero = nest.const(0, IndexType())
-    wrapped = nest.op(arith.AddiOp, position, nest.const(size, IndexType()))
+    bound = nest.const(size, IndexType())
+    wrapped = nest.op(arith.AddiOp, position, bound)
+    above = nest.op(arith.CmpiOp, position, nest.const(-size, IndexType()), "sge")
+    below = nest.op(arith.CmpiOp, position, bound, "slt")
+    message = f"index out of range [{-size}, {size - 1}] on axis {axis}"
+    nest.check(nest.op(arith.AndIOp, above, below), str(ctx.error(message)))
     negative = nest.op(arith.CmpiOp, position, zero, "slt")
-    in_range = nest.op(arith.CmpiOp, wrapped, zero, "sge")
-    counted_from_end = nest.op(arith.AndIOp, negative, in_range)
-    return nest.op(arith.SelectOp, counted_from_end, wrapped, position)
+    return nest.op(arith.SelectOp, negative, wrapped, position)
 
 
 @lowers(TriluOp)

@@ -103,7 +103,7 @@ def lower_scatter_elements(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index, raw=True)
         at = [nest.index_value(ix) for ix in index]
-        at[axis] = wrapped_index(nest, raw, size)
+        at[axis] = wrapped_index(ctx, nest, raw, size, axis)
         _update(ctx, nest, y, at, nest.load(updates, index))
 
     ctx.emitter.for_each(indices.layout.origin_shape, body)
@@ -120,7 +120,9 @@ def lower_scatter_nd(ctx: LoweringContext, op: Operation) -> None:
     def body(nest: Nest, index: list[Ix]) -> None:
         lead = index[:leading]
         at = [
-            wrapped_index(nest, nest.load(indices, [*lead, Ix.of(j)], raw=True), n)
+            wrapped_index(
+                ctx, nest, nest.load(indices, [*lead, Ix.of(j)], raw=True), n, j
+            )
             for j, n in enumerate(sizes)
         ]
         at += [nest.index_value(ix) for ix in index[leading:]]

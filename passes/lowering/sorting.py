@@ -1,4 +1,6 @@
-"""Lowering of `ge.top_k` by ranks, without a sort: three reduction nests.
+"""Lowerings of `ge.top_k` and `ge.compress`.
+
+`ge.top_k` goes by ranks, without a sort: three reduction nests.
 
 1. `rank[i]` counts the positions `j` along the axis that come before `i`
    in TopK's order (`x[j]` larger, or equal with `j < i`; NaN is larger
@@ -20,19 +22,26 @@ affine.for %i, %j {                       // 1-D, largest
 
 Each nest costs `n` times its domain, `O(n^2)` per row; every nest is a
 plain reduction the JIT vectorises.
+
+`ge.compress` (its result shape known: the host schedules it once the
+condition's values are, see `CompressOp.value_shapes`) numbers the true
+entries of the condition (`count[i]`, the trues before `i`), finds the
+position of the k-th (`source[k] = min_i select(cond[i] and count[i] == k,
+i, n)`: `n`, out of bounds, if there is none) and gathers those slices.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType, Signedness, i64
+from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, i64
 from xdsl.ir import Attribute, Operation
 
-from ge_dialect.ops.sorting import TopKOp
+from ge_dialect.ops.sorting import CompressOp, TopKOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Nest, Value, is_float
 from passes.lowering.index import Ix
 from passes.lowering.layouts import plain_layout
+from passes.lowering.movement import is_row_major, row_major_copy
 from passes.lowering.nn import accumulate, extreme_of, finish, initialise
 from passes.lowering.registry import lowers
 
@@ -145,3 +154,48 @@ def lower_top_k(ctx: LoweringContext, op: Operation) -> None:
         lambda nest, a, b: nest.op(arith.MaxSIOp, a, b),
     )
     finish(ctx, indices, None, found)
+
+
+@lowers(CompressOp)
+def lower_compress(ctx: LoweringContext, op: Operation) -> None:
+    """Number the trues, find the k-th, gather (module docstring)."""
+    x, condition = ctx.operands()
+    if not is_row_major(x.layout):
+        x = row_major_copy(ctx, x)
+    y = ctx.result()
+    axis = int(ctx.attr("axis")) % len(x.layout.origin_shape)
+    size = x.layout.origin_shape[axis]
+    (entries,) = condition.layout.origin_shape
+    kept = y.layout.origin_shape[axis]
+    count = ctx.temporary(plain_layout((entries,), i64))
+    initialise(ctx, count, lambda nest, _: nest.const(0, i64))
+
+    def true_before(nest: Nest, index: list[Ix]) -> Value:
+        i, j = index
+        earlier = nest.op(arith.CmpiOp, nest.index_value(j), nest.index_value(i), "slt")
+        counts = nest.op(arith.AndIOp, earlier, nest.load(condition, [j], raw=True))
+        return nest.op(arith.SelectOp, counts, nest.const(1, i64), nest.const(0, i64))
+
+    add = lambda nest, a, b: nest.op(arith.AddiOp, a, b)  # noqa: E731
+    accumulate(ctx, count, (entries, entries), lambda i: i[:1], true_before, add)
+    source = ctx.temporary(plain_layout((kept,), i64))
+    initialise(ctx, source, lambda nest, _: nest.const(size, i64))
+
+    def position(nest: Nest, index: list[Ix]) -> Value:
+        k, i = index
+        wanted = nest.op(arith.IndexCastOp, nest.index_value(k), i64)
+        is_kth = nest.op(arith.CmpiOp, nest.load(count, [i]), wanted, "eq")
+        hit = nest.op(arith.AndIOp, is_kth, nest.load(condition, [i], raw=True))
+        at = nest.op(arith.IndexCastOp, nest.index_value(i), i64)
+        return nest.op(arith.SelectOp, hit, at, nest.const(size, i64))
+
+    minimum = lambda nest, a, b: nest.op(arith.MinSIOp, a, b)  # noqa: E731
+    accumulate(ctx, source, (kept, entries), lambda i: i[:1], position, minimum)
+
+    def gather(nest: Nest, index: list[Ix]) -> None:
+        at = [nest.index_value(ix) for ix in index]
+        raw = nest.load(source, [index[axis]])
+        at[axis] = nest.op(arith.IndexCastOp, raw, IndexType())
+        nest.store(nest.load_at(x, at), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, gather)

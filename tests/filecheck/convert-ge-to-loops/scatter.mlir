@@ -1,8 +1,8 @@
 // RUN: ge-opt %s --split-input-file -p convert-ge-to-loops | filecheck %s
 
 // A scatter copies data into the result, then per update loads its index
-// (made non-negative only when in [-size, 0)), the value there, combines
-// and stores back through memref.load / memref.store.
+// (checked to lie in [-size, size) as a gather's, made non-negative), the
+// value there, combines and stores back through memref.load / memref.store.
 
 // CHECK-LABEL: func.func @scatter_elements_add(
 // CHECK-SAME:      %[[D:[^:]*]]: memref<3x17xf32> {ge.input = 0 : i64}, %[[I:[^:]*]]: memref<3x5xi64> {ge.input = 1 : i64}, %[[U:[^:]*]]: memref<3x5xf32> {ge.input = 2 : i64})
@@ -16,10 +16,12 @@
 // CHECK-NEXT:        %{{.*}} = affine.apply affine_map<(d0) -> (d0)> (%[[K]])
 // CHECK-NEXT:        %[[P:.*]] = arith.index_cast %[[RAW]] : i64 to index
 // CHECK-NEXT:        %[[W:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK-NEXT:        %[[GE:.*]] = arith.cmpi sge, %[[P]], %{{.*}} : index
+// CHECK-NEXT:        %[[LT:.*]] = arith.cmpi slt, %[[P]], %{{.*}} : index
+// CHECK-NEXT:        %[[OK:.*]] = arith.andi %[[GE]], %[[LT]] : i1
+// CHECK-NEXT:        cf.assert %[[OK]], "{{.*}}scatter.mlir:[[# @LINE + 11]]:3: error: 'ge.scatter_elements' op index out of range [-17, 16] on axis 1"
 // CHECK-NEXT:        %[[NEG:.*]] = arith.cmpi slt, %[[P]], %{{.*}} : index
-// CHECK-NEXT:        %[[IN:.*]] = arith.cmpi sge, %[[W]], %{{.*}} : index
-// CHECK-NEXT:        %[[END:.*]] = arith.andi %[[NEG]], %[[IN]] : i1
-// CHECK-NEXT:        %[[AT:.*]] = arith.select %[[END]], %[[W]], %[[P]] : index
+// CHECK-NEXT:        %[[AT:.*]] = arith.select %[[NEG]], %[[W]], %[[P]] : index
 // CHECK-NEXT:        %[[UP:.*]] = affine.load %[[U]][%[[R]], %[[K]]] : memref<3x5xf32>
 // CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[Y]][%[[RV]], %[[AT]]] : memref<3x17xf32>
 // CHECK-NEXT:        %[[NEW:.*]] = arith.addf %[[OLD]], %[[UP]] : f32

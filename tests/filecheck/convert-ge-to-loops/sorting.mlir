@@ -44,3 +44,26 @@ ge.graph @top_k_smallest_int {
   %v, %i = ge.top_k %x {k = 2 : i64, largest = false} : tensor<3x5xi32> -> tensor<3x2xi32>, tensor<3x2xi64>
   ge.netoutput %v, %i : tensor<3x2xi32>, tensor<3x2xi64>
 }
+
+// -----
+
+// Compress with its result shape known (as the host compiles it): count
+// the trues before each entry, find the k-th true (n if none: out of
+// bounds), gather.
+
+// CHECK-LABEL: func.func @compress(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<3x17xf32> {ge.input = 0 : i64}, %[[C:[^:]*]]: memref<17xi1> {ge.input = 1 : i64})
+// CHECK:         %[[N:.*]] = arith.constant 17 : i64
+// CHECK:         %[[COUNT:.*]] = memref.alloc() : memref<17xi64>
+// CHECK:         %[[SRC:.*]] = memref.alloc() : memref<2xi64>
+// CHECK:         affine.store %[[N]], %[[SRC]]
+// CHECK:             arith.minsi
+// CHECK:             %[[K:.*]] = affine.load %[[SRC]][%{{.*}}] : memref<2xi64>
+// CHECK-NEXT:        %[[AT:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[X]][%{{.*}}, %[[AT]]] : memref<3x17xf32>
+ge.graph @compress {
+  %x = ge.data {index = 0 : i64} : tensor<3x17xf32>
+  %c = ge.data {index = 1 : i64} : tensor<17xi1>
+  %y = ge.compress %x, %c {axis = 1 : i64} : (tensor<3x17xf32>, tensor<17xi1>) -> tensor<3x2xf32>
+  ge.netoutput %y : tensor<3x2xf32>
+}

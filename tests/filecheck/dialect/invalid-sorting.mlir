@@ -26,3 +26,23 @@ ge.graph @top_k_axis {
   %v, %i = ge.top_k %x {k = 2 : i64, axis = 2 : i64} : tensor<3x4xf32> -> tensor<3x2xf32>, tensor<3x2xi64>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @compress_condition_type {
+  %x = ge.data {index = 0 : i64} : tensor<3x4xf32>
+  %c = ge.data {index = 1 : i64} : tensor<4xi32>
+  // CHECK: {{.*}}invalid-sorting.mlir:[[# @LINE + 1]]:3: error: 'ge.compress' op condition must be bool
+  %y = ge.compress %x, %c {axis = 1 : i64} : (tensor<3x4xf32>, tensor<4xi32>) -> tensor<3x?xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @compress_condition_longer {
+  %x = ge.data {index = 0 : i64} : tensor<3x4xf32>
+  %c = ge.data {index = 1 : i64} : tensor<5xi1>
+  // CHECK: {{.*}}invalid-sorting.mlir:[[# @LINE + 1]]:3: error: {{.*}}condition has 5 entries, the axis 4
+  %y = ge.compress %x, %c {axis = 1 : i64} : (tensor<3x4xf32>, tensor<5xi1>) -> tensor<3x?xf32>
+  ge.netoutput
+}

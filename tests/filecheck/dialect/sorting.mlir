@@ -15,3 +15,18 @@ ge.graph @top_k {
   %s, %j = ge.top_k %x {k = 2 : i64, axis = 0 : i64, largest = false} : tensor<3x17xf16> -> tensor<2x17xf16>, tensor<2x17xi64>
   ge.netoutput %v, %i, %s, %j : tensor<3x5xf16>, tensor<3x5xi64>, tensor<2x17xf16>, tensor<2x17xi64>
 }
+
+// Compress: the dim along `axis` is the count of trues, dynamic until the
+// condition is known.
+
+// CHECK-LABEL: ge.graph @compress
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<3x17xf32>
+// CHECK-NEXT:    [[C:%.*]] = ge.data {index = 1 : i64} : tensor<17xi1>
+// CHECK-NEXT:    [[Y:%.*]] = ge.compress [[X]], [[C]] {axis = 1 : i64} : (tensor<3x17xf32>, tensor<17xi1>) -> tensor<3x?xf32>
+// CHECK-NEXT:    ge.netoutput [[Y]] :
+ge.graph @compress {
+  %x = ge.data {index = 0 : i64} : tensor<3x17xf32>
+  %c = ge.data {index = 1 : i64} : tensor<17xi1>
+  %y = ge.compress %x, %c {axis = 1 : i64} : (tensor<3x17xf32>, tensor<17xi1>) -> tensor<3x?xf32>
+  ge.netoutput %y : tensor<3x?xf32>
+}

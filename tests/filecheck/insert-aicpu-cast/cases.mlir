@@ -1,9 +1,9 @@
-// RUN: ge-opt %s --split-input-file --opinfo %S/tanh_maximum_aicpu_fp32.json --insert-aicpu-cast | filecheck %s
-// RUN: ge-opt %s --split-input-file --opinfo %S/tanh_maximum_aicpu_fp32.json --insert-aicpu-cast --partition-engines | filecheck %s --check-prefix=PART
+// RUN: ge-opt %s --split-input-file --opinfo %S/aicpu_fp32.json --insert-aicpu-cast | filecheck %s
+// RUN: ge-opt %s --split-input-file --opinfo %S/aicpu_fp32.json --insert-aicpu-cast --partition-engines | filecheck %s --check-prefix=PART
 
-// The user file makes ge.tanh and ge.maximum AI CPU ops taking float32 only;
-// ge.tile and ge.gather are AI CPU ops taking float16, float32, int32 and
-// int64 (no bfloat16).
+// The user file makes ge.tanh and ge.maximum AI CPU ops taking float32 only
+// and ge.gather one taking float32, int32 and int64 (ge.tile is built in,
+// taking float16 too).
 
 // An fp16 AI CPU op runs in fp32 between two casts (named after the node).
 // CHECK-LABEL: ge.graph @unary
@@ -53,13 +53,13 @@ ge.graph @binary_keeps_layout {
 // CHECK-NEXT:    %i = ge.data
 // CHECK-NEXT:    %0 = ge.cast %x {dst_type = f32, name = "g_input0_cast"}
 // CHECK-NEXT:    %g = ge.gather %0, %i {name = "g"} : (tensor<5x3xf32>, tensor<4xi32>) -> tensor<4x3xf32>
-// CHECK-NEXT:    %g_1 = ge.cast %g {dst_type = bf16, name = "g_output0_cast"}
+// CHECK-NEXT:    %g_1 = ge.cast %g {dst_type = f16, name = "g_output0_cast"}
 // CHECK-NEXT:    ge.netoutput %g_1
 ge.graph @supported_operands_stay {
-  %x = ge.data {index = 0 : i64} : tensor<5x3xbf16>
+  %x = ge.data {index = 0 : i64} : tensor<5x3xf16>
   %i = ge.data {index = 1 : i64} : tensor<4xi32>
-  %g = ge.gather %x, %i {axis = 0 : i64, name = "g"} : (tensor<5x3xbf16>, tensor<4xi32>) -> tensor<4x3xbf16>
-  ge.netoutput %g : tensor<4x3xbf16>
+  %g = ge.gather %x, %i {axis = 0 : i64, name = "g"} : (tensor<5x3xf16>, tensor<4xi32>) -> tensor<4x3xf16>
+  ge.netoutput %g : tensor<4x3xf16>
 }
 
 // -----

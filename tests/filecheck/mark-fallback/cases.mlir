@@ -5,12 +5,12 @@
 // RUN: ge-opt %s --split-input-file --opinfo %S/relu_fallback.json --mark-fallback -o /dev/null 2>&1 | filecheck %s --check-prefix=USERLOG
 
 // The builtin op-information library enables fallback for ge.softmax
-// (support_aclnn) and ge.gather (aclnn_only). The log line is GE's, one per
+// (support_aclnn) and ge.broadcast_to (aclnn_only). The log line is GE's, one per
 // marked op, named by the node's `name`, else <op type>_<n>.
 
 // LOG:      probs, setting fallback attribute
 // LOG-NEXT: softmax_1, setting fallback attribute
-// LOG-NEXT: lookup, setting fallback attribute
+// LOG-NEXT: expand, setting fallback attribute
 // LOG-NEXT: inner, setting fallback attribute
 // LOG-NOT:  setting fallback attribute
 // QUIET-NOT: setting fallback attribute
@@ -28,17 +28,17 @@
 // CHECK-NEXT:    %r = ge.relu %x : tensor<?x10xf32> -> tensor<?x10xf32>
 // CHECK-NEXT:    %s = ge.softmax %r {name = "probs", _fallback = "support_aclnn"}
 // CHECK-NEXT:    %t = ge.softmax %s {_fallback = "support_aclnn"}
-// CHECK-NEXT:    %g = ge.gather %t, %i {name = "lookup", _fallback = "aclnn_only"}
+// CHECK-NEXT:    %g = ge.broadcast_to %t, %i {name = "expand", _fallback = "aclnn_only"}
 // USER-LABEL:  ge.graph @modes
 // USER:          %r = ge.relu %x {_fallback = "support_aclnn"}
 ge.graph @modes {
   %x = ge.data {index = 0 : i64} : tensor<?x10xf32>
-  %i = ge.data {index = 1 : i64} : tensor<3xi32>
+  %i = ge.data {index = 1 : i64} : tensor<2xi64>
   %r = ge.relu %x : tensor<?x10xf32> -> tensor<?x10xf32>
   %s = ge.softmax %r {name = "probs"} : tensor<?x10xf32> -> tensor<?x10xf32>
   %t = ge.softmax %s : tensor<?x10xf32> -> tensor<?x10xf32>
-  %g = ge.gather %t, %i {axis = 0 : i64, name = "lookup"} : (tensor<?x10xf32>, tensor<3xi32>) -> tensor<3x10xf32>
-  ge.netoutput %g : tensor<3x10xf32>
+  %g = ge.broadcast_to %t, %i {name = "expand"} : (tensor<?x10xf32>, tensor<2xi64>) -> tensor<?x10xf32>
+  ge.netoutput %g : tensor<?x10xf32>
 }
 
 // -----

@@ -74,8 +74,8 @@ ge.graph @half_graph {
 
 // -----
 
-// The gather (an AI CPU kernel with float16) follows the matmul into
-// float16; its int32 indices are never cast; the output is cast back.
+// The gather takes float16 (an AI Core op): it runs in fp16 after the
+// matmul; its int32 indices are never cast.
 // MIX-LABEL: ge.graph @no_cast_of_indices
 // MIX:         %[[W16:.*]] = ge.cast %w {dst_type = f16
 // MIX:         %[[P:.*]] = ge.matmul %{{.*}}, %[[W16]] : (tensor<10x8xf16>, tensor<8x8xf16>) -> tensor<10x8xf16>
@@ -89,4 +89,21 @@ ge.graph @no_cast_of_indices {
   %p = ge.matmul %table, %w : (tensor<10x8xf32>, tensor<8x8xf32>) -> tensor<10x8xf32>
   %g = ge.gather %p, %ids {axis = 0 : i64} : (tensor<10x8xf32>, tensor<3xi32>) -> tensor<3x8xf32>
   ge.netoutput %g : tensor<3x8xf32>
+}
+
+// -----
+
+// The tile's op info has no float16 (an AI CPU kernel): it stays float32
+// and reads the matmul's result cast back.
+// MIX-LABEL: ge.graph @no_fp16_kernel_stays_fp32
+// MIX:         %[[P:.*]] = ge.matmul {{.*}} -> tensor<10x8xf16>
+// MIX-NEXT:    %[[P32:.*]] = ge.cast %[[P]] {dst_type = f32
+// MIX-NEXT:    %[[T:.*]] = ge.tile %[[P32]] {{.*}} : tensor<10x8xf32> -> tensor<10x16xf32>
+// MIX-NEXT:    ge.netoutput %[[T]] : tensor<10x16xf32>
+ge.graph @no_fp16_kernel_stays_fp32 {
+  %table = ge.data {index = 0 : i64} : tensor<10x8xf32>
+  %w = ge.const {value = dense<0.5> : tensor<8x8xf32>} : tensor<8x8xf32>
+  %p = ge.matmul %table, %w : (tensor<10x8xf32>, tensor<8x8xf32>) -> tensor<10x8xf32>
+  %t = ge.tile %p {multiples = array<i64: 1, 2>} : tensor<10x8xf32> -> tensor<10x16xf32>
+  ge.netoutput %t : tensor<10x16xf32>
 }
