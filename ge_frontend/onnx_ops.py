@@ -552,8 +552,7 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
     """MaxPool, AveragePool and LpPool with any number of spatial axes: 1-D
     lifted to 2-D, N-D (N >= 3) as separable 2-D pools."""
     op_type = ctx.node.op_type
-    if op_type == "MaxPool" and ctx.num_outputs > 1 and ctx.outputs_used[1]:
-        raise Unsupported("with its Indices output used")
+    with_indices = op_type == "MaxPool" and ctx.num_outputs > 1 and ctx.outputs_used[1]
     kernel = ctx.attr("kernel_shape")
     if kernel is None:
         raise ValueError("attribute 'kernel_shape' is missing")
@@ -577,12 +576,20 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
         attrs["count_include_pad"] = bool(ctx.attr("count_include_pad", 0))
     if op_type == "LpPool":
         attrs["p"] = float(ctx.attr("p", 2))
-    if count > 2:
+    if with_indices:
+        if count > 2:
+            raise Unsupported(f"with its Indices output on {count}-D spatial input")
+        attrs["storage_order"] = int(ctx.attr("storage_order", 0))
+    elif count > 2:
         return [_separable_pool(ctx, POOLS[op_type], axes, attrs)]
     x, lifted = _window_input(ctx)
     h, w = (UNPOOLED, axes[0]) if lifted else axes
-    y = _pool_2d(ctx, POOLS[op_type], x, h, w, attrs)
-    return [_finish_window(ctx, y, lifted)]
+    if not with_indices:
+        return [
+            _finish_window(ctx, _pool_2d(ctx, POOLS[op_type], x, h, w, attrs), lifted)
+        ]
+    y, indices = _pool_2d(ctx, "max_pool_with_argmax", x, h, w, attrs)
+    return [_finish_window(ctx, y, lifted), _finish_window(ctx, indices, lifted)]
 
 
 # ---------------------------------------------------------------------------
@@ -693,6 +700,25 @@ def convert_dft(ctx: NodeContext) -> list[Value]:
         length = 2 * (size - 1) if inverse and onesided else size
     attrs = {"axis": axis, "length": length, "inverse": inverse, "onesided": onesided}
     return [ctx.op("dft", ctx.input(0), **attrs)]
+
+
+@converts("RoiAlign")
+def convert_roi_align(ctx: NodeContext) -> list[Value]:
+    """Before opset 16 RoiAlign had no coordinate_transformation_mode and
+    behaved as `output_half_pixel` does."""
+    default = "half_pixel" if ctx.opset >= 16 else "output_half_pixel"
+    attrs = {
+        "mode": ctx.attr("mode", "avg"),
+        "output_height": ctx.attr("output_height", 1),
+        "output_width": ctx.attr("output_width", 1),
+        "sampling_ratio": ctx.attr("sampling_ratio", 0),
+        "spatial_scale": float(ctx.attr("spatial_scale", 1.0)),
+        "coordinate_transformation_mode": ctx.attr(
+            "coordinate_transformation_mode", default
+        ),
+    }
+    inputs = (ctx.input(i) for i in range(3))
+    return [ctx.op("roi_align", *inputs, **attrs)]
 
 
 @converts("LpNormalization")
@@ -1286,6 +1312,20 @@ def convert_compress(ctx: NodeContext) -> list[Value]:
         ]
     axis = normalize_axis(ctx.attr("axis"), ctx.rank(0))
     return [ctx.op("compress", x, condition, axis=axis)]
+
+
+@converts("Unique")
+def convert_unique(ctx: NodeContext) -> list[Value]:
+    """The distinct elements (or slices along `axis`), their first
+    positions, each one's position among them, and counts; how many is
+    known at run time."""
+    x = ctx.input(0)
+    if ctx.has_attr("axis"):
+        axis = normalize_axis(ctx.attr("axis"), ctx.rank(0))
+    else:
+        x, axis = ctx.op("reshape", x, shape=[-1], suffix="flat"), 0
+    results = ctx.op("unique", x, axis=axis, sorted=bool(ctx.attr("sorted", 1)))
+    return list(results)[: ctx.num_outputs]
 
 
 @converts("CumSum", "CumProd")

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     TensorType,
 )
@@ -503,6 +504,10 @@ class PoolOp(SpatialOp):
 
     def verify_spatial(self) -> None:
         check_same_element_type(self)
+        self.verify_window()
+
+    def verify_window(self) -> None:
+        """4 ksize, strides, pads and dilations; all but pads positive."""
         for name in ("ksize", "strides", "pads", "dilations"):
             int_list_length(self, name, 4)
         if min(self.value_of("ksize")) < 1 or min(self.value_of("strides")) < 1:
@@ -568,6 +573,83 @@ class MaxPoolOp(PoolOp):
         geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
         win = pool_windows(x, geo, data_format, lowest(x.dtype))
         return from_nhwc(win.max(axis=(-2, -1)), data_format)
+
+
+@irdl_op_definition
+class MaxPoolWithArgmaxOp(PoolOp):
+    """Max pooling that also gives where each maximum is (ONNX MaxPool's
+    Indices output, GE's MaxPoolWithArgmax): `argmax` holds its position in
+    the flattened NCHW input, `n*C*H*W + c*H*W + h*W + w`, or with
+    `storage_order` 1 (column major) `... + w*H + h`. The first maximum in
+    window order wins; padding never does (an all -inf window gives its
+    first input element)."""
+
+    name = "ge.max_pool_with_argmax"
+
+    y = result_def(TensorType)  # redeclared: results are (y, argmax)
+    argmax = result_def(TensorType)
+    storage_order = attr_def(IntegerAttr, default_value=integer(0))
+
+    REDUCTION: ClassVar[str] = "max"
+
+    assembly_format = "$x attr-dict `:` type($x) `->` type($y) `,` type($argmax)"
+
+    def verify_spatial(self) -> None:
+        if self.x.type.element_type != self.y.type.element_type:
+            raise VerifyException("the pooled values must have the input's dtype")
+        if self.argmax.type.element_type != IntegerType(64):
+            raise VerifyException("argmax must be int64")
+        if self.value_of("data_format") != "NCHW":
+            raise VerifyException("argmax positions are defined on NCHW input only")
+        if self.value_of("storage_order") not in (0, 1):
+            raise VerifyException("storage_order must be 0 or 1")
+        self.verify_window()
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """The pooled shape twice: values in x's dtype, positions in int64."""
+        ((shape, dtype),) = PoolOp.shape_function(shapes, dtypes, attrs)
+        if attrs.get("data_format") != "NCHW":
+            raise ShapeError("argmax positions are defined on NCHW input only")
+        if attrs.get("storage_order", 0) not in (0, 1):
+            raise ShapeError("storage_order must be 0 or 1")
+        return [(shape, dtype), (shape, "int64")]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        ksize: Sequence[int],
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        data_format: str,
+        ceil_mode: bool,
+        storage_order: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Windows of x and of its flat positions (-1 in the padding); the
+        first valid maximum of each."""
+        n, c, h, w = x.shape
+        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
+        positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)
+        if storage_order:
+            plane = np.arange(n * c, dtype=np.int64)[:, None, None] * h * w
+            columns = np.arange(h)[:, None] + np.arange(w)[None, :] * h
+            positions = (plane + columns).reshape(x.shape)
+        values = pool_windows(x, geo, data_format, lowest(x.dtype))
+        where = pool_windows(positions, geo, data_format, -1)
+        flat_values = values.reshape(*values.shape[:4], -1)
+        flat_where = where.reshape(flat_values.shape)
+        valid = flat_where >= 0
+        best = np.where(valid, flat_values, lowest(x.dtype))
+        first = np.argmax(best, axis=-1)
+        peak = np.take_along_axis(best, first[..., None], axis=-1)[..., 0]
+        first = np.where(peak == lowest(x.dtype), np.argmax(valid, axis=-1), first)
+        y = np.take_along_axis(flat_values, first[..., None], axis=-1)[..., 0]
+        argmax = np.take_along_axis(flat_where, first[..., None], axis=-1)[..., 0]
+        return from_nhwc(y, data_format), from_nhwc(argmax, data_format)
 
 
 @irdl_op_definition
