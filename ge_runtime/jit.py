@@ -324,6 +324,14 @@ def source_location(op: Operation) -> str | None:
     return None
 
 
+def source_origins(root: Operation) -> str:
+    """The source locations of the ops under `root`, which the generated
+    code's run-time errors name: part of every key the code is cached by
+    (printed IR leaves locations out, so two files' identical graphs would
+    otherwise share the first one's messages)."""
+    return ";".join(location_text(op) for op in root.walk())
+
+
 def _find_function(
     module: ModuleOp, name: str | None, *, private: bool = False
 ) -> func.FuncOp:
@@ -680,7 +688,9 @@ def lowered_module(graph: GraphOp, target: str | None = None) -> ModuleOp:
 
 def lower_graph(graph: GraphOp, target: str | None = None) -> str:
     """The loop-level module text of one graph (cached by graph text and target)."""
-    key = hashlib.sha256(f"{target}|{graph}".encode()).hexdigest()
+    key = hashlib.sha256(
+        f"{target}|{graph}|{source_origins(graph)}".encode()
+    ).hexdigest()
     if key not in _LOWERED:
         _LOWERED[key] = str(lowered_module(graph, target))
     return _LOWERED[key]
@@ -702,15 +712,22 @@ def compile_graph(
     `native` is `compile_module`'s.
     """
     native = native_choice(native)
+    origins = source_origins(graph)
     if cache_key is not None and not poison:
-        disk_key = f"{target}|{native}|{cache_key}"
+        digest = hashlib.sha256(origins.encode()).hexdigest()[:16]
+        disk_key = f"{target}|{native}|{cache_key}|{digest}"
         entry = jit_cache.load(disk_key)
         if entry is not None:
-            return CompiledFunction.from_entry(entry)
+            try:
+                return CompiledFunction.from_entry(entry)
+            except Exception:  # a damaged entry (any error): compiled again
+                pass
         compiled = compile_module(lowered_module(graph, target), native=native)
         jit_cache.save(disk_key, compiled.to_entry())
         return compiled
-    key = hashlib.sha256(f"{target}|{poison}|{native}|{graph}".encode()).hexdigest()
+    key = hashlib.sha256(
+        f"{target}|{poison}|{native}|{graph}|{origins}".encode()
+    ).hexdigest()
     if key not in _GRAPHS:
         _GRAPHS[key] = compile_module(
             lowered_module(graph, target), poison=poison, native=native
