@@ -1336,6 +1336,20 @@ def convert_compress(ctx: NodeContext) -> list[Value]:
     return [ctx.op("compress", x, condition, axis=axis)]
 
 
+@converts("Unique")
+def convert_unique(ctx: NodeContext) -> list[Value]:
+    """The distinct elements (or slices along `axis`), their first
+    positions, each one's position among them, and counts; how many is
+    known at run time."""
+    x = ctx.input(0)
+    if ctx.has_attr("axis"):
+        axis = normalize_axis(ctx.attr("axis"), ctx.rank(0))
+    else:
+        x, axis = ctx.op("reshape", x, shape=[-1], suffix="flat"), 0
+    results = ctx.op("unique", x, axis=axis, sorted=bool(ctx.attr("sorted", 1)))
+    return list(results)[: ctx.num_outputs]
+
+
 @converts("CumSum", "CumProd")
 def convert_cumulative(ctx: NodeContext) -> list[Value]:
     """The running sum or product along `axis` (an input, a 0-d or 1-element

@@ -631,6 +631,12 @@ def test_top_k():
     text = reparsed(b.build())
     assert "ge.top_k " in text and "largest = false" in text
     assert "ge.compress " in text
+    b = GraphBuilder("unique")
+    y, first, inverse, counts = b.unique(b.data([17], "int32"), sorted=False)
+    assert shape(y) == shape(first) == shape(counts) == (-1,)
+    assert shape(inverse) == (17,) and dtype_of(counts) == "int64"
+    b.output(y, first, inverse, counts)
+    assert "ge.unique " in reparsed(b.build())
 
 
 def test_shape_and_size_of_a_tensor():
