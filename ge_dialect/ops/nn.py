@@ -36,7 +36,12 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
-from ge_dialect.format_rules import bias_add_rule, conv_rule, data_format_rule
+from ge_dialect.format_rules import (
+    bias_add_rule,
+    conv_rule,
+    data_format_rule,
+    same_rank_rule,
+)
 from ge_dialect.layout import kept_layout, shape_of
 from ge_dialect.numpy_helpers import (
     channel_axis,
@@ -749,6 +754,7 @@ class MaxUnpoolOp(GEOperation):
     output_shape = attr_def(DenseArrayBase)
 
     traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(same_rank_rule)
 
     assembly_format = COMPUTE_FORMAT
 
