@@ -305,17 +305,19 @@ class GraphEmitter:
 
 
 @contextmanager
-def errors_located_in(label: str) -> Iterator[None]:
-    """Put the model file `label` in front of errors the body reports at a
-    node only (`node 'x': error: ...`, from the verifier of an op built for
-    that node): `FILE: error: node 'x': ...`."""
+def errors_located_in(label: str, part: str | None = None) -> Iterator[None]:
+    """Put the model file `label` (and the `part` of it, `op #0 (Relu)`) in
+    front of errors the body reports at a node only (`node 'x': error: ...`,
+    from the verifier of an op built for that node, or a compile stage):
+    `FILE: error: PART: node 'x': ...`."""
     try:
         yield
     except GEError as error:
         where, separator, message = str(error).partition(": error: ")
         if not (separator and where.startswith("node '")):
             raise
-        raise GEError(f"{label}: error: {where}: {message}") from None
+        within = "" if part is None else f"{part}: "
+        raise GEError(f"{label}: error: {within}{where}: {message}") from None
 
 
 def check_fold_budget(

@@ -76,6 +76,7 @@ from ge_dialect.shape_inference import (
 )
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
 from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
+from ge_runtime.jit_cache import UnsafeCacheFolder
 from ge_runtime.jit_ops import JITError
 from ge_runtime.reference import (
     Held,
@@ -300,6 +301,8 @@ def sink_graph(
             key = None if cache_key is None else f"{cache_key}|part{part.number}"
             try:
                 part.compiled = compile_graph(part_graph, target, cache_key=key)
+            except UnsafeCacheFolder:
+                raise
             except (GEError, JITError) as error:
                 part.jit_failure = str(error).partition("error: ")[2] or str(error)
         parts.append(part)

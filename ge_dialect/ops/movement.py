@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.format_rules import same_rank_rule
 from ge_dialect.layout import shape_of
-from ge_dialect.numpy_helpers import pad_array
+from ge_dialect.numpy_helpers import pad_array, pad_reach_error
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
     GEOperation,
@@ -516,6 +516,13 @@ class PadOp(ShapeOp):
             raise VerifyException(
                 f"mode must be constant, reflect or edge, got '{self.value_of('mode')}'"
             )
+        reason = pad_reach_error(
+            self.x.type.get_shape(),
+            pad_pairs(self.value_of("paddings")),
+            self.value_of("mode"),
+        )
+        if reason is not None:
+            raise VerifyException(reason)
 
     @staticmethod
     def shape_function(
@@ -528,6 +535,9 @@ class PadOp(ShapeOp):
             raise ShapeError(
                 f"'paddings' has {len(paddings)} entries for rank {len(x)}"
             )
+        mode = attrs.get("mode", "constant")
+        if (reason := pad_reach_error(x, pad_pairs(paddings), mode)) is not None:
+            raise ShapeError(reason)
         shape = []
         for axis, dim in enumerate(x):
             size = (
@@ -547,9 +557,13 @@ class PadOp(ShapeOp):
         """ONNX Pad; paddings [b0.., e0..], negative values crop."""
         if mode not in PAD_MODES:
             raise ValueError(f"unsupported pad mode {mode!r}")
-        n = x.ndim
-        pairs = list(zip(paddings[:n], paddings[n:], strict=True))
-        return pad_array(x, pairs, mode, value)
+        return pad_array(x, pad_pairs(paddings), mode, value)
+
+
+def pad_pairs(paddings: Sequence[int]) -> list[tuple[int, int]]:
+    """ONNX-order paddings `[b0, b1, .., e0, e1, ..]` as (begin, end) per axis."""
+    rank = len(paddings) // 2
+    return list(zip(paddings[:rank], paddings[rank:], strict=True))
 
 
 @irdl_op_definition
