@@ -670,6 +670,34 @@ def test_value_shaped_ops_have_unknown_dims_from_data():
         assert f"ge.{name} " in text, name
 
 
+def test_dynamic_attrs_types_results_while_parameters_are_unknown():
+    """Reduce axes and slice bounds as run-time operands: the results' rank
+    is known, the dims the parameters decide are not."""
+    b = GraphBuilder()
+    x = b.data([3, 17, 5])
+    axes = b.data([2], dtype="int64")
+    ends = b.data([1], dtype="int64")
+    reduced = b.dynamic_attrs(
+        [x],
+        [axes],
+        static_op="ge.reduce_sum",
+        parameter_names=["axes"],
+        static_attrs={"keep_dims": False},
+    )
+    sliced = b.dynamic_attrs(
+        [x],
+        [ends],
+        static_op="ge.slice",
+        parameter_names=["ends"],
+        static_attrs={"starts": [0], "axes": [1]},
+    )
+    assert shape(reduced) == (-1,)
+    assert shape(sliced) == (3, -1, 5)
+    b.output(reduced, sliced)
+    text = reparsed(b.build())
+    assert text.count("ge.dynamic_attrs ") == 2
+
+
 def test_resize_builds_from_sizes_and_scales():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])
