@@ -11,12 +11,12 @@ do not keep two ops apart (xDSL's `cse` compares every attribute and would).
 Constants merge by value, so the ops reading equal constants merge next.
 
 ```mlir
-%a0 = ge.const {value = dense<0.0> : tensor<1xf32>, name = "layer0/zero"} : tensor<1xf32>
+%a0 = ge.const {value = dense<0.0> : tensor<1xf32>, name = "l0/zero"} : tensor<1xf32>
 %w0 = ge.select %m, %a0, %b0 {name = "layer0/Where"} : ...
-%a1 = ge.const {value = dense<0.0> : tensor<1xf32>, name = "layer1/zero"} : tensor<1xf32>
+%a1 = ge.const {value = dense<0.0> : tensor<1xf32>, name = "l1/zero"} : tensor<1xf32>
 %w1 = ge.select %m, %a1, %b1 {name = "layer1/Where"} : ...
 // becomes
-%a0 = ge.const {value = dense<0.0> : tensor<1xf32>, name = "layer0/zero"} : tensor<1xf32>
+%a0 = ge.const {value = dense<0.0> : tensor<1xf32>, name = "l0/zero"} : tensor<1xf32>
 %w0 = ge.select %m, %a0, %b0 {name = "layer0/Where"} : ...   // both layers read it
 ```
 

@@ -112,7 +112,7 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
     )
     assert code == 0
     stages = load_offline_model(tmp_path / "a.om").manifest["stages"]
-    assert stages[:14] == [
+    assert stages[:15] == [
         "import",
         "fold-bias-add",
         "fold-batch-norm",
@@ -121,6 +121,7 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
         "fold-transpose-into-matmul",
         "fold-shapes",
         "fold-constants",
+        "merge-identical-ops",
         "infer-origin-format",
         "infer-shape",
         "refine-running-format",
@@ -128,7 +129,7 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
         "insert-transdata",
         "unchanged-transpose-remove",
     ]
-    assert stages[14] == "round 1: same-transdata-breadth-fusion"
+    assert stages[15] == "round 1: same-transdata-breadth-fusion"
     lines = [line for line in err.splitlines() if line.startswith("ge-atc: [")]
     assert len(lines) == len(stages)
     for number, (line, stage) in enumerate(zip(lines, stages, strict=True)):
