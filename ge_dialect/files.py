@@ -12,6 +12,9 @@ with staged("dump/") as folder:         # writes go to .dump.partial-1a2b/
     DumpWriter(folder).add(...)
 # now dump/manifest.json, dump/conv1.npy; nothing if the body raised
 ```
+
+`write_all_or_none` writes several files that way, all of them or none (the
+models and memory report of `ge-atc`): a folder it has to create is staged.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
@@ -108,3 +111,41 @@ def staged(target: str | os.PathLike[str] | None) -> Iterator[Path | None]:
         folder.discard()
         raise
     folder.commit()
+
+
+def write_all_or_none(
+    files: Sequence[tuple[str | os.PathLike[str], str | bytes]],
+) -> None:
+    """Write each `(path, data)`, or none of them if one fails: files written in
+    an existing folder are removed again, and a folder that did not exist
+    (with everything for it) is staged, so it appears only on success."""
+    targets = [(Path(path), data) for path, data in files]
+    written: list[Path] = []
+    with ExitStack() as stack:
+        staging: dict[Path, Path] = {}
+        try:
+            for path, data in targets:
+                missing = _topmost_missing_folder(path)
+                if missing is None:
+                    write_atomically(path, data)
+                    written.append(path)
+                    continue
+                if missing not in staging:
+                    staging[missing] = stack.enter_context(staged(missing))
+                inside = staging[missing] / path.relative_to(missing)
+                inside.parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(inside, data)
+        except BaseException:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
+
+
+def _topmost_missing_folder(path: Path) -> Path | None:
+    """The outermost folder of `path` that does not exist, None if its folder does."""
+    missing = None
+    for folder in path.parents:
+        if folder.exists():
+            break
+        missing = folder
+    return missing

@@ -105,7 +105,10 @@ def pad_array(
     mode: str = "constant",
     value: float = 0.0,
 ) -> np.ndarray:
-    """Pad with (begin, end) per axis; negative amounts crop (ONNX Pad)."""
+    """Pad with (begin, end) per axis; negative amounts crop (ONNX Pad).
+    ValueError when `mode` cannot extend an axis that far (`pad_reach_error`)."""
+    if (reason := pad_reach_error(x.shape, pairs, mode)) is not None:
+        raise ValueError(reason)
     crop = tuple(
         builtins.slice(-min(b, 0), n + min(e, 0))
         for n, (b, e) in zip(x.shape, pairs, strict=True)
@@ -117,6 +120,40 @@ def pad_array(
     if mode == "constant":
         return np.pad(x, grow, mode="constant", constant_values=value)
     return np.pad(x, grow, mode=mode)
+
+
+def pad_reach_error(
+    dims: Sequence[int], pairs: Sequence[tuple[int, int]], mode: str
+) -> str | None:
+    """Why `mode` padding cannot grow the axes of `dims` by `pairs`, or None.
+
+    Padding applies to each axis as cropped by the negative amounts. ONNX
+    Pad's `reflect` mirrors the axis around its first and last element, so
+    each amount must be below the cropped length (at most `n - 1`; ONNX's
+    spec and onnxruntime, where numpy would reflect again); `edge` repeats
+    the first or last element, so the axis must not be empty. Unknown dims
+    (negative) are checked when they are known.
+    """
+    if mode not in ("reflect", "edge"):
+        return None
+    for axis, (dim, (begin, end)) in enumerate(zip(dims, pairs, strict=True)):
+        if dim < 0:
+            continue
+        length = dim + min(begin, 0) + min(end, 0)
+        for side, amount in (("before", begin), ("after", end)):
+            if amount <= 0:
+                continue
+            if mode == "edge" and length <= 0:
+                return (
+                    f"'edge' padding of {amount} {side} axis {axis} needs a "
+                    "non-empty axis, it has 0 elements"
+                )
+            if mode == "reflect" and amount > length - 1:
+                return (
+                    f"'reflect' padding of {amount} {side} axis {axis} must be "
+                    f"below its length {max(length, 0)} (at most {max(length - 1, 0)})"
+                )
+    return None
 
 
 def pad_hw(

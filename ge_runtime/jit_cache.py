@@ -11,6 +11,12 @@ saved by name (`jit_ops.TABLES`), everything else by pickle.
 The cache lives in `$GE_XDSL_CACHE` (default `~/.cache/ge-xdsl/jit`); set
 `GE_XDSL_CACHE=off` to disable it. An entry that cannot be read is ignored
 (and rewritten); one that cannot be saved leaves the run uncached.
+
+What the cache holds runs as code (pickles, numba's kernel files), so the
+folder must be private: `cache_dir` creates it with mode 0700 and refuses,
+with a one-line error, a folder that is not the user's or that another user
+could write to, or one under a folder another user could change (a shared
+`/tmp/cache` would let anyone plant an entry).
 """
 
 from __future__ import annotations
@@ -20,11 +26,13 @@ import hashlib
 import io
 import os
 import pickle
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ge_dialect.diagnostics import GEError
 from ge_runtime import jit_numba, jit_ops
 
 FORMAT = 1
@@ -67,13 +75,50 @@ def code_version() -> str:
 
 
 def cache_dir() -> Path | None:
-    """Where entries are kept (None: caching is off)."""
+    """Where entries are kept (None: caching is off), made private if new;
+    GEError if another user could plant files in it (`private_folder`)."""
     configured = os.environ.get("GE_XDSL_CACHE")
     if configured == "off":
         return None
     if configured:
-        return Path(configured)
-    return Path.home() / ".cache" / "ge-xdsl" / "jit"
+        return private_folder(Path(configured))
+    return private_folder(Path.home() / ".cache" / "ge-xdsl" / "jit")
+
+
+class UnsafeCacheFolder(GEError):
+    """The cache folder is not private: an error of the run, not of a graph
+    (the scheduler does not fall back to the reference for it)."""
+
+
+def private_folder(folder: Path) -> Path:
+    """`folder`, created with mode 0700 if missing; `UnsafeCacheFolder`
+    unless it is this user's (or root's) and only they can write to it, and
+    every folder above it either is too or is sticky (as `/tmp`: others
+    cannot rename in it)."""
+    if folder.exists() and not folder.is_dir():
+        raise UnsafeCacheFolder(
+            f"error: the JIT cache folder '{folder}' is not a folder"
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        resolved = folder.resolve()
+        owners = (os.getuid(), 0)
+        for index, current in enumerate((resolved, *resolved.parents)):
+            info = current.stat()
+            writable = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+            sticky = index > 0 and info.st_mode & stat.S_ISVTX
+            if info.st_uid not in owners or (writable and not sticky):
+                why = "writable by other users" if writable else "not yours"
+                raise UnsafeCacheFolder(
+                    f"error: the JIT cache folder '{folder}' is not private "
+                    f"('{current}' is {why}) and what it holds runs as code: "
+                    "use a folder only you can write to, or GE_XDSL_CACHE=off"
+                )
+    except OSError as error:
+        raise UnsafeCacheFolder(
+            f"error: the JIT cache folder '{folder}': {error.strerror}"
+        ) from None
+    return folder
 
 
 def entry_path(key: str) -> Path | None:
@@ -147,6 +192,6 @@ def load(key: str) -> dict[str, Any] | None:
     try:
         with path.open("rb") as stream:
             entry = pickle.load(stream)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+    except Exception:  # damaged bytes unpickle to any error
         return None
     return entry if isinstance(entry, dict) else None

@@ -172,8 +172,10 @@ def reduce_kernel(obj: Any) -> tuple[Any, ...] | None:
 def kernel_directory() -> Path:
     """Where kernel files (and numba's cache beside them) live."""
     directory = jit_cache.cache_dir()
-    if directory is None:
-        directory = Path(tempfile.gettempdir()) / f"ge-xdsl-numba-{os.getuid()}"
+    if directory is None:  # private too: numba's cache files are pickles
+        directory = jit_cache.private_folder(
+            Path(tempfile.gettempdir()) / f"ge-xdsl-numba-{os.getuid()}"
+        )
     return directory / "numba"
 
 

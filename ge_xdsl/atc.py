@@ -23,6 +23,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from pathlib import Path
@@ -36,9 +37,14 @@ from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, verify_module
 from ge_dialect.dialect import make_context
 from ge_dialect.formats import FormatError, get_target
+from ge_dialect.limits import check_claimed_memory
 from ge_dialect.opinfo import PRECISION_MODES
 from ge_dialect.ops import TARGET_ATTRIBUTE
-from ge_frontend.importing import ImportedModel, parse_input_shapes
+from ge_frontend.importing import (
+    ImportedModel,
+    errors_located_in,
+    parse_input_shapes,
+)
 from ge_runtime.offline_model import OfflineModel, make_offline_model
 from ge_runtime.profiling import PassTimer
 from passes import get_all_passes
@@ -310,7 +316,14 @@ def op_count(module: ModuleOp) -> int:
 
 @dataclass
 class StageMonitor:
-    """After each stage: verify, log one progress line, dump with a dump directory.
+    """After each stage: verify, check the memory its tensors claim, log one
+    progress line, dump with a dump directory.
+
+    The memory check (`check_claimed_memory`) refuses a graph whose static
+    tensor types (inputs, intermediates, outputs) claim more than the memory
+    budget, at the op that claims it: what `ge-run` would refuse before
+    allocating, refused at compile time instead (dynamic dims are checked
+    when they are known, at run time).
 
     Called by the format pipeline after each of its passes
     (`NESTED_PASS_CALLBACK`); passes of the optimisation rounds are labelled
@@ -342,6 +355,7 @@ class StageMonitor:
         """Log and dump the module after `stage` (pass `pass_name`)."""
         if elapsed is None:
             elapsed = time.perf_counter() - self.started
+        check_claimed_memory(module)
         if self.timer is not None and pass_name is not None:
             self.timer.record(pass_name, elapsed)
         number = len(self.stages)
@@ -514,15 +528,17 @@ def compile_offline_model(
         LOG.info("parsed %s in %.3fs", _describe(model), elapsed)
         if timer is not None:
             timer.record("import", elapsed)
-    compiled = compile_module(
-        imported.module,
-        imported.weights,
-        options,
-        atc_options.get("dump_graph"),
-        timer=timer,
-    )
+    from_file = isinstance(model, str | os.PathLike)
+    with errors_located_in(os.fspath(model)) if from_file else nullcontext():
+        compiled = compile_module(
+            imported.module,
+            imported.weights,
+            options,
+            atc_options.get("dump_graph"),
+            timer=timer,
+        )
     manifest = {"framework": label, "stages": compiled.stages, **options.manifest()}
-    if isinstance(model, str | os.PathLike):
+    if from_file:
         manifest["model"] = Path(model).name
     offline = make_offline_model(
         compiled.module,

@@ -60,6 +60,7 @@ import torch
 from torch import fx
 
 from ge_dialect.diagnostics import GEError
+from ge_dialect.opinfo import PRECISION_MODES
 from ge_frontend.torch_fx import FxGraphImport, import_fx_graph, op_label, to_torch
 from ge_frontend.torch_ops import decomposition_table
 
@@ -68,10 +69,6 @@ LOG = logging.getLogger("ge_xdsl.torch")
 BACKEND_NAME = "ge"
 """The name `torch.compile(..., backend=...)` finds this backend by."""
 
-PRECISION_MODES = ("force_fp32", "must_keep_origin_dtype")
-"""ATC `--precision_mode` values the compile implements: every op keeps the
-graph's dtypes (the fp16 modes are not implemented yet)."""
-
 
 @dataclass(frozen=True)
 class BackendOptions:
@@ -79,7 +76,9 @@ class BackendOptions:
 
     soc_version: str | None = None
     """The target SoC (`Ascend910`, ...: `ge_dialect/data/targets`)."""
-    precision_mode: str = "force_fp32"
+    precision_mode: str | None = None
+    """ATC's `--precision_mode` (`select-precision`: ge-atc's modes); None
+    keeps every op in the graph's dtypes."""
     fusion: bool = True
     """Graph and UB fusion (all rules; ATC's `--disable-fusion` when off)."""
     auto_cast_mode: int = 1
@@ -96,8 +95,11 @@ class BackendOptions:
                     f"error: unknown ge backend option '{name}' (options: "
                     f"{', '.join(sorted(OPTION_TYPES))})"
                 )
-            if not isinstance(value, OPTION_TYPES[name]) or (
-                name == "auto_cast_mode" and value not in (0, 1)
+            wanted = OPTION_TYPES[name]
+            if (
+                not isinstance(value, wanted)
+                or (isinstance(value, bool) and wanted is int)  # True is an int
+                or (name == "auto_cast_mode" and value not in (0, 1))
             ):
                 raise GEError(f"error: bad value {value!r} for option '{name}'")
         parsed = cls(**options)
@@ -108,17 +110,20 @@ class BackendOptions:
                 get_target(parsed.soc_version)
             except FormatError as error:
                 raise GEError(f"error: soc_version: {error}") from None
-        if parsed.precision_mode not in PRECISION_MODES:
+        if (
+            parsed.precision_mode is not None
+            and parsed.precision_mode not in PRECISION_MODES
+        ):
             raise GEError(
                 f"error: precision_mode '{parsed.precision_mode}' is not "
-                f"implemented (implemented: {', '.join(PRECISION_MODES)})"
+                f"supported (modes: {', '.join(PRECISION_MODES)})"
             )
         return parsed
 
 
 OPTION_TYPES: dict[str, type | tuple[type, ...]] = {
     "soc_version": (str, type(None)),
-    "precision_mode": str,
+    "precision_mode": (str, type(None)),
     "fusion": bool,
     "auto_cast_mode": int,
 }
@@ -411,6 +416,7 @@ class GeGraph:
                 soc_version=options.soc_version,
                 fusion=options.fusion,
                 auto_cast_mode=options.auto_cast_mode,
+                precision_mode=options.precision_mode,
             ),
             progress=logging.DEBUG,
         )

@@ -11,7 +11,9 @@ Cases come from two places, run by one parametrized test:
   `{in}` for its parent, where the optional `"files"` are written first:
   `{"NAME": "text"}`, or `{"NAME": {"generate": GENERATOR, ...}}` for inputs
   too big to keep or made from another (`GENERATORS`: deep nesting, one
-  valid single-op file or offline model mutated, TensorFlow graphs);
+  valid single-op file or offline model mutated, TensorFlow graphs), and
+  `{"NAME": {"folder_mode": "0777"}}` for a folder; the optional `"env"`
+  sets environment variables (`GE_XDSL_CACHE`);
 - every `// -----` chunk of `tests/filecheck/dialect/invalid-*.mlir` (the
   dialect's verifier rules), run through `ge-opt` on its own, expecting the
   file:line:col and message of its `CHECK` line.
@@ -264,6 +266,8 @@ class Case:
     expect: str
     files: dict[str, Any] = field(default_factory=dict)
     """Inputs written to `{in}` (the scratch directory's parent) before the run."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment variables set for the run (`{in}` etc. expanded)."""
 
     def expand(self, text: str, scratch: Path) -> str:
         return (
@@ -276,6 +280,10 @@ class Case:
         for name, spec in self.files.items():
             path = scratch.parent / name
             path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(spec, dict) and "folder_mode" in spec:
+                path.mkdir()
+                path.chmod(int(spec["folder_mode"], 8))
+                continue
             if isinstance(spec, dict):
                 spec = dict(spec)
                 content = GENERATORS[spec.pop("generate")](**spec)
@@ -298,6 +306,7 @@ def manifest_cases() -> list[Case]:
                     tuple(entry["args"]),
                     entry["expect"],
                     entry.get("files", {}),
+                    entry.get("env", {}),
                 )
             )
     return cases
@@ -355,8 +364,11 @@ class Result:
     seconds: float
 
 
-def run_tool_captured(tool: str, args: Sequence[str]) -> dict[str, Any]:
-    """Run a tool's `main` in this process; capture Python- and C-level output."""
+def run_tool_captured(
+    tool: str, args: Sequence[str], env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Run a tool's `main` in this process (with `env` set); capture Python-
+    and C-level output."""
     from tools import ge_atc, ge_dump_compare, ge_opt, ge_run, ge_translate
 
     mains = {
@@ -373,11 +385,18 @@ def run_tool_captured(tool: str, args: Sequence[str]) -> dict[str, Any]:
         os.dup2(c_level.fileno(), 1)
         os.dup2(c_level.fileno(), 2)
         sys.stdout, sys.stderr = out, err
+        saved_env = {name: os.environ.get(name) for name in env or {}}
+        os.environ.update(env or {})
         start = time.perf_counter()
         try:
             code = mains[tool](list(args))
         finally:
             seconds = time.perf_counter() - start
+            for name, value in saved_env.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
             sys.stdout, sys.stderr = saved
             os.dup2(fds[0], 1)
             os.dup2(fds[1], 2)
@@ -400,7 +419,8 @@ def worker_main(limit: int, replies: int) -> None:
     with os.fdopen(replies, "w") as channel:
         for line in sys.stdin:
             job = json.loads(line)
-            channel.write(json.dumps(run_tool_captured(job["tool"], job["args"])))
+            reply = run_tool_captured(job["tool"], job["args"], job.get("env"))
+            channel.write(json.dumps(reply))
             channel.write("\n")
             channel.flush()
 
@@ -428,9 +448,16 @@ class Worker:
             self.replies.put(line)
         self.replies.put(None)
 
-    def run(self, tool: str, args: Sequence[str], timeout: float) -> Result:
+    def run(
+        self,
+        tool: str,
+        args: Sequence[str],
+        timeout: float,
+        env: dict[str, str] | None = None,
+    ) -> Result:
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"tool": tool, "args": list(args)}) + "\n")
+        job = {"tool": tool, "args": list(args), "env": env or {}}
+        self.process.stdin.write(json.dumps(job) + "\n")
         self.process.stdin.flush()
         try:
             reply = self.replies.get(timeout=timeout)
@@ -464,7 +491,8 @@ def run_cases(cases: Sequence[Case], root: Path) -> dict[str, Result]:
                 scratch.mkdir(parents=True)
                 case.write_files(scratch)
                 tool, *args = (case.expand(arg, scratch) for arg in case.args)
-                result = worker.run(tool, args, 2 * CASE_SECONDS)
+                env = {k: case.expand(v, scratch) for k, v in case.env.items()}
+                result = worker.run(tool, args, 2 * CASE_SECONDS, env)
                 results[case.name] = result
                 if result.code == -1:  # killed or dead: start afresh
                     worker.close()

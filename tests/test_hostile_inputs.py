@@ -26,7 +26,12 @@ from xdsl.dialects.builtin import Builtin
 
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dialect import GE
-from ge_dialect.files import StagedDirectory, staged, write_atomically
+from ge_dialect.files import (
+    StagedDirectory,
+    staged,
+    write_all_or_none,
+    write_atomically,
+)
 from ge_dialect.input_files import confined_path, load_json
 from ge_dialect.limits import (
     INT64_MAX,
@@ -383,6 +388,38 @@ def test_an_existing_folder_keeps_its_other_files(tmp_path: Path):
         "keep.txt",
         "new.npy",
     ]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "old/", "new/", "new/sub/", "other/"]), st.booleans()
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_files_are_written_all_or_none(tmp_path_factory, files):
+    """A failing file (a path that is a folder) among new and existing folders
+    leaves exactly what was there before; without one, every file is written."""
+    root = tmp_path_factory.mktemp("all")
+    (root / "old").mkdir()
+    (root / "old" / "keep.txt").write_text("mine")
+    blobs = [
+        (root / folder / f"{index}.om", b"x" if good else "")
+        for index, (folder, good) in enumerate(files)
+    ]
+    failing = [path for (path, blob) in blobs if blob == ""]
+    for path in failing:  # a folder where the file should go
+        path.mkdir(parents=True)
+    before = sorted(root.rglob("*"))
+    if failing:
+        with pytest.raises(GEError, match="it is a directory"):
+            write_all_or_none(blobs)
+        assert sorted(root.rglob("*")) == before
+    else:
+        write_all_or_none(blobs)
+        assert all(path.read_bytes() == b"x" for path, _ in blobs)
 
 
 # ---------------------------------------------------------------------------

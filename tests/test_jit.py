@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ge_dialect.builder import GraphBuilder
 from ge_runtime import jit_numba
@@ -438,6 +440,50 @@ def test_generated_code_is_kept_on_disk_for_the_next_process(tmp_path, monkeypat
     assert jit_cache.entry_path("anything") is None
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # truncated
+        lambda data: b"\x80\x05K\x01K\x02\x85R.",  # calls an int: TypeError
+        lambda data: b"\x80\x05}\x94.",  # an empty dict: no fields
+        lambda data: b"garbage",
+    ],
+)
+def test_a_damaged_cache_entry_is_compiled_again(tmp_path, monkeypatch, damage):
+    """Whatever an entry's bytes turned into, the graph compiles afresh and
+    the entry is rewritten (it used to be an internal error)."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    graph, arguments = conv_relu()
+    x = np.random.default_rng(5).standard_normal((1, 3, 9, 9), np.float32)
+    first = compile_graph(graph, cache_key="damaged|main")
+    (entry,) = tmp_path.glob("*.pickle")
+    entry.write_bytes(damage(entry.read_bytes()))
+    again = compile_graph(graph, cache_key="damaged|main")
+    np.testing.assert_array_equal(again(*arguments(x))[0], first(*arguments(x))[0])
+    assert compile_graph(graph, cache_key="damaged|main").source == first.source
+
+
+def test_the_cache_folder_is_made_private_and_a_shared_one_refused(tmp_path):
+    """What the cache holds runs as code: a new folder is 0700, one another
+    user could write to (or that sits in such a folder) is refused."""
+    from ge_runtime.jit_cache import UnsafeCacheFolder, private_folder
+
+    made = private_folder(tmp_path / "a" / "jit")
+    assert made.stat().st_mode & 0o777 == 0o700
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    for folder in (shared, shared / "jit"):
+        with pytest.raises(UnsafeCacheFolder, match="writable by other users"):
+            private_folder(folder)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)  # as /tmp: fine above the cache, not as the cache
+    assert private_folder(sticky / "jit") == sticky / "jit"
+    with pytest.raises(UnsafeCacheFolder):
+        private_folder(sticky)
+
+
 @pytest.mark.parametrize("cin, channels", [(16, 32), (17, 33)])
 def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     """conv + bias + relu fused: the bias and the relu run on the GEMM's
@@ -681,3 +727,91 @@ def test_numba_takes_reductions_and_leaves_elementwise_nests_to_numpy():
     x = special_input((3, 17))
     (y,) = compile_module(ELEMENTWISE, native=True)(x)
     np.testing.assert_array_equal(y, np.maximum(x, np.float32(0)))
+
+
+# -- data-dependent indices: checked at the op --------------------------------
+
+GATHERS = {
+    "gather": (
+        "ge.gather %x, %i {axis = 1 : i64} : (tensor<3x5xf32>, tensor<2xi64>)"
+        " -> tensor<3x2xf32>",
+        (2,),
+        lambda x, i: np.take(x, i, axis=1),
+    ),
+    "gather_elements": (
+        "ge.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x5xf32>,"
+        " tensor<3x2xi64>) -> tensor<3x2xf32>",
+        (3, 2),
+        lambda x, i: np.take_along_axis(x, i, axis=1),
+    ),
+    "gather_nd": (
+        "ge.gather_nd %x, %i : (tensor<3x5xf32>, tensor<2x2xi64>) -> tensor<2xf32>",
+        (2, 2),
+        lambda x, i: x[tuple(i.T)],
+    ),
+}
+"""A gather of a 3x5 `x` by `%i` of the shape given, and what it computes."""
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(sorted(GATHERS)),
+    st.booleans(),
+    st.data(),
+)
+def test_an_index_out_of_range_is_reported_at_its_gather(name, vectorize, data):
+    """In range (negative ones count from the end) a gather computes what
+    NumPy does; one index out of range is an error at the gather's line
+    naming the axis and its range, on the vectorised and the scalar path
+    alike (NumPy would wrap a negative one around silently), and with the
+    location of this file, not of another file's identical graph compiled
+    before (the lowered code is cached by graph text and locations)."""
+    from ge_dialect.diagnostics import parse_module
+    from ge_dialect.dialect import make_context
+    from ge_runtime.jit import lower_graph
+    from ge_runtime.jit_ops import LocatedJITError
+
+    op, shape, expected = GATHERS[name]
+    index_type = f"tensor<{'x'.join(map(str, shape))}xi64>"
+    text = (
+        "ge.graph @g {\n"
+        "  %x = ge.data {index = 0 : i64} : tensor<3x5xf32>\n"
+        f"  %i = ge.data {{index = 1 : i64}} : {index_type}\n"
+        f"  %y = {op}\n"
+        f"  ge.netoutput %y : {op.rsplit('-> ', 1)[1]}\n"
+        "}\n"
+    )
+    source = f"g{data.draw(st.integers(0, 2))}.mlir"  # the same graph, 3 files
+    module = parse_module(make_context(), text, source)
+    graph = next(iter(module.ops))
+    compiled = compile_module(lower_graph(graph), vectorize=vectorize, native=False)
+    sizes = (5,) if name != "gather_nd" else (3, 5)
+    indices = np.array(
+        data.draw(
+            st.lists(
+                st.integers(-8, 8),
+                min_size=int(np.prod(shape)),
+                max_size=int(np.prod(shape)),
+            )
+        ),
+        dtype=np.int64,
+    ).reshape(shape)
+    x = RNG.standard_normal((3, 5)).astype(np.float32)
+    limits = np.resize(np.array(sizes), indices.shape)
+    outside = (indices < -limits) | (indices >= limits)
+    if not outside.any():
+        wrapped = np.where(indices < 0, indices + limits, indices)
+        (result,) = compiled(x, indices)
+        np.testing.assert_array_equal(result, expected(x, wrapped))
+        return
+    with pytest.raises(LocatedJITError) as info:
+        compiled(x, indices)
+    message = str(info.value)
+    prefix = f"{source}:4:3: error: 'ge.{name}' op index out of range ["
+    assert message.startswith(prefix), message
+    axis = int(message.rsplit("on axis ", 1)[1])
+    column = axis if name == "gather_nd" else 0  # x's axis 0 or 1, one size
+    size = sizes[column]
+    assert message.endswith(f"[{-size}, {size - 1}] on axis {axis}")
+    if name == "gather_nd":  # an index tuple's entry `axis` is out of range
+        assert outside[:, axis].any()

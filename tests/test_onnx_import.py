@@ -1149,21 +1149,21 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
     [
         (
             Case(
-                [node("Dropout", ["x"], ["y", "mask"]), node("Not", ["mask"], ["z"])],
+                [node("Dropout", ["x", "ratio", "training"])],
                 {"x": X4},
+                {"ratio": np.array(0.5, np.float32), "training": np.array(True)},
                 opset=13,
-                outputs=("y", "z"),
             ),
-            "Dropout with its mask output used (nodes: Dropout)",
+            "Dropout in training mode (nodes: Dropout)",
         ),
         (
             Case(
-                [node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2])],
-                {"x": X4},
+                [node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2, 2])],
+                {"x": rand(1, 2, 3, 3, 3)},
                 opset=12,
                 outputs=("y", "i"),
             ),
-            "MaxPool with its Indices output used (nodes: MaxPool)",
+            "MaxPool with its Indices output on 3-D spatial input (nodes: MaxPool)",
         ),
         (
             Case(
@@ -1193,7 +1193,7 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
         ),
     ],
     ids=[
-        "dropout_mask",
+        "dropout_training",
         "pool_indices",
         "conv3d",
         "runtime_shape_allowzero",

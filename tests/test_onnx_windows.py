@@ -343,3 +343,142 @@ def test_dft_with_a_run_time_axis_is_refused_in_one_line(tmp_path: Path) -> None
     outcome = run_case(case, tmp_path)
     assert outcome.status is Status.REFUSED
     assert "DFT with a non-constant axis" in outcome.message
+
+
+# ---------------------------------------------------------------------------
+# MaxPool's Indices output
+# ---------------------------------------------------------------------------
+
+ARGMAX_POOLS = {
+    "pads_dilations": ((2, 17, 7, 6), dict(pads=[1, 1, 2, 0], dilations=[1, 2])),
+    "strides_ceil": ((1, 3, 9, 8), dict(strides=[2, 3], ceil_mode=1)),
+    "column_major": ((2, 3, 5, 7), dict(storage_order=1, pads=[0, 1, 1, 0])),
+    "one_d": ((2, 5, 17), dict(kernel_shape=[3], strides=[2], pads=[1, 1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARGMAX_POOLS))
+def test_max_pool_indices_match_onnxruntime_on_the_jit(
+    name: str, tmp_path: Path
+) -> None:
+    """Ties keep the first maximum; an all -inf window its first element."""
+    shape, attributes = ARGMAX_POOLS[name]
+    attributes = {"kernel_shape": [3, 2], **attributes}
+    x = np.round(rand(*shape) * 2) / 2  # many ties
+    x.reshape(-1)[:3] = -np.inf
+    model = one_node_model(
+        "MaxPool", {"x": x}, ("y", "indices"), opset=12, **attributes
+    )
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_integer_max_pool_indices(tmp_path: Path) -> None:
+    x = RNG.integers(-5, 5, size=(1, 3, 6, 5), dtype=np.int8)
+    model = one_node_model(
+        "MaxPool", {"x": x}, ("y", "indices"), opset=12, kernel_shape=[2, 3]
+    )
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+# ---------------------------------------------------------------------------
+# RoiAlign
+# ---------------------------------------------------------------------------
+
+
+def roi_inputs() -> dict[str, np.ndarray]:
+    """Two images of 17 channels; rois inside, partly outside and degenerate."""
+    rois = np.array(
+        [
+            [0.5, 1.0, 6.2, 7.7],
+            [-3.0, -2.0, 4.0, 3.0],
+            [5.0, 5.0, 12.0, 9.5],
+            [2, 2, 2, 2],
+        ],
+        np.float32,
+    )
+    return {
+        "x": rand(2, 17, 9, 7),
+        "rois": rois,
+        "batch_indices": np.array([0, 1, 1, 0], np.int64),
+    }
+
+
+@pytest.mark.parametrize("mode", ["avg", "max"])
+@pytest.mark.parametrize("transformation", ["half_pixel", "output_half_pixel"])
+def test_roi_align_matches_onnxruntime_on_the_jit(
+    mode: str, transformation: str, tmp_path: Path
+) -> None:
+    inputs = roi_inputs()
+    model = one_node_model(
+        "RoiAlign",
+        inputs,
+        opset=16,
+        mode=mode,
+        output_height=3,
+        output_width=5,
+        sampling_ratio=2,
+        spatial_scale=0.75,
+        coordinate_transformation_mode=transformation,
+    )
+    expected = None
+    if mode == "max":  # onnxruntime's max takes the maximum before weighting
+        expected = ReferenceEvaluator(model).run(None, inputs)
+    assert_runs_on_the_jit(model, inputs, tmp_path, expected)
+
+
+def test_adaptive_roi_align_sampling_is_reported_off_the_jit(tmp_path: Path) -> None:
+    """sampling_ratio 0 samples as many points as each roi's bins are wide,
+    a count the loops cannot have: the run says the reference computed it."""
+    inputs = roi_inputs()
+    model = one_node_model("RoiAlign", inputs, opset=16, output_height=2)
+    expected = onnxruntime_outputs(model, inputs)
+    typed = with_output_types(model, expected)
+    case = Case("case", "op", typed, tuple(inputs.values()), tuple(expected))
+    outcome = run_case(case, tmp_path)
+    assert outcome.status is Status.NOT_JIT
+    assert "sampling_ratio 0" in outcome.message
+
+
+# ---------------------------------------------------------------------------
+# MaxUnpool
+# ---------------------------------------------------------------------------
+
+
+def pooled_with_indices(shape: tuple[int, ...], **attributes: object) -> tuple:
+    """onnxruntime's MaxPool values and positions of a random input."""
+    x = rand(*shape)
+    model = one_node_model("MaxPool", {"x": x}, ("y", "i"), opset=12, **attributes)
+    return tuple(onnxruntime_outputs(model, {"x": x}))
+
+
+@pytest.mark.parametrize(
+    ("shape", "attributes", "output_shape"),
+    [
+        ((2, 17, 8, 6), dict(kernel_shape=[2, 2], strides=[2, 2]), None),
+        ((2, 17, 7, 6), dict(kernel_shape=[2, 2], strides=[2, 2]), (2, 17, 7, 6)),
+        (
+            (1, 3, 9, 5),
+            dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1]),
+            None,
+        ),
+        ((1, 3, 7, 7), dict(kernel_shape=[2, 2], strides=[2, 2]), (1, 3, 7, 7)),
+        ((2, 5, 17), dict(kernel_shape=[3], strides=[3]), (2, 5, 17)),
+    ],
+)
+def test_max_unpool_matches_onnxruntime_on_the_jit(
+    shape: tuple[int, ...],
+    attributes: dict,
+    output_shape: tuple[int, ...] | None,
+    tmp_path: Path,
+) -> None:
+    """Odd sizes need `output_shape`: the default one is smaller than the
+    pooled input, whose positions the indices are."""
+    values, positions = pooled_with_indices(shape, **attributes)
+    inputs = {"x": values, "i": positions}
+    constants = {}
+    if output_shape is not None:
+        constants["output_shape"] = np.array(output_shape, np.int64)
+    model = one_node_model(
+        "MaxUnpool", inputs, initializers=constants, opset=11, **attributes
+    )
+    assert_runs_on_the_jit(model, inputs, tmp_path)

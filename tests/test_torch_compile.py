@@ -156,13 +156,33 @@ def test_options_are_atc_options():
     assert graph.model.evaluator.target == "Ascend910"
 
 
+def test_precision_mode_is_applied_not_ignored():
+    """`precision_mode` reaches `select-precision`: with force_fp16 the
+    convolution computes in float16 (close to eager at fp16's precision);
+    unset, the graph keeps float32."""
+    model = torch.nn.Sequential(torch.nn.Conv2d(17, 8, 3), torch.nn.ReLU()).eval()
+    x = torch.randn(2, 17, 6, 6)
+    for mode, dtype in ((None, "f32"), ("force_fp16", "f16")):
+        STATS.reset()
+        options = {} if mode is None else {"precision_mode": mode}
+        compiled = torch.compile(model, backend=ge_backend, options=options)
+        with torch.no_grad():
+            result = compiled(x)
+            torch.testing.assert_close(result, model(x), atol=2e-2, rtol=2e-2)
+        (graph,) = STATS.graphs()
+        (conv,) = [op for op in graph.model.graph.walk() if op.name == "ge.conv2d"]
+        assert str(conv.results[0].type.element_type) == dtype
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
         ({"soc": "Ascend910"}, "unknown ge backend option 'soc'"),
         ({"soc_version": "Ascend9"}, "soc_version: unknown target 'Ascend9'"),
-        ({"precision_mode": "force_fp16"}, "precision_mode 'force_fp16' is not"),
+        ({"precision_mode": "fp16"}, "precision_mode 'fp16' is not supported"),
         ({"auto_cast_mode": 2}, "bad value 2 for option 'auto_cast_mode'"),
+        ({"auto_cast_mode": True}, "bad value True for option 'auto_cast_mode'"),
+        ({"fusion": 1}, "bad value 1 for option 'fusion'"),
     ],
 )
 def test_bad_options_are_one_line_errors(options, message):

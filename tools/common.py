@@ -105,9 +105,32 @@ def raise_usage_error(message: str) -> NoReturn:
     raise GEError(f"error: {message} (see --help)")
 
 
+class StoreOnce(argparse._StoreAction):
+    """A flag that takes one value and may be given once: `--seed 1 --seed 2`
+    is an error, not the last one silently winning."""
+
+    given_in: argparse.Namespace | None = None
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        if self.given_in is namespace:
+            raise argparse.ArgumentError(self, "given twice")
+        self.given_in = namespace
+        super().__call__(parser, namespace, values, option_string)
+
+
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Make `parser` report bad flags as one-line GEErrors."""
+    """Make `parser` report bad flags as one-line GEErrors, a one-value flag
+    given twice among them (`StoreOnce`)."""
     parser.error = raise_usage_error  # type: ignore[method-assign]
+    for action in parser._actions:
+        if type(action) is argparse._StoreAction and action.option_strings:
+            action.__class__ = StoreOnce
     return parser
 
 

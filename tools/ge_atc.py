@@ -63,7 +63,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.files import staged, write_atomically
+from ge_dialect.files import staged, write_all_or_none, write_atomically
 from ge_dialect.limits import budget_of
 from ge_runtime.offline_model import (
     OfflineModel,
@@ -245,6 +245,7 @@ def compile_model(args: argparse.Namespace) -> None:
 
 def compile_singleop(args: argparse.Namespace) -> None:
     """`--singleop ops.json --output DIR`: one offline model per op."""
+    from ge_frontend.importing import errors_located_in
     from ge_frontend.singleop import load_singleop_file
 
     if args.output is None:
@@ -266,9 +267,10 @@ def compile_singleop(args: argparse.Namespace) -> None:
     for entry in entries:
         LOG.info("op #%d: %s", entry.index, entry.op_type)
         dump_dir = Path(args.dump_graph) / entry.stem if args.dump_graph else None
-        compiled = compile_module(
-            entry.module, {}, options, dump_dir, progress=logging.DEBUG, timer=timer
-        )
+        with errors_located_in(args.singleop, f"op #{entry.index} ({entry.op_type})"):
+            compiled = compile_module(
+                entry.module, {}, options, dump_dir, progress=logging.DEBUG, timer=timer
+            )
         manifest = {
             "framework": "singleop",
             "model": Path(args.singleop).name,
@@ -309,23 +311,15 @@ def print_pass_times(timer: PassTimer | None) -> None:
 def write_all(
     models: Sequence[OfflineModel], extras: Sequence[tuple[Path, str]] = ()
 ) -> None:
-    """Write every model (and extra files), or none: files already written go
-    if one fails."""
+    """Write every model (and extra files), or none (`write_all_or_none`: a
+    new output folder appears only if everything was written)."""
     blobs: list[tuple[Path, bytes | str]] = [
         (Path(model.path), encode(model)) for model in models
     ]
     blobs += extras
-    written: list[Path] = []
-    try:
-        for path, blob in blobs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(path, blob)
-            written.append(path)
-            LOG.info("wrote %s (%d bytes)", path, len(blob))
-    except BaseException:
-        for path in written:
-            path.unlink(missing_ok=True)
-        raise
+    write_all_or_none(blobs)
+    for path, blob in blobs:
+        LOG.info("wrote %s (%d bytes)", path, len(blob))
 
 
 def convert_to_json(args: argparse.Namespace) -> None:

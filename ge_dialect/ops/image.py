@@ -1,6 +1,7 @@
 """Resampling: `ge.resize` (ONNX Resize, Upsample; GE's ResizeNearestNeighborV2,
-ResizeBilinearV2 and their cubic/N-D generalisation) and `ge.grid_sample`
-(ONNX GridSample, GE's GridSampler2D/3D).
+ResizeBilinearV2 and their cubic/N-D generalisation), `ge.grid_sample`
+(ONNX GridSample, GE's GridSampler2D/3D) and `ge.roi_align` (ONNX RoiAlign,
+GE's ROIAlign).
 
 ONNX's interpolation is separable: along each axis every output index reads
 a few input indices with fixed weights (`interpolation_taps`: one for
@@ -28,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -60,6 +61,7 @@ from ge_dialect.ops.base import (
     boolean,
     check_same_element_type,
     element_count,
+    integer,
     real,
     string,
 )
@@ -68,7 +70,10 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    UnknownDims,
     dims_match,
+    parameter_axes,
+    parameter_ints,
     required,
 )
 from ge_dialect.traits import KeepsLayout
@@ -93,8 +98,11 @@ def source_coordinates(
     in_len: int,
     scale: float,
     roi: tuple[float, float] = (0.0, 1.0),
+    resized_length: float | None = None,
 ) -> np.ndarray:
-    """The input coordinate each output index maps to, along one axis (float32)."""
+    """The input coordinate each output index maps to, along one axis
+    (float32); `align_corners` divides by `resized_length` minus one (the
+    output length when None)."""
     f = np.float32
     x = np.arange(out_len, dtype=f)
     scale_f, length, out_f = f(scale), f(in_len), f(out_len)
@@ -111,7 +119,8 @@ def source_coordinates(
         return np.zeros_like(x)
     if transform == "align_corners":
         if out_len > 1:
-            return x * (length - one) / (out_f - one)
+            resized = out_f if resized_length is None else f(resized_length)
+            return x * (length - one) / (resized - one)
         return np.zeros_like(x)
     if transform == "asymmetric":
         return x / scale_f
@@ -164,8 +173,13 @@ def interpolation_taps(
     input (`tf_crop_and_resize`; else None). Taps with weight 0 for every
     output are dropped, so an axis that maps onto itself reads each element
     once with weight 1 (infinities stay infinite)."""
+    # Interpolating modes take the resized length as scale * length, as
+    # ONNX's reference and conformance data do (onnxruntime takes the output
+    # length; they differ when scale * length is fractional); nearest takes
+    # the output length, as both agree on for it.
+    resized = None if mode == "nearest" else scale * in_len
     coords = source_coordinates(
-        coordinate_transformation_mode, out_len, in_len, scale, roi
+        coordinate_transformation_mode, out_len, in_len, scale, roi, resized
     ).astype(np.float64)
     last = max(in_len - 1, 0)
     if mode == "nearest":
@@ -242,6 +256,18 @@ def resize_array(
     return y.astype(x.dtype)
 
 
+RESIZE_OPTIONS = (
+    "mode",
+    "coordinate_transformation_mode",
+    "nearest_mode",
+    "cubic_coeff_a",
+    "exclude_outside",
+    "antialias",
+    "extrapolation_value",
+)
+"""ONNX Resize attributes that `ge.resize` keeps as they are."""
+
+
 @irdl_op_definition
 class ResizeOp(GEOperation):
     """Resample `x` to `sizes` (ONNX Resize semantics, every mode and
@@ -293,8 +319,83 @@ class ResizeOp(GEOperation):
                     f"{', '.join(allowed)}"
                 )
         result = shape_of(self.y.type)
-        if any(d != -1 and d != s for d, s in zip(result, sizes, strict=True)):
+        if any(-1 not in (d, s) and d != s for d, s in zip(result, sizes, strict=True)):
             raise VerifyException(f"result shape {list(result)} is not {sizes}")
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("roi", "scales", "sizes")
+    """ONNX Resize's inputs, on the ONNX attribute `axes` (all when absent);
+    the other ONNX attributes (`keep_aspect_ratio_policy`, the modes, ...)
+    are options."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """The output sizes and per-axis scales from ONNX's `sizes` (with
+        `keep_aspect_ratio_policy`) or `scales`; `roi` spread over every axis
+        for `tf_crop_and_resize`. Sizes read the input dims (`UnknownDims`
+        while they are unknown; a dynamic dim scaled by 1 stays as it is)."""
+        x = shapes[0]
+        rank = len(x)
+        axes = (
+            parameter_axes(values["axes"], rank) if "axes" in values else [*range(rank)]
+        )
+        sizes = np.asarray(values.get("sizes", []))
+        scales = np.asarray(values.get("scales", []), np.float32).reshape(-1)
+        out_sizes, out_scales = list(x), [1.0] * rank
+        if sizes.size:
+            wanted = parameter_ints(sizes, "sizes")
+            if len(wanted) != len(axes):
+                raise ShapeError(
+                    f"'sizes' has {len(wanted)} entries for {len(axes)} axes"
+                )
+            given = [x[a] for a in axes]
+            if UNKNOWN in given:
+                raise UnknownDims("'sizes' on dims unknown until run time")
+            ratios = [
+                np.float32(w) / np.float32(g)
+                for w, g in zip(wanted, given, strict=True)
+            ]
+            policy = values.get("keep_aspect_ratio_policy", "stretch")
+            if policy != "stretch":
+                ratio = min(ratios) if policy == "not_larger" else max(ratios)
+                ratios = [ratio] * len(axes)
+                wanted = [int(math.floor(ratio * g + 0.5)) for g in given]
+            for axis, size, ratio in zip(axes, wanted, ratios, strict=True):
+                out_sizes[axis], out_scales[axis] = size, float(ratio)
+        elif scales.size:
+            if len(scales) != len(axes):
+                raise ShapeError(
+                    f"'scales' has {len(scales)} entries for {len(axes)} axes"
+                )
+            for axis, scale in zip(axes, scales, strict=True):
+                if not np.isfinite(scale) or scale <= 0:
+                    raise ShapeError(
+                        f"scale {float(scale)} of axis {axis} is not positive"
+                    )
+                if x[axis] == UNKNOWN and scale != 1.0:
+                    raise UnknownDims("'scales' on dims unknown until run time")
+                out_scales[axis] = float(scale)
+                if x[axis] != UNKNOWN:  # a dynamic dim scaled by 1 stays as it is
+                    out_sizes[axis] = int(scale * np.float32(x[axis]))
+        else:
+            raise ShapeError("one of 'scales' and 'sizes' is required")
+        attrs: dict[str, Any] = {
+            "sizes": out_sizes,
+            "scales": out_scales,
+            **{name: values[name] for name in RESIZE_OPTIONS if name in values},
+        }
+        if attrs.get("coordinate_transformation_mode") == "tf_crop_and_resize":
+            roi = [float(v) for v in np.asarray(values.get("roi", [])).reshape(-1)]
+            if len(roi) != 2 * len(axes):
+                raise ShapeError(
+                    f"tf_crop_and_resize needs 'roi' of {2 * len(axes)} values"
+                )
+            starts, ends = [0.0] * rank, [1.0] * rank
+            for i, axis in enumerate(axes):
+                starts[axis], ends[axis] = roi[i], roi[len(axes) + i]
+            attrs["roi"] = starts + ends
+        return cls, attrs
 
     @staticmethod
     def shape_function(
@@ -555,3 +656,184 @@ class GridSampleOp(GEOperation):
                 where.append(indices[k])
             y += weight[..., None] * xt[tuple(where)]
         return np.moveaxis(y, -1, 1).astype(x.dtype)
+
+
+# ---------------------------------------------------------------------------
+# Region of interest alignment
+# ---------------------------------------------------------------------------
+
+ROI_MODES = ("avg", "max")
+ROI_COORDINATE_MODES = ("half_pixel", "output_half_pixel")
+
+
+def roi_axis_taps(
+    start: np.ndarray,
+    end: np.ndarray,
+    bins: int,
+    grid: int,
+    length: int,
+    half_pixel: bool,
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Along one axis, for rois spanning `start..end` (input pixels, [R]):
+    the two pixel indices and bilinear weights [R, bins, grid] of each of
+    `grid` sample points per bin (ONNX RoiAlign: a sample beyond one pixel
+    outside the input weighs 0, one at or past the last pixel reads it)."""
+    size = end - start
+    if not half_pixel:
+        size = np.maximum(size, np.float32(1))
+    step = (size / np.float32(bins))[:, None, None]
+    sample = (np.arange(grid, dtype=np.float32) + np.float32(0.5)) / np.float32(grid)
+    c = (
+        start[:, None, None]
+        + (np.arange(bins, dtype=np.float32)[:, None] + sample) * step
+    )
+    valid = (c >= -1) & (c <= length)
+    c = np.maximum(c, 0)
+    low = np.floor(c)
+    edge = low >= length - 1
+    low = np.where(edge, np.float32(length - 1), low)
+    high = np.where(edge, low, low + 1)
+    fraction = np.where(edge, 0, c - low)
+    weights = [np.where(valid, 1 - fraction, 0), np.where(valid, fraction, 0)]
+    indices = [low.astype(np.int64), high.astype(np.int64)]
+    return indices, [w.astype(np.float32) for w in weights]
+
+
+def roi_grid(size: float, bins: int, sampling_ratio: int) -> int:
+    """Sample points per bin along an axis: `sampling_ratio`, or (0) as many
+    as the bin is pixels wide, rounded up (none for an empty roi)."""
+    return sampling_ratio if sampling_ratio > 0 else max(int(math.ceil(size / bins)), 0)
+
+
+@irdl_op_definition
+class RoiAlignOp(GEOperation):
+    """Pool each region of interest of `x` [N, C, H, W] into an
+    `output_height` x `output_width` grid of bins (ONNX RoiAlign): `rois`
+    [R, 4] are (x1, y1, x2, y2) in input coordinates times `spatial_scale`,
+    `batch_indices` [R] pick the image; each bin averages (or takes the
+    largest weighted corner of) `sampling_ratio`^2 bilinear samples. y is
+    [R, C, output_height, output_width].
+
+    ```mlir
+    %y = ge.roi_align %x, %rois, %batch {output_height = 5 : i64,
+        output_width = 5 : i64, sampling_ratio = 2 : i64}
+        : (tensor<1x1x10x10xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x1x5x5xf32>
+    ```
+    """
+
+    name = "ge.roi_align"
+
+    x = operand_def(TensorType)
+    rois = operand_def(TensorType)
+    batch_indices = operand_def(TensorType)
+    y = result_def(TensorType)
+    mode = attr_def(StringAttr, default_value=string("avg"))
+    output_height = attr_def(IntegerAttr, default_value=integer(1))
+    output_width = attr_def(IntegerAttr, default_value=integer(1))
+    sampling_ratio = attr_def(IntegerAttr, default_value=integer(0))
+    spatial_scale = attr_def(FloatAttr, default_value=real(1.0))
+    coordinate_transformation_mode = attr_def(
+        StringAttr, default_value=string("half_pixel")
+    )
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(stop_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        for attr, allowed in (
+            ("mode", ROI_MODES),
+            ("coordinate_transformation_mode", ROI_COORDINATE_MODES),
+        ):
+            if self.value_of(attr) not in allowed:
+                raise VerifyException(
+                    f"'{attr}' is '{self.value_of(attr)}', not one of "
+                    f"{', '.join(allowed)}"
+                )
+        for attr in ("output_height", "output_width"):
+            if self.value_of(attr) < 1:
+                raise VerifyException(f"'{attr}' must be positive")
+        if self.value_of("sampling_ratio") < 0:
+            raise VerifyException("'sampling_ratio' must be >= 0")
+        if self.x.type.element_type != self.y.type.element_type:
+            raise VerifyException("the result must have the input's dtype")
+
+    def work(self) -> float:
+        """Each output element reads 4 pixels per sample point."""
+        grid = max(self.value_of("sampling_ratio"), 2)
+        return element_count(self.y) * 4 * grid * grid
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """y = [R, C, output_height, output_width]."""
+        x, rois, batch = shapes
+        if len(x) != 4:
+            raise ShapeError(f"input must have rank 4, got rank {len(x)}")
+        if len(rois) != 2 or not dims_match(rois[1], 4):
+            raise ShapeError(f"rois must be [R, 4], got {list(rois)}")
+        if len(batch) != 1 or not dims_match(batch[0], rois[0]):
+            raise ShapeError(
+                f"batch_indices must be [{rois[0]}] for the rois, got {list(batch)}"
+            )
+        if not dtypes[2].startswith(("int", "uint")):
+            raise ShapeError(f"batch_indices must be integers, got {dtypes[2]}")
+        count = batch[0] if rois[0] == UNKNOWN else rois[0]
+        height = required(attrs, "output_height")
+        width = required(attrs, "output_width")
+        return [((count, x[1], height, width), dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        rois: np.ndarray,
+        batch_indices: np.ndarray,
+        *,
+        mode: str,
+        output_height: int,
+        output_width: int,
+        sampling_ratio: int,
+        spatial_scale: float,
+        coordinate_transformation_mode: str,
+    ) -> np.ndarray:
+        """Per roi: separable sample taps along H and W (`roi_axis_taps`),
+        gathered for every corner pair."""
+        _, channels, height, width = x.shape
+        half_pixel = coordinate_transformation_mode == "half_pixel"
+        offset = np.float32(0.5 if half_pixel else 0.0)
+        boxes = rois.astype(np.float32) * np.float32(spatial_scale) - offset
+        y = np.zeros((len(boxes), channels, output_height, output_width), np.float32)
+        for r, (x1, y1, x2, y2) in enumerate(boxes):
+            taps = []
+            for lo, hi, bins, length in (
+                (y1, y2, output_height, height),
+                (x1, x2, output_width, width),
+            ):
+                size = hi - lo if half_pixel else max(hi - lo, 1)
+                grid = roi_grid(size, bins, sampling_ratio)
+                taps.append(
+                    roi_axis_taps(
+                        np.array([lo]), np.array([hi]), bins, grid, length, half_pixel
+                    )
+                )
+            (rows, row_weights), (columns, column_weights) = taps
+            if rows[0].size == 0 or columns[0].size == 0:
+                continue  # no sample point: 0
+            image = x[int(batch_indices[r])].astype(np.float32)
+            values = [
+                row_weights[a][0][None, :, :, None, None]
+                * column_weights[b][0][None, None, None, :, :]
+                * image[:, rows[a][0][:, :, None, None], columns[b][0][None, None]]
+                for a in range(2)
+                for b in range(2)
+            ]  # each [C, bins_h, grid_h, bins_w, grid_w]
+            if mode == "avg":
+                y[r] = sum(values).sum(axis=(2, 4)) / (
+                    values[0].shape[2] * values[0].shape[4]
+                )
+            else:
+                y[r] = np.max(np.maximum.reduce(values), axis=(2, 4))
+        return y.astype(x.dtype)

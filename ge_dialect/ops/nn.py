@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     TensorType,
 )
@@ -35,7 +36,12 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
-from ge_dialect.format_rules import bias_add_rule, conv_rule, data_format_rule
+from ge_dialect.format_rules import (
+    bias_add_rule,
+    conv_rule,
+    data_format_rule,
+    same_rank_rule,
+)
 from ge_dialect.layout import kept_layout, shape_of
 from ge_dialect.numpy_helpers import (
     channel_axis,
@@ -503,6 +509,10 @@ class PoolOp(SpatialOp):
 
     def verify_spatial(self) -> None:
         check_same_element_type(self)
+        self.verify_window()
+
+    def verify_window(self) -> None:
+        """4 ksize, strides, pads and dilations; all but pads positive."""
         for name in ("ksize", "strides", "pads", "dilations"):
             int_list_length(self, name, 4)
         if min(self.value_of("ksize")) < 1 or min(self.value_of("strides")) < 1:
@@ -568,6 +578,83 @@ class MaxPoolOp(PoolOp):
         geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
         win = pool_windows(x, geo, data_format, lowest(x.dtype))
         return from_nhwc(win.max(axis=(-2, -1)), data_format)
+
+
+@irdl_op_definition
+class MaxPoolWithArgmaxOp(PoolOp):
+    """Max pooling that also gives where each maximum is (ONNX MaxPool's
+    Indices output, GE's MaxPoolWithArgmax): `argmax` holds its position in
+    the flattened NCHW input, `n*C*H*W + c*H*W + h*W + w`, or with
+    `storage_order` 1 (column major) `... + w*H + h`. The first maximum in
+    window order wins; padding never does (an all -inf window gives its
+    first input element)."""
+
+    name = "ge.max_pool_with_argmax"
+
+    y = result_def(TensorType)  # redeclared: results are (y, argmax)
+    argmax = result_def(TensorType)
+    storage_order = attr_def(IntegerAttr, default_value=integer(0))
+
+    REDUCTION: ClassVar[str] = "max"
+
+    assembly_format = "$x attr-dict `:` type($x) `->` type($y) `,` type($argmax)"
+
+    def verify_spatial(self) -> None:
+        if self.x.type.element_type != self.y.type.element_type:
+            raise VerifyException("the pooled values must have the input's dtype")
+        if self.argmax.type.element_type != IntegerType(64):
+            raise VerifyException("argmax must be int64")
+        if self.value_of("data_format") != "NCHW":
+            raise VerifyException("argmax positions are defined on NCHW input only")
+        if self.value_of("storage_order") not in (0, 1):
+            raise VerifyException("storage_order must be 0 or 1")
+        self.verify_window()
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """The pooled shape twice: values in x's dtype, positions in int64."""
+        ((shape, dtype),) = PoolOp.shape_function(shapes, dtypes, attrs)
+        if attrs.get("data_format") != "NCHW":
+            raise ShapeError("argmax positions are defined on NCHW input only")
+        if attrs.get("storage_order", 0) not in (0, 1):
+            raise ShapeError("storage_order must be 0 or 1")
+        return [(shape, dtype), (shape, "int64")]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        ksize: Sequence[int],
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        data_format: str,
+        ceil_mode: bool,
+        storage_order: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Windows of x and of its flat positions (-1 in the padding); the
+        first valid maximum of each."""
+        n, c, h, w = x.shape
+        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
+        positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)
+        if storage_order:
+            plane = np.arange(n * c, dtype=np.int64)[:, None, None] * h * w
+            columns = np.arange(h)[:, None] + np.arange(w)[None, :] * h
+            positions = (plane + columns).reshape(x.shape)
+        values = pool_windows(x, geo, data_format, lowest(x.dtype))
+        where = pool_windows(positions, geo, data_format, -1)
+        flat_values = values.reshape(*values.shape[:4], -1)
+        flat_where = where.reshape(flat_values.shape)
+        valid = flat_where >= 0
+        best = np.where(valid, flat_values, lowest(x.dtype))
+        first = np.argmax(best, axis=-1)
+        peak = np.take_along_axis(best, first[..., None], axis=-1)[..., 0]
+        first = np.where(peak == lowest(x.dtype), np.argmax(valid, axis=-1), first)
+        y = np.take_along_axis(flat_values, first[..., None], axis=-1)[..., 0]
+        argmax = np.take_along_axis(flat_where, first[..., None], axis=-1)[..., 0]
+        return from_nhwc(y, data_format), from_nhwc(argmax, data_format)
 
 
 @irdl_op_definition
@@ -644,6 +731,72 @@ class LpPoolOp(PoolOp):
         geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
         win = pool_windows(x, geo, data_format, 0.0)
         return from_nhwc(lp_norm(win, p, (-2, -1))[..., 0, 0], data_format)
+
+
+@irdl_op_definition
+class MaxUnpoolOp(GEOperation):
+    """The inverse of max pooling with positions (ONNX MaxUnpool): zeros of
+    `output_shape`, with each element of `x` written at its flat position
+    in `indices` (as `ge.max_pool_with_argmax` gives them; the last of
+    repeated positions wins).
+
+    ```mlir
+    %y = ge.max_unpool %x, %i {output_shape = array<i64: 1, 1, 4, 4>}
+        : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32>
+    ```
+    """
+
+    name = "ge.max_unpool"
+
+    x = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    y = result_def(TensorType)
+    output_shape = attr_def(DenseArrayBase)
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(same_rank_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        if self.x.type.element_type != self.y.type.element_type:
+            raise VerifyException("the result must have the input's dtype")
+        if not isinstance(self.indices.type.element_type, IntegerType):
+            raise VerifyException("indices must be integers")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """y has `output_shape`: x's batch and channels, and at least as many
+        elements as x (every position must exist)."""
+        x, indices = shapes
+        shape = tuple(required(attrs, "output_shape"))
+        if len(x) != len(indices) or not all(
+            dims_match(a, b) for a, b in zip(x, indices, strict=True)
+        ):
+            raise ShapeError(f"indices {list(indices)} must have x's shape {list(x)}")
+        if len(shape) != len(x) or not all(
+            dims_match(a, b) for a, b in zip(shape[:2], x[:2], strict=True)
+        ):
+            raise ShapeError(
+                f"output_shape {list(shape)} must keep x's batch and channels {list(x)}"
+            )
+        return [(shape, dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, indices: np.ndarray, *, output_shape: Sequence[int]
+    ) -> np.ndarray:
+        """Scatter into zeros; a position outside the result is an error."""
+        y = np.zeros(int(np.prod(output_shape)), x.dtype)
+        flat = indices.reshape(-1).astype(np.int64)
+        if flat.size and (flat.min() < 0 or flat.max() >= y.size):
+            raise ValueError(
+                f"indices must be in [0, {y.size}), got [{flat.min()}, {flat.max()}]"
+            )
+        y[flat] = x.reshape(-1)
+        return y.reshape(tuple(output_shape))
 
 
 class GlobalPoolOp(SpatialOp):

@@ -164,3 +164,93 @@ class CompressOp(GEOperation):
     def numpy_kernel(x: np.ndarray, condition: np.ndarray, *, axis: int) -> np.ndarray:
         """`np.compress` along `axis`."""
         return np.compress(condition.astype(bool), x, axis=axis)
+
+
+@irdl_op_definition
+class UniqueOp(GEOperation):
+    """The distinct slices of `x` along `axis` (ONNX Unique; the importer flattens
+    an input without `axis`): `y` (sorted ascending, lexicographically for
+    slices, NaN the largest and equal to NaN, -0.0 equal to 0.0; or in order
+    of first occurrence when not `sorted`), the int64 `indices` of their
+    first occurrences, `inverse` (each slice's position in `y`) and
+    `counts`. How many there are is known only from x's values: `y`'s dim
+    along `axis`, `indices` and `counts` are dynamic and `value_shapes`
+    gives them."""
+
+    name = "ge.unique"
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    indices = result_def(TensorType)
+    inverse = result_def(TensorType)
+    counts = result_def(TensorType)
+    axis = attr_def(IntegerAttr, default_value=integer(0))
+    sorted = attr_def(IntegerAttr, default_value=boolean(True))
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(full_rank_rule)
+
+    assembly_format = (
+        "$x attr-dict `:` type($x) `->` type($y) `,` type($indices) `,` "
+        "type($inverse) `,` type($counts)"
+    )
+
+    def verify_(self) -> None:
+        rank = self.x.type.get_num_dims()
+        if rank == 0:
+            raise VerifyException("'ge.unique' needs an input of rank >= 1")
+        check_axis(self.value_of("axis"), rank)
+        if element_type_of(self.y) != element_type_of(self.x):
+            raise VerifyException("y must have the dtype of x")
+        for value in (self.indices, self.inverse, self.counts):
+            if element_type_of(value) != i64:
+                raise VerifyException("indices, inverse and counts must be i64")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """y: x's shape with a dynamic dim along `axis`; indices and counts
+        of that dynamic length; inverse as long as the axis."""
+        (x,) = shapes
+        if not x:
+            raise ShapeError("needs an input of rank >= 1")
+        axis = axis_index(required(attrs, "axis"), len(x))
+        y = tuple(UNKNOWN if d == axis else n for d, n in enumerate(x))
+        return [
+            (y, dtypes[0]),
+            ((UNKNOWN,), "int64"),
+            ((x[axis],), "int64"),
+            ((UNKNOWN,), "int64"),
+        ]
+
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """The result shapes from how many distinct slices x has."""
+        (x,) = operands
+        axis = self.value_of("axis") % x.ndim
+        kept = len(self.numpy_kernel(x, axis=axis, sorted=True)[1])
+        y = tuple(kept if d == axis else n for d, n in enumerate(x.shape))
+        return [y, (kept,), (x.shape[axis],), (kept,)]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, axis: int, sorted: bool) -> list[np.ndarray]:  # noqa: A002
+        """`np.unique` of the slices (a float element compared as the pair
+        (is NaN, value)), reordered by first occurrence when not `sorted`."""
+        axis %= x.ndim
+        rows = np.moveaxis(x, axis, 0).reshape(x.shape[axis], -1)
+        if rows.dtype.kind == "f":  # per element: (is NaN, value): NaN last, equal
+            nan = np.isnan(rows)
+            values = np.where(nan, 0, rows).astype(np.float64)
+            rows = np.stack([nan.astype(np.float64), values], axis=-1)
+            rows = rows.reshape(x.shape[axis], -1)
+        _, indices, inverse, counts = np.unique(
+            rows, return_index=True, return_inverse=True, return_counts=True, axis=0
+        )
+        inverse = inverse.reshape(-1)
+        if not sorted:
+            order = np.argsort(indices, kind="stable")
+            position = np.empty_like(order)
+            position[order] = np.arange(order.size)
+            indices, counts, inverse = indices[order], counts[order], position[inverse]
+        y = np.take(x, indices, axis=axis)
+        return [y, *(np.asarray(a, np.int64) for a in (indices, inverse, counts))]

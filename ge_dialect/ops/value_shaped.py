@@ -176,7 +176,15 @@ def range_length(start: float, limit: float, delta: float) -> int:
     """ONNX Range's element count: max(ceil((limit - start) / delta), 0)."""
     if delta == 0:
         raise LimitError("Range's delta is 0")
-    return max(math.ceil((limit - start) / delta), 0)
+    for name, value in (("start", start), ("limit", limit), ("delta", delta)):
+        if not math.isfinite(value):
+            raise LimitError(f"Range's {name} is {value} (not a finite number)")
+    count = (limit - start) / delta
+    if not math.isfinite(count):  # finite operands, an overflowing quotient
+        raise LimitError(
+            f"Range of {start} to {limit} by {delta} has too many elements"
+        )
+    return max(math.ceil(count), 0)
 
 
 @irdl_op_definition

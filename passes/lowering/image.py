@@ -1,6 +1,6 @@
-"""Lowerings of `ge.resize` (one gather-and-weigh pass per resampled axis)
-and `ge.grid_sample` (per-axis tap tables computed from the grid at run
-time, then one gather nest over the result).
+"""Lowerings of `ge.resize` (one gather-and-weigh pass per resampled axis),
+`ge.grid_sample` and `ge.roi_align` (per-axis tap tables computed from the
+data at run time, then one gather nest over the result).
 
 An axis resamples as taps (`ge_dialect.ops.image.interpolation_taps`, the
 op's own definition): output index `i` reads input indices `I[i, t]` with
@@ -55,6 +55,7 @@ from ge_dialect.ops import ResizeOp
 from ge_dialect.ops.image import (
     GRID_CUBIC_A,
     GridSampleOp,
+    RoiAlignOp,
     grid_bounds,
     interpolation_taps,
 )
@@ -382,5 +383,147 @@ def lower_grid_sample(ctx: LoweringContext, op: Operation) -> None:
             total = value if total is None else nest.op(arith.AddfOp, total, value)
         assert total is not None
         nest.store(total, y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)
+
+
+# ---------------------------------------------------------------------------
+# Region of interest alignment
+# ---------------------------------------------------------------------------
+
+
+def _as_float(nest: Nest, ix: Ix) -> Value:
+    """A loop index as f32."""
+    raw = nest.op(arith.IndexCastOp, nest.index_value(ix), i64)
+    return nest.convert(raw, f32)
+
+
+def _roi_axis_tables(
+    ctx: LoweringContext,
+    rois: Buffer,
+    columns: tuple[int, int],
+    geometry: tuple[int, int, int],
+    attrs: tuple[float, bool],
+) -> tuple[Buffer, Buffer]:
+    """`roi_axis_taps` in loops: index (i64) and weight (f32) tables
+    [R, bins, grid, 2] of the axis whose roi bounds are `rois[:, columns]`
+    (`geometry`: bins, grid, input length; `attrs`: scale, half_pixel)."""
+    bins, grid, length = geometry
+    scale, half_pixel = attrs
+    points = (rois.layout.origin_shape[0], bins, grid)
+    indices = ctx.temporary(plain_layout((*points, 2), i64))
+    weights = ctx.temporary(plain_layout((*points, 2), f32))
+    offset = 0.5 if half_pixel else 0.0
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        f = Scalars(nest)
+        roi, bin_index, sample = index
+        start, end = (
+            f.sub(f.mul(nest.load(rois, [roi, Ix.of(k)]), f.c(scale)), f.c(offset))
+            for k in columns
+        )
+        size = f.sub(end, start)
+        if not half_pixel:
+            size = nest.op(arith.MaximumfOp, size, f.c(1))
+        step = nest.op(arith.DivfOp, size, f.c(bins))
+        within = f.mul(f.add(_as_float(nest, sample), f.c(0.5)), step)
+        x = f.add(
+            f.add(start, f.mul(_as_float(nest, bin_index), step)),
+            nest.op(arith.DivfOp, within, f.c(grid)),
+        )
+        valid = nest.op(
+            arith.AndIOp,
+            nest.op(arith.CmpfOp, x, f.c(-1), "oge"),
+            nest.op(arith.CmpfOp, x, f.c(length), "ole"),
+        )
+        x = nest.op(arith.MaximumfOp, x, f.c(0))
+        low = f.floor(x)
+        edge = nest.op(arith.CmpfOp, low, f.c(length - 1), "oge")
+        low = f.select(edge, f.c(length - 1), low)
+        high = f.select(edge, low, f.add(low, f.c(1)))
+        fraction = f.select(edge, f.c(0), f.sub(x, low))
+        taps = ((low, f.sub(f.c(1), fraction)), (high, fraction))
+        for k, (position, weight) in enumerate(taps):
+            at = [*index, Ix.of(k)]
+            nest.store(nest.convert(position, i64), indices, at)
+            nest.store(f.select(valid, weight, f.c(0)), weights, at)
+
+    ctx.emitter.for_each(points, body)
+    return indices, weights
+
+
+@lowers(RoiAlignOp)
+def lower_roi_align(ctx: LoweringContext, op: Operation) -> None:
+    """Tap tables for H and W per roi, then per output element the average
+    (or the largest weighted corner) over the bin's sample points."""
+    x, rois, batch_indices = ctx.operands()
+    y = ctx.result()
+    if not (is_float(x.layout.element_type) and is_float(rois.layout.element_type)):
+        raise ctx.error("has no loop lowering for integer element types")
+    sampling_ratio = int(ctx.attr("sampling_ratio"))
+    if sampling_ratio == 0:
+        raise ctx.error(
+            "has no loop lowering for sampling_ratio 0 (the sample count "
+            "depends on the rois' sizes)"
+        )
+    if 0 in y.layout.origin_shape:
+        return
+    _, _, height, width = x.layout.origin_shape
+    attrs = (
+        float(ctx.attr("spatial_scale")),
+        ctx.attr("coordinate_transformation_mode") == "half_pixel",
+    )
+    bins = (int(ctx.attr("output_height")), int(ctx.attr("output_width")))
+    rows = _roi_axis_tables(ctx, rois, (1, 3), (bins[0], sampling_ratio, height), attrs)
+    columns = _roi_axis_tables(
+        ctx, rois, (0, 2), (bins[1], sampling_ratio, width), attrs
+    )
+    source = x if is_row_major(x.layout) else row_major_copy(ctx, x)
+    average = ctx.attr("mode") == "avg"
+    grid = range(sampling_ratio)
+
+    def taps(nest: Nest, table: tuple[Buffer, Buffer], at: list[Ix]) -> list:
+        indices, weights = table
+        loaded = []
+        for sample in grid:
+            corners = []
+            for k in range(2):
+                where = [*at, Ix.of(sample), Ix.of(k)]
+                raw = nest.load(indices, where, raw=True)
+                position = nest.op(arith.IndexCastOp, raw, IndexType())
+                corners.append((position, nest.load(weights, where)))
+            loaded.append(corners)
+        return loaded
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        roi, channel, out_h, out_w = index
+        raw = nest.load(batch_indices, [roi], raw=True)
+        image = nest.op(arith.IndexCastOp, raw, IndexType())
+        leading = [image, nest.index_value(channel)]
+        row_taps = taps(nest, rows, [roi, out_h])
+        column_taps = taps(nest, columns, [roi, out_w])
+        result: Value | None = None
+        for row_corners in row_taps:
+            for column_corners in column_taps:
+                sample: Value | None = None
+                for (r, wr), (c, wc) in itertools.product(row_corners, column_corners):
+                    pixel = nest.convert(nest.load_at(source, [*leading, r, c]), f32)
+                    term = nest.op(arith.MulfOp, nest.op(arith.MulfOp, wr, wc), pixel)
+                    if sample is None:
+                        sample = term
+                    elif average:
+                        sample = nest.op(arith.AddfOp, sample, term)
+                    else:
+                        sample = nest.op(arith.MaximumfOp, sample, term)
+                assert sample is not None
+                if result is None:
+                    result = sample
+                else:
+                    combine = arith.AddfOp if average else arith.MaximumfOp
+                    result = nest.op(combine, result, sample)
+        assert result is not None
+        if average:
+            result = nest.op(arith.DivfOp, result, nest.const(float(sampling_ratio**2)))
+        nest.store(result, y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)

@@ -23,6 +23,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
+from ge_dialect.numpy_helpers import pad_reach_error
 from ge_dialect.ops import (
     ConcatOp,
     ConfusionTransposeOp,
@@ -314,15 +315,10 @@ def _pad_by_regions(
     """`edge` / `reflect` padding (see `lower_pad`)."""
     if mode not in ("edge", "reflect"):
         raise ctx.error(f"has no loop lowering for mode '{mode}'")
-    grown = [(max(b, 0), max(e, 0)) for b, e in zip(begins, ends, strict=True)]
-    for size, (before, after) in zip(sizes, grown, strict=True):
-        if (before or after) and (
-            size == 0 or (mode == "reflect" and max(before, after) > size - 1)
-        ):
-            raise ctx.error(
-                f"'{mode}' padding of {max(before, after)} needs more than "
-                f"{size} elements along the axis"
-            )
+    pairs = list(zip(begins, ends, strict=True))
+    if (reason := pad_reach_error(x.layout.origin_shape, pairs, mode)) is not None:
+        raise ctx.error(reason)
+    grown = [(max(b, 0), max(e, 0)) for b, e in pairs]
     axes = [
         _pad_regions(mode, f, n, before, after)
         for f, n, (before, after) in zip(first, sizes, grown, strict=True)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IntegerType, Signedness, f32, i64
+from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, f32, i64
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect.formats import Format
@@ -42,13 +42,18 @@ from ge_dialect.ops import (
     LRNOp,
 )
 from ge_dialect.ops.matmul import MatrixProductOp
-from ge_dialect.ops.nn import GlobalPoolOp, PoolOp
+from ge_dialect.ops.nn import (
+    GlobalPoolOp,
+    MaxPoolWithArgmaxOp,
+    MaxUnpoolOp,
+    PoolOp,
+)
 from ge_dialect.ops.reduce import ArgReduceOp, AxisOp, LpNormOp, ReduceOp
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, plain_layout
-from passes.lowering.movement import copy
+from passes.lowering.movement import copy, is_row_major
 from passes.lowering.registry import heads_groups, lowers
 
 Combine = Callable[[Nest, Value, Value], Value]
@@ -534,6 +539,96 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         return nest.op(arith.DivfOp, total, count)
 
     return Reduction(sizes, reduced, at, tap, final=average)
+
+
+@lowers(MaxPoolWithArgmaxOp)
+def lower_max_pool_with_argmax(ctx: LoweringContext, op: Operation) -> None:
+    """Max pooling keeping, beside each running maximum, its flat NCHW
+    position: a tap replaces both when it is larger, or when none is held
+    yet (-1) and the tap lies inside the input (so padding never wins and
+    an all -inf window keeps its first element)."""
+    (x,) = ctx.operands()
+    y, argmax = ctx.result(0), ctx.result(1)
+    maximum = max_of(ctx, x)
+    kh, kw = _spatial(ctx, "ksize", "NCHW")
+    sh, sw = _spatial(ctx, "strides", "NCHW")
+    dh, dw = _spatial(ctx, "dilations", "NCHW")
+    top, bottom, left, right = ctx.attr("pads")
+    n, c, h, width = x.layout.origin_shape
+    _, _, ho, wo = y.layout.origin_shape
+    size = (
+        max(h + top + bottom, (ho - 1) * sh + (kh - 1) * dh + 1),
+        max(width + left + right, (wo - 1) * sw + (kw - 1) * dw + 1),
+    )
+    source = padded_input(ctx, x, "NCHW", (top, left), size, maximum.identity)
+    acc = accumulator(ctx, y) if is_float(y.layout.element_type) else y
+    initialise(ctx, acc, typed_constant(maximum))
+    initialise(ctx, argmax, lambda nest, _: nest.const(-1, i64))
+    column_major = bool(ctx.attr("storage_order"))
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        b, ch, oh, ow, ih, iw = index
+        at, out = [b, ch, oh * sh + ih * dh, ow * sw + iw * dw], index[:4]
+        row, column = at[2] - top, at[3] - left
+        plane = (b * c + ch) * (h * width)
+        flat = plane + (row + column * h if column_major else row * width + column)
+        tap, best = nest.load(source, at), nest.load(acc, out)
+        held = nest.load(argmax, out, raw=True)
+        inside = [
+            nest.op(
+                arith.CmpiOp,
+                nest.index_value(ix),
+                nest.const(bound, IndexType()),
+                how,
+            )
+            for ix, bound, how in (
+                (row, 0, "sge"),
+                (row, h, "slt"),
+                (column, 0, "sge"),
+                (column, width, "slt"),
+            )
+        ]
+        first = nest.op(arith.CmpiOp, held, nest.const(-1, i64), "eq")
+        for condition in inside:
+            first = nest.op(arith.AndIOp, first, condition)
+        larger = maximum.combine(nest, tap, best)
+        if is_float(larger.type):
+            changed = nest.op(arith.CmpfOp, larger, best, "une")
+        else:
+            changed = nest.op(arith.CmpiOp, larger, best, "ne")
+        take = nest.op(arith.OrIOp, first, changed)
+        nest.store(nest.op(arith.SelectOp, take, tap, best), acc, out)
+        position = nest.op(arith.IndexCastOp, nest.index_value(flat), i64)
+        nest.store(nest.op(arith.SelectOp, take, position, held), argmax, out)
+
+    ctx.emitter.for_each((n, c, ho, wo, kh, kw), body)
+    finish(ctx, y, None, acc)
+
+
+@lowers(MaxUnpoolOp)
+def lower_max_unpool(ctx: LoweringContext, op: Operation) -> None:
+    """Zeros, then one in-order nest over x storing each element at its
+    flat position, split into the result's axes (`memref.store`)."""
+    x, indices = ctx.operands()
+    y = ctx.result()
+    if not is_row_major(y.layout):
+        raise ctx.error("scatters into a row-major result only")
+    element = y.layout.element_type
+    zero = 0.0 if is_float(element) else 0
+    initialise(ctx, y, lambda nest, _: nest.const(zero, element))
+    sizes = y.layout.origin_shape
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        raw = nest.load(indices, index, raw=True)
+        flat = nest.op(arith.IndexCastOp, raw, IndexType())
+        at = []
+        for size in reversed(sizes):
+            extent = nest.const(size, IndexType())
+            at.append(nest.op(arith.RemUIOp, flat, extent))
+            flat = nest.op(arith.DivUIOp, flat, extent)
+        nest.store_at(nest.load(x, index, raw=True), y, at[::-1])
+
+    ctx.emitter.for_each(x.layout.origin_shape, body)
 
 
 @lowers(GlobalPoolOp)

@@ -28,15 +28,27 @@ condition's values are, see `CompressOp.value_shapes`) numbers the true
 entries of the condition (`count[i]`, the trues before `i`), finds the
 position of the k-th (`source[k] = min_i select(cond[i] and count[i] == k,
 i, n)`: `n`, out of bounds, if there is none) and gathers those slices.
+
+`ge.unique` (its result shapes known in the same way) compares every pair
+of slices `j`, `i` in one reduction: `code[j, i]` is the smallest
+`2 * t + (x_j[t] < x_i[t] ? 0 : 1)` over the positions `t` where they
+differ (a sentinel if none: equal), so it says equality and the
+lexicographic order at once. From it: which slices occur first, the rank
+of each first occurrence among them (by order when `sorted`, else by
+position; ties of incomparable NaNs by position), the first occurrence of
+each unique rank (`indices`, and the gather of `y`), each slice's rank
+through its first occurrence (`inverse`) and `counts`: reductions over
+pairs, `O(n^2)` comparisons of slices.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, i64
+from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, i1, i64
 from xdsl.ir import Attribute, Operation
 
-from ge_dialect.ops.sorting import CompressOp, TopKOp
+from ge_dialect.ops.sorting import CompressOp, TopKOp, UniqueOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Nest, Value, is_float
 from passes.lowering.index import Ix
@@ -197,5 +209,165 @@ def lower_compress(ctx: LoweringContext, op: Operation) -> None:
         raw = nest.load(source, [index[axis]])
         at[axis] = nest.op(arith.IndexCastOp, raw, IndexType())
         nest.store(nest.load_at(x, at), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, gather)
+
+
+@lowers(UniqueOp)
+def lower_unique(ctx: LoweringContext, op: Operation) -> None:
+    """Pairwise slice comparison codes, then first occurrences, ranks and
+    gathers (module docstring)."""
+    (x,) = ctx.operands()
+    if not is_row_major(x.layout):
+        x = row_major_copy(ctx, x)
+    y, positions, inverse, counts = (ctx.result(i) for i in range(4))
+    shape = x.layout.origin_shape
+    axis = int(ctx.attr("axis")) % len(shape)
+    n, kept = shape[axis], y.layout.origin_shape[axis]
+    others = [d for d in range(len(shape)) if d != axis]
+    strides = [
+        int(np.prod([shape[e] for e in others[k + 1 :]])) for k in range(len(others))
+    ]
+    element = x.layout.element_type
+    if not is_float(element) and not isinstance(element, IntegerType):
+        raise ctx.error(f"has no loop lowering for {element}")
+    same = 2 * int(np.prod([shape[d] for d in others])) + 2
+
+    def at(slice_index: Ix, rest: list[Ix]) -> list[Ix]:
+        index = list(rest)
+        index.insert(axis, slice_index)
+        return index
+
+    def i64_of(nest: Nest, ix: Ix) -> Value:
+        return nest.op(arith.IndexCastOp, nest.index_value(ix), i64)
+
+    code = ctx.temporary(plain_layout((n, n), i64))
+    initialise(ctx, code, lambda nest, _: nest.const(same, i64))
+
+    def difference(nest: Nest, index: list[Ix]) -> Value:
+        j, i, rest = index[0], index[1], index[2:]
+        a, b = nest.load(x, at(j, rest)), nest.load(x, at(i, rest))
+        smaller, equal = comes_before(nest, element, a, b, largest=False)
+        flat = Ix.of(0)
+        for t, stride in zip(rest, strides, strict=True):
+            flat = flat + t * stride
+        bit = nest.op(arith.SelectOp, smaller, nest.const(0, i64), nest.const(1, i64))
+        value = nest.op(
+            arith.AddiOp,
+            nest.op(arith.MuliOp, i64_of(nest, flat), nest.const(2, i64)),
+            bit,
+        )
+        return nest.op(arith.SelectOp, equal, nest.const(same, i64), value)
+
+    minimum = lambda nest, a, b: nest.op(arith.MinSIOp, a, b)  # noqa: E731
+    add = lambda nest, a, b: nest.op(arith.AddiOp, a, b)  # noqa: E731
+    pairs = (n, n, *(shape[d] for d in others))
+    accumulate(ctx, code, pairs, lambda index: index[:2], difference, minimum)
+
+    def equal(nest: Nest, j: Ix, i: Ix) -> Value:
+        return nest.op(
+            arith.CmpiOp, nest.load(code, [j, i]), nest.const(same, i64), "eq"
+        )
+
+    def smaller(nest: Nest, j: Ix, i: Ix) -> Value:
+        """x_j before x_i: they differ and the first difference is `<`."""
+        c = nest.load(code, [j, i])
+        low = nest.op(arith.AndIOp, c, nest.const(1, i64))
+        differ = nest.op(arith.CmpiOp, c, nest.const(same, i64), "ne")
+        return nest.op(
+            arith.AndIOp, differ, nest.op(arith.CmpiOp, low, nest.const(0, i64), "eq")
+        )
+
+    def earlier(nest: Nest, j: Ix, i: Ix) -> Value:
+        return nest.op(arith.CmpiOp, nest.index_value(j), nest.index_value(i), "slt")
+
+    def one_if(nest: Nest, condition: Value) -> Value:
+        return nest.op(
+            arith.SelectOp, condition, nest.const(1, i64), nest.const(0, i64)
+        )
+
+    def counter(shape_: tuple[int, ...]):
+        buffer = ctx.temporary(plain_layout(shape_, i64))
+        initialise(ctx, buffer, lambda nest, _: nest.const(0, i64))
+        return buffer
+
+    repeats = counter((n,))  # equal slices before i: 0 for a first occurrence
+
+    def repeat(nest: Nest, index: list[Ix]) -> Value:
+        i, j = index
+        return one_if(
+            nest, nest.op(arith.AndIOp, earlier(nest, j, i), equal(nest, j, i))
+        )
+
+    accumulate(ctx, repeats, (n, n), lambda index: index[:1], repeat, add)
+
+    def first(nest: Nest, i: Ix) -> Value:
+        return nest.op(arith.CmpiOp, nest.load(repeats, [i]), nest.const(0, i64), "eq")
+
+    rank = counter((n,))
+    ordered = bool(ctx.attr("sorted"))
+
+    def ahead(nest: Nest, index: list[Ix]) -> Value:
+        i, j = index
+        if ordered:  # smaller, or incomparable (NaNs) and earlier
+            neither = nest.op(arith.OrIOp, smaller(nest, i, j), equal(nest, j, i))
+            tie = nest.op(
+                arith.AndIOp,
+                nest.op(arith.XOrIOp, neither, nest.const(1, i1)),
+                earlier(nest, j, i),
+            )
+            before = nest.op(arith.OrIOp, smaller(nest, j, i), tie)
+        else:
+            before = earlier(nest, j, i)
+        return one_if(nest, nest.op(arith.AndIOp, first(nest, j), before))
+
+    accumulate(ctx, rank, (n, n), lambda index: index[:1], ahead, add)
+    initialise(ctx, positions, lambda nest, _: nest.const(n, i64))
+
+    def occurrence(nest: Nest, index: list[Ix]) -> Value:
+        k, i = index
+        hit = nest.op(
+            arith.AndIOp,
+            first(nest, i),
+            nest.op(arith.CmpiOp, nest.load(rank, [i]), i64_of(nest, k), "eq"),
+        )
+        return nest.op(arith.SelectOp, hit, i64_of(nest, i), nest.const(n, i64))
+
+    accumulate(ctx, positions, (kept, n), lambda index: index[:1], occurrence, minimum)
+    representative = ctx.temporary(plain_layout((n,), i64))
+    initialise(ctx, representative, lambda nest, _: nest.const(n, i64))
+
+    def earliest_equal(nest: Nest, index: list[Ix]) -> Value:
+        i, j = index
+        itself = nest.op(arith.CmpiOp, nest.index_value(j), nest.index_value(i), "eq")
+        hit = nest.op(arith.OrIOp, equal(nest, j, i), itself)
+        return nest.op(arith.SelectOp, hit, i64_of(nest, j), nest.const(n, i64))
+
+    accumulate(
+        ctx, representative, (n, n), lambda index: index[:1], earliest_equal, minimum
+    )
+
+    def slot(nest: Nest, index: list[Ix]) -> None:
+        where = nest.op(
+            arith.IndexCastOp, nest.load(representative, index), IndexType()
+        )
+        nest.store(nest.load_at(rank, [where]), inverse, index)
+
+    ctx.emitter.for_each((n,), slot)
+    initialise(ctx, counts, lambda nest, _: nest.const(0, i64))
+
+    def member(nest: Nest, index: list[Ix]) -> Value:
+        k, i = index
+        return one_if(
+            nest, nest.op(arith.CmpiOp, nest.load(inverse, [i]), i64_of(nest, k), "eq")
+        )
+
+    accumulate(ctx, counts, (kept, n), lambda index: index[:1], member, add)
+
+    def gather(nest: Nest, index: list[Ix]) -> None:
+        where = [nest.index_value(ix) for ix in index]
+        raw = nest.load(positions, [index[axis]])
+        where[axis] = nest.op(arith.IndexCastOp, raw, IndexType())
+        nest.store(nest.load_at(x, where), y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, gather)

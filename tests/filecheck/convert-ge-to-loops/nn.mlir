@@ -140,3 +140,56 @@ ge.graph @lp_norm {
   %y = ge.lp_norm %x {axis = 0 : i64, p = 2 : i64} : tensor<3x17xf32> -> tensor<3x17xf32>
   ge.netoutput %y : tensor<3x17xf32>
 }
+
+// -----
+
+// Max pooling with positions: a tap wins when it is larger, or when no
+// position is held yet (-1) and the tap lies inside the input; its flat
+// column-major position is (c * 25) + row + column * 5, row = 2 oh + kh - 1
+// and column = 2 ow + kw - 1 (one pad row and column before).
+
+// CHECK-LABEL: func.func @argmax(
+// CHECK:         %[[NONE:.*]] = arith.constant -1 : i64
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x3x3x3xf32>
+// CHECK-NEXT:    %[[I:.*]] = memref.alloc() : memref<1x3x3x3xi64>
+// CHECK:         affine.store %[[NONE]], %[[I]]
+// CHECK:         %[[TAP:.*]] = affine.load %[[P:.*]][0, %[[C:.*]], %[[OH:.*]] * 2 + %[[KH:.*]], %[[OW:.*]] * 2 + %[[KW:.*]]] : memref<1x3x6x6xf32>
+// CHECK-NEXT:    %[[BEST:.*]] = affine.load %[[Y]][0, %[[C]], %[[OH]], %[[OW]]]
+// CHECK-NEXT:    %[[HELD:.*]] = affine.load %[[I]][0, %[[C]], %[[OH]], %[[OW]]]
+// CHECK:         %[[UNSET:.*]] = arith.cmpi eq, %[[HELD]], %[[NONE]] : i64
+// CHECK:         %[[MAX:.*]] = arith.maximumf %[[TAP]], %[[BEST]] : f32
+// CHECK-NEXT:    %[[LARGER:.*]] = arith.cmpf une, %[[MAX]], %[[BEST]] : f32
+// CHECK-NEXT:    %[[TAKE:.*]] = arith.ori %{{.*}}, %[[LARGER]] : i1
+// CHECK-NEXT:    arith.select %[[TAKE]], %[[TAP]], %[[BEST]] : f32
+// CHECK:         %[[FLAT:.*]] = affine.apply affine_map<(d0, d1, d2, d3, d4) -> (((((((d0 * 25) + -6) + (d1 * 2)) + d2) + (d3 * 10)) + (d4 * 5)))> (%[[C]], %[[OH]], %[[KH]], %[[OW]], %[[KW]])
+// CHECK-NEXT:    %[[POS:.*]] = arith.index_cast %[[FLAT]] : index to i64
+// CHECK-NEXT:    %[[NEW:.*]] = arith.select %[[TAKE]], %[[POS]], %[[HELD]] : i64
+// CHECK-NEXT:    affine.store %[[NEW]], %[[I]][0, %[[C]], %[[OH]], %[[OW]]]
+ge.graph @argmax {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x5x5xf32>
+  %y, %i = ge.max_pool_with_argmax %x {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>, pads = array<i64: 1, 0, 1, 0>, storage_order = 1 : i64} : tensor<1x3x5x5xf32> -> tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>
+  ge.netoutput %y, %i : tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>
+}
+
+// -----
+
+// ge.max_unpool: zeros, then each element stored at its flat position split
+// into the result's axes (remainders and quotients by 5, 5, 3, 1).
+
+// CHECK-LABEL: func.func @unpool(
+// CHECK-SAME:      %[[X:.*]]: memref<1x3x2x2xf32> {ge.input = 0 : i64}, %[[I:.*]]: memref<1x3x2x2xi64> {ge.input = 1 : i64})
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x3x5x5xf32>
+// CHECK:         affine.store %{{.*}}, %[[Y]]
+// CHECK:         %[[RAW:.*]] = affine.load %[[I]]
+// CHECK-NEXT:    %[[FLAT:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK-NEXT:    %[[W:.*]] = arith.remui %[[FLAT]], %[[FIVE:.*]] : index
+// CHECK-NEXT:    %[[REST:.*]] = arith.divui %[[FLAT]], %[[FIVE]] : index
+// CHECK-NEXT:    %[[H:.*]] = arith.remui %[[REST]], %[[FIVE]] : index
+// CHECK:         %[[V:.*]] = affine.load %[[X]]
+// CHECK-NEXT:    memref.store %[[V]], %[[Y]][%{{.*}}, %{{.*}}, %[[H]], %[[W]]] : memref<1x3x5x5xf32>
+ge.graph @unpool {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x2x2xf32>
+  %i = ge.data {index = 1 : i64} : tensor<1x3x2x2xi64>
+  %u = ge.max_unpool %x, %i {output_shape = array<i64: 1, 3, 5, 5>} : (tensor<1x3x2x2xf32>, tensor<1x3x2x2xi64>) -> tensor<1x3x5x5xf32>
+  ge.netoutput %u : tensor<1x3x5x5xf32>
+}

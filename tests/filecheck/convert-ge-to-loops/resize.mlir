@@ -97,3 +97,35 @@ ge.graph @grid_sample {
   %y = ge.grid_sample %x, %g {padding_mode = "reflection", align_corners = true} : (tensor<1x3x5x4xf32>, tensor<1x2x3x2xf32>) -> tensor<1x3x2x3xf32>
   ge.netoutput %y : tensor<1x3x2x3xf32>
 }
+
+// -----
+
+// ge.roi_align: H and W tap tables [rois, bins, samples, 2] from the rois
+// (columns 1, 3 for H; 0, 2 for W), then per output element the image
+// picked by batch_indices is gathered at 2 x 2 samples of 2 x 2 corners;
+// max mode keeps the largest weighted corner.
+
+// CHECK-LABEL: func.func @roi_align(
+// CHECK-SAME:      %[[X:.*]]: memref<1x3x9x7xf32> {ge.input = 0 : i64}, %[[R:.*]]: memref<2x4xf32> {ge.input = 1 : i64}, %[[B:.*]]: memref<2xi64> {ge.input = 2 : i64})
+// CHECK:         %[[HI:.*]] = memref.alloc() : memref<2x3x2x2xi64>
+// CHECK:         affine.load %[[R]][%{{.*}}, 1]
+// CHECK:         affine.load %[[R]][%{{.*}}, 3]
+// CHECK:         %[[WI:.*]] = memref.alloc() : memref<2x2x2x2xi64>
+// CHECK:         affine.load %[[R]][%{{.*}}, 0]
+// CHECK:         affine.load %[[R]][%{{.*}}, 2]
+// CHECK:         affine.for %[[ROI:.*]] = 0 to 2 {
+// CHECK:           %[[IMAGE:.*]] = affine.load %[[B]][%[[ROI]]] : memref<2xi64>
+// CHECK-NEXT:      %[[N:.*]] = arith.index_cast %[[IMAGE]] : i64 to index
+// CHECK:           memref.load %[[X]][%[[N]], %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x3x9x7xf32>
+// CHECK-COUNT-15:  memref.load %[[X]][%[[N]]
+// CHECK-NOT:       memref.load
+// CHECK:           arith.maximumf
+// CHECK-NOT:       arith.divf
+// CHECK:           affine.store
+ge.graph @roi_align {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x9x7xf32>
+  %r = ge.data {index = 1 : i64} : tensor<2x4xf32>
+  %b = ge.data {index = 2 : i64} : tensor<2xi64>
+  %y = ge.roi_align %x, %r, %b {output_height = 3 : i64, output_width = 2 : i64, sampling_ratio = 2 : i64, mode = "max"} : (tensor<1x3x9x7xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x3x3x2xf32>
+  ge.netoutput %y : tensor<2x3x3x2xf32>
+}

@@ -67,3 +67,28 @@ ge.graph @compress {
   %y = ge.compress %x, %c {axis = 1 : i64} : (tensor<3x17xf32>, tensor<17xi1>) -> tensor<3x2xf32>
   ge.netoutput %y : tensor<3x2xf32>
 }
+
+// -----
+
+// Unique with its result shapes known (as the host compiles it): one
+// reduction compares every pair of slices: the smallest 2 * t + (x_j[t] <
+// x_i[t] ? 0 : 1) where they differ, 2 * 3 + 2 = 8 when equal.
+
+// CHECK-LABEL: func.func @unique_rows(
+// CHECK:         %[[SAME:.*]] = arith.constant 8 : i64
+// CHECK:         %[[CODE:.*]] = memref.alloc() : memref<5x5xi64>
+// CHECK:         affine.store %[[SAME]], %[[CODE]]
+// CHECK:         affine.for %[[J:.*]] = 0 to 5 {
+// CHECK-NEXT:      affine.for %[[I:.*]] = 0 to 5 {
+// CHECK-NEXT:        affine.for %[[T:.*]] = 0 to 3 {
+// CHECK-NEXT:          %[[A:.*]] = affine.load %{{.*}}[%[[J]], %[[T]]] : memref<5x3xi32>
+// CHECK-NEXT:          %[[B:.*]] = affine.load %{{.*}}[%[[I]], %[[T]]] : memref<5x3xi32>
+// CHECK-NEXT:          arith.cmpi slt, %[[A]], %[[B]] : i32
+// CHECK-NEXT:          arith.cmpi eq, %[[A]], %[[B]] : i32
+// CHECK:               arith.minsi
+// CHECK:         func.return %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<2x3xi32>, memref<2xi64>, memref<5xi64>, memref<2xi64>
+ge.graph @unique_rows {
+  %x = ge.data {index = 0 : i64} : tensor<5x3xi32>
+  %y, %i, %v, %c = ge.unique %x : tensor<5x3xi32> -> tensor<2x3xi32>, tensor<2xi64>, tensor<5xi64>, tensor<2xi64>
+  ge.netoutput %y, %i, %v, %c : tensor<2x3xi32>, tensor<2xi64>, tensor<5xi64>, tensor<2xi64>
+}

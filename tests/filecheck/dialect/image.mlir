@@ -39,3 +39,19 @@ ge.graph @grid_sample {
   %n = ge.grid_sample %v, %vg {mode = "nearest", padding_mode = "border"} : (tensor<1x3x4x5x6xf16>, tensor<1x2x3x4x3xf32>) -> tensor<1x3x2x3x4xf16>
   ge.netoutput %l, %c, %n : tensor<1x3x2x3xf32>, tensor<1x3x2x3xf32>, tensor<1x3x2x3x4xf16>
 }
+
+// -----
+
+// `ge.roi_align` (ONNX RoiAlign): avg, half_pixel, sampling_ratio 0 and
+// spatial_scale 1 are the defaults.
+
+// CHECK-LABEL: ge.graph @roi_align
+// CHECK:         [[Y:%.*]] = ge.roi_align %{{.*}}, %{{.*}}, %{{.*}} {output_height = 3 : i64, output_width = 2 : i64, sampling_ratio = 2 : i64, mode = "max", coordinate_transformation_mode = "output_half_pixel"} : (tensor<1x3x9x7xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x3x3x2xf32>
+// CHECK-NEXT:    ge.netoutput [[Y]]
+ge.graph @roi_align {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x9x7xf32>
+  %r = ge.data {index = 1 : i64} : tensor<2x4xf32>
+  %b = ge.data {index = 2 : i64} : tensor<2xi64>
+  %y = ge.roi_align %x, %r, %b {output_height = 3 : i64, output_width = 2 : i64, sampling_ratio = 2 : i64, mode = "max", spatial_scale = 1.0 : f32, coordinate_transformation_mode = "output_half_pixel"} : (tensor<1x3x9x7xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x3x3x2xf32>
+  ge.netoutput %y : tensor<2x3x3x2xf32>
+}

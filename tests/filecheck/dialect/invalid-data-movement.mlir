@@ -244,6 +244,33 @@ ge.graph @pad_mode {
 
 // -----
 
+ge.graph @pad_reflect_past_the_axis {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.pad' op 'reflect' padding of 3 after axis 1 must be below its length 3 (at most 2)
+  %r = ge.pad %x {paddings = array<i64: 0, 0, 0, 3>, mode = "reflect"} : tensor<2x3xf32> -> tensor<2x6xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @pad_reflect_past_the_cropped_axis {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.pad' op 'reflect' padding of 2 before axis 1 must be below its length 2 (at most 1)
+  %r = ge.pad %x {paddings = array<i64: 0, 2, 0, -1>, mode = "reflect"} : tensor<2x3xf32> -> tensor<2x4xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @pad_edge_of_an_empty_axis {
+  %x = ge.data {index = 0 : i64} : tensor<0x3xf32>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.pad' op 'edge' padding of 1 before axis 0 needs a non-empty axis, it has 0 elements
+  %r = ge.pad %x {paddings = array<i64: 1, 0, 0, 0>, mode = "edge"} : tensor<0x3xf32> -> tensor<1x3xf32>
+  ge.netoutput
+}
+
+// -----
+
 ge.graph @pad_missing_paddings {
   %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
   // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.pad' op attribute 'paddings' expected in operation 'ge.pad'

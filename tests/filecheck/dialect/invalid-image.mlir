@@ -20,3 +20,14 @@ ge.graph @grid_sample_grid_rank {
   ge.netoutput
 }
 
+
+// -----
+
+ge.graph @roi_align_mode {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x9x7xf32>
+  %r = ge.data {index = 1 : i64} : tensor<2x4xf32>
+  %b = ge.data {index = 2 : i64} : tensor<2xi64>
+  // CHECK: {{.*}}invalid-image.mlir:[[# @LINE + 1]]:3: error: 'ge.roi_align' op 'mode' is 'sum', not one of avg, max
+  %y = ge.roi_align %x, %r, %b {mode = "sum"} : (tensor<1x3x9x7xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x3x1x1xf32>
+  ge.netoutput
+}

@@ -449,3 +449,12 @@ ge.graph @lp_pool_p {
   %y = ge.lp_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, p = -1.0 : f32} : tensor<1x3x5x4xf32> -> tensor<1x3x4x3xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @argmax_nhwc {
+  %x = ge.data {index = 0 : i64} : tensor<1x5x5x3xf32>
+  // CHECK: {{.*}}invalid-nn.mlir:[[# @LINE + 1]]:3: error: 'ge.max_pool_with_argmax' op argmax positions are defined on NCHW input only
+  %y, %i = ge.max_pool_with_argmax %x {data_format = "NHWC", ksize = array<i64: 1, 2, 2, 1>} : tensor<1x5x5x3xf32> -> tensor<1x4x4x3xf32>, tensor<1x4x4x3xi64>
+  ge.netoutput
+}

@@ -46,3 +46,12 @@ ge.graph @compress_condition_longer {
   %y = ge.compress %x, %c {axis = 1 : i64} : (tensor<3x4xf32>, tensor<5xi1>) -> tensor<3x?xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @unique_counts_type {
+  %x = ge.data {index = 0 : i64} : tensor<5xf32>
+  // CHECK: {{.*}}invalid-sorting.mlir:[[# @LINE + 1]]:3: error: 'ge.unique' op indices, inverse and counts must be i64
+  %y, %i, %v, %c = ge.unique %x : tensor<5xf32> -> tensor<?xf32>, tensor<?xi64>, tensor<5xi64>, tensor<?xi32>
+  ge.netoutput
+}

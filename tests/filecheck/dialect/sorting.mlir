@@ -30,3 +30,16 @@ ge.graph @compress {
   %y = ge.compress %x, %c {axis = 1 : i64} : (tensor<3x17xf32>, tensor<17xi1>) -> tensor<3x?xf32>
   ge.netoutput %y : tensor<3x?xf32>
 }
+
+// Unique: y, first indices and counts are as long as the distinct slices
+// (dynamic); inverse as long as the axis.
+
+// CHECK-LABEL: ge.graph @unique
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<17xf32>
+// CHECK-NEXT:    [[Y:%.*]], [[I:%.*]], [[V:%.*]], [[C:%.*]] = ge.unique [[X]] {sorted = false} : tensor<17xf32> -> tensor<?xf32>, tensor<?xi64>, tensor<17xi64>, tensor<?xi64>
+// CHECK-NEXT:    ge.netoutput [[Y]], [[I]], [[V]], [[C]] :
+ge.graph @unique {
+  %x = ge.data {index = 0 : i64} : tensor<17xf32>
+  %y, %i, %v, %c = ge.unique %x {axis = 0 : i64, sorted = false} : tensor<17xf32> -> tensor<?xf32>, tensor<?xi64>, tensor<17xi64>, tensor<?xi64>
+  ge.netoutput %y, %i, %v, %c : tensor<?xf32>, tensor<?xi64>, tensor<17xi64>, tensor<?xi64>
+}
