@@ -589,6 +589,28 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
     return [_finish_window(ctx, y, lifted), _finish_window(ctx, indices, lifted)]
 
 
+@converts("MaxUnpool")
+def convert_max_unpool(ctx: NodeContext) -> list[Value]:
+    """The output shape is the `output_shape` input when given, else each
+    spatial size `(n - 1) * stride - pads + kernel`."""
+    kernel = ctx.attr("kernel_shape")
+    if kernel is None:
+        raise ValueError("attribute 'kernel_shape' is missing")
+    count = len(kernel)
+    given = ctx.constant(2, "output_shape")
+    if given is not None:
+        shape = int_list(given)
+    else:
+        n, c, *sizes = ctx.static_shape(0)
+        strides = int_list(ctx.attr("strides", [1] * count))
+        pads = int_list(ctx.attr("pads", [0] * 2 * count))
+        shape = [n, c] + [
+            (size - 1) * s - pads[i] - pads[count + i] + k
+            for i, (size, s, k) in enumerate(zip(sizes, strides, kernel, strict=True))
+        ]
+    return [ctx.op("max_unpool", ctx.input(0), ctx.input(1), output_shape=shape)]
+
+
 # ---------------------------------------------------------------------------
 # Per-channel ops (any rank >= 2 through a [N, C, -1, 1] view)
 # ---------------------------------------------------------------------------
