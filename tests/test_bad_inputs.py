@@ -100,6 +100,30 @@ def nested_graph(depth: int, op: str = "partitioned_call") -> str:
     )
 
 
+def nested_while(depth: int) -> str:
+    """A graph of `ge.while` loops nested `depth` deep in each other's body,
+    every condition a constant true (the innermost one runs away)."""
+    tensor = "tensor<2xf32>"
+    body = (
+        f"%b = ge.data {{parent_index = 0 : i64}} : {tensor}\n"
+        f"ge.netoutput %b : {tensor}"
+    )
+    for level in range(depth):
+        body = (
+            f"%b{level} = ge.data {{parent_index = 0 : i64}} : {tensor}\n"
+            f"%w{level} = ge.while %b{level} : ({tensor}) -> {tensor} cond {{\n"
+            f"%a{level} = ge.data {{parent_index = 0 : i64}} : {tensor}\n"
+            f"%t{level} = ge.const {{value = dense<1> : tensor<i32>}} : tensor<i32>\n"
+            f"ge.netoutput %t{level} : tensor<i32>\n}} body {{\n{body}\n}}\n"
+            f"ge.netoutput %w{level} : {tensor}"
+        )
+    return (
+        f'ge.graph @main {{\n%x = ge.data {{index = 0 : i64, name = "x"}} : {tensor}\n'
+        f"%r = ge.partitioned_call %x : ({tensor}) -> {tensor} {{\n{body}\n}}\n"
+        f"ge.netoutput %r : {tensor}\n}}\n"
+    )
+
+
 def nested_json(depth: int, key: str | None = None) -> str:
     """`[[[...]]]` (or `{"key": {...}}`) nested `depth` deep."""
     if key is None:
@@ -262,6 +286,7 @@ def repeated(text: str, count: int) -> str:
 GENERATORS: dict[str, Callable[..., str | bytes]] = {
     "nested_graph": nested_graph,
     "nested_json": nested_json,
+    "nested_while": nested_while,
     "nested_attribute": nested_attribute,
     "repeated": repeated,
     "singleop": singleop,
