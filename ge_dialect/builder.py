@@ -18,7 +18,7 @@ name (kept as the `name` attribute, used in diagnostics and dumps).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -102,6 +103,8 @@ def python_to_attribute(value: Any, constraint_name: str = "") -> Attribute:
         return FloatAttr(float(value), f32)
     if isinstance(value, str):
         return StringAttr(value)
+    if isinstance(value, Mapping):
+        return DictionaryAttr({k: python_to_attribute(v) for k, v in value.items()})
     if isinstance(value, Sequence | np.ndarray):
         items = list(value)
         if all(isinstance(v, int | np.integer) for v in items):
@@ -110,6 +113,18 @@ def python_to_attribute(value: Any, constraint_name: str = "") -> Attribute:
             return DenseArrayBase.from_list(f32, [float(v) for v in items])
         return ArrayAttr([python_to_attribute(v) for v in items])
     raise TypeError(f"cannot convert {value!r} to an attribute")
+
+
+def op_attributes(
+    op_class: type[IRDLOperation], values: Mapping[str, Any]
+) -> dict[str, Attribute]:
+    """Python attribute values as the attributes of an `op_class` op (None:
+    absent)."""
+    return {
+        key: python_to_attribute(value, _constraint_kind(op_class, key))
+        for key, value in values.items()
+        if value is not None
+    }
 
 
 def _constraint_kind(op_class: type[IRDLOperation], name: str) -> str:
@@ -230,11 +245,7 @@ class GraphBuilder:
         if op_class is None:
             raise ValueError(f"unknown op '{full_name}'")
         operand_groups = self._group_operands(op_class, operands)
-        attrs = {
-            key: python_to_attribute(value, _constraint_kind(op_class, key))
-            for key, value in attributes.items()
-            if value is not None
-        }
+        attrs = op_attributes(op_class, attributes)
         if result_types is None:
             flat_types = [v.type for group in operand_groups for v in group]
             result_types = infer_result_types(op_class, flat_types, attributes)

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 Shape = tuple[int, ...]
 Result = tuple[Shape, str]
@@ -32,6 +35,10 @@ class ShapeError(ValueError):
     """The inputs or attributes of an op do not give a valid result shape."""
 
 
+class UnknownDims(ShapeError):
+    """Binding run-time parameters needs dims that are unknown until run time."""
+
+
 def required(attrs: Mapping[str, Any], name: str) -> Any:
     """Attribute `name`, or a ShapeError saying it is missing."""
     if name not in attrs:
@@ -44,6 +51,55 @@ def axis_index(axis: int, rank: int, what: str = "axis") -> int:
     if not -rank <= axis < max(rank, 1):
         raise ShapeError(f"{what} {axis} is out of range for rank {rank}")
     return axis % max(rank, 1)
+
+
+@dataclass(frozen=True)
+class Unbound:
+    """What an unbound shape function knows of an op whose run-time
+    parameters are not known yet."""
+
+    shapes: Sequence[Shape]
+    """The data operands' shapes."""
+    dtypes: Sequence[str]
+    """The data operands' dtypes."""
+    parameter_shapes: Mapping[str, Shape]
+    """The shapes of the parameters known only at run time, by name."""
+    values: Mapping[str, Any]
+    """The op's options and the parameters that are known, by name."""
+
+
+def parameter_ints(value: Any, what: str) -> list[int]:
+    """The integers of a run-time parameter (a scalar or 1-D tensor, or a list)."""
+    array = np.asarray(value)
+    if array.ndim > 1:
+        raise ShapeError(
+            f"{what} must be a scalar or 1-D, got shape {list(array.shape)}"
+        )
+    if array.size and array.dtype.kind not in "iub":
+        raise ShapeError(f"{what} must be integers, got {array.dtype.name}")
+    return [int(v) for v in array.reshape(-1)]
+
+
+def parameter_axes(value: Any, rank: int, what: str = "axes") -> list[int]:
+    """Distinct axes of a rank-`rank` tensor from a run-time parameter
+    (negative ones count from the end), in the order given."""
+    axes: list[int] = []
+    for axis in parameter_ints(value, what):
+        if not -rank <= axis < rank:
+            raise ShapeError(f"{what}: axis {axis} is out of range for rank {rank}")
+        if axis % rank in axes:
+            raise ShapeError(f"{what}: axis {axis} appears twice")
+        axes.append(axis % rank)
+    return axes
+
+
+def parameter_length(parameter_shapes: Mapping[str, Shape], name: str) -> int:
+    """How many values the run-time parameter `name` holds (known statically)."""
+    shape = parameter_shapes[name]
+    length = 1 if not shape else shape[0]
+    if length == UNKNOWN:
+        raise ShapeError(f"'{name}' has an unknown length: the result rank is unknown")
+    return length
 
 
 def require_rank(shape: Shape, rank: int, what: str) -> Shape:

@@ -21,7 +21,7 @@ nodes are collected (`UnsupportedOps`) and reported in one line at the end.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,7 +45,8 @@ from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.formats import Format
 from ge_dialect.limits import INT64_MAX, over_budget, tensor_bytes
 from ge_dialect.ops import OPS_BY_NAME
-from ge_dialect.shape_inference import has_shape_function, infer_shapes
+from ge_dialect.shape_functions import UnknownDims
+from ge_dialect.shape_inference import ShapeError, has_shape_function, infer_shapes
 
 Value = SSAValue | np.ndarray
 """An imported value: computed at run time, or known at import time."""
@@ -404,6 +405,58 @@ class ConverterContext:
         if 0 in shape and -1 not in shape:
             return np.zeros(shape, numpy_dtype(dtype_name_of(value)))
         raise Unsupported(f"with a non-constant {what}")
+
+    def is_run_time(self, index: int) -> bool:
+        """Whether input `index` is present and known only at run time (a
+        value without elements is known: `constant` gives it)."""
+        value = self.optional_input(index)
+        if value is None or isinstance(value, np.ndarray):
+            return False
+        shape = shape_of(value)
+        return not (0 in shape and -1 not in shape)
+
+    def parameterized_op(
+        self,
+        op_name: str,
+        inputs: Sequence[Any],
+        parameters: Mapping[str, int],
+        **options: Any,
+    ) -> Value | list[Value]:
+        """`ge.<op_name>` with parameters (name -> input index) that may be
+        tensors known only at run time, bound by the op's own
+        `bind_parameters`: now, to its attributes, when every parameter is
+        known (and the dims it reads are); else `ge.dynamic_attrs` with the
+        run-time ones as operands, the known ones and `options` static."""
+        names, operands = [], []
+        known = dict(options)
+        for name, index in parameters.items():
+            if self.is_run_time(index):
+                names.append(name)
+                operands.append(self.input(index))
+            elif (value := self.constant(index, name)) is not None:
+                known[name] = np.asarray(value).tolist()
+        known = {k: v for k, v in known.items() if v is not None}
+        if not names:
+            op_class = OPS_BY_NAME[f"ge.{op_name}"]
+            shapes = [shape_of(value) for value in inputs]
+            try:
+                static, attrs = op_class.bind_parameters(shapes, known)  # type: ignore[attr-defined]
+            except UnknownDims:
+                pass  # the host binds them, on the run-time dims
+            else:
+                return self.op(static.name.removeprefix("ge."), *inputs, **attrs)
+        try:
+            return self.op(
+                "dynamic_attrs",
+                list(inputs),
+                operands,
+                static_op=f"ge.{op_name}",
+                parameter_names=ArrayAttr([StringAttr(name) for name in names]),
+                static_attrs=known,
+            )
+        except ShapeError as error:
+            what = ", ".join(names) or "dynamic dims"
+            raise Unsupported(f"with a run-time {what}: {error}") from None
 
     def shape(self, index: int) -> tuple[int, ...]:
         """The shape of input `index`."""

@@ -250,15 +250,12 @@ def convert_pairwise_variadic(ctx: NodeContext) -> list[Value]:
 
 @converts("Clip")
 def convert_clip(ctx: NodeContext) -> list[Value]:
+    """Bounds from attributes (before opset 11) or inputs, known at import
+    or at run time."""
     if ctx.opset < 11:
-        low, high = ctx.attr("min"), ctx.attr("max")
-    else:
-        low, high = ctx.constant(1, "min"), ctx.constant(2, "max")
-    bounds = {
-        name: None if bound is None else float(bound)
-        for name, bound in (("min", low), ("max", high))
-    }
-    return [ctx.op("clip", ctx.input(0), **bounds)]
+        bounds = {"min": ctx.attr("min"), "max": ctx.attr("max")}
+        return [ctx.parameterized_op("clip", [ctx.input(0)], {}, **bounds)]
+    return [ctx.parameterized_op("clip", [ctx.input(0)], {"min": 1, "max": 2})]
 
 
 @converts("HardSigmoid")
@@ -592,6 +589,28 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
     return [_finish_window(ctx, y, lifted), _finish_window(ctx, indices, lifted)]
 
 
+@converts("MaxUnpool")
+def convert_max_unpool(ctx: NodeContext) -> list[Value]:
+    """The output shape is the `output_shape` input when given, else each
+    spatial size `(n - 1) * stride - pads + kernel`."""
+    kernel = ctx.attr("kernel_shape")
+    if kernel is None:
+        raise ValueError("attribute 'kernel_shape' is missing")
+    count = len(kernel)
+    given = ctx.constant(2, "output_shape")
+    if given is not None:
+        shape = int_list(given)
+    else:
+        n, c, *sizes = ctx.static_shape(0)
+        strides = int_list(ctx.attr("strides", [1] * count))
+        pads = int_list(ctx.attr("pads", [0] * 2 * count))
+        shape = [n, c] + [
+            (size - 1) * s - pads[i] - pads[count + i] + k
+            for i, (size, s, k) in enumerate(zip(sizes, strides, kernel, strict=True))
+        ]
+    return [ctx.op("max_unpool", ctx.input(0), ctx.input(1), output_shape=shape)]
+
+
 # ---------------------------------------------------------------------------
 # Per-channel ops (any rank >= 2 through a [N, C, -1, 1] view)
 # ---------------------------------------------------------------------------
@@ -852,43 +871,30 @@ def convert_concat(ctx: NodeContext) -> list[Value]:
 
 @converts("Split")
 def convert_split(ctx: NodeContext) -> list[Value]:
-    axis = normalize_axis(ctx.attr("axis", 0), ctx.rank(0))
-    sizes = ctx.attr("split") if ctx.opset < 13 else None
-    if sizes is None:  # an input from opset 13 on (and optionally before)
-        sizes = ctx.constant(1, "split")
-    if sizes is None:
-        dim = ctx.shape(0)[axis]
-        if dim == -1:
-            raise Unsupported("into equal parts of a dynamic dim")
-        parts = ctx.attr("num_outputs", ctx.num_outputs)
-        chunk = -(-dim // parts)
-        sizes = [chunk] * (parts - 1) + [dim - chunk * (parts - 1)]
-    results = ctx.op("split", ctx.input(0), axis=axis, sizes=int_list(sizes))
+    """`split` sizes from the attribute (before opset 13) or the input (known
+    at import or at run time), else `num_outputs` equal parts."""
+    options = {
+        "axis": ctx.attr("axis", 0),
+        "num_outputs": ctx.attr("num_outputs", ctx.num_outputs),
+    }
+    parameters = {}
+    if ctx.opset < 13 and ctx.has_attr("split"):
+        options["split"] = ctx.attr("split")
+    else:  # an input from opset 13 on (and optionally before)
+        parameters["split"] = 1
+    results = ctx.parameterized_op("split", [ctx.input(0)], parameters, **options)
     return results if isinstance(results, list) else [results]
 
 
 @converts("Slice")
 def convert_slice(ctx: NodeContext) -> list[Value]:
+    """Bounds from attributes (before opset 10) or inputs, known at import
+    or at run time."""
     if ctx.opset < 10:
-        starts, ends = ctx.attr("starts"), ctx.attr("ends")
-        axes, steps = ctx.attr("axes"), None
-    else:
-        starts, ends = ctx.constant(1, "starts"), ctx.constant(2, "ends")
-        axes, steps = ctx.constant(3, "axes"), ctx.constant(4, "steps")
-    if starts is None or ends is None:
-        raise ValueError("'starts' and 'ends' are required")
-    rank = ctx.rank(0)
-    axes = list(range(len(starts))) if axes is None else _axes(axes, rank)
-    return [
-        ctx.op(
-            "slice",
-            ctx.input(0),
-            begins=int_list(starts),
-            ends=int_list(ends),
-            axes=axes,
-            steps=[1] * len(axes) if steps is None else int_list(steps),
-        )
-    ]
+        options = {name: ctx.attr(name) for name in ("starts", "ends", "axes")}
+        return [ctx.parameterized_op("slice", [ctx.input(0)], {}, **options)]
+    parameters = {"starts": 1, "ends": 2, "axes": 3, "steps": 4}
+    return [ctx.parameterized_op("slice", [ctx.input(0)], parameters)]
 
 
 @converts("Gather")
@@ -975,10 +981,7 @@ def convert_trilu(ctx: NodeContext) -> list[Value]:
 
 @converts("Tile")
 def convert_tile(ctx: NodeContext) -> list[Value]:
-    repeats = ctx.constant(1, "repeats")
-    if repeats is None:
-        raise ValueError("input 'repeats' is missing")
-    return [ctx.op("tile", ctx.input(0), multiples=int_list(repeats))]
+    return [ctx.parameterized_op("tile", [ctx.input(0)], {"repeats": 1})]
 
 
 @converts("Expand")
@@ -1013,25 +1016,22 @@ PAD_MODES = ("constant", "reflect", "edge")
 
 @converts("Pad")
 def convert_pad(ctx: NodeContext) -> list[Value]:
-    rank = ctx.rank(0)
-    if ctx.opset < 11:
-        pads, value = ctx.attr("pads", ctx.attr("paddings")), ctx.attr("value", 0.0)
-    else:
-        pads, value = ctx.constant(1, "pads"), ctx.constant(2, "constant_value")
-    if pads is None:
-        raise ValueError("'pads' is missing")
-    pads = int_list(pads)
-    axes = ctx.constant(3, "axes") if ctx.opset >= 18 else None
-    if axes is not None:
-        full = [0] * 2 * rank
-        for i, axis in enumerate(_axes(axes, rank)):
-            full[axis], full[rank + axis] = pads[i], pads[len(axes) + i]
-        pads = full
+    """`pads` (of `axes`, opset 18 on) and the fill value from attributes
+    (before opset 11) or inputs, known at import or at run time."""
     mode = ctx.attr("mode", "constant")
     if mode not in PAD_MODES:
         raise Unsupported(f"with mode '{mode}'")
-    fill = 0.0 if value is None else float(np.asarray(value).reshape(-1)[0])
-    return [ctx.op("pad", ctx.input(0), paddings=pads, mode=mode, value=fill)]
+    if ctx.opset < 11:
+        options = {
+            "mode": mode,
+            "pads": ctx.attr("pads", ctx.attr("paddings")),
+            "constant_value": ctx.attr("value", 0.0),
+        }
+        return [ctx.parameterized_op("pad", [ctx.input(0)], {}, **options)]
+    parameters = {"pads": 1, "constant_value": 2}
+    if ctx.opset >= 18:
+        parameters["axes"] = 3
+    return [ctx.parameterized_op("pad", [ctx.input(0)], parameters, mode=mode)]
 
 
 @converts("Reshape")
@@ -1115,24 +1115,24 @@ def convert_flatten(ctx: NodeContext) -> list[Value]:
     return [ctx.op("flatten", ctx.input(0), axis=axis + rank if axis < 0 else axis)]
 
 
-def _axes_operand(ctx: NodeContext, since: int) -> np.ndarray | list[int] | None:
-    """`axes`: an attribute before opset `since`, a constant input from it on."""
-    return ctx.constant(1, "axes") if ctx.opset >= since else ctx.attr("axes")
+def _axes_op(ctx: NodeContext, op_name: str, since: int) -> Value:
+    """`ge.<op_name>` on `axes`: an attribute before opset `since`, an input
+    (known at import or at run time) from it on."""
+    if ctx.opset < since:
+        axes = ctx.attr("axes")
+        options = {} if axes is None else {"axes": axes}
+        return ctx.parameterized_op(op_name, [ctx.input(0)], {}, **options)
+    return ctx.parameterized_op(op_name, [ctx.input(0)], {"axes": 1})
 
 
 @converts("Squeeze")
 def convert_squeeze(ctx: NodeContext) -> list[Value]:
-    axes = _axes(_axes_operand(ctx, 13), ctx.rank(0))
-    return [ctx.op("squeeze", ctx.input(0), axes=sorted(axes))]
+    return [_axes_op(ctx, "squeeze", 13)]
 
 
 @converts("Unsqueeze")
 def convert_unsqueeze(ctx: NodeContext) -> list[Value]:
-    axes = _axes_operand(ctx, 13)
-    if axes is None:
-        raise ValueError("'axes' is missing")
-    axes = _axes(axes, ctx.rank(0) + len(axes))
-    return [ctx.op("unsqueeze", ctx.input(0), axes=sorted(axes))]
+    return [_axes_op(ctx, "unsqueeze", 13)]
 
 
 @converts("Transpose")
@@ -1143,90 +1143,46 @@ def convert_transpose(ctx: NodeContext) -> list[Value]:
 
 @converts("Upsample")
 def convert_upsample(ctx: NodeContext) -> list[Value]:
-    """Nearest, integer H/W scales: [N,C,H,1,W,1] tiled by the scales, reshaped."""
-    mode = ctx.attr("mode", "nearest")
-    if mode != "nearest":
-        raise Unsupported(f"with mode '{mode}'")
-    scales = ctx.attr("scales") if ctx.opset < 9 else ctx.constant(1, "scales")
-    if scales is None:
-        raise ValueError("'scales' is missing")
-    scales = [float(s) for s in scales]
-    if ctx.rank(0) != 4 or scales[:2] != [1.0, 1.0]:
-        raise Unsupported("except on H and W of a 4-D input")
-    if any(s != int(s) or s < 1 for s in scales):
-        raise Unsupported("with non-integer scales")
-    sh, sw = int(scales[2]), int(scales[3])
-    _, _, height, width = ctx.static_shape(0)
-    rows = ctx.op(
-        "reshape", ctx.input(0), shape=[0, 0, height, 1, width, 1], suffix="split"
-    )
-    tiled = ctx.op("tile", rows, multiples=[1, 1, 1, sh, 1, sw], suffix="repeat")
-    return [ctx.op("reshape", tiled, shape=[0, 0, height * sh, width * sw])]
+    """`ge.resize` with asymmetric coordinates (nearest: floor), the scales
+    an attribute (before opset 9) or an input known at import or at run time."""
+    options = {
+        "mode": ctx.attr("mode", "nearest"),
+        "coordinate_transformation_mode": "asymmetric",
+        "nearest_mode": "floor",
+    }
+    if ctx.opset < 9:
+        options["scales"] = ctx.attr("scales")
+        return [ctx.parameterized_op("resize", [ctx.input(0)], {}, **options)]
+    return [ctx.parameterized_op("resize", [ctx.input(0)], {"scales": 1}, **options)]
 
 
 @converts("Resize")
 def convert_resize(ctx: NodeContext) -> list[Value]:
-    """`ge.resize` with the output sizes and per-axis scales worked out here
-    from ONNX's scales or sizes (opset 10: `(X, scales)`, asymmetric
-    coordinates, opset 10's nearest rule; 11+: `(X, roi, scales, sizes)`;
-    18+: `axes`, `antialias`, `keep_aspect_ratio_policy`)."""
-    shape = ctx.shape(0)
-    rank = len(shape)
-    if ctx.opset < 11:
-        roi, scales, sizes = None, ctx.constant(1, "scales"), None
-        transform, nearest = "asymmetric", "simple"
-    else:
-        roi, scales = ctx.constant(1, "roi"), ctx.constant(2, "scales")
-        sizes = ctx.constant(3, "sizes")
-        transform = ctx.attr("coordinate_transformation_mode", "half_pixel")
-        nearest = ctx.attr("nearest_mode", "round_prefer_floor")
-    axes = _axes(ctx.attr("axes"), rank) if ctx.has_attr("axes") else list(range(rank))
-    out_sizes, out_scales = list(shape), [1.0] * rank
-    if sizes is not None and sizes.size:
-        wanted = int_list(sizes)
-        given = [shape[a] for a in axes]
-        if -1 in given:
-            raise Unsupported("with sizes on dynamic dims")
-        ratios = [
-            np.float32(w) / np.float32(g) for w, g in zip(wanted, given, strict=True)
-        ]
-        policy = ctx.attr("keep_aspect_ratio_policy", "stretch")
-        if policy != "stretch":
-            ratio = min(ratios) if policy == "not_larger" else max(ratios)
-            ratios = [ratio] * len(axes)
-            wanted = [int(math.floor(ratio * g + 0.5)) for g in given]
-        for axis, size, ratio in zip(axes, wanted, ratios, strict=True):
-            out_sizes[axis], out_scales[axis] = size, float(ratio)
-    elif scales is not None and scales.size:
-        values = [float(v) for v in np.asarray(scales, np.float32).reshape(-1)]
-        for axis, scale in zip(axes, values, strict=True):
-            if shape[axis] == -1 and scale != 1.0:
-                raise Unsupported("with scales on dynamic dims")
-            out_scales[axis] = scale
-            if shape[axis] != -1:  # a dynamic dim scaled by 1 stays as it is
-                out_sizes[axis] = int(np.float32(scale) * np.float32(shape[axis]))
-    else:
-        raise ValueError("one of 'scales' and 'sizes' is required")
-    attrs: dict = {
-        "sizes": out_sizes,
-        "scales": out_scales,
+    """`ge.resize`, its output sizes and per-axis scales bound from ONNX's
+    scales or sizes (`ResizeOp.bind_parameters`; known at import or at run
+    time). Opset 10: `(X, scales)`, asymmetric coordinates, opset 10's
+    nearest rule; 11+: `(X, roi, scales, sizes)`; 18+: `axes`, `antialias`,
+    `keep_aspect_ratio_policy`."""
+    options = {
         "mode": ctx.attr("mode", "nearest"),
-        "coordinate_transformation_mode": transform,
-        "nearest_mode": nearest,
         "cubic_coeff_a": float(ctx.attr("cubic_coeff_a", -0.75)),
         "exclude_outside": bool(ctx.attr("exclude_outside", 0)),
         "antialias": bool(ctx.attr("antialias", 0)),
         "extrapolation_value": float(ctx.attr("extrapolation_value", 0.0)),
+        "keep_aspect_ratio_policy": ctx.attr("keep_aspect_ratio_policy", "stretch"),
+        "axes": ctx.attr("axes"),
     }
-    if transform == "tf_crop_and_resize":
-        if roi is None or not roi.size:
-            raise ValueError("tf_crop_and_resize needs 'roi'")
-        starts, ends = [0.0] * rank, [1.0] * rank
-        values = [float(v) for v in np.asarray(roi).reshape(-1)]
-        for i, axis in enumerate(axes):
-            starts[axis], ends[axis] = values[i], values[len(axes) + i]
-        attrs["roi"] = starts + ends
-    return [ctx.op("resize", ctx.input(0), **attrs)]
+    if ctx.opset < 11:
+        options["coordinate_transformation_mode"] = "asymmetric"
+        options["nearest_mode"] = "simple"
+        parameters = {"scales": 1}
+    else:
+        options["coordinate_transformation_mode"] = ctx.attr(
+            "coordinate_transformation_mode", "half_pixel"
+        )
+        options["nearest_mode"] = ctx.attr("nearest_mode", "round_prefer_floor")
+        parameters = {"roi": 1, "scales": 2, "sizes": 3}
+    return [ctx.parameterized_op("resize", [ctx.input(0)], parameters, **options)]
 
 
 # ---------------------------------------------------------------------------
@@ -1245,12 +1201,17 @@ REDUCTIONS = {
 
 @converts(*REDUCTIONS)
 def convert_reduce(ctx: NodeContext) -> list[Value]:
+    """Axes from the attribute (before the opset where they became an
+    input) or the input, known at import or at run time."""
     op_name, axes_input_since = REDUCTIONS[ctx.node.op_type]
-    axes = _axes(_axes_operand(ctx, axes_input_since), ctx.rank(0))
-    if not axes and ctx.attr("noop_with_empty_axes", 0):
-        return [ctx.op("identity", ctx.input(0))]
-    keep_dims = bool(ctx.attr("keepdims", 1))
-    return [ctx.op(op_name, ctx.input(0), axes=axes, keep_dims=keep_dims)]
+    options = {
+        "keep_dims": bool(ctx.attr("keepdims", 1)),
+        "noop_with_empty_axes": bool(ctx.attr("noop_with_empty_axes", 0)),
+    }
+    if ctx.opset < axes_input_since:
+        options["axes"] = ctx.attr("axes", [])
+        return [ctx.parameterized_op(op_name, [ctx.input(0)], {}, **options)]
+    return [ctx.parameterized_op(op_name, [ctx.input(0)], {"axes": 1}, **options)]
 
 
 @converts("ArgMax", "ArgMin")
@@ -1331,22 +1292,13 @@ def convert_unique(ctx: NodeContext) -> list[Value]:
 @converts("CumSum", "CumProd")
 def convert_cumulative(ctx: NodeContext) -> list[Value]:
     """The running sum or product along `axis` (an input, a 0-d or 1-element
-    int32/int64 tensor known at import time)."""
+    integer tensor known at import or at run time)."""
     op_name = "cum_sum" if ctx.node.op_type == "CumSum" else "cum_prod"
-    axis = ctx.constant(1, "axis")
-    if axis is None:
-        raise ValueError("input 'axis' is missing")
-    if axis.size != 1 or axis.dtype.kind not in "iu":
-        raise ValueError(f"axis must be one integer, got {axis.dtype} {axis.shape}")
-    return [
-        ctx.op(
-            op_name,
-            ctx.input(0),
-            axis=normalize_axis(int(axis.reshape(())), ctx.rank(0)),
-            exclusive=bool(ctx.attr("exclusive", 0)),
-            reverse=bool(ctx.attr("reverse", 0)),
-        )
-    ]
+    options = {
+        "exclusive": bool(ctx.attr("exclusive", 0)),
+        "reverse": bool(ctx.attr("reverse", 0)),
+    }
+    return [ctx.parameterized_op(op_name, [ctx.input(0)], {"axis": 1}, **options)]
 
 
 # ---------------------------------------------------------------------------

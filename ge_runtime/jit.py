@@ -60,7 +60,7 @@ from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_cache, jit_numba
-from ge_runtime.jit_hoist import hoist_invariants
+from ge_runtime.jit_hoist import drop_unread, hoist_invariants, hoist_views
 from ge_runtime.jit_numba import NumbaNest
 from ge_runtime.jit_ops import JITError, LocatedJITError, jit_failure, numpy_dtype
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
@@ -140,7 +140,7 @@ class CompiledFunction:
     def to_entry(self) -> dict[str, Any]:
         """What `jit_cache` saves: the source and its namespace's objects."""
         _, _, pool = self.workspace
-        skipped = {"__builtins__", "np", "prepare", "jitted", pool}
+        skipped = {"__builtins__", "np", "prepare", "views", "jitted", pool}
         namespace = {
             k: v for k, v in self.function.__globals__.items() if k not in skipped
         }
@@ -411,12 +411,33 @@ class FunctionCompiler:
         split = hoist_invariants(body, invariant, self.env.writes)
         prepare_args = ", ".join(args[i] for i in invariant_args)
         hoisted = "".join(f"{name}, " for name in split.names)
+        per_call = split.body
+        views_function: list[str] = []
+        if pool_name:  # views of this thread's buffers: made once per thread
+            assert split.body[0].startswith("    _workspace = ")
+            constants = set(namespace) - self.env.mutable_globals
+            views = hoist_views(split.body[1:], set(split.names), frozenset(constants))
+            if views.names:
+                made = "".join(f"{name}, " for name in views.names)
+                views_function = [
+                    f"def views({', '.join(['_workspace', *views.free])}):",
+                    *views.setup,
+                    f"    return ({made})",
+                ]
+                free = "".join(f", {name}" for name in views.free)
+                per_call = [
+                    split.body[0],
+                    f"    ({made}) = _workspace.views(views{free})",
+                    *views.body,
+                ]
+        per_call = drop_unread(per_call)
         lines = [
             f"def prepare({prepare_args}):",
             *split.prepare,
             f"    return ({hoisted})",
+            *views_function,
             f"def jitted({', '.join([*args, *split.names])}):",
-            *(split.body or ["    pass"]),
+            *(per_call or ["    pass"]),
         ]
         source = "\n".join(lines) + "\n"
         name = self.function.sym_name.data
@@ -623,17 +644,32 @@ class FunctionCompiler:
         raise JITError(f"no memref.global @{name}")
 
 
+class Workspace(list):
+    """A thread's buffers (`workspace_pool`), and the views of them the
+    generated code reads (`hoist_views`), made on the thread's first call."""
+
+    made: tuple[np.ndarray, ...] | None = None
+
+    def views(
+        self, make: Callable[..., tuple[np.ndarray, ...]], *given: Any
+    ) -> tuple[np.ndarray, ...]:
+        """`make(self, *given)`, computed once."""
+        if self.made is None:
+            self.made = make(self, *given)
+        return self.made
+
+
 def workspace_pool(
     specs: list[tuple[tuple[int, ...], np.dtype, int | None]], scratch_size: int
-) -> Callable[[], list[np.ndarray]]:
+) -> Callable[[], Workspace]:
     """A function giving the calling thread its buffers (shape, dtype, and
     offset in one shared scratch allocation of `scratch_size` bytes or None),
     allocated on its first call and the same ones afterwards."""
     local = threading.local()
 
-    def allocate() -> list[np.ndarray]:
+    def allocate() -> Workspace:
         scratch = np.empty(scratch_size, np.uint8)
-        buffers = []
+        buffers = Workspace()
         for shape, dtype, offset in specs:
             if offset is None:
                 buffers.append(np.empty(shape, dtype))
@@ -643,7 +679,7 @@ def workspace_pool(
                 buffers.append(view.reshape(shape))
         return buffers
 
-    def buffers() -> list[np.ndarray]:
+    def buffers() -> Workspace:
         pool = getattr(local, "buffers", None)
         if pool is None:
             pool = local.buffers = allocate()

@@ -97,6 +97,21 @@ def _written(tree: ast.Module, writes: Mapping[str, Sequence[int]]) -> set[str]:
     return written
 
 
+def _parsed(
+    body: Sequence[str],
+) -> tuple[ast.Module, list[ast.stmt], list[str], dict[str, int]]:
+    """A function body's syntax tree, top-level statements, lines, and how
+    many times each name is bound."""
+    text = "\n".join(body)
+    tree = ast.parse("if True:\n" + text)
+    statements = tree.body[0].body  # type: ignore[attr-defined]
+    assigned: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and _stored(node):
+            assigned[node.id] = assigned.get(node.id, 0) + 1
+    return tree, statements, text.split("\n"), assigned
+
+
 def hoist_invariants(
     body: Sequence[str],
     invariant: set[str],
@@ -105,14 +120,7 @@ def hoist_invariants(
     """Split `body` (the lines of a function body, one indentation level);
     `writes` names the functions that write some of their positional
     arguments (compiled kernels), and at which positions."""
-    text = "\n".join(body)
-    tree = ast.parse("if True:\n" + text)
-    statements = tree.body[0].body  # type: ignore[attr-defined]
-    lines = text.split("\n")
-    assigned: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and _stored(node):
-            assigned[node.id] = assigned.get(node.id, 0) + 1
+    tree, statements, lines, assigned = _parsed(body)
     written = _written(tree, writes or {})
     known = set(invariant) - written
     prepare: list[str] = []
@@ -135,3 +143,182 @@ def hoist_invariants(
             kept += source
     read = _loaded(ast.parse("if True:\n" + "\n".join(kept))) if kept else set()
     return Hoisted(prepare, kept, [name for name in computed if name in read])
+
+
+@dataclass(frozen=True)
+class Views:
+    """A function body split into the views of this thread's buffers (made
+    once per thread) and what runs per call."""
+
+    setup: list[str]
+    """Statements making the views (indented as the body was)."""
+    body: list[str]
+    """Statements left in the function."""
+    names: list[str]
+    """Names `setup` binds that the body reads, in order."""
+    free: list[str]
+    """Names `setup` reads that the body's function is given."""
+
+
+def hoist_views(
+    body: Sequence[str], given: set[str], constants: frozenset[str] = frozenset()
+) -> Views:
+    """Split out the top-level statements binding a view of this thread's
+    buffers: `_workspace[i]`, an arena slice (`v[a:b].view(dt).reshape(s)`),
+    `strided_view(v, literals...)` or `v.reshape(literal)` of one, or another
+    name for one. Their arrays are the same objects on every call of a
+    thread (what is in them changes, they do not), so they are made once
+    per thread; `given` are the names the function is given that are the
+    same on every call (what `prepare` computed) and `constants` the
+    namespace's immutable objects, which they may read.
+
+    ```python
+    _workspace = pool()                      def views(_workspace):
+    v3 = _workspace[0]                           v3 = _workspace[0]
+    t4 = strided_view(v3, 0, (8,), (4,)) ->     t4 = strided_view(v3, ...)
+    np.add(t4, x, out=t4)                       return (t4,)
+                                             ... (t4,) = views(_workspace)
+                                             np.add(t4, x, out=t4)
+    ```
+    """
+    _, statements, lines, assigned = _parsed(body)
+    contiguous: set[str] = set()  # views that are whole C-contiguous buffers
+    viewed: set[str] = set()
+    known = set(given) | constants  # the same on every call, and their names
+    setup: list[str] = []
+    kept: list[str] = []
+    free: set[str] = set()
+    for statement in statements:
+        source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+        kind = None
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(target := statement.targets[0], ast.Name)
+            and assigned[target.id] == 1
+        ):
+            kind = _view_kind(statement.value, contiguous, viewed, known)
+        if kind is None:
+            kept += source
+            continue
+        if kind == "constant":  # another name for a constant: known here too
+            known.add(target.id)
+            free |= _loaded(statement.value) & given
+            setup += source
+            kept += source
+            continue
+        viewed.add(target.id)
+        if kind == "contiguous":
+            contiguous.add(target.id)
+        free |= _loaded(statement.value) & given
+        setup += source
+    read = _loaded(ast.parse("if True:\n" + "\n".join(kept))) if kept else set()
+    names = [name for name in sorted(viewed) if name in read]
+    return Views(setup, kept, names, sorted(free))
+
+
+def _literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _literal(node.operand)
+    return isinstance(node, ast.Tuple) and all(map(_literal, node.elts))
+
+
+def _view_kind(
+    node: ast.AST, contiguous: set[str], viewed: set[str], given: set[str]
+) -> str | None:
+    """`contiguous` (a whole buffer), `strided` (a view of one) or None
+    (not a view of this thread's buffers, or not certainly one)."""
+    match node:
+        case ast.Subscript(value=ast.Name(id="_workspace"), slice=index) if _literal(
+            index
+        ):
+            return "contiguous"
+        case ast.Name(id=name) if name in viewed:
+            return "contiguous" if name in contiguous else "strided"
+        case ast.Name(id=name) if name in given:
+            return "constant"
+        case ast.Call(
+            func=ast.Name(id="strided_view"), args=[ast.Name(id=base), *rest]
+        ):
+            if base in viewed and all(map(_literal, rest)) and not node.keywords:
+                return "strided"
+        case ast.Call(
+            func=ast.Attribute(value=whole, attr="reshape"), args=[shape]
+        ) if (
+            _view_kind(whole, contiguous, viewed, given) == "contiguous"
+            and _literal(shape)
+            and not node.keywords
+        ):
+            return "contiguous"
+        case ast.Call(
+            func=ast.Attribute(
+                value=ast.Call(
+                    func=ast.Attribute(
+                        value=ast.Subscript(
+                            value=ast.Name(id=base),
+                            slice=ast.Slice(lower=lower, upper=upper, step=None),
+                        ),
+                        attr="view",
+                    ),
+                    args=[ast.Name(id=dtype)],
+                ),
+                attr="reshape",
+            ),
+            args=[shape],
+        ) if (
+            base in contiguous
+            and _literal(shape)
+            and dtype in given
+            and _loaded(lower) | _loaded(upper) <= given
+        ):
+            return "contiguous"
+    return None
+
+
+VIEW_METHODS = frozenset({"reshape", "transpose", "view"})
+"""Array methods the generated code calls for a view (or a copy), nothing else."""
+
+
+def drop_unread(body: Sequence[str]) -> list[str]:
+    """`body` without the top-level statements binding a name nothing reads
+    afterwards to a view expression (names, literals, subscripts,
+    `strided_view` and the methods `VIEW_METHODS`): no effect but time."""
+    _, statements, lines, _ = _parsed(body)
+    read: set[str] = set()
+    kept: list[list[str]] = []
+    for statement in reversed(statements):
+        source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(target := statement.targets[0], ast.Name)
+            and target.id not in read
+            and _pure_view(statement.value)
+        ):
+            continue
+        read |= _loaded(statement)
+        kept.append(source)
+    return [line for source in reversed(kept) for line in source]
+
+
+def _pure_view(node: ast.AST) -> bool:
+    match node:
+        case ast.Name() | ast.Constant():
+            return True
+        case (
+            ast.Tuple(elts=elements) | ast.Slice(lower=elements, upper=None, step=None)
+        ) if isinstance(elements, list):
+            return all(map(_pure_view, elements))
+        case ast.Subscript(value=value, slice=index):
+            return _pure_view(value) and _pure_view(index)
+        case ast.BinOp(left=left, right=right):
+            return _pure_view(left) and _pure_view(right)
+        case ast.Call(func=ast.Name(id="strided_view"), args=args, keywords=[]):
+            return all(map(_pure_view, args))
+        case ast.Call(
+            func=ast.Attribute(value=value, attr=method), args=args, keywords=[]
+        ) if method in VIEW_METHODS:
+            return _pure_view(value) and all(map(_pure_view, args))
+    return False

@@ -582,6 +582,7 @@ class NestVectoriser:
         dtype = numpy_dtype(op.memref.type)
         permuted = tuple(op.memref.type.get_shape()[d] for d in merged.perm)
         self.env.namespace["merge_dims"] = merge_dims
+        moved = [d for d in merged.perm if op.memref.type.get_shape()[d] != 1]
         relayouts = self.env.relayouts
         cache_key = (root, merged.perm, merged.shape)
         if root in self.env.invariant:
@@ -600,12 +601,21 @@ class NestVectoriser:
         else:
             scratch = self.env.scratch(permuted, dtype)
             slot = None if self.env.poison else len(self.env.workspace_specs) - 1
-            self.lines.append(
-                f"{name} = merge_dims({base}, {merged.perm}, {merged.shape}, {scratch})"
-            )
+            if slot is not None and moved != sorted(moved):
+                # always a copy: the merged buffer is a view of the scratch
+                # (made once per thread, `hoist_views`), filled per call
+                self.env.namespace["copy_into"] = copy_into
+                self.lines += [
+                    f"{name} = {scratch}.reshape({merged.shape})",
+                    f"copy_into({scratch}, {base}.transpose({merged.perm}))",
+                ]
+            else:
+                self.lines.append(
+                    f"{name} = merge_dims({base}, {merged.perm}, {merged.shape}, "
+                    f"{scratch})"
+                )
             self._made.append(Merge(cache_key, name, slot))
         self._merged[key] = name
-        moved = [d for d in merged.perm if op.memref.type.get_shape()[d] != 1]
         if moved != sorted(moved) and any(  # a copy, not a view: write it back
             isinstance(s.op, affine.StoreOp) and self._memref(s.op.memref) == root
             for s in self.statements

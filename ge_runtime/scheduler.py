@@ -19,7 +19,12 @@ GE has two ways to run a model, and so does `compile_model`:
   the results it allocates have the inferred shapes) or, for an op without
   a loop lowering, its NumPy kernel runs. Fallback-marked ops, both modes,
   run through their host single-op function (`ge_runtime.fallback`). The
-  same compiled model serves any batch size.
+  same compiled model serves any batch size. A graph with an op whose
+  parameters are run-time tensors (`ge.dynamic_attrs`: reduce axes, slice
+  bounds, pads, ...) is host-scheduled too: before the op runs, its
+  parameter values are read and bound (`DynamicAttrsOp.specialise`), and
+  the static op they give is inferred and JIT-compiled (cached per op,
+  shapes and parameter values).
 
 Why fallback exists: a multi-kernel op (a matmul implemented as several
 kernels) launches a number of kernels only known at run time, so a sunk
@@ -48,14 +53,20 @@ import enum
 import gc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.adapters import check_results, run_numpy_kernel
+from ge_dialect.adapters import (
+    call_kernel,
+    check_results,
+    operand_format_keywords,
+    run_numpy_kernel,
+)
+from ge_dialect.builder import op_attributes
 from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError, error_at, verify_module
 from ge_dialect.dtypes import element_type, numpy_dtype
@@ -67,7 +78,13 @@ from ge_dialect.limits import (
     tensor_bytes,
 )
 from ge_dialect.naming import node_labels
-from ge_dialect.ops import DataOp, GraphOp, NetOutputOp, PartitionedCallOp
+from ge_dialect.ops import (
+    DataOp,
+    DynamicAttrsOp,
+    GraphOp,
+    NetOutputOp,
+    PartitionedCallOp,
+)
 from ge_dialect.shape_inference import (
     ShapeError,
     has_shape_function,
@@ -182,6 +199,12 @@ def has_dynamic_dims(graph: GraphOp) -> bool:
         for op in graph.walk()
         for value in op.results
     )
+
+
+def has_run_time_parameters(graph: GraphOp) -> bool:
+    """Whether an op of `graph` has parameters known only at run time
+    (`ge.dynamic_attrs`): run-time shape inference must read them first."""
+    return any(isinstance(op, DynamicAttrsOp) for op in graph.walk())
 
 
 # ---------------------------------------------------------------------------
@@ -320,12 +343,37 @@ def with_shape(tensor: TensorType, shape: Sequence[int], dtype: str | None = Non
     return TensorType(element, list(shape), tensor.encoding)
 
 
+@dataclass(frozen=True)
+class Specialised:
+    """The static op a `ge.dynamic_attrs` op is for its run-time parameter
+    values: its class and attributes (Python values)."""
+
+    op_class: type[Operation]
+    attributes: Mapping[str, Any]
+
+    @property
+    def key(self) -> str:
+        """What tells kernels of different parameter values apart."""
+        return f"{self.op_class.name} {sorted(self.attributes.items())!r}"
+
+    def describe(self) -> str:
+        """`ge.reduce_sum axes=[1] keep_dims=False` (for traces)."""
+        shown = " ".join(f"{k}={v}" for k, v in sorted(self.attributes.items()))
+        return f"{self.op_class.name} {shown}".rstrip()
+
+
 def single_op_graph(
     op: Operation,
     operand_types: Sequence[TensorType],
     result_types: Sequence[TensorType],
+    specialised: Specialised | None = None,
 ) -> GraphOp:
-    """A graph running only `op`, on operands of the given (concrete) types."""
+    """A graph running only `op` (or the static op it is `specialised` to),
+    on operands of the given (concrete) types."""
+    op_class, attributes, properties = type(op), dict(op.attributes), op.properties
+    if specialised is not None:
+        op_class = specialised.op_class
+        attributes, properties = op_attributes(op_class, specialised.attributes), {}
     block = Block()
     operands = []
     for index, tensor in enumerate(operand_types):
@@ -334,17 +382,17 @@ def single_op_graph(
         )
         block.add_op(data)
         operands.append(data.output)
-    kernel_op = type(op).create(
+    kernel_op = op_class.create(
         operands=operands,
         result_types=list(result_types),
-        attributes=dict(op.attributes),
-        properties=dict(op.properties),
+        attributes=attributes,
+        properties=dict(properties),
         regions=[region.clone() for region in op.regions],  # a ge.fused body
     )
     kernel_op.location = op.location  # its run-time checks report the op
     block.add_op(kernel_op)
     block.add_op(NetOutputOp(kernel_op.results))
-    return GraphOp(f"kernel_{op.name.removeprefix('ge.')}", Region(block))
+    return GraphOp(f"kernel_{op_class.name.removeprefix('ge.')}", Region(block))
 
 
 KERNEL_CACHE_SIZE = 4096
@@ -362,7 +410,8 @@ class KernelCache:
 
     target: str | None
     kernels: dict[
-        tuple[Operation, tuple[Shape, ...], tuple[Shape, ...]], GraphRunner | None
+        tuple[Operation, tuple[Shape, ...], tuple[Shape, ...], str],
+        GraphRunner | None,
     ] = field(default_factory=dict)
     failures: dict[Operation, str] = field(default_factory=dict)
     capacity: int = KERNEL_CACHE_SIZE
@@ -374,15 +423,22 @@ class KernelCache:
         op: Operation,
         shapes: tuple[Shape, ...],
         results: Sequence[tuple[Shape, str]],
+        specialised: Specialised | None = None,
     ) -> GraphRunner | None:
-        """The compiled kernel of `op` for `shapes` and `results` (None: use
-        the NumPy kernel)."""
-        key = (op, shapes, tuple(shape for shape, _ in results))
+        """The compiled kernel of `op` (or of the static op it is
+        `specialised` to) for `shapes` and `results` (None: use the NumPy
+        kernel)."""
+        key = (
+            op,
+            shapes,
+            tuple(shape for shape, _ in results),
+            "" if specialised is None else specialised.key,
+        )
         if key in self.kernels:
             self.kernels[key] = self.kernels.pop(key)  # now the most recent
             return self.kernels[key]
         self.compiled += 1
-        self.kernels[key] = self._compile(op, shapes, results)
+        self.kernels[key] = self._compile(op, shapes, results, specialised)
         while len(self.kernels) > self.capacity:
             del self.kernels[next(iter(self.kernels))]
         return self.kernels[key]
@@ -392,10 +448,12 @@ class KernelCache:
         op: Operation,
         shapes: tuple[Shape, ...],
         results: Sequence[tuple[Shape, str]],
+        specialised: Specialised | None,
     ) -> GraphRunner | None:
         try:
             operand_types = [
-                with_shape(v.type, s) for v, s in zip(op.operands, shapes, strict=True)
+                with_shape(v.type, s)
+                for v, s in zip(op.operands[: len(shapes)], shapes, strict=True)
             ]
             result_types = [
                 with_shape(v.type, s, dtype)
@@ -403,7 +461,7 @@ class KernelCache:
             ]
             for tensor in (*operand_types, *result_types):
                 check_tensor_type(tensor)
-            graph = single_op_graph(op, operand_types, result_types)
+            graph = single_op_graph(op, operand_types, result_types, specialised)
             verify_module(ModuleOp([graph.clone()]))
             return GraphRunner.build(graph, target=self.target)
         except (GEError, JITError, VerifyException) as error:
@@ -515,9 +573,15 @@ class ScheduledEvaluator(ReferenceEvaluator):
         return results
 
     def _run_kernel(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
-        """Shape function on the concrete shapes, then the op's kernel."""
+        """Shape function on the concrete shapes, then the op's kernel; an op
+        with run-time parameters first becomes its static op for their values
+        (the parameter operands are read here, not passed to the kernel)."""
+        specialised = None
+        if isinstance(op, DynamicAttrsOp):
+            specialised = self._specialise(op, operands)
+            operands = operands[: len(op.inputs)]
         shapes = tuple(held.shape for held in operands)
-        inferred = self._infer(op, operands)
+        inferred = self._infer(op, operands, specialised)
         if inferred is not None and hasattr(op, "value_shapes"):
             # Data-dependent dims: the op computes them from the operands'
             # values, then a kernel is compiled for those result shapes.
@@ -525,13 +589,29 @@ class ScheduledEvaluator(ReferenceEvaluator):
             inferred = [
                 (tuple(s), dtype) for s, (_, dtype) in zip(found, inferred, strict=True)
             ]
-        kernel = None if inferred is None else self.kernels.kernel(op, shapes, inferred)
+        kernel = (
+            None
+            if inferred is None
+            else self.kernels.kernel(op, shapes, inferred, specialised)
+        )
         if kernel is not None:
             results = kernel(dict(enumerate(held.origin for held in operands)))
             detail = "jit kernel for " + ", ".join(
                 "x".join(map(str, s)) or "scalar" for s in shapes
             )
+            if specialised is not None:
+                detail += f" as {specialised.describe()}"
             executor = Executor.JIT
+        elif specialised is not None:
+            results = call_kernel(
+                specialised.op_class,
+                *[held.origin for held in operands],
+                **specialised.attributes,
+            )
+            results = list(results) if isinstance(results, list | tuple) else [results]
+            reason = self.kernels.failures.get(op, "no shape function")
+            detail = f"reference kernel of {specialised.describe()}: {reason}"
+            executor = Executor.REFERENCE
         else:
             results = run_numpy_kernel(op, [held.origin for held in operands])
             reason = self.kernels.failures.get(op, "no shape function")
@@ -550,18 +630,47 @@ class ScheduledEvaluator(ReferenceEvaluator):
         self._record(op, ExecutionPath.HOST_KERNEL, detail, results, executor)
         return results
 
+    def _specialise(self, op: DynamicAttrsOp, operands: Sequence[Held]) -> Specialised:
+        """The static op `op` is for the values of its parameter operands."""
+        count = len(op.inputs)
+        values = [np.asarray(held.origin) for held in operands[count:]]
+        shapes = [held.shape for held in operands[:count]]
+        try:
+            op_class, attributes = op.specialise(shapes, values)
+        except ShapeError as error:
+            given = ", ".join(
+                f"{name.data}={np.asarray(v).tolist()}"
+                for name, v in zip(op.parameter_names, values, strict=True)
+            )
+            raise error_at(op, f"at run time, with {given}: {error}") from None
+        return Specialised(op_class, attributes)
+
     def _infer(
-        self, op: Operation, operands: Sequence[Held]
+        self,
+        op: Operation,
+        operands: Sequence[Held],
+        specialised: Specialised | None = None,
     ) -> list[tuple[Shape, str]] | None:
-        """The op's shape function on the concrete operands (None: it has none)."""
-        if not has_shape_function(op):
-            return None
+        """The op's shape function (or that of the static op it is
+        `specialised` to) on the concrete operands (None: it has none)."""
         shapes = [held.shape for held in operands]
         dtypes = [held.layout.dtype for held in operands]
+        if specialised is not None:
+            target: Operation | type[Operation] = specialised.op_class
+            attributes = {
+                **operand_format_keywords(
+                    specialised.op_class, [v.type for v in op.operands][: len(shapes)]
+                ),
+                **specialised.attributes,
+            }
+        else:
+            target, attributes = op, {}
+        if not has_shape_function(target):
+            return None
+        if specialised is None:
+            attributes = shape_function_attributes(op)
         try:
-            inferred = infer_shapes(
-                op.name, shapes, dtypes, shape_function_attributes(op)
-            )
+            inferred = infer_shapes(target, shapes, dtypes, attributes)
             for index, (shape, dtype) in enumerate(inferred):
                 if -1 in shape:  # data-dependent: the kernel says
                     continue
@@ -615,6 +724,8 @@ class CompiledModel:
     parts: list[SunkPart]
     specs: list[InputSpec] = field(default_factory=list)
     """The graph's inputs (`input_specs`), what each run is checked against."""
+    host_reason: str = "dynamic dims"
+    """Why the graph is host-scheduled: dynamic dims, or run-time parameters."""
 
     def __post_init__(self) -> None:
         self.specs = input_specs(self.graph)
@@ -642,7 +753,7 @@ class CompiledModel:
     def describe(self) -> str:
         """One line: the scheduling mode and, for a sunk graph, its split."""
         if self.evaluator.host_scheduled:
-            return "host scheduling (dynamic dims): op by op"
+            return f"host scheduling ({self.host_reason}): op by op"
         fallbacks = self.steps().count(ExecutionPath.FALLBACK.value)
         streams = max((part.stream_count for part in self.parts), default=1)
         return (
@@ -685,10 +796,16 @@ def compile_model(
     check_claimed_memory(source)
     nodes = describe_nodes(source)
     evaluator = ScheduledEvaluator(weights or {}, target, kernels=KernelCache(target))
-    if has_dynamic_dims(source):
+    if has_dynamic_dims(source) or has_run_time_parameters(source):
         evaluator.host_scheduled = True
         evaluator.nodes = nodes
-        return CompiledModel(source, evaluator, [])
+        inputs_known = all(-1 not in spec.shape for spec in input_specs(source))
+        why = (
+            "run-time parameters"
+            if inputs_known and has_run_time_parameters(source)
+            else "dynamic dims"
+        )
+        return CompiledModel(source, evaluator, [], host_reason=why)
     scheduled = source.clone()
     copies = dict(zip(source.walk(), scheduled.walk(), strict=True))
     evaluator.nodes = {copies[op]: info for op, info in nodes.items()}

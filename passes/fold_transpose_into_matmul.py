@@ -46,7 +46,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ge_dialect.layout import is_scalar, shape_of
+from ge_dialect.layout import is_scalar
 from ge_dialect.ops import TransposeOp
 from ge_dialect.ops.base import boolean
 from ge_dialect.ops.matmul import MatrixProductOp
@@ -136,7 +136,7 @@ class FoldTransposeIntoProduct(RewritePattern):
             rest = swapped_last_two(perm)
             source = transpose.x
             if not is_identity_perm(rest):
-                x_shape = shape_of(transpose.x.type)
+                x_shape = transpose.x.type.get_shape()  # type: ignore[attr-defined]
                 result_type = TensorType(
                     transpose.y.type.element_type,  # type: ignore[attr-defined]
                     [x_shape[p] for p in rest],

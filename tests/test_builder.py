@@ -670,6 +670,34 @@ def test_value_shaped_ops_have_unknown_dims_from_data():
         assert f"ge.{name} " in text, name
 
 
+def test_dynamic_attrs_types_results_while_parameters_are_unknown():
+    """Reduce axes and slice bounds as run-time operands: the results' rank
+    is known, the dims the parameters decide are not."""
+    b = GraphBuilder()
+    x = b.data([3, 17, 5])
+    axes = b.data([2], dtype="int64")
+    ends = b.data([1], dtype="int64")
+    reduced = b.dynamic_attrs(
+        [x],
+        [axes],
+        static_op="ge.reduce_sum",
+        parameter_names=["axes"],
+        static_attrs={"keep_dims": False},
+    )
+    sliced = b.dynamic_attrs(
+        [x],
+        [ends],
+        static_op="ge.slice",
+        parameter_names=["ends"],
+        static_attrs={"starts": [0], "axes": [1]},
+    )
+    assert shape(reduced) == (-1,)
+    assert shape(sliced) == (3, -1, 5)
+    b.output(reduced, sliced)
+    text = reparsed(b.build())
+    assert text.count("ge.dynamic_attrs ") == 2
+
+
 def test_resize_builds_from_sizes_and_scales():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])
@@ -703,6 +731,16 @@ def test_roi_align_pools_each_roi():
     b.output(y)
     text = reparsed(b.build())
     assert 'mode = "max"} : (tensor<2x3x9x7xf32>, tensor<5x4xf32>' in text
+
+
+def test_max_unpool_takes_its_output_shape():
+    b = GraphBuilder()
+    x = b.data([1, 3, 5, 5])
+    y, argmax = b.max_pool_with_argmax(x, data_format="NCHW", ksize=[1, 1, 2, 2])
+    back = b.max_unpool(y, argmax, output_shape=[1, 3, 5, 5])
+    assert shape(back) == (1, 3, 5, 5)
+    b.output(back)
+    assert "ge.max_unpool " in reparsed(b.build())
 
 
 def test_dft_bins_and_parts():

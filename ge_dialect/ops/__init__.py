@@ -18,8 +18,9 @@ axis), `scatter` (scatter_elements, scatter_nd, one_hot: writing at
 indices), `einsum` (Einstein summation), `sorting` (top_k), `image`
 (resize, grid_sample), `signal` (dft),
 `shape_of` (shape, size: a tensor's shape as data), `value_shaped` (fill,
-broadcast_to, range: a result shape given as data). Every op class is
-importable from this package (`from ge_dialect.ops import ReluOp`).
+broadcast_to, range: a result shape given as data), `dynamic_attrs` (an
+op whose parameters are run-time tensors). Every op class is importable
+from this package (`from ge_dialect.ops import ReluOp`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ge_dialect.attribute_values import (
 from ge_dialect.ops import (
     control_flow,
     cumulative,
+    dynamic_attrs,
     einsum,
     elementwise,
     image,
@@ -83,6 +85,7 @@ FAMILIES: tuple[ModuleType, ...] = (
     sorting,
     shape_of,
     value_shaped,
+    dynamic_attrs,
 )
 """The op family modules, in the order the dialect registers their ops."""
 

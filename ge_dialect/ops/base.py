@@ -11,7 +11,7 @@ functions, kernels, lowerings) sees the same value.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -33,6 +33,7 @@ from ge_dialect.attribute_values import attribute_value
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.shape_functions import UNKNOWN, Result, Shape, Unbound
 
 if TYPE_CHECKING:
     from ge_dialect.format_rules import FormatRule
@@ -78,7 +79,12 @@ class GEOperation(IRDLOperation):
     - `accepts_layouts(operands, results, target)`: op-specific conditions
       on an internal-format placement beyond its op information
       (`select-storage-format` asks it);
-    - `work()`: an estimate of the op's arithmetic (the stream cost model).
+    - `work()`: an estimate of the op's arithmetic (the stream cost model);
+    - `RUN_TIME_PARAMETERS`, `bind_parameters(shapes, values)` and
+      `unbound_shape_function(known)`: the parameters a framework may give the
+      op as run-time tensors (`ge.dynamic_attrs` carries them), how their
+      values become the op's attributes, and the result shapes while they
+      are unknown.
     """
 
     traits = traits_def(TensorLayoutsAreValid())
@@ -88,6 +94,26 @@ class GEOperation(IRDLOperation):
 
     REFRESH_RULE: ClassVar[FormatRule | None] = None
     """The rule that makes the op an anchor, if it carries format meaning."""
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ()
+    """Parameters (named as the framework names them: ONNX's input names)
+    that may be tensors known only at run time; empty: none may."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """The static op and its attributes (Python values) for parameter and
+        option `values` on operands of `shapes`; a `ShapeError` says why
+        values are invalid. Ops with `RUN_TIME_PARAMETERS` define it."""
+        raise NotImplementedError(f"{cls.name} takes no run-time parameters")
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """Result shapes and dtypes while the parameters of
+        `known.parameter_shapes` are unknown: by default one result of the
+        first operand's rank, every dim unknown, its dtype."""
+        return [((UNKNOWN,) * len(known.shapes[0]), known.dtypes[0])]
 
     def value_of(self, name: str) -> Any:
         """The attribute `name` as a Python value (its default if absent)."""

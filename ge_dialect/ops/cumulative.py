@@ -27,7 +27,15 @@ from ge_dialect.ops.base import (
     check_same_element_type,
     integer,
 )
-from ge_dialect.shape_functions import Result, Shape, ShapeError, axis_index, required
+from ge_dialect.shape_functions import (
+    Result,
+    Shape,
+    ShapeError,
+    Unbound,
+    axis_index,
+    parameter_ints,
+    required,
+)
 from ge_dialect.traits import KeepsLayout
 
 
@@ -65,6 +73,29 @@ class CumulativeOp(GEOperation):
             raise ShapeError("needs an input of rank >= 1")
         axis_index(required(attrs, "axis"), len(x))
         return [(tuple(x), dtypes[0])]
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("axis",)
+    """ONNX's `axis` input (a 0-d or 1-element integer tensor); the options
+    `exclusive` and `reverse`."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`axis` checked and normalised."""
+        axes = parameter_ints(required(values, "axis"), "axis")
+        if len(axes) != 1:
+            raise ShapeError(f"axis must be one integer, got {len(axes)}")
+        return cls, {
+            "axis": axis_index(axes[0], len(shapes[0])),
+            "exclusive": bool(values.get("exclusive", False)),
+            "reverse": bool(values.get("reverse", False)),
+        }
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """x's shape and dtype, whatever the axis."""
+        return [(tuple(known.shapes[0]), known.dtypes[0])]
 
     @classmethod
     def cumulative_kernel(

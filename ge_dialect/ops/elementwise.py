@@ -22,7 +22,7 @@ class HardSwishOp(UnaryElementwiseOp):
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -66,7 +66,15 @@ from ge_dialect.scalar import (
     sigmoid,
     softplus,
 )
-from ge_dialect.shape_functions import broadcast, broadcast_shapes, same_shape
+from ge_dialect.shape_functions import (
+    Result,
+    Shape,
+    ShapeError,
+    Unbound,
+    broadcast,
+    broadcast_shapes,
+    same_shape,
+)
 from ge_dialect.traits import (
     Broadcasting,
     Elementwise,
@@ -401,6 +409,29 @@ class ClipOp(UnaryElementwiseOp):
     def preserves_zero(self) -> bool:
         """Zero stays zero only when the range holds it."""
         return self.value_of("min") <= 0 <= self.value_of("max")
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("min", "max")
+    """ONNX Clip's bounds (opset 11 on: scalar inputs, absent: no bound)."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """Each given bound's one element as a float."""
+        bounds = {}
+        for name in cls.RUN_TIME_PARAMETERS:
+            if (value := values.get(name)) is None:
+                continue
+            array = np.asarray(value).reshape(-1)
+            if array.size != 1:
+                raise ShapeError(f"'{name}' must hold one value, got {array.size}")
+            bounds[name] = float(array[0])
+        return cls, bounds
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """x's shape and dtype, whatever the bounds."""
+        return [(known.shapes[0], known.dtypes[0])]
 
     @staticmethod
     @float32_compute

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -70,7 +70,10 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    UnknownDims,
     dims_match,
+    parameter_axes,
+    parameter_ints,
     required,
 )
 from ge_dialect.traits import KeepsLayout
@@ -95,8 +98,11 @@ def source_coordinates(
     in_len: int,
     scale: float,
     roi: tuple[float, float] = (0.0, 1.0),
+    resized_length: float | None = None,
 ) -> np.ndarray:
-    """The input coordinate each output index maps to, along one axis (float32)."""
+    """The input coordinate each output index maps to, along one axis
+    (float32); `align_corners` divides by `resized_length` minus one (the
+    output length when None)."""
     f = np.float32
     x = np.arange(out_len, dtype=f)
     scale_f, length, out_f = f(scale), f(in_len), f(out_len)
@@ -113,7 +119,8 @@ def source_coordinates(
         return np.zeros_like(x)
     if transform == "align_corners":
         if out_len > 1:
-            return x * (length - one) / (out_f - one)
+            resized = out_f if resized_length is None else f(resized_length)
+            return x * (length - one) / (resized - one)
         return np.zeros_like(x)
     if transform == "asymmetric":
         return x / scale_f
@@ -166,8 +173,13 @@ def interpolation_taps(
     input (`tf_crop_and_resize`; else None). Taps with weight 0 for every
     output are dropped, so an axis that maps onto itself reads each element
     once with weight 1 (infinities stay infinite)."""
+    # Interpolating modes take the resized length as scale * length, as
+    # ONNX's reference and conformance data do (onnxruntime takes the output
+    # length; they differ when scale * length is fractional); nearest takes
+    # the output length, as both agree on for it.
+    resized = None if mode == "nearest" else scale * in_len
     coords = source_coordinates(
-        coordinate_transformation_mode, out_len, in_len, scale, roi
+        coordinate_transformation_mode, out_len, in_len, scale, roi, resized
     ).astype(np.float64)
     last = max(in_len - 1, 0)
     if mode == "nearest":
@@ -244,6 +256,18 @@ def resize_array(
     return y.astype(x.dtype)
 
 
+RESIZE_OPTIONS = (
+    "mode",
+    "coordinate_transformation_mode",
+    "nearest_mode",
+    "cubic_coeff_a",
+    "exclude_outside",
+    "antialias",
+    "extrapolation_value",
+)
+"""ONNX Resize attributes that `ge.resize` keeps as they are."""
+
+
 @irdl_op_definition
 class ResizeOp(GEOperation):
     """Resample `x` to `sizes` (ONNX Resize semantics, every mode and
@@ -295,8 +319,83 @@ class ResizeOp(GEOperation):
                     f"{', '.join(allowed)}"
                 )
         result = shape_of(self.y.type)
-        if any(d != -1 and d != s for d, s in zip(result, sizes, strict=True)):
+        if any(-1 not in (d, s) and d != s for d, s in zip(result, sizes, strict=True)):
             raise VerifyException(f"result shape {list(result)} is not {sizes}")
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("roi", "scales", "sizes")
+    """ONNX Resize's inputs, on the ONNX attribute `axes` (all when absent);
+    the other ONNX attributes (`keep_aspect_ratio_policy`, the modes, ...)
+    are options."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """The output sizes and per-axis scales from ONNX's `sizes` (with
+        `keep_aspect_ratio_policy`) or `scales`; `roi` spread over every axis
+        for `tf_crop_and_resize`. Sizes read the input dims (`UnknownDims`
+        while they are unknown; a dynamic dim scaled by 1 stays as it is)."""
+        x = shapes[0]
+        rank = len(x)
+        axes = (
+            parameter_axes(values["axes"], rank) if "axes" in values else [*range(rank)]
+        )
+        sizes = np.asarray(values.get("sizes", []))
+        scales = np.asarray(values.get("scales", []), np.float32).reshape(-1)
+        out_sizes, out_scales = list(x), [1.0] * rank
+        if sizes.size:
+            wanted = parameter_ints(sizes, "sizes")
+            if len(wanted) != len(axes):
+                raise ShapeError(
+                    f"'sizes' has {len(wanted)} entries for {len(axes)} axes"
+                )
+            given = [x[a] for a in axes]
+            if UNKNOWN in given:
+                raise UnknownDims("'sizes' on dims unknown until run time")
+            ratios = [
+                np.float32(w) / np.float32(g)
+                for w, g in zip(wanted, given, strict=True)
+            ]
+            policy = values.get("keep_aspect_ratio_policy", "stretch")
+            if policy != "stretch":
+                ratio = min(ratios) if policy == "not_larger" else max(ratios)
+                ratios = [ratio] * len(axes)
+                wanted = [int(math.floor(ratio * g + 0.5)) for g in given]
+            for axis, size, ratio in zip(axes, wanted, ratios, strict=True):
+                out_sizes[axis], out_scales[axis] = size, float(ratio)
+        elif scales.size:
+            if len(scales) != len(axes):
+                raise ShapeError(
+                    f"'scales' has {len(scales)} entries for {len(axes)} axes"
+                )
+            for axis, scale in zip(axes, scales, strict=True):
+                if not np.isfinite(scale) or scale <= 0:
+                    raise ShapeError(
+                        f"scale {float(scale)} of axis {axis} is not positive"
+                    )
+                if x[axis] == UNKNOWN and scale != 1.0:
+                    raise UnknownDims("'scales' on dims unknown until run time")
+                out_scales[axis] = float(scale)
+                if x[axis] != UNKNOWN:  # a dynamic dim scaled by 1 stays as it is
+                    out_sizes[axis] = int(scale * np.float32(x[axis]))
+        else:
+            raise ShapeError("one of 'scales' and 'sizes' is required")
+        attrs: dict[str, Any] = {
+            "sizes": out_sizes,
+            "scales": out_scales,
+            **{name: values[name] for name in RESIZE_OPTIONS if name in values},
+        }
+        if attrs.get("coordinate_transformation_mode") == "tf_crop_and_resize":
+            roi = [float(v) for v in np.asarray(values.get("roi", [])).reshape(-1)]
+            if len(roi) != 2 * len(axes):
+                raise ShapeError(
+                    f"tf_crop_and_resize needs 'roi' of {2 * len(axes)} values"
+                )
+            starts, ends = [0.0] * rank, [1.0] * rank
+            for i, axis in enumerate(axes):
+                starts[axis], ends[axis] = roi[i], roi[len(axes) + i]
+            attrs["roi"] = starts + ends
+        return cls, attrs
 
     @staticmethod
     def shape_function(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -52,8 +52,13 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
+    UnknownDims,
     axis_index,
     dims_match,
+    parameter_axes,
+    parameter_ints,
+    parameter_length,
     required,
     same_dtype,
 )
@@ -179,6 +184,39 @@ class SplitOp(MovementOp):
             )
         return [((*x[:axis], size, *x[axis + 1 :]), dtypes[0]) for size in sizes]
 
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("split",)
+    """ONNX's `split` sizes; without them the dim splits into `num_outputs`
+    near-equal parts (the last smaller)."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`axis` normalised; `split`, or equal parts of the dim."""
+        x = shapes[0]
+        axis = axis_index(int(required(values, "axis")), len(x))
+        if "split" in values:
+            sizes = parameter_ints(values["split"], "split")
+        elif x[axis] == UNKNOWN:
+            raise UnknownDims(f"equal parts of dim {axis}, unknown until run time")
+        else:
+            parts = int(required(values, "num_outputs"))
+            chunk = -(-x[axis] // parts)
+            sizes = [chunk] * (parts - 1) + [x[axis] - chunk * (parts - 1)]
+        return cls, {"axis": axis, "sizes": sizes}
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """One result per size (or part); the split dim unknown."""
+        x = known.shapes[0]
+        axis = axis_index(int(required(known.values, "axis")), len(x))
+        count = (
+            parameter_length(known.parameter_shapes, "split")
+            if "split" in known.parameter_shapes
+            else int(required(known.values, "num_outputs"))
+        )
+        return [((*x[:axis], UNKNOWN, *x[axis + 1 :]), known.dtypes[0])] * count
+
     @staticmethod
     def numpy_kernel(
         x: np.ndarray, *, axis: int, sizes: Sequence[int]
@@ -187,6 +225,22 @@ class SplitOp(MovementOp):
         if sum(sizes) != x.shape[axis]:
             raise ValueError(f"split sizes {sizes} do not sum to dim {x.shape[axis]}")
         return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def _unknown_on(known: Unbound, counted: str) -> Shape:
+    """The first operand's shape with the dims of the parameter `axes`
+    unknown: every dim while `axes` is a run-time parameter, the first
+    `len(counted)` when it is absent."""
+    x = known.shapes[0]
+    if "axes" in known.parameter_shapes:
+        return (UNKNOWN,) * len(x)
+    if "axes" in known.values:
+        axes = set(parameter_axes(known.values["axes"], len(x)))
+    elif counted in known.parameter_shapes:
+        axes = set(range(parameter_length(known.parameter_shapes, counted)))
+    else:
+        axes = set(range(len(parameter_ints(known.values[counted], counted))))
+    return tuple(UNKNOWN if axis in axes else d for axis, d in enumerate(x))
 
 
 def slice_bounds(dim: int, begin: int, end: int, step: int) -> tuple[int, int]:
@@ -256,6 +310,38 @@ class SliceOp(ShapeOp):
             begin, end = slice_bounds(x[axis], begin, end, step)
             shape[axis] = max(0, -(-(end - begin) // step))
         return [(tuple(shape), dtypes[0])]
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("starts", "ends", "axes", "steps")
+    """ONNX Slice's inputs (absent `axes`: the first axes; `steps`: 1)."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """Bounds as given (the op clamps them), `axes` normalised."""
+        rank = len(shapes[0])
+        begins = parameter_ints(required(values, "starts"), "starts")
+        ends = parameter_ints(required(values, "ends"), "ends")
+        axes = (
+            parameter_axes(values["axes"], rank)
+            if "axes" in values
+            else list(range(len(begins)))
+        )
+        steps = (
+            parameter_ints(values["steps"], "steps")
+            if "steps" in values
+            else [1] * len(begins)
+        )
+        if not len(ends) == len(axes) == len(steps) == len(begins):
+            raise ShapeError("'starts', 'ends', 'axes' and 'steps' differ in length")
+        if 0 in steps:
+            raise ShapeError("'steps' cannot contain 0")
+        return cls, {"begins": begins, "ends": ends, "axes": axes, "steps": steps}
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """The sliced axes unknown (every axis while `axes` is unknown)."""
+        return [(_unknown_on(known, "starts"), known.dtypes[0])]
 
     @staticmethod
     def numpy_kernel(
@@ -476,6 +562,23 @@ class TileOp(ShapeOp):
         )
         return [(shape, dtypes[0])]
 
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("repeats",)
+    """ONNX Tile's `repeats`, one per axis."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`repeats` as `multiples`: one per axis, none negative."""
+        multiples = parameter_ints(required(values, "repeats"), "repeats")
+        if len(multiples) != len(shapes[0]):
+            raise ShapeError(
+                f"'repeats' has {len(multiples)} entries for rank {len(shapes[0])}"
+            )
+        if min(multiples, default=0) < 0:
+            raise ShapeError(f"'repeats' {multiples} has a negative entry")
+        return cls, {"multiples": multiples}
+
     @staticmethod
     def numpy_kernel(x: np.ndarray, *, multiples: Sequence[int]) -> np.ndarray:
         """Repeat x `multiples[i]` times along each axis."""
@@ -549,6 +652,48 @@ class PadOp(ShapeOp):
                 raise ShapeError(f"padding makes dim {axis} negative ({size})")
             shape.append(size)
         return [(tuple(shape), dtypes[0])]
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("pads", "constant_value", "axes")
+    """ONNX Pad's inputs: `pads` [begins.., ends..] of `axes` (all axes when
+    absent), the `constant_value` (0 when absent); the option `mode`."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`pads` of `axes` spread over every axis; the fill value's first
+        element as a float."""
+        rank = len(shapes[0])
+        pads = parameter_ints(required(values, "pads"), "pads")
+        axes = (
+            parameter_axes(values["axes"], rank)
+            if "axes" in values
+            else list(range(rank))
+        )
+        if len(pads) != 2 * len(axes):
+            raise ShapeError(f"'pads' has {len(pads)} entries for {len(axes)} axes")
+        paddings = [0] * 2 * rank
+        for i, axis in enumerate(axes):
+            paddings[axis], paddings[rank + axis] = pads[i], pads[len(axes) + i]
+        fill = np.asarray(values.get("constant_value", 0.0)).reshape(-1)
+        mode = str(values.get("mode", "constant"))
+        if mode not in PAD_MODES:
+            raise ShapeError(f"mode must be constant, reflect or edge, got '{mode}'")
+        value = float(fill[0]) if fill.size else 0.0
+        return cls, {"paddings": paddings, "mode": mode, "value": value}
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """The padded axes unknown (every axis while `axes` is unknown)."""
+        x = known.shapes[0]
+        if "pads" not in known.parameter_shapes:
+            if "axes" in known.parameter_shapes:
+                return [((UNKNOWN,) * len(x), known.dtypes[0])]
+            _, attrs = cls.bind_parameters(known.shapes, known.values)
+            return cls.shape_function(known.shapes, known.dtypes, attrs)
+        if "axes" not in known.values and "axes" not in known.parameter_shapes:
+            return [((UNKNOWN,) * len(x), known.dtypes[0])]
+        return [(_unknown_on(known, "pads"), known.dtypes[0])]
 
     @staticmethod
     def numpy_kernel(

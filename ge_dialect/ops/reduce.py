@@ -38,11 +38,16 @@ from ge_dialect.ops.base import (
     ints,
     split_channel_axis,
 )
+from ge_dialect.ops.elementwise import IdentityOp
 from ge_dialect.shape_functions import (
+    UNKNOWN,
     Result,
     Shape,
     ShapeError,
+    Unbound,
     axis_index,
+    parameter_axes,
+    parameter_length,
     required,
 )
 from ge_dialect.traits import KeepsLayout
@@ -137,6 +142,10 @@ class ReduceOp(GEOperation):
     traits = traits_def(Pure(), KeepsLayout())
     FORMAT_RULE = staticmethod(reduce_rule)
 
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("axes",)
+    """ONNX's `axes` input; the option `noop_with_empty_axes` makes empty
+    axes an identity (else they reduce every axis)."""
+
     assembly_format = UNARY_FORMAT
 
     def verify_(self) -> None:
@@ -174,6 +183,30 @@ class ReduceOp(GEOperation):
         else:
             shape = tuple(d for axis, d in enumerate(x) if axis not in axes)
         return [(shape, dtypes[0])]
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`axes` checked and normalised; empty axes with
+        `noop_with_empty_axes` are `ge.identity`."""
+        axes = parameter_axes(values.get("axes", []), len(shapes[0]))
+        if not axes and values.get("noop_with_empty_axes"):
+            return IdentityOp, {}
+        return cls, {"axes": axes, "keep_dims": bool(values.get("keep_dims", True))}
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """Every dim unknown; without `keep_dims`, the rank drops by the
+        number of axes."""
+        rank = len(known.shapes[0])
+        if not known.values.get("keep_dims", True):
+            rank -= parameter_length(known.parameter_shapes, "axes")
+            if rank < 0:
+                raise ShapeError(
+                    f"more axes than the {len(known.shapes[0])} of the input"
+                )
+        return [((UNKNOWN,) * rank, known.dtypes[0])]
 
 
 @irdl_op_definition
@@ -293,6 +326,10 @@ class ArgReduceOp(GEOperation):
 
     traits = traits_def(Pure(), KeepsLayout())
     FORMAT_RULE = staticmethod(reduce_rule)
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("axes",)
+    """ONNX's `axes` input; the option `noop_with_empty_axes` makes empty
+    axes an identity (else they reduce every axis)."""
 
     assembly_format = UNARY_FORMAT
 

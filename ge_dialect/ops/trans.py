@@ -73,7 +73,11 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
     axis_index,
+    parameter_axes,
+    parameter_ints,
+    parameter_length,
     product,
     required,
 )
@@ -535,6 +539,26 @@ class SqueezeOp(ShapeOp):
         kept = tuple(d for axis, d in enumerate(x) if axis not in dropped)
         return [(kept, dtypes[0])]
 
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("axes",)
+    """ONNX Squeeze's `axes` (opset 13 on: an input)."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`axes` checked, normalised and sorted."""
+        return cls, {
+            "axes": sorted(parameter_axes(values.get("axes", []), len(shapes[0])))
+        }
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """The rank drops by the number of axes; every dim unknown."""
+        rank = len(known.shapes[0]) - parameter_length(known.parameter_shapes, "axes")
+        if rank < 0:
+            raise ShapeError(f"more axes than the {len(known.shapes[0])} of the input")
+        return [((UNKNOWN,) * rank, known.dtypes[0])]
+
     @staticmethod
     def numpy_kernel(x: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:
         """Remove the given size-1 axes (all size-1 axes when empty)."""
@@ -571,6 +595,24 @@ class UnsqueezeOp(ShapeOp):
     ) -> list[Result]:
         """Insert size-1 axes at `axes` (positions in the result)."""
         return [(insert_ones(shapes[0], list(required(attrs, "axes"))), dtypes[0])]
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("axes",)
+    """ONNX Unsqueeze's `axes` (opset 13 on: an input), positions in the result."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`axes` checked against the result rank, normalised and sorted."""
+        given = parameter_ints(required(values, "axes"), "axes")
+        rank = len(shapes[0]) + len(given)
+        return cls, {"axes": sorted(parameter_axes(given, rank))}
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """The rank grows by the number of axes; every dim unknown."""
+        rank = len(known.shapes[0]) + parameter_length(known.parameter_shapes, "axes")
+        return [((UNKNOWN,) * rank, known.dtypes[0])]
 
     @staticmethod
     def numpy_kernel(x: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:

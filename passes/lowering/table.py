@@ -17,6 +17,7 @@ from ge_dialect.ops import (
     BroadcastToOp,
     ConstOp,
     DataOp,
+    DynamicAttrsOp,
     DynamicReshapeOp,
     FillOp,
     GraphOp,
@@ -72,6 +73,8 @@ NOT_LOWERED: dict[type[Operation], str] = {
     BroadcastToOp: VALUE_SHAPED,
     RangeOp: VALUE_SHAPED,
     DynamicReshapeOp: VALUE_SHAPED,
+    DynamicAttrsOp: "its parameters are run-time values: host scheduling binds them "
+    "and lowers the static op it names",
 }
 """Op class -> why it is not lowered to loops."""
 

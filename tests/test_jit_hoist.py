@@ -1,0 +1,113 @@
+"""What the generated function does once per thread or not at all
+(`ge_runtime.jit_hoist`: `hoist_views`, `drop_unread`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ge_runtime.jit import compile_graph
+from ge_runtime.jit_hoist import drop_unread, hoist_views
+
+BODY = [
+    "    v3 = _workspace[0]",
+    "    v4 = c5",
+    "    v6 = v3[v4:v4 + 64].view(dt7).reshape((4, 4))",
+    "    t8 = strided_view(v6, 0, (4, 2), (16, 8))",
+    "    m9 = _workspace[1].reshape((2, 8))",
+    "    m10 = m9",
+    "    t11 = strided_view(x, 0, (4,), (4,))",
+    "    t12 = strided_view(v6, k, (4,), (4,))",
+    "    t13 = v6.reshape(shape)",
+    "    np.add(t8, t11[:, None], out=t8)",
+    "    copy_into(m10, t12)",
+    "    t14 = t13.reshape((16,))",
+    "    v15 = _workspace[2]",
+    "    v15 = _workspace[3]",
+    "    return (t14, v15)",
+]
+
+
+def test_views_of_the_threads_buffers_are_made_once():
+    """`_workspace[i]`, arena slices at constant offsets, strided views with
+    literal arguments and reshapes of whole buffers move; views of the
+    arguments, with a run-time argument, of a name bound twice stay."""
+    views = hoist_views(BODY, set(), frozenset({"c5", "dt7"}))
+    moved = {line.split(" = ")[0].strip() for line in views.setup}
+    assert moved == {"v3", "v4", "v6", "t8", "m9", "m10"}
+    assert views.names == ["m10", "t8", "v6"]
+    assert "    v4 = c5" in views.body  # a constant's other name stays too
+    for kept in ("t11", "t12", "t13", "t14", "v15"):
+        assert any(line.startswith(f"    {kept} = ") for line in views.body), kept
+    assert views.free == []
+    prepared = hoist_views(
+        [
+            "    v3 = _workspace[0]",
+            "    v6 = v3[p:p + 8].view(dt7).reshape((2, 4))",
+            "    np.add(v6, 1, out=v6)",
+        ],
+        {"p"},  # what prepare computed: given to the views too
+        frozenset({"dt7"}),
+    )
+    assert prepared.free == ["p"] and prepared.names == ["v6"]
+
+
+def test_unread_views_are_dropped_and_effects_kept():
+    body = [
+        "    r1 = s2.reshape((4, 4)).transpose((1, 0)).reshape((16,))",
+        "    t3 = strided_view(s2, 0, (4,), (4,))",
+        "    t4 = strided_view(s2, 4, (4,), (4,))",
+        "    g5 = pack(t4, (2, 2), s6)",  # a call: kept though unread
+        "    np.add(t3, 1, out=t3)",
+        "    if c:",
+        "        u7 = t8.reshape((2,))",
+        "    return (s2,)",
+    ]
+    assert drop_unread(body) == body[1:]  # r1 unread; a call, nested blocks kept
+    assert drop_unread([body[1], body[-1]]) == [body[-1]]  # t3 unread without the add
+
+
+def test_per_thread_views_survive_calls_threads_and_the_disk_cache(
+    tmp_path, monkeypatch
+):
+    """A compiled conv's views of the workspace are made on a thread's first
+    call; later calls, other threads and the function read back from the
+    disk cache compute what the first call did."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ge_dialect.builder import GraphBuilder
+    from ge_runtime import jit
+    from ge_runtime.jit import graph_arguments
+    from ge_runtime.reference import find_graph
+
+    b = GraphBuilder("main")
+    x = b.data([1, 17, 9, 9], "float32", name="x")
+    w = b.const(np.random.default_rng(0).standard_normal((33, 17, 3, 3), np.float32))
+    y = b.conv2d(x, w, strides=[1, 1, 2, 2], pads=[1, 1, 1, 1], data_format="NCHW")
+    b.output(
+        b.relu(
+            b.max_pool(y, ksize=[1, 1, 3, 3], strides=[1, 1, 2, 2], data_format="NCHW")
+        )
+    )
+    graph = find_graph(b.build())
+    compiled = compile_graph(graph)
+    assert "def views(_workspace" in compiled.source
+    inputs = np.random.default_rng(1).standard_normal((4, 1, 17, 9, 9), np.float32)
+
+    def run(function, x):
+        return function(*graph_arguments(graph, {"x": x}, {}, None))[0]
+
+    expected = [run(compiled, x) for x in inputs]
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(lambda x: run(compiled, x), inputs))
+    for a, b_ in zip(got, expected, strict=True):
+        assert a.tobytes() == b_.tobytes()
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    jit._CACHE.clear()
+    jit._GRAPHS.clear()
+    compile_graph(graph, cache_key="views-test")
+    jit._CACHE.clear()
+    jit._GRAPHS.clear()
+    reloaded = compile_graph(graph, cache_key="views-test")
+    assert list(tmp_path.glob("*.pickle"))  # read back from the disk
+    for x, e in zip(inputs, expected, strict=True):
+        assert run(reloaded, x).tobytes() == e.tobytes()
