@@ -397,6 +397,9 @@ SHAPE_STAGE = "fold-shapes"
 """Shape computations over static dims become constants (before folding)."""
 CONSTANT_STAGE = "fold-constants"
 """Before the format pipeline (the graph fusion unless fusion is disabled)."""
+MERGE_STAGE = "merge-identical-ops"
+"""After folding: what each layer recomputed (a mask from the same input,
+equal constants) is computed once."""
 UB_FUSION_STAGE = "fuse-ops"
 """After the format pipeline, unless fusion is disabled."""
 
@@ -442,7 +445,13 @@ def compile_module(
     token = FOLD_WEIGHTS.set(weights)
     try:
         precision = () if options.precision_mode is None else (PRECISION_STAGE,)
-        for name in (*graph_stages, SHAPE_STAGE, *precision, CONSTANT_STAGE):
+        for name in (
+            *graph_stages,
+            SHAPE_STAGE,
+            *precision,
+            CONSTANT_STAGE,
+            MERGE_STAGE,
+        ):
             run_stage(name)
     finally:
         FOLD_WEIGHTS.reset(token)

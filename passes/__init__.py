@@ -58,6 +58,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "fold-batch-norm": ("fold_batch_norm", "FoldBatchNormPass"),
     "fold-reduce-reshape": ("fold_reduce_reshape", "FoldReduceReshapePass"),
     "fold-constants": ("fold_constants", "FoldConstantsPass"),
+    "merge-identical-ops": ("merge_identical_ops", "MergeIdenticalOpsPass"),
     "select-precision": ("select_precision", "SelectPrecisionPass"),
     "fold-row-flatten": ("fold_row_flatten", "FoldRowFlattenPass"),
     "fold-transpose-into-matmul": (

@@ -733,6 +733,16 @@ def test_roi_align_pools_each_roi():
     assert 'mode = "max"} : (tensor<2x3x9x7xf32>, tensor<5x4xf32>' in text
 
 
+def test_max_unpool_takes_its_output_shape():
+    b = GraphBuilder()
+    x = b.data([1, 3, 5, 5])
+    y, argmax = b.max_pool_with_argmax(x, data_format="NCHW", ksize=[1, 1, 2, 2])
+    back = b.max_unpool(y, argmax, output_shape=[1, 3, 5, 5])
+    assert shape(back) == (1, 3, 5, 5)
+    b.output(back)
+    assert "ge.max_unpool " in reparsed(b.build())
+
+
 def test_dft_bins_and_parts():
     b = GraphBuilder()
     x = b.data([2, 10, 3, 1])

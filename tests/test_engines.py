@@ -336,8 +336,8 @@ def test_no_dtype_holding_the_values_is_a_one_line_error(user_opinfo: Any) -> No
     )
 
 
-def fp16_tile_onnx(path: Path) -> Path:
-    """Relu -> Tile (an AI CPU op without fp16 kernels) -> Sigmoid, in fp16."""
+def bf16_tile_onnx(path: Path) -> Path:
+    """Relu -> Tile (an AI CPU op without bf16 kernels) -> Sigmoid, in bf16."""
     repeats = numpy_helper.from_array(np.array([1, 2], np.int64), "repeats")
     graph = helper.make_graph(
         [
@@ -345,9 +345,9 @@ def fp16_tile_onnx(path: Path) -> Path:
             helper.make_node("Tile", ["r", "repeats"], ["t"], name="tile"),
             helper.make_node("Sigmoid", ["t"], ["y"], name="sig"),
         ],
-        "fp16_tile",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [3, 17])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [3, 34])],
+        "bf16_tile",
+        [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [3, 17])],
+        [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [3, 34])],
         [repeats],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
@@ -356,7 +356,7 @@ def fp16_tile_onnx(path: Path) -> Path:
 
 
 def test_ge_atc_auto_cast_mode(tmp_path: Path, capsys) -> None:
-    model = fp16_tile_onnx(tmp_path / "tile.onnx")
+    model = bf16_tile_onnx(tmp_path / "tile.onnx")
     base = [f"--model={model}", "--framework=5", "--log=error"]
     code = ge_atc.main([*base, f"--output={tmp_path / 'no'}"])
     err = capsys.readouterr().err

@@ -339,8 +339,8 @@ def test_target_k0_bytes_rule():
         ('{"name": "x", "dtype_mkn": {"default": [16, 16]}}', "positive ints"),
         ('{"name": "x", "dtype_mkn": {"default": [16, 0, 16]}}', "positive ints"),
         (
-            '{"name": "x", "dtype_mkn": {"default": [1, 1, 1], "int2": [1, 1, 1]}}',
-            "unknown dtype 'int2'",
+            '{"name": "x", "dtype_mkn": {"default": [1, 1, 1], "int3": [1, 1, 1]}}',
+            "unknown dtype 'int3'",
         ),
         (
             '{"name": "x", "k0_bytes": -1, "dtype_mkn": {"default": [1, 1, 1]}}',

@@ -36,6 +36,7 @@ ONNX_TYPES = {
     "float4_e2m1fn": TensorProto.FLOAT4E2M1,
     "float32": TensorProto.FLOAT,
     "float16": TensorProto.FLOAT16,
+    "int32": TensorProto.INT32,
 }
 ORT_INTS = ("uint8", "int8", "uint16", "int16")
 """The quantized types onnxruntime's CPU kernels run and its Python API takes
@@ -225,3 +226,91 @@ def test_bad_block_size_is_one_line():
         import_onnx(built)
     message = str(error.value)
     assert "\n" not in message and "QuantizeLinear with block_size -2" in message
+
+
+def int_model(op: str, inputs: dict[str, np.ndarray], out, shape, opset, **attrs):
+    """`model` with the output shape given."""
+    built = model(op, inputs, out, opset, **attrs)
+    dims = built.graph.output[0].type.tensor_type.shape
+    dims.ClearField("dim")
+    for size in shape:
+        dims.dim.add().dim_value = size
+    return built
+
+
+def ort_outputs(built, inputs: dict[str, np.ndarray]) -> np.ndarray:
+    session = ort.InferenceSession(
+        built.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    return session.run(None, inputs)[0]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_matmul_integer_is_exact(dtype):
+    """17 x 33 x 5; per-tensor zero points against onnxruntime, per row of A
+    and per column of B (which onnxruntime's CPU kernel refuses) against
+    the spec's arithmetic in int64."""
+    a = zero_point(dtype, (17, 33), seed=6)
+    b = zero_point(dtype, (33, 5), seed=7)
+    inputs = {"a": a, "b": b, "za": zero_point(dtype, ()), "zb": zero_point(dtype, ())}
+    built = int_model("MatMulInteger", inputs, "int32", (17, 5), 10)
+    (jit,) = run_graph(import_onnx(built).module, dict(enumerate(inputs.values())))
+    np.testing.assert_array_equal(jit, ort_outputs(built, inputs))
+    inputs.update(za=zero_point(dtype, (17,)), zb=zero_point(dtype, (5,)))
+    built = int_model("MatMulInteger", inputs, "int32", (17, 5), 10)
+    (jit,) = run_graph(import_onnx(built).module, dict(enumerate(inputs.values())))
+    centred_a = a.astype(np.int64) - inputs["za"].astype(np.int64)[:, None]
+    centred_b = b.astype(np.int64) - inputs["zb"].astype(np.int64)
+    np.testing.assert_array_equal(jit, centred_a @ centred_b)
+
+
+@pytest.mark.parametrize("scale_dtype", ["float32", "float16"])
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_qlinear_matmul_matches_the_reference(dtype, scale_dtype):
+    a = zero_point(dtype, (2, 3, 33), seed=8)
+    b = zero_point(dtype, (2, 33, 5), seed=9)
+    scale = lambda v: np.array([v], scale_dtype)  # noqa: E731
+    inputs = {
+        "a": a, "sa": scale(0.05), "za": zero_point(dtype, (1,)),
+        "b": b, "sb": scale(0.02), "zb": zero_point(dtype, (1,), seed=2),
+        "sy": scale(0.3), "zy": zero_point(dtype, (1,), seed=3),
+    }  # fmt: skip
+    built = int_model("QLinearMatMul", inputs, dtype, (2, 3, 5), 21)
+    expected = ReferenceEvaluator(built).run(None, inputs)[0]
+    (jit,) = run_graph(import_onnx(built).module, dict(enumerate(inputs.values())))
+    np.testing.assert_array_equal(jit, expected)
+
+
+def test_conv_integer_and_qlinear_conv_match_onnxruntime():
+    """3 input channels, 17 x 17 image, a 3 x 3 kernel with padding, per
+    output channel scales, an int32 bias."""
+    x = zero_point("uint8", (1, 3, 17, 17), seed=10)
+    w = zero_point("uint8", (4, 3, 3, 3), seed=11)
+    conv = {"x": x, "w": w, "zx": np.array(7, np.uint8), "zw": np.array(9, np.uint8)}
+    built = int_model("ConvInteger", conv, "int32", (1, 4, 17, 17), 10, pads=[1] * 4)
+    (jit,) = run_graph(import_onnx(built).module, dict(enumerate(conv.values())))
+    np.testing.assert_array_equal(jit, ort_outputs(built, conv))
+    rng = np.random.default_rng(12)
+    q = {
+        "x": x, "sx": np.array(0.02, np.float32), "zx": np.array(7, np.uint8),
+        "w": w, "sw": rng.uniform(0.01, 0.05, 4).astype(np.float32),
+        "zw": np.zeros(4, np.uint8),
+        "sy": np.array(0.5, np.float32), "zy": np.array(100, np.uint8),
+        "bias": rng.integers(-3000, 3000, 4).astype(np.int32),
+    }  # fmt: skip
+    built = int_model(
+        "QLinearConv", q, "uint8", (1, 4, 9, 9), 10, pads=[1] * 4, strides=[2, 2]
+    )
+    (jit,) = run_graph(import_onnx(built).module, dict(enumerate(q.values())))
+    np.testing.assert_array_equal(jit, ReferenceEvaluator(built).run(None, q)[0])
+    np.testing.assert_array_equal(jit, ort_outputs(built, q))
+
+
+def test_integer_products_too_long_to_be_exact_are_refused():
+    """259 products of 8-bit values can exceed 2^24: one line, no guess."""
+    inputs = {"a": np.zeros((2, 259), np.uint8), "b": np.zeros((259, 3), np.uint8)}
+    with pytest.raises(GEError) as error:
+        import_onnx(int_model("MatMulInteger", inputs, "int32", (2, 3), 10))
+    message = str(error.value)
+    assert "\n" not in message
+    assert "MatMulInteger summing 259 products per output (at most 258" in message

@@ -335,14 +335,17 @@ def test_dft_matches_numpy_fft_on_the_jit(name: str, tmp_path: Path) -> None:
     assert_runs_on_the_jit(model, names, tmp_path, [expected])
 
 
-def test_dft_with_a_run_time_axis_is_refused_in_one_line(tmp_path: Path) -> None:
-    x, axis = rand(1, 4, 1), np.array(1, np.int64)
-    model = one_node_model("DFT", {"x": x, "axis": axis}, opset=20)
+@pytest.mark.parametrize(("axis", "onesided"), [(1, 0), (-3, 0), (2, 1)])
+def test_dft_with_a_run_time_axis_runs_on_the_jit(
+    axis: int, onesided: int, tmp_path: Path
+) -> None:
+    """The axis a graph input (ge.dynamic_attrs): bound by the host, the
+    transform along it compiled and run by the JIT."""
+    x, given = rand(2, 5, 17, 2), np.array(axis, np.int64)
+    model = one_node_model("DFT", {"x": x, "axis": given}, opset=20, onesided=onesided)
     model.graph.node[0].input[:] = ["x", "", "axis"]
-    case = Case("case", "op", with_output_types(model, [rand(1, 4, 2)]), (x, axis), ())
-    outcome = run_case(case, tmp_path)
-    assert outcome.status is Status.REFUSED
-    assert "DFT with a non-constant axis" in outcome.message
+    expected = numpy_fft(x, None, axis, onesided=onesided)
+    assert_runs_on_the_jit(model, {"x": x, "axis": given}, tmp_path, [expected])
 
 
 # ---------------------------------------------------------------------------
@@ -437,3 +440,48 @@ def test_adaptive_roi_align_sampling_is_reported_off_the_jit(tmp_path: Path) -> 
     outcome = run_case(case, tmp_path)
     assert outcome.status is Status.NOT_JIT
     assert "sampling_ratio 0" in outcome.message
+
+
+# ---------------------------------------------------------------------------
+# MaxUnpool
+# ---------------------------------------------------------------------------
+
+
+def pooled_with_indices(shape: tuple[int, ...], **attributes: object) -> tuple:
+    """onnxruntime's MaxPool values and positions of a random input."""
+    x = rand(*shape)
+    model = one_node_model("MaxPool", {"x": x}, ("y", "i"), opset=12, **attributes)
+    return tuple(onnxruntime_outputs(model, {"x": x}))
+
+
+@pytest.mark.parametrize(
+    ("shape", "attributes", "output_shape"),
+    [
+        ((2, 17, 8, 6), dict(kernel_shape=[2, 2], strides=[2, 2]), None),
+        ((2, 17, 7, 6), dict(kernel_shape=[2, 2], strides=[2, 2]), (2, 17, 7, 6)),
+        (
+            (1, 3, 9, 5),
+            dict(kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1]),
+            None,
+        ),
+        ((1, 3, 7, 7), dict(kernel_shape=[2, 2], strides=[2, 2]), (1, 3, 7, 7)),
+        ((2, 5, 17), dict(kernel_shape=[3], strides=[3]), (2, 5, 17)),
+    ],
+)
+def test_max_unpool_matches_onnxruntime_on_the_jit(
+    shape: tuple[int, ...],
+    attributes: dict,
+    output_shape: tuple[int, ...] | None,
+    tmp_path: Path,
+) -> None:
+    """Odd sizes need `output_shape`: the default one is smaller than the
+    pooled input, whose positions the indices are."""
+    values, positions = pooled_with_indices(shape, **attributes)
+    inputs = {"x": values, "i": positions}
+    constants = {}
+    if output_shape is not None:
+        constants["output_shape"] = np.array(output_shape, np.int64)
+    model = one_node_model(
+        "MaxUnpool", inputs, initializers=constants, opset=11, **attributes
+    )
+    assert_runs_on_the_jit(model, inputs, tmp_path)

@@ -132,3 +132,72 @@ def test_shipped_trained_model_matches_onnxruntime(name: str, tmp_path: Path):
     model = compiled(path, tmp_path, model_zoo.input_shape_flag(feeds))
     assert model.mode == "sink"
     check(model, path, feeds)
+
+
+def input_dependences(block) -> dict:
+    """Per value of `block` (partitioned calls inlined): the graph inputs,
+    by name, it is computed from."""
+    from ge_dialect.ops import DataOp
+
+    found: dict = {}
+    for op in block.ops:
+        if isinstance(op, DataOp):
+            inputs = frozenset([op.attributes["name"].data])
+        else:
+            inputs = frozenset().union(
+                *(found.get(v, frozenset()) for v in op.operands)
+            )
+        for result in op.results:
+            found[result] = inputs
+    return found
+
+
+@pytest.mark.parametrize(
+    ("name", "exporter"),
+    [
+        pytest.param(name, exporter, id=f"{name}-{exporter}")
+        for name in ("bert", "gpt2")
+        for exporter in model_zoo.MODELS[name].exporters
+    ],
+)
+def test_masks_and_position_ids_are_computed_once(
+    name: str, exporter: str, tmp_path: Path
+):
+    """At static shapes the position ids and GPT-2's causal mask fold (no op
+    computes from constants alone), and BERT's attention mask is computed
+    once from `attention_mask`: one value of it reaches the layers, read by
+    both of them (the exporters repeat the additive mask per layer)."""
+    from ge_dialect.naming import node_label
+    from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp
+    from passes.outlining import inline_partitioned_calls
+
+    path = model_zoo.export(name, exporter=exporter)
+    feeds = model_zoo.sample_inputs(name)
+    om = tmp_path / "model"
+    _, error = model_zoo.compile_with_atc(path, om, model_zoo.input_shape_flag(feeds))
+    assert error is None, error
+    module = load_offline_model(f"{om}.om").module()
+    graph = next(op for op in module.walk() if isinstance(op, GraphOp))
+    inline_partitioned_calls(graph.body.block)
+    found = input_dependences(graph.body.block)
+    ops = [
+        op
+        for op in graph.body.block.ops
+        if not isinstance(op, DataOp | ConstOp | NetOutputOp)
+    ]
+    constant_only = [node_label(op) for op in ops if not found[op.results[0]]]
+    assert constant_only == []
+    if "attention_mask" not in feeds:
+        return
+    mask_only = {v for op in ops for v in op.results if found[v] == {"attention_mask"}}
+    reaching = {
+        operand
+        for op in ops
+        if op.results and "input_ids" in found[op.results[0]]
+        for operand in op.operands
+        if operand in mask_only
+    }
+    assert len(reaching) == 1, [str(v.owner)[:120] for v in reaching]
+    (mask,) = reaching
+    readers = [use.operation for use in mask.uses]
+    assert len(readers) == 2, [node_label(op) for op in readers]  # one per layer

@@ -36,7 +36,12 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
-from ge_dialect.format_rules import bias_add_rule, conv_rule, data_format_rule
+from ge_dialect.format_rules import (
+    bias_add_rule,
+    conv_rule,
+    data_format_rule,
+    same_rank_rule,
+)
 from ge_dialect.layout import kept_layout, shape_of
 from ge_dialect.numpy_helpers import (
     channel_axis,
@@ -726,6 +731,72 @@ class LpPoolOp(PoolOp):
         geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
         win = pool_windows(x, geo, data_format, 0.0)
         return from_nhwc(lp_norm(win, p, (-2, -1))[..., 0, 0], data_format)
+
+
+@irdl_op_definition
+class MaxUnpoolOp(GEOperation):
+    """The inverse of max pooling with positions (ONNX MaxUnpool): zeros of
+    `output_shape`, with each element of `x` written at its flat position
+    in `indices` (as `ge.max_pool_with_argmax` gives them; the last of
+    repeated positions wins).
+
+    ```mlir
+    %y = ge.max_unpool %x, %i {output_shape = array<i64: 1, 1, 4, 4>}
+        : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32>
+    ```
+    """
+
+    name = "ge.max_unpool"
+
+    x = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    y = result_def(TensorType)
+    output_shape = attr_def(DenseArrayBase)
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(same_rank_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        if self.x.type.element_type != self.y.type.element_type:
+            raise VerifyException("the result must have the input's dtype")
+        if not isinstance(self.indices.type.element_type, IntegerType):
+            raise VerifyException("indices must be integers")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """y has `output_shape`: x's batch and channels, and at least as many
+        elements as x (every position must exist)."""
+        x, indices = shapes
+        shape = tuple(required(attrs, "output_shape"))
+        if len(x) != len(indices) or not all(
+            dims_match(a, b) for a, b in zip(x, indices, strict=True)
+        ):
+            raise ShapeError(f"indices {list(indices)} must have x's shape {list(x)}")
+        if len(shape) != len(x) or not all(
+            dims_match(a, b) for a, b in zip(shape[:2], x[:2], strict=True)
+        ):
+            raise ShapeError(
+                f"output_shape {list(shape)} must keep x's batch and channels {list(x)}"
+            )
+        return [(shape, dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(
+        x: np.ndarray, indices: np.ndarray, *, output_shape: Sequence[int]
+    ) -> np.ndarray:
+        """Scatter into zeros; a position outside the result is an error."""
+        y = np.zeros(int(np.prod(output_shape)), x.dtype)
+        flat = indices.reshape(-1).astype(np.int64)
+        if flat.size and (flat.min() < 0 or flat.max() >= y.size):
+            raise ValueError(
+                f"indices must be in [0, {y.size}), got [{flat.min()}, {flat.max()}]"
+            )
+        y[flat] = x.reshape(-1)
+        return y.reshape(tuple(output_shape))
 
 
 class GlobalPoolOp(SpatialOp):

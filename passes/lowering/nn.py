@@ -42,13 +42,18 @@ from ge_dialect.ops import (
     LRNOp,
 )
 from ge_dialect.ops.matmul import MatrixProductOp
-from ge_dialect.ops.nn import GlobalPoolOp, MaxPoolWithArgmaxOp, PoolOp
+from ge_dialect.ops.nn import (
+    GlobalPoolOp,
+    MaxPoolWithArgmaxOp,
+    MaxUnpoolOp,
+    PoolOp,
+)
 from ge_dialect.ops.reduce import ArgReduceOp, AxisOp, LpNormOp, ReduceOp
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
 from passes.lowering.layouts import Layout, plain_layout
-from passes.lowering.movement import copy
+from passes.lowering.movement import copy, is_row_major
 from passes.lowering.registry import heads_groups, lowers
 
 Combine = Callable[[Nest, Value, Value], Value]
@@ -598,6 +603,32 @@ def lower_max_pool_with_argmax(ctx: LoweringContext, op: Operation) -> None:
 
     ctx.emitter.for_each((n, c, ho, wo, kh, kw), body)
     finish(ctx, y, None, acc)
+
+
+@lowers(MaxUnpoolOp)
+def lower_max_unpool(ctx: LoweringContext, op: Operation) -> None:
+    """Zeros, then one in-order nest over x storing each element at its
+    flat position, split into the result's axes (`memref.store`)."""
+    x, indices = ctx.operands()
+    y = ctx.result()
+    if not is_row_major(y.layout):
+        raise ctx.error("scatters into a row-major result only")
+    element = y.layout.element_type
+    zero = 0.0 if is_float(element) else 0
+    initialise(ctx, y, lambda nest, _: nest.const(zero, element))
+    sizes = y.layout.origin_shape
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        raw = nest.load(indices, index, raw=True)
+        flat = nest.op(arith.IndexCastOp, raw, IndexType())
+        at = []
+        for size in reversed(sizes):
+            extent = nest.const(size, IndexType())
+            at.append(nest.op(arith.RemUIOp, flat, extent))
+            flat = nest.op(arith.DivUIOp, flat, extent)
+        nest.store_at(nest.load(x, index, raw=True), y, at[::-1])
+
+    ctx.emitter.for_each(x.layout.origin_shape, body)
 
 
 @lowers(GlobalPoolOp)

@@ -170,3 +170,26 @@ ge.graph @argmax {
   %y, %i = ge.max_pool_with_argmax %x {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>, pads = array<i64: 1, 0, 1, 0>, storage_order = 1 : i64} : tensor<1x3x5x5xf32> -> tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>
   ge.netoutput %y, %i : tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>
 }
+
+// -----
+
+// ge.max_unpool: zeros, then each element stored at its flat position split
+// into the result's axes (remainders and quotients by 5, 5, 3, 1).
+
+// CHECK-LABEL: func.func @unpool(
+// CHECK-SAME:      %[[X:.*]]: memref<1x3x2x2xf32> {ge.input = 0 : i64}, %[[I:.*]]: memref<1x3x2x2xi64> {ge.input = 1 : i64})
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x3x5x5xf32>
+// CHECK:         affine.store %{{.*}}, %[[Y]]
+// CHECK:         %[[RAW:.*]] = affine.load %[[I]]
+// CHECK-NEXT:    %[[FLAT:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK-NEXT:    %[[W:.*]] = arith.remui %[[FLAT]], %[[FIVE:.*]] : index
+// CHECK-NEXT:    %[[REST:.*]] = arith.divui %[[FLAT]], %[[FIVE]] : index
+// CHECK-NEXT:    %[[H:.*]] = arith.remui %[[REST]], %[[FIVE]] : index
+// CHECK:         %[[V:.*]] = affine.load %[[X]]
+// CHECK-NEXT:    memref.store %[[V]], %[[Y]][%{{.*}}, %{{.*}}, %[[H]], %[[W]]] : memref<1x3x5x5xf32>
+ge.graph @unpool {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x2x2xf32>
+  %i = ge.data {index = 1 : i64} : tensor<1x3x2x2xi64>
+  %u = ge.max_unpool %x, %i {output_shape = array<i64: 1, 3, 5, 5>} : (tensor<1x3x2x2xf32>, tensor<1x3x2x2xi64>) -> tensor<1x3x5x5xf32>
+  ge.netoutput %u : tensor<1x3x5x5xf32>
+}

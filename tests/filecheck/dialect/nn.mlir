@@ -138,3 +138,15 @@ ge.graph @argmax {
   %y, %i = ge.max_pool_with_argmax %x {data_format = "NCHW", ksize = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>, pads = array<i64: 1, 0, 1, 0>, storage_order = 1 : i64} : tensor<1x3x5x5xf32> -> tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>
   ge.netoutput %y, %i : tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>
 }
+
+// -----
+
+// CHECK-LABEL: ge.graph @unpool
+// CHECK:         [[U:%.*]] = ge.max_unpool %{{.*}}, %{{.*}} {output_shape = array<i64: 1, 3, 5, 5>} : (tensor<1x3x2x2xf32>, tensor<1x3x2x2xi64>) -> tensor<1x3x5x5xf32>
+// CHECK-NEXT:    ge.netoutput [[U]]
+ge.graph @unpool {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x2x2xf32>
+  %i = ge.data {index = 1 : i64} : tensor<1x3x2x2xi64>
+  %u = ge.max_unpool %x, %i {output_shape = array<i64: 1, 3, 5, 5>} : (tensor<1x3x2x2xf32>, tensor<1x3x2x2xi64>) -> tensor<1x3x5x5xf32>
+  ge.netoutput %u : tensor<1x3x5x5xf32>
+}

@@ -1,8 +1,8 @@
-// RUN: ge-opt %s --split-input-file -p 'select-precision{mode=allow_mix_precision}' | filecheck %s --check-prefix=MIX
-// RUN: ge-opt %s --split-input-file -p 'select-precision{mode=force_fp16}' | filecheck %s --check-prefix=FP16
-// RUN: ge-opt %s --split-input-file -p 'select-precision{mode=force_fp32}' | filecheck %s --check-prefix=FP32
-// RUN: ge-opt %s --split-input-file -p 'select-precision{mode=allow_fp32_to_fp16}' | filecheck %s --check-prefix=KEEP
-// RUN: ge-opt %s --split-input-file -p 'select-precision{mode=must_keep_origin_dtype}' | filecheck %s --check-prefix=KEEP
+// RUN: ge-opt %s --split-input-file --opinfo %S/tile_without_fp16.json -p 'select-precision{mode=allow_mix_precision}' | filecheck %s --check-prefix=MIX
+// RUN: ge-opt %s --split-input-file --opinfo %S/tile_without_fp16.json -p 'select-precision{mode=force_fp16}' | filecheck %s --check-prefix=FP16
+// RUN: ge-opt %s --split-input-file --opinfo %S/tile_without_fp16.json -p 'select-precision{mode=force_fp32}' | filecheck %s --check-prefix=FP32
+// RUN: ge-opt %s --split-input-file --opinfo %S/tile_without_fp16.json -p 'select-precision{mode=allow_fp32_to_fp16}' | filecheck %s --check-prefix=KEEP
+// RUN: ge-opt %s --split-input-file --opinfo %S/tile_without_fp16.json -p 'select-precision{mode=must_keep_origin_dtype}' | filecheck %s --check-prefix=KEEP
 
 // Attention scores: matmul (precision_reduce: true), a scale by a constant
 // (follows its input), a mask from the graph (float32), softmax
@@ -93,7 +93,7 @@ ge.graph @no_cast_of_indices {
 
 // -----
 
-// The tile's op info has no float16 (an AI CPU kernel): it stays float32
+// The tile's op info (a user file, tile_without_fp16.json) has no float16: it stays float32
 // and reads the matmul's result cast back.
 // MIX-LABEL: ge.graph @no_fp16_kernel_stays_fp32
 // MIX:         %[[P:.*]] = ge.matmul {{.*}} -> tensor<10x8xf16>
