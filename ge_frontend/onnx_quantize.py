@@ -33,10 +33,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+import ml_dtypes
 import numpy as np
 import onnx
 
-from ge_dialect.dtypes import FLOAT8_DTYPES, SATURATING_DTYPES
+from ge_dialect.dtypes import NARROW_FLOAT_DTYPES, SATURATING_DTYPES, numpy_dtype
 from ge_frontend.importing import (
     Unsupported,
     Value,
@@ -47,23 +48,20 @@ from ge_frontend.importing import (
 from ge_frontend.onnx_context import NodeContext
 
 CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Value]]] = {}
-"""QuantizeLinear, DequantizeLinear -> converter (merged into `onnx_ops.CONVERTERS`)."""
+"""The quantization ops -> converter (merged into `onnx_ops.CONVERTERS`)."""
 
 converts = registrar(CONVERTERS)
 
-INTEGER_RANGES = {
-    "uint8": (0, 255),
-    "int8": (-128, 127),
-    "uint16": (0, 65535),
-    "int16": (-32768, 32767),
-    "uint4": (0, 15),
-    "int4": (-8, 7),
-    "uint2": (0, 3),
-    "int2": (-2, 1),
-}
-"""Quantized integer dtype -> the range values are clipped to."""
+QUANTIZED_INTEGERS = frozenset(
+    {"uint8", "int8", "uint16", "int16", "uint4", "int4", "uint2", "int2"}
+)
+"""The integer dtypes ONNX quantizes to."""
 
-NARROW_FLOATS = FLOAT8_DTYPES | {"float4_e2m1fn"}
+
+def integer_range(dtype: str) -> tuple[float, float]:
+    """The range quantized values of `dtype` are clipped to."""
+    info = ml_dtypes.iinfo(numpy_dtype(dtype))
+    return float(info.min), float(info.max)
 
 
 def onnx_dtype(ctx: NodeContext, attribute: str) -> str | None:
@@ -133,7 +131,7 @@ def convert_quantize_linear(ctx: NodeContext) -> list[Value]:
     has_zero_point = ctx.optional_input(2) is not None
     target = ctx.dtype(2) if has_zero_point else onnx_dtype(ctx, "output_dtype")
     target = target or "uint8"
-    if target not in INTEGER_RANGES and target not in NARROW_FLOATS:
+    if target not in QUANTIZED_INTEGERS and target not in NARROW_FLOAT_DTYPES:
         raise Unsupported(f"to {target}")
     x_dtype, scale_dtype = ctx.dtype(0), ctx.dtype(1)
     compute = onnx_dtype(ctx, "precision") or (
@@ -148,7 +146,7 @@ def convert_quantize_linear(ctx: NodeContext) -> list[Value]:
     zero_point = (
         broadcast_parameter(ctx, 2, "zero_point", "float32") if has_zero_point else None
     )
-    if target in NARROW_FLOATS:
+    if target in NARROW_FLOAT_DTYPES:
         scaled = as_float(ctx, scaled, "float32", "scaled/wide")
         if zero_point is not None:
             scaled = ctx.op("add", scaled, zero_point, suffix="shifted")
@@ -157,8 +155,8 @@ def convert_quantize_linear(ctx: NodeContext) -> list[Value]:
     rounded = as_float(ctx, rounded, "float32", "rounded/wide")
     if zero_point is not None:
         rounded = ctx.op("add", rounded, zero_point, suffix="shifted")
-    low, high = INTEGER_RANGES[target]
-    clipped = ctx.op("clip", rounded, min=float(low), max=float(high), suffix="clipped")
+    low, high = integer_range(target)
+    clipped = ctx.op("clip", rounded, min=low, max=high, suffix="clipped")
     return [ctx.op("cast", clipped, dst_type=target)]
 
 
@@ -167,7 +165,7 @@ def convert_dequantize_linear(ctx: NodeContext) -> list[Value]:
     x_dtype, scale_dtype = ctx.dtype(0), ctx.dtype(1)
     compute = "float64" if scale_dtype == "float64" else "float32"
     x = as_float(ctx, ctx.input(0), compute, "x")
-    if ctx.optional_input(2) is not None and x_dtype not in NARROW_FLOATS:
+    if ctx.optional_input(2) is not None and x_dtype not in NARROW_FLOAT_DTYPES:
         zero_point = broadcast_parameter(ctx, 2, "zero_point", compute)
         x = ctx.op("sub", x, zero_point, suffix="centred")
     scale = broadcast_parameter(ctx, 1, "scale", compute)
@@ -262,10 +260,10 @@ def requantized(
     if ctx.optional_input(zero_index) is not None:
         zero_point = as_float(ctx, ctx.input(zero_index), "float64", "zero_point/wide")
         y = ctx.op("add", y, zero_point, suffix="shifted")
-    if target not in INTEGER_RANGES:
+    if target not in QUANTIZED_INTEGERS:
         raise Unsupported(f"to {target}")
-    low, high = INTEGER_RANGES[target]
-    y = ctx.op("clip", y, min=float(low), max=float(high), suffix="clipped")
+    low, high = integer_range(target)
+    y = ctx.op("clip", y, min=low, max=high, suffix="clipped")
     return ctx.op("cast", y, dst_type=target)
 
 

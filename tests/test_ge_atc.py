@@ -475,14 +475,22 @@ def test_bad_onnx_files_are_one_line_errors(
 
 
 def test_unsupported_onnx_op_is_one_line_error(tmp_path: Path, capsys) -> None:
+    # An op of a domain nobody implements: it stays unsupported as ops are added.
     graph = onnx.helper.make_graph(
-        [onnx.helper.make_node("Unique", ["x"], ["y"])],
+        [onnx.helper.make_node("Frobnicate", ["x"], ["y"], domain="com.example")],
         "g",
         [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 2])],
-        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["n"])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 2])],
     )
-    path = tmp_path / "unique.onnx"
-    onnx.save(onnx.helper.make_model(graph), path)
+    path = tmp_path / "frobnicate.onnx"
+    model = onnx.helper.make_model(
+        graph,
+        opset_imports=[
+            onnx.helper.make_opsetid("", 17),
+            onnx.helper.make_opsetid("com.example", 1),
+        ],
+    )
+    onnx.save(model, path)
     code, _, err = run_tool(
         ge_atc.main,
         capsys,
@@ -490,7 +498,7 @@ def test_unsupported_onnx_op_is_one_line_error(tmp_path: Path, capsys) -> None:
         "--framework=5",
         f"--output={tmp_path / 'x'}",
     )
-    assert_one_line_error(code, err, "unsupported ONNX ops: Unique")
+    assert_one_line_error(code, err, "unsupported ONNX ops: com.example.Frobnicate")
     assert not (tmp_path / "x.om").exists()
 
 
