@@ -698,27 +698,18 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
 @converts("DFT")
 def convert_dft(ctx: NodeContext) -> list[Value]:
     """The axis is an attribute before opset 20 (default 1), then an
-    optional input (default -2); `dft_length` defaults to the signal length,
-    or to 2 * (n - 1) when inverting a one-sided spectrum."""
-    rank = ctx.rank(0)
+    optional input; it and `dft_length` may be known only at run time
+    (`DFTOp.bind_parameters` gives the defaults)."""
+    options = {
+        "inverse": bool(ctx.attr("inverse", 0)),
+        "onesided": bool(ctx.attr("onesided", 0)),
+    }
+    parameters = {"dft_length": 1}
     if ctx.opset >= 20:
-        given = ctx.constant(2, "axis")
-        axis = -2 if given is None else int(given)
+        parameters["axis"] = 2
     else:
-        axis = int(ctx.attr("axis", 1))
-    if not (-rank <= axis <= -2 or 0 <= axis <= rank - 2):
-        raise ValueError(f"axis {axis} must name a signal axis of a rank-{rank} input")
-    axis %= rank
-    inverse, onesided = bool(ctx.attr("inverse", 0)), bool(ctx.attr("onesided", 0))
-    given = ctx.constant(1, "dft_length")
-    if given is not None:
-        length = int(given)
-    elif (size := ctx.shape(0)[axis]) == -1:
-        raise Unsupported("with a dynamic signal length and no dft_length")
-    else:
-        length = 2 * (size - 1) if inverse and onesided else size
-    attrs = {"axis": axis, "length": length, "inverse": inverse, "onesided": onesided}
-    return [ctx.op("dft", ctx.input(0), **attrs)]
+        options["axis"] = int(ctx.attr("axis", 1))
+    return [ctx.parameterized_op("dft", [ctx.input(0)], parameters, **options)]
 
 
 @converts("RoiAlign")
@@ -951,21 +942,14 @@ def convert_scatter_nd(ctx: NodeContext) -> list[Value]:
 @converts("OneHot")
 def convert_one_hot(ctx: NodeContext) -> list[Value]:
     """`values = [off, on]` written by `indices` into a new dim of `depth`
-    (a scalar or 1-element input of any numeric type, known at import time)
-    at `axis`."""
-    depth = ctx.constant(1, "depth")
-    if depth is None:
+    (a scalar or 1-element input of any numeric type, known at import or at
+    run time) at `axis`."""
+    if ctx.optional_input(1) is None:
         raise ValueError("input 'depth' is missing")
-    if depth.size != 1 or depth.dtype.kind not in "iuf":
-        raise ValueError(f"depth must be one number, got {depth.dtype} {depth.shape}")
-    rank = ctx.rank(0) + 1
+    axis = normalize_axis(ctx.attr("axis", -1), ctx.rank(0) + 1)
     return [
-        ctx.op(
-            "one_hot",
-            ctx.input(0),
-            ctx.input(2),
-            depth=int(depth.reshape(())),
-            axis=normalize_axis(ctx.attr("axis", -1), rank),
+        ctx.parameterized_op(
+            "one_hot", [ctx.input(0), ctx.input(2)], {"depth": 1}, axis=axis
         )
     ]
 
@@ -1233,26 +1217,18 @@ def convert_arg_reduce(ctx: NodeContext) -> list[Value]:
 @converts("TopK")
 def convert_top_k(ctx: NodeContext) -> list[Value]:
     """The `k` largest or smallest along `axis` and their int64 positions:
-    `k` an attribute before opset 10, then a 1-element int64 input known
-    at import time; `largest` and `sorted` since opset 11."""
+    `k` an attribute before opset 10, then a 1-element integer input known
+    at import or at run time; `largest` and `sorted` since opset 11."""
+    options = {
+        "axis": normalize_axis(ctx.attr("axis", -1), ctx.rank(0)),
+        "largest": bool(ctx.attr("largest", 1)),
+        "sorted": bool(ctx.attr("sorted", 1)),
+    }
     if ctx.opset < 10:
-        k = ctx.attr("k")
-    else:
-        given = ctx.constant(1, "k")
-        if given is None:
-            raise ValueError("input 'K' is missing")
-        if given.size != 1 or given.dtype.kind not in "iu":
-            raise ValueError(f"k must be one integer, got {given.dtype} {given.shape}")
-        k = int(given.reshape(()))
-    values, indices = ctx.op(
-        "top_k",
-        ctx.input(0),
-        k=k,
-        axis=normalize_axis(ctx.attr("axis", -1), ctx.rank(0)),
-        largest=bool(ctx.attr("largest", 1)),
-        sorted=bool(ctx.attr("sorted", 1)),
-    )
-    return [values, indices]
+        return list(ctx.op("top_k", ctx.input(0), k=ctx.attr("k"), **options))
+    if ctx.optional_input(1) is None:
+        raise ValueError("input 'K' is missing")
+    return list(ctx.parameterized_op("top_k", [ctx.input(0)], {"k": 1}, **options))
 
 
 @converts("Compress")

@@ -118,3 +118,16 @@ def test_bad_depth_is_a_one_line_error(tmp_path, capsys, depth, message):
     assert code == 1
     assert len(err.splitlines()) == 1 and err.startswith(str(path)), err
     assert message in err, err
+
+
+@pytest.mark.parametrize("depth", [np.array(3.0, np.float32), np.array([17], np.int64)])
+def test_run_time_depth_matches_onnxruntime_on_the_jit(tmp_path, depth):
+    """depth a graph input (float or integer): the host binds it, then the
+    JIT runs ge.one_hot."""
+    inputs = {
+        "indices": INDICES.astype(np.int64),
+        "depth": depth,
+        "values": np.array([0.5, -1.0], np.float32),
+    }
+    model = one_node_model("OneHot", inputs, opset=11, axis=1)
+    assert_runs_on_the_jit(model, inputs, tmp_path)

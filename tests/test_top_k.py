@@ -171,3 +171,12 @@ def test_bad_k_is_a_one_line_error(tmp_path, capsys, k, message):
     assert code == 1
     assert len(err.splitlines()) == 1 and err.startswith(str(path)), err
     assert message in err, err
+
+
+@pytest.mark.parametrize("k", [0, 3, 17])
+def test_run_time_k_matches_onnxruntime_on_the_jit(tmp_path, k):
+    """K a graph input: the host binds it, then the JIT runs ge.top_k."""
+    x = np.random.default_rng(k).permutation(3 * 17).reshape(3, 17).astype(np.float32)
+    inputs = {"x": x, "k": np.array([k], np.int64)}
+    model = one_node_model("TopK", inputs, outputs=("values", "indices"), opset=11)
+    assert_runs_on_the_jit(model, inputs, tmp_path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
@@ -35,6 +35,7 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
     axis_index,
     dims_match,
     required,
@@ -262,6 +263,35 @@ class OneHotOp(GEOperation):
         if len(values) != 1 or values[0] not in (2, -1):
             raise ShapeError(f"values must be [off, on], got shape {list(values)}")
         return [((*indices[:axis], depth, *indices[axis:]), dtypes[1])]
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("depth",)
+    """ONNX's `depth` input (a scalar or 1-element tensor of any numeric
+    type); the option `axis`."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`depth` as a positive integer (a float one truncated, as ONNX
+        Runtime does)."""
+        depth = np.asarray(required(values, "depth"))
+        if depth.size != 1 or depth.dtype.kind not in "iuf":
+            raise ShapeError(
+                f"depth must be one number, got {depth.dtype} {list(depth.shape)}"
+            )
+        count = int(depth.reshape(()))
+        if count < 1:
+            raise ShapeError(f"depth {count} must be positive")
+        axis = axis_index(values.get("axis", -1), len(shapes[0]) + 1)
+        return cls, {"depth": count, "axis": axis}
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """The indices' shape with an unknown dim at `axis` until `depth` is
+        known; values' dtype."""
+        indices = known.shapes[0]
+        axis = axis_index(known.values.get("axis", -1), len(indices) + 1)
+        return [((*indices[:axis], -1, *indices[axis:]), known.dtypes[1])]
 
     @staticmethod
     def numpy_kernel(

@@ -9,7 +9,7 @@ smallest).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, TensorType, i1, i64
@@ -31,7 +31,9 @@ from ge_dialect.shape_functions import (
     Result,
     Shape,
     ShapeError,
+    Unbound,
     axis_index,
+    parameter_ints,
     required,
 )
 
@@ -94,6 +96,38 @@ class TopKOp(GEOperation):
             raise ShapeError(f"k {k} is out of range for an axis of {x[axis]}")
         shape = tuple(k if d == axis else n for d, n in enumerate(x))
         return [(shape, dtypes[0]), (shape, "int64")]
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("k",)
+    """ONNX's `K` input (a 1-element integer tensor); the options `axis`,
+    `largest`, `sorted`."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`k` checked against the axis."""
+        ks = parameter_ints(required(values, "k"), "k")
+        if len(ks) != 1:
+            raise ShapeError(f"k must be one integer, got {len(ks)}")
+        (x,) = shapes
+        axis = axis_index(values.get("axis", -1), len(x))
+        (k,) = ks
+        if k < 0 or (x[axis] != UNKNOWN and k > x[axis]):
+            raise ShapeError(f"k {k} is out of range for an axis of {x[axis]}")
+        return cls, {
+            "k": k,
+            "axis": axis,
+            "largest": bool(values.get("largest", True)),
+            "sorted": bool(values.get("sorted", True)),
+        }
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """x's shape with an unknown dim along `axis` until `k` is known."""
+        (x,) = known.shapes
+        axis = axis_index(known.values.get("axis", -1), len(x))
+        shape = tuple(UNKNOWN if d == axis else n for d, n in enumerate(x))
+        return [(shape, known.dtypes[0]), (shape, "int64")]
 
     @staticmethod
     def numpy_kernel(
