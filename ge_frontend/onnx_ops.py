@@ -698,27 +698,18 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
 @converts("DFT")
 def convert_dft(ctx: NodeContext) -> list[Value]:
     """The axis is an attribute before opset 20 (default 1), then an
-    optional input (default -2); `dft_length` defaults to the signal length,
-    or to 2 * (n - 1) when inverting a one-sided spectrum."""
-    rank = ctx.rank(0)
+    optional input; it and `dft_length` may be known only at run time
+    (`DFTOp.bind_parameters` gives the defaults)."""
+    options = {
+        "inverse": bool(ctx.attr("inverse", 0)),
+        "onesided": bool(ctx.attr("onesided", 0)),
+    }
+    parameters = {"dft_length": 1}
     if ctx.opset >= 20:
-        given = ctx.constant(2, "axis")
-        axis = -2 if given is None else int(given)
+        parameters["axis"] = 2
     else:
-        axis = int(ctx.attr("axis", 1))
-    if not (-rank <= axis <= -2 or 0 <= axis <= rank - 2):
-        raise ValueError(f"axis {axis} must name a signal axis of a rank-{rank} input")
-    axis %= rank
-    inverse, onesided = bool(ctx.attr("inverse", 0)), bool(ctx.attr("onesided", 0))
-    given = ctx.constant(1, "dft_length")
-    if given is not None:
-        length = int(given)
-    elif (size := ctx.shape(0)[axis]) == -1:
-        raise Unsupported("with a dynamic signal length and no dft_length")
-    else:
-        length = 2 * (size - 1) if inverse and onesided else size
-    attrs = {"axis": axis, "length": length, "inverse": inverse, "onesided": onesided}
-    return [ctx.op("dft", ctx.input(0), **attrs)]
+        options["axis"] = int(ctx.attr("axis", 1))
+    return [ctx.parameterized_op("dft", [ctx.input(0)], parameters, **options)]
 
 
 @converts("RoiAlign")

@@ -461,9 +461,14 @@ class FunctionCompiler:
             *(per_call or ["    pass"]),
         ]
         source = "\n".join(lines) + "\n"
-        exec(
-            compile(source, f"<jit @{self.function.sym_name.data}>", "exec"), namespace
-        )
+        name = self.function.sym_name.data
+        try:
+            code = compile(source, f"<jit @{name}>", "exec")
+        except SyntaxError as error:  # Python's limits: 20 nested loops
+            raise JITError(f"@{name} cannot become Python code: {error.msg}") from None
+        except RecursionError:  # an expression nested too deeply to compile
+            raise JITError(f"@{name} nests too deeply to compile") from None
+        exec(code, namespace)
         return CompiledFunction(
             self.function.sym_name.data,
             namespace["jitted"],

@@ -80,7 +80,6 @@ from ge_dialect.limits import (
 from ge_dialect.naming import node_labels
 from ge_dialect.ops import (
     DataOp,
-    DynamicAttrsOp,
     GraphOp,
     NetOutputOp,
     PartitionedCallOp,
@@ -203,8 +202,9 @@ def has_dynamic_dims(graph: GraphOp) -> bool:
 
 def has_run_time_parameters(graph: GraphOp) -> bool:
     """Whether an op of `graph` has parameters known only at run time
-    (`ge.dynamic_attrs`): run-time shape inference must read them first."""
-    return any(isinstance(op, DynamicAttrsOp) for op in graph.walk())
+    (`ge.dynamic_attrs`, `ge.dynamic_reshape`: ops that `specialise`):
+    run-time shape inference must read them first."""
+    return any(hasattr(op, "specialise") for op in graph.walk())
 
 
 # ---------------------------------------------------------------------------
@@ -577,9 +577,9 @@ class ScheduledEvaluator(ReferenceEvaluator):
         with run-time parameters first becomes its static op for their values
         (the parameter operands are read here, not passed to the kernel)."""
         specialised = None
-        if isinstance(op, DynamicAttrsOp):
+        if hasattr(op, "specialise"):
             specialised = self._specialise(op, operands)
-            operands = operands[: len(op.inputs)]
+            operands = operands[: op.data_operand_count]
         shapes = tuple(held.shape for held in operands)
         inferred = self._infer(op, operands, specialised)
         if inferred is not None and hasattr(op, "value_shapes"):
@@ -630,17 +630,18 @@ class ScheduledEvaluator(ReferenceEvaluator):
         self._record(op, ExecutionPath.HOST_KERNEL, detail, results, executor)
         return results
 
-    def _specialise(self, op: DynamicAttrsOp, operands: Sequence[Held]) -> Specialised:
-        """The static op `op` is for the values of its parameter operands."""
-        count = len(op.inputs)
+    def _specialise(self, op: Any, operands: Sequence[Held]) -> Specialised:
+        """The static op `op` (`ge.dynamic_attrs`, `ge.dynamic_reshape`) is
+        for the values of its run-time parameter operands."""
+        count = op.data_operand_count
         values = [np.asarray(held.origin) for held in operands[count:]]
         shapes = [held.shape for held in operands[:count]]
         try:
             op_class, attributes = op.specialise(shapes, values)
         except ShapeError as error:
             given = ", ".join(
-                f"{name.data}={np.asarray(v).tolist()}"
-                for name, v in zip(op.parameter_names, values, strict=True)
+                f"{name}={np.asarray(v).tolist()}"
+                for name, v in zip(op.run_time_parameter_names(), values, strict=True)
             )
             raise error_at(op, f"at run time, with {given}: {error}") from None
         return Specialised(op_class, attributes)

@@ -106,8 +106,12 @@ def fused_attributes(chain: list[Operation]) -> dict[str, object] | None:
     Consecutive reshapes are one reshape (to the last one's shape) and
     consecutive transposes one transpose (their perms composed), so a
     transpose of a size-1 axis that `dim1-transpose-to-squeeze` made a
-    squeeze and an unsqueeze still fuses."""
+    squeeze and an unsqueeze still fuses; reshapes that end at the shape
+    they started from are no step at all (an exporter's `reshape` to the
+    same shape before a head merge)."""
     steps: list[tuple[bool, list[int]]] = []  # (is a transpose, perm or shape)
+    before: list[list[int]] = []  # the shape each step starts from
+    shape = list(shape_of(chain[0].operands[0].type))
     for op in chain:
         is_transpose = isinstance(op, PermutationOp)
         value = op.permutation() if is_transpose else list(shape_of(op.results[0].type))
@@ -117,7 +121,12 @@ def fused_attributes(chain: list[Operation]) -> dict[str, object] | None:
             steps[-1] = (is_transpose, value)
         else:
             steps.append((is_transpose, value))
-    if len(steps) > 2:
+            before.append(shape)
+        shape = list(shape_of(op.results[0].type))
+        if not is_transpose and steps[-1][1] == before[-1]:
+            steps.pop()  # the reshapes since the last transpose changed nothing
+            before.pop()
+    if not steps or len(steps) > 2:
         return None
     transpose_first = steps[0][0]
     perms = [value for is_transpose, value in steps if is_transpose]

@@ -4,7 +4,8 @@
 it with `ge-run --trace` (the JIT) and `ge-run --reference`, and compares
 both with onnxruntime's outputs (`conformance/suite.py`'s harness: floats
 `rtol=1e-3, atol=1e-4`, NaN and infinities in place, everything else
-exact); it fails when any part ran outside the JIT.
+exact); it fails when any part ran outside the JIT. `atc_error` is the
+one-line error `ge-atc` gives for a bad model.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import onnx
 import pytest
 from conformance.suite import Case, Status, run_case
 from onnx import helper, numpy_helper
+
+from tools import ge_atc
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -91,3 +94,17 @@ def assert_runs_on_the_jit(
     case = Case("case", "op", typed, tuple(inputs.values()), tuple(expected))
     outcome = run_case(case, workdir)
     assert outcome.status == Status.PASS, outcome.message
+
+
+def atc_error(model: onnx.ModelProto, workdir: Path, capsys) -> str:
+    """The error `ge-atc` reports for `model`: exit 1, one line naming the
+    model file, no `.om` written."""
+    path = workdir / "model.onnx"
+    path.write_bytes(model.SerializeToString())
+    output = workdir / "m"
+    code = ge_atc.main([f"--model={path}", "--framework=5", f"--output={output}"])
+    err = capsys.readouterr().err.strip()
+    assert code == 1, err
+    assert len(err.splitlines()) == 1 and err.startswith(str(path)), err
+    assert not output.with_suffix(".om").exists()
+    return err

@@ -12,7 +12,8 @@ Cases come from two places, run by one parametrized test:
   `{"NAME": "text"}`, or `{"NAME": {"generate": GENERATOR, ...}}` for inputs
   too big to keep or made from another (`GENERATORS`: deep nesting, one
   valid single-op file or offline model mutated, TensorFlow graphs), and
-  `{"NAME": {"folder_mode": "0777"}}` for a folder; the optional `"env"`
+  `{"NAME": {"folder_mode": "0777"}}` for a folder, `{"NAME": {"symlink_to":
+  PATH}}` for a symbolic link; the optional `"env"`
   sets environment variables (`GE_XDSL_CACHE`);
 - every `// -----` chunk of `tests/filecheck/dialect/invalid-*.mlir` (the
   dialect's verifier rules), run through `ge-opt` on its own, expecting the
@@ -96,6 +97,30 @@ def nested_graph(depth: int, op: str = "partitioned_call") -> str:
         f"%x = ge.data {{index = 1 : i64}} : {tensor}\n"
         f"%r = ge.partitioned_call %c, %x : (tensor<i1>, {tensor}) -> {tensor} {{\n"
         f"{block}\n}}\nge.netoutput %r : {tensor}\n}}\n"
+    )
+
+
+def nested_while(depth: int) -> str:
+    """A graph of `ge.while` loops nested `depth` deep in each other's body,
+    every condition a constant true (the innermost one runs away)."""
+    tensor = "tensor<2xf32>"
+    body = (
+        f"%b = ge.data {{parent_index = 0 : i64}} : {tensor}\n"
+        f"ge.netoutput %b : {tensor}"
+    )
+    for level in range(depth):
+        body = (
+            f"%b{level} = ge.data {{parent_index = 0 : i64}} : {tensor}\n"
+            f"%w{level} = ge.while %b{level} : ({tensor}) -> {tensor} cond {{\n"
+            f"%a{level} = ge.data {{parent_index = 0 : i64}} : {tensor}\n"
+            f"%t{level} = ge.const {{value = dense<1> : tensor<i32>}} : tensor<i32>\n"
+            f"ge.netoutput %t{level} : tensor<i32>\n}} body {{\n{body}\n}}\n"
+            f"ge.netoutput %w{level} : {tensor}"
+        )
+    return (
+        f'ge.graph @main {{\n%x = ge.data {{index = 0 : i64, name = "x"}} : {tensor}\n'
+        f"%r = ge.partitioned_call %x : ({tensor}) -> {tensor} {{\n{body}\n}}\n"
+        f"ge.netoutput %r : {tensor}\n}}\n"
     )
 
 
@@ -233,6 +258,26 @@ def npy_array(values: list[Any], dtype: str) -> bytes:
     return buffer.getvalue()
 
 
+def onnx_external(location: str) -> bytes:
+    """An ONNX model `y = x + w` whose 4-float `w` is external data at
+    `location` (the data file is another of the case's files)."""
+    from onnx import TensorProto, helper
+
+    weight = helper.make_tensor("w", TensorProto.FLOAT, [4], [0.0] * 4)
+    weight.ClearField("float_data")
+    weight.data_location = TensorProto.EXTERNAL
+    weight.external_data.add(key="location", value=location)
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+        [weight],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return model.SerializeToString()
+
+
 def repeated(text: str, count: int) -> str:
     """`text` `count` times."""
     return text * count
@@ -241,6 +286,7 @@ def repeated(text: str, count: int) -> str:
 GENERATORS: dict[str, Callable[..., str | bytes]] = {
     "nested_graph": nested_graph,
     "nested_json": nested_json,
+    "nested_while": nested_while,
     "nested_attribute": nested_attribute,
     "repeated": repeated,
     "singleop": singleop,
@@ -248,6 +294,7 @@ GENERATORS: dict[str, Callable[..., str | bytes]] = {
     "om_flip": om_flip,
     "om_truncated": om_truncated,
     "npy_array": npy_array,
+    "onnx_external": onnx_external,
 }
 """Generators of inputs too big (or too repetitive) to keep in the corpus."""
 
@@ -283,6 +330,9 @@ class Case:
             if isinstance(spec, dict) and "folder_mode" in spec:
                 path.mkdir()
                 path.chmod(int(spec["folder_mode"], 8))
+                continue
+            if isinstance(spec, dict) and "symlink_to" in spec:
+                path.symlink_to(self.expand(spec["symlink_to"], scratch))
                 continue
             if isinstance(spec, dict):
                 spec = dict(spec)

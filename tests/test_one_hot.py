@@ -10,12 +10,16 @@ import kernel_calls
 import numpy as np
 import pytest
 from onnx.reference.ops.op_one_hot import _one_hot
-from onnx_jit import assert_runs_on_the_jit, one_node_model, with_output_types
+from onnx_jit import (
+    assert_runs_on_the_jit,
+    atc_error,
+    one_node_model,
+    with_output_types,
+)
 
 from ge_dialect.builder import GraphBuilder
 from ge_runtime.jit import compile_graph, run_graph
 from ge_runtime.reference import evaluate
-from tools import ge_atc
 
 INDICES = np.array([[0, 4, -1, -5, 5, -6], [2, 3, 1, 1, 0, -2], [16, -17, 8, 9, 3, 0]])
 
@@ -109,14 +113,7 @@ def test_bad_depth_is_a_one_line_error(tmp_path, capsys, depth, message):
         opset=11,
     )
     model = with_output_types(model, [np.zeros((3, 2), np.float32)])
-    path = tmp_path / "model.onnx"
-    path.write_bytes(model.SerializeToString())
-    code = ge_atc.main(
-        [f"--model={path}", "--framework=5", f"--output={tmp_path / 'm'}"]
-    )
-    err = capsys.readouterr().err.strip()
-    assert code == 1
-    assert len(err.splitlines()) == 1 and err.startswith(str(path)), err
+    err = atc_error(model, tmp_path, capsys)
     assert message in err, err
 
 

@@ -351,3 +351,18 @@ def test_invalid_run_time_parameters_fail_at_the_op(op_type, feeds, bad, message
     assert len(text.splitlines()) == 1
     assert "error: 'ge.dynamic_attrs' op at run time, with " in text
     assert text.endswith(message)
+
+
+def test_reshape_to_a_run_time_shape_runs_ge_reshape_on_the_jit():
+    """`ge.dynamic_reshape` binds its target like `ge.dynamic_attrs`: a 0
+    copies the input dim, -1 is inferred; a target of another size fails
+    at the op."""
+    feeds = {"x": X, "shape": np.array([0, -1], np.int64)}
+    ours, model = assert_matches_onnxruntime(node_model("Reshape", feeds), feeds)
+    assert ours[0].shape == (3, 85)
+    assert "as ge.reshape shape=[0, -1]" in model.trace[0].detail
+    with pytest.raises(GEError) as caught:
+        model.run({**feeds, "shape": np.array([4, -1], np.int64)})
+    assert "'ge.dynamic_reshape' op at run time, with shape=[4, -1]" in str(
+        caught.value
+    )

@@ -11,12 +11,16 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from onnx_jit import assert_runs_on_the_jit, one_node_model, with_output_types
+from onnx_jit import (
+    assert_runs_on_the_jit,
+    atc_error,
+    one_node_model,
+    with_output_types,
+)
 
 from ge_dialect.builder import GraphBuilder
 from ge_runtime.jit import compile_graph, run_graph
 from ge_runtime.reference import evaluate
-from tools import ge_atc
 
 
 def definition(x, k, axis, largest):
@@ -162,14 +166,7 @@ def test_bad_k_is_a_one_line_error(tmp_path, capsys, k, message):
         "TopK", {"x": x}, outputs=("v", "i"), initializers={"k": k}, opset=11
     )
     model = with_output_types(model, [x[:, :1], x[:, :1].astype(np.int64)])
-    path = tmp_path / "model.onnx"
-    path.write_bytes(model.SerializeToString())
-    code = ge_atc.main(
-        [f"--model={path}", "--framework=5", f"--output={tmp_path / 'm'}"]
-    )
-    err = capsys.readouterr().err.strip()
-    assert code == 1
-    assert len(err.splitlines()) == 1 and err.startswith(str(path)), err
+    err = atc_error(model, tmp_path, capsys)
     assert message in err, err
 
 

@@ -47,8 +47,11 @@ BATCH = 2
 class LayerBuilder:
     """Nodes and seeded initializers of an ONNX transformer encoder."""
 
-    def __init__(self, hidden: int, heads: int, inner: int, seq: int, seed: int):
+    def __init__(
+        self, hidden: int, heads: int, inner: int, seq: int, seed: int, view: bool
+    ):
         self.hidden, self.heads, self.inner, self.seq = hidden, heads, inner, seq
+        self.view = view  # a reshape to the same shape before each head merge
         self.rng = np.random.default_rng(seed)
         self.nodes: list = []
         self.weights: list = []
@@ -108,6 +111,10 @@ class LayerBuilder:
         masked = self.node("Add", [scaled, mask], f"{name}/masked")
         probs = self.node("Softmax", [masked], f"{name}/probs", axis=-1)
         context = self.node("MatMul", [probs, v], f"{name}/context")
+        if self.view:  # torch's `view(B, -1, S, D)`, as BERT's export has it
+            same = np.array([BATCH, -1, self.seq, h // self.heads], np.int64)
+            view_shape = self.const(f"{name}/view_shape", same)
+            context = self.node("Reshape", [context, view_shape], f"{name}/view")
         merged = self.node("Transpose", [context], f"{name}/merge", perm=[0, 2, 1, 3])
         shape = self.const(f"{name}/merged", np.array([BATCH, self.seq, h], np.int64))
         flat = self.node("Reshape", [merged, shape], f"{name}/flat")
@@ -128,10 +135,11 @@ class LayerBuilder:
 
 
 def encoder(
-    hidden: int, heads: int, inner: int, seq: int, layers: int
+    hidden: int, heads: int, inner: int, seq: int, layers: int, view: bool = False
 ) -> onnx.ModelProto:
-    """An ONNX encoder of `layers` layers, opset 17, weights seeded."""
-    build = LayerBuilder(hidden, heads, inner, seq, seed=hidden * 7 + heads)
+    """An ONNX encoder of `layers` layers, opset 17, weights seeded (`view`:
+    each head merge starts with a reshape to the shape it has)."""
+    build = LayerBuilder(hidden, heads, inner, seq, hidden * 7 + heads, view)
     x = "x"
     for index in range(layers):
         x = build.layer(x, "mask", f"layer{index}")
@@ -192,14 +200,23 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("view", [False, True], ids=["merge", "view-merge"])
 @pytest.mark.parametrize(("hidden", "heads", "inner", "seq", "aligned"), CASES)
 def test_encoder_stays_in_fractal_nz(
-    hidden: int, heads: int, inner: int, seq: int, aligned: bool, tmp_path: Path
+    hidden: int,
+    heads: int,
+    inner: int,
+    seq: int,
+    aligned: bool,
+    view: bool,
+    tmp_path: Path,
 ):
+    """With `view`, each head merge is three steps (a reshape that changes
+    nothing, the transpose, the merging reshape): it fuses all the same."""
     layers = 2
     feeds = feeds_for(hidden, seq)
     path, offline = compile_encoder(
-        tmp_path, encoder(hidden, heads, inner, seq, layers), feeds
+        tmp_path, encoder(hidden, heads, inner, seq, layers, view), feeds
     )
     module = offline.module()
     products = [op for op in module.walk() if isinstance(op, (MatMulOp, BatchMatMulOp))]

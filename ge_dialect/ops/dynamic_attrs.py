@@ -159,6 +159,15 @@ class DynamicAttrsOp(GEOperation):
                     f"{self.static_op.data} gives {list(shape)} here"
                 )
 
+    @property
+    def data_operand_count(self) -> int:
+        """Operands the static op reads (the rest are run-time parameters)."""
+        return len(self.inputs)
+
+    def run_time_parameter_names(self) -> list[str]:
+        """The names of the run-time parameter operands (for messages)."""
+        return [name.data for name in self.parameter_names.data]
+
     def options(self) -> dict[str, Any]:
         """`static_attrs` as Python values."""
         return {k: attribute_to_python(v) for k, v in self.static_attrs.data.items()}

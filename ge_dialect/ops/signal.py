@@ -18,7 +18,7 @@ of 1 is a real signal.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, TensorType
@@ -35,7 +35,16 @@ from ge_dialect.ops.base import (
     check_same_element_type,
     element_count,
 )
-from ge_dialect.shape_functions import UNKNOWN, Result, Shape, ShapeError, required
+from ge_dialect.shape_functions import (
+    UNKNOWN,
+    Result,
+    Shape,
+    ShapeError,
+    Unbound,
+    UnknownDims,
+    parameter_ints,
+    required,
+)
 
 
 def dft_bins(length: int, inverse: bool, onesided: bool) -> int:
@@ -72,6 +81,14 @@ def dft_matrix(
         rows = [[cos, sin], [-sin, cos]]
     w = np.array(rows).transpose(0, 2, 1, 3)  # [o, q, K, J] -> [o, K, q, J]
     return np.ascontiguousarray(w[:, :, :parts, :])
+
+
+def one_int(value: Any, what: str) -> int:
+    """A run-time parameter holding one integer."""
+    values = parameter_ints(value, what)
+    if len(values) != 1:
+        raise ShapeError(f"{what} must be one integer, got {len(values)}")
+    return values[0]
 
 
 def dft_samples(size: int, length: int, inverse: bool, onesided: bool) -> int:
@@ -140,6 +157,52 @@ class DFTOp(GEOperation):
         shape[axis] = dft_bins(length, inverse, onesided)
         shape[-1] = 1 if inverse and onesided else 2
         return [(tuple(shape), dtypes[0])]
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("axis", "dft_length")
+    """ONNX's `axis` (an input from opset 20, default -2; before, an
+    attribute given as an option) and `dft_length` inputs; the options
+    `inverse` and `onesided`."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """The axis normalised (it must name a signal axis); `dft_length`
+        by default the signal length, or 2 * (n - 1) when inverting a
+        one-sided spectrum."""
+        rank = len(shapes[0])
+        axis = one_int(values.get("axis", -2), "axis")
+        if not (-rank <= axis <= -2 or 0 <= axis <= rank - 2):
+            raise ShapeError(f"axis {axis} must name a signal axis of rank {rank}")
+        axis %= rank
+        inverse, onesided = bool(values.get("inverse")), bool(values.get("onesided"))
+        if values.get("dft_length") is not None:
+            length = one_int(values["dft_length"], "dft_length")
+        elif (size := shapes[0][axis]) == UNKNOWN:
+            raise UnknownDims("dft_length on a signal axis unknown until run time")
+        else:
+            length = 2 * (size - 1) if inverse and onesided else size
+        if length < 1:
+            raise ShapeError(f"dft_length must be positive, got {length}")
+        attrs = {"axis": axis, "length": length, "inverse": inverse}
+        return cls, {**attrs, "onesided": onesided}
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """The trailing axis is 2 (1 for an irfft); with the axis unknown,
+        the signal axes stay unless `onesided` or `dft_length` may change
+        the one transformed."""
+        x = list(known.shapes[0])
+        inverse = bool(known.values.get("inverse"))
+        onesided = bool(known.values.get("onesided"))
+        if (
+            onesided
+            or "dft_length" in known.parameter_shapes
+            or (known.values.get("dft_length") is not None)
+        ):
+            x[:-1] = [UNKNOWN] * (len(x) - 1)
+        x[-1] = 1 if inverse and onesided else 2
+        return [(tuple(x), known.dtypes[0])]
 
     @staticmethod
     def numpy_kernel(

@@ -257,6 +257,24 @@ class DynamicReshapeOp(ValueShapedOp):
         rank = _shape_vector(shapes[1], dtypes[1], "shape")
         return [((UNKNOWN,) * rank, dtypes[0])]
 
+    @property
+    def data_operand_count(self) -> int:
+        """Operands the static op reads (the rest are run-time parameters)."""
+        return 1
+
+    def run_time_parameter_names(self) -> list[str]:
+        """The names of the run-time parameter operands (for messages)."""
+        return ["shape"]
+
+    def specialise(
+        self, shapes: Sequence[Shape], parameters: Sequence[np.ndarray]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`ge.reshape` to the target's value (checked by its shape function:
+        a `ShapeError` says why it is invalid); host scheduling JIT-runs it."""
+        target = [int(d) for d in np.asarray(parameters[0]).reshape(-1)]
+        ReshapeOp.shape_function(shapes, ["float32"], {"shape": target})
+        return ReshapeOp, {"shape": target}
+
     @staticmethod
     def numpy_kernel(x: np.ndarray, shape: np.ndarray) -> np.ndarray:
         """`ge.reshape`'s kernel on the target's value, checked by its shape

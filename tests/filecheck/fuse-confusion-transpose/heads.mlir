@@ -114,3 +114,44 @@ ge.graph @no_fusion_not_fractal_nz {
   %b = ge.transdata %s {src_format = #ge.format<NCHW>, dst_format = #ge.format<NC1HWC0>} : tensor<1x32x4x4xf16, #ge.layout<NCHW>> -> tensor<1x32x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
   ge.netoutput %b : tensor<1x32x4x4xf16, #ge.layout<NCHW, NC1HWC0>>
 }
+
+// -----
+
+// An exporter's head merge in three steps: a reshape to the shape it starts
+// from (torch's `view(B, -1, S, D)`), the transpose, the merging reshape.
+// The first reshape changes nothing, so the chain is one confusion
+// transpose (the names of all three ops).
+// CHECK-LABEL: ge.graph @head_merge_after_same_shape_reshape
+// CHECK-NEXT:    %x = ge.data
+// CHECK-NEXT:    %[[M:.*]] = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, 11, 64>, transpose_first = true, name = "viewtransmerge"} : tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    ge.netoutput %[[M]]
+ge.graph @head_merge_after_same_shape_reshape {
+  %x = ge.data {index = 0 : i64} : tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %a = ge.transdata %x {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>} : tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<2x4x11x16xf32>
+  %v = ge.reshape %a {shape = array<i64: 2, -1, 11, 16>, name = "view"} : tensor<2x4x11x16xf32> -> tensor<2x4x11x16xf32>
+  %t = ge.transpose %v {perm = array<i64: 0, 2, 1, 3>, name = "trans"} : tensor<2x4x11x16xf32> -> tensor<2x11x4x16xf32>
+  %r = ge.reshape %t {shape = array<i64: 2, 11, -1>, name = "merge"} : tensor<2x11x4x16xf32> -> tensor<2x11x64xf32>
+  %b = ge.transdata %r {src_format = #ge.format<ND>, dst_format = #ge.format<FRACTAL_NZ>} : tensor<2x11x64xf32> -> tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+  ge.netoutput %b : tensor<2x11x64xf32, #ge.layout<ND, FRACTAL_NZ>>
+}
+
+// -----
+
+// A reshape that does regroup axes before the transpose and the merge is a
+// third step: no single confusion transpose does it; the pair stays.
+// CHECK-LABEL: ge.graph @no_fusion_three_steps
+// CHECK:         ge.transdata
+// CHECK-NEXT:    ge.reshape
+// CHECK-NEXT:    ge.transpose
+// CHECK-NEXT:    ge.reshape
+// CHECK-NEXT:    ge.transdata
+// CHECK-NOT:     ge.confusion_transpose
+ge.graph @no_fusion_three_steps {
+  %x = ge.data {index = 0 : i64} : tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %a = ge.transdata %x {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>} : tensor<2x4x11x16xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<2x4x11x16xf32>
+  %v = ge.reshape %a {shape = array<i64: 8, 11, 16>} : tensor<2x4x11x16xf32> -> tensor<8x11x16xf32>
+  %t = ge.transpose %v {perm = array<i64: 1, 0, 2>} : tensor<8x11x16xf32> -> tensor<11x8x16xf32>
+  %r = ge.reshape %t {shape = array<i64: 11, 128>} : tensor<11x8x16xf32> -> tensor<11x128xf32>
+  %b = ge.transdata %r {src_format = #ge.format<ND>, dst_format = #ge.format<FRACTAL_NZ>} : tensor<11x128xf32> -> tensor<11x128xf32, #ge.layout<ND, FRACTAL_NZ>>
+  ge.netoutput %b : tensor<11x128xf32, #ge.layout<ND, FRACTAL_NZ>>
+}
