@@ -44,8 +44,7 @@ from ge_dialect.naming import node_label
 from ge_dialect.ops import ExpandDimsOp, ReshapeOp, UnsqueezeOp
 from ge_dialect.ops.base import boolean
 from ge_dialect.ops.reduce import ReduceOp
-from passes.fuse_ops import enabled_rules, fusion_rules
-from passes.options import check_choice_option
+from passes.fuse_ops import check_disable_option, enabled_rules
 from passes.product_folding import tensor_type
 
 RESHAPES = (ReshapeOp, UnsqueezeOp, ExpandDimsOp)
@@ -98,8 +97,7 @@ class FoldReduceReshapePass(ModulePass):
     """Fusion rules to switch off (`ReduceReshapeFold`)."""
 
     def __post_init__(self) -> None:
-        for rule in self.disable:
-            check_choice_option(self, "disable", rule, fusion_rules())
+        check_disable_option(self)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if enabled_rules(self.name, self.disable):

@@ -52,8 +52,7 @@ from ge_dialect.layout import shape_of
 from ge_dialect.ops import CastOp, ConstOp, FlattenOp, ReshapeOp
 from ge_dialect.ops.reduce import ReduceOp
 from ge_dialect.traits import Elementwise
-from passes.fuse_ops import enabled_rules, fusion_rules
-from passes.options import check_choice_option
+from passes.fuse_ops import check_disable_option, enabled_rules
 
 
 def is_row_constant(value: SSAValue, columns: int) -> bool:
@@ -166,8 +165,7 @@ class FoldRowFlattenPass(ModulePass):
     """Fusion rules to switch off (`RowFlattenFold`)."""
 
     def __post_init__(self) -> None:
-        for rule in self.disable:
-            check_choice_option(self, "disable", rule, fusion_rules())
+        check_disable_option(self)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not enabled_rules(self.name, self.disable):

@@ -53,8 +53,7 @@ from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.ops.trans import ShapeOp
 from ge_dialect.traits import Elementwise
 from passes.dead_code import erase_dead
-from passes.fuse_ops import enabled_rules, fusion_rules
-from passes.options import check_choice_option
+from passes.fuse_ops import check_disable_option, enabled_rules
 from passes.transop_utils import dtype_of, is_identity_perm
 
 
@@ -168,8 +167,7 @@ class FoldTransposeIntoMatMulPass(ModulePass):
     """Fusion rules to switch off (`TransposeBatchMatMulFusion`)."""
 
     def __post_init__(self) -> None:
-        for rule in self.disable:
-            check_choice_option(self, "disable", rule, fusion_rules())
+        check_disable_option(self)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not enabled_rules(self.name, self.disable):

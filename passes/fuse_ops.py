@@ -147,6 +147,13 @@ def enabled_rules(pass_name: str, disabled: Iterable[str] = ()) -> list[FusionRu
     ]
 
 
+def check_disable_option(pass_: ModulePass) -> None:
+    """Each name in `pass_.disable` must be a fusion rule (an option error naming
+    the pass and the option otherwise)."""
+    for rule in pass_.disable:
+        check_choice_option(pass_, "disable", rule, fusion_rules())
+
+
 def read_fusion_switch_file(path: str | Path) -> frozenset[str]:
     """The rules a fusion switch file turns off.
 
@@ -412,8 +419,7 @@ class FuseOpsPass(ModulePass):
     """Fusion rules to switch off (names from `fusion_rules.json`)."""
 
     def __post_init__(self) -> None:
-        for rule in self.disable:
-            check_choice_option(self, "disable", rule, fusion_rules())
+        check_disable_option(self)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         rules = enabled_rules(self.name, self.disable)
