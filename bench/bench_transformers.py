@@ -79,8 +79,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def measure(name: str, exporter: str, mode: str, args, work: Path) -> Row:
     """Compile one export in one mode, check it and time it."""
     import model_zoo
-    import onnxruntime as ort
-    from bench_models import interleaved_medians
+    from bench_models import run_and_time
     from test_transformer_layout import PRECISION_TOLERANCE
 
     from ge_dialect.formats import Format
@@ -115,18 +114,7 @@ def measure(name: str, exporter: str, mode: str, args, work: Path) -> Row:
     )
     row.confusion_transposes = sum(isinstance(op, ConfusionTransposeOp) for op in ops)
     compiled = compile_model(module, offline.weights, target=offline.target)
-    expected = model_zoo.onnxruntime_outputs(path, feeds, args.threads)
-    row.max_error = model_zoo.relative_error(compiled.run(feeds), expected)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = args.threads
-    session = ort.InferenceSession(
-        str(path), options, providers=["CPUExecutionProvider"]
-    )
-    medians = interleaved_medians(
-        {"ours": lambda: compiled.run(feeds), "ort": lambda: session.run(None, feeds)},
-        args.repeat,
-    )
-    row.seconds, row.ort_seconds = medians["ours"], medians["ort"]
+    run_and_time(row, compiled, path, feeds, args)
     return row
 
 
