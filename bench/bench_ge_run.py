@@ -218,12 +218,12 @@ def cold_start(om: Path, onnx_path: Path, threads: int, scratch: Path):
 
 def table(rows: list[Row], threads: int) -> str:
     """The Markdown table."""
-    from ge_runtime import jit_numba
+    from ge_runtime.jit import kernel_status
 
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
         f"`ge-run` path vs onnxruntime, {threads} thread(s), load average {load}; "
-        f"loop nests: {jit_numba.status()}:",
+        f"loop nests: {kernel_status()}:",
         "",
         "| model | ge-run ms | onnxruntime ms | ratio (CPU time) | max rel. error "
         "| cold ge-run s (first, repeated) | onnxruntime cold s "

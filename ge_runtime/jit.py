@@ -35,6 +35,7 @@ outputs = runner({"x": x})                   # per inference
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -59,7 +60,8 @@ from ge_dialect.diagnostics import error_at, location_text, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime import jit_cache, jit_numba
+from ge_runtime import jit_c, jit_cache, jit_numba
+from ge_runtime.jit_c import CNest
 from ge_runtime.jit_hoist import drop_unread, hoist_invariants, hoist_views
 from ge_runtime.jit_numba import NumbaNest
 from ge_runtime.jit_ops import (
@@ -129,9 +131,9 @@ class CompiledFunction:
     """Per result, the dtype callers get when it is not its memref's (the
     uint8 of a `{ge.element_type = ui8}` result held as i8), else None."""
     vectorised: int = 0
-    """Top-level nests run as array calls (NumPy or numba kernels)."""
+    """Top-level nests run as array calls (NumPy calls or native kernels)."""
     native_nests: int = 0
-    """How many of those are numba kernels (`jit_numba`)."""
+    """How many of those are native kernels (`jit_c`, `jit_numba`)."""
     scalar_nests: list[str] = field(default_factory=list)
     """Why each top-level nest that runs in the scalar path was not vectorised."""
     reuses_workspace: bool = False
@@ -283,14 +285,42 @@ def loop_context() -> Context:
     return ctx
 
 
-def native_choice(native: bool | None) -> bool:
-    """Whether nests compile to numba kernels: as asked, else the default
-    (`jit_numba.enabled`); asking without numba installed is an error."""
-    if native is None:
-        return jit_numba.enabled()
-    if native and not jit_numba.installed():
+KERNELS = ("c", "numba", "numpy")
+"""What runs the loop nests NumPy calls do not do best: C kernels
+(`jit_c`), numba kernels (`jit_numba`), or NumPy calls only."""
+
+
+def kernel_choice(kernels: str | None) -> str:
+    """The kernels asked for, else `$GE_XDSL_KERNELS`, else C when a C
+    compiler is found and NumPy calls when not; JITError for a name not in
+    `KERNELS` or kernels that cannot be built here (no pretending)."""
+    if kernels is None:
+        kernels = os.environ.get("GE_XDSL_KERNELS") or (
+            "c" if jit_c.compiler() else "numpy"
+        )
+    if kernels not in KERNELS:
+        raise JITError(
+            f"unknown kernels '{kernels}' (GE_XDSL_KERNELS): "
+            f"expected one of {', '.join(KERNELS)}"
+        )
+    if kernels == "numba" and not jit_numba.installed():
         raise JITError("numba kernels were asked for, but numba is not installed")
-    return native
+    if kernels == "c" and jit_c.compiler() is None:
+        raise JITError("C kernels were asked for, but there is no C compiler ($CC)")
+    return kernels
+
+
+def kernel_status(kernels: str | None = None) -> str:
+    """How loop nests run (by default: `kernel_choice`), for a user to read."""
+    try:
+        kernels = kernel_choice(kernels)
+    except JITError as error:
+        return f"not at all: {error}"
+    return {
+        "c": "C kernels (cc) for nests without a matrix product, BLAS for those",
+        "numba": "numba kernels for nests with a reduction, NumPy calls elsewhere",
+        "numpy": "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)",
+    }[kernels]
 
 
 def compile_module(
@@ -299,18 +329,18 @@ def compile_module(
     *,
     poison: bool = False,
     vectorize: bool = True,
-    native: bool | None = None,
+    kernels: str | None = None,
 ) -> CompiledFunction:
     """Compile `function` (default: the module's first function) to Python.
 
     With `poison`, new float buffers start as NaN, so reading memory the IR
     never wrote shows up in the results; without `vectorize` every nest takes
-    the scalar path; `native` says whether numba compiles the nests it takes
-    (`jit_numba`; default: `jit_numba.enabled()`). Results are cached by
-    module text and options.
+    the scalar path; `kernels` says which native kernels take the nests they
+    can (`KERNELS`; default: `kernel_choice`). Results are cached by module
+    text and options.
     """
     text = module if isinstance(module, str) else str(module)
-    native = native_choice(native)
+    kernels = kernel_choice(kernels)
     origins = (  # in the messages of the loops' runaway checks
         ""
         if isinstance(module, str)
@@ -320,7 +350,7 @@ def compile_module(
             if isinstance(op, scf.WhileOp)
         )
     )
-    options = f"{function}|{poison}|{vectorize}|{native}|{origins}"
+    options = f"{function}|{poison}|{vectorize}|{kernels}|{origins}"
     key = hashlib.sha256(f"{options}|{text}".encode()).hexdigest()
     with _COMPILE_LOCK:  # CPython's `ast` is not safe to use from two threads
         if key not in _CACHE:
@@ -331,7 +361,7 @@ def compile_module(
             )
             target = _find_function(parsed, function)
             _CACHE[key] = FunctionCompiler(
-                parsed, target, poison, vectorize, native
+                parsed, target, poison, vectorize, kernels
             ).run()
         return _CACHE[key]
 
@@ -382,12 +412,12 @@ class FunctionCompiler:
         function: func.FuncOp,
         poison: bool,
         vectorize: bool,
-        native: bool,
+        kernels: str,
     ):
         self.module = module
         self.function = function
         self.vectorize = vectorize
-        self.native = native
+        self.kernels = kernels
         self.env = CodeEnv(poison=poison)
         self.scalar = ScalarEmitter(self.env)
         self.vectorised = 0
@@ -418,6 +448,8 @@ class FunctionCompiler:
         )
         self.env.invariant |= {block.args[i] for i in invariant_args}
         body = self.emit_block(list(block.ops), "    ", top=True)
+        for finish in self.env.deferred:
+            finish()
         self.env.place_kept()
         namespace = self.env.namespace
         pool_name = ""
@@ -548,17 +580,23 @@ class FunctionCompiler:
         return lines
 
     def _native_or_vectorised(self, op: affine.ForOp, indent: str) -> list[str]:
-        """A nest with a reduction as one numba kernel call when numba
-        takes it, else as NumPy calls; a nest NumPy cannot take goes to
-        numba too (`Unsupported` if neither does)."""
-        if not self.native:
+        """A nest as one native kernel call when the kernels take it (C
+        kernels: any nest but a matrix product; numba kernels: a nest with a
+        reduction, or one NumPy cannot take), else as NumPy calls
+        (`Unsupported` if neither does)."""
+        if self.kernels == "numpy":
             return NestVectoriser(op, self.env).compile(indent)
         try:
-            lines = NumbaNest(op, self.env).compile(indent)
+            if self.kernels == "c":
+                lines = CNest(op, self.env, any_nest=True).compile(indent)
+            else:
+                lines = NumbaNest(op, self.env).compile(indent)
         except Unsupported:
             try:
                 return NestVectoriser(op, self.env).compile(indent)
             except Unsupported:
+                if self.kernels == "c":
+                    raise
                 lines = NumbaNest(op, self.env, any_nest=True).compile(indent)
         self.native_nests += 1
         return lines
@@ -775,35 +813,35 @@ def compile_graph(
     *,
     poison: bool = False,
     cache_key: str | None = None,
-    native: bool | None = None,
+    kernels: str | None = None,
 ) -> CompiledFunction:
     """The compiled loop-level function of a graph (cached by graph text).
 
     With `cache_key` (what determines the graph, e.g. a model file's digest
     and the part) the generated code is also kept on disk (`jit_cache`): a
     later process finds it there and neither lowers nor generates code.
-    `native` is `compile_module`'s.
+    `kernels` is `compile_module`'s.
     """
-    native = native_choice(native)
+    kernels = kernel_choice(kernels)
     origins = source_origins(graph)
     if cache_key is not None and not poison:
         digest = hashlib.sha256(origins.encode()).hexdigest()[:16]
-        disk_key = f"{target}|{native}|{cache_key}|{digest}"
+        disk_key = f"{target}|{kernels}|{cache_key}|{digest}"
         entry = jit_cache.load(disk_key)
         if entry is not None:
             try:
                 return CompiledFunction.from_entry(entry)
             except Exception:  # a damaged entry (any error): compiled again
                 pass
-        compiled = compile_module(lowered_module(graph, target), native=native)
+        compiled = compile_module(lowered_module(graph, target), kernels=kernels)
         jit_cache.save(disk_key, compiled.to_entry())
         return compiled
     key = hashlib.sha256(
-        f"{target}|{poison}|{native}|{graph}|{origins}".encode()
+        f"{target}|{poison}|{kernels}|{graph}|{origins}".encode()
     ).hexdigest()
     if key not in _GRAPHS:
         _GRAPHS[key] = compile_module(
-            lowered_module(graph, target), poison=poison, native=native
+            lowered_module(graph, target), poison=poison, kernels=kernels
         )
     return _GRAPHS[key]
 

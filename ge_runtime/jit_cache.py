@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ge_dialect.diagnostics import GEError
-from ge_runtime import jit_numba, jit_ops
+from ge_runtime import jit_c, jit_numba, jit_ops
 
 FORMAT = 1
 """Version of the entry layout."""
@@ -41,6 +41,8 @@ FORMAT = 1
 GENERATORS = (
     "ge_runtime/jit.py",
     "ge_runtime/jit_hoist.py",
+    "ge_runtime/jit_c.py",
+    "ge_runtime/jit_native.py",
     "ge_runtime/jit_numba.py",
     "ge_runtime/jit_ops.py",
     "ge_runtime/jit_runtime.py",
@@ -154,7 +156,9 @@ class _Pickler(pickle.Pickler):
         found = self.known.get(id(obj))
         if found is not None:
             return table_function, found
-        return jit_numba.reduce_kernel(obj) or NotImplemented
+        return (
+            jit_c.reduce_kernel(obj) or jit_numba.reduce_kernel(obj) or NotImplemented
+        )
 
 
 def dump(entry: dict[str, Any]) -> bytes | None:

@@ -240,8 +240,9 @@ def _view_kind(
         case ast.Name(id=name) if name in given:
             return "constant"
         case ast.Call(
-            func=ast.Name(id="strided_view"), args=[ast.Name(id=base), *rest]
-        ):
+            func=ast.Name(id="strided_view" | "address"),
+            args=[ast.Name(id=base), *rest],
+        ):  # a view of a view, or its address (`jit_c.address`)
             if base in viewed and all(map(_literal, rest)) and not node.keywords:
                 return "strided"
         case ast.Call(
@@ -315,7 +316,9 @@ def _pure_view(node: ast.AST) -> bool:
             return _pure_view(value) and _pure_view(index)
         case ast.BinOp(left=left, right=right):
             return _pure_view(left) and _pure_view(right)
-        case ast.Call(func=ast.Name(id="strided_view"), args=args, keywords=[]):
+        case ast.Call(
+            func=ast.Name(id="strided_view" | "address"), args=args, keywords=[]
+        ):
             return all(map(_pure_view, args))
         case ast.Call(
             func=ast.Attribute(value=value, attr=method), args=args, keywords=[]

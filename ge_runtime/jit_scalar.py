@@ -18,7 +18,7 @@ constants, the namespace of precomputed objects, and aliasing roots.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,10 @@ class CodeEnv:
     )
     """Per-thread buffers: shape, dtype, and offset in the scratch (or None)."""
     scratch_size: int = 0
+    deferred: list[Callable[[], None]] = field(default_factory=list)
+    """What runs once the function's code is complete (a C library's build)."""
+    extensions: dict[type, Any] = field(default_factory=dict)
+    """Per-function state of a code generator, by its class (`jit_c.CLibrary`)."""
     _scratch_used: int = 0
     _counter: int = 0
     _nests: int = 0

@@ -767,9 +767,9 @@ def run(argv: Sequence[str] | None) -> None:
     for path, array in zip(written, outputs.arrays, strict=True):
         print(summary_line(path, array))
     if args.benchmark_line is not None:
-        from ge_runtime import jit_numba
+        from ge_runtime.jit import kernel_status
 
-        print(f"benchmark: loop nests run as {jit_numba.status()}")
+        print(f"benchmark: loop nests run as {kernel_status()}")
         print(args.benchmark_line)
 
 

@@ -1,0 +1,449 @@
+"""Loop nests compiled to C by the system's C compiler (the default kernels).
+
+`CNest` writes a nest `jit_native` takes as a C function over raw buffers:
+every extent, stride and offset a literal, so the compiler unrolls a
+window's taps and vectorises the loop of unit stride around them. All the
+kernels of one generated function are one translation unit (`CLibrary`),
+compiled once into a shared library under the code cache
+(`jit_cache.cache_dir()/c`, named by a digest of its source, the compiler
+and its flags) and called through `ctypes`, which releases the GIL.
+
+```c
+void k3(float *a0, float *a1) {         /* a ReLU nest */
+    for (int64_t t0 = 0; t0 < 96; ++t0) {
+        for (int64_t t1 = 0; t1 < 8; ++t1) {
+            float x0 = a0[t0 * 8 + t1];
+            a1[t0 * 8 + t1] = ((x0 > 0x0p+0f || x0 != x0) ? x0 : 0x0p+0f);
+        }
+    }
+}
+```
+
+The generated Python passes each buffer's address (`address`: computed
+once per thread for the arena's views, once at bind for packed weights),
+after checking the buffer has the strides the IR gives it. What the C
+computes is what NumPy computes: the flags keep IEEE semantics
+(`-ffp-contract=off`: no fused multiply-add; no `-ffast-math`), integer
+arithmetic wraps as NumPy's does (`-fwrapv`), and `floordiv`/`mod` of an
+index round down as Python's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import math
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import affine
+from xdsl.ir import SSAValue
+
+from ge_runtime import jit_cache
+from ge_runtime.jit_native import UNROLLED, NativeNest
+from ge_runtime.jit_ops import JITError, numpy_dtype
+from ge_runtime.jit_relayouts import footprint
+from ge_runtime.jit_scalar import CodeEnv
+from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
+
+C_TYPES = {
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+    np.dtype(np.int8): "int8_t",
+    np.dtype(np.int32): "int32_t",
+    np.dtype(np.int64): "int64_t",
+    np.dtype(np.bool_): "uint8_t",
+}
+"""C types of the element types a kernel takes (`jit_native.NATIVE_TYPES`)."""
+
+BINARY = {
+    "arith.addf": "({0} + {1})",
+    "arith.addi": "({0} + {1})",
+    "arith.subf": "({0} - {1})",
+    "arith.subi": "({0} - {1})",
+    "arith.mulf": "({0} * {1})",
+    "arith.muli": "({0} * {1})",
+    "arith.divf": "({0} / {1})",
+    "arith.maximumf": "(({0} > {1} | {0} != {0}) ? {0} : {1})",
+    "arith.minimumf": "(({0} < {1} | {0} != {0}) ? {0} : {1})",
+    "arith.maxnumf": "(({0} > {1} | {1} != {1}) ? {0} : {1})",
+    "arith.minnumf": "(({0} < {1} | {1} != {1}) ? {0} : {1})",
+    "arith.maxsi": "({0} > {1} ? {0} : {1})",
+    "arith.minsi": "({0} < {1} ? {0} : {1})",
+    "arith.andi": "({0} & {1})",
+    "arith.ori": "({0} | {1})",
+    "arith.xori": "({0} ^ {1})",
+}
+"""Binary ops as C expressions, NumPy's semantics (see `jit_native`); `|`
+and `&`, not `||` and `&&`: without branches the compiler vectorises them."""
+
+UNARY = {
+    "arith.negf": "(-{0})",
+    "math.absf": "__builtin_fabs({0})",
+    "math.sqrt": "__builtin_sqrt({0})",
+}
+"""Unary ops; `fabs`/`sqrt` become their float forms where their operand is
+a float (`_expression`)."""
+
+CMPF = {
+    0: "0",
+    1: "({0} == {1})",
+    2: "({0} > {1})",
+    3: "({0} >= {1})",
+    4: "({0} < {1})",
+    5: "({0} <= {1})",
+    6: "({0} < {1} | {0} > {1})",
+    7: "({0} == {0} & {1} == {1})",
+    8: "(!({0} < {1} | {0} > {1}))",
+    9: "(!({0} <= {1}))",
+    10: "(!({0} < {1}))",
+    11: "(!({0} >= {1}))",
+    12: "(!({0} > {1}))",
+    13: "({0} != {1})",
+    14: "({0} != {0} | {1} != {1})",
+    15: "1",
+}
+"""arith.cmpf predicates (ordered ones are false on NaN, unordered true)."""
+
+CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
+
+PRELUDE = """\
+#include <stdint.h>
+static inline int64_t floordiv(int64_t a, int64_t k) {
+    int64_t q = a / k;
+    return (a % k != 0 && a < 0) ? q - 1 : q;
+}
+static inline int64_t floormod(int64_t a, int64_t k) {
+    int64_t r = a % k;
+    return (r != 0 && r < 0) ? r + k : r;
+}
+"""
+"""What every translation unit starts with (divisors are positive)."""
+
+FLAGS = (
+    "-O3",
+    "-march=native",
+    "-ffp-contract=off",
+    "-fno-math-errno",
+    "-fno-trapping-math",
+    "-fwrapv",
+    "-fPIC",
+    "-shared",
+    "-w",
+)
+"""IEEE arithmetic as NumPy's, vectorised for this machine."""
+
+PRODUCT_LIMIT = int(os.environ.get("GE_XDSL_C_PRODUCT_LIMIT", 1 << 22))
+"""Matrix products of at most this many multiply-adds are C loops; larger
+ones go to BLAS."""
+
+COMPILE_SECONDS = 600
+"""How long one translation unit may take to compile."""
+
+
+@cache
+def compiler() -> str | None:
+    """The C compiler (`$CC`, else `cc`), or None if there is none."""
+    command = shlex.split(os.environ.get("CC", "cc"))
+    return shutil.which(command[0]) if command else None
+
+
+@cache
+def _machine() -> str:
+    """What `-march=native` compiles for (part of a library's name)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        text = ""
+    flags = next((line for line in text.splitlines() if line.startswith("flags")), "")
+    return f"{platform.machine()}|{flags}"
+
+
+_LOCK = threading.Lock()
+_LIBRARIES: dict[str, ctypes.CDLL] = {}
+_ORIGINS: dict[int, tuple[str, str, int]] = {}
+"""id of a kernel -> its library's source, its name, its argument count."""
+
+
+def library(source: str) -> ctypes.CDLL:
+    """The shared library of a translation unit, compiled (or found) once."""
+    with _LOCK:
+        if source in _LIBRARIES:
+            return _LIBRARIES[source]
+        cc = compiler()
+        if cc is None:
+            raise JITError("C kernels need a C compiler: none found ($CC or cc)")
+        key = "|".join([source, cc, *FLAGS, _machine()])
+        digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+        directory = kernel_directory()
+        path = directory / f"lib{digest}.so"
+        if not path.is_file():
+            directory.mkdir(parents=True, exist_ok=True)
+            _compile(cc, source, directory, path)
+        loaded = ctypes.CDLL(str(path))
+        _LIBRARIES[source] = loaded
+        return loaded
+
+
+def _compile(cc: str, source: str, directory: Path, path: Path) -> None:
+    """Compile `source` into `path` (atomically: a reader never sees half)."""
+    with tempfile.TemporaryDirectory(dir=directory) as scratch:
+        c_file = Path(scratch) / "kernels.c"
+        c_file.write_text(source)
+        built = Path(scratch) / "kernels.so"
+        try:
+            done = subprocess.run(
+                [cc, *FLAGS, "-o", str(built), str(c_file)],
+                capture_output=True,
+                text=True,
+                timeout=COMPILE_SECONDS,
+            )
+        except subprocess.TimeoutExpired:
+            raise JITError(
+                f"the C compiler did not finish within {COMPILE_SECONDS} s"
+            ) from None
+        if done.returncode != 0:
+            lines = done.stderr.strip().splitlines()
+            first = next((x for x in lines if "error" in x), "no message")
+            raise JITError(f"the C compiler failed on generated code: {first}")
+        os.replace(built, path)
+
+
+def kernel_directory() -> Path:
+    """Where compiled libraries live (private: they run as code)."""
+    directory = jit_cache.cache_dir()
+    if directory is None:
+        directory = jit_cache.private_folder(
+            Path(tempfile.gettempdir()) / f"ge-xdsl-c-{os.getuid()}"
+        )
+    return directory / "c"
+
+
+def kernel(source: str, name: str, arguments: int) -> Callable[..., None]:
+    """The function `name` of the library of `source`, taking `arguments`
+    addresses."""
+    function = getattr(library(source), name)
+    function.restype = None
+    function.argtypes = [ctypes.c_void_p] * arguments
+    _ORIGINS[id(function)] = (source, name, arguments)
+    return function
+
+
+def reduce_kernel(obj: Any) -> tuple[Any, ...] | None:
+    """How to pickle `obj` if it is a kernel: by its library's source and
+    its name (loading finds the compiled library); None for anything else."""
+    origin = _ORIGINS.get(id(obj))
+    return None if origin is None else (kernel, origin)
+
+
+class Address(int):
+    """A buffer's address that keeps the buffer alive while it is held."""
+
+    owner: np.ndarray
+
+
+def address(array: np.ndarray, axes: Sequence[int], strides: Sequence[int]) -> Address:
+    """The address of `array`'s first element; JITError unless its byte
+    strides on `axes` are `strides` (what the kernel was compiled for)."""
+    actual = array.strides
+    if any(actual[a] != s for a, s in zip(axes, strides, strict=True)):
+        raise JITError(
+            f"a C kernel's buffer has strides {actual}, compiled for "
+            f"{tuple(strides)} on axes {tuple(axes)}"
+        )
+    pointer = Address(array.ctypes.data)
+    pointer.owner = array
+    return pointer
+
+
+class CLibrary:
+    """The C kernels of one generated function: one translation unit,
+    compiled when the function's code is complete (`build`)."""
+
+    def __init__(self, env: CodeEnv):
+        self.env = env
+        self.functions: list[tuple[str, str, int]] = []
+        """Namespace name, C source and argument count of each kernel."""
+        env.deferred.append(self.build)
+
+    @staticmethod
+    def of(env: CodeEnv) -> CLibrary:
+        """The library of `env`'s function (made on first use)."""
+        found = env.extensions.get(CLibrary)
+        if found is None:
+            found = env.extensions[CLibrary] = CLibrary(env)
+        return found
+
+    def build(self) -> None:
+        """Compile the unit and bind each kernel under its namespace name."""
+        source = "\n".join([PRELUDE, *(code for _, code, _ in self.functions)])
+        for name, _, arguments in self.functions:
+            self.env.namespace[name] = kernel(source, name, arguments)
+
+
+class CNest(NativeNest):
+    """A nest as a call of a C function (a kernel of the `CLibrary`)."""
+
+    BINARY = BINARY
+    UNARY = UNARY
+    CMPF = CMPF
+    CMPI = CMPI
+    SELECT = "({0} ? {1} : {2})"
+    EMPTY = ";"
+    SINKS_LOOPS = True
+
+    def _check_not_a_product(self) -> None:
+        """A small matrix product runs here too: packing its operands for
+        BLAS and scattering the result back cost more than it."""
+        if _iterations(self.root, self.nest) > PRODUCT_LIMIT:
+            super()._check_not_a_product()
+
+    def _call(
+        self, indent: str, arguments: list[str], written: tuple[int, ...]
+    ) -> list[str]:
+        if any(strides is None for strides in self.arg_strides):
+            raise Unsupported("a scalar from outside the nest")
+        library = CLibrary.of(self.env)
+        name = self.env.fresh("k")
+        qualifier = " restrict" if self._apart(written) else ""
+        parameters = ", ".join(
+            f"{C_TYPES[dtype]} *{qualifier} {argument}"
+            for argument, dtype in zip(arguments, self.arg_dtypes, strict=True)
+        )
+        code = "\n".join([f"void {name}({parameters}) {{", *self.body, "}", ""])
+        library.functions.append((name, code, len(arguments)))
+        self.env.writes[name] = written
+        self.env.namespace["address"] = address
+        lines = [indent + line for line in self.packing]
+        pointers = []
+        for position, buffer in enumerate(self.args):
+            pointer = self.env.fresh("p")
+            axes = self._indexed_axes(position)
+            itemsize = self.arg_dtypes[position].itemsize
+            strides = self.arg_strides[position]
+            assert strides is not None
+            byte_strides = tuple(strides[a] * itemsize for a in axes)
+            lines.append(
+                f"{indent}{pointer} = address({buffer}, {axes}, {byte_strides})"
+            )
+            pointers.append(pointer)
+        return [*lines, f"{indent}{name}({', '.join(pointers)})"]
+
+    def _apart(self, written: tuple[int, ...]) -> bool:
+        """Whether no buffer the kernel writes shares a byte with another of
+        its arguments (then they are `restrict`: no run-time alias checks)."""
+        keys = list(self._arguments)
+        places = [
+            footprint(key, self.env.constants) if isinstance(key, SSAValue) else None
+            for key in keys
+        ]  # the others are copies the call's own lines make
+        for position in written:
+            place = places[position]
+            if place is None:
+                continue
+            for other, elsewhere in enumerate(places):
+                if other != position and elsewhere is not None:
+                    if place.overlaps(elsewhere):
+                        return False
+        return True
+
+    def _indexed_axes(self, position: int) -> tuple[int, ...]:
+        """The axes of argument `position` its indexing uses: those of more
+        than one element (the index of any other is 0)."""
+        shape = self.arg_shapes[position]
+        assert shape is not None
+        return tuple(a for a, n in enumerate(shape) if n > 1)
+
+    def _subscript(self, buffer: str, indices: list[str]) -> str:
+        position = int(buffer[1:])
+        strides = self.arg_strides[position]
+        assert strides is not None
+        terms = [
+            f"({indices[a]}) * {strides[a]}" if strides[a] != 1 else f"({indices[a]})"
+            for a in self._indexed_axes(position)
+        ]
+        return f"{buffer}[{' + '.join(terms) or '0'}]"
+
+    def _param(self, value: int) -> str:
+        value = int(value)
+        return "(-9223372036854775807 - 1)" if value == -(2**63) else str(value)
+
+    def _floordiv(self, text: str, divisor: int) -> str:
+        return f"floordiv({text}, {divisor})"
+
+    def _modulo(self, text: str, divisor: int) -> str:
+        return f"floormod({text}, {divisor})"
+
+    def _loop(self, indent: str, number: int, extent: str) -> str:
+        t = f"t{number}"
+        line = f"{indent}for (int64_t {t} = 0; {t} < {extent}; ++{t}) {{"
+        vectorised = number == self._sunk or (
+            number in self._innermost and self.nest.axes[number].extent > UNROLLED
+        )
+        if vectorised:  # unrolled first, its selects would not vectorise
+            return f'{indent}_Pragma("GCC unroll 1")\n{line}'
+        return line
+
+    def _end_loop(self, indent: str) -> list[str]:
+        return [f"{indent}}}"]
+
+    def _define(self, indent: str, name: str, dtype: np.dtype, value: str) -> str:
+        return f"{indent}{C_TYPES[dtype]} {name} = {value};"
+
+    def _assign(self, indent: str, target: str, value: str) -> str:
+        return f"{indent}{target} = {value};"
+
+    def _array(self, indent: str, name: str, dtype: np.dtype, size: int) -> str:
+        return f"{indent}{C_TYPES[dtype]} {name}[{size}];"
+
+    def _cast(self, dtype: np.dtype, value: str) -> str:
+        return f"(({C_TYPES[dtype]}) {value})"
+
+    def _expression(self, op: Any, operands: list[str]) -> str:
+        text = super()._expression(op, operands)
+        if op.name in ("math.absf", "math.sqrt"):
+            if numpy_dtype(op.results[0].type) == np.float32:
+                text = text.replace("__builtin_fabs(", "__builtin_fabsf(")
+                text = text.replace("__builtin_sqrt(", "__builtin_sqrtf(")
+        return text
+
+    def _literal(self, constant: Any, value: SSAValue) -> str:
+        index = self._index_literal(constant, value)
+        if index is not None:
+            return index
+        dtype = numpy_dtype(value.type)
+        if dtype == np.bool_:
+            return "1" if constant else "0"
+        if dtype.kind == "f":
+            number = float(constant)
+            suffix = "f" if dtype == np.float32 else ""
+            if math.isnan(number):
+                sign = "-" if math.copysign(1.0, number) < 0 else ""
+                return f'({sign}__builtin_nan{suffix}(""))'
+            if math.isinf(number):
+                sign = "-" if number < 0 else ""
+                return f"({sign}__builtin_inf{suffix}())"
+            return f"({number.hex()}{suffix})"
+        return f"(({C_TYPES[dtype]}) {self._param(int(constant))})"
+
+
+def _iterations(root: affine.ForOp, nest: NestVectoriser) -> int:
+    """How many loop iterations a nest runs, all its loops together."""
+    loops = [op for op in root.walk() if isinstance(op, affine.ForOp)]
+    extents = {op: nest.axes[n].extent for n, op in enumerate(loops)}
+
+    def count(loop: affine.ForOp) -> int:
+        inner = [op for op in loop.body.block.ops if isinstance(op, affine.ForOp)]
+        return extents[loop] * (1 + sum(map(count, inner)))
+
+    return count(root)

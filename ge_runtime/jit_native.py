@@ -1,0 +1,812 @@
+"""Loop nests as native code: one call instead of many NumPy calls.
+
+The vectoriser (`jit_vectorize`) runs a nest as NumPy calls over strided
+views: a fill, a padding copy or an elementwise chain is a few calls, but a
+depthwise convolution is two calls per tap, a pooling window one per tap,
+and an access through a blocked layout's `floordiv`/`mod` a relayout copy.
+`NativeNest` writes such a nest out as it is written (the loops in their
+order, one element at a time) for a native compiler, so it runs in one call
+without temporaries. Nests whose accumulation is a real matrix product stay
+with the vectoriser, which hands them to BLAS.
+
+This module decides which nests a native kernel takes and walks them; the
+language is a subclass's: `jit_c.CNest` writes C for the system's C
+compiler (the default), `jit_numba.NumbaNest` writes Python for numba.
+
+What a kernel computes is what the vectoriser computes, bit for bit, for
+the ops it takes: IEEE `+ - * /`, `sqrt`, comparisons, selects, float
+casts, and max/min written as NumPy's (NaN propagates, the second operand
+on a tie, so `max(0.0, -0.0)` is `-0.0`); transcendental functions, gathers
+and float16 stay with NumPy. Only the order of a sum's terms may differ, as
+between the vectoriser's reductions and the scalar path.
+
+```python
+for t0 in range(P[0]):                  # written for a ReLU nest (numba)
+    for t1 in range(P[1]):
+        x0 = a0[t0 * P[2] + P[3], t1]
+        a1[t0, t1] = x0 if (x0 > c0 or x0 != x0) else c0
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from xdsl.dialects import affine, arith
+from xdsl.dialects import memref as memref_dialect
+from xdsl.dialects.builtin import IndexType, MemRefType
+from xdsl.ir import Operation, OpResult, SSAValue
+
+from ge_runtime.jit_ops import JITError, constant_value, numpy_dtype
+from ge_runtime.jit_relayouts import footprint
+from ge_runtime.jit_runtime import strided_view
+from ge_runtime.jit_scalar import CodeEnv
+from ge_runtime.jit_vectorize import (
+    NestVectoriser,
+    Unsupported,
+    axis_coefficient,
+    element_strides,
+)
+from passes.lowering.index import Div, Ix, Mod, Var
+
+NATIVE_TYPES = frozenset(
+    np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int32, np.int64, bool)
+)
+"""Element types a native kernel computes exactly as NumPy does."""
+
+BINARY_OPS = frozenset(
+    {
+        "arith.addf",
+        "arith.addi",
+        "arith.subf",
+        "arith.subi",
+        "arith.mulf",
+        "arith.muli",
+        "arith.divf",
+        "arith.maximumf",
+        "arith.minimumf",
+        "arith.maxnumf",
+        "arith.minnumf",
+        "arith.maxsi",
+        "arith.minsi",
+        "arith.andi",
+        "arith.ori",
+        "arith.xori",
+    }
+)
+"""Binary ops a kernel takes (each language spells them in its `BINARY`)."""
+
+UNARY_OPS = frozenset({"arith.negf", "math.absf", "math.sqrt"})
+
+CMPI_PREDICATES = frozenset(range(6))
+"""Signed (and equality) arith.cmpi predicates: eq ne slt sle sgt sge."""
+
+FLOAT_CASTS = frozenset({"arith.extf", "arith.truncf", "arith.sitofp"})
+"""Casts that round as NumPy's `astype` does."""
+
+Element = tuple[SSAValue, tuple[Ix, ...]]
+"""A buffer element: the memref and its index expressions."""
+
+SUNK_EXTENT = 64
+"""Loops at most this long may be moved inside a reduction (`_sinkable`)."""
+
+UNROLLED = 8
+"""Loops at most this long (a window's taps) get a literal extent: the
+compiler unrolls them, and vectorises the loop around them (a depthwise
+convolution runs 3-4x faster than with the extent as a parameter)."""
+
+
+class NativeNest:
+    """One top-level `affine.for` nest as a call of a native kernel.
+
+    Raises `Unsupported` for a nest a kernel should not take (an op or type
+    outside the exact subset, a gather, a GEMM-sized product accumulation).
+    A subclass writes the language: `BINARY`/`UNARY`/`CMPF`/`CMPI` spell
+    the ops, and the methods under "language" the statements.
+    """
+
+    BINARY: ClassVar[dict[str, str]]
+    UNARY: ClassVar[dict[str, str]]
+    CMPF: ClassVar[dict[int, str]]
+    CMPI: ClassVar[dict[int, str]]
+
+    def __init__(self, root: affine.ForOp, env: CodeEnv, *, any_nest: bool = False):
+        self.env = env
+        self.any_nest = any_nest
+        """Take nests without a reduction too (NumPy calls do those as well;
+        a kernel costs compile time and memory)."""
+        self.nest = NestVectoriser(root, env)
+        self.root = root
+        self.private: frozenset[SSAValue] = frozenset()
+        """Buffers only this nest uses whose stores need not happen: every
+        load of them reads a value the kernel still holds in a local."""
+        self._start()
+
+    def _start(self) -> None:
+        """Empty code: what one emission of the kernel builds."""
+        self.params: list[int] = []
+        self.args: list[str] = []
+        """Python names in the enclosing function, in argument order."""
+        self.arg_strides: list[tuple[int, ...] | None] = []
+        """Per argument, its element strides (row-major, or its memref's;
+        None for a scalar)."""
+        self.arg_dtypes: list[np.dtype] = []
+        self.arg_shapes: list[tuple[int, ...] | None] = []
+        self.locals: dict[SSAValue, str] = {}
+        self._arguments: dict[SSAValue | str, str] = {}
+        self.body: list[str] = []
+        self.registers: dict[Element, str] = {}
+        """Buffer elements held in a local while a loop runs (accumulators)."""
+        self.known: dict[Element, str] = {}
+        """Buffer elements whose value a local holds here (stored or loaded
+        earlier in this loop body or an enclosing one, not written since)."""
+        self.read_from_memory: set[SSAValue] = set()
+        self.stored: set[SSAValue] = set()
+        self._held = 0
+        self.packing: list[str] = []
+        """Lines before the call: weights gathered into the order the kernel
+        reads them (once: the function's `prepare` computes them)."""
+        self._packed: dict[Element, tuple[str, tuple[int, ...]]] = {}
+        self._sunk: int | None = None
+        """The loop `_emit_sunk` is moving innermost, while it does."""
+        self._mirrors: dict[Element, str] = {}
+        """Elements the sunk loop owns, held in a local array by its variable."""
+
+    def compile(self, indent: str) -> list[str]:
+        """The call's source (the kernel is compiled now, or loaded)."""
+        nest = self.nest
+        nest._collect(self.root, ())
+        nest._analyse_values()
+        for statement in nest.statements:
+            self._check(statement.op)
+        self._check_not_a_product()
+        if not self.any_nest and not self._reduces():
+            raise Unsupported("no reduction: NumPy calls do it as fast")
+        for statement in nest.statements:
+            op = statement.op
+            if isinstance(op, affine.LoadOp | affine.StoreOp) and all(
+                nest.axes[a].extent > 0 for a in statement.loops
+            ):
+                shape = op.memref.type.get_shape()
+                nest._check_bounds(op, nest.access_index(op), shape)
+        self._emit()
+        private = self._private_buffers() - self.read_from_memory
+        if private:  # again, without the stores nothing reads
+            self.private = frozenset(private)
+            self._start()
+            self._emit()
+        stored = {self._arguments[m] for m in self.stored}
+        written = tuple(
+            i for i, a in enumerate(self._arguments.values()) if a in stored
+        )
+        return self._call(indent, list(self._arguments.values()), written)
+
+    # -- what a kernel takes ------------------------------------------------
+
+    def _check(self, op: Operation) -> None:
+        for value in [*op.operands, *op.results]:
+            try:
+                dtype = numpy_dtype(value.type)
+            except JITError:
+                raise Unsupported(f"type {value.type}") from None
+            if dtype not in NATIVE_TYPES:
+                raise Unsupported(f"element type {dtype} is left to NumPy")
+        if isinstance(op, affine.LoadOp | affine.StoreOp | affine.ApplyOp):
+            return
+        if isinstance(op, arith.ConstantOp) or op.name in BINARY_OPS:
+            return
+        if op.name in UNARY_OPS or op.name in FLOAT_CASTS:
+            return
+        if op.name in ("arith.select", "arith.cmpf"):
+            return
+        if (
+            op.name == "arith.cmpi"
+            and op.properties["predicate"].value.data in CMPI_PREDICATES  # type: ignore[union-attr]
+        ):
+            return
+        raise Unsupported(f"'{op.name}' is left to NumPy")
+
+    def _reduces(self) -> bool:
+        """Whether some store repeats over a loop that does not move it (a
+        window or a sum: NumPy runs those tap by tap)."""
+        nest = self.nest
+        for statement in nest.statements:
+            if isinstance(statement.op, affine.StoreOp):
+                moved = nest._ix_deps(nest.access_index(statement.op))
+                looped = {a for a in statement.loops if nest.axes[a].position >= 0}
+                if looped - moved:
+                    return True
+        return False
+
+    def _check_not_a_product(self) -> None:
+        """An accumulated product whose factors each have axes of their own
+        (a convolution or a matmul, not a depthwise one) is a GEMM: BLAS
+        does it better."""
+        nest = self.nest
+        for statement in nest.statements:
+            op = statement.op
+            if not isinstance(op, affine.StoreOp):
+                continue
+            combine = op.value.owner
+            if not isinstance(combine, Operation) or combine.name not in (
+                "arith.addf",
+                "arith.addi",
+            ):
+                continue
+            for term in combine.operands:
+                product = term.owner
+                if not isinstance(product, Operation) or product.name not in (
+                    "arith.mulf",
+                    "arith.muli",
+                ):
+                    continue
+                left, right = (nest._live(v) for v in product.operands)
+                if left - right and right - left:
+                    raise Unsupported("a matrix product: left to BLAS")
+
+    # -- the language (a subclass's) ----------------------------------------
+
+    def _call(
+        self, indent: str, arguments: list[str], written: tuple[int, ...]
+    ) -> list[str]:
+        """The lines that make the kernel (from `self.body`) and call it;
+        `written` are the positions of the arguments it stores to."""
+        raise NotImplementedError
+
+    def _param(self, value: int) -> str:
+        """An integer of the nest (an extent, a coefficient, an offset)."""
+        raise NotImplementedError
+
+    def _literal(self, constant: Any, value: SSAValue) -> str:
+        """A constant of `value`'s type."""
+        raise NotImplementedError
+
+    def _floordiv(self, text: str, divisor: int) -> str:
+        raise NotImplementedError
+
+    def _modulo(self, text: str, divisor: int) -> str:
+        raise NotImplementedError
+
+    def _loop(self, indent: str, number: int, extent: str) -> str:
+        """The line opening loop `t{number}` over `range(extent)`."""
+        raise NotImplementedError
+
+    def _end_loop(self, indent: str) -> list[str]:
+        """The lines closing a loop `_loop` opened."""
+        raise NotImplementedError
+
+    def _subscript(self, buffer: str, indices: list[str]) -> str:
+        """An element of argument `buffer` (`indices` one per axis)."""
+        raise NotImplementedError
+
+    def _define(self, indent: str, name: str, dtype: np.dtype, value: str) -> str:
+        """The statement making local `name` (of `dtype`) hold `value`."""
+        raise NotImplementedError
+
+    def _assign(self, indent: str, target: str, value: str) -> str:
+        """The statement storing `value` into a local or an element."""
+        raise NotImplementedError
+
+    def _array(self, indent: str, name: str, dtype: np.dtype, size: int) -> str:
+        """The statement making local array `name` of `size` elements."""
+        raise NotImplementedError
+
+    def _cast(self, dtype: np.dtype, value: str) -> str:
+        raise NotImplementedError
+
+    def _expression(self, op: Operation, operands: list[str]) -> str:
+        if op.name in self.BINARY:
+            return self.BINARY[op.name].format(*operands)
+        if op.name in self.UNARY:
+            return self.UNARY[op.name].format(*operands)
+        if op.name == "arith.select":
+            return self.SELECT.format(*operands)
+        if op.name in FLOAT_CASTS:
+            return self._cast(numpy_dtype(op.results[0].type), operands[0])
+        predicate = op.properties["predicate"].value.data  # type: ignore[union-attr]
+        if op.name == "arith.cmpf":
+            return self.CMPF[predicate].format(*operands)
+        return f"({operands[0]} {self.CMPI[predicate]} {operands[1]})"
+
+    SELECT: ClassVar[str]
+
+    # -- code ---------------------------------------------------------------
+
+    def _ix(self, ix: Ix) -> str:
+        """Source of an index expression (coefficients and offsets through
+        `_param`; `floordiv`/`mod` divisors literal)."""
+        parts = []
+        for atom, coefficient in ix.terms:
+            match atom:
+                case Var():
+                    leaf = f"t{atom.id}"
+                case Div():
+                    leaf = self._floordiv(self._ix(atom.arg), atom.k)
+                case Mod():
+                    leaf = self._modulo(self._ix(atom.arg), atom.k)
+                case _:
+                    raise Unsupported(f"index atom {atom}")
+            parts.append(
+                leaf if coefficient == 1 else f"{leaf} * {self._param(coefficient)}"
+            )
+        if ix.const or not parts:
+            parts.append(self._param(ix.const))
+        return " + ".join(parts)
+
+    def _argument(self, value: SSAValue) -> str:
+        """The kernel's name of a value from outside the nest (a buffer, or
+        a scalar: its strides are None)."""
+        shape = strides = None
+        dtype = numpy_dtype(value.type)
+        if isinstance(value.type, MemRefType):
+            shape = tuple(value.type.get_shape())
+            strides = tuple(value.type.get_strides() or element_strides(shape))
+        return self._argument_for(
+            value, lambda: self.env.name(value), shape, strides, dtype
+        )
+
+    def _argument_named(
+        self, name: str, shape: tuple[int, ...], dtype: np.dtype
+    ) -> str:
+        """The kernel's name of a contiguous array the call's own lines make."""
+        return self._argument_for(
+            name, lambda: name, shape, tuple(element_strides(shape)), dtype
+        )
+
+    def _argument_for(
+        self,
+        key: SSAValue | str,
+        outer: Callable[[], str],
+        shape: tuple[int, ...] | None,
+        strides: tuple[int, ...] | None,
+        dtype: np.dtype,
+    ) -> str:
+        if key not in self._arguments:
+            self._arguments[key] = f"a{len(self._arguments)}"
+            self.args.append(outer())
+            self.arg_shapes.append(shape)
+            self.arg_strides.append(strides)
+            self.arg_dtypes.append(dtype)
+        return self._arguments[key]
+
+    def _local(self, value: SSAValue) -> str:
+        if value in self.locals:
+            return self.locals[value]
+        if value in self.nest.symbols:  # an index used as a value
+            return f"({self._ix(self.nest.symbols[value])})"
+        if value in self.env.constants:
+            return self._literal(self.env.constants[value], value)
+        return self._argument(value)
+
+    def _index_literal(self, constant: Any, value: SSAValue) -> str | None:
+        """An index constant as a parameter (None for other types)."""
+        if isinstance(value.type, IndexType):
+            return self._param(int(constant))
+        return None
+
+    def _emit(self) -> None:
+        self._numbers = {
+            op: number
+            for number, op in enumerate(
+                op for op in self.root.walk() if isinstance(op, affine.ForOp)
+            )
+        }  # the order `NestVectoriser` numbers its axes in
+        self._innermost = {
+            number
+            for op, number in self._numbers.items()
+            if not any(isinstance(o, affine.ForOp) for o in op.body.block.ops)
+        }
+        self._emit_loop(self.root, self.INDENT)
+
+    SINKS_LOOPS: ClassVar[bool] = False
+    """Whether a short parallel loop around a reduction runs innermost
+    (`_sinkable`): a compiler that vectorises loops wants it there."""
+    INDENT: ClassVar[str] = "    "
+    """The indentation of a kernel's outermost statements."""
+    EMPTY: ClassVar[str]
+    """A statement that does nothing."""
+
+    def _private_buffers(self) -> set[SSAValue]:
+        """Buffers the nest stores to, allocated outside it and viewed by
+        nothing, that no op outside the nest uses (but to free them)."""
+        found = set()
+        viewed = set(self.env.roots.values())
+        for statement in self.nest.statements:
+            if not isinstance(statement.op, affine.StoreOp):
+                continue
+            memref = statement.op.memref
+            if not isinstance(memref, OpResult) or memref in viewed:
+                continue
+            if self.env.root(memref) is not memref:
+                continue
+            if all(
+                isinstance(use.operation, memref_dialect.DeallocOp)
+                or self.root.is_ancestor(use.operation)
+                for use in memref.uses
+            ):
+                found.add(memref)
+        return found
+
+    def _forget(self, memref: SSAValue) -> None:
+        """Drop what locals hold of the buffer `memref` views (it is written)."""
+        root = self.env.root(memref)
+        for element in [e for e in self.known if self.env.root(e[0]) is root]:
+            del self.known[element]
+
+    def _emit_loop(self, loop: affine.ForOp, indent: str) -> None:
+        number = self._numbers[loop]
+        axis = self.nest.axes[number]
+        if axis.extent <= 0:
+            return
+        if self.SINKS_LOOPS and (parts := self._sinkable(loop)) is not None:
+            self._emit_sunk(loop, *parts, indent)
+            return
+        inner = indent
+        register = None
+        known = None
+        if axis.position >= 0:
+            register = self._accumulator(loop, number)
+            if register is not None:
+                self._hold(*register, indent)
+            for op in loop.walk():  # a later iteration sees these writes
+                if isinstance(op, affine.StoreOp):
+                    self._forget(op.memref)
+            known = dict(self.known)
+            extent = (
+                str(axis.extent)
+                if axis.extent <= UNROLLED
+                else self._param(axis.extent)
+            )
+            self.body.append(self._loop(indent, number, extent))
+            inner = indent + "    "
+        start = len(self.body)
+        for op in loop.body.block.ops:
+            if isinstance(op, affine.ForOp):
+                self._emit_loop(op, inner)
+            elif not isinstance(op, affine.YieldOp):
+                self._emit_op(op, inner)
+        if len(self.body) == start:
+            self.body.append(f"{inner}{self.EMPTY}")
+        if axis.position >= 0:
+            self.body += self._end_loop(indent)
+        if known is not None:  # what the body learnt depends on its variables
+            self.known = known
+        if register is not None:
+            self._release(*register, indent)
+
+    def _sinkable(
+        self, loop: affine.ForOp
+    ) -> tuple[list[Operation], list[affine.ForOp], list[Operation]] | None:
+        """How `loop` splits around the reduction it holds, if it may run
+        innermost: (ops before, the reduction's perfectly nested loops, ops
+        after). Each iteration of `loop` must own the elements it writes
+        (every access to a buffer it stores to is at one index, which the
+        loop's variable moves), and values must not cross the parts. The
+        result of an element's operations, and their order, do not change;
+        the loop of unit stride is innermost."""
+        number = self._numbers[loop]
+        if self.nest.axes[number].extent > SUNK_EXTENT:
+            return None
+        ops = [op for op in loop.body.block.ops if not isinstance(op, affine.YieldOp)]
+        inner = [op for op in ops if isinstance(op, affine.ForOp)]
+        if len(inner) != 1:
+            return None
+        chain = [inner[0]]
+        while True:
+            body = [
+                op
+                for op in chain[-1].body.block.ops
+                if not isinstance(op, affine.YieldOp)
+            ]
+            loops = [op for op in body if isinstance(op, affine.ForOp)]
+            if not loops:
+                break
+            if len(body) != 1:
+                return None  # not perfectly nested
+            chain.append(loops[0])
+        split = ops.index(chain[0])
+        before, after = ops[:split], ops[split + 1 :]
+        made = {result for op in before for result in op.results}
+        later = [*after, *(op for op in chain[0].walk() if op is not chain[0])]
+        if any(operand in made for op in later for operand in op.operands):
+            return None  # a value crosses from one part to another
+        if not self._owns_its_elements(loop, number, chain):
+            return None
+        return before, chain, after
+
+    def _owns_its_elements(
+        self, loop: affine.ForOp, number: int, reduction: list[affine.ForOp]
+    ) -> bool:
+        """Whether every buffer `loop` stores to is accessed in it at one
+        index, moved by the loop's variable (no iteration reads or writes an
+        element another one writes) and by none of the `reduction` loops'."""
+        reducing = {self._numbers[op] for op in reduction}
+        accesses = [
+            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+        ]
+        places = {
+            op.memref: footprint(op.memref, self.env.constants) for op in accesses
+        }
+        for stored in {op.memref for op in accesses if isinstance(op, affine.StoreOp)}:
+            touching = [
+                op for op in accesses if places[op.memref].overlaps(places[stored])
+            ]
+            if any(op.memref is not stored for op in touching):
+                return False
+            indices = {tuple(self.nest.access_index(op)) for op in touching}
+            if len(indices) != 1:
+                return False
+            (index,) = indices
+            if not any(_moves_injectively(ix, number) for ix in index):
+                return False
+            if any(v.id in reducing for ix in index for v in ix.variables()):
+                return False
+        return True
+
+    def _emit_sunk(
+        self,
+        loop: affine.ForOp,
+        before: list[Operation],
+        chain: list[affine.ForOp],
+        after: list[Operation],
+        indent: str,
+    ) -> None:
+        """`loop` distributed over its parts, innermost in the reduction:
+
+        for c { init(c); for k { acc(c, k) }; post(c) }
+        ->  for c { init(c) }  for k { for c { acc(c, k) } }  for c { post(c) }
+        """
+        number = self._numbers[loop]
+        size = self.nest.axes[number].extent
+        extent = self._param(size)
+        for op in loop.walk():
+            if isinstance(op, affine.StoreOp):
+                self._forget(op.memref)
+        known = dict(self.known)
+        self._sunk = number
+        accesses = [
+            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+        ]
+        first: dict[SSAValue, Operation] = {}
+        for op in accesses:
+            first.setdefault(op.memref, op)
+        mirrored = []
+        for op in accesses:
+            if isinstance(op, affine.StoreOp) and all(
+                op.memref is not m for m, _ in mirrored
+            ):
+                element = (op.memref, tuple(self.nest.access_index(op)))
+                name = f"m{len(self._mirrors)}"
+                self._mirrors[element] = name
+                mirrored.append(element)
+                dtype = numpy_dtype(op.memref.type)
+                self.body.append(self._array(indent, name, dtype, size))
+                if isinstance(first[op.memref], affine.LoadOp):
+                    self.body.append(self._loop(indent, number, extent))
+                    load = self._element(*element)
+                    self.read_from_memory.add(op.memref)
+                    self.body.append(
+                        self._assign(indent + "    ", f"{name}[t{number}]", load)
+                    )
+                    self.body += self._end_loop(indent)
+        for part in (before, None, after):
+            if part is None:  # the reduction, the sunk loop innermost
+                level = indent
+                for reduction in chain:
+                    axis = self.nest.axes[self._numbers[reduction]]
+                    if axis.extent <= 0:
+                        break
+                    if axis.position >= 0:
+                        count = (
+                            str(axis.extent)
+                            if axis.extent <= UNROLLED
+                            else self._param(axis.extent)
+                        )
+                        self.body.append(
+                            self._loop(level, self._numbers[reduction], count)
+                        )
+                        level += "    "
+                else:
+                    self._emit_ops_in_loop(
+                        [
+                            op
+                            for op in chain[-1].body.block.ops
+                            if not isinstance(op, affine.YieldOp)
+                        ],
+                        number,
+                        extent,
+                        level,
+                    )
+                while level != indent:
+                    level = level[:-4]
+                    self.body += self._end_loop(level)
+            elif part:
+                self._emit_ops_in_loop(part, number, extent, indent)
+            self.known = dict(known)
+        for element in mirrored:
+            name = self._mirrors.pop(element)
+            if element[0] in self.private:
+                continue
+            self.stored.add(element[0])
+            self.body.append(self._loop(indent, number, extent))
+            target = self._element(*element)
+            self.body.append(
+                self._assign(indent + "    ", target, f"{name}[t{number}]")
+            )
+            self.body += self._end_loop(indent)
+        self._sunk = None
+
+    def _emit_ops_in_loop(
+        self, ops: list[Operation], number: int, extent: str, indent: str
+    ) -> None:
+        self.body.append(self._loop(indent, number, extent))
+        for op in ops:
+            self._emit_op(op, indent + "    ")
+        self.body += self._end_loop(indent)
+
+    def _accumulator(
+        self, loop: affine.ForOp, number: int
+    ) -> tuple[SSAValue, tuple[Ix, ...]] | None:
+        """The element `loop` accumulates into, if it can live in a local:
+        the one buffer the loop stores to, always at one index that none of
+        the loop's own variables moves (a reduction's output element)."""
+        accesses = [
+            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+        ]
+        stored = {op.memref for op in accesses if isinstance(op, affine.StoreOp)}
+        if len(stored) != 1:
+            return None
+        (memref,) = stored
+        indices = {
+            tuple(self.nest.access_index(op)) for op in accesses if op.memref == memref
+        }
+        if len(indices) != 1:
+            return None
+        (index,) = indices
+        loops = sum(1 for op in loop.walk() if isinstance(op, affine.ForOp))
+        own = range(number, number + loops)
+        if any(v.id in own for ix in index for v in ix.variables()):
+            return None
+        if (memref, index) in self.registers:
+            return None  # an enclosing loop holds it already
+        return memref, index
+
+    def _element(self, memref: SSAValue, index: Sequence[Ix]) -> str:
+        return self._subscript(self._argument(memref), [self._ix(ix) for ix in index])
+
+    def _hold(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
+        name = f"r{self._held}"
+        self._held += 1
+        dtype = numpy_dtype(memref.type.element_type)  # type: ignore[attr-defined]
+        self.body.append(self._define(indent, name, dtype, self._read(memref, index)))
+        self.registers[memref, index] = name
+
+    def _release(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
+        name = self.registers.pop((memref, index))
+        self._write(memref, index, name, indent)
+
+    def _read(self, memref: SSAValue, index: tuple[Ix, ...]) -> str:
+        """An element's value: the local holding it, else a load."""
+        element = (memref, index)
+        held = self.registers.get(element) or self.known.get(element)
+        if held is not None:
+            return held
+        if element in self._mirrors:
+            return f"{self._mirrors[element]}[t{self._sunk}]"
+        self.read_from_memory.add(memref)
+        packed = self._packed_weight(memref, index)
+        if packed is not None:
+            return packed
+        return self._element(memref, index)
+
+    def _packed_weight(self, memref: SSAValue, index: tuple[Ix, ...]) -> str | None:
+        """A load of a weight through a linear index, from a copy of the
+        elements it reads laid out by loop variable, the innermost loop's
+        last (unit stride: the compiler vectorises that loop); None for
+        other loads.
+
+        `w[t5 * 4 + t6, t1, t4, 0]` in loops t1 > t4 > (t5, t6 unrolled)
+        reads `w1[t1, t5, t6, t4]`, `w1` a contiguous copy made once.
+        """
+        if self.env.root(memref) not in self.env.invariant:
+            return None
+        if any(not isinstance(a, Var) for ix in index for a in ix.atoms()):
+            return None
+        axes = self.nest.axes
+        used = sorted({v.id for ix in index for v in ix.variables()})
+        if not used or any(axes[v].position < 0 for v in used):
+            return None
+        if self._sunk in used:  # the innermost loop
+            order = [v for v in used if v != self._sunk] + [self._sunk]
+        else:
+            rolled = [v for v in used if axes[v].extent > UNROLLED]
+            order = [v for v in used if not rolled or v != rolled[-1]] + rolled[-1:]
+        element = (memref, index)
+        memref_type = memref.type
+        assert isinstance(memref_type, MemRefType)
+        dtype = numpy_dtype(memref_type.element_type)
+        view_shape = tuple(axes[v].extent for v in order)
+        if element not in self._packed:
+            shape = tuple(memref_type.get_shape())
+            strides = memref_type.get_strides() or element_strides(shape)
+            offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
+            view_strides = tuple(
+                dtype.itemsize
+                * sum(
+                    axis_coefficient(ix, v) * s
+                    for ix, s in zip(index, strides, strict=True)
+                )
+                for v in order
+            )
+            self.env.namespace["strided_view"] = strided_view
+            name = self.env.fresh("w")
+            self.packing.append(
+                f"{name} = np.ascontiguousarray(strided_view("
+                f"{self.env.name(memref)}, {offset}, {view_shape}, {view_strides}))"
+            )
+            self._packed[element] = (name, tuple(order))
+        name, order = self._packed[element]
+        buffer = self._argument_named(name, view_shape, dtype)
+        return self._subscript(buffer, [f"t{v}" for v in order])
+
+    def _write(
+        self, memref: SSAValue, index: tuple[Ix, ...], value: str, indent: str
+    ) -> None:
+        """Store `value` (a local or a literal), unless a register or a
+        private buffer takes it."""
+        register = self.registers.get((memref, index))
+        if register is not None:
+            self.body.append(self._assign(indent, register, value))
+            return
+        self._forget(memref)
+        self.known[memref, index] = value
+        if (memref, index) in self._mirrors:
+            mirror = f"{self._mirrors[memref, index]}[t{self._sunk}]"
+            self.body.append(self._assign(indent, mirror, value))
+        elif memref not in self.private:
+            self.stored.add(memref)
+            self.body.append(self._assign(indent, self._element(memref, index), value))
+
+    def _emit_op(self, op: Operation, indent: str) -> None:
+        nest = self.nest
+        if isinstance(op, affine.ApplyOp):
+            return  # indices are expressions of the loop variables
+        if isinstance(op, arith.ConstantOp):
+            self.locals[op.result] = self._literal(constant_value(op), op.result)
+            return
+        if isinstance(op, affine.StoreOp):
+            index = tuple(nest.access_index(op))
+            self._write(op.memref, index, self._local(op.value), indent)
+            return
+        name = f"x{len(self.locals)}"
+        if isinstance(op, affine.LoadOp):
+            element = (op.memref, tuple(nest.access_index(op)))
+            if element not in self.registers and element in self.known:
+                self.locals[op.result] = self.known[element]  # keeps its value
+                return
+            expression = self._read(*element)  # a register is copied: it changes
+            if element not in self.registers:
+                self.known[element] = name
+        else:
+            operands = [self._local(v) for v in op.operands]
+            expression = self._expression(op, operands)
+        self.locals[op.results[0]] = name
+        dtype = numpy_dtype(op.results[0].type)
+        self.body.append(self._define(indent, name, dtype, expression))
+
+
+def _moves_injectively(ix: Ix, axis: int) -> bool:
+    """Whether `ix` takes a different value for each value of loop variable
+    `axis` (the others fixed): a linear term in it, and no `floordiv`/`mod`
+    of it."""
+    linear = any(
+        isinstance(atom, Var) and atom.id == axis and coefficient != 0
+        for atom, coefficient in ix.terms
+    )
+    wrapped = any(
+        isinstance(atom, Div | Mod) and any(v.id == axis for v in atom.arg.variables())
+        for atom, _ in ix.terms
+    )
+    return linear and not wrapped
