@@ -315,7 +315,7 @@ def kernel_status(kernels: str | None = None) -> str:
     try:
         kernels = kernel_choice(kernels)
     except JITError as error:
-        return f"not at all: {error}"
+        return f"unavailable: {error}"
     return {
         "c": "C kernels (cc) for nests without a matrix product, BLAS for those",
         "numba": "numba kernels for nests with a reduction, NumPy calls elsewhere",

@@ -55,6 +55,7 @@ from ge_runtime.jit_ops import JITError, numpy_dtype
 from ge_runtime.jit_relayouts import footprint
 from ge_runtime.jit_scalar import CodeEnv
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
+from passes.lowering.index import Div, Mod
 
 C_TYPES = {
     np.dtype(np.float32): "float",
@@ -303,10 +304,22 @@ class CNest(NativeNest):
     SINKS_LOOPS = True
 
     def _check_not_a_product(self) -> None:
-        """A small matrix product runs here too: packing its operands for
-        BLAS and scattering the result back cost more than it."""
-        if _iterations(self.root, self.nest) > PRODUCT_LIMIT:
+        """A small matrix product over affine indices runs here too: packing
+        its operands for BLAS and scattering the result back cost more than
+        it. Through a `floordiv`/`mod` (channel groups that do not align
+        with C0) the loops do not vectorise: BLAS over relayouts is faster."""
+        if _iterations(self.root, self.nest) > PRODUCT_LIMIT or self._wraps():
             super()._check_not_a_product()
+
+    def _wraps(self) -> bool:
+        """Whether an access of the nest indexes through `floordiv`/`mod`."""
+        return any(
+            isinstance(atom, Div | Mod)
+            for statement in self.nest.statements
+            if isinstance(statement.op, affine.LoadOp | affine.StoreOp)
+            for ix in self.nest.access_index(statement.op)
+            for atom in ix.atoms()
+        )
 
     def _call(
         self, indent: str, arguments: list[str], written: tuple[int, ...]

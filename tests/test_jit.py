@@ -9,27 +9,38 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ge_dialect.builder import GraphBuilder
-from ge_runtime import jit_numba
-from ge_runtime.jit import JITError, compile_graph, compile_module, lowered_module
+from ge_runtime import jit_c, jit_numba
+from ge_runtime.jit import (
+    JITError,
+    compile_graph,
+    compile_module,
+    kernel_choice,
+    kernel_status,
+    lowered_module,
+)
 from ge_runtime.jit_interpreter import interpret
 
 RNG = np.random.default_rng(0)
-NATIVE = [
-    False,
-    pytest.param(
-        True,
-        marks=pytest.mark.skipif(
-            not jit_numba.installed(), reason="numba is not installed"
-        ),
-    ),
+NO_CC = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
+NO_NUMBA = pytest.mark.skipif(
+    not jit_numba.installed(), reason="numba is not installed"
+)
+KERNELS = [
+    "numpy",
+    pytest.param("c", marks=NO_CC),
+    pytest.param("numba", marks=NO_NUMBA),
 ]
-"""Both ways of running nests: NumPy calls only, and numba kernels."""
+"""Every way of running nests: NumPy calls only, C kernels, numba kernels."""
+NATIVE = KERNELS[1:]
+"""The native kernels."""
 
 
-def run(text: str, *args: np.ndarray, vectorised: int, scalar: int = 0, native=False):
-    """Compile (NumPy only, unless `native`), check how many nests took each
+def run(
+    text: str, *args: np.ndarray, vectorised: int, scalar: int = 0, kernels="numpy"
+):
+    """Compile (NumPy only, unless `kernels`), check how many nests took each
     path, run."""
-    compiled = compile_module(text, poison=True, native=native)
+    compiled = compile_module(text, poison=True, kernels=kernels)
     assert compiled.vectorised == vectorised, compiled.source
     assert len(compiled.scalar_nests) == scalar, compiled.scalar_nests
     return compiled(*args)
@@ -63,7 +74,7 @@ def test_accumulated_product_becomes_a_contraction():
     (y,) = run(MATVEC, a, x, vectorised=2)
     np.testing.assert_allclose(y, a @ x, rtol=1e-5)
     # 7 taps into one column: a multiply and an add per tap, no GEMM
-    source = compile_module(MATVEC, poison=True, native=False).source
+    source = compile_module(MATVEC, poison=True, kernels="numpy").source
     assert source.count("np.multiply(") == 7 and "np.dot(" not in source
     wide = MATVEC.replace("5x7", "5x70").replace("7xf32", "70xf32")
     wide = wide.replace("to 7", "to 70")
@@ -71,14 +82,14 @@ def test_accumulated_product_becomes_a_contraction():
     x = RNG.standard_normal(70).astype(np.float32)
     (y,) = run(wide, a, x, vectorised=2)
     np.testing.assert_allclose(y, a @ x, rtol=1e-5)
-    source = compile_module(wide, poison=True, native=False).source
+    source = compile_module(wide, poison=True, kernels="numpy").source
     assert "np.dot(" in source  # 70 taps: BLAS
 
 
 def test_gemm_operand_read_in_place_and_weights_packed_once():
     a = RNG.standard_normal((33, 17)).astype(np.float32)
     b = RNG.standard_normal((17, 3)).astype(np.float32)
-    compiled = compile_module(GEMM, native=False)
+    compiled = compile_module(GEMM, kernels="numpy")
     (y,) = compiled(a, b)
     np.testing.assert_allclose(y, a @ b, rtol=1e-5)
     assert "pack(" in compiled.source and compiled.invariant_args == (1,)
@@ -142,7 +153,7 @@ def test_product_of_three_factors_becomes_einsum():
     c = RNG.standard_normal((4, 2)).astype(np.float32)
     (y,) = run(TRIPLE, a, b, c, vectorised=1)
     np.testing.assert_allclose(y, (a * b) @ c, rtol=1e-5)
-    assert "np.einsum(" in compile_module(TRIPLE, poison=True, native=False).source
+    assert "np.einsum(" in compile_module(TRIPLE, poison=True, kernels="numpy").source
 
 
 WINDOW_MAX = """
@@ -191,7 +202,7 @@ def test_loop_carried_dependence_falls_back_to_scalar():
     (y,) = run(PREFIX_SUM, x, vectorised=0, scalar=1)
     np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
     if jit_numba.installed():  # numba runs the loops as written: no fallback
-        (y,) = run(PREFIX_SUM, x, vectorised=1, native=True)
+        (y,) = run(PREFIX_SUM, x, vectorised=1, kernels="numba")
         np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
 
 
@@ -219,7 +230,7 @@ def test_reset_inside_reduction_loop_is_not_a_reduction():
     (y,) = run(INTERLEAVED, x, vectorised=0, scalar=1)
     np.testing.assert_array_equal(y, x[2])
     if jit_numba.installed():
-        (y,) = run(INTERLEAVED, x, vectorised=1, native=True)
+        (y,) = run(INTERLEAVED, x, vectorised=1, kernels="numba")
         np.testing.assert_array_equal(y, x[2])
 
 
@@ -247,7 +258,7 @@ def test_floordiv_mod_gather_and_non_injective_store():
     np.testing.assert_array_equal(y, x.reshape(-1))
     np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
     if jit_numba.installed():
-        y, z = run(NONLINEAR, x, vectorised=2, native=True)
+        y, z = run(NONLINEAR, x, vectorised=2, kernels="numba")
         np.testing.assert_array_equal(y, x.reshape(-1))
         np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
 
@@ -337,9 +348,9 @@ def _graphs():
     return {"conv": conv, "pool_softmax": pool_softmax, "matmul": matmul}
 
 
-@pytest.mark.parametrize("native", NATIVE)
+@pytest.mark.parametrize("kernels", KERNELS)
 @pytest.mark.parametrize("name", sorted(_graphs()))
-def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name, native):
+def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name, kernels):
     module = _graphs()[name]()
     graph = module.body.block.first_op
     lowered = lowered_module(graph)
@@ -349,7 +360,7 @@ def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name, native):
         )
         for a in next(iter(lowered.ops)).body.block.args
     ]
-    vectorised = compile_graph(graph, poison=True, native=native)
+    vectorised = compile_graph(graph, poison=True, kernels=kernels)
     assert vectorised.scalar_nests == [] and vectorised.vectorised > 0
     scalar = compile_module(lowered, vectorize=False, poison=True)
     interpreted = interpret(lowered, graph.sym_name.data, args)
@@ -412,12 +423,16 @@ def test_workspace_is_per_thread():
                 np.testing.assert_array_equal(g, e)
 
 
-def test_generated_code_is_kept_on_disk_for_the_next_process(tmp_path, monkeypatch):
+@pytest.mark.parametrize("kernels", KERNELS)
+def test_generated_code_is_kept_on_disk_for_the_next_process(
+    tmp_path, monkeypatch, kernels
+):
     """With a cache key, the second compile reads the code back: no lowering,
     no code generation, the same results; another code version misses."""
     from ge_runtime import jit, jit_cache
 
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    monkeypatch.setenv("GE_XDSL_KERNELS", kernels)
     graph, arguments = conv_relu()
     x = np.random.default_rng(5).standard_normal((1, 3, 9, 9), np.float32)
     first = compile_graph(graph, cache_key="model-digest|main")
@@ -432,7 +447,8 @@ def test_generated_code_is_kept_on_disk_for_the_next_process(tmp_path, monkeypat
     assert again is not first and again.source == first.source
     np.testing.assert_array_equal(again(*arguments(x))[0], first(*arguments(x))[0])
     hoisted = again.bind({}).hoisted  # the conv weight is a global: packed once
-    assert hoisted is not None and any(h.shape == (27, 17) for h in hoisted)
+    arrays = [getattr(h, "owner", h) for h in hoisted or ()]  # C: its address
+    assert any(a.size == 27 * 17 for a in arrays), again.source
     monkeypatch.setattr(jit_cache, "code_version", lambda: "another compiler")
     compile_graph(graph, cache_key="model-digest|main")
     assert len(list(tmp_path.glob("*.pickle"))) == 2  # a new entry, not the old
@@ -516,7 +532,7 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     expected = evaluate(module, inputs)
     FormatPipelinePass().apply(Context(), module)
     FuseOpsPass().apply(Context(), module)
-    source = compile_graph(find_graph(module)).source
+    source = compile_graph(find_graph(module), kernels="numpy").source
     if channels == 32:
         assert "add_into(" not in source
         assert source.count("copy_into(np.reshape(") == 1
@@ -569,15 +585,15 @@ def special_input(shape: tuple[int, ...]) -> np.ndarray:
     return x
 
 
-@pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
-def test_numba_kernels_compute_what_numpy_computes_bit_for_bit():
+@pytest.mark.parametrize("kernels", NATIVE)
+def test_native_kernels_compute_what_numpy_computes_bit_for_bit(kernels):
     graph, arguments = depthwise_relu6_pool()
-    numpy_path = compile_graph(graph, poison=True, native=False)
-    numba_path = compile_graph(graph, poison=True, native=True)
-    assert numpy_path.native_nests == 0 and numba_path.native_nests > 0
+    numpy_path = compile_graph(graph, poison=True, kernels="numpy")
+    native_path = compile_graph(graph, poison=True, kernels=kernels)
+    assert numpy_path.native_nests == 0 and native_path.native_nests > 0
     x = special_input((1, 17, 9, 9))
     (want,) = numpy_path(*arguments(x))
-    (got,) = numba_path(*arguments(x))
+    (got,) = native_path(*arguments(x))
     assert np.isnan(want).any() and not np.isnan(want).all()  # ReLU6 clips inf
     np.testing.assert_array_equal(got, want)  # NaN where NumPy has NaN
     assert np.array_equal(np.signbit(got), np.signbit(want))  # and -0.0
@@ -609,7 +625,7 @@ def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
     """The depthwise reduction keeps its output element in a local across
     the tap loops (stored once), whose extents are literal."""
     graph, _ = depthwise_relu6_pool()
-    compiled = compile_graph(graph, poison=True, native=True)
+    compiled = compile_graph(graph, poison=True, kernels="numba")
     kernels = kernel_sources(compiled)
     reductions = [k for k in kernels if "r0 = " in k]
     assert reductions and all("in range(3):" in k for k in reductions)
@@ -617,7 +633,7 @@ def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
 
 @pytest.fixture
 def numba_missing(monkeypatch):
-    """A process where `import numba` would fail, kernels asked for."""
+    """A process where `import numba` would fail."""
     import importlib.util
 
     real = importlib.util.find_spec
@@ -626,17 +642,36 @@ def numba_missing(monkeypatch):
         "find_spec",
         lambda name, *a: None if name == "numba" else real(name, *a),
     )
-    monkeypatch.setenv("GE_XDSL_NUMBA", "1")
     jit_numba.installed.cache_clear()
     yield
     jit_numba.installed.cache_clear()
 
 
-def test_without_numba_the_jit_runs_numpy_and_says_so(numba_missing):
-    assert not jit_numba.installed() and not jit_numba.enabled()
-    assert jit_numba.status() == (
-        "NumPy calls only (GE_XDSL_NUMBA=1, but numba is not installed)"
+@pytest.fixture
+def cc_missing(monkeypatch):
+    """A process without a C compiler."""
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    jit_c.compiler.cache_clear()
+    yield
+    jit_c.compiler.cache_clear()
+
+
+def test_without_numba_numba_kernels_are_an_error_not_numpy(numba_missing, monkeypatch):
+    graph, _ = depthwise_relu6_pool()
+    with pytest.raises(JITError, match="numba is not installed"):
+        compile_graph(graph, poison=True, kernels="numba")  # asked for: no pretending
+    monkeypatch.setenv("GE_XDSL_KERNELS", "numba")
+    with pytest.raises(JITError, match="numba is not installed"):
+        compile_graph(graph, poison=True)
+    assert kernel_status() == (
+        "unavailable: numba kernels were asked for, but numba is not installed"
     )
+
+
+def test_without_a_c_compiler_the_jit_runs_numpy_and_says_so(cc_missing, monkeypatch):
+    monkeypatch.delenv("GE_XDSL_KERNELS", raising=False)
+    assert kernel_choice(None) == "numpy"
+    assert kernel_status() == "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)"
     graph, arguments = depthwise_relu6_pool()
     compiled = compile_graph(graph, poison=True)  # default: what is available
     assert compiled.native_nests == 0 and compiled.vectorised > 0
@@ -645,18 +680,19 @@ def test_without_numba_the_jit_runs_numpy_and_says_so(numba_missing):
     np.testing.assert_array_equal(
         compiled(*arguments(x))[0], reference(*arguments(x))[0]
     )
-    with pytest.raises(JITError, match="numba is not installed"):
-        compile_graph(graph, poison=True, native=True)  # asked for: no pretending
+    with pytest.raises(JITError, match="no C compiler"):
+        compile_graph(graph, poison=True, kernels="c")  # asked for: no pretending
 
 
-def test_numba_kernels_are_asked_for_by_the_environment(monkeypatch):
-    monkeypatch.delenv("GE_XDSL_NUMBA", raising=False)
-    assert not jit_numba.enabled()
-    assert jit_numba.status() == "NumPy calls only (GE_XDSL_NUMBA=1 adds numba kernels)"
-    monkeypatch.setenv("GE_XDSL_NUMBA", "1")
-    assert jit_numba.enabled() == jit_numba.installed()
-    if jit_numba.installed():
-        assert jit_numba.status().startswith("numba kernels for nests with a reduction")
+def test_kernels_are_chosen_by_the_environment(monkeypatch):
+    monkeypatch.delenv("GE_XDSL_KERNELS", raising=False)
+    assert kernel_choice(None) == ("c" if jit_c.compiler() else "numpy")
+    monkeypatch.setenv("GE_XDSL_KERNELS", "numpy")
+    assert kernel_choice(None) == "numpy"
+    assert kernel_status().startswith("NumPy calls only")
+    monkeypatch.setenv("GE_XDSL_KERNELS", "fortran")
+    with pytest.raises(JITError, match="unknown kernels 'fortran'"):
+        kernel_choice(None)
 
 
 FUSED_ROW_MAX = """
@@ -690,12 +726,12 @@ def test_numba_buffer_only_the_nest_uses_lives_in_locals():
     b = RNG.standard_normal(17).astype(np.float32)
     b[3] = -0.0
     (want,) = run(FUSED_ROW_MAX, x, b, vectorised=1)
-    (got,) = run(FUSED_ROW_MAX, x, b, vectorised=1, native=True)
+    (got,) = run(FUSED_ROW_MAX, x, b, vectorised=1, kernels="numba")
     np.testing.assert_array_equal(got, want)
     assert np.isnan(got).any()
     expected = np.maximum(np.maximum(b, np.max(x, axis=1)), 0)  # NaN propagates
     np.testing.assert_array_equal(got, expected)
-    compiled = compile_module(FUSED_ROW_MAX, poison=True, native=True)
+    compiled = compile_module(FUSED_ROW_MAX, poison=True, kernels="numba")
     (source,) = kernel_sources(compiled)
     assert "def kernel(P, a0, a1, a2):" in source, source
     assert source.count("] = ") == 1, source  # one store: the result
@@ -721,11 +757,11 @@ func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
 def test_numba_takes_reductions_and_leaves_elementwise_nests_to_numpy():
     """A kernel costs compile time and memory: only nests NumPy runs tap by
     tap (a reduction) or not at all (a loop-carried dependence) get one."""
-    assert compile_module(ELEMENTWISE, native=True).native_nests == 0
-    assert compile_module(FUSED_ROW_MAX, native=True).native_nests == 1
-    assert compile_module(PREFIX_SUM, native=True).native_nests == 1
+    assert compile_module(ELEMENTWISE, kernels="numba").native_nests == 0
+    assert compile_module(FUSED_ROW_MAX, kernels="numba").native_nests == 1
+    assert compile_module(PREFIX_SUM, kernels="numba").native_nests == 1
     x = special_input((3, 17))
-    (y,) = compile_module(ELEMENTWISE, native=True)(x)
+    (y,) = compile_module(ELEMENTWISE, kernels="numba")(x)
     np.testing.assert_array_equal(y, np.maximum(x, np.float32(0)))
 
 
@@ -784,7 +820,7 @@ def test_an_index_out_of_range_is_reported_at_its_gather(name, vectorize, data):
     source = f"g{data.draw(st.integers(0, 2))}.mlir"  # the same graph, 3 files
     module = parse_module(make_context(), text, source)
     graph = next(iter(module.ops))
-    compiled = compile_module(lower_graph(graph), vectorize=vectorize, native=False)
+    compiled = compile_module(lower_graph(graph), vectorize=vectorize, kernels="numpy")
     sizes = (5,) if name != "gather_nd" else (3, 5)
     indices = np.array(
         data.draw(

@@ -19,7 +19,7 @@ from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError, verify_module
 from ge_dialect.opinfo import find_op_info, load_opinfo_file, register_op_info
 from ge_dialect.ops import GraphOp
-from ge_runtime import jit_numba
+from ge_runtime.jit import kernel_status
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.reference import evaluate
 from ge_runtime.scheduler import (
@@ -391,7 +391,7 @@ def test_check_states_what_ran_on_the_jit(tmp_path: Path, capsys) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert "check: JIT vs reference on 2 ops" in lines
     assert lines[-1].startswith("benchmark: 3 runs, median ")  # printed last
-    assert lines[-2] == f"benchmark: loop nests run as {jit_numba.status()}"
+    assert lines[-2] == f"benchmark: loop nests run as {kernel_status()}"
     assert " ms (min " in lines[-1] and " ms, max " in lines[-1]
     reference = [str(graph), "--random-inputs", "--reference", "--benchmark", "2"]
     assert ge_run.main([*reference, f"--output-dir={tmp_path / 'r'}"]) == 1
