@@ -1,0 +1,231 @@
+"""C kernels (`jit_c`): what the C computes is what NumPy and the scalar path
+compute, bit for bit, including the loops `jit_native` moves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ge_runtime import jit_c
+from ge_runtime.jit import JITError, compile_module
+
+pytestmark = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
+
+RNG = np.random.default_rng(11)
+
+
+def special(shape: tuple[int, ...], dtype=np.float32) -> np.ndarray:
+    """Normal values with NaN, +-inf and -0.0 sprinkled in."""
+    x = RNG.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    flat[::29], flat[7::31], flat[11::37] = np.nan, np.inf, -np.inf
+    flat[3::5] = -0.0
+    return x
+
+
+def same_signs(got: np.ndarray, want: np.ndarray) -> bool:
+    """Whether the signs agree off NaN (the sign of a NaN an operation makes
+    is the hardware's, and no NumPy result promises one either)."""
+    numbers = ~np.isnan(want)
+    return np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+
+
+def library_source(compiled) -> str:
+    """The C translation unit of a compiled function's kernels."""
+    sources = {
+        jit_c._ORIGINS[id(v)][0]
+        for v in compiled.function.__globals__.values()
+        if id(v) in jit_c._ORIGINS
+    }
+    (source,) = sources
+    return source
+
+
+def three_ways(text: str, *args: np.ndarray):
+    """Results of the C kernels, NumPy calls and the scalar path."""
+    c = compile_module(text, poison=True, kernels="c")
+    assert c.native_nests > 0, c.source
+    numpy_path = compile_module(text, poison=True, kernels="numpy")
+    scalar = compile_module(text, poison=True, vectorize=False)
+    return c, c(*args), numpy_path(*args), scalar(*args)
+
+
+# A product small enough for C loops: y[i, c] = relu(b[c] + sum_j x[i, j] w[j, c]).
+DENSE_RELU = """
+func.func @main(%x: memref<17x33xf32>, %w: memref<33x16xf32>, %b: memref<16xf32>)
+    -> memref<17x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<17x16xf32>
+  %y = memref.alloc() : memref<17x16xf32>
+  affine.for %i = 0 to 17 {
+    affine.for %c = 0 to 16 {
+      %bv = affine.load %b[%c] : memref<16xf32>
+      affine.store %bv, %acc[%i, %c] : memref<17x16xf32>
+      affine.for %j = 0 to 33 {
+        %xv = affine.load %x[%i, %j] : memref<17x33xf32>
+        %wv = affine.load %w[%j, %c] : memref<33x16xf32>
+        %p = arith.mulf %xv, %wv : f32
+        %av = affine.load %acc[%i, %c] : memref<17x16xf32>
+        %s = arith.addf %av, %p : f32
+        affine.store %s, %acc[%i, %c] : memref<17x16xf32>
+      }
+      %v = affine.load %acc[%i, %c] : memref<17x16xf32>
+      %r = arith.maximumf %v, %zero : f32
+      affine.store %r, %y[%i, %c] : memref<17x16xf32>
+    }
+  }
+  func.return %y : memref<17x16xf32>
+}
+"""
+
+
+def test_c_runs_the_channel_loop_inside_the_reduction():
+    """The 16-wide loop around a 33-long sum runs innermost over a local
+    array (vectorised), the sum's order unchanged: equal to the scalar path
+    bit for bit, NaN and -0.0 included."""
+    x, w = special((17, 33)), RNG.standard_normal((33, 16)).astype(np.float32)
+    b = RNG.standard_normal(16).astype(np.float32)
+    b[5] = -0.0
+    compiled, (got,), _, (want,) = three_ways(DENSE_RELU, x, w, b)
+    np.testing.assert_array_equal(got, want)
+    assert same_signs(got, want)
+    assert np.isnan(got).any()
+    source = library_source(compiled)
+    assert "float m0[16];" in source, source  # the sunk loop's accumulators
+    assert '_Pragma("GCC unroll 1")' in source, source
+
+
+NEGATIVE_INDEX = """
+func.func @main(%x: memref<3x4xf32>) -> memref<12xf32> {
+  %y = memref.alloc() : memref<12xf32>
+  affine.for %i = 0 to 12 {
+    %v = affine.load %x[(%i - 4) floordiv 4 + 1, (%i - 3) mod 4] : memref<3x4xf32>
+    affine.store %v, %y[%i] : memref<12xf32>
+  }
+  func.return %y : memref<12xf32>
+}
+"""
+
+
+def test_c_floordiv_and_mod_of_negative_indices_round_down():
+    """`(i - 4) floordiv 4` is -1 at i = 0 and `(i - 3) mod 4` is 1, as in
+    Python, not C's truncation."""
+    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    _, (got,), (numpy_result,), (want,) = three_ways(NEGATIVE_INDEX, x)
+    i = np.arange(12)
+    np.testing.assert_array_equal(want, x[(i - 4) // 4 + 1, (i - 3) % 4])
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(numpy_result, want)
+
+
+INTEGERS = """
+func.func @main(%x: memref<5x7xi32>, %y: memref<5x7xi32>) -> memref<5x7xi32> {
+  %z = memref.alloc() : memref<5x7xi32>
+  affine.for %i = 0 to 5 {
+    affine.for %j = 0 to 7 {
+      %a = affine.load %x[%i, %j] : memref<5x7xi32>
+      %b = affine.load %y[%i, %j] : memref<5x7xi32>
+      %m = arith.muli %a, %b : i32
+      %s = arith.maxsi %m, %a : i32
+      %c = arith.cmpi slt, %s, %b : i32
+      %t = arith.xori %s, %b : i32
+      %r = arith.select %c, %t, %m : i32
+      affine.store %r, %z[%i, %j] : memref<5x7xi32>
+    }
+  }
+  func.return %z : memref<5x7xi32>
+}
+"""
+
+
+def test_c_integer_arithmetic_wraps_as_numpy():
+    """i32 products that overflow wrap (`-fwrapv`), as NumPy's do."""
+    info = np.iinfo(np.int32)
+    x = RNG.integers(info.min, info.max, (5, 7), dtype=np.int32)
+    y = RNG.integers(info.min, info.max, (5, 7), dtype=np.int32)
+    _, (got,), (numpy_result,), (want,) = three_ways(INTEGERS, x, y)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(numpy_result, want)
+
+
+SELECTS = """
+func.func @main(%x: memref<3x17xf32>, %y: memref<3x17xf32>) -> memref<3x17xf32> {
+  %z = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 17 {
+      %a = affine.load %x[%i, %j] : memref<3x17xf32>
+      %b = affine.load %y[%i, %j] : memref<3x17xf32>
+      %lo = arith.minimumf %a, %b : f32
+      %hi = arith.maxnumf %a, %b : f32
+      %u = arith.cmpf uno, %a, %b : f32
+      %d = arith.divf %hi, %lo : f32
+      %q = math.sqrt %d : f32
+      %n = arith.negf %q : f32
+      %r = arith.select %u, %n, %d : f32
+      affine.store %r, %z[%i, %j] : memref<3x17xf32>
+    }
+  }
+  func.return %z : memref<3x17xf32>
+}
+"""
+
+
+def test_c_float_ops_keep_nan_inf_and_signed_zero():
+    x, y = special((3, 17)), special((3, 17))[::-1].copy()
+    _, (got,), (numpy_result,), (want,) = three_ways(SELECTS, x, y)
+    for other in (want, numpy_result):
+        np.testing.assert_array_equal(got, other)
+        assert same_signs(got, other)
+
+
+EMPTY = """
+func.func @main(%x: memref<0x5xf32>) -> memref<0x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<0x5xf32>
+  affine.for %i = 0 to 0 {
+    affine.for %j = 0 to 5 {
+      %v = affine.load %x[%i, %j] : memref<0x5xf32>
+      %r = arith.maximumf %v, %zero : f32
+      affine.store %r, %y[%i, %j] : memref<0x5xf32>
+    }
+  }
+  func.return %y : memref<0x5xf32>
+}
+"""
+
+
+def test_c_kernel_of_an_empty_tensor_does_nothing():
+    compiled = compile_module(EMPTY, kernels="c")
+    (y,) = compiled(np.zeros((0, 5), np.float32))
+    assert y.shape == (0, 5)
+
+
+def test_c_kernel_refuses_a_buffer_of_other_strides():
+    array = np.zeros((4, 3), np.float32).T  # strides (4, 12), not (16, 4)
+    assert jit_c.address(np.zeros((3, 4), np.float32), (0, 1), (16, 4)) > 0
+    with pytest.raises(JITError, match="compiled for"):
+        jit_c.address(array, (0, 1), (16, 4))
+
+
+def test_c_compiler_errors_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    with pytest.raises(JITError, match="the C compiler failed on generated code"):
+        jit_c.library("void k(float *a0) { a0[0] = undeclared; }\n")
+
+
+def test_c_library_is_read_back_without_compiling(tmp_path, monkeypatch):
+    """A second process finds the shared library in the cache folder."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    source = "void k(float *a0) { a0[0] = 1.5f; }\n"
+    jit_c.library(source)
+    assert len(list((tmp_path / "c").glob("lib*.so"))) == 1
+    monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+
+    def no_compiler(*_):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(jit_c, "_compile", no_compiler)
+    kernel = jit_c.kernel(source, "k", 1)
+    out = np.zeros(1, np.float32)
+    kernel(out.ctypes.data)
+    assert out[0] == 1.5
