@@ -145,8 +145,16 @@ FLAGS = (
 """IEEE arithmetic as NumPy's, vectorised for this machine."""
 
 PRODUCT_LIMIT = int(os.environ.get("GE_XDSL_C_PRODUCT_LIMIT", 1 << 22))
-"""Matrix products of at most this many multiply-adds are C loops; larger
-ones go to BLAS."""
+"""Matrix products of at most this many multiply-adds are C loops, and
+larger ones that sum at most `PRODUCT_DEPTH` terms per element (a stem
+convolution's 3x3x3); other ones go to BLAS, which packs them."""
+
+SHORT_SUM = 64
+"""A product whose loop could not be sunk (`jit_native._sinkable`) sums at
+most this many terms per element in C: longer sums run scalar, BLAS is
+faster."""
+
+PRODUCT_DEPTH = int(os.environ.get("GE_XDSL_C_PRODUCT_DEPTH", 64))
 
 COMPILE_SECONDS = 600
 """How long one translation unit may take to compile."""
@@ -303,13 +311,41 @@ class CNest(NativeNest):
     EMPTY = ";"
     SINKS_LOOPS = True
 
+    def __init__(self, root: affine.ForOp, env: CodeEnv, *, any_nest: bool = False):
+        self._product = False
+        """Whether the nest accumulates a (small) matrix product."""
+        super().__init__(root, env, any_nest=any_nest)
+
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
         its operands for BLAS and scattering the result back cost more than
         it. Through a `floordiv`/`mod` (channel groups that do not align
         with C0) the loops do not vectorise: BLAS over relayouts is faster."""
-        if _iterations(self.root, self.nest) > PRODUCT_LIMIT or self._wraps():
+        small = (
+            _iterations(self.root, self.nest) <= PRODUCT_LIMIT
+            or self._reduction_length() <= PRODUCT_DEPTH
+        )
+        if not small or self._wraps():
             super()._check_not_a_product()
+        try:
+            super()._check_not_a_product()
+        except Unsupported:
+            self._product = True  # `_call` checks that its loop was sunk
+
+    def _reduction_length(self) -> int:
+        """The most terms a stored element sums (1 without a reduction)."""
+        nest = self.nest
+        longest = 1
+        for statement in nest.statements:
+            if isinstance(statement.op, affine.StoreOp):
+                moved = nest._ix_deps(nest.access_index(statement.op))
+                terms = math.prod(
+                    nest.axes[a].extent
+                    for a in statement.loops
+                    if nest.axes[a].position >= 0 and a not in moved
+                )
+                longest = max(longest, terms)
+        return longest
 
     def _wraps(self) -> bool:
         """Whether an access of the nest indexes through `floordiv`/`mod`."""
@@ -326,6 +362,8 @@ class CNest(NativeNest):
     ) -> list[str]:
         if any(strides is None for strides in self.arg_strides):
             raise Unsupported("a scalar from outside the nest")
+        if self._product and not self._sank and self._reduction_length() > SHORT_SUM:
+            raise Unsupported("a long matrix product C loops do not vectorise: BLAS")
         library = CLibrary.of(self.env)
         name = self.env.fresh("k")
         qualifier = " restrict" if self._apart(written) else ""

@@ -151,6 +151,8 @@ class NativeNest:
         self._packed: dict[Element, tuple[str, tuple[int, ...]]] = {}
         self._sunk: int | None = None
         """The loop `_emit_sunk` is moving innermost, while it does."""
+        self._sank = False
+        """Whether `_emit_sunk` moved a loop."""
         self._mirrors: dict[Element, str] = {}
         """Elements the sunk loop owns, held in a local array by its variable."""
 
@@ -566,6 +568,7 @@ class NativeNest:
                 self._forget(op.memref)
         known = dict(self.known)
         self._sunk = number
+        self._sank = True
         accesses = [
             op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]

@@ -21,6 +21,12 @@ from ge_runtime.reference import evaluate, find_graph
 from passes.format_pipeline import FormatPipelinePass
 
 
+@pytest.fixture(autouse=True)
+def numpy_calls(monkeypatch):
+    """These tests read the NumPy vectoriser's code: no native kernels."""
+    monkeypatch.setenv("GE_XDSL_KERNELS", "numpy")
+
+
 def pooled(channels: int, size: int, kernel: int, stride: int, pad: int):
     b = GraphBuilder("main")
     x = b.data([1, channels, size, size], "float32", format="NCHW", name="x")

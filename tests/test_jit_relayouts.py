@@ -17,6 +17,13 @@ import pytest
 from ge_runtime.jit import compile_graph, compile_module
 from ge_runtime.jit_scalar import CodeEnv
 
+
+@pytest.fixture(autouse=True)
+def numpy_calls(monkeypatch):
+    """These tests read the NumPy vectoriser's code: no native kernels."""
+    monkeypatch.setenv("GE_XDSL_KERNELS", "numpy")
+
+
 TEMPLATE = """
 func.func @f(%x: memref<2x3x16xf32>) -> (memref<3x20xf32>, memref<3x20xf32>) {
   %arena = memref.alloc() : memref<1024xi8>
