@@ -61,7 +61,7 @@ from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_c, jit_cache, jit_numba
-from ge_runtime.jit_c import CNest
+from ge_runtime.jit_c import CNest, merge_kernel_calls
 from ge_runtime.jit_hoist import drop_unread, hoist_invariants, hoist_views
 from ge_runtime.jit_numba import NumbaNest
 from ge_runtime.jit_ops import (
@@ -317,7 +317,7 @@ def kernel_status(kernels: str | None = None) -> str:
     except JITError as error:
         return f"unavailable: {error}"
     return {
-        "c": "C kernels (cc) for nests without a matrix product, BLAS for those",
+        "c": "C kernels (cc), BLAS for large matrix products",
         "numba": "numba kernels for nests with a reduction, NumPy calls elsewhere",
         "numpy": "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)",
     }[kernels]
@@ -448,8 +448,6 @@ class FunctionCompiler:
         )
         self.env.invariant |= {block.args[i] for i in invariant_args}
         body = self.emit_block(list(block.ops), "    ", top=True)
-        for finish in self.env.deferred:
-            finish()
         self.env.place_kept()
         namespace = self.env.namespace
         pool_name = ""
@@ -483,7 +481,9 @@ class FunctionCompiler:
                     f"    ({made}) = _workspace.views(views{free})",
                     *views.body,
                 ]
-        per_call = drop_unread(per_call)
+        per_call = merge_kernel_calls(drop_unread(per_call), self.env)
+        for finish in self.env.deferred:
+            finish()
         lines = [
             f"def prepare({prepare_args}):",
             *split.prepare,

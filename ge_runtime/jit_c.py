@@ -35,6 +35,7 @@ import hashlib
 import math
 import os
 import platform
+import re
 import shlex
 import shutil
 import subprocess
@@ -293,6 +294,21 @@ class CLibrary:
             found = env.extensions[CLibrary] = CLibrary(env)
         return found
 
+    def sequence(self, calls: list[tuple[str, list[str]]]) -> str:
+        """A kernel calling the kernels of `calls` in turn, and the Python
+        line calling it with their arguments."""
+        names = list(dict.fromkeys(a for _, arguments in calls for a in arguments))
+        position = {name: f"a{i}" for i, name in enumerate(names)}
+        name = self.env.fresh("k")
+        parameters = ", ".join(f"void *{position[n]}" for n in names)
+        body = [
+            f"    {kernel}({', '.join(position[a] for a in arguments)});"
+            for kernel, arguments in calls
+        ]
+        code = "\n".join([f"void {name}({parameters}) {{", *body, "}", ""])
+        self.functions.append((name, code, len(names)))
+        return f"    {name}({', '.join(names)})"
+
     def build(self) -> None:
         """Compile the unit and bind each kernel under its namespace name."""
         source = "\n".join([PRELUDE, *(code for _, code, _ in self.functions)])
@@ -498,3 +514,51 @@ def _iterations(root: affine.ForOp, nest: NestVectoriser) -> int:
         return extents[loop] * (1 + sum(map(count, inner)))
 
     return count(root)
+
+
+CALL = re.compile(r"    (k\d+)\(((?:p\d+, )*p\d+)?\)")
+"""A top-level call of a C kernel with addresses."""
+
+ADDRESS = re.compile(r"    p\d+ = address\(\w+, [-(), \d]*\)")
+"""A top-level address computation (`address(buffer, axes, strides)`)."""
+
+
+def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
+    """`body` with each run of consecutive C kernel calls made one call of a
+    C function calling them in turn (the addresses the run computes are
+    computed before it: they only read buffers made before it):
+
+        p1 = address(v2, ...)          p1 = address(v2, ...)
+        k3(p1, p4)               ->    p5 = address(v6, ...)
+        p5 = address(v6, ...)          k9(p1, p4, p5)
+        k7(p5, p1)
+    """
+    library = env.extensions.get(CLibrary)
+    if library is None:
+        return body
+    kernels = {name: count for name, _, count in library.functions}
+    merged: list[str] = []
+    addresses: list[str] = []
+    calls: list[tuple[str, list[str]]] = []
+
+    def flush() -> None:
+        merged.extend(addresses)
+        if len(calls) == 1:
+            kernel, arguments = calls[0]
+            merged.append(f"    {kernel}({', '.join(arguments)})")
+        elif calls:
+            merged.append(library.sequence(calls))
+        addresses.clear()
+        calls.clear()
+
+    for line in body:
+        call = CALL.fullmatch(line)
+        if call is not None and call[1] in kernels:
+            calls.append((call[1], call[2].split(", ") if call[2] else []))
+        elif ADDRESS.fullmatch(line):
+            addresses.append(line)
+        else:
+            flush()
+            merged.append(line)
+    flush()
+    return merged

@@ -229,3 +229,48 @@ def test_c_library_is_read_back_without_compiling(tmp_path, monkeypatch):
     out = np.zeros(1, np.float32)
     kernel(out.ctypes.data)
     assert out[0] == 1.5
+
+
+TWO_NESTS = """
+func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %y = memref.alloc() : memref<3x17xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 17 {
+      %v = affine.load %x[%i, %j] : memref<3x17xf32>
+      %r = arith.maximumf %v, %zero : f32
+      affine.store %r, %y[%i, %j] : memref<3x17xf32>
+    }
+  }
+  affine.for %j = 0 to 17 {
+    affine.for %i = 0 to 3 {
+      %v = affine.load %y[%i, %j] : memref<3x17xf32>
+      %w = affine.load %x[%i, %j] : memref<3x17xf32>
+      %p = arith.mulf %v, %two : f32
+      %s = arith.subf %p, %w : f32
+      affine.store %s, %z[%i, %j] : memref<3x17xf32>
+    }
+  }
+  func.return %z : memref<3x17xf32>
+}
+"""
+
+
+def test_consecutive_c_kernels_are_one_call():
+    """Two nests in a row: one Python call of a C function calling both."""
+    x = special((3, 17))
+    compiled, (got,), (numpy_result,), (want,) = three_ways(TWO_NESTS, x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(numpy_result, want)
+    calls = [
+        line
+        for line in compiled.source.split("def jitted")[1].splitlines()
+        if line.lstrip().startswith("k")
+    ]
+    assert len(calls) == 1, compiled.source
+    source = library_source(compiled)
+    name = calls[0].split("(")[0].strip()
+    (sequence,) = [c for c in source.split("\n\n") if f"void {name}(" in c]
+    assert sequence.count(");") == 2, sequence  # it calls the two kernels
