@@ -333,24 +333,27 @@ class CNest(NativeNest):
 
     def __init__(self, root: affine.ForOp, env: CodeEnv, *, any_nest: bool = False):
         self._product = False
-        """Whether the nest accumulates a (small) matrix product."""
+        """Whether the nest adds up products (a convolution, a matmul)."""
         super().__init__(root, env, any_nest=any_nest)
 
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
         its operands for BLAS and scattering the result back cost more than
         it. Through a `floordiv`/`mod` (channel groups that do not align
-        with C0) the loops do not vectorise: BLAS over relayouts is faster."""
-        small = (
-            _iterations(self.root, self.nest) <= PRODUCT_LIMIT
-            or self._reduction_length() <= PRODUCT_DEPTH
-        )
-        if not small or self._wraps():
-            super()._check_not_a_product()
+        with C0) the loops do not vectorise: BLAS over relayouts is faster.
+        Any sum of products is checked again once written (`_call`)."""
+        if next(self._products(), None) is None:
+            return
+        self._product = True
         try:
             super()._check_not_a_product()
         except Unsupported:
-            self._product = True  # `_call` checks that its loop was sunk
+            small = (
+                _iterations(self.root, self.nest) <= PRODUCT_LIMIT
+                or self._reduction_length() <= PRODUCT_DEPTH
+            )
+            if not small or self._wraps():
+                raise
 
     def _reduction_length(self) -> int:
         """The most terms a stored element sums (1 without a reduction)."""
@@ -383,7 +386,7 @@ class CNest(NativeNest):
         if any(strides is None for strides in self.arg_strides):
             raise Unsupported("a scalar from outside the nest")
         if self._product and not self._sank and self._reduction_length() > SHORT_SUM:
-            raise Unsupported("a long matrix product C loops do not vectorise: BLAS")
+            raise Unsupported("a long sum of products C does not vectorise: BLAS")
         library = CLibrary.of(self.env)
         name = self.env.fresh("k")
         qualifier = " restrict" if self._apart(written) else ""

@@ -30,7 +30,7 @@ for t0 in range(P[0]):                  # written for a ReLU nest (numba)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -226,6 +226,12 @@ class NativeNest:
         """An accumulated product whose factors each have axes of their own
         (a convolution or a matmul, not a depthwise one) is a GEMM: BLAS
         does it better."""
+        for left, right in self._products():
+            if left - right and right - left:
+                raise Unsupported("a matrix product: left to BLAS")
+
+    def _products(self) -> Iterator[tuple[frozenset[int], frozenset[int]]]:
+        """The loop axes of the two factors of each product a store adds up."""
         nest = self.nest
         for statement in nest.statements:
             op = statement.op
@@ -239,14 +245,12 @@ class NativeNest:
                 continue
             for term in combine.operands:
                 product = term.owner
-                if not isinstance(product, Operation) or product.name not in (
+                if isinstance(product, Operation) and product.name in (
                     "arith.mulf",
                     "arith.muli",
                 ):
-                    continue
-                left, right = (nest._live(v) for v in product.operands)
-                if left - right and right - left:
-                    raise Unsupported("a matrix product: left to BLAS")
+                    left, right = (nest._live(v) for v in product.operands)
+                    yield left, right
 
     # -- the language (a subclass's) ----------------------------------------
 
