@@ -274,3 +274,34 @@ def test_consecutive_c_kernels_are_one_call():
     name = calls[0].split("(")[0].strip()
     (sequence,) = [c for c in source.split("\n\n") if f"void {name}(" in c]
     assert sequence.count(");") == 2, sequence  # it calls the two kernels
+
+
+MATVEC = """
+func.func @main(%a: memref<100x80xf32>, %x: memref<80xf32>) -> memref<100xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<100xf32>
+  affine.for %i = 0 to 100 {
+    affine.store %zero, %y[%i] : memref<100xf32>
+    affine.for %j = 0 to 80 {
+      %av = affine.load %a[%i, %j] : memref<100x80xf32>
+      %xv = affine.load %x[%j] : memref<80xf32>
+      %p = arith.mulf %av, %xv : f32
+      %yv = affine.load %y[%i] : memref<100xf32>
+      %s = arith.addf %yv, %p : f32
+      affine.store %s, %y[%i] : memref<100xf32>
+    }
+  }
+  func.return %y : memref<100xf32>
+}
+"""
+
+
+def test_no_c_kernel_for_a_long_dot_product_it_cannot_vectorise():
+    """100 outputs (too many to run innermost) of 80-term dot products: the
+    sum would run one term at a time in C, so BLAS takes it."""
+    a = RNG.standard_normal((100, 80)).astype(np.float32)
+    x = RNG.standard_normal(80).astype(np.float32)
+    compiled = compile_module(MATVEC, kernels="c")
+    assert compiled.native_nests == 0 and "np.dot(" in compiled.source
+    (y,) = compiled(a, x)
+    np.testing.assert_allclose(y, a @ x, rtol=1e-5, atol=1e-5)
