@@ -140,7 +140,6 @@ FLAGS = (
     "-fno-trapping-math",
     "-fwrapv",
     "-fPIC",
-    "-shared",
     "-w",
 )
 """IEEE arithmetic as NumPy's, vectorised for this machine. `-O2` (GCC 12
@@ -160,6 +159,12 @@ most this many terms per element in C: longer sums run scalar, BLAS is
 faster."""
 
 PRODUCT_DEPTH = int(os.environ.get("GE_XDSL_C_PRODUCT_DEPTH", 64))
+
+PART = "/* part */\n"
+"""Where a translation unit splits into parts that compile in parallel."""
+
+PART_SIZE = 32
+"""Kernels per part, at least (a compiler's start-up is not free)."""
 
 COMPILE_SECONDS = 600
 """How long one translation unit may take to compile."""
@@ -210,27 +215,58 @@ def library(source: str) -> ctypes.CDLL:
 
 
 def _compile(cc: str, source: str, directory: Path, path: Path) -> None:
-    """Compile `source` into `path` (atomically: a reader never sees half)."""
+    """Compile `source` into `path` (atomically: a reader never sees half).
+    Its parts (after the declarations, split at `PART`) compile at the same
+    time, one compiler per processor, then link."""
+    head, *parts = source.split(PART)
+    parts = parts or [""]
     with tempfile.TemporaryDirectory(dir=directory) as scratch:
-        c_file = Path(scratch) / "kernels.c"
-        c_file.write_text(source)
-        built = Path(scratch) / "kernels.so"
-        try:
-            done = subprocess.run(
-                [cc, *FLAGS, "-o", str(built), str(c_file)],
-                capture_output=True,
-                text=True,
-                timeout=COMPILE_SECONDS,
+        objects, running = [], []
+        for number, part in enumerate(parts):
+            c_file = Path(scratch) / f"part{number}.c"
+            c_file.write_text(head + part)
+            objects.append(str(c_file.with_suffix(".o")))
+            running.append(
+                subprocess.Popen(
+                    [cc, *FLAGS, "-c", "-o", objects[-1], str(c_file)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
             )
-        except subprocess.TimeoutExpired:
-            raise JITError(
-                f"the C compiler did not finish within {COMPILE_SECONDS} s"
-            ) from None
-        if done.returncode != 0:
-            lines = done.stderr.strip().splitlines()
-            first = next((x for x in lines if "error" in x), "no message")
-            raise JITError(f"the C compiler failed on generated code: {first}")
+        for process in running:
+            _finish(process, running)
+        built = Path(scratch) / "kernels.so"
+        _finish(
+            subprocess.Popen(
+                [cc, "-shared", "-o", str(built), *objects],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+            [],
+        )
         os.replace(built, path)
+
+
+def _finish(process: subprocess.Popen, others: list[subprocess.Popen]) -> None:
+    """Wait for one compiler; JITError (the others stopped) if it fails."""
+    try:
+        _, errors = process.communicate(timeout=COMPILE_SECONDS)
+    except subprocess.TimeoutExpired:
+        errors, message = "", f"did not finish within {COMPILE_SECONDS} s"
+    else:
+        if process.returncode == 0:
+            return
+        lines = errors.strip().splitlines()
+        message = "failed on generated code: " + next(
+            (x for x in lines if "error" in x), "no message"
+        )
+    for other in [process, *others]:
+        if other.poll() is None:
+            other.kill()
+            other.wait()
+    raise JITError(f"the C compiler {message}")
 
 
 def kernel_directory() -> Path:
@@ -315,7 +351,13 @@ class CLibrary:
 
     def build(self) -> None:
         """Compile the unit and bind each kernel under its namespace name."""
-        source = "\n".join([PRELUDE, *(code for _, code, _ in self.functions)])
+        codes = [code for _, code, _ in self.functions]
+        declarations = [code.split(" {", 1)[0] + ";" for code in codes]
+        count = max(1, min(os.cpu_count() or 1, len(codes) // PART_SIZE))
+        parts = [codes[i::count] for i in range(count)]
+        source = "\n".join(
+            [PRELUDE, *declarations, *(PART + "\n".join(part) for part in parts)]
+        )
         for name, _, arguments in self.functions:
             self.env.namespace[name] = kernel(source, name, arguments)
 

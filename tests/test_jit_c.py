@@ -3,6 +3,9 @@ compute, bit for bit, including the loops `jit_native` moves."""
 
 from __future__ import annotations
 
+import os
+import re
+
 import numpy as np
 import pytest
 
@@ -272,8 +275,9 @@ def test_consecutive_c_kernels_are_one_call():
     assert len(calls) == 1, compiled.source
     source = library_source(compiled)
     name = calls[0].split("(")[0].strip()
-    (sequence,) = [c for c in source.split("\n\n") if f"void {name}(" in c]
-    assert sequence.count(");") == 2, sequence  # it calls the two kernels
+    sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
+    assert sequence is not None, source
+    assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
 
 
 MATVEC = """
@@ -305,3 +309,15 @@ def test_no_c_kernel_for_a_long_dot_product_it_cannot_vectorise():
     assert compiled.native_nests == 0 and "np.dot(" in compiled.source
     (y,) = compiled(a, x)
     np.testing.assert_allclose(y, a @ x, rtol=1e-5, atol=1e-5)
+
+
+def test_a_library_in_parts_compiles_them_in_parallel_and_links(tmp_path, monkeypatch):
+    """One kernel per part: each part sees every kernel's declaration (the
+    sequence calls kernels of other parts)."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    monkeypatch.setattr(jit_c, "PART_SIZE", 1)
+    monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+    x = special((3, 17))
+    compiled, (got,), _, (want,) = three_ways(TWO_NESTS, x)
+    np.testing.assert_array_equal(got, want)
+    assert library_source(compiled).count(jit_c.PART) >= min(2, os.cpu_count() or 1)
