@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from ge_runtime import jit_c
+from ge_runtime import jit, jit_c
 from ge_runtime.jit import JITError, compile_module
 
 pytestmark = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
@@ -317,6 +317,7 @@ def test_a_library_in_parts_compiles_them_in_parallel_and_links(tmp_path, monkey
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     monkeypatch.setattr(jit_c, "PART_SIZE", 1)
     monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+    monkeypatch.setattr(jit, "_CACHE", {})  # compiled anew, not remembered
     x = special((3, 17))
     compiled, (got,), _, (want,) = three_ways(TWO_NESTS, x)
     np.testing.assert_array_equal(got, want)
