@@ -460,12 +460,7 @@ class NativeNest:
                 if isinstance(op, affine.StoreOp):
                     self._forget(op.memref)
             known = dict(self.known)
-            extent = (
-                str(axis.extent)
-                if axis.extent <= UNROLLED
-                else self._param(axis.extent)
-            )
-            self.body.append(self._loop(indent, number, extent))
+            self.body.append(self._loop(indent, number, self._extent(axis.extent)))
             inner = indent + "    "
         start = len(self.body)
         for op in loop.body.block.ops:
@@ -559,95 +554,93 @@ class NativeNest:
         after: list[Operation],
         indent: str,
     ) -> None:
-        """`loop` distributed over its parts, innermost in the reduction:
+        """`loop` distributed over its parts, innermost in the reduction,
+        the elements it owns held in local arrays by its variable:
 
         for c { init(c); for k { acc(c, k) }; post(c) }
         ->  for c { init(c) }  for k { for c { acc(c, k) } }  for c { post(c) }
         """
         number = self._numbers[loop]
-        size = self.nest.axes[number].extent
-        extent = self._param(size)
         for op in loop.walk():
             if isinstance(op, affine.StoreOp):
                 self._forget(op.memref)
         known = dict(self.known)
-        self._sunk = number
-        self._sank = True
+        self._sunk, self._sank = number, True
+        mirrored = self._mirror_stores(loop, indent)
+        if before:
+            self._emit_ops_in_loop(before, number, indent)
+            self.known = dict(known)
+        level = indent
+        for reduction in chain:
+            axis = self.nest.axes[self._numbers[reduction]]
+            if axis.extent <= 0:
+                break
+            if axis.position >= 0:
+                extent = self._extent(axis.extent)
+                self.body.append(self._loop(level, self._numbers[reduction], extent))
+                level += "    "
+        else:
+            body = chain[-1].body.block.ops
+            ops = [op for op in body if not isinstance(op, affine.YieldOp)]
+            self._emit_ops_in_loop(ops, number, level)
+        while level != indent:
+            level = level[:-4]
+            self.body += self._end_loop(level)
+        self.known = dict(known)
+        if after:
+            self._emit_ops_in_loop(after, number, indent)
+            self.known = known
+        for element in mirrored:  # the owned elements' final values
+            name = self._mirrors.pop(element)
+            if element[0] in self.private:
+                continue
+            self.stored.add(element[0])
+            target = self._element(*element)
+            self._emit_in_loop(number, indent, f"{name}[t{number}]", target)
+        self._sunk = None
+
+    def _mirror_stores(self, loop: affine.ForOp, indent: str) -> list[Element]:
+        """A local array for each buffer `loop` stores to (at its one index),
+        loaded first if the loop reads it before writing it."""
+        number = self._numbers[loop]
+        size = self.nest.axes[number].extent
         accesses = [
             op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
         first: dict[SSAValue, Operation] = {}
         for op in accesses:
             first.setdefault(op.memref, op)
-        mirrored = []
+        mirrored: list[Element] = []
         for op in accesses:
-            if isinstance(op, affine.StoreOp) and all(
-                op.memref is not m for m, _ in mirrored
-            ):
-                element = (op.memref, tuple(self.nest.access_index(op)))
-                name = f"m{len(self._mirrors)}"
-                self._mirrors[element] = name
-                mirrored.append(element)
-                dtype = numpy_dtype(op.memref.type)
-                self.body.append(self._array(indent, name, dtype, size))
-                if isinstance(first[op.memref], affine.LoadOp):
-                    self.body.append(self._loop(indent, number, extent))
-                    load = self._element(*element)
-                    self.read_from_memory.add(op.memref)
-                    self.body.append(
-                        self._assign(indent + "    ", f"{name}[t{number}]", load)
-                    )
-                    self.body += self._end_loop(indent)
-        for part in (before, None, after):
-            if part is None:  # the reduction, the sunk loop innermost
-                level = indent
-                for reduction in chain:
-                    axis = self.nest.axes[self._numbers[reduction]]
-                    if axis.extent <= 0:
-                        break
-                    if axis.position >= 0:
-                        count = (
-                            str(axis.extent)
-                            if axis.extent <= UNROLLED
-                            else self._param(axis.extent)
-                        )
-                        self.body.append(
-                            self._loop(level, self._numbers[reduction], count)
-                        )
-                        level += "    "
-                else:
-                    self._emit_ops_in_loop(
-                        [
-                            op
-                            for op in chain[-1].body.block.ops
-                            if not isinstance(op, affine.YieldOp)
-                        ],
-                        number,
-                        extent,
-                        level,
-                    )
-                while level != indent:
-                    level = level[:-4]
-                    self.body += self._end_loop(level)
-            elif part:
-                self._emit_ops_in_loop(part, number, extent, indent)
-            self.known = dict(known)
-        for element in mirrored:
-            name = self._mirrors.pop(element)
-            if element[0] in self.private:
+            if not isinstance(op, affine.StoreOp):
                 continue
-            self.stored.add(element[0])
-            self.body.append(self._loop(indent, number, extent))
-            target = self._element(*element)
-            self.body.append(
-                self._assign(indent + "    ", target, f"{name}[t{number}]")
-            )
-            self.body += self._end_loop(indent)
-        self._sunk = None
+            if any(op.memref is m for m, _ in mirrored):
+                continue
+            element = (op.memref, tuple(self.nest.access_index(op)))
+            name = f"m{len(self._mirrors)}"
+            self._mirrors[element] = name
+            mirrored.append(element)
+            dtype = numpy_dtype(op.memref.type)
+            self.body.append(self._array(indent, name, dtype, size))
+            if isinstance(first[op.memref], affine.LoadOp):
+                self.read_from_memory.add(op.memref)
+                load = self._element(*element)
+                self._emit_in_loop(number, indent, load, f"{name}[t{number}]")
+        return mirrored
 
-    def _emit_ops_in_loop(
-        self, ops: list[Operation], number: int, extent: str, indent: str
-    ) -> None:
+    def _emit_in_loop(self, number: int, indent: str, value: str, target: str) -> None:
+        """`target = value` in loop `number` (over its whole extent)."""
+        extent = self._param(self.nest.axes[number].extent)
+        self.body.append(self._loop(indent, number, extent))
+        self.body.append(self._assign(indent + "    ", target, value))
+        self.body += self._end_loop(indent)
+
+    def _extent(self, extent: int) -> str:
+        """A loop's extent: literal when short (the compiler unrolls it)."""
+        return str(extent) if extent <= UNROLLED else self._param(extent)
+
+    def _emit_ops_in_loop(self, ops: list[Operation], number: int, indent: str) -> None:
+        extent = self._param(self.nest.axes[number].extent)
         self.body.append(self._loop(indent, number, extent))
         for op in ops:
             self._emit_op(op, indent + "    ")
