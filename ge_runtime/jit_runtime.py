@@ -76,15 +76,26 @@ def merge_dims(
     return out.reshape(shape)
 
 
+THIN = 4
+"""Columns (or rows) at most this many make a column-major GEMM operand slow."""
+
+
 def pack(
     view: np.ndarray, shape: tuple[int, ...], out: np.ndarray | None = None
 ) -> np.ndarray:
     """`view` as an array of `shape` BLAS reads without copying it: itself
     reshaped when it is one (rows of unit stride, any row pitch), else
-    copied into `out` (a new array when None)."""
+    copied into `out` (a new array when None).
+
+    A column-major matrix is copied too when it is thin (OpenBLAS multiplies
+    a 288x2 one 3-10x slower than its row-major copy) or when the copy is
+    made once (`out` None: a weight packed at bind)."""
     matrix = _reshaped(view, shape)
     if matrix is not None and _blasable(matrix):
-        return matrix
+        row_major = matrix.ndim < 2 or matrix.strides[-1] == matrix.itemsize
+        thin = matrix.ndim >= 2 and min(matrix.shape[-2:]) <= THIN
+        if row_major or not (thin or out is None):
+            return matrix
     if out is None:
         out = np.empty(view.shape, view.dtype)
     else:

@@ -43,7 +43,22 @@ def test_pack_returns_a_view_when_blas_reads_it_in_place():
     packed = pack(buffer, (17 * 33, 16), np.empty(0, np.float32))
     assert np.shares_memory(packed, buffer)
     transposed = buffer.reshape(17 * 33, 16).T  # column-major: BLAS takes it too
-    assert np.shares_memory(pack(transposed, (16, 17 * 33)), buffer)
+    scratch = np.empty(transposed.size, np.float32)
+    assert np.shares_memory(pack(transposed, (16, 17 * 33), scratch), buffer)
+
+
+def test_pack_copies_a_thin_or_once_packed_column_major_matrix():
+    """OpenBLAS is slow on a column-major operand of a few columns; a
+    matrix packed once (no buffer: a weight at bind) is made row-major."""
+    thin = np.arange(288 * 2, dtype=np.float32).reshape(2, 288).T
+    scratch = np.empty(thin.size, np.float32)
+    packed = pack(thin, (288, 2), scratch)
+    assert np.shares_memory(packed, scratch) and packed.flags.c_contiguous
+    np.testing.assert_array_equal(packed, thin)
+    wide = np.arange(16 * 33, dtype=np.float32).reshape(33, 16).T
+    once = pack(wide, (16, 33))
+    assert not np.shares_memory(once, wide) and once.flags.c_contiguous
+    np.testing.assert_array_equal(once, wide)
 
 
 def test_pack_of_a_window_view_copies_once_into_the_buffer():
