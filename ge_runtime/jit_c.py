@@ -520,7 +520,9 @@ class CNest(NativeNest):
         return f"{indent}{target} = {value};"
 
     def _array(self, indent: str, name: str, dtype: np.dtype, size: int) -> str:
-        return f"{indent}{C_TYPES[dtype]} {name}[{size}];"
+        # Aligned explicitly: GCC 12 put a leaf function's local array in the
+        # red zone 8 bytes off the 16 its vector stores assume (a crash).
+        return f"{indent}{C_TYPES[dtype]} {name}[{size}] __attribute__((aligned(64)));"
 
     def _cast(self, dtype: np.dtype, value: str) -> str:
         return f"(({C_TYPES[dtype]}) {value})"
