@@ -13,7 +13,7 @@ void k3(float *a0, float *a1) {         /* a ReLU nest */
     for (int64_t t0 = 0; t0 < 96; ++t0) {
         for (int64_t t1 = 0; t1 < 8; ++t1) {
             float x0 = a0[t0 * 8 + t1];
-            a1[t0 * 8 + t1] = ((x0 > 0x0p+0f || x0 != x0) ? x0 : 0x0p+0f);
+            a1[t0 * 8 + t1] = ((x0 > 0x0p+0f | x0 != x0) ? x0 : 0x0p+0f);
         }
     }
 }
@@ -148,17 +148,16 @@ MobileNetV3, SqueezeNet, same process, within 2 %) and compile in half the
 time. `-fno-trapping-math` lets the compiler turn a select into a blend (no
 result changes: nothing reads the floating-point flags)."""
 
-PRODUCT_LIMIT = int(os.environ.get("GE_XDSL_C_PRODUCT_LIMIT", 1 << 22))
+PRODUCT_LIMIT = 1 << 22
 """Matrix products of at most this many multiply-adds are C loops, and
-larger ones that sum at most `PRODUCT_DEPTH` terms per element (a stem
+larger ones that sum at most `SHORT_SUM` terms per element (a stem
 convolution's 3x3x3); other ones go to BLAS, which packs them."""
 
 SHORT_SUM = 64
-"""A product whose loop could not be sunk (`jit_native._sinkable`) sums at
-most this many terms per element in C: longer sums run scalar, BLAS is
-faster."""
-
-PRODUCT_DEPTH = int(os.environ.get("GE_XDSL_C_PRODUCT_DEPTH", 64))
+"""Terms per element of a short sum of products: C loops win over packing
+for BLAS at any size, and run it fast enough even where the loop around it
+could not be sunk (`jit_native._sinkable`); a longer unsunk sum would run
+one term at a time: BLAS."""
 
 PART = "/* part */\n"
 """Where a translation unit splits into parts that compile in parallel."""
@@ -392,7 +391,7 @@ class CNest(NativeNest):
         except Unsupported:
             small = (
                 _iterations(self.root, self.nest) <= PRODUCT_LIMIT
-                or self._reduction_length() <= PRODUCT_DEPTH
+                or self._reduction_length() <= SHORT_SUM
             )
             if not small or self._wraps():
                 raise
