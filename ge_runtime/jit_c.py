@@ -203,7 +203,7 @@ def library(source: str) -> ctypes.CDLL:
             raise JITError("C kernels need a C compiler: none found ($CC or cc)")
         key = "|".join([source, cc, *FLAGS, _machine()])
         digest = hashlib.sha256(key.encode()).hexdigest()[:24]
-        directory = kernel_directory()
+        directory = jit_cache.kernel_folder("c")
         path = directory / f"lib{digest}.so"
         if not path.is_file():
             directory.mkdir(parents=True, exist_ok=True)
@@ -266,16 +266,6 @@ def _finish(process: subprocess.Popen, others: list[subprocess.Popen]) -> None:
             other.kill()
             other.wait()
     raise JITError(f"the C compiler {message}")
-
-
-def kernel_directory() -> Path:
-    """Where compiled libraries live (private: they run as code)."""
-    directory = jit_cache.cache_dir()
-    if directory is None:
-        directory = jit_cache.private_folder(
-            Path(tempfile.gettempdir()) / f"ge-xdsl-c-{os.getuid()}"
-        )
-    return directory / "c"
 
 
 def kernel(source: str, name: str, arguments: int) -> Callable[..., None]:

@@ -123,6 +123,18 @@ def private_folder(folder: Path) -> Path:
     return folder
 
 
+def kernel_folder(kind: str) -> Path:
+    """Where compiled kernels of one kind (`c`, `numba`) live: in the cache
+    folder, or a private one under the temporary folder when caching is
+    off (they run as code)."""
+    directory = cache_dir()
+    if directory is None:
+        directory = private_folder(
+            Path(tempfile.gettempdir()) / f"ge-xdsl-kernels-{os.getuid()}"
+        )
+    return directory / kind
+
+
 def entry_path(key: str) -> Path | None:
     """The file of the entry for `key` (None: caching is off)."""
     directory = cache_dir()

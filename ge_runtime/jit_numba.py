@@ -30,7 +30,6 @@ import tempfile
 import threading
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -109,23 +108,13 @@ def reduce_kernel(obj: Any) -> tuple[Any, ...] | None:
     return None if source is None else (kernel, (source,))
 
 
-def kernel_directory() -> Path:
-    """Where kernel files (and numba's cache beside them) live."""
-    directory = jit_cache.cache_dir()
-    if directory is None:  # private too: numba's cache files are pickles
-        directory = jit_cache.private_folder(
-            Path(tempfile.gettempdir()) / f"ge-xdsl-numba-{os.getuid()}"
-        )
-    return directory / "numba"
-
-
 def kernel(source: str) -> Callable[..., None]:
     """The numba function of a kernel's source, compiled (or loaded) once."""
     with _LOCK:
         if source in _KERNELS:
             return _KERNELS[source]
         digest = hashlib.sha256(source.encode()).hexdigest()[:20]
-        directory = kernel_directory()
+        directory = jit_cache.kernel_folder("numba")
         path = directory / f"k{digest}.py"
         if not path.is_file() or path.read_text() != source:
             directory.mkdir(parents=True, exist_ok=True)
