@@ -524,24 +524,21 @@ class CNest(NativeNest):
                 text = text.replace("__builtin_sqrt(", "__builtin_sqrtf(")
         return text
 
-    def _literal(self, constant: Any, value: SSAValue) -> str:
-        index = self._index_literal(constant, value)
-        if index is not None:
-            return index
-        dtype = numpy_dtype(value.type)
-        if dtype == np.bool_:
-            return "1" if constant else "0"
-        if dtype.kind == "f":
-            number = float(constant)
-            suffix = "f" if dtype == np.float32 else ""
-            if math.isnan(number):
-                sign = "-" if math.copysign(1.0, number) < 0 else ""
-                return f'({sign}__builtin_nan{suffix}(""))'
-            if math.isinf(number):
-                sign = "-" if number < 0 else ""
-                return f"({sign}__builtin_inf{suffix}())"
-            return f"({number.hex()}{suffix})"
-        return f"(({C_TYPES[dtype]}) {self._param(int(constant))})"
+    def _bool_literal(self, value: bool) -> str:
+        return "1" if value else "0"
+
+    def _float_literal(self, value: float, dtype: np.dtype) -> str:
+        suffix = "f" if dtype == np.float32 else ""
+        if math.isnan(value):
+            sign = "-" if math.copysign(1.0, value) < 0 else ""
+            return f'({sign}__builtin_nan{suffix}(""))'
+        if math.isinf(value):
+            sign = "-" if value < 0 else ""
+            return f"({sign}__builtin_inf{suffix}())"
+        return f"({value.hex()}{suffix})"
+
+    def _int_literal(self, value: int, dtype: np.dtype) -> str:
+        return f"(({C_TYPES[dtype]}) {self._param(value)})"
 
 
 def _iterations(root: affine.ForOp, nest: NestVectoriser) -> int:

@@ -266,7 +266,24 @@ class NativeNest:
         raise NotImplementedError
 
     def _literal(self, constant: Any, value: SSAValue) -> str:
-        """A constant of `value`'s type."""
+        """A constant of `value`'s type (index constants are parameters)."""
+        if isinstance(value.type, IndexType):
+            return self._param(int(constant))
+        dtype = numpy_dtype(value.type)
+        if dtype == np.bool_:
+            return self._bool_literal(bool(constant))
+        if dtype.kind == "f":
+            return self._float_literal(float(constant), dtype)
+        return self._int_literal(int(constant), dtype)
+
+    def _bool_literal(self, value: bool) -> str:
+        raise NotImplementedError
+
+    def _float_literal(self, value: float, dtype: np.dtype) -> str:
+        """A float constant (NaN's sign kept where the language can)."""
+        raise NotImplementedError
+
+    def _int_literal(self, value: int, dtype: np.dtype) -> str:
         raise NotImplementedError
 
     def _floordiv(self, text: str, divisor: int) -> str:
@@ -385,12 +402,6 @@ class NativeNest:
         if value in self.env.constants:
             return self._literal(self.env.constants[value], value)
         return self._argument(value)
-
-    def _index_literal(self, constant: Any, value: SSAValue) -> str | None:
-        """An index constant as a parameter (None for other types)."""
-        if isinstance(value.type, IndexType):
-            return self._param(int(constant))
-        return None
 
     def _emit(self) -> None:
         self._numbers = {

@@ -33,11 +33,9 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from xdsl.ir import SSAValue
 
 from ge_runtime import jit_cache
 from ge_runtime.jit_native import NativeNest
-from ge_runtime.jit_ops import numpy_dtype
 
 BINARY = {
     "arith.addf": "({0} + {1})",
@@ -197,19 +195,16 @@ class NumbaNest(NativeNest):
     def _cast(self, dtype: np.dtype, value: str) -> str:
         return f"np.{dtype.name}({value})"
 
-    def _literal(self, constant: Any, value: SSAValue) -> str:
-        index = self._index_literal(constant, value)
-        if index is not None:
-            return index
-        dtype = numpy_dtype(value.type)
-        if dtype == np.bool_:
-            return "True" if constant else "False"
-        if dtype.kind == "f":
-            number = float(constant)
-            text = repr(number)
-            if math.isnan(number):
-                text = "np.nan"
-            elif math.isinf(number):
-                text = "np.inf" if number > 0 else "-np.inf"
-            return f"np.{dtype.name}({text})"
-        return f"np.{dtype.name}({int(constant)})"
+    def _bool_literal(self, value: bool) -> str:
+        return "True" if value else "False"
+
+    def _float_literal(self, value: float, dtype: np.dtype) -> str:
+        text = repr(value)
+        if math.isnan(value):
+            text = "np.nan"
+        elif math.isinf(value):
+            text = "np.inf" if value > 0 else "-np.inf"
+        return f"np.{dtype.name}({text})"
+
+    def _int_literal(self, value: int, dtype: np.dtype) -> str:
+        return f"np.{dtype.name}({value})"
