@@ -28,9 +28,12 @@ fails when an op ran in the reference evaluator because the JIT could not
 lower it (the reference would be compared with itself); `--allow-reference`
 compares anyway. `--benchmark N` times N more runs of the same path after
 the first (the warm-up) and prints `benchmark: N runs, median X ms (min,
-max)` last; `--threads T` sets the BLAS thread count. The generated code of
-an offline model is kept on disk (`ge_runtime.jit_cache`, keyed by the
-file's digest), so a second `ge-run` of it neither lowers nor generates code.
+max)` last, after the line saying how loop nests ran; `--threads T` sets the
+BLAS thread count. Loop nests run as C kernels when a C compiler is found
+(`GE_XDSL_KERNELS=numpy|c|numba` chooses). The generated code of an offline
+model and its compiled kernels are kept on disk (`ge_runtime.jit_cache`,
+keyed by the file's digest), so a second `ge-run` of it neither lowers,
+generates code nor compiles.
 
     ge-run model.om --random-inputs --benchmark 20 --threads 1 --output-dir out/
 
