@@ -68,34 +68,29 @@ C_TYPES = {
 }
 """C types of the element types a kernel takes (`jit_native.NATIVE_TYPES`)."""
 
-BINARY = {
-    "arith.addf": "({0} + {1})",
-    "arith.addi": "({0} + {1})",
-    "arith.subf": "({0} - {1})",
-    "arith.subi": "({0} - {1})",
-    "arith.mulf": "({0} * {1})",
-    "arith.muli": "({0} * {1})",
-    "arith.divf": "({0} / {1})",
+MINMAX = {
     "arith.maximumf": "(({0} > {1} | {0} != {0}) ? {0} : {1})",
     "arith.minimumf": "(({0} < {1} | {0} != {0}) ? {0} : {1})",
     "arith.maxnumf": "(({0} > {1} | {1} != {1}) ? {0} : {1})",
     "arith.minnumf": "(({0} < {1} | {1} != {1}) ? {0} : {1})",
     "arith.maxsi": "({0} > {1} ? {0} : {1})",
     "arith.minsi": "({0} < {1} ? {0} : {1})",
-    "arith.andi": "({0} & {1})",
-    "arith.ori": "({0} | {1})",
-    "arith.xori": "({0} ^ {1})",
 }
-"""Binary ops as C expressions, NumPy's semantics (see `jit_native`); `|`
-and `&`, not `||` and `&&`: without branches the compiler vectorises them."""
+"""Max/min as C expressions, NumPy's semantics (see `jit_native`); `|` and
+`&`, not `||` and `&&`: without branches the compiler vectorises them."""
 
 UNARY = {
     "arith.negf": "(-{0})",
     "math.absf": "__builtin_fabs({0})",
     "math.sqrt": "__builtin_sqrt({0})",
 }
-"""Unary ops; `fabs`/`sqrt` become their float forms where their operand is
-a float (`_expression`)."""
+"""Unary ops (double precision; `UNARY_FLOAT32` for float)."""
+
+UNARY_FLOAT32 = {
+    "math.absf": "__builtin_fabsf({0})",
+    "math.sqrt": "__builtin_sqrtf({0})",
+}
+"""The unary ops whose float forms differ from their double ones."""
 
 CMPF = {
     0: "0",
@@ -117,7 +112,6 @@ CMPF = {
 }
 """arith.cmpf predicates (ordered ones are false on NaN, unordered true)."""
 
-CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
 
 PRELUDE = """\
 #include <stdint.h>
@@ -354,10 +348,9 @@ class CLibrary:
 class CNest(NativeNest):
     """A nest as a call of a C function (a kernel of the `CLibrary`)."""
 
-    BINARY = BINARY
+    MINMAX = MINMAX
     UNARY = UNARY
     CMPF = CMPF
-    CMPI = CMPI
     SELECT = "({0} ? {1} : {2})"
     EMPTY = ";"
     SINKS_LOOPS = True
@@ -385,21 +378,6 @@ class CNest(NativeNest):
             )
             if not small or self._wraps():
                 raise
-
-    def _reduction_length(self) -> int:
-        """The most terms a stored element sums (1 without a reduction)."""
-        nest = self.nest
-        longest = 1
-        for statement in nest.statements:
-            if isinstance(statement.op, affine.StoreOp):
-                moved = nest._ix_deps(nest.access_index(statement.op))
-                terms = math.prod(
-                    nest.axes[a].extent
-                    for a in statement.loops
-                    if nest.axes[a].position >= 0 and a not in moved
-                )
-                longest = max(longest, terms)
-        return longest
 
     def _wraps(self) -> bool:
         """Whether an access of the nest indexes through `floordiv`/`mod`."""
@@ -517,12 +495,9 @@ class CNest(NativeNest):
         return f"(({C_TYPES[dtype]}) {value})"
 
     def _expression(self, op: Any, operands: list[str]) -> str:
-        text = super()._expression(op, operands)
-        if op.name in ("math.absf", "math.sqrt"):
-            if numpy_dtype(op.results[0].type) == np.float32:
-                text = text.replace("__builtin_fabs(", "__builtin_fabsf(")
-                text = text.replace("__builtin_sqrt(", "__builtin_sqrtf(")
-        return text
+        if op.name in UNARY_FLOAT32 and numpy_dtype(op.results[0].type) == np.float32:
+            return UNARY_FLOAT32[op.name].format(*operands)
+        return super()._expression(op, operands)
 
     def _bool_literal(self, value: bool) -> str:
         return "1" if value else "0"

@@ -30,6 +30,7 @@ for t0 in range(P[0]):                  # written for a ReLU nest (numba)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
@@ -56,32 +57,42 @@ NATIVE_TYPES = frozenset(
 )
 """Element types a native kernel computes exactly as NumPy does."""
 
-BINARY_OPS = frozenset(
+INFIX = {
+    "arith.addf": "+",
+    "arith.addi": "+",
+    "arith.subf": "-",
+    "arith.subi": "-",
+    "arith.mulf": "*",
+    "arith.muli": "*",
+    "arith.divf": "/",
+    "arith.andi": "&",
+    "arith.ori": "|",
+    "arith.xori": "^",
+}
+"""Binary ops both languages write as their infix operator (NumPy's
+semantics: IEEE floats, wrapping integers)."""
+
+MINMAX_OPS = frozenset(
     {
-        "arith.addf",
-        "arith.addi",
-        "arith.subf",
-        "arith.subi",
-        "arith.mulf",
-        "arith.muli",
-        "arith.divf",
         "arith.maximumf",
         "arith.minimumf",
         "arith.maxnumf",
         "arith.minnumf",
         "arith.maxsi",
         "arith.minsi",
-        "arith.andi",
-        "arith.ori",
-        "arith.xori",
     }
 )
-"""Binary ops a kernel takes (each language spells them in its `BINARY`)."""
+"""Max/min ops each language spells with NumPy's NaN and tie rules (its
+`MINMAX`)."""
+
+BINARY_OPS = frozenset(INFIX) | MINMAX_OPS
+"""Binary ops a kernel takes."""
+
+CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
+"""Signed (and equality) arith.cmpi predicates as infix operators, the same
+in both languages."""
 
 UNARY_OPS = frozenset({"arith.negf", "math.absf", "math.sqrt"})
-
-CMPI_PREDICATES = frozenset(range(6))
-"""Signed (and equality) arith.cmpi predicates: eq ne slt sle sgt sge."""
 
 FLOAT_CASTS = frozenset({"arith.extf", "arith.truncf", "arith.sitofp"})
 """Casts that round as NumPy's `astype` does."""
@@ -103,14 +114,13 @@ class NativeNest:
 
     Raises `Unsupported` for a nest a kernel should not take (an op or type
     outside the exact subset, a gather, a GEMM-sized product accumulation).
-    A subclass writes the language: `BINARY`/`UNARY`/`CMPF`/`CMPI` spell
-    the ops, and the methods under "language" the statements.
+    A subclass writes the language: `MINMAX`/`UNARY`/`CMPF` spell the ops
+    it spells its own way, and the methods under "language" the statements.
     """
 
-    BINARY: ClassVar[dict[str, str]]
+    MINMAX: ClassVar[dict[str, str]]
     UNARY: ClassVar[dict[str, str]]
     CMPF: ClassVar[dict[int, str]]
-    CMPI: ClassVar[dict[int, str]]
 
     def __init__(self, root: affine.ForOp, env: CodeEnv, *, any_nest: bool = False):
         self.env = env
@@ -164,7 +174,7 @@ class NativeNest:
         for statement in nest.statements:
             self._check(statement.op)
         self._check_not_a_product()
-        if not self.any_nest and not self._reduces():
+        if not self.any_nest and self._reduction_length() == 1:
             raise Unsupported("no reduction: NumPy calls do it as fast")
         for statement in nest.statements:
             op = statement.op
@@ -204,23 +214,27 @@ class NativeNest:
         if op.name in ("arith.select", "arith.cmpf"):
             return
         if (
-            op.name == "arith.cmpi"
-            and op.properties["predicate"].value.data in CMPI_PREDICATES  # type: ignore[union-attr]
+            op.name == "arith.cmpi" and op.properties["predicate"].value.data in CMPI  # type: ignore[union-attr]
         ):
             return
         raise Unsupported(f"'{op.name}' is left to NumPy")
 
-    def _reduces(self) -> bool:
-        """Whether some store repeats over a loop that does not move it (a
-        window or a sum: NumPy runs those tap by tap)."""
+    def _reduction_length(self) -> int:
+        """The most terms a stored element sums: the product of the loops
+        around a store that do not move it (1 without a reduction; above 1
+        for a window or a sum, which NumPy runs tap by tap)."""
         nest = self.nest
+        longest = 1
         for statement in nest.statements:
             if isinstance(statement.op, affine.StoreOp):
                 moved = nest._ix_deps(nest.access_index(statement.op))
-                looped = {a for a in statement.loops if nest.axes[a].position >= 0}
-                if looped - moved:
-                    return True
-        return False
+                terms = math.prod(
+                    nest.axes[a].extent
+                    for a in statement.loops
+                    if nest.axes[a].position >= 0 and a not in moved
+                )
+                longest = max(longest, terms)
+        return longest
 
     def _check_not_a_product(self) -> None:
         """An accumulated product whose factors each have axes of their own
@@ -320,8 +334,10 @@ class NativeNest:
         raise NotImplementedError
 
     def _expression(self, op: Operation, operands: list[str]) -> str:
-        if op.name in self.BINARY:
-            return self.BINARY[op.name].format(*operands)
+        if op.name in INFIX:
+            return f"({operands[0]} {INFIX[op.name]} {operands[1]})"
+        if op.name in self.MINMAX:
+            return self.MINMAX[op.name].format(*operands)
         if op.name in self.UNARY:
             return self.UNARY[op.name].format(*operands)
         if op.name == "arith.select":
@@ -331,7 +347,7 @@ class NativeNest:
         predicate = op.properties["predicate"].value.data  # type: ignore[union-attr]
         if op.name == "arith.cmpf":
             return self.CMPF[predicate].format(*operands)
-        return f"({operands[0]} {self.CMPI[predicate]} {operands[1]})"
+        return f"({operands[0]} {CMPI[predicate]} {operands[1]})"
 
     SELECT: ClassVar[str]
 

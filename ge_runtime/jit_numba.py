@@ -37,25 +37,15 @@ import numpy as np
 from ge_runtime import jit_cache
 from ge_runtime.jit_native import NativeNest
 
-BINARY = {
-    "arith.addf": "({0} + {1})",
-    "arith.addi": "({0} + {1})",
-    "arith.subf": "({0} - {1})",
-    "arith.subi": "({0} - {1})",
-    "arith.mulf": "({0} * {1})",
-    "arith.muli": "({0} * {1})",
-    "arith.divf": "({0} / {1})",
+MINMAX = {
     "arith.maximumf": "({0} if ({0} > {1} or {0} != {0}) else {1})",
     "arith.minimumf": "({0} if ({0} < {1} or {0} != {0}) else {1})",
     "arith.maxnumf": "({0} if ({0} > {1} or {1} != {1}) else {1})",
     "arith.minnumf": "({0} if ({0} < {1} or {1} != {1}) else {1})",
     "arith.maxsi": "({0} if {0} > {1} else {1})",
     "arith.minsi": "({0} if {0} < {1} else {1})",
-    "arith.andi": "({0} & {1})",
-    "arith.ori": "({0} | {1})",
-    "arith.xori": "({0} ^ {1})",
 }
-"""Binary ops as Python expressions, NumPy's semantics (see the module doc)."""
+"""Max/min as Python expressions, NumPy's semantics (see `jit_native`)."""
 
 UNARY = {
     "arith.negf": "(-{0})",
@@ -83,7 +73,6 @@ CMPF = {
 }
 """arith.cmpf predicates (ordered ones are false on NaN, unordered true)."""
 
-CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
 
 _LOCK = threading.Lock()
 
@@ -134,10 +123,9 @@ def kernel(source: str) -> Callable[..., None]:
 class NumbaNest(NativeNest):
     """A nest as a call of a numba kernel (Python loops, `P` the parameters)."""
 
-    BINARY = BINARY
+    MINMAX = MINMAX
     UNARY = UNARY
     CMPF = CMPF
-    CMPI = CMPI
     SELECT = "({1} if {0} else {2})"
     EMPTY = "pass"
 
