@@ -25,7 +25,9 @@ after checking the buffer has the strides the IR gives it. What the C
 computes is what NumPy computes: the flags keep IEEE semantics
 (`-ffp-contract=off`: no fused multiply-add; no `-ffast-math`), integer
 arithmetic wraps as NumPy's does (`-fwrapv`), and `floordiv`/`mod` of an
-index round down as Python's.
+index round down as Python's. The one exception is the transcendental
+functions (`LIBM`: exp, log, tanh, erf, ...), the C library's, within a few
+ULP of NumPy's.
 """
 
 from __future__ import annotations
@@ -79,16 +81,38 @@ MINMAX = {
 """Max/min as C expressions, NumPy's semantics (see `jit_native`); `|` and
 `&`, not `||` and `&&`: without branches the compiler vectorises them."""
 
+LIBM = (
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+    "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
+)  # fmt: skip
+"""`math` ops C computes with the C library's function of the same name:
+within its documented error (1-2 ULP in glibc), not bit for bit NumPy's own
+SIMD functions; `tests/test_jit_c.py` bounds the difference."""
+
 UNARY = {
     "arith.negf": "(-{0})",
     "math.absf": "__builtin_fabs({0})",
     "math.sqrt": "__builtin_sqrt({0})",
+    "math.rsqrt": "(1.0 / __builtin_sqrt({0}))",
+    "math.floor": "__builtin_floor({0})",
+    "math.ceil": "__builtin_ceil({0})",
+    "math.trunc": "__builtin_trunc({0})",
+    "math.roundeven": "__builtin_rint({0})",
+    **{f"math.{name}": f"{name}({{0}})" for name in LIBM},
 }
-"""Unary ops (double precision; `UNARY_FLOAT32` for float)."""
+"""Unary ops (double precision; `UNARY_FLOAT32` for float): exact ones
+(sqrt, rounding to integers) and the `LIBM` functions."""
 
 UNARY_FLOAT32 = {
     "math.absf": "__builtin_fabsf({0})",
     "math.sqrt": "__builtin_sqrtf({0})",
+    "math.rsqrt": "(1.0f / __builtin_sqrtf({0}))",
+    "math.floor": "__builtin_floorf({0})",
+    "math.ceil": "__builtin_ceilf({0})",
+    "math.trunc": "__builtin_truncf({0})",
+    "math.roundeven": "__builtin_rintf({0})",
+    **{f"math.{name}": f"{name}f({{0}})" for name in LIBM},
 }
 """The unary ops whose float forms differ from their double ones."""
 
@@ -114,6 +138,7 @@ CMPF = {
 
 
 PRELUDE = """\
+#include <math.h>
 #include <stdint.h>
 static inline int64_t floordiv(int64_t a, int64_t k) {
     int64_t q = a / k;
@@ -232,7 +257,7 @@ def _compile(cc: str, source: str, directory: Path, path: Path) -> None:
         built = Path(scratch) / "kernels.so"
         _finish(
             subprocess.Popen(
-                [cc, "-shared", "-o", str(built), *objects],
+                [cc, "-shared", "-o", str(built), *objects, "-lm"],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -394,6 +419,8 @@ class CNest(NativeNest):
     ) -> list[str]:
         if any(strides is None for strides in self.arg_strides):
             raise Unsupported("a scalar from outside the nest")
+        if len(arguments) > MAX_ARGUMENTS:
+            raise Unsupported(f"{len(arguments)} buffers: more than ctypes passes")
         if self._product and not self._sank and self._reduction_length() > SHORT_SUM:
             raise Unsupported("a long sum of products C does not vectorise: BLAS")
         library = CLibrary.of(self.env)
@@ -528,6 +555,9 @@ def _iterations(root: affine.ForOp, nest: NestVectoriser) -> int:
     return count(root)
 
 
+MAX_ARGUMENTS = 1024
+"""The most arguments a `ctypes` call passes."""
+
 CALL = re.compile(r"    (k\d+)\(((?:p\d+, )*p\d+)?\)")
 """A top-level call of a C kernel with addresses."""
 
@@ -566,7 +596,11 @@ def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
     for line in body:
         call = CALL.fullmatch(line)
         if call is not None and call[1] in kernels:
-            calls.append((call[1], call[2].split(", ") if call[2] else []))
+            arguments = call[2].split(", ") if call[2] else []
+            taken = {a for _, others in calls for a in others}
+            if len(taken.union(arguments)) > MAX_ARGUMENTS:
+                flush()
+            calls.append((call[1], arguments))
         elif ADDRESS.fullmatch(line):
             addresses.append(line)
         else:

@@ -14,11 +14,13 @@ language is a subclass's: `jit_c.CNest` writes C for the system's C
 compiler (the default), `jit_numba.NumbaNest` writes Python for numba.
 
 What a kernel computes is what the vectoriser computes, bit for bit, for
-the ops it takes: IEEE `+ - * /`, `sqrt`, comparisons, selects, float
-casts, and max/min written as NumPy's (NaN propagates, the second operand
-on a tie, so `max(0.0, -0.0)` is `-0.0`); transcendental functions, gathers
-and float16 stay with NumPy. Only the order of a sum's terms may differ, as
-between the vectoriser's reductions and the scalar path.
+the ops every language takes: IEEE `+ - * /`, `sqrt`, comparisons, selects,
+float casts, and max/min written as NumPy's (NaN propagates, the second
+operand on a tie, so `max(0.0, -0.0)` is `-0.0`). A language may take more
+unary ops (its `UNARY`: C takes the C library's transcendental functions,
+within a few ULP of NumPy's); gathers and float16 stay with NumPy. Only the
+order of a sum's terms may differ, as between the vectoriser's reductions
+and the scalar path.
 
 ```python
 for t0 in range(P[0]):                  # written for a ReLU nest (numba)
@@ -93,6 +95,8 @@ CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
 in both languages."""
 
 UNARY_OPS = frozenset({"arith.negf", "math.absf", "math.sqrt"})
+"""Unary ops every language takes (its `UNARY` spells them and any more it
+computes)."""
 
 FLOAT_CASTS = frozenset({"arith.extf", "arith.truncf", "arith.sitofp"})
 """Casts that round as NumPy's `astype` does."""
@@ -113,7 +117,7 @@ class NativeNest:
     """One top-level `affine.for` nest as a call of a native kernel.
 
     Raises `Unsupported` for a nest a kernel should not take (an op or type
-    outside the exact subset, a gather, a GEMM-sized product accumulation).
+    its language does not spell, a gather, a GEMM-sized product accumulation).
     A subclass writes the language: `MINMAX`/`UNARY`/`CMPF` spell the ops
     it spells its own way, and the methods under "language" the statements.
     """
@@ -209,7 +213,7 @@ class NativeNest:
             return
         if isinstance(op, arith.ConstantOp) or op.name in BINARY_OPS:
             return
-        if op.name in UNARY_OPS or op.name in FLOAT_CASTS:
+        if op.name in self.UNARY or op.name in FLOAT_CASTS:
             return
         if op.name in ("arith.select", "arith.cmpf"):
             return

@@ -855,12 +855,12 @@ def test_an_index_out_of_range_is_reported_at_its_gather(name, vectorize, data):
 
 def test_each_kernel_language_spells_every_op_the_kernels_take():
     """`jit_native` decides which ops a kernel takes; each language must
-    spell all of them (and nothing it would not be asked for)."""
+    spell all of them (C spells more unary ops: `jit_c.LIBM`, rounding)."""
     from ge_runtime.jit_c import CNest
     from ge_runtime.jit_native import MINMAX_OPS, UNARY_OPS
     from ge_runtime.jit_numba import NumbaNest
 
     for language in (CNest, NumbaNest):
         assert set(language.MINMAX) == MINMAX_OPS, language
-        assert set(language.UNARY) == UNARY_OPS, language
+        assert set(language.UNARY) >= UNARY_OPS, language
         assert set(language.CMPF) == set(range(16)), language

@@ -181,6 +181,61 @@ def test_c_float_ops_keep_nan_inf_and_signed_zero():
         assert same_signs(got, other)
 
 
+def unary_module(op: str, dtype: str) -> str:
+    """y = op(x) elementwise over a 4x100 buffer of `dtype`."""
+    return f"""
+func.func @main(%x: memref<4x100x{dtype}>) -> memref<4x100x{dtype}> {{
+  %y = memref.alloc() : memref<4x100x{dtype}>
+  affine.for %i = 0 to 4 {{
+    affine.for %j = 0 to 100 {{
+      %v = affine.load %x[%i, %j] : memref<4x100x{dtype}>
+      %r = {op} %v : {dtype}
+      affine.store %r, %y[%i, %j] : memref<4x100x{dtype}>
+    }}
+  }}
+  func.return %y : memref<4x100x{dtype}>
+}}"""
+
+
+def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How many representable values lie between `a` and `b` (finite)."""
+    bits = np.dtype(f"i{a.itemsize}")
+    sign = np.int64(np.iinfo(bits).max)
+
+    def ordered(x: np.ndarray) -> np.ndarray:
+        i = x.view(bits).astype(np.int64)
+        return np.where(i < 0, -(i & sign), i)
+
+    return np.abs(ordered(a) - ordered(b))
+
+
+LIBM_ULPS = 4
+"""How far a C library function may be from NumPy's (glibc and NumPy's SIMD
+functions each stay within 1-3 ULP of the exact result)."""
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("op", sorted(set(jit_c.UNARY) - {"arith.negf"}))
+def test_c_unary_ops_are_numpy_within_a_few_ulp(op, dtype):
+    """Rounding and square roots bit for bit; the C library's functions
+    within `LIBM_ULPS` of NumPy's, with its NaNs, infinities and zero signs
+    (inputs from 0.01 to 300 in magnitude, so overflow and domain errors
+    are among them)."""
+    scales = np.repeat([0.01, 1.0, 10.0, 300.0], 100).reshape(4, 100)
+    x = (special((4, 100), np.float64) * scales).astype(np.float32 if dtype == "f32" else np.float64)
+    compiled = compile_module(unary_module(op, dtype), kernels="c")
+    assert compiled.native_nests == 1
+    numpy_path = compile_module(unary_module(op, dtype), kernels="numpy")
+    with np.errstate(all="ignore"):
+        (got,), (want,) = compiled(x), numpy_path(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    assert same_signs(got, want)
+    finite = np.isfinite(want)
+    bound = LIBM_ULPS if op.removeprefix("math.") in jit_c.LIBM else 0
+    assert ulps(got[finite], want[finite]).max() <= bound
+
+
 EMPTY = """
 func.func @main(%x: memref<0x5xf32>) -> memref<0x5xf32> {
   %zero = arith.constant 0.0 : f32
@@ -278,6 +333,24 @@ def test_consecutive_c_kernels_are_one_call():
     sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
     assert sequence is not None, source
     assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
+
+
+def test_no_merged_call_of_more_buffers_than_ctypes_passes(tmp_path, monkeypatch):
+    """A run of calls whose buffers together are more than a `ctypes` call
+    takes is cut into calls that each take few enough (an unrolled GRU made
+    one of 1641)."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))  # not the code made before
+    monkeypatch.setattr(jit, "_CACHE", {})
+    monkeypatch.setattr(jit_c, "MAX_ARGUMENTS", 3)
+    x = special((3, 17))
+    compiled, (got,), (numpy_result,), (want,) = three_ways(TWO_NESTS, x)
+    np.testing.assert_array_equal(got, want)
+    calls = [
+        line
+        for line in compiled.source.split("def jitted")[1].splitlines()
+        if line.lstrip().startswith("k")
+    ]
+    assert len(calls) == 2, compiled.source  # x, y | y, x, z: four would be one
 
 
 MATVEC = """
