@@ -495,13 +495,18 @@ class CNest(NativeNest):
         return f"floormod({text}, {divisor})"
 
     def _loop(self, indent: str, number: int, extent: str) -> str:
-        t = f"t{number}"
-        line = f"{indent}for (int64_t {t} = 0; {t} < {extent}; ++{t}) {{"
         vectorised = number == self._sunk or (
             number in self._innermost and self.nest.axes[number].extent > UNROLLED
-        )
-        if vectorised:  # unrolled first, its selects would not vectorise
-            return f'{indent}_Pragma("GCC unroll 1")\n{line}'
+        )  # unrolled first, its selects would not vectorise
+        return self._loop_of(indent, f"t{number}", extent, 1 if vectorised else None)
+
+    def _loop_of(
+        self, indent: str, variable: str, extent: str, unroll: int | None = None
+    ) -> str:
+        t = variable
+        line = f"{indent}for (int64_t {t} = 0; {t} < {extent}; ++{t}) {{"
+        if unroll is not None:
+            return f'{indent}_Pragma("GCC unroll {unroll}")\n{line}'
         return line
 
     def _end_loop(self, indent: str) -> list[str]:

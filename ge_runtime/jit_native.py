@@ -32,6 +32,7 @@ for t0 in range(P[0]):                  # written for a ReLU nest (numba)
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
@@ -101,11 +102,18 @@ computes)."""
 FLOAT_CASTS = frozenset({"arith.extf", "arith.truncf", "arith.sitofp"})
 """Casts that round as NumPy's `astype` does."""
 
+INDEX = np.dtype(np.int64)
+"""The type of loop variables."""
+
 Element = tuple[SSAValue, tuple[Ix, ...]]
 """A buffer element: the memref and its index expressions."""
 
 SUNK_EXTENT = 64
 """Loops at most this long may be moved inside a reduction (`_sinkable`)."""
+
+TILE_ELEMENTS = 64
+"""The most elements a register tile holds (`_register_tile`): the sunk
+loop's times the tile's loops' (4 AVX-512 registers of float32)."""
 
 UNROLLED = 8
 """Loops at most this long (a window's taps) get a literal extent: the
@@ -159,12 +167,21 @@ class NativeNest:
         self.read_from_memory: set[SSAValue] = set()
         self.stored: set[SSAValue] = set()
         self._held = 0
+        self._values = 0
+        """Values defined (their names are unique: a tile's code is written
+        again for its last strip)."""
         self.packing: list[str] = []
         """Lines before the call: weights gathered into the order the kernel
         reads them (once: the function's `prepare` computes them)."""
         self._packed: dict[Element, tuple[str, tuple[int, ...]]] = {}
         self._sunk: int | None = None
         """The loop `_emit_sunk` is moving innermost, while it does."""
+        self._tile: list[tuple[int, int, str | None]] = []
+        """The loops moved in with it (`_register_tile`), outer first: each
+        loop's number, how many of its iterations the tile takes, and the
+        first one's (None: all of them)."""
+        self._arrays = 0
+        """Local arrays made (their names are unique)."""
         self._sank = False
         """Whether `_emit_sunk` moved a loop."""
         self._mirrors: dict[Element, str] = {}
@@ -316,6 +333,13 @@ class NativeNest:
 
     def _end_loop(self, indent: str) -> list[str]:
         """The lines closing a loop `_loop` opened."""
+        raise NotImplementedError
+
+    def _loop_of(
+        self, indent: str, variable: str, extent: str, unroll: int | None = None
+    ) -> str:
+        """A loop of `variable` (unrolled `unroll` times): register tiles'
+        (languages that sink loops)."""
         raise NotImplementedError
 
     def _subscript(self, buffer: str, indices: list[str]) -> str:
@@ -477,6 +501,9 @@ class NativeNest:
         axis = self.nest.axes[number]
         if axis.extent <= 0:
             return
+        if self.SINKS_LOOPS and (tile := self._register_tile(loop)) is not None:
+            self._emit_tiled(*tile, indent)
+            return
         if self.SINKS_LOOPS and (parts := self._sinkable(loop)) is not None:
             self._emit_sunk(loop, *parts, indent)
             return
@@ -507,6 +534,150 @@ class NativeNest:
             self.known = known
         if register is not None:
             self._release(*register, indent)
+
+    def _register_tile(
+        self, loop: affine.ForOp
+    ) -> tuple[list[tuple[int, int]], affine.ForOp, tuple[Any, ...]] | None:
+        """The register tile `loop` heads, if any: the loops perfectly nested
+        from it down to a loop `_sinkable` moves (outputs' pixels around a
+        convolution's C0 loop), innermost first while `TILE_ELEMENTS`
+        allows, whole or (the outermost) in strips. They run
+        innermost in the reduction with the sunk loop, so one load of a
+        weight vector serves the tile's pixels and their sums are
+        independent (in registers, not one chain of additions through
+        memory). Legal when distinct points of the tile store distinct
+        elements; each element's operations and their order do not change.
+
+        Returns (the tile's loops and blocks, the sunk loop, its parts)."""
+        chain = [loop]
+        while True:
+            body = [
+                op
+                for op in chain[-1].body.block.ops
+                if not isinstance(op, affine.YieldOp)
+            ]
+            if len(body) != 1 or not isinstance(body[0], affine.ForOp):
+                return None
+            parts = self._sinkable(body[0])
+            if parts is not None:
+                break
+            chain.append(body[0])
+        sunk = self._numbers[body[0]]
+        budget = TILE_ELEMENTS // self.nest.axes[sunk].extent
+        tile: list[tuple[int, int]] = []
+        for candidate in reversed(chain):
+            number = self._numbers[candidate]
+            axis = self.nest.axes[number]
+            if axis.position < 0:
+                break
+            block = min(budget, axis.extent)
+            if block < 2 or not self._tile_owns(body[0], [(number, block), *tile]):
+                break
+            tile.insert(0, (number, block))
+            budget //= block
+            if block < axis.extent:
+                break  # a strip of it: the loops around vary between strips
+        if not tile or tile[0][0] != self._numbers[loop]:
+            return None
+        return tile, body[0], parts
+
+    def _tile_owns(self, sunk: affine.ForOp, tile: list[tuple[int, int]]) -> bool:
+        """Whether distinct points of `tile` and the `sunk` loop store to
+        distinct elements (the loops move each stored index linearly, not
+        through a `floordiv`/`mod`)."""
+        number = self._numbers[sunk]
+        loops = [*tile, (number, self.nest.axes[number].extent)]
+        moving = {n for n, _ in loops}
+        indices = {
+            tuple(self.nest.access_index(op))
+            for op in sunk.walk()
+            if isinstance(op, affine.StoreOp)
+        }
+        for index in indices:
+            for ix in index:
+                for atom in ix.atoms():
+                    if isinstance(atom, Div | Mod) and any(
+                        v.id in moving for v in atom.arg.variables()
+                    ):
+                        return False
+            coefficients = [[axis_coefficient(ix, n) for ix in index] for n, _ in loops]
+            points = {
+                tuple(
+                    sum(c[dim] * i for c, i in zip(coefficients, point, strict=True))
+                    for dim in range(len(index))
+                )
+                for point in itertools.product(*(range(b) for _, b in loops))
+            }
+            if len(points) != math.prod(b for _, b in loops):
+                return False
+        return True
+
+    def _emit_tiled(
+        self,
+        tile: list[tuple[int, int]],
+        sunk: affine.ForOp,
+        parts: tuple[Any, ...],
+        indent: str,
+    ) -> None:
+        """`sunk` moved innermost with the tile's loops; the outermost of
+        those in strips of its block (and a last, shorter one):
+
+        for w < 9 { for c { init(w, c); for k { acc(w, c, k) }; post(w, c) } }
+        ->  for s < 2 { for u < 4 { for c { init } }         (w = 4 s + u)
+                        for k { for u < 4 { for c { acc } } }
+                        for u < 4 { for c { post } } }
+            for u < 1 { ... }                                 (w = 8 + u)
+        """
+        (first, block), *inner = tile
+        whole: list[tuple[int, int, str | None]] = [(n, b, None) for n, b in inner]
+        extent = self.nest.axes[first].extent
+        if block == extent:
+            self._tile = [(first, block, None), *whole]
+            self._emit_sunk(sunk, *parts, indent)
+        else:
+            strips, rest = divmod(extent, block)
+            self.body.append(self._loop_of(indent, f"s{first}", str(strips)))
+            self._tile = [(first, block, f"s{first} * {block}"), *whole]
+            self._emit_sunk(sunk, *parts, indent + "    ")
+            self.body += self._end_loop(indent)
+            if rest:
+                self._tile = [(first, rest, str(strips * block)), *whole]
+                self._emit_sunk(sunk, *parts, indent)
+        self._tile = []
+
+    def _open_sunk(self, indent: str, *, unroll: bool = False) -> str:
+        """The loops of the tile, then the sunk loop: the indentation inside.
+        With `unroll`, the tile's loops are unrolled (its sums in registers)."""
+        for number, block, start in self._tile:
+            variable = f"t{number}" if start is None else f"u{number}"
+            self.body.append(
+                self._loop_of(indent, variable, str(block), block if unroll else None)
+            )
+            indent += "    "
+            if start is not None:
+                index = f"{start} + {variable}"
+                self.body.append(self._define(indent, f"t{number}", INDEX, index))
+        assert self._sunk is not None
+        extent = self._param(self.nest.axes[self._sunk].extent)
+        self.body.append(self._loop(indent, self._sunk, extent))
+        return indent + "    "
+
+    def _close_sunk(self, inner: str) -> None:
+        for _ in range(len(self._tile) + 1):
+            inner = inner[:-4]
+            self.body += self._end_loop(inner)
+
+    def _mirror_index(self) -> str:
+        """The index of the sunk loop's element in a local array: the
+        tile's point, then the sunk loop's variable."""
+        assert self._sunk is not None
+        index = ""
+        for number, block, start in self._tile:
+            variable = f"t{number}" if start is None else f"u{number}"
+            index = f"({index}) * {block} + {variable}" if index else variable
+        if not index:
+            return f"t{self._sunk}"
+        return f"({index}) * {self.nest.axes[self._sunk].extent} + t{self._sunk}"
 
     def _sinkable(
         self, loop: affine.ForOp
@@ -599,7 +770,7 @@ class NativeNest:
         self._sunk, self._sank = number, True
         mirrored = self._mirror_stores(loop, indent)
         if before:
-            self._emit_ops_in_loop(before, number, indent)
+            self._emit_ops_in_loop(before, indent)
             self.known = dict(known)
         level = indent
         for reduction in chain:
@@ -613,13 +784,13 @@ class NativeNest:
         else:
             body = chain[-1].body.block.ops
             ops = [op for op in body if not isinstance(op, affine.YieldOp)]
-            self._emit_ops_in_loop(ops, number, level)
+            self._emit_ops_in_loop(ops, level, unroll=True)
         while level != indent:
             level = level[:-4]
             self.body += self._end_loop(level)
         self.known = dict(known)
         if after:
-            self._emit_ops_in_loop(after, number, indent)
+            self._emit_ops_in_loop(after, indent)
             self.known = known
         for element in mirrored:  # the owned elements' final values
             name = self._mirrors.pop(element)
@@ -627,14 +798,14 @@ class NativeNest:
                 continue
             self.stored.add(element[0])
             target = self._element(*element)
-            self._emit_in_loop(number, indent, f"{name}[t{number}]", target)
+            self._emit_in_loop(indent, f"{name}[{self._mirror_index()}]", target)
         self._sunk = None
 
     def _mirror_stores(self, loop: affine.ForOp, indent: str) -> list[Element]:
         """A local array for each buffer `loop` stores to (at its one index),
         loaded first if the loop reads it before writing it."""
         number = self._numbers[loop]
-        size = self.nest.axes[number].extent
+        size = self.nest.axes[number].extent * math.prod(b for _, b, _ in self._tile)
         accesses = [
             op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
@@ -648,7 +819,8 @@ class NativeNest:
             if any(op.memref is m for m, _ in mirrored):
                 continue
             element = (op.memref, tuple(self.nest.access_index(op)))
-            name = f"m{len(self._mirrors)}"
+            name = f"m{self._arrays}"
+            self._arrays += 1
             self._mirrors[element] = name
             mirrored.append(element)
             dtype = numpy_dtype(op.memref.type)
@@ -656,26 +828,27 @@ class NativeNest:
             if isinstance(first[op.memref], affine.LoadOp):
                 self.read_from_memory.add(op.memref)
                 load = self._element(*element)
-                self._emit_in_loop(number, indent, load, f"{name}[t{number}]")
+                self._emit_in_loop(indent, load, f"{name}[{self._mirror_index()}]")
         return mirrored
 
-    def _emit_in_loop(self, number: int, indent: str, value: str, target: str) -> None:
-        """`target = value` in loop `number` (over its whole extent)."""
-        extent = self._param(self.nest.axes[number].extent)
-        self.body.append(self._loop(indent, number, extent))
-        self.body.append(self._assign(indent + "    ", target, value))
-        self.body += self._end_loop(indent)
+    def _emit_in_loop(self, indent: str, value: str, target: str) -> None:
+        """`target = value` in the sunk loop (and its tile's)."""
+        inner = self._open_sunk(indent)
+        self.body.append(self._assign(inner, target, value))
+        self._close_sunk(inner)
 
     def _extent(self, extent: int) -> str:
         """A loop's extent: literal when short (the compiler unrolls it)."""
         return str(extent) if extent <= UNROLLED else self._param(extent)
 
-    def _emit_ops_in_loop(self, ops: list[Operation], number: int, indent: str) -> None:
-        extent = self._param(self.nest.axes[number].extent)
-        self.body.append(self._loop(indent, number, extent))
+    def _emit_ops_in_loop(
+        self, ops: list[Operation], indent: str, *, unroll: bool = False
+    ) -> None:
+        """`ops` in the sunk loop (and its tile's, unrolled with `unroll`)."""
+        inner = self._open_sunk(indent, unroll=unroll)
         for op in ops:
-            self._emit_op(op, indent + "    ")
-        self.body += self._end_loop(indent)
+            self._emit_op(op, inner)
+        self._close_sunk(inner)
 
     def _accumulator(
         self, loop: affine.ForOp, number: int
@@ -725,7 +898,7 @@ class NativeNest:
         if held is not None:
             return held
         if element in self._mirrors:
-            return f"{self._mirrors[element]}[t{self._sunk}]"
+            return f"{self._mirrors[element]}[{self._mirror_index()}]"
         self.read_from_memory.add(memref)
         packed = self._packed_weight(memref, index)
         if packed is not None:
@@ -794,7 +967,7 @@ class NativeNest:
         self._forget(memref)
         self.known[memref, index] = value
         if (memref, index) in self._mirrors:
-            mirror = f"{self._mirrors[memref, index]}[t{self._sunk}]"
+            mirror = f"{self._mirrors[memref, index]}[{self._mirror_index()}]"
             self.body.append(self._assign(indent, mirror, value))
         elif memref not in self.private:
             self.stored.add(memref)
@@ -811,7 +984,8 @@ class NativeNest:
             index = tuple(nest.access_index(op))
             self._write(op.memref, index, self._local(op.value), indent)
             return
-        name = f"x{len(self.locals)}"
+        name = f"x{self._values}"
+        self._values += 1
         if isinstance(op, affine.LoadOp):
             element = (op.memref, tuple(nest.access_index(op)))
             if element not in self.registers and element in self.known:

@@ -82,10 +82,11 @@ func.func @main(%x: memref<17x33xf32>, %w: memref<33x16xf32>, %b: memref<16xf32>
 """
 
 
-def test_c_runs_the_channel_loop_inside_the_reduction():
+def test_c_runs_the_channel_loop_inside_the_reduction_in_register_tiles():
     """The 16-wide loop around a 33-long sum runs innermost over a local
-    array (vectorised), the sum's order unchanged: equal to the scalar path
-    bit for bit, NaN and -0.0 included."""
+    array (vectorised), with 4 rows at a time (4 strips and a last row),
+    the sum's order unchanged: equal to the scalar path bit for bit, NaN
+    and -0.0 included."""
     x, w = special((17, 33)), RNG.standard_normal((33, 16)).astype(np.float32)
     b = RNG.standard_normal(16).astype(np.float32)
     b[5] = -0.0
@@ -94,8 +95,105 @@ def test_c_runs_the_channel_loop_inside_the_reduction():
     assert same_signs(got, want)
     assert np.isnan(got).any()
     source = library_source(compiled)
-    assert "float m0[16] __attribute__((aligned(64)));" in source, source
+    assert "float m0[64] __attribute__((aligned(64)));" in source, source
+    assert "for (int64_t s0 = 0; s0 < 4; ++s0) {" in source, source
+    assert "int64_t t0 = s0 * 4 + u0;" in source, source
+    assert "int64_t t0 = 16 + u0;" in source, source  # the last row
+    assert '_Pragma("GCC unroll 4")' in source, source
     assert '_Pragma("GCC unroll 1")' in source, source
+
+
+def pointwise_conv(n: int, h: int, w: int, k: int) -> str:
+    """y[n, h, w, c] = x[n, h, w, :] . f[:, c] + b[c], 16 channels (a 1x1
+    convolution's loops over NHWC0)."""
+    x, y = f"memref<{n}x{h}x{w}x{k}xf32>", f"memref<{n}x{h}x{w}x16xf32>"
+    return f"""
+func.func @main(%x: {x}, %f: memref<{k}x16xf32>, %b: memref<16xf32>) -> {y} {{
+  %y = memref.alloc() : {y}
+  affine.for %i = 0 to {n} {{
+    affine.for %j = 0 to {h} {{
+      affine.for %l = 0 to {w} {{
+        affine.for %c = 0 to 16 {{
+          %bv = affine.load %b[%c] : memref<16xf32>
+          affine.store %bv, %y[%i, %j, %l, %c] : {y}
+          affine.for %r = 0 to {k} {{
+            %xv = affine.load %x[%i, %j, %l, %r] : {x}
+            %fv = affine.load %f[%r, %c] : memref<{k}x16xf32>
+            %p = arith.mulf %xv, %fv : f32
+            %a = affine.load %y[%i, %j, %l, %c] : {y}
+            %s = arith.addf %a, %p : f32
+            affine.store %s, %y[%i, %j, %l, %c] : {y}
+          }}
+        }}
+      }}
+    }}
+  }}
+  func.return %y : {y}
+}}"""
+
+
+@pytest.mark.parametrize(
+    "shape, tile",
+    [
+        ((2, 2, 2, 17), "whole"),  # 2 x 2 pixels: both loops in the tile
+        ((2, 3, 7, 33), "strips"),  # 7 = 4 + 3
+        ((1, 1, 1, 3), "none"),  # one pixel
+    ],
+)
+def test_c_register_tiles_of_a_pointwise_convolution(shape, tile):
+    n, h, w, k = shape
+    x = special((n, h, w, k))
+    f = RNG.standard_normal((k, 16)).astype(np.float32)
+    b = RNG.standard_normal(16).astype(np.float32)
+    compiled, (got,), (numpy_result,), (want,) = three_ways(
+        pointwise_conv(*shape), x, f, b
+    )
+    np.testing.assert_array_equal(got, want)
+    assert same_signs(got, want)
+    source = library_source(compiled)
+    if tile == "whole":
+        assert "m0[((t1) * 2 + t2) * 16 + t3]" in source, source
+    elif tile == "strips":
+        assert "int64_t t2 = s2 * 4 + u2;" in source, source
+        assert "int64_t t2 = 4 + u2;" in source, source
+    else:
+        assert "m0[t3]" in source, source
+
+
+ONE_ROW_SUMS = """
+func.func @main(%x: memref<6x5xf32>, %w: memref<5x16xf32>) -> memref<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<16xf32>
+  affine.for %c = 0 to 16 {
+    affine.store %zero, %y[%c] : memref<16xf32>
+  }
+  affine.for %i = 0 to 6 {
+    affine.for %c = 0 to 16 {
+      affine.for %k = 0 to 5 {
+        %xv = affine.load %x[%i, %k] : memref<6x5xf32>
+        %wv = affine.load %w[%k, %c] : memref<5x16xf32>
+        %p = arith.mulf %xv, %wv : f32
+        %a = affine.load %y[%c] : memref<16xf32>
+        %s = arith.addf %a, %p : f32
+        affine.store %s, %y[%c] : memref<16xf32>
+      }
+    }
+  }
+  func.return %y : memref<16xf32>
+}
+"""
+
+
+def test_no_register_tile_of_rows_that_store_one_element():
+    """Every row adds into the same 16 sums: a tile of rows would reorder
+    their terms, so the rows stay a loop around the sunk channel loop."""
+    x = special((6, 5))
+    w = RNG.standard_normal((5, 16)).astype(np.float32)
+    compiled, (got,), _, (want,) = three_ways(ONE_ROW_SUMS, x, w)
+    np.testing.assert_array_equal(got, want)
+    source = library_source(compiled)
+    assert "float m0[16] __attribute__((aligned(64)));" in source, source
+    assert "u1" not in source and "s1" not in source, source
 
 
 NEGATIVE_INDEX = """
@@ -222,7 +320,9 @@ def test_c_unary_ops_are_numpy_within_a_few_ulp(op, dtype):
     (inputs from 0.01 to 300 in magnitude, so overflow and domain errors
     are among them)."""
     scales = np.repeat([0.01, 1.0, 10.0, 300.0], 100).reshape(4, 100)
-    x = (special((4, 100), np.float64) * scales).astype(np.float32 if dtype == "f32" else np.float64)
+    x = (special((4, 100), np.float64) * scales).astype(
+        np.float32 if dtype == "f32" else np.float64
+    )
     compiled = compile_module(unary_module(op, dtype), kernels="c")
     assert compiled.native_nests == 1
     numpy_path = compile_module(unary_module(op, dtype), kernels="numpy")
