@@ -108,6 +108,10 @@ INDEX = np.dtype(np.int64)
 Element = tuple[SSAValue, tuple[Ix, ...]]
 """A buffer element: the memref and its index expressions."""
 
+Segment = list[Operation]
+"""A part of a loop `_sinkable` distributes: a run of ops, or a reduction's
+perfectly nested loops (outer first)."""
+
 SUNK_EXTENT = 64
 """Loops at most this long may be moved inside a reduction (`_sinkable`)."""
 
@@ -505,7 +509,7 @@ class NativeNest:
             self._emit_tiled(*tile, indent)
             return
         if self.SINKS_LOOPS and (parts := self._sinkable(loop)) is not None:
-            self._emit_sunk(loop, *parts, indent)
+            self._emit_sunk(loop, parts, indent)
             return
         inner = indent
         register = None
@@ -537,7 +541,7 @@ class NativeNest:
 
     def _register_tile(
         self, loop: affine.ForOp
-    ) -> tuple[list[tuple[int, int]], affine.ForOp, tuple[Any, ...]] | None:
+    ) -> tuple[list[tuple[int, int]], affine.ForOp, list[Segment]] | None:
         """The register tile `loop` heads, if any: the loops perfectly nested
         from it down to a loop `_sinkable` moves (outputs' pixels around a
         convolution's C0 loop), innermost first while `TILE_ELEMENTS`
@@ -616,7 +620,7 @@ class NativeNest:
         self,
         tile: list[tuple[int, int]],
         sunk: affine.ForOp,
-        parts: tuple[Any, ...],
+        parts: list[Segment],
         indent: str,
     ) -> None:
         """`sunk` moved innermost with the tile's loops; the outermost of
@@ -633,16 +637,16 @@ class NativeNest:
         extent = self.nest.axes[first].extent
         if block == extent:
             self._tile = [(first, block, None), *whole]
-            self._emit_sunk(sunk, *parts, indent)
+            self._emit_sunk(sunk, parts, indent)
         else:
             strips, rest = divmod(extent, block)
             self.body.append(self._loop_of(indent, f"s{first}", str(strips)))
             self._tile = [(first, block, f"s{first} * {block}"), *whole]
-            self._emit_sunk(sunk, *parts, indent + "    ")
+            self._emit_sunk(sunk, parts, indent + "    ")
             self.body += self._end_loop(indent)
             if rest:
                 self._tile = [(first, rest, str(strips * block)), *whole]
-                self._emit_sunk(sunk, *parts, indent)
+                self._emit_sunk(sunk, parts, indent)
         self._tile = []
 
     def _open_sunk(self, indent: str, *, unroll: bool = False) -> str:
@@ -679,45 +683,47 @@ class NativeNest:
             return f"t{self._sunk}"
         return f"({index}) * {self.nest.axes[self._sunk].extent} + t{self._sunk}"
 
-    def _sinkable(
-        self, loop: affine.ForOp
-    ) -> tuple[list[Operation], list[affine.ForOp], list[Operation]] | None:
-        """How `loop` splits around the reduction it holds, if it may run
-        innermost: (ops before, the reduction's perfectly nested loops, ops
-        after). Each iteration of `loop` must own the elements it writes
-        (every access to a buffer it stores to is at one index, which the
-        loop's variable moves), and values must not cross the parts. The
-        result of an element's operations, and their order, do not change;
-        the loop of unit stride is innermost."""
+    def _sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
+        """How `loop` splits around the reductions it holds, if it may run
+        innermost: its body's runs of ops and its reductions' perfectly
+        nested loops (`Segment`s), in order. Each iteration of `loop` must
+        own the elements it writes (every access to a buffer it stores to is
+        at one index, which the loop's variable moves), and values must not
+        cross the segments. The result of an element's operations, and their
+        order, do not change; the loop of unit stride is innermost."""
         number = self._numbers[loop]
         if self.nest.axes[number].extent > SUNK_EXTENT:
             return None
-        ops = [op for op in loop.body.block.ops if not isinstance(op, affine.YieldOp)]
-        inner = [op for op in ops if isinstance(op, affine.ForOp)]
-        if len(inner) != 1:
+        segments: list[Segment] = []
+        for op in loop.body.block.ops:
+            if isinstance(op, affine.YieldOp):
+                continue
+            if isinstance(op, affine.ForOp):
+                chain = _perfect_nest(op)
+                if chain is None:
+                    return None  # not perfectly nested
+                segments.append(chain)
+            elif segments and not isinstance(segments[-1][0], affine.ForOp):
+                segments[-1].append(op)
+            else:
+                segments.append([op])
+        reductions = [s for s in segments if isinstance(s[0], affine.ForOp)]
+        if not reductions:
             return None
-        chain = [inner[0]]
-        while True:
-            body = [
-                op
-                for op in chain[-1].body.block.ops
-                if not isinstance(op, affine.YieldOp)
-            ]
-            loops = [op for op in body if isinstance(op, affine.ForOp)]
-            if not loops:
-                break
-            if len(body) != 1:
-                return None  # not perfectly nested
-            chain.append(loops[0])
-        split = ops.index(chain[0])
-        before, after = ops[:split], ops[split + 1 :]
-        made = {result for op in before for result in op.results}
-        later = [*after, *(op for op in chain[0].walk() if op is not chain[0])]
-        if any(operand in made for op in later for operand in op.operands):
-            return None  # a value crosses from one part to another
-        if not self._owns_its_elements(loop, number, chain):
+        home = {
+            result: position
+            for position, segment in enumerate(segments)
+            for op in _walk(segment)
+            for result in op.results
+        }
+        for position, segment in enumerate(segments):
+            for op in _walk(segment):
+                if any(home.get(v, position) != position for v in op.operands):
+                    return None  # a value crosses from one segment to another
+        reducing = [inner for chain in reductions for inner in chain]
+        if not self._owns_its_elements(loop, number, reducing):
             return None
-        return before, chain, after
+        return segments
 
     def _owns_its_elements(
         self, loop: affine.ForOp, number: int, reduction: list[affine.ForOp]
@@ -749,14 +755,9 @@ class NativeNest:
         return True
 
     def _emit_sunk(
-        self,
-        loop: affine.ForOp,
-        before: list[Operation],
-        chain: list[affine.ForOp],
-        after: list[Operation],
-        indent: str,
+        self, loop: affine.ForOp, segments: list[Segment], indent: str
     ) -> None:
-        """`loop` distributed over its parts, innermost in the reduction,
+        """`loop` distributed over its segments, innermost in each reduction,
         the elements it owns held in local arrays by its variable:
 
         for c { init(c); for k { acc(c, k) }; post(c) }
@@ -769,9 +770,23 @@ class NativeNest:
         known = dict(self.known)
         self._sunk, self._sank = number, True
         mirrored = self._mirror_stores(loop, indent)
-        if before:
-            self._emit_ops_in_loop(before, indent)
+        for segment in segments:
+            if isinstance(segment[0], affine.ForOp):
+                self._emit_reduction(segment, indent)
+            else:
+                self._emit_ops_in_loop(segment, indent)
             self.known = dict(known)
+        for element in mirrored:  # the owned elements' final values
+            name = self._mirrors.pop(element)
+            if element[0] in self.private:
+                continue
+            self.stored.add(element[0])
+            target = self._element(*element)
+            self._emit_in_loop(indent, f"{name}[{self._mirror_index()}]", target)
+        self._sunk = None
+
+    def _emit_reduction(self, chain: Segment, indent: str) -> None:
+        """A reduction's loops with the sunk loop (and its tile's) inside."""
         level = indent
         for reduction in chain:
             axis = self.nest.axes[self._numbers[reduction]]
@@ -788,18 +803,6 @@ class NativeNest:
         while level != indent:
             level = level[:-4]
             self.body += self._end_loop(level)
-        self.known = dict(known)
-        if after:
-            self._emit_ops_in_loop(after, indent)
-            self.known = known
-        for element in mirrored:  # the owned elements' final values
-            name = self._mirrors.pop(element)
-            if element[0] in self.private:
-                continue
-            self.stored.add(element[0])
-            target = self._element(*element)
-            self._emit_in_loop(indent, f"{name}[{self._mirror_index()}]", target)
-        self._sunk = None
 
     def _mirror_stores(self, loop: affine.ForOp, indent: str) -> list[Element]:
         """A local array for each buffer `loop` stores to (at its one index),
@@ -1000,6 +1003,29 @@ class NativeNest:
         self.locals[op.results[0]] = name
         dtype = numpy_dtype(op.results[0].type)
         self.body.append(self._define(indent, name, dtype, expression))
+
+
+def _walk(segment: Segment) -> Iterator[Operation]:
+    """The ops of a segment, nested ones included."""
+    tops = segment[:1] if isinstance(segment[0], affine.ForOp) else segment
+    for top in tops:
+        yield from top.walk()
+
+
+def _perfect_nest(loop: affine.ForOp) -> list[affine.ForOp] | None:
+    """`loop` and the loops nested in it, outer first, if each but the
+    innermost holds only the next (None otherwise)."""
+    chain = [loop]
+    while True:
+        body = [
+            op for op in chain[-1].body.block.ops if not isinstance(op, affine.YieldOp)
+        ]
+        loops = [op for op in body if isinstance(op, affine.ForOp)]
+        if not loops:
+            return chain
+        if len(body) != 1:
+            return None
+        chain.append(loops[0])
 
 
 def _moves_injectively(ix: Ix, axis: int) -> bool:

@@ -160,6 +160,75 @@ def test_c_register_tiles_of_a_pointwise_convolution(shape, tile):
         assert "m0[t3]" in source, source
 
 
+# 24 input channels as a block of 16 and one of 8 (a padded C0 block's
+# real channels): two reductions into each output, then a ReLU.
+TWO_REDUCTIONS = """
+func.func @main(%x: memref<5x2x16xf32>, %w: memref<2x16x16xf32>, %b: memref<16xf32>)
+    -> memref<5x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<5x16xf32>
+  %y = memref.alloc() : memref<5x16xf32>
+  affine.for %i = 0 to 5 {
+    affine.for %c = 0 to 16 {
+      %bv = affine.load %b[%c] : memref<16xf32>
+      affine.store %bv, %acc[%i, %c] : memref<5x16xf32>
+      affine.for %k = 0 to 16 {
+        %xv = affine.load %x[%i, 0, %k] : memref<5x2x16xf32>
+        %wv = affine.load %w[0, %k, %c] : memref<2x16x16xf32>
+        %p = arith.mulf %xv, %wv : f32
+        %a = affine.load %acc[%i, %c] : memref<5x16xf32>
+        %s = arith.addf %a, %p : f32
+        affine.store %s, %acc[%i, %c] : memref<5x16xf32>
+      }
+      affine.for %k = 0 to 8 {
+        %xv = affine.load %x[%i, 1, %k] : memref<5x2x16xf32>
+        %wv = affine.load %w[1, %k, %c] : memref<2x16x16xf32>
+        %p = arith.mulf %xv, %wv : f32
+        %a = affine.load %acc[%i, %c] : memref<5x16xf32>
+        %s = arith.addf %a, %p : f32
+        affine.store %s, %acc[%i, %c] : memref<5x16xf32>
+      }
+      %v = affine.load %acc[%i, %c] : memref<5x16xf32>
+      %r = arith.maximumf %v, %zero : f32
+      affine.store %r, %y[%i, %c] : memref<5x16xf32>
+    }
+  }
+  func.return %y : memref<5x16xf32>
+}
+"""
+
+
+def test_c_sinks_the_channel_loop_into_each_of_two_reductions():
+    """The channel loop runs innermost in both sums (and the bias and ReLU
+    loops between), bit for bit the scalar path."""
+    x = special((5, 2, 16))
+    w = RNG.standard_normal((2, 16, 16)).astype(np.float32)
+    b = RNG.standard_normal(16).astype(np.float32)
+    compiled, (got,), (numpy_result,), (want,) = three_ways(TWO_REDUCTIONS, x, w, b)
+    np.testing.assert_array_equal(got, want)
+    assert same_signs(got, want)
+    source = library_source(compiled)
+    assert source.count('_Pragma("GCC unroll 4")') == 2, source  # a tile in each
+    assert "m0[(u0) * 16 + t1]" in source, source
+
+
+def test_no_sinking_when_a_value_crosses_from_one_segment_to_another():
+    """The bias, loaded before the sums, is a factor in the second: the
+    channel loop stays outside them (each sum in a local)."""
+    head, tail = TWO_REDUCTIONS.rsplit("%p = arith.mulf %xv, %wv : f32", 1)
+    times_bias = (
+        "%p0 = arith.mulf %xv, %wv : f32\n        %p = arith.mulf %p0, %bv : f32"
+    )
+    crossing = head + times_bias + tail
+    assert crossing != TWO_REDUCTIONS
+    x = special((5, 2, 16))
+    w = RNG.standard_normal((2, 16, 16)).astype(np.float32)
+    b = RNG.standard_normal(16).astype(np.float32)
+    compiled, (got,), _, (want,) = three_ways(crossing, x, w, b)
+    np.testing.assert_array_equal(got, want)
+    assert "m0[" not in library_source(compiled)
+
+
 ONE_ROW_SUMS = """
 func.func @main(%x: memref<6x5xf32>, %w: memref<5x16xf32>) -> memref<16xf32> {
   %zero = arith.constant 0.0 : f32

@@ -299,7 +299,8 @@ def test_planned_control_flow_runs_in_one_arena_with_the_same_outputs(taken):
     text = lower_graph(graph)
     assert "scf.if" in text and text.count("memref.alloc()") == 1  # the arena
     (got,) = run_graph(graph, inputs, poison=True)
-    np.testing.assert_array_equal(got, expected)
+    # exp and tanh are the C library's in C kernels: a few ULP from NumPy's
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
 # ---------------------------------------------------------------------------
