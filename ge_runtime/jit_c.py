@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import affine
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from ge_runtime import jit_cache
 from ge_runtime.jit_native import UNROLLED, NativeNest
@@ -384,6 +384,12 @@ class CNest(NativeNest):
         self._product = False
         """Whether the nest adds up products (a convolution, a matmul)."""
         super().__init__(root, env, any_nest=any_nest)
+
+    def _check(self, op: Operation) -> None:
+        super()._check(op)
+        if op.name in UNARY and op.results:
+            if not np.issubdtype(numpy_dtype(op.results[0].type), np.floating):
+                raise Unsupported(f"'{op.name}' of integers is left to NumPy")
 
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
