@@ -23,11 +23,13 @@ The generated Python passes each buffer's address (`address`: computed
 once per thread for the arena's views, once at bind for packed weights),
 after checking the buffer has the strides the IR gives it. What the C
 computes is what NumPy computes: the flags keep IEEE semantics
-(`-ffp-contract=off`: no fused multiply-add; no `-ffast-math`), integer
-arithmetic wraps as NumPy's does (`-fwrapv`), and `floordiv`/`mod` of an
-index round down as Python's. The one exception is the transcendental
-functions (`LIBM`: exp, log, tanh, erf, ...), the C library's, within a few
-ULP of NumPy's.
+(`-ffp-contract=off`: no multiply-add fused behind the code's back; no
+`-ffast-math`), integer arithmetic wraps as NumPy's does (`-fwrapv`), and
+`floordiv`/`mod` of an index round down as Python's. Two exceptions, both
+written out in the code: a sum of products accumulates with fused
+multiply-adds (`FMA`: one rounding per term, as BLAS's products), and the
+transcendental functions (`LIBM`: exp, log, tanh, erf, ...) are the C
+library's, within a few ULP of NumPy's.
 """
 
 from __future__ import annotations
@@ -177,6 +179,13 @@ SHORT_SUM = 64
 for BLAS at any size, and run it fast enough even where the loop around it
 could not be sunk (`jit_native._sinkable`); a longer unsunk sum would run
 one term at a time: BLAS."""
+
+TILED_SUM = 160
+"""Terms per element of a sum of products C runs at any size when its loop
+of outputs is sunk (register tiles, fused multiply-adds): faster than
+BLAS's packing, product and epilogue passes up to about here (SqueezeNet's
+3x3 convolutions of 16 channels, 144 terms); longer sums reuse a weight
+over too few outputs to keep up with BLAS (Inception's, 576 and more)."""
 
 PART = "/* part */\n"
 """Where a translation unit splits into parts that compile in parallel."""
@@ -377,6 +386,10 @@ class CNest(NativeNest):
     UNARY = UNARY
     CMPF = CMPF
     SELECT = "({0} ? {1} : {2})"
+    FMA = {
+        np.dtype(np.float32): "__builtin_fmaf({0}, {1}, {2})",
+        np.dtype(np.float64): "__builtin_fma({0}, {1}, {2})",
+    }
     EMPTY = ";"
     SINKS_LOOPS = True
 
@@ -405,7 +418,7 @@ class CNest(NativeNest):
         except Unsupported:
             small = (
                 _iterations(self.root, self.nest) <= PRODUCT_LIMIT
-                or self._reduction_length() <= SHORT_SUM
+                or self._reduction_length() <= TILED_SUM
             )
             if not small or self._wraps():
                 raise
@@ -427,8 +440,14 @@ class CNest(NativeNest):
             raise Unsupported("a scalar from outside the nest")
         if len(arguments) > MAX_ARGUMENTS:
             raise Unsupported(f"{len(arguments)} buffers: more than ctypes passes")
-        if self._product and not self._sank and self._reduction_length() > SHORT_SUM:
-            raise Unsupported("a long sum of products C does not vectorise: BLAS")
+        if self._product and self._reduction_length() > SHORT_SUM:
+            if not self._sank:
+                raise Unsupported("a long sum of products C does not vectorise: BLAS")
+            if (
+                self._reduction_length() > TILED_SUM
+                and _iterations(self.root, self.nest) > PRODUCT_LIMIT
+            ):
+                raise Unsupported("a long sum of products BLAS runs faster")
         library = CLibrary.of(self.env)
         name = self.env.fresh("k")
         qualifier = " restrict" if self._apart(written) else ""

@@ -18,9 +18,10 @@ the ops every language takes: IEEE `+ - * /`, `sqrt`, comparisons, selects,
 float casts, and max/min written as NumPy's (NaN propagates, the second
 operand on a tie, so `max(0.0, -0.0)` is `-0.0`). A language may take more
 unary ops (its `UNARY`: C takes the C library's transcendental functions,
-within a few ULP of NumPy's); gathers and float16 stay with NumPy. Only the
-order of a sum's terms may differ, as between the vectoriser's reductions
-and the scalar path.
+within a few ULP of NumPy's) and fuse a sum's multiply-adds (its `FMA`:
+one rounding per term, as BLAS's); gathers and float16 stay with NumPy.
+Only the order of a sum's terms may differ, as between the vectoriser's
+reductions and the scalar path.
 
 ```python
 for t0 in range(P[0]):                  # written for a ReLU nest (numba)
@@ -172,6 +173,8 @@ class NativeNest:
         self.stored: set[SSAValue] = set()
         self._held = 0
         self._values = 0
+        self._terms: dict[SSAValue, list[str]] = {}
+        """Products whose multiply-add is one fused op: their factors."""
         """Values defined (their names are unique: a tile's code is written
         again for its last strip)."""
         self.packing: list[str] = []
@@ -382,6 +385,10 @@ class NativeNest:
         return f"({operands[0]} {CMPI[predicate]} {operands[1]})"
 
     SELECT: ClassVar[str]
+
+    FMA: ClassVar[dict[np.dtype, str]] = {}
+    """Fused multiply-adds by type, `{0} * {1} + {2}` rounded once: a sum of
+    products accumulates with them (`_fused_term`), as BLAS's do."""
 
     # -- code ---------------------------------------------------------------
 
@@ -976,6 +983,16 @@ class NativeNest:
             self.stored.add(memref)
             self.body.append(self._assign(indent, self._element(memref, index), value))
 
+    def _fused_term(self, op: Operation) -> bool:
+        """Whether `op` is a product an accumulation adds (and the language
+        fuses the multiply-add): `acc = acc + x * w` as `fma(x, w, acc)`."""
+        if op.name != "arith.mulf" or not op.results[0].has_one_use():
+            return False
+        if numpy_dtype(op.results[0].type) not in self.FMA:
+            return False
+        add = next(iter(op.results[0].uses)).operation
+        return add.name == "arith.addf" and _accumulated(add, self.nest)
+
     def _emit_op(self, op: Operation, indent: str) -> None:
         nest = self.nest
         if isinstance(op, affine.ApplyOp):
@@ -987,6 +1004,9 @@ class NativeNest:
             index = tuple(nest.access_index(op))
             self._write(op.memref, index, self._local(op.value), indent)
             return
+        if self._fused_term(op):
+            self._terms[op.results[0]] = [self._local(v) for v in op.operands]
+            return
         name = f"x{self._values}"
         self._values += 1
         if isinstance(op, affine.LoadOp):
@@ -997,12 +1017,34 @@ class NativeNest:
             expression = self._read(*element)  # a register is copied: it changes
             if element not in self.registers:
                 self.known[element] = name
+        elif terms := [v for v in op.operands if v in self._terms]:
+            (other,) = [self._local(v) for v in op.operands if v is not terms[0]]
+            factors = self._terms.pop(terms[0])
+            dtype = numpy_dtype(op.results[0].type)
+            expression = self.FMA[dtype].format(*factors, other)
         else:
             operands = [self._local(v) for v in op.operands]
             expression = self._expression(op, operands)
         self.locals[op.results[0]] = name
         dtype = numpy_dtype(op.results[0].type)
         self.body.append(self._define(indent, name, dtype, expression))
+
+
+def _accumulated(add: Operation, nest: NestVectoriser) -> bool:
+    """Whether `add` is an accumulation's step: its one use a store to the
+    element one of its operands is loaded from."""
+    if not add.results[0].has_one_use():
+        return False
+    store = next(iter(add.results[0].uses)).operation
+    if not isinstance(store, affine.StoreOp):
+        return False
+    index = tuple(nest.access_index(store))
+    return any(
+        isinstance(load := operand.owner, affine.LoadOp)
+        and load.memref is store.memref
+        and tuple(nest.access_index(load)) == index
+        for operand in add.operands
+    )
 
 
 def _walk(segment: Segment) -> Iterator[Operation]:

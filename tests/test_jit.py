@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ge_dialect.builder import GraphBuilder
-from ge_runtime import jit_c, jit_numba
+from ge_runtime import jit, jit_c, jit_numba
 from ge_runtime.jit import (
     JITError,
     compile_graph,
@@ -586,7 +586,12 @@ def special_input(shape: tuple[int, ...]) -> np.ndarray:
 
 
 @pytest.mark.parametrize("kernels", NATIVE)
-def test_native_kernels_compute_what_numpy_computes_bit_for_bit(kernels):
+def test_native_kernels_compute_what_numpy_computes_bit_for_bit(kernels, monkeypatch):
+    """Bit for bit, C's kernels with their multiply-adds unfused (fused,
+    `test_c_kernels_fuse_the_multiply_adds_of_a_sum`)."""
+    monkeypatch.setattr(jit_c.CNest, "FMA", {})
+    monkeypatch.setattr(jit, "_CACHE", {})
+    monkeypatch.setattr(jit, "_GRAPHS", {})
     graph, arguments = depthwise_relu6_pool()
     numpy_path = compile_graph(graph, poison=True, kernels="numpy")
     native_path = compile_graph(graph, poison=True, kernels=kernels)
@@ -599,6 +604,28 @@ def test_native_kernels_compute_what_numpy_computes_bit_for_bit(kernels):
     assert np.array_equal(np.signbit(got), np.signbit(want))  # and -0.0
     reference = compile_module(lowered_module(graph), vectorize=False, poison=True)
     np.testing.assert_array_equal(got, reference(*arguments(x))[0])
+
+
+@pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
+def test_c_kernels_fuse_the_multiply_adds_of_a_sum():
+    """The depthwise taps accumulate with fused multiply-adds (one rounding
+    per tap, as BLAS's products): NaN and infinities where NumPy has them,
+    the values within a few ULP."""
+    graph, arguments = depthwise_relu6_pool()
+    numpy_path = compile_graph(graph, poison=True, kernels="numpy")
+    c_path = compile_graph(graph, poison=True, kernels="c")
+    x = special_input((1, 17, 9, 9))
+    (want,) = numpy_path(*arguments(x))
+    (got,) = c_path(*arguments(x))
+    sources = {
+        jit_c._ORIGINS[id(v)][0]
+        for v in c_path.function.__globals__.values()
+        if id(v) in jit_c._ORIGINS
+    }
+    assert any("__builtin_fmaf(" in source for source in sources)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
 def test_numba_index_source_divides_the_whole_sum():

@@ -1,5 +1,7 @@
 """C kernels (`jit_c`): what the C computes is what NumPy and the scalar path
-compute, bit for bit, including the loops `jit_native` moves."""
+compute, bit for bit, including the loops `jit_native` moves; a sum of
+products term by term in the same order, each multiply-add rounded once
+(`fused`), and the C library's transcendental functions within a few ULP."""
 
 from __future__ import annotations
 
@@ -31,6 +33,18 @@ def same_signs(got: np.ndarray, want: np.ndarray) -> bool:
     is the hardware's, and no NumPy result promises one either)."""
     numbers = ~np.isnan(want)
     return np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+
+
+def fused(start: np.ndarray, *terms: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """`start + a0 * b0 + a1 * b1 + ...` from the left, each multiply-add
+    rounded once to float32 (a fused multiply-add: the float64 product of
+    two float32 is exact)."""
+    acc = np.asarray(start, np.float32)
+    with np.errstate(all="ignore"):
+        for a, b in terms:
+            exact = a.astype(np.float64) * b.astype(np.float64)
+            acc = (exact + acc.astype(np.float64)).astype(np.float32)
+    return acc
 
 
 def library_source(compiled) -> str:
@@ -90,12 +104,16 @@ def test_c_runs_the_channel_loop_inside_the_reduction_in_register_tiles():
     x, w = special((17, 33)), RNG.standard_normal((33, 16)).astype(np.float32)
     b = RNG.standard_normal(16).astype(np.float32)
     b[5] = -0.0
-    compiled, (got,), _, (want,) = three_ways(DENSE_RELU, x, w, b)
+    compiled, (got,), _, (scalar,) = three_ways(DENSE_RELU, x, w, b)
+    sums = fused(np.broadcast_to(b, (17, 16)), *((x[:, [j]], w[j]) for j in range(33)))
+    want = np.maximum(sums, np.float32(0))
     np.testing.assert_array_equal(got, want)
     assert same_signs(got, want)
     assert np.isnan(got).any()
+    np.testing.assert_allclose(got, scalar, rtol=1e-5, atol=1e-5)  # two roundings
     source = library_source(compiled)
     assert "float m0[64] __attribute__((aligned(64)));" in source, source
+    assert "__builtin_fmaf(" in source, source
     assert "for (int64_t s0 = 0; s0 < 4; ++s0) {" in source, source
     assert "int64_t t0 = s0 * 4 + u0;" in source, source
     assert "int64_t t0 = 16 + u0;" in source, source  # the last row
@@ -145,8 +163,9 @@ def test_c_register_tiles_of_a_pointwise_convolution(shape, tile):
     x = special((n, h, w, k))
     f = RNG.standard_normal((k, 16)).astype(np.float32)
     b = RNG.standard_normal(16).astype(np.float32)
-    compiled, (got,), (numpy_result,), (want,) = three_ways(
-        pointwise_conv(*shape), x, f, b
+    compiled, (got,), _, _ = three_ways(pointwise_conv(*shape), x, f, b)
+    want = fused(
+        np.broadcast_to(b, (n, h, w, 16)), *((x[..., [r]], f[r]) for r in range(k))
     )
     np.testing.assert_array_equal(got, want)
     assert same_signs(got, want)
@@ -204,7 +223,10 @@ def test_c_sinks_the_channel_loop_into_each_of_two_reductions():
     x = special((5, 2, 16))
     w = RNG.standard_normal((2, 16, 16)).astype(np.float32)
     b = RNG.standard_normal(16).astype(np.float32)
-    compiled, (got,), (numpy_result,), (want,) = three_ways(TWO_REDUCTIONS, x, w, b)
+    compiled, (got,), _, _ = three_ways(TWO_REDUCTIONS, x, w, b)
+    terms = [(x[:, 0, [k]], w[0, k]) for k in range(16)]
+    terms += [(x[:, 1, [k]], w[1, k]) for k in range(8)]
+    want = np.maximum(fused(np.broadcast_to(b, (5, 16)), *terms), np.float32(0))
     np.testing.assert_array_equal(got, want)
     assert same_signs(got, want)
     source = library_source(compiled)
@@ -224,7 +246,10 @@ def test_no_sinking_when_a_value_crosses_from_one_segment_to_another():
     x = special((5, 2, 16))
     w = RNG.standard_normal((2, 16, 16)).astype(np.float32)
     b = RNG.standard_normal(16).astype(np.float32)
-    compiled, (got,), _, (want,) = three_ways(crossing, x, w, b)
+    compiled, (got,), _, _ = three_ways(crossing, x, w, b)
+    terms = [(x[:, 0, [k]], w[0, k]) for k in range(16)]
+    terms += [(x[:, 1, [k]] * w[1, k], b) for k in range(8)]  # (x w) b: one fused
+    want = np.maximum(fused(np.broadcast_to(b, (5, 16)), *terms), np.float32(0))
     np.testing.assert_array_equal(got, want)
     assert "m0[" not in library_source(compiled)
 
@@ -258,7 +283,9 @@ def test_no_register_tile_of_rows_that_store_one_element():
     their terms, so the rows stay a loop around the sunk channel loop."""
     x = special((6, 5))
     w = RNG.standard_normal((5, 16)).astype(np.float32)
-    compiled, (got,), _, (want,) = three_ways(ONE_ROW_SUMS, x, w)
+    compiled, (got,), _, _ = three_ways(ONE_ROW_SUMS, x, w)
+    terms = [(x[i, [k]], w[k]) for i in range(6) for k in range(5)]
+    want = fused(np.zeros(16, np.float32), *terms)
     np.testing.assert_array_equal(got, want)
     source = library_source(compiled)
     assert "float m0[16] __attribute__((aligned(64)));" in source, source
