@@ -173,10 +173,10 @@ class NativeNest:
         self.stored: set[SSAValue] = set()
         self._held = 0
         self._values = 0
-        self._terms: dict[SSAValue, list[str]] = {}
-        """Products whose multiply-add is one fused op: their factors."""
         """Values defined (their names are unique: a tile's code is written
         again for its last strip)."""
+        self._terms: dict[SSAValue, list[str]] = {}
+        """Products whose multiply-add is one fused op: their factors."""
         self.packing: list[str] = []
         """Lines before the call: weights gathered into the order the kernel
         reads them (once: the function's `prepare` computes them)."""
@@ -660,7 +660,7 @@ class NativeNest:
         """The loops of the tile, then the sunk loop: the indentation inside.
         With `unroll`, the tile's loops are unrolled (its sums in registers)."""
         for number, block, start in self._tile:
-            variable = f"t{number}" if start is None else f"u{number}"
+            variable = _tile_variable(number, start)
             self.body.append(
                 self._loop_of(indent, variable, str(block), block if unroll else None)
             )
@@ -684,7 +684,7 @@ class NativeNest:
         assert self._sunk is not None
         index = ""
         for number, block, start in self._tile:
-            variable = f"t{number}" if start is None else f"u{number}"
+            variable = _tile_variable(number, start)
             index = f"({index}) * {block} + {variable}" if index else variable
         if not index:
             return f"t{self._sunk}"
@@ -1045,6 +1045,12 @@ def _accumulated(add: Operation, nest: NestVectoriser) -> bool:
         and tuple(nest.access_index(load)) == index
         for operand in add.operands
     )
+
+
+def _tile_variable(number: int, start: str | None) -> str:
+    """The variable of tile loop `number`: the loop's own when the tile
+    takes all of it, else its place in a strip starting at `start`."""
+    return f"t{number}" if start is None else f"u{number}"
 
 
 def _walk(segment: Segment) -> Iterator[Operation]:
