@@ -336,9 +336,7 @@ def test_light_model_plan_is_valid_and_tight(name: str):
     assert report["peak_bytes"] <= report["first_fit_bytes"] <= report["no_reuse_bytes"]
 
 
-@pytest.mark.parametrize(
-    "name", light_params(small={"squeezenet", "shufflenet", "inception_v1"})
-)
+@pytest.mark.parametrize("name", light_params(small={"squeezenet"}))
 def test_light_model_outputs_unchanged_by_the_plan(name: str):
     from ge_runtime.executor import Runtime
     from ge_runtime.jit import run_graph
