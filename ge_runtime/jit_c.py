@@ -440,13 +440,11 @@ class CNest(NativeNest):
             raise Unsupported("a scalar from outside the nest")
         if len(arguments) > MAX_ARGUMENTS:
             raise Unsupported(f"{len(arguments)} buffers: more than ctypes passes")
-        if self._product and self._reduction_length() > SHORT_SUM:
+        terms = self._reduction_length() if self._product else 1
+        if terms > SHORT_SUM:
             if not self._sank:
                 raise Unsupported("a long sum of products C does not vectorise: BLAS")
-            if (
-                self._reduction_length() > TILED_SUM
-                and _iterations(self.root, self.nest) > PRODUCT_LIMIT
-            ):
+            if terms > TILED_SUM and _iterations(self.root, self.nest) > PRODUCT_LIMIT:
                 raise Unsupported("a long sum of products BLAS runs faster")
         library = CLibrary.of(self.env)
         name = self.env.fresh("k")
@@ -612,6 +610,7 @@ def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
     merged: list[str] = []
     addresses: list[str] = []
     calls: list[tuple[str, list[str]]] = []
+    taken: set[str] = set()  # the run's buffers
 
     def flush() -> None:
         merged.extend(addresses)
@@ -622,15 +621,16 @@ def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
             merged.append(library.sequence(calls))
         addresses.clear()
         calls.clear()
+        taken.clear()
 
     for line in body:
         call = CALL.fullmatch(line)
         if call is not None and call[1] in kernels:
             arguments = call[2].split(", ") if call[2] else []
-            taken = {a for _, others in calls for a in others}
             if len(taken.union(arguments)) > MAX_ARGUMENTS:
                 flush()
             calls.append((call[1], arguments))
+            taken.update(arguments)
         elif ADDRESS.fullmatch(line):
             addresses.append(line)
         else:
