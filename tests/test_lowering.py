@@ -311,6 +311,8 @@ CONVOLUTIONS = [
     (32, 32, 32, "NCHW", 1, 1, 1),
     (24, 24, 24, "NCHW", 2, 1, 1),
     (16, 64, 4, "NCHW", 1, 1, 1),
+    (24, 36, 3, "NCHW", 1, 1, 1),  # 8 and 12 channels per group
+    (68, 34, 2, "NCHW", 2, 0, 1),  # 34 and 17
 ]
 
 
@@ -341,6 +343,24 @@ def test_conv2d_nc1hwc0_fractal_z(
 
     extra = [(wshape, {"format": wformat}), ((cout,), {})]
     check(nc1hwc0_graph(dtype, (1, cin, 9, 9), body, extra))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("cin, cout, groups", [(24, 36, 3), (68, 34, 2), (12, 12, 3)])
+def test_grouped_conv2d_at_misaligned_channels_is_affine(dtype, cin, cout, groups):
+    """Groups whose channels start inside a C0 block: each group is its own
+    nest, cut where its channels cross a block (`domain.refine`), so no
+    index goes through `floordiv`/`mod`; fused with a ReLU too."""
+
+    def body(b, x, w):
+        conv = b.conv2d(
+            x, to(b, w, "FRACTAL_Z", groups=groups), groups=groups, data_format="NCHW"
+        )
+        return [conv, b.relu(conv)]
+
+    extra = [([cout, cin // groups, 1, 1], {"format": "NCHW"})]
+    text = check(nc1hwc0_graph(dtype, (1, cin, 3, 5), body, extra))
+    assert "floordiv" not in text and " mod " not in text, text
 
 
 @pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])

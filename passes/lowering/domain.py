@@ -12,10 +12,16 @@ whole domain; each becomes one loop nest.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 
-from passes.lowering.index import Ix, Var
+from passes.lowering.index import Div, Ix, Mod, Var
+
+PIECE_LIMIT = 64
+"""The most pieces `refine` makes of one piece."""
+
+UNROLL_LIMIT = 16
+"""The longest loop `refine` unrolls into a piece per value."""
 
 
 @dataclass(frozen=True)
@@ -97,3 +103,99 @@ def piece_index(piece: Piece, first_id: int) -> tuple[list[Ix], dict[Digit, Var]
             term = Ix.of(var)
         index[digit.axis] = index[digit.axis] + term * digit.block
     return index, variables
+
+
+def refine(
+    piece: Piece, first_id: int, indices: Callable[[list[Ix]], Iterable[Ix]]
+) -> list[Piece]:
+    """`piece` split until no index of `indices(origin index)` wraps (see
+    the module docstring); `piece` itself if that takes over `PIECE_LIMIT`
+    parts or leaves a part whose index wraps in its own loops alone.
+
+    Only the piece's own loops are split: a wrapping index that also uses
+    an enclosing nest's variables (numbered below `first_id`) is left as it
+    is; one that uses a nested nest's (numbered above the piece's) may get
+    the piece's loops unrolled, for the nested nest to split its own.
+    """
+    done: list[Piece] = []
+    todo = [piece]
+    while todo:
+        current = todo.pop()
+        index, variables = piece_index(current, first_id)
+        digits = {var: digit for digit, var in variables.items()}
+        wrapping = list(_wrapping(indices(index)))
+        split = _split(current, first_id, digits, wrapping)
+        if split is None:
+            if any(_only(argument, digits) for argument, _ in wrapping):
+                return [piece]  # a wrap of its own loops no cut undoes
+            done.append(current)
+        elif len(done) + len(todo) + len(split) > PIECE_LIMIT:
+            return [piece]
+        else:
+            todo.extend(reversed(split))
+    return done
+
+
+def _only(argument: Ix, digits: dict[Var, Digit]) -> bool:
+    """Whether `argument` is a combination of the piece's variables."""
+    return all(atom in digits for atom, _ in argument.terms)
+
+
+def _split(
+    piece: Piece,
+    first_id: int,
+    digits: dict[Var, Digit],
+    wrapping: Iterable[tuple[Ix, int]],
+) -> list[Piece] | None:
+    """`piece` split at one of its digits so that a wrapping index gets
+    closer to affine; None if no wrapping index can be. Variables not of
+    the piece numbered below `first_id` are enclosing loops' (the index
+    cannot become affine here), the others nested loops' (split later)."""
+    for argument, k in wrapping:
+        variables = [v for v, _ in argument.terms if isinstance(v, Var)]
+        own = [v for v in variables if v in digits]
+        if not own or len(variables) < len(argument.terms):
+            continue
+        if any(v not in digits and v.id < first_id for v in variables):
+            continue  # an enclosing loop's variable: not affine in this nest
+        if variables == own and len(own) == 1:
+            runs = _runs(own[0], dict(argument.terms)[own[0]], argument.const, k)
+            var = own[0]
+        else:
+            var = min(own, key=lambda v: v.hi - v.lo)
+            if var.hi - var.lo + 1 > UNROLL_LIMIT:
+                continue
+            runs = [(value, value) for value in range(var.lo, var.hi + 1)]
+        if len(runs) < 2:
+            continue
+        at = piece.index(digits[var])
+        before, digit, after = piece[:at], piece[at], piece[at + 1 :]
+        return [
+            (*before, replace(digit, lo=lo, extent=hi - lo + 1), *after)
+            for lo, hi in runs
+        ]
+    return None
+
+
+def _wrapping(indices: Iterable[Ix]) -> Iterator[tuple[Ix, int]]:
+    """(argument, divisor) of each `floordiv`/`mod` left in `indices`,
+    innermost first."""
+    for ix in indices:
+        atoms = [a for a in ix.atoms() if isinstance(a, Div | Mod)]
+        for atom in reversed(atoms):
+            yield atom.arg, atom.k
+
+
+def _runs(var: Var, coefficient: int, const: int, k: int) -> list[tuple[int, int]]:
+    """The maximal ranges of `var` over which `const + coefficient * var`
+    stays in one block of `k` (none if there are over `PIECE_LIMIT`)."""
+    runs: list[tuple[int, int]] = []
+    for value in range(var.lo, var.hi + 1):
+        block = (const + coefficient * value) // k
+        if runs and (const + coefficient * runs[-1][1]) // k == block:
+            runs[-1] = (runs[-1][0], value)
+        else:
+            runs.append((value, value))
+        if len(runs) > PIECE_LIMIT:
+            return []  # too many to split at
+    return runs

@@ -41,10 +41,12 @@ from xdsl.ir.affine import AffineMap
 
 from ge_dialect.scalar import is_unsigned
 from passes.lowering.domain import (
+    Piece,
     block_chain,
     piece_index,
     pieces,
     probe_variables,
+    refine,
 )
 from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
@@ -314,12 +316,24 @@ class Emitter:
                 for var, block in blocks_needed(ix):
                     required[var.id].add(block)
         chains = [block_chain(size, required[axis]) for axis, size in enumerate(sizes)]
+        split = in_any_order(probe.accesses)
+
+        def indices(index: list[Ix]) -> list[Ix]:
+            piece_probe = Nest(self, None)
+            body(piece_probe, index)
+            return [ix for _, _, storage in piece_probe.accesses for ix in storage]
+
         for piece in pieces(sizes, chains):
-            index, variables = piece_index(piece, 0)
-            order_probe = Nest(self, None)
-            body(order_probe, index)
-            order = loop_order(order_probe.accesses, list(variables.values()))
-            self._emit_nest(order, index, body)
+            for part in refine(piece, 0, indices) if split else [piece]:
+                self._emit_piece(part, body)
+
+    def _emit_piece(self, piece: Piece, body: Callable[[Nest, list[Ix]], None]) -> None:
+        """One nest over `piece`, its loops in the storage order of its accesses."""
+        index, variables = piece_index(piece, 0)
+        order_probe = Nest(self, None)
+        body(order_probe, index)
+        order = loop_order(order_probe.accesses, list(variables.values()))
+        self._emit_nest(order, index, body)
 
     def _emit_nest(
         self,
@@ -342,6 +356,19 @@ class Emitter:
         body(Nest(self, block, ivs), index)
         for inner in blocks:
             inner.add_op(affine.YieldOp.get())
+
+
+def in_any_order(accesses: Sequence[tuple[bool, Buffer, list[Ix]]]) -> bool:
+    """Whether a nest with `accesses` may run its points in any order: each
+    buffer it stores to it reads and writes at one index only (an element
+    of a scan reads an earlier one: splitting its domain would reorder)."""
+    stored = {buffer.memref for is_store, buffer, _ in accesses if is_store}
+    first: dict[SSAValue, list[Ix]] = {}
+    return all(
+        first.setdefault(buffer.memref, storage) == storage
+        for _, buffer, storage in accesses
+        if buffer.memref in stored
+    )
 
 
 def loop_order(

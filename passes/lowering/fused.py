@@ -39,9 +39,23 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
 from passes.lowering import nn
 from passes.lowering.context import LoweringContext
-from passes.lowering.domain import block_chain, piece_index, pieces, probe_variables
+from passes.lowering.domain import (
+    block_chain,
+    piece_index,
+    pieces,
+    probe_variables,
+    refine,
+)
 from passes.lowering.elementwise import element_value, has_scalar_body, operand_index
-from passes.lowering.emitter import Buffer, Emitter, Nest, Value, is_float, loop_order
+from passes.lowering.emitter import (
+    Buffer,
+    Emitter,
+    Nest,
+    Value,
+    in_any_order,
+    is_float,
+    loop_order,
+)
 from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.registry import group_reduction, lowers
 
@@ -109,6 +123,10 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
         lambda nest, index, value: finish(nest, index, {result: value}),
     )
 
+
+NESTED = 1 << 30
+"""Where the reduction loops' variables are numbered while the outer
+domain is split (above any outer piece's)."""
 
 Epilogue = Callable[[Nest, list[Ix], Value], None]
 Before = Callable[[Nest, Sequence[Ix]], None]
@@ -194,10 +212,33 @@ def for_each_reduction(
     inner_chains = [
         block_chain(s, required[first_inner + a]) for a, s in enumerate(inner_sizes)
     ]
-    inner_pieces = pieces(inner_sizes, inner_chains)
-    for outer_piece in pieces(outer_sizes, outer_chains):
+    split = in_any_order(probe.accesses)
+    nested = [  # numbered above any outer piece's variables
+        Ix.of(Var(NESTED + axis, 0, size - 1)) for axis, size in enumerate(inner_sizes)
+    ]
+
+    def outer_indices(outer: list[Ix]) -> list[Ix]:
+        accesses = _run_probe(emitter, before, step, after, outer, nested).accesses
+        return [ix for _, _, storage in accesses for ix in storage]
+
+    outer_pieces = [
+        part
+        for piece in pieces(outer_sizes, outer_chains)
+        for part in (refine(piece, 0, outer_indices) if split else [piece])
+    ]
+    for outer_piece in outer_pieces:
         outer, outer_vars = piece_index(outer_piece, 0)
         first = len(outer_vars)  # inner loop variables are numbered from here
+
+        def inner_indices(inner: list[Ix], outer: list[Ix] = outer) -> list[Ix]:
+            accesses = _run_probe(emitter, before, step, after, outer, inner).accesses
+            return [ix for _, _, storage in accesses for ix in storage]
+
+        inner_pieces = [
+            part
+            for piece in pieces(inner_sizes, inner_chains)
+            for part in (refine(piece, first, inner_indices) if split else [piece])
+        ]
         sample = piece_index(inner_pieces[0], first)[0] if inner_pieces else []
         order = _run_probe(emitter, before, step, after, outer, sample)
         loops, ivs = _open_loops(

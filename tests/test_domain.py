@@ -1,0 +1,100 @@
+"""Index set splitting of loop domains (`passes.lowering.domain.refine`):
+every point of a piece lands in exactly one of its parts, and the parts'
+indices are affine."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from passes.lowering.domain import (
+    PIECE_LIMIT,
+    Digit,
+    Piece,
+    piece_index,
+    refine,
+)
+from passes.lowering.index import Div, Ix, Mod, Var
+
+
+def points(piece: Piece) -> list[tuple[int, ...]]:
+    """The origin indices of a piece, in loop order."""
+    index, variables = piece_index(piece, 0)
+    ranges = [range(v.lo, v.hi + 1) for v in variables.values()]
+    found = []
+    for values in itertools.product(*ranges):
+        env = dict(zip(variables.values(), values, strict=True))
+        found.append(tuple(int(ix.evaluate(env)) for ix in index))
+    return found
+
+
+def wraps(ix: Ix) -> bool:
+    return any(isinstance(atom, Div | Mod) for atom in ix.atoms())
+
+
+def grouped_channel(scale: int, k: int):
+    """The block and lane of channel `scale * g + i` in blocks of `k`."""
+
+    def indices(index: list[Ix]) -> list[Ix]:
+        g, i = index
+        channel = g * scale + i
+        return [channel.floordiv(k), channel.mod(k)]
+
+    return indices
+
+
+def test_groups_are_unrolled_and_channels_cut_at_block_ends():
+    """Channel 34 g + i of 4 groups of 34 in blocks of 16: each group its
+    own part, each cut where a block ends."""
+    piece = (Digit(0, 1, 0, 4), Digit(1, 1, 0, 34))
+    indices = grouped_channel(34, 16)
+    parts = refine(piece, 0, indices)
+    assert sorted(p for part in parts for p in points(part)) == points(piece)
+    for part in parts:
+        index, _ = piece_index(part, 0)
+        assert not any(wraps(ix) for ix in indices(index))
+    group_1 = [part for part in parts if part[0] == Digit(0, 1, 1, 1)]
+    assert [(d.lo, d.extent) for _, d in group_1] == [(0, 14), (14, 16), (30, 4)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.integers(1, 40),
+    st.integers(1, 50),
+    st.sampled_from([4, 8, 16]),
+)
+def test_parts_cover_the_piece_once_and_in_order(groups, scale, size, k):
+    piece = (Digit(0, 1, 0, groups), Digit(1, 1, 0, size))
+    indices = grouped_channel(scale, k)
+    parts = refine(piece, 0, indices)
+    got = [p for part in parts for p in points(part)]
+    assert sorted(got) == points(piece)
+    assert len(got) == len(set(got))
+    if parts != [piece]:
+        for part in parts:
+            index, _ = piece_index(part, 0)
+            assert not any(wraps(ix) for ix in indices(index))
+
+
+def test_no_split_past_the_piece_limit():
+    """More parts than `PIECE_LIMIT`: the piece stays whole (its index
+    still wraps)."""
+    groups = PIECE_LIMIT + 1
+    piece = (Digit(0, 1, 0, groups), Digit(1, 1, 0, 3))
+    assert refine(piece, 0, grouped_channel(3, 2)) == [piece]
+    assert len(refine(piece, 0, grouped_channel(3, 16))) == 3 * 13  # i, then g
+
+
+def test_no_split_of_an_index_with_an_enclosing_loops_variable():
+    """`(outer + i) floordiv 16` with `outer` a variable of an enclosing
+    nest (numbered below the piece's): no cut of `i` makes it affine."""
+    outer = Var(0, 0, 3)
+    piece = (Digit(0, 1, 0, 20),)
+
+    def indices(index: list[Ix]) -> list[Ix]:
+        return [(index[0] + Ix.of(outer) * 5).floordiv(16)]
+
+    assert refine(piece, 1, indices) == [piece]
