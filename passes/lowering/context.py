@@ -96,9 +96,12 @@ class LoweringContext:
         """Let `result` share `buffer` (ops that do not move data)."""
         self.buffers[result] = buffer
 
-    def temporary(self, layout: Layout, fill: float | None = None) -> Buffer:
-        """A scratch buffer (filled with `fill` if given), freed after the op."""
-        buffer = self.emitter.alloc(layout, fill)
+    def temporary(
+        self, layout: Layout, fill: float | None = None, *, zero_padding: bool = True
+    ) -> Buffer:
+        """A scratch buffer (filled with `fill` if given, see `Emitter.alloc`),
+        freed after the op."""
+        buffer = self.emitter.alloc(layout, fill, zero_padding=zero_padding)
         self.temporaries.append(buffer)
         return buffer
 

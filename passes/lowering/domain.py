@@ -23,6 +23,9 @@ PIECE_LIMIT = 64
 UNROLL_LIMIT = 16
 """The longest loop `refine` unrolls into a piece per value."""
 
+PROBE_BUDGET = 256
+"""How many pieces `refine` probes before it stops comparing ways to split."""
+
 
 @dataclass(frozen=True)
 class Digit:
@@ -117,23 +120,36 @@ def refine(
     is; one that uses a nested nest's (numbered above the piece's) may get
     the piece's loops unrolled, for the nested nest to split its own.
     """
-    done: list[Piece] = []
-    todo = [piece]
-    while todo:
-        current = todo.pop()
+    budget = [PROBE_BUDGET]
+
+    def split(current: Piece) -> list[Piece] | None:
+        """The fewest parts of `current`, None if some part still wraps
+        in its own loops or there are over `PIECE_LIMIT`."""
+        budget[0] -= 1
         index, variables = piece_index(current, first_id)
         digits = {var: digit for digit, var in variables.items()}
         wrapping = list(_wrapping(indices(index)))
-        split = _split(current, first_id, digits, wrapping)
-        if split is None:
+        alternatives = _splits(current, first_id, digits, wrapping)
+        if not alternatives:
             if any(_only(argument, digits) for argument, _ in wrapping):
-                return [piece]  # a wrap of its own loops no cut undoes
-            done.append(current)
-        elif len(done) + len(todo) + len(split) > PIECE_LIMIT:
-            return [piece]
-        else:
-            todo.extend(reversed(split))
-    return done
+                return None  # a wrap of its own loops no cut undoes
+            return [current]
+        results = []
+        for alternative in alternatives if budget[0] > 0 else alternatives[:1]:
+            parts: list[Piece] | None = []
+            for part in alternative:
+                found = split(part)
+                if found is None or len(parts) + len(found) > PIECE_LIMIT:
+                    parts = None
+                    break
+                parts += found
+            results.append(parts)
+        if len(results) == 2 and results[0] and results[1]:
+            shifted, cut = results  # shifted: one part more for whole vectors
+            return shifted if len(shifted) <= len(cut) + 1 else cut
+        return next((parts for parts in results if parts), None)
+
+    return split(piece) or [piece]
 
 
 def _only(argument: Ix, digits: dict[Var, Digit]) -> bool:
@@ -141,16 +157,17 @@ def _only(argument: Ix, digits: dict[Var, Digit]) -> bool:
     return all(atom in digits for atom, _ in argument.terms)
 
 
-def _split(
+def _splits(
     piece: Piece,
     first_id: int,
     digits: dict[Var, Digit],
     wrapping: Iterable[tuple[Ix, int]],
-) -> list[Piece] | None:
-    """`piece` split at one of its digits so that a wrapping index gets
-    closer to affine; None if no wrapping index can be. Variables not of
-    the piece numbered below `first_id` are enclosing loops' (the index
-    cannot become affine here), the others nested loops' (split later)."""
+) -> list[list[Piece]]:
+    """Ways to split `piece` at one of its digits so that a wrapping index
+    gets closer to affine (blocks shifted first, for whole vectors); none
+    if no wrapping index can be. Variables not of the piece numbered below
+    `first_id` are enclosing loops' (the index cannot become affine here),
+    the others nested loops' (split later)."""
     for argument, k in wrapping:
         variables = [v for v, _ in argument.terms if isinstance(v, Var)]
         own = [v for v in variables if v in digits]
@@ -159,9 +176,13 @@ def _split(
         if any(v not in digits and v.id < first_id for v in variables):
             continue  # an enclosing loop's variable: not affine in this nest
         if variables == own and len(own) == 1:
-            runs = _runs(own[0], dict(argument.terms)[own[0]], argument.const, k)
-            var = own[0]
+            var, coefficient = own[0], dict(argument.terms)[own[0]]
+            shifted = _shifted_blocks(
+                piece, digits[var], coefficient, argument.const, k
+            )
+            runs = _runs(var, coefficient, argument.const, k)
         else:
+            shifted = None
             var = min(own, key=lambda v: v.hi - v.lo)
             if var.hi - var.lo + 1 > UNROLL_LIMIT:
                 continue
@@ -170,11 +191,48 @@ def _split(
             continue
         at = piece.index(digits[var])
         before, digit, after = piece[:at], piece[at], piece[at + 1 :]
-        return [
+        cut = [
             (*before, replace(digit, lo=lo, extent=hi - lo + 1), *after)
             for lo, hi in runs
         ]
-    return None
+        return [shifted, cut] if shifted else [cut]
+    return []
+
+
+def _shifted_blocks(
+    piece: Piece, digit: Digit, coefficient: int, const: int, k: int
+) -> list[Piece] | None:
+    """The axis of `digit` (the lanes under a loop of blocks of `k`) cut
+    into blocks starting where `const + lane` does: a head, whole blocks, a
+    tail, rather than each block cut in two (lanes 14 + 16 + 4 of channel
+    34 + i, not 14 + 2 twice and a tail of 4). None where the axis is not
+    such a pair of loops."""
+    others = [
+        d for d in piece if d.axis == digit.axis and d is not digit and d.extent > 1
+    ]
+    if coefficient != 1 or len(others) != 1 or (digit.block, digit.lo) != (1, 0):
+        return None
+    (blocks,) = others
+    if (blocks.block, digit.extent) != (k, k) or blocks.lo != 0:
+        return None
+    shift = -const % k
+    if shift == 0:
+        return None
+    at = piece.index(blocks)
+    lanes = piece.index(digit)
+
+    def part(offset: int, count: int, lo: int, extent: int) -> Piece:
+        """Blocks `0..count-1` after `offset` lanes, lanes `lo..lo+extent-1`."""
+        changed = list(piece)
+        changed[at] = Digit(digit.axis, k, 0, count)
+        changed[lanes] = Digit(digit.axis, 1, lo, extent)
+        return (*changed, Digit(digit.axis, 1, offset, 1))
+
+    count = blocks.extent
+    head = part(0, 1, 0, shift)
+    middle = part(shift, count - 1, 0, k)
+    tail = part(shift + (count - 1) * k, 1, 0, k - shift)
+    return [head, middle, tail] if count > 1 else [head, tail]
 
 
 def _wrapping(indices: Iterable[Ix]) -> Iterator[tuple[Ix, int]]:

@@ -268,11 +268,15 @@ class Emitter:
         layout: Layout,
         fill: float | None = None,
         arena: tuple[SSAValue, int] | None = None,
+        *,
+        zero_padding: bool = True,
     ) -> Buffer:
         """A new buffer for `layout`, filled with `fill` if given.
 
         Without `fill`, a layout with padding is zero-filled, so padding
-        never holds garbage (the rest is written by the op). With `arena`
+        never holds garbage (the rest is written by the op), unless not
+        `zero_padding` (a scratch buffer nothing reads the padding of, an
+        accumulator). With `arena`
         (a 1-D i8 memref and a byte offset) the buffer is a `memref.view`
         into it instead of a `memref.alloc`.
         """
@@ -284,25 +288,35 @@ class Emitter:
             shift = self.constant(offset, IndexType())
             op = self.add(memref.ViewOp(source, shift, [], memref_type))
         buffer = Buffer(op.results[0], layout)
-        if fill is not None or layout.has_padding:
-            self.fill(buffer, 0 if fill is None else fill)
+        if fill is not None:
+            self.fill(buffer, fill)
+        elif layout.has_padding and zero_padding:
+            self.fill(buffer, 0, layout.padding_box())
         return buffer
 
     def dealloc(self, buffer: Buffer) -> None:
         """Free a buffer allocated with `alloc`."""
         self.add(memref.DeallocOp.get(buffer.memref))
 
-    def fill(self, buffer: Buffer, value: float | int) -> None:
-        """Store `value` into every element of the buffer, padding included."""
+    def fill(
+        self,
+        buffer: Buffer,
+        value: float | int,
+        box: tuple[Sequence[int], Sequence[int]] | None = None,
+    ) -> None:
+        """Store `value` into every element of the buffer, padding included,
+        or of the (start, extent) `box` of it."""
         layout = buffer.layout
         whole = Buffer(
             buffer.memref, plain_layout(layout.storage_shape, layout.element_type)
         )
+        start, extent = box or ([0] * len(layout.storage_shape), layout.storage_shape)
 
         def body(nest: Nest, index: list[Ix]) -> None:
-            nest.store(nest.const(value, layout.element_type), whole, index)
+            shifted = [ix + first for ix, first in zip(index, start, strict=True)]
+            nest.store(nest.const(value, layout.element_type), whole, shifted)
 
-        self.for_each(layout.storage_shape, body)
+        self.for_each(extent, body)
 
     def for_each(
         self, sizes: Sequence[int], body: Callable[[Nest, list[Ix]], None]

@@ -114,12 +114,11 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
     assert head_reduction is not None
     reduction = head_reduction(ctx, layout)
     ctx.op = op
-    acc = ctx.temporary(layout.retyped(f32))
     result = head.results[0]
     emit_reduction(
         ctx.emitter,
         reduction,
-        acc,
+        lambda: ctx.temporary(layout.retyped(f32), zero_padding=False),
         lambda nest, index, value: finish(nest, index, {result: value}),
     )
 
@@ -134,10 +133,21 @@ Step = Callable[[Nest, Sequence[Ix], Sequence[Ix]], None]
 
 
 def emit_reduction(
-    emitter: Emitter, reduction: nn.Reduction, acc: Buffer, epilogue: Epilogue
+    emitter: Emitter,
+    reduction: nn.Reduction,
+    accumulator: Callable[[], Buffer],
+    epilogue: Epilogue,
 ) -> None:
-    """`reduction` into `acc` as one nest per piece of the output domain,
-    `epilogue(nest, output index, reduced value)` after the reduction loops."""
+    """`reduction` as one nest per piece of the output domain, each into an
+    accumulator of its own (`accumulator()`: no other nest touches it, so
+    the JIT keeps it in registers), `epilogue(nest, output index, reduced
+    value)` after the reduction loops."""
+    accumulators = [accumulator()]
+
+    def fresh_accumulator(piece: int) -> None:
+        if piece:
+            accumulators.append(accumulator())
+
     sizes = reduction.sizes
     kept = [a for a in range(len(sizes)) if a not in reduction.reduced]
     reduced = [a for a in range(len(sizes)) if a in reduction.reduced]
@@ -154,6 +164,7 @@ def emit_reduction(
     def before(nest: Nest, outer: Sequence[Ix]) -> None:
         out = reduction.at(full(outer))
         init = reduction.init
+        acc = accumulators[-1]
         nest.store(
             nest.const(init) if isinstance(init, float) else init(nest, out), acc, out
         )
@@ -162,11 +173,12 @@ def emit_reduction(
         index = full(outer, inner)
         target = reduction.at(index)
         term = reduction.term(nest, index)
+        acc = accumulators[-1]
         nest.store(reduction.combine(nest, nest.load(acc, target), term), acc, target)
 
     def after(nest: Nest, outer: Sequence[Ix]) -> None:
         out = reduction.at(full(outer))
-        value = nest.load(acc, out)
+        value = nest.load(accumulators[-1], out)
         if reduction.final is not None:
             value = reduction.final(nest, value, out)
         epilogue(nest, out, value)
@@ -178,6 +190,7 @@ def emit_reduction(
         before,
         step,
         after,
+        fresh_accumulator,
     )
 
 
@@ -188,13 +201,15 @@ def for_each_reduction(
     before: Before,
     step: Step,
     after: Before,
+    each_nest: Callable[[int], None],
 ) -> None:
     """An imperfect affine nest: outer loops over `outer_sizes` holding
     `before`, the inner loops over `inner_sizes` with `step`, then `after`.
 
     As `Emitter.for_each`: a probe finds the blocks that make every access
     affine, each axis is split into pieces, and each outer piece is one
-    top-level nest whose loops follow the storage order of its accesses.
+    top-level nest whose loops follow the storage order of its accesses;
+    `each_nest(number)` runs before each is emitted.
     """
     outer_probe = probe_variables(outer_sizes)
     first_inner = len(outer_sizes)
@@ -226,7 +241,8 @@ def for_each_reduction(
         for piece in pieces(outer_sizes, outer_chains)
         for part in (refine(piece, 0, outer_indices) if split else [piece])
     ]
-    for outer_piece in outer_pieces:
+    for number, outer_piece in enumerate(outer_pieces):
+        each_nest(number)
         outer, outer_vars = piece_index(outer_piece, 0)
         first = len(outer_vars)  # inner loop variables are numbered from here
 

@@ -83,6 +83,30 @@ class Layout:
         """Whether the buffer has elements that hold no tensor element."""
         return math.prod(self.storage_shape) > math.prod(self.origin_shape)
 
+    def padding_box(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """(start, extent) in the buffer of the one box that holds all its
+        padding (NC1HWC0's lanes past the channels in the last C1 block),
+        None where the padding is not one such box."""
+        c1_c0 = {
+            Format.NC1HWC0: (1, 4),
+            Format.NC1HWC0_C04: (1, 4),
+            Format.NDC1HWC0: (2, 5),
+        }.get(self.storage_format)
+        if c1_c0 is None or self._kind() != "blocked":
+            return None
+        c1, c0 = c1_c0
+        channels = self._canonical_shape()[1]
+        blocks, lanes = self.storage_shape[c1], self.storage_shape[c0]
+        real = channels - (blocks - 1) * lanes
+        if not 0 < real < lanes:
+            return None
+        start = [0] * len(self.storage_shape)
+        extent = list(self.storage_shape)
+        start[c1], extent[c1] = blocks - 1, 1
+        start[c0], extent[c0] = real, lanes - real
+        padding = math.prod(self.storage_shape) - math.prod(self.origin_shape)
+        return (tuple(start), tuple(extent)) if math.prod(extent) == padding else None
+
     def retyped(self, element_type: Attribute) -> Layout:
         """The same index map over a buffer of another element type."""
         return replace(self, element_type=element_type)

@@ -87,10 +87,11 @@ def max_of(ctx: LoweringContext, buffer: Buffer) -> MaxOf:
 
 
 def accumulator(ctx: LoweringContext, y: Buffer) -> Buffer:
-    """`y` itself when it is float32, else a float32 scratch buffer like it."""
+    """`y` itself when it is float32, else a float32 scratch buffer like it
+    (its padding not zeroed: only valid elements are read)."""
     if y.layout.element_type == f32:
         return y
-    return ctx.temporary(y.layout.retyped(f32))
+    return ctx.temporary(y.layout.retyped(f32), zero_padding=False)
 
 
 def initialise(

@@ -1,15 +1,17 @@
 // RUN: ge-opt %s --split-input-file -p convert-ge-to-loops | filecheck %s
 
-// An NC1HWC0 value with 17 channels (C0 = 16 for f16) has padding: its buffer
-// is zero-filled, then the op computes the valid elements only, as two nests:
-// the full C1 block and the one-channel tail. f16 computes in f32.
+// An NC1HWC0 value with 17 channels (C0 = 16 for f16) has padding: lanes
+// 1..15 of its last C1 block are zero-filled, then the op computes the valid
+// elements only, as two nests: the full C1 block and the one-channel tail.
+// f16 computes in f32.
 
 // CHECK-LABEL: func.func @relu_5hd(
 // CHECK-SAME:      %[[X:.*]]: memref<1x2x3x3x16xf16> {ge.input = 0 : i64}) -> memref<1x2x3x3x16xf16> {
 // CHECK-DAG:     %[[ZERO32:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG:     %[[ZERO16:.*]] = arith.constant 0.000000e+00 : f16
 // CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x2x3x3x16xf16>
-// CHECK:         affine.store %[[ZERO16]], %[[Y]][0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK:           affine.for %[[P:.*]] = 0 to 15 {
+// CHECK-NEXT:        affine.store %[[ZERO16]], %[[Y]][0, 1, %{{.*}}, %{{.*}}, %[[P]] + 1]
 // CHECK:         affine.for %[[H:.*]] = 0 to 3 {
 // CHECK-NEXT:      affine.for %[[W:.*]] = 0 to 3 {
 // CHECK-NEXT:        affine.for %[[C0:.*]] = 0 to 16 {

@@ -1,13 +1,14 @@
 // RUN: ge-opt %s --split-input-file -p convert-ge-to-loops | filecheck %s
 
 // NCHW -> NC1HWC0 (f32: C0 = 8, 17 channels = 2 full blocks + 1): the channel
-// loop is split into (c1, c0) so both sides are affine; padding is zeroed.
+// loop is split into (c1, c0) so both sides are affine; the padding (lanes
+// 1..7 of the last block) is zeroed.
 // Back to NCHW reads only the valid channels.
 
 // CHECK-LABEL: func.func @to_5hd(
 // CHECK-SAME:      %[[X:.*]]: memref<1x17x2x2xf32> {ge.input = 0 : i64}) -> (memref<1x3x2x2x8xf32>, memref<1x17x2x2xf32>) {
 // CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x3x2x2x8xf32>
-// CHECK:         affine.store %{{.*}}, %[[Y]][0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK:         affine.store %{{.*}}, %[[Y]][0, 2, %{{.*}}, %{{.*}}, %{{.*}} + 1]
 // CHECK:         affine.for %[[C1:.*]] = 0 to 2 {
 // CHECK-NEXT:      affine.for %[[H:.*]] = 0 to 2 {
 // CHECK-NEXT:        affine.for %[[W:.*]] = 0 to 2 {
