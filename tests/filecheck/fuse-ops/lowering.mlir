@@ -71,3 +71,34 @@ ge.graph @chain {
   %r = ge.sigmoid %t : tensor<3x17xf32> -> tensor<3x17xf32>
   ge.netoutput %r, %t : tensor<3x17xf32>, tensor<3x17xf32>
 }
+
+// -----
+
+// 9 output channels (C0 = 8): a nest for the full block and one for the
+// tail, each with an accumulator of its own (no other nest touches it, so
+// the JIT keeps it in registers). Neither is zero-filled; the result zeroes
+// only its padding (lanes 1..7 of block 1).
+
+// CHECK-LABEL: func.func @conv_relu_per_nest_accumulators(
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<1x2x2x2x8xf32>
+// CHECK:         affine.store %{{.*}}, %[[Y]][0, 1, %{{.*}}, %{{.*}}, %{{.*}} + 1]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[ACC1:.*]] = memref.alloc() : memref<1x2x2x2x8xf32>
+// CHECK-NEXT:    affine.for
+// CHECK:           affine.store %{{.*}}, %[[ACC1]][0, 0, %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK-NOT:     affine.store %{{.*}}, %[[ACC1]][0, 1,
+// CHECK:         %[[ACC2:.*]] = memref.alloc() : memref<1x2x2x2x8xf32>
+// CHECK-NEXT:    affine.for
+// CHECK-NOT:     %[[ACC1]]
+// CHECK:           affine.store %{{.*}}, %[[ACC2]][0, 1, %{{.*}}, %{{.*}}, 0]
+// CHECK:         func.return
+// CHECK-SAME:    %[[Y]]
+ge.graph @conv_relu_per_nest_accumulators {
+  %x = ge.data {index = 0 : i64} : tensor<1x8x2x2xf32, #ge.layout<NCHW, NC1HWC0>>
+  %w = ge.const {value = #ge.external<"w">} : tensor<9x8x1x1xf32, #ge.layout<NCHW, FRACTAL_Z>>
+  %c = ge.conv2d %x, %w {data_format = "NCHW"} : (tensor<1x8x2x2xf32, #ge.layout<NCHW, NC1HWC0>>, tensor<9x8x1x1xf32, #ge.layout<NCHW, FRACTAL_Z>>) -> tensor<1x9x2x2xf32, #ge.layout<NCHW, NC1HWC0>>
+  %r = ge.relu %c : tensor<1x9x2x2xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x9x2x2xf32, #ge.layout<NCHW, NC1HWC0>>
+  ge.netoutput %r : tensor<1x9x2x2xf32, #ge.layout<NCHW, NC1HWC0>>
+}
