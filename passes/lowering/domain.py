@@ -7,6 +7,22 @@ c0 < C % C0`) turns both into plain loop variables. Several layouts on one
 axis (NC1HWC0 with C0 = 8 and FRACTAL_Z's N0 = 16) give a chain of blocks
 8 | 16 and up to three pieces. `pieces` returns the rectangular pieces of a
 whole domain; each becomes one loop nest.
+
+Blocks from 0 do not help where an offset is not a multiple of C0: channel
+`34 * g + i` of a grouped convolution (34 channels per group), a concat's
+second input at channel 17. `refine` splits such a piece further (index
+set splitting): a loop whose variable meets another in a wrapping index
+is unrolled (`g`: each group its own piece, so `34 * g` is a constant); a
+loop alone in one is cut where the index crosses a block, or, where its
+lanes sit under a loop of blocks, the blocks are shifted to start where
+the index's do (a head, whole blocks, a tail: whole vectors). Each piece's
+indices are then affine; where that takes over `PIECE_LIMIT` pieces the
+piece stays as it was (its accesses through `floordiv`/`mod`).
+
+```text
+(34 * g + 16 * i1 + i0) floordiv 16, g in 0..3, i1 in 0..1, i0 in 0..15
+  -> g = 1: i in 0..13 (block 2), 14..29 (block 3), 30..31 (block 4)
+```
 """
 
 from __future__ import annotations
@@ -123,8 +139,9 @@ def refine(
     budget = [PROBE_BUDGET]
 
     def split(current: Piece) -> list[Piece] | None:
-        """The fewest parts of `current`, None if some part still wraps
-        in its own loops or there are over `PIECE_LIMIT`."""
+        """The parts of `current`, None if some part still wraps in its own
+        loops or there are over `PIECE_LIMIT`. Of shifted blocks and cuts,
+        the shifted ones unless they take over one part more."""
         budget[0] -= 1
         index, variables = piece_index(current, first_id)
         digits = {var: digit for digit, var in variables.items()}
@@ -134,20 +151,21 @@ def refine(
             if any(_only(argument, digits) for argument, _ in wrapping):
                 return None  # a wrap of its own loops no cut undoes
             return [current]
-        results = []
-        for alternative in alternatives if budget[0] > 0 else alternatives[:1]:
-            parts: list[Piece] | None = []
-            for part in alternative:
-                found = split(part)
-                if found is None or len(parts) + len(found) > PIECE_LIMIT:
-                    parts = None
-                    break
-                parts += found
-            results.append(parts)
+        tried = alternatives if budget[0] > 0 else alternatives[:1]
+        results = [split_all(alternative) for alternative in tried]
         if len(results) == 2 and results[0] and results[1]:
-            shifted, cut = results  # shifted: one part more for whole vectors
+            shifted, cut = results
             return shifted if len(shifted) <= len(cut) + 1 else cut
         return next((parts for parts in results if parts), None)
+
+    def split_all(alternative: list[Piece]) -> list[Piece] | None:
+        parts: list[Piece] = []
+        for part in alternative:
+            found = split(part)
+            if found is None or len(parts) + len(found) > PIECE_LIMIT:
+                return None
+            parts += found
+        return parts
 
     return split(piece) or [piece]
 
