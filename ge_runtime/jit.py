@@ -35,6 +35,7 @@ outputs = runner({"x": x})                   # per inference
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -100,6 +101,7 @@ MAX_WHILE_ITERATIONS = DEFAULT_MAX_ITERATIONS
 ENTRY_FIELDS = (
     "name",
     "source",
+    "code",
     "arg_types",
     "arg_attrs",
     "result_dtypes",
@@ -125,6 +127,8 @@ class CompiledFunction:
     name: str
     function: Callable[..., tuple[np.ndarray, ...]]
     source: str
+    code: bytes
+    """The module's bytecode (`marshal`), what a cache entry runs."""
     arg_types: list[MemRefType]
     arg_attrs: list[dict[str, Any]]
     result_dtypes: list[np.dtype | None] = field(default_factory=list)
@@ -166,8 +170,7 @@ class CompiledFunction:
         specs, scratch, pool = entry["workspace"]
         if pool:
             namespace[pool] = workspace_pool(specs, scratch)
-        name = entry["name"]
-        exec(compile(entry["source"], f"<jit @{name}>", "exec"), namespace)
+        exec(marshal.loads(entry["code"]), namespace)
         fields = {f: entry[f] for f in ENTRY_FIELDS}
         return cls(function=namespace["jitted"], prepare=namespace["prepare"], **fields)
 
@@ -505,6 +508,7 @@ class FunctionCompiler:
             self.function.sym_name.data,
             namespace["jitted"],
             source,
+            marshal.dumps(code),
             [a.type for a in block.args],  # type: ignore[misc]
             arg_attrs,
             result_dtypes,

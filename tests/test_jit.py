@@ -428,7 +428,8 @@ def test_generated_code_is_kept_on_disk_for_the_next_process(
     tmp_path, monkeypatch, kernels
 ):
     """With a cache key, the second compile reads the code back: no lowering,
-    no code generation, the same results; another code version misses."""
+    no code generation, no compiling of Python source (the entry holds its
+    bytecode), the same results; another code version misses."""
     from ge_runtime import jit, jit_cache
 
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
@@ -441,8 +442,12 @@ def test_generated_code_is_kept_on_disk_for_the_next_process(
     def no_lowering(*_):
         raise AssertionError("lowered again")
 
+    def no_compiling(*_):
+        raise AssertionError("Python source compiled again")
+
     with monkeypatch.context() as patched:
         patched.setattr(jit, "lowered_module", no_lowering)
+        patched.setattr(jit, "compile", no_compiling, raising=False)
         again = compile_graph(graph, cache_key="model-digest|main")
     assert again is not first and again.source == first.source
     np.testing.assert_array_equal(again(*arguments(x))[0], first(*arguments(x))[0])
