@@ -45,38 +45,56 @@ def grouped_channel(scale: int, k: int):
     return indices
 
 
+def split_checked(piece: Piece, indices) -> list[Piece]:
+    """`refine(piece)`, checked: its parts hold every point of the piece
+    once and, unless the piece stayed whole, index it affinely."""
+    parts = refine(piece, 0, indices)
+    got = [p for part in parts for p in points(part)]
+    assert sorted(got) == points(piece) and len(got) == len(set(got))
+    if parts != [piece]:
+        for part in parts:
+            index, _ = piece_index(part, 0)
+            assert not any(wraps(ix) for ix in indices(index))
+    return parts
+
+
 def test_groups_are_unrolled_and_channels_cut_at_block_ends():
     """Channel 34 g + i of 4 groups of 34 in blocks of 16: each group its
     own part, each cut where a block ends."""
     piece = (Digit(0, 1, 0, 4), Digit(1, 1, 0, 34))
-    indices = grouped_channel(34, 16)
-    parts = refine(piece, 0, indices)
-    assert sorted(p for part in parts for p in points(part)) == points(piece)
-    for part in parts:
-        index, _ = piece_index(part, 0)
-        assert not any(wraps(ix) for ix in indices(index))
+    parts = split_checked(piece, grouped_channel(34, 16))
     group_1 = [part for part in parts if part[0] == Digit(0, 1, 1, 1)]
     assert [(d.lo, d.extent) for _, d in group_1] == [(0, 14), (14, 16), (30, 4)]
 
 
-@settings(max_examples=200, deadline=None)
+def test_blocks_of_lanes_start_where_the_channel_blocks_do():
+    """Lanes under a loop of blocks (channel 34 g + 16 i1 + i0): the blocks
+    are shifted to start where the channels' do — lanes 14, 16, 2 for group
+    1 — rather than each block cut in two."""
+    piece = (Digit(0, 1, 0, 4), Digit(1, 16, 0, 2), Digit(1, 1, 0, 16))
+    parts = split_checked(piece, grouped_channel(34, 16))
+    group_1 = [points(part) for part in parts if part[0] == Digit(0, 1, 1, 1)]
+    assert [len(p) for p in group_1] == [14, 16, 2]
+    assert [p for part in group_1 for p in part] == [(1, i) for i in range(32)]
+
+
+@settings(max_examples=300, deadline=None)
 @given(
     st.integers(1, 6),
     st.integers(1, 40),
     st.integers(1, 50),
     st.sampled_from([4, 8, 16]),
+    st.booleans(),
 )
-def test_parts_cover_the_piece_once_and_in_order(groups, scale, size, k):
-    piece = (Digit(0, 1, 0, groups), Digit(1, 1, 0, size))
-    indices = grouped_channel(scale, k)
-    parts = refine(piece, 0, indices)
-    got = [p for part in parts for p in points(part)]
-    assert sorted(got) == points(piece)
-    assert len(got) == len(set(got))
-    if parts != [piece]:
-        for part in parts:
-            index, _ = piece_index(part, 0)
-            assert not any(wraps(ix) for ix in indices(index))
+def test_parts_cover_the_piece_once(groups, scale, size, k, blocked):
+    """Any groups, channels per group and block; lanes alone or under a loop
+    of blocks."""
+    lanes = (
+        (Digit(1, k, 0, -(-size // k)), Digit(1, 1, 0, k))
+        if blocked
+        else (Digit(1, 1, 0, size),)
+    )
+    split_checked((Digit(0, 1, 0, groups), *lanes), grouped_channel(scale, k))
 
 
 def test_no_split_past_the_piece_limit():
@@ -98,38 +116,3 @@ def test_no_split_of_an_index_with_an_enclosing_loops_variable():
         return [(index[0] + Ix.of(outer) * 5).floordiv(16)]
 
     assert refine(piece, 1, indices) == [piece]
-
-
-def test_blocks_of_lanes_start_where_the_channel_blocks_do():
-    """Lanes under a loop of blocks (channel 34 g + 16 i1 + i0): the blocks
-    are shifted to start where the channels' do — lanes 14, 16, 2 for group
-    1 — rather than each block cut in two."""
-    piece = (Digit(0, 1, 0, 4), Digit(1, 16, 0, 2), Digit(1, 1, 0, 16))
-    indices = grouped_channel(34, 16)
-    parts = refine(piece, 0, indices)
-    assert sorted(p for part in parts for p in points(part)) == points(piece)
-    for part in parts:
-        index, _ = piece_index(part, 0)
-        assert not any(wraps(ix) for ix in indices(index))
-    group_1 = [points(part) for part in parts if part[0] == Digit(0, 1, 1, 1)]
-    assert [len(p) for p in group_1] == [14, 16, 2]
-    assert [p for part in group_1 for p in part] == [(1, i) for i in range(32)]
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.integers(1, 6),
-    st.integers(1, 40),
-    st.integers(1, 4),
-    st.sampled_from([4, 8, 16]),
-)
-def test_parts_of_blocked_lanes_cover_the_piece_once(groups, scale, blocks, k):
-    piece = (Digit(0, 1, 0, groups), Digit(1, k, 0, blocks), Digit(1, 1, 0, k))
-    indices = grouped_channel(scale, k)
-    parts = refine(piece, 0, indices)
-    got = [p for part in parts for p in points(part)]
-    assert sorted(got) == points(piece) and len(got) == len(set(got))
-    if parts != [piece]:
-        for part in parts:
-            index, _ = piece_index(part, 0)
-            assert not any(wraps(ix) for ix in indices(index))
