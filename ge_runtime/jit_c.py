@@ -347,7 +347,21 @@ class CLibrary:
         self.env = env
         self.functions: list[tuple[str, str, int]] = []
         """Namespace name, C source and argument count of each kernel."""
+        self._names: dict[tuple[str, tuple[str, ...]], str] = {}
+        """Each kernel's name by its parameters and body."""
         env.deferred.append(self.build)
+
+    def define(self, parameters: str, body: list[str], arguments: int) -> str:
+        """The name of a kernel of `parameters` and `body`: the one defined
+        before with the same code (a repeated block of a network: ShuffleNet's
+        914 kernels are 393), else a new one."""
+        key = (parameters, tuple(body))
+        name = self._names.get(key)
+        if name is None:
+            name = self._names[key] = self.env.fresh("k")
+            code = "\n".join([f"void {name}({parameters}) {{", *body, "}", ""])
+            self.functions.append((name, code, arguments))
+        return name
 
     @staticmethod
     def of(env: CodeEnv) -> CLibrary:
@@ -453,14 +467,12 @@ class CNest(NativeNest):
             if terms > TILED_SUM and _iterations(self.root, self.nest) > PRODUCT_LIMIT:
                 raise Unsupported("a long sum of products BLAS runs faster")
         library = CLibrary.of(self.env)
-        name = self.env.fresh("k")
         qualifier = " restrict" if self._apart(written) else ""
         parameters = ", ".join(
             f"{C_TYPES[dtype]} *{qualifier} {argument}"
             for argument, dtype in zip(arguments, self.arg_dtypes, strict=True)
         )
-        code = "\n".join([f"void {name}({parameters}) {{", *self.body, "}", ""])
-        library.functions.append((name, code, len(arguments)))
+        name = library.define(parameters, self.body, len(arguments))
         self.env.writes[name] = written
         self.env.namespace["address"] = address
         lines = [indent + line for line in self.packing]

@@ -531,6 +531,44 @@ def test_consecutive_c_kernels_are_one_call():
     assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
 
 
+# The same ReLU nest twice (a repeated block), on x and on its result.
+REPEATED_NEST = """
+func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
+  %one = arith.constant 1.0 : f32
+  %y = memref.alloc() : memref<3x17xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 17 {
+      %v = affine.load %x[%i, %j] : memref<3x17xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, %y[%i, %j] : memref<3x17xf32>
+    }
+  }
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 17 {
+      %v = affine.load %y[%i, %j] : memref<3x17xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, %z[%i, %j] : memref<3x17xf32>
+    }
+  }
+  func.return %z : memref<3x17xf32>
+}
+"""
+
+
+def test_nests_of_the_same_code_are_one_kernel():
+    """Two nests whose C is the same but for their buffers: one kernel,
+    called for each."""
+    x = special((3, 17))
+    compiled, (got,), _, (want,) = three_ways(REPEATED_NEST, x)
+    np.testing.assert_array_equal(got, want)
+    source = library_source(compiled)
+    definitions = re.findall(r"^void (k\d+)\(float \*", source, re.M)
+    assert len(set(definitions)) == 1, source
+    (kernel,) = set(definitions)
+    assert source.count(f"    {kernel}(") == 2, source  # called twice
+
+
 def test_no_merged_call_of_more_buffers_than_ctypes_passes(tmp_path, monkeypatch):
     """A run of calls whose buffers together are more than a `ctypes` call
     takes is cut into calls that each take few enough (an unrolled GRU made
