@@ -531,28 +531,26 @@ def test_consecutive_c_kernels_are_one_call():
     assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
 
 
-# The same ReLU nest twice (a repeated block), on x and on its result.
-REPEATED_NEST = """
-func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
+def clamp_nest(source: str, target: str) -> str:
+    """`target = min(source, 1)` over 3 x 17, as a nest."""
+    return f"""
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 17 {{
+      %v = affine.load {source}[%i, %j] : memref<3x17xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, {target}[%i, %j] : memref<3x17xf32>
+    }}
+  }}"""
+
+
+# The same nest twice (a repeated block), on x and on its result.
+REPEATED_NEST = f"""
+func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {{
   %one = arith.constant 1.0 : f32
   %y = memref.alloc() : memref<3x17xf32>
-  %z = memref.alloc() : memref<3x17xf32>
-  affine.for %i = 0 to 3 {
-    affine.for %j = 0 to 17 {
-      %v = affine.load %x[%i, %j] : memref<3x17xf32>
-      %r = arith.minimumf %v, %one : f32
-      affine.store %r, %y[%i, %j] : memref<3x17xf32>
-    }
-  }
-  affine.for %i = 0 to 3 {
-    affine.for %j = 0 to 17 {
-      %v = affine.load %y[%i, %j] : memref<3x17xf32>
-      %r = arith.minimumf %v, %one : f32
-      affine.store %r, %z[%i, %j] : memref<3x17xf32>
-    }
-  }
+  %z = memref.alloc() : memref<3x17xf32>{clamp_nest("%x", "%y")}{clamp_nest("%y", "%z")}
   func.return %z : memref<3x17xf32>
-}
+}}
 """
 
 
