@@ -145,10 +145,10 @@ def refine(
         budget[0] -= 1
         index, variables = piece_index(current, first_id)
         digits = {var: digit for digit, var in variables.items()}
-        wrapping = list(_wrapping(indices(index)))
-        alternatives = _splits(current, first_id, digits, wrapping)
+        wraps = list(wrapping(indices(index)))
+        alternatives = _splits(current, first_id, digits, wraps)
         if not alternatives:
-            if any(_only(argument, digits) for argument, _ in wrapping):
+            if any(_only(argument, digits) for argument, _ in wraps):
                 return None  # a wrap of its own loops no cut undoes
             return [current]
         tried = alternatives if budget[0] > 0 else alternatives[:1]
@@ -179,14 +179,14 @@ def _splits(
     piece: Piece,
     first_id: int,
     digits: dict[Var, Digit],
-    wrapping: Iterable[tuple[Ix, int]],
+    wraps: Iterable[tuple[Ix, int]],
 ) -> list[list[Piece]]:
     """Ways to split `piece` at one of its digits so that a wrapping index
     gets closer to affine (blocks shifted first, for whole vectors); none
     if no wrapping index can be. Variables not of the piece numbered below
     `first_id` are enclosing loops' (the index cannot become affine here),
     the others nested loops' (split later)."""
-    for argument, k in wrapping:
+    for argument, k in wraps:
         variables = [v for v, _ in argument.terms if isinstance(v, Var)]
         own = [v for v in variables if v in digits]
         if not own or len(variables) < len(argument.terms):
@@ -253,7 +253,7 @@ def _shifted_blocks(
     return [head, middle, tail] if count > 1 else [head, tail]
 
 
-def _wrapping(indices: Iterable[Ix]) -> Iterator[tuple[Ix, int]]:
+def wrapping(indices: Iterable[Ix]) -> Iterator[tuple[Ix, int]]:
     """(argument, divisor) of each `floordiv`/`mod` left in `indices`,
     innermost first."""
     for ix in indices:

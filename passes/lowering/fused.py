@@ -40,11 +40,13 @@ from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
 from passes.lowering import nn
 from passes.lowering.context import LoweringContext
 from passes.lowering.domain import (
+    Piece,
     block_chain,
     piece_index,
     pieces,
     probe_variables,
     refine,
+    wrapping,
 )
 from passes.lowering.elementwise import element_value, has_scalar_body, operand_index
 from passes.lowering.emitter import (
@@ -241,6 +243,7 @@ def for_each_reduction(
         for piece in pieces(outer_sizes, outer_chains)
         for part in (refine(piece, 0, outer_indices) if split else [piece])
     ]
+    inner_splits: dict[frozenset[tuple[Ix, int]], list[Piece]] = {}
     for number, outer_piece in enumerate(outer_pieces):
         each_nest(number)
         outer, outer_vars = piece_index(outer_piece, 0)
@@ -250,11 +253,20 @@ def for_each_reduction(
             accesses = _run_probe(emitter, before, step, after, outer, inner).accesses
             return [ix for _, _, storage in accesses for ix in storage]
 
-        inner_pieces = [
-            part
-            for piece in pieces(inner_sizes, inner_chains)
-            for part in (refine(piece, first, inner_indices) if split else [piece])
-        ]
+        # The reduction loops split alike for outer pieces whose indices wrap
+        # alike in them (a group's pieces of output lanes): split once.
+        wraps = frozenset(
+            (argument, k)
+            for argument, k in wrapping(outer_indices(outer) if split else [])
+            if all(isinstance(v, Var) and v.id >= NESTED for v, _ in argument.terms)
+        )
+        if wraps not in inner_splits:
+            inner_splits[wraps] = [
+                part
+                for piece in pieces(inner_sizes, inner_chains)
+                for part in (refine(piece, first, inner_indices) if split else [piece])
+            ]
+        inner_pieces = inner_splits[wraps]
         sample = piece_index(inner_pieces[0], first)[0] if inner_pieces else []
         order = _run_probe(emitter, before, step, after, outer, sample)
         loops, ivs = _open_loops(
