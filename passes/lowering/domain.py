@@ -124,6 +124,23 @@ def piece_index(piece: Piece, first_id: int) -> tuple[list[Ix], dict[Digit, Var]
     return index, variables
 
 
+def split_pieces(
+    sizes: Sequence[int],
+    chains: Sequence[Sequence[int]],
+    first_id: int,
+    indices: Callable[[list[Ix]], Iterable[Ix]] | None,
+) -> list[Piece]:
+    """`pieces(sizes, chains)`, each refined (`refine`) unless `indices` is
+    None (a nest whose points must keep their order)."""
+    if indices is None:
+        return pieces(sizes, chains)
+    return [
+        part
+        for piece in pieces(sizes, chains)
+        for part in refine(piece, first_id, indices)
+    ]
+
+
 def refine(
     piece: Piece, first_id: int, indices: Callable[[list[Ix]], Iterable[Ix]]
 ) -> list[Piece]:

@@ -44,9 +44,8 @@ from passes.lowering.domain import (
     Piece,
     block_chain,
     piece_index,
-    pieces,
     probe_variables,
-    refine,
+    split_pieces,
 )
 from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
@@ -330,16 +329,15 @@ class Emitter:
                 for var, block in blocks_needed(ix):
                     required[var.id].add(block)
         chains = [block_chain(size, required[axis]) for axis, size in enumerate(sizes)]
-        split = in_any_order(probe.accesses)
 
         def indices(index: list[Ix]) -> list[Ix]:
             piece_probe = Nest(self, None)
             body(piece_probe, index)
-            return [ix for _, _, storage in piece_probe.accesses for ix in storage]
+            return storage_indices(piece_probe.accesses)
 
-        for piece in pieces(sizes, chains):
-            for part in refine(piece, 0, indices) if split else [piece]:
-                self._emit_piece(part, body)
+        split = in_any_order(probe.accesses)
+        for piece in split_pieces(sizes, chains, 0, indices if split else None):
+            self._emit_piece(piece, body)
 
     def _emit_piece(self, piece: Piece, body: Callable[[Nest, list[Ix]], None]) -> None:
         """One nest over `piece`, its loops in the storage order of its accesses."""
@@ -370,6 +368,11 @@ class Emitter:
         body(Nest(self, block, ivs), index)
         for inner in blocks:
             inner.add_op(affine.YieldOp.get())
+
+
+def storage_indices(accesses: Sequence[tuple[bool, Buffer, list[Ix]]]) -> list[Ix]:
+    """Every buffer index of `accesses` (a probe's)."""
+    return [ix for _, _, storage in accesses for ix in storage]
 
 
 def in_any_order(accesses: Sequence[tuple[bool, Buffer, list[Ix]]]) -> bool:

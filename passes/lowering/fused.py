@@ -43,9 +43,8 @@ from passes.lowering.domain import (
     Piece,
     block_chain,
     piece_index,
-    pieces,
     probe_variables,
-    refine,
+    split_pieces,
     wrapping,
 )
 from passes.lowering.elementwise import element_value, has_scalar_body, operand_index
@@ -57,6 +56,7 @@ from passes.lowering.emitter import (
     in_any_order,
     is_float,
     loop_order,
+    storage_indices,
 )
 from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.registry import group_reduction, lowers
@@ -234,15 +234,13 @@ def for_each_reduction(
         Ix.of(Var(NESTED + axis, 0, size - 1)) for axis, size in enumerate(inner_sizes)
     ]
 
-    def outer_indices(outer: list[Ix]) -> list[Ix]:
-        accesses = _run_probe(emitter, before, step, after, outer, nested).accesses
-        return [ix for _, _, storage in accesses for ix in storage]
+    def indices(outer: list[Ix], inner: Sequence[Ix] = nested) -> list[Ix]:
+        probe = _run_probe(emitter, before, step, after, outer, inner)
+        return storage_indices(probe.accesses)
 
-    outer_pieces = [
-        part
-        for piece in pieces(outer_sizes, outer_chains)
-        for part in (refine(piece, 0, outer_indices) if split else [piece])
-    ]
+    outer_pieces = split_pieces(
+        outer_sizes, outer_chains, 0, indices if split else None
+    )
     inner_splits: dict[frozenset[tuple[Ix, int]], list[Piece]] = {}
     for number, outer_piece in enumerate(outer_pieces):
         each_nest(number)
@@ -250,22 +248,19 @@ def for_each_reduction(
         first = len(outer_vars)  # inner loop variables are numbered from here
 
         def inner_indices(inner: list[Ix], outer: list[Ix] = outer) -> list[Ix]:
-            accesses = _run_probe(emitter, before, step, after, outer, inner).accesses
-            return [ix for _, _, storage in accesses for ix in storage]
+            return indices(outer, inner)
 
         # The reduction loops split alike for outer pieces whose indices wrap
         # alike in them (a group's pieces of output lanes): split once.
         wraps = frozenset(
             (argument, k)
-            for argument, k in wrapping(outer_indices(outer) if split else [])
+            for argument, k in wrapping(indices(outer) if split else [])
             if all(isinstance(v, Var) and v.id >= NESTED for v, _ in argument.terms)
         )
         if wraps not in inner_splits:
-            inner_splits[wraps] = [
-                part
-                for piece in pieces(inner_sizes, inner_chains)
-                for part in (refine(piece, first, inner_indices) if split else [piece])
-            ]
+            inner_splits[wraps] = split_pieces(
+                inner_sizes, inner_chains, first, inner_indices if split else None
+            )
         inner_pieces = inner_splits[wraps]
         sample = piece_index(inner_pieces[0], first)[0] if inner_pieces else []
         order = _run_probe(emitter, before, step, after, outer, sample)
