@@ -147,8 +147,8 @@ def time_model(model, threads: int, repeat: int) -> ModelTiming:
 
     from ge_dialect.constants import derive_storage_weights
     from ge_frontend.onnx_import import import_onnx
+    from ge_runtime.graph_io import find_graph
     from ge_runtime.jit import compile_graph, graph_arguments, run_graph
-    from ge_runtime.reference import find_graph
     from passes.format_pipeline import FormatPipelinePass
 
     start = time.perf_counter()

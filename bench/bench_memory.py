@@ -44,7 +44,7 @@ def compiled_light(name: str, input_seed: int = 0):
     from ge_dialect.dialect import make_context
     from ge_frontend.onnx_import import import_onnx
     from ge_frontend.onnx_weights import light_model
-    from ge_runtime.reference import find_graph, input_specs
+    from ge_runtime.graph_io import find_graph, input_specs
     from passes.format_pipeline import FormatPipelinePass
 
     imported = import_onnx(light_model(name))
@@ -66,7 +66,7 @@ def mib(size: int) -> str:
 
 def bench_plans(names: list[str]) -> None:
     """(a) the memory table."""
-    from ge_runtime.reference import find_graph
+    from ge_runtime.graph_io import find_graph
     from passes.memory_planning import check_graph_plan
     from passes.plan_memory import annotate, plan_graph
 
@@ -114,8 +114,8 @@ def bench_tuning(repeat: int) -> None:
     import numpy as np
 
     from ge_runtime.executor import Runtime
+    from ge_runtime.graph_io import find_graph
     from ge_runtime.profiling import Profiler
-    from ge_runtime.reference import find_graph
     from ge_runtime.tuning import PerfEngine
     from passes.plan_memory import annotate, plan_graph
 

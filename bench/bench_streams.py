@@ -81,7 +81,7 @@ def streamed(module, streams: int):
     """The graph after assign-streams{max-streams} and plan-memory."""
     from xdsl.context import Context
 
-    from ge_runtime.reference import find_graph
+    from ge_runtime.graph_io import find_graph
     from passes.assign_streams import AssignStreamsPass
     from passes.plan_memory import PlanMemoryPass
 

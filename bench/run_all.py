@@ -222,7 +222,7 @@ def ge_run_report(models: Sequence[str], repeat: int) -> str:
 def memory_row(row: Row, name: str) -> None:
     from bench_memory import compiled_light
 
-    from ge_runtime.reference import find_graph
+    from ge_runtime.graph_io import find_graph
     from passes.plan_memory import plan_graph
 
     module, _, _ = compiled_light(name)

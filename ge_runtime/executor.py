@@ -45,9 +45,9 @@ from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, VariableOp
 from ge_dialect.traits import ViewOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime.dump import INPUT_OP, DumpWriter
+from ge_runtime.graph_io import InputKey, Weights, bind_inputs
 from ge_runtime.kernels import KERNELS, KernelCall, KernelInfo, KernelRegistry
 from ge_runtime.profiling import Profiler
-from ge_runtime.reference import InputKey, Weights, bind_inputs
 from ge_runtime.tuning import PerfEngine
 from passes.memory_planning import (
     check_graph_plan,

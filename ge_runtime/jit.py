@@ -62,6 +62,15 @@ from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_c, jit_cache, jit_numba
+from ge_runtime.graph_io import (
+    DEFAULT_MAX_ITERATIONS,
+    InputKey,
+    InputSpec,
+    Weights,
+    bind_inputs,
+    find_graph,
+    input_specs,
+)
 from ge_runtime.jit_c import CNest, merge_kernel_calls
 from ge_runtime.jit_hoist import drop_unread, hoist_invariants, hoist_views
 from ge_runtime.jit_numba import NumbaNest
@@ -74,15 +83,6 @@ from ge_runtime.jit_ops import (
 )
 from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
-from ge_runtime.reference import (
-    DEFAULT_MAX_ITERATIONS,
-    InputKey,
-    InputSpec,
-    Weights,
-    bind_inputs,
-    find_graph,
-    input_specs,
-)
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
     ConvertGeToLoopsPass,

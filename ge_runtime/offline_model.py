@@ -102,8 +102,8 @@ from ge_dialect.schema import (
     String,
     check_document,
 )
+from ge_runtime.graph_io import find_graph, output_names
 from ge_runtime.npy import npz_bytes
-from ge_runtime.reference import find_graph, output_names
 from passes.memory_planning import memory_reports
 
 MAGIC = b"GEXDSLOM"

@@ -37,14 +37,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     ModuleOp,
-    StringAttr,
     TensorType,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -53,14 +50,12 @@ from ge_dialect.adapters import (
     check_results,
     expected_dtype,
     run_numpy_kernel,
-    shape_matches,
 )
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import inline_stored_array
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import error_at
 from ge_dialect.formats import FormatError
-from ge_dialect.input_files import confined_path
-from ge_dialect.layout import shape_of, storage_shape_of
+from ge_dialect.layout import storage_shape_of
 from ge_dialect.limits import check_claimed_memory
 from ge_dialect.ops import (
     CaseOp,
@@ -75,18 +70,14 @@ from ge_dialect.ops import (
     WhileOp,
 )
 from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime.npy import NpyError, read_npz
-
-DEFAULT_MAX_ITERATIONS = 10_000
-"""How many `ge.while` iterations run before the loop counts as runaway."""
-
-WEIGHTS_ATTRIBUTE = "ge.weights"
-"""Module attribute naming the `.npz` weight file, relative to the `.mlir`."""
-
-
-Weights = Mapping[str, np.ndarray]
-InputKey = str | int
-
+from ge_runtime.graph_io import (
+    DEFAULT_MAX_ITERATIONS,
+    InputKey,
+    Weights,
+    bind_inputs,
+    find_graph,
+    load_npz,
+)
 
 # ---------------------------------------------------------------------------
 # Values in storage layout
@@ -108,131 +99,6 @@ class Held:
         if self.known_origin is None:
             self.known_origin = self.layout.load(self.stored, self.shape)
         return self.known_origin
-
-
-# ---------------------------------------------------------------------------
-# Graph inputs and weights
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    """One graph input: its `ge.data` op, index, node name, shape and dtype."""
-
-    op: DataOp
-    index: int
-    name: str | None
-    shape: tuple[int, ...]
-    dtype: np.dtype
-
-    @property
-    def label(self) -> str:
-        """`#0 ('x')` or `#0`, for messages."""
-        return f"#{self.index}" + (f" ('{self.name}')" if self.name else "")
-
-
-def input_specs(graph: GraphOp) -> list[InputSpec]:
-    """The graph's inputs ordered by index."""
-    specs = []
-    for op in graph.inputs():
-        name = op.attributes.get("name")
-        tensor = op.output.type
-        specs.append(
-            InputSpec(
-                op,
-                op.index_value,
-                name.data if isinstance(name, StringAttr) else None,
-                shape_of(tensor),
-                expected_dtype(tensor),
-            )
-        )
-    return specs
-
-
-def bind_inputs(
-    graph: GraphOp,
-    inputs: Mapping[InputKey, np.ndarray],
-    specs: Sequence[InputSpec] | None = None,
-) -> dict[int, np.ndarray]:
-    """Match inputs to `ge.data` ops by name or index, checking shape and
-    dtype; `specs` are the graph's `input_specs` if already known."""
-    if specs is None:
-        specs = input_specs(graph)
-    by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
-    by_key.update({s.name: s for s in specs if s.name is not None})
-    bound: dict[int, np.ndarray] = {}
-    for key, array in inputs.items():
-        spec = by_key.get(key)
-        if spec is None:
-            known = ", ".join(s.label for s in specs) or "none"
-            raise GEError(
-                f"error: graph '{graph.sym_name.data}' has no input {key!r} "
-                f"(inputs: {known})"
-            )
-        if spec.index in bound:
-            raise error_at(spec.op, f"input {spec.label} is given twice")
-        array = np.asarray(array)
-        if not shape_matches(array.shape, spec.shape):
-            raise error_at(
-                spec.op,
-                f"input {spec.label} has shape {list(array.shape)}, the graph "
-                f"expects {list(spec.shape)}",
-            )
-        if array.dtype != spec.dtype:
-            raise error_at(
-                spec.op,
-                f"input {spec.label} has dtype {array.dtype}, the graph expects "
-                f"{spec.dtype}",
-            )
-        bound[spec.index] = array
-    for spec in specs:
-        if spec.index not in bound:
-            raise error_at(spec.op, f"input {spec.label} is missing")
-    return bound
-
-
-def load_weights(module: ModuleOp, mlir_path: str | os.PathLike[str]) -> Weights:
-    """The weights named by the module's `ge.weights` attribute (none: empty).
-
-    The `.npz` path is relative to the directory of `mlir_path` and must stay
-    inside it (the attribute comes from the file, not from the user).
-    """
-    attr = module.attributes.get(WEIGHTS_ATTRIBUTE)
-    if attr is None:
-        return {}
-    where = os.fspath(mlir_path)
-    if not isinstance(attr, StringAttr):
-        raise GEError(
-            f"{where}: error: module attribute '{WEIGHTS_ATTRIBUTE}' must be a string"
-        )
-    path = confined_path(Path(where).parent, attr.data, WEIGHTS_ATTRIBUTE, where)
-    return load_npz(path)
-
-
-def find_graph(module_or_graph: ModuleOp | GraphOp, name: str | None = None) -> GraphOp:
-    """The graph to run: the given one, the module's only one, `name` or `main`."""
-    if isinstance(module_or_graph, GraphOp):
-        return module_or_graph
-    graphs = [op for op in module_or_graph.ops if isinstance(op, GraphOp)]
-    if name is None and len(graphs) == 1:
-        return graphs[0]
-    wanted = name or "main"
-    for graph in graphs:
-        if graph.sym_name.data == wanted:
-            return graph
-    names = ", ".join(f"@{g.sym_name.data}" for g in graphs) or "none"
-    raise GEError(f"error: no graph @{wanted} to run (graphs: {names})")
-
-
-def output_names(graph: GraphOp) -> list[str | None]:
-    """The name of each graph output (`ge.netoutput`'s `output_names`, as the
-    ONNX importer sets them), None where there is none."""
-    names = graph.output.attributes.get("output_names")
-    given = list(names.data) if isinstance(names, ArrayAttr) else []
-    return [
-        given[i].data if i < len(given) and isinstance(given[i], StringAttr) else None
-        for i in range(len(graph.output.operands))
-    ]
 
 
 # ---------------------------------------------------------------------------
@@ -413,12 +279,3 @@ def evaluate(
     if outputs_as_stored:
         return [np.asarray(held.stored) for held in outputs]
     return [np.asarray(held.origin) for held in outputs]
-
-
-def load_npz(path: str | os.PathLike[str]) -> Weights:
-    """All arrays of an `.npz` file, as a one-line GEError if unreadable."""
-    try:
-        return read_npz(path)
-    except NpyError as error:
-        label = os.fspath(path)
-        raise GEError(f"{label}: error: cannot read weights: {error}") from None

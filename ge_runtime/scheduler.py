@@ -91,20 +91,18 @@ from ge_dialect.shape_inference import (
     shape_function_attributes,
 )
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
-from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
-from ge_runtime.jit_cache import UnsafeCacheFolder
-from ge_runtime.jit_ops import JITError
-from ge_runtime.reference import (
-    Held,
+from ge_runtime.graph_io import (
     InputKey,
     InputSpec,
-    ReferenceEvaluator,
     Weights,
     bind_inputs,
-    evaluate,
     find_graph,
     input_specs,
 )
+from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
+from ge_runtime.jit_cache import UnsafeCacheFolder
+from ge_runtime.jit_ops import JITError
+from ge_runtime.reference import Held, ReferenceEvaluator, evaluate
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
     STRUCTURAL_OPS,

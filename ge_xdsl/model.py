@@ -11,8 +11,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.files import write_atomically
+from ge_runtime.graph_io import find_graph, output_names
 from ge_runtime.offline_model import OfflineModel, encode
-from ge_runtime.reference import find_graph, output_names
 
 if TYPE_CHECKING:
     from ge_runtime.profiling import PassTimer

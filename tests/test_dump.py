@@ -21,8 +21,8 @@ from ge_runtime.dump import (
     load_dump,
 )
 from ge_runtime.executor import Runtime
+from ge_runtime.graph_io import find_graph
 from ge_runtime.kernels import KernelCall, builtin_registry, host
-from ge_runtime.reference import find_graph
 from tools import ge_atc, ge_dump_compare, ge_run
 from tools.ge_dump_compare import onnx_dump
 

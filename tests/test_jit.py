@@ -378,8 +378,8 @@ def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name, kernels):
 
 def conv_relu():
     """A compiled conv + relu graph and a function making its arguments."""
+    from ge_runtime.graph_io import find_graph
     from ge_runtime.jit import graph_arguments
-    from ge_runtime.reference import find_graph
 
     b = GraphBuilder("main")
     x = b.data([1, 3, 9, 9], "float32", name="x")
@@ -514,8 +514,9 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     reference."""
     from xdsl.context import Context
 
+    from ge_runtime.graph_io import find_graph
     from ge_runtime.jit import run_graph
-    from ge_runtime.reference import evaluate, find_graph
+    from ge_runtime.reference import evaluate
     from passes.format_pipeline import FormatPipelinePass
     from passes.fuse_ops import FuseOpsPass
 
@@ -552,8 +553,8 @@ def depthwise_relu6_pool():
     """Depthwise 3x3 conv (17 channels: two C0 blocks, the second ragged),
     ReLU6, 3x3 max-pool: the nests numba takes (a reduction into one element
     per output, window taps, NaN-propagating max/min)."""
+    from ge_runtime.graph_io import find_graph
     from ge_runtime.jit import graph_arguments
-    from ge_runtime.reference import find_graph
 
     b = GraphBuilder("main")
     x = b.data([1, 17, 9, 9], "float32", name="x")

@@ -76,8 +76,8 @@ def test_per_thread_views_survive_calls_threads_and_the_disk_cache(
 
     from ge_dialect.builder import GraphBuilder
     from ge_runtime import jit
+    from ge_runtime.graph_io import find_graph
     from ge_runtime.jit import graph_arguments
-    from ge_runtime.reference import find_graph
 
     b = GraphBuilder("main")
     x = b.data([1, 17, 9, 9], "float32", name="x")

@@ -23,13 +23,14 @@ from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_runtime.executor import Runtime
+from ge_runtime.graph_io import find_graph
 from ge_runtime.kernels import (
     KernelCall,
     KernelRegistry,
     builtin_registry,
     kernel_key,
 )
-from ge_runtime.reference import evaluate, find_graph
+from ge_runtime.reference import evaluate
 from ge_runtime.tuning import PerfEngine, load_records, op_signature
 from passes.format_pipeline import FormatPipelinePass
 from tools import ge_run

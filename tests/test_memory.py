@@ -24,7 +24,8 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_dialect.ops import GraphOp
 from ge_frontend.onnx_weights import light_model, light_model_names
-from ge_runtime.reference import evaluate, find_graph, input_specs
+from ge_runtime.graph_io import find_graph, input_specs
+from ge_runtime.reference import evaluate
 from passes.memory_planning import (
     ALIGNMENT,
     ARENA_ATTRIBUTE,

@@ -36,7 +36,8 @@ from ge_frontend.onnx_weights import (
     light_model_path,
     randomize_weights,
 )
-from ge_runtime.reference import evaluate, load_weights
+from ge_runtime.graph_io import load_weights
+from ge_runtime.reference import evaluate
 from tools import ge_translate
 
 ort = pytest.importorskip("onnxruntime")

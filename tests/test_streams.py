@@ -33,10 +33,11 @@ from ge_dialect.dialect import make_context
 from ge_dialect.ops import GraphOp
 from ge_dialect.traits import ViewOp
 from ge_runtime.executor import Runtime
+from ge_runtime.graph_io import find_graph
 from ge_runtime.kernels import KernelRegistry, builtin_registry
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.profiling import Profiler
-from ge_runtime.reference import evaluate, find_graph
+from ge_runtime.reference import evaluate
 from ge_runtime.scheduler import compile_model
 from ge_runtime.streams import StreamRuntime
 from passes.assign_streams import AssignStreamsPass, assign_graph

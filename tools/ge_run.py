@@ -99,17 +99,17 @@ from ge_dialect.limits import (
 from ge_dialect.ops import GraphOp
 from ge_dialect.value_layout import value_layout
 from ge_runtime.compare import largest_magnitude, max_abs_error
-from ge_runtime.npy import NpyError, npy_bytes, typed_like
-from ge_runtime.npy import load_npy as load_npy_file
-from ge_runtime.reference import (
+from ge_runtime.graph_io import (
     InputKey,
     InputSpec,
-    evaluate,
     find_graph,
     input_specs,
     load_weights,
     output_names,
 )
+from ge_runtime.npy import NpyError, npy_bytes, typed_like
+from ge_runtime.npy import load_npy as load_npy_file
+from ge_runtime.reference import evaluate
 from tools.common import (
     add_memory_budget_flag,
     bounded_int,

@@ -38,8 +38,8 @@ from ge_frontend.importing import (
     parse_input_shapes,
 )
 from ge_frontend.onnx_import import import_onnx
+from ge_runtime.graph_io import WEIGHTS_ATTRIBUTE
 from ge_runtime.npy import npz_bytes
-from ge_runtime.reference import WEIGHTS_ATTRIBUTE
 from tools.common import add_memory_budget_flag, one_line_errors, run_tool
 
 
