@@ -36,10 +36,10 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, OptOperandDef, VarOperandDef
 
 from ge_dialect.attribute_values import default_attributes, python_attributes
-from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of
+from ge_dialect.locations import error_at
 
 
 @dataclass(frozen=True)

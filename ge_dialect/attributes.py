@@ -71,7 +71,7 @@ class LayoutAttr(ParametrizedAttribute):
     """The (origin, storage) format pair of a tensor, used as its encoding.
 
     `storage_shape` optionally pins the storage shape (otherwise it is derived
-    with `ge_dialect.formats.transfer_shape`); `reshape_type` says how a
+    with `ge_dialect.relayout.transfer_shape`); `reshape_type` says how a
     tensor of lower rank than its origin format expands to full rank.
     """
 

@@ -47,7 +47,6 @@ from xdsl.irdl import (
 )
 
 from ge_dialect.attributes import ExternalDataAttr, FormatAttr, LayoutAttr
-from ge_dialect.diagnostics import verify_module
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.formats import Format
 from ge_dialect.ops import (
@@ -62,6 +61,7 @@ from ge_dialect.ops import (
     WhileOp,
 )
 from ge_dialect.shape_inference import infer_result_types
+from ge_dialect.verification import verify_module
 
 Subgraph = Callable[..., Sequence[SSAValue] | SSAValue]
 """A Python function that fills a subgraph: `fn(builder, *inputs) -> outputs`."""

@@ -22,9 +22,8 @@ from xdsl.dialects.builtin import (
 
 from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, numpy_dtype
-from ge_dialect.formats import Format, from_storage, to_storage
+from ge_dialect.formats import Format
 from ge_dialect.layout import (
     layout_attr,
     origin_layout,
@@ -32,7 +31,9 @@ from ge_dialect.layout import (
     shape_of,
     storage_shape_of,
 )
+from ge_dialect.locations import error_at
 from ge_dialect.ops import ConstOp
+from ge_dialect.relayout import from_storage, to_storage
 
 
 def dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:

@@ -91,7 +91,7 @@ def numpy_dtype(dtype: str):
 
     bfloat16, the float8/float4 types and int2/uint2/int4/uint4 are ml_dtypes'
     types; NumPy holds one sub-byte value (int2, int4, float4) per byte
-    (storage formats count them as 2 or 4 bits, `formats.element_bits`).
+    (storage formats count them as 2 or 4 bits, `dtype_names.element_bits`).
     """
     import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
     import numpy as np

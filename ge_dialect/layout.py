@@ -14,8 +14,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.dtypes import dtype_name
-from ge_dialect.formats import Format, FormatError, transfer_shape
+from ge_dialect.formats import Format, FormatError
 from ge_dialect.limits import INT64_MAX, LimitError, checked_product
+from ge_dialect.relayout import transfer_shape
 
 
 def shape_of(tensor: TensorType) -> tuple[int, ...]:

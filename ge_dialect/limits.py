@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
 
+from ge_dialect.diagnostics import GEError
+
 INT64_MAX = (1 << 63) - 1
 """The largest dim, size or count any tensor may have."""
 
@@ -124,8 +126,6 @@ def over_budget(nbytes: int, what: str) -> str | None:
 
 def check_bytes(nbytes: int, what: str, where: str) -> None:
     """GEError `where: error: ...` if `nbytes` is over the memory budget."""
-    from ge_dialect.diagnostics import GEError  # diagnostics reads the limits
-
     if (reason := over_budget(nbytes, what)) is not None:
         raise GEError(f"{where}: error: {reason}")
 
@@ -150,7 +150,7 @@ def check_claimed_memory(root: object) -> None:
     type claims more than the memory budget: what running it would allocate."""
     from xdsl.ir import Operation
 
-    from ge_dialect.diagnostics import error_at
+    from ge_dialect.locations import error_at
 
     assert isinstance(root, Operation)
     for op in root.walk():

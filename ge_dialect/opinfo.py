@@ -57,7 +57,8 @@ from typing import Any
 from xdsl.ir import Operation
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.formats import Format, FormatError, dtype_name, parse_format
+from ge_dialect.dtype_names import canonical_dtype
+from ge_dialect.formats import Format, FormatError, parse_format
 from ge_dialect.input_files import read_json_file
 from ge_dialect.ops import OPS_BY_NAME
 from ge_dialect.traits import Broadcasting, Elementwise, FormatAgnostic
@@ -136,7 +137,7 @@ class OpInfo:
 
     def supports_dtype(self, dtype: str) -> bool:
         """Whether the op's kernels take `dtype` (a dtype name such as "float16")."""
-        return self.dtypes is None or dtype_name(dtype) in self.dtypes
+        return self.dtypes is None or canonical_dtype(dtype) in self.dtypes
 
 
 def op_key(op: str | Operation | type[Operation]) -> str:
@@ -292,7 +293,7 @@ def _dtypes(value: Any) -> frozenset[str] | None:
         return None
     if not isinstance(value, list):
         raise TypeError(f"expected a list of dtype names or null, got {value!r}")
-    return frozenset(dtype_name(_string(v)) for v in value)
+    return frozenset(canonical_dtype(_string(v)) for v in value)
 
 
 def _format_token(token: Any) -> Format | None:

@@ -28,9 +28,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.adapters import operand_format_keywords
 from ge_dialect.attribute_values import default_attributes, python_attributes
-from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.layout import check_tensor_type, kept_layout, shape_of
+from ge_dialect.locations import error_at
 from ge_dialect.ops import OPS_BY_NAME, Structural
 from ge_dialect.shape_functions import (
     UNKNOWN,

@@ -12,9 +12,10 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 from ge_dialect.dtypes import dtype_name
-from ge_dialect.formats import Format, from_storage, to_storage
+from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, reshape_type_of
 from ge_dialect.ops import TransDataOp
+from ge_dialect.relayout import from_storage, to_storage
 
 GROUPED_STORAGE = (Format.FRACTAL_Z, Format.FRACTAL_Z_3D)
 """Storage formats whose layout depends on convolution groups."""

@@ -49,15 +49,10 @@ from xdsl.utils.exceptions import VerifyException
 from ge_dialect.builder import GraphBuilder, dtype_of
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type
-from ge_dialect.formats import (
-    INTERNAL_FORMATS,
-    ORIGIN_FORMATS,
-    Format,
-    FormatError,
-    transfer_shape,
-)
+from ge_dialect.formats import INTERNAL_FORMATS, ORIGIN_FORMATS, Format, FormatError
 from ge_dialect.input_files import read_json_file
 from ge_dialect.layout import layout_of, shape_of
+from ge_dialect.relayout import transfer_shape
 
 Adapter = Callable[[dict[str, Any], Sequence["TensorDesc"]], None]
 """Fills attributes derived from the descs (e.g. pads from TF padding)."""

@@ -38,8 +38,9 @@ from xdsl.ir import Operation, SSAValue
 from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import inline_stored_array
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError
 from ge_dialect.limits import check_claimed_memory, over_budget
+from ge_dialect.locations import error_at
 from ge_dialect.naming import node_labels
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, VariableOp
 from ge_dialect.traits import ViewOp

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation
 
 from ge_dialect.adapters import numpy_kernel, run_numpy_kernel
-from ge_dialect.diagnostics import error_at
+from ge_dialect.locations import error_at
 from ge_dialect.opinfo import FallbackMode
 from passes.mark_fallback import FALLBACK_ATTRIBUTE
 

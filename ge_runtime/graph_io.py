@@ -17,9 +17,10 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from ge_dialect.adapters import expected_dtype, shape_matches
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path
 from ge_dialect.layout import shape_of
+from ge_dialect.locations import error_at
 from ge_dialect.ops import DataOp, GraphOp
 from ge_runtime.npy import NpyError, read_npz
 

@@ -57,8 +57,9 @@ from xdsl.ir import Operation, Region, SSAValue
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import dense_to_numpy, derive_storage_weights
-from ge_dialect.diagnostics import error_at, location_text, parse_module
+from ge_dialect.locations import error_at, location_text
 from ge_dialect.ops import GraphOp, attribute_to_python
+from ge_dialect.parsing import parse_module
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_c, jit_cache, jit_numba

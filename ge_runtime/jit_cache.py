@@ -59,6 +59,9 @@ GENERATORS = (
     "ge_dialect/ops",
     "ge_dialect/scalar.py",
     "ge_dialect/formats.py",
+    "ge_dialect/dtype_names.py",
+    "ge_dialect/targets.py",
+    "ge_dialect/relayout.py",
     "ge_dialect/layout.py",
     "ge_dialect/value_layout.py",
 )

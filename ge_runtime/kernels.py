@@ -44,10 +44,11 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
 from ge_dialect.adapters import numpy_kernel, run_numpy_kernel
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, storage_shape_of
+from ge_dialect.locations import error_at
 from ge_dialect.ops import Conv2DOp, attribute_value
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.value_layout import ValueLayout

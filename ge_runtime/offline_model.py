@@ -75,14 +75,15 @@ from xdsl.printer import Printer
 
 from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.diagnostics import GEError, error_at, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.files import write_atomically
-from ge_dialect.formats import FormatError, get_target, parse_format
+from ge_dialect.formats import FormatError, parse_format
 from ge_dialect.input_files import check_regular_file, load_json
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.limits import INT64_MAX
+from ge_dialect.locations import error_at
 from ge_dialect.opinfo import PRECISION_MODES
 from ge_dialect.ops import (
     ConstOp,
@@ -91,6 +92,7 @@ from ge_dialect.ops import (
     attribute_to_python,
     enclosing_target,
 )
+from ge_dialect.parsing import parse_module
 from ge_dialect.schema import (
     Anything,
     Boolean,
@@ -102,6 +104,7 @@ from ge_dialect.schema import (
     String,
     check_document,
 )
+from ge_dialect.targets import get_target
 from ge_runtime.graph_io import find_graph, output_names
 from ge_runtime.npy import npz_bytes
 from passes.memory_planning import memory_reports

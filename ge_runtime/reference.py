@@ -3,7 +3,7 @@
 This is the oracle every numeric check compares against. Semantics:
 
 - a value whose storage format differs from its origin format is *held in
-  storage layout* (`ge_dialect.formats.to_storage`, with the value's reshape
+  storage layout* (`ge_dialect.relayout.to_storage`, with the value's reshape
   type, dtype and groups); other values are held as they are;
 - every op computes in origin layout: its operands are read back with
   `from_storage`, the op's NumPy kernel runs
@@ -53,10 +53,10 @@ from ge_dialect.adapters import (
 )
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import inline_stored_array
-from ge_dialect.diagnostics import error_at
 from ge_dialect.formats import FormatError
 from ge_dialect.layout import storage_shape_of
 from ge_dialect.limits import check_claimed_memory
+from ge_dialect.locations import error_at
 from ge_dialect.ops import (
     CaseOp,
     ConstOp,

@@ -68,7 +68,7 @@ from ge_dialect.adapters import (
 )
 from ge_dialect.builder import op_attributes
 from ge_dialect.constants import derive_storage_weights
-from ge_dialect.diagnostics import GEError, error_at, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.layout import check_tensor_type, shape_of
 from ge_dialect.limits import (
@@ -77,6 +77,7 @@ from ge_dialect.limits import (
     over_budget,
     tensor_bytes,
 )
+from ge_dialect.locations import error_at
 from ge_dialect.naming import node_labels
 from ge_dialect.ops import (
     DataOp,
@@ -90,6 +91,7 @@ from ge_dialect.shape_inference import (
     infer_shapes,
     shape_function_attributes,
 )
+from ge_dialect.verification import verify_module
 from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
 from ge_runtime.graph_io import (
     InputKey,

@@ -114,7 +114,7 @@ def context() -> Context:
 
 def parse(text: str, *, name: str = "<string>") -> ModuleOp:
     """The verified module of MLIR `text` (`name` is the file named in errors)."""
-    from ge_dialect.diagnostics import parse_module
+    from ge_dialect.parsing import parse_module
 
     return parse_module(context(), text, name)
 
@@ -126,7 +126,7 @@ def apply_passes(module: ModuleOp, pipeline: str) -> ModuleOp:
     options may be written `data-format` or `data_format`. `module` itself is
     left unchanged.
     """
-    from ge_dialect.diagnostics import verify_module
+    from ge_dialect.verification import verify_module
     from passes.options import parse_passes
 
     passes = parse_passes(pipeline)

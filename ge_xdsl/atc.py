@@ -34,12 +34,14 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from ge_dialect.constants import derive_storage_weights
-from ge_dialect.diagnostics import GEError, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
-from ge_dialect.formats import FormatError, get_target
+from ge_dialect.formats import FormatError
 from ge_dialect.limits import check_claimed_memory
 from ge_dialect.opinfo import PRECISION_MODES
 from ge_dialect.ops import TARGET_ATTRIBUTE
+from ge_dialect.targets import get_target
+from ge_dialect.verification import verify_module
 from ge_frontend.importing import (
     ImportedModel,
     errors_located_in,

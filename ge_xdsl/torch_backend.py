@@ -104,7 +104,8 @@ class BackendOptions:
                 raise GEError(f"error: bad value {value!r} for option '{name}'")
         parsed = cls(**options)
         if parsed.soc_version is not None:
-            from ge_dialect.formats import FormatError, get_target
+            from ge_dialect.formats import FormatError
+            from ge_dialect.targets import get_target
 
             try:
                 get_target(parsed.soc_version)

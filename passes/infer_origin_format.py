@@ -73,7 +73,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.adapters import operands_whose_format_is_read
 from ge_dialect.attributes import LayoutAttr
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError
 from ge_dialect.format_rules import LOCK_ATTR, FormatRule, infer_rule, refresh_rule
 from ge_dialect.formats import (
     ORIGIN_FORMATS,
@@ -81,6 +81,7 @@ from ge_dialect.formats import (
     parse_format,
 )
 from ge_dialect.layout import check_rank_fits, layout_of
+from ge_dialect.locations import error_at
 from ge_dialect.ops import (
     DataOp,
     GEOperation,

@@ -31,9 +31,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.locations import error_at
 from ge_dialect.ops import (
     DataOp,
     GraphOp,

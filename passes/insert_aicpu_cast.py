@@ -43,8 +43,8 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import element_type, numpy_dtype
+from ge_dialect.locations import error_at
 from ge_dialect.naming import node_label
 from ge_dialect.opinfo import Engine, op_info
 from ge_dialect.ops import CastOp

@@ -72,8 +72,8 @@ from xdsl.rewriter import InsertPoint
 
 from ge_dialect.attributes import LayoutAttr
 from ge_dialect.constants import relayout_constant
-from ge_dialect.diagnostics import error_at
 from ge_dialect.layout import is_scalar, layout_attr, retyped, satisfies
+from ge_dialect.locations import error_at
 from ge_dialect.ops import (
     ConstOp,
     NetOutputOp,

@@ -14,10 +14,10 @@ from xdsl.dialects.builtin import ArrayAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from ge_dialect.attributes import FormatAttr, LayoutAttr
-from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_attr, origin_layout, retyped, satisfies
+from ge_dialect.locations import error_at
 from ge_dialect.ops import (
     CONTROL_FLOW_OPS,
     CastOp,

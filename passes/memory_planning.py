@@ -58,10 +58,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import dtype_name, numpy_dtype
-from ge_dialect.formats import transfer_shape
 from ge_dialect.layout import storage_shape_of
+from ge_dialect.locations import error_at
 from ge_dialect.ops import (
     CONTROL_FLOW_OPS,
     ConstOp,
@@ -72,6 +72,7 @@ from ge_dialect.ops import (
     VariableOp,
     attribute_to_python,
 )
+from ge_dialect.relayout import transfer_shape
 from ge_dialect.traits import MayRunInPlace, ViewOp
 from ge_dialect.value_layout import value_layout
 from passes.outlining import inline_partitioned_calls

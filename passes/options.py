@@ -203,7 +203,8 @@ class PassOptionError(GEError):
 
 def check_target_option(pass_: ModulePass, option: str, value: str | None) -> None:
     """`value` is None or a known target (SoC) name."""
-    from ge_dialect.formats import FormatError, get_target  # NumPy: only if used
+    from ge_dialect.formats import FormatError
+    from ge_dialect.targets import get_target
 
     if value is None:
         return

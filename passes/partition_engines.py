@@ -53,7 +53,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from ge_dialect.diagnostics import error_at
+from ge_dialect.locations import error_at
 from ge_dialect.naming import node_label
 from ge_dialect.opinfo import Engine, op_info
 from ge_dialect.ops import (

@@ -65,9 +65,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from ge_dialect.diagnostics import error_at
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.limits import INT64_MAX
+from ge_dialect.locations import error_at
 from ge_dialect.ops import FusedOp, GraphOp, NetOutputOp, enclosing_target
 from ge_dialect.traits import MayRunInPlace, ViewOp
 from passes.memory_planning import (

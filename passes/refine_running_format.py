@@ -62,9 +62,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import FormatAttr, LayoutAttr
 from ge_dialect.constants import relayout_constant
-from ge_dialect.diagnostics import error_at
 from ge_dialect.formats import FormatError
 from ge_dialect.layout import check_tensor_type, layout_attr, retyped
+from ge_dialect.locations import error_at
 from ge_dialect.ops import (
     ConstOp,
     DataOp,

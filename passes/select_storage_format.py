@@ -74,10 +74,8 @@ from ge_dialect.formats import (
     INTERNAL_FORMATS,
     Format,
     FormatError,
-    c0_for,
     expand_dims_to_full_rank,
     full_rank,
-    get_target,
 )
 from ge_dialect.layout import (
     check_tensor_type,
@@ -100,6 +98,7 @@ from ge_dialect.ops import (
     VariableOp,
     enclosing_target,
 )
+from ge_dialect.targets import c0_for, get_target
 from passes.layout_requirements import (
     boundary_layouts,
     required_layouts,

@@ -49,7 +49,8 @@ import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError
+from ge_dialect.locations import error_at
 from ge_dialect.naming import node_labels
 from ge_dialect.ops import GraphOp, NetOutputOp, PartitionedCallOp
 from ge_dialect.traits import MayRunInPlace, ViewOp

@@ -31,7 +31,7 @@ from ge_dialect.builder import (
     python_to_attribute,
     tensor_type,
 )
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, shape_of
@@ -46,6 +46,7 @@ from ge_dialect.ops import (
     VariableOp,
     WhileOp,
 )
+from ge_dialect.parsing import parse_module
 
 STRUCTURE_OPS = {
     "ge.graph",

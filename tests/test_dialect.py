@@ -30,7 +30,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import ExternalDataAttr, FormatAttr, LayoutAttr
-from ge_dialect.diagnostics import GEError, error_at, location_text, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.formats import Format
 from ge_dialect.layout import (
@@ -41,6 +41,7 @@ from ge_dialect.layout import (
     storage_shape_of,
     with_layout,
 )
+from ge_dialect.locations import error_at, location_text
 from ge_dialect.ops import (
     GE_OPS,
     Conv2DOp,
@@ -51,6 +52,7 @@ from ge_dialect.ops import (
     broadcast_shapes,
     python_attributes,
 )
+from ge_dialect.parsing import parse_module
 from tools.ge_opt import main as ge_opt_main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from ge_dialect.builder import GraphBuilder
-from ge_dialect.diagnostics import GEError, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.opinfo import (
     Engine,
     find_op_info,
@@ -30,6 +30,7 @@ from ge_dialect.opinfo import (
     register_op_info,
 )
 from ge_dialect.ops import CastOp, GraphOp, PartitionedCallOp
+from ge_dialect.verification import verify_module
 from ge_runtime.reference import evaluate
 from ge_runtime.scheduler import compile_model
 from passes.format_pipeline import FormatPipelinePass

@@ -30,9 +30,10 @@ from xdsl.dialects.builtin import (
 )
 
 from ge_dialect.builder import GraphBuilder
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.parsing import parse_module
 from ge_runtime.jit import run_graph
 from ge_runtime.reference import evaluate
 

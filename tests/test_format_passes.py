@@ -45,9 +45,11 @@ from xdsl.ir import Operation
 from xdsl.passes import PassPipeline
 
 from ge_dialect.builder import GraphBuilder, tensor_type
-from ge_dialect.diagnostics import parse_module, verify_module
-from ge_dialect.formats import Format, to_storage
+from ge_dialect.formats import Format
 from ge_dialect.ops import letter_permutation
+from ge_dialect.parsing import parse_module
+from ge_dialect.relayout import to_storage
+from ge_dialect.verification import verify_module
 from passes import get_all_passes
 from passes.cast_remove import cast_chain, chain_blocker
 from passes.dim1_transpose_to_squeeze import squeeze_blocker

@@ -15,36 +15,39 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from ge_dialect.dtype_names import canonical_dtype, element_bits
 from ge_dialect.formats import (
     FORMAT_AXES,
     INTERNAL_FORMATS,
     ORIGIN_FORMATS,
     Format,
     FormatError,
-    Target,
     axis_index,
-    c0_for,
-    check_storage_shape,
-    convert,
     default_reshape_type,
-    dtype_name,
-    element_bits,
     expand_dims_by_mask,
     expand_dims_to_full_rank,
-    from_storage,
     full_rank,
+    parse_format,
+    reshape_type_from_mask,
+    reshape_type_mask,
+)
+from ge_dialect.relayout import (
+    check_storage_shape,
+    convert,
+    from_storage,
+    storage_shape_is_valid,
+    to_storage,
+    transfer_shape,
+)
+from ge_dialect.targets import (
+    Target,
+    c0_for,
     get_target,
     known_targets,
     load_target,
     m0_for,
     n0_for,
-    parse_format,
     register_target_file,
-    reshape_type_from_mask,
-    reshape_type_mask,
-    storage_shape_is_valid,
-    to_storage,
-    transfer_shape,
 )
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -179,16 +182,16 @@ def test_axis_index_errors(fmt, letter, message):
         (ml_dtypes.bfloat16, "bfloat16"),
     ],
 )
-def test_dtype_name(dtype, name):
-    assert dtype_name(dtype) == name
+def test_canonical_dtype(dtype, name):
+    assert canonical_dtype(dtype) == name
 
 
 @pytest.mark.parametrize(
     "dtype", ["complex64", np.complex64, "float8", "UNDEFINED", None]
 )
-def test_dtype_name_errors(dtype):
+def test_canonical_dtype_errors(dtype):
     with pytest.raises(FormatError, match="unsupported dtype.*supported: float16"):
-        dtype_name(dtype)
+        canonical_dtype(dtype)
 
 
 @pytest.mark.parametrize(
@@ -1073,7 +1076,7 @@ def test_transfer_shape_errors(args, kwargs, message):
 def test_error_messages_are_one_line():
     for call in [
         lambda: parse_format("bogus"),
-        lambda: dtype_name("bogus"),
+        lambda: canonical_dtype("bogus"),
         lambda: get_target("bogus"),
         lambda: transfer_shape((5,), "ND", "NC1HWC0", "float16"),
     ]:

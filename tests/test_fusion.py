@@ -33,12 +33,14 @@ from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.constants import derive_storage_weights
-from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_dialect.layout import shape_of
 from ge_dialect.opinfo import op_info, register_op_info
 from ge_dialect.ops import ConstOp, FusedOp, PartitionedCallOp
+from ge_dialect.parsing import parse_module
 from ge_dialect.value_layout import value_layout
+from ge_dialect.verification import verify_module
 from ge_runtime.graph_io import find_graph, input_specs
 from ge_runtime.jit import compile_graph, run_graph
 from ge_runtime.offline_model import load_offline_model

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin
 
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.files import (
     StagedDirectory,
@@ -42,6 +42,7 @@ from ge_dialect.limits import (
     over_budget,
     parse_size,
 )
+from ge_dialect.parsing import parse_module
 from ge_dialect.schema import (
     Integer,
     ListOf,

@@ -29,8 +29,9 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
+from ge_dialect.parsing import parse_module
 from ge_xdsl.atc import CompileOptions, compile_module
 from passes import get_all_passes
 from passes.format_pipeline import FormatPipelinePass

@@ -26,7 +26,7 @@ from xdsl.ir import Operation
 from xdsl.printer import Printer
 
 from ge_dialect.builder import GraphBuilder
-from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.format_rules import (
     FORMAT_RULES,
@@ -40,6 +40,8 @@ from ge_dialect.format_rules import (
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of
 from ge_dialect.ops import DataOp, GraphOp, IfOp, NetOutputOp, VariableOp, WhileOp
+from ge_dialect.parsing import parse_module
+from ge_dialect.verification import verify_module
 from ge_runtime.graph_io import find_graph, input_specs
 from ge_runtime.reference import evaluate
 from passes.infer_origin_format import InferOriginFormatPass, reflection_groups

@@ -835,8 +835,8 @@ def test_an_index_out_of_range_is_reported_at_its_gather(name, vectorize, data):
     alike (NumPy would wrap a negative one around silently), and with the
     location of this file, not of another file's identical graph compiled
     before (the lowered code is cached by graph text and locations)."""
-    from ge_dialect.diagnostics import parse_module
     from ge_dialect.dialect import make_context
+    from ge_dialect.parsing import parse_module
     from ge_runtime.jit import lower_graph
     from ge_runtime.jit_ops import LocatedJITError
 

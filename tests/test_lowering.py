@@ -22,7 +22,7 @@ from xdsl.ir import SSAValue
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
-from ge_dialect.formats import to_storage
+from ge_dialect.relayout import to_storage
 from ge_runtime.jit import (
     compile_graph,
     compile_module,

@@ -20,11 +20,12 @@ from onnx.reference import ReferenceEvaluator
 from ge_dialect.adapters import call_kernel
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.constants import dense_to_numpy
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
+from ge_dialect.dtype_names import element_bits
 from ge_dialect.dtypes import FLOAT8_DTYPES, dtype_name, element_type, numpy_dtype
-from ge_dialect.formats import element_bits
 from ge_dialect.ops import CastOp, ConstOp
+from ge_dialect.parsing import parse_module
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.jit import run_graph
 from ge_runtime.npy import npy_bytes, read_npy

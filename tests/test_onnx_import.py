@@ -26,9 +26,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr
 
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, python_attributes
+from ge_dialect.parsing import parse_module
 from ge_frontend.importing import parse_input_shapes, shape_of
 from ge_frontend.onnx_import import import_onnx
 from ge_frontend.onnx_weights import (

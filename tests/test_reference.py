@@ -29,11 +29,12 @@ from xdsl.printer import Printer
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.builder import GraphBuilder, tensor_type
-from ge_dialect.diagnostics import GEError, parse_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
-from ge_dialect.formats import to_storage
 from ge_dialect.layout import with_layout
 from ge_dialect.ops import GraphOp
+from ge_dialect.parsing import parse_module
+from ge_dialect.relayout import to_storage
 from ge_runtime.reference import evaluate
 from tools import ge_run
 

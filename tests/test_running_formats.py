@@ -24,7 +24,7 @@ from xdsl.passes import PassPipeline
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.constants import derive_storage_weights
-from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.formats import Format
@@ -39,6 +39,8 @@ from ge_dialect.opinfo import (
     register_op_info,
 )
 from ge_dialect.ops import GE_OPS, ConstOp, DataOp, TransDataOp, enclosing_target
+from ge_dialect.parsing import parse_module
+from ge_dialect.verification import verify_module
 from ge_runtime.reference import evaluate
 from passes import get_all_passes
 

@@ -16,9 +16,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.builder import GraphBuilder
-from ge_dialect.diagnostics import GEError, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.opinfo import find_op_info, load_opinfo_file, register_op_info
 from ge_dialect.ops import GraphOp
+from ge_dialect.verification import verify_module
 from ge_runtime.jit import kernel_status
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.reference import evaluate

@@ -456,8 +456,8 @@ def test_shape_function_attributes_of_an_op():
     from xdsl.context import Context
     from xdsl.dialects.builtin import Builtin
 
-    from ge_dialect.diagnostics import parse_module
     from ge_dialect.dialect import GE
+    from ge_dialect.parsing import parse_module
     from ge_dialect.shape_inference import shape_function_attributes
 
     ctx = Context()

@@ -36,9 +36,8 @@ from xdsl.printer import Printer
 from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import FormatAttr
 from ge_dialect.builder import GraphBuilder, tensor_type
-from ge_dialect.diagnostics import parse_module, verify_module
 from ge_dialect.dialect import GE
-from ge_dialect.formats import Format, to_storage
+from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, shape_of
 from ge_dialect.ops import (
     DataOp,
@@ -46,7 +45,10 @@ from ge_dialect.ops import (
     TransDataOp,
     VariableOp,
 )
+from ge_dialect.parsing import parse_module
+from ge_dialect.relayout import to_storage
 from ge_dialect.value_layout import value_layout
+from ge_dialect.verification import verify_module
 from ge_runtime.graph_io import find_graph, input_specs
 from ge_runtime.reference import evaluate
 from passes.same_transdata_breadth_fusion import SameTransdataBreadthFusionPass

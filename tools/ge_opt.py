@@ -27,11 +27,13 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.files import write_atomically
 from ge_dialect.input_files import check_input_file
 from ge_dialect.ir_text import print_module
 from ge_dialect.limits import budget_of, check_bytes, memory_budget
+from ge_dialect.parsing import parse_module
+from ge_dialect.verification import verify_module
 from tools.common import (
     LOG_LEVELS,
     add_memory_budget_flag,

@@ -86,7 +86,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 import ge_xdsl
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
 from ge_dialect.input_files import read_input_bytes
 from ge_dialect.limits import (
@@ -96,6 +96,7 @@ from ge_dialect.limits import (
     over_budget,
     tensor_bytes,
 )
+from ge_dialect.locations import error_at
 from ge_dialect.ops import GraphOp
 from ge_dialect.value_layout import value_layout
 from ge_runtime.compare import largest_magnitude, max_abs_error

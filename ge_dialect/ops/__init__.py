@@ -35,26 +35,7 @@ from ge_dialect.attribute_values import (
     default_attributes,
     python_attributes,
 )
-from ge_dialect.ops import (
-    control_flow,
-    cumulative,
-    dynamic_attrs,
-    einsum,
-    elementwise,
-    image,
-    logic,
-    matmul,
-    movement,
-    nn,
-    reduce,
-    scatter,
-    shape_of,
-    signal,
-    sorting,
-    structure,
-    trans,
-    value_shaped,
-)
+from ge_dialect.ops import dynamic_attrs
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
     SPATIAL_FORMATS,
@@ -63,45 +44,15 @@ from ge_dialect.ops.base import (
     enclosing_target,
 )
 from ge_dialect.ops.control_flow import CONTROL_FLOW_OPS, SUBGRAPH_OPS
+from ge_dialect.ops.static_families import STATIC_FAMILIES, ops_of
 from ge_dialect.ops.structure import Structural
 from ge_dialect.ops.trans import TRANS_OPS, letter_permutation
 from ge_dialect.shape_functions import broadcast_shapes
 
-FAMILIES: tuple[ModuleType, ...] = (
-    structure,
-    control_flow,
-    trans,
-    elementwise,
-    logic,
-    nn,
-    matmul,
-    einsum,
-    movement,
-    image,
-    reduce,
-    cumulative,
-    scatter,
-    signal,
-    sorting,
-    shape_of,
-    value_shaped,
-    dynamic_attrs,
-)
+FAMILIES: tuple[ModuleType, ...] = (*STATIC_FAMILIES, dynamic_attrs)
 """The op family modules, in the order the dialect registers their ops."""
 
-
-def _ops_of(module: ModuleType) -> list[type[IRDLOperation]]:
-    return [
-        value
-        for value in vars(module).values()
-        if isinstance(value, type)
-        and issubclass(value, IRDLOperation)
-        and value.__module__ == module.__name__
-        and "name" in vars(value)
-    ]
-
-
-GE_OPS: list[type[IRDLOperation]] = [op for m in FAMILIES for op in _ops_of(m)]
+GE_OPS: list[type[IRDLOperation]] = [op for m in FAMILIES for op in ops_of(m)]
 """Every op of the dialect, in the order the dialect registers them."""
 
 OPS_BY_NAME: dict[str, type[IRDLOperation]] = {op.name: op for op in GE_OPS}

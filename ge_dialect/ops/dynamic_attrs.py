@@ -44,14 +44,15 @@ from ge_dialect.attribute_values import attribute_to_python
 from ge_dialect.format_rules import stop_rule
 from ge_dialect.layout import shape_of
 from ge_dialect.ops.base import GEOperation
+from ge_dialect.ops.static_families import STATIC_OPS_BY_NAME
 from ge_dialect.shape_functions import Result, Shape, ShapeError, Unbound, required
 
 
 def static_op_class(name: str) -> type[GEOperation]:
     """The op class named `name` that takes run-time parameters."""
-    from ge_dialect.ops import OPS_BY_NAME  # the package collects this module
-
-    op_class = OPS_BY_NAME.get(name)
+    if name == DynamicAttrsOp.name:  # it wraps a static op, not itself
+        raise ShapeError(f"'{name}' takes no run-time parameters")
+    op_class = STATIC_OPS_BY_NAME.get(name)
     if op_class is None or not issubclass(op_class, GEOperation):
         raise ShapeError(f"'{name}' is not a ge op")
     if not op_class.RUN_TIME_PARAMETERS:

@@ -37,6 +37,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import FormatAttr, LayoutAttr
+from ge_dialect.dtype_names import canonical_dtype
 from ge_dialect.dtypes import (
     FLOAT_DTYPES,
     SATURATING_DTYPES,
@@ -49,8 +50,7 @@ from ge_dialect.format_rules import (
     stop_rule,
     sync_transdata_formats,
 )
-from ge_dialect.formats import Format, FormatError, c0_for, m0_for
-from ge_dialect.formats import dtype_name as canonical_dtype
+from ge_dialect.formats import Format, FormatError
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.numpy_helpers import reduction_axes
 from ge_dialect.ops.base import (
@@ -81,6 +81,7 @@ from ge_dialect.shape_functions import (
     product,
     required,
 )
+from ge_dialect.targets import c0_for, m0_for
 from ge_dialect.traits import (
     KeepsLayout,
     RankBarrier,

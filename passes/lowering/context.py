@@ -11,8 +11,9 @@ from xdsl.dialects.builtin import MemRefType, StringAttr, TensorType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.constants import dense_from_numpy
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type
+from ge_dialect.locations import error_at
 from ge_dialect.ops import attribute_value
 from ge_dialect.value_layout import value_layout
 from passes.lowering.emitter import Buffer, Emitter

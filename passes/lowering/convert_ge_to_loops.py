@@ -96,7 +96,7 @@ from xdsl.pattern_rewriter import (
 
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import inline_stored_dense
-from ge_dialect.diagnostics import error_at
+from ge_dialect.locations import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, PartitionedCallOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW

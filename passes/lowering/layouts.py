@@ -1,6 +1,6 @@
 """Storage layouts as index maps: origin index -> storage (memref) index.
 
-This is the index form of `ge_dialect.formats.to_storage`: a tensor element
+This is the index form of `ge_dialect.relayout.to_storage`: a tensor element
 at origin index `(n, c, h, w)` of an NCHW tensor stored as NC1HWC0 lives at
 `(n, c floordiv C0, h, w, c mod C0)` of the storage buffer. Every layout the
 format library converts has its map here (checked element by element against
@@ -39,14 +39,12 @@ from ge_dialect.formats import (
     ORIGIN_FORMATS,
     Format,
     FormatError,
-    _enlarge,
-    c0_for,
     expand_dims_to_full_rank,
     full_rank,
-    m0_for,
-    transfer_shape,
 )
 from ge_dialect.layout import layout_of, reshape_type_of
+from ge_dialect.relayout import _enlarge, transfer_shape
+from ge_dialect.targets import c0_for, m0_for
 from passes.lowering.index import Ix
 
 T = TypeVar("T")

@@ -37,10 +37,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass, PassPipeline
 
-from ge_dialect.diagnostics import GEError, parse_module, verify_module
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.ops import enclosing_target
+from ge_dialect.parsing import parse_module
+from ge_dialect.verification import verify_module
 from ge_runtime.graph_io import find_graph, input_specs
 from ge_runtime.jit import lowered_module, run_graph
 from ge_runtime.reference import evaluate

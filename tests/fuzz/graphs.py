@@ -46,8 +46,8 @@ from xdsl.ir import SSAValue
 from xdsl.printer import Printer
 
 from ge_dialect.builder import GraphBuilder, tensor_type
-from ge_dialect.formats import transfer_shape
 from ge_dialect.layout import layout_of
+from ge_dialect.relayout import transfer_shape
 from passes.format_pipeline import FormatPipelinePass
 
 DTYPES = ("float32", "float16")

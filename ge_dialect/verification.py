@@ -1,0 +1,106 @@
+"""Verifying IR with one-line located diagnostics.
+
+`verify_module` runs every op's verifier (and, after parsing, checks declared
+result types against shape functions), raising a `GEError` at the first
+invalid op's source location.
+"""
+
+from __future__ import annotations
+
+from difflib import get_close_matches
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.irdl import IRDLOperation
+from xdsl.utils.exceptions import VerifyException
+
+from ge_dialect.locations import error_at, location_text
+
+MODULE_ATTRIBUTES = ("ge.target", "ge.weights")
+"""Module attributes the `ge` dialect reads: the target (SoC) the layouts
+are for, and the weights file next to the graph."""
+
+
+def _check_module(module: ModuleOp) -> None:
+    """`ge.*` module attributes are strings, the target a known one; every
+    symbol is defined once (the error at its second definition)."""
+    for name in MODULE_ATTRIBUTES:
+        attr = module.attributes.get(name)
+        if attr is not None and not isinstance(attr, StringAttr):
+            raise error_at(module, f"attribute '{name}' must be a string, got {attr}")
+    target = module.attributes.get("ge.target")
+    if isinstance(target, StringAttr):
+        from ge_dialect.formats import FormatError
+        from ge_dialect.targets import get_target
+
+        try:
+            get_target(target.data)
+        except FormatError as error:
+            raise error_at(module, f"attribute 'ge.target': {error}") from None
+    first: dict[str, Operation] = {}
+    for op in module.ops:
+        symbol = op.attributes.get("sym_name")
+        if not isinstance(symbol, StringAttr):
+            continue
+        if symbol.data in first:
+            raise error_at(
+                op,
+                f"redefines symbol @{symbol.data} (first defined at "
+                f"{location_text(first[symbol.data])})",
+            )
+        first[symbol.data] = op
+
+
+def verify_module(module: Operation, *, check_types: bool = False) -> None:
+    """Verify every op, raising a GEError located at the first invalid one
+    (or at the op a verifier names, e.g. the first op of a dataflow cycle).
+
+    With `check_types` (what parsing does, not the checks between passes),
+    each op's declared result types are also checked against its shape
+    function (`shape_inference.check_declared_types`).
+    """
+    for op in module.walk():
+        if isinstance(op, ModuleOp):
+            _check_module(op)
+        if (misspelled := misspelled_attribute(op)) is not None:
+            raise error_at(op, misspelled)
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as error:
+            message = " ".join(str(error).split())
+            raise error_at(getattr(error, "op", op), message) from None
+        if check_types and op.dialect_name() != "builtin":
+            from ge_dialect.shape_inference import check_declared_types
+
+            check_declared_types(op)
+
+
+_SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}
+
+
+def misspelled_attribute(op: Operation) -> str | None:
+    """`unknown attribute 'X' (did you mean 'Y'?)` when `op` has an attribute
+    its definition lacks that is close to a defined one `op` does not set (or
+    sets to its default)."""
+    if not isinstance(op, IRDLOperation):
+        return None
+    for name in op.attributes:
+        key = (type(op), name)
+        if key not in _SUGGESTIONS:
+            definition = op.get_irdl_definition()
+            known = [*definition.attributes, *definition.properties]
+            close = get_close_matches(name, known, n=1, cutoff=0.8)
+            _SUGGESTIONS[key] = None if name in known or not close else close[0]
+        suggestion = _SUGGESTIONS[key]
+        if suggestion is not None and not _set_by_user(op, suggestion):
+            return f"unknown attribute '{name}' (did you mean '{suggestion}'?)"
+    return None
+
+
+def _set_by_user(op: IRDLOperation, name: str) -> bool:
+    """Whether `op` carries attribute `name` with other than its default (which
+    xDSL fills in for an absent attribute)."""
+    value = op.attributes.get(name)
+    definition = op.get_irdl_definition().attributes.get(name)
+    default = definition.default_value if definition is not None else None
+    return value is not None and value != default
