@@ -30,7 +30,7 @@ def _check_module(module: ModuleOp) -> None:
             raise error_at(module, f"attribute '{name}' must be a string, got {attr}")
     target = module.attributes.get("ge.target")
     if isinstance(target, StringAttr):
-        from ge_dialect.formats import FormatError
+        from ge_dialect.formats import FormatError  # loaded when a target is named
         from ge_dialect.targets import get_target
 
         try:
@@ -70,7 +70,7 @@ def verify_module(module: Operation, *, check_types: bool = False) -> None:
             message = " ".join(str(error).split())
             raise error_at(getattr(error, "op", op), message) from None
         if check_types and op.dialect_name() != "builtin":
-            from ge_dialect.shape_inference import check_declared_types
+            from ge_dialect.shape_inference import check_declared_types  # the ops
 
             check_declared_types(op)
 
