@@ -40,6 +40,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.adapters import call_kernel
 from ge_dialect.attribute_values import attribute_to_python
 from ge_dialect.format_rules import stop_rule
 from ge_dialect.layout import shape_of
@@ -217,8 +218,6 @@ class DynamicAttrsOp(GEOperation):
         static_attrs: Any,
     ) -> Any:
         """The static op's kernel with the bound attributes."""
-        from ge_dialect.adapters import call_kernel  # adapters import the ops
-
         op_class, attrs = bound_attributes(
             static_op,
             parameter_names,
