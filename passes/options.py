@@ -204,7 +204,7 @@ class PassOptionError(GEError):
 def check_target_option(pass_: ModulePass, option: str, value: str | None) -> None:
     """`value` is None or a known target (SoC) name."""
     from ge_dialect.formats import FormatError
-    from ge_dialect.targets import get_target
+    from ge_dialect.targets import get_target  # NumPy: only if used
 
     if value is None:
         return
