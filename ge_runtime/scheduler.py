@@ -4,7 +4,7 @@ GE has two ways to run a model, and so does `compile_model`:
 
 - **Sink scheduling** (every dim static). The engine subgraphs of
   `partition-engines` are inlined and the graph is compiled *whole* by the
-  JIT (`ge_runtime.jit`) into one function executed by a single call, as a
+  JIT (`ge_runtime.jit.compiler`) into one function executed by a single call, as a
   model sunk to the device runs from one launch. An op marked `aclnn_only`
   (`mark-fallback`) cannot be sunk: the graph is split into sunk parts
   around it and the op runs through its host fallback between them
@@ -99,9 +99,14 @@ from ge_runtime.graph_io import (
     find_graph,
     input_specs,
 )
-from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
-from ge_runtime.jit_cache import UnsafeCacheFolder
-from ge_runtime.jit_ops import JITError
+from ge_runtime.jit.cache.folder import UnsafeCacheFolder
+from ge_runtime.jit.compiler import (
+    CompiledFunction,
+    GraphRunner,
+    compile_graph,
+    external_keys,
+)
+from ge_runtime.jit.ops import JITError
 from ge_runtime.reference import Held, ReferenceEvaluator, evaluate
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (

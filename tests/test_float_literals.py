@@ -33,7 +33,7 @@ from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError, parse_module
 from ge_dialect.dialect import GE
 from ge_dialect.dtypes import numpy_dtype
-from ge_runtime.jit import run_graph
+from ge_runtime.jit.compiler import run_graph
 from ge_runtime.reference import evaluate
 
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]

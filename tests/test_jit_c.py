@@ -11,8 +11,9 @@ import re
 import numpy as np
 import pytest
 
-from ge_runtime import jit, jit_c
-from ge_runtime.jit import JITError, compile_module
+from ge_runtime.jit import compiler as jit
+from ge_runtime.jit.compiler import JITError, compile_module
+from ge_runtime.jit.emit import c as jit_c
 
 pytestmark = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
 
@@ -636,7 +637,7 @@ def test_sunk_local_arrays_are_aligned_for_vector_stores(k):
     function's red zone and crashed on its vector store, unless the array
     asks for its alignment."""
     from ge_dialect.builder import GraphBuilder
-    from ge_runtime.jit import run_graph
+    from ge_runtime.jit.compiler import run_graph
     from ge_runtime.reference import evaluate
 
     b = GraphBuilder("g")

@@ -42,7 +42,7 @@ from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.ops import enclosing_target
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_runtime.jit import lowered_module, run_graph
+from ge_runtime.jit.compiler import lowered_module, run_graph
 from ge_runtime.reference import evaluate
 from ge_runtime.scheduler import compile_model
 from ge_xdsl.atc import CompileOptions, compile_module

@@ -33,36 +33,36 @@ import numpy as np
 from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineSymExpr,
-)
 
-from ge_runtime.jit_ops import (
-    CONVERSIONS,
+from ge_runtime.jit.analysis.loop_nest import (
+    Accumulation,
+    LoopNest,
+    Statement,
+    axis_coefficient,
+    canonical_index,
+    common_prefix,
+    element_strides,
+    is_linear,
+)
+from ge_runtime.jit.emit.relayouts import Merge
+from ge_runtime.jit.emit.scalar import CodeEnv
+from ge_runtime.jit.ops import (
     ELEMENTWISE,
     REDUCTIONS,
     UNSIGNED_COMBINERS,
-    JITError,
     constant_value,
     numpy_dtype,
     scalar_function,
     unsigned_array,
 )
-from ge_runtime.jit_relayouts import Merge
-from ge_runtime.jit_runtime import (
+from ge_runtime.jit.runtime import (
     add_into,
     copy_into,
     merge_dims,
     pack,
     strided_view,
 )
-from ge_runtime.jit_scalar import CodeEnv
-from passes.lowering.index import Div, Ix, Mod, Var
+from passes.lowering.index import Div, Ix, Mod
 
 UNROLLED = (np.maximum, np.minimum, np.fmax, np.fmin)
 """Exact reductions a small window applies tap by tap."""
@@ -75,40 +75,6 @@ tap by tap instead (no packing of the operands)."""
 PRODUCT = "product"
 """The middle of a relayout cache key for a GEMM product laid out into a
 buffer (a merge's has the permutation there)."""
-
-
-class Unsupported(Exception):
-    """The nest is not in the vectorisable subset (the reason is the message)."""
-
-
-@dataclass(frozen=True)
-class Axis:
-    """One loop: `iv = lb + step * t` for `t` in `0..extent-1`."""
-
-    lb: int
-    step: int
-    extent: int
-    position: int
-    """Position among the grid's array axes (-1 if extent <= 1)."""
-
-
-@dataclass
-class Statement:
-    """An op of the nest with the loops enclosing it (outermost first)."""
-
-    op: Operation
-    loops: tuple[int, ...]
-    order: int
-
-
-@dataclass
-class Accumulation:
-    """`store combine(load acc[f], x), acc[f]` over reduction loops."""
-
-    load: affine.LoadOp
-    combine: Operation
-    term: SSAValue
-    reduced: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -178,27 +144,16 @@ def plan_contraction(
     )
 
 
-def _is_linear(ix: Ix) -> bool:
-    return all(isinstance(atom, Var) for atom, _ in ix.terms)
-
-
-def _canonical(index: Sequence[Ix]) -> tuple:
-    return tuple((frozenset(ix.terms), ix.const) for ix in index)
-
-
 @dataclass
 class NestVectoriser:
     """Turns one top-level `affine.for` nest into Python source over arrays."""
 
     root: affine.ForOp
     env: CodeEnv
-    axes: list[Axis] = field(default_factory=list)
-    statements: list[Statement] = field(default_factory=list)
-    symbols: dict[SSAValue, Ix] = field(default_factory=dict)
-    deps: dict[SSAValue, frozenset[int]] = field(default_factory=dict)
+    nest: LoopNest = field(init=False)
+    """The nest's analysis (made by `compile`)."""
     lines: list[str] = field(default_factory=list)
     _names: dict[SSAValue, str] = field(default_factory=dict)
-    _inside: set[SSAValue] = field(default_factory=set)
     _merged: dict[tuple[SSAValue, tuple[int, ...]], str] = field(default_factory=dict)
     _copy_back: list[str] = field(default_factory=list)
     _made: list[Merge] = field(default_factory=list)
@@ -219,20 +174,15 @@ class NestVectoriser:
     )
     """Epilogue store -> the GEMM product (in its order) that feeds it."""
 
-    # -- analysis -----------------------------------------------------------
+    # -- the nest as NumPy calls ------------------------------------------
 
     def compile(self, indent: str) -> list[str]:
         """Source for the whole nest, or `Unsupported` if it is not vectorisable."""
         self.env.begin_nest()
-        self._collect(self.root, ())
-        if any(self.axes[a].extent <= 0 for s in self.statements for a in s.loops):
-            self.statements = [
-                s
-                for s in self.statements
-                if all(self.axes[a].extent > 0 for a in s.loops)
-            ]
-        self._analyse_values()
-        accumulations = self._check_dependences()
+        self.nest = LoopNest(self.root, self.env.constants, self.env.root)
+        self.nest.drop_empty()
+        self.nest.analyse_values()
+        accumulations = self.nest.check_dependences()
         self._emit(accumulations)
         if self.env.relayouts.enabled:
             self.env.relayouts.pending = [self._checked(m) for m in self._made]
@@ -253,320 +203,50 @@ class NestVectoriser:
         """How the nest stores to `root`: the permutations of the merged
         copies it stores through (None: the buffer itself)."""
         through: set[tuple[int, ...] | None] = set()
-        for s in self.statements:
+        for s in self.nest.statements:
             if (
                 not isinstance(s.op, affine.StoreOp)
-                or self._memref(s.op.memref) != root
+                or self.nest.buffer(s.op.memref) != root
             ):
                 continue
-            index = self.access_index(s.op)
+            index = self.nest.access_index(s.op)
             merged = (
                 None
-                if all(_is_linear(ix) for ix in index)
+                if all(is_linear(ix) for ix in index)
                 else merge_split_dims(index, s.op.memref.type.get_shape())
             )
             through.add(None if merged is None else merged.perm)
         return through
 
-    def _collect(self, loop: affine.ForOp, loops: tuple[int, ...]) -> None:
-        if loop.inits or loop.lowerBoundOperands or loop.upperBoundOperands:
-            raise Unsupported("loop with operands or iter_args")
-        bounds = [loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results]
-        if any(len(b) != 1 or not isinstance(b[0], AffineConstantExpr) for b in bounds):
-            raise Unsupported("non-constant loop bounds")
-        lb, ub = bounds[0][0].value, bounds[1][0].value
-        step = loop.step.value.data
-        extent = max(0, -(-(ub - lb) // step))
-        position = sum(1 for a in self.axes if a.position >= 0) if extent > 1 else -1
-        axis = len(self.axes)
-        self.axes.append(Axis(lb, step, extent, position))
-        iv = loop.body.block.args[0]
-        self._inside.add(iv)
-        var = Var(axis, 0, max(extent - 1, 0))
-        self.symbols[iv] = Ix.of(lb) + (Ix.of(var) * step if extent > 1 else 0)
-        loops = (*loops, axis)
-        for op in loop.body.block.ops:
-            if isinstance(op, affine.ForOp):
-                self._collect(op, loops)
-            elif isinstance(op, affine.YieldOp):
-                if op.operands:
-                    raise Unsupported("affine.yield with values")
-            else:
-                self._check_op(op)
-                self._inside.update(op.results)
-                self.statements.append(Statement(op, loops, len(self.statements)))
-
-    def _check_op(self, op: Operation) -> None:
-        if op.regions:
-            raise Unsupported(f"'{op.name}' has regions")
-        supported = (
-            affine.LoadOp,
-            affine.StoreOp,
-            affine.ApplyOp,
-            arith.ConstantOp,
-            memref.LoadOp,  # a data-dependent load: a gather
-            cf.AssertOp,  # a check on the data (a gather's indices)
-        )
-        if (
-            isinstance(op, supported)
-            or op.name in ELEMENTWISE
-            or op.name in CONVERSIONS
-        ):
-            return
-        if op.name in ("arith.cmpf", "arith.cmpi"):
-            return
-        raise Unsupported(f"'{op.name}' is not vectorised")
-
-    def _index_operand(self, value: SSAValue) -> Ix:
-        if value in self.symbols:
-            return self.symbols[value]
-        if value in self.env.constants:
-            return Ix.of(int(self.env.constants[value]))
-        raise Unsupported("index operand computed outside affine maps")
-
-    def _affine(self, expr: AffineExpr, dims: list[Ix], syms: list[Ix]) -> Ix:
-        match expr:
-            case AffineConstantExpr():
-                return Ix.of(expr.value)
-            case AffineDimExpr():
-                return dims[expr.position]
-            case AffineSymExpr():
-                return syms[expr.position]
-            case AffineBinaryOpExpr():
-                lhs = self._affine(expr.lhs, dims, syms)
-                rhs = self._affine(expr.rhs, dims, syms)
-                if expr.kind == AffineBinaryOpKind.Add:
-                    return lhs + rhs
-                constant = rhs.constant_value
-                if expr.kind == AffineBinaryOpKind.Mul:
-                    if constant is None:
-                        lhs, constant = rhs, lhs.constant_value
-                    if constant is None:
-                        raise Unsupported("product of loop variables")
-                    return lhs * constant
-                if constant is None or constant <= 0:
-                    raise Unsupported("division by a non-constant")
-                if expr.kind == AffineBinaryOpKind.FloorDiv:
-                    return lhs.floordiv(constant)
-                if expr.kind == AffineBinaryOpKind.Mod:
-                    return lhs.mod(constant)
-                return (lhs * -1).floordiv(constant) * -1
-        raise Unsupported(f"affine expression {expr}")
-
-    def access_index(
-        self, op: affine.LoadOp | affine.StoreOp | affine.ApplyOp
-    ) -> list[Ix]:
-        """The index expressions of an affine access over the grid."""
-        operands = {
-            affine.LoadOp: lambda: op.indices,
-            affine.StoreOp: lambda: op.indices,
-            affine.ApplyOp: lambda: op.mapOperands,
-        }[type(op)]()
-        map_ = op.map.data
-        values = [self._index_operand(v) for v in operands]
-        dims, syms = values[: map_.num_dims], values[map_.num_dims :]
-        return [self._affine(r, dims, syms) for r in map_.results]
-
-    def _ix_deps(self, index: Sequence[Ix]) -> frozenset[int]:
-        return frozenset(
-            v.id
-            for ix in index
-            for v in ix.variables()
-            if self.axes[v.id].position >= 0
-        )
-
-    def _analyse_values(self) -> None:
-        for iv, ix in self.symbols.items():
-            self.deps[iv] = self._ix_deps([ix])
-        for s in self.statements:
-            op = s.op
-            if isinstance(op, affine.ApplyOp):
-                (ix,) = self.access_index(op)
-                self.symbols[op.result] = ix
-                self.deps[op.result] = self._ix_deps([ix])
-            elif isinstance(op, affine.LoadOp):
-                self.deps[op.result] = self._ix_deps(self.access_index(op))
-            elif op.results:
-                inner = [self.deps.get(v, frozenset()) for v in op.operands]
-                self.deps[op.results[0]] = frozenset().union(*inner)
-
-    def _memref(self, value: SSAValue) -> SSAValue:
-        if value in self._inside:
-            raise Unsupported("memref defined inside the nest")
-        return self.env.root(value)
-
-    def _check_dependences(self) -> dict[affine.StoreOp, Accumulation]:
-        """Check the statement-by-statement execution is exact; find accumulations."""
-        accesses: dict[SSAValue, list[Statement]] = {}
-        for s in self.statements:
-            if isinstance(s.op, affine.LoadOp | affine.StoreOp):
-                accesses.setdefault(self._memref(s.op.memref), []).append(s)
-        accumulations: dict[affine.StoreOp, Accumulation] = {}
-        for s in self.statements:
-            if isinstance(s.op, memref.LoadOp):
-                root = self._memref(s.op.memref)
-                if any(
-                    isinstance(a.op, affine.StoreOp) for a in accesses.get(root, [])
-                ):
-                    raise Unsupported("a gathered buffer is written in the nest")
-        for group in accesses.values():
-            stores = [s for s in group if isinstance(s.op, affine.StoreOp)]
-            if not stores:
-                continue
-            index = self.access_index(stores[0].op)
-            if len({_canonical(self.access_index(s.op)) for s in group}) > 1:
-                raise Unsupported("a written buffer is accessed at different indices")
-            used = self._ix_deps(index)
-            paired: set[tuple[int, int]] = set()
-            for store in stores:
-                accumulation = self._accumulation(store, used)
-                if accumulation is not None:
-                    accumulations[store.op] = accumulation
-                    load = next(s for s in group if s.op is accumulation.load)
-                    paired.add((load.order, store.order))
-                elif not self._live(store.op.value) <= used:
-                    raise Unsupported("a store repeats over a loop it does not index")
-            for position, first in enumerate(group):
-                for second in group[position + 1 :]:
-                    self._check_order(first, second, used, paired)
-            self._check_injective(stores[0].op, index, used)
-        return accumulations
-
-    def _check_order(
-        self,
-        first: Statement,
-        second: Statement,
-        used: frozenset[int],
-        paired: set[tuple[int, int]],
-    ) -> None:
-        """Two accesses to a written buffer may only share loops that index it."""
-        if (first.order, second.order) in paired:
-            return
-        common = self._live_loops(_common_prefix(first.loops, second.loops))
-        if not common <= used:
-            raise Unsupported("accesses to a written buffer interleave")
-
-    def _live(self, value: SSAValue) -> frozenset[int]:
-        return self.deps.get(value, frozenset())
-
-    def _live_loops(self, loops: Sequence[int]) -> frozenset[int]:
-        return frozenset(a for a in loops if self.axes[a].position >= 0)
-
-    def _accumulation(
-        self, store: Statement, used: frozenset[int]
-    ) -> Accumulation | None:
-        reduced = self._live_loops(store.loops) - used
-        if not reduced:
-            return None
-        combine = store.op.value.owner
-        if not isinstance(combine, Operation) or combine.name not in REDUCTIONS:
-            return None
-        for acc, term in (combine.operands, combine.operands[::-1]):
-            load = acc.owner
-            if (
-                isinstance(load, affine.LoadOp)
-                and load.memref == store.op.memref
-                and load.parent_block() is store.op.parent_block()
-                and load.result.has_one_use()
-                and _canonical(self.access_index(load))
-                == _canonical(self.access_index(store.op))
-            ):
-                return Accumulation(load, combine, term, reduced)
-        return None
-
-    def _check_injective(
-        self, store: affine.StoreOp, index: list[Ix], used: frozenset[int]
-    ) -> None:
-        shape = store.memref.type.get_shape()
-        strides = element_strides(shape)
-        if all(_is_linear(ix) for ix in index):
-            steps = sorted(
-                (
-                    abs(
-                        sum(
-                            s * axis_coefficient(ix, a)
-                            for ix, s in zip(index, strides, strict=True)
-                        )
-                    ),
-                    a,
-                )
-                for a in used
-            )
-            reach = 0
-            for step, axis in steps:
-                if step <= reach:
-                    raise Unsupported("store is not injective")
-                reach += step * (self.axes[axis].extent - 1)
-            return
-        flat = self._flat_index(index, shape)
-        if np.unique(flat).size != np.asarray(flat).size:
-            raise Unsupported("store is not injective")
-
     # -- code generation ----------------------------------------------------
-
-    @property
-    def ndim(self) -> int:
-        return sum(1 for a in self.axes if a.position >= 0)
-
-    def _shape(self, deps: frozenset[int]) -> tuple[int, ...]:
-        shape = [1] * self.ndim
-        for a in deps:
-            shape[self.axes[a].position] = self.axes[a].extent
-        return tuple(shape)
-
-    def _grid(self, var: Var) -> np.ndarray:
-        axis = self.axes[var.id]
-        shape = [1] * self.ndim
-        shape[axis.position] = axis.extent
-        return np.arange(axis.extent).reshape(shape)
-
-    def _evaluate(self, ix: Ix) -> np.ndarray | int:
-        return ix.evaluate({v: self._grid(v) for v in ix.variables()})
-
-    def _flat_index(self, index: list[Ix], shape: Sequence[int]) -> np.ndarray:
-        flat: np.ndarray | int = 0
-        for ix, stride in zip(index, element_strides(shape), strict=True):
-            flat = flat + self._evaluate(ix) * stride
-        return np.asarray(flat, dtype=np.int64)
-
-    def _check_bounds(
-        self, op: Operation, index: list[Ix], shape: Sequence[int]
-    ) -> None:
-        for ix, size in zip(index, shape, strict=True):
-            lo, hi = _exact_bounds(ix, self)
-            if lo < 0 or hi >= size:
-                raise JITError(
-                    f"'{op.name}' accesses index {lo}..{hi} of a dimension of "
-                    f"size {size}"
-                )
 
     def _view(self, op: affine.LoadOp | affine.StoreOp) -> str:
         """Source of a strided view (or the flat index array) of an access."""
         memref_type = op.memref.type
         assert isinstance(memref_type, MemRefType)
         shape = tuple(memref_type.get_shape())
-        index = self.access_index(op)
-        self._check_bounds(op, index, shape)
+        index = self.nest.access_index(op)
+        self.nest.check_bounds(op, index, shape)
         base = self.env.name(op.memref)
-        if not all(_is_linear(ix) for ix in index):
+        if not all(is_linear(ix) for ix in index):
             merged = merge_split_dims(index, shape)
             if merged is None:
-                flat = self.env.add_global(self._flat_index(index, shape), "i")
+                flat = self.env.add_global(self.nest.flat_index(index, shape), "i")
                 return f"{base}.reshape(-1)[{flat}]"
             index, shape = merged.index, merged.shape
             base = self._merged_buffer(op, merged)
         strides = element_strides(shape)
         itemsize = numpy_dtype(memref_type.element_type).itemsize
         offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
-        deps = self._ix_deps(index)
-        view_strides = [0] * self.ndim
+        deps = self.nest.ix_deps(index)
+        view_strides = [0] * self.nest.ndim
         for a in deps:
             step = sum(
                 axis_coefficient(ix, a) * s
                 for ix, s in zip(index, strides, strict=True)
             )
-            view_strides[self.axes[a].position] = step * itemsize
-        shape = self._shape(deps)
+            view_strides[self.nest.axes[a].position] = step * itemsize
+        shape = self.nest.shape(deps)
         if base == self.env.name(op.memref):
             self._views[op] = (offset, view_strides)
         return f"strided_view({base}, {offset}, {shape}, {tuple(view_strides)})"
@@ -575,7 +255,7 @@ class NestVectoriser:
         """The name of the buffer of `op` relaid out with its split dims
         merged (`merge_split_dims`), copied on the nest's first access; a
         buffer the nest writes is copied back after its last statement."""
-        root = self._memref(op.memref)
+        root = self.nest.buffer(op.memref)
         key = (root, merged.perm)
         if key in self._merged:
             return self._merged[key]
@@ -619,8 +299,8 @@ class NestVectoriser:
             self._made.append(Merge(cache_key, name, slot))
         self._merged[key] = name
         if moved != sorted(moved) and any(  # a copy, not a view: write it back
-            isinstance(s.op, affine.StoreOp) and self._memref(s.op.memref) == root
-            for s in self.statements
+            isinstance(s.op, affine.StoreOp) and self.nest.buffer(s.op.memref) == root
+            for s in self.nest.statements
         ):
             self.env.namespace["copy_into"] = copy_into
             self._copy_back.append(
@@ -640,17 +320,17 @@ class NestVectoriser:
         absorbed = {a.load for a in accumulations.values()}
         absorbed |= {a.combine for a in accumulations.values()}
         last_store = {
-            self._memref(s.op.memref): s.order
-            for s in self.statements
+            self.nest.buffer(s.op.memref): s.order
+            for s in self.nest.statements
             if isinstance(s.op, affine.StoreOp)
         }
         initial = self._initial_stores(accumulations)
-        for s in self.statements:
+        for s in self.nest.statements:
             op = s.op
             if isinstance(op, affine.LoadOp) and op not in absorbed:
                 # A later store would change what a view shows: snapshot the
                 # buffer now. Without one, the view (made on first use) is exact.
-                if last_store.get(self._memref(op.memref), -1) > s.order:
+                if last_store.get(self.nest.buffer(op.memref), -1) > s.order:
                     name = self._new(op.result)
                     self.lines.append(f"{name} = np.array({self._view(op)})")
             elif isinstance(op, cf.AssertOp):
@@ -672,12 +352,12 @@ class NestVectoriser:
         `acc = acc + r` becomes one pass, `acc = init + r`.
         """
         accesses: dict[SSAValue, list[Statement]] = {}
-        for s in self.statements:
+        for s in self.nest.statements:
             if isinstance(s.op, affine.LoadOp | affine.StoreOp):
-                accesses.setdefault(self._memref(s.op.memref), []).append(s)
+                accesses.setdefault(self.nest.buffer(s.op.memref), []).append(s)
         found: dict[affine.StoreOp, affine.StoreOp] = {}
         for store, acc in accumulations.items():
-            group = accesses[self._memref(store.memref)]
+            group = accesses[self.nest.buffer(store.memref)]
             position = next(i for i, s in enumerate(group) if s.op is acc.load)
             if position == 0:
                 continue
@@ -685,9 +365,9 @@ class NestVectoriser:
             if (
                 isinstance(init.op, affine.StoreOp)
                 and init.op not in accumulations
-                and _common_prefix(init.loops, update.loops) == init.loops
-                and self._live_loops(init.loops)
-                == self._live_loops(update.loops) - acc.reduced
+                and common_prefix(init.loops, update.loops) == init.loops
+                and self.nest.live_loops(init.loops)
+                == self.nest.live_loops(update.loops) - acc.reduced
             ):
                 found[store] = init.op
         return found
@@ -701,10 +381,12 @@ class NestVectoriser:
         """The Python name of a nest value, generating its code on first use."""
         if value in self._names:
             return self._names[value]
-        if value not in self._inside:
+        if value not in self.nest.inside:
             return self.env.name(value)
-        if value in self.symbols:
-            grid = self.env.add_global(self._evaluate(self.symbols[value]), "ix")
+        if value in self.nest.symbols:
+            grid = self.env.add_global(
+                self.nest.evaluate(self.nest.symbols[value]), "ix"
+            )
             self._names[value] = grid
             return grid
         op = value.owner
@@ -740,40 +422,45 @@ class NestVectoriser:
         by this nest only (else freed), read once more after the
         accumulation, at its index, by the first op of the chain of that
         store, whose other operands live on the output axes."""
-        root = self._memref(store.memref)
-        statements = {s.op for s in self.statements}
+        root = self.nest.buffer(store.memref)
+        statements = {s.op for s in self.nest.statements}
         if any(
             use.operation not in statements
             and not isinstance(use.operation, memref.DeallocOp)
             for use in root.uses
         ):
             return None
-        index = _canonical(self.access_index(store))
+        index = canonical_index(self.nest.access_index(store))
         reads = [
             s.op
-            for s in self.statements
+            for s in self.nest.statements
             if isinstance(s.op, affine.LoadOp)
-            and self._memref(s.op.memref) == root
+            and self.nest.buffer(s.op.memref) == root
             and s.op is not acc.load
         ]
-        if len(reads) != 1 or _canonical(self.access_index(reads[0])) != index:
+        if (
+            len(reads) != 1
+            or canonical_index(self.nest.access_index(reads[0])) != index
+        ):
             return None
         (read,) = reads
         if not read.result.has_one_use():
             return None
         user = next(iter(read.result.uses)).operation
-        for target in self.statements:
+        for target in self.nest.statements:
             if not isinstance(target.op, affine.StoreOp) or target.op is store:
                 continue
             chain = self._chain(target.op)
             if not chain or chain[0] is not user or chain[0].operands[0] != read.result:
                 continue
-            if frozenset(self._ix_deps(self.access_index(target.op))) != frozenset(
-                out_axes
-            ) or numpy_dtype(target.op.memref.type) != numpy_dtype(read.result.type):
+            if frozenset(
+                self.nest.ix_deps(self.nest.access_index(target.op))
+            ) != frozenset(out_axes) or numpy_dtype(
+                target.op.memref.type
+            ) != numpy_dtype(read.result.type):
                 return None
             others = [v for member in chain for v in member.operands[1:]]
-            if all(self._live(v) <= set(out_axes) for v in others):
+            if all(self.nest.live(v) <= set(out_axes) for v in others):
                 return target.op
             return None
         return None
@@ -782,12 +469,14 @@ class NestVectoriser:
         """An epilogue chain on the GEMM product in its own order, then one
         relayout into the store's target (see `_forwarded_epilogue`)."""
         ordered, out_axes, back = self._forwarded[op]
-        out_shape = tuple(self.axes[a].extent for a in out_axes)
+        out_shape = tuple(self.nest.axes[a].extent for a in out_axes)
         for member in chain:
             args = []
             for value in member.operands[1:]:
-                deps = self._live(value)
-                shape = tuple(self.axes[a].extent if a in deps else 1 for a in out_axes)
+                deps = self.nest.live(value)
+                shape = tuple(
+                    self.nest.axes[a].extent if a in deps else 1 for a in out_axes
+                )
                 name = self.value(value)
                 args.append(  # a value for every element: 0-d, not grid-shaped
                     f"np.reshape({name}, {shape}).transpose({back})"
@@ -812,7 +501,10 @@ class NestVectoriser:
         if access not in self._views:
             return None
         offset, strides = self._views[access]
-        dims = [(self.axes[a].extent, strides[self.axes[a].position]) for a in axes]
+        dims = [
+            (self.nest.axes[a].extent, strides[self.nest.axes[a].position])
+            for a in axes
+        ]
         buffer = access.memref  # type: ignore[attr-defined]
         return (buffer, PRODUCT, canonical_layout(offset, [dims[i] for i in perm]))
 
@@ -824,14 +516,15 @@ class NestVectoriser:
         writes the buffer: `jit_relayouts`), if `op` is the nest's only store
         to the buffer and of the product's dtype."""
         product = self._forward_product.get(op)
-        root = self._memref(op.memref)
+        root = self.nest.buffer(op.memref)
         key = self._layout(op, out_axes, back)
         if product is None or key is None or not self.env.relayouts.enabled:
             return
         stores = [
             s
-            for s in self.statements
-            if isinstance(s.op, affine.StoreOp) and self._memref(s.op.memref) == root
+            for s in self.nest.statements
+            if isinstance(s.op, affine.StoreOp)
+            and self.nest.buffer(s.op.memref) == root
         ]
         slot, dtype = self._slots[product]
         if len(stores) == 1 and dtype == numpy_dtype(op.memref.type):
@@ -842,9 +535,9 @@ class NestVectoriser:
         (its view, transposed by `perm`, in C order), if still valid and the
         nest does not store to the operand's buffer."""
         load = factor.owner
-        if not isinstance(load, affine.LoadOp) or factor not in self._inside:
+        if not isinstance(load, affine.LoadOp) or factor not in self.nest.inside:
             return None
-        root = self._memref(load.memref)
+        root = self.nest.buffer(load.memref)
         if self._stores_through(root):
             return None
         key = self._layout(load, self._axes_of(factor), perm)
@@ -883,17 +576,17 @@ class NestVectoriser:
         """The ufuncs that can compute the stored value in place in its target,
         first first: each the only use of its result, of the target's shape
         and dtype, the next one's first operand."""
-        shape = self._shape(self._ix_deps(self.access_index(store)))
+        shape = self.nest.shape(self.nest.ix_deps(self.nest.access_index(store)))
         dtype = numpy_dtype(store.memref.type)
         chain: list[Operation] = []
         value = store.value
-        while value in self._inside and value not in self._names:
+        while value in self.nest.inside and value not in self._names:
             op = value.owner
             if (
                 not isinstance(op, Operation)
                 or not isinstance(ELEMENTWISE.get(op.name), np.ufunc)
                 or not value.has_one_use()
-                or self._shape(self._live(value)) != shape
+                or self.nest.shape(self.nest.live(value)) != shape
                 or numpy_dtype(value.type) != dtype
             ):
                 break
@@ -903,7 +596,11 @@ class NestVectoriser:
 
     def _factors(self, value: SSAValue, multiply: str) -> Iterator[SSAValue]:
         op = value.owner
-        if value in self._inside and isinstance(op, Operation) and op.name == multiply:
+        if (
+            value in self.nest.inside
+            and isinstance(op, Operation)
+            and op.name == multiply
+        ):
             for operand in op.operands:
                 yield from self._factors(operand, multiply)
         else:
@@ -922,14 +619,14 @@ class NestVectoriser:
             acc.combine.name
         )
         factors = list(self._factors(acc.term, multiply)) if multiply else [acc.term]
-        covered = frozenset().union(*(self._live(f) for f in factors))
+        covered = frozenset().union(*(self.nest.live(f) for f in factors))
         if multiply and len(factors) > 1 and reduced & covered:
             result = self._einsum(factors, covered - reduced)
         elif self._unrolled(op, acc, initial, covered):
             return
         else:
             term = self._combined(acc, self.value(acc.term))
-            axes = tuple(sorted(self.axes[a].position for a in reduced & covered))
+            axes = tuple(sorted(self.nest.axes[a].position for a in reduced & covered))
             result = self.env.fresh("r")
             ufunc_name = self.env.add_global(ufunc, "u")
             self.lines.append(
@@ -937,7 +634,7 @@ class NestVectoriser:
             )
         missing = reduced - covered
         if missing:
-            count = math.prod(self.axes[a].extent for a in missing)
+            count = math.prod(self.nest.axes[a].extent for a in missing)
             if ufunc is np.add:
                 self.lines.append(f"{result} = {result} * {count}")
             elif ufunc is np.multiply:
@@ -954,12 +651,12 @@ class NestVectoriser:
             if product is not None and ufunc is np.add and not missing:
                 # add in the GEMM's own (contiguous) order, then one relayout
                 name, plan, out_axes = product
-                out_shape = tuple(self.axes[a].extent for a in out_axes)
+                out_shape = tuple(self.nest.axes[a].extent for a in out_axes)
                 back = tuple(int(i) for i in np.argsort(plan.out_perm))
                 self.env.namespace["add_into"] = add_into
-                deps = self._live(initial.value) if initial else frozenset(out_axes)
+                deps = self.nest.live(initial.value) if initial else frozenset(out_axes)
                 start_shape = tuple(
-                    self.axes[a].extent if a in deps else 1 for a in out_axes
+                    self.nest.axes[a].extent if a in deps else 1 for a in out_axes
                 )
                 first = f"np.reshape({start or target}, {start_shape})"
                 ordered = f"{name}.reshape({plan.order_shape})"
@@ -1008,8 +705,8 @@ class NestVectoriser:
         """A max/min over a small window (pooling) as one binary ufunc per
         tap, in place in the target; False if the accumulation is not one."""
         ufunc = REDUCTIONS[acc.combine.name]
-        window = sorted(acc.reduced & covered, key=lambda a: self.axes[a].position)
-        taps = math.prod(self.axes[a].extent for a in window)
+        window = sorted(acc.reduced & covered, key=lambda a: self.nest.axes[a].position)
+        taps = math.prod(self.nest.axes[a].extent for a in window)
         if ufunc not in UNROLLED or not window or taps > MAX_UNROLLED_TAPS:
             return False
         view = self._view(op)
@@ -1027,10 +724,12 @@ class NestVectoriser:
             acc.term, window, op, ufunc_name, start or target, target
         ):
             return True
-        for count, tap in enumerate(np.ndindex(*(self.axes[a].extent for a in window))):
-            index = [":"] * self.ndim
+        for count, tap in enumerate(
+            np.ndindex(*(self.nest.axes[a].extent for a in window))
+        ):
+            index = [":"] * self.nest.ndim
             for axis, at in zip(window, tap, strict=True):
-                index[self.axes[axis].position] = f"{at}:{at + 1}"
+                index[self.nest.axes[axis].position] = f"{at}:{at + 1}"
             first = (start or target) if count == 0 else target
             self.lines.append(
                 f"{ufunc_name}({first}, {term}[{', '.join(index)}], out={target})"
@@ -1063,18 +762,18 @@ class NestVectoriser:
             return False
         offset, strides = self._views[load]
         itemsize = numpy_dtype(term.type).itemsize
-        deps = self._live(term)
-        outputs = self._ix_deps(self.access_index(store))
+        deps = self.nest.live(term)
+        outputs = self.nest.ix_deps(self.nest.access_index(store))
         pairs: list[tuple[int, int, int]] = []  # window axis, output axis, multiple
         for k in window:
-            step = strides[self.axes[k].position]
+            step = strides[self.nest.axes[k].position]
             candidates = [
-                (strides[self.axes[o].position] // step, o)
+                (strides[self.nest.axes[o].position] // step, o)
                 for o in deps & outputs
                 if o not in window
                 and step > 0
-                and strides[self.axes[o].position] % step == 0
-                and strides[self.axes[o].position] > 0
+                and strides[self.nest.axes[o].position] % step == 0
+                and strides[self.nest.axes[o].position] > 0
                 and all(o != p for _, p, _ in pairs)
             ]
             if k not in deps or k in outputs or not candidates:
@@ -1082,13 +781,16 @@ class NestVectoriser:
             multiple, o = min(candidates)
             pairs.append((k, o, multiple))
         (outer, outer_out, outer_multiple), (inner, inner_out, _) = pairs
-        shape = list(self._shape(deps))
-        p_outer, p_outer_out = self.axes[outer].position, self.axes[outer_out].position
-        p_inner = self.axes[inner].position
-        rows = (self.axes[outer_out].extent - 1) * outer_multiple + self.axes[
+        shape = list(self.nest.shape(deps))
+        p_outer, p_outer_out = (
+            self.nest.axes[outer].position,
+            self.nest.axes[outer_out].position,
+        )
+        p_inner = self.nest.axes[inner].position
+        rows = (self.nest.axes[outer_out].extent - 1) * outer_multiple + self.nest.axes[
             outer
         ].extent
-        if rows > 4 * self.axes[outer_out].extent * self.axes[outer].extent:
+        if rows > 4 * self.nest.axes[outer_out].extent * self.nest.axes[outer].extent:
             return False
         base = self.env.name(load.memref)  # type: ignore[attr-defined]
         # pass 1: along the inner window axis, every input row the outer one needs
@@ -1104,7 +806,7 @@ class NestVectoriser:
         taps = [
             f"strided_view({base}, {offset + t * inner_step}, {tuple(row_shape)}, "
             f"{tuple(row_strides)})"
-            for t in range(self.axes[inner].extent)
+            for t in range(self.nest.axes[inner].extent)
         ]
         self.lines.append(f"{ufunc}({taps[0]}, {taps[1]}, out={buffer})")
         self.lines += [f"{ufunc}({buffer}, {tap}, out={buffer})" for tap in taps[2:]]
@@ -1115,7 +817,7 @@ class NestVectoriser:
         out_strides = [e * itemsize for e in row_element_strides]
         out_strides[p_outer_out] *= outer_multiple
         out_strides[p_outer] = out_strides[p_inner] = 0
-        for t in range(self.axes[outer].extent):
+        for t in range(self.nest.axes[outer].extent):
             tap = (
                 f"strided_view({buffer}, {t * row_element_strides[p_outer_out]}, "
                 f"{tuple(out_shape)}, {tuple(out_strides)})"
@@ -1130,7 +832,7 @@ class NestVectoriser:
 
         Two factors are one GEMM (`_contract`); more go to `np.einsum`.
         """
-        out_axes = sorted(output, key=lambda a: self.axes[a].position)
+        out_axes = sorted(output, key=lambda a: self.nest.axes[a].position)
         if len(factors) == 2:
             return self._contract(factors, out_axes)
         operands: list[str] = []
@@ -1138,7 +840,7 @@ class NestVectoriser:
         for factor in factors:
             name = self.value(factor)
             axes = self._axes_of(factor)
-            shape = tuple(self.axes[a].extent for a in axes)
+            shape = tuple(self.nest.axes[a].extent for a in axes)
             operands.append(f"np.reshape({name}, {shape}), {[*axes]}")
             dummies += [
                 np.broadcast_to(np.zeros((), numpy_dtype(factor.type)), shape),
@@ -1148,11 +850,11 @@ class NestVectoriser:
         path = np.einsum_path(*dummies, out_axes, optimize="greedy")[0]
         path_name = self.env.add_global(path, "p")
         call = f"np.einsum({', '.join(operands)}, {out_axes}, optimize={path_name})"
-        self.lines.append(f"{result} = {call}.reshape({self._shape(output)})")
+        self.lines.append(f"{result} = {call}.reshape({self.nest.shape(output)})")
         return result
 
     def _axes_of(self, value: SSAValue) -> list[int]:
-        return sorted(self._live(value), key=lambda a: self.axes[a].position)
+        return sorted(self.nest.live(value), key=lambda a: self.nest.axes[a].position)
 
     def _contract(self, factors: list[SSAValue], out_axes: list[int]) -> str:
         """Two factors as one BLAS product planned now (`plan_contraction`).
@@ -1162,7 +864,7 @@ class NestVectoriser:
         operand every call reads the same (a weight) is packed with no
         scratch, so `hoist_invariants` moves its packing out of the call.
         """
-        sizes = {a: self.axes[a].extent for a in range(len(self.axes))}
+        sizes = {a: self.nest.axes[a].extent for a in range(len(self.nest.axes))}
         kept = set(out_axes)
         operands: list[tuple[str, list[int], SSAValue]] = []
         for factor, other in ((factors[0], factors[1]), (factors[1], factors[0])):
@@ -1170,7 +872,7 @@ class NestVectoriser:
             shape = tuple(sizes[a] for a in axes)
             code = f"np.reshape({self.value(factor)}, {shape})"
             drop = tuple(
-                i for i, a in enumerate(axes) if a not in kept | self._live(other)
+                i for i, a in enumerate(axes) if a not in kept | self.nest.live(other)
             )
             if drop:
                 code = f"{code}.sum(axis={drop})"
@@ -1220,7 +922,7 @@ class NestVectoriser:
         self.lines.append(f"{function}({packed[0]}, {packed[1]}, out={product})")
         self.lines.append(
             f"{result} = {product}.reshape({plan.order_shape})"
-            f".transpose({plan.out_perm}).reshape({self._shape(frozenset(out_axes))})"
+            f".transpose({plan.out_perm}).reshape({self.nest.shape(frozenset(out_axes))})"
         )
         return result
 
@@ -1229,20 +931,22 @@ class NestVectoriser:
         convolution: per channel, a 3x3 window times 9 weights) as one
         multiply and add per tap, over the operands' views (no packing)."""
         taps = sorted(
-            (self._live(factors[0]) & self._live(factors[1])) - set(out_axes),
-            key=lambda a: self.axes[a].position,
+            (self.nest.live(factors[0]) & self.nest.live(factors[1])) - set(out_axes),
+            key=lambda a: self.nest.axes[a].position,
         )
         a, b = (self.value(f) for f in factors)
         dtype = np.result_type(*(numpy_dtype(f.type) for f in factors))
-        shape = self._shape(frozenset(out_axes))
+        shape = self.nest.shape(frozenset(out_axes))
         result, term = self.env.fresh("r"), self.env.fresh("s")
         self.lines.append(f"{result} = {self.env.scratch(shape, dtype)}")
-        if len(taps) and math.prod(self.axes[t].extent for t in taps) > 1:
+        if len(taps) and math.prod(self.nest.axes[t].extent for t in taps) > 1:
             self.lines.append(f"{term} = {self.env.scratch(shape, dtype)}")
-        for count, tap in enumerate(np.ndindex(*(self.axes[t].extent for t in taps))):
-            index = [":"] * self.ndim
+        for count, tap in enumerate(
+            np.ndindex(*(self.nest.axes[t].extent for t in taps))
+        ):
+            index = [":"] * self.nest.ndim
             for axis, at in zip(taps, tap, strict=True):
-                index[self.axes[axis].position] = f"{at}:{at + 1}"
+                index[self.nest.axes[axis].position] = f"{at}:{at + 1}"
             where = f"[{', '.join(index)}]" if taps else ""
             into = result if count == 0 else term
             self.lines.append(f"np.multiply({a}{where}, {b}{where}, out={into})")
@@ -1252,9 +956,9 @@ class NestVectoriser:
 
     def _invariant(self, value: SSAValue) -> bool:
         """Whether `value` is the same on every call (read from weights only)."""
-        if value not in self._inside:
+        if value not in self.nest.inside:
             return value in self.env.invariant or value in self.env.constants
-        if value in self.symbols:
+        if value in self.nest.symbols:
             return True
         op = value.owner
         if isinstance(op, affine.LoadOp):
@@ -1326,37 +1030,6 @@ def merge_split_dims(index: Sequence[Ix], shape: Sequence[int]) -> Merged | None
                 else:
                     merged_index.append(index[d])
                     merged_shape.append(shape[d])
-            if all(_is_linear(ix) for ix in merged_index):
+            if all(is_linear(ix) for ix in merged_index):
                 return Merged(merged_index, tuple(merged_shape), tuple(perm))
     return None
-
-
-def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    common = []
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        common.append(x)
-    return tuple(common)
-
-
-def axis_coefficient(ix: Ix, axis: int) -> int:
-    """How far `ix` moves per step of loop variable `axis`."""
-    return sum(c for atom, c in ix.terms if isinstance(atom, Var) and atom.id == axis)
-
-
-def element_strides(shape: Sequence[int]) -> list[int]:
-    """Row-major strides of `shape`, in elements."""
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= size
-    return strides[::-1]
-
-
-def _exact_bounds(ix: Ix, vectoriser: NestVectoriser) -> tuple[int, int]:
-    """Exact min/max of an index over the grid (evaluated when non-linear)."""
-    if _is_linear(ix):
-        return ix.bounds()
-    values = np.asarray(vectoriser._evaluate(ix))
-    return int(values.min()), int(values.max())

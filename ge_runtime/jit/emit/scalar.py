@@ -36,14 +36,14 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from ge_runtime.jit_ops import (
+from ge_runtime.jit.emit.relayouts import RelayoutCache
+from ge_runtime.jit.ops import (
     JITError,
     LocatedJITError,
     constant_value,
     numpy_dtype,
     scalar_function,
 )
-from ge_runtime.jit_relayouts import RelayoutCache
 
 
 @dataclass

@@ -44,16 +44,16 @@ from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import IndexType, MemRefType
 from xdsl.ir import Operation, OpResult, SSAValue
 
-from ge_runtime.jit_ops import JITError, constant_value, numpy_dtype
-from ge_runtime.jit_relayouts import footprint
-from ge_runtime.jit_runtime import strided_view
-from ge_runtime.jit_scalar import CodeEnv
-from ge_runtime.jit_vectorize import (
-    NestVectoriser,
+from ge_runtime.jit.analysis.loop_nest import (
+    LoopNest,
     Unsupported,
     axis_coefficient,
     element_strides,
 )
+from ge_runtime.jit.emit.relayouts import footprint
+from ge_runtime.jit.emit.scalar import CodeEnv
+from ge_runtime.jit.ops import JITError, constant_value, numpy_dtype
+from ge_runtime.jit.runtime import strided_view
 from passes.lowering.index import Div, Ix, Mod, Var
 
 NATIVE_TYPES = frozenset(
@@ -144,7 +144,7 @@ class NativeNest:
         self.any_nest = any_nest
         """Take nests without a reduction too (NumPy calls do those as well;
         a kernel costs compile time and memory)."""
-        self.nest = NestVectoriser(root, env)
+        self.nest = LoopNest(root, env.constants, env.root)
         self.root = root
         self.private: frozenset[SSAValue] = frozenset()
         """Buffers only this nest uses whose stores need not happen: every
@@ -197,8 +197,7 @@ class NativeNest:
     def compile(self, indent: str) -> list[str]:
         """The call's source (the kernel is compiled now, or loaded)."""
         nest = self.nest
-        nest._collect(self.root, ())
-        nest._analyse_values()
+        nest.analyse_values()
         for statement in nest.statements:
             self._check(statement.op)
         self._check_not_a_product()
@@ -210,7 +209,7 @@ class NativeNest:
                 nest.axes[a].extent > 0 for a in statement.loops
             ):
                 shape = op.memref.type.get_shape()
-                nest._check_bounds(op, nest.access_index(op), shape)
+                nest.check_bounds(op, nest.access_index(op), shape)
         self._emit()
         private = self._private_buffers() - self.read_from_memory
         if private:  # again, without the stores nothing reads
@@ -255,7 +254,7 @@ class NativeNest:
         longest = 1
         for statement in nest.statements:
             if isinstance(statement.op, affine.StoreOp):
-                moved = nest._ix_deps(nest.access_index(statement.op))
+                moved = nest.ix_deps(nest.access_index(statement.op))
                 terms = math.prod(
                     nest.axes[a].extent
                     for a in statement.loops
@@ -291,7 +290,7 @@ class NativeNest:
                     "arith.mulf",
                     "arith.muli",
                 ):
-                    left, right = (nest._live(v) for v in product.operands)
+                    left, right = (nest.live(v) for v in product.operands)
                     yield left, right
 
     # -- the language (a subclass's) ----------------------------------------
@@ -464,7 +463,7 @@ class NativeNest:
             for number, op in enumerate(
                 op for op in self.root.walk() if isinstance(op, affine.ForOp)
             )
-        }  # the order `NestVectoriser` numbers its axes in
+        }  # the order `LoopNest` numbers its axes in
         self._innermost = {
             number
             for op, number in self._numbers.items()
@@ -1030,7 +1029,7 @@ class NativeNest:
         self.body.append(self._define(indent, name, dtype, expression))
 
 
-def _accumulated(add: Operation, nest: NestVectoriser) -> bool:
+def _accumulated(add: Operation, nest: LoopNest) -> bool:
     """Whether `add` is an accumulation's step: its one use a store to the
     element one of its operands is loaded from."""
     if not add.results[0].has_one_use():

@@ -30,7 +30,7 @@ from xdsl.interpreters.memref import MemRefFunctions
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import TypedPtr
 
-from ge_runtime.jit_ops import numpy_dtype
+from ge_runtime.jit.ops import numpy_dtype
 
 
 def _round_to(value: float, type_: Any) -> float:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -61,7 +60,6 @@ from ge_dialect.diagnostics import error_at, location_text, parse_module
 from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime import jit_c, jit_cache, jit_numba
 from ge_runtime.graph_io import (
     DEFAULT_MAX_ITERATIONS,
     InputKey,
@@ -71,18 +69,19 @@ from ge_runtime.graph_io import (
     find_graph,
     input_specs,
 )
-from ge_runtime.jit_c import CNest, merge_kernel_calls
-from ge_runtime.jit_hoist import drop_unread, hoist_invariants, hoist_views
-from ge_runtime.jit_numba import NumbaNest
-from ge_runtime.jit_ops import (
+from ge_runtime.jit.analysis.loop_nest import Unsupported
+from ge_runtime.jit.cache import entries as cache
+from ge_runtime.jit.emit.c import merge_kernel_calls
+from ge_runtime.jit.emit.scalar import CodeEnv, ScalarEmitter
+from ge_runtime.jit.ops import (
     JITError,
     LocatedJITError,
     caller_dtype,
     jit_failure,
     numpy_dtype,
 )
-from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
-from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
+from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
+from ge_runtime.jit.schedule.kernels import kernel_choice, nest_source
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
     ConvertGeToLoopsPass,
@@ -137,7 +136,7 @@ class CompiledFunction:
     vectorised: int = 0
     """Top-level nests run as array calls (NumPy calls or native kernels)."""
     native_nests: int = 0
-    """How many of those are native kernels (`jit_c`, `jit_numba`)."""
+    """How many of those are native kernels (`emit.c`)."""
     scalar_nests: list[str] = field(default_factory=list)
     """Why each top-level nest that runs in the scalar path was not vectorised."""
     reuses_workspace: bool = False
@@ -286,44 +285,6 @@ def loop_context() -> Context:
         ctx.load_dialect(dialect)
     ctx.load_op(RemFOp)
     return ctx
-
-
-KERNELS = ("c", "numba", "numpy")
-"""What runs the loop nests NumPy calls do not do best: C kernels
-(`jit_c`), numba kernels (`jit_numba`), or NumPy calls only."""
-
-
-def kernel_choice(kernels: str | None) -> str:
-    """The kernels asked for, else `$GE_XDSL_KERNELS`, else C when a C
-    compiler is found and NumPy calls when not; JITError for a name not in
-    `KERNELS` or kernels that cannot be built here (no pretending)."""
-    if kernels is None:
-        kernels = os.environ.get("GE_XDSL_KERNELS") or (
-            "c" if jit_c.compiler() else "numpy"
-        )
-    if kernels not in KERNELS:
-        raise JITError(
-            f"unknown kernels '{kernels}' (GE_XDSL_KERNELS): "
-            f"expected one of {', '.join(KERNELS)}"
-        )
-    if kernels == "numba" and not jit_numba.installed():
-        raise JITError("numba kernels were asked for, but numba is not installed")
-    if kernels == "c" and jit_c.compiler() is None:
-        raise JITError("C kernels were asked for, but there is no C compiler ($CC)")
-    return kernels
-
-
-def kernel_status(kernels: str | None = None) -> str:
-    """How loop nests run (by default: `kernel_choice`), for a user to read."""
-    try:
-        kernels = kernel_choice(kernels)
-    except JITError as error:
-        return f"unavailable: {error}"
-    return {
-        "c": "C kernels (cc), BLAS for large matrix products",
-        "numba": "numba kernels for nests with a reduction, NumPy calls elsewhere",
-        "numpy": "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)",
-    }[kernels]
 
 
 def compile_module(
@@ -558,8 +519,10 @@ class FunctionCompiler:
                 )
             elif isinstance(op, affine.ForOp) and self.vectorize:
                 try:
-                    lines += self._native_or_vectorised(op, indent)
+                    nest, native = nest_source(op, self.env, self.kernels, indent)
+                    lines += nest
                     self.vectorised += 1
+                    self.native_nests += native
                 except Unsupported as reason:
                     self.reasons.append(str(reason))
                     lines += self.scalar.emit(op, indent)
@@ -581,28 +544,6 @@ class FunctionCompiler:
                 continue
             else:
                 lines += self.scalar.emit(op, indent)
-        return lines
-
-    def _native_or_vectorised(self, op: affine.ForOp, indent: str) -> list[str]:
-        """A nest as one native kernel call when the kernels take it (C
-        kernels: any nest but a matrix product; numba kernels: a nest with a
-        reduction, or one NumPy cannot take), else as NumPy calls
-        (`Unsupported` if neither does)."""
-        if self.kernels == "numpy":
-            return NestVectoriser(op, self.env).compile(indent)
-        try:
-            if self.kernels == "c":
-                lines = CNest(op, self.env, any_nest=True).compile(indent)
-            else:
-                lines = NumbaNest(op, self.env).compile(indent)
-        except Unsupported:
-            try:
-                return NestVectoriser(op, self.env).compile(indent)
-            except Unsupported:
-                if self.kernels == "c":
-                    raise
-                lines = NumbaNest(op, self.env, any_nest=True).compile(indent)
-        self.native_nests += 1
         return lines
 
     def _control_flow(
@@ -831,14 +772,14 @@ def compile_graph(
     if cache_key is not None and not poison:
         digest = hashlib.sha256(origins.encode()).hexdigest()[:16]
         disk_key = f"{target}|{kernels}|{cache_key}|{digest}"
-        entry = jit_cache.load(disk_key)
+        entry = cache.load(disk_key)
         if entry is not None:
             try:
                 return CompiledFunction.from_entry(entry)
             except Exception:  # a damaged entry (any error): compiled again
                 pass
         compiled = compile_module(lowered_module(graph, target), kernels=kernels)
-        jit_cache.save(disk_key, compiled.to_entry())
+        cache.save(disk_key, compiled.to_entry())
         return compiled
     key = hashlib.sha256(
         f"{target}|{poison}|{kernels}|{graph}|{origins}".encode()

@@ -35,7 +35,7 @@ from xdsl.dialects import affine, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from ge_runtime.jit_ops import numpy_dtype
+from ge_runtime.jit.ops import numpy_dtype
 
 ARGUMENTS = "arguments"
 """The base of every function argument: a caller may pass one array twice."""

@@ -5,7 +5,7 @@ every extent, stride and offset a literal, so the compiler unrolls a
 window's taps and vectorises the loop of unit stride around them. All the
 kernels of one generated function are one translation unit (`CLibrary`),
 compiled once into a shared library under the code cache
-(`jit_cache.cache_dir()/c`, named by a digest of its source, the compiler
+(`cache.folder.kernel_folder("c")`, named by a digest of its source, the compiler
 and its flags) and called through `ctypes`, which releases the GIL.
 
 ```c
@@ -54,12 +54,12 @@ import numpy as np
 from xdsl.dialects import affine
 from xdsl.ir import Operation, SSAValue
 
-from ge_runtime import jit_cache
-from ge_runtime.jit_native import UNROLLED, NativeNest
-from ge_runtime.jit_ops import JITError, numpy_dtype
-from ge_runtime.jit_relayouts import footprint
-from ge_runtime.jit_scalar import CodeEnv
-from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
+from ge_runtime.jit.analysis.loop_nest import LoopNest, Unsupported
+from ge_runtime.jit.cache.folder import kernel_folder
+from ge_runtime.jit.emit.native import UNROLLED, NativeNest
+from ge_runtime.jit.emit.relayouts import footprint
+from ge_runtime.jit.emit.scalar import CodeEnv
+from ge_runtime.jit.ops import JITError, numpy_dtype
 from passes.lowering.index import Div, Mod
 
 C_TYPES = {
@@ -237,7 +237,7 @@ def library(source: str) -> ctypes.CDLL:
             raise JITError("C kernels need a C compiler: none found ($CC or cc)")
         key = "|".join([source, cc, *FLAGS, _machine()])
         digest = hashlib.sha256(key.encode()).hexdigest()[:24]
-        directory = jit_cache.kernel_folder("c")
+        directory = kernel_folder("c")
         path = directory / f"lib{digest}.so"
         if not path.is_file():
             directory.mkdir(parents=True, exist_ok=True)
@@ -589,7 +589,7 @@ class CNest(NativeNest):
         return f"(({C_TYPES[dtype]}) {self._param(value)})"
 
 
-def _iterations(root: affine.ForOp, nest: NestVectoriser) -> int:
+def _iterations(root: affine.ForOp, nest: LoopNest) -> int:
     """How many loop iterations a nest runs, all its loops together."""
     loops = [op for op in root.walk() if isinstance(op, affine.ForOp)]
     extents = {op: nest.axes[n].extent for n, op in enumerate(loops)}
