@@ -800,14 +800,3 @@ def test_an_index_out_of_range_is_reported_at_its_gather(name, vectorize, data):
     assert message.endswith(f"[{-size}, {size - 1}] on axis {axis}")
     if name == "gather_nd":  # an index tuple's entry `axis` is out of range
         assert outside[:, axis].any()
-
-
-def test_each_kernel_language_spells_every_op_the_kernels_take():
-    """`jit_native` decides which ops a kernel takes; each language must
-    spell all of them (C spells more unary ops: `jit_c.LIBM`, rounding)."""
-    from ge_runtime.jit.emit.c import CNest
-    from ge_runtime.jit.emit.native import MINMAX_OPS, UNARY_OPS
-
-    assert set(CNest.MINMAX) == MINMAX_OPS
-    assert set(CNest.UNARY) >= UNARY_OPS
-    assert set(CNest.CMPF) == set(range(16))

@@ -2,9 +2,9 @@
 
 xDSL's interpreter executes `func`/`memref`/`affine`/`arith`/`math` ops one
 element at a time in pure Python (no NumPy), independently of the JIT. The
-few scalar ops the lowering emits that xDSL 0.75 does not implement
-(`arith.divf`, `negf`, `extf`, `truncf`, some `math` functions) are added
-here with Python's `math` module.
+scalar ops the lowering emits that xDSL 0.75 does not implement (or rounds
+otherwise: `arith.divf`, `negf`, `extf`, `truncf`, some `math` functions)
+run their `ops.OPS` entry's `python` function (Python's `math` module).
 
 ```python
 outputs = interpret(loop_module, "g", [x_storage])
@@ -13,13 +13,19 @@ outputs = interpret(loop_module, "g", [x_storage])
 
 from __future__ import annotations
 
-import math as pymath
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.affine import AffineFunctions
 from xdsl.interpreters.arith import ArithFunctions
@@ -30,96 +36,39 @@ from xdsl.interpreters.memref import MemRefFunctions
 from xdsl.interpreters.shaped_array import ShapedArray
 from xdsl.interpreters.utils.ptr import TypedPtr
 
-from ge_runtime.jit.ops import numpy_dtype
+from ge_runtime.jit.ops import OPS, numpy_dtype
 
 
-def _round_to(value: float, type_: Any) -> float:
-    """`value` rounded to the precision of a float type."""
-    dtype = numpy_dtype(type_)
-    return float(dtype.type(value))
+def _scalar(function: Callable[..., Any]):
+    """An interpreter implementation of an op from its `python` function:
+    the result rounded to its type's precision (a float) or an integer."""
 
-
-def _unary(function: Callable[[float], float]):
     def run(self: Any, interpreter: Interpreter, op: Any, args: tuple[Any, ...]):
-        return (
-            FloatAttr(
-                _round_to(function(args[0].value.data), op.result.type), op.result.type
-            ),
-        )
+        value = function(*(arg.value.data for arg in args))
+        result_type = op.results[0].type
+        if isinstance(result_type, IntegerType | IndexType):
+            return (IntegerAttr(int(value), result_type),)
+        rounded = float(numpy_dtype(result_type).type(value))
+        return (FloatAttr(rounded, result_type),)
 
     return run
 
 
-def _exp(x: float) -> float:
-    return pymath.exp(x) if x < 709 else float("inf")
+def _extra_functions() -> type[InterpreterFunctions]:
+    """The ops whose `ops.OPS` entry gives a `python` function (xDSL 0.75's
+    interpreter lacks them or rounds otherwise), as interpreter functions."""
+    classes = {
+        op.name: op for dialect in (arith.Arith, math.Math) for op in dialect.operations
+    }
+    body = {
+        f"run_{name.replace('.', '_')}": impl(classes[name])(_scalar(s.python))
+        for name, s in OPS.items()
+        if s.python is not None
+    }
+    return register_impls(type("ExtraFunctions", (InterpreterFunctions,), body))
 
 
-@register_impls
-class ExtraFunctions(InterpreterFunctions):
-    """Scalar ops the lowering emits that xDSL 0.75's interpreter lacks."""
-
-    @impl(arith.DivfOp)
-    def run_divf(
-        self, interpreter: Interpreter, op: arith.DivfOp, args: tuple[Any, ...]
-    ):
-        a, b = args[0].value.data, args[1].value.data
-        if b == 0:
-            value = (
-                float("nan")
-                if a == 0 or pymath.isnan(a)
-                else pymath.copysign(float("inf"), a) * pymath.copysign(1, b)
-            )
-        else:
-            value = a / b
-        return (FloatAttr(_round_to(value, op.result.type), op.result.type),)
-
-    @impl(arith.NegfOp)
-    def run_negf(
-        self, interpreter: Interpreter, op: arith.NegfOp, args: tuple[Any, ...]
-    ):
-        return (FloatAttr(-args[0].value.data, op.result.type),)
-
-    @impl(arith.ExtFOp)
-    def run_extf(
-        self, interpreter: Interpreter, op: arith.ExtFOp, args: tuple[Any, ...]
-    ):
-        return (FloatAttr(args[0].value.data, op.result.type),)
-
-    @impl(arith.TruncFOp)
-    def run_truncf(
-        self, interpreter: Interpreter, op: arith.TruncFOp, args: tuple[Any, ...]
-    ):
-        return (
-            FloatAttr(_round_to(args[0].value.data, op.result.type), op.result.type),
-        )
-
-    @impl(arith.SIToFPOp)
-    def run_sitofp(
-        self, interpreter: Interpreter, op: arith.SIToFPOp, args: tuple[Any, ...]
-    ):
-        return (FloatAttr(float(args[0].value.data), op.result.type),)
-
-    @impl(arith.FPToSIOp)
-    def run_fptosi(
-        self, interpreter: Interpreter, op: arith.FPToSIOp, args: tuple[Any, ...]
-    ):
-        return (IntegerAttr(int(args[0].value.data), op.result.type),)
-
-    @impl(math.PowFOp)
-    def run_powf(
-        self, interpreter: Interpreter, op: math.PowFOp, args: tuple[Any, ...]
-    ):
-        value = pymath.pow(args[0].value.data, args[1].value.data)
-        return (FloatAttr(_round_to(value, op.result.type), op.result.type),)
-
-    run_tanh = impl(math.TanhOp)(_unary(pymath.tanh))
-    run_erf = impl(math.ErfOp)(_unary(pymath.erf))
-    run_absf = impl(math.AbsFOp)(_unary(abs))
-    run_log1p = impl(math.Log1pOp)(_unary(pymath.log1p))
-    run_expm1 = impl(math.ExpM1Op)(
-        _unary(lambda x: pymath.expm1(x) if x < 709 else float("inf"))
-    )
-    run_exp = impl(math.ExpOp)(_unary(_exp))
+ExtraFunctions = _extra_functions()
 
 
 def _to_shaped(array: np.ndarray, memref_type: MemRefType) -> ShapedArray:

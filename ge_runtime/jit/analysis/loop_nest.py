@@ -37,7 +37,13 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from ge_runtime.jit.ops import CONVERSIONS, ELEMENTWISE, REDUCTIONS, JITError
+from ge_runtime.jit.ops import (
+    COMPARISONS,
+    CONVERSIONS,
+    ELEMENTWISE,
+    REDUCTIONS,
+    JITError,
+)
 from passes.lowering.index import Ix, Var
 
 
@@ -162,7 +168,7 @@ class LoopNest:
             or op.name in CONVERSIONS
         ):
             return
-        if op.name in ("arith.cmpf", "arith.cmpi"):
+        if op.name in COMPARISONS:
             return
         raise Unsupported(f"'{op.name}' is not vectorised")
 

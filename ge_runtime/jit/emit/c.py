@@ -1,6 +1,6 @@
 """Loop nests compiled to C by the system's C compiler (the default kernels).
 
-`CNest` writes a nest `jit_native` takes as a C function over raw buffers:
+`CNest` writes a nest `native.NativeNest` walks as a C function over raw buffers:
 every extent, stride and offset a literal, so the compiler unrolls a
 window's taps and vectorises the loop of unit stride around them. All the
 kernels of one generated function are one translation unit (`CLibrary`),
@@ -28,8 +28,10 @@ computes is what NumPy computes: the flags keep IEEE semantics
 `floordiv`/`mod` of an index round down as Python's. Two exceptions, both
 written out in the code: a sum of products accumulates with fused
 multiply-adds (`FMA`: one rounding per term, as BLAS's products), and the
-transcendental functions (`LIBM`: exp, log, tanh, erf, ...) are the C
-library's, within a few ULP of NumPy's.
+transcendental functions (`ops.LIBM`: exp, log, tanh, erf, ...) are the C
+library's, within a few ULP of NumPy's. Each arith/math op is spelled by
+its `ops.OPS` entry (`Semantics.c`, `c_float32`), or left to NumPy for the
+reason the entry gives.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from ge_runtime.jit.cache.folder import kernel_folder
 from ge_runtime.jit.emit.native import UNROLLED, NativeNest
 from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
-from ge_runtime.jit.ops import JITError, numpy_dtype
+from ge_runtime.jit.ops import CAST, OPS, JITError, numpy_dtype, predicate
 from passes.lowering.index import Div, Mod
 
 C_TYPES = {
@@ -71,73 +73,6 @@ C_TYPES = {
     np.dtype(np.bool_): "uint8_t",
 }
 """C types of the element types a kernel takes (`jit_native.NATIVE_TYPES`)."""
-
-MINMAX = {
-    "arith.maximumf": "(({0} > {1} | {0} != {0}) ? {0} : {1})",
-    "arith.minimumf": "(({0} < {1} | {0} != {0}) ? {0} : {1})",
-    "arith.maxnumf": "(({0} > {1} | {1} != {1}) ? {0} : {1})",
-    "arith.minnumf": "(({0} < {1} | {1} != {1}) ? {0} : {1})",
-    "arith.maxsi": "({0} > {1} ? {0} : {1})",
-    "arith.minsi": "({0} < {1} ? {0} : {1})",
-}
-"""Max/min as C expressions, NumPy's semantics (see `jit_native`); `|` and
-`&`, not `||` and `&&`: without branches the compiler vectorises them."""
-
-LIBM = (
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
-    "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
-)  # fmt: skip
-"""`math` ops C computes with the C library's function of the same name:
-within its documented error (1-2 ULP in glibc), not bit for bit NumPy's own
-SIMD functions; `tests/test_jit_c.py` bounds the difference."""
-
-UNARY = {
-    "arith.negf": "(-{0})",
-    "math.absf": "__builtin_fabs({0})",
-    "math.sqrt": "__builtin_sqrt({0})",
-    "math.rsqrt": "(1.0 / __builtin_sqrt({0}))",
-    "math.floor": "__builtin_floor({0})",
-    "math.ceil": "__builtin_ceil({0})",
-    "math.trunc": "__builtin_trunc({0})",
-    "math.roundeven": "__builtin_rint({0})",
-    **{f"math.{name}": f"{name}({{0}})" for name in LIBM},
-}
-"""Unary ops (double precision; `UNARY_FLOAT32` for float): exact ones
-(sqrt, rounding to integers) and the `LIBM` functions."""
-
-UNARY_FLOAT32 = {
-    "math.absf": "__builtin_fabsf({0})",
-    "math.sqrt": "__builtin_sqrtf({0})",
-    "math.rsqrt": "(1.0f / __builtin_sqrtf({0}))",
-    "math.floor": "__builtin_floorf({0})",
-    "math.ceil": "__builtin_ceilf({0})",
-    "math.trunc": "__builtin_truncf({0})",
-    "math.roundeven": "__builtin_rintf({0})",
-    **{f"math.{name}": f"{name}f({{0}})" for name in LIBM},
-}
-"""The unary ops whose float forms differ from their double ones."""
-
-CMPF = {
-    0: "0",
-    1: "({0} == {1})",
-    2: "({0} > {1})",
-    3: "({0} >= {1})",
-    4: "({0} < {1})",
-    5: "({0} <= {1})",
-    6: "({0} < {1} | {0} > {1})",
-    7: "({0} == {0} & {1} == {1})",
-    8: "(!({0} < {1} | {0} > {1}))",
-    9: "(!({0} <= {1}))",
-    10: "(!({0} < {1}))",
-    11: "(!({0} >= {1}))",
-    12: "(!({0} > {1}))",
-    13: "({0} != {1})",
-    14: "({0} != {0} | {1} != {1})",
-    15: "1",
-}
-"""arith.cmpf predicates (ordered ones are false on NaN, unordered true)."""
-
 
 PRELUDE = """\
 #include <math.h>
@@ -402,10 +337,6 @@ class CLibrary:
 class CNest(NativeNest):
     """A nest as a call of a C function (a kernel of the `CLibrary`)."""
 
-    MINMAX = MINMAX
-    UNARY = UNARY
-    CMPF = CMPF
-    SELECT = "({0} ? {1} : {2})"
     FMA = {
         np.dtype(np.float32): "__builtin_fmaf({0}, {1}, {2})",
         np.dtype(np.float64): "__builtin_fma({0}, {1}, {2})",
@@ -418,11 +349,21 @@ class CNest(NativeNest):
         """Whether the nest adds up products (a convolution, a matmul)."""
         super().__init__(root, env, any_nest=any_nest)
 
-    def _check(self, op: Operation) -> None:
-        super()._check(op)
-        if op.name in UNARY and op.results:
-            if not np.issubdtype(numpy_dtype(op.results[0].type), np.floating):
-                raise Unsupported(f"'{op.name}' of integers is left to NumPy")
+    def _check_op(self, op: Operation) -> None:
+        compare = predicate(op)
+        if compare is not None:
+            if compare.c is None:
+                raise Unsupported(f"'{op.name}': {compare.c_missing}")
+            return
+        semantics = OPS.get(op.name)
+        if semantics is None:
+            raise Unsupported(f"'{op.name}' is left to NumPy")
+        if semantics.c is None:
+            raise Unsupported(f"'{op.name}': {semantics.c_missing}")
+        if semantics.dtypes == "float" and not np.issubdtype(
+            numpy_dtype(op.operands[0].type), np.floating
+        ):
+            raise Unsupported(f"'{op.name}' of integers is left to NumPy")
 
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
@@ -567,10 +508,22 @@ class CNest(NativeNest):
     def _cast(self, dtype: np.dtype, value: str) -> str:
         return f"(({C_TYPES[dtype]}) {value})"
 
-    def _expression(self, op: Any, operands: list[str]) -> str:
-        if op.name in UNARY_FLOAT32 and numpy_dtype(op.results[0].type) == np.float32:
-            return UNARY_FLOAT32[op.name].format(*operands)
-        return super()._expression(op, operands)
+    def _expression(self, op: Operation, operands: list[str]) -> str:
+        compare = predicate(op)
+        if compare is not None:
+            assert compare.c is not None  # `_check_op`
+            return compare.c.format(*operands)
+        semantics = OPS[op.name]
+        dtype = numpy_dtype(op.results[0].type)
+        if semantics.c == CAST:
+            return self._cast(dtype, operands[0])
+        if semantics.c_float32 is not None and dtype == np.float32:
+            return semantics.c_float32.format(*operands)
+        assert semantics.c is not None  # `_check_op`
+        if not semantics.converts:
+            return semantics.c.format(*operands)
+        source = C_TYPES[numpy_dtype(op.operands[0].type)]
+        return semantics.c.format(*operands, source=source, result=C_TYPES[dtype])
 
     def _bool_literal(self, value: bool) -> str:
         return "1" if value else "0"

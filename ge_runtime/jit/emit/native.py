@@ -1,34 +1,28 @@
 """Loop nests as native code: one call instead of many NumPy calls.
 
-The vectoriser (`jit_vectorize`) runs a nest as NumPy calls over strided
+The NumPy emitter (`numpy_nest`) runs a nest as NumPy calls over strided
 views: a fill, a padding copy or an elementwise chain is a few calls, but a
 depthwise convolution is two calls per tap, a pooling window one per tap,
 and an access through a blocked layout's `floordiv`/`mod` a relayout copy.
 `NativeNest` writes such a nest out as it is written (the loops in their
 order, one element at a time) for a native compiler, so it runs in one call
 without temporaries. Nests whose accumulation is a real matrix product stay
-with the vectoriser, which hands them to BLAS.
+with the NumPy emitter, which hands them to BLAS (`schedule.kernels`).
 
-This module decides which nests a native kernel takes and walks them; the
-language is a subclass's: `jit_c.CNest` writes C for the system's C
-compiler (the default), `jit_numba.NumbaNest` writes Python for numba.
+This module walks a nest the analysis (`analysis.loop_nest`) accepted:
+loops, register tiles, sunk loops, accumulators held in locals, packed
+weights. The language is a subclass's (`c.CNest`): which arith/math ops it
+spells (`ops.OPS`'s column for it), its statements and literals.
 
-What a kernel computes is what the vectoriser computes, bit for bit, for
-the ops every language takes: IEEE `+ - * /`, `sqrt`, comparisons, selects,
-float casts, and max/min written as NumPy's (NaN propagates, the second
-operand on a tie, so `max(0.0, -0.0)` is `-0.0`). A language may take more
-unary ops (its `UNARY`: C takes the C library's transcendental functions,
-within a few ULP of NumPy's) and fuse a sum's multiply-adds (its `FMA`:
-one rounding per term, as BLAS's); gathers and float16 stay with NumPy.
-Only the order of a sum's terms may differ, as between the vectoriser's
-reductions and the scalar path.
-
-```python
-for t0 in range(P[0]):                  # written for a ReLU nest (numba)
-    for t1 in range(P[1]):
-        x0 = a0[t0 * P[2] + P[3], t1]
-        a1[t0, t1] = x0 if (x0 > c0 or x0 != x0) else c0
-```
+What a kernel computes is what the NumPy emitter computes, bit for bit,
+for the ops whose entry says so (`ops.Semantics.c_exact`): IEEE `+ - * /`,
+`sqrt`, comparisons, selects, casts, and max/min written as NumPy's (NaN
+propagates, the second operand on a tie, so `max(0.0, -0.0)` is `-0.0`);
+the C library's transcendental functions are within a few ULP of NumPy's,
+and a sum's multiply-adds may fuse (the language's `FMA`: one rounding per
+term, as BLAS's); gathers and float16 stay with NumPy. Only the order of
+a sum's terms may differ, as between the NumPy emitter's reductions and
+the scalar path.
 """
 
 from __future__ import annotations
@@ -52,7 +46,13 @@ from ge_runtime.jit.analysis.loop_nest import (
 )
 from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
-from ge_runtime.jit.ops import JITError, constant_value, numpy_dtype
+from ge_runtime.jit.ops import (
+    FUSED_MULTIPLY_ADD,
+    SUMS,
+    JITError,
+    constant_value,
+    numpy_dtype,
+)
 from ge_runtime.jit.runtime import strided_view
 from passes.lowering.index import Div, Ix, Mod, Var
 
@@ -60,48 +60,6 @@ NATIVE_TYPES = frozenset(
     np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int32, np.int64, bool)
 )
 """Element types a native kernel computes exactly as NumPy does."""
-
-INFIX = {
-    "arith.addf": "+",
-    "arith.addi": "+",
-    "arith.subf": "-",
-    "arith.subi": "-",
-    "arith.mulf": "*",
-    "arith.muli": "*",
-    "arith.divf": "/",
-    "arith.andi": "&",
-    "arith.ori": "|",
-    "arith.xori": "^",
-}
-"""Binary ops both languages write as their infix operator (NumPy's
-semantics: IEEE floats, wrapping integers)."""
-
-MINMAX_OPS = frozenset(
-    {
-        "arith.maximumf",
-        "arith.minimumf",
-        "arith.maxnumf",
-        "arith.minnumf",
-        "arith.maxsi",
-        "arith.minsi",
-    }
-)
-"""Max/min ops each language spells with NumPy's NaN and tie rules (its
-`MINMAX`)."""
-
-BINARY_OPS = frozenset(INFIX) | MINMAX_OPS
-"""Binary ops a kernel takes."""
-
-CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}
-"""Signed (and equality) arith.cmpi predicates as infix operators, the same
-in both languages."""
-
-UNARY_OPS = frozenset({"arith.negf", "math.absf", "math.sqrt"})
-"""Unary ops every language takes (its `UNARY` spells them and any more it
-computes)."""
-
-FLOAT_CASTS = frozenset({"arith.extf", "arith.truncf", "arith.sitofp"})
-"""Casts that round as NumPy's `astype` does."""
 
 INDEX = np.dtype(np.int64)
 """The type of loop variables."""
@@ -131,13 +89,9 @@ class NativeNest:
 
     Raises `Unsupported` for a nest a kernel should not take (an op or type
     its language does not spell, a gather, a GEMM-sized product accumulation).
-    A subclass writes the language: `MINMAX`/`UNARY`/`CMPF` spell the ops
-    it spells its own way, and the methods under "language" the statements.
+    A subclass writes the language: the methods under "language" (which
+    ops it spells, `_expression`, the statements and literals).
     """
-
-    MINMAX: ClassVar[dict[str, str]]
-    UNARY: ClassVar[dict[str, str]]
-    CMPF: ClassVar[dict[int, str]]
 
     def __init__(self, root: affine.ForOp, env: CodeEnv, *, any_nest: bool = False):
         self.env = env
@@ -234,17 +188,8 @@ class NativeNest:
                 raise Unsupported(f"element type {dtype} is left to NumPy")
         if isinstance(op, affine.LoadOp | affine.StoreOp | affine.ApplyOp):
             return
-        if isinstance(op, arith.ConstantOp) or op.name in BINARY_OPS:
-            return
-        if op.name in self.UNARY or op.name in FLOAT_CASTS:
-            return
-        if op.name in ("arith.select", "arith.cmpf"):
-            return
-        if (
-            op.name == "arith.cmpi" and op.properties["predicate"].value.data in CMPI  # type: ignore[union-attr]
-        ):
-            return
-        raise Unsupported(f"'{op.name}' is left to NumPy")
+        if not isinstance(op, arith.ConstantOp):
+            self._check_op(op)
 
     def _reduction_length(self) -> int:
         """The most terms a stored element sums: the product of the loops
@@ -279,17 +224,11 @@ class NativeNest:
             if not isinstance(op, affine.StoreOp):
                 continue
             combine = op.value.owner
-            if not isinstance(combine, Operation) or combine.name not in (
-                "arith.addf",
-                "arith.addi",
-            ):
+            if not isinstance(combine, Operation) or combine.name not in SUMS:
                 continue
             for term in combine.operands:
                 product = term.owner
-                if isinstance(product, Operation) and product.name in (
-                    "arith.mulf",
-                    "arith.muli",
-                ):
+                if isinstance(product, Operation) and product.name in SUMS.values():
                     left, right = (nest.live(v) for v in product.operands)
                     yield left, right
 
@@ -367,23 +306,13 @@ class NativeNest:
     def _cast(self, dtype: np.dtype, value: str) -> str:
         raise NotImplementedError
 
-    def _expression(self, op: Operation, operands: list[str]) -> str:
-        if op.name in INFIX:
-            return f"({operands[0]} {INFIX[op.name]} {operands[1]})"
-        if op.name in self.MINMAX:
-            return self.MINMAX[op.name].format(*operands)
-        if op.name in self.UNARY:
-            return self.UNARY[op.name].format(*operands)
-        if op.name == "arith.select":
-            return self.SELECT.format(*operands)
-        if op.name in FLOAT_CASTS:
-            return self._cast(numpy_dtype(op.results[0].type), operands[0])
-        predicate = op.properties["predicate"].value.data  # type: ignore[union-attr]
-        if op.name == "arith.cmpf":
-            return self.CMPF[predicate].format(*operands)
-        return f"({operands[0]} {CMPI[predicate]} {operands[1]})"
+    def _check_op(self, op: Operation) -> None:
+        """`Unsupported` unless the language spells `op` (an arith/math op)."""
+        raise NotImplementedError
 
-    SELECT: ClassVar[str]
+    def _expression(self, op: Operation, operands: list[str]) -> str:
+        """An arith/math op of the operands' sources."""
+        raise NotImplementedError
 
     FMA: ClassVar[dict[np.dtype, str]] = {}
     """Fused multiply-adds by type, `{0} * {1} + {2}` rounded once: a sum of
@@ -985,12 +914,13 @@ class NativeNest:
     def _fused_term(self, op: Operation) -> bool:
         """Whether `op` is a product an accumulation adds (and the language
         fuses the multiply-add): `acc = acc + x * w` as `fma(x, w, acc)`."""
-        if op.name != "arith.mulf" or not op.results[0].has_one_use():
+        multiply, add = FUSED_MULTIPLY_ADD
+        if op.name != multiply or not op.results[0].has_one_use():
             return False
         if numpy_dtype(op.results[0].type) not in self.FMA:
             return False
-        add = next(iter(op.results[0].uses)).operation
-        return add.name == "arith.addf" and _accumulated(add, self.nest)
+        user = next(iter(op.results[0].uses)).operation
+        return user.name == add and _accumulated(user, self.nest)
 
     def _emit_op(self, op: Operation, indent: str) -> None:
         nest = self.nest

@@ -49,6 +49,7 @@ from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
     ELEMENTWISE,
     REDUCTIONS,
+    SUMS,
     UNSIGNED_COMBINERS,
     constant_value,
     numpy_dtype,
@@ -615,9 +616,7 @@ class NestVectoriser:
         """`acc[f] = acc[f] (+) r` (`initial` given: its value instead of acc[f])."""
         ufunc = REDUCTIONS[acc.combine.name]
         reduced = acc.reduced
-        multiply = {"arith.addf": "arith.mulf", "arith.addi": "arith.muli"}.get(
-            acc.combine.name
-        )
+        multiply = SUMS.get(acc.combine.name)
         factors = list(self._factors(acc.term, multiply)) if multiply else [acc.term]
         covered = frozenset().union(*(self.nest.live(f) for f in factors))
         if multiply and len(factors) > 1 and reduced & covered:
