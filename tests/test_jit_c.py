@@ -13,8 +13,8 @@ import pytest
 
 from ge_runtime.jit import compiler as jit
 from ge_runtime.jit.compiler import JITError, compile_module
-from ge_runtime.jit.ops import OPS
 from ge_runtime.jit.emit import c as jit_c
+from ge_runtime.jit.ops import OPS
 
 pytestmark = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
 

@@ -58,7 +58,8 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_runtime.jit.analysis.loop_nest import LoopNest, Unsupported
 from ge_runtime.jit.cache.folder import kernel_folder
-from ge_runtime.jit.emit.native import UNROLLED, NativeNest
+from ge_runtime.jit.emit.native import NativeNest
+from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import CAST, OPS, JITError, numpy_dtype, predicate

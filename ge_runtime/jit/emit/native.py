@@ -27,24 +27,22 @@ the scalar path.
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects import affine, arith
 from xdsl.dialects import memref as memref_dialect
-from xdsl.dialects.builtin import IndexType, MemRefType
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from ge_runtime.jit.analysis.loop_nest import (
     LoopNest,
     Unsupported,
-    axis_coefficient,
-    element_strides,
 )
-from ge_runtime.jit.emit.relayouts import footprint
+from ge_runtime.jit.emit.native_operands import UNROLLED, Element, NativeOperands
+from ge_runtime.jit.emit.native_tiling import LoopTiling
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
     FUSED_MULTIPLY_ADD,
@@ -53,38 +51,14 @@ from ge_runtime.jit.ops import (
     constant_value,
     numpy_dtype,
 )
-from ge_runtime.jit.runtime import strided_view
-from passes.lowering.index import Div, Ix, Mod, Var
 
 NATIVE_TYPES = frozenset(
     np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int32, np.int64, bool)
 )
 """Element types a native kernel computes exactly as NumPy does."""
 
-INDEX = np.dtype(np.int64)
-"""The type of loop variables."""
 
-Element = tuple[SSAValue, tuple[Ix, ...]]
-"""A buffer element: the memref and its index expressions."""
-
-Segment = list[Operation]
-"""A part of a loop `_sinkable` distributes: a run of ops, or a reduction's
-perfectly nested loops (outer first)."""
-
-SUNK_EXTENT = 64
-"""Loops at most this long may be moved inside a reduction (`_sinkable`)."""
-
-TILE_ELEMENTS = 64
-"""The most elements a register tile holds (`_register_tile`): the sunk
-loop's times the tile's loops' (4 AVX-512 registers of float32)."""
-
-UNROLLED = 8
-"""Loops at most this long (a window's taps) get a literal extent: the
-compiler unrolls them, and vectorises the loop around them (a depthwise
-convolution runs 3-4x faster than with the extent as a parameter)."""
-
-
-class NativeNest:
+class NativeNest(LoopTiling, NativeOperands):
     """One top-level `affine.for` nest as a call of a native kernel.
 
     Raises `Unsupported` for a nest a kernel should not take (an op or type
@@ -320,72 +294,6 @@ class NativeNest:
 
     # -- code ---------------------------------------------------------------
 
-    def _ix(self, ix: Ix) -> str:
-        """Source of an index expression (coefficients and offsets through
-        `_param`; `floordiv`/`mod` divisors literal)."""
-        parts = []
-        for atom, coefficient in ix.terms:
-            match atom:
-                case Var():
-                    leaf = f"t{atom.id}"
-                case Div():
-                    leaf = self._floordiv(self._ix(atom.arg), atom.k)
-                case Mod():
-                    leaf = self._modulo(self._ix(atom.arg), atom.k)
-                case _:
-                    raise Unsupported(f"index atom {atom}")
-            parts.append(
-                leaf if coefficient == 1 else f"{leaf} * {self._param(coefficient)}"
-            )
-        if ix.const or not parts:
-            parts.append(self._param(ix.const))
-        return " + ".join(parts)
-
-    def _argument(self, value: SSAValue) -> str:
-        """The kernel's name of a value from outside the nest (a buffer, or
-        a scalar: its strides are None)."""
-        shape = strides = None
-        dtype = numpy_dtype(value.type)
-        if isinstance(value.type, MemRefType):
-            shape = tuple(value.type.get_shape())
-            strides = tuple(value.type.get_strides() or element_strides(shape))
-        return self._argument_for(
-            value, lambda: self.env.name(value), shape, strides, dtype
-        )
-
-    def _argument_named(
-        self, name: str, shape: tuple[int, ...], dtype: np.dtype
-    ) -> str:
-        """The kernel's name of a contiguous array the call's own lines make."""
-        return self._argument_for(
-            name, lambda: name, shape, tuple(element_strides(shape)), dtype
-        )
-
-    def _argument_for(
-        self,
-        key: SSAValue | str,
-        outer: Callable[[], str],
-        shape: tuple[int, ...] | None,
-        strides: tuple[int, ...] | None,
-        dtype: np.dtype,
-    ) -> str:
-        if key not in self._arguments:
-            self._arguments[key] = f"a{len(self._arguments)}"
-            self.args.append(outer())
-            self.arg_shapes.append(shape)
-            self.arg_strides.append(strides)
-            self.arg_dtypes.append(dtype)
-        return self._arguments[key]
-
-    def _local(self, value: SSAValue) -> str:
-        if value in self.locals:
-            return self.locals[value]
-        if value in self.nest.symbols:  # an index used as a value
-            return f"({self._ix(self.nest.symbols[value])})"
-        if value in self.env.constants:
-            return self._literal(self.env.constants[value], value)
-        return self._argument(value)
-
     def _emit(self) -> None:
         self._numbers = {
             op: number
@@ -474,301 +382,6 @@ class NativeNest:
         if register is not None:
             self._release(*register, indent)
 
-    def _register_tile(
-        self, loop: affine.ForOp
-    ) -> tuple[list[tuple[int, int]], affine.ForOp, list[Segment]] | None:
-        """The register tile `loop` heads, if any: the loops perfectly nested
-        from it down to a loop `_sinkable` moves (outputs' pixels around a
-        convolution's C0 loop), innermost first while `TILE_ELEMENTS`
-        allows, whole or (the outermost) in strips. They run
-        innermost in the reduction with the sunk loop, so one load of a
-        weight vector serves the tile's pixels and their sums are
-        independent (in registers, not one chain of additions through
-        memory). Legal when distinct points of the tile store distinct
-        elements; each element's operations and their order do not change.
-
-        Returns (the tile's loops and blocks, the sunk loop, its parts)."""
-        chain = [loop]
-        while True:
-            body = [
-                op
-                for op in chain[-1].body.block.ops
-                if not isinstance(op, affine.YieldOp)
-            ]
-            if len(body) != 1 or not isinstance(body[0], affine.ForOp):
-                return None
-            parts = self._sinkable(body[0])
-            if parts is not None:
-                break
-            chain.append(body[0])
-        sunk = self._numbers[body[0]]
-        budget = TILE_ELEMENTS // self.nest.axes[sunk].extent
-        tile: list[tuple[int, int]] = []
-        for candidate in reversed(chain):
-            number = self._numbers[candidate]
-            axis = self.nest.axes[number]
-            if axis.position < 0:
-                break
-            block = min(budget, axis.extent)
-            if block < 2 or not self._tile_owns(body[0], [(number, block), *tile]):
-                break
-            tile.insert(0, (number, block))
-            budget //= block
-            if block < axis.extent:
-                break  # a strip of it: the loops around vary between strips
-        if not tile or tile[0][0] != self._numbers[loop]:
-            return None
-        return tile, body[0], parts
-
-    def _tile_owns(self, sunk: affine.ForOp, tile: list[tuple[int, int]]) -> bool:
-        """Whether distinct points of `tile` and the `sunk` loop store to
-        distinct elements (the loops move each stored index linearly, not
-        through a `floordiv`/`mod`)."""
-        number = self._numbers[sunk]
-        loops = [*tile, (number, self.nest.axes[number].extent)]
-        moving = {n for n, _ in loops}
-        indices = {
-            tuple(self.nest.access_index(op))
-            for op in sunk.walk()
-            if isinstance(op, affine.StoreOp)
-        }
-        for index in indices:
-            for ix in index:
-                for atom in ix.atoms():
-                    if isinstance(atom, Div | Mod) and any(
-                        v.id in moving for v in atom.arg.variables()
-                    ):
-                        return False
-            coefficients = [[axis_coefficient(ix, n) for ix in index] for n, _ in loops]
-            points = {
-                tuple(
-                    sum(c[dim] * i for c, i in zip(coefficients, point, strict=True))
-                    for dim in range(len(index))
-                )
-                for point in itertools.product(*(range(b) for _, b in loops))
-            }
-            if len(points) != math.prod(b for _, b in loops):
-                return False
-        return True
-
-    def _emit_tiled(
-        self,
-        tile: list[tuple[int, int]],
-        sunk: affine.ForOp,
-        parts: list[Segment],
-        indent: str,
-    ) -> None:
-        """`sunk` moved innermost with the tile's loops; the outermost of
-        those in strips of its block (and a last, shorter one):
-
-        for w < 9 { for c { init(w, c); for k { acc(w, c, k) }; post(w, c) } }
-        ->  for s < 2 { for u < 4 { for c { init } }         (w = 4 s + u)
-                        for k { for u < 4 { for c { acc } } }
-                        for u < 4 { for c { post } } }
-            for u < 1 { ... }                                 (w = 8 + u)
-        """
-        (first, block), *inner = tile
-        whole: list[tuple[int, int, str | None]] = [(n, b, None) for n, b in inner]
-        extent = self.nest.axes[first].extent
-        if block == extent:
-            self._tile = [(first, block, None), *whole]
-            self._emit_sunk(sunk, parts, indent)
-        else:
-            strips, rest = divmod(extent, block)
-            self.body.append(self._loop_of(indent, f"s{first}", str(strips)))
-            self._tile = [(first, block, f"s{first} * {block}"), *whole]
-            self._emit_sunk(sunk, parts, indent + "    ")
-            self.body += self._end_loop(indent)
-            if rest:
-                self._tile = [(first, rest, str(strips * block)), *whole]
-                self._emit_sunk(sunk, parts, indent)
-        self._tile = []
-
-    def _open_sunk(self, indent: str, *, unroll: bool = False) -> str:
-        """The loops of the tile, then the sunk loop: the indentation inside.
-        With `unroll`, the tile's loops are unrolled (its sums in registers)."""
-        for number, block, start in self._tile:
-            variable = _tile_variable(number, start)
-            self.body.append(
-                self._loop_of(indent, variable, str(block), block if unroll else None)
-            )
-            indent += "    "
-            if start is not None:
-                index = f"{start} + {variable}"
-                self.body.append(self._define(indent, f"t{number}", INDEX, index))
-        assert self._sunk is not None
-        extent = self._param(self.nest.axes[self._sunk].extent)
-        self.body.append(self._loop(indent, self._sunk, extent))
-        return indent + "    "
-
-    def _close_sunk(self, inner: str) -> None:
-        for _ in range(len(self._tile) + 1):
-            inner = inner[:-4]
-            self.body += self._end_loop(inner)
-
-    def _mirror_index(self) -> str:
-        """The index of the sunk loop's element in a local array: the
-        tile's point, then the sunk loop's variable."""
-        assert self._sunk is not None
-        index = ""
-        for number, block, start in self._tile:
-            variable = _tile_variable(number, start)
-            index = f"({index}) * {block} + {variable}" if index else variable
-        if not index:
-            return f"t{self._sunk}"
-        return f"({index}) * {self.nest.axes[self._sunk].extent} + t{self._sunk}"
-
-    def _sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
-        """How `loop` splits around the reductions it holds, if it may run
-        innermost: its body's runs of ops and its reductions' perfectly
-        nested loops (`Segment`s), in order. Each iteration of `loop` must
-        own the elements it writes (every access to a buffer it stores to is
-        at one index, which the loop's variable moves), and values must not
-        cross the segments. The result of an element's operations, and their
-        order, do not change; the loop of unit stride is innermost."""
-        number = self._numbers[loop]
-        if self.nest.axes[number].extent > SUNK_EXTENT:
-            return None
-        segments: list[Segment] = []
-        for op in loop.body.block.ops:
-            if isinstance(op, affine.YieldOp):
-                continue
-            if isinstance(op, affine.ForOp):
-                chain = _perfect_nest(op)
-                if chain is None:
-                    return None  # not perfectly nested
-                segments.append(chain)
-            elif segments and not isinstance(segments[-1][0], affine.ForOp):
-                segments[-1].append(op)
-            else:
-                segments.append([op])
-        reductions = [s for s in segments if isinstance(s[0], affine.ForOp)]
-        if not reductions:
-            return None
-        home = {
-            result: position
-            for position, segment in enumerate(segments)
-            for op in _walk(segment)
-            for result in op.results
-        }
-        for position, segment in enumerate(segments):
-            for op in _walk(segment):
-                if any(home.get(v, position) != position for v in op.operands):
-                    return None  # a value crosses from one segment to another
-        reducing = [inner for chain in reductions for inner in chain]
-        if not self._owns_its_elements(loop, number, reducing):
-            return None
-        return segments
-
-    def _owns_its_elements(
-        self, loop: affine.ForOp, number: int, reduction: list[affine.ForOp]
-    ) -> bool:
-        """Whether every buffer `loop` stores to is accessed in it at one
-        index, moved by the loop's variable (no iteration reads or writes an
-        element another one writes) and by none of the `reduction` loops'."""
-        reducing = {self._numbers[op] for op in reduction}
-        accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
-        ]
-        places = {
-            op.memref: footprint(op.memref, self.env.constants) for op in accesses
-        }
-        for stored in {op.memref for op in accesses if isinstance(op, affine.StoreOp)}:
-            touching = [
-                op for op in accesses if places[op.memref].overlaps(places[stored])
-            ]
-            if any(op.memref is not stored for op in touching):
-                return False
-            indices = {tuple(self.nest.access_index(op)) for op in touching}
-            if len(indices) != 1:
-                return False
-            (index,) = indices
-            if not any(_moves_injectively(ix, number) for ix in index):
-                return False
-            if any(v.id in reducing for ix in index for v in ix.variables()):
-                return False
-        return True
-
-    def _emit_sunk(
-        self, loop: affine.ForOp, segments: list[Segment], indent: str
-    ) -> None:
-        """`loop` distributed over its segments, innermost in each reduction,
-        the elements it owns held in local arrays by its variable:
-
-        for c { init(c); for k { acc(c, k) }; post(c) }
-        ->  for c { init(c) }  for k { for c { acc(c, k) } }  for c { post(c) }
-        """
-        number = self._numbers[loop]
-        for op in loop.walk():
-            if isinstance(op, affine.StoreOp):
-                self._forget(op.memref)
-        known = dict(self.known)
-        self._sunk, self._sank = number, True
-        mirrored = self._mirror_stores(loop, indent)
-        for segment in segments:
-            if isinstance(segment[0], affine.ForOp):
-                self._emit_reduction(segment, indent)
-            else:
-                self._emit_ops_in_loop(segment, indent)
-            self.known = dict(known)
-        for element in mirrored:  # the owned elements' final values
-            name = self._mirrors.pop(element)
-            if element[0] in self.private:
-                continue
-            self.stored.add(element[0])
-            target = self._element(*element)
-            self._emit_in_loop(indent, f"{name}[{self._mirror_index()}]", target)
-        self._sunk = None
-
-    def _emit_reduction(self, chain: Segment, indent: str) -> None:
-        """A reduction's loops with the sunk loop (and its tile's) inside."""
-        level = indent
-        for reduction in chain:
-            axis = self.nest.axes[self._numbers[reduction]]
-            if axis.extent <= 0:
-                break
-            if axis.position >= 0:
-                extent = self._extent(axis.extent)
-                self.body.append(self._loop(level, self._numbers[reduction], extent))
-                level += "    "
-        else:
-            body = chain[-1].body.block.ops
-            ops = [op for op in body if not isinstance(op, affine.YieldOp)]
-            self._emit_ops_in_loop(ops, level, unroll=True)
-        while level != indent:
-            level = level[:-4]
-            self.body += self._end_loop(level)
-
-    def _mirror_stores(self, loop: affine.ForOp, indent: str) -> list[Element]:
-        """A local array for each buffer `loop` stores to (at its one index),
-        loaded first if the loop reads it before writing it."""
-        number = self._numbers[loop]
-        size = self.nest.axes[number].extent * math.prod(b for _, b, _ in self._tile)
-        accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
-        ]
-        first: dict[SSAValue, Operation] = {}
-        for op in accesses:
-            first.setdefault(op.memref, op)
-        mirrored: list[Element] = []
-        for op in accesses:
-            if not isinstance(op, affine.StoreOp):
-                continue
-            if any(op.memref is m for m, _ in mirrored):
-                continue
-            element = (op.memref, tuple(self.nest.access_index(op)))
-            name = f"m{self._arrays}"
-            self._arrays += 1
-            self._mirrors[element] = name
-            mirrored.append(element)
-            dtype = numpy_dtype(op.memref.type)
-            self.body.append(self._array(indent, name, dtype, size))
-            if isinstance(first[op.memref], affine.LoadOp):
-                self.read_from_memory.add(op.memref)
-                load = self._element(*element)
-                self._emit_in_loop(indent, load, f"{name}[{self._mirror_index()}]")
-        return mirrored
-
     def _emit_in_loop(self, indent: str, value: str, target: str) -> None:
         """`target = value` in the sunk loop (and its tile's)."""
         inner = self._open_sunk(indent)
@@ -787,129 +400,6 @@ class NativeNest:
         for op in ops:
             self._emit_op(op, inner)
         self._close_sunk(inner)
-
-    def _accumulator(
-        self, loop: affine.ForOp, number: int
-    ) -> tuple[SSAValue, tuple[Ix, ...]] | None:
-        """The element `loop` accumulates into, if it can live in a local:
-        the one buffer the loop stores to, always at one index that none of
-        the loop's own variables moves (a reduction's output element)."""
-        accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
-        ]
-        stored = {op.memref for op in accesses if isinstance(op, affine.StoreOp)}
-        if len(stored) != 1:
-            return None
-        (memref,) = stored
-        indices = {
-            tuple(self.nest.access_index(op)) for op in accesses if op.memref == memref
-        }
-        if len(indices) != 1:
-            return None
-        (index,) = indices
-        loops = sum(1 for op in loop.walk() if isinstance(op, affine.ForOp))
-        own = range(number, number + loops)
-        if any(v.id in own for ix in index for v in ix.variables()):
-            return None
-        if (memref, index) in self.registers:
-            return None  # an enclosing loop holds it already
-        return memref, index
-
-    def _element(self, memref: SSAValue, index: Sequence[Ix]) -> str:
-        return self._subscript(self._argument(memref), [self._ix(ix) for ix in index])
-
-    def _hold(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
-        name = f"r{self._held}"
-        self._held += 1
-        dtype = numpy_dtype(memref.type.element_type)  # type: ignore[attr-defined]
-        self.body.append(self._define(indent, name, dtype, self._read(memref, index)))
-        self.registers[memref, index] = name
-
-    def _release(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
-        name = self.registers.pop((memref, index))
-        self._write(memref, index, name, indent)
-
-    def _read(self, memref: SSAValue, index: tuple[Ix, ...]) -> str:
-        """An element's value: the local holding it, else a load."""
-        element = (memref, index)
-        held = self.registers.get(element) or self.known.get(element)
-        if held is not None:
-            return held
-        if element in self._mirrors:
-            return f"{self._mirrors[element]}[{self._mirror_index()}]"
-        self.read_from_memory.add(memref)
-        packed = self._packed_weight(memref, index)
-        if packed is not None:
-            return packed
-        return self._element(memref, index)
-
-    def _packed_weight(self, memref: SSAValue, index: tuple[Ix, ...]) -> str | None:
-        """A load of a weight through a linear index, from a copy of the
-        elements it reads laid out by loop variable, the innermost loop's
-        last (unit stride: the compiler vectorises that loop); None for
-        other loads.
-
-        `w[t5 * 4 + t6, t1, t4, 0]` in loops t1 > t4 > (t5, t6 unrolled)
-        reads `w1[t1, t5, t6, t4]`, `w1` a contiguous copy made once.
-        """
-        if self.env.root(memref) not in self.env.invariant:
-            return None
-        if any(not isinstance(a, Var) for ix in index for a in ix.atoms()):
-            return None
-        axes = self.nest.axes
-        used = sorted({v.id for ix in index for v in ix.variables()})
-        if not used or any(axes[v].position < 0 for v in used):
-            return None
-        if self._sunk in used:  # the innermost loop
-            order = [v for v in used if v != self._sunk] + [self._sunk]
-        else:
-            rolled = [v for v in used if axes[v].extent > UNROLLED]
-            order = [v for v in used if not rolled or v != rolled[-1]] + rolled[-1:]
-        element = (memref, index)
-        memref_type = memref.type
-        assert isinstance(memref_type, MemRefType)
-        dtype = numpy_dtype(memref_type.element_type)
-        view_shape = tuple(axes[v].extent for v in order)
-        if element not in self._packed:
-            shape = tuple(memref_type.get_shape())
-            strides = memref_type.get_strides() or element_strides(shape)
-            offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
-            view_strides = tuple(
-                dtype.itemsize
-                * sum(
-                    axis_coefficient(ix, v) * s
-                    for ix, s in zip(index, strides, strict=True)
-                )
-                for v in order
-            )
-            self.env.namespace["strided_view"] = strided_view
-            name = self.env.fresh("w")
-            self.packing.append(
-                f"{name} = np.ascontiguousarray(strided_view("
-                f"{self.env.name(memref)}, {offset}, {view_shape}, {view_strides}))"
-            )
-            self._packed[element] = (name, tuple(order))
-        name, order = self._packed[element]
-        buffer = self._argument_named(name, view_shape, dtype)
-        return self._subscript(buffer, [f"t{v}" for v in order])
-
-    def _write(
-        self, memref: SSAValue, index: tuple[Ix, ...], value: str, indent: str
-    ) -> None:
-        """Store `value` (a local or a literal), unless a register or a
-        private buffer takes it."""
-        register = self.registers.get((memref, index))
-        if register is not None:
-            self.body.append(self._assign(indent, register, value))
-            return
-        self._forget(memref)
-        self.known[memref, index] = value
-        if (memref, index) in self._mirrors:
-            mirror = f"{self._mirrors[memref, index]}[{self._mirror_index()}]"
-            self.body.append(self._assign(indent, mirror, value))
-        elif memref not in self.private:
-            self.stored.add(memref)
-            self.body.append(self._assign(indent, self._element(memref, index), value))
 
     def _fused_term(self, op: Operation) -> bool:
         """Whether `op` is a product an accumulation adds (and the language
@@ -974,47 +464,3 @@ def _accumulated(add: Operation, nest: LoopNest) -> bool:
         and tuple(nest.access_index(load)) == index
         for operand in add.operands
     )
-
-
-def _tile_variable(number: int, start: str | None) -> str:
-    """The variable of tile loop `number`: the loop's own when the tile
-    takes all of it, else its place in a strip starting at `start`."""
-    return f"t{number}" if start is None else f"u{number}"
-
-
-def _walk(segment: Segment) -> Iterator[Operation]:
-    """The ops of a segment, nested ones included."""
-    tops = segment[:1] if isinstance(segment[0], affine.ForOp) else segment
-    for top in tops:
-        yield from top.walk()
-
-
-def _perfect_nest(loop: affine.ForOp) -> list[affine.ForOp] | None:
-    """`loop` and the loops nested in it, outer first, if each but the
-    innermost holds only the next (None otherwise)."""
-    chain = [loop]
-    while True:
-        body = [
-            op for op in chain[-1].body.block.ops if not isinstance(op, affine.YieldOp)
-        ]
-        loops = [op for op in body if isinstance(op, affine.ForOp)]
-        if not loops:
-            return chain
-        if len(body) != 1:
-            return None
-        chain.append(loops[0])
-
-
-def _moves_injectively(ix: Ix, axis: int) -> bool:
-    """Whether `ix` takes a different value for each value of loop variable
-    `axis` (the others fixed): a linear term in it, and no `floordiv`/`mod`
-    of it."""
-    linear = any(
-        isinstance(atom, Var) and atom.id == axis and coefficient != 0
-        for atom, coefficient in ix.terms
-    )
-    wrapped = any(
-        isinstance(atom, Div | Mod) and any(v.id == axis for v in atom.arg.variables())
-        for atom, _ in ix.terms
-    )
-    return linear and not wrapped
