@@ -1,5 +1,5 @@
-"""C kernels (`jit_c`): what the C computes is what NumPy and the scalar path
-compute, bit for bit, including the loops `jit_native` moves; a sum of
+"""C kernels (`jit.emit.c`): what the C computes is what NumPy and the scalar
+path compute, bit for bit, including the loops `native_tiling` moves; a sum of
 products term by term in the same order, each multiply-add rounded once
 (`fused`), and the C library's transcendental functions within a few ULP."""
 

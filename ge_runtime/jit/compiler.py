@@ -1,13 +1,14 @@
-"""The NumPy JIT: loop-level MLIR (func/memref/affine/scf/arith/math) -> Python.
+"""The JIT's driver: loop-level MLIR (func/memref/affine/scf/arith/math) -> Python.
 
 `compile_module` turns a `func.func` into Python source over NumPy arrays
-and `exec`s it. Each `affine.for` nest goes through the vectoriser
-(`jit_vectorize`: strided views, GEMMs planned at compile time, ufuncs in
-place); a nest it does not take, and every other op, goes through the exact
-scalar path (`jit_scalar`); `scf.if` / `scf.index_switch` / `scf.while`
-become Python control flow around them. The source has two functions:
+and `exec`s it. Each `affine.for` nest becomes a C kernel call or NumPy
+calls (`schedule.kernels`: `emit.c`, or `emit.numpy_nest`: strided views,
+GEMMs planned at compile time, ufuncs in place); a nest neither takes, and
+every other op, goes through the exact scalar path (`emit.scalar`);
+`scf.if` / `scf.index_switch` / `scf.while` become Python control flow
+around them. The source has two functions:
 `prepare` holds what depends only on the weight arguments (`ge.weight`) and
-constants, moved out of the call by `jit_hoist` (weights packed into the
+constants, moved out of the call by `schedule.hoist` (weights packed into the
 matrices the GEMMs read), and `jitted` the rest; `CompiledFunction.bind`
 runs `prepare` once for fixed weights. Buffers the function allocates at
 its top level (the arena, scratch) are made once per thread and reused by
@@ -16,7 +17,7 @@ costs a page fault per page); calls return copies of the results, so a
 later call never overwrites them (`copy=False` for a caller that copies them
 out at once). With `poison` every call allocates fresh NaN-filled buffers
 instead. Compiled functions are cached in memory by the module text, and on
-disk by a caller's key (`jit_cache`). `GraphRunner` lowers a `ge` graph
+disk by a caller's key (`cache.entries`). `GraphRunner` lowers a `ge` graph
 (`convert-ge-to-loops`), compiles it and binds its weights once; each call
 lays the origin-layout inputs out in their storage formats, runs it and
 converts the outputs back to origin layout (`run_graph` does it once).
@@ -71,7 +72,6 @@ from ge_runtime.graph_io import (
 )
 from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.cache import entries as cache
-from ge_runtime.jit.emit.c import merge_kernel_calls
 from ge_runtime.jit.emit.scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit.ops import (
     JITError,
@@ -81,6 +81,7 @@ from ge_runtime.jit.ops import (
     numpy_dtype,
 )
 from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
+from ge_runtime.jit.schedule.kernel_calls import merge_kernel_calls
 from ge_runtime.jit.schedule.kernels import kernel_choice, nest_source
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
@@ -153,7 +154,7 @@ class CompiledFunction:
     """The workspace's buffers, scratch size and namespace name (`workspace_pool`)."""
 
     def to_entry(self) -> dict[str, Any]:
-        """What `jit_cache` saves: the source and its namespace's objects."""
+        """What `cache.entries` saves: the source and its namespace's objects."""
         _, _, pool = self.workspace
         skipped = {"__builtins__", "np", "prepare", "views", "jitted", pool}
         namespace = {
@@ -488,7 +489,7 @@ class FunctionCompiler:
         """Source for a block's ops: nests vectorised where they can be, `scf`
         control flow as Python control flow around them; at the top level,
         allocations reuse this thread's workspace; merged copies of buffers
-        are reused from nest to nest at the top level only (`jit_relayouts`)."""
+        are reused from nest to nest at the top level only (`relayouts`)."""
         relayouts = self.env.relayouts
         if not top or self.calling:
             enabled, relayouts.enabled = relayouts.enabled, False
@@ -763,7 +764,7 @@ def compile_graph(
     """The compiled loop-level function of a graph (cached by graph text).
 
     With `cache_key` (what determines the graph, e.g. a model file's digest
-    and the part) the generated code is also kept on disk (`jit_cache`): a
+    and the part) the generated code is also kept on disk (`cache.entries`): a
     later process finds it there and neither lowers nor generates code.
     `kernels` is `compile_module`'s.
     """

@@ -41,7 +41,6 @@ import hashlib
 import math
 import os
 import platform
-import re
 import shlex
 import shutil
 import subprocess
@@ -73,7 +72,7 @@ C_TYPES = {
     np.dtype(np.int64): "int64_t",
     np.dtype(np.bool_): "uint8_t",
 }
-"""C types of the element types a kernel takes (`jit_native.NATIVE_TYPES`)."""
+"""C types of the element types a kernel takes (`native.NATIVE_TYPES`)."""
 
 PRELUDE = """\
 #include <math.h>
@@ -119,7 +118,7 @@ convolution's 3x3x3); other ones go to BLAS, which packs them."""
 SHORT_SUM = 64
 """Terms per element of a short sum of products: C loops win over packing
 for BLAS at any size, and run it fast enough even where the loop around it
-could not be sunk (`jit_native._sinkable`); a longer unsunk sum would run
+could not be sunk (`native_tiling.LoopTiling._sinkable`); a longer unsunk sum would run
 one term at a time: BLAS."""
 
 TILED_SUM = 160
@@ -134,6 +133,9 @@ PART = "/* part */\n"
 
 PART_SIZE = 32
 """Kernels per part, at least (a compiler's start-up is not free)."""
+
+MAX_ARGUMENTS = 1024
+"""The most arguments a `ctypes` call passes."""
 
 COMPILE_SECONDS = 600
 """How long one translation unit may take to compile."""
@@ -553,60 +555,3 @@ def _iterations(root: affine.ForOp, nest: LoopNest) -> int:
         return extents[loop] * (1 + sum(map(count, inner)))
 
     return count(root)
-
-
-MAX_ARGUMENTS = 1024
-"""The most arguments a `ctypes` call passes."""
-
-CALL = re.compile(r"    (k\d+)\(((?:p\d+, )*p\d+)?\)")
-"""A top-level call of a C kernel with addresses."""
-
-ADDRESS = re.compile(r"    p\d+ = address\(\w+, [-(), \d]*\)")
-"""A top-level address computation (`address(buffer, axes, strides)`)."""
-
-
-def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
-    """`body` with each run of consecutive C kernel calls made one call of a
-    C function calling them in turn (the addresses the run computes are
-    computed before it: they only read buffers made before it):
-
-        p1 = address(v2, ...)          p1 = address(v2, ...)
-        k3(p1, p4)               ->    p5 = address(v6, ...)
-        p5 = address(v6, ...)          k9(p1, p4, p5)
-        k7(p5, p1)
-    """
-    library = env.extensions.get(CLibrary)
-    if library is None:
-        return body
-    kernels = {name: count for name, _, count in library.functions}
-    merged: list[str] = []
-    addresses: list[str] = []
-    calls: list[tuple[str, list[str]]] = []
-    taken: set[str] = set()  # the run's buffers
-
-    def flush() -> None:
-        merged.extend(addresses)
-        if len(calls) == 1:
-            kernel, arguments = calls[0]
-            merged.append(f"    {kernel}({', '.join(arguments)})")
-        elif calls:
-            merged.append(library.sequence(calls))
-        addresses.clear()
-        calls.clear()
-        taken.clear()
-
-    for line in body:
-        call = CALL.fullmatch(line)
-        if call is not None and call[1] in kernels:
-            arguments = call[2].split(", ") if call[2] else []
-            if len(taken.union(arguments)) > MAX_ARGUMENTS:
-                flush()
-            calls.append((call[1], arguments))
-            taken.update(arguments)
-        elif ADDRESS.fullmatch(line):
-            addresses.append(line)
-        else:
-            flush()
-            merged.append(line)
-    flush()
-    return merged

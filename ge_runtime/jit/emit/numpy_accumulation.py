@@ -141,7 +141,7 @@ class Accumulations:
     ) -> None:
         """Remember that the GEMM product `op` copied into its buffer holds
         that buffer's elements in its own order (valid while nothing else
-        writes the buffer: `jit_relayouts`), if `op` is the nest's only store
+        writes the buffer: `relayouts`), if `op` is the nest's only store
         to the buffer and of the product's dtype."""
         product = self._forward_product.get(op)
         root = self.nest.buffer(op.memref)

@@ -1,10 +1,11 @@
-"""The JIT's vectoriser: an affine loop nest becomes a few NumPy calls.
+"""The JIT's NumPy emitter: an affine loop nest becomes a few NumPy calls.
 
 Every loop of a nest is an axis of one iteration grid. Every SSA value in the
 nest is an array over the axes it depends on (size 1 on the others), so
 values computed per channel stay channel-sized and broadcast like NumPy. The
 nest is run statement by statement over the whole grid, which is legal when
-(checked, else the scalar path is used):
+(checked by the loop analysis, `analysis.loop_nest`; else the scalar path
+is used):
 
 - accesses are affine maps of the loop variables with constant loop bounds;
 - every buffer the nest writes is accessed at one index function `f` only,
@@ -16,10 +17,11 @@ nest is run statement by statement over the whole grid, which is legal when
 Loads are zero-copy views: `as_strided` when the index is linear in the
 loop variables (`x[n, c1, ho * 2 + kh, wo * 2 + kw, c0]` is a sliding-window
 view), index arrays precomputed at compile time when it involves
-`floordiv`/`mod`. Accumulations of products become `np.einsum` over the
-operands' own axes (a convolution is one BLAS contraction of a window view
-and the weights); other accumulations are `ufunc.reduce` over `R`. Stores
-assign into strided views (or scatter through index arrays).
+`floordiv`/`mod`. Accumulations (`numpy_accumulation`) of products become
+`np.einsum` over the operands' own axes (a convolution is one BLAS
+contraction of a window view and the weights); other accumulations are
+`ufunc.reduce` over `R`. Stores assign into strided views (or scatter
+through index arrays).
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ class NestVectoriser(Accumulations):
     """GEMM product buffer -> its scratch slot (None: not in the scratch), dtype."""
     _forward_product: dict[affine.StoreOp, str] = field(default_factory=dict)
     """Epilogue store -> the GEMM product buffer it copies (`_forwarded`)."""
-    """The merged copies this nest reads (made or reused: `jit_relayouts`)."""
+    """The merged copies this nest reads (made or reused: `relayouts`)."""
     _products: dict[str, tuple[str, Contraction, list[int]]] = field(
         default_factory=dict
     )
@@ -194,7 +196,7 @@ class NestVectoriser(Accumulations):
         elif (
             valid := relayouts.lookup(cache_key)
         ) is not None and self._stores_through(root) <= {merged.perm}:
-            # the same merge of the same bytes is still held (`jit_relayouts`)
+            # the same merge of the same bytes is still held (`relayouts`)
             if valid.slot is not None:
                 self.env.keep(valid.slot)
             relayouts.reused += 1
