@@ -345,12 +345,11 @@ class CNest(NativeNest):
         np.dtype(np.float64): "__builtin_fma({0}, {1}, {2})",
     }
     EMPTY = ";"
-    SINKS_LOOPS = True
 
-    def __init__(self, root: affine.ForOp, env: CodeEnv, *, any_nest: bool = False):
+    def __init__(self, root: affine.ForOp, env: CodeEnv):
         self._product = False
         """Whether the nest adds up products (a convolution, a matmul)."""
-        super().__init__(root, env, any_nest=any_nest)
+        super().__init__(root, env)
 
     def _check_op(self, op: Operation) -> None:
         compare = predicate(op)

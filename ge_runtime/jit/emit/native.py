@@ -67,11 +67,8 @@ class NativeNest(LoopTiling, NativeOperands):
     ops it spells, `_expression`, the statements and literals).
     """
 
-    def __init__(self, root: affine.ForOp, env: CodeEnv, *, any_nest: bool = False):
+    def __init__(self, root: affine.ForOp, env: CodeEnv):
         self.env = env
-        self.any_nest = any_nest
-        """Take nests without a reduction too (NumPy calls do those as well;
-        a kernel costs compile time and memory)."""
         self.nest = LoopNest(root, env.constants, env.root)
         self.root = root
         self.private: frozenset[SSAValue] = frozenset()
@@ -129,8 +126,6 @@ class NativeNest(LoopTiling, NativeOperands):
         for statement in nest.statements:
             self._check(statement.op)
         self._check_not_a_product()
-        if not self.any_nest and self._reduction_length() == 1:
-            raise Unsupported("no reduction: NumPy calls do it as fast")
         for statement in nest.statements:
             op = statement.op
             if isinstance(op, affine.LoadOp | affine.StoreOp) and all(
@@ -308,9 +303,6 @@ class NativeNest(LoopTiling, NativeOperands):
         }
         self._emit_loop(self.root, self.INDENT)
 
-    SINKS_LOOPS: ClassVar[bool] = False
-    """Whether a short parallel loop around a reduction runs innermost
-    (`_sinkable`): a compiler that vectorises loops wants it there."""
     INDENT: ClassVar[str] = "    "
     """The indentation of a kernel's outermost statements."""
     EMPTY: ClassVar[str]
@@ -348,10 +340,10 @@ class NativeNest(LoopTiling, NativeOperands):
         axis = self.nest.axes[number]
         if axis.extent <= 0:
             return
-        if self.SINKS_LOOPS and (tile := self._register_tile(loop)) is not None:
+        if (tile := self._register_tile(loop)) is not None:
             self._emit_tiled(*tile, indent)
             return
-        if self.SINKS_LOOPS and (parts := self._sinkable(loop)) is not None:
+        if (parts := self._sinkable(loop)) is not None:
             self._emit_sunk(loop, parts, indent)
             return
         inner = indent

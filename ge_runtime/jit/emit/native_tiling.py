@@ -83,8 +83,8 @@ def _moves_injectively(ix: Ix, axis: int) -> bool:
 
 
 class LoopTiling:
-    """The loop reorderings of a `NativeNest` (the language sinks loops:
-    `SINKS_LOOPS`)."""
+    """The loop reorderings of a `NativeNest`: a compiler that vectorises
+    loops wants a short parallel loop around a reduction innermost."""
 
     def _register_tile(
         self, loop: affine.ForOp

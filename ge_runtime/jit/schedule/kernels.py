@@ -72,7 +72,7 @@ def nest_source(
     but a matrix product), else NumPy calls (`Unsupported` if neither)."""
     if kernels == "c":
         try:
-            return c.CNest(op, env, any_nest=True).compile(indent), True
+            return c.CNest(op, env).compile(indent), True
         except Unsupported:
             pass
     return NestVectoriser(op, env).compile(indent), False
