@@ -99,14 +99,13 @@ from ge_runtime.graph_io import (
     find_graph,
     input_specs,
 )
-from ge_runtime.jit.cache.folder import UnsafeCacheFolder
 from ge_runtime.jit.compiler import (
     CompiledFunction,
     GraphRunner,
     compile_graph,
     external_keys,
 )
-from ge_runtime.jit.ops import JITError
+from ge_runtime.jit.ops import JITError, UnusableSetup
 from ge_runtime.reference import Held, ReferenceEvaluator, evaluate
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
@@ -327,7 +326,7 @@ def sink_graph(
             key = None if cache_key is None else f"{cache_key}|part{part.number}"
             try:
                 part.compiled = compile_graph(part_graph, target, cache_key=key)
-            except UnsafeCacheFolder:
+            except UnusableSetup:
                 raise
             except (GEError, JITError) as error:
                 part.jit_failure = str(error).partition("error: ")[2] or str(error)
@@ -467,6 +466,8 @@ class KernelCache:
             graph = single_op_graph(op, operand_types, result_types, specialised)
             verify_module(ModuleOp([graph.clone()]))
             return GraphRunner.build(graph, target=self.target)
+        except UnusableSetup:
+            raise
         except (GEError, JITError, VerifyException) as error:
             self.failures[op] = str(error).partition("error: ")[2] or str(error)
             return None

@@ -18,6 +18,7 @@ from ge_runtime.jit.compiler import (
 )
 from ge_runtime.jit.emit import c as jit_c
 from ge_runtime.jit.interpreter import interpret
+from ge_runtime.jit.ops import UnusableSetup
 from ge_runtime.jit.schedule.kernels import kernel_choice, kernel_status
 
 RNG = np.random.default_rng(0)
@@ -632,7 +633,7 @@ def test_without_a_c_compiler_the_jit_runs_numpy_and_says_so(cc_missing, monkeyp
     np.testing.assert_array_equal(
         compiled(*arguments(x))[0], reference(*arguments(x))[0]
     )
-    with pytest.raises(JITError, match="no C compiler"):
+    with pytest.raises(UnusableSetup, match="no C compiler"):
         compile_graph(graph, poison=True, kernels="c")  # asked for: no pretending
 
 
@@ -643,7 +644,7 @@ def test_kernels_are_chosen_by_the_environment(monkeypatch):
     assert kernel_choice(None) == "numpy"
     assert kernel_status().startswith("NumPy calls only")
     monkeypatch.setenv("GE_XDSL_KERNELS", "fortran")
-    with pytest.raises(JITError, match="unknown kernels 'fortran'"):
+    with pytest.raises(UnusableSetup, match="unknown kernels 'fortran'"):
         kernel_choice(None)
 
 
@@ -708,10 +709,14 @@ def test_native_kernels_fuse_a_reduction_and_an_elementwise_nest(kernels):
 
 def test_numba_kernels_are_gone_and_asking_for_them_says_so(monkeypatch):
     graph, _ = depthwise_relu6_pool()
-    with pytest.raises(JITError, match="numba kernels were removed"):
+    with pytest.raises(UnusableSetup, match="numba kernels were removed"):
         compile_graph(graph, poison=True, kernels="numba")
     monkeypatch.setenv("GE_XDSL_KERNELS", "numba")
     assert kernel_status().startswith("unavailable: GE_XDSL_KERNELS=numba: numba")
+    from ge_runtime.scheduler import compile_model
+
+    with pytest.raises(UnusableSetup, match="numba kernels were removed"):
+        compile_model(graph, {})  # an error of the run: no reference fallback
 
 
 # -- data-dependent indices: checked at the op --------------------------------

@@ -36,6 +36,12 @@ class JITError(Exception):
     """The module cannot be compiled (an unsupported op or an invalid access)."""
 
 
+class UnusableSetup(GEError):
+    """The JIT cannot run here as set up (the kernels asked for, the cache
+    folder): an error of the run, not of a graph, so the scheduler does not
+    fall back to the reference for it."""
+
+
 class LocatedJITError(JITError):
     """A JITError whose text is a whole diagnostic, located at the source op
     the failing loop-level op was lowered from (`FILE:LINE:COL: error: ...`)."""

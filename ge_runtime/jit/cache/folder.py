@@ -14,7 +14,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ge_dialect.diagnostics import GEError
+from ge_runtime.jit.ops import UnusableSetup
 
 
 def cache_dir() -> Path | None:
@@ -28,9 +28,8 @@ def cache_dir() -> Path | None:
     return private_folder(Path.home() / ".cache" / "ge-xdsl" / "jit")
 
 
-class UnsafeCacheFolder(GEError):
-    """The cache folder is not private: an error of the run, not of a graph
-    (the scheduler does not fall back to the reference for it)."""
+class UnsafeCacheFolder(UnusableSetup):
+    """The cache folder is not private."""
 
 
 def private_folder(folder: Path) -> Path:

@@ -19,7 +19,7 @@ from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.emit import c
 from ge_runtime.jit.emit.numpy_nest import NestVectoriser
 from ge_runtime.jit.emit.scalar import CodeEnv
-from ge_runtime.jit.ops import JITError
+from ge_runtime.jit.ops import UnusableSetup
 
 KERNELS = ("c", "numpy")
 """What runs the loop nests NumPy calls do not do best: C kernels
@@ -34,21 +34,23 @@ REMOVED = {
 
 def kernel_choice(kernels: str | None) -> str:
     """The kernels asked for, else `$GE_XDSL_KERNELS`, else C when a C
-    compiler is found and NumPy calls when not; JITError for a name not in
-    `KERNELS` or kernels that cannot be built here (no pretending)."""
+    compiler is found and NumPy calls when not; `UnusableSetup` for a name
+    not in `KERNELS` or kernels that cannot be built here (no pretending)."""
     if kernels is None:
         kernels = os.environ.get("GE_XDSL_KERNELS") or (
             "c" if c.compiler() else "numpy"
         )
     if kernels in REMOVED:
-        raise JITError(f"GE_XDSL_KERNELS={kernels}: {REMOVED[kernels]}")
+        raise UnusableSetup(f"error: GE_XDSL_KERNELS={kernels}: {REMOVED[kernels]}")
     if kernels not in KERNELS:
-        raise JITError(
-            f"unknown kernels '{kernels}' (GE_XDSL_KERNELS): "
+        raise UnusableSetup(
+            f"error: unknown kernels '{kernels}' (GE_XDSL_KERNELS): "
             f"expected one of {', '.join(KERNELS)}"
         )
     if kernels == "c" and c.compiler() is None:
-        raise JITError("C kernels were asked for, but there is no C compiler ($CC)")
+        raise UnusableSetup(
+            "error: C kernels were asked for, but there is no C compiler ($CC)"
+        )
     return kernels
 
 
@@ -56,8 +58,8 @@ def kernel_status(kernels: str | None = None) -> str:
     """How loop nests run (by default: `kernel_choice`), for a user to read."""
     try:
         kernels = kernel_choice(kernels)
-    except JITError as error:
-        return f"unavailable: {error}"
+    except UnusableSetup as error:
+        return f"unavailable: {str(error).removeprefix('error: ')}"
     return {
         "c": "C kernels (cc), BLAS for large matrix products",
         "numpy": "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)",
