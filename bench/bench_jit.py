@@ -1,4 +1,4 @@
-"""Benchmarks of the NumPy JIT (`ge_runtime.jit`), in one run:
+"""Benchmarks of the NumPy JIT (`ge_runtime.jit.compiler`), in one run:
 
 (a) the JIT against xDSL's own interpreter on the same small loop module
     (a lowered NC1HWC0 convolution + sigmoid; goal: >= 100x faster);
@@ -66,8 +66,8 @@ def time_interpreter(repeat: int, interpreter_runs: int = 1) -> InterpreterTimin
     import numpy as np
 
     from ge_dialect.builder import GraphBuilder
-    from ge_runtime.jit import compile_module, lowered_module
-    from ge_runtime.jit_interpreter import interpret
+    from ge_runtime.jit.compiler import compile_module, lowered_module
+    from ge_runtime.jit.interpreter import interpret
 
     b = GraphBuilder("conv")
     x = b.transdata(
@@ -148,7 +148,7 @@ def time_model(model, threads: int, repeat: int) -> ModelTiming:
     from ge_dialect.constants import derive_storage_weights
     from ge_frontend.onnx_import import import_onnx
     from ge_runtime.graph_io import find_graph
-    from ge_runtime.jit import compile_graph, graph_arguments, run_graph
+    from ge_runtime.jit.compiler import compile_graph, graph_arguments, run_graph
     from passes.format_pipeline import FormatPipelinePass
 
     start = time.perf_counter()

@@ -52,8 +52,8 @@ from ge_dialect.locations import error_at
 from ge_dialect.ops import Conv2DOp, attribute_value
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.value_layout import ValueLayout
-from ge_runtime.jit import CompiledFunction, compile_graph
-from ge_runtime.jit_ops import JITError, LocatedJITError, jit_failure
+from ge_runtime.jit.compiler import CompiledFunction, compile_graph
+from ge_runtime.jit.ops import JITError, LocatedJITError, jit_failure
 from ge_runtime.reference import ReferenceEvaluator
 from passes.lowering.table import lowering_for
 from passes.memory_planning import OFFSET_ATTRIBUTE

@@ -4,7 +4,7 @@ GE has two ways to run a model, and so does `compile_model`:
 
 - **Sink scheduling** (every dim static). The engine subgraphs of
   `partition-engines` are inlined and the graph is compiled *whole* by the
-  JIT (`ge_runtime.jit`) into one function executed by a single call, as a
+  JIT (`ge_runtime.jit.compiler`) into one function executed by a single call, as a
   model sunk to the device runs from one launch. An op marked `aclnn_only`
   (`mark-fallback`) cannot be sunk: the graph is split into sunk parts
   around it and the op runs through its host fallback between them
@@ -101,9 +101,13 @@ from ge_runtime.graph_io import (
     find_graph,
     input_specs,
 )
-from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
-from ge_runtime.jit_cache import UnsafeCacheFolder
-from ge_runtime.jit_ops import JITError
+from ge_runtime.jit.compiler import (
+    CompiledFunction,
+    GraphRunner,
+    compile_graph,
+    external_keys,
+)
+from ge_runtime.jit.ops import JITError, UnusableSetup
 from ge_runtime.reference import Held, ReferenceEvaluator, evaluate
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
@@ -324,7 +328,7 @@ def sink_graph(
             key = None if cache_key is None else f"{cache_key}|part{part.number}"
             try:
                 part.compiled = compile_graph(part_graph, target, cache_key=key)
-            except UnsafeCacheFolder:
+            except UnusableSetup:
                 raise
             except (GEError, JITError) as error:
                 part.jit_failure = str(error).partition("error: ")[2] or str(error)
@@ -464,6 +468,8 @@ class KernelCache:
             graph = single_op_graph(op, operand_types, result_types, specialised)
             verify_module(ModuleOp([graph.clone()]))
             return GraphRunner.build(graph, target=self.target)
+        except UnusableSetup:
+            raise
         except (GEError, JITError, VerifyException) as error:
             self.failures[op] = str(error).partition("error: ")[2] or str(error)
             return None

@@ -34,7 +34,7 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.dtypes import numpy_dtype
 from ge_dialect.parsing import parse_module
-from ge_runtime.jit import run_graph
+from ge_runtime.jit.compiler import run_graph
 from ge_runtime.reference import evaluate
 
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]

@@ -590,7 +590,7 @@ def storage_of_operand(module: ModuleOp, name: str) -> list[str]:
 def run_against_reference(module: ModuleOp, shapes: dict[str, tuple[int, ...]]):
     """Feeds with ±inf, NaN and -0.0 among seeded normals; JIT (poisoned
     scratch: a read of a padded lane shows) vs the reference on `source`."""
-    from ge_runtime.jit import run_graph
+    from ge_runtime.jit.compiler import run_graph
     from ge_runtime.reference import evaluate
 
     rng = np.random.default_rng(len(shapes))

@@ -42,7 +42,7 @@ from ge_dialect.parsing import parse_module
 from ge_dialect.value_layout import value_layout
 from ge_dialect.verification import verify_module
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_runtime.jit import compile_graph, run_graph
+from ge_runtime.jit.compiler import compile_graph, run_graph
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.reference import evaluate
 from ge_xdsl.atc import GRAPH_FUSION_STAGES, CompileOptions, compile_module

@@ -9,28 +9,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ge_dialect.builder import GraphBuilder
-from ge_runtime import jit, jit_c, jit_numba
-from ge_runtime.jit import (
+from ge_runtime.jit import compiler as jit
+from ge_runtime.jit.compiler import (
     JITError,
     compile_graph,
     compile_module,
-    kernel_choice,
-    kernel_status,
     lowered_module,
 )
-from ge_runtime.jit_interpreter import interpret
+from ge_runtime.jit.emit import c as jit_c
+from ge_runtime.jit.interpreter import interpret
+from ge_runtime.jit.ops import UnusableSetup
+from ge_runtime.jit.schedule.kernels import kernel_choice, kernel_status
 
 RNG = np.random.default_rng(0)
 NO_CC = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
-NO_NUMBA = pytest.mark.skipif(
-    not jit_numba.installed(), reason="numba is not installed"
-)
 KERNELS = [
     "numpy",
     pytest.param("c", marks=NO_CC),
-    pytest.param("numba", marks=NO_NUMBA),
 ]
-"""Every way of running nests: NumPy calls only, C kernels, numba kernels."""
+"""Every way of running nests: NumPy calls only, C kernels."""
 NATIVE = KERNELS[1:]
 """The native kernels."""
 
@@ -201,9 +198,6 @@ def test_loop_carried_dependence_falls_back_to_scalar():
     x = RNG.standard_normal(6).astype(np.float32)
     (y,) = run(PREFIX_SUM, x, vectorised=0, scalar=1)
     np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
-    if jit_numba.installed():  # numba runs the loops as written: no fallback
-        (y,) = run(PREFIX_SUM, x, vectorised=1, kernels="numba")
-        np.testing.assert_allclose(y, np.cumsum(x), rtol=1e-6)
 
 
 INTERLEAVED = """
@@ -229,9 +223,6 @@ def test_reset_inside_reduction_loop_is_not_a_reduction():
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     (y,) = run(INTERLEAVED, x, vectorised=0, scalar=1)
     np.testing.assert_array_equal(y, x[2])
-    if jit_numba.installed():
-        (y,) = run(INTERLEAVED, x, vectorised=1, kernels="numba")
-        np.testing.assert_array_equal(y, x[2])
 
 
 NONLINEAR = """
@@ -257,10 +248,6 @@ def test_floordiv_mod_gather_and_non_injective_store():
     y, z = run(NONLINEAR, x, vectorised=1, scalar=1)
     np.testing.assert_array_equal(y, x.reshape(-1))
     np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
-    if jit_numba.installed():
-        y, z = run(NONLINEAR, x, vectorised=2, kernels="numba")
-        np.testing.assert_array_equal(y, x.reshape(-1))
-        np.testing.assert_array_equal(z, x.reshape(-1)[1::2])
 
 
 SCF = """
@@ -379,7 +366,7 @@ def test_jit_agrees_with_scalar_path_and_xdsl_interpreter(name, kernels):
 def conv_relu():
     """A compiled conv + relu graph and a function making its arguments."""
     from ge_runtime.graph_io import find_graph
-    from ge_runtime.jit import graph_arguments
+    from ge_runtime.jit.compiler import graph_arguments
 
     b = GraphBuilder("main")
     x = b.data([1, 3, 9, 9], "float32", name="x")
@@ -430,7 +417,7 @@ def test_generated_code_is_kept_on_disk_for_the_next_process(
     """With a cache key, the second compile reads the code back: no lowering,
     no code generation, no compiling of Python source (the entry holds its
     bytecode), the same results; another code version misses."""
-    from ge_runtime import jit, jit_cache
+    from ge_runtime.jit.cache import entries as jit_cache
 
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     monkeypatch.setenv("GE_XDSL_KERNELS", kernels)
@@ -487,7 +474,7 @@ def test_a_damaged_cache_entry_is_compiled_again(tmp_path, monkeypatch, damage):
 def test_the_cache_folder_is_made_private_and_a_shared_one_refused(tmp_path):
     """What the cache holds runs as code: a new folder is 0700, one another
     user could write to (or that sits in such a folder) is refused."""
-    from ge_runtime.jit_cache import UnsafeCacheFolder, private_folder
+    from ge_runtime.jit.cache.folder import UnsafeCacheFolder, private_folder
 
     made = private_folder(tmp_path / "a" / "jit")
     assert made.stat().st_mode & 0o777 == 0o700
@@ -515,7 +502,7 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     from xdsl.context import Context
 
     from ge_runtime.graph_io import find_graph
-    from ge_runtime.jit import run_graph
+    from ge_runtime.jit.compiler import run_graph
     from ge_runtime.reference import evaluate
     from passes.format_pipeline import FormatPipelinePass
     from passes.fuse_ops import FuseOpsPass
@@ -546,15 +533,15 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     np.testing.assert_allclose(got, expected[0], rtol=1e-5, atol=1e-5)
 
 
-# -- numba kernels (jit_numba) -------------------------------------------------
+# -- native kernels (emit.c) -------------------------------------------------
 
 
 def depthwise_relu6_pool():
     """Depthwise 3x3 conv (17 channels: two C0 blocks, the second ragged),
-    ReLU6, 3x3 max-pool: the nests numba takes (a reduction into one element
+    ReLU6, 3x3 max-pool: nests a native kernel takes (a reduction into one element
     per output, window taps, NaN-propagating max/min)."""
     from ge_runtime.graph_io import find_graph
-    from ge_runtime.jit import graph_arguments
+    from ge_runtime.jit.compiler import graph_arguments
 
     b = GraphBuilder("main")
     x = b.data([1, 17, 9, 9], "float32", name="x")
@@ -572,15 +559,6 @@ def depthwise_relu6_pool():
     b.output(y)
     graph = find_graph(b.build())
     return graph, lambda x: graph_arguments(graph, {"x": x}, {}, None)
-
-
-def kernel_sources(compiled) -> list[str]:
-    """The source of each numba kernel a compiled function calls."""
-    return [
-        jit_numba._SOURCES[id(v)]
-        for v in compiled.function.__globals__.values()
-        if id(v) in jit_numba._SOURCES
-    ]
 
 
 def special_input(shape: tuple[int, ...]) -> np.ndarray:
@@ -634,52 +612,6 @@ def test_c_kernels_fuse_the_multiply_adds_of_a_sum():
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
-def test_numba_index_source_divides_the_whole_sum():
-    """A blocked layout indexes `(12 * g + c) floordiv 8` (grouped
-    FRACTAL_Z): the kernel's source must divide the whole sum, not its last
-    term (an unbracketed `a + b // 8` wrote out of bounds)."""
-    from passes.lowering.index import Ix, Var
-
-    g, c = Var(0, 0, 3), Var(1, 0, 7)
-    flat = Ix.of(g) * 12 + c
-    ix = flat.floordiv(8) * 9 + flat.mod(8)
-    nest = object.__new__(jit_numba.NumbaNest)  # only its index printer
-    nest.params = []
-    source = nest._ix(ix)
-    params = {f"p{k}": v for k, v in enumerate(nest.params)}
-    for a in range(4):
-        for b in range(8):
-            got = eval(source, {}, {"t0": a, "t1": b, **params})
-            assert got == ix.evaluate({g: a, c: b}), (source, a, b)
-
-
-@pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
-def test_numba_accumulator_lives_in_a_local_and_taps_unroll():
-    """The depthwise reduction keeps its output element in a local across
-    the tap loops (stored once), whose extents are literal."""
-    graph, _ = depthwise_relu6_pool()
-    compiled = compile_graph(graph, poison=True, kernels="numba")
-    kernels = kernel_sources(compiled)
-    reductions = [k for k in kernels if "r0 = " in k]
-    assert reductions and all("in range(3):" in k for k in reductions)
-
-
-@pytest.fixture
-def numba_missing(monkeypatch):
-    """A process where `import numba` would fail."""
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name == "numba" else real(name, *a),
-    )
-    jit_numba.installed.cache_clear()
-    yield
-    jit_numba.installed.cache_clear()
-
-
 @pytest.fixture
 def cc_missing(monkeypatch):
     """A process without a C compiler."""
@@ -687,18 +619,6 @@ def cc_missing(monkeypatch):
     jit_c.compiler.cache_clear()
     yield
     jit_c.compiler.cache_clear()
-
-
-def test_without_numba_numba_kernels_are_an_error_not_numpy(numba_missing, monkeypatch):
-    graph, _ = depthwise_relu6_pool()
-    with pytest.raises(JITError, match="numba is not installed"):
-        compile_graph(graph, poison=True, kernels="numba")  # asked for: no pretending
-    monkeypatch.setenv("GE_XDSL_KERNELS", "numba")
-    with pytest.raises(JITError, match="numba is not installed"):
-        compile_graph(graph, poison=True)
-    assert kernel_status() == (
-        "unavailable: numba kernels were asked for, but numba is not installed"
-    )
 
 
 def test_without_a_c_compiler_the_jit_runs_numpy_and_says_so(cc_missing, monkeypatch):
@@ -713,7 +633,7 @@ def test_without_a_c_compiler_the_jit_runs_numpy_and_says_so(cc_missing, monkeyp
     np.testing.assert_array_equal(
         compiled(*arguments(x))[0], reference(*arguments(x))[0]
     )
-    with pytest.raises(JITError, match="no C compiler"):
+    with pytest.raises(UnusableSetup, match="no C compiler"):
         compile_graph(graph, poison=True, kernels="c")  # asked for: no pretending
 
 
@@ -724,7 +644,7 @@ def test_kernels_are_chosen_by_the_environment(monkeypatch):
     assert kernel_choice(None) == "numpy"
     assert kernel_status().startswith("NumPy calls only")
     monkeypatch.setenv("GE_XDSL_KERNELS", "fortran")
-    with pytest.raises(JITError, match="unknown kernels 'fortran'"):
+    with pytest.raises(UnusableSetup, match="unknown kernels 'fortran'"):
         kernel_choice(None)
 
 
@@ -751,25 +671,6 @@ func.func @main(%x: memref<17x33xf32>, %b: memref<17xf32>) -> memref<17xf32> {
 """
 
 
-@pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
-def test_numba_buffer_only_the_nest_uses_lives_in_locals():
-    """A fused nest's intermediate (`%acc`: set, reduced into, read back in
-    one iteration) is never stored: the kernel takes only `%x`, `%b`, `%y`."""
-    x = special_input((17, 33))
-    b = RNG.standard_normal(17).astype(np.float32)
-    b[3] = -0.0
-    (want,) = run(FUSED_ROW_MAX, x, b, vectorised=1)
-    (got,) = run(FUSED_ROW_MAX, x, b, vectorised=1, kernels="numba")
-    np.testing.assert_array_equal(got, want)
-    assert np.isnan(got).any()
-    expected = np.maximum(np.maximum(b, np.max(x, axis=1)), 0)  # NaN propagates
-    np.testing.assert_array_equal(got, expected)
-    compiled = compile_module(FUSED_ROW_MAX, poison=True, kernels="numba")
-    (source,) = kernel_sources(compiled)
-    assert "def kernel(P, a0, a1, a2):" in source, source
-    assert source.count("] = ") == 1, source  # one store: the result
-
-
 ELEMENTWISE = """
 func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
   %zero = arith.constant 0.0 : f32
@@ -786,16 +687,36 @@ func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
 """
 
 
-@pytest.mark.skipif(not jit_numba.installed(), reason="numba is not installed")
-def test_numba_takes_reductions_and_leaves_elementwise_nests_to_numpy():
-    """A kernel costs compile time and memory: only nests NumPy runs tap by
-    tap (a reduction) or not at all (a loop-carried dependence) get one."""
-    assert compile_module(ELEMENTWISE, kernels="numba").native_nests == 0
-    assert compile_module(FUSED_ROW_MAX, kernels="numba").native_nests == 1
-    assert compile_module(PREFIX_SUM, kernels="numba").native_nests == 1
+@pytest.mark.parametrize("kernels", NATIVE)
+def test_native_kernels_fuse_a_reduction_and_an_elementwise_nest(kernels):
+    """A fused row max (set, reduced into, read back in one iteration) and
+    an elementwise ReLU are one kernel each, NaN and -0.0 as NumPy's."""
+    x = special_input((17, 33))
+    b = RNG.standard_normal(17).astype(np.float32)
+    b[3] = -0.0
+    (want,) = run(FUSED_ROW_MAX, x, b, vectorised=1)
+    (got,) = run(FUSED_ROW_MAX, x, b, vectorised=1, kernels=kernels)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got).any()
+    expected = np.maximum(np.maximum(b, np.max(x, axis=1)), 0)  # NaN propagates
+    np.testing.assert_array_equal(got, expected)
+    assert compile_module(FUSED_ROW_MAX, kernels=kernels).native_nests == 1
+    assert compile_module(ELEMENTWISE, kernels=kernels).native_nests == 1
     x = special_input((3, 17))
-    (y,) = compile_module(ELEMENTWISE, kernels="numba")(x)
+    (y,) = compile_module(ELEMENTWISE, kernels=kernels)(x)
     np.testing.assert_array_equal(y, np.maximum(x, np.float32(0)))
+
+
+def test_numba_kernels_are_gone_and_asking_for_them_says_so(monkeypatch):
+    graph, _ = depthwise_relu6_pool()
+    with pytest.raises(UnusableSetup, match="numba kernels were removed"):
+        compile_graph(graph, poison=True, kernels="numba")
+    monkeypatch.setenv("GE_XDSL_KERNELS", "numba")
+    assert kernel_status().startswith("unavailable: GE_XDSL_KERNELS=numba: numba")
+    from ge_runtime.scheduler import compile_model
+
+    with pytest.raises(UnusableSetup, match="numba kernels were removed"):
+        compile_model(graph, {})  # an error of the run: no reference fallback
 
 
 # -- data-dependent indices: checked at the op --------------------------------
@@ -837,8 +758,8 @@ def test_an_index_out_of_range_is_reported_at_its_gather(name, vectorize, data):
     before (the lowered code is cached by graph text and locations)."""
     from ge_dialect.dialect import make_context
     from ge_dialect.parsing import parse_module
-    from ge_runtime.jit import lower_graph
-    from ge_runtime.jit_ops import LocatedJITError
+    from ge_runtime.jit.compiler import lower_graph
+    from ge_runtime.jit.ops import LocatedJITError
 
     op, shape, expected = GATHERS[name]
     index_type = f"tensor<{'x'.join(map(str, shape))}xi64>"
@@ -884,16 +805,3 @@ def test_an_index_out_of_range_is_reported_at_its_gather(name, vectorize, data):
     assert message.endswith(f"[{-size}, {size - 1}] on axis {axis}")
     if name == "gather_nd":  # an index tuple's entry `axis` is out of range
         assert outside[:, axis].any()
-
-
-def test_each_kernel_language_spells_every_op_the_kernels_take():
-    """`jit_native` decides which ops a kernel takes; each language must
-    spell all of them (C spells more unary ops: `jit_c.LIBM`, rounding)."""
-    from ge_runtime.jit_c import CNest
-    from ge_runtime.jit_native import MINMAX_OPS, UNARY_OPS
-    from ge_runtime.jit_numba import NumbaNest
-
-    for language in (CNest, NumbaNest):
-        assert set(language.MINMAX) == MINMAX_OPS, language
-        assert set(language.UNARY) >= UNARY_OPS, language
-        assert set(language.CMPF) == set(range(16)), language

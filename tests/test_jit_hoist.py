@@ -1,12 +1,12 @@
 """What the generated function does once per thread or not at all
-(`ge_runtime.jit_hoist`: `hoist_views`, `drop_unread`)."""
+(`ge_runtime.jit.schedule.hoist`: `hoist_views`, `drop_unread`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ge_runtime.jit import compile_graph
-from ge_runtime.jit_hoist import drop_unread, hoist_views
+from ge_runtime.jit.compiler import compile_graph
+from ge_runtime.jit.schedule.hoist import drop_unread, hoist_views
 
 BODY = [
     "    v3 = _workspace[0]",
@@ -75,9 +75,9 @@ def test_per_thread_views_survive_calls_threads_and_the_disk_cache(
     from concurrent.futures import ThreadPoolExecutor
 
     from ge_dialect.builder import GraphBuilder
-    from ge_runtime import jit
     from ge_runtime.graph_io import find_graph
-    from ge_runtime.jit import graph_arguments
+    from ge_runtime.jit import compiler as jit
+    from ge_runtime.jit.compiler import graph_arguments
 
     b = GraphBuilder("main")
     x = b.data([1, 17, 9, 9], "float32", name="x")

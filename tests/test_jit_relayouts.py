@@ -1,4 +1,4 @@
-"""Merged copies reused from nest to nest (`ge_runtime.jit_relayouts`).
+"""Merged copies reused from nest to nest (`ge_runtime.jit.emit.relayouts`).
 
 Two nests read a C1HC0 buffer as (H, C) rows of 20 channels (`c floordiv
 16`, `c mod 16`: a channel group that does not align with C0 = 16), so each
@@ -14,8 +14,8 @@ import re
 import numpy as np
 import pytest
 
-from ge_runtime.jit import compile_graph, compile_module
-from ge_runtime.jit_scalar import CodeEnv
+from ge_runtime.jit.compiler import compile_graph, compile_module
+from ge_runtime.jit.emit.scalar import CodeEnv
 
 
 @pytest.fixture(autouse=True)
@@ -230,9 +230,10 @@ def test_second_conv_reads_the_first_ones_product(
     its input or output channels leave a ragged C0 block, computed apart,
     or when the relu's result is stored for another consumer too); bit for
     bit what it computes packing, and the reference's numbers."""
-    from ge_runtime import jit, jit_relayouts
     from ge_runtime.graph_io import find_graph
-    from ge_runtime.jit import run_graph
+    from ge_runtime.jit import compiler as jit
+    from ge_runtime.jit.compiler import run_graph
+    from ge_runtime.jit.emit import relayouts as jit_relayouts
     from ge_runtime.reference import evaluate
 
     module = conv_chain(cin, mid, cout, between)

@@ -1,4 +1,4 @@
-"""The JIT's run-time helpers (`ge_runtime.jit_runtime`): packing, copies."""
+"""The JIT's run-time helpers (`ge_runtime.jit.runtime`): packing, copies."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ge_runtime.jit_runtime import copy_into, pack
+from ge_runtime.jit.runtime import copy_into, pack
 
 
 @st.composite

@@ -23,14 +23,14 @@ from xdsl.ir import SSAValue
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.relayout import to_storage
-from ge_runtime.jit import (
+from ge_runtime.jit.compiler import (
     compile_graph,
     compile_module,
     lower_graph,
     lowered_module,
     run_graph,
 )
-from ge_runtime.jit_ops import JITError
+from ge_runtime.jit.ops import JITError
 from ge_runtime.reference import evaluate
 from passes.lowering.index import Ix, Var
 from passes.lowering.layouts import make_layout

@@ -229,7 +229,7 @@ def test_forced_strategy_is_recorded():
 
 
 def test_planned_graph_runs_in_one_arena_with_the_same_outputs():
-    from ge_runtime.jit import lower_graph, run_graph
+    from ge_runtime.jit.compiler import lower_graph, run_graph
 
     module = chain_graph()
     x = np.random.default_rng(0).standard_normal((1, 16, 8, 8)).astype(np.float32)
@@ -287,7 +287,7 @@ def test_control_flow_subgraphs_are_planned_and_checked(live):
 
 @pytest.mark.parametrize("taken", [True, False])
 def test_planned_control_flow_runs_in_one_arena_with_the_same_outputs(taken):
-    from ge_runtime.jit import lower_graph, run_graph
+    from ge_runtime.jit.compiler import lower_graph, run_graph
 
     module = branch_graph()
     rng = np.random.default_rng(1)
@@ -340,7 +340,7 @@ def test_light_model_plan_is_valid_and_tight(name: str):
 @pytest.mark.parametrize("name", light_params(small={"squeezenet"}))
 def test_light_model_outputs_unchanged_by_the_plan(name: str):
     from ge_runtime.executor import Runtime
-    from ge_runtime.jit import run_graph
+    from ge_runtime.jit.compiler import run_graph
 
     module, weights, x = compile_light(name)
     (expected,) = evaluate(module, {0: x}, weights=weights)

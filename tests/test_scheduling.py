@@ -20,7 +20,7 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.opinfo import find_op_info, load_opinfo_file, register_op_info
 from ge_dialect.ops import GraphOp
 from ge_dialect.verification import verify_module
-from ge_runtime.jit import kernel_status
+from ge_runtime.jit.schedule.kernels import kernel_status
 from ge_runtime.offline_model import load_offline_model
 from ge_runtime.reference import evaluate
 from ge_runtime.scheduler import (
@@ -345,7 +345,7 @@ def test_host_scheduling_runs_control_flow_subgraphs_op_by_op() -> None:
 def test_a_part_the_jit_cannot_lower_runs_in_the_reference_evaluator(
     monkeypatch,
 ) -> None:
-    from ge_runtime import jit
+    from ge_runtime.jit import compiler as jit
     from passes.lowering import convert_ge_to_loops, table
 
     def without_transpose(op):  # ge.conv2d_transpose made deliberately unlowerable
@@ -404,7 +404,7 @@ def test_check_fails_when_an_op_did_not_run_on_the_jit(
 ) -> None:
     """An op the JIT cannot lower runs in the reference evaluator: --check
     would compare the reference with itself, so it fails (unless allowed)."""
-    from ge_runtime import jit
+    from ge_runtime.jit import compiler as jit
     from passes.lowering import convert_ge_to_loops, table
 
     def without_exp(op):  # ge.exp made deliberately unlowerable

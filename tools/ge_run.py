@@ -14,7 +14,7 @@ is written unless the whole run succeeds; errors are one line and exit 1.
 
 Modes are separate functions in `MODES`: `--reference` runs the NumPy
 reference evaluator (`ge_runtime.reference`); an offline model (`MODEL.om`
-from `ge-atc`) runs through the JIT (`ge_runtime.jit`), or the reference
+from `ge-atc`) runs through the JIT (`ge_runtime.jit.compiler`), or the reference
 evaluator with `--reference`. With `--check` (offline models) the reference
 evaluator also runs the graph as imported, stored in the `.om`; one line per
 output gives the max abs error against max |reference|, and a relative error
@@ -30,8 +30,8 @@ compares anyway. `--benchmark N` times N more runs of the same path after
 the first (the warm-up) and prints `benchmark: N runs, median X ms (min,
 max)` last, after the line saying how loop nests ran; `--threads T` sets the
 BLAS thread count. Loop nests run as C kernels when a C compiler is found
-(`GE_XDSL_KERNELS=numpy|c|numba` chooses). The generated code of an offline
-model and its compiled kernels are kept on disk (`ge_runtime.jit_cache`,
+(`GE_XDSL_KERNELS=numpy|c` chooses). The generated code of an offline
+model and its compiled kernels are kept on disk (`ge_runtime.jit.cache.entries`,
 keyed by the file's digest), so a second `ge-run` of it neither lowers,
 generates code nor compiles.
 
@@ -596,8 +596,8 @@ def run_loop_module(
     module: ModuleOp, args: argparse.Namespace, weights: Mapping[str, np.ndarray]
 ) -> Outputs:
     """A lowered function on storage-layout arrays (inputs, then weights by key)."""
-    from ge_runtime.jit import JITError, compile_module
-    from ge_runtime.jit_ops import jit_failure
+    from ge_runtime.jit.compiler import JITError, compile_module
+    from ge_runtime.jit.ops import jit_failure
 
     check_claimed_memory(module)
     try:
@@ -771,7 +771,7 @@ def run(argv: Sequence[str] | None) -> None:
     for path, array in zip(written, outputs.arrays, strict=True):
         print(summary_line(path, array))
     if args.benchmark_line is not None:
-        from ge_runtime.jit import kernel_status
+        from ge_runtime.jit.schedule.kernels import kernel_status
 
         print(f"benchmark: loop nests run as {kernel_status()}")
         print(args.benchmark_line)

@@ -44,7 +44,7 @@ from ge_dialect.ops import enclosing_target
 from ge_dialect.parsing import parse_module
 from ge_dialect.verification import verify_module
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_runtime.jit import lowered_module, run_graph
+from ge_runtime.jit.compiler import lowered_module, run_graph
 from ge_runtime.reference import evaluate
 from ge_runtime.scheduler import compile_model
 from ge_xdsl.atc import CompileOptions, compile_module

@@ -2,7 +2,7 @@
 
 A nest whose accesses split a dim (`c = c1 * C0 + c0` read as channel
 groups that do not align with C0) reads and writes its buffer through a
-copy with the split dims merged (`merge_dims`, see `jit_vectorize`). The
+copy with the split dims merged (`merge_dims`, see `numpy_nest`). The
 next nest merging the same buffer the same way finds the same bytes if
 nothing wrote the buffer in between (a nest that wrote it through the merged
 copy wrote that copy back, so both still agree). This cache, consulted at
@@ -35,7 +35,7 @@ from xdsl.dialects import affine, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from ge_runtime.jit_ops import numpy_dtype
+from ge_runtime.jit.ops import numpy_dtype
 
 ARGUMENTS = "arguments"
 """The base of every function argument: a caller may pass one array twice."""

@@ -1,8 +1,8 @@
 """The JIT's exact scalar path: MLIR ops as plain Python statements.
 
-Any op the vectoriser does not take becomes Python source here, one element
+Any op no other emitter takes becomes Python source here, one element
 at a time, with NumPy scalars so float16/float32 arithmetic rounds exactly as
-in the vectorised path (both use `jit_ops`):
+in the vectorised path (both use `ops`):
 
 ```python
 for v3 in range(0, 4, 1):
@@ -36,14 +36,14 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from ge_runtime.jit_ops import (
+from ge_runtime.jit.emit.relayouts import RelayoutCache
+from ge_runtime.jit.ops import (
     JITError,
     LocatedJITError,
     constant_value,
     numpy_dtype,
     scalar_function,
 )
-from ge_runtime.jit_relayouts import RelayoutCache
 
 
 @dataclass
@@ -71,7 +71,7 @@ class CodeEnv:
     deferred: list[Callable[[], None]] = field(default_factory=list)
     """What runs once the function's code is complete (a C library's build)."""
     extensions: dict[type, Any] = field(default_factory=dict)
-    """Per-function state of a code generator, by its class (`jit_c.CLibrary`)."""
+    """Per-function state of a code generator, by its class (`c.CLibrary`)."""
     _scratch_used: int = 0
     _counter: int = 0
     _nests: int = 0

@@ -1,11 +1,11 @@
 """Loop nests compiled to C by the system's C compiler (the default kernels).
 
-`CNest` writes a nest `jit_native` takes as a C function over raw buffers:
+`CNest` writes a nest `native.NativeNest` walks as a C function over raw buffers:
 every extent, stride and offset a literal, so the compiler unrolls a
 window's taps and vectorises the loop of unit stride around them. All the
 kernels of one generated function are one translation unit (`CLibrary`),
 compiled once into a shared library under the code cache
-(`jit_cache.cache_dir()/c`, named by a digest of its source, the compiler
+(`cache.folder.kernel_folder("c")`, named by a digest of its source, the compiler
 and its flags) and called through `ctypes`, which releases the GIL.
 
 ```c
@@ -28,8 +28,10 @@ computes is what NumPy computes: the flags keep IEEE semantics
 `floordiv`/`mod` of an index round down as Python's. Two exceptions, both
 written out in the code: a sum of products accumulates with fused
 multiply-adds (`FMA`: one rounding per term, as BLAS's products), and the
-transcendental functions (`LIBM`: exp, log, tanh, erf, ...) are the C
-library's, within a few ULP of NumPy's.
+transcendental functions (`ops.LIBM`: exp, log, tanh, erf, ...) are the C
+library's, within a few ULP of NumPy's. Each arith/math op is spelled by
+its `ops.OPS` entry (`Semantics.c`, `c_float32`), or left to NumPy for the
+reason the entry gives.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ import hashlib
 import math
 import os
 import platform
-import re
 import shlex
 import shutil
 import subprocess
@@ -54,12 +55,13 @@ import numpy as np
 from xdsl.dialects import affine
 from xdsl.ir import Operation, SSAValue
 
-from ge_runtime import jit_cache
-from ge_runtime.jit_native import UNROLLED, NativeNest
-from ge_runtime.jit_ops import JITError, numpy_dtype
-from ge_runtime.jit_relayouts import footprint
-from ge_runtime.jit_scalar import CodeEnv
-from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
+from ge_runtime.jit.analysis.loop_nest import LoopNest, Unsupported
+from ge_runtime.jit.cache.folder import kernel_folder
+from ge_runtime.jit.emit.native import NativeNest
+from ge_runtime.jit.emit.native_operands import UNROLLED
+from ge_runtime.jit.emit.relayouts import footprint
+from ge_runtime.jit.emit.scalar import CodeEnv
+from ge_runtime.jit.ops import CAST, OPS, JITError, numpy_dtype, predicate
 from passes.lowering.index import Div, Mod
 
 C_TYPES = {
@@ -70,74 +72,7 @@ C_TYPES = {
     np.dtype(np.int64): "int64_t",
     np.dtype(np.bool_): "uint8_t",
 }
-"""C types of the element types a kernel takes (`jit_native.NATIVE_TYPES`)."""
-
-MINMAX = {
-    "arith.maximumf": "(({0} > {1} | {0} != {0}) ? {0} : {1})",
-    "arith.minimumf": "(({0} < {1} | {0} != {0}) ? {0} : {1})",
-    "arith.maxnumf": "(({0} > {1} | {1} != {1}) ? {0} : {1})",
-    "arith.minnumf": "(({0} < {1} | {1} != {1}) ? {0} : {1})",
-    "arith.maxsi": "({0} > {1} ? {0} : {1})",
-    "arith.minsi": "({0} < {1} ? {0} : {1})",
-}
-"""Max/min as C expressions, NumPy's semantics (see `jit_native`); `|` and
-`&`, not `||` and `&&`: without branches the compiler vectorises them."""
-
-LIBM = (
-    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
-    "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
-)  # fmt: skip
-"""`math` ops C computes with the C library's function of the same name:
-within its documented error (1-2 ULP in glibc), not bit for bit NumPy's own
-SIMD functions; `tests/test_jit_c.py` bounds the difference."""
-
-UNARY = {
-    "arith.negf": "(-{0})",
-    "math.absf": "__builtin_fabs({0})",
-    "math.sqrt": "__builtin_sqrt({0})",
-    "math.rsqrt": "(1.0 / __builtin_sqrt({0}))",
-    "math.floor": "__builtin_floor({0})",
-    "math.ceil": "__builtin_ceil({0})",
-    "math.trunc": "__builtin_trunc({0})",
-    "math.roundeven": "__builtin_rint({0})",
-    **{f"math.{name}": f"{name}({{0}})" for name in LIBM},
-}
-"""Unary ops (double precision; `UNARY_FLOAT32` for float): exact ones
-(sqrt, rounding to integers) and the `LIBM` functions."""
-
-UNARY_FLOAT32 = {
-    "math.absf": "__builtin_fabsf({0})",
-    "math.sqrt": "__builtin_sqrtf({0})",
-    "math.rsqrt": "(1.0f / __builtin_sqrtf({0}))",
-    "math.floor": "__builtin_floorf({0})",
-    "math.ceil": "__builtin_ceilf({0})",
-    "math.trunc": "__builtin_truncf({0})",
-    "math.roundeven": "__builtin_rintf({0})",
-    **{f"math.{name}": f"{name}f({{0}})" for name in LIBM},
-}
-"""The unary ops whose float forms differ from their double ones."""
-
-CMPF = {
-    0: "0",
-    1: "({0} == {1})",
-    2: "({0} > {1})",
-    3: "({0} >= {1})",
-    4: "({0} < {1})",
-    5: "({0} <= {1})",
-    6: "({0} < {1} | {0} > {1})",
-    7: "({0} == {0} & {1} == {1})",
-    8: "(!({0} < {1} | {0} > {1}))",
-    9: "(!({0} <= {1}))",
-    10: "(!({0} < {1}))",
-    11: "(!({0} >= {1}))",
-    12: "(!({0} > {1}))",
-    13: "({0} != {1})",
-    14: "({0} != {0} | {1} != {1})",
-    15: "1",
-}
-"""arith.cmpf predicates (ordered ones are false on NaN, unordered true)."""
-
+"""C types of the element types a kernel takes (`native.NATIVE_TYPES`)."""
 
 PRELUDE = """\
 #include <math.h>
@@ -183,7 +118,7 @@ convolution's 3x3x3); other ones go to BLAS, which packs them."""
 SHORT_SUM = 64
 """Terms per element of a short sum of products: C loops win over packing
 for BLAS at any size, and run it fast enough even where the loop around it
-could not be sunk (`jit_native._sinkable`); a longer unsunk sum would run
+could not be sunk (`native_tiling.LoopTiling._sinkable`); a longer unsunk sum would run
 one term at a time: BLAS."""
 
 TILED_SUM = 160
@@ -198,6 +133,9 @@ PART = "/* part */\n"
 
 PART_SIZE = 32
 """Kernels per part, at least (a compiler's start-up is not free)."""
+
+MAX_ARGUMENTS = 1024
+"""The most arguments a `ctypes` call passes."""
 
 COMPILE_SECONDS = 600
 """How long one translation unit may take to compile."""
@@ -237,7 +175,7 @@ def library(source: str) -> ctypes.CDLL:
             raise JITError("C kernels need a C compiler: none found ($CC or cc)")
         key = "|".join([source, cc, *FLAGS, _machine()])
         digest = hashlib.sha256(key.encode()).hexdigest()[:24]
-        directory = jit_cache.kernel_folder("c")
+        directory = kernel_folder("c")
         path = directory / f"lib{digest}.so"
         if not path.is_file():
             directory.mkdir(parents=True, exist_ok=True)
@@ -402,27 +340,32 @@ class CLibrary:
 class CNest(NativeNest):
     """A nest as a call of a C function (a kernel of the `CLibrary`)."""
 
-    MINMAX = MINMAX
-    UNARY = UNARY
-    CMPF = CMPF
-    SELECT = "({0} ? {1} : {2})"
     FMA = {
         np.dtype(np.float32): "__builtin_fmaf({0}, {1}, {2})",
         np.dtype(np.float64): "__builtin_fma({0}, {1}, {2})",
     }
     EMPTY = ";"
-    SINKS_LOOPS = True
 
-    def __init__(self, root: affine.ForOp, env: CodeEnv, *, any_nest: bool = False):
+    def __init__(self, root: affine.ForOp, env: CodeEnv):
         self._product = False
         """Whether the nest adds up products (a convolution, a matmul)."""
-        super().__init__(root, env, any_nest=any_nest)
+        super().__init__(root, env)
 
-    def _check(self, op: Operation) -> None:
-        super()._check(op)
-        if op.name in UNARY and op.results:
-            if not np.issubdtype(numpy_dtype(op.results[0].type), np.floating):
-                raise Unsupported(f"'{op.name}' of integers is left to NumPy")
+    def _check_op(self, op: Operation) -> None:
+        compare = predicate(op)
+        if compare is not None:
+            if compare.c is None:
+                raise Unsupported(f"'{op.name}': {compare.c_missing}")
+            return
+        semantics = OPS.get(op.name)
+        if semantics is None:
+            raise Unsupported(f"'{op.name}' is left to NumPy")
+        if semantics.c is None:
+            raise Unsupported(f"'{op.name}': {semantics.c_missing}")
+        if semantics.dtypes == "float" and not np.issubdtype(
+            numpy_dtype(op.operands[0].type), np.floating
+        ):
+            raise Unsupported(f"'{op.name}' of integers is left to NumPy")
 
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
@@ -567,10 +510,22 @@ class CNest(NativeNest):
     def _cast(self, dtype: np.dtype, value: str) -> str:
         return f"(({C_TYPES[dtype]}) {value})"
 
-    def _expression(self, op: Any, operands: list[str]) -> str:
-        if op.name in UNARY_FLOAT32 and numpy_dtype(op.results[0].type) == np.float32:
-            return UNARY_FLOAT32[op.name].format(*operands)
-        return super()._expression(op, operands)
+    def _expression(self, op: Operation, operands: list[str]) -> str:
+        compare = predicate(op)
+        if compare is not None:
+            assert compare.c is not None  # `_check_op`
+            return compare.c.format(*operands)
+        semantics = OPS[op.name]
+        dtype = numpy_dtype(op.results[0].type)
+        if semantics.c == CAST:
+            return self._cast(dtype, operands[0])
+        if semantics.c_float32 is not None and dtype == np.float32:
+            return semantics.c_float32.format(*operands)
+        assert semantics.c is not None  # `_check_op`
+        if not semantics.converts:
+            return semantics.c.format(*operands)
+        source = C_TYPES[numpy_dtype(op.operands[0].type)]
+        return semantics.c.format(*operands, source=source, result=C_TYPES[dtype])
 
     def _bool_literal(self, value: bool) -> str:
         return "1" if value else "0"
@@ -589,7 +544,7 @@ class CNest(NativeNest):
         return f"(({C_TYPES[dtype]}) {self._param(value)})"
 
 
-def _iterations(root: affine.ForOp, nest: NestVectoriser) -> int:
+def _iterations(root: affine.ForOp, nest: LoopNest) -> int:
     """How many loop iterations a nest runs, all its loops together."""
     loops = [op for op in root.walk() if isinstance(op, affine.ForOp)]
     extents = {op: nest.axes[n].extent for n, op in enumerate(loops)}
@@ -599,60 +554,3 @@ def _iterations(root: affine.ForOp, nest: NestVectoriser) -> int:
         return extents[loop] * (1 + sum(map(count, inner)))
 
     return count(root)
-
-
-MAX_ARGUMENTS = 1024
-"""The most arguments a `ctypes` call passes."""
-
-CALL = re.compile(r"    (k\d+)\(((?:p\d+, )*p\d+)?\)")
-"""A top-level call of a C kernel with addresses."""
-
-ADDRESS = re.compile(r"    p\d+ = address\(\w+, [-(), \d]*\)")
-"""A top-level address computation (`address(buffer, axes, strides)`)."""
-
-
-def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
-    """`body` with each run of consecutive C kernel calls made one call of a
-    C function calling them in turn (the addresses the run computes are
-    computed before it: they only read buffers made before it):
-
-        p1 = address(v2, ...)          p1 = address(v2, ...)
-        k3(p1, p4)               ->    p5 = address(v6, ...)
-        p5 = address(v6, ...)          k9(p1, p4, p5)
-        k7(p5, p1)
-    """
-    library = env.extensions.get(CLibrary)
-    if library is None:
-        return body
-    kernels = {name: count for name, _, count in library.functions}
-    merged: list[str] = []
-    addresses: list[str] = []
-    calls: list[tuple[str, list[str]]] = []
-    taken: set[str] = set()  # the run's buffers
-
-    def flush() -> None:
-        merged.extend(addresses)
-        if len(calls) == 1:
-            kernel, arguments = calls[0]
-            merged.append(f"    {kernel}({', '.join(arguments)})")
-        elif calls:
-            merged.append(library.sequence(calls))
-        addresses.clear()
-        calls.clear()
-        taken.clear()
-
-    for line in body:
-        call = CALL.fullmatch(line)
-        if call is not None and call[1] in kernels:
-            arguments = call[2].split(", ") if call[2] else []
-            if len(taken.union(arguments)) > MAX_ARGUMENTS:
-                flush()
-            calls.append((call[1], arguments))
-            taken.update(arguments)
-        elif ADDRESS.fullmatch(line):
-            addresses.append(line)
-        else:
-            flush()
-            merged.append(line)
-    flush()
-    return merged

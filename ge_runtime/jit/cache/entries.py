@@ -9,17 +9,12 @@ and of this Python's bytecode format, so a change to the compiler never
 reads a stale entry and a load runs the bytecode without compiling the
 source again (for ShuffleNet's 370 000 characters that took 58 MB and
 0.2 s). Functions of the JIT's tables are
-saved by name (`jit_ops.TABLES`), everything else by pickle.
+saved by name (`ops.TABLES`), everything else by pickle.
 
 The cache lives in `$GE_XDSL_CACHE` (default `~/.cache/ge-xdsl/jit`); set
 `GE_XDSL_CACHE=off` to disable it. An entry that cannot be read is ignored
 (and rewritten); one that cannot be saved leaves the run uncached.
-
-What the cache holds runs as code (pickles, numba's kernel files), so the
-folder must be private: `cache_dir` creates it with mode 0700 and refuses,
-with a one-line error, a folder that is not the user's or that another user
-could write to, or one under a folder another user could change (a shared
-`/tmp/cache` would let anyone plant an entry).
+The folder is `cache.folder`'s (private, or refused).
 """
 
 from __future__ import annotations
@@ -30,28 +25,20 @@ import importlib.util
 import io
 import os
 import pickle
-import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ge_dialect.diagnostics import GEError
-from ge_runtime import jit_c, jit_numba, jit_ops
+from ge_runtime.jit import ops
+from ge_runtime.jit.cache.folder import cache_dir
+from ge_runtime.jit.emit import c
 
 FORMAT = 2
 """Version of the entry layout."""
 
 GENERATORS = (
-    "ge_runtime/jit.py",
-    "ge_runtime/jit_hoist.py",
-    "ge_runtime/jit_c.py",
-    "ge_runtime/jit_native.py",
-    "ge_runtime/jit_numba.py",
-    "ge_runtime/jit_ops.py",
-    "ge_runtime/jit_runtime.py",
-    "ge_runtime/jit_scalar.py",
-    "ge_runtime/jit_vectorize.py",
+    "ge_runtime/jit",
     "passes/lowering",
     "passes/memory_planning.py",
     "passes/plan_memory.py",
@@ -67,7 +54,7 @@ GENERATORS = (
 )
 """Sources whose contents decide the generated code (relative to the root)."""
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @functools.cache
@@ -84,65 +71,6 @@ def code_version() -> str:
     return digest.hexdigest()[:24]
 
 
-def cache_dir() -> Path | None:
-    """Where entries are kept (None: caching is off), made private if new;
-    GEError if another user could plant files in it (`private_folder`)."""
-    configured = os.environ.get("GE_XDSL_CACHE")
-    if configured == "off":
-        return None
-    if configured:
-        return private_folder(Path(configured))
-    return private_folder(Path.home() / ".cache" / "ge-xdsl" / "jit")
-
-
-class UnsafeCacheFolder(GEError):
-    """The cache folder is not private: an error of the run, not of a graph
-    (the scheduler does not fall back to the reference for it)."""
-
-
-def private_folder(folder: Path) -> Path:
-    """`folder`, created with mode 0700 if missing; `UnsafeCacheFolder`
-    unless it is this user's (or root's) and only they can write to it, and
-    every folder above it either is too or is sticky (as `/tmp`: others
-    cannot rename in it)."""
-    if folder.exists() and not folder.is_dir():
-        raise UnsafeCacheFolder(
-            f"error: the JIT cache folder '{folder}' is not a folder"
-        )
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        resolved = folder.resolve()
-        owners = (os.getuid(), 0)
-        for index, current in enumerate((resolved, *resolved.parents)):
-            info = current.stat()
-            writable = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-            sticky = index > 0 and info.st_mode & stat.S_ISVTX
-            if info.st_uid not in owners or (writable and not sticky):
-                why = "writable by other users" if writable else "not yours"
-                raise UnsafeCacheFolder(
-                    f"error: the JIT cache folder '{folder}' is not private "
-                    f"('{current}' is {why}) and what it holds runs as code: "
-                    "use a folder only you can write to, or GE_XDSL_CACHE=off"
-                )
-    except OSError as error:
-        raise UnsafeCacheFolder(
-            f"error: the JIT cache folder '{folder}': {error.strerror}"
-        ) from None
-    return folder
-
-
-def kernel_folder(kind: str) -> Path:
-    """Where compiled kernels of one kind (`c`, `numba`) live: in the cache
-    folder, or a private one under the temporary folder when caching is
-    off (they run as code)."""
-    directory = cache_dir()
-    if directory is None:
-        directory = private_folder(
-            Path(tempfile.gettempdir()) / f"ge-xdsl-kernels-{os.getuid()}"
-        )
-    return directory / kind
-
-
 def entry_path(key: str) -> Path | None:
     """The file of the entry for `key` (None: caching is off)."""
     directory = cache_dir()
@@ -155,14 +83,14 @@ def entry_path(key: str) -> Path | None:
 def _table_functions() -> dict[int, tuple[str, Any]]:
     return {
         id(function): (table, key)
-        for table, functions in jit_ops.TABLES.items()
+        for table, functions in ops.TABLES.items()
         for key, function in functions.items()
     }
 
 
 def table_function(table: str, key: Any) -> Callable[..., Any]:
     """The function `key` of the JIT's table `table` (how entries name them)."""
-    return jit_ops.TABLES[table][key]
+    return ops.TABLES[table][key]
 
 
 class _Pickler(pickle.Pickler):
@@ -176,9 +104,7 @@ class _Pickler(pickle.Pickler):
         found = self.known.get(id(obj))
         if found is not None:
             return table_function, found
-        return (
-            jit_c.reduce_kernel(obj) or jit_numba.reduce_kernel(obj) or NotImplemented
-        )
+        return c.reduce_kernel(obj) or NotImplemented
 
 
 def dump(entry: dict[str, Any]) -> bytes | None:

@@ -1,13 +1,14 @@
-"""The NumPy JIT: loop-level MLIR (func/memref/affine/scf/arith/math) -> Python.
+"""The JIT's driver: loop-level MLIR (func/memref/affine/scf/arith/math) -> Python.
 
 `compile_module` turns a `func.func` into Python source over NumPy arrays
-and `exec`s it. Each `affine.for` nest goes through the vectoriser
-(`jit_vectorize`: strided views, GEMMs planned at compile time, ufuncs in
-place); a nest it does not take, and every other op, goes through the exact
-scalar path (`jit_scalar`); `scf.if` / `scf.index_switch` / `scf.while`
-become Python control flow around them. The source has two functions:
+and `exec`s it. Each `affine.for` nest becomes a C kernel call or NumPy
+calls (`schedule.kernels`: `emit.c`, or `emit.numpy_nest`: strided views,
+GEMMs planned at compile time, ufuncs in place); a nest neither takes, and
+every other op, goes through the exact scalar path (`emit.scalar`);
+`scf.if` / `scf.index_switch` / `scf.while` become Python control flow
+around them. The source has two functions:
 `prepare` holds what depends only on the weight arguments (`ge.weight`) and
-constants, moved out of the call by `jit_hoist` (weights packed into the
+constants, moved out of the call by `schedule.hoist` (weights packed into the
 matrices the GEMMs read), and `jitted` the rest; `CompiledFunction.bind`
 runs `prepare` once for fixed weights. Buffers the function allocates at
 its top level (the arena, scratch) are made once per thread and reused by
@@ -16,7 +17,7 @@ costs a page fault per page); calls return copies of the results, so a
 later call never overwrites them (`copy=False` for a caller that copies them
 out at once). With `poison` every call allocates fresh NaN-filled buffers
 instead. Compiled functions are cached in memory by the module text, and on
-disk by a caller's key (`jit_cache`). `GraphRunner` lowers a `ge` graph
+disk by a caller's key (`cache.entries`). `GraphRunner` lowers a `ge` graph
 (`convert-ge-to-loops`), compiles it and binds its weights once; each call
 lays the origin-layout inputs out in their storage formats, runs it and
 converts the outputs back to origin layout (`run_graph` does it once).
@@ -36,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -62,7 +62,6 @@ from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.parsing import parse_module
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime import jit_c, jit_cache, jit_numba
 from ge_runtime.graph_io import (
     DEFAULT_MAX_ITERATIONS,
     InputKey,
@@ -72,18 +71,19 @@ from ge_runtime.graph_io import (
     find_graph,
     input_specs,
 )
-from ge_runtime.jit_c import CNest, merge_kernel_calls
-from ge_runtime.jit_hoist import drop_unread, hoist_invariants, hoist_views
-from ge_runtime.jit_numba import NumbaNest
-from ge_runtime.jit_ops import (
+from ge_runtime.jit.analysis.loop_nest import Unsupported
+from ge_runtime.jit.cache import entries as cache
+from ge_runtime.jit.emit.scalar import CodeEnv, ScalarEmitter
+from ge_runtime.jit.ops import (
     JITError,
     LocatedJITError,
     caller_dtype,
     jit_failure,
     numpy_dtype,
 )
-from ge_runtime.jit_scalar import CodeEnv, ScalarEmitter
-from ge_runtime.jit_vectorize import NestVectoriser, Unsupported
+from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
+from ge_runtime.jit.schedule.kernel_calls import merge_kernel_calls
+from ge_runtime.jit.schedule.kernels import kernel_choice, nest_source
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
     ConvertGeToLoopsPass,
@@ -138,7 +138,7 @@ class CompiledFunction:
     vectorised: int = 0
     """Top-level nests run as array calls (NumPy calls or native kernels)."""
     native_nests: int = 0
-    """How many of those are native kernels (`jit_c`, `jit_numba`)."""
+    """How many of those are native kernels (`emit.c`)."""
     scalar_nests: list[str] = field(default_factory=list)
     """Why each top-level nest that runs in the scalar path was not vectorised."""
     reuses_workspace: bool = False
@@ -155,7 +155,7 @@ class CompiledFunction:
     """The workspace's buffers, scratch size and namespace name (`workspace_pool`)."""
 
     def to_entry(self) -> dict[str, Any]:
-        """What `jit_cache` saves: the source and its namespace's objects."""
+        """What `cache.entries` saves: the source and its namespace's objects."""
         _, _, pool = self.workspace
         skipped = {"__builtins__", "np", "prepare", "views", "jitted", pool}
         namespace = {
@@ -287,44 +287,6 @@ def loop_context() -> Context:
         ctx.load_dialect(dialect)
     ctx.load_op(RemFOp)
     return ctx
-
-
-KERNELS = ("c", "numba", "numpy")
-"""What runs the loop nests NumPy calls do not do best: C kernels
-(`jit_c`), numba kernels (`jit_numba`), or NumPy calls only."""
-
-
-def kernel_choice(kernels: str | None) -> str:
-    """The kernels asked for, else `$GE_XDSL_KERNELS`, else C when a C
-    compiler is found and NumPy calls when not; JITError for a name not in
-    `KERNELS` or kernels that cannot be built here (no pretending)."""
-    if kernels is None:
-        kernels = os.environ.get("GE_XDSL_KERNELS") or (
-            "c" if jit_c.compiler() else "numpy"
-        )
-    if kernels not in KERNELS:
-        raise JITError(
-            f"unknown kernels '{kernels}' (GE_XDSL_KERNELS): "
-            f"expected one of {', '.join(KERNELS)}"
-        )
-    if kernels == "numba" and not jit_numba.installed():
-        raise JITError("numba kernels were asked for, but numba is not installed")
-    if kernels == "c" and jit_c.compiler() is None:
-        raise JITError("C kernels were asked for, but there is no C compiler ($CC)")
-    return kernels
-
-
-def kernel_status(kernels: str | None = None) -> str:
-    """How loop nests run (by default: `kernel_choice`), for a user to read."""
-    try:
-        kernels = kernel_choice(kernels)
-    except JITError as error:
-        return f"unavailable: {error}"
-    return {
-        "c": "C kernels (cc), BLAS for large matrix products",
-        "numba": "numba kernels for nests with a reduction, NumPy calls elsewhere",
-        "numpy": "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)",
-    }[kernels]
 
 
 def compile_module(
@@ -528,7 +490,7 @@ class FunctionCompiler:
         """Source for a block's ops: nests vectorised where they can be, `scf`
         control flow as Python control flow around them; at the top level,
         allocations reuse this thread's workspace; merged copies of buffers
-        are reused from nest to nest at the top level only (`jit_relayouts`)."""
+        are reused from nest to nest at the top level only (`relayouts`)."""
         relayouts = self.env.relayouts
         if not top or self.calling:
             enabled, relayouts.enabled = relayouts.enabled, False
@@ -559,8 +521,10 @@ class FunctionCompiler:
                 )
             elif isinstance(op, affine.ForOp) and self.vectorize:
                 try:
-                    lines += self._native_or_vectorised(op, indent)
+                    nest, native = nest_source(op, self.env, self.kernels, indent)
+                    lines += nest
                     self.vectorised += 1
+                    self.native_nests += native
                 except Unsupported as reason:
                     self.reasons.append(str(reason))
                     lines += self.scalar.emit(op, indent)
@@ -582,28 +546,6 @@ class FunctionCompiler:
                 continue
             else:
                 lines += self.scalar.emit(op, indent)
-        return lines
-
-    def _native_or_vectorised(self, op: affine.ForOp, indent: str) -> list[str]:
-        """A nest as one native kernel call when the kernels take it (C
-        kernels: any nest but a matrix product; numba kernels: a nest with a
-        reduction, or one NumPy cannot take), else as NumPy calls
-        (`Unsupported` if neither does)."""
-        if self.kernels == "numpy":
-            return NestVectoriser(op, self.env).compile(indent)
-        try:
-            if self.kernels == "c":
-                lines = CNest(op, self.env, any_nest=True).compile(indent)
-            else:
-                lines = NumbaNest(op, self.env).compile(indent)
-        except Unsupported:
-            try:
-                return NestVectoriser(op, self.env).compile(indent)
-            except Unsupported:
-                if self.kernels == "c":
-                    raise
-                lines = NumbaNest(op, self.env, any_nest=True).compile(indent)
-        self.native_nests += 1
         return lines
 
     def _control_flow(
@@ -823,7 +765,7 @@ def compile_graph(
     """The compiled loop-level function of a graph (cached by graph text).
 
     With `cache_key` (what determines the graph, e.g. a model file's digest
-    and the part) the generated code is also kept on disk (`jit_cache`): a
+    and the part) the generated code is also kept on disk (`cache.entries`): a
     later process finds it there and neither lowers nor generates code.
     `kernels` is `compile_module`'s.
     """
@@ -832,14 +774,14 @@ def compile_graph(
     if cache_key is not None and not poison:
         digest = hashlib.sha256(origins.encode()).hexdigest()[:16]
         disk_key = f"{target}|{kernels}|{cache_key}|{digest}"
-        entry = jit_cache.load(disk_key)
+        entry = cache.load(disk_key)
         if entry is not None:
             try:
                 return CompiledFunction.from_entry(entry)
             except Exception:  # a damaged entry (any error): compiled again
                 pass
         compiled = compile_module(lowered_module(graph, target), kernels=kernels)
-        jit_cache.save(disk_key, compiled.to_entry())
+        cache.save(disk_key, compiled.to_entry())
         return compiled
     key = hashlib.sha256(
         f"{target}|{poison}|{kernels}|{graph}|{origins}".encode()

@@ -1,6 +1,6 @@
 """What the JIT's generated code calls at run time: views, copies, GEMMs.
 
-The vectoriser (`jit_vectorize`) plans everything it can at compile time
+The NumPy emitter (`emit.numpy_nest`) plans everything it can at compile time
 (axes, transposes, shapes); these helpers do the rest on the arrays:
 
 - `strided_view` is a load or store of an affine access: a zero-copy view;

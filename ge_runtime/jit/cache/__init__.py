@@ -1,0 +1,1 @@
+"""The JIT's code cache: its folder and its entries."""

@@ -1,0 +1,1 @@
+"""The JIT's code generators: NumPy calls, scalar Python, native kernels."""

@@ -1,0 +1,458 @@
+"""Loop nests as native code: one call instead of many NumPy calls.
+
+The NumPy emitter (`numpy_nest`) runs a nest as NumPy calls over strided
+views: a fill, a padding copy or an elementwise chain is a few calls, but a
+depthwise convolution is two calls per tap, a pooling window one per tap,
+and an access through a blocked layout's `floordiv`/`mod` a relayout copy.
+`NativeNest` writes such a nest out as it is written (the loops in their
+order, one element at a time) for a native compiler, so it runs in one call
+without temporaries. Nests whose accumulation is a real matrix product stay
+with the NumPy emitter, which hands them to BLAS (`schedule.kernels`).
+
+This module walks a nest the analysis (`analysis.loop_nest`) accepted:
+loops, register tiles, sunk loops, accumulators held in locals, packed
+weights. The language is a subclass's (`c.CNest`): which arith/math ops it
+spells (`ops.OPS`'s column for it), its statements and literals.
+
+What a kernel computes is what the NumPy emitter computes, bit for bit,
+for the ops whose entry says so (`ops.Semantics.c_exact`): IEEE `+ - * /`,
+`sqrt`, comparisons, selects, casts, and max/min written as NumPy's (NaN
+propagates, the second operand on a tie, so `max(0.0, -0.0)` is `-0.0`);
+the C library's transcendental functions are within a few ULP of NumPy's,
+and a sum's multiply-adds may fuse (the language's `FMA`: one rounding per
+term, as BLAS's); gathers and float16 stay with NumPy. Only the order of
+a sum's terms may differ, as between the NumPy emitter's reductions and
+the scalar path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+from xdsl.dialects import affine, arith
+from xdsl.dialects import memref as memref_dialect
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Operation, OpResult, SSAValue
+
+from ge_runtime.jit.analysis.loop_nest import (
+    LoopNest,
+    Unsupported,
+)
+from ge_runtime.jit.emit.native_operands import UNROLLED, Element, NativeOperands
+from ge_runtime.jit.emit.native_tiling import LoopTiling
+from ge_runtime.jit.emit.scalar import CodeEnv
+from ge_runtime.jit.ops import (
+    FUSED_MULTIPLY_ADD,
+    SUMS,
+    JITError,
+    constant_value,
+    numpy_dtype,
+)
+
+NATIVE_TYPES = frozenset(
+    np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int32, np.int64, bool)
+)
+"""Element types a native kernel computes exactly as NumPy does."""
+
+
+class NativeNest(LoopTiling, NativeOperands):
+    """One top-level `affine.for` nest as a call of a native kernel.
+
+    Raises `Unsupported` for a nest a kernel should not take (an op or type
+    its language does not spell, a gather, a GEMM-sized product accumulation).
+    A subclass writes the language: the methods under "language" (which
+    ops it spells, `_expression`, the statements and literals).
+    """
+
+    def __init__(self, root: affine.ForOp, env: CodeEnv):
+        self.env = env
+        self.nest = LoopNest(root, env.constants, env.root)
+        self.root = root
+        self.private: frozenset[SSAValue] = frozenset()
+        """Buffers only this nest uses whose stores need not happen: every
+        load of them reads a value the kernel still holds in a local."""
+        self._start()
+
+    def _start(self) -> None:
+        """Empty code: what one emission of the kernel builds."""
+        self.params: list[int] = []
+        self.args: list[str] = []
+        """Python names in the enclosing function, in argument order."""
+        self.arg_strides: list[tuple[int, ...] | None] = []
+        """Per argument, its element strides (row-major, or its memref's;
+        None for a scalar)."""
+        self.arg_dtypes: list[np.dtype] = []
+        self.arg_shapes: list[tuple[int, ...] | None] = []
+        self.locals: dict[SSAValue, str] = {}
+        self._arguments: dict[SSAValue | str, str] = {}
+        self.body: list[str] = []
+        self.registers: dict[Element, str] = {}
+        """Buffer elements held in a local while a loop runs (accumulators)."""
+        self.known: dict[Element, str] = {}
+        """Buffer elements whose value a local holds here (stored or loaded
+        earlier in this loop body or an enclosing one, not written since)."""
+        self.read_from_memory: set[SSAValue] = set()
+        self.stored: set[SSAValue] = set()
+        self._held = 0
+        self._values = 0
+        """Values defined (their names are unique: a tile's code is written
+        again for its last strip)."""
+        self._terms: dict[SSAValue, list[str]] = {}
+        """Products whose multiply-add is one fused op: their factors."""
+        self.packing: list[str] = []
+        """Lines before the call: weights gathered into the order the kernel
+        reads them (once: the function's `prepare` computes them)."""
+        self._packed: dict[Element, tuple[str, tuple[int, ...]]] = {}
+        self._sunk: int | None = None
+        """The loop `_emit_sunk` is moving innermost, while it does."""
+        self._tile: list[tuple[int, int, str | None]] = []
+        """The loops moved in with it (`_register_tile`), outer first: each
+        loop's number, how many of its iterations the tile takes, and the
+        first one's (None: all of them)."""
+        self._arrays = 0
+        """Local arrays made (their names are unique)."""
+        self._sank = False
+        """Whether `_emit_sunk` moved a loop."""
+        self._mirrors: dict[Element, str] = {}
+        """Elements the sunk loop owns, held in a local array by its variable."""
+
+    def compile(self, indent: str) -> list[str]:
+        """The call's source (the kernel is compiled now, or loaded)."""
+        nest = self.nest
+        nest.analyse_values()
+        for statement in nest.statements:
+            self._check(statement.op)
+        self._check_not_a_product()
+        for statement in nest.statements:
+            op = statement.op
+            if isinstance(op, affine.LoadOp | affine.StoreOp) and all(
+                nest.axes[a].extent > 0 for a in statement.loops
+            ):
+                shape = op.memref.type.get_shape()
+                nest.check_bounds(op, nest.access_index(op), shape)
+        self._emit()
+        private = self._private_buffers() - self.read_from_memory
+        if private:  # again, without the stores nothing reads
+            self.private = frozenset(private)
+            self._start()
+            self._emit()
+        stored = {self._arguments[m] for m in self.stored}
+        written = tuple(
+            i for i, a in enumerate(self._arguments.values()) if a in stored
+        )
+        return self._call(indent, list(self._arguments.values()), written)
+
+    # -- what a kernel takes ------------------------------------------------
+
+    def _check(self, op: Operation) -> None:
+        for value in [*op.operands, *op.results]:
+            try:
+                dtype = numpy_dtype(value.type)
+            except JITError:
+                raise Unsupported(f"type {value.type}") from None
+            if dtype not in NATIVE_TYPES:
+                raise Unsupported(f"element type {dtype} is left to NumPy")
+        if isinstance(op, affine.LoadOp | affine.StoreOp | affine.ApplyOp):
+            return
+        if not isinstance(op, arith.ConstantOp):
+            self._check_op(op)
+
+    def _reduction_length(self) -> int:
+        """The most terms a stored element sums: the product of the loops
+        around a store that do not move it (1 without a reduction; above 1
+        for a window or a sum, which NumPy runs tap by tap)."""
+        nest = self.nest
+        longest = 1
+        for statement in nest.statements:
+            if isinstance(statement.op, affine.StoreOp):
+                moved = nest.ix_deps(nest.access_index(statement.op))
+                terms = math.prod(
+                    nest.axes[a].extent
+                    for a in statement.loops
+                    if nest.axes[a].position >= 0 and a not in moved
+                )
+                longest = max(longest, terms)
+        return longest
+
+    def _check_not_a_product(self) -> None:
+        """An accumulated product whose factors each have axes of their own
+        (a convolution or a matmul, not a depthwise one) is a GEMM: BLAS
+        does it better."""
+        for left, right in self._products():
+            if left - right and right - left:
+                raise Unsupported("a matrix product: left to BLAS")
+
+    def _products(self) -> Iterator[tuple[frozenset[int], frozenset[int]]]:
+        """The loop axes of the two factors of each product a store adds up."""
+        nest = self.nest
+        for statement in nest.statements:
+            op = statement.op
+            if not isinstance(op, affine.StoreOp):
+                continue
+            combine = op.value.owner
+            if not isinstance(combine, Operation) or combine.name not in SUMS:
+                continue
+            for term in combine.operands:
+                product = term.owner
+                if isinstance(product, Operation) and product.name in SUMS.values():
+                    left, right = (nest.live(v) for v in product.operands)
+                    yield left, right
+
+    # -- the language (a subclass's) ----------------------------------------
+
+    def _call(
+        self, indent: str, arguments: list[str], written: tuple[int, ...]
+    ) -> list[str]:
+        """The lines that make the kernel (from `self.body`) and call it;
+        `written` are the positions of the arguments it stores to."""
+        raise NotImplementedError
+
+    def _param(self, value: int) -> str:
+        """An integer of the nest (an extent, a coefficient, an offset)."""
+        raise NotImplementedError
+
+    def _literal(self, constant: Any, value: SSAValue) -> str:
+        """A constant of `value`'s type (index constants are parameters)."""
+        if isinstance(value.type, IndexType):
+            return self._param(int(constant))
+        dtype = numpy_dtype(value.type)
+        if dtype == np.bool_:
+            return self._bool_literal(bool(constant))
+        if dtype.kind == "f":
+            return self._float_literal(float(constant), dtype)
+        return self._int_literal(int(constant), dtype)
+
+    def _bool_literal(self, value: bool) -> str:
+        raise NotImplementedError
+
+    def _float_literal(self, value: float, dtype: np.dtype) -> str:
+        """A float constant (NaN's sign kept where the language can)."""
+        raise NotImplementedError
+
+    def _int_literal(self, value: int, dtype: np.dtype) -> str:
+        raise NotImplementedError
+
+    def _floordiv(self, text: str, divisor: int) -> str:
+        raise NotImplementedError
+
+    def _modulo(self, text: str, divisor: int) -> str:
+        raise NotImplementedError
+
+    def _loop(self, indent: str, number: int, extent: str) -> str:
+        """The line opening loop `t{number}` over `range(extent)`."""
+        raise NotImplementedError
+
+    def _end_loop(self, indent: str) -> list[str]:
+        """The lines closing a loop `_loop` opened."""
+        raise NotImplementedError
+
+    def _loop_of(
+        self, indent: str, variable: str, extent: str, unroll: int | None = None
+    ) -> str:
+        """A loop of `variable` (unrolled `unroll` times): register tiles'
+        (languages that sink loops)."""
+        raise NotImplementedError
+
+    def _subscript(self, buffer: str, indices: list[str]) -> str:
+        """An element of argument `buffer` (`indices` one per axis)."""
+        raise NotImplementedError
+
+    def _define(self, indent: str, name: str, dtype: np.dtype, value: str) -> str:
+        """The statement making local `name` (of `dtype`) hold `value`."""
+        raise NotImplementedError
+
+    def _assign(self, indent: str, target: str, value: str) -> str:
+        """The statement storing `value` into a local or an element."""
+        raise NotImplementedError
+
+    def _array(self, indent: str, name: str, dtype: np.dtype, size: int) -> str:
+        """The statement making local array `name` of `size` elements."""
+        raise NotImplementedError
+
+    def _cast(self, dtype: np.dtype, value: str) -> str:
+        raise NotImplementedError
+
+    def _check_op(self, op: Operation) -> None:
+        """`Unsupported` unless the language spells `op` (an arith/math op)."""
+        raise NotImplementedError
+
+    def _expression(self, op: Operation, operands: list[str]) -> str:
+        """An arith/math op of the operands' sources."""
+        raise NotImplementedError
+
+    FMA: ClassVar[dict[np.dtype, str]] = {}
+    """Fused multiply-adds by type, `{0} * {1} + {2}` rounded once: a sum of
+    products accumulates with them (`_fused_term`), as BLAS's do."""
+
+    # -- code ---------------------------------------------------------------
+
+    def _emit(self) -> None:
+        self._numbers = {
+            op: number
+            for number, op in enumerate(
+                op for op in self.root.walk() if isinstance(op, affine.ForOp)
+            )
+        }  # the order `LoopNest` numbers its axes in
+        self._innermost = {
+            number
+            for op, number in self._numbers.items()
+            if not any(isinstance(o, affine.ForOp) for o in op.body.block.ops)
+        }
+        self._emit_loop(self.root, self.INDENT)
+
+    INDENT: ClassVar[str] = "    "
+    """The indentation of a kernel's outermost statements."""
+    EMPTY: ClassVar[str]
+    """A statement that does nothing."""
+
+    def _private_buffers(self) -> set[SSAValue]:
+        """Buffers the nest stores to, allocated outside it and viewed by
+        nothing, that no op outside the nest uses (but to free them)."""
+        found = set()
+        viewed = set(self.env.roots.values())
+        for statement in self.nest.statements:
+            if not isinstance(statement.op, affine.StoreOp):
+                continue
+            memref = statement.op.memref
+            if not isinstance(memref, OpResult) or memref in viewed:
+                continue
+            if self.env.root(memref) is not memref:
+                continue
+            if all(
+                isinstance(use.operation, memref_dialect.DeallocOp)
+                or self.root.is_ancestor(use.operation)
+                for use in memref.uses
+            ):
+                found.add(memref)
+        return found
+
+    def _forget(self, memref: SSAValue) -> None:
+        """Drop what locals hold of the buffer `memref` views (it is written)."""
+        root = self.env.root(memref)
+        for element in [e for e in self.known if self.env.root(e[0]) is root]:
+            del self.known[element]
+
+    def _emit_loop(self, loop: affine.ForOp, indent: str) -> None:
+        number = self._numbers[loop]
+        axis = self.nest.axes[number]
+        if axis.extent <= 0:
+            return
+        if (tile := self._register_tile(loop)) is not None:
+            self._emit_tiled(*tile, indent)
+            return
+        if (parts := self._sinkable(loop)) is not None:
+            self._emit_sunk(loop, parts, indent)
+            return
+        inner = indent
+        register = None
+        known = None
+        if axis.position >= 0:
+            register = self._accumulator(loop, number)
+            if register is not None:
+                self._hold(*register, indent)
+            for op in loop.walk():  # a later iteration sees these writes
+                if isinstance(op, affine.StoreOp):
+                    self._forget(op.memref)
+            known = dict(self.known)
+            self.body.append(self._loop(indent, number, self._extent(axis.extent)))
+            inner = indent + "    "
+        start = len(self.body)
+        for op in loop.body.block.ops:
+            if isinstance(op, affine.ForOp):
+                self._emit_loop(op, inner)
+            elif not isinstance(op, affine.YieldOp):
+                self._emit_op(op, inner)
+        if len(self.body) == start:
+            self.body.append(f"{inner}{self.EMPTY}")
+        if axis.position >= 0:
+            self.body += self._end_loop(indent)
+        if known is not None:  # what the body learnt depends on its variables
+            self.known = known
+        if register is not None:
+            self._release(*register, indent)
+
+    def _emit_in_loop(self, indent: str, value: str, target: str) -> None:
+        """`target = value` in the sunk loop (and its tile's)."""
+        inner = self._open_sunk(indent)
+        self.body.append(self._assign(inner, target, value))
+        self._close_sunk(inner)
+
+    def _extent(self, extent: int) -> str:
+        """A loop's extent: literal when short (the compiler unrolls it)."""
+        return str(extent) if extent <= UNROLLED else self._param(extent)
+
+    def _emit_ops_in_loop(
+        self, ops: list[Operation], indent: str, *, unroll: bool = False
+    ) -> None:
+        """`ops` in the sunk loop (and its tile's, unrolled with `unroll`)."""
+        inner = self._open_sunk(indent, unroll=unroll)
+        for op in ops:
+            self._emit_op(op, inner)
+        self._close_sunk(inner)
+
+    def _fused_term(self, op: Operation) -> bool:
+        """Whether `op` is a product an accumulation adds (and the language
+        fuses the multiply-add): `acc = acc + x * w` as `fma(x, w, acc)`."""
+        multiply, add = FUSED_MULTIPLY_ADD
+        if op.name != multiply or not op.results[0].has_one_use():
+            return False
+        if numpy_dtype(op.results[0].type) not in self.FMA:
+            return False
+        user = next(iter(op.results[0].uses)).operation
+        return user.name == add and _accumulated(user, self.nest)
+
+    def _emit_op(self, op: Operation, indent: str) -> None:
+        nest = self.nest
+        if isinstance(op, affine.ApplyOp):
+            return  # indices are expressions of the loop variables
+        if isinstance(op, arith.ConstantOp):
+            self.locals[op.result] = self._literal(constant_value(op), op.result)
+            return
+        if isinstance(op, affine.StoreOp):
+            index = tuple(nest.access_index(op))
+            self._write(op.memref, index, self._local(op.value), indent)
+            return
+        if self._fused_term(op):
+            self._terms[op.results[0]] = [self._local(v) for v in op.operands]
+            return
+        name = f"x{self._values}"
+        self._values += 1
+        if isinstance(op, affine.LoadOp):
+            element = (op.memref, tuple(nest.access_index(op)))
+            if element not in self.registers and element in self.known:
+                self.locals[op.result] = self.known[element]  # keeps its value
+                return
+            expression = self._read(*element)  # a register is copied: it changes
+            if element not in self.registers:
+                self.known[element] = name
+        elif terms := [v for v in op.operands if v in self._terms]:
+            (other,) = [self._local(v) for v in op.operands if v is not terms[0]]
+            factors = self._terms.pop(terms[0])
+            dtype = numpy_dtype(op.results[0].type)
+            expression = self.FMA[dtype].format(*factors, other)
+        else:
+            operands = [self._local(v) for v in op.operands]
+            expression = self._expression(op, operands)
+        self.locals[op.results[0]] = name
+        dtype = numpy_dtype(op.results[0].type)
+        self.body.append(self._define(indent, name, dtype, expression))
+
+
+def _accumulated(add: Operation, nest: LoopNest) -> bool:
+    """Whether `add` is an accumulation's step: its one use a store to the
+    element one of its operands is loaded from."""
+    if not add.results[0].has_one_use():
+        return False
+    store = next(iter(add.results[0].uses)).operation
+    if not isinstance(store, affine.StoreOp):
+        return False
+    index = tuple(nest.access_index(store))
+    return any(
+        isinstance(load := operand.owner, affine.LoadOp)
+        and load.memref is store.memref
+        and tuple(nest.access_index(load)) == index
+        for operand in add.operands
+    )

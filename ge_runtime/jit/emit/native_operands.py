@@ -1,0 +1,233 @@
+"""A native kernel's operands: its arguments, locals and buffer elements.
+
+Index expressions as the language's source (`_ix`), buffers as kernel
+arguments with the strides the IR gives them (`_argument`), values as
+locals, elements held in registers while a loop runs (`_hold`, `_release`:
+an accumulator), loads and stores that reuse what a local already holds
+(`_read`, `_write`), and weights packed once into the order a kernel reads
+them (`_packed_weight`). A mixin of `native.NativeNest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.dialects import affine
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import SSAValue
+
+from ge_runtime.jit.analysis.loop_nest import (
+    Unsupported,
+    axis_coefficient,
+    element_strides,
+)
+from ge_runtime.jit.ops import (
+    numpy_dtype,
+)
+from ge_runtime.jit.runtime import strided_view
+from passes.lowering.index import Div, Ix, Mod, Var
+
+INDEX = np.dtype(np.int64)
+"""The type of loop variables."""
+
+Element = tuple[SSAValue, tuple[Ix, ...]]
+"""A buffer element: the memref and its index expressions."""
+
+UNROLLED = 8
+"""Loops at most this long (a window's taps) get a literal extent: the
+compiler unrolls them, and vectorises the loop around them (a depthwise
+convolution runs 3-4x faster than with the extent as a parameter)."""
+
+
+class NativeOperands:
+    """The operands of a `NativeNest`'s kernel."""
+
+    def _ix(self, ix: Ix) -> str:
+        """Source of an index expression (coefficients and offsets through
+        `_param`; `floordiv`/`mod` divisors literal)."""
+        parts = []
+        for atom, coefficient in ix.terms:
+            match atom:
+                case Var():
+                    leaf = f"t{atom.id}"
+                case Div():
+                    leaf = self._floordiv(self._ix(atom.arg), atom.k)
+                case Mod():
+                    leaf = self._modulo(self._ix(atom.arg), atom.k)
+                case _:
+                    raise Unsupported(f"index atom {atom}")
+            parts.append(
+                leaf if coefficient == 1 else f"{leaf} * {self._param(coefficient)}"
+            )
+        if ix.const or not parts:
+            parts.append(self._param(ix.const))
+        return " + ".join(parts)
+
+    def _argument(self, value: SSAValue) -> str:
+        """The kernel's name of a value from outside the nest (a buffer, or
+        a scalar: its strides are None)."""
+        shape = strides = None
+        dtype = numpy_dtype(value.type)
+        if isinstance(value.type, MemRefType):
+            shape = tuple(value.type.get_shape())
+            strides = tuple(value.type.get_strides() or element_strides(shape))
+        return self._argument_for(
+            value, lambda: self.env.name(value), shape, strides, dtype
+        )
+
+    def _argument_named(
+        self, name: str, shape: tuple[int, ...], dtype: np.dtype
+    ) -> str:
+        """The kernel's name of a contiguous array the call's own lines make."""
+        return self._argument_for(
+            name, lambda: name, shape, tuple(element_strides(shape)), dtype
+        )
+
+    def _argument_for(
+        self,
+        key: SSAValue | str,
+        outer: Callable[[], str],
+        shape: tuple[int, ...] | None,
+        strides: tuple[int, ...] | None,
+        dtype: np.dtype,
+    ) -> str:
+        if key not in self._arguments:
+            self._arguments[key] = f"a{len(self._arguments)}"
+            self.args.append(outer())
+            self.arg_shapes.append(shape)
+            self.arg_strides.append(strides)
+            self.arg_dtypes.append(dtype)
+        return self._arguments[key]
+
+    def _local(self, value: SSAValue) -> str:
+        if value in self.locals:
+            return self.locals[value]
+        if value in self.nest.symbols:  # an index used as a value
+            return f"({self._ix(self.nest.symbols[value])})"
+        if value in self.env.constants:
+            return self._literal(self.env.constants[value], value)
+        return self._argument(value)
+
+    def _accumulator(
+        self, loop: affine.ForOp, number: int
+    ) -> tuple[SSAValue, tuple[Ix, ...]] | None:
+        """The element `loop` accumulates into, if it can live in a local:
+        the one buffer the loop stores to, always at one index that none of
+        the loop's own variables moves (a reduction's output element)."""
+        accesses = [
+            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+        ]
+        stored = {op.memref for op in accesses if isinstance(op, affine.StoreOp)}
+        if len(stored) != 1:
+            return None
+        (memref,) = stored
+        indices = {
+            tuple(self.nest.access_index(op)) for op in accesses if op.memref == memref
+        }
+        if len(indices) != 1:
+            return None
+        (index,) = indices
+        loops = sum(1 for op in loop.walk() if isinstance(op, affine.ForOp))
+        own = range(number, number + loops)
+        if any(v.id in own for ix in index for v in ix.variables()):
+            return None
+        if (memref, index) in self.registers:
+            return None  # an enclosing loop holds it already
+        return memref, index
+
+    def _element(self, memref: SSAValue, index: Sequence[Ix]) -> str:
+        return self._subscript(self._argument(memref), [self._ix(ix) for ix in index])
+
+    def _hold(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
+        name = f"r{self._held}"
+        self._held += 1
+        dtype = numpy_dtype(memref.type.element_type)  # type: ignore[attr-defined]
+        self.body.append(self._define(indent, name, dtype, self._read(memref, index)))
+        self.registers[memref, index] = name
+
+    def _release(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
+        name = self.registers.pop((memref, index))
+        self._write(memref, index, name, indent)
+
+    def _read(self, memref: SSAValue, index: tuple[Ix, ...]) -> str:
+        """An element's value: the local holding it, else a load."""
+        element = (memref, index)
+        held = self.registers.get(element) or self.known.get(element)
+        if held is not None:
+            return held
+        if element in self._mirrors:
+            return f"{self._mirrors[element]}[{self._mirror_index()}]"
+        self.read_from_memory.add(memref)
+        packed = self._packed_weight(memref, index)
+        if packed is not None:
+            return packed
+        return self._element(memref, index)
+
+    def _packed_weight(self, memref: SSAValue, index: tuple[Ix, ...]) -> str | None:
+        """A load of a weight through a linear index, from a copy of the
+        elements it reads laid out by loop variable, the innermost loop's
+        last (unit stride: the compiler vectorises that loop); None for
+        other loads.
+
+        `w[t5 * 4 + t6, t1, t4, 0]` in loops t1 > t4 > (t5, t6 unrolled)
+        reads `w1[t1, t5, t6, t4]`, `w1` a contiguous copy made once.
+        """
+        if self.env.root(memref) not in self.env.invariant:
+            return None
+        if any(not isinstance(a, Var) for ix in index for a in ix.atoms()):
+            return None
+        axes = self.nest.axes
+        used = sorted({v.id for ix in index for v in ix.variables()})
+        if not used or any(axes[v].position < 0 for v in used):
+            return None
+        if self._sunk in used:  # the innermost loop
+            order = [v for v in used if v != self._sunk] + [self._sunk]
+        else:
+            rolled = [v for v in used if axes[v].extent > UNROLLED]
+            order = [v for v in used if not rolled or v != rolled[-1]] + rolled[-1:]
+        element = (memref, index)
+        memref_type = memref.type
+        assert isinstance(memref_type, MemRefType)
+        dtype = numpy_dtype(memref_type.element_type)
+        view_shape = tuple(axes[v].extent for v in order)
+        if element not in self._packed:
+            shape = tuple(memref_type.get_shape())
+            strides = memref_type.get_strides() or element_strides(shape)
+            offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
+            view_strides = tuple(
+                dtype.itemsize
+                * sum(
+                    axis_coefficient(ix, v) * s
+                    for ix, s in zip(index, strides, strict=True)
+                )
+                for v in order
+            )
+            self.env.namespace["strided_view"] = strided_view
+            name = self.env.fresh("w")
+            self.packing.append(
+                f"{name} = np.ascontiguousarray(strided_view("
+                f"{self.env.name(memref)}, {offset}, {view_shape}, {view_strides}))"
+            )
+            self._packed[element] = (name, tuple(order))
+        name, order = self._packed[element]
+        buffer = self._argument_named(name, view_shape, dtype)
+        return self._subscript(buffer, [f"t{v}" for v in order])
+
+    def _write(
+        self, memref: SSAValue, index: tuple[Ix, ...], value: str, indent: str
+    ) -> None:
+        """Store `value` (a local or a literal), unless a register or a
+        private buffer takes it."""
+        register = self.registers.get((memref, index))
+        if register is not None:
+            self.body.append(self._assign(indent, register, value))
+            return
+        self._forget(memref)
+        self.known[memref, index] = value
+        if (memref, index) in self._mirrors:
+            mirror = f"{self._mirrors[memref, index]}[{self._mirror_index()}]"
+            self.body.append(self._assign(indent, mirror, value))
+        elif memref not in self.private:
+            self.stored.add(memref)
+            self.body.append(self._assign(indent, self._element(memref, index), value))

@@ -1,0 +1,1 @@
+"""The JIT's decisions: which backend runs a nest, what is hoisted."""
