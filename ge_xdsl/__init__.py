@@ -92,7 +92,7 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
 
 def load(path: str | os.PathLike[str]) -> Model:
     """The offline model in the `.om` file at `path`."""
-    from ge_runtime.offline_model import load_offline_model
+    from ge_runtime.offline.om import load_offline_model
     from ge_xdsl.model import Model
 
     return Model(load_offline_model(path))
@@ -151,7 +151,7 @@ def reference(
     `Model.weights`); storage layouts follow the module's `ge.target`.
     """
     from ge_dialect.ops.base import enclosing_target
-    from ge_runtime.reference import evaluate
+    from ge_runtime.engines.reference import evaluate
     from ge_xdsl.model import graph_output_keys
 
     arrays = evaluate(

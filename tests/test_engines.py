@@ -30,8 +30,8 @@ from ge_dialect.opinfo import (
     register_op_info,
 )
 from ge_dialect.ops import CastOp, GraphOp, PartitionedCallOp
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import compile_model
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import compile_model
 from passes.format_pipeline import FormatPipelinePass
 from passes.insert_aicpu_cast import InsertAICPUCastPass
 from passes.mark_fallback import FALLBACK_ATTRIBUTE, MarkFallbackPass

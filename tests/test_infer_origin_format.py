@@ -40,8 +40,8 @@ from ge_dialect.format_rules import (
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of
 from ge_dialect.ops import DataOp, GraphOp, IfOp, NetOutputOp, VariableOp, WhileOp
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_runtime.reference import evaluate
 from passes.infer_origin_format import InferOriginFormatPass, reflection_groups
 from tools.ge_run import complete_inputs
 

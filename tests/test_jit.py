@@ -514,9 +514,9 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     reference."""
     from xdsl.context import Context
 
+    from ge_runtime.engines.reference import evaluate
     from ge_runtime.graph_io import find_graph
     from ge_runtime.jit import run_graph
-    from ge_runtime.reference import evaluate
     from passes.format_pipeline import FormatPipelinePass
     from passes.fuse_ops import FuseOpsPass
 

@@ -22,16 +22,16 @@ from ge_dialect.builder import GraphBuilder
 from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
-from ge_runtime.executor import Runtime
-from ge_runtime.graph_io import find_graph
-from ge_runtime.kernels import (
+from ge_runtime.engines.executor import Runtime
+from ge_runtime.engines.kernels import (
     KernelCall,
     KernelRegistry,
     builtin_registry,
     kernel_key,
 )
-from ge_runtime.reference import evaluate
-from ge_runtime.tuning import PerfEngine, load_records, op_signature
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.tuning import PerfEngine, load_records, op_signature
+from ge_runtime.graph_io import find_graph
 from passes.format_pipeline import FormatPipelinePass
 from tools import ge_run
 

@@ -47,8 +47,8 @@ from ge_dialect.ops import (
     VariableOp,
 )
 from ge_dialect.value_layout import value_layout
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_runtime.reference import evaluate
 from passes.same_transdata_breadth_fusion import SameTransdataBreadthFusionPass
 from passes.transop_breadth_fusion import TransOpBreadthFusionPass
 from passes.transop_symmetry_elimination import TransOpSymmetryEliminationPass

@@ -8,12 +8,12 @@ with `--random-inputs` every input not given is filled with random data of
 its type. Each output is written as `DIR/NAME.npy`, named by the graph's
 output names (an ONNX model's output names; `output_<i>` where there is
 none; sanitised, bounded and made unique as dump files are:
-`ge_runtime.dump.file_stem`), in origin layout (storage layout with
+`ge_runtime.engines.dump.file_stem`), in origin layout (storage layout with
 `--stored-outputs`), and summarised on one line. Nothing
 is written unless the whole run succeeds; errors are one line and exit 1.
 
 Modes are separate functions in `MODES`: `--reference` runs the NumPy
-reference evaluator (`ge_runtime.reference`); an offline model (`MODEL.om`
+reference evaluator (`ge_runtime.engines.reference`); an offline model (`MODEL.om`
 from `ge-atc`) runs through the JIT (`ge_runtime.jit`), or the reference
 evaluator with `--reference`. With `--check` (offline models) the reference
 evaluator also runs the graph as imported, stored in the `.om`; one line per
@@ -49,7 +49,7 @@ the `ge.weights` file).
     ge-run loops.mlir --input 0=x_storage.npy --output-dir out/
 
 Graphs (`.mlir` and `.om`, without `--reference`) run through the scheduler
-(`ge_runtime.scheduler`): a static graph is sunk (compiled whole, split
+(`ge_runtime.engines.scheduler`): a static graph is sunk (compiled whole, split
 around `aclnn_only` fallback ops), a graph with dynamic dims runs op by op
 under host scheduling, so one model takes any batch size. `--trace` prints
 one line per op: node, op, engine and path (sunk, host kernel, fallback);
@@ -58,7 +58,7 @@ runs them concurrently and its lines add the stream and when the op ran.
 
     ge-run model.om --input x=batch7.npy --trace --output-dir out/
 
-The kernel runtime (`ge_runtime.executor`, InfiniTensor's runtime) runs a
+The kernel runtime (`ge_runtime.engines.executor`, InfiniTensor's runtime) runs a
 static graph op by op, its intermediates in one arena laid out by the
 memory plan, each op through a kernel of the registry: `--kernel
 conv2d=im2col` (node name or op type) chooses one, `--tuning-records FILE`
@@ -98,7 +98,8 @@ from ge_dialect.limits import (
 )
 from ge_dialect.ops import GraphOp
 from ge_dialect.value_layout import value_layout
-from ge_runtime.compare import largest_magnitude, max_abs_error
+from ge_runtime.engines.compare import largest_magnitude, max_abs_error
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import (
     InputKey,
     InputSpec,
@@ -109,7 +110,6 @@ from ge_runtime.graph_io import (
 )
 from ge_runtime.npy import NpyError, npy_bytes, typed_like
 from ge_runtime.npy import load_npy as load_npy_file
-from ge_runtime.reference import evaluate
 from tools.common import (
     add_memory_budget_flag,
     bounded_int,
@@ -119,7 +119,7 @@ from tools.common import (
 )
 
 if TYPE_CHECKING:
-    from ge_runtime.scheduler import CompiledModel
+    from ge_runtime.engines.scheduler import CompiledModel
 OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 MAX_THREADS = 1024
@@ -231,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     runtime.add_argument(
         "--kernel-runtime",
         action="store_true",
-        help="run each op through a kernel of the registry (ge_runtime.kernels)",
+        help="run each op through a kernel of the registry (engines.kernels)",
     )
     runtime.add_argument(
         "--kernel",
@@ -388,7 +388,7 @@ def complete_inputs(
 def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
     """Write `NAME.npy` files (`output_<i>.npy` for unnamed outputs): all of
     them, or none if writing fails."""
-    from ge_runtime.dump import StemAllocator
+    from ge_runtime.engines.dump import StemAllocator
 
     blobs = [npy_bytes(array) for array in outputs.arrays]
     stems = StemAllocator()
@@ -505,7 +505,7 @@ def run_scheduled(
     """Run a graph through the scheduler; with `--trace`, print what ran each
     op; with `--check`, what ran on the JIT; with `--benchmark`, time it.
     `cache_key` keeps the generated code on disk for the next run."""
-    from ge_runtime.scheduler import compile_model, freeze_for_serving
+    from ge_runtime.engines.scheduler import compile_model, freeze_for_serving
 
     model = compile_model(graph, weights, target=target, cache_key=cache_key)
     freeze_for_serving()
@@ -526,7 +526,7 @@ def run_scheduled(
 def check_coverage(model: CompiledModel, allow_reference: bool) -> None:
     """Print what `--check` compares; GEError if part of the graph ran in
     the reference evaluator (it would be compared with itself)."""
-    from ge_runtime.scheduler import Executor
+    from ge_runtime.engines.scheduler import Executor
 
     counts = {executor: 0 for executor in Executor}
     skipped: dict[str, int] = {}
@@ -654,11 +654,11 @@ def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
 
 
 def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
-    """The kernel runtime (`ge_runtime.executor`): op by op, profile, dump, tune."""
-    from ge_runtime.dump import DumpWriter
-    from ge_runtime.executor import Runtime
-    from ge_runtime.profiling import Profiler
-    from ge_runtime.tuning import PerfEngine
+    """The kernel runtime (`engines.executor`): op by op, profile, dump, tune."""
+    from ge_runtime.engines.dump import DumpWriter
+    from ge_runtime.engines.executor import Runtime
+    from ge_runtime.engines.tuning import PerfEngine
+    from ge_runtime.offline.timing import Profiler
 
     if args.model.endswith(OM_SUFFIX):
         model = ge_xdsl.load(args.model).offline
@@ -759,7 +759,7 @@ def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
     if args.threads is not None:
-        from ge_runtime.threads import set_blas_threads
+        from ge_runtime.engines.threads import set_blas_threads
 
         set_blas_threads(args.threads)
     args.benchmark_line = None

@@ -41,10 +41,10 @@ from ge_dialect.diagnostics import GEError, parse_module, verify_module
 from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.ops import enclosing_target
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import compile_model
 from ge_runtime.graph_io import find_graph, input_specs
 from ge_runtime.jit import lowered_module, run_graph
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import compile_model
 from ge_xdsl.atc import CompileOptions, compile_module
 from passes import get_all_passes
 from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass

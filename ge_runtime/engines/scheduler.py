@@ -18,7 +18,7 @@ GE has two ways to run a model, and so does `compile_model`:
   compiles the op for exactly those shapes (cached per op and shape, so
   the results it allocates have the inferred shapes) or, for an op without
   a loop lowering, its NumPy kernel runs. Fallback-marked ops, both modes,
-  run through their host single-op function (`ge_runtime.fallback`). The
+  run through their host single-op function (`ge_runtime.engines.fallback`). The
   same compiled model serves any batch size. A graph with an op whose
   parameters are run-time tensors (`ge.dynamic_attrs`: reduce axes, slice
   bounds, pads, ...) is host-scheduled too: before the op runs, its
@@ -32,7 +32,7 @@ model cannot plan it; GE dispatches it from the host instead.
 
 A sunk part with several streams (`assign-streams`; the part is assigned
 again, as the source graph was, and planned) runs its streams concurrently
-through `ge_runtime.streams.StreamRuntime`, one thread per stream.
+through `ge_runtime.engines.streams.StreamRuntime`, one thread per stream.
 
 Each run records a trace: per op, its node name, engine (from its
 `ge.partitioned_call`, else the op-information library) and path (`sunk`,
@@ -90,7 +90,8 @@ from ge_dialect.shape_inference import (
     infer_shapes,
     shape_function_attributes,
 )
-from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
+from ge_runtime.engines.fallback import execute_fallback, runs_on_host, single_op_api
+from ge_runtime.engines.reference import Held, ReferenceEvaluator, evaluate
 from ge_runtime.graph_io import (
     InputKey,
     InputSpec,
@@ -102,7 +103,6 @@ from ge_runtime.graph_io import (
 from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph, external_keys
 from ge_runtime.jit_cache import UnsafeCacheFolder
 from ge_runtime.jit_ops import JITError
-from ge_runtime.reference import Held, ReferenceEvaluator, evaluate
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
     STRUCTURAL_OPS,
@@ -113,7 +113,7 @@ from passes.partition_engines import (
 from passes.plan_memory import plan_sunk_graph
 
 if TYPE_CHECKING:
-    from ge_runtime.streams import OpTiming, StreamRuntime
+    from ge_runtime.engines.streams import OpTiming, StreamRuntime
 
 Shape = tuple[int, ...]
 
@@ -126,7 +126,7 @@ class ExecutionPath(enum.StrEnum):
     HOST_KERNEL = "host kernel"
     """Dispatched on its own under host scheduling."""
     FALLBACK = "fallback"
-    """Through its host single-op function (`ge_runtime.fallback`)."""
+    """Through its host single-op function (`ge_runtime.engines.fallback`)."""
 
 
 class Executor(enum.StrEnum):
@@ -264,7 +264,7 @@ class SunkPart:
     """The compiled part bound to its weights, once run."""
     streams: StreamRuntime | None = None
     """The part's concurrent runtime, once run, if it has several streams
-    (`ge_runtime.streams` imports this module, so it is imported lazily)."""
+    (`ge_runtime.engines.streams` imports this module, so it is imported lazily)."""
 
     @property
     def stream_count(self) -> int:
@@ -551,7 +551,7 @@ class ScheduledEvaluator(ReferenceEvaluator):
         self, call: Operation, part: SunkPart, inputs: Mapping[InputKey, np.ndarray]
     ) -> list[np.ndarray]:
         """A part with several streams: each on its own thread, waiting on events."""
-        from ge_runtime.streams import StreamRuntime
+        from ge_runtime.engines.streams import StreamRuntime
 
         if part.streams is None:
             weights = self.weights

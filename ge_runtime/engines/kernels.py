@@ -1,8 +1,8 @@
 """The kernel registry: kernels by (op, dtype, storage format), several per key.
 
 As InfiniTensor's `KernelRegistry`, each op has one or more kernels; the
-runtime (`ge_runtime.executor`) picks one per op: the user's choice, else
-the performance engine's record (`ge_runtime.tuning`), else the first
+runtime (`ge_runtime.engines.executor`) picks one per op: the user's choice, else
+the performance engine's record (`ge_runtime.engines.tuning`), else the first
 candidate. A kernel computes one op on **storage-layout** arrays and writes
 each result into the array it is given (a view into the memory arena):
 
@@ -51,9 +51,9 @@ from ge_dialect.layout import layout_of, storage_shape_of
 from ge_dialect.ops import Conv2DOp, attribute_value
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.value_layout import ValueLayout
+from ge_runtime.engines.reference import ReferenceEvaluator
 from ge_runtime.jit import CompiledFunction, compile_graph
 from ge_runtime.jit_ops import JITError, LocatedJITError, jit_failure
-from ge_runtime.reference import ReferenceEvaluator
 from passes.lowering.table import lowering_for
 from passes.memory_planning import OFFSET_ATTRIBUTE
 
@@ -221,7 +221,7 @@ def jit_function(op: Operation, target: str | None) -> CompiledFunction:
     The graph text (without node name and memory plan) keys the JIT's own
     cache, so ops of one signature share one compiled function.
     """
-    from ge_runtime.scheduler import single_op_graph
+    from ge_runtime.engines.scheduler import single_op_graph
 
     graph = single_op_graph(
         op, [v.type for v in op.operands], [v.type for v in op.results]
