@@ -170,7 +170,7 @@ def test_dump_graph_writes_ir_and_picture_per_stage(tmp_path: Path, capsys) -> N
 def test_pictures_render_when_graphviz_is_installed(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
-    from ge_runtime import graphviz_dump
+    from ge_runtime.offline import graphviz_dump
 
     module = load_offline_model(compile_example(capsys, tmp_path / "cnn")).module()
     monkeypatch.setattr(graphviz_dump.shutil, "which", lambda _: None)

@@ -277,7 +277,7 @@ def test_engine_keeps_the_default_unless_beaten_by_the_margin(
     test under load would be a coin toss)."""
     import types
 
-    from ge_runtime import tuning
+    from ge_runtime.engines import tuning
 
     clock = [0.0]
     monkeypatch.setattr(

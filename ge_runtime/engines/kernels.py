@@ -43,7 +43,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
-from ge_dialect.adapters import numpy_kernel, run_numpy_kernel
+from ge_dialect.adapters import numpy_kernel
 from ge_dialect.diagnostics import GEError, error_at
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
@@ -52,6 +52,8 @@ from ge_dialect.ops import Conv2DOp, attribute_value
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.value_layout import ValueLayout
 from ge_runtime.engines.reference import ReferenceEvaluator
+from ge_runtime.engines.single_op import single_op_graph
+from ge_runtime.engines.walker import runs_subgraphs
 from ge_runtime.jit import CompiledFunction, compile_graph
 from ge_runtime.jit_ops import JITError, LocatedJITError, jit_failure
 from passes.lowering.table import lowering_for
@@ -180,24 +182,18 @@ class KernelRegistry:
 def host(call: KernelCall) -> None:
     """The NumPy reference kernel: operands to origin, compute, store results.
 
-    Ops the reference evaluator runs itself (`ReferenceEvaluator.HANDLERS`:
-    TransData, fused groups, ...) run through it; the others through their
-    host kernel.
+    Control flow and fused groups (`runs_subgraphs`) walk their subgraphs in
+    the reference evaluator; the others run their host kernel.
     """
     origins = [call.origin(i) for i in range(len(call.inputs))]
-    evaluator = ReferenceEvaluator(target=call.target)
-    handler = evaluator.HANDLERS.get(type(call.op))
-    if handler is None:
-        results = run_numpy_kernel(call.op, origins)
-    else:
-        results = getattr(evaluator, handler)(call.op, origins)
+    results = ReferenceEvaluator(target=call.target).evaluate_origins(call.op, origins)
     for index, result in enumerate(results):
         call.store(index, result)
 
 
 def has_host_kernel(op: Operation) -> bool:
     """Whether the reference evaluator can run `op` on its own."""
-    if type(op) in ReferenceEvaluator.HANDLERS:
+    if runs_subgraphs(op):
         return True
     try:
         numpy_kernel(op)
@@ -221,8 +217,6 @@ def jit_function(op: Operation, target: str | None) -> CompiledFunction:
     The graph text (without node name and memory plan) keys the JIT's own
     cache, so ops of one signature share one compiled function.
     """
-    from ge_runtime.engines.scheduler import single_op_graph
-
     graph = single_op_graph(
         op, [v.type for v in op.operands], [v.type for v in op.results]
     )
