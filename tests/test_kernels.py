@@ -363,8 +363,10 @@ def test_ge_run_profile_tune_and_kernel_flags(tmp_path: Path, capsys):
     code, out, err = run_ge_run(capsys, *common, "--kernel", "exp=im2col")
     assert code == 1 and err.count("\n") == 1
     assert "'ge.exp' op has no kernel 'im2col' (kernels: jit, host)" in err
-    code, out, err = run_ge_run(capsys, *common, "--profile", "--reference")
+    code, out, err = run_ge_run(capsys, *common, "--kernel-runtime", "--reference")
     assert code == 1 and "--reference does not go with the kernel runtime" in err
+    code, out, err = run_ge_run(capsys, *common, "--profile", "--reference")
+    assert code == 1 and "--profile times what ge-run runs; drop --reference" in err
     code, out, err = run_ge_run(capsys, *common, "--dump-stored")
     assert code == 1 and "--dump-stored needs --dump DIR" in err
 

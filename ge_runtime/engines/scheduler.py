@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import enum
 import gc
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +110,7 @@ from ge_runtime.graph_io import (
 from ge_runtime.jit import CompiledFunction, GraphRunner, compile_graph
 from ge_runtime.jit_cache import UnsafeCacheFolder
 from ge_runtime.jit_ops import JITError
+from ge_runtime.offline.timing import Profiler
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
     STRUCTURAL_OPS,
@@ -359,6 +361,8 @@ class ScheduledEvaluator:
     trace: list[TraceEntry] = field(default_factory=list)
     part_traces: dict[int, list[TraceEntry]] = field(default_factory=dict)
     """What a run of each part adds to `trace` (by part number; made once)."""
+    profiler: Profiler | None = None
+    """Times each sunk part, fallback op and host kernel while set."""
     walker: GraphWalker = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -370,21 +374,38 @@ class ScheduledEvaluator:
 
     def evaluate_op(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
         """One op the walk meets: a sunk part's call, control flow (walked),
-        a fallback op or, host-scheduled, the op's kernel for its shapes."""
+        a fallback op or, host-scheduled, the op's kernel for its shapes.
+        With a `profiler`, each part, fallback op and kernel is timed."""
         if (part := self.parts.get(op)) is not None:
-            return self._run_part(op, part, operands)
+            step = f"sunk part {part.number} ({part.how})"
+            return self._timed(step, lambda: self._run_part(op, part, operands))
         if runs_subgraphs(op):
             return self.walker.run_subgraphs(op, operand_origins(op, operands))
         if runs_on_host(op, host_scheduled=self.host_scheduled):
-            results = execute_fallback(op, [held.origin for held in operands])
-            detail = f"{single_op_api(op)}, NumPy kernel library"
-            self._record(
-                op, ExecutionPath.FALLBACK, detail, results, Executor.NUMPY_KERNEL
-            )
-            return results
+            step = f"fallback {op.name}"
+            return self._timed(step, lambda: self._run_fallback(op, operands))
         if not self.host_scheduled:
             raise error_at(op, "is neither in a sunk part nor a fallback op")
-        return self._run_kernel(op, operands)
+        step = f"host kernel {op.name}"
+        return self._timed(step, lambda: self._run_kernel(op, operands))
+
+    def _timed(
+        self, step: str, run: Callable[[], list[np.ndarray]]
+    ) -> list[np.ndarray]:
+        if self.profiler is None:
+            return run()
+        start = time.perf_counter()
+        results = run()
+        self.profiler.record(step, time.perf_counter() - start)
+        return results
+
+    def _run_fallback(
+        self, op: Operation, operands: Sequence[Held]
+    ) -> list[np.ndarray]:
+        results = execute_fallback(op, [held.origin for held in operands])
+        detail = f"{single_op_api(op)}, NumPy kernel library"
+        self._record(op, ExecutionPath.FALLBACK, detail, results, Executor.NUMPY_KERNEL)
+        return results
 
     def _run_part(
         self, call: Operation, part: SunkPart, operands: Sequence[Held]
