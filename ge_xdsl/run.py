@@ -57,7 +57,7 @@ from ge_runtime.graph_io import (
     load_weights,
     output_names,
 )
-from ge_runtime.npy import npy_bytes, typed_like
+from ge_runtime.npy import NpyError, load_npy, npy_bytes, typed_like
 from ge_runtime.offline.om import OfflineModel, load_offline_model
 from ge_runtime.offline.timing import Profiler
 from ge_xdsl import parse
@@ -197,6 +197,21 @@ def read_mlir(path: str) -> str:
 # ---------------------------------------------------------------------------
 # Inputs and outputs
 # ---------------------------------------------------------------------------
+
+
+def read_array(path: str | os.PathLike[str]) -> np.ndarray:
+    """One array from a `.npy` file, as a one-line GEError if unreadable.
+
+    ml_dtypes' types (bfloat16, float8, int4) read back as themselves when
+    the file names them, as raw bytes when `np.save` wrote them
+    (`graph_inputs` gives those their input's dtype).
+    """
+    try:
+        return load_npy(path)
+    except NpyError as error:
+        raise GEError(
+            f"{os.fspath(path)}: error: cannot read the array: {error}"
+        ) from None
 
 
 def graph_inputs(

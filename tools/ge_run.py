@@ -101,8 +101,6 @@ from ge_dialect.files import staged
 from ge_dialect.limits import INT64_MAX, budget_of
 from ge_dialect.ops import GraphOp
 from ge_runtime.graph_io import InputKey
-from ge_runtime.npy import NpyError
-from ge_runtime.npy import load_npy as load_npy_file
 from ge_xdsl.run import (
     Coverage,
     Outputs,
@@ -111,6 +109,7 @@ from ge_xdsl.run import (
     graph_inputs,
     mismatch_error,
     profile,
+    read_array,
     run_kernel_runtime,
     run_loop_module,
     time_runs,
@@ -292,21 +291,8 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
         key: InputKey = int(name) if name.isdigit() else name
         if key in inputs:
             raise GEError(f"error: input '{name}' is given twice")
-        inputs[key] = load_npy(file)
+        inputs[key] = read_array(file)
     return inputs
-
-
-def load_npy(path: str) -> np.ndarray:
-    """One array from a `.npy` file, as a one-line GEError if unreadable.
-
-    ml_dtypes' types (bfloat16, float8, int4) read back as themselves when
-    the file names them, as raw bytes when `np.save` wrote them
-    (`graph_inputs` gives those their input's dtype).
-    """
-    try:
-        return load_npy_file(path)
-    except NpyError as error:
-        raise GEError(f"{path}: error: cannot read the array: {error}") from None
 
 
 def inputs_of(
