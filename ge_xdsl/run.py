@@ -43,6 +43,7 @@ from ge_dialect.files import staged
 from ge_dialect.input_files import read_input_bytes
 from ge_dialect.limits import check_claimed_memory, over_budget, tensor_bytes
 from ge_dialect.ops import GraphOp
+from ge_dialect.ops.base import enclosing_target
 from ge_dialect.value_layout import value_layout
 from ge_runtime.engines.compare import largest_magnitude, max_abs_error
 from ge_runtime.engines.dump import StemAllocator
@@ -119,8 +120,11 @@ class RunnableModel:
 
     @property
     def target(self) -> str | None:
-        """The SoC of an offline model (an `.mlir` module says it: `ge.target`)."""
-        return None if self.offline is None else self.offline.target
+        """The SoC whose C0 the layouts use: an offline model's, else the
+        module's `ge.target` (None: the default)."""
+        if self.offline is not None:
+            return self.offline.target
+        return enclosing_target(self.module)
 
     @property
     def lowered(self) -> bool:
