@@ -75,8 +75,8 @@ def compile_options(variant: str) -> Any:
 def compile_variant(name: str, imported: Any) -> Variant:
     """ge-atc's compile of a variant, sunk and JIT-compiled."""
     from ge_dialect.ops import FusedOp
+    from ge_runtime.engines.scheduler import compile_model
     from ge_runtime.jit.compiler import compile_graph, graph_arguments
-    from ge_runtime.scheduler import compile_model
     from ge_xdsl.atc import compile_module
 
     module = imported.module.clone()

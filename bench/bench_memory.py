@@ -113,10 +113,10 @@ def bench_tuning(repeat: int) -> None:
     """(b) ResNet-50: default kernels vs tuned kernels on the kernel runtime."""
     import numpy as np
 
-    from ge_runtime.executor import Runtime
+    from ge_runtime.engines.executor import Runtime
+    from ge_runtime.engines.tuning import PerfEngine
     from ge_runtime.graph_io import find_graph
-    from ge_runtime.profiling import Profiler
-    from ge_runtime.tuning import PerfEngine
+    from ge_runtime.offline.timing import Profiler
     from passes.plan_memory import annotate, plan_graph
 
     module, weights, x = compiled_light("resnet50")

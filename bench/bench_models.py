@@ -92,8 +92,8 @@ def measure(
     import model_zoo
     import onnx
 
-    from ge_runtime.offline_model import load_offline_model
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.engines.scheduler import compile_model
+    from ge_runtime.offline.om import load_offline_model
     from passes.format_pipeline import runtime_transdata_sites
 
     label = "dynamic" if dynamic else f"{model_zoo.EXPORT_BATCH}"

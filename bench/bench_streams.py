@@ -5,7 +5,7 @@ models, seeded random weights, 1x3x224x224) run with 1 and with 2 streams.
     python bench/bench_streams.py [--blas-threads 1] [--repeat 10]
                                   [--models inception_v1,inception_v2,densenet121]
 
-Both configurations run the same kernels (`ge_runtime.kernels` defaults) in
+Both configurations run the same kernels (`ge_runtime.engines.kernels` defaults) in
 one arena laid out by `plan-memory`; one stream is the sequential block
 order. Runs alternate between the two so that load from other processes
 hits both alike; the best and the median are reported, with the speedup of
@@ -120,7 +120,7 @@ def bench_model(name: str, repeat: int) -> None:
     import numpy as np
     from bench_memory import compiled_light
 
-    from ge_runtime.streams import StreamRuntime
+    from ge_runtime.engines.streams import StreamRuntime
     from passes.assign_streams import assign_graph
     from passes.memory_planning import graph_arena_size
     from passes.stream_planning import read_streams

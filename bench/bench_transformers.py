@@ -85,8 +85,8 @@ def measure(name: str, exporter: str, mode: str, args, work: Path) -> Row:
     from ge_dialect.formats import Format
     from ge_dialect.layout import layout_attr
     from ge_dialect.ops import BatchMatMulOp, ConfusionTransposeOp, MatMulOp
-    from ge_runtime.offline_model import load_offline_model
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.engines.scheduler import compile_model
+    from ge_runtime.offline.om import load_offline_model
     from passes.format_pipeline import runtime_transdata_sites
 
     row = Row(name, exporter, mode, tolerance=PRECISION_TOLERANCE.get(mode, 1e-3))

@@ -15,10 +15,10 @@ import numpy as np
 from xdsl.dialects.builtin import (
     BytesAttr,
     DenseIntOrFPElementsAttr,
-    ModuleOp,
     StringAttr,
     TensorType,
 )
+from xdsl.ir import Operation
 
 from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
@@ -191,9 +191,10 @@ def compact_dense(
 
 
 def derive_storage_weights(
-    module: ModuleOp, weights: Mapping[str, np.ndarray], target: str | None = None
+    module: Operation, weights: Mapping[str, np.ndarray], target: str | None = None
 ) -> dict[str, np.ndarray]:
-    """`weights` plus the array of every `storage_of` constant in `module`.
+    """`weights` plus the array of every `storage_of` constant in `module` (a
+    module or a graph).
 
     Call it when loading weights for a module that went through this pass.
     """

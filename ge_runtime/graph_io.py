@@ -3,7 +3,9 @@ inputs by name or index, its output names, and loading its weights.
 
 Every engine (the reference evaluator, the JIT, the scheduler, the kernel
 runtime) and the `.om` container share these; none of them evaluates
-anything.
+anything. The weights an engine reads are `storage_weights`: the given
+arrays plus the storage-layout copies the format pipeline's constants name
+(`select-storage-format` lays a weight out once, at load time).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from ge_dialect.adapters import expected_dtype, shape_matches
+from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.constants import STORAGE_OF, derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path
 from ge_dialect.layout import shape_of
 from ge_dialect.locations import error_at
-from ge_dialect.ops import DataOp, GraphOp
+from ge_dialect.ops import ConstOp, DataOp, GraphOp
 from ge_runtime.npy import NpyError, read_npz
 
 DEFAULT_MAX_ITERATIONS = 10_000
@@ -132,6 +136,31 @@ def load_weights(module: ModuleOp, mlir_path: str | os.PathLike[str]) -> Weights
         )
     path = confined_path(Path(where).parent, attr.data, WEIGHTS_ATTRIBUTE, where)
     return load_npz(path)
+
+
+def storage_weights(
+    graph: GraphOp | ModuleOp,
+    weights: Weights | str | os.PathLike[str] | None,
+    target: str | None = None,
+) -> Weights:
+    """The weights every engine running `graph` reads: `weights` (arrays by
+    key, or the path of an `.npz`) plus the storage-layout array of each
+    constant the format pipeline derived from one of them (`storage_of`),
+    laid out for `target`. Only what is missing is derived."""
+    if isinstance(weights, str | os.PathLike):
+        weights = load_npz(weights)
+    weights = weights or {}
+    derived = (
+        op
+        for op in graph.walk()
+        if isinstance(op, ConstOp) and op.attributes.get(STORAGE_OF) is not None
+    )
+    if all(
+        isinstance(op.value, ExternalDataAttr) and op.value.key.data in weights
+        for op in derived
+    ):
+        return weights
+    return derive_storage_weights(graph, weights, target)
 
 
 def find_graph(module_or_graph: ModuleOp | GraphOp, name: str | None = None) -> GraphOp:

@@ -32,6 +32,9 @@ expected = ge_xdsl.reference(module, {"x": x})
 - `parse(text) -> ModuleOp`, `apply_passes(module, "pass-a,pass-b{opt=v}")
   -> ModuleOp` (a new module; `docs/PASSES.md`), `reference(module, inputs)
   -> dict[str, np.ndarray]` (the NumPy reference evaluator).
+- `ge_xdsl.run`: what `ge-run` does, call by call (`RunnableModel.load` of
+  an `.mlir` or `.om`, `graph_inputs`, `compile`, `reference`, `expected`,
+  `compare_outputs`, `time_runs`, `profile`, `run_kernel_runtime`).
 - `torch.compile(module, backend="ge", options={...})`: the PyTorch online
   front end (`ge_xdsl/torch_backend.py`, registered by an entry point;
   `docs/TORCH.md`).
@@ -92,7 +95,7 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
 
 def load(path: str | os.PathLike[str]) -> Model:
     """The offline model in the `.om` file at `path`."""
-    from ge_runtime.offline_model import load_offline_model
+    from ge_runtime.offline.om import load_offline_model
     from ge_xdsl.model import Model
 
     return Model(load_offline_model(path))
@@ -150,13 +153,10 @@ def reference(
     `weights` are the arrays of `#ge.external` constants (storage layout, as
     `Model.weights`); storage layouts follow the module's `ge.target`.
     """
-    from ge_dialect.ops.base import enclosing_target
-    from ge_runtime.reference import evaluate
+    from ge_runtime.engines.reference import evaluate
     from ge_xdsl.model import graph_output_keys
 
-    arrays = evaluate(
-        module, dict(inputs), weights=weights, target=enclosing_target(module)
-    )
+    arrays = evaluate(module, dict(inputs), weights=weights)
     return dict(zip(graph_output_keys(module), arrays, strict=True))
 
 

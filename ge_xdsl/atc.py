@@ -11,7 +11,7 @@ pipeline (`ge-format-pipeline` with `input_format` as data format and the
 (`insert-aicpu-cast` with `auto_cast_mode=1`, `partition-engines`,
 `mark-fallback`), `assign-streams` with `max_streams`, and `plan-memory`.
 Every stage is verified, logs one progress line (logger `ge_xdsl`) and, with
-a dump directory, writes its IR and picture (`ge_runtime.graphviz_dump`).
+a dump directory, writes its IR and picture (`ge_runtime.offline.graphviz_dump`).
 
 The options are ATC's flags, spelt as keywords (`ATC_OPTIONS`); a value
 ATC would reject is a one-line `GEError` naming the flag.
@@ -47,8 +47,8 @@ from ge_frontend.importing import (
     errors_located_in,
     parse_input_shapes,
 )
-from ge_runtime.offline_model import OfflineModel, make_offline_model
-from ge_runtime.profiling import PassTimer
+from ge_runtime.offline.om import OfflineModel, make_offline_model
+from ge_runtime.offline.timing import PassTimer
 from passes import get_all_passes
 from passes.assign_streams import MAX_STREAMS
 from passes.fold_constants import FOLD_WEIGHTS
@@ -480,7 +480,7 @@ def dump(
     """With a dump directory: the IR and picture after a stage."""
     if directory is None:
         return
-    from ge_runtime.graphviz_dump import dump_stage
+    from ge_runtime.offline.graphviz_dump import dump_stage
 
     slug = stage.replace(": ", "-").replace(" ", "-")
     for path in dump_stage(directory, index, slug, module):

@@ -12,11 +12,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.files import write_atomically
 from ge_runtime.graph_io import find_graph, output_names
-from ge_runtime.offline_model import OfflineModel, encode
+from ge_runtime.offline.om import OfflineModel, encode
 
 if TYPE_CHECKING:
-    from ge_runtime.profiling import PassTimer
-    from ge_runtime.scheduler import CompiledModel
+    from ge_runtime.engines.scheduler import CompiledModel
+    from ge_runtime.offline.timing import PassTimer
 
 
 def output_keys(names: list[str | None]) -> list[str]:
@@ -75,7 +75,7 @@ class Model:
     def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The outputs for `inputs` (origin layout, keyed by input name)."""
         if self._compiled is None:
-            from ge_runtime.scheduler import compile_model
+            from ge_runtime.engines.scheduler import compile_model
 
             self._compiled = compile_model(
                 self.module, self.offline.weights, target=self.offline.target

@@ -26,7 +26,7 @@ y = compiled(x)                                    # the first call compiles
 4. **Compile**: ge-atc's chain (graph fusion, constant folding, the format
    pipeline, UB fusion, engines with `mark-fallback`, memory planning) with
    the options, the weights laid out once.
-5. **Run** through `ge_runtime.scheduler.compile_model` (ge-run's JIT path):
+5. **Run** through `ge_runtime.engines.scheduler.compile_model` (ge-run's JIT path):
    static shapes sink the graph (one JIT call, its weights packed at the
    first run); symbolic sizes run under host scheduling, op by op with a
    kernel JIT-compiled per shape (`KernelCache`, bounded) and fallback
@@ -405,7 +405,7 @@ class GeGraph:
     """One imported graph compiled by ge-atc's chain, run by the scheduler."""
 
     def __init__(self, imported: FxGraphImport, options: BackendOptions):
-        from ge_runtime.scheduler import compile_model
+        from ge_runtime.engines.scheduler import compile_model
         from ge_xdsl.atc import CompileOptions, compile_module
 
         self.imported = imported

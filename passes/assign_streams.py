@@ -6,7 +6,7 @@ independent branches (Inception's towers, ResNet's shortcut convolutions)
 run concurrently, and every dependency across streams gets an event: the
 producer records it when it has finished, the consumer waits for it before
 it starts (GE's Send/Recv pairs). The plan's attributes and semantics are
-those of `ge_runtime.streams`.
+those of `ge_runtime.engines.streams`.
 
 ```mlir
 ge.graph @main {

@@ -20,7 +20,7 @@ becomes (log: `probs, setting fallback attribute`)
 Modes (`ge_dialect.opinfo.FallbackMode`): `support_aclnn` (the default)
 runs the op with the sunk graph when shapes are static and through its host
 single-op function under host scheduling; `aclnn_only` always runs it on
-the host, splitting a static graph around it (`ge_runtime/scheduler.py`).
+the host, splitting a static graph around it (`ge_runtime/engines/scheduler.py`).
 The motivating case is a multi-kernel op, such as a matmul implemented as
 several kernels, whose kernel launches GE cannot plan in advance. An op
 that already carries `_fallback` keeps it.

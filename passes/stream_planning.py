@@ -1,6 +1,6 @@
 """The stream plan: its form in the IR, happens-before and a race checker
 (GE's stream allocation; `assign-streams` writes the plan,
-`ge_runtime.streams` runs it).
+`ge_runtime.engines.streams` runs it).
 
 The plan lives in the IR. Each computing op of a sunk graph has a stream;
 an op that must wait for an op of another stream waits for an event that

@@ -21,8 +21,8 @@ from onnx_jit import (
 )
 
 from ge_dialect.builder import GraphBuilder
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import compile_graph, run_graph
-from ge_runtime.reference import evaluate
 
 DTYPES = ["float32", "float16", "float64", "int32", "int64", "uint32", "uint64"]
 FLAGS = list(itertools.product((False, True), repeat=2))

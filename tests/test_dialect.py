@@ -543,7 +543,7 @@ def test_xdsl_dce_and_cse_keep_the_numbers():
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
     from ge_dialect.dialect import make_context
-    from ge_runtime.reference import evaluate
+    from ge_runtime.engines.reference import evaluate
 
     text = (DIALECT_TESTS.parent / "xdsl-generic" / "dce-cse.mlir").read_text()
     module = parse_module(make_context(), text.split("// -----")[0])

@@ -12,7 +12,7 @@ import onnx
 import pytest
 
 from ge_dialect.diagnostics import GEError
-from ge_runtime.dump import (
+from ge_runtime.engines.dump import (
     MANIFEST,
     MAX_STEM,
     DumpWriter,
@@ -20,9 +20,9 @@ from ge_runtime.dump import (
     file_stem,
     load_dump,
 )
-from ge_runtime.executor import Runtime
+from ge_runtime.engines.executor import Runtime
+from ge_runtime.engines.kernels import KernelCall, builtin_registry, host
 from ge_runtime.graph_io import find_graph
-from ge_runtime.kernels import KernelCall, builtin_registry, host
 from tools import ge_atc, ge_dump_compare, ge_run
 from tools.ge_dump_compare import onnx_dump
 
@@ -90,7 +90,7 @@ def test_dump_of_resnet50_matches_onnxruntime(tmp_path: Path, capsys):
 def test_injected_wrong_kernel_is_located(tmp_path: Path):
     """A wrong kernel for the op computing one conv (with its relu when they
     are fused): the compare names that op, not a later one."""
-    from ge_runtime.offline_model import load_offline_model
+    from ge_runtime.offline.om import load_offline_model
 
     model, x = light_model("squeezenet", tmp_path)
     offline = load_offline_model(compile_om(model, tmp_path))

@@ -21,8 +21,8 @@ from onnx_jit import (
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.ops.einsum import parse_equation
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import compile_graph, run_graph
-from ge_runtime.reference import evaluate
 
 
 def jit_and_reference(equation, arrays):

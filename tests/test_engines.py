@@ -31,8 +31,8 @@ from ge_dialect.opinfo import (
 )
 from ge_dialect.ops import CastOp, GraphOp, PartitionedCallOp
 from ge_dialect.verification import verify_module
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import compile_model
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import compile_model
 from passes.format_pipeline import FormatPipelinePass
 from passes.insert_aicpu_cast import InsertAICPUCastPass
 from passes.mark_fallback import FALLBACK_ATTRIBUTE, MarkFallbackPass

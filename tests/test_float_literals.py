@@ -34,8 +34,8 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
 from ge_dialect.dtypes import numpy_dtype
 from ge_dialect.parsing import parse_module
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph
-from ge_runtime.reference import evaluate
 
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
 XDSL_TYPES = {
@@ -194,8 +194,8 @@ def test_bad_hexadecimal_floats_are_located_errors(literal: str, message: str):
 def test_onnx_max_with_minus_inf_matches_onnxruntime(tmp_path):
     """The issue's one-node model: `Max(-inf, x)` compiled to an `.om` and run."""
     ort = pytest.importorskip("onnxruntime")
-    from ge_runtime.offline_model import load_offline_model
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.engines.scheduler import compile_model
+    from ge_runtime.offline.om import load_offline_model
     from tools import ge_atc
 
     floor = np.array([-np.inf, np.inf, np.nan, -0.0, 2.0], np.float32)

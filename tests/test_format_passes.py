@@ -498,8 +498,8 @@ def test_light_models_within_transdata_bound(model: str):
 def test_matmul_epilogue_with_bias_and_row_scale_stays_in_nz(hidden: int):
     """matmul -> + bias[N] -> * scale[M, 1] -> tanh -> matmul: one TransData
     in, one out; the padded NZ lanes never leak into the result."""
-    from ge_runtime.reference import evaluate
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.engines.reference import evaluate
+    from ge_runtime.engines.scheduler import compile_model
     from passes.format_pipeline import FormatPipelinePass, runtime_transdata_count
 
     rng = np.random.default_rng(hidden)
@@ -530,8 +530,8 @@ def test_layer_norm_softmax_and_reductions_run_in_nz_padding_exact(hidden: int):
     """A matmul, then LayerNorm's arithmetic (means over the last axis),
     softmax and a max over it, all on FRACTAL_NZ: the padded lanes of an
     odd hidden size never enter a mean, a max or a sum."""
-    from ge_runtime.reference import evaluate
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.engines.reference import evaluate
+    from ge_runtime.engines.scheduler import compile_model
     from passes.format_pipeline import FormatPipelinePass, runtime_transdata_count
 
     rng = np.random.default_rng(hidden)
@@ -590,8 +590,8 @@ def storage_of_operand(module: ModuleOp, name: str) -> list[str]:
 def run_against_reference(module: ModuleOp, shapes: dict[str, tuple[int, ...]]):
     """Feeds with ±inf, NaN and -0.0 among seeded normals; JIT (poisoned
     scratch: a read of a padded lane shows) vs the reference on `source`."""
+    from ge_runtime.engines.reference import evaluate
     from ge_runtime.jit.compiler import run_graph
-    from ge_runtime.reference import evaluate
 
     rng = np.random.default_rng(len(shapes))
     feeds = {}

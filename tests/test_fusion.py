@@ -41,10 +41,10 @@ from ge_dialect.ops import ConstOp, FusedOp, PartitionedCallOp
 from ge_dialect.parsing import parse_module
 from ge_dialect.value_layout import value_layout
 from ge_dialect.verification import verify_module
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import find_graph, input_specs
 from ge_runtime.jit.compiler import compile_graph, run_graph
-from ge_runtime.offline_model import load_offline_model
-from ge_runtime.reference import evaluate
+from ge_runtime.offline.om import load_offline_model
 from ge_xdsl.atc import GRAPH_FUSION_STAGES, CompileOptions, compile_module
 from passes import PASSES, get_all_passes
 from passes.fold_constants import FOLD_WEIGHTS, INLINE_LIMIT
@@ -406,8 +406,8 @@ def test_bad_fusion_switch_files(tmp_path: Path, text: str, message: str):
 
 
 def test_fused_groups_partition_plan_and_run_on_every_runtime():
-    from ge_runtime.executor import Runtime
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.engines.executor import Runtime
+    from ge_runtime.engines.scheduler import compile_model
 
     module = conv_bn_module()
     inputs, weights = random_feeds(module, 3)

@@ -11,8 +11,8 @@ import onnx
 import pytest
 
 from ge_dialect.formats import Format
-from ge_runtime.dump import file_stem
-from ge_runtime.offline_model import load_offline_model
+from ge_runtime.engines.dump import file_stem
+from ge_runtime.offline.om import load_offline_model
 from tools import ge_atc, ge_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,7 +170,7 @@ def test_dump_graph_writes_ir_and_picture_per_stage(tmp_path: Path, capsys) -> N
 def test_pictures_render_when_graphviz_is_installed(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
-    from ge_runtime import graphviz_dump
+    from ge_runtime.offline import graphviz_dump
 
     module = load_offline_model(compile_example(capsys, tmp_path / "cnn")).module()
     monkeypatch.setattr(graphviz_dump.shutil, "which", lambda _: None)
@@ -193,7 +193,7 @@ def test_pictures_render_when_graphviz_is_installed(
 
 def test_picture_nests_subgraphs_and_colours_by_storage_format() -> None:
     from ge_dialect.builder import GraphBuilder
-    from ge_runtime.graphviz_dump import FORMAT_COLOURS, graph_dot
+    from ge_runtime.offline.graphviz_dump import FORMAT_COLOURS, graph_dot
 
     b = GraphBuilder("main")
     cond = b.data([1], "bool", name="cond")

@@ -52,7 +52,7 @@ from ge_dialect.schema import (
     SchemaError,
     String,
 )
-from ge_runtime.compare import largest_magnitude, max_abs_error
+from ge_runtime.engines.compare import largest_magnitude, max_abs_error
 from ge_runtime.npy import NpyError, npy_bytes, read_npy
 
 

@@ -42,10 +42,10 @@ from ge_dialect.layout import layout_of
 from ge_dialect.ops import DataOp, GraphOp, IfOp, NetOutputOp, VariableOp, WhileOp
 from ge_dialect.parsing import parse_module
 from ge_dialect.verification import verify_module
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_runtime.reference import evaluate
+from ge_xdsl.run import graph_inputs
 from passes.infer_origin_format import InferOriginFormatPass, reflection_groups
-from tools.ge_run import complete_inputs
 
 LIT_DIR = Path(__file__).parent / "filecheck" / "infer-origin-format"
 LIT_FILES = sorted(
@@ -132,7 +132,7 @@ def branch_inputs(module: ModuleOp) -> list[dict[int, np.ndarray]]:
     """Random inputs, once per choice of every scalar input (if conditions
     and case indices), so that every branch is taken."""
     specs = input_specs(find_graph(module))
-    base = complete_inputs(specs, {}, seed=3)
+    base = graph_inputs(find_graph(module), {}, random=True, seed=3)
     choices = [
         [(spec.index, np.array(v, dtype=base[spec.index].dtype)) for v in range(3)]
         for spec in specs
@@ -283,7 +283,7 @@ def test_random_graphs_match_ges_descriptors(nodes: list[Node]):
     meaning is kept and a second run changes nothing."""
     text = dag_text(nodes)
     module = parse(text)
-    before = evaluate(module, complete_inputs(input_specs(find_graph(module)), {}, 5))
+    before = evaluate(module, graph_inputs(find_graph(module), {}, random=True, seed=5))
     run(module)
     out, inp = ge_descriptors(nodes)
     graph = find_graph(module)
@@ -299,7 +299,7 @@ def test_random_graphs_match_ges_descriptors(nodes: list[Node]):
             if want == "ND":
                 want = out[producers[k]]
             assert layout_of(value.type)[0] == Format(want), (text, i, k)
-    inputs = complete_inputs(input_specs(graph), {}, 5)
+    inputs = graph_inputs(graph, {}, random=True, seed=5)
     compare("infer-origin-format", evaluate(module, inputs), before)
     once = printed(module)
     assert printed(run(parse(once))) == once

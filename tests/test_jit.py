@@ -501,9 +501,9 @@ def test_fused_epilogue_runs_on_the_gemm_product(cin, channels):
     reference."""
     from xdsl.context import Context
 
+    from ge_runtime.engines.reference import evaluate
     from ge_runtime.graph_io import find_graph
     from ge_runtime.jit.compiler import run_graph
-    from ge_runtime.reference import evaluate
     from passes.format_pipeline import FormatPipelinePass
     from passes.fuse_ops import FuseOpsPass
 
@@ -713,7 +713,7 @@ def test_numba_kernels_are_gone_and_asking_for_them_says_so(monkeypatch):
         compile_graph(graph, poison=True, kernels="numba")
     monkeypatch.setenv("GE_XDSL_KERNELS", "numba")
     assert kernel_status().startswith("unavailable: GE_XDSL_KERNELS=numba: numba")
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.engines.scheduler import compile_model
 
     with pytest.raises(UnusableSetup, match="numba kernels were removed"):
         compile_model(graph, {})  # an error of the run: no reference fallback

@@ -645,8 +645,8 @@ def test_sunk_local_arrays_are_aligned_for_vector_stores(k):
     function's red zone and crashed on its vector store, unless the array
     asks for its alignment."""
     from ge_dialect.builder import GraphBuilder
+    from ge_runtime.engines.reference import evaluate
     from ge_runtime.jit.compiler import run_graph
-    from ge_runtime.reference import evaluate
 
     b = GraphBuilder("g")
     x = b.data([2, 6, 6], "float32")

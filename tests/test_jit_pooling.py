@@ -15,11 +15,11 @@ import pytest
 from xdsl.context import Context
 
 from ge_dialect.builder import GraphBuilder
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import find_graph
 from ge_runtime.jit import compiler as jit
 from ge_runtime.jit.compiler import compile_graph, run_graph
 from ge_runtime.jit.emit import numpy_nest as jit_vectorize
-from ge_runtime.reference import evaluate
 from passes.format_pipeline import FormatPipelinePass
 
 

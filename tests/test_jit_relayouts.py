@@ -230,11 +230,11 @@ def test_second_conv_reads_the_first_ones_product(
     its input or output channels leave a ragged C0 block, computed apart,
     or when the relu's result is stored for another consumer too); bit for
     bit what it computes packing, and the reference's numbers."""
+    from ge_runtime.engines.reference import evaluate
     from ge_runtime.graph_io import find_graph
     from ge_runtime.jit import compiler as jit
     from ge_runtime.jit.compiler import run_graph
     from ge_runtime.jit.emit import relayouts as jit_relayouts
-    from ge_runtime.reference import evaluate
 
     module = conv_chain(cin, mid, cout, between)
     x = np.random.default_rng(5).standard_normal((1, cin, 5, 7)).astype(np.float32)

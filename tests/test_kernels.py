@@ -22,16 +22,16 @@ from ge_dialect.builder import GraphBuilder
 from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
-from ge_runtime.executor import Runtime
-from ge_runtime.graph_io import find_graph
-from ge_runtime.kernels import (
+from ge_runtime.engines.executor import Runtime
+from ge_runtime.engines.kernels import (
     KernelCall,
     KernelRegistry,
     builtin_registry,
     kernel_key,
 )
-from ge_runtime.reference import evaluate
-from ge_runtime.tuning import PerfEngine, load_records, op_signature
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.tuning import PerfEngine, load_records, op_signature
+from ge_runtime.graph_io import find_graph
 from passes.format_pipeline import FormatPipelinePass
 from tools import ge_run
 
@@ -277,7 +277,7 @@ def test_engine_keeps_the_default_unless_beaten_by_the_margin(
     test under load would be a coin toss)."""
     import types
 
-    from ge_runtime import tuning
+    from ge_runtime.engines import tuning
 
     clock = [0.0]
     monkeypatch.setattr(
@@ -363,8 +363,10 @@ def test_ge_run_profile_tune_and_kernel_flags(tmp_path: Path, capsys):
     code, out, err = run_ge_run(capsys, *common, "--kernel", "exp=im2col")
     assert code == 1 and err.count("\n") == 1
     assert "'ge.exp' op has no kernel 'im2col' (kernels: jit, host)" in err
-    code, out, err = run_ge_run(capsys, *common, "--profile", "--reference")
+    code, out, err = run_ge_run(capsys, *common, "--kernel-runtime", "--reference")
     assert code == 1 and "--reference does not go with the kernel runtime" in err
+    code, out, err = run_ge_run(capsys, *common, "--profile", "--reference")
+    assert code == 1 and "--profile times what ge-run runs; drop --reference" in err
     code, out, err = run_ge_run(capsys, *common, "--dump-stored")
     assert code == 1 and "--dump-stored needs --dump DIR" in err
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from ge_dialect.builder import GraphBuilder
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph
-from ge_runtime.reference import evaluate
 
 FLOATS = np.array([np.nan, 0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, 7.0], np.float32)
 

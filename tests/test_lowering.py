@@ -23,6 +23,7 @@ from xdsl.ir import SSAValue
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.relayout import to_storage
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import (
     compile_graph,
     compile_module,
@@ -31,7 +32,6 @@ from ge_runtime.jit.compiler import (
     run_graph,
 )
 from ge_runtime.jit.ops import JITError
-from ge_runtime.reference import evaluate
 from passes.lowering.index import Ix, Var
 from passes.lowering.layouts import make_layout
 

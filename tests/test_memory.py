@@ -24,8 +24,8 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_dialect.ops import GraphOp
 from ge_frontend.onnx_weights import light_model, light_model_names
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_runtime.reference import evaluate
 from passes.memory_planning import (
     ALIGNMENT,
     ARENA_ATTRIBUTE,
@@ -339,7 +339,7 @@ def test_light_model_plan_is_valid_and_tight(name: str):
 
 @pytest.mark.parametrize("name", light_params(small={"squeezenet"}))
 def test_light_model_outputs_unchanged_by_the_plan(name: str):
-    from ge_runtime.executor import Runtime
+    from ge_runtime.engines.executor import Runtime
     from ge_runtime.jit.compiler import run_graph
 
     module, weights, x = compile_light(name)
@@ -358,7 +358,7 @@ def test_light_model_outputs_unchanged_by_the_plan(name: str):
 
 
 def test_ge_atc_memory_report_and_manifest(tmp_path: Path, capsys):
-    from ge_runtime.offline_model import load_offline_model
+    from ge_runtime.offline.om import load_offline_model
 
     model = tmp_path / "tiny.onnx"
     onnx.save(tiny_onnx_model(), model)

@@ -27,9 +27,9 @@ from ge_dialect.dtypes import FLOAT8_DTYPES, dtype_name, element_type, numpy_dty
 from ge_dialect.ops import CastOp, ConstOp
 from ge_dialect.parsing import parse_module
 from ge_frontend.onnx_import import import_onnx
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph
 from ge_runtime.npy import npy_bytes, read_npy
-from ge_runtime.reference import evaluate
 
 NARROW = {
     "float8_e4m3fn": TensorProto.FLOAT8E4M3FN,

@@ -12,7 +12,8 @@ import pytest
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
-from ge_runtime.offline_model import (
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.offline.om import (
     DIGEST_SIZE,
     FORMAT_VERSION,
     HEADER,
@@ -22,7 +23,6 @@ from ge_runtime.offline_model import (
     make_offline_model,
     save_offline_model,
 )
-from ge_runtime.reference import evaluate
 
 
 def small_module():

@@ -18,8 +18,8 @@ from onnx_jit import (
 )
 
 from ge_dialect.builder import GraphBuilder
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import compile_graph, run_graph
-from ge_runtime.reference import evaluate
 
 INDICES = np.array([[0, 4, -1, -5, 5, -6], [2, 3, 1, 1, 0, -2], [16, -17, 8, 9, 3, 0]])
 

@@ -177,7 +177,7 @@ def test_a_wrong_output_is_wrong(tmp_path: Path) -> None:
 def test_a_part_on_the_reference_evaluator_is_not_a_pass(
     tmp_path: Path, monkeypatch
 ) -> None:
-    from ge_runtime import scheduler
+    from ge_runtime.engines import scheduler
     from ge_runtime.jit.ops import JITError
 
     def refuse(*args: object, **kwargs: object) -> None:

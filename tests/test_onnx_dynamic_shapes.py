@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ge_frontend.importing import shape_of
 from ge_frontend.onnx_import import import_onnx
-from ge_runtime.scheduler import compile_model
+from ge_runtime.engines.scheduler import compile_model
 
 ort = pytest.importorskip("onnxruntime")
 

@@ -37,8 +37,8 @@ from ge_frontend.onnx_weights import (
     light_model_path,
     randomize_weights,
 )
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import load_weights
-from ge_runtime.reference import evaluate
 from tools import ge_translate
 
 ort = pytest.importorskip("onnxruntime")
@@ -1570,7 +1570,7 @@ def shape_model() -> onnx.ModelProto:
 
 @pytest.mark.parametrize("batch", [1, 3])
 def test_shape_of_dynamic_dims_is_computed_at_run_time(batch: int):
-    from ge_runtime.scheduler import compile_model
+    from ge_runtime.engines.scheduler import compile_model
 
     imported = import_onnx(shape_model())
     ops = [op.name for op in ops_of(imported.module)]

@@ -13,8 +13,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ge_dialect.diagnostics import GEError
 from ge_frontend.onnx_import import import_onnx
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import compile_model
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import compile_model
 
 ort = pytest.importorskip("onnxruntime")
 

@@ -17,8 +17,8 @@ from test_narrow_dtypes import same_bits
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import numpy_dtype
 from ge_frontend.onnx_import import import_onnx
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph
-from ge_runtime.reference import evaluate
 
 ONNX_TYPES = {
     "uint8": TensorProto.UINT8,

@@ -18,7 +18,7 @@ from onnx.reference import ReferenceEvaluator
 
 from ge_dialect.diagnostics import GEError
 from ge_frontend.onnx_import import import_onnx
-from ge_runtime.reference import evaluate
+from ge_runtime.engines.reference import evaluate
 
 ort = pytest.importorskip("onnxruntime")
 

@@ -34,8 +34,8 @@ from ge_dialect.traits import (
     ViewOp,
     ZeroPreserving,
 )
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph
-from ge_runtime.reference import evaluate
 from passes.lowering.emitter import Nest, ProbeValue
 from passes.lowering.table import NOT_LOWERED, has_lowering, lowering_for
 

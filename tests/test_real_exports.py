@@ -21,8 +21,8 @@ pytest.importorskip("onnxruntime")
 
 import model_zoo  # noqa: E402
 
-from ge_runtime.offline_model import load_offline_model  # noqa: E402
-from ge_runtime.scheduler import compile_model
+from ge_runtime.engines.scheduler import compile_model
+from ge_runtime.offline.om import load_offline_model  # noqa: E402
 
 TOLERANCE = 1e-3
 

@@ -1,4 +1,4 @@
-"""The NumPy reference evaluator (`ge_runtime.reference`) and `ge-run --reference`.
+"""The NumPy reference evaluator (`engines.reference`) and `ge-run --reference`.
 
 Op semantics are checked against onnxruntime on one-op graphs; storage-format
 semantics by running graphs whose values are held in NC1HWC0 / FRACTAL_Z /
@@ -35,7 +35,7 @@ from ge_dialect.layout import with_layout
 from ge_dialect.ops import GraphOp
 from ge_dialect.parsing import parse_module
 from ge_dialect.relayout import to_storage
-from ge_runtime.reference import evaluate
+from ge_runtime.engines.reference import evaluate
 from tools import ge_run
 
 FLOATS = [np.float32, np.float16]

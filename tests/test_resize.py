@@ -16,8 +16,8 @@ from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from ge_frontend.onnx_import import import_onnx
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph
-from ge_runtime.reference import evaluate
 
 ort = pytest.importorskip("onnxruntime")
 

@@ -22,7 +22,7 @@ from onnx import TensorProto, helper
 
 from ge_dialect.diagnostics import GEError
 from ge_frontend.onnx_import import import_onnx
-from ge_runtime.scheduler import Executor, compile_model
+from ge_runtime.engines.scheduler import Executor, compile_model
 
 ort = pytest.importorskip("onnxruntime")
 

@@ -41,7 +41,7 @@ from ge_dialect.opinfo import (
 from ge_dialect.ops import GE_OPS, ConstOp, DataOp, TransDataOp, enclosing_target
 from ge_dialect.parsing import parse_module
 from ge_dialect.verification import verify_module
-from ge_runtime.reference import evaluate
+from ge_runtime.engines.reference import evaluate
 from passes import get_all_passes
 
 FILECHECK = Path(__file__).parent / "filecheck"

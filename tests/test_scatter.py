@@ -19,8 +19,8 @@ from onnx_jit import assert_runs_on_the_jit, one_node_model
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph
-from ge_runtime.reference import evaluate
 
 REDUCTIONS = ["none", "add", "mul", "max", "min"]
 COMBINE = {

@@ -1,4 +1,4 @@
-"""Sink vs host scheduling and fallback dispatch (`ge_runtime/scheduler.py`)."""
+"""Sink vs host scheduling and fallback dispatch (`ge_runtime/engines/scheduler.py`)."""
 
 from __future__ import annotations
 
@@ -20,15 +20,15 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.opinfo import find_op_info, load_opinfo_file, register_op_info
 from ge_dialect.ops import GraphOp
 from ge_dialect.verification import verify_module
-from ge_runtime.jit.schedule.kernels import kernel_status
-from ge_runtime.offline_model import load_offline_model
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import (
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import (
     ExecutionPath,
     compile_model,
     has_dynamic_dims,
     split_around_host_ops,
 )
+from ge_runtime.jit.schedule.kernels import kernel_status
+from ge_runtime.offline.om import load_offline_model
 from passes.mark_fallback import MarkFallbackPass
 from passes.partition_engines import PartitionEnginesPass
 from tools import ge_atc, ge_run

@@ -1,5 +1,5 @@
 """Multi-stream execution: `assign-streams`, stream-aware memory plans, the race
-checker (`ge_runtime.streams`) and the concurrent runtime.
+checker (`ge_runtime.engines.streams`) and the concurrent runtime.
 
 The checker's happens-before proof is itself checked against brute force:
 on small random graphs with random (often wrong) stream, event and memory
@@ -32,14 +32,14 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_dialect.ops import GraphOp
 from ge_dialect.traits import ViewOp
-from ge_runtime.executor import Runtime
+from ge_runtime.engines.executor import Runtime
+from ge_runtime.engines.kernels import KernelRegistry, builtin_registry
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import compile_model
+from ge_runtime.engines.streams import StreamRuntime
 from ge_runtime.graph_io import find_graph
-from ge_runtime.kernels import KernelRegistry, builtin_registry
-from ge_runtime.offline_model import load_offline_model
-from ge_runtime.profiling import Profiler
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import compile_model
-from ge_runtime.streams import StreamRuntime
+from ge_runtime.offline.om import load_offline_model
+from ge_runtime.offline.timing import Profiler
 from passes.assign_streams import AssignStreamsPass, assign_graph
 from passes.format_pipeline import FormatPipelinePass
 from passes.memory_planning import (

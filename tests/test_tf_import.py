@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 from ge_dialect.diagnostics import GEError
 from ge_frontend.importing import ImportedModel
 from ge_frontend.tf_import import import_tensorflow, parse_out_nodes
-from ge_runtime.offline_model import load_offline_model
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import compile_model
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import compile_model
+from ge_runtime.offline.om import load_offline_model
 from passes.format_pipeline import runtime_transdata_count
 from tools import ge_atc
 

@@ -19,8 +19,8 @@ from onnx_jit import (
 )
 
 from ge_dialect.builder import GraphBuilder
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import compile_graph, run_graph
-from ge_runtime.reference import evaluate
 
 
 def definition(x, k, axis, largest):

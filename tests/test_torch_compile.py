@@ -24,7 +24,7 @@ import torch_models  # noqa: E402
 
 from ge_dialect.diagnostics import GEError  # noqa: E402
 from ge_dialect.opinfo import FallbackMode, op_info  # noqa: E402
-from ge_runtime.scheduler import ExecutionPath, Executor  # noqa: E402
+from ge_runtime.engines.scheduler import ExecutionPath, Executor  # noqa: E402
 from ge_xdsl.torch_backend import STATS, explain, ge_backend  # noqa: E402
 
 ROOT = Path(__file__).parents[1]

@@ -37,8 +37,8 @@ from ge_dialect.ops import (  # noqa: E402
     SoftmaxOp,
     TransDataOp,
 )
-from ge_runtime.offline_model import load_offline_model  # noqa: E402
-from ge_runtime.scheduler import compile_model  # noqa: E402
+from ge_runtime.engines.scheduler import compile_model  # noqa: E402
+from ge_runtime.offline.om import load_offline_model  # noqa: E402
 
 TOLERANCE = 1e-3
 BATCH = 2

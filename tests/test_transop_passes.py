@@ -49,8 +49,8 @@ from ge_dialect.parsing import parse_module
 from ge_dialect.relayout import to_storage
 from ge_dialect.value_layout import value_layout
 from ge_dialect.verification import verify_module
+from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_runtime.reference import evaluate
 from passes.same_transdata_breadth_fusion import SameTransdataBreadthFusionPass
 from passes.transop_breadth_fusion import TransOpBreadthFusionPass
 from passes.transop_symmetry_elimination import TransOpSymmetryEliminationPass

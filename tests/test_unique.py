@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from onnx_jit import assert_runs_on_the_jit, one_node_model
 
 from ge_dialect.builder import GraphBuilder
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import Executor, compile_model
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import Executor, compile_model
 
 
 def jit_and_reference(x, axis, ordered):

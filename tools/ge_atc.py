@@ -42,7 +42,7 @@ stderr (`--log`: debug, info (default), warning, error or null);
 `--time-passes` adds up each pass's time into a table on stderr;
 `--dump-graph DIR` writes `NN-STAGE.mlir` and a Graphviz picture
 `NN-STAGE.dot` after each (`.svg` too when Graphviz's `dot` is installed).
-The result is an offline model (`ge_runtime/offline_model.py`) holding the
+The result is an offline model (`ge_runtime/offline/om.py`) holding the
 optimised IR, its weights laid out at compile time (ATC's weight
 reordering) and the imported graph (for `ge-run --check`).
 
@@ -65,14 +65,14 @@ from pathlib import Path
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged, write_all_or_none, write_atomically
 from ge_dialect.limits import budget_of
-from ge_runtime.offline_model import (
+from ge_runtime.offline.om import (
     OfflineModel,
     describe_model,
     encode,
     load_offline_model,
     make_offline_model,
 )
-from ge_runtime.profiling import PassTimer
+from ge_runtime.offline.timing import PassTimer
 from ge_xdsl.atc import (
     ATC_OPTIONS,
     INPUT_FORMATS,

@@ -27,7 +27,7 @@ from onnx import helper
 from ge_dialect.diagnostics import GEError
 from ge_dialect.limits import budget_of
 from ge_frontend.onnx_context import node_name
-from ge_runtime.dump import (
+from ge_runtime.engines.dump import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
     INPUT_OP,

@@ -216,7 +216,7 @@ class GEOptMain(xDSLOptMain):
         )
         self.timer = None
         if self.args.time_passes:
-            from ge_runtime.profiling import PassTimer
+            from ge_runtime.offline.timing import PassTimer
 
             self.timer = PassTimer()
         if self.args.print_between_passes or self.timer is not None:
@@ -249,7 +249,7 @@ class GEOptMain(xDSLOptMain):
 
     def _dump(self, stage: str, module: ModuleOp) -> None:
         """`--dump-graph`: the IR and its picture, numbered in the order made."""
-        from ge_runtime.graphviz_dump import dump_stage
+        from ge_runtime.offline.graphviz_dump import dump_stage
 
         dump_stage(self.args.dump_graph, self._dumped, stage, module)
         self._dumped += 1

@@ -8,17 +8,19 @@ with `--random-inputs` every input not given is filled with random data of
 its type. Each output is written as `DIR/NAME.npy`, named by the graph's
 output names (an ONNX model's output names; `output_<i>` where there is
 none; sanitised, bounded and made unique as dump files are:
-`ge_runtime.dump.file_stem`), in origin layout (storage layout with
+`ge_runtime.engines.dump.file_stem`), in origin layout (storage layout with
 `--stored-outputs`), and summarised on one line. Nothing
 is written unless the whole run succeeds; errors are one line and exit 1.
 
-Modes are separate functions in `MODES`: `--reference` runs the NumPy
-reference evaluator (`ge_runtime.reference`); an offline model (`MODEL.om`
-from `ge-atc`) runs through the JIT (`ge_runtime.jit.compiler`), or the reference
-evaluator with `--reference`. With `--check` (offline models) the reference
-evaluator also runs the graph as imported, stored in the `.om`; one line per
-output gives the max abs error against max |reference|, and a relative error
-above `--tolerance` is an error.
+What runs is `ge_xdsl.run`'s (the same calls from Python); this file parses
+the flags and prints. Modes are separate functions in `MODES`: `--reference`
+runs the NumPy reference evaluator (`ge_runtime.engines.reference`); an
+offline model (`MODEL.om` from `ge-atc`) runs through the JIT
+(`ge_runtime.jit`), or the reference evaluator with `--reference`. With
+`--check` (offline models) the reference evaluator also runs the graph as
+imported, stored in the `.om`; one line per output gives the max abs error
+against max |reference|, and a relative error above `--tolerance` is an
+error.
 
     ge-run model.om --random-inputs --check --output-dir out/
 
@@ -48,24 +50,39 @@ the `ge.weights` file).
     ge-opt -p convert-ge-to-loops graph.mlir -o loops.mlir
     ge-run loops.mlir --input 0=x_storage.npy --output-dir out/
 
-Graphs (`.mlir` and `.om`, without `--reference`) run through the scheduler
-(`ge_runtime.scheduler`): a static graph is sunk (compiled whole, split
-around `aclnn_only` fallback ops), a graph with dynamic dims runs op by op
-under host scheduling, so one model takes any batch size. `--trace` prints
-one line per op: node, op, engine and path (sunk, host kernel, fallback);
+Graphs (`.mlir` and `.om`, without `--reference`) run through the
+scheduler (`ge_runtime.engines.scheduler`): a static graph is sunk
+(compiled whole, split around `aclnn_only` fallback ops), a graph with
+dynamic dims runs op by op under host scheduling, so one model takes any
+batch size. `--trace` prints one line per op: node, op, engine and path
+(sunk, host kernel, fallback);
 a graph with several streams (`assign-streams`, `ge-atc --max-streams`)
 runs them concurrently and its lines add the stream and when the op ran.
 
     ge-run model.om --input x=batch7.npy --trace --output-dir out/
 
-The kernel runtime (`ge_runtime.executor`, InfiniTensor's runtime) runs a
-static graph op by op, its intermediates in one arena laid out by the
-memory plan, each op through a kernel of the registry: `--kernel
+`--profile` times what runs: compiling (lowering, code generation, C
+compilation) is reported apart, then per step of the steady-state runs
+(`--benchmark N` of them, else one): each sunk part, fallback op and host
+kernel by op type, with its count, total, share and average; its per-run
+total is what `--benchmark` measures.
+
+    ge-run model.om --random-inputs --profile --benchmark 5
+
+`--output-dir` is needed when the outputs are the point of the run; a run
+that measures or checks (`--benchmark`, `--profile`, `--check`, `--trace`,
+`--tuning-records`, `--dump`) may leave it out. An ONNX or TensorFlow model
+is not a graph `ge-run` takes: the error says to compile it with `ge-atc`
+or import it with `ge-translate` first.
+
+The kernel runtime (`ge_runtime.engines.executor`, InfiniTensor's runtime)
+runs a static graph op by op, its intermediates in one arena laid out by
+the memory plan, each op through a kernel of the registry: `--kernel
 conv2d=im2col` (node name or op type) chooses one, `--tuning-records FILE`
 times each op signature's kernels once and keeps the fastest (`--tune`
-measures again), `--profile` prints per op type the count, total time,
-share and average, `--dump DIR` writes every op's output in origin layout
-(compare dumps with `ge-dump-compare`). Each of these flags selects it.
+measures again), `--dump DIR` writes every op's output in origin layout
+(compare dumps with `ge-dump-compare`). Each of these flags, and
+`--kernel-runtime`, selects it; `--profile` then times it per op type.
 
     ge-run model.om --random-inputs --profile --tuning-records tune.json \
         --dump dump/ --output-dir out/
@@ -74,43 +91,30 @@ share and average, `--dump DIR` writes every op's output in origin layout
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
 
-import ge_xdsl
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
-from ge_dialect.input_files import read_input_bytes
-from ge_dialect.limits import (
-    INT64_MAX,
-    budget_of,
-    check_claimed_memory,
-    over_budget,
-    tensor_bytes,
-)
-from ge_dialect.locations import error_at
+from ge_dialect.limits import INT64_MAX, budget_of
 from ge_dialect.ops import GraphOp
-from ge_dialect.value_layout import value_layout
-from ge_runtime.compare import largest_magnitude, max_abs_error
-from ge_runtime.graph_io import (
-    InputKey,
-    InputSpec,
-    find_graph,
-    input_specs,
-    load_weights,
-    output_names,
+from ge_runtime.graph_io import InputKey
+from ge_xdsl.run import (
+    Coverage,
+    Outputs,
+    RunnableModel,
+    compare_outputs,
+    graph_inputs,
+    mismatch_error,
+    profile,
+    read_array,
+    run_kernel_runtime,
+    run_loop_module,
+    time_runs,
+    wrong_kind_hint,
 )
-from ge_runtime.npy import NpyError, npy_bytes, typed_like
-from ge_runtime.npy import load_npy as load_npy_file
-from ge_runtime.reference import evaluate
 from tools.common import (
     add_memory_budget_flag,
     bounded_int,
@@ -119,28 +123,11 @@ from tools.common import (
     run_tool,
 )
 
-if TYPE_CHECKING:
-    from ge_runtime.scheduler import CompiledModel
-OM_SUFFIX = ".om"
 DEFAULT_TOLERANCE = 1e-3
 MAX_THREADS = 1024
 """The most BLAS threads `--threads` sets."""
 MAX_BENCHMARK_RUNS = 1_000_000
 """The most timed runs `--benchmark` makes (a run stays bounded in time)."""
-
-
-@dataclass
-class Outputs:
-    """What a mode computed: the output arrays and their names (None: unnamed)."""
-
-    arrays: list[np.ndarray]
-    names: list[str | None]
-
-    @classmethod
-    def of_graph(cls, graph: GraphOp, arrays: Sequence[np.ndarray]) -> Outputs:
-        """`arrays` named by `graph`'s output names."""
-        return cls(list(arrays), output_names(graph))
-
 
 Mode = Callable[[argparse.Namespace], Outputs]
 
@@ -177,7 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="seed of --random-inputs (0 to 2^63-1)",
     )
     parser.add_argument(
-        "--output-dir", required=True, metavar="DIR", help="where outputs go"
+        "--output-dir",
+        metavar="DIR",
+        help="where outputs go (needed unless the run measures or checks: "
+        "--benchmark, --profile, --check, --trace, --tuning-records, --dump)",
     )
     parser.add_argument(
         "--stored-outputs",
@@ -226,13 +216,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="T",
         help="threads of the BLAS under NumPy (default: its own choice)",
     )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="time what ge-run runs: compilation apart, then per sunk part, "
+        "fallback op and host kernel (count, total, share, average) over "
+        "--benchmark N steady-state runs, else one; with the kernel runtime, "
+        "per op type of its kernels",
+    )
     runtime = parser.add_argument_group(
         "kernel runtime (op by op, one memory arena; implied by each flag below)"
     )
     runtime.add_argument(
         "--kernel-runtime",
         action="store_true",
-        help="run each op through a kernel of the registry (ge_runtime.kernels)",
+        help="run each op through a kernel of the registry (engines.kernels)",
     )
     runtime.add_argument(
         "--kernel",
@@ -240,11 +238,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NODE_OR_OP=KERNEL",
         help="use KERNEL for a node name or op type, e.g. conv2d=im2col (repeatable)",
-    )
-    runtime.add_argument(
-        "--profile",
-        action="store_true",
-        help="print count, total time, share and average per op type",
     )
     runtime.add_argument(
         "--dump",
@@ -273,33 +266,19 @@ def build_parser() -> argparse.ArgumentParser:
 KERNEL_RUNTIME_FLAGS = (
     "kernel_runtime",
     "kernel",
-    "profile",
     "dump",
     "tuning_records",
     "tune",
 )
 """Flags that select the kernel runtime."""
 
+MEASURING_FLAGS = ("benchmark", "profile", "check", "trace", "tuning_records", "dump")
+"""Flags of a run whose point is what it prints (or dumps), not its outputs."""
+
 
 # ---------------------------------------------------------------------------
 # Shared by every mode
 # ---------------------------------------------------------------------------
-
-
-def load_module(path: str) -> ModuleOp:
-    """Parse and verify an `.mlir` file."""
-    return ge_xdsl.parse(read_mlir(path), name=path)
-
-
-def read_mlir(path: str) -> str:
-    """The text of an `.mlir` file, as a one-line GEError if it is not text."""
-    data = read_input_bytes(path, "graph")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise GEError(
-            f"{path}: error: not MLIR text (nor an offline model, {OM_SUFFIX})"
-        ) from None
 
 
 def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
@@ -312,147 +291,18 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
         key: InputKey = int(name) if name.isdigit() else name
         if key in inputs:
             raise GEError(f"error: input '{name}' is given twice")
-        inputs[key] = load_npy(file)
+        inputs[key] = read_array(file)
     return inputs
 
 
-def load_npy(path: str) -> np.ndarray:
-    """One array from a `.npy` file, as a one-line GEError if unreadable.
-
-    ml_dtypes' types (bfloat16, float8, int4) read back as themselves when
-    the file names them, as raw bytes when `np.save` wrote them (`typed_inputs`
-    gives those their input's dtype).
-    """
-    try:
-        return load_npy_file(path)
-    except NpyError as error:
-        raise GEError(f"{path}: error: cannot read the array: {error}") from None
-
-
-def graph_inputs(
-    args: argparse.Namespace, graph: GraphOp
-) -> dict[InputKey, np.ndarray]:
-    """The inputs `--input` gives (typed for the graph), completed with random
-    data under `--random-inputs`."""
-    specs = input_specs(graph)
-    inputs = typed_inputs(specs, parse_input_flags(args.input))
-    if args.random_inputs:
-        inputs = complete_inputs(specs, inputs, args.seed)
-    return inputs
-
-
-def typed_inputs(
-    specs: Sequence[InputSpec], inputs: Mapping[InputKey, np.ndarray]
-) -> dict[InputKey, np.ndarray]:
-    """Raw-byte arrays (a bfloat16/float8/int4 array `np.save` wrote) as the
-    dtype of the input they feed."""
-    by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
-    by_key.update({s.name: s for s in specs if s.name is not None})
-    return {
-        key: typed_like(array, by_key[key].dtype) if key in by_key else array
-        for key, array in inputs.items()
-    }
-
-
-def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
-    """Random data of an input's static shape and dtype."""
-    if -1 in spec.shape:
-        raise GEError(
-            f"error: input {spec.label} has unknown dims {list(spec.shape)}; "
-            "give it with --input"
-        )
-    nbytes = tensor_bytes(spec.shape, spec.dtype.itemsize)
-    if (reason := over_budget(nbytes, f"random input {spec.label}")) is not None:
-        raise error_at(spec.op, reason)
-    if spec.dtype == np.bool_:
-        return rng.integers(0, 2, spec.shape).astype(np.bool_)
-    if spec.dtype.kind in "iu":
-        return rng.integers(0, 4, spec.shape).astype(spec.dtype)
-    return rng.standard_normal(spec.shape).astype(spec.dtype)
-
-
-def complete_inputs(
-    specs: Sequence[InputSpec],
-    given: Mapping[InputKey, np.ndarray],
-    seed: int,
-) -> dict[InputKey, np.ndarray]:
-    """`given` plus random data for every input it does not name."""
-    covered = set(given)
-    rng = np.random.default_rng(seed)
-    inputs = dict(given)
-    for spec in specs:
-        if spec.index not in covered and spec.name not in covered:
-            inputs[spec.index] = random_input(spec, rng)
-    return inputs
-
-
-def write_outputs(directory: str, outputs: Outputs) -> list[Path]:
-    """Write `NAME.npy` files (`output_<i>.npy` for unnamed outputs): all of
-    them, or none if writing fails."""
-    from ge_runtime.dump import StemAllocator
-
-    blobs = [npy_bytes(array) for array in outputs.arrays]
-    stems = StemAllocator()
-    names = [
-        f"{stems(name or f'output_{index}')}.npy"
-        for index, name in enumerate(outputs.names)
-    ]
-    with staged(directory) as folder:
-        assert folder is not None
-        for name, blob in zip(names, blobs, strict=True):
-            (folder / name).write_bytes(blob)
-    return [Path(directory) / name for name in names]
-
-
-def summary_line(path: Path, array: np.ndarray) -> str:
-    """`probs.npy: shape [1, 10], dtype float32`."""
-    return f"{path.name}: shape {list(array.shape)}, dtype {array.dtype}"
-
-
-# ---------------------------------------------------------------------------
-# Modes
-# ---------------------------------------------------------------------------
-
-
-def run_reference(args: argparse.Namespace) -> Outputs:
-    """`--reference`: the NumPy reference evaluator on an `.mlir` graph."""
-    module = load_module(args.model)
-    graph = find_graph(module, args.graph)
-    inputs = graph_inputs(args, graph)
-    arrays = evaluate(
-        graph,
-        inputs,
-        weights=load_weights(module, args.model),
-        outputs_as_stored=args.stored_outputs,
-    )
-    return Outputs.of_graph(graph, arrays)
-
-
-def run_offline_model(args: argparse.Namespace) -> Outputs:
-    """`MODEL.om`: an offline model through the JIT (or `--reference`)."""
-    model = ge_xdsl.load(args.model).offline
-    module = model.module()
-    graph = find_graph(module, args.graph)
-    inputs = graph_inputs(args, graph)
-    if args.reference:
-        outputs = evaluate(graph, inputs, weights=model.weights, target=model.target)
-    else:
-        cache_key = f"{model.digest}|{graph.sym_name.data}"
-        outputs = run_scheduled(
-            graph, inputs, model.weights, model.target, args, cache_key
-        )
-    if args.check:
-        expected = evaluate(
-            model.source_module(), inputs, weights=model.weights, graph=args.graph
-        )
-        names = [entry.get("name") for entry in model.manifest.get("outputs", [])]
-        check_outputs(outputs, expected, args.tolerance, names)
-    if args.stored_outputs:
-        outputs = [
-            value_layout(value, model.target).store(array)
-            for value, array in zip(graph.output.operands, outputs, strict=True)
-        ]
-    return Outputs.of_graph(graph, outputs)
+def inputs_of(
+    args: argparse.Namespace, model: RunnableModel
+) -> tuple[GraphOp, dict[InputKey, np.ndarray]]:
+    """The graph to run and its inputs, from `--graph`, `--input` and
+    `--random-inputs`."""
+    graph = model.graph(args.graph)
+    given = parse_input_flags(args.input)
+    return graph, graph_inputs(graph, given, random=args.random_inputs, seed=args.seed)
 
 
 def check_outputs(
@@ -461,183 +311,103 @@ def check_outputs(
     tolerance: float,
     names: Sequence[str | None] = (),
 ) -> None:
-    """Print one comparison line per output; GEError if one is off.
-
-    A float output is off when max |ours - reference| > tolerance * max
-    |reference|; any other output must be equal.
-    """
-    failed = []
-    for index, (ours, ref) in enumerate(zip(outputs, expected, strict=True)):
-        label = f"output_{index}"
-        if index < len(names) and names[index]:
-            label += f" ('{names[index]}')"
-        if ours.shape != ref.shape:
-            raise GEError(
-                f"error: {label} has shape {list(ours.shape)}, the reference "
-                f"{list(ref.shape)}"
-            )
-        error, scale = max_abs_error(ours, ref), largest_magnitude(ref)
-        if ours.dtype.kind in "iub":
-            ok, bound = error == 0, "exact"
-        else:
-            ok, bound = error <= tolerance * scale, f"limit {tolerance * scale:.3e}"
-        print(
-            f"check {label}: max abs error {error:.3e} ({bound}), max |reference| "
-            f"{scale:.3e}: {'ok' if ok else 'MISMATCH'}"
-        )
-        if not ok:
-            failed.append(f"output_{index}")
-    if failed:
-        verb = "differs" if len(failed) == 1 else "differ"
-        raise GEError(
-            f"error: {', '.join(failed)} {verb} from the reference by more than "
-            f"{tolerance:g} x max |reference|"
-        )
+    """Print one comparison line per output; GEError if one is off."""
+    comparisons = compare_outputs(outputs, expected, tolerance, names)
+    for comparison in comparisons:
+        print(comparison.line())
+    if (error := mismatch_error(comparisons, tolerance)) is not None:
+        raise error
 
 
-def run_scheduled(
-    graph: GraphOp,
-    inputs: Mapping[InputKey, np.ndarray],
-    weights: Mapping[str, np.ndarray],
-    target: str | None,
-    args: argparse.Namespace,
-    cache_key: str | None = None,
-) -> list[np.ndarray]:
-    """Run a graph through the scheduler; with `--trace`, print what ran each
-    op; with `--check`, what ran on the JIT; with `--benchmark`, time it.
-    `cache_key` keeps the generated code on disk for the next run."""
-    from ge_runtime.scheduler import compile_model, freeze_for_serving
-
-    model = compile_model(graph, weights, target=target, cache_key=cache_key)
-    freeze_for_serving()
-    outputs = model.run(inputs)
-    if args.trace:
-        print(f"schedule: {model.describe()}")
-        for line in model.part_lines():
-            print(f"schedule: {line}")
-        for entry in model.trace:
-            print(f"trace: {entry.line()}")
-    if args.check:
-        check_coverage(model, args.allow_reference)
-    if args.benchmark:
-        args.benchmark_line = benchmark(lambda: model.run(inputs), args.benchmark)
-    return outputs
+def print_profile(lines: Sequence[str]) -> None:
+    """The profile, each line prefixed `profile: `."""
+    for line in lines:
+        print(f"profile: {line}")
 
 
-def check_coverage(model: CompiledModel, allow_reference: bool) -> None:
-    """Print what `--check` compares; GEError if part of the graph ran in
-    the reference evaluator (it would be compared with itself)."""
-    from ge_runtime.scheduler import Executor
-
-    counts = {executor: 0 for executor in Executor}
-    skipped: dict[str, int] = {}
-    for entry in model.trace:
-        counts[entry.executor] += 1
-        if entry.executor == Executor.REFERENCE:
-            skipped[entry.detail] = skipped.get(entry.detail, 0) + 1
-    line = f"check: JIT vs reference on {counts[Executor.JIT]} ops"
-    if counts[Executor.NUMPY_KERNEL]:
-        line += (
-            f", {counts[Executor.NUMPY_KERNEL]} host fallback ops through the "
-            "NumPy kernel library"
-        )
-    if skipped:
-        line += f", {counts[Executor.REFERENCE]} ops NOT on the JIT"
-    print(line)
-    if skipped and not allow_reference:
-        reasons = "; ".join(f"{n} ops: {why}" for why, n in skipped.items())
-        raise GEError(
-            f"error: --check: {counts[Executor.REFERENCE]} ops did not run on the "
-            f"JIT ({reasons}), so the reference would be compared with itself "
-            "(--allow-reference compares anyway)"
-        )
+# ---------------------------------------------------------------------------
+# Modes
+# ---------------------------------------------------------------------------
 
 
-def benchmark(run: Callable[[], object], count: int) -> str:
-    """Time `count` calls of `run` (after the run already made: the warm-up);
-    the per-inference median, min and max."""
-    times = []
-    for _ in range(count):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    median = statistics.median(times)
-    return (
-        f"benchmark: {count} runs, median {median * 1e3:.2f} ms "
-        f"(min {min(times) * 1e3:.2f} ms, max {max(times) * 1e3:.2f} ms)"
-    )
-
-
-def run_jit(args: argparse.Namespace) -> Outputs:
-    """`.mlir` without `--reference`: a graph (lowered on the fly) or a loop module."""
-    module = load_module(args.model)
-    weights = load_weights(module, args.model)
-    if not any(isinstance(op, GraphOp) for op in module.ops):
-        for flag in ("check", "trace"):
-            if getattr(args, flag):
-                raise GEError(
-                    f"error: --{flag} needs a ge graph (this module is already lowered)"
-                )
-        return run_loop_module(module, args, weights)
-    graph = find_graph(module, args.graph)
-    inputs = graph_inputs(args, graph)
-    outputs = run_scheduled(graph, inputs, weights, None, args)
-    if args.check:
-        check_outputs(outputs, evaluate(graph, inputs, weights=weights), args.tolerance)
-    if args.stored_outputs:
-        outputs = [
-            value_layout(value).store(array)
-            for value, array in zip(graph.output.operands, outputs, strict=True)
-        ]
+def run_reference(args: argparse.Namespace) -> Outputs:
+    """`--reference`: the NumPy reference evaluator on a graph."""
+    model = RunnableModel.load(args.model)
+    graph, inputs = inputs_of(args, model)
+    outputs = model.reference(graph, inputs, stored=args.stored_outputs)
     return Outputs.of_graph(graph, outputs)
 
 
-def run_loop_module(
-    module: ModuleOp, args: argparse.Namespace, weights: Mapping[str, np.ndarray]
-) -> Outputs:
-    """A lowered function on storage-layout arrays (inputs, then weights by key)."""
-    from ge_runtime.jit.compiler import JITError, compile_module
-    from ge_runtime.jit.ops import jit_failure
+def run_graph(args: argparse.Namespace) -> Outputs:
+    """A graph (`.om`, or `.mlir` lowered on the fly) through the scheduler;
+    a module of loops as it is."""
+    model = RunnableModel.load(args.model)
+    if model.lowered:
+        return run_loops(args, model)
+    graph, inputs = inputs_of(args, model)
+    outputs = run_scheduled(args, model, graph, inputs)
+    if args.check:
+        expected = model.expected(inputs, args.graph)
+        check_outputs(outputs, expected, args.tolerance, model.output_labels)
+    if args.stored_outputs:
+        outputs = model.stored(graph, outputs)
+    return Outputs.of_graph(graph, outputs)
 
-    check_claimed_memory(module)
-    try:
-        compiled = compile_module(module, args.graph)
-        given = parse_input_flags(args.input)
-        rng = np.random.default_rng(args.seed)
-        arguments = []
-        for position, (attrs, memref) in enumerate(
-            zip(compiled.arg_attrs, compiled.arg_types, strict=True)
-        ):
-            keys = [attrs.get("ge.input", position), attrs.get("ge.name")]
-            if (key := attrs.get("ge.weight")) is not None:
-                if key not in weights:
-                    raise GEError(f"error: weight '{key}' is not in the weights")
-                arguments.append(weights[key])
-            elif found := [given[k] for k in keys if k in given]:
-                arguments.append(typed_like(found[0], compiled.arg_dtype(position)))
-            elif args.random_inputs:
-                shape = tuple(memref.get_shape())
-                dtype = compiled.arg_dtype(position)
-                arguments.append(rng.standard_normal(shape).astype(dtype))
-            else:
-                raise GEError(
-                    f"error: argument #{position} of @{compiled.name} is missing"
-                )
-        weights_at = {
-            position: array
-            for position, (attrs, array) in enumerate(
-                zip(compiled.arg_attrs, arguments, strict=True)
+
+def run_scheduled(
+    args: argparse.Namespace,
+    model: RunnableModel,
+    graph: GraphOp,
+    inputs: Mapping[InputKey, np.ndarray],
+) -> list[np.ndarray]:
+    """Compile and run `graph`; with `--profile`, `--trace`, `--check` and
+    `--benchmark`, say what ran and how long it took."""
+    from ge_runtime.engines.scheduler import freeze_for_serving
+
+    if args.profile:
+        runs = max(1, args.benchmark)
+        compiled, outputs, found = profile(lambda: model.compile(graph), inputs, runs)
+        print_profile(found.lines())
+    else:
+        compiled = model.compile(graph)
+        freeze_for_serving()
+        outputs = compiled.run(inputs)
+    if args.trace:
+        print(f"schedule: {compiled.describe()}")
+        for line in compiled.part_lines():
+            print(f"schedule: {line}")
+        for entry in compiled.trace:
+            print(f"trace: {entry.line()}")
+    if args.check:
+        coverage = Coverage.of(compiled)
+        print(coverage.line())
+        if (error := coverage.error()) is not None and not args.allow_reference:
+            raise error
+    if args.benchmark:
+        args.benchmark_line = time_runs(
+            lambda: compiled.run(inputs), args.benchmark
+        ).line()
+    return outputs
+
+
+def run_loops(args: argparse.Namespace, model: RunnableModel) -> Outputs:
+    """A module already lowered to loops, on storage-layout arrays."""
+    for flag in ("check", "trace", "profile"):
+        if getattr(args, flag):
+            raise GEError(
+                f"error: --{flag} needs a ge graph (this module is already lowered)"
             )
-            if "ge.weight" in attrs
-        }
-        bound = compiled.bind(weights_at)  # weights packed once, as for a graph
-        free = [a for i, a in enumerate(arguments) if i not in weights_at]
-        results = list(bound(*free))
-        if args.benchmark:
-            args.benchmark_line = benchmark(lambda: bound(*free), args.benchmark)
-        return Outputs(results, [None] * len(results))
-    except JITError as error:
-        raise jit_failure(error) from None
+    run = run_loop_module(
+        model.module,
+        model.weights,
+        parse_input_flags(args.input),
+        function=args.graph,
+        random=args.random_inputs,
+        seed=args.seed,
+    )
+    if args.benchmark:
+        args.benchmark_line = time_runs(run.run, args.benchmark).line()
+    return run.outputs
 
 
 def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
@@ -654,122 +424,101 @@ def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
     return selection
 
 
-def run_kernel_runtime(args: argparse.Namespace) -> Outputs:
-    """The kernel runtime (`ge_runtime.executor`): op by op, profile, dump, tune."""
-    from ge_runtime.dump import DumpWriter
-    from ge_runtime.executor import Runtime
-    from ge_runtime.profiling import Profiler
-    from ge_runtime.tuning import PerfEngine
-
-    if args.model.endswith(OM_SUFFIX):
-        model = ge_xdsl.load(args.model).offline
-        module, weights, target = model.module(), model.weights, model.target
-        source = model.source_module
-    else:
-        module = load_module(args.model)
-        weights, target = load_weights(module, args.model), None
-        source = lambda: module  # noqa: E731
-    graph = find_graph(module, args.graph)
-    inputs = graph_inputs(args, graph)
-    tuning = args.tune or args.tuning_records is not None
-    runtime = Runtime(
+def run_kernels(args: argparse.Namespace) -> Outputs:
+    """The kernel runtime: op by op, profile, dump, tune."""
+    model = RunnableModel.load(args.model)
+    graph, inputs = inputs_of(args, model)
+    run = run_kernel_runtime(
         graph,
-        weights,
-        target=target,
+        model.weights,
+        inputs,
+        target=model.target,
         selection=parse_kernel_flags(args.kernel),
-        engine=PerfEngine(args.tuning_records, retune=args.tune) if tuning else None,
-        profiler=Profiler() if args.profile else None,
-        dumper=DumpWriter(args.dump_folder, stored=args.dump_stored)
-        if args.dump
-        else None,
+        tuning_records=args.tuning_records,
+        retune=args.tune,
+        profile_runs=max(1, args.benchmark) if args.profile else 0,
+        dump_folder=args.dump_folder,
+        dump_stored=args.dump_stored,
     )
-    profiler, runtime.profiler = runtime.profiler, None
-    dumper = runtime.dumper
-    try:
-        start = time.perf_counter()
-        outputs = runtime.run(inputs)  # compiles every kernel
-        warm_up = time.perf_counter() - start
-        runtime.dumper = None
-        if profiler is not None:  # steady state: every kernel compiled already
-            runtime.profiler = profiler
-            for _ in range(max(1, args.benchmark)):
-                runtime.run(inputs)
-    finally:
-        if dumper is not None:
-            dumper.close()
-    if runtime.profiler is not None:
-        print(
-            f"profile: first run (kernel compilation included) {warm_up * 1e3:.1f} ms"
-            f"; steady state over {max(1, args.benchmark)} runs:"
+    if run.profiler is not None:
+        print_profile(
+            [
+                f"kernel runtime, first run (kernel compilation included) "
+                f"{run.first_run_seconds * 1e3:.1f} ms; steady state over "
+                f"{run.profiled_runs} runs:",
+                *run.profiler.lines(),
+            ]
         )
-        for line in runtime.profiler.lines():
-            print(f"profile: {line}")
     if args.benchmark:
-        args.benchmark_line = benchmark(lambda: runtime.run(inputs), args.benchmark)
-    if runtime.engine is not None:
-        engine = runtime.engine
+        args.benchmark_line = time_runs(
+            lambda: run.runtime.run(inputs), args.benchmark
+        ).line()
+    if (engine := run.runtime.engine) is not None:
         print(
             f"tuning: {len(engine.timed)} op signatures timed, "
             f"{len(engine.reused)} ops reused a record"
         )
+    outputs = run.outputs
     if args.check:
-        expected = evaluate(source(), inputs, weights=weights, graph=args.graph)
+        expected = model.expected(inputs, args.graph)
         check_outputs(outputs, expected, args.tolerance)
     if args.stored_outputs:
-        outputs = [
-            value_layout(value, target).store(array)
-            for value, array in zip(graph.output.operands, outputs, strict=True)
-        ]
+        outputs = model.stored(graph, outputs)
     return Outputs.of_graph(graph, outputs)
 
 
 MODES: dict[str, Mode] = {
     "reference": run_reference,
-    "om": run_offline_model,
-    "jit": run_jit,
-    "kernels": run_kernel_runtime,
+    "graph": run_graph,
+    "kernels": run_kernels,
 }
 """Execution modes by name; `select_mode` picks one from the command line."""
 
 
 def select_mode(args: argparse.Namespace) -> Mode:
     """The mode the command line asks for."""
-    if args.benchmark and args.reference:
-        raise GEError("error: --benchmark times what ge-run runs; drop --reference")
+    for flag in ("benchmark", "profile"):
+        if getattr(args, flag) and args.reference:
+            raise GEError(f"error: --{flag} times what ge-run runs; drop --reference")
     if args.trace and args.reference:
         raise GEError("error: --trace shows the scheduled run; drop --reference")
     if args.dump_stored and not args.dump:
         raise GEError("error: --dump-stored needs --dump DIR")
+    if args.output_dir is None and not any(getattr(args, f) for f in MEASURING_FLAGS):
+        raise GEError(
+            "error: --output-dir DIR is needed to write the outputs (a run that "
+            "only measures or checks: --benchmark, --profile, --check, --trace)"
+        )
     if any(getattr(args, flag) for flag in KERNEL_RUNTIME_FLAGS):
         if args.reference or args.trace:
             flag = "--reference" if args.reference else "--trace"
             raise GEError(f"error: {flag} does not go with the kernel runtime flags")
         return MODES["kernels"]
-    if args.model.endswith(OM_SUFFIX):
-        return MODES["om"]
     if args.reference:
         if args.check:
             raise GEError(
                 "error: --check compares the JIT with the reference; drop --reference"
             )
         return MODES["reference"]
-    return MODES["jit"]
+    return MODES["graph"]
 
 
 def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
+    if (hint := wrong_kind_hint(args.model)) is not None:
+        raise GEError(hint)
     if args.threads is not None:
-        from ge_runtime.threads import set_blas_threads
+        from ge_runtime.engines.threads import set_blas_threads
 
         set_blas_threads(args.threads)
     args.benchmark_line = None
     with budget_of(args.memory_budget), staged(args.dump) as dump_folder:
         args.dump_folder = dump_folder  # the dump goes there until the run is done
         outputs = select_mode(args)(args)
-        written = write_outputs(args.output_dir, outputs)
-    for path, array in zip(written, outputs.arrays, strict=True):
-        print(summary_line(path, array))
+        written = [] if args.output_dir is None else outputs.write(args.output_dir)
+    for path, array in zip(written, outputs.arrays[: len(written)], strict=True):
+        print(f"{path.name}: shape {list(array.shape)}, dtype {array.dtype}")
     if args.benchmark_line is not None:
         from ge_runtime.jit.schedule.kernels import kernel_status
 

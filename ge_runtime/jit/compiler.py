@@ -55,8 +55,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, Region, SSAValue
 
-from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.constants import dense_to_numpy, derive_storage_weights
+from ge_dialect.constants import dense_to_numpy
 from ge_dialect.locations import error_at, location_text
 from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.parsing import parse_module
@@ -70,6 +69,7 @@ from ge_runtime.graph_io import (
     bind_inputs,
     find_graph,
     input_specs,
+    storage_weights,
 )
 from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.cache import entries as cache
@@ -793,15 +793,6 @@ def compile_graph(
     return _GRAPHS[key]
 
 
-def external_keys(graph: GraphOp) -> list[str]:
-    """The keys of the graph's `#ge.external` constants."""
-    return [
-        op.value.key.data
-        for op in graph_constants(graph)
-        if isinstance(op.value, ExternalDataAttr)
-    ]
-
-
 def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:
     """The lowered function's weight arguments, in order (after the inputs)."""
     arguments = []
@@ -861,9 +852,7 @@ class GraphRunner:
         (storage layout, by key)."""
         if compiled is None:
             compiled = compile_graph(graph, target, poison=poison)
-        weights = weights or {}
-        if any(key not in weights for key in external_keys(graph)):
-            weights = derive_storage_weights(ModuleOp([graph.clone()]), weights, target)
+        weights = storage_weights(graph, weights, target)
         data = list(graph.inputs())
         constants = weight_arguments(graph, weights)
         try:  # what depends on constants alone runs now (an index may be off)

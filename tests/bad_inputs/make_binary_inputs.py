@@ -33,7 +33,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from ge_runtime.npy import npz_bytes
-from ge_runtime.offline_model import (
+from ge_runtime.offline.om import (
     HEADER,
     MAGIC,
     MANIFEST,

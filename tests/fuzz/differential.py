@@ -43,14 +43,14 @@ from ge_dialect.dtypes import dtype_name, numpy_dtype
 from ge_dialect.ops import enclosing_target
 from ge_dialect.parsing import parse_module
 from ge_dialect.verification import verify_module
-from ge_runtime.graph_io import find_graph, input_specs
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import compile_model
+from ge_runtime.graph_io import find_graph
 from ge_runtime.jit.compiler import lowered_module, run_graph
-from ge_runtime.reference import evaluate
-from ge_runtime.scheduler import compile_model
 from ge_xdsl.atc import CompileOptions, compile_module
+from ge_xdsl.run import graph_inputs
 from passes import get_all_passes
 from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass
-from tools.ge_run import complete_inputs
 
 TOLERANCE = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-4}
 """Relative tolerance per output dtype (others must be equal)."""
@@ -145,7 +145,7 @@ def check_module(
 ) -> list[np.ndarray]:
     """Run every stage on a copy of `module`; its outputs, or raise Mismatch."""
     graph = find_graph(module)
-    inputs = complete_inputs(input_specs(graph), {}, seed)
+    inputs = graph_inputs(graph, {}, random=True, seed=seed)
     want = evaluate(module, inputs)
     compiled = module.clone()
     with stage("pipeline"):

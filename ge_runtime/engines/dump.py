@@ -52,7 +52,7 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path, read_json_file
 from ge_dialect.schema import Integer, ListOf, Object, String, check_document
 from ge_dialect.value_layout import ValueLayout
-from ge_runtime.compare import largest_magnitude, max_abs_error
+from ge_runtime.engines.compare import largest_magnitude, max_abs_error
 from ge_runtime.npy import load_npy, save_npy
 
 MANIFEST = "manifest.json"
@@ -344,6 +344,6 @@ def compare_dumps(
 def _difference(
     ours: np.ndarray, reference: np.ndarray, rtol: float, atol: float
 ) -> tuple[float, float]:
-    """(max abs error, limit), special values as `ge_runtime.compare` says."""
+    """(max abs error, limit), special values as `ge_runtime.engines.compare` says."""
     limit = atol + rtol * largest_magnitude(reference)
     return max_abs_error(ours, reference), limit

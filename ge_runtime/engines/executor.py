@@ -5,11 +5,11 @@ intermediate value is a view into one arena at the offset of the graph's
 memory plan (`plan-memory`'s attributes, or planned now if the graph has
 none); graph inputs (laid out in their storage formats) and weights are
 pinned outside it. Each op runs one kernel of the registry
-(`ge_runtime.kernels`) on storage-layout arrays, chosen per op:
+(`ge_runtime.engines.kernels`) on storage-layout arrays, chosen per op:
 
 1. the user's selection, by node name or op type (`{"conv1": "jit",
    "ge.conv2d": "im2col"}`);
-2. else the performance engine (`ge_runtime.tuning.PerfEngine`), if given;
+2. else the performance engine (`ge_runtime.engines.tuning.PerfEngine`), if given;
 3. else the default (first) candidate.
 
 An identity that views its operand runs no kernel. With a `Profiler` each
@@ -45,11 +45,11 @@ from ge_dialect.naming import node_labels
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, VariableOp
 from ge_dialect.traits import ViewOp
 from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime.dump import INPUT_OP, DumpWriter
+from ge_runtime.engines.dump import INPUT_OP, DumpWriter
+from ge_runtime.engines.kernels import KERNELS, KernelCall, KernelInfo, KernelRegistry
+from ge_runtime.engines.tuning import PerfEngine
 from ge_runtime.graph_io import InputKey, Weights, bind_inputs
-from ge_runtime.kernels import KERNELS, KernelCall, KernelInfo, KernelRegistry
-from ge_runtime.profiling import Profiler
-from ge_runtime.tuning import PerfEngine
+from ge_runtime.offline.timing import Profiler
 from passes.memory_planning import (
     check_graph_plan,
     read_plan,
@@ -244,7 +244,7 @@ class Runtime:
     def _execute_steps(
         self, values: dict[SSAValue, np.ndarray], arena: np.ndarray
     ) -> None:
-        """Run every step, in block order (`ge_runtime.streams` runs streams)."""
+        """Run every step, in block order (`engines.streams` runs streams)."""
         for step in self.steps:
             self._execute(step, values, arena)
 

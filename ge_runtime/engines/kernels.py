@@ -1,8 +1,8 @@
 """The kernel registry: kernels by (op, dtype, storage format), several per key.
 
 As InfiniTensor's `KernelRegistry`, each op has one or more kernels; the
-runtime (`ge_runtime.executor`) picks one per op: the user's choice, else
-the performance engine's record (`ge_runtime.tuning`), else the first
+runtime (`ge_runtime.engines.executor`) picks one per op: the user's choice, else
+the performance engine's record (`ge_runtime.engines.tuning`), else the first
 candidate. A kernel computes one op on **storage-layout** arrays and writes
 each result into the array it is given (a view into the memory arena):
 
@@ -43,7 +43,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
-from ge_dialect.adapters import numpy_kernel, run_numpy_kernel
+from ge_dialect.adapters import numpy_kernel
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
@@ -52,9 +52,11 @@ from ge_dialect.locations import error_at
 from ge_dialect.ops import Conv2DOp, attribute_value
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.value_layout import ValueLayout
+from ge_runtime.engines.reference import ReferenceEvaluator
+from ge_runtime.engines.single_op import single_op_graph
+from ge_runtime.engines.walker import runs_subgraphs
 from ge_runtime.jit.compiler import CompiledFunction, compile_graph
 from ge_runtime.jit.ops import JITError, LocatedJITError, jit_failure
-from ge_runtime.reference import ReferenceEvaluator
 from passes.lowering.table import lowering_for
 from passes.memory_planning import OFFSET_ATTRIBUTE
 
@@ -181,24 +183,18 @@ class KernelRegistry:
 def host(call: KernelCall) -> None:
     """The NumPy reference kernel: operands to origin, compute, store results.
 
-    Ops the reference evaluator runs itself (`ReferenceEvaluator.HANDLERS`:
-    TransData, fused groups, ...) run through it; the others through their
-    host kernel.
+    Control flow and fused groups (`runs_subgraphs`) walk their subgraphs in
+    the reference evaluator; the others run their host kernel.
     """
     origins = [call.origin(i) for i in range(len(call.inputs))]
-    evaluator = ReferenceEvaluator(target=call.target)
-    handler = evaluator.HANDLERS.get(type(call.op))
-    if handler is None:
-        results = run_numpy_kernel(call.op, origins)
-    else:
-        results = getattr(evaluator, handler)(call.op, origins)
+    results = ReferenceEvaluator(target=call.target).evaluate_origins(call.op, origins)
     for index, result in enumerate(results):
         call.store(index, result)
 
 
 def has_host_kernel(op: Operation) -> bool:
     """Whether the reference evaluator can run `op` on its own."""
-    if type(op) in ReferenceEvaluator.HANDLERS:
+    if runs_subgraphs(op):
         return True
     try:
         numpy_kernel(op)
@@ -222,8 +218,6 @@ def jit_function(op: Operation, target: str | None) -> CompiledFunction:
     The graph text (without node name and memory plan) keys the JIT's own
     cache, so ops of one signature share one compiled function.
     """
-    from ge_runtime.scheduler import single_op_graph
-
     graph = single_op_graph(
         op, [v.type for v in op.operands], [v.type for v in op.results]
     )

@@ -74,11 +74,14 @@ def _row(name: str, count: int, seconds: float, share: float, average: float) ->
 
 @dataclass
 class Profiler(TimeTable):
-    """Per op type: count, total time, share, average (`ge-run --profile`)."""
+    """Per op type (or step, `subject`): count, total time, share, average
+    (`ge-run --profile`)."""
+
+    subject: str = "op type"
 
     def lines(self) -> list[str]:
         """The profile table."""
-        return self.table("op type")
+        return self.table(self.subject)
 
 
 @dataclass

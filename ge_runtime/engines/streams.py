@@ -1,6 +1,6 @@
 """Multi-stream execution of a stream plan (`passes.stream_planning`).
 
-`StreamRuntime` is the kernel runtime (`ge_runtime.executor`) with one
+`StreamRuntime` is the kernel runtime (`ge_runtime.engines.executor`) with one
 thread per stream: NumPy releases the GIL inside BLAS and ufunc loops, so
 kernels of different streams overlap. `threading.Event`s are the events.
 It checks the plan first and records when each op ran on which stream.
@@ -23,7 +23,7 @@ import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.diagnostics import GEError
-from ge_runtime.executor import Runtime, Step
+from ge_runtime.engines.executor import Runtime, Step
 from passes.stream_planning import check_stream_plan, read_streams
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ GE has two ways to run a model, and so does `compile_model`:
   compiles the op for exactly those shapes (cached per op and shape, so
   the results it allocates have the inferred shapes) or, for an op without
   a loop lowering, its NumPy kernel runs. Fallback-marked ops, both modes,
-  run through their host single-op function (`ge_runtime.fallback`). The
+  run through their host single-op function (`ge_runtime.engines.fallback`). The
   same compiled model serves any batch size. A graph with an op whose
   parameters are run-time tensors (`ge.dynamic_attrs`: reduce axes, slice
   bounds, pads, ...) is host-scheduled too: before the op runs, its
@@ -32,7 +32,7 @@ model cannot plan it; GE dispatches it from the host instead.
 
 A sunk part with several streams (`assign-streams`; the part is assigned
 again, as the source graph was, and planned) runs its streams concurrently
-through `ge_runtime.streams.StreamRuntime`, one thread per stream.
+through `ge_runtime.engines.streams.StreamRuntime`, one thread per stream.
 
 Each run records a trace: per op, its node name, engine (from its
 `ge.partitioned_call`, else the op-information library) and path (`sunk`,
@@ -51,14 +51,14 @@ from __future__ import annotations
 
 import enum
 import gc
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
-from xdsl.ir import Block, Operation, Region
-from xdsl.utils.exceptions import VerifyException
+from xdsl.ir import Block, Operation
 
 from ge_dialect.adapters import (
     call_kernel,
@@ -66,11 +66,9 @@ from ge_dialect.adapters import (
     operand_format_keywords,
     run_numpy_kernel,
 )
-from ge_dialect.builder import op_attributes
-from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import element_type, numpy_dtype
-from ge_dialect.layout import check_tensor_type, shape_of
+from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.layout import shape_of
 from ge_dialect.limits import (
     LimitError,
     check_claimed_memory,
@@ -82,17 +80,25 @@ from ge_dialect.naming import node_labels
 from ge_dialect.ops import (
     DataOp,
     GraphOp,
-    NetOutputOp,
     PartitionedCallOp,
 )
+from ge_dialect.ops.base import enclosing_target
 from ge_dialect.shape_inference import (
     ShapeError,
     has_shape_function,
     infer_shapes,
     shape_function_attributes,
 )
-from ge_dialect.verification import verify_module
-from ge_runtime.fallback import execute_fallback, runs_on_host, single_op_api
+from ge_runtime.engines.fallback import execute_fallback, runs_on_host, single_op_api
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.single_op import KernelCache, Shape, Specialised
+from ge_runtime.engines.streams import OpTiming, StreamRuntime
+from ge_runtime.engines.walker import (
+    GraphWalker,
+    Held,
+    operand_origins,
+    runs_subgraphs,
+)
 from ge_runtime.graph_io import (
     InputKey,
     InputSpec,
@@ -100,15 +106,11 @@ from ge_runtime.graph_io import (
     bind_inputs,
     find_graph,
     input_specs,
+    storage_weights,
 )
-from ge_runtime.jit.compiler import (
-    CompiledFunction,
-    GraphRunner,
-    compile_graph,
-    external_keys,
-)
+from ge_runtime.jit.compiler import CompiledFunction, GraphRunner, compile_graph
 from ge_runtime.jit.ops import JITError, UnusableSetup
-from ge_runtime.reference import Held, ReferenceEvaluator, evaluate
+from ge_runtime.offline.timing import Profiler
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
     STRUCTURAL_OPS,
@@ -117,11 +119,6 @@ from passes.partition_engines import (
     placed_engine,
 )
 from passes.plan_memory import plan_sunk_graph
-
-if TYPE_CHECKING:
-    from ge_runtime.streams import OpTiming, StreamRuntime
-
-Shape = tuple[int, ...]
 
 
 class ExecutionPath(enum.StrEnum):
@@ -132,7 +129,7 @@ class ExecutionPath(enum.StrEnum):
     HOST_KERNEL = "host kernel"
     """Dispatched on its own under host scheduling."""
     FALLBACK = "fallback"
-    """Through its host single-op function (`ge_runtime.fallback`)."""
+    """Through its host single-op function (`ge_runtime.engines.fallback`)."""
 
 
 class Executor(enum.StrEnum):
@@ -269,8 +266,7 @@ class SunkPart:
     runner: GraphRunner | None = None
     """The compiled part bound to its weights, once run."""
     streams: StreamRuntime | None = None
-    """The part's concurrent runtime, once run, if it has several streams
-    (`ge_runtime.streams` imports this module, so it is imported lazily)."""
+    """The part's concurrent runtime, once run, if it has several streams."""
 
     @property
     def stream_count(self) -> int:
@@ -337,145 +333,6 @@ def sink_graph(
 
 
 # ---------------------------------------------------------------------------
-# Host scheduling: per-op kernels for concrete shapes
-# ---------------------------------------------------------------------------
-
-
-def with_shape(tensor: TensorType, shape: Sequence[int], dtype: str | None = None):
-    """`tensor` with a concrete shape (and dtype), keeping its `#ge.layout`."""
-    element = tensor.element_type if dtype is None else element_type(dtype)
-    return TensorType(element, list(shape), tensor.encoding)
-
-
-@dataclass(frozen=True)
-class Specialised:
-    """The static op a `ge.dynamic_attrs` op is for its run-time parameter
-    values: its class and attributes (Python values)."""
-
-    op_class: type[Operation]
-    attributes: Mapping[str, Any]
-
-    @property
-    def key(self) -> str:
-        """What tells kernels of different parameter values apart."""
-        return f"{self.op_class.name} {sorted(self.attributes.items())!r}"
-
-    def describe(self) -> str:
-        """`ge.reduce_sum axes=[1] keep_dims=False` (for traces)."""
-        shown = " ".join(f"{k}={v}" for k, v in sorted(self.attributes.items()))
-        return f"{self.op_class.name} {shown}".rstrip()
-
-
-def single_op_graph(
-    op: Operation,
-    operand_types: Sequence[TensorType],
-    result_types: Sequence[TensorType],
-    specialised: Specialised | None = None,
-) -> GraphOp:
-    """A graph running only `op` (or the static op it is `specialised` to),
-    on operands of the given (concrete) types."""
-    op_class, attributes, properties = type(op), dict(op.attributes), op.properties
-    if specialised is not None:
-        op_class = specialised.op_class
-        attributes, properties = op_attributes(op_class, specialised.attributes), {}
-    block = Block()
-    operands = []
-    for index, tensor in enumerate(operand_types):
-        data = DataOp.create(
-            result_types=[tensor], attributes={"index": IntegerAttr(index, i64)}
-        )
-        block.add_op(data)
-        operands.append(data.output)
-    kernel_op = op_class.create(
-        operands=operands,
-        result_types=list(result_types),
-        attributes=attributes,
-        properties=dict(properties),
-        regions=[region.clone() for region in op.regions],  # a ge.fused body
-    )
-    kernel_op.location = op.location  # its run-time checks report the op
-    block.add_op(kernel_op)
-    block.add_op(NetOutputOp(kernel_op.results))
-    return GraphOp(f"kernel_{op_class.name.removeprefix('ge.')}", Region(block))
-
-
-KERNEL_CACHE_SIZE = 4096
-"""Per-shape kernels a host-scheduled model keeps (least recently used go first)."""
-
-
-@dataclass
-class KernelCache:
-    """JIT-compiled single-op kernels by (op, concrete operand and result
-    shapes: an op with data-dependent dims has one per result shape), at most
-    `capacity` of them (the least recently used are dropped).
-
-    A None entry means the op runs its NumPy kernel; `failures` says why.
-    """
-
-    target: str | None
-    kernels: dict[
-        tuple[Operation, tuple[Shape, ...], tuple[Shape, ...], str],
-        GraphRunner | None,
-    ] = field(default_factory=dict)
-    failures: dict[Operation, str] = field(default_factory=dict)
-    capacity: int = KERNEL_CACHE_SIZE
-    compiled: int = 0
-    """Kernels compiled so far (one dropped and needed again counts again)."""
-
-    def kernel(
-        self,
-        op: Operation,
-        shapes: tuple[Shape, ...],
-        results: Sequence[tuple[Shape, str]],
-        specialised: Specialised | None = None,
-    ) -> GraphRunner | None:
-        """The compiled kernel of `op` (or of the static op it is
-        `specialised` to) for `shapes` and `results` (None: use the NumPy
-        kernel)."""
-        key = (
-            op,
-            shapes,
-            tuple(shape for shape, _ in results),
-            "" if specialised is None else specialised.key,
-        )
-        if key in self.kernels:
-            self.kernels[key] = self.kernels.pop(key)  # now the most recent
-            return self.kernels[key]
-        self.compiled += 1
-        self.kernels[key] = self._compile(op, shapes, results, specialised)
-        while len(self.kernels) > self.capacity:
-            del self.kernels[next(iter(self.kernels))]
-        return self.kernels[key]
-
-    def _compile(
-        self,
-        op: Operation,
-        shapes: tuple[Shape, ...],
-        results: Sequence[tuple[Shape, str]],
-        specialised: Specialised | None,
-    ) -> GraphRunner | None:
-        try:
-            operand_types = [
-                with_shape(v.type, s)
-                for v, s in zip(op.operands[: len(shapes)], shapes, strict=True)
-            ]
-            result_types = [
-                with_shape(v.type, s, dtype)
-                for v, (s, dtype) in zip(op.results, results, strict=True)
-            ]
-            for tensor in (*operand_types, *result_types):
-                check_tensor_type(tensor)
-            graph = single_op_graph(op, operand_types, result_types, specialised)
-            verify_module(ModuleOp([graph.clone()]))
-            return GraphRunner.build(graph, target=self.target)
-        except UnusableSetup:
-            raise
-        except (GEError, JITError, VerifyException) as error:
-            self.failures[op] = str(error).partition("error: ")[2] or str(error)
-            return None
-
-
-# ---------------------------------------------------------------------------
 # The executor
 # ---------------------------------------------------------------------------
 
@@ -490,9 +347,13 @@ def _shapes_agree(got: Sequence[Shape], expected: Sequence[Shape]) -> bool:
 
 
 @dataclass
-class ScheduledEvaluator(ReferenceEvaluator):
-    """Runs a scheduled graph: sunk parts, fallback ops, or op by op on the host."""
+class ScheduledEvaluator:
+    """Runs a scheduled graph: sunk parts, fallback ops, or op by op on the
+    host. The graph walk (held values, constants, control flow) is a
+    `GraphWalker`'s; this evaluates the ops it meets."""
 
+    weights: Weights = field(default_factory=dict)
+    target: str | None = None
     host_scheduled: bool = False
     parts: dict[Operation, SunkPart] = field(default_factory=dict)
     nodes: dict[Operation, NodeInfo] = field(default_factory=dict)
@@ -500,22 +361,51 @@ class ScheduledEvaluator(ReferenceEvaluator):
     trace: list[TraceEntry] = field(default_factory=list)
     part_traces: dict[int, list[TraceEntry]] = field(default_factory=dict)
     """What a run of each part adds to `trace` (by part number; made once)."""
+    profiler: Profiler | None = None
+    """Times each sunk part, fallback op and host kernel while set."""
+    walker: GraphWalker = field(init=False, repr=False)
 
-    def _compute(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
+    def __post_init__(self) -> None:
+        self.walker = GraphWalker(self.evaluate_op, self.weights, self.target)
+
+    def run(self, graph: GraphOp, inputs: Mapping[int, np.ndarray]) -> list[Held]:
+        """Run the scheduled graph on inputs bound by index (`bind_inputs`)."""
+        return self.walker.run(graph, inputs)
+
+    def evaluate_op(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
+        """One op the walk meets: a sunk part's call, control flow (walked),
+        a fallback op or, host-scheduled, the op's kernel for its shapes.
+        With a `profiler`, each part, fallback op and kernel is timed."""
         if (part := self.parts.get(op)) is not None:
-            return self._run_part(op, part, operands)
-        if op.regions:
-            return super()._compute(op, operands)
+            step = f"sunk part {part.number} ({part.how})"
+            return self._timed(step, lambda: self._run_part(op, part, operands))
+        if runs_subgraphs(op):
+            return self.walker.run_subgraphs(op, operand_origins(op, operands))
         if runs_on_host(op, host_scheduled=self.host_scheduled):
-            results = execute_fallback(op, [held.origin for held in operands])
-            detail = f"{single_op_api(op)}, NumPy kernel library"
-            self._record(
-                op, ExecutionPath.FALLBACK, detail, results, Executor.NUMPY_KERNEL
-            )
-            return results
+            step = f"fallback {op.name}"
+            return self._timed(step, lambda: self._run_fallback(op, operands))
         if not self.host_scheduled:
             raise error_at(op, "is neither in a sunk part nor a fallback op")
-        return self._run_kernel(op, operands)
+        step = f"host kernel {op.name}"
+        return self._timed(step, lambda: self._run_kernel(op, operands))
+
+    def _timed(
+        self, step: str, run: Callable[[], list[np.ndarray]]
+    ) -> list[np.ndarray]:
+        if self.profiler is None:
+            return run()
+        start = time.perf_counter()
+        results = run()
+        self.profiler.record(step, time.perf_counter() - start)
+        return results
+
+    def _run_fallback(
+        self, op: Operation, operands: Sequence[Held]
+    ) -> list[np.ndarray]:
+        results = execute_fallback(op, [held.origin for held in operands])
+        detail = f"{single_op_api(op)}, NumPy kernel library"
+        self._record(op, ExecutionPath.FALLBACK, detail, results, Executor.NUMPY_KERNEL)
+        return results
 
     def _run_part(
         self, call: Operation, part: SunkPart, operands: Sequence[Held]
@@ -559,14 +449,8 @@ class ScheduledEvaluator(ReferenceEvaluator):
         self, call: Operation, part: SunkPart, inputs: Mapping[InputKey, np.ndarray]
     ) -> list[np.ndarray]:
         """A part with several streams: each on its own thread, waiting on events."""
-        from ge_runtime.streams import StreamRuntime
-
         if part.streams is None:
-            weights = self.weights
-            if any(key not in weights for key in external_keys(part.graph)):
-                module = ModuleOp([part.graph.clone()])
-                weights = derive_storage_weights(module, weights, self.target)
-            part.streams = StreamRuntime(part.graph, weights, self.target)
+            part.streams = StreamRuntime(part.graph, self.weights, self.target)
         results = part.streams.run(inputs)
         check_results(call, results)
         assert isinstance(call, PartitionedCallOp)
@@ -795,14 +679,20 @@ def compile_model(
 ) -> CompiledModel:
     """Schedule a graph: sunk (static shapes) or host-scheduled (dynamic dims).
 
-    `weights` map `#ge.external` keys to storage-layout arrays. With
-    `cache_key` (what identifies the graph, e.g. its model file's digest)
-    the sunk parts' generated code is kept on disk for the next process.
+    `weights` map `#ge.external` keys to storage-layout arrays (the copies
+    the format pipeline's constants read are derived: `storage_weights`);
+    `target` (default: the module's `ge.target`) is the SoC whose C0 the
+    layouts use. With `cache_key` (what identifies the graph, e.g. its model
+    file's digest) the sunk parts' generated code is kept on disk for the
+    next process.
     """
     source = find_graph(module_or_graph, graph)
     check_claimed_memory(source)
+    if target is None:
+        target = enclosing_target(source)
     nodes = describe_nodes(source)
-    evaluator = ScheduledEvaluator(weights or {}, target, kernels=KernelCache(target))
+    laid_out = storage_weights(source, weights, target)
+    evaluator = ScheduledEvaluator(laid_out, target, kernels=KernelCache(target))
     if has_dynamic_dims(source) or has_run_time_parameters(source):
         evaluator.host_scheduled = True
         evaluator.nodes = nodes

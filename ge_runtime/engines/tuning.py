@@ -43,7 +43,7 @@ from ge_dialect.input_files import read_json_file
 from ge_dialect.layout import layout_of
 from ge_dialect.ops import attribute_to_python
 from ge_dialect.schema import Integer, MapOf, Number, Object, String, check_document
-from ge_runtime.kernels import KERNEL_ATTRIBUTES_DROPPED, KernelCall, KernelInfo
+from ge_runtime.engines.kernels import KERNEL_ATTRIBUTES_DROPPED, KernelCall, KernelInfo
 
 RECORDS_VERSION = 1
 DEFAULT_REPEATS = 5

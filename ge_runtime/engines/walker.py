@@ -1,61 +1,39 @@
-"""The NumPy reference evaluator: runs a `ge.graph` at any stage of the pipeline.
+"""The graph walk every engine that runs a graph op by op shares.
 
-This is the oracle every numeric check compares against. Semantics:
+A `GraphWalker` runs a `ge.graph` body in block order: it binds `ge.data`
+to the inputs, reads `ge.const` and `ge.variable` in their storage layout,
+holds every value in its storage layout (`Held`) and returns the values of
+`ge.netoutput`. What an op computes is not its business: each other op goes
+to the engine's `evaluate_op` (origin layout in and out), and an engine hands
+an op with subgraphs back to `run_subgraphs` (control flow: `ge.if`,
+`ge.case`, `ge.while`, `ge.partitioned_call`, `ge.fused`), which walks the
+subgraph and so reaches the engine again for the ops inside.
 
-- a value whose storage format differs from its origin format is *held in
-  storage layout* (`ge_dialect.relayout.to_storage`, with the value's reshape
-  type, dtype and groups); other values are held as they are;
-- every op computes in origin layout: its operands are read back with
-  `from_storage`, the op's NumPy kernel runs
-  (`ge_dialect.adapters.run_numpy_kernel`) and each result is laid out in its
-  own storage format. So `ge.transdata` is the identity on origin values (a
-  transpose by axis letters when it absorbed one: NHWC -> NCHW origin) and
-  the relayout happens by the result type, and `ge.cast` casts (C0 follows
-  the new dtype);
-- `ge.const` values (inline dense or `#ge.external<"key">` from the weights)
-  and `ge.variable` values (weights by variable name) are read *in their
-  storage layout*;
-- control flow: `ge.if` runs `then` when `cond` is true (one element:
-  non-zero; several: non-empty, TensorFlow's rule), `ge.case` runs
-  branch `branch_index` (out of range: the last branch, as GE),
-  `ge.while` loops until `cond` is false (at most `max_iterations` times),
-  `ge.partitioned_call` runs its subgraph, and so does a fused group
-  (`ge.fused`: its ops one by one). A subgraph's `ge.data` takes the
-  parent operand `parent_index`, its `ge.netoutput` operand j is the parent's
-  result j.
-
-Graph inputs are given in origin layout, keyed by the `ge.data` node name or
-index; outputs come back in origin layout (or as stored).
+The reference evaluator composes one with the NumPy kernels
+(`engines.reference`), the scheduler with sunk parts, fallback ops and
+per-shape kernels (`engines.scheduler`).
 
 ```python
-outputs = evaluate(module, {"x": x}, weights={"conv1.weight": w})
+walker = GraphWalker(evaluate_op, weights, target)
+outputs = walker.run(graph, bind_inputs(graph, inputs))  # list[Held]
 ```
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    ModuleOp,
-    TensorType,
-)
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from ge_dialect.adapters import (
-    check_results,
-    expected_dtype,
-    run_numpy_kernel,
-)
+from ge_dialect.adapters import check_results, expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import inline_stored_array
 from ge_dialect.formats import FormatError
 from ge_dialect.layout import storage_shape_of
-from ge_dialect.limits import check_claimed_memory
 from ge_dialect.locations import error_at
 from ge_dialect.ops import (
     CaseOp,
@@ -70,18 +48,7 @@ from ge_dialect.ops import (
     WhileOp,
 )
 from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime.graph_io import (
-    DEFAULT_MAX_ITERATIONS,
-    InputKey,
-    Weights,
-    bind_inputs,
-    find_graph,
-    load_npz,
-)
-
-# ---------------------------------------------------------------------------
-# Values in storage layout
-# ---------------------------------------------------------------------------
+from ge_runtime.graph_io import DEFAULT_MAX_ITERATIONS, Weights
 
 
 @dataclass
@@ -101,11 +68,6 @@ class Held:
         return self.known_origin
 
 
-# ---------------------------------------------------------------------------
-# The evaluator
-# ---------------------------------------------------------------------------
-
-
 def is_true(cond: np.ndarray) -> bool:
     """GE/TensorFlow truth of a condition tensor."""
     if cond.size == 1:
@@ -113,25 +75,46 @@ def is_true(cond: np.ndarray) -> bool:
     return cond.size > 0
 
 
-@dataclass
-class ReferenceEvaluator:
-    """Runs graphs op by op in NumPy (see the module docstring for semantics)."""
+def operand_origins(op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
+    """The operands in origin layout (a layout that does not fit: at `op`)."""
+    origins = []
+    for index, held in enumerate(operands):
+        try:
+            origins.append(held.origin)
+        except FormatError as error:
+            raise error_at(op, f"operand #{index}: {error}") from None
+    return origins
 
+
+OpEvaluator = Callable[[Operation, Sequence[Held]], list[np.ndarray]]
+"""What an engine does with an op: its held operands in, origin results out."""
+
+
+def runs_subgraphs(op: Operation) -> bool:
+    """Whether `op` is control flow the walker runs (`GraphWalker.run_subgraphs`)."""
+    return type(op) in GraphWalker.SUBGRAPH_RUNNERS
+
+
+@dataclass
+class GraphWalker:
+    """Runs graphs op by op, delegating each op to `evaluate_op` (see the
+    module docstring)."""
+
+    evaluate_op: OpEvaluator
     weights: Weights = field(default_factory=dict)
     target: str | None = None
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     layouts: dict[SSAValue, ValueLayout] = field(default_factory=dict, repr=False)
     """Each result's layout, found once (the graph does not change as it runs)."""
 
-    HANDLERS: ClassVar[dict[type[Operation], str]] = {
+    SUBGRAPH_RUNNERS: ClassVar[dict[type[Operation], str]] = {
         IfOp: "_if",
         CaseOp: "_case",
         WhileOp: "_while",
-        PartitionedCallOp: "_partitioned_call",
-        FusedOp: "_fused",
+        PartitionedCallOp: "_call_op",
+        FusedOp: "_call_op",
     }
-    """Ops with subgraphs, evaluated here rather than by a kernel (origin in,
-    origin out)."""
+    """Ops whose subgraphs the walker runs (origin in, origin out)."""
 
     def run(self, graph: GraphOp, inputs: Mapping[int, np.ndarray]) -> list[Held]:
         """Run a top-level graph on inputs bound by index (see `bind_inputs`)."""
@@ -149,28 +132,20 @@ class ReferenceEvaluator:
             if isinstance(op, DataOp):
                 results = [args[op.index_value]]
             else:
-                operands = [env[value] for value in op.operands]
-                results = self._compute(op, operands)
+                results = self.evaluate_op(op, [env[value] for value in op.operands])
             for value, array in zip(op.results, results, strict=True):
                 env[value] = self._hold(op, value, array)
         parent = block.parent_op()
         assert parent is not None
         raise error_at(parent, "has a region without 'ge.netoutput'")
 
-    def _compute(self, op: Operation, operands: Sequence[Held]) -> list[np.ndarray]:
-        origins = [self._origin(op, index, h) for index, h in enumerate(operands)]
-        handler = self.HANDLERS.get(type(op))
-        if handler is None:
-            return run_numpy_kernel(op, origins)
-        results = getattr(self, handler)(op, origins)
+    def run_subgraphs(
+        self, op: Operation, args: Sequence[np.ndarray]
+    ) -> list[np.ndarray]:
+        """Run control flow `op` (`runs_subgraphs`) on origin operands."""
+        results = getattr(self, self.SUBGRAPH_RUNNERS[type(op)])(op, list(args))
         check_results(op, results)
         return results
-
-    def _origin(self, op: Operation, index: int, held: Held) -> np.ndarray:
-        try:
-            return held.origin
-        except FormatError as error:
-            raise error_at(op, f"operand #{index}: {error}") from None
 
     def _hold(self, op: Operation, value: SSAValue, origin: np.ndarray) -> Held:
         layout = self.layouts.get(value)
@@ -213,7 +188,7 @@ class ReferenceEvaluator:
             raise error_at(op, f"{what} '{key}' is not in the weights")
         return np.asarray(self.weights[key])
 
-    # -- ops evaluated here (origin in, origin out) ---------------------------
+    # -- control flow (origin in, origin out) ---------------------------------
 
     def _call(self, region: Region, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         results = self.run_block(region.block, dict(enumerate(args)))
@@ -244,38 +219,7 @@ class ReferenceEvaluator:
             values = self._call(op.body, values)
         raise error_at(op, f"did not finish within {self.max_iterations} iterations")
 
-    def _partitioned_call(
-        self, op: PartitionedCallOp, args: list[np.ndarray]
+    def _call_op(
+        self, op: PartitionedCallOp | FusedOp, args: list[np.ndarray]
     ) -> list[np.ndarray]:
-        return self._call(op.f, args)
-
-    def _fused(self, op: FusedOp, args: list[np.ndarray]) -> list[np.ndarray]:
-        return self._call(op.body, args)
-
-
-def evaluate(
-    module_or_graph: ModuleOp | GraphOp,
-    inputs: Mapping[InputKey, np.ndarray],
-    *,
-    weights: Weights | str | os.PathLike[str] | None = None,
-    outputs_as_stored: bool = False,
-    graph: str | None = None,
-    target: str | None = None,
-    max_iterations: int = DEFAULT_MAX_ITERATIONS,
-) -> list[np.ndarray]:
-    """Run a graph in NumPy and return its outputs (origin layout by default).
-
-    `inputs` are origin-layout arrays keyed by `ge.data` node name or index.
-    `weights` maps `#ge.external` keys (and variable names) to storage-layout
-    arrays, or is the path of an `.npz`. With `outputs_as_stored` the outputs
-    come back in their storage layout. Errors are one-line `GEError`s.
-    """
-    graph_op = find_graph(module_or_graph, graph)
-    check_claimed_memory(graph_op)
-    if isinstance(weights, str | os.PathLike):
-        weights = load_npz(weights)
-    evaluator = ReferenceEvaluator(weights or {}, target, max_iterations)
-    outputs = evaluator.run(graph_op, bind_inputs(graph_op, inputs))
-    if outputs_as_stored:
-        return [np.asarray(held.stored) for held in outputs]
-    return [np.asarray(held.origin) for held in outputs]
+        return self._call(op.regions[0], args)
