@@ -133,6 +133,93 @@ POOLS = {
 }
 
 
+# A window longer than the (padded) input by less than the stride gives one
+# output (Hugging Face EfficientNet ends in AveragePool(kernel = hidden size,
+# stride = kernel, ceil_mode = 1) on a small map: the spatial mean).
+LARGE_WINDOWS = {
+    "avg_ceil_efficientnet": (
+        "AveragePool",
+        (1, 17, 2, 2),
+        19,
+        dict(kernel_shape=[640, 640], strides=[640, 640], ceil_mode=1),
+    ),
+    "avg_floor_include_pad": (
+        "AveragePool",
+        (2, 3, 3, 3),
+        19,
+        dict(
+            kernel_shape=[5, 7], strides=[7, 9], pads=[1, 0, 2, 1], count_include_pad=1
+        ),
+    ),
+    "avg_ceil_pads": (
+        "AveragePool",
+        (1, 33, 3, 2),
+        19,
+        dict(kernel_shape=[17, 3], strides=[17, 3], pads=[1, 1, 0, 0], ceil_mode=1),
+    ),
+    "avg_one_axis": (
+        "AveragePool",
+        (1, 3, 17, 3),
+        11,
+        dict(kernel_shape=[3, 33], strides=[2, 33], ceil_mode=1),
+    ),
+    "max_ceil": (
+        "MaxPool",
+        (1, 17, 3, 3),
+        12,
+        dict(kernel_shape=[640, 640], strides=[640, 640], ceil_mode=1),
+    ),
+    "max_floor_pads": (
+        "MaxPool",
+        (2, 3, 3, 17),
+        12,
+        dict(kernel_shape=[4, 33], strides=[5, 40], pads=[0, 1, 2, 3]),
+    ),
+    "lp_floor": (
+        "LpPool",
+        (1, 3, 3, 3),
+        18,
+        dict(kernel_shape=[17, 17], strides=[17, 17], p=3),
+    ),
+    "lp_ceil_pads": (
+        "LpPool",
+        (1, 17, 2, 3),
+        18,
+        dict(kernel_shape=[33, 5], strides=[33, 5], pads=[1, 0, 1, 0], ceil_mode=1),
+    ),
+    "avg_3d_ceil": (
+        "AveragePool",
+        (1, 3, 2, 3, 2),
+        19,
+        dict(kernel_shape=[17, 17, 17], strides=[17, 17, 17], ceil_mode=1),
+    ),
+    "max_1d": ("MaxPool", (1, 17, 3), 12, dict(kernel_shape=[33], strides=[33])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE_WINDOWS))
+def test_window_larger_than_the_input_pools_it_whole(name: str, tmp_path: Path) -> None:
+    op_type, shape, opset, attributes = LARGE_WINDOWS[name]
+    x = with_specials(rand(*shape)) if op_type == "MaxPool" else rand(*shape)
+    model = one_node_model(op_type, {"x": x}, opset=opset, **attributes)
+    assert onnxruntime_outputs(model, {"x": x})[0].shape[-1] == 1
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_window_longer_than_the_input_by_the_stride_is_refused(
+    tmp_path: Path,
+) -> None:
+    """No window then (onnxruntime gives an empty tensor): one clear line."""
+    x = rand(1, 3, 2, 2)
+    model = one_node_model(
+        "AveragePool", {"x": x}, opset=19, kernel_shape=[5, 2], strides=[3, 1]
+    )
+    message = refusal(model, x, tmp_path)
+    assert "window 5 is larger than the padded input 2 by at least the stride 3" in (
+        message
+    )
+
+
 @pytest.mark.parametrize("name", sorted(POOLS))
 def test_pool_matches_onnxruntime_on_the_jit(name: str, tmp_path: Path) -> None:
     op_type, shape, opset, attributes = POOLS[name]
