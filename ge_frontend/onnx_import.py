@@ -36,6 +36,7 @@ error listing every unsupported op type with its nodes.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import warnings
@@ -79,6 +80,8 @@ from ge_frontend.onnx_context import (
 from ge_frontend.onnx_functions import FunctionBody, function_body
 from ge_frontend.onnx_ops import CONVERTERS
 from ge_frontend.onnx_shape_values import track_entries
+
+LOG = logging.getLogger(__name__)
 
 CHECKER_LIMIT = (2 << 30) - (64 << 20)
 """Models bigger than this (near protobuf's 2 GiB) are checked from a copy
@@ -320,8 +323,11 @@ class OnnxImporter:
     def _check_declared_output(
         self, declared: onnx.ValueInfoProto, value: Value
     ) -> None:
-        """A graph output's declared dtype and known dims must be what the
-        graph computes."""
+        """A graph output's declared dtype must be what the graph computes;
+        declared dims that disagree with the computed ones are a warning
+        (onnxruntime's too: exporters' shape annotations can be stale, a
+        CNN+BiLSTM declaring `[1, -1]` for `[16, 1, 8210]`), the computed
+        shape wins."""
         if not declared.type.HasField("tensor_type"):
             return
         tensor = declared.type.tensor_type
@@ -338,9 +344,13 @@ class OnnxImporter:
         if len(dims) != len(shape) or any(
             -1 not in (d, s) and d != s for d, s in zip(dims, shape, strict=False)
         ):
-            raise self.error(
-                f"graph output '{declared.name}' is declared with shape {dims}, the "
-                f"graph computes {list(shape)}"
+            LOG.warning(
+                "%s: graph output '%s' is declared with shape %s, the graph "
+                "computes %s: the computed shape is used",
+                self.label,
+                declared.name,
+                dims,
+                list(shape),
             )
 
     def _bind(self, emitter: GraphEmitter, name: str, value: Value | None) -> None:

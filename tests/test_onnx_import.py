@@ -1618,3 +1618,54 @@ def test_a_minus_one_input_dim_is_dynamic_and_other_negatives_are_errors():
         "<onnx model>: error: graph input 'x' has dim 0 = -2 (a dim is >= 0, or -1 "
         "or no dim_value when dynamic)"
     )
+
+
+def stale_output_model() -> onnx.ModelProto:
+    """A transpose of [16, 1, 17] whose output is declared `[1, -1]` (a
+    CNN+BiLSTM export's stale annotation: it computes [16, 1, 8210])."""
+    graph = helper.make_graph(
+        [node("Transpose", ["x"], perm=[1, 0, 2])],
+        "stale",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 17])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "n"])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_declared_output_shape_the_graph_disagrees_with_is_a_warning(caplog):
+    """onnxruntime warns and runs such a model: so do we, with the computed
+    shape."""
+    with caplog.at_level("WARNING", logger="ge_frontend"):
+        imported = import_onnx(stale_output_model())
+    assert caplog.messages == [
+        "<onnx model>: graph output 'y' is declared with shape [1, -1], the graph "
+        "computes [16, 1, 17]: the computed shape is used"
+    ]
+    x = rand(1, 16, 17)
+    (ours,) = evaluate(imported.module, {"x": x}, weights={})
+    (ref,) = ort_run(stale_output_model(), {"x": x})
+    assert ours.shape == ref.shape == (16, 1, 17)
+    np.testing.assert_array_equal(ours, ref)
+
+
+def test_ge_atc_compiles_a_stale_output_shape_with_one_warning(tmp_path, capsys):
+    from tools import ge_atc
+
+    path = tmp_path / "stale.onnx"
+    onnx.save(stale_output_model(), path)
+    code = ge_atc.main([f"--model={path}", "--framework=5", f"--output={tmp_path}/m"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert warnings == [
+        f"ge-atc: warning: {path}: graph output 'y' is declared with shape [1, -1], "
+        "the graph computes [16, 1, 17]: the computed shape is used"
+    ]
+    assert (tmp_path / "m.om").exists()
+
+
+def test_a_declared_output_dtype_the_graph_disagrees_with_is_an_error():
+    model = stale_output_model()
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.INT64
+    with pytest.raises(GEError, match="graph output 'y' is declared INT64, the graph"):
+        import_onnx(model)
