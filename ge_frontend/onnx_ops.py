@@ -1021,9 +1021,7 @@ def convert_pad(ctx: NodeContext) -> list[Value]:
 @converts("Reshape")
 def convert_reshape(ctx: NodeContext) -> list[Value]:
     if ctx.opset >= 5 and not isinstance(ctx.input(1), np.ndarray):
-        if ctx.attr("allowzero", 0):
-            raise Unsupported("with allowzero=1 and a shape known only at run time")
-        return [_dynamic_reshape(ctx)]
+        return [_dynamic_reshape(ctx, bool(ctx.attr("allowzero", 0)))]
     shape = ctx.attr("shape") if ctx.opset < 5 else ctx.constant(1, "shape")
     if shape is None:
         raise ValueError("the target shape is missing")
@@ -1039,7 +1037,11 @@ def _dims_of(entries: Sequence[int | None]) -> list[int]:
 
 
 def _typed_op(
-    ctx: NodeContext, op_name: str, operands: Sequence[Value], dims: Sequence[int]
+    ctx: NodeContext,
+    op_name: str,
+    operands: Sequence[Value],
+    dims: Sequence[int],
+    **attributes: Any,
 ) -> Value:
     """`ge.<op_name>` of a value-shaped op, its result typed with the dims
     known at import (the shape function alone only knows the rank)."""
@@ -1047,27 +1049,33 @@ def _typed_op(
     values = [emitter.tensor(v, f"{ctx.name}/const") for v in operands]
     dtype = dtype_name_of(operands[0] if op_name != "fill" else operands[1])
     result = tensor_type(list(dims), dtype)
-    return emitter.builder.op(op_name, *values, result_types=[result], name=ctx.name)
+    return emitter.builder.op(
+        op_name, *values, result_types=[result], name=ctx.name, **attributes
+    )
 
 
-def _dynamic_reshape(ctx: NodeContext) -> Value:
+def _dynamic_reshape(ctx: NodeContext, allowzero: bool) -> Value:
     """A Reshape to a run-time target: an ordinary `ge.reshape` when one
     entry is unknown (it becomes the -1), else `ge.dynamic_reshape` typed
-    with the known entries (0 copies the input dim)."""
+    with the known entries (0 copies the input dim). With `allowzero` (the
+    dynamo exporter's `view`) a 0 entry is an empty dim: refused when known,
+    an error at run time otherwise, so an unknown entry is never inferred."""
     x, entries = ctx.input(0), entries_of(ctx, 1)
+    options = {"allowzero": True} if allowzero else {}
     if entries is None:
-        return _typed_op(
-            ctx, "dynamic_reshape", [x, ctx.input(1)], [-1] * ctx.shape(1)[0]
-        )
+        dims = [-1] * ctx.shape(1)[0]
+        return _typed_op(ctx, "dynamic_reshape", [x, ctx.input(1)], dims, **options)
+    if allowzero and 0 in entries:
+        raise Unsupported("with allowzero=1 and a 0 in the shape")
     unknown = [i for i, e in enumerate(entries) if e is None]
-    if len(unknown) == 1 and -1 not in entries:
+    if len(unknown) == 1 and -1 not in entries and not allowzero:
         return ctx.op("reshape", x, shape=_dims_of(entries))
     shape = ctx.shape(0)
     dims = [
         shape[i] if e == 0 and i < len(shape) else -1 if e is None else e
         for i, e in enumerate(entries)
     ]
-    return _typed_op(ctx, "dynamic_reshape", [x, ctx.input(1)], dims)
+    return _typed_op(ctx, "dynamic_reshape", [x, ctx.input(1)], dims, **options)
 
 
 def _broadcast_to(ctx: NodeContext) -> Value:

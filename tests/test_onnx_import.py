@@ -1176,15 +1176,6 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
         ),
         (
             Case(
-                [node("Reshape", ["x", "s"], allowzero=1)],
-                {"x": X4, "s": ints(1, -1)},
-                opset=14,
-            ),
-            "Reshape with allowzero=1 and a shape known only at run time "
-            "(nodes: Reshape)",
-        ),
-        (
-            Case(
                 [node("Pad", ["x", "p"], mode="wrap")],
                 {"x": X4},
                 {"p": ints(0, 0, 1, 1, 0, 0, 1, 1)},
@@ -1197,7 +1188,6 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
         "dropout_training",
         "pool_indices",
         "conv3d",
-        "runtime_shape_allowzero",
         "pad_wrap",
     ],
 )
@@ -1205,6 +1195,66 @@ def test_unsupported_configurations(case: Case, message: str):
     model, _ = case.reference()
     with pytest.raises(GEError, match=re.escape(f"unsupported ONNX ops: {message}")):
         import_onnx(model)
+
+
+def test_allowzero_reshape_to_a_run_time_shape_runs_and_refuses_a_zero():
+    """The dynamo exporter's `view`: Reshape(allowzero=1) to a shape computed
+    at run time; a 0 entry (an empty dim) is an error when it runs."""
+    case = Case(
+        [node("Reshape", ["x", "s"], allowzero=1)],
+        {"x": rand(3, 17, 2), "s": ints(17, -1, 3)},
+        opset=14,
+    )
+    module = check_case(case)
+    (reshape,) = [op for op in ops_of(module) if op.name == "ge.dynamic_reshape"]
+    assert reshape.value_of("allowzero")
+    with pytest.raises(GEError, match=r"shape \[0, 34, 3\] has a 0 entry with allowz"):
+        evaluate(module, {"x": rand(3, 17, 2), "s": ints(0, 34, 3)}, weights={})
+
+
+def test_a_node_refused_on_dynamic_dims_suggests_input_shape():
+    """The refusal names the graph inputs' dynamic dims as `--input_shape`
+    takes them; given fixed dims, the model compiles."""
+    graph = helper.make_graph(
+        [node("MaxPool", ["x"], kernel_shape=[3, 3], auto_pad="SAME_UPPER")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "h", 17])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3, "h", 17])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    with pytest.raises(GEError) as error:
+        import_onnx(model)
+    assert str(error.value) == (
+        "<onnx model>: error: unsupported ONNX ops: MaxPool with auto_pad "
+        "SAME_UPPER on dynamic spatial dims (nodes: MaxPool) (they read dynamic "
+        'dims: --input_shape="x:batch,3,h,17" with numbers for the dynamic dims '
+        "may compile them)"
+    )
+    x = rand(2, 3, 5, 17)
+    fixed = import_onnx(model, input_shapes={"x": [2, 3, 5, 17]})
+    (ours,) = evaluate(fixed.module, {"x": x}, weights={})
+    np.testing.assert_array_equal(ours, ort_run(model, {"x": x})[0])
+
+
+def test_nodes_after_an_unsupported_one_are_not_reported():
+    """A function-defined op (LayerNormalization) reading an unsupported
+    node's output is downstream of it, not unsupported itself."""
+    graph = helper.make_graph(
+        [
+            node("RandomUniformLike", ["x"], ["r"]),
+            node("LayerNormalization", ["r", "s"], ["y"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 17])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 17])],
+        [numpy_helper.from_array(rand(17), "s")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(GEError) as error:
+        import_onnx(model)
+    assert str(error.value).endswith(
+        "unsupported ONNX ops: RandomUniformLike (nodes: RandomUniformLike)"
+    )
 
 
 # ---------------------------------------------------------------------------
