@@ -1169,10 +1169,10 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
         (
             Case(
                 [node("Conv", ["x", "w"])],
-                {"x": rand(1, 2, 3, 3, 3)},
-                {"w": rand(2, 2, 1, 1, 1)},
+                {"x": rand(1, 2, 3, 3, 3, 3)},
+                {"w": rand(2, 2, 1, 1, 1, 1)},
             ),
-            "Conv with 3-D spatial input (nodes: Conv)",
+            "Conv with 4-D spatial input (nodes: Conv)",
         ),
         (
             Case(
@@ -1187,7 +1187,7 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
     ids=[
         "dropout_training",
         "pool_indices",
-        "conv3d",
+        "conv4d",
         "pad_wrap",
     ],
 )

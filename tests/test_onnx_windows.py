@@ -133,6 +133,63 @@ POOLS = {
 }
 
 
+# ---------------------------------------------------------------------------
+# 3-D convolutions: one 2-D convolution per depth tap of the filter
+# ---------------------------------------------------------------------------
+
+CONVS_3D = {
+    "conv_strided_dilated_bias": (
+        "Conv",
+        (2, 3, 5, 6, 7),
+        (17, 3, 3, 2, 3),
+        dict(pads=[1, 0, 1, 2, 1, 0], strides=[2, 1, 2], dilations=[1, 2, 1]),
+    ),
+    "conv_grouped_same": (
+        "Conv",
+        (1, 4, 7, 5, 3),
+        (6, 2, 2, 3, 3),
+        dict(group=2, auto_pad="SAME_UPPER"),
+    ),
+    "conv_pointwise_17_channels": ("Conv", (1, 17, 3, 4, 5), (3, 17, 1, 1, 1), {}),
+    "conv_transpose_strided_bias": (
+        "ConvTranspose",
+        (2, 3, 4, 5, 3),
+        (3, 17, 3, 2, 3),
+        dict(strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 0], output_padding=[1, 0, 1]),
+    ),
+    "conv_transpose_grouped_dilated": (
+        "ConvTranspose",
+        (1, 4, 3, 3, 3),
+        (4, 3, 2, 3, 2),
+        dict(group=2, dilations=[2, 1, 2], strides=[3, 2, 1]),
+    ),
+    "conv_transpose_output_shape": (
+        "ConvTranspose",
+        (1, 3, 3, 4, 3),
+        (3, 2, 3, 3, 3),
+        dict(strides=[2, 2, 2], output_shape=[6, 8, 7]),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVS_3D))
+def test_3d_convolution_matches_onnxruntime_on_the_jit(
+    name: str, tmp_path: Path
+) -> None:
+    op_type, x_shape, w_shape, attributes = CONVS_3D[name]
+    x = with_specials(rand(*x_shape)) if "bias" in name else rand(*x_shape)
+    initializers = {"w": rand(*w_shape)}
+    if "bias" in name:
+        group = attributes.get("group", 1)
+        initializers["b"] = rand(
+            w_shape[0] if op_type == "Conv" else w_shape[1] * group
+        )
+    model = one_node_model(
+        op_type, {"x": x}, initializers=initializers, opset=17, **attributes
+    )
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
 # A window longer than the (padded) input by less than the stride gives one
 # output (Hugging Face EfficientNet ends in AveragePool(kernel = hidden size,
 # stride = kernel, ceil_mode = 1) on a small map: the spatial mean).
