@@ -1080,6 +1080,51 @@ def convert_gather_elements(ctx: NodeContext) -> list[Value]:
     return [ctx.op("gather_elements", ctx.input(0), ctx.input(1), axis=axis)]
 
 
+@converts("ReverseSequence")
+def convert_reverse_sequence(ctx: NodeContext) -> list[Value]:
+    """Reverse the first `sequence_lens[b]` steps along `time_axis` of each
+    batch entry b: `ge.gather_elements` along the time axis at
+    `t < L[b] ? L[b] - 1 - t : t` (folded when the lengths are constants)."""
+    shape = ctx.static_shape(0)
+    rank = len(shape)
+    batch_axis, time_axis = ctx.attr("batch_axis", 1), ctx.attr("time_axis", 0)
+    if rank < 2 or {batch_axis, time_axis} != {0, 1}:
+        raise ValueError(
+            f"batch_axis {batch_axis} and time_axis {time_axis} must be 0 and 1 "
+            f"of an input of rank >= 2"
+        )
+    steps_shape = [1] * rank
+    steps_shape[time_axis] = shape[time_axis]
+    steps = np.arange(shape[time_axis], dtype=np.int64).reshape(steps_shape)
+    lengths_shape = [1] * rank
+    lengths_shape[batch_axis] = shape[batch_axis]
+    lengths = ctx.op("cast", ctx.input(1), dst_type="int64", suffix="lengths/int64")
+    lengths = ctx.op("reshape", lengths, shape=lengths_shape, suffix="lengths")
+    inside = ctx.op("less", steps, lengths, suffix="inside")
+    last = ctx.op("sub", lengths, np.array(1, np.int64), suffix="last")
+    reversed_steps = ctx.op("sub", last, steps, suffix="reversed")
+    index = ctx.op("select", inside, reversed_steps, steps, suffix="index")
+    multiples = [
+        1 if axis in (batch_axis, time_axis) else size
+        for axis, size in enumerate(shape)
+    ]
+    if any(m != 1 for m in multiples):
+        index = ctx.op("tile", index, multiples=multiples, suffix="index/full")
+    return [ctx.op("gather_elements", ctx.input(0), index, axis=time_axis)]
+
+
+@converts("EyeLike")
+def convert_eye_like(ctx: NodeContext) -> list[Value]:
+    """Ones on diagonal `k` of input 0's 2-D shape, zeros elsewhere, of
+    `dtype` (default: input 0's): a constant (only the shape is read)."""
+    rows, columns = ctx.static_shape(0) if ctx.rank(0) == 2 else (None, None)
+    if rows is None:
+        raise ValueError(f"the input must be 2-D, got rank {ctx.rank(0)}")
+    dtype = ctx.attr("dtype", 0)
+    numpy = onnx.helper.tensor_dtype_to_np_dtype(dtype) if dtype else ctx.dtype(0)
+    return [np.eye(rows, columns, k=ctx.attr("k", 0), dtype=numpy)]
+
+
 @converts("GatherND")
 def convert_gather_nd(ctx: NodeContext) -> list[Value]:
     batch_dims = ctx.attr("batch_dims", 0)

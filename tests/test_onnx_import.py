@@ -1719,3 +1719,43 @@ def test_a_declared_output_dtype_the_graph_disagrees_with_is_an_error():
     model.graph.output[0].type.tensor_type.elem_type = TensorProto.INT64
     with pytest.raises(GEError, match="graph output 'y' is declared INT64, the graph"):
         import_onnx(model)
+
+
+@pytest.mark.parametrize(
+    ("batch_axis", "time_axis", "shape"),
+    [(1, 0, (5, 3, 17)), (0, 1, (3, 5, 2, 3)), (1, 0, (17, 3))],
+)
+def test_reverse_sequence_runs_on_the_jit(batch_axis, time_axis, shape, tmp_path):
+    """Each batch entry's first L[b] steps reversed (L = the whole sequence,
+    one step, and in between), special values carried along."""
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    x = rand(*shape)
+    x.reshape(-1)[:3] = [np.inf, -np.inf, np.nan]
+    lengths = np.array([shape[time_axis], 1, 2][: shape[batch_axis]], np.int64)
+    lengths = np.resize(lengths, shape[batch_axis])
+    inputs = {"x": x, "sequence_lens": lengths}
+    model = one_node_model(
+        "ReverseSequence", inputs, opset=10, batch_axis=batch_axis, time_axis=time_axis
+    )
+    assert_runs_on_the_jit(model, inputs, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("k", "dtype"), [(0, None), (2, TensorProto.INT32), (-1, None)]
+)
+def test_eye_like_is_a_constant_of_the_input_shape(k, dtype, tmp_path):
+    from onnx_jit import (
+        assert_runs_on_the_jit,
+        one_node_model,
+        onnxruntime_outputs,
+        with_output_types,
+    )
+
+    options = {} if dtype is None else {"dtype": dtype}
+    x = rand(3, 17)
+    model = one_node_model("EyeLike", {"x": x}, opset=9, k=k, **options)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+    typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
+    imported = import_onnx(typed)
+    assert [op.name for op in ops_of(imported.module)].count("ge.const") == 1
