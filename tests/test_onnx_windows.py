@@ -190,6 +190,37 @@ def test_3d_convolution_matches_onnxruntime_on_the_jit(
     assert_runs_on_the_jit(model, {"x": x}, tmp_path)
 
 
+COL2IM = {
+    "one_block": ((1, 5, 5), [5, 5], [1, 5], {}),
+    "strided_padded": (
+        (2, 3 * 4, 9),
+        [5, 6],
+        [2, 2],
+        dict(strides=[2, 2], pads=[0, 1, 1, 0]),
+    ),
+    "dilated": ((1, 17 * 9, 9), [7, 7], [3, 3], dict(dilations=[2, 2])),
+    "1d": ((2, 3 * 3, 9), [17], [3], dict(strides=[2], pads=[1, 1])),
+    "3d": ((1, 3 * 8, 8), [3, 4, 5], [2, 2, 2], dict(strides=[1, 2, 3])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COL2IM))
+def test_col2im_is_a_one_hot_conv_transpose(name: str, tmp_path: Path) -> None:
+    """Blocks summed back into the image (overlaps add up), against
+    onnxruntime's Col2Im (the onnx reference for the 1-D and 3-D forms,
+    which onnxruntime's kernel does not take)."""
+    shape, image, block, attributes = COL2IM[name]
+    x = with_specials(rand(*shape)) if name == "dilated" else rand(*shape)
+    sizes = {"image": np.array(image, np.int64), "block": np.array(block, np.int64)}
+    model = one_node_model(
+        "Col2Im", {"x": x}, initializers=sizes, opset=18, **attributes
+    )
+    expected = None
+    if len(image) != 2:
+        expected = ReferenceEvaluator(model).run(None, {"x": x})
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, expected)
+
+
 # A window longer than the (padded) input by less than the stride gives one
 # output (Hugging Face EfficientNet ends in AveragePool(kernel = hidden size,
 # stride = kernel, ceil_mode = 1) on a small map: the spatial mean).
