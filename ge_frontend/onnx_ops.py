@@ -1311,7 +1311,7 @@ def convert_expand(ctx: NodeContext) -> list[Value]:
     return [ctx.op("tile", x, multiples=multiples)]
 
 
-PAD_MODES = ("constant", "reflect", "edge")
+PAD_MODES = ("constant", "reflect", "edge", "wrap")
 
 
 @converts("Pad")

@@ -1174,21 +1174,11 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
             ),
             "Conv with 4-D spatial input (nodes: Conv)",
         ),
-        (
-            Case(
-                [node("Pad", ["x", "p"], mode="wrap")],
-                {"x": X4},
-                {"p": ints(0, 0, 1, 1, 0, 0, 1, 1)},
-                opset=19,
-            ),
-            "Pad with mode 'wrap' (nodes: Pad)",
-        ),
     ],
     ids=[
         "dropout_training",
         "pool_indices",
         "conv4d",
-        "pad_wrap",
     ],
 )
 def test_unsupported_configurations(case: Case, message: str):
@@ -1759,3 +1749,22 @@ def test_eye_like_is_a_constant_of_the_input_shape(k, dtype, tmp_path):
     typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
     imported = import_onnx(typed)
     assert [op.name for op in ops_of(imported.module)].count("ge.const") == 1
+
+
+@pytest.mark.parametrize(
+    "pads",
+    [
+        [0, 0, 1, 2, 0, 0, 2, 1],  # within the axis
+        [0, 1, 7, 0, 0, 2, 0, 11],  # several turns around an axis
+        [0, 0, -1, 3, 0, 0, 2, -2],  # crops, then wraps the rest
+    ],
+)
+def test_wrap_pad_runs_on_the_jit(pads, tmp_path):
+    """Pad mode 'wrap' (opset 19) with pads given at run time."""
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    x = rand(1, 3, 4, 5)
+    x.reshape(-1)[:3] = [np.inf, -np.inf, np.nan]
+    inputs = {"x": x, "pads": ints(*pads)}
+    model = one_node_model("Pad", inputs, opset=19, mode="wrap")
+    assert_runs_on_the_jit(model, inputs, tmp_path)
