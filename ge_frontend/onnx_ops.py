@@ -275,15 +275,27 @@ def convert_softsign(ctx: NodeContext) -> list[Value]:
     return [ctx.op("div", ctx.input(0), denominator)]
 
 
-@converts("Cast")
-def convert_cast(ctx: NodeContext) -> list[Value]:
+def _target_dtype(ctx: NodeContext) -> str:
+    """The dtype the `to` attribute names (Unsupported if `ge` has none)."""
     to = ctx.attr("to")
     try:
         dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(to)).name
         element_type(dtype)
     except (KeyError, TypeError, ValueError):
         raise Unsupported(f"to {onnx.TensorProto.DataType.Name(to)}") from None
+    return dtype
+
+
+@converts("Cast")
+def convert_cast(ctx: NodeContext) -> list[Value]:
+    dtype = _target_dtype(ctx)
     return [ctx.op("cast", ctx.input(0), dst_type=dtype, **cast_rounding(ctx))]
+
+
+@converts("BitCast")
+def convert_bitcast(ctx: NodeContext) -> list[Value]:
+    """The bits of each element as `to` (of the same width)."""
+    return [ctx.op("bitcast", ctx.input(0), dst_type=_target_dtype(ctx))]
 
 
 @converts("CastLike")

@@ -1768,3 +1768,44 @@ def test_wrap_pad_runs_on_the_jit(pads, tmp_path):
     inputs = {"x": x, "pads": ints(*pads)}
     model = one_node_model("Pad", inputs, opset=19, mode="wrap")
     assert_runs_on_the_jit(model, inputs, tmp_path)
+
+
+BITCASTS = {
+    "float32_to_int32": (
+        np.array([[1.0, -0.0, np.inf], [np.nan, 3e-39, -2.5]]),
+        "int32",
+    ),
+    "int32_to_float32": (np.array([1065353216, -1, 2139095040], np.int32), "float32"),
+    "float64_to_int64": (np.array([1.0, -np.inf, 1e-310]), "int64"),
+    "uint32_to_float32": (np.array([4294967295, 8388608, 17], np.uint32), "float32"),
+    "float16_to_int16": (np.array([1.5, -0.0, np.inf], np.float16), "int16"),
+    "int8_to_uint8": (np.array([-1, 5, -128], np.int8), "uint8"),
+    "bool_to_uint8": (np.array([True, False, True]), "uint8"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BITCASTS))
+def test_bitcast_reinterprets_bits_on_the_jit(name, tmp_path):
+    """ONNX BitCast (opset 26) against NumPy's view of the same bytes (the
+    onnx reference's definition; onnxruntime has no bool BitCast)."""
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    values, target = BITCASTS[name]
+    x = (
+        values.astype(np.float32)
+        if values.dtype == np.float64 and "32" in name
+        else values
+    )
+    to = helper.np_dtype_to_tensor_dtype(np.dtype(target))
+    model = one_node_model("BitCast", {"x": x}, opset=26, to=to)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, [x.view(target)])
+
+
+def test_bitcast_between_widths_is_one_line():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.INT64, [3])
+    to = TensorProto.INT64
+    graph = helper.make_graph([node("BitCast", ["x"], to=to)], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    with pytest.raises(GEError, match=r"cannot bitcast float32 \(32 bits\) to int64"):
+        import_onnx(model)
