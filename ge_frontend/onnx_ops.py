@@ -1235,6 +1235,40 @@ def convert_gather_nd(ctx: NodeContext) -> list[Value]:
     return [ctx.op("gather_nd", ctx.input(0), ctx.input(1), batch_dims=batch_dims)]
 
 
+@converts("TensorScatter")
+def convert_tensor_scatter(ctx: NodeContext) -> list[Value]:
+    """A KV-cache write: `update` (the cache's shape but `sequence_length`
+    along `axis`) written into `past_cache` from `write_indices[b]` on
+    (0 when absent; modulo the cache length in `circular` mode), as
+    `ge.scatter_elements` at `write_indices[b] + i` along `axis`."""
+    mode = ctx.attr("mode", "linear")
+    if mode not in ("linear", "circular"):
+        raise ValueError(f"mode must be linear or circular, got '{mode}'")
+    cache, update = ctx.static_shape(0), ctx.static_shape(1)
+    rank = len(cache)
+    axis = normalize_axis(ctx.attr("axis", -2), rank)
+    if axis == 0:
+        raise ValueError("axis must not be the batch axis 0")
+    steps_shape = [1] * rank
+    steps_shape[axis] = update[axis]
+    index: Value = np.arange(update[axis], dtype=np.int64).reshape(steps_shape)
+    if ctx.optional_input(2) is not None:
+        starts = ctx.op("cast", ctx.input(2), dst_type="int64", suffix="starts/int64")
+        batch = [cache[0]] + [1] * (rank - 1)
+        starts = ctx.op("reshape", starts, shape=batch, suffix="starts")
+        index = ctx.op("add", starts, index, suffix="positions")
+    if mode == "circular":
+        length = np.array(cache[axis], np.int64)
+        index = ctx.op("mod", index, length, suffix="positions/circular")
+    multiples = [
+        size // index_size
+        for size, index_size in zip(update, shape_of(index), strict=True)
+    ]
+    if any(m != 1 for m in multiples):
+        index = ctx.op("tile", index, multiples=multiples, suffix="positions/full")
+    return [ctx.op("scatter_elements", ctx.input(0), index, ctx.input(1), axis=axis)]
+
+
 @converts("ScatterElements", "Scatter")
 def convert_scatter_elements(ctx: NodeContext) -> list[Value]:
     """`updates` written at `indices` along `axis`; `reduction` since

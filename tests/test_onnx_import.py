@@ -1809,3 +1809,29 @@ def test_bitcast_between_widths_is_one_line():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
     with pytest.raises(GEError, match=r"cannot bitcast float32 \(32 bits\) to int64"):
         import_onnx(model)
+
+
+@pytest.mark.parametrize(
+    ("mode", "axis", "with_indices"),
+    [("linear", -2, True), ("circular", 2, True), ("linear", 1, False)],
+)
+def test_tensor_scatter_writes_the_kv_cache_on_the_jit(
+    mode, axis, with_indices, tmp_path
+):
+    """TensorScatter (opset 24) against the onnx reference: a [3, 5, 17, 4]
+    cache, 3 new steps at per-batch write indices (wrapping around in
+    circular mode)."""
+    from onnx.reference import ReferenceEvaluator
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    cache = rand(3, 5, 17, 4)
+    update_shape = list(cache.shape)
+    update_shape[axis] = 3
+    inputs = {"past_cache": cache, "update": rand(*update_shape)}
+    if with_indices:
+        length = cache.shape[axis]
+        last = length - 3 if mode == "linear" else length - 1
+        inputs["write_indices"] = np.array([0, 7, last], np.int64)
+    model = one_node_model("TensorScatter", inputs, opset=24, mode=mode, axis=axis)
+    expected = ReferenceEvaluator(model).run(None, inputs)
+    assert_runs_on_the_jit(model, inputs, tmp_path, expected)
