@@ -1362,9 +1362,7 @@ def run_pytorch_case(case: Path) -> str | None:
     return None
 
 
-EXPECTED_UNSUPPORTED = {
-    "Conv with 3-D spatial input",
-}
+EXPECTED_UNSUPPORTED: set[str] = set()
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # sqrt/pow of negatives: NaN
