@@ -1184,6 +1184,79 @@ def convert_gather_elements(ctx: NodeContext) -> list[Value]:
     return [ctx.op("gather_elements", ctx.input(0), ctx.input(1), axis=axis)]
 
 
+@converts("Det")
+def convert_det(ctx: NodeContext) -> list[Value]:
+    """The determinant of each [n, n] matrix of [..., n, n] (n known at
+    import): Gaussian elimination with partial pivoting (LAPACK's LU),
+    unrolled over the n columns (`_eliminate_column`); the determinant is
+    the product of the pivots, negated once per row swap."""
+    shape = ctx.static_shape(0)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"Det needs square matrices [..., n, n], got {list(shape)}")
+    a, determinant = ctx.input(0), np.ones(shape[:-2], ctx.dtype(0))
+    for k in range(shape[-1]):
+        a, determinant = _eliminate_column(ctx, a, determinant, k)
+    return [determinant]
+
+
+def _eliminate_column(
+    ctx: NodeContext, a: Value, determinant: Value, k: int
+) -> tuple[Value, Value]:
+    """Column k's step of the elimination: its largest |entry| at or below
+    the diagonal (`ge.arg_max`) swaps into row k (a `ge.gather_elements` of
+    the rows; the determinant changes sign when it moves), the determinant
+    takes the pivot as a factor and the rows below subtract their multiple
+    of row k (a zero pivot, a singular matrix, divides as 1: the
+    determinant is 0 already)."""
+    *batch, n, _ = ctx.static_shape(0)
+    row_axis, name = len(batch), f"column{k}"
+
+    def op(op_name: str, *operands: Any, suffix: str, **attrs: Any) -> Value:
+        return ctx.op(op_name, *operands, suffix=f"{name}/{suffix}", **attrs)
+
+    def rows_of(x: Value, begin: int, end: int, suffix: str) -> Value:
+        return op(
+            "slice", x, begins=[begin], ends=[end], axes=[row_axis], suffix=suffix
+        )
+
+    column = op("slice", a, begins=[k], ends=[k + 1], axes=[row_axis + 1], suffix="c")
+    below = op("abs", rows_of(column, k, n, "below"), suffix="magnitude")
+    offset = op("arg_max", below, axis=row_axis, keep_dims=True, suffix="offset")
+    pivot_row = op("add", offset, np.array(k, np.int64), suffix="pivot_row")
+    rows = np.arange(n, dtype=np.int64).reshape(n, 1)
+    at_pivot = op("equal", rows, pivot_row, suffix="at_pivot")
+    order = op("select", at_pivot, np.array(k, np.int64), rows, suffix="swapped")
+    order = op("select", rows == k, pivot_row, order, suffix="order")
+    order = op("tile", order, multiples=[1] * row_axis + [1, n], suffix="order_rows")
+    a = op("gather_elements", a, order, axis=row_axis, suffix="swap")
+    moved = op("not_equal", pivot_row, np.array(k, np.int64), suffix="moved")
+    sign = op("select", moved, ctx.array(-1), ctx.array(1), suffix="sign")
+    pivot = op(
+        "slice",
+        rows_of(a, k, k + 1, "row"),
+        begins=[k],
+        ends=[k + 1],
+        axes=[row_axis + 1],
+        suffix="pivot",
+    )
+    factor = op("mul", sign, pivot, suffix="factor")
+    factor = op("reshape", factor, shape=list(batch), suffix="factor_of")
+    determinant = op("mul", determinant, factor, suffix="determinant")
+    if k == n - 1:
+        return a, determinant
+    singular = op("equal", pivot, ctx.array(0), suffix="singular")
+    divisor = op("select", singular, ctx.array(1), pivot, suffix="divisor")
+    lower = rows_of(a, k + 1, n, "lower")
+    entries = op(
+        "slice", lower, begins=[k], ends=[k + 1], axes=[row_axis + 1], suffix="entries"
+    )
+    factors = op("div", entries, divisor, suffix="factors")
+    scaled = op("mul", factors, rows_of(a, k, k + 1, "pivot_row"), suffix="scaled")
+    lower = op("sub", lower, scaled, suffix="eliminated")
+    upper = rows_of(a, 0, k + 1, "upper")
+    return op("concat", [upper, lower], axis=row_axis, suffix="next"), determinant
+
+
 @converts("ReverseSequence")
 def convert_reverse_sequence(ctx: NodeContext) -> list[Value]:
     """Reverse the first `sequence_lens[b]` steps along `time_axis` of each

@@ -1833,3 +1833,26 @@ def test_tensor_scatter_writes_the_kv_cache_on_the_jit(
     model = one_node_model("TensorScatter", inputs, opset=24, mode=mode, axis=axis)
     expected = ReferenceEvaluator(model).run(None, inputs)
     assert_runs_on_the_jit(model, inputs, tmp_path, expected)
+
+
+DETERMINANTS = {
+    "2x2": rand(2, 2),
+    "batched_3x3": rand(17, 3, 3),
+    "nested_batch_5x5": rand(2, 3, 5, 5),
+    "singular": np.array([[1, 2, 3], [2, 4, 6], [0, 1, 1]], np.float32),
+    "zeros": np.zeros((3, 3), np.float32),
+    "permutation": np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], np.float32),
+    "needs_pivoting": np.array([[0, 2, 1], [3, 0, 0], [1, 1, 0]], np.float32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DETERMINANTS))
+def test_det_matches_onnxruntime_on_the_jit(name, tmp_path):
+    """Det by Gaussian elimination with partial pivoting: random, singular,
+    all-zero and zero-pivot matrices, batched."""
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    x = DETERMINANTS[name]
+    assert_runs_on_the_jit(
+        one_node_model("Det", {"x": x}, opset=11), {"x": x}, tmp_path
+    )
