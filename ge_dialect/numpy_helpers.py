@@ -131,10 +131,10 @@ def pad_reach_error(
     Pad's `reflect` mirrors the axis around its first and last element, so
     each amount must be below the cropped length (at most `n - 1`; ONNX's
     spec and onnxruntime, where numpy would reflect again); `edge` repeats
-    the first or last element, so the axis must not be empty. Unknown dims
-    (negative) are checked when they are known.
+    the first or last element and `wrap` repeats the axis, so the axis must
+    not be empty. Unknown dims (negative) are checked when they are known.
     """
-    if mode not in ("reflect", "edge"):
+    if mode not in ("reflect", "edge", "wrap"):
         return None
     for axis, (dim, (begin, end)) in enumerate(zip(dims, pairs, strict=True)):
         if dim < 0:
@@ -143,9 +143,9 @@ def pad_reach_error(
         for side, amount in (("before", begin), ("after", end)):
             if amount <= 0:
                 continue
-            if mode == "edge" and length <= 0:
+            if mode in ("edge", "wrap") and length <= 0:
                 return (
-                    f"'edge' padding of {amount} {side} axis {axis} needs a "
+                    f"'{mode}' padding of {amount} {side} axis {axis} needs a "
                     "non-empty axis, it has 0 elements"
                 )
             if mode == "reflect" and amount > length - 1:

@@ -148,23 +148,35 @@ def check_input_names(label: str, given: Iterable[str], known: Iterable[str]) ->
 
 
 class UnsupportedOps:
-    """Unsupported op kinds and their nodes, reported together in one line."""
+    """Unsupported op kinds and their nodes, reported together in one line;
+    `reads_dynamic_dims` says whether one of them reads a tensor with
+    dynamic dims (fixing the inputs' dims may then compile it)."""
 
     def __init__(self) -> None:
         self.nodes: dict[str, list[str]] = defaultdict(list)
+        self.reads_dynamic_dims = False
 
-    def add(self, kind: str, node: str) -> None:
+    def add(self, kind: str, node: str, reads_dynamic_dims: bool = False) -> None:
         """Record node `node` of unsupported kind `kind`."""
         self.nodes[kind].append(node)
+        self.reads_dynamic_dims |= reads_dynamic_dims
 
-    def message(self, framework: str) -> str | None:
-        """`unsupported ONNX ops: Kind (nodes: a, b); ...`, or None if none."""
+    def message(self, framework: str, dynamic_inputs: str = "") -> str | None:
+        """`unsupported ONNX ops: Kind (nodes: a, b); ...`, or None if none;
+        when a node reads dynamic dims and `dynamic_inputs` names the graph
+        inputs' dims (`x:batch,3`), how `--input_shape` would fix them."""
         if not self.nodes:
             return None
         listing = "; ".join(
             f"{kind} (nodes: {', '.join(nodes)})" for kind, nodes in self.nodes.items()
         )
-        return f"unsupported {framework} ops: {listing}"
+        message = f"unsupported {framework} ops: {listing}"
+        if self.reads_dynamic_dims and dynamic_inputs:
+            message += (
+                f' (they read dynamic dims: --input_shape="{dynamic_inputs}" '
+                "with numbers for the dynamic dims may compile them)"
+            )
+        return message
 
 
 def shape_of(value: Value) -> tuple[int, ...]:

@@ -82,6 +82,19 @@ def function_body(
     return FunctionBody(nodes, body_opset)
 
 
+def defines_function(node: NodeProto, opset: int) -> bool:
+    """Whether ONNX defines `node` by a function body at `opset`."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
+    except onnx.defs.SchemaError:
+        return False
+    versions = (
+        *schema.function_opset_versions,
+        *schema.context_dependent_function_opset_versions,
+    )
+    return any(v <= opset for v in versions)
+
+
 def _function(
     schema: onnx.defs.OpSchema,
     node: NodeProto,

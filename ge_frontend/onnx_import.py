@@ -36,6 +36,7 @@ error listing every unsupported op type with its nodes.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import warnings
@@ -76,9 +77,11 @@ from ge_frontend.onnx_context import (
     node_name,
     node_subgraphs,
 )
-from ge_frontend.onnx_functions import FunctionBody, function_body
+from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
 from ge_frontend.onnx_ops import CONVERTERS
 from ge_frontend.onnx_shape_values import track_entries
+
+LOG = logging.getLogger(__name__)
 
 CHECKER_LIMIT = (2 << 30) - (64 << 20)
 """Models bigger than this (near protobuf's 2 GiB) are checked from a copy
@@ -285,7 +288,8 @@ class OnnxImporter:
             self._bind(emitter, name, self._initializer(init))
         input_names = self._add_inputs(emitter.builder, initializers)
         self._convert_nodes(self.graph, emitter)
-        if (message := self.unsupported.message("ONNX")) is not None:
+        message = self.unsupported.message("ONNX", self._dynamic_inputs(input_names))
+        if message is not None:
             raise self.error(message)
         output_names = [output.name for output in self.graph.output]
         if not output_names:
@@ -320,8 +324,11 @@ class OnnxImporter:
     def _check_declared_output(
         self, declared: onnx.ValueInfoProto, value: Value
     ) -> None:
-        """A graph output's declared dtype and known dims must be what the
-        graph computes."""
+        """A graph output's declared dtype must be what the graph computes;
+        declared dims that disagree with the computed ones are a warning
+        (onnxruntime's too: exporters' shape annotations can be stale, a
+        CNN+BiLSTM declaring `[1, -1]` for `[16, 1, 8210]`), the computed
+        shape wins."""
         if not declared.type.HasField("tensor_type"):
             return
         tensor = declared.type.tensor_type
@@ -338,9 +345,13 @@ class OnnxImporter:
         if len(dims) != len(shape) or any(
             -1 not in (d, s) and d != s for d, s in zip(dims, shape, strict=False)
         ):
-            raise self.error(
-                f"graph output '{declared.name}' is declared with shape {dims}, the "
-                f"graph computes {list(shape)}"
+            LOG.warning(
+                "%s: graph output '%s' is declared with shape %s, the graph "
+                "computes %s: the computed shape is used",
+                self.label,
+                declared.name,
+                dims,
+                list(shape),
             )
 
     def _bind(self, emitter: GraphEmitter, name: str, value: Value | None) -> None:
@@ -395,6 +406,22 @@ class OnnxImporter:
         if given is not None:
             shape = fix_input_shape(self.label, name, shape, given)
         return shape, dtype
+
+    def _dynamic_inputs(self, input_names: Sequence[str]) -> str:
+        """The graph inputs with dynamic dims as `--input_shape` would fix
+        them, a dynamic dim by its name (`input_ids:batch,seq;...`)."""
+        declared = {v.name: v.type.tensor_type.shape.dim for v in self.graph.input}
+        entries = []
+        for name in input_names:
+            shape = shape_of(self.env[name])  # type: ignore[arg-type]
+            if -1 not in shape:
+                continue
+            dims = [
+                str(size) if size != -1 else (dim.dim_param or "?")
+                for size, dim in zip(shape, declared[name], strict=True)
+            ]
+            entries.append(f"{name}:{','.join(dims)}")
+        return ";".join(entries)
 
     def _readers(self, name: str) -> str:
         """` (read by Op1, Op2)`: the op types of the nodes reading `name`."""
@@ -471,17 +498,16 @@ class OnnxImporter:
         if node.domain not in DEFAULT_DOMAINS:
             return self._skip(node, f"{node.domain}.{node.op_type}")
         converter = CONVERTERS.get(node.op_type)
+        downstream = any(
+            n and v is None for n, v in zip(node.input, inputs, strict=True)
+        )
+        if downstream and (converter or defines_function(node, self.opset)):
+            return self._skip(node, None)  # downstream of an unsupported node
         if converter is None:
             body = self._function_body(node, inputs)
             if body is None:
                 return self._skip(node, node.op_type)
-            if any(n and v is None for n, v in zip(node.input, inputs, strict=True)):
-                return self._skip(node, None)  # downstream of an unsupported node
             return self._convert_body(body, consumed, emitter)
-        if any(
-            n and value is None for n, value in zip(node.input, inputs, strict=True)
-        ):
-            return self._skip(node, None)  # downstream of an unsupported node
         used = [bool(output) and output in consumed for output in node.output]
         ctx = NodeContext(
             inputs, used, emitter, node=node, opset=self.opset, subgraphs=self
@@ -535,7 +561,12 @@ class OnnxImporter:
     def _skip(self, node: onnx.NodeProto, kind: str | None) -> None:
         """Record an unsupported node (kind None: downstream of one) and go on."""
         if kind is not None:
-            self.unsupported.add(kind, node_name(node))
+            dynamic = any(
+                isinstance(self.env.get(name), Value) and -1 in shape_of(self.env[name])
+                for name in node.input
+                if name
+            )
+            self.unsupported.add(kind, node_name(node), dynamic)
         for output in node.output:
             if output:
                 self.env[output] = None

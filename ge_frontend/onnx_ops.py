@@ -275,15 +275,27 @@ def convert_softsign(ctx: NodeContext) -> list[Value]:
     return [ctx.op("div", ctx.input(0), denominator)]
 
 
-@converts("Cast")
-def convert_cast(ctx: NodeContext) -> list[Value]:
+def _target_dtype(ctx: NodeContext) -> str:
+    """The dtype the `to` attribute names (Unsupported if `ge` has none)."""
     to = ctx.attr("to")
     try:
         dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(to)).name
         element_type(dtype)
     except (KeyError, TypeError, ValueError):
         raise Unsupported(f"to {onnx.TensorProto.DataType.Name(to)}") from None
+    return dtype
+
+
+@converts("Cast")
+def convert_cast(ctx: NodeContext) -> list[Value]:
+    dtype = _target_dtype(ctx)
     return [ctx.op("cast", ctx.input(0), dst_type=dtype, **cast_rounding(ctx))]
+
+
+@converts("BitCast")
+def convert_bitcast(ctx: NodeContext) -> list[Value]:
+    """The bits of each element as `to` (of the same width)."""
+    return [ctx.op("bitcast", ctx.input(0), dst_type=_target_dtype(ctx))]
 
 
 @converts("CastLike")
@@ -392,15 +404,102 @@ def _kernel_shape(ctx: NodeContext, weight: Value) -> list[int]:
     return [w if w != -1 else k for k, w in zip(kernel, spatial, strict=True)]
 
 
+def _depth_taps(ctx: NodeContext, t: int) -> Value:
+    """The filter's slice at depth tap `t`: [O, C, kh, kw] of [O, C, kd, kh, kw]."""
+    tap = ctx.op(
+        "slice",
+        ctx.input(1),
+        begins=[t],
+        ends=[t + 1],
+        axes=[2],
+        steps=[1],
+        suffix=f"tap{t}/filter",
+    )
+    return ctx.op("squeeze", tap, axes=[2], suffix=f"tap{t}/filter_2d")
+
+
+def _unfold_depth(ctx: NodeContext, y: Value, n: int, depth: int) -> Value:
+    """[N * D, O, H, W] (depth folded into the batch) -> [N, O, D, H, W]."""
+    _, channels, height, width = shape_of(y)
+    y = ctx.op(
+        "reshape", y, shape=[n, depth, channels, height, width], suffix="unfold_depth"
+    )
+    return ctx.op("transpose", y, perm=[0, 2, 1, 3, 4], suffix="depth_last")
+
+
+def _conv_3d(
+    ctx: NodeContext,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
+) -> Value:
+    """A 3-D convolution as 2-D ones, one per depth tap of the filter: tap
+    t convolves the input's depth slices t*dd, t*dd + sd, ... (one per
+    output depth, folded into the batch) with the filter's slice t over H
+    and W; the taps' sums add up (the bias once), then the depth unfolds.
+
+        x [N, C, D, H, W] -pad D-> slice D at t*dd::sd -> [N*Do, C, H, W]
+        conv2d with w[:, :, t] -> [N*Do, O, Ho, Wo]; sum over t
+        -> [N, O, Do, Ho, Wo]
+    """
+    n, channels, depth, height, width = ctx.static_shape(0)
+    begin, end = pads[0], pads[3]
+    span = (kernel[0] - 1) * dilations[0] + 1
+    out_depth = (depth + begin + end - span) // strides[0] + 1
+    if out_depth < 1:
+        raise ValueError(
+            f"the filter's depth span {span} exceeds the padded depth "
+            f"{depth + begin + end}"
+        )
+    x = ctx.input(0)
+    if begin or end:
+        paddings = [0, 0, begin, 0, 0, 0, 0, end, 0, 0]
+        x = ctx.op("pad", x, paddings=paddings, suffix="pad_depth")
+    total = None
+    for t in range(kernel[0]):
+        start = t * dilations[0]
+        taps = ctx.op(
+            "slice",
+            x,
+            begins=[start],
+            ends=[start + (out_depth - 1) * strides[0] + 1],
+            axes=[2],
+            steps=[strides[0]],
+            suffix=f"tap{t}/depths",
+        )
+        taps = ctx.op("transpose", taps, perm=[0, 2, 1, 3, 4], suffix=f"tap{t}/nd")
+        folded = [n * out_depth, channels, height, width]
+        taps = ctx.op("reshape", taps, shape=folded, suffix=f"tap{t}/fold")
+        y = ctx.op(
+            "conv2d",
+            taps,
+            _depth_taps(ctx, t),
+            ctx.optional_input(2) if t == 0 else None,
+            strides=[1, 1, *strides[1:]],
+            pads=[pads[1], pads[4], pads[2], pads[5]],
+            dilations=[1, 1, *dilations[1:]],
+            groups=ctx.attr("group", 1),
+            data_format="NCHW",
+            suffix=f"tap{t}/conv",
+        )
+        total = y if total is None else ctx.op("add", total, y, suffix=f"tap{t}/sum")
+    assert total is not None
+    return _unfold_depth(ctx, total, n, out_depth)
+
+
 @converts("Conv")
 def convert_conv(ctx: NodeContext) -> list[Value]:
-    x, lifted = _window_input(ctx)
+    """Conv with 1 (lifted to 2), 2 or 3 spatial axes (`_conv_3d`)."""
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
     kernel = _kernel_shape(ctx, weight)
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
     pads = _window_pads(ctx, kernel, strides, dilations)
+    if count == 3:
+        return [_conv_3d(ctx, kernel, int_list(strides), int_list(dilations), pads)]
+    x, lifted = _window_input(ctx)
     if lifted:
         weight = ctx.op("unsqueeze", weight, axes=[2], suffix="filter_to_2d")
     y = ctx.op(
@@ -460,15 +559,107 @@ def _conv_transpose_geometry(
     return begins + ends, extras
 
 
+def _conv_transpose_3d(
+    ctx: NodeContext,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
+    output_padding: Sequence[int],
+) -> Value:
+    """A 3-D transposed convolution as 2-D ones, one per depth tap t of the
+    filter: every input depth slice (folded into the batch) transposed-
+    convolves with the filter's slice t over H and W, and lands at output
+    depth i*sd + t*dd (spread by padding each slice to sd, then shifted by
+    padding the depth); the taps add up, the depth pads are cropped, then
+    the bias is added.
+
+        x [N, C, Di, H, W] -> [N*Di, C, H, W] -conv2d_transpose w[:, :, t]->
+        [N, Di, sd, O*Ho*Wo] (zeros after each slice) -> [N, L, O*Ho*Wo]
+        shifted by t*dd; sum over t; crop -> [N, O, Do, Ho, Wo]
+    """
+    n, channels, depth, height, width = ctx.static_shape(0)
+    stride, dilation = strides[0], dilations[0]
+    spread = (depth - 1) * stride + 1
+    full = spread + (kernel[0] - 1) * dilation + output_padding[0]
+    out_depth = full - pads[0] - pads[3]
+    if out_depth < 1:
+        raise ValueError(f"the depth pads {pads[0]}, {pads[3]} exceed the output")
+    x = ctx.op("transpose", ctx.input(0), perm=[0, 2, 1, 3, 4], suffix="nd")
+    x = ctx.op("reshape", x, shape=[n * depth, channels, height, width], suffix="fold")
+    total, plane = None, 0
+    for t in range(kernel[0]):
+        y = ctx.op(
+            "conv2d_transpose",
+            x,
+            _depth_taps(ctx, t),
+            strides=[1, 1, *strides[1:]],
+            pads=[pads[1], pads[4], pads[2], pads[5]],
+            dilations=[1, 1, *dilations[1:]],
+            groups=ctx.attr("group", 1),
+            output_padding=list(output_padding[1:]),
+            data_format="NCHW",
+            suffix=f"tap{t}/conv",
+        )
+        _, out_channels, out_height, out_width = shape_of(y)
+        plane = out_channels * out_height * out_width
+        y = ctx.op("reshape", y, shape=[n, depth, 1, plane], suffix=f"tap{t}/flat")
+        if stride > 1:
+            paddings = [0, 0, 0, 0, 0, 0, stride - 1, 0]
+            y = ctx.op("pad", y, paddings=paddings, suffix=f"tap{t}/spread")
+        y = ctx.op(
+            "reshape", y, shape=[n, depth * stride, plane], suffix=f"tap{t}/strided"
+        )
+        if stride > 1:
+            y = ctx.op(
+                "slice", y, begins=[0], ends=[spread], axes=[1], suffix=f"tap{t}/trim"
+            )
+        before = t * dilation
+        paddings = [0, before, 0, 0, full - before - spread, 0]
+        y = ctx.op("pad", y, paddings=paddings, suffix=f"tap{t}/shift")
+        total = y if total is None else ctx.op("add", total, y, suffix=f"tap{t}/sum")
+    assert total is not None
+    if pads[0] or pads[3]:
+        total = ctx.op(
+            "slice",
+            total,
+            begins=[pads[0]],
+            ends=[full - pads[3]],
+            axes=[1],
+            suffix="crop_depth",
+        )
+    volume = [n, out_depth, out_channels, out_height, out_width]
+    y = ctx.op("reshape", total, shape=volume, suffix="unfold_depth")
+    y = ctx.op("transpose", y, perm=[0, 2, 1, 3, 4], suffix="depth_last")
+    bias = ctx.optional_input(2)
+    if bias is None:
+        return y
+    bias = ctx.op("reshape", bias, shape=[out_channels, 1, 1, 1], suffix="bias_3d")
+    return ctx.op("add", y, bias, suffix="biased")
+
+
 @converts("ConvTranspose")
 def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
-    x, lifted = _window_input(ctx)
+    """ConvTranspose with 1 (lifted to 2), 2 or 3 spatial axes
+    (`_conv_transpose_3d`)."""
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
     kernel = _kernel_shape(ctx, weight)
     strides = ctx.attr("strides", [1] * count)
     dilations = ctx.attr("dilations", [1] * count)
     pads, output_padding = _conv_transpose_geometry(ctx, kernel, strides, dilations)
+    if count == 3:
+        return [
+            _conv_transpose_3d(
+                ctx,
+                kernel,
+                int_list(strides),
+                int_list(dilations),
+                pads,
+                output_padding,
+            )
+        ]
+    x, lifted = _window_input(ctx)
     if lifted:
         weight = ctx.op("unsqueeze", weight, axes=[2], suffix="filter_to_2d")
     y = ctx.op(
@@ -484,6 +675,98 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
         data_format="NCHW",
     )
     return [_finish_window(ctx, y, lifted)]
+
+
+@converts("Col2Im")
+def convert_col2im(ctx: NodeContext) -> list[Value]:
+    """Blocks [N, C * prod(block), L] summed back into an image [N, C,
+    *image_shape]. For each block position k (channels c * K + k), the
+    grid of its values [N, C, *grid] is spread to the stride (zeros
+    between), shifted to the position's offset `k * dilation` in the padded
+    image (zero pads), cropped to the image, and the positions add up: only
+    additions, so an infinity stays where it lands."""
+    image = ctx.constant(1, "image_shape")
+    block = ctx.constant(2, "block_shape")
+    if image is None or block is None:
+        raise Unsupported("with a run-time image_shape or block_shape")
+    image, block = int_list(image.reshape(-1)), int_list(block.reshape(-1))
+    count = len(block)
+    if len(image) != count or count < 1:
+        raise ValueError(f"image_shape {image} and block_shape {block} do not fit")
+    strides = int_list(ctx.attr("strides", [1] * count))
+    dilations = int_list(ctx.attr("dilations", [1] * count))
+    pads = int_list(ctx.attr("pads", [0] * 2 * count))
+    n, columns, length = ctx.static_shape(0)
+    positions = math.prod(block)
+    if columns % positions:
+        raise ValueError(f"{columns} columns are not a multiple of {positions}")
+    channels = columns // positions
+    padded = [image[a] + pads[a] + pads[a + count] for a in range(count)]
+    grid = [
+        (padded[a] - dilations[a] * (block[a] - 1) - 1) // strides[a] + 1
+        for a in range(count)
+    ]
+    if min(grid) < 1 or math.prod(grid) != length:
+        raise ValueError(f"{length} blocks do not tile the image (grid {grid})")
+    blocks = ctx.op(
+        "reshape", ctx.input(0), shape=[n, channels, positions, *grid], suffix="grid"
+    )
+    total = None
+    for k, offsets in enumerate(np.ndindex(*block)):
+        name = f"position{k}"
+        y = ctx.op(
+            "slice", blocks, begins=[k], ends=[k + 1], axes=[2], suffix=f"{name}/take"
+        )
+        y = ctx.op("squeeze", y, axes=[2], suffix=f"{name}/values")
+        for axis in range(count):
+            y = _spread_axis(ctx, y, 2 + axis, strides[axis], f"{name}/spread{axis}")
+        begins = [offsets[a] * dilations[a] for a in range(count)]
+        ends = [
+            padded[a] - begins[a] - (grid[a] - 1) * strides[a] - 1 for a in range(count)
+        ]
+        y = ctx.op(
+            "pad", y, paddings=[0, 0, *begins, 0, 0, *ends], suffix=f"{name}/place"
+        )
+        total = y if total is None else ctx.op("add", total, y, suffix=f"{name}/sum")
+    assert total is not None
+    if any(pads):
+        return [
+            ctx.op(
+                "slice",
+                total,
+                begins=pads[:count],
+                ends=[pads[a] + image[a] for a in range(count)],
+                axes=list(range(2, 2 + count)),
+                suffix="crop",
+            )
+        ]
+    return [total]
+
+
+def _spread_axis(
+    ctx: NodeContext, x: Value, axis: int, stride: int, suffix: str
+) -> Value:
+    """`x` with `stride - 1` zeros after each element along `axis` but the
+    last: [..., L, ...] -> [..., (L - 1) * stride + 1, ...]."""
+    if stride == 1:
+        return x
+    shape = list(shape_of(x))
+    length = shape[axis]
+    apart = [*shape[: axis + 1], 1, *shape[axis + 1 :]]
+    x = ctx.op("reshape", x, shape=apart, suffix=f"{suffix}/apart")
+    paddings = [0] * (2 * len(apart))
+    paddings[len(apart) + axis + 1] = stride - 1
+    x = ctx.op("pad", x, paddings=paddings, suffix=f"{suffix}/zeros")
+    shape[axis] = length * stride
+    x = ctx.op("reshape", x, shape=shape, suffix=f"{suffix}/merged")
+    return ctx.op(
+        "slice",
+        x,
+        begins=[0],
+        ends=[(length - 1) * stride + 1],
+        axes=[axis],
+        suffix=f"{suffix}/trim",
+    )
 
 
 POOLS = {"MaxPool": "max_pool", "AveragePool": "avg_pool", "LpPool": "lp_pool"}
@@ -901,10 +1184,162 @@ def convert_gather_elements(ctx: NodeContext) -> list[Value]:
     return [ctx.op("gather_elements", ctx.input(0), ctx.input(1), axis=axis)]
 
 
+@converts("Det")
+def convert_det(ctx: NodeContext) -> list[Value]:
+    """The determinant of each [n, n] matrix of [..., n, n] (n known at
+    import): Gaussian elimination with partial pivoting (LAPACK's LU),
+    unrolled over the n columns (`_eliminate_column`); the determinant is
+    the product of the pivots, negated once per row swap."""
+    shape = ctx.static_shape(0)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"Det needs square matrices [..., n, n], got {list(shape)}")
+    a, determinant = ctx.input(0), np.ones(shape[:-2], ctx.dtype(0))
+    for k in range(shape[-1]):
+        a, determinant = _eliminate_column(ctx, a, determinant, k)
+    return [determinant]
+
+
+def _eliminate_column(
+    ctx: NodeContext, a: Value, determinant: Value, k: int
+) -> tuple[Value, Value]:
+    """Column k's step of the elimination: its largest |entry| at or below
+    the diagonal (`ge.arg_max`) swaps into row k (a `ge.gather_elements` of
+    the rows; the determinant changes sign when it moves), the determinant
+    takes the pivot as a factor and the rows below subtract their multiple
+    of row k (a zero pivot, a singular matrix, divides as 1: the
+    determinant is 0 already)."""
+    *batch, n, _ = ctx.static_shape(0)
+    row_axis, name = len(batch), f"column{k}"
+
+    def op(op_name: str, *operands: Any, suffix: str, **attrs: Any) -> Value:
+        return ctx.op(op_name, *operands, suffix=f"{name}/{suffix}", **attrs)
+
+    def rows_of(x: Value, begin: int, end: int, suffix: str) -> Value:
+        return op(
+            "slice", x, begins=[begin], ends=[end], axes=[row_axis], suffix=suffix
+        )
+
+    column = op("slice", a, begins=[k], ends=[k + 1], axes=[row_axis + 1], suffix="c")
+    below = op("abs", rows_of(column, k, n, "below"), suffix="magnitude")
+    offset = op("arg_max", below, axis=row_axis, keep_dims=True, suffix="offset")
+    pivot_row = op("add", offset, np.array(k, np.int64), suffix="pivot_row")
+    rows = np.arange(n, dtype=np.int64).reshape(n, 1)
+    at_pivot = op("equal", rows, pivot_row, suffix="at_pivot")
+    order = op("select", at_pivot, np.array(k, np.int64), rows, suffix="swapped")
+    order = op("select", rows == k, pivot_row, order, suffix="order")
+    order = op("tile", order, multiples=[1] * row_axis + [1, n], suffix="order_rows")
+    a = op("gather_elements", a, order, axis=row_axis, suffix="swap")
+    moved = op("not_equal", pivot_row, np.array(k, np.int64), suffix="moved")
+    sign = op("select", moved, ctx.array(-1), ctx.array(1), suffix="sign")
+    pivot = op(
+        "slice",
+        rows_of(a, k, k + 1, "row"),
+        begins=[k],
+        ends=[k + 1],
+        axes=[row_axis + 1],
+        suffix="pivot",
+    )
+    factor = op("mul", sign, pivot, suffix="factor")
+    factor = op("reshape", factor, shape=list(batch), suffix="factor_of")
+    determinant = op("mul", determinant, factor, suffix="determinant")
+    if k == n - 1:
+        return a, determinant
+    singular = op("equal", pivot, ctx.array(0), suffix="singular")
+    divisor = op("select", singular, ctx.array(1), pivot, suffix="divisor")
+    lower = rows_of(a, k + 1, n, "lower")
+    entries = op(
+        "slice", lower, begins=[k], ends=[k + 1], axes=[row_axis + 1], suffix="entries"
+    )
+    factors = op("div", entries, divisor, suffix="factors")
+    scaled = op("mul", factors, rows_of(a, k, k + 1, "pivot_row"), suffix="scaled")
+    lower = op("sub", lower, scaled, suffix="eliminated")
+    upper = rows_of(a, 0, k + 1, "upper")
+    return op("concat", [upper, lower], axis=row_axis, suffix="next"), determinant
+
+
+@converts("ReverseSequence")
+def convert_reverse_sequence(ctx: NodeContext) -> list[Value]:
+    """Reverse the first `sequence_lens[b]` steps along `time_axis` of each
+    batch entry b: `ge.gather_elements` along the time axis at
+    `t < L[b] ? L[b] - 1 - t : t` (folded when the lengths are constants)."""
+    shape = ctx.static_shape(0)
+    rank = len(shape)
+    batch_axis, time_axis = ctx.attr("batch_axis", 1), ctx.attr("time_axis", 0)
+    if rank < 2 or {batch_axis, time_axis} != {0, 1}:
+        raise ValueError(
+            f"batch_axis {batch_axis} and time_axis {time_axis} must be 0 and 1 "
+            f"of an input of rank >= 2"
+        )
+    steps_shape = [1] * rank
+    steps_shape[time_axis] = shape[time_axis]
+    steps = np.arange(shape[time_axis], dtype=np.int64).reshape(steps_shape)
+    lengths_shape = [1] * rank
+    lengths_shape[batch_axis] = shape[batch_axis]
+    lengths = ctx.op("cast", ctx.input(1), dst_type="int64", suffix="lengths/int64")
+    lengths = ctx.op("reshape", lengths, shape=lengths_shape, suffix="lengths")
+    inside = ctx.op("less", steps, lengths, suffix="inside")
+    last = ctx.op("sub", lengths, np.array(1, np.int64), suffix="last")
+    reversed_steps = ctx.op("sub", last, steps, suffix="reversed")
+    index = ctx.op("select", inside, reversed_steps, steps, suffix="index")
+    multiples = [
+        1 if axis in (batch_axis, time_axis) else size
+        for axis, size in enumerate(shape)
+    ]
+    if any(m != 1 for m in multiples):
+        index = ctx.op("tile", index, multiples=multiples, suffix="index/full")
+    return [ctx.op("gather_elements", ctx.input(0), index, axis=time_axis)]
+
+
+@converts("EyeLike")
+def convert_eye_like(ctx: NodeContext) -> list[Value]:
+    """Ones on diagonal `k` of input 0's 2-D shape, zeros elsewhere, of
+    `dtype` (default: input 0's): a constant (only the shape is read)."""
+    rows, columns = ctx.static_shape(0) if ctx.rank(0) == 2 else (None, None)
+    if rows is None:
+        raise ValueError(f"the input must be 2-D, got rank {ctx.rank(0)}")
+    dtype = ctx.attr("dtype", 0)
+    numpy = onnx.helper.tensor_dtype_to_np_dtype(dtype) if dtype else ctx.dtype(0)
+    return [np.eye(rows, columns, k=ctx.attr("k", 0), dtype=numpy)]
+
+
 @converts("GatherND")
 def convert_gather_nd(ctx: NodeContext) -> list[Value]:
     batch_dims = ctx.attr("batch_dims", 0)
     return [ctx.op("gather_nd", ctx.input(0), ctx.input(1), batch_dims=batch_dims)]
+
+
+@converts("TensorScatter")
+def convert_tensor_scatter(ctx: NodeContext) -> list[Value]:
+    """A KV-cache write: `update` (the cache's shape but `sequence_length`
+    along `axis`) written into `past_cache` from `write_indices[b]` on
+    (0 when absent; modulo the cache length in `circular` mode), as
+    `ge.scatter_elements` at `write_indices[b] + i` along `axis`."""
+    mode = ctx.attr("mode", "linear")
+    if mode not in ("linear", "circular"):
+        raise ValueError(f"mode must be linear or circular, got '{mode}'")
+    cache, update = ctx.static_shape(0), ctx.static_shape(1)
+    rank = len(cache)
+    axis = normalize_axis(ctx.attr("axis", -2), rank)
+    if axis == 0:
+        raise ValueError("axis must not be the batch axis 0")
+    steps_shape = [1] * rank
+    steps_shape[axis] = update[axis]
+    index: Value = np.arange(update[axis], dtype=np.int64).reshape(steps_shape)
+    if ctx.optional_input(2) is not None:
+        starts = ctx.op("cast", ctx.input(2), dst_type="int64", suffix="starts/int64")
+        batch = [cache[0]] + [1] * (rank - 1)
+        starts = ctx.op("reshape", starts, shape=batch, suffix="starts")
+        index = ctx.op("add", starts, index, suffix="positions")
+    if mode == "circular":
+        length = np.array(cache[axis], np.int64)
+        index = ctx.op("mod", index, length, suffix="positions/circular")
+    multiples = [
+        size // index_size
+        for size, index_size in zip(update, shape_of(index), strict=True)
+    ]
+    if any(m != 1 for m in multiples):
+        index = ctx.op("tile", index, multiples=multiples, suffix="positions/full")
+    return [ctx.op("scatter_elements", ctx.input(0), index, ctx.input(1), axis=axis)]
 
 
 @converts("ScatterElements", "Scatter")
@@ -995,7 +1430,7 @@ def convert_expand(ctx: NodeContext) -> list[Value]:
     return [ctx.op("tile", x, multiples=multiples)]
 
 
-PAD_MODES = ("constant", "reflect", "edge")
+PAD_MODES = ("constant", "reflect", "edge", "wrap")
 
 
 @converts("Pad")
@@ -1021,9 +1456,7 @@ def convert_pad(ctx: NodeContext) -> list[Value]:
 @converts("Reshape")
 def convert_reshape(ctx: NodeContext) -> list[Value]:
     if ctx.opset >= 5 and not isinstance(ctx.input(1), np.ndarray):
-        if ctx.attr("allowzero", 0):
-            raise Unsupported("with allowzero=1 and a shape known only at run time")
-        return [_dynamic_reshape(ctx)]
+        return [_dynamic_reshape(ctx, bool(ctx.attr("allowzero", 0)))]
     shape = ctx.attr("shape") if ctx.opset < 5 else ctx.constant(1, "shape")
     if shape is None:
         raise ValueError("the target shape is missing")
@@ -1039,7 +1472,11 @@ def _dims_of(entries: Sequence[int | None]) -> list[int]:
 
 
 def _typed_op(
-    ctx: NodeContext, op_name: str, operands: Sequence[Value], dims: Sequence[int]
+    ctx: NodeContext,
+    op_name: str,
+    operands: Sequence[Value],
+    dims: Sequence[int],
+    **attributes: Any,
 ) -> Value:
     """`ge.<op_name>` of a value-shaped op, its result typed with the dims
     known at import (the shape function alone only knows the rank)."""
@@ -1047,27 +1484,33 @@ def _typed_op(
     values = [emitter.tensor(v, f"{ctx.name}/const") for v in operands]
     dtype = dtype_name_of(operands[0] if op_name != "fill" else operands[1])
     result = tensor_type(list(dims), dtype)
-    return emitter.builder.op(op_name, *values, result_types=[result], name=ctx.name)
+    return emitter.builder.op(
+        op_name, *values, result_types=[result], name=ctx.name, **attributes
+    )
 
 
-def _dynamic_reshape(ctx: NodeContext) -> Value:
+def _dynamic_reshape(ctx: NodeContext, allowzero: bool) -> Value:
     """A Reshape to a run-time target: an ordinary `ge.reshape` when one
     entry is unknown (it becomes the -1), else `ge.dynamic_reshape` typed
-    with the known entries (0 copies the input dim)."""
+    with the known entries (0 copies the input dim). With `allowzero` (the
+    dynamo exporter's `view`) a 0 entry is an empty dim: refused when known,
+    an error at run time otherwise, so an unknown entry is never inferred."""
     x, entries = ctx.input(0), entries_of(ctx, 1)
+    options = {"allowzero": True} if allowzero else {}
     if entries is None:
-        return _typed_op(
-            ctx, "dynamic_reshape", [x, ctx.input(1)], [-1] * ctx.shape(1)[0]
-        )
+        dims = [-1] * ctx.shape(1)[0]
+        return _typed_op(ctx, "dynamic_reshape", [x, ctx.input(1)], dims, **options)
+    if allowzero and 0 in entries:
+        raise Unsupported("with allowzero=1 and a 0 in the shape")
     unknown = [i for i, e in enumerate(entries) if e is None]
-    if len(unknown) == 1 and -1 not in entries:
+    if len(unknown) == 1 and -1 not in entries and not allowzero:
         return ctx.op("reshape", x, shape=_dims_of(entries))
     shape = ctx.shape(0)
     dims = [
         shape[i] if e == 0 and i < len(shape) else -1 if e is None else e
         for i, e in enumerate(entries)
     ]
-    return _typed_op(ctx, "dynamic_reshape", [x, ctx.input(1)], dims)
+    return _typed_op(ctx, "dynamic_reshape", [x, ctx.input(1)], dims, **options)
 
 
 def _broadcast_to(ctx: NodeContext) -> Value:

@@ -10,14 +10,14 @@ operations in the same order):
     DequantizeLinear  y = cast((cast(x, f32) - cast(zp, f32)) * scale, out)
                       float8/float4 x: no zero point is subtracted
 
-    MatMulInteger     cast((A - a_zp) @ (B - b_zp), i32)        (ConvInteger: conv)
+    MatMulInteger     (A - a_zp) @ (B - b_zp) in int32          (ConvInteger: conv)
     QLinearMatMul     cast(clip(round(C * (s_a * s_b / s_y)) + y_zp, lo, hi), T)
-                      C the float32 product above, the rest in float64
+                      C the int32 product above, the rest in float64
                       (QLinearConv: conv, plus the int32 bias, per channel)
 
-The integer products run as float32 matmuls/convolutions of the centred
-values: exact while every sum is (at most 258 products of 8-bit values per
-output, `check_exact_sum`; larger ones are refused).
+The integer products are int32 matmuls/convolutions of the centred values,
+accumulated in int32 by the kernels and the loops (exact at any length, as
+onnxruntime's are).
 `round` halves to even; `lo, hi` is T's range (int2 ... uint16). The scale
 and zero point are a scalar (per tensor), a vector along `axis` (per axis)
 or, with `block_size`, a tensor of x's rank whose `axis` dim counts blocks
@@ -179,22 +179,16 @@ def convert_dequantize_linear(ctx: NodeContext) -> list[Value]:
 # Integer products: MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv
 # ---------------------------------------------------------------------------
 
-EXACT_FLOAT32_SUM = 2**24
-"""Integer sums up to this magnitude are exact in float32, in any order."""
-
-CENTRED_MAGNITUDE = 255
-"""The largest |q - zero_point| of 8-bit quantized values."""
-
 
 def centred(ctx: NodeContext, index: int, zero_index: int, axis: int | None) -> Value:
-    """Input `index` minus its zero point (input `zero_index`) in float32
-    (exact: 8-bit values). A per-channel zero point (1-D with more than one
-    element) applies along `axis`, a scalar or one element everywhere."""
-    value = as_float(ctx, ctx.input(index), "float32", f"in{index}/wide")
+    """Input `index` minus its zero point (input `zero_index`) in int32.
+    A per-channel zero point (1-D with more than one element) applies along
+    `axis`, a scalar or one element everywhere."""
+    value = as_float(ctx, ctx.input(index), "int32", f"in{index}/wide")
     zero_point = ctx.optional_input(zero_index)
     if zero_point is None:
         return value
-    zero_point = as_float(ctx, zero_point, "float32", f"in{zero_index}/wide")
+    zero_point = as_float(ctx, zero_point, "int32", f"in{zero_index}/wide")
     shape = ctx.shape(zero_index)
     if len(shape) == 1 and shape[0] != 1 and axis is not None:
         dims = [1] * ctx.rank(index)
@@ -205,20 +199,10 @@ def centred(ctx: NodeContext, index: int, zero_index: int, axis: int | None) -> 
     return ctx.op("sub", value, zero_point, suffix=f"in{index}/centred")
 
 
-def check_exact_sum(ctx: NodeContext, terms: int) -> None:
-    """Refuse products whose float32 accumulation could round."""
-    if terms * CENTRED_MAGNITUDE**2 > EXACT_FLOAT32_SUM:
-        limit = EXACT_FLOAT32_SUM // CENTRED_MAGNITUDE**2
-        raise Unsupported(
-            f"summing {terms} products per output (at most {limit} sum exactly "
-            "in float32)"
-        )
-
-
-def float_product(
+def integer_product(
     ctx: NodeContext, op_type: str, operands: list[Value | None]
 ) -> Value:
-    """The float op `op_type` (MatMul, Conv) of this node's attributes on
+    """The op `op_type` (MatMul, Conv) of this node's attributes on int32
     `operands`, by that op's converter."""
     from ge_frontend.onnx_ops import CONVERTERS as ONNX_CONVERTERS
 
@@ -269,51 +253,38 @@ def requantized(
 
 @converts("MatMulInteger")
 def convert_matmul_integer(ctx: NodeContext) -> list[Value]:
-    """(A - a_zp) @ (B - b_zp) as a float32 product, exact while the sums are
-    (`check_exact_sum`), then int32. a_zp per row, b_zp per column."""
-    check_exact_sum(ctx, ctx.static_shape(0)[-1])
+    """(A - a_zp) @ (B - b_zp) in int32. a_zp per row, b_zp per column."""
     a = centred(ctx, 0, 2, ctx.rank(0) - 2 if ctx.rank(0) > 1 else None)
     b = centred(ctx, 1, 3, ctx.rank(1) - 1)
-    product = float_product(ctx, "MatMul", [a, b])
-    return [ctx.op("cast", product, dst_type="int32")]
+    return [integer_product(ctx, "MatMul", [a, b])]
 
 
 @converts("QLinearMatMul")
 def convert_qlinear_matmul(ctx: NodeContext) -> list[Value]:
     """`MatMulInteger` of a and b, requantized with y's scale and zero point."""
-    check_exact_sum(ctx, ctx.static_shape(0)[-1])
     a = centred(ctx, 0, 2, ctx.rank(0) - 2 if ctx.rank(0) > 1 else None)
     b = centred(ctx, 3, 5, ctx.rank(3) - 1)
-    product = float_product(ctx, "MatMul", [a, b])
+    product = integer_product(ctx, "MatMul", [a, b])
     return [requantized(ctx, product, (1, 4, 6), 7, channel_axis=None)]
-
-
-def conv_terms(ctx: NodeContext, weight: int) -> int:
-    """Products summed per output of a convolution: C_in / group x kernel."""
-    shape = ctx.static_shape(weight)
-    return int(np.prod(shape[1:]))
 
 
 @converts("ConvInteger")
 def convert_conv_integer(ctx: NodeContext) -> list[Value]:
-    """Conv of (x - x_zp) and (w - w_zp) (w_zp per output channel) as a
-    float32 convolution, exact while the sums are, then int32. Padding is
-    zero after centring (x's zero point before), as ONNX's reference pads."""
-    check_exact_sum(ctx, conv_terms(ctx, 1))
+    """Conv of (x - x_zp) and (w - w_zp) (w_zp per output channel) in int32.
+    Padding is zero after centring (x's zero point before), as ONNX's
+    reference pads."""
     x = centred(ctx, 0, 2, None)
     w = centred(ctx, 1, 3, 0)
-    product = float_product(ctx, "Conv", [x, w])
-    return [ctx.op("cast", product, dst_type="int32")]
+    return [integer_product(ctx, "Conv", [x, w])]
 
 
 @converts("QLinearConv")
 def convert_qlinear_conv(ctx: NodeContext) -> list[Value]:
     """`ConvInteger` of x and w plus the int32 bias B (in float64, exact),
     requantized per output channel with y's scale and zero point."""
-    check_exact_sum(ctx, conv_terms(ctx, 3))
     x = centred(ctx, 0, 2, None)
     w = centred(ctx, 3, 5, 0)
-    product = as_float(ctx, float_product(ctx, "Conv", [x, w]), "float64", "wide")
+    product = as_float(ctx, integer_product(ctx, "Conv", [x, w]), "float64", "wide")
     if ctx.optional_input(8) is not None:
         bias = as_float(ctx, ctx.input(8), "float64", "bias/wide")
         dims = [1] * ctx.rank(0)

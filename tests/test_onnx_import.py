@@ -1170,42 +1170,82 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
         (
             Case(
                 [node("Conv", ["x", "w"])],
-                {"x": rand(1, 2, 3, 3, 3)},
-                {"w": rand(2, 2, 1, 1, 1)},
+                {"x": rand(1, 2, 3, 3, 3, 3)},
+                {"w": rand(2, 2, 1, 1, 1, 1)},
             ),
-            "Conv with 3-D spatial input (nodes: Conv)",
-        ),
-        (
-            Case(
-                [node("Reshape", ["x", "s"], allowzero=1)],
-                {"x": X4, "s": ints(1, -1)},
-                opset=14,
-            ),
-            "Reshape with allowzero=1 and a shape known only at run time "
-            "(nodes: Reshape)",
-        ),
-        (
-            Case(
-                [node("Pad", ["x", "p"], mode="wrap")],
-                {"x": X4},
-                {"p": ints(0, 0, 1, 1, 0, 0, 1, 1)},
-                opset=19,
-            ),
-            "Pad with mode 'wrap' (nodes: Pad)",
+            "Conv with 4-D spatial input (nodes: Conv)",
         ),
     ],
     ids=[
         "dropout_training",
         "pool_indices",
-        "conv3d",
-        "runtime_shape_allowzero",
-        "pad_wrap",
+        "conv4d",
     ],
 )
 def test_unsupported_configurations(case: Case, message: str):
     model, _ = case.reference()
     with pytest.raises(GEError, match=re.escape(f"unsupported ONNX ops: {message}")):
         import_onnx(model)
+
+
+def test_allowzero_reshape_to_a_run_time_shape_runs_and_refuses_a_zero():
+    """The dynamo exporter's `view`: Reshape(allowzero=1) to a shape computed
+    at run time; a 0 entry (an empty dim) is an error when it runs."""
+    case = Case(
+        [node("Reshape", ["x", "s"], allowzero=1)],
+        {"x": rand(3, 17, 2), "s": ints(17, -1, 3)},
+        opset=14,
+    )
+    module = check_case(case)
+    (reshape,) = [op for op in ops_of(module) if op.name == "ge.dynamic_reshape"]
+    assert reshape.value_of("allowzero")
+    with pytest.raises(GEError, match=r"shape \[0, 34, 3\] has a 0 entry with allowz"):
+        evaluate(module, {"x": rand(3, 17, 2), "s": ints(0, 34, 3)}, weights={})
+
+
+def test_a_node_refused_on_dynamic_dims_suggests_input_shape():
+    """The refusal names the graph inputs' dynamic dims as `--input_shape`
+    takes them; given fixed dims, the model compiles."""
+    graph = helper.make_graph(
+        [node("MaxPool", ["x"], kernel_shape=[3, 3], auto_pad="SAME_UPPER")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "h", 17])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3, "h", 17])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    with pytest.raises(GEError) as error:
+        import_onnx(model)
+    assert str(error.value) == (
+        "<onnx model>: error: unsupported ONNX ops: MaxPool with auto_pad "
+        "SAME_UPPER on dynamic spatial dims (nodes: MaxPool) (they read dynamic "
+        'dims: --input_shape="x:batch,3,h,17" with numbers for the dynamic dims '
+        "may compile them)"
+    )
+    x = rand(2, 3, 5, 17)
+    fixed = import_onnx(model, input_shapes={"x": [2, 3, 5, 17]})
+    (ours,) = evaluate(fixed.module, {"x": x}, weights={})
+    np.testing.assert_array_equal(ours, ort_run(model, {"x": x})[0])
+
+
+def test_nodes_after_an_unsupported_one_are_not_reported():
+    """A function-defined op (LayerNormalization) reading an unsupported
+    node's output is downstream of it, not unsupported itself."""
+    graph = helper.make_graph(
+        [
+            node("RandomUniformLike", ["x"], ["r"]),
+            node("LayerNormalization", ["r", "s"], ["y"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 17])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 17])],
+        [numpy_helper.from_array(rand(17), "s")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(GEError) as error:
+        import_onnx(model)
+    assert str(error.value).endswith(
+        "unsupported ONNX ops: RandomUniformLike (nodes: RandomUniformLike)"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -1323,9 +1363,7 @@ def run_pytorch_case(case: Path) -> str | None:
     return None
 
 
-EXPECTED_UNSUPPORTED = {
-    "Conv with 3-D spatial input",
-}
+EXPECTED_UNSUPPORTED: set[str] = set()
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # sqrt/pow of negatives: NaN
@@ -1618,4 +1656,204 @@ def test_a_minus_one_input_dim_is_dynamic_and_other_negatives_are_errors():
     assert str(error.value) == (
         "<onnx model>: error: graph input 'x' has dim 0 = -2 (a dim is >= 0, or -1 "
         "or no dim_value when dynamic)"
+    )
+
+
+def stale_output_model() -> onnx.ModelProto:
+    """A transpose of [16, 1, 17] whose output is declared `[1, -1]` (a
+    CNN+BiLSTM export's stale annotation: it computes [16, 1, 8210])."""
+    graph = helper.make_graph(
+        [node("Transpose", ["x"], perm=[1, 0, 2])],
+        "stale",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 17])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "n"])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_declared_output_shape_the_graph_disagrees_with_is_a_warning(caplog):
+    """onnxruntime warns and runs such a model: so do we, with the computed
+    shape."""
+    with caplog.at_level("WARNING", logger="ge_frontend"):
+        imported = import_onnx(stale_output_model())
+    assert caplog.messages == [
+        "<onnx model>: graph output 'y' is declared with shape [1, -1], the graph "
+        "computes [16, 1, 17]: the computed shape is used"
+    ]
+    x = rand(1, 16, 17)
+    (ours,) = evaluate(imported.module, {"x": x}, weights={})
+    (ref,) = ort_run(stale_output_model(), {"x": x})
+    assert ours.shape == ref.shape == (16, 1, 17)
+    np.testing.assert_array_equal(ours, ref)
+
+
+def test_ge_atc_compiles_a_stale_output_shape_with_one_warning(tmp_path, capsys):
+    from tools import ge_atc
+
+    path = tmp_path / "stale.onnx"
+    onnx.save(stale_output_model(), path)
+    code = ge_atc.main([f"--model={path}", "--framework=5", f"--output={tmp_path}/m"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert warnings == [
+        f"ge-atc: warning: {path}: graph output 'y' is declared with shape [1, -1], "
+        "the graph computes [16, 1, 17]: the computed shape is used"
+    ]
+    assert (tmp_path / "m.om").exists()
+
+
+def test_a_declared_output_dtype_the_graph_disagrees_with_is_an_error():
+    model = stale_output_model()
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.INT64
+    with pytest.raises(GEError, match="graph output 'y' is declared INT64, the graph"):
+        import_onnx(model)
+
+
+@pytest.mark.parametrize(
+    ("batch_axis", "time_axis", "shape"),
+    [(1, 0, (5, 3, 17)), (0, 1, (3, 5, 2, 3)), (1, 0, (17, 3))],
+)
+def test_reverse_sequence_runs_on_the_jit(batch_axis, time_axis, shape, tmp_path):
+    """Each batch entry's first L[b] steps reversed (L = the whole sequence,
+    one step, and in between), special values carried along."""
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    x = rand(*shape)
+    x.reshape(-1)[:3] = [np.inf, -np.inf, np.nan]
+    lengths = np.array([shape[time_axis], 1, 2][: shape[batch_axis]], np.int64)
+    lengths = np.resize(lengths, shape[batch_axis])
+    inputs = {"x": x, "sequence_lens": lengths}
+    model = one_node_model(
+        "ReverseSequence", inputs, opset=10, batch_axis=batch_axis, time_axis=time_axis
+    )
+    assert_runs_on_the_jit(model, inputs, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("k", "dtype"), [(0, None), (2, TensorProto.INT32), (-1, None)]
+)
+def test_eye_like_is_a_constant_of_the_input_shape(k, dtype, tmp_path):
+    from onnx_jit import (
+        assert_runs_on_the_jit,
+        one_node_model,
+        onnxruntime_outputs,
+        with_output_types,
+    )
+
+    options = {} if dtype is None else {"dtype": dtype}
+    x = rand(3, 17)
+    model = one_node_model("EyeLike", {"x": x}, opset=9, k=k, **options)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+    typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
+    imported = import_onnx(typed)
+    assert [op.name for op in ops_of(imported.module)].count("ge.const") == 1
+
+
+@pytest.mark.parametrize(
+    "pads",
+    [
+        [0, 0, 1, 2, 0, 0, 2, 1],  # within the axis
+        [0, 1, 7, 0, 0, 2, 0, 11],  # several turns around an axis
+        [0, 0, -1, 3, 0, 0, 2, -2],  # crops, then wraps the rest
+    ],
+)
+def test_wrap_pad_runs_on_the_jit(pads, tmp_path):
+    """Pad mode 'wrap' (opset 19) with pads given at run time."""
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    x = rand(1, 3, 4, 5)
+    x.reshape(-1)[:3] = [np.inf, -np.inf, np.nan]
+    inputs = {"x": x, "pads": ints(*pads)}
+    model = one_node_model("Pad", inputs, opset=19, mode="wrap")
+    assert_runs_on_the_jit(model, inputs, tmp_path)
+
+
+BITCASTS = {
+    "float32_to_int32": (
+        np.array([[1.0, -0.0, np.inf], [np.nan, 3e-39, -2.5]]),
+        "int32",
+    ),
+    "int32_to_float32": (np.array([1065353216, -1, 2139095040], np.int32), "float32"),
+    "float64_to_int64": (np.array([1.0, -np.inf, 1e-310]), "int64"),
+    "uint32_to_float32": (np.array([4294967295, 8388608, 17], np.uint32), "float32"),
+    "float16_to_int16": (np.array([1.5, -0.0, np.inf], np.float16), "int16"),
+    "int8_to_uint8": (np.array([-1, 5, -128], np.int8), "uint8"),
+    "bool_to_uint8": (np.array([True, False, True]), "uint8"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BITCASTS))
+def test_bitcast_reinterprets_bits_on_the_jit(name, tmp_path):
+    """ONNX BitCast (opset 26) against NumPy's view of the same bytes (the
+    onnx reference's definition; onnxruntime has no bool BitCast)."""
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    values, target = BITCASTS[name]
+    x = (
+        values.astype(np.float32)
+        if values.dtype == np.float64 and "32" in name
+        else values
+    )
+    to = helper.np_dtype_to_tensor_dtype(np.dtype(target))
+    model = one_node_model("BitCast", {"x": x}, opset=26, to=to)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, [x.view(target)])
+
+
+def test_bitcast_between_widths_is_one_line():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.INT64, [3])
+    to = TensorProto.INT64
+    graph = helper.make_graph([node("BitCast", ["x"], to=to)], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 26)])
+    with pytest.raises(GEError, match=r"cannot bitcast float32 \(32 bits\) to int64"):
+        import_onnx(model)
+
+
+@pytest.mark.parametrize(
+    ("mode", "axis", "with_indices"),
+    [("linear", -2, True), ("circular", 2, True), ("linear", 1, False)],
+)
+def test_tensor_scatter_writes_the_kv_cache_on_the_jit(
+    mode, axis, with_indices, tmp_path
+):
+    """TensorScatter (opset 24) against the onnx reference: a [3, 5, 17, 4]
+    cache, 3 new steps at per-batch write indices (wrapping around in
+    circular mode)."""
+    from onnx.reference import ReferenceEvaluator
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    cache = rand(3, 5, 17, 4)
+    update_shape = list(cache.shape)
+    update_shape[axis] = 3
+    inputs = {"past_cache": cache, "update": rand(*update_shape)}
+    if with_indices:
+        length = cache.shape[axis]
+        last = length - 3 if mode == "linear" else length - 1
+        inputs["write_indices"] = np.array([0, 7, last], np.int64)
+    model = one_node_model("TensorScatter", inputs, opset=24, mode=mode, axis=axis)
+    expected = ReferenceEvaluator(model).run(None, inputs)
+    assert_runs_on_the_jit(model, inputs, tmp_path, expected)
+
+
+DETERMINANTS = {
+    "2x2": rand(2, 2),
+    "batched_3x3": rand(17, 3, 3),
+    "nested_batch_5x5": rand(2, 3, 5, 5),
+    "singular": np.array([[1, 2, 3], [2, 4, 6], [0, 1, 1]], np.float32),
+    "zeros": np.zeros((3, 3), np.float32),
+    "permutation": np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], np.float32),
+    "needs_pivoting": np.array([[0, 2, 1], [3, 0, 0], [1, 1, 0]], np.float32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DETERMINANTS))
+def test_det_matches_onnxruntime_on_the_jit(name, tmp_path):
+    """Det by Gaussian elimination with partial pivoting: random, singular,
+    all-zero and zero-pivot matrices, batched."""
+    from onnx_jit import assert_runs_on_the_jit, one_node_model
+
+    x = DETERMINANTS[name]
+    assert_runs_on_the_jit(
+        one_node_model("Det", {"x": x}, opset=11), {"x": x}, tmp_path
     )

@@ -8,10 +8,12 @@ and beyond the range.
 from __future__ import annotations
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
+from onnx_jit import assert_runs_on_the_jit
 from test_narrow_dtypes import same_bits
 
 from ge_dialect.diagnostics import GEError
@@ -306,11 +308,74 @@ def test_conv_integer_and_qlinear_conv_match_onnxruntime():
     np.testing.assert_array_equal(jit, ort_outputs(built, q))
 
 
-def test_integer_products_too_long_to_be_exact_are_refused():
-    """259 products of 8-bit values can exceed 2^24: one line, no guess."""
-    inputs = {"a": np.zeros((2, 259), np.uint8), "b": np.zeros((259, 3), np.uint8)}
-    with pytest.raises(GEError) as error:
-        import_onnx(int_model("MatMulInteger", inputs, "int32", (2, 3), 10))
-    message = str(error.value)
-    assert "\n" not in message
-    assert "MatMulInteger summing 259 products per output (at most 258" in message
+def extremes(dtype: str, shape, seed: int) -> np.ndarray:
+    """Random picks of `dtype`'s two extreme values (the largest products)."""
+    info = np.iinfo(dtype)
+    picks = np.random.default_rng(seed).integers(0, 2, shape).astype(bool)
+    return np.where(picks, info.max, info.min).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_long_integer_products_are_exact_on_the_jit(dtype, tmp_path):
+    """1001 products per output (MatMulInteger) and 33 x 3 x 3 = 297
+    (ConvInteger, a dynamically quantized SqueezeNet's length) of centred
+    values 0 or 255: sums beyond 2^24 (odd ones, which float32 cannot
+    hold), exact in int32 on the JIT and the reference evaluator."""
+    lowest = np.array(np.iinfo(dtype).min, dtype)  # centred values 0 or 255
+    a, b = extremes(dtype, (3, 1001), 1), extremes(dtype, (1001, 17), 2)
+    b[:, 0] = a[0]  # row 0 . column 0: 255^2 per term where a[0] is largest
+    matmul = {"a": a, "b": b, "za": lowest, "zb": lowest}
+    built = int_model("MatMulInteger", matmul, "int32", (3, 17), 10)
+    expected = ort_outputs(built, matmul)
+    assert expected[0, 0] > 2**24
+    assert_runs_on_the_jit(built, matmul, tmp_path / "matmul", [expected])
+    x, w = extremes(dtype, (1, 33, 17, 3), 3), extremes(dtype, (5, 33, 3, 3), 4)
+    x[:, :, 4:7], w[0] = np.iinfo(dtype).max, np.iinfo(dtype).max
+    conv = {"x": x, "w": w, "zx": lowest, "zw": lowest}
+    built = int_model("ConvInteger", conv, "int32", (1, 5, 17, 3), 10, pads=[1] * 4)
+    expected = ort_outputs(built, conv)
+    assert expected[0, 0, 5, 1] == 297 * 255**2 > 2**24
+    assert_runs_on_the_jit(built, conv, tmp_path / "conv", [expected])
+    centred_x, centred_w = x.astype(np.int64) - lowest, w.astype(np.int64) - lowest
+    windows = np.lib.stride_tricks.sliding_window_view(
+        np.pad(centred_x, ((0, 0), (0, 0), (1, 1), (1, 1))), (3, 3), axis=(2, 3)
+    )
+    np.testing.assert_array_equal(
+        expected, np.einsum("nchwij,ocij->nohw", windows, centred_w)
+    )
+
+
+def test_dynamically_quantized_cnn_matches_onnxruntime(tmp_path):
+    """A small CNN (Conv 33 -> 17 channels 3 x 3, Relu, Conv 17 -> 5, MatMul)
+    through onnxruntime's `quantize_dynamic`: DynamicQuantizeLinear,
+    ConvInteger (297 products per output) and MatMulInteger run on the JIT
+    and match onnxruntime."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    rng = np.random.default_rng(5)
+    weights = {
+        "w1": rng.standard_normal((17, 33, 3, 3)).astype(np.float32),
+        "w2": rng.standard_normal((5, 17, 3, 3)).astype(np.float32),
+        "m": rng.standard_normal((3, 7)).astype(np.float32),
+    }
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1] * 4),
+            helper.make_node("Relu", ["c1"], ["r1"]),
+            helper.make_node("Conv", ["r1", "w2"], ["c2"], strides=[2, 2]),
+            helper.make_node("MatMul", ["c2", "m"], ["y"]),
+        ],
+        "cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (1, 33, 9, 7))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, 5, 4, 7))],
+        [numpy_helper.from_array(v, k) for k, v in weights.items()],
+    )
+    float_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    float_path, quantized_path = tmp_path / "cnn.onnx", tmp_path / "cnn-q.onnx"
+    onnx.save(float_model, float_path)
+    quantize_dynamic(float_path, quantized_path, weight_type=QuantType.QUInt8)
+    quantized = onnx.load(quantized_path)
+    ops = {node.op_type for node in quantized.graph.node}
+    assert {"ConvInteger", "MatMulInteger", "DynamicQuantizeLinear"} <= ops, ops
+    x = rng.standard_normal((1, 33, 9, 7)).astype(np.float32)
+    assert_runs_on_the_jit(quantized, {"x": x}, tmp_path / "run")

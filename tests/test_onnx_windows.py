@@ -133,6 +133,181 @@ POOLS = {
 }
 
 
+# ---------------------------------------------------------------------------
+# 3-D convolutions: one 2-D convolution per depth tap of the filter
+# ---------------------------------------------------------------------------
+
+CONVS_3D = {
+    "conv_strided_dilated_bias": (
+        "Conv",
+        (2, 3, 5, 6, 7),
+        (17, 3, 3, 2, 3),
+        dict(pads=[1, 0, 1, 2, 1, 0], strides=[2, 1, 2], dilations=[1, 2, 1]),
+    ),
+    "conv_grouped_same": (
+        "Conv",
+        (1, 4, 7, 5, 3),
+        (6, 2, 2, 3, 3),
+        dict(group=2, auto_pad="SAME_UPPER"),
+    ),
+    "conv_pointwise_17_channels": ("Conv", (1, 17, 3, 4, 5), (3, 17, 1, 1, 1), {}),
+    "conv_transpose_strided_bias": (
+        "ConvTranspose",
+        (2, 3, 4, 5, 3),
+        (3, 17, 3, 2, 3),
+        dict(strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 0], output_padding=[1, 0, 1]),
+    ),
+    "conv_transpose_grouped_dilated": (
+        "ConvTranspose",
+        (1, 4, 3, 3, 3),
+        (4, 3, 2, 3, 2),
+        dict(group=2, dilations=[2, 1, 2], strides=[3, 2, 1]),
+    ),
+    "conv_transpose_output_shape": (
+        "ConvTranspose",
+        (1, 3, 3, 4, 3),
+        (3, 2, 3, 3, 3),
+        dict(strides=[2, 2, 2], output_shape=[6, 8, 7]),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVS_3D))
+def test_3d_convolution_matches_onnxruntime_on_the_jit(
+    name: str, tmp_path: Path
+) -> None:
+    op_type, x_shape, w_shape, attributes = CONVS_3D[name]
+    x = with_specials(rand(*x_shape)) if "bias" in name else rand(*x_shape)
+    initializers = {"w": rand(*w_shape)}
+    if "bias" in name:
+        group = attributes.get("group", 1)
+        initializers["b"] = rand(
+            w_shape[0] if op_type == "Conv" else w_shape[1] * group
+        )
+    model = one_node_model(
+        op_type, {"x": x}, initializers=initializers, opset=17, **attributes
+    )
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+COL2IM = {
+    "one_block": ((1, 5, 5), [5, 5], [1, 5], {}),
+    "strided_padded": (
+        (2, 3 * 4, 9),
+        [5, 6],
+        [2, 2],
+        dict(strides=[2, 2], pads=[0, 1, 1, 0]),
+    ),
+    "dilated": ((1, 17 * 9, 9), [7, 7], [3, 3], dict(dilations=[2, 2])),
+    "1d": ((2, 3 * 3, 9), [17], [3], dict(strides=[2], pads=[1, 1])),
+    "3d": ((1, 3 * 8, 8), [3, 4, 5], [2, 2, 2], dict(strides=[1, 2, 3])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COL2IM))
+def test_col2im_is_a_one_hot_conv_transpose(name: str, tmp_path: Path) -> None:
+    """Blocks summed back into the image (overlaps add up), against
+    onnxruntime's Col2Im (the onnx reference for the 1-D and 3-D forms,
+    which onnxruntime's kernel does not take)."""
+    shape, image, block, attributes = COL2IM[name]
+    x = with_specials(rand(*shape)) if name == "dilated" else rand(*shape)
+    sizes = {"image": np.array(image, np.int64), "block": np.array(block, np.int64)}
+    model = one_node_model(
+        "Col2Im", {"x": x}, initializers=sizes, opset=18, **attributes
+    )
+    expected = None
+    if len(image) != 2:
+        expected = ReferenceEvaluator(model).run(None, {"x": x})
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, expected)
+
+
+# A window longer than the (padded) input by less than the stride gives one
+# output (Hugging Face EfficientNet ends in AveragePool(kernel = hidden size,
+# stride = kernel, ceil_mode = 1) on a small map: the spatial mean).
+LARGE_WINDOWS = {
+    "avg_ceil_efficientnet": (
+        "AveragePool",
+        (1, 17, 2, 2),
+        19,
+        dict(kernel_shape=[640, 640], strides=[640, 640], ceil_mode=1),
+    ),
+    "avg_floor_include_pad": (
+        "AveragePool",
+        (2, 3, 3, 3),
+        19,
+        dict(
+            kernel_shape=[5, 7], strides=[7, 9], pads=[1, 0, 2, 1], count_include_pad=1
+        ),
+    ),
+    "avg_ceil_pads": (
+        "AveragePool",
+        (1, 33, 3, 2),
+        19,
+        dict(kernel_shape=[17, 3], strides=[17, 3], pads=[1, 1, 0, 0], ceil_mode=1),
+    ),
+    "avg_one_axis": (
+        "AveragePool",
+        (1, 3, 17, 3),
+        11,
+        dict(kernel_shape=[3, 33], strides=[2, 33], ceil_mode=1),
+    ),
+    "max_ceil": (
+        "MaxPool",
+        (1, 17, 3, 3),
+        12,
+        dict(kernel_shape=[640, 640], strides=[640, 640], ceil_mode=1),
+    ),
+    "max_floor_pads": (
+        "MaxPool",
+        (2, 3, 3, 17),
+        12,
+        dict(kernel_shape=[4, 33], strides=[5, 40], pads=[0, 1, 2, 3]),
+    ),
+    "lp_floor": (
+        "LpPool",
+        (1, 3, 3, 3),
+        18,
+        dict(kernel_shape=[17, 17], strides=[17, 17], p=3),
+    ),
+    "lp_ceil_pads": (
+        "LpPool",
+        (1, 17, 2, 3),
+        18,
+        dict(kernel_shape=[33, 5], strides=[33, 5], pads=[1, 0, 1, 0], ceil_mode=1),
+    ),
+    "avg_3d_ceil": (
+        "AveragePool",
+        (1, 3, 2, 3, 2),
+        19,
+        dict(kernel_shape=[17, 17, 17], strides=[17, 17, 17], ceil_mode=1),
+    ),
+    "max_1d": ("MaxPool", (1, 17, 3), 12, dict(kernel_shape=[33], strides=[33])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LARGE_WINDOWS))
+def test_window_larger_than_the_input_pools_it_whole(name: str, tmp_path: Path) -> None:
+    op_type, shape, opset, attributes = LARGE_WINDOWS[name]
+    x = with_specials(rand(*shape)) if op_type == "MaxPool" else rand(*shape)
+    model = one_node_model(op_type, {"x": x}, opset=opset, **attributes)
+    assert onnxruntime_outputs(model, {"x": x})[0].shape[-1] == 1
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_window_longer_than_the_input_by_the_stride_is_refused(
+    tmp_path: Path,
+) -> None:
+    """No window then (onnxruntime gives an empty tensor): one clear line."""
+    x = rand(1, 3, 2, 2)
+    model = one_node_model(
+        "AveragePool", {"x": x}, opset=19, kernel_shape=[5, 2], strides=[3, 1]
+    )
+    message = refusal(model, x, tmp_path)
+    assert "window 5 is larger than the padded input 2 by at least the stride 3" in (
+        message
+    )
+
+
 @pytest.mark.parametrize("name", sorted(POOLS))
 def test_pool_matches_onnxruntime_on_the_jit(name: str, tmp_path: Path) -> None:
     op_type, shape, opset, attributes = POOLS[name]

@@ -111,6 +111,22 @@ def test_dynamic_batch_export_runs_host_scheduled(
         check(model, path, model_zoo.sample_inputs(name, batch))
 
 
+@pytest.mark.parametrize(("name", "exporter"), cases(("bert",)))
+def test_dynamic_sequence_export_runs_host_scheduled(
+    name: str, exporter: str, tmp_path: Path
+):
+    """Batch and sequence length symbolic (the dynamo exporter's `view`s are
+    Reshape(allowzero=1) to shapes computed at run time): one offline model
+    runs at two shapes."""
+    path = model_zoo.export(name, exporter=exporter, dynamic_sequence=True)
+    model = compiled(path, tmp_path, None)
+    assert model.mode == "host"
+    for batch, sequence in ((1, 5), (3, 17)):
+        feeds = model_zoo.sample_inputs(name, batch, sequence=sequence)
+        assert feeds["input_ids"].shape == (batch, sequence)
+        check(model, path, feeds)
+
+
 ORT_SIGMOID_NOTE = (
     "onnxruntime's Sigmoid (MLAS) is off by 3% of its output near 3e-6, the "
     "saturated text map random pixels give; ours is within 7e-6 of float64"

@@ -91,8 +91,9 @@ from tools.common import (
 
 LOG = logging.getLogger("ge_atc")
 
-LOGGERS = ("ge_atc", "ge_xdsl", "ge_runtime", "passes")
-"""The loggers whose records `--log` routes to stderr (passes: `mark-fallback`)."""
+LOGGERS = ("ge_atc", "ge_xdsl", "ge_frontend", "ge_runtime", "passes")
+"""The loggers whose records `--log` routes to stderr (passes: `mark-fallback`;
+ge_frontend: an importer's warnings)."""
 
 MODES = {0: "generate an offline model", 1: "offline model to JSON"}
 """ATC's `--mode` values that `ge-atc` implements."""

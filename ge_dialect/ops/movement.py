@@ -64,7 +64,7 @@ from ge_dialect.shape_functions import (
 )
 from ge_dialect.traits import KeepsLayout
 
-PAD_MODES = ("constant", "reflect", "edge")
+PAD_MODES = ("constant", "reflect", "edge", "wrap")
 
 
 class MovementOp(GEOperation):
@@ -587,7 +587,8 @@ class TileOp(ShapeOp):
 
 @irdl_op_definition
 class PadOp(ShapeOp):
-    """Pad with `paddings` in ONNX order [begin_0.., end_0..]; constant/reflect/edge."""
+    """Pad with `paddings` in ONNX order [begin_0.., end_0..]; constant,
+    reflect, edge or wrap (the axis repeated around, ONNX opset 19)."""
 
     name = "ge.pad"
 
@@ -617,7 +618,8 @@ class PadOp(ShapeOp):
             raise VerifyException("'paddings' needs two entries per input axis")
         if self.value_of("mode") not in PAD_MODES:
             raise VerifyException(
-                f"mode must be constant, reflect or edge, got '{self.value_of('mode')}'"
+                "mode must be constant, reflect, edge or wrap, got "
+                f"'{self.value_of('mode')}'"
             )
         reason = pad_reach_error(
             self.x.type.get_shape(),
@@ -678,7 +680,9 @@ class PadOp(ShapeOp):
         fill = np.asarray(values.get("constant_value", 0.0)).reshape(-1)
         mode = str(values.get("mode", "constant"))
         if mode not in PAD_MODES:
-            raise ShapeError(f"mode must be constant, reflect or edge, got '{mode}'")
+            raise ShapeError(
+                f"mode must be constant, reflect, edge or wrap, got '{mode}'"
+            )
         value = float(fill[0]) if fill.size else 0.0
         return cls, {"paddings": paddings, "mode": mode, "value": value}
 

@@ -431,8 +431,15 @@ def pooled_size(
     size: int, span: int, stride: int, begin: int, end: int, ceil_mode: bool
 ) -> int:
     """Output length of one pooled axis (ONNX): in ceil mode a partial last
-    window is kept unless it starts in the end pad."""
-    out = (size + begin + end - span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    window is kept unless it starts in the end pad. A window longer than the
+    padded input by less than the stride gives one output (onnxruntime's
+    division rounds toward zero: Hugging Face EfficientNet's
+    `AveragePool(kernel 640, stride 640)` on a 2x2 map is its mean); longer
+    still, none (0)."""
+    overhang = size + begin + end - span
+    if overhang < 0:
+        return 1 if overhang > -stride else 0
+    out = (overhang + (stride - 1 if ceil_mode else 0)) // stride + 1
     if ceil_mode and (out - 1) * stride >= size + begin:
         out -= 1
     return out
@@ -545,12 +552,13 @@ class PoolOp(SpatialOp):
             if size == UNKNOWN:
                 continue
             span = (kernel - 1) * dilations[axis] + 1
-            if span > size + begin + end:
+            shape[axis] = pooled_size(size, span, stride, begin, end, ceil_mode)
+            if shape[axis] == 0:
                 raise ShapeError(
                     f"window {span} is larger than the padded input "
-                    f"{size + begin + end}"
+                    f"{size + begin + end} by at least the stride {stride}: "
+                    "no output"
                 )
-            shape[axis] = pooled_size(size, span, stride, begin, end, ceil_mode)
         return [(tuple(shape), dtypes[0])]
 
 

@@ -37,7 +37,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import FormatAttr, LayoutAttr
-from ge_dialect.dtype_names import canonical_dtype
+from ge_dialect.dtype_names import canonical_dtype, element_bits
 from ge_dialect.dtypes import (
     FLOAT_DTYPES,
     SATURATING_DTYPES,
@@ -382,6 +382,79 @@ class CastOp(TransOp):
                 x = x.astype(np.float32)
             x = np.clip(x, -bound, bound)
         return x.astype(numpy_dtype(dst_type))
+
+
+@irdl_op_definition
+class BitcastOp(GEOperation):
+    """Reinterprets the bits of each element as `dst_type`, of the same
+    width (ONNX BitCast, GE Bitcast between equal sizes): float32 1.0 ->
+    int32 1065353216; bool -> uint8 gives 0 or 1.
+
+    ```mlir
+    %y = ge.bitcast %x {dst_type = i32} : tensor<2x3xf32> -> tensor<2x3xi32>
+    ```
+    """
+
+    name = "ge.bitcast"
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    dst_type = attr_def(AnyAttr())
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(default_rule)
+
+    assembly_format = UNARY_FORMAT
+
+    def verify_(self) -> None:
+        if element_type_of(self.y) != self.dst_type:
+            raise VerifyException(
+                f"result dtype {element_type_of(self.y)} does not match dst_type "
+                f"{self.dst_type}"
+            )
+        x_type, y_type = self.x.type, self.y.type
+        assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
+        if shape_of(x_type) != shape_of(y_type):
+            raise VerifyException("bitcast cannot change the shape")
+        source, target = dtype_name(element_type_of(self.x)), dtype_name(self.dst_type)
+        if (reason := bitcast_error(source, target)) is not None:
+            raise VerifyException(reason)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Same shape, dtype `dst_type` of the same width."""
+        try:
+            dtype = canonical_dtype(required(attrs, "dst_type"))
+        except FormatError as error:
+            raise ShapeError(str(error)) from None
+        if (reason := bitcast_error(dtypes[0], dtype)) is not None:
+            raise ShapeError(reason)
+        return [(shapes[0], dtype)]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, dst_type: str) -> np.ndarray:
+        """The same bytes viewed as `dst_type`."""
+        x = np.array(x, copy=None, order="C")  # keeps a 0-d array 0-d
+        return x.view(numpy_dtype(canonical_dtype(dst_type)))
+
+
+def bitcast_error(source: str, target: str) -> str | None:
+    """Why `source` elements cannot be reinterpreted as `target`, or None."""
+    widths = element_bits(source), element_bits(target)
+    if source == "bool":
+        widths = (8, widths[1])  # a bool element is stored in a byte
+    if (
+        widths[0] != widths[1]
+        or numpy_dtype(source).itemsize != numpy_dtype(target).itemsize
+    ):
+        return (
+            f"cannot bitcast {source} ({widths[0]} bits) to {target} ({widths[1]} bits)"
+        )
+    if target == "bool":
+        return "cannot bitcast to bool (not every byte is a bool)"
+    return None
 
 
 # ---------------------------------------------------------------------------

@@ -22,15 +22,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
-from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.format_rules import stop_rule
 from ge_dialect.layout import shape_of
 from ge_dialect.limits import LimitError, over_budget, tensor_bytes
-from ge_dialect.ops.base import COMPUTE_FORMAT, GEOperation, element_type_of
+from ge_dialect.ops.base import COMPUTE_FORMAT, GEOperation, boolean, element_type_of
 from ge_dialect.ops.trans import ReshapeOp
 from ge_dialect.shape_functions import (
     UNKNOWN,
@@ -234,13 +234,16 @@ class RangeOp(ValueShapedOp):
 @irdl_op_definition
 class DynamicReshapeOp(ValueShapedOp):
     """`ge.reshape` to a target given as data (GE Reshape with a shape
-    input, ONNX Reshape): 0 copies the input dim, one -1 is inferred."""
+    input, ONNX Reshape): 0 copies the input dim, one -1 is inferred; with
+    `allowzero` (ONNX's, the dynamo exporter's `view`) a 0 would be an empty
+    dim, an error at run time (no tensor here is empty)."""
 
     name = "ge.dynamic_reshape"
 
     x = operand_def(TensorType)
     shape = operand_def(TensorType)
     y = result_def(TensorType)
+    allowzero = attr_def(IntegerAttr, default_value=boolean(False))
 
     assembly_format = COMPUTE_FORMAT
 
@@ -271,17 +274,30 @@ class DynamicReshapeOp(ValueShapedOp):
     ) -> tuple[type[GEOperation], dict[str, Any]]:
         """`ge.reshape` to the target's value (checked by its shape function:
         a `ShapeError` says why it is invalid); host scheduling JIT-runs it."""
-        target = [int(d) for d in np.asarray(parameters[0]).reshape(-1)]
+        target = reshape_target(parameters[0], bool(self.value_of("allowzero")))
         ReshapeOp.shape_function(shapes, ["float32"], {"shape": target})
         return ReshapeOp, {"shape": target}
 
     @staticmethod
-    def numpy_kernel(x: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    def numpy_kernel(
+        x: np.ndarray, shape: np.ndarray, *, allowzero: bool
+    ) -> np.ndarray:
         """`ge.reshape`'s kernel on the target's value, checked by its shape
         function."""
-        target = [int(d) for d in shape.reshape(-1)]
         try:
+            target = reshape_target(shape, allowzero)
             ReshapeOp.shape_function([x.shape], [x.dtype.name], {"shape": target})
         except ShapeError as error:
             raise LimitError(str(error)) from None
         return ReshapeOp.numpy_kernel(x, shape=target)
+
+
+def reshape_target(shape: np.ndarray, allowzero: bool) -> list[int]:
+    """A run-time reshape target's entries; with `allowzero` a 0 entry (an
+    empty dim) is a `ShapeError`."""
+    target = [int(d) for d in np.asarray(shape).reshape(-1)]
+    if allowzero and 0 in target:
+        raise ShapeError(
+            f"the target shape {target} has a 0 entry with allowzero=1: an empty tensor"
+        )
+    return target

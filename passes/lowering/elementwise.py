@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Operation
 
-from ge_dialect.ops import CastOp
+from ge_dialect.ops import BitcastOp, CastOp
 from ge_dialect.scalar import is_bool, is_float, is_unsigned
 from ge_dialect.traits import Elementwise
 from passes.lowering.context import LoweringContext
@@ -77,6 +79,28 @@ def lower_elementwise(ctx: LoweringContext, op: Operation) -> None:
             nest.load(x, operand_index(op, k, index)) for k, x in enumerate(inputs)
         ]
         nest.store(element_value(op, nest, values), y, index)
+
+    ctx.emitter.for_each(y.layout.origin_shape, body)
+
+
+@lowers(BitcastOp)
+def lower_bitcast(ctx: LoweringContext, op: Operation) -> None:
+    """The bits of each element as the result's type: an `arith.bitcast`
+    between a float and the signless integer of its width; between integers
+    the store converts bit for bit (a bool byte to uint8: 0 or 1)."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    target = y.layout.element_type
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        value = nest.load(x, index, raw=True)
+        if is_float(value.type) and not is_float(target):
+            signless = IntegerType(value.type.bitwidth)  # type: ignore[union-attr]
+            value = nest.op(arith.BitcastOp, value, signless)
+        elif is_float(target) and not is_float(value.type):
+            signless = IntegerType(target.bitwidth)  # type: ignore[union-attr]
+            value = nest.op(arith.BitcastOp, nest.convert(value, signless), target)
+        nest.store(value, y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
 

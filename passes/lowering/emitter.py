@@ -63,12 +63,14 @@ def probe_result_type(
     op_class: Callable[..., Operation], args: Sequence[Any]
 ) -> Attribute:
     """The result type `op_class(*args)` would have, without building it: a
-    comparison's is i1, a select's its chosen operands', every other arith/math
-    op's its first operand's."""
+    comparison's is i1, a select's its chosen operands', a bitcast's its
+    target type, every other arith/math op's its first operand's."""
     if op_class in (arith.CmpfOp, arith.CmpiOp):
         return i1
     if op_class is arith.SelectOp:
         return args[1].type
+    if op_class is arith.BitcastOp:
+        return args[1]
     return args[0].type
 
 

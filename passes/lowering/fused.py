@@ -33,7 +33,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import affine
-from xdsl.dialects.builtin import IndexType, f32
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
@@ -120,7 +120,9 @@ def lower_fused(ctx: LoweringContext, op: Operation) -> None:
     emit_reduction(
         ctx.emitter,
         reduction,
-        lambda: ctx.temporary(layout.retyped(f32), zero_padding=False),
+        lambda: ctx.temporary(
+            layout.retyped(nn.accumulator_type(layout.element_type)), zero_padding=False
+        ),
         lambda nest, index, value: finish(nest, index, {result: value}),
     )
 

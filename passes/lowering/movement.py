@@ -243,11 +243,12 @@ def lower_slice(ctx: LoweringContext, op: Operation) -> None:
 @lowers(PadOp)
 def lower_pad(ctx: LoweringContext, op: Operation) -> None:
     """Padding (ONNX Pad; negative amounts crop). `constant`: fill with the
-    value, then copy the kept input region. `edge` / `reflect`: per axis the
-    output splits into the left border, the interior and the right border,
-    each an affine function of the input index (`edge`: the first or last
-    element; `reflect`: `b - i` and `n - 2 - i`, the edge not repeated); one
-    copy nest per combination of regions."""
+    value, then copy the kept input region. `edge` / `reflect` / `wrap`: per
+    axis the output splits into the left border, the interior and the right
+    border, each an affine function of the input index (`edge`: the first or
+    last element; `reflect`: `b - i` and `n - 2 - i`, the edge not repeated;
+    `wrap`: runs of consecutive input elements, one per turn around the
+    axis); one copy nest per combination of regions."""
     mode = ctx.attr("mode")
     (x,) = ctx.operands()
     y = ctx.result()
@@ -284,9 +285,24 @@ Region = tuple[int, int, Callable[[Ix], Ix]]
 """Along one axis: output start, length, input index of the i-th element."""
 
 
+def _wrapped_regions(first: int, size: int, start: int, length: int, at: int):
+    """`length` outputs from `at` on reading the kept input (`size` from
+    `first`) around from its element `start`: one region per turn."""
+    regions: list[Region] = []
+    while length > 0:
+        run = min(size - start, length)
+        regions.append((at, run, lambda i, s=first + start: i + s))
+        at, length, start = at + run, length - run, 0
+    return regions
+
+
 def _pad_regions(mode: str, first: int, size: int, before: int, after: int):
     """The regions of one padded axis (`first`: where the kept input starts)."""
     regions: list[Region] = [(before, size, lambda i: i + first)]
+    if mode == "wrap":
+        regions += _wrapped_regions(first, size, -before % size, before, 0)
+        regions += _wrapped_regions(first, size, 0, after, before + size)
+        return regions
     if before:
         left = (
             (lambda i: Ix.of(first))
@@ -314,8 +330,8 @@ def _pad_by_regions(
     begins: Sequence[int],
     ends: Sequence[int],
 ) -> None:
-    """`edge` / `reflect` padding (see `lower_pad`)."""
-    if mode not in ("edge", "reflect"):
+    """`edge` / `reflect` / `wrap` padding (see `lower_pad`)."""
+    if mode not in ("edge", "reflect", "wrap"):
         raise ctx.error(f"has no loop lowering for mode '{mode}'")
     pairs = list(zip(begins, ends, strict=True))
     if (reason := pad_reach_error(x.layout.origin_shape, pairs, mode)) is not None:

@@ -86,12 +86,52 @@ def max_of(ctx: LoweringContext, buffer: Buffer) -> MaxOf:
     return extreme_of(ctx, buffer, largest=True)
 
 
+def accumulator_type(element: Attribute) -> Attribute:
+    """What a reduction into `element` accumulates in: float32 for floats,
+    the integer type itself for integers (exact, wrapping as it does)."""
+    return f32 if is_float(element) else element
+
+
 def accumulator(ctx: LoweringContext, y: Buffer) -> Buffer:
-    """`y` itself when it is float32, else a float32 scratch buffer like it
-    (its padding not zeroed: only valid elements are read)."""
-    if y.layout.element_type == f32:
+    """`y` itself when it has its accumulator type, else a scratch buffer of
+    that type like it (its padding not zeroed: only valid elements are read)."""
+    acc_type = accumulator_type(y.layout.element_type)
+    if y.layout.element_type == acc_type:
         return y
-    return ctx.temporary(y.layout.retyped(f32), zero_padding=False)
+    return ctx.temporary(y.layout.retyped(acc_type), zero_padding=False)
+
+
+@dataclass(frozen=True)
+class ProductArithmetic:
+    """How a sum of products over operands of one element type runs: in
+    float32 for floats, in the integer type itself for integers (int32
+    ConvInteger/MatMulInteger sums are exact at any length)."""
+
+    multiply: Combine
+    add: Combine
+    zero: Callable[[Nest, list[Ix]], Value]
+
+
+def product_arithmetic(
+    ctx: LoweringContext, y: Layout, *operands: Buffer
+) -> ProductArithmetic:
+    """The arithmetic of a product into `y` of `operands` (all floats, or
+    all of y's integer type)."""
+    element = y.element_type
+    if all(is_float(b.layout.element_type) for b in operands) and is_float(element):
+        return ProductArithmetic(_multiply, _add, lambda nest, _: nest.const(0.0))
+    if (
+        not isinstance(element, IntegerType)
+        or element.width.data == 1
+        or any(b.layout.element_type != element for b in operands)
+    ):
+        types = ", ".join(str(b.layout.element_type) for b in operands)
+        raise ctx.error(f"has no loop lowering for products of {types} into {element}")
+    return ProductArithmetic(
+        lambda nest, a, b: nest.op(arith.MuliOp, a, b),
+        lambda nest, a, b: nest.op(arith.AddiOp, a, b),
+        lambda nest, _: nest.const(0, element),
+    )
 
 
 def initialise(
@@ -273,7 +313,7 @@ def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     channels per group, KH, KW. Works for any activation/filter layouts.
     """
     x, w, *bias = ctx.operands()
-    _require_float(ctx, x, w)
+    arithmetic = product_arithmetic(ctx, y, x, w, *bias)
     data_format = str(ctx.attr("data_format"))
     filter_format = w.layout.origin_format
     w_letters = "NCHW" if filter_format == Format.ND else filter_format.value
@@ -308,15 +348,15 @@ def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
             ),
         )
         wv = nest.load(w, _place(w_letters, N=g * per_group + o, C=i, H=ih, W=iw))
-        return nest.op(arith.MulfOp, xv, wv)
+        return arithmetic.multiply(nest, xv, wv)
 
     def acc_index(index: list[Ix]) -> list[Ix]:
         b, g, o, oh, ow = index[:5]
         return _place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
 
     sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
-    init = bias_at if bias else 0.0
-    return Reduction(sizes, frozenset({5, 6, 7}), acc_index, term, init)
+    init = bias_at if bias else arithmetic.zero
+    return Reduction(sizes, frozenset({5, 6, 7}), acc_index, term, init, arithmetic.add)
 
 
 @lowers(Conv2DTransposeOp)
@@ -438,8 +478,7 @@ def lower_pool(ctx: LoweringContext, op: Operation) -> None:
     the rule in an average and adds nothing to an Lp norm. An integer max
     pool accumulates in its own type (exact)."""
     y = ctx.result()
-    acc = accumulator(ctx, y) if is_float(y.layout.element_type) else y
-    reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, acc)
+    reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, accumulator(ctx, y))
 
 
 def typed_constant(maximum: MaxOf) -> Callable[[Nest, list[Ix]], Value]:
@@ -562,7 +601,7 @@ def lower_max_pool_with_argmax(ctx: LoweringContext, op: Operation) -> None:
         max(width + left + right, (wo - 1) * sw + (kw - 1) * dw + 1),
     )
     source = padded_input(ctx, x, "NCHW", (top, left), size, maximum.identity)
-    acc = accumulator(ctx, y) if is_float(y.layout.element_type) else y
+    acc = accumulator(ctx, y)
     initialise(ctx, acc, typed_constant(maximum))
     initialise(ctx, argmax, lambda nest, _: nest.const(-1, i64))
     column_major = bool(ctx.attr("storage_order"))
@@ -988,7 +1027,7 @@ def lower_matmul(ctx: LoweringContext, op: Operation) -> None:
     acc = (
         accumulator(ctx, y)
         if reduction.final is None
-        else ctx.temporary(y.layout.retyped(f32))
+        else ctx.temporary(y.layout.retyped(accumulator_type(y.layout.element_type)))
     )
     reduce_to_result(ctx, reduction, y, acc)
 
@@ -998,7 +1037,7 @@ def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The matmul, batch_matmul or gemm at `ctx.op` with result layout `y`."""
     assert ctx.op is not None
     a, b, *extra = ctx.operands()
-    _require_float(ctx, a, b)
+    arithmetic = product_arithmetic(ctx, y, a, b)
     assert isinstance(ctx.op, MatrixProductOp)
     trans_a, trans_b, alpha, beta = ctx.op.product_form()
     a_shape, b_shape = a.layout.origin_shape, b.layout.origin_shape
@@ -1019,12 +1058,18 @@ def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         *batch, m, n, kk = index
         av = nest.load(a, operand_index(a_shape, batch, m, kk, trans_a))
         bv = nest.load(b, operand_index(b_shape, batch, kk, n, trans_b))
-        return nest.op(arith.MulfOp, av, bv)
+        return arithmetic.multiply(nest, av, bv)
 
     sizes = (*out_shape, k)
     reduced = frozenset({len(out_shape)})
+
+    def at(index: list[Ix]) -> list[Ix]:
+        return index[:-1]
+
     if alpha == 1.0 and not extra:
-        return Reduction(sizes, reduced, lambda index: index[:-1], term)
+        return Reduction(sizes, reduced, at, term, arithmetic.zero, arithmetic.add)
+    if not is_float(y.element_type):
+        raise ctx.error("has no loop lowering for integer products with alpha or c")
 
     def value(nest: Nest, v: Value, index: list[Ix]) -> Value:
         if alpha != 1.0:
@@ -1038,4 +1083,4 @@ def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
             v = nest.op(arith.AddfOp, v, c)
         return v
 
-    return Reduction(sizes, reduced, lambda index: index[:-1], term, final=value)
+    return Reduction(sizes, reduced, at, term, final=value)

@@ -3,6 +3,8 @@
 ```python
 path = model_zoo.export("bert")                         # static shapes
 path = model_zoo.export("bert", dynamic_batch=True)     # batch dim symbolic
+path = model_zoo.export("bert", dynamic_sequence=True)  # batch and sequence
+feeds = model_zoo.sample_inputs("bert", batch=3, sequence=17)
 feeds = model_zoo.sample_inputs("bert", batch=3)        # name -> array
 expected = model_zoo.onnxruntime_outputs(path, feeds)   # the reference
 ```
@@ -78,6 +80,9 @@ class ZooModel:
     exporters: tuple[str, ...] = EXPORTERS
     tiny: bool = False
     """Fast enough (export, compile and run) for the default test run."""
+    sequence_axes: tuple[tuple[str, int], ...] = ()
+    """(input or output name, axis): the sequence-length dims, symbolic in
+    exports with `dynamic_sequence`."""
 
 
 def _bert():
@@ -154,6 +159,11 @@ MODELS: dict[str, ZooModel] = {
                 InputSpec("attention_mask", (SEQUENCE,), "int64", "mask"),
             ),
             ("last_hidden_state", "pooler_output"),
+            sequence_axes=(
+                ("input_ids", 1),
+                ("attention_mask", 1),
+                ("last_hidden_state", 1),
+            ),
         ),
         ZooModel(
             "gpt2",
@@ -295,7 +305,7 @@ def cache_dir() -> Path:
     return Path.home() / ".cache" / "ge-xdsl" / "model_zoo"
 
 
-def cache_key(name: str, exporter: str, dynamic_batch: bool) -> str:
+def cache_key(name: str, exporter: str, dynamic: tuple[bool, bool]) -> str:
     """A digest of the zoo's sources, the export settings and the libraries."""
     import onnx
     import onnxscript
@@ -306,7 +316,7 @@ def cache_key(name: str, exporter: str, dynamic_batch: bool) -> str:
     for source in SOURCES:
         digest.update(source.read_bytes())
     versions = (torch.__version__, transformers.__version__, onnx.__version__)
-    settings = (name, exporter, dynamic_batch, OPSETS, onnxscript.__version__)
+    settings = (name, exporter, dynamic, OPSETS, onnxscript.__version__)
     digest.update(repr((versions, settings)).encode())
     return digest.hexdigest()[:16]
 
@@ -326,23 +336,28 @@ def export(
     *,
     exporter: str = "dynamo",
     dynamic_batch: bool = False,
+    dynamic_sequence: bool = False,
     directory: Path | None = None,
 ) -> Path:
-    """The `.onnx` file of zoo model `name`, built (seed 0) unless cached."""
+    """The `.onnx` file of zoo model `name`, built (seed 0) unless cached;
+    `dynamic_sequence` makes the batch and the sequence length symbolic."""
     spec = MODELS[name]
     if exporter not in spec.exporters:
         raise ValueError(f"{name} is not exported with '{exporter}'")
+    if dynamic_sequence and not spec.sequence_axes:
+        raise ValueError(f"{name} has no sequence axis")
     directory = cache_dir() if directory is None else directory
-    batch = "dynbatch" if dynamic_batch else "static"
-    key = cache_key(name, exporter, dynamic_batch)
-    path = directory / f"{name}-{exporter}-{batch}-{key}.onnx"
+    dynamic = (dynamic_batch or dynamic_sequence, dynamic_sequence)
+    shapes = "dynseq" if dynamic_sequence else "dynbatch" if dynamic[0] else "static"
+    key = cache_key(name, exporter, dynamic)
+    path = directory / f"{name}-{exporter}-{shapes}-{key}.onnx"
     if path.is_file():
         return path
     directory.mkdir(parents=True, exist_ok=True)
     handle, scratch = tempfile.mkstemp(suffix=".onnx", dir=directory)
     os.close(handle)
     try:
-        _export(spec, exporter, dynamic_batch, Path(scratch))
+        _export(spec, exporter, dynamic, Path(scratch))
         os.replace(scratch, path)  # atomic: a concurrent build writes the same
     finally:
         if os.path.exists(scratch):
@@ -350,7 +365,10 @@ def export(
     return path
 
 
-def _export(spec: ZooModel, exporter: str, dynamic_batch: bool, path: Path) -> None:
+def _export(
+    spec: ZooModel, exporter: str, dynamic: tuple[bool, bool], path: Path
+) -> None:
+    """Export with (batch, sequence) symbolic as `dynamic` says."""
     import torch
 
     torch.manual_seed(0)
@@ -358,12 +376,23 @@ def _export(spec: ZooModel, exporter: str, dynamic_batch: bool, path: Path) -> N
     feeds = sample_inputs(spec.name, EXPORT_BATCH)
     args = tuple(torch.from_numpy(feeds[i.name]) for i in spec.inputs)
     names = [i.name for i in spec.inputs]
+    dynamic_batch, dynamic_sequence = dynamic
+    axes: dict[str, dict[int, str]] = {
+        n: {0: "batch"} if dynamic_batch else {} for n in (*names, *spec.outputs)
+    }
+    for name, axis in spec.sequence_axes if dynamic_sequence else ():
+        axes[name][axis] = "sequence"
     options: dict = {}
     if dynamic_batch and exporter == "dynamo":
-        batch = torch.export.Dim("batch", min=1, max=64)
-        options["dynamic_shapes"] = {n: {0: batch} for n in names}
+        dims = {
+            "batch": torch.export.Dim("batch", min=1, max=64),
+            "sequence": torch.export.Dim("sequence", min=2, max=64),
+        }
+        options["dynamic_shapes"] = {
+            n: {axis: dims[dim] for axis, dim in axes[n].items()} for n in names
+        }
     elif dynamic_batch:
-        options["dynamic_axes"] = {n: {0: "batch"} for n in (*names, *spec.outputs)}
+        options["dynamic_axes"] = axes
     if exporter == "dynamo":
         options["external_data"] = False
     quiet = io.StringIO()
@@ -400,12 +429,20 @@ def _quiet_loggers():
             logger.setLevel(level)
 
 
-def sample_inputs(name: str, batch: int = EXPORT_BATCH, seed: int = 0):
-    """Seeded inputs of model `name` for `batch` rows: name -> array."""
+def sample_inputs(
+    name: str, batch: int = EXPORT_BATCH, seed: int = 0, sequence: int | None = None
+):
+    """Seeded inputs of model `name` for `batch` rows (and `sequence` long
+    on its sequence axes): name -> array."""
     rng = np.random.default_rng(seed)
     feeds: dict[str, np.ndarray] = {}
-    for spec in model_spec(name).inputs:
+    model = model_spec(name)
+    sequence_axes = dict(getattr(model, "sequence_axes", ()))
+    for spec in model.inputs:
         shape = (batch, *spec.shape) if spec.batched else spec.shape
+        if sequence is not None and spec.name in sequence_axes:
+            axis = sequence_axes[spec.name]
+            shape = (*shape[:axis], sequence, *shape[axis + 1 :])
         if spec.kind == "fill":
             value = np.full(shape, spec.high)
         elif spec.kind == "tokens":

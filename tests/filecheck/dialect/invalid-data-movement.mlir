@@ -237,8 +237,8 @@ ge.graph @pad_paddings_length {
 
 ge.graph @pad_mode {
   %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
-  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.pad' op mode must be constant, reflect or edge, got 'wrap'
-  %r = ge.pad %x {paddings = array<i64: 1, 1, 1, 1>, mode = "wrap"} : tensor<2x3xf32> -> tensor<4x5xf32>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.pad' op mode must be constant, reflect, edge or wrap, got 'circular'
+  %r = ge.pad %x {paddings = array<i64: 1, 1, 1, 1>, mode = "circular"} : tensor<2x3xf32> -> tensor<4x5xf32>
   ge.netoutput
 }
 

@@ -379,3 +379,12 @@ ge.graph @confusion_transpose_unknown_dim {
   %y = ge.confusion_transpose %x {perm = array<i64: 0, 2, 1, 3>, shape = array<i64: 2, -1, 4, 16>} : tensor<2x11x64xf32> -> tensor<2x4x11x16xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @bitcast_between_widths {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  // CHECK: {{.*}}invalid-trans.mlir:[[# @LINE + 1]]:3: error: 'ge.bitcast' op cannot bitcast float32 (32 bits) to int64 (64 bits)
+  %y = ge.bitcast %x {dst_type = i64} : tensor<2x3xf32> -> tensor<2x3xi64>
+  ge.netoutput
+}

@@ -66,6 +66,22 @@ ge.graph @cast {
 
 // -----
 
+// CHECK-LABEL: ge.graph @bitcast
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<2x3xf32>
+// CHECK-NEXT:    [[U:%.*]] = ge.data {index = 1 : i64} : tensor<4xui16>
+// CHECK-NEXT:    [[I:%.*]] = ge.bitcast [[X]] {dst_type = i32} : tensor<2x3xf32> -> tensor<2x3xi32>
+// CHECK-NEXT:    [[F:%.*]] = ge.bitcast [[U]] {dst_type = f16} : tensor<4xui16> -> tensor<4xf16>
+// CHECK-NEXT:    ge.netoutput [[I]], [[F]] : tensor<2x3xi32>, tensor<4xf16>
+ge.graph @bitcast {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  %h = ge.data {index = 1 : i64} : tensor<4xui16>
+  %i = ge.bitcast %x {dst_type = i32} : tensor<2x3xf32> -> tensor<2x3xi32>
+  %f = ge.bitcast %h {dst_type = f16} : tensor<4xui16> -> tensor<4xf16>
+  ge.netoutput %i, %f : tensor<2x3xi32>, tensor<4xf16>
+}
+
+// -----
+
 // CHECK-LABEL: ge.graph @reshapes
 // CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<2x3x4xf32>
 // CHECK-NEXT:    [[R:%.*]] = ge.reshape [[X]] {shape = array<i64: 0, -1>} : tensor<2x3x4xf32> -> tensor<2x12xf32>

@@ -34,7 +34,7 @@ ge.graph @no_reshape_size_mismatch {
 
 // -----
 
-// CHECK: errors.mlir:40:3: error: 'ge.max_pool' op window 5 is larger than the padded input 4
+// CHECK: errors.mlir:40:3: error: 'ge.max_pool' op window 5 is larger than the padded input 4 by at least the stride 1: no output
 ge.graph @no_pool_window_larger_than_input {
   %x = ge.data {index = 0 : i64} : tensor<1x3x4x4xf32>
   %y = ge.max_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 5, 5>} : tensor<1x3x4x4xf32> -> tensor<?x?x?x?xf32>
