@@ -27,6 +27,7 @@ from xdsl.utils.lexer import Span
 
 from ge_dialect.ir_text import ResourceReadingParser
 from ge_dialect.limits import MAX_NESTING, LimitError, over_budget, tensor_bytes
+from ge_dialect.validation import check_values
 
 
 class GEError(Exception):
@@ -250,6 +251,7 @@ def verify_module(module: Operation, *, check_types: bool = False) -> None:
             raise error_at(op, misspelled)
         try:
             op.verify(verify_nested_ops=False)
+            check_values(op)  # what the definitions alone do not check
         except VerifyException as error:
             message = " ".join(str(error).split())
             raise error_at(getattr(error, "op", op), message) from None
