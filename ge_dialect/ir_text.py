@@ -94,7 +94,8 @@ class IRPrinter(Printer):
 
     def print_bytes_literal(self, bytestring: bytes) -> None:
         """xDSL's escaping (`\\\\`, `\\XX` outside printable ASCII and for
-        `"`), done per run of such bytes, not per byte (a 64 MiB string took minutes)."""
+        `"`), done per run of such bytes, not per byte (a 64 MiB string took
+        minutes)."""
         text = _ESCAPED_BYTES.sub(
             lambda m: "".join(
                 "\\\\" if b == 0x5C else f"\\{b:02X}" for b in m.group()
