@@ -6,7 +6,8 @@ loader and the Python API all end in `diagnostics.verify_module`, which asks
 entry point. It checks what the attribute and type definitions alone cannot:
 
 - a tensor or memref type has at most `MAX_RANK` dims;
-- a dense constant holds exactly the bytes its type needs (a hex literal
+- a dense constant holds exactly the bytes its type needs (or one element,
+  a splat) (a hex literal
   `dense<"0x003C003C00"> : tensor<2xf16>` holds 5 for 4);
 - nested array and dictionary attributes are checked the same way.
 
@@ -73,7 +74,7 @@ def _check_dense(attr: DenseIntOrFPElementsAttr, what: str) -> None:
     size = attr.get_element_type().compile_time_size
     have = len(attr.data.data)
     need = tensor.element_count() * size
-    if have != need:
+    if have not in (need, size):  # a splat may keep its one element
         raise VerifyException(
             f"{what}: dense data has {have} bytes, {tensor} needs {need}"
         )

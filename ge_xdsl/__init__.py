@@ -75,10 +75,15 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
     **atc_options: Any,
 ) -> Model:
     """Compile `model` as `ge-atc` does (see the module docstring)."""
+    from ge_xdsl.arguments import check_arrays, check_input_shape, check_kind
     from ge_xdsl.atc import compile_offline_model
     from ge_xdsl.model import Model
 
+    check_input_shape(input_shape, "compile")
+    check_kind(soc_version, (str, type(None)), "compile", "soc_version")
+    check_kind(framework, (int, str, type(None)), "compile", "framework")
     weights = atc_options.pop("weights", None)
+    check_arrays(weights, "compile", "weights", optional=True)
     offline, compiled = compile_offline_model(
         model,
         framework=framework,
@@ -93,9 +98,11 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
 def load(path: str | os.PathLike[str]) -> Model:
     """The offline model in the `.om` file at `path`."""
     from ge_runtime.offline_model import load_offline_model
+    from ge_xdsl.arguments import check_path, file_errors
     from ge_xdsl.model import Model
 
-    return Model(load_offline_model(path))
+    with file_errors("load"):
+        return Model(load_offline_model(check_path(path, "load", "path")))
 
 
 def context() -> Context:
@@ -115,7 +122,10 @@ def context() -> Context:
 def parse(text: str, *, name: str = "<string>") -> ModuleOp:
     """The verified module of MLIR `text` (`name` is the file named in errors)."""
     from ge_dialect.diagnostics import parse_module
+    from ge_xdsl.arguments import check_kind
 
+    check_kind(text, str, "parse", "text")
+    check_kind(name, str, "parse", "name")
     return parse_module(context(), text, name)
 
 
@@ -127,8 +137,11 @@ def apply_passes(module: ModuleOp, pipeline: str) -> ModuleOp:
     left unchanged.
     """
     from ge_dialect.diagnostics import verify_module
+    from ge_xdsl.arguments import check_kind
     from passes.options import parse_passes
 
+    check_kind(module, ModuleOp, "apply_passes", "module")
+    check_kind(pipeline, str, "apply_passes", "pipeline")
     passes = parse_passes(pipeline)
     result = module.clone()
     ctx = context()
@@ -152,10 +165,15 @@ def reference(
     """
     from ge_dialect.ops.base import enclosing_target
     from ge_runtime.reference import evaluate
+    from ge_xdsl.arguments import check_arrays, check_kind
     from ge_xdsl.model import graph_output_keys
 
+    check_kind(module, ModuleOp, "reference", "module")
     arrays = evaluate(
-        module, dict(inputs), weights=weights, target=enclosing_target(module)
+        module,
+        check_arrays(inputs, "reference", "inputs"),
+        weights=check_arrays(weights, "reference", "weights", optional=True),
+        target=enclosing_target(module),
     )
     return dict(zip(graph_output_keys(module), arrays, strict=True))
 

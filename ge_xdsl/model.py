@@ -74,14 +74,17 @@ class Model:
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The outputs for `inputs` (origin layout, keyed by input name)."""
+        from ge_xdsl.arguments import check_arrays
+
+        arrays = check_arrays(inputs, "Model.run", "inputs")
         if self._compiled is None:
             from ge_runtime.scheduler import compile_model
 
             self._compiled = compile_model(
                 self.module, self.offline.weights, target=self.offline.target
             )
-        arrays = self._compiled.run(dict(inputs))
-        return dict(zip(self.output_names, arrays, strict=True))
+        outputs = self._compiled.run(arrays)
+        return dict(zip(self.output_names, outputs, strict=True))
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the model as an `.om` file (atomically, creating its folder)."""
