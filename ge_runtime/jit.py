@@ -63,13 +63,14 @@ from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime import jit_c, jit_cache, jit_numba
 from ge_runtime.graph_io import (
-    DEFAULT_MAX_ITERATIONS,
     InputKey,
     InputSpec,
     Weights,
     bind_inputs,
     find_graph,
     input_specs,
+    iteration_budget,
+    runaway_loop,
 )
 from ge_runtime.jit_c import CNest, merge_kernel_calls
 from ge_runtime.jit_hoist import drop_unread, hoist_invariants, hoist_views
@@ -94,8 +95,6 @@ _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
 _GRAPHS: dict[str, CompiledFunction] = {}
 _COMPILE_LOCK = threading.RLock()
-MAX_WHILE_ITERATIONS = DEFAULT_MAX_ITERATIONS
-"""An `scf.while` running longer is an error, as in the reference."""
 
 
 ENTRY_FIELDS = (
@@ -635,17 +634,13 @@ class FunctionCompiler:
         condition = op.before_region.block.last_op
         assert isinstance(condition, scf.ConditionOp)
         count = self.env.fresh("n")
-        limit = self.env.add_global(MAX_WHILE_ITERATIONS, "c")
+        limit = self.env.add_global(iteration_budget, "c")  # read per run
+        runaway = self.env.add_global(runaway_loop, "m")
         if (origin := source_location(op)) is not None:
-            message = (
-                f"{origin}: error: 'ge.while' op did not finish within "
-                f"{MAX_WHILE_ITERATIONS} iterations"
-            )
+            prefix = f"{origin}: error: 'ge.while' op "
             error = self.env.add_global(LocatedJITError, "e")
         else:
-            message = (
-                f"scf.while did not finish within {MAX_WHILE_ITERATIONS} iterations"
-            )
+            prefix = "scf.while "
             error = self.env.add_global(JITError, "e")
         lines = [f"{indent}{count} = 0", f"{indent}while True:"]
         lines += self._body(op.before_region, inner)
@@ -653,8 +648,8 @@ class FunctionCompiler:
             f"{inner}if not {self.env.name(condition.condition)}:",
             f"{inner}    break",
             f"{inner}{count} += 1",
-            f"{inner}if {count} > {limit}:",
-            f"{inner}    raise {error}({message!r})",
+            f"{inner}if {count} > {limit}():",
+            f"{inner}    raise {error}({prefix!r} + {runaway}())",
         ]
         return lines + self._body(op.after_region, inner)
 

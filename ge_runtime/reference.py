@@ -18,7 +18,7 @@ This is the oracle every numeric check compares against. Semantics:
 - control flow: `ge.if` runs `then` when `cond` is true (one element:
   non-zero; several: non-empty, TensorFlow's rule), `ge.case` runs
   branch `branch_index` (out of range: the last branch, as GE),
-  `ge.while` loops until `cond` is false (at most `max_iterations` times),
+  `ge.while` loops until `cond` is false (at most `iteration_budget()` times),
   `ge.partitioned_call` runs its subgraph, and so does a fused group
   (`ge.fused`: its ops one by one). A subgraph's `ge.data` takes the
   parent operand `parent_index`, its `ge.netoutput` operand j is the parent's
@@ -71,12 +71,14 @@ from ge_dialect.ops import (
 )
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime.graph_io import (
-    DEFAULT_MAX_ITERATIONS,
     InputKey,
     Weights,
     bind_inputs,
     find_graph,
+    iteration_budget,
+    iteration_budget_of,
     load_npz,
+    runaway_loop,
 )
 
 # ---------------------------------------------------------------------------
@@ -119,7 +121,6 @@ class ReferenceEvaluator:
 
     weights: Weights = field(default_factory=dict)
     target: str | None = None
-    max_iterations: int = DEFAULT_MAX_ITERATIONS
     layouts: dict[SSAValue, ValueLayout] = field(default_factory=dict, repr=False)
     """Each result's layout, found once (the graph does not change as it runs)."""
 
@@ -237,12 +238,12 @@ class ReferenceEvaluator:
 
     def _while(self, op: WhileOp, args: list[np.ndarray]) -> list[np.ndarray]:
         values = args
-        for _ in range(self.max_iterations):
+        for _ in range(iteration_budget()):
             (cond,) = self._call(op.cond, values)
             if not is_true(cond):
                 return values
             values = self._call(op.body, values)
-        raise error_at(op, f"did not finish within {self.max_iterations} iterations")
+        raise error_at(op, runaway_loop())
 
     def _partitioned_call(
         self, op: PartitionedCallOp, args: list[np.ndarray]
@@ -261,21 +262,24 @@ def evaluate(
     outputs_as_stored: bool = False,
     graph: str | None = None,
     target: str | None = None,
-    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    max_iterations: int | None = None,
 ) -> list[np.ndarray]:
     """Run a graph in NumPy and return its outputs (origin layout by default).
 
     `inputs` are origin-layout arrays keyed by `ge.data` node name or index.
     `weights` maps `#ge.external` keys (and variable names) to storage-layout
     arrays, or is the path of an `.npz`. With `outputs_as_stored` the outputs
-    come back in their storage layout. Errors are one-line `GEError`s.
+    come back in their storage layout. `max_iterations` sets the iteration
+    budget of its `ge.while` loops (`graph_io.iteration_budget`). Errors are
+    one-line `GEError`s.
     """
     graph_op = find_graph(module_or_graph, graph)
     check_claimed_memory(graph_op)
     if isinstance(weights, str | os.PathLike):
         weights = load_npz(weights)
-    evaluator = ReferenceEvaluator(weights or {}, target, max_iterations)
-    outputs = evaluator.run(graph_op, bind_inputs(graph_op, inputs))
+    evaluator = ReferenceEvaluator(weights or {}, target)
+    with iteration_budget_of(max_iterations):
+        outputs = evaluator.run(graph_op, bind_inputs(graph_op, inputs))
     if outputs_as_stored:
         return [np.asarray(held.stored) for held in outputs]
     return [np.asarray(held.origin) for held in outputs]

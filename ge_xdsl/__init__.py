@@ -25,13 +25,15 @@ expected = ge_xdsl.reference(module, {"x": x})
   ATC's flags as keywords (`ge_xdsl.atc.ATC_OPTIONS`: `input_format`,
   `out_nodes`, `auto_cast_mode`, `max_streams`, `fusion_switch_file`,
   `disable_fusion`, `dump_graph`, `time_passes`).
-- `load(path) -> Model`: an `.om` file.
-- `Model.run(inputs) -> dict[str, np.ndarray]`, `Model.save(path)`,
-  `Model.module` (the IR after the pipeline), `Model.input_names`,
+- `load(path, *, max_iterations=None) -> Model`: an `.om` file.
+- `Model.run(inputs, *, max_iterations=None) -> dict[str, np.ndarray]`,
+  `Model.save(path)`, `Model.module` (the IR after the pipeline), `Model.input_names`,
   `Model.output_names`, `Model.manifest`.
 - `parse(text) -> ModuleOp`, `apply_passes(module, "pass-a,pass-b{opt=v}")
-  -> ModuleOp` (a new module; `docs/PASSES.md`), `reference(module, inputs)
-  -> dict[str, np.ndarray]` (the NumPy reference evaluator).
+  -> ModuleOp` (a new module; `docs/PASSES.md`), `reference(module, inputs,
+  *, weights=None, max_iterations=None) -> dict[str, np.ndarray]` (the NumPy
+  reference evaluator). `max_iterations` is the most iterations one loop may
+  run (default 10000, ge-run's `--max-iterations`).
 - `torch.compile(module, backend="ge", options={...})`: the PyTorch online
   front end (`ge_xdsl/torch_backend.py`, registered by an entry point;
   `docs/TORCH.md`).
@@ -95,14 +97,16 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
     return Model(offline, compiled.module, compiled.timer)
 
 
-def load(path: str | os.PathLike[str]) -> Model:
-    """The offline model in the `.om` file at `path`."""
+def load(path: str | os.PathLike[str], *, max_iterations: int | None = None) -> Model:
+    """The offline model in the `.om` file at `path`; `max_iterations` is the
+    iteration budget of its loops when it runs (default 10000)."""
     from ge_runtime.offline_model import load_offline_model
     from ge_xdsl.arguments import check_path, file_errors
     from ge_xdsl.model import Model
 
     with file_errors("load"):
-        return Model(load_offline_model(check_path(path, "load", "path")))
+        offline = load_offline_model(check_path(path, "load", "path"))
+    return Model(offline, max_iterations=max_iterations)
 
 
 def context() -> Context:
@@ -156,9 +160,11 @@ def reference(
     inputs: Mapping[str, np.ndarray],
     *,
     weights: Mapping[str, np.ndarray] | None = None,
+    max_iterations: int | None = None,
 ) -> dict[str, np.ndarray]:
     """`module`'s outputs for `inputs` by the NumPy reference evaluator, keyed
-    by output name (`output_<i>` where unnamed), in origin layout.
+    by output name (`output_<i>` where unnamed), in origin layout;
+    `max_iterations` is the iteration budget of its loops (default 10000).
 
     `weights` are the arrays of `#ge.external` constants (storage layout, as
     `Model.weights`); storage layouts follow the module's `ge.target`.
@@ -174,6 +180,7 @@ def reference(
         check_arrays(inputs, "reference", "inputs"),
         weights=check_arrays(weights, "reference", "weights", optional=True),
         target=enclosing_target(module),
+        max_iterations=max_iterations,
     )
     return dict(zip(graph_output_keys(module), arrays, strict=True))
 
