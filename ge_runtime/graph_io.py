@@ -20,7 +20,7 @@ import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from ge_dialect.adapters import expected_dtype, shape_matches
-from ge_dialect.diagnostics import GEError, error_at
+from ge_dialect.diagnostics import GEError, error_at, location_text
 from ge_dialect.input_files import confined_path
 from ge_dialect.layout import shape_of
 from ge_dialect.ops import DataOp, GraphOp
@@ -190,7 +190,10 @@ def find_graph(module_or_graph: ModuleOp | GraphOp, name: str | None = None) -> 
         if graph.sym_name.data == wanted:
             return graph
     names = ", ".join(f"@{g.sym_name.data}" for g in graphs) or "none"
-    raise GEError(f"error: no graph @{wanted} to run (graphs: {names})")
+    raise GEError(
+        f"{location_text(module_or_graph)}: error: no graph @{wanted} to run "
+        f"(graphs: {names})"
+    )
 
 
 def output_names(graph: GraphOp) -> list[str | None]:

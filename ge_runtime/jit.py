@@ -400,9 +400,8 @@ def _find_function(
     for op in functions:
         if name is None or op.sym_name.data == name:
             return op
-    raise JITError(
-        f"no function @{name} in the module" if name else "no function to compile"
-    )
+    missing = f"no function @{name}" if name else "no ge.graph or function to run"
+    raise LocatedJITError(f"{location_text(module)}: error: {missing} in the module")
 
 
 class FunctionCompiler:
