@@ -79,6 +79,7 @@ from ge_frontend.onnx_context import (
 from ge_frontend.onnx_functions import FunctionBody, function_body
 from ge_frontend.onnx_ops import CONVERTERS
 from ge_frontend.onnx_shape_values import track_entries
+from ge_frontend.onnx_types import check_input_types
 
 CHECKER_LIMIT = (2 << 30) - (64 << 20)
 """Models bigger than this (near protobuf's 2 GiB) are checked from a copy
@@ -483,6 +484,10 @@ class OnnxImporter:
         ):
             return self._skip(node, None)  # downstream of an unsupported node
         used = [bool(output) and output in consumed for output in node.output]
+        try:
+            check_input_types(node, inputs, self.opset)
+        except ValueError as error:
+            raise self.error(f"node '{name}' ({node.op_type}): {error}") from None
         ctx = NodeContext(
             inputs, used, emitter, node=node, opset=self.opset, subgraphs=self
         )
