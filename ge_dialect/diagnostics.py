@@ -40,7 +40,8 @@ def location_text(op: Operation | None) -> str:
         location = op.location
         if isinstance(location, FileLineColLoc):
             return (
-                f"{location.filename.data}:{location.line.data}:{location.column.data}"
+                f"{printable(location.filename.data)}:{location.line.data}:"
+                f"{location.column.data}"
             )
         if isinstance(location, NameLoc):
             return f"node '{location.desc.data}'"
@@ -187,7 +188,8 @@ def parse_module(
         where = error.span.get_location()
         message = printable(error.msg.strip().splitlines()[0])
         raise GEError(
-            f"{where.file}:{where.line + line_offset}:{where.col}: error: {message}"
+            f"{printable(where.file)}:{where.line + line_offset}:{where.col}: "
+            f"error: {message}"
         ) from None
     if not isinstance(module.location, FileLineColLoc):  # implicit `builtin.module`
         module.location = FileLineColLoc(

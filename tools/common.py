@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
-from ge_dialect.diagnostics import GEError
+from ge_dialect.diagnostics import GEError, printable
 from ge_dialect.limits import BUDGET_FLAG, DEFAULT_MEMORY_BUDGET, human_size, parse_size
 from ge_runtime.graph_io import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
 
@@ -61,14 +61,14 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             body()
-    except GEError as error:
-        message = str(error)
+    except GEError as error:  # escaped: a file name may hold a newline
+        message = printable(str(error))
         print(
             message if ": error:" in message else f"{tool}: {message}", file=sys.stderr
         )
         return 1
     except (OSError, UnicodeDecodeError) as error:
-        print(f"{tool}: error: {_describe_os_error(error)}", file=sys.stderr)
+        print(f"{tool}: error: {printable(_describe_os_error(error))}", file=sys.stderr)
         return 1
     except MemoryError:
         print(
