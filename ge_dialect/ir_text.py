@@ -223,6 +223,24 @@ class ResourceReadingParser(LinearParser):
         super().__init__(ctx, text, name)
         self._builtin_blobs = _builtin_blobs(ctx, text, name)
 
+    def parse_dense_int_or_fp_elements_attr(
+        self,
+        type: TensorType | VectorType | None,  # noqa: A002 - xDSL's name
+    ) -> DenseIntOrFPElementsAttr:
+        """xDSL's, with running out of memory (a splat within the budget but
+        beyond what the process can get) located at the literal."""
+        start = self._current_token.span.start
+        try:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        except MemoryError:
+            what = "dense literal" if type is None else f"dense literal of {type}"
+            self.raise_error(
+                f"{what}: out of memory (within the memory budget, but more "
+                "than this process can allocate)",
+                start,
+                self.pos,
+            )
+
     def _parse_builtin_dense_resource_attr(self) -> Attribute:
         start = self._current_token.span.start
         self.parse_characters("<", " in dense_resource attribute")
