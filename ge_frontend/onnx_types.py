@@ -2,7 +2,9 @@
 
 onnxruntime refuses a model whose node reads a dtype its operator does not
 take (`If` with a float condition, `Relu` of int8 before opset 14); so does
-the importer, for every node, before its converter sees it:
+the importer, for every node, before its converter sees it: each input's
+dtype must be one its type parameter allows, and inputs of one type
+parameter (`Add`'s two `T`) must agree:
 
 ```
 m.onnx: error: node 'if0' (If): input #0 'cf' is tensor(float), If takes
@@ -33,16 +35,27 @@ def check_input_types(
     constraints = {
         c.type_param_str: c.allowed_type_strs for c in schema.type_constraints
     }
+    bound: dict[str, tuple[str, int, str]] = {}  # T -> (type, input #, name)
     for index, (name, value) in enumerate(zip(node.input, inputs, strict=True)):
         if not name or value is None or not formals:
             continue
         formal = formals[min(index, len(formals) - 1)]  # the last may be variadic
         allowed = constraints.get(formal.type_str, [formal.type_str])
         actual = _tensor_type(value)
-        if actual is not None and actual not in allowed:
+        if actual is None:
+            continue
+        if actual not in allowed:
             raise ValueError(
                 f"input #{index} '{name}' is {actual}, {node.op_type} takes "
                 f"{', '.join(sorted(allowed))}"
+            )
+        if formal.type_str not in constraints:
+            continue
+        first, at, first_name = bound.setdefault(formal.type_str, (actual, index, name))
+        if first != actual:
+            raise ValueError(
+                f"input #{index} '{name}' is {actual}, input #{at} '{first_name}' "
+                f"of the same type {formal.type_str} is {first}"
             )
 
 

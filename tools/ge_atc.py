@@ -221,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
 def output_path(output: str) -> Path:
     """ATC's `--output`: the offline model is `OUTPUT.om` (a folder is an error:
     `DIR/` would write the hidden `DIR/.om`)."""
-    if output.endswith(("/", os.sep)) or Path(output).name in ("", ".", ".."):
+    if output.endswith(("/", os.sep)) or os.path.basename(output) in ("", ".", ".."):
         raise GEError(
             f"error: --output '{output}' names a folder; give the model's path "
             "without .om (ATC writes OUTPUT.om)"
