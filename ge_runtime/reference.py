@@ -238,12 +238,15 @@ class ReferenceEvaluator:
 
     def _while(self, op: WhileOp, args: list[np.ndarray]) -> list[np.ndarray]:
         values = args
-        for _ in range(iteration_budget()):
+        budget, iterations = iteration_budget(), 0
+        while True:
             (cond,) = self._call(op.cond, values)
             if not is_true(cond):
                 return values
+            if iterations == budget:  # a loop of exactly `budget` trips runs
+                raise error_at(op, runaway_loop())
             values = self._call(op.body, values)
-        raise error_at(op, runaway_loop())
+            iterations += 1
 
     def _partitioned_call(
         self, op: PartitionedCallOp, args: list[np.ndarray]
