@@ -49,7 +49,8 @@ def check_input_types(
                 f"input #{index} '{name}' is {actual}, {node.op_type} takes "
                 f"{', '.join(sorted(allowed))}"
             )
-        if formal.type_str not in constraints:
+        heterogeneous = not formal.is_homogeneous  # Loop's carried values: V
+        if formal.type_str not in constraints or heterogeneous:
             continue
         first, at, first_name = bound.setdefault(formal.type_str, (actual, index, name))
         if first != actual:
