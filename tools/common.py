@@ -17,7 +17,6 @@ from typing import NoReturn
 
 from ge_dialect.diagnostics import GEError, printable
 from ge_dialect.limits import BUDGET_FLAG, DEFAULT_MEMORY_BUDGET, human_size, parse_size
-from ge_runtime.graph_io import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
 
 LOG_LEVELS = {
     "debug": logging.DEBUG,
@@ -197,6 +196,8 @@ def positive_int(text: str) -> int:
 def add_max_iterations_flag(parser: argparse.ArgumentParser) -> None:
     """`--max-iterations N`: the most iterations one `ge.while` may run
     (`ge_runtime.graph_io.iteration_budget`)."""
+    from ge_runtime.graph_io import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
+
     parser.add_argument(
         ITERATIONS_FLAG,
         type=positive_int,
