@@ -135,10 +135,16 @@ class LayoutAttr(ParametrizedAttribute):
             storage_shape: Attribute = NoneAttr()
             reshape_type: Attribute = NoneAttr()
             position = 0
+            seen: set[str] = set()
             while parser.parse_optional_punctuation(",") is not None:
                 position += 1
                 pos = parser.pos
                 word = parser.parse_identifier(context_msg=" (format or parameter)")
+                if word in seen:
+                    parser.raise_error(
+                        f"layout parameter '{word}' is given twice", pos, parser.pos
+                    )
+                seen.add(word)
                 if parser.parse_optional_punctuation("=") is None:
                     if position != 1:
                         parser.raise_error(

@@ -41,8 +41,11 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
         raise GEError(f"error: cannot write '{target}': it is a directory")
     mode = "wb" if isinstance(data, bytes) else "w"
     if target.exists() and not target.is_file():
-        with open(target, mode) as stream:
-            stream.write(data)
+        try:
+            with open(target, mode) as stream:
+                stream.write(data)
+        except OSError as error:
+            raise OSError(error.errno, error.strerror, str(target)) from None
         return
     try:
         fd, temp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
@@ -72,10 +75,13 @@ class StagedDirectory:
             raise GEError(f"error: cannot write into '{self.target}': it is a file")
         parent = self.target.absolute().parent
         self.created = [p for p in (parent, *parent.parents) if not p.exists()]
-        parent.mkdir(parents=True, exist_ok=True)
-        self.path = Path(
-            tempfile.mkdtemp(prefix=f".{self.target.name}.partial-", dir=parent)
-        )
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self.path = Path(
+                tempfile.mkdtemp(prefix=f".{self.target.name}.partial-", dir=parent)
+            )
+        except OSError as error:  # the user's folder, not the staging one
+            raise OSError(error.errno, error.strerror, str(self.target)) from None
 
     def commit(self) -> None:
         """Move every staged file into `target` (replacing same-named ones)."""
@@ -133,8 +139,11 @@ def write_all_or_none(
                 if missing not in staging:
                     staging[missing] = stack.enter_context(staged(missing))
                 inside = staging[missing] / path.relative_to(missing)
-                inside.parent.mkdir(parents=True, exist_ok=True)
-                write_atomically(inside, data)
+                try:
+                    inside.parent.mkdir(parents=True, exist_ok=True)
+                    write_atomically(inside, data)
+                except OSError as error:  # the user's path, not the staged one
+                    raise OSError(error.errno, error.strerror, str(path)) from None
         except BaseException:
             for path in written:
                 path.unlink(missing_ok=True)

@@ -38,6 +38,10 @@ MAX_NESTING = 32
 """How deeply ops may nest: a graph's op is at depth 1, an op in its `ge.if`
 branch at depth 2, and so on."""
 
+MAX_RANK = 32
+"""The most dims a tensor type may have (NumPy's arrays stop at 64, and a
+relayout adds dims: NC1HWC0 one, FRACTAL_NZ two)."""
+
 MAX_JSON_NESTING = 64
 """How deeply arrays and objects may nest in a JSON input file."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import FileLineColLoc, NameLoc, StringAttr
 from xdsl.ir import Operation
 
-from ge_dialect.diagnostics import GEError
+from ge_dialect.diagnostics import GEError, printable
 
 
 def location_text(op: Operation | None) -> str:
@@ -14,7 +14,8 @@ def location_text(op: Operation | None) -> str:
         location = op.location
         if isinstance(location, FileLineColLoc):
             return (
-                f"{location.filename.data}:{location.line.data}:{location.column.data}"
+                f"{printable(location.filename.data)}:{location.line.data}:"
+                f"{location.column.data}"
             )
         if isinstance(location, NameLoc):
             return f"node '{location.desc.data}'"

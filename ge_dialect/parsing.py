@@ -160,7 +160,8 @@ def parse_module(
         where = error.span.get_location()
         message = printable(error.msg.strip().splitlines()[0])
         raise GEError(
-            f"{where.file}:{where.line + line_offset}:{where.col}: error: {message}"
+            f"{printable(where.file)}:{where.line + line_offset}:{where.col}: "
+            f"error: {message}"
         ) from None
     if not isinstance(module.location, FileLineColLoc):  # implicit `builtin.module`
         module.location = FileLineColLoc(

@@ -15,6 +15,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.locations import error_at, location_text
+from ge_dialect.validation import check_values
 
 MODULE_ATTRIBUTES = ("ge.target", "ge.weights")
 """Module attributes the `ge` dialect reads: the target (SoC) the layouts
@@ -66,6 +67,7 @@ def verify_module(module: Operation, *, check_types: bool = False) -> None:
             raise error_at(op, misspelled)
         try:
             op.verify(verify_nested_ops=False)
+            check_values(op)  # what the definitions alone do not check
         except VerifyException as error:
             message = " ".join(str(error).split())
             raise error_at(getattr(error, "op", op), message) from None

@@ -80,6 +80,16 @@ def node_name(node: onnx.NodeProto) -> str:
     return node.name or next((o for o in node.output if o), node.op_type)
 
 
+PER_AXIS = {
+    "strides": 1,
+    "dilations": 1,
+    "output_padding": 1,
+    "pads": 2,
+}
+"""How many values ONNX's per-spatial-axis attributes hold for each axis
+(`NodeContext.per_axis` checks their length, for every op that has them)."""
+
+
 @dataclass
 class NodeContext(ConverterContext):
     """One ONNX node being converted: attributes, inputs and `op` to emit."""
@@ -112,6 +122,24 @@ class NodeContext(ConverterContext):
                     return [v.decode() if isinstance(v, bytes) else v for v in value]
                 return value
         return default
+
+    def per_axis(self, name: str, axes: int, fill: int) -> list[int]:
+        """Integer attribute `name` with `PER_AXIS[name]` values for each of
+        `axes` spatial axes (`fill` each when absent); ValueError naming the
+        attribute when its length is not that (a 2-D Conv's `pads` is 4)."""
+        per = PER_AXIS[name]
+        value = self.attr(name)
+        if value is None:
+            return [fill] * per * axes
+        if not isinstance(value, list) or not all(isinstance(v, int) for v in value):
+            raise ValueError(f"attribute '{name}' must be a list of integers")
+        if len(value) != per * axes:
+            each = " (a begin and an end per axis)" if per == 2 else ""
+            raise ValueError(
+                f"attribute '{name}' has {len(value)} values, {axes} spatial "
+                f"axes need {per * axes}{each}"
+            )
+        return value
 
     def has_attr(self, name: str) -> bool:
         """Whether the node sets attribute `name`."""

@@ -80,6 +80,7 @@ from ge_frontend.onnx_context import (
 from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
 from ge_frontend.onnx_ops import CONVERTERS
 from ge_frontend.onnx_shape_values import track_entries
+from ge_frontend.onnx_types import check_input_types
 
 LOG = logging.getLogger(__name__)
 
@@ -509,6 +510,10 @@ class OnnxImporter:
                 return self._skip(node, node.op_type)
             return self._convert_body(body, consumed, emitter)
         used = [bool(output) and output in consumed for output in node.output]
+        try:
+            check_input_types(node, inputs, self.opset)
+        except ValueError as error:
+            raise self.error(f"node '{name}' ({node.op_type}): {error}") from None
         ctx = NodeContext(
             inputs, used, emitter, node=node, opset=self.opset, subgraphs=self
         )

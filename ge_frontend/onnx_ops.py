@@ -371,7 +371,7 @@ def _window_pads(
     count = len(kernel)
     auto_pad = ctx.attr("auto_pad", "NOTSET")
     if auto_pad == "NOTSET":
-        return int_list(ctx.attr("pads", [0] * 2 * count))
+        return ctx.per_axis("pads", count, 0)
     if auto_pad == "VALID":
         return [0] * 2 * count
     if auto_pad not in SAME_PADDING:
@@ -494,8 +494,8 @@ def convert_conv(ctx: NodeContext) -> list[Value]:
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
     kernel = _kernel_shape(ctx, weight)
-    strides = ctx.attr("strides", [1] * count)
-    dilations = ctx.attr("dilations", [1] * count)
+    strides = ctx.per_axis("strides", count, 1)
+    dilations = ctx.per_axis("dilations", count, 1)
     pads = _window_pads(ctx, kernel, strides, dilations)
     if count == 3:
         return [_conv_3d(ctx, kernel, int_list(strides), int_list(dilations), pads)]
@@ -530,7 +530,7 @@ def _conv_transpose_geometry(
     than one stride), SAME padding keeps the full size.
     """
     count = len(kernel)
-    output_padding = int_list(ctx.attr("output_padding", [0] * count))
+    output_padding = ctx.per_axis("output_padding", count, 0)
     auto_pad = ctx.attr("auto_pad", "NOTSET")
     output_shape = ctx.attr("output_shape")
     if output_shape is None and auto_pad not in SAME_PADDING:
@@ -645,8 +645,8 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
     kernel = _kernel_shape(ctx, weight)
-    strides = ctx.attr("strides", [1] * count)
-    dilations = ctx.attr("dilations", [1] * count)
+    strides = ctx.per_axis("strides", count, 1)
+    dilations = ctx.per_axis("dilations", count, 1)
     pads, output_padding = _conv_transpose_geometry(ctx, kernel, strides, dilations)
     if count == 3:
         return [
@@ -842,8 +842,8 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
         raise ValueError(
             f"kernel_shape {kernel} does not fit an input of rank {ctx.rank(0)}"
         )
-    strides = int_list(ctx.attr("strides", [1] * count))
-    dilations = int_list(ctx.attr("dilations", [1] * count))
+    strides = ctx.per_axis("strides", count, 1)
+    dilations = ctx.per_axis("dilations", count, 1)
     pads = _window_pads(ctx, kernel, strides, dilations)
     axes = list(
         zip(kernel, strides, dilations, pads[:count], pads[count:], strict=True)
@@ -885,8 +885,8 @@ def convert_max_unpool(ctx: NodeContext) -> list[Value]:
         shape = int_list(given)
     else:
         n, c, *sizes = ctx.static_shape(0)
-        strides = int_list(ctx.attr("strides", [1] * count))
-        pads = int_list(ctx.attr("pads", [0] * 2 * count))
+        strides = ctx.per_axis("strides", count, 1)
+        pads = ctx.per_axis("pads", count, 0)
         shape = [n, c] + [
             (size - 1) * s - pads[i] - pads[count + i] + k
             for i, (size, s, k) in enumerate(zip(sizes, strides, kernel, strict=True))

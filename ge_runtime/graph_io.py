@@ -1,5 +1,6 @@
 """A graph's interface to whoever runs it: finding the graph, binding its
-inputs by name or index, its output names, and loading its weights.
+inputs by name or index, its output names, loading its weights, and the
+iteration budget of its loops.
 
 Every engine (the reference evaluator, the JIT, the scheduler, the kernel
 runtime) and the `.om` container share these; none of them evaluates
@@ -11,7 +12,9 @@ arrays plus the storage-layout copies the format pipeline's constants name
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,12 +27,54 @@ from ge_dialect.constants import STORAGE_OF, derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path
 from ge_dialect.layout import shape_of
-from ge_dialect.locations import error_at
+from ge_dialect.locations import error_at, location_text
 from ge_dialect.ops import ConstOp, DataOp, GraphOp
 from ge_runtime.npy import NpyError, read_npz
 
 DEFAULT_MAX_ITERATIONS = 10_000
-"""How many `ge.while` iterations run before the loop counts as runaway."""
+"""How many `ge.while` iterations run before the loop counts as runaway,
+unless `--max-iterations` (or `with iteration_budget_of(n):`) says."""
+
+ITERATIONS_FLAG = "--max-iterations"
+"""The tools' flag that raises (or lowers) the iteration budget."""
+
+_ITERATIONS: ContextVar[int] = ContextVar(
+    "iteration_budget", default=DEFAULT_MAX_ITERATIONS
+)
+
+
+def iteration_budget() -> int:
+    """How many iterations one `ge.while` may run now (read as it runs, so
+    compiled code follows the budget of each run)."""
+    return _ITERATIONS.get()
+
+
+@contextmanager
+def iteration_budget_of(iterations: int | None) -> Iterator[None]:
+    """Run the body with an iteration budget of `iterations` (None: as is)."""
+    if iterations is None:
+        yield
+        return
+    if isinstance(iterations, bool) or not isinstance(iterations, int):
+        raise GEError(
+            f"error: max_iterations must be an integer, got {type(iterations).__name__}"
+        )
+    if iterations < 1:
+        raise GEError(f"error: max_iterations must be positive, got {iterations}")
+    token = _ITERATIONS.set(iterations)
+    try:
+        yield
+    finally:
+        _ITERATIONS.reset(token)
+
+
+def runaway_loop() -> str:
+    """What a `ge.while` that ran out of the iteration budget reports."""
+    return (
+        f"did not finish within {iteration_budget()} iterations (raise the "
+        f"limit with {ITERATIONS_FLAG})"
+    )
+
 
 WEIGHTS_ATTRIBUTE = "ge.weights"
 """Module attribute naming the `.npz` weight file, relative to the `.mlir`."""
@@ -175,7 +220,10 @@ def find_graph(module_or_graph: ModuleOp | GraphOp, name: str | None = None) -> 
         if graph.sym_name.data == wanted:
             return graph
     names = ", ".join(f"@{g.sym_name.data}" for g in graphs) or "none"
-    raise GEError(f"error: no graph @{wanted} to run (graphs: {names})")
+    raise GEError(
+        f"{location_text(module_or_graph)}: error: no graph @{wanted} to run "
+        f"(graphs: {names})"
+    )
 
 
 def output_names(graph: GraphOp) -> list[str | None]:

@@ -31,6 +31,7 @@ from typing import BinaryIO
 import ml_dtypes
 import numpy as np
 
+from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import check_input_file
 from ge_dialect.limits import LimitError, checked_product, over_budget
 
@@ -83,10 +84,16 @@ def save_npy(path: str | os.PathLike[str], array: np.ndarray) -> None:
 
 def load_npy(path: str | os.PathLike[str]) -> np.ndarray:
     """The array of the `.npy` file `path` (see `read_npy`); only a regular
-    file within the memory budget is read."""
+    file within the memory budget is read. Errors are one-line GEErrors
+    naming the file."""
     size = check_input_file(path, "array file")
     with open(path, "rb") as stream:
-        return read_npy(stream, size)
+        try:
+            return read_npy(stream, size)
+        except NpyError as error:
+            raise GEError(
+                f"{os.fspath(path)}: error: cannot read the array: {error}"
+            ) from None
 
 
 def read_npy(stream: BinaryIO, available: int | None = None) -> np.ndarray:

@@ -25,13 +25,15 @@ expected = ge_xdsl.reference(module, {"x": x})
   ATC's flags as keywords (`ge_xdsl.atc.ATC_OPTIONS`: `input_format`,
   `out_nodes`, `auto_cast_mode`, `max_streams`, `fusion_switch_file`,
   `disable_fusion`, `dump_graph`, `time_passes`).
-- `load(path) -> Model`: an `.om` file.
-- `Model.run(inputs) -> dict[str, np.ndarray]`, `Model.save(path)`,
-  `Model.module` (the IR after the pipeline), `Model.input_names`,
+- `load(path, *, max_iterations=None) -> Model`: an `.om` file.
+- `Model.run(inputs, *, max_iterations=None) -> dict[str, np.ndarray]`,
+  `Model.save(path)`, `Model.module` (the IR after the pipeline), `Model.input_names`,
   `Model.output_names`, `Model.manifest`.
 - `parse(text) -> ModuleOp`, `apply_passes(module, "pass-a,pass-b{opt=v}")
-  -> ModuleOp` (a new module; `docs/PASSES.md`), `reference(module, inputs)
-  -> dict[str, np.ndarray]` (the NumPy reference evaluator).
+  -> ModuleOp` (a new module; `docs/PASSES.md`), `reference(module, inputs,
+  *, weights=None, max_iterations=None) -> dict[str, np.ndarray]` (the NumPy
+  reference evaluator). `max_iterations` is the most iterations one loop may
+  run (default 10000, ge-run's `--max-iterations`).
 - `ge_xdsl.run`: what `ge-run` does, call by call (`RunnableModel.load` of
   an `.mlir` or `.om`, `graph_inputs`, `compile`, `reference`, `expected`,
   `compare_outputs`, `time_runs`, `profile`, `run_kernel_runtime`).
@@ -78,10 +80,15 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
     **atc_options: Any,
 ) -> Model:
     """Compile `model` as `ge-atc` does (see the module docstring)."""
+    from ge_xdsl.arguments import check_arrays, check_input_shape, check_kind
     from ge_xdsl.atc import compile_offline_model
     from ge_xdsl.model import Model
 
+    check_input_shape(input_shape, "compile")
+    check_kind(soc_version, (str, type(None)), "compile", "soc_version")
+    check_kind(framework, (int, str, type(None)), "compile", "framework")
     weights = atc_options.pop("weights", None)
+    check_arrays(weights, "compile", "weights", optional=True)
     offline, compiled = compile_offline_model(
         model,
         framework=framework,
@@ -93,12 +100,16 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
     return Model(offline, compiled.module, compiled.timer)
 
 
-def load(path: str | os.PathLike[str]) -> Model:
-    """The offline model in the `.om` file at `path`."""
+def load(path: str | os.PathLike[str], *, max_iterations: int | None = None) -> Model:
+    """The offline model in the `.om` file at `path`; `max_iterations` is the
+    iteration budget of its loops when it runs (default 10000)."""
     from ge_runtime.offline.om import load_offline_model
+    from ge_xdsl.arguments import check_path, file_errors
     from ge_xdsl.model import Model
 
-    return Model(load_offline_model(path))
+    with file_errors("load"):
+        offline = load_offline_model(check_path(path, "load", "path"))
+    return Model(offline, max_iterations=max_iterations)
 
 
 def context() -> Context:
@@ -118,7 +129,10 @@ def context() -> Context:
 def parse(text: str, *, name: str = "<string>") -> ModuleOp:
     """The verified module of MLIR `text` (`name` is the file named in errors)."""
     from ge_dialect.parsing import parse_module
+    from ge_xdsl.arguments import check_kind
 
+    check_kind(text, str, "parse", "text")
+    check_kind(name, str, "parse", "name")
     return parse_module(context(), text, name)
 
 
@@ -130,8 +144,11 @@ def apply_passes(module: ModuleOp, pipeline: str) -> ModuleOp:
     left unchanged.
     """
     from ge_dialect.verification import verify_module
+    from ge_xdsl.arguments import check_kind
     from passes.options import parse_passes
 
+    check_kind(module, ModuleOp, "apply_passes", "module")
+    check_kind(pipeline, str, "apply_passes", "pipeline")
     passes = parse_passes(pipeline)
     result = module.clone()
     ctx = context()
@@ -146,17 +163,28 @@ def reference(
     inputs: Mapping[str, np.ndarray],
     *,
     weights: Mapping[str, np.ndarray] | None = None,
+    max_iterations: int | None = None,
 ) -> dict[str, np.ndarray]:
     """`module`'s outputs for `inputs` by the NumPy reference evaluator, keyed
-    by output name (`output_<i>` where unnamed), in origin layout.
+    by output name (`output_<i>` where unnamed), in origin layout;
+    `max_iterations` is the iteration budget of its loops (default 10000).
 
     `weights` are the arrays of `#ge.external` constants (storage layout, as
     `Model.weights`); storage layouts follow the module's `ge.target`.
     """
+    from ge_dialect.ops.base import enclosing_target
     from ge_runtime.engines.reference import evaluate
+    from ge_xdsl.arguments import check_arrays, check_kind
     from ge_xdsl.model import graph_output_keys
 
-    arrays = evaluate(module, dict(inputs), weights=weights)
+    check_kind(module, ModuleOp, "reference", "module")
+    arrays = evaluate(
+        module,
+        check_arrays(inputs, "reference", "inputs"),
+        weights=check_arrays(weights, "reference", "weights", optional=True),
+        target=enclosing_target(module),
+        max_iterations=max_iterations,
+    )
     return dict(zip(graph_output_keys(module), arrays, strict=True))
 
 

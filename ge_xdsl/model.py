@@ -11,7 +11,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.files import write_atomically
-from ge_runtime.graph_io import find_graph, output_names
+from ge_runtime.graph_io import find_graph, iteration_budget_of, output_names
 from ge_runtime.offline.om import OfflineModel, encode
 
 if TYPE_CHECKING:
@@ -37,11 +37,14 @@ class Model:
         offline: OfflineModel,
         module: ModuleOp | None = None,
         pass_timer: PassTimer | None = None,
+        max_iterations: int | None = None,
     ):
         self.offline = offline
         """The `.om` contents: manifest, IR texts and weights."""
         self.pass_timer = pass_timer
         """With `compile(..., time_passes=True)`: each pass's time."""
+        self.max_iterations = max_iterations
+        """The iteration budget of `run` (None: `DEFAULT_MAX_ITERATIONS`)."""
         self._module = module
         self._compiled: CompiledModel | None = None
 
@@ -72,16 +75,27 @@ class Model:
         """The keys `run` returns: output names, `output_<i>` where unnamed."""
         return output_keys([o.get("name") for o in self.manifest["outputs"]])
 
-    def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The outputs for `inputs` (origin layout, keyed by input name)."""
+    def run(
+        self, inputs: Mapping[str, np.ndarray], *, max_iterations: int | None = None
+    ) -> dict[str, np.ndarray]:
+        """The outputs for `inputs` (origin layout, keyed by input name).
+
+        `max_iterations` is the most iterations one loop may run (default: the
+        model's, `DEFAULT_MAX_ITERATIONS` unless `load` said otherwise).
+        """
+        from ge_xdsl.arguments import check_arrays
+
+        arrays = check_arrays(inputs, "Model.run", "inputs")
         if self._compiled is None:
             from ge_runtime.engines.scheduler import compile_model
 
             self._compiled = compile_model(
                 self.module, self.offline.weights, target=self.offline.target
             )
-        arrays = self._compiled.run(dict(inputs))
-        return dict(zip(self.output_names, arrays, strict=True))
+        budget = self.max_iterations if max_iterations is None else max_iterations
+        with iteration_budget_of(budget):
+            outputs = self._compiled.run(arrays)
+        return dict(zip(self.output_names, outputs, strict=True))
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the model as an `.om` file (atomically, creating its folder)."""

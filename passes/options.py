@@ -30,9 +30,16 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from difflib import get_close_matches
 from functools import cache
+from typing import get_type_hints
 
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import ArgSpec, PipelineLexer, SpecTokenKind, parse_pipeline
+from xdsl.utils.arg_spec import (
+    ArgSpec,
+    PipelineLexer,
+    SpecTokenKind,
+    _convert_arg_to_type,
+    parse_pipeline,
+)
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from ge_dialect.diagnostics import GEError
@@ -104,6 +111,8 @@ def _field_docs(pass_class: type[ModulePass]) -> dict[str, str]:
 
 
 def _type_text(annotation: object) -> str:
+    if isinstance(annotation, type):  # `int`, not `<class 'int'>`
+        return annotation.__name__
     text = annotation if isinstance(annotation, str) else repr(annotation)
     return text.replace("typing.", "").replace(" | None", "|none")
 
@@ -176,19 +185,20 @@ def _instantiate(arg_spec: ArgSpec, available: PassFactories) -> ModulePass:
                 f"error: pass '{name}' has no option '{given}'{hint} "
                 f"(options: {listed})"
             )
+    types = get_type_hints(pass_class)
     for given, value in arg_spec.parameters.items():
+        field_name = given.replace("-", "_")
         try:
-            pass_class.from_pass_spec(ArgSpec(name, {given: value}))
-        except PassOptionError:
-            raise
+            _convert_arg_to_type(value, types[field_name])
         except Exception:  # xDSL's conversion raises several types
-            expected = next(
-                o.type for o in pass_options(pass_class) if o.name == option_name(given)
-            )
+            expected = _type_text(types[field_name])
             shown = " ".join(str(v) for v in value) if value else "nothing"
             raise PassOptionError(
                 name, given, f"expected {expected}, got '{shown}'"
             ) from None
+    given_fields = {given.replace("-", "_") for given in arg_spec.parameters}
+    for missing in sorted(pass_class.required_fields() - given_fields - {"name"}):
+        raise PassOptionError(name, missing, "is required")
     return pass_class.from_pass_spec(arg_spec)
 
 

@@ -278,6 +278,71 @@ def onnx_external(location: str) -> bytes:
     return model.SerializeToString()
 
 
+def long_string(size: int, after: str, close: bool = True) -> str:
+    """A graph whose `ge.data` name is a `size`-character string (left open
+    when not `close`), then the `after` line."""
+    quote = '"' if close else ""
+    return (
+        'ge.graph @main {\n  %x = ge.data {index = 0 : i64, name = "'
+        + "a" * size
+        + f"{quote}}} : tensor<2xf32>\n{after}  ge.netoutput %x : tensor<2xf32>\n}}\n"
+    )
+
+
+def pickled_npy() -> bytes:
+    """A `.npy` of dtype object (its data a pickle)."""
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
+    return buffer.getvalue()
+
+
+def onnx_custom_domain() -> bytes:
+    """A valid ONNX model `y = Relu(x)` whose Relu is in a domain no runtime
+    knows (the checker accepts it, onnxruntime refuses it)."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], domain="com.unknown")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    opsets = [helper.make_opsetid("", 13), helper.make_opsetid("com.unknown", 1)]
+    return helper.make_model(graph, opset_imports=opsets).SerializeToString()
+
+
+def counted_loop(trips: int) -> str:
+    """A valid graph: `x + 1` `trips` times in a `ge.while` (an ONNX Loop)."""
+    i64, i1, f2 = "tensor<i64>", "tensor<i1>", "tensor<2xf32>"
+    return f"""ge.graph @main {{
+  %x = ge.data {{index = 0 : i64, name = "x"}} : {f2}
+  %i = ge.const {{value = dense<0> : {i64}}} : {i64}
+  %c = ge.const {{value = dense<true> : {i1}}} : {i1}
+  %n, %k, %y = ge.while %i, %c, %x : ({i64}, {i1}, {f2}) -> ({i64}, {i1}, {f2}) cond {{
+    %a = ge.data {{parent_index = 0 : i64}} : {i64}
+    %b = ge.data {{parent_index = 1 : i64}} : {i1}
+    %v = ge.data {{parent_index = 2 : i64}} : {f2}
+    %m = ge.const {{value = dense<{trips}> : {i64}}} : {i64}
+    %l = ge.less %a, %m : ({i64}, {i64}) -> {i1}
+    %go = ge.logical_and %l, %b : ({i1}, {i1}) -> {i1}
+    ge.netoutput %go : {i1}
+  }} body {{
+    %a = ge.data {{parent_index = 0 : i64}} : {i64}
+    %b = ge.data {{parent_index = 1 : i64}} : {i1}
+    %v = ge.data {{parent_index = 2 : i64}} : {f2}
+    %one = ge.const {{value = dense<1.0> : tensor<f32>}} : tensor<f32>
+    %w = ge.add %v, %one : ({f2}, tensor<f32>) -> {f2}
+    %step = ge.const {{value = dense<1> : {i64}}} : {i64}
+    %next = ge.add %a, %step : ({i64}, {i64}) -> {i64}
+    ge.netoutput %next, %b, %w : {i64}, {i1}, {f2}
+  }}
+  ge.netoutput %y : {f2}
+}}
+"""
+
+
 def repeated(text: str, count: int) -> str:
     """`text` `count` times."""
     return text * count
@@ -295,6 +360,10 @@ GENERATORS: dict[str, Callable[..., str | bytes]] = {
     "om_truncated": om_truncated,
     "npy_array": npy_array,
     "onnx_external": onnx_external,
+    "long_string": long_string,
+    "pickled_npy": pickled_npy,
+    "onnx_custom_domain": onnx_custom_domain,
+    "counted_loop": counted_loop,
 }
 """Generators of inputs too big (or too repetitive) to keep in the corpus."""
 

@@ -89,6 +89,88 @@ def test_bad_options_and_inputs_are_clear_errors():
         model.run({"image": np.zeros((1, 3, 32, 32), np.float32)})
 
 
+BAD_ARGUMENTS = [
+    (lambda: ge_xdsl.compile(EXAMPLE, input_shape=5), "compile", "input_shape"),
+    (
+        lambda: ge_xdsl.compile(EXAMPLE, input_shape={"x": [1, "a"]}),
+        "compile",
+        "input_shape['x']",
+    ),
+    (lambda: ge_xdsl.compile(EXAMPLE, soc_version=910), "compile", "soc_version"),
+    (lambda: ge_xdsl.compile(EXAMPLE, framework=5.0), "compile", "framework"),
+    (lambda: ge_xdsl.compile(EXAMPLE, weights=[1]), "compile", "weights"),
+    (lambda: ge_xdsl.load(5), "load", "path"),
+    (lambda: ge_xdsl.parse(b"ge.graph"), "parse", "text"),
+    (lambda: ge_xdsl.parse("", name=None), "parse", "name"),
+    (lambda: ge_xdsl.apply_passes("ge.graph", "infer-shape"), "apply_passes", "module"),
+    (lambda: ge_xdsl.reference("ge.graph", {}), "reference", "module"),
+]
+
+
+@pytest.mark.parametrize(
+    ("call", "function", "argument"),
+    BAD_ARGUMENTS,
+    ids=[f"{function}-{argument}" for _, function, argument in BAD_ARGUMENTS],
+)
+def test_every_api_function_names_a_bad_argument(call, function, argument):
+    with pytest.raises(GEError) as error:
+        call()
+    assert str(error.value).startswith(
+        f"error: ge_xdsl.{function}: argument '{argument}' must be"
+    )
+
+
+def test_api_errors_are_ge_errors_not_python_ones(tmp_path: Path):
+    with pytest.raises(GEError, match=r"ge_xdsl.load: cannot access 'nope.om': No su"):
+        ge_xdsl.load("nope.om")
+    module = ge_xdsl.parse((ROOT / "tests/bad_inputs/valid.mlir").read_text())
+    with pytest.raises(GEError, match="pipeline"):
+        ge_xdsl.apply_passes(module, 5)
+    with pytest.raises(GEError, match="argument 'inputs' must be a mapping"):
+        ge_xdsl.reference(module, [np.zeros((1, 3, 4, 4), np.float32)])
+    model = ge_xdsl.load(ROOT / "tests/bad_inputs/om-valid.om")
+    with pytest.raises(GEError, match="Model.run: argument 'inputs' must be a mapp"):
+        model.run([np.zeros((1, 3, 4, 4), np.float32)])
+    with pytest.raises(GEError, match=r"argument 'inputs\['x'\]' must be an array"):
+        model.run({"x": "zeros"})
+
+
+LOOP = """<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y)
+{
+  n = Constant <value = int64 {20000}> ()
+  c = Constant <value = bool {1}> ()
+  y = Loop (n, c, x) <body = body (int64 i, bool cin, float[2] v) => (bool cout,
+    float[2] w) {
+    cout = Identity (cin)
+    one = Constant <value = float {1.0}> ()
+    w = Add (v, one)
+  }>
+}
+"""
+
+
+def test_the_iteration_budget_is_an_option_of_load_run_and_reference(tmp_path):
+    """A valid 20,000-trip Loop runs out of the default budget (10,000) and
+    runs within a raised one, on the JIT and in the reference."""
+    (tmp_path / "loop.onnxtxt").write_text(LOOP)
+    model = ge_xdsl.compile(tmp_path / "loop.onnxtxt", framework="onnx")
+    x = {"x": np.zeros(2, np.float32)}
+    expected = np.full(2, 20000, np.float32)
+    with pytest.raises(GEError, match="raise the limit with --max-iterations"):
+        model.run(x)
+    np.testing.assert_array_equal(model.run(x, max_iterations=20000)["y"], expected)
+    model.save(tmp_path / "loop.om")
+    loaded = ge_xdsl.load(tmp_path / "loop.om", max_iterations=20001)
+    np.testing.assert_array_equal(loaded.run(x)["y"], expected)
+    with pytest.raises(GEError, match="did not finish within 10000 iterations"):
+        ge_xdsl.reference(model.module, x)
+    result = ge_xdsl.reference(model.module, x, max_iterations=20000)
+    np.testing.assert_array_equal(result["y"], expected)
+    with pytest.raises(GEError, match="max_iterations must be positive"):
+        model.run(x, max_iterations=0)
+
+
 def test_import_ge_xdsl_is_light():
     import subprocess
     import sys

@@ -110,3 +110,23 @@ def test_profile_of_the_api_is_per_run(offline_model):
     assert sum(found.steps.counts.values()) == 2 * len(compiled.parts)
     assert compiled.evaluator.profiler is None  # later runs are not timed
     assert outputs[0].shape == (1, 10)
+
+
+@pytest.mark.parametrize("engine", [[], ["--reference"]], ids=["jit", "reference"])
+def test_max_iterations_raises_the_loop_budget(engine, tmp_path, capsys):
+    """A loop of 20000 trips is runaway under the default budget (10000) and
+    runs with `--max-iterations 20000`, on the JIT and on the reference."""
+    from test_bad_inputs import counted_loop
+
+    (tmp_path / "m.mlir").write_text(counted_loop(20_000))
+    np.save(tmp_path / "x.npy", np.zeros(2, np.float32))
+    common = [*engine, tmp_path / "m.mlir", "--input", f"x={tmp_path / 'x.npy'}"]
+    code, _, err = run_cli(capsys, *common, "--output-dir", tmp_path / "no")
+    assert code == 1 and "did not finish within 10000 iterations" in err
+    assert not (tmp_path / "no").exists()
+    code, _, err = run_cli(
+        capsys, *common, "--max-iterations", "20000", "--output-dir", tmp_path / "o"
+    )
+    assert code == 0, err
+    outputs = sorted((tmp_path / "o").iterdir())
+    assert np.array_equal(np.load(outputs[-1]), np.full(2, 20_000, np.float32))

@@ -519,3 +519,69 @@ def test_mutated_ir_parses_or_fails_on_one_located_line(edits):
     except GEError as error:
         assert "\n" not in str(error)
         assert str(error).startswith("m.mlir:"), str(error)
+
+
+# ---------------------------------------------------------------------------
+# Values every op carries (ge_dialect/validation.py)
+# ---------------------------------------------------------------------------
+
+
+@given(st.integers(1, 6), st.integers(0, 30), st.sampled_from(["f16", "f32", "i8"]))
+def test_dense_hex_data_must_be_exactly_what_its_type_needs(count, nbytes, element):
+    size = {"f16": 2, "f32": 4, "i8": 1}[element]
+    tensor = f"tensor<{count}x{element}>"
+    text = (
+        "ge.graph @main {\n"
+        f'  %c = ge.const {{value = dense<"0x{"00" * nbytes}"> : {tensor}}} : '
+        f"{tensor}\n  ge.netoutput %c : {tensor}\n}}\n"
+    )
+    if nbytes in (count * size, size):  # exact, or one element: a splat
+        parse_module(context(), text, "d.mlir")
+        return
+    with pytest.raises(GEError) as error:
+        parse_module(context(), text, "d.mlir")
+    assert str(error.value).startswith("d.mlir:2:")
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("rank", [31, 32, 33, 64, 65])
+def test_a_tensor_has_at_most_max_rank_dims(rank):
+    from ge_dialect.limits import MAX_RANK
+
+    tensor = "tensor<" + "1x" * rank + "f32>"
+    text = (
+        "ge.graph @main {\n"
+        f'  %x = ge.data {{index = 0 : i64, name = "x"}} : {tensor}\n'
+        f"  ge.netoutput %x : {tensor}\n}}\n"
+    )
+    if rank <= MAX_RANK:
+        parse_module(context(), text, "r.mlir")
+        return
+    with pytest.raises(GEError, match=f"has rank {rank}, more than {MAX_RANK}"):
+        parse_module(context(), text, "r.mlir")
+
+
+@pytest.mark.parametrize(
+    ("layout", "valid"),
+    [
+        ("NCHW", True),  # rank 2 expands by NCHW's default reshape type "CH"
+        ('NCHW, NCHW, reshape_type = "HW"', True),
+        ('NCHW, NCHW, reshape_type = "HW", reshape_type = "HW"', False),
+        ("NCHW, NC1HWC0, storage_shape = [1, 1, 2, 3, 16], storage_shape = [1]", False),
+    ],
+)
+def test_a_low_rank_layout_expands_and_a_parameter_is_given_once(layout, valid):
+    """SPEC §2: a tensor of lower rank than its origin format expands by a
+    reshape type (so `tensor<2x3xf32, #ge.layout<NCHW>>` is valid); each
+    layout parameter is given once."""
+    tensor = f"tensor<2x3xf16, #ge.layout<{layout}>>"
+    text = (
+        "ge.graph @main {\n"
+        f'  %x = ge.data {{index = 0 : i64, name = "x"}} : {tensor}\n'
+        f"  ge.netoutput %x : {tensor}\n}}\n"
+    )
+    if valid:
+        parse_module(context(), text, "l.mlir")
+        return
+    with pytest.raises(GEError, match="is given twice"):
+        parse_module(context(), text, "l.mlir")

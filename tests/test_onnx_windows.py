@@ -330,6 +330,20 @@ def test_4d_max_pool_matches_a_direct_window_maximum(tmp_path: Path) -> None:
     assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
 
 
+@pytest.mark.parametrize("position", range(4))
+def test_max_pool_propagates_nan_wherever_it_is_in_the_window(
+    position: int, tmp_path: Path
+) -> None:
+    """A window holding NaN pools to NaN (IEEE 754-2019 `maximum`, as PyTorch
+    and NumPy): ONNX does not say, and onnxruntime's answer depends on where
+    the NaN is (`docs/ONNX.md`, Dtypes). JIT and reference agree."""
+    x = np.arange(1, 5, dtype=np.float32).reshape(1, 1, 2, 2)
+    x.reshape(-1)[position] = np.nan
+    model = one_node_model("MaxPool", {"x": x}, opset=12, kernel_shape=[2, 2])
+    expected = np.full((1, 1, 1, 1), np.nan, dtype=np.float32)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
+
+
 def test_integer_3d_max_pool_runs_exactly(tmp_path: Path) -> None:
     x = RNG.integers(-128, 127, size=(1, 3, 5, 5, 5), dtype=np.int8)
     model = one_node_model(

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn
 
-from ge_dialect.diagnostics import GEError
+from ge_dialect.diagnostics import GEError, printable
 from ge_dialect.limits import BUDGET_FLAG, DEFAULT_MEMORY_BUDGET, human_size, parse_size
 
 LOG_LEVELS = {
@@ -60,14 +60,14 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             body()
-    except GEError as error:
-        message = str(error)
+    except GEError as error:  # escaped: a file name may hold a newline
+        message = printable(str(error))
         print(
             message if ": error:" in message else f"{tool}: {message}", file=sys.stderr
         )
         return 1
     except (OSError, UnicodeDecodeError) as error:
-        print(f"{tool}: error: {_describe_os_error(error)}", file=sys.stderr)
+        print(f"{tool}: error: {printable(_describe_os_error(error))}", file=sys.stderr)
         return 1
     except MemoryError:
         print(
@@ -179,6 +179,32 @@ def add_memory_budget_flag(parser: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="the most bytes one tensor or input file may take, checked before "
         f"it is allocated (default {human_size(DEFAULT_MEMORY_BUDGET)}; e.g. 16G)",
+    )
+
+
+def positive_int(text: str) -> int:
+    """argparse type of a count of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive integer")
+    return value
+
+
+def add_max_iterations_flag(parser: argparse.ArgumentParser) -> None:
+    """`--max-iterations N`: the most iterations one `ge.while` may run
+    (`ge_runtime.graph_io.iteration_budget`)."""
+    from ge_runtime.graph_io import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
+
+    parser.add_argument(
+        ITERATIONS_FLAG,
+        type=positive_int,
+        default=DEFAULT_MAX_ITERATIONS,
+        metavar="N",
+        help="the most iterations one loop (ONNX Loop, TensorFlow While) may run "
+        f"before it counts as runaway (default {DEFAULT_MAX_ITERATIONS})",
     )
 
 

@@ -58,6 +58,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -219,7 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def output_path(output: str) -> Path:
-    """ATC's `--output`: the offline model is `OUTPUT.om`."""
+    """ATC's `--output`: the offline model is `OUTPUT.om` (a folder is an error:
+    `DIR/` would write the hidden `DIR/.om`)."""
+    if output.endswith(("/", os.sep)) or os.path.basename(output) in ("", ".", ".."):
+        raise GEError(
+            f"error: --output '{output}' names a folder; give the model's path "
+            "without .om (ATC writes OUTPUT.om)"
+        )
     return Path(output if output.endswith(".om") else f"{output}.om")
 
 

@@ -26,7 +26,9 @@ from onnx import helper
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.limits import budget_of
+from ge_frontend.importing import one_line
 from ge_frontend.onnx_context import node_name
+from ge_frontend.onnx_import import load_model
 from ge_runtime.engines.dump import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,
@@ -51,12 +53,11 @@ def onnx_dump(
 ) -> Path:
     """Dump every node's outputs as onnxruntime computes them; the folder.
 
-    `model` is an `onnx.ModelProto` or a path. Graph optimisations are off,
-    so each value is the node's own.
+    `model` is an `onnx.ModelProto` or a path, read and checked as the
+    importer does. Graph optimisations are off, so each value is the node's
+    own. A model onnxruntime refuses is a one-line GEError.
     """
-    import onnxruntime as ort
-
-    proto = onnx.load(os.fspath(model)) if isinstance(model, str | Path) else model
+    proto, label = load_model(model)
     graph_outputs = {o.name for o in proto.graph.output}
     extended = onnx.ModelProto()
     extended.CopyFrom(proto)
@@ -65,19 +66,33 @@ def onnx_dump(
             if value and value not in graph_outputs:
                 extended.graph.output.append(helper.make_empty_tensor_value_info(value))
                 graph_outputs.add(value)
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(
-        extended.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
-    names = [o.name for o in session.get_outputs()]
-    values = dict(zip(names, session.run(names, dict(inputs)), strict=True))
+    try:
+        values = _run_onnxruntime(extended, inputs)
+    except Exception as error:  # onnxruntime's Fail, InvalidArgument, ...
+        raise GEError(
+            f"{label}: error: onnxruntime cannot run the model: {one_line(error)}"
+        ) from None
     writer = DumpWriter(Path(directory), source="onnxruntime")
     for name, array in inputs.items():
         writer.add(name, INPUT_OP, [array])
     for node in proto.graph.node:
         writer.add(node_name(node), node.op_type, [values[v] for v in node.output if v])
     return writer.close()
+
+
+def _run_onnxruntime(
+    model: onnx.ModelProto, inputs: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Every graph output of `model` on `inputs`, by onnxruntime (CPU)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(names, dict(inputs)), strict=True))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from typing import IO, Any
 
@@ -264,6 +266,20 @@ class GEOptMain(xDSLOptMain):
         count = runtime_transdata_count(module)
         print(f"// {count} runtime TransData after {inner.name}\n")
 
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """The pipeline; an xDSL pass refusing its options or input (its own
+        exception, raised in xDSL's code) is a one-line error naming it."""
+        try:
+            super().apply_passes(prog)
+        except (GEError, MemoryError, RecursionError, OSError):
+            raise
+        except Exception as error:
+            failed = _failed_xdsl_pass(error)
+            if failed is None:
+                raise
+            message = " ".join(str(error).split()) or type(error).__name__
+            raise GEError(f"error: pass '{failed}' failed: {message}") from None
+
     def output_resulting_program(self, prog: ModuleOp) -> str:
         """The output text; MLIR text honours the constant-printing options."""
         if self.args.target != "mlir" or self.args.syntax_highlight:
@@ -311,6 +327,20 @@ class GEOptMain(xDSLOptMain):
             sys.stdout.write(output)
         else:
             write_atomically(self.args.output_file, output)
+
+
+def _failed_xdsl_pass(error: Exception) -> str | None:
+    """The name of the pass whose `apply` `error` came out of, when the error
+    was raised in xDSL's own code (a bug in the project stays internal)."""
+    frames = list(traceback.walk_tb(error.__traceback__))
+    if not frames or f"{os.sep}xdsl{os.sep}" not in frames[-1][0].f_code.co_filename:
+        return None
+    passes = [
+        frame.f_locals["self"]
+        for frame, _ in frames
+        if isinstance(frame.f_locals.get("self"), ModulePass)
+    ]
+    return passes[-1].name if passes else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

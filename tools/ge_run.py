@@ -100,7 +100,7 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
 from ge_dialect.limits import INT64_MAX, budget_of
 from ge_dialect.ops import GraphOp
-from ge_runtime.graph_io import InputKey
+from ge_runtime.graph_io import InputKey, iteration_budget_of
 from ge_xdsl.run import (
     Coverage,
     Outputs,
@@ -116,6 +116,7 @@ from ge_xdsl.run import (
     wrong_kind_hint,
 )
 from tools.common import (
+    add_max_iterations_flag,
     add_memory_budget_flag,
     bounded_int,
     non_negative_float,
@@ -260,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure the kernels again (even those with a record)",
     )
     add_memory_budget_flag(parser)
+    add_max_iterations_flag(parser)
     return one_line_errors(parser)
 
 
@@ -513,7 +515,11 @@ def run(argv: Sequence[str] | None) -> None:
 
         set_blas_threads(args.threads)
     args.benchmark_line = None
-    with budget_of(args.memory_budget), staged(args.dump) as dump_folder:
+    with (
+        budget_of(args.memory_budget),
+        iteration_budget_of(args.max_iterations),
+        staged(args.dump) as dump_folder,
+    ):
         args.dump_folder = dump_folder  # the dump goes there until the run is done
         outputs = select_mode(args)(args)
         written = [] if args.output_dir is None else outputs.write(args.output_dir)

@@ -18,7 +18,7 @@ This is the oracle every numeric check compares against. Semantics:
 - control flow: `ge.if` runs `then` when `cond` is true (one element:
   non-zero; several: non-empty, TensorFlow's rule), `ge.case` runs
   branch `branch_index` (out of range: the last branch, as GE),
-  `ge.while` loops until `cond` is false (at most `max_iterations` times),
+  `ge.while` loops until `cond` is false (at most `iteration_budget()` times),
   `ge.partitioned_call` runs its subgraph, and so does a fused group
   (`ge.fused`: its ops one by one). A subgraph's `ge.data` takes the
   parent operand `parent_index`, its `ge.netoutput` operand j is the parent's
@@ -55,11 +55,11 @@ from ge_runtime.engines.walker import (
     runs_subgraphs,
 )
 from ge_runtime.graph_io import (
-    DEFAULT_MAX_ITERATIONS,
     InputKey,
     Weights,
     bind_inputs,
     find_graph,
+    iteration_budget_of,
     storage_weights,
 )
 
@@ -70,13 +70,10 @@ class ReferenceEvaluator:
 
     weights: Weights = field(default_factory=dict)
     target: str | None = None
-    max_iterations: int = DEFAULT_MAX_ITERATIONS
     walker: GraphWalker = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.walker = GraphWalker(
-            self.evaluate_op, self.weights, self.target, self.max_iterations
-        )
+        self.walker = GraphWalker(self.evaluate_op, self.weights, self.target)
 
     def run(self, graph: GraphOp, inputs: Mapping[int, np.ndarray]) -> list[Held]:
         """Run a top-level graph on inputs bound by index (see `bind_inputs`)."""
@@ -104,7 +101,7 @@ def evaluate(
     outputs_as_stored: bool = False,
     graph: str | None = None,
     target: str | None = None,
-    max_iterations: int = DEFAULT_MAX_ITERATIONS,
+    max_iterations: int | None = None,
 ) -> list[np.ndarray]:
     """Run a graph in NumPy and return its outputs (origin layout by default).
 
@@ -113,16 +110,18 @@ def evaluate(
     arrays, or is the path of an `.npz` (the copies the format pipeline's
     constants read are derived: `storage_weights`); `target` (default: the
     module's `ge.target`) is the SoC whose C0 the layouts use. With
-    `outputs_as_stored` the outputs come back in their storage layout. Errors
-    are one-line `GEError`s.
+    `outputs_as_stored` the outputs come back in their storage layout.
+    `max_iterations` sets the iteration budget of its `ge.while` loops
+    (`graph_io.iteration_budget`). Errors are one-line `GEError`s.
     """
     graph_op = find_graph(module_or_graph, graph)
     check_claimed_memory(graph_op)
     if target is None:
         target = enclosing_target(graph_op)
     laid_out = storage_weights(graph_op, weights, target)
-    evaluator = ReferenceEvaluator(laid_out, target, max_iterations)
-    outputs = evaluator.run(graph_op, bind_inputs(graph_op, inputs))
+    evaluator = ReferenceEvaluator(laid_out, target)
+    with iteration_budget_of(max_iterations):
+        outputs = evaluator.run(graph_op, bind_inputs(graph_op, inputs))
     if outputs_as_stored:
         return [np.asarray(held.stored) for held in outputs]
     return [np.asarray(held.origin) for held in outputs]

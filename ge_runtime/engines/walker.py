@@ -48,7 +48,7 @@ from ge_dialect.ops import (
     WhileOp,
 )
 from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime.graph_io import DEFAULT_MAX_ITERATIONS, Weights
+from ge_runtime.graph_io import Weights, iteration_budget, runaway_loop
 
 
 @dataclass
@@ -103,7 +103,6 @@ class GraphWalker:
     evaluate_op: OpEvaluator
     weights: Weights = field(default_factory=dict)
     target: str | None = None
-    max_iterations: int = DEFAULT_MAX_ITERATIONS
     layouts: dict[SSAValue, ValueLayout] = field(default_factory=dict, repr=False)
     """Each result's layout, found once (the graph does not change as it runs)."""
 
@@ -212,12 +211,15 @@ class GraphWalker:
 
     def _while(self, op: WhileOp, args: list[np.ndarray]) -> list[np.ndarray]:
         values = args
-        for _ in range(self.max_iterations):
+        budget, iterations = iteration_budget(), 0
+        while True:
             (cond,) = self._call(op.cond, values)
             if not is_true(cond):
                 return values
+            if iterations == budget:  # a loop of exactly `budget` trips runs
+                raise error_at(op, runaway_loop())
             values = self._call(op.body, values)
-        raise error_at(op, f"did not finish within {self.max_iterations} iterations")
+            iterations += 1
 
     def _call_op(
         self, op: PartitionedCallOp | FusedOp, args: list[np.ndarray]

@@ -62,13 +62,14 @@ from ge_dialect.parsing import parse_module
 from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime.graph_io import (
-    DEFAULT_MAX_ITERATIONS,
     InputKey,
     InputSpec,
     Weights,
     bind_inputs,
     find_graph,
     input_specs,
+    iteration_budget,
+    runaway_loop,
     storage_weights,
 )
 from ge_runtime.jit.analysis.loop_nest import Unsupported
@@ -95,8 +96,6 @@ _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
 _GRAPHS: dict[str, CompiledFunction] = {}
 _COMPILE_LOCK = threading.RLock()
-MAX_WHILE_ITERATIONS = DEFAULT_MAX_ITERATIONS
-"""An `scf.while` running longer is an error, as in the reference."""
 
 
 ENTRY_FIELDS = (
@@ -364,9 +363,8 @@ def _find_function(
     for op in functions:
         if name is None or op.sym_name.data == name:
             return op
-    raise JITError(
-        f"no function @{name} in the module" if name else "no function to compile"
-    )
+    missing = f"no function @{name}" if name else "no ge.graph or function to run"
+    raise LocatedJITError(f"{location_text(module)}: error: {missing} in the module")
 
 
 class FunctionCompiler:
@@ -578,17 +576,13 @@ class FunctionCompiler:
         condition = op.before_region.block.last_op
         assert isinstance(condition, scf.ConditionOp)
         count = self.env.fresh("n")
-        limit = self.env.add_global(MAX_WHILE_ITERATIONS, "c")
+        limit = self.env.add_global(iteration_budget, "c")  # read per run
+        runaway = self.env.add_global(runaway_loop, "m")
         if (origin := source_location(op)) is not None:
-            message = (
-                f"{origin}: error: 'ge.while' op did not finish within "
-                f"{MAX_WHILE_ITERATIONS} iterations"
-            )
+            prefix = f"{origin}: error: 'ge.while' op "
             error = self.env.add_global(LocatedJITError, "e")
         else:
-            message = (
-                f"scf.while did not finish within {MAX_WHILE_ITERATIONS} iterations"
-            )
+            prefix = "scf.while "
             error = self.env.add_global(JITError, "e")
         lines = [f"{indent}{count} = 0", f"{indent}while True:"]
         lines += self._body(op.before_region, inner)
@@ -596,8 +590,8 @@ class FunctionCompiler:
             f"{inner}if not {self.env.name(condition.condition)}:",
             f"{inner}    break",
             f"{inner}{count} += 1",
-            f"{inner}if {count} > {limit}:",
-            f"{inner}    raise {error}({message!r})",
+            f"{inner}if {count} > {limit}():",
+            f"{inner}    raise {error}({prefix!r} + {runaway}())",
         ]
         return lines + self._body(op.after_region, inner)
 

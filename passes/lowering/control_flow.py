@@ -49,6 +49,11 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,
     IntegerType,
+    LocationAttr,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+    UnknownLoc,
     i1,
     i64,
 )
@@ -199,7 +204,16 @@ def lower_while(ctx: LoweringContext, op: WhileOp, lower_region: LowerRegion) ->
         after_block.add_op(scf.YieldOp())
     ctx.op = op
     loop = ctx.emitter.add(scf.WhileOp([], [], before, after))
-    loop.location = op.location  # runaway loops are reported at the ge.while
+    loop.location = _source_location(op)  # runaway loops are reported there
+
+
+def _source_location(op: Operation) -> LocationAttr:
+    """`op`'s location, or its node name where it has none (an imported graph
+    held in memory, never printed and parsed)."""
+    name = op.attributes.get("name")
+    if isinstance(op.location, UnknownLoc) and isinstance(name, StringAttr):
+        return NameLoc(name, NoneAttr())
+    return op.location
 
 
 ControlFlowLowering = Callable[[LoweringContext, Operation, LowerRegion], None]
