@@ -84,7 +84,7 @@ def test_markdown_pages_link_only_tracked_files():
         f"{page.relative_to(ROOT)}: {target}"
         for page in pages
         for target in relative_links(page)
-        if (resolved := os.path.relpath((page.parent / target).resolve(), ROOT))
+        if os.path.relpath((page.parent / target).resolve(), ROOT)
         not in tracked | folders
     ]
     assert broken == []
