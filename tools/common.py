@@ -134,6 +134,33 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+def accept_both_spellings(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Accept every long flag of `parser` with `_` or `-` between its words
+    (ATC's `--input_shape` and `--input-shape`), whichever one it was added as.
+
+    The other spelling is an alias, not listed in `--help` (the parser's epilog
+    says so); a prefix of both spellings of one flag is not ambiguous.
+    """
+    aliases = parser._option_string_actions
+    for option, action in list(aliases.items()):
+        if not option.startswith("--"):
+            continue
+        name = option[2:]
+        for other in (name.replace("_", "-"), name.replace("-", "_")):
+            aliases.setdefault(f"--{other}", action)
+    find_prefixes = parser._get_option_tuples
+
+    def distinct_prefixes(option_string: str) -> list[tuple]:
+        """argparse's candidates for an abbreviated flag, one per flag."""
+        candidates = {id(found[0]): found for found in find_prefixes(option_string)}
+        return list(candidates.values())
+
+    parser._get_option_tuples = distinct_prefixes  # type: ignore[method-assign]
+    note = "Every flag may be written with - or _ between its words."
+    parser.epilog = f"{parser.epilog}\n\n{note}" if parser.epilog else note
+    return parser
+
+
 def bounded_int(minimum: int, maximum: int) -> Callable[[str], int]:
     """argparse type of an integer in [minimum, maximum]."""
 

@@ -64,6 +64,7 @@ from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged, write_all_or_none, write_atomically
+from ge_dialect.input_files import MODEL_KINDS, check_input_kind
 from ge_dialect.limits import budget_of
 from ge_runtime.offline_model import (
     OfflineModel,
@@ -83,6 +84,7 @@ from ge_xdsl.atc import (
 )
 from tools.common import (
     LOG_LEVELS,
+    accept_both_spellings,
     add_memory_budget_flag,
     logging_to_stderr,
     one_line_errors,
@@ -209,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the IR and a Graphviz picture after each stage",
     )
     add_memory_budget_flag(parser)
-    return one_line_errors(parser)
+    return accept_both_spellings(one_line_errors(parser))
 
 
 # ---------------------------------------------------------------------------
@@ -229,6 +231,7 @@ def compile_model(args: argparse.Namespace) -> None:
             "error: --framework is required with --model (3 = TensorFlow, 5 = ONNX)"
         )
     framework_id(args.framework, args.model)
+    check_input_kind(args.model, "an ONNX or TensorFlow model", accepted=MODEL_KINDS)
     if args.output is None:
         raise GEError("error: --output is required")
     offline, compiled = compile_offline_model(

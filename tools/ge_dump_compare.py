@@ -37,6 +37,7 @@ from ge_runtime.dump import (
     load_dump,
 )
 from tools.common import (
+    accept_both_spellings,
     add_memory_budget_flag,
     non_negative_float,
     one_line_errors,
@@ -105,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="compare and print every output"
     )
     add_memory_budget_flag(parser)
-    return one_line_errors(parser)
+    return accept_both_spellings(one_line_errors(parser))
 
 
 def reference_dump(ours: Dump, reference: str, scratch: Path) -> Dump:

@@ -29,11 +29,12 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
 from ge_dialect.files import write_atomically
-from ge_dialect.input_files import check_input_file
+from ge_dialect.input_files import check_input_file, check_input_kind
 from ge_dialect.ir_text import print_module
 from ge_dialect.limits import budget_of, check_bytes, memory_budget
 from tools.common import (
     LOG_LEVELS,
+    accept_both_spellings,
     add_memory_budget_flag,
     load_plugins,
     logging_to_stderr,
@@ -58,13 +59,15 @@ class PassFlag(argparse.Action):
 
 
 def split_pass_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Separate `--PASS[=OPTIONS]` flags (as pipeline entries) from other arguments."""
+    """Separate `--PASS[=OPTIONS]` flags (as pipeline entries) from other
+    arguments; `--infer_origin_format` names `infer-origin-format` too."""
     from passes import PASSES
 
     pipeline: list[str] = []
     rest: list[str] = []
     for arg in argv:
         name, has_options, options = arg.removeprefix("--").partition("=")
+        name = name.replace("_", "-")
         if arg.startswith("--") and name in PASSES:
             pipeline.append(f"{name}{{{options}}}" if has_options else name)
         else:
@@ -114,6 +117,7 @@ class GEOptMain(xDSLOptMain):
         text whatever the file's name (as mlir-opt reads it)."""
         if self.args.input_file is not None:
             check_input_file(self.args.input_file, "input")
+            check_input_kind(self.args.input_file, "IR text (.mlir)")
             stream, _ = super().get_input_stream()
             return stream, "mlir"
         data = sys.stdin.buffer.read(memory_budget() + 1)
@@ -196,6 +200,7 @@ class GEOptMain(xDSLOptMain):
                 action=PassFlag,
                 help=name,
             )
+        accept_both_spellings(arg_parser)
 
     def setup_pipeline(self) -> None:
         if self.args.opinfo:

@@ -31,6 +31,7 @@ from xdsl.printer import Printer
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import write_atomically
+from ge_dialect.input_files import MODEL_KINDS, check_input_kind
 from ge_dialect.limits import budget_of
 from ge_frontend.importing import (
     DEFAULT_INLINE_LIMIT,
@@ -40,7 +41,12 @@ from ge_frontend.importing import (
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.graph_io import WEIGHTS_ATTRIBUTE
 from ge_runtime.npy import npz_bytes
-from tools.common import add_memory_budget_flag, one_line_errors, run_tool
+from tools.common import (
+    accept_both_spellings,
+    add_memory_budget_flag,
+    one_line_errors,
+    run_tool,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default {DEFAULT_INLINE_LIMIT})",
     )
     add_memory_budget_flag(parser)
-    return one_line_errors(parser)
+    return accept_both_spellings(one_line_errors(parser))
 
 
 def weights_path(output: str) -> Path:
@@ -148,6 +154,11 @@ def translate(args: argparse.Namespace) -> None:
 
 def import_model(args: argparse.Namespace) -> ImportedModel:
     """The model the command line names, imported."""
+    check_input_kind(
+        args.import_tf or args.import_onnx,
+        "an ONNX or TensorFlow model",
+        accepted=MODEL_KINDS,
+    )
     options = {
         "input_shapes": (
             parse_input_shapes(args.input_shape) if args.input_shape else None
