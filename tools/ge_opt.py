@@ -175,7 +175,8 @@ class GEOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--dump-graph",
             metavar="DIR",
-            help="write the input and the IR after each pass to DIR as NN-STAGE.mlir "
+            help="write the input and the IR after each pass (each pass inside a "
+            "pipeline too) to DIR as NN-STAGE.mlir "
             "and a Graphviz picture coloured by storage format (NN-STAGE.dot, and "
             ".svg/.png when Graphviz's dot is installed)",
         )
@@ -222,7 +223,11 @@ class GEOptMain(xDSLOptMain):
             from ge_runtime.profiling import PassTimer
 
             self.timer = PassTimer()
-        if self.args.print_between_passes or self.timer is not None:
+        if (
+            self.args.print_between_passes
+            or self.timer is not None
+            or self.args.dump_graph is not None
+        ):
             from passes.format_pipeline import NESTED_PASS_CALLBACK
 
             NESTED_PASS_CALLBACK.set(
