@@ -291,7 +291,7 @@ class GEOptMain(xDSLOptMain):
     def run(self) -> None:
         with (
             budget_of(self.args.memory_budget),
-            logging_to_stderr(("passes",), self.args.log),
+            logging_to_stderr(("passes", "ge_runtime.graphviz_dump"), self.args.log),
         ):
             self._run()
 
