@@ -10,7 +10,9 @@
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
 
-The flags are ATC's (`--flag=value` or `--flag value`); the compile flow is
+The flags are ATC's (`--flag=value` or `--flag value`; `--input-shape` for
+`--input_shape` too); the compiler is imported only once the command line is
+read, so `--help` is quick. The compile flow is
 `ge_xdsl.atc`, what `ge_xdsl.compile` runs from Python. A model is imported
 (`--framework=5`: ONNX, `ge_frontend/onnx_import.py`; `--framework=3`: a
 TensorFlow frozen GraphDef, `ge_frontend/tf_import.py`, whose outputs
@@ -61,27 +63,17 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged, write_all_or_none, write_atomically
 from ge_dialect.input_files import MODEL_KINDS, check_input_kind
 from ge_dialect.limits import budget_of
-from ge_runtime.offline_model import (
-    OfflineModel,
-    describe_model,
-    encode,
-    load_offline_model,
-    make_offline_model,
-)
-from ge_runtime.profiling import PassTimer
-from ge_xdsl.atc import (
-    ATC_OPTIONS,
-    INPUT_FORMATS,
-    compile_module,
-    compile_offline_model,
-    compile_options,
-    framework_id,
-)
+from ge_xdsl.atc_flags import ATC_OPTIONS, INPUT_FORMATS
+
+if TYPE_CHECKING:
+    from ge_runtime.offline_model import OfflineModel
+    from ge_runtime.profiling import PassTimer
 from tools.common import (
     LOG_LEVELS,
     accept_both_spellings,
@@ -226,6 +218,8 @@ def output_path(output: str) -> Path:
 
 def compile_model(args: argparse.Namespace) -> None:
     """`--model X --framework=3|5 --output Y`: write `Y.om` (`ge_xdsl.compile`)."""
+    from ge_xdsl.atc import compile_offline_model, framework_id
+
     if args.framework is None:
         raise GEError(
             "error: --framework is required with --model (3 = TensorFlow, 5 = ONNX)"
@@ -250,6 +244,9 @@ def compile_singleop(args: argparse.Namespace) -> None:
     """`--singleop ops.json --output DIR`: one offline model per op."""
     from ge_frontend.importing import errors_located_in
     from ge_frontend.singleop import load_singleop_file
+    from ge_runtime.offline_model import make_offline_model
+    from ge_runtime.profiling import PassTimer
+    from ge_xdsl.atc import compile_module, compile_options
 
     if args.output is None:
         raise GEError("error: --output (a directory) is required with --singleop")
@@ -316,6 +313,8 @@ def write_all(
 ) -> None:
     """Write every model (and extra files), or none (`write_all_or_none`: a
     new output folder appears only if everything was written)."""
+    from ge_runtime.offline_model import encode
+
     blobs: list[tuple[Path, bytes | str]] = [
         (Path(model.path), encode(model)) for model in models
     ]
@@ -327,6 +326,8 @@ def write_all(
 
 def convert_to_json(args: argparse.Namespace) -> None:
     """`--mode=1 --om X.om --json X.json`: the offline model as readable JSON."""
+    from ge_runtime.offline_model import describe_model, load_offline_model
+
     if args.om is None or args.json is None:
         raise GEError("error: --mode=1 needs --om=FILE.om and --json=FILE.json")
     model = load_offline_model(args.om)

@@ -4,7 +4,9 @@
     ge-dump-compare ours/ reference/          # two dump folders
     ge-dump-compare ours/ model.onnx          # onnxruntime on ours' inputs
 
-Entries are compared in the reference's (topological) order; an output
+Only the command line is read before `--help` answers; the comparison's
+modules are imported once there is something to compare. Entries are
+compared in the reference's (topological) order; an output
 diverges when max |ours - reference| > atol + rtol * max |reference|. The
 first diverging op is printed and the exit code is 1; otherwise one line
 says how many ops agreed. `--all` compares and prints every output.
@@ -18,24 +20,16 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import onnx
-from onnx import helper
+from typing import TYPE_CHECKING, Any
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.limits import budget_of
-from ge_frontend.onnx_context import node_name
-from ge_runtime.dump import (
-    DEFAULT_ATOL,
-    DEFAULT_RTOL,
-    INPUT_OP,
-    Dump,
-    DumpWriter,
-    compare_dumps,
-    load_dump,
-)
+from ge_runtime.compare import DEFAULT_ATOL, DEFAULT_RTOL
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ge_runtime.dump import Dump
 from tools.common import (
     accept_both_spellings,
     add_memory_budget_flag,
@@ -55,7 +49,12 @@ def onnx_dump(
     `model` is an `onnx.ModelProto` or a path. Graph optimisations are off,
     so each value is the node's own.
     """
+    import onnx
     import onnxruntime as ort
+    from onnx import helper
+
+    from ge_frontend.onnx_context import node_name
+    from ge_runtime.dump import INPUT_OP, DumpWriter
 
     proto = onnx.load(os.fspath(model)) if isinstance(model, str | Path) else model
     graph_outputs = {o.name for o in proto.graph.output}
@@ -111,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def reference_dump(ours: Dump, reference: str, scratch: Path) -> Dump:
     """The reference side: a dump folder, or an ONNX model run on our inputs."""
+    from ge_runtime.dump import load_dump
+
     if reference.endswith(".onnx"):
         onnx_dump(reference, ours.inputs(), scratch)
         return load_dump(scratch)
@@ -126,6 +127,8 @@ def run(argv: Sequence[str] | None) -> None:
 
 def compare(args: argparse.Namespace) -> None:
     """Compare the dumps the command line names; print the verdict."""
+    from ge_runtime.dump import compare_dumps, load_dump
+
     ours = load_dump(args.ours)
     with tempfile.TemporaryDirectory() as scratch:
         reference = reference_dump(ours, args.reference, Path(scratch))

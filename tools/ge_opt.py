@@ -76,19 +76,15 @@ def split_pass_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 class PassHelpFormatter(argparse.HelpFormatter):
-    """Shows each pass flag with its docstring's first line and its options."""
-
-    passes: dict[str, Any] = {}
+    """Shows each pass flag with its docstring's first line and its options
+    (`passes.pass_help`: no pass is imported)."""
 
     def _expand_help(self, action: argparse.Action) -> str:
         if not isinstance(action, PassFlag):
             return super()._expand_help(action)
-        from passes.options import pass_options
+        from passes import pass_help
 
-        pass_class = self.passes[action.dest]()
-        lines = (pass_class.__doc__ or "").strip().splitlines()[:1]
-        lines += [f"  {option.usage()}" for option in pass_options(pass_class)]
-        return "\n".join(lines)
+        return "\n".join(pass_help()[action.dest])
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         """Wrap each line on its own (each pass option starts a line)."""
@@ -142,7 +138,6 @@ class GEOptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         one_line_errors(arg_parser)
         arg_parser.formatter_class = PassHelpFormatter
-        PassHelpFormatter.passes = self.available_passes
         arg_parser.add_argument(
             "--load-plugin",
             action="append",
