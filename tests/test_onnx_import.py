@@ -1327,7 +1327,6 @@ EXPECTED_UNSUPPORTED = {
 }
 
 
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # sqrt/pow of negatives: NaN
 def test_pytorch_cases_match_their_expected_outputs():
     passed, failures, unsupported = [], {}, {}
     for case in PYTORCH_CASES:
