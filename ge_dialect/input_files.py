@@ -180,6 +180,9 @@ def confined_path(
 OFFLINE_MODEL_MAGIC = b"GEXDSLOM"
 """The first bytes of an offline model (`.om`) file."""
 
+OFFLINE_MODEL_IR = "model"
+"""How locations name the optimised IR inside an `.om` (`net.om:model:3:5`)."""
+
 
 @dataclass(frozen=True)
 class InputKind:

@@ -81,6 +81,7 @@ from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.files import write_atomically
 from ge_dialect.formats import FormatError, get_target, parse_format
 from ge_dialect.input_files import (
+    OFFLINE_MODEL_IR,
     OFFLINE_MODEL_MAGIC,
     check_regular_file,
     load_json,
@@ -164,7 +165,7 @@ class OfflineModel:
     def module(self) -> ModuleOp:
         """The optimised module, parsed and verified; the manifest's
         interface and the weights must be what it says."""
-        module = _parse(self.ir, f"{self.path}:model")
+        module = _parse(self.ir, f"{self.path}:{OFFLINE_MODEL_IR}")
         derived = {
             **interface(module, self.target),
             "soc_version": enclosing_target(module),

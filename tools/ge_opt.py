@@ -12,6 +12,10 @@ The text after `=` is what would go inside the braces of `-p NAME{...}`
 order, after the passes given with `-p`. `--time-passes` prints a table of
 each pass's time to stderr (the passes inside `ge-format-pipeline` too).
 Errors are one line (`file:line:col: error: ...`) and exit code 1.
+
+An offline model (`ge-opt net.om`) is read as the optimised IR inside it,
+named `net.om:model`: printed unchanged, its lines are the ones an error
+located at `net.om:model:LINE:COL` (from `ge-run` or `ge-atc`) points at.
 """
 
 from __future__ import annotations
@@ -29,7 +33,13 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError, parse_module, verify_module
 from ge_dialect.files import write_atomically
-from ge_dialect.input_files import check_input_file, check_input_kind
+from ge_dialect.input_files import (
+    OFFLINE_MODEL,
+    OFFLINE_MODEL_IR,
+    check_input_file,
+    check_input_kind,
+    input_kind,
+)
 from ge_dialect.ir_text import print_module
 from ge_dialect.limits import budget_of, check_bytes, memory_budget
 from tools.common import (
@@ -38,6 +48,7 @@ from tools.common import (
     add_memory_budget_flag,
     load_plugins,
     logging_to_stderr,
+    offline_model_ir,
     one_line_errors,
     run_tool,
 )
@@ -110,15 +121,26 @@ class GEOptMain(xDSLOptMain):
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """The input, a regular file or stdin, within the memory budget; MLIR
-        text whatever the file's name (as mlir-opt reads it)."""
+        text whatever the file's name (as mlir-opt reads it). An offline
+        model's input is the IR inside it (`offline_model_ir`)."""
         if self.args.input_file is not None:
             check_input_file(self.args.input_file, "input")
+            if input_kind(self.args.input_file) is OFFLINE_MODEL:
+                return io.BytesIO(offline_model_ir(self.args.input_file)), "mlir"
             check_input_kind(self.args.input_file, "IR text (.mlir)")
             stream, _ = super().get_input_stream()
             return stream, "mlir"
         data = sys.stdin.buffer.read(memory_budget() + 1)
         check_bytes(len(data), "the input on stdin", "<stdin>")
         return io.BytesIO(data), "mlir"
+
+    def get_input_name(self) -> str:
+        """The input's name in locations: an offline model's IR is
+        `MODEL.om:model`, as `ge-run` and `ge-atc` locate errors in it."""
+        name = super().get_input_name()
+        if self.args.input_file and input_kind(self.args.input_file) is OFFLINE_MODEL:
+            return f"{name}:{OFFLINE_MODEL_IR}"
+        return name
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
