@@ -10,7 +10,10 @@ hostile file with a one-line `GEError` before doing anything expensive:
   syntax errors at `FILE:LINE:COL`;
 - `confined_path`: a path named *inside* a model or manifest (weights next to
   a graph, files of a dump) must stay inside that file's folder: no absolute
-  paths, no `..` out of it, no symlink leading out.
+  paths, no `..` out of it, no symlink leading out;
+- `input_kind`: what a file of the wrong kind is (an ONNX model, an `.om`,
+  an `.npy` given where IR text goes), so a tool can name the one that
+  reads it instead of failing on its first byte.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +175,107 @@ def confined_path(
     if resolved != resolved_root and resolved_root not in resolved.parents:
         raise _fail(where, f"{what} '{name}' points outside the folder '{root}'")
     return candidate
+
+
+OFFLINE_MODEL_MAGIC = b"GEXDSLOM"
+"""The first bytes of an offline model (`.om`) file."""
+
+OFFLINE_MODEL_IR = "model"
+"""How locations name the optimised IR inside an `.om` (`net.om:model:3:5`)."""
+
+
+@dataclass(frozen=True)
+class InputKind:
+    """What a file a user named holds, when it is not IR text: `key` for
+    tools to match on, `description` for messages and `hint`, the command
+    that reads it (`{path}` stands for the file)."""
+
+    key: str
+    description: str
+    hint: str
+
+    def message(self, path: str | os.PathLike[str], expected: str) -> GEError:
+        """The one-line error for this file where `expected` was wanted."""
+        label = os.fspath(path)
+        return _fail(
+            label,
+            f"{expected} expected, but this is {self.description}: "
+            + self.hint.format(path=label),
+        )
+
+
+ONNX_MODEL = InputKind(
+    "onnx",
+    "an ONNX model",
+    "import it with `ge-translate --import-onnx {path}` or compile it with "
+    "`ge-atc --model={path} --framework=5`",
+)
+TENSORFLOW_GRAPH = InputKind(
+    "tensorflow",
+    "a TensorFlow GraphDef",
+    "import it with `ge-translate --import-tf {path}` or compile it with "
+    "`ge-atc --model={path} --framework=3`",
+)
+OFFLINE_MODEL = InputKind(
+    "om",
+    "an offline model (.om)",
+    "run it with `ge-run {path} --random-inputs --output-dir DIR`; "
+    "`ge-atc --mode=1 --om={path} --json=FILE.json` describes it",
+)
+NUMPY_ARRAY = InputKind(
+    "npy",
+    "a NumPy array (.npy)",
+    "it is a graph's input for `ge-run --input NAME={path}`",
+)
+ZIP_ARCHIVE = InputKind(
+    "zip",
+    "a zip archive (a weights .npz?)",
+    "weights are named by the IR's `ge.weights` attribute, not given as input",
+)
+
+MODEL_KINDS = (ONNX_MODEL.key, TENSORFLOW_GRAPH.key)
+"""The kinds a model importer reads (which of the two is the importer's to
+say: telling them apart from the first bytes is a guess)."""
+
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f")
+
+
+def input_kind(path: str | os.PathLike[str]) -> InputKind | None:
+    """What the regular file `path` holds judged from its first bytes and
+    its name, if it is a kind no IR parser reads: None for text (IR, or
+    anything else left to the parser to locate its error in) and for
+    binary data of no known kind. An unreadable file is None too: reading
+    it for real reports why."""
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(512)
+    except OSError:
+        return None
+    for magic, kind in (
+        (OFFLINE_MODEL_MAGIC, OFFLINE_MODEL),
+        (b"\x93NUMPY", NUMPY_ARRAY),
+        (b"PK\x03\x04", ZIP_ARCHIVE),
+    ):
+        if head.startswith(magic):
+            return kind
+    suffix = Path(path).suffix.lower()
+    if suffix == ".pbtxt":
+        return TENSORFLOW_GRAPH
+    if not any(byte < 0x20 and byte not in _TEXT_CONTROLS for byte in head):
+        return None
+    if suffix == ".onnx" or (suffix != ".pb" and head[:1] == b"\x08"):
+        return ONNX_MODEL  # a protobuf starting with ModelProto's ir_version
+    if suffix == ".pb" or head[:1] == b"\x0a":
+        return TENSORFLOW_GRAPH  # a protobuf starting with GraphDef's node
+    return None
+
+
+def check_input_kind(
+    path: str | os.PathLike[str], expected: str, accepted: tuple[str, ...] = ()
+) -> None:
+    """GEError naming the right tool when `path` is a kind of file
+    (`input_kind`) whose key is not in `accepted`; `expected` says what was
+    wanted ("IR text (.mlir)")."""
+    kind = input_kind(path)
+    if kind is not None and kind.key not in accepted:
+        raise kind.message(path, expected)

@@ -45,6 +45,10 @@ relayout adds dims: NC1HWC0 one, FRACTAL_NZ two)."""
 MAX_JSON_NESTING = 64
 """How deeply arrays and objects may nest in a JSON input file."""
 
+DEFAULT_INLINE_LIMIT = 1024
+"""Imported constants with more elements than this are kept outside the IR
+(`#ge.external`, in a weights file) unless an importer's `inline_limit` says."""
+
 DEFAULT_MEMORY_BUDGET = 4 << 30
 """Bytes one tensor or one input file may take unless `--memory-budget` says."""
 

@@ -94,6 +94,16 @@ class FallbackMode(enum.StrEnum):
     ACLNN_ONLY = "aclnn_only"
     """Always; a static graph is split around the op."""
 
+    @property
+    def effect(self) -> str:
+        """What the mode means for a run, as a log line says it."""
+        if self is FallbackMode.ACLNN_ONLY:
+            return "always a host single-op call; a static graph is split around it"
+        return (
+            "sunk with the graph while shapes are static; "
+            "a host single-op call only under dynamic shapes"
+        )
+
 
 @dataclasses.dataclass(frozen=True)
 class TensorInfo:

@@ -43,7 +43,12 @@ from ge_dialect.builder import GraphBuilder, dtype_of, tensor_type
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type, numpy_dtype
 from ge_dialect.formats import Format
-from ge_dialect.limits import INT64_MAX, over_budget, tensor_bytes
+from ge_dialect.limits import (
+    DEFAULT_INLINE_LIMIT,
+    INT64_MAX,
+    over_budget,
+    tensor_bytes,
+)
 from ge_dialect.ops import OPS_BY_NAME
 from ge_dialect.shape_functions import UnknownDims
 from ge_dialect.shape_inference import ShapeError, has_shape_function, infer_shapes
@@ -52,9 +57,6 @@ Value = SSAValue | np.ndarray
 """An imported value: computed at run time, or known at import time."""
 
 WEIGHT_MODES = ("inline", "external")
-
-DEFAULT_INLINE_LIMIT = 1024
-"""Constants with more elements than this are kept outside the IR."""
 
 CONVERSION_ERRORS = (
     GEError,

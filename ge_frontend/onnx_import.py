@@ -52,10 +52,15 @@ from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import element_type
 from ge_dialect.input_files import check_input_file
-from ge_dialect.limits import MAX_NESTING, LimitError, check_bytes, tensor_bytes
+from ge_dialect.limits import (
+    DEFAULT_INLINE_LIMIT,
+    MAX_NESTING,
+    LimitError,
+    check_bytes,
+    tensor_bytes,
+)
 from ge_frontend.importing import (
     CONVERSION_ERRORS,
-    DEFAULT_INLINE_LIMIT,
     WEIGHT_MODES,
     GraphEmitter,
     ImportedModel,

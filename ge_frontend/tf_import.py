@@ -54,9 +54,9 @@ from google.protobuf.message import DecodeError, Message
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import read_input_bytes
+from ge_dialect.limits import DEFAULT_INLINE_LIMIT
 from ge_frontend.importing import (
     CONVERSION_ERRORS,
-    DEFAULT_INLINE_LIMIT,
     WEIGHT_MODES,
     GraphEmitter,
     ImportedModel,

@@ -76,11 +76,10 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.builder import GraphBuilder, tensor_type
 from ge_dialect.dtypes import dtype_name as element_dtype_name
-from ge_dialect.limits import over_budget, tensor_bytes
+from ge_dialect.limits import DEFAULT_INLINE_LIMIT, over_budget, tensor_bytes
 from ge_dialect.ops import DataOp
 from ge_frontend.importing import (
     CONVERSION_ERRORS,
-    DEFAULT_INLINE_LIMIT,
     ConverterContext,
     GraphEmitter,
     ImportedModel,

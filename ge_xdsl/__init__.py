@@ -22,7 +22,7 @@ expected = ge_xdsl.reference(module, {"x": x})
   models default to `input_format="NHWC"`, as ATC's `--framework=3`, and
   take `out_nodes="name:0;other:0"`); `input_shape` is ATC's text
   (`"x:1,3,224,224"`) or `{"x": (1, 3, 224, 224)}`; the other options are
-  ATC's flags as keywords (`ge_xdsl.atc.ATC_OPTIONS`: `input_format`,
+  ATC's flags as keywords (`ge_xdsl.atc_flags.ATC_OPTIONS`: `input_format`,
   `out_nodes`, `auto_cast_mode`, `max_streams`, `fusion_switch_file`,
   `disable_fusion`, `dump_graph`, `time_passes`).
 - `load(path, *, max_iterations=None) -> Model`: an `.om` file.

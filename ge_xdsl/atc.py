@@ -49,6 +49,17 @@ from ge_frontend.importing import (
 )
 from ge_runtime.offline.om import OfflineModel, make_offline_model
 from ge_runtime.offline.timing import PassTimer
+from ge_xdsl.atc_flags import (
+    ATC_OPTIONS,
+    DEFAULT_INPUT_FORMATS,
+    FRAMEWORK_MESSAGES,
+    FRAMEWORK_SUFFIXES,
+    FRAMEWORKS,
+    INPUT_FORMATS,
+    ONNX_FRAMEWORK,
+    SUPPORTED_FRAMEWORKS,
+    TENSORFLOW_FRAMEWORK,
+)
 from passes import get_all_passes
 from passes.assign_streams import MAX_STREAMS
 from passes.fold_constants import FOLD_WEIGHTS
@@ -61,38 +72,6 @@ from passes.format_pipeline import (
 from passes.fuse_ops import read_fusion_switch_file
 
 LOG = logging.getLogger("ge_xdsl")
-
-FRAMEWORKS = {0: "Caffe", 1: "MindSpore", 3: "TensorFlow", 5: "ONNX"}
-"""ATC's `--framework` values; this compiler reads TensorFlow (3) and ONNX (5)."""
-TENSORFLOW_FRAMEWORK = 3
-ONNX_FRAMEWORK = 5
-SUPPORTED_FRAMEWORKS = {TENSORFLOW_FRAMEWORK: "tensorflow", ONNX_FRAMEWORK: "onnx"}
-"""`--framework` values read -> the framework's name (also the manifest's)."""
-FRAMEWORK_SUFFIXES = {".onnx": ONNX_FRAMEWORK, ".pb": TENSORFLOW_FRAMEWORK}
-"""A model file's framework when none is given."""
-FRAMEWORK_MESSAGES = {
-    "tensorflow.GraphDef": TENSORFLOW_FRAMEWORK,
-    "tensorboard.GraphDef": TENSORFLOW_FRAMEWORK,  # the protos tf_import reads
-    "onnx.ModelProto": ONNX_FRAMEWORK,
-}
-"""An in-memory model's framework when none is given, by its protobuf type."""
-DEFAULT_INPUT_FORMATS = {TENSORFLOW_FRAMEWORK: "NHWC"}
-"""ATC's default `--input_format` per framework (NCHW for the others)."""
-INPUT_FORMATS = ("NCHW", "NHWC", "ND", "NCDHW", "NDHWC")
-"""`--input_format` values: the `data-format` of `infer-origin-format`."""
-
-ATC_OPTIONS = (
-    "input_format",
-    "out_nodes",
-    "auto_cast_mode",
-    "precision_mode",
-    "max_streams",
-    "fusion_switch_file",
-    "disable_fusion",
-    "dump_graph",
-    "time_passes",
-)
-"""The keyword options of `ge_xdsl.compile`: `ge-atc`'s flags of the same names."""
 
 
 # ---------------------------------------------------------------------------

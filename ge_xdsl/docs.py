@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import re
 import sys
 from functools import cache
@@ -290,9 +291,25 @@ def _constraint_text(constraint: object) -> str:
     return f"`{type(constraint).__name__.removesuffix('Constraint')}`"
 
 
+def pass_help_json() -> str:
+    """The text of `passes/pass_help.json` (`passes.pass_help`)."""
+    from passes import PASSES, get_all_passes
+    from passes.options import pass_help_lines
+
+    factories = get_all_passes()
+    lines = {name: pass_help_lines(factories[name]()) for name in PASSES}
+    return json.dumps(lines, indent=2) + "\n"
+
+
 def generated() -> dict[Path, str]:
     """Every generated file and its text."""
-    return {DOCS / "PASSES.md": passes_markdown(), DOCS / "OPS.md": ops_markdown()}
+    from passes import PASS_HELP_FILE
+
+    return {
+        DOCS / "PASSES.md": passes_markdown(),
+        DOCS / "OPS.md": ops_markdown(),
+        PASS_HELP_FILE: pass_help_json(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

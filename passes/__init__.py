@@ -1,11 +1,14 @@
 """The compiler's passes, one per module, registered lazily by name.
 
 `PASSES` maps each pass name to the module and class that implement it; the
-module is imported only when the pass is requested.
+module is imported only when the pass is requested. `pass_help` describes
+every pass (summary and options) without importing any: `ge-opt --help`.
 """
 
+import json
 from collections.abc import Callable
 from importlib import import_module
+from pathlib import Path
 
 from xdsl.passes import ModulePass
 
@@ -81,3 +84,14 @@ def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Every pass of the project, as xDSL's lazily-loading factories."""
     return {name: _loader(module, cls) for name, (module, cls) in PASSES.items()}
+
+
+PASS_HELP_FILE = Path(__file__).with_name("pass_help.json")
+"""Each pass's `--help` lines (`options.pass_help_lines`), generated from the
+pass classes by `python -m ge_xdsl.docs`; tests/test_docs.py checks it is
+current."""
+
+
+def pass_help() -> dict[str, list[str]]:
+    """Pass name -> its `--help` lines: its summary, then one per option."""
+    return json.loads(PASS_HELP_FILE.read_text())

@@ -3,15 +3,18 @@
 GE's fallback dispatch (SPEC §8, the fallback note in `seeds/`): an op whose
 op-information record has `fallback_enabled` gets the attribute `_fallback`
 holding its mode, and the pass logs GE's key line
-`<op name>, setting fallback attribute` (logger `passes.mark_fallback`,
-level INFO; `ge-opt` and `ge-atc` print it on stderr unless `--log` is
-above `info`). The op name is the node's `name` attribute, else
-`<op type>_<n>`.
+`<op name>, setting fallback attribute`, followed by the mode and what it
+means for a run, since a `support_aclnn` op on a static graph still runs
+sunk (logger `passes.mark_fallback`, level INFO; `ge-opt` and `ge-atc`
+print it on stderr unless `--log` is above `info`). The op name is the
+node's `name` attribute, else `<op type>_<n>`.
 
 ```mlir
 %s = ge.softmax %x {name = "probs"} : tensor<?x10xf32> -> tensor<?x10xf32>
 ```
-becomes (log: `probs, setting fallback attribute`)
+becomes (log: `probs, setting fallback attribute support_aclnn (sunk with
+the graph while shapes are static; a host single-op call only under dynamic
+shapes)`)
 ```mlir
 %s = ge.softmax %x {name = "probs", _fallback = "support_aclnn"}
    : tensor<?x10xf32> -> tensor<?x10xf32>
@@ -44,8 +47,9 @@ LOG = logging.getLogger(__name__)
 FALLBACK_ATTRIBUTE = "_fallback"
 """The attribute holding an op's fallback mode (`support_aclnn`/`aclnn_only`)."""
 
-LOG_LINE = "%s, setting fallback attribute"
-"""GE's key log line, formatted with the op name."""
+LOG_LINE = "%s, setting fallback attribute %s (%s)"
+"""GE's key log line `<op name>, setting fallback attribute`, then the mode
+and what it means for a run (most ops marked still run sunk)."""
 
 
 def mark_graph(graph: GraphOp) -> None:
@@ -58,8 +62,9 @@ def mark_graph(graph: GraphOp) -> None:
         if FALLBACK_ATTRIBUTE in op.attributes:
             continue
         assert info.fallback_mode is not None
-        op.attributes[FALLBACK_ATTRIBUTE] = StringAttr(info.fallback_mode)
-        LOG.info(LOG_LINE, labels[op])
+        mode = info.fallback_mode
+        op.attributes[FALLBACK_ATTRIBUTE] = StringAttr(mode)
+        LOG.info(LOG_LINE, labels[op], mode.value, mode.effect)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,13 @@ def option_name(field_name: str) -> str:
     return field_name.replace("_", "-")
 
 
+def pass_help_lines(pass_class: type[ModulePass]) -> list[str]:
+    """What `ge-opt --help` says of a pass: its docstring's first line, then
+    `  name=TYPE (default D): doc` per option (`passes.pass_help`)."""
+    lines = (pass_class.__doc__ or "").strip().splitlines()[:1]
+    return lines + [f"  {option.usage()}" for option in pass_options(pass_class)]
+
+
 @cache
 def pass_options(pass_class: type[ModulePass]) -> tuple[PassOption, ...]:
     """The options of `pass_class`, in field order."""

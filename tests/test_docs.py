@@ -3,6 +3,9 @@ the README's test command."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -49,3 +52,45 @@ def test_ci_runs_the_readme_test_command():
     )
     assert command in ci.splitlines()
     assert "lit -sv tests/filecheck" in command  # lit prints the count passed
+
+
+MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def relative_links(page: Path) -> list[str]:
+    """The targets of `page`'s markdown links that are paths in the repository
+    (not URLs, not anchors of the page itself), without their `#anchor`."""
+    targets = (match.group(1) for match in MARKDOWN_LINK.finditer(page.read_text()))
+    return [
+        target.partition("#")[0]
+        for target in targets
+        if not re.match(r"[a-z][a-z0-9+.-]*:", target) and not target.startswith("#")
+    ]
+
+
+def tracked_files() -> set[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    return {path for path in listed.split("\0") if path}
+
+
+def test_markdown_pages_link_only_tracked_files():
+    """What a fresh clone has: a link into a generated, git-ignored file fails."""
+    tracked = tracked_files()
+    folders = {str(Path(path).parent) for path in tracked}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    broken = [
+        f"{page.relative_to(ROOT)}: {target}"
+        for page in pages
+        for target in relative_links(page)
+        if os.path.relpath((page.parent / target).resolve(), ROOT)
+        not in tracked | folders
+    ]
+    assert broken == []
+
+
+def test_link_check_sees_a_missing_file(tmp_path: Path):
+    page = tmp_path / "page.md"
+    page.write_text("[a](docs/x.md#y) [b](https://x.org) [c](#z) [d](../e.md)")
+    assert relative_links(page) == ["docs/x.md", "../e.md"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -189,6 +190,46 @@ def test_pictures_render_when_graphviz_is_installed(
     svg = written[2].read_text()
     assert "<svg" in svg and "NCHW &#45;&gt; NC1HWC0" in svg  # the TransData's label
     assert written[3].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_big_graphs_are_dumped_without_pictures_and_say_so(
+    tmp_path: Path, capsys, caplog
+) -> None:
+    """IR and .dot always; no rendering past the op limit, and a log line with
+    the command that draws the picture."""
+    from ge_runtime.offline import graphviz_dump
+
+    module = load_offline_model(compile_example(capsys, tmp_path / "cnn")).module()
+    with caplog.at_level(logging.INFO, logger="ge_runtime.offline.graphviz_dump"):
+        written = graphviz_dump.dump_stage(
+            tmp_path / "big", 7, "stage", module, picture_op_limit=10
+        )
+    assert [p.name for p in written] == ["07-stage.mlir", "07-stage.dot"]
+    (message,) = [
+        r.getMessage() for r in caplog.records if r.name == graphviz_dump.LOG.name
+    ]
+    dot = tmp_path / "big" / "07-stage.dot"
+    assert message.startswith("07-stage: no picture of ")
+    svg = dot.with_suffix(".svg")
+    assert message.endswith(
+        f"(more than 10); its IR and .dot are written "
+        f"(draw it with `dot -Tsvg {dot} -o {svg}`)"
+    )
+
+
+def test_a_rendering_past_its_time_is_given_up(tmp_path: Path, caplog) -> None:
+    from ge_runtime.offline import graphviz_dump
+
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    dot = tmp_path / "slow.dot"
+    edges = " ".join(f"a{i} -> a{i * 7 % 3001};" for i in range(3000))
+    dot.write_text(f"digraph {{ {edges} }}")
+    with caplog.at_level(logging.WARNING, logger="ge_runtime.offline.graphviz_dump"):
+        assert graphviz_dump.render(dot, timeout=0.01) == []
+    assert not list(tmp_path.glob("slow.svg")) and not list(tmp_path.glob("slow.png"))
+    (message,) = [r.getMessage() for r in caplog.records]
+    assert "no picture, rendering took more than 0.01 s" in message
 
 
 def test_picture_nests_subgraphs_and_colours_by_storage_format() -> None:

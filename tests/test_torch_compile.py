@@ -298,7 +298,7 @@ def test_dynamic_shapes_dispatch_fallback_ops_from_the_host(caplog):
     marked = [
         r.getMessage() for r in caplog.records if r.name == "passes.mark_fallback"
     ]
-    assert marked and all(m.endswith(", setting fallback attribute") for m in marked)
+    assert marked and all(", setting fallback attribute " in m for m in marked)
     (graph,) = STATS.graphs()
     paths = {entry.path for entry in graph.model.trace}
     assert paths == {ExecutionPath.FALLBACK, ExecutionPath.HOST_KERNEL}

@@ -8,6 +8,7 @@ import importlib.util
 import logging
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ge_dialect.diagnostics import GEError, printable
+from ge_dialect.input_files import OFFLINE_MODEL_IR
 from ge_dialect.limits import BUDGET_FLAG, DEFAULT_MEMORY_BUDGET, human_size, parse_size
 
 LOG_LEVELS = {
@@ -49,6 +51,36 @@ def logging_to_stderr(
             logger.setLevel(old)
 
 
+_LOCATED_IN_OFFLINE_MODEL = re.compile(
+    rf"^(?P<om>.+\.om):{OFFLINE_MODEL_IR}:(?P<line>\d+):\d+: error: "
+)
+_NODE_NAME = re.compile(r'\bname = "((?:[^"\\]|\\.)*)"')
+
+
+def offline_model_ir(path: str) -> bytes:
+    """The optimised IR (MLIR text) inside the offline model at `path`."""
+    from ge_runtime.offline.om import load_offline_model
+
+    return load_offline_model(path).ir.encode()
+
+
+def with_offline_model_hint(message: str) -> str:
+    """`message`, and if it is located in the IR inside an `.om` (which the
+    user cannot see), the node there (its original model's name, when the op
+    carries one) and how to see that IR: `ge-opt MODEL.om` prints it."""
+    located = _LOCATED_IN_OFFLINE_MODEL.match(message)
+    if located is None:
+        return message
+    om, line = located["om"], int(located["line"])
+    try:
+        lines = offline_model_ir(om).decode().splitlines()
+    except (GEError, OSError):
+        return message
+    node = _NODE_NAME.search(lines[line - 1]) if 0 < line <= len(lines) else None
+    where = f"node '{node.group(1)}', " if node else ""
+    return f"{message} ({where}line {line} of the IR in {om}: `ge-opt {om}` prints it)"
+
+
 def run_tool(tool: str, body: Callable[[], object]) -> int:
     """Run a tool's body; print any user-facing error as one line and return 1.
 
@@ -61,7 +93,7 @@ def run_tool(tool: str, body: Callable[[], object]) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             body()
     except GEError as error:  # escaped: a file name may hold a newline
-        message = printable(str(error))
+        message = with_offline_model_hint(printable(str(error)))
         print(
             message if ": error:" in message else f"{tool}: {message}", file=sys.stderr
         )
@@ -131,6 +163,33 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     for action in parser._actions:
         if type(action) is argparse._StoreAction and action.option_strings:
             action.__class__ = StoreOnce
+    return parser
+
+
+def accept_both_spellings(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Accept every long flag of `parser` with `_` or `-` between its words
+    (ATC's `--input_shape` and `--input-shape`), whichever one it was added as.
+
+    The other spelling is an alias, not listed in `--help` (the parser's epilog
+    says so); a prefix of both spellings of one flag is not ambiguous.
+    """
+    aliases = parser._option_string_actions
+    for option, action in list(aliases.items()):
+        if not option.startswith("--"):
+            continue
+        name = option[2:]
+        for other in (name.replace("_", "-"), name.replace("-", "_")):
+            aliases.setdefault(f"--{other}", action)
+    find_prefixes = parser._get_option_tuples
+
+    def distinct_prefixes(option_string: str) -> list[tuple]:
+        """argparse's candidates for an abbreviated flag, one per flag."""
+        candidates = {id(found[0]): found for found in find_prefixes(option_string)}
+        return list(candidates.values())
+
+    parser._get_option_tuples = distinct_prefixes  # type: ignore[method-assign]
+    note = "Every flag may be written with - or _ between its words."
+    parser.epilog = f"{parser.epilog}\n\n{note}" if parser.epilog else note
     return parser
 
 

@@ -10,7 +10,9 @@
     ge-atc --mode=1 --om=net.om --json=net.json
     ge-run net.om --random-inputs --check --output-dir out/
 
-The flags are ATC's (`--flag=value` or `--flag value`); the compile flow is
+The flags are ATC's (`--flag=value` or `--flag value`; `--input-shape` for
+`--input_shape` too); the compiler is imported only once the command line is
+read, so `--help` is quick. The compile flow is
 `ge_xdsl.atc`, what `ge_xdsl.compile` runs from Python. A model is imported
 (`--framework=5`: ONNX, `ge_frontend/onnx_import.py`; `--framework=3`: a
 TensorFlow frozen GraphDef, `ge_frontend/tf_import.py`, whose outputs
@@ -62,28 +64,20 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged, write_all_or_none, write_atomically
+from ge_dialect.input_files import MODEL_KINDS, check_input_kind
 from ge_dialect.limits import budget_of
-from ge_runtime.offline.om import (
-    OfflineModel,
-    describe_model,
-    encode,
-    load_offline_model,
-    make_offline_model,
-)
-from ge_runtime.offline.timing import PassTimer
-from ge_xdsl.atc import (
-    ATC_OPTIONS,
-    INPUT_FORMATS,
-    compile_module,
-    compile_offline_model,
-    compile_options,
-    framework_id,
-)
+from ge_xdsl.atc_flags import ATC_OPTIONS, INPUT_FORMATS
+
+if TYPE_CHECKING:
+    from ge_runtime.offline.om import OfflineModel
+    from ge_runtime.offline.timing import PassTimer
 from tools.common import (
     LOG_LEVELS,
+    accept_both_spellings,
     add_memory_budget_flag,
     logging_to_stderr,
     one_line_errors,
@@ -211,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the IR and a Graphviz picture after each stage",
     )
     add_memory_budget_flag(parser)
-    return one_line_errors(parser)
+    return accept_both_spellings(one_line_errors(parser))
 
 
 # ---------------------------------------------------------------------------
@@ -232,11 +226,14 @@ def output_path(output: str) -> Path:
 
 def compile_model(args: argparse.Namespace) -> None:
     """`--model X --framework=3|5 --output Y`: write `Y.om` (`ge_xdsl.compile`)."""
+    from ge_xdsl.atc import compile_offline_model, framework_id
+
     if args.framework is None:
         raise GEError(
             "error: --framework is required with --model (3 = TensorFlow, 5 = ONNX)"
         )
     framework_id(args.framework, args.model)
+    check_input_kind(args.model, "an ONNX or TensorFlow model", accepted=MODEL_KINDS)
     if args.output is None:
         raise GEError("error: --output is required")
     offline, compiled = compile_offline_model(
@@ -255,6 +252,9 @@ def compile_singleop(args: argparse.Namespace) -> None:
     """`--singleop ops.json --output DIR`: one offline model per op."""
     from ge_frontend.importing import errors_located_in
     from ge_frontend.singleop import load_singleop_file
+    from ge_runtime.offline.om import make_offline_model
+    from ge_runtime.offline.timing import PassTimer
+    from ge_xdsl.atc import compile_module, compile_options
 
     if args.output is None:
         raise GEError("error: --output (a directory) is required with --singleop")
@@ -321,6 +321,8 @@ def write_all(
 ) -> None:
     """Write every model (and extra files), or none (`write_all_or_none`: a
     new output folder appears only if everything was written)."""
+    from ge_runtime.offline.om import encode
+
     blobs: list[tuple[Path, bytes | str]] = [
         (Path(model.path), encode(model)) for model in models
     ]
@@ -332,6 +334,8 @@ def write_all(
 
 def convert_to_json(args: argparse.Namespace) -> None:
     """`--mode=1 --om X.om --json X.json`: the offline model as readable JSON."""
+    from ge_runtime.offline.om import describe_model, load_offline_model
+
     if args.om is None or args.json is None:
         raise GEError("error: --mode=1 needs --om=FILE.om and --json=FILE.json")
     model = load_offline_model(args.om)

@@ -4,7 +4,9 @@
     ge-dump-compare ours/ reference/          # two dump folders
     ge-dump-compare ours/ model.onnx          # onnxruntime on ours' inputs
 
-Entries are compared in the reference's (topological) order; an output
+Only the command line is read before `--help` answers; the comparison's
+modules are imported once there is something to compare. Entries are
+compared in the reference's (topological) order; an output
 diverges when max |ours - reference| > atol + rtol * max |reference|. The
 first diverging op is printed and the exit code is 1; otherwise one line
 says how many ops agreed. `--all` compares and prints every output.
@@ -18,27 +20,19 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import onnx
-from onnx import helper
+from typing import TYPE_CHECKING, Any
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.limits import budget_of
-from ge_frontend.importing import one_line
-from ge_frontend.onnx_context import node_name
-from ge_frontend.onnx_import import load_model
-from ge_runtime.engines.dump import (
-    DEFAULT_ATOL,
-    DEFAULT_RTOL,
-    INPUT_OP,
-    Dump,
-    DumpWriter,
-    compare_dumps,
-    load_dump,
-)
+from ge_runtime.engines.compare import DEFAULT_ATOL, DEFAULT_RTOL
+
+if TYPE_CHECKING:
+    import numpy as np
+    import onnx
+
+    from ge_runtime.engines.dump import Dump
 from tools.common import (
+    accept_both_spellings,
     add_memory_budget_flag,
     non_negative_float,
     one_line_errors,
@@ -57,6 +51,14 @@ def onnx_dump(
     importer does. Graph optimisations are off, so each value is the node's
     own. A model onnxruntime refuses is a one-line GEError.
     """
+    import onnx
+    from onnx import helper
+
+    from ge_frontend.importing import one_line
+    from ge_frontend.onnx_context import node_name
+    from ge_frontend.onnx_import import load_model
+    from ge_runtime.engines.dump import INPUT_OP, DumpWriter
+
     proto, label = load_model(model)
     graph_outputs = {o.name for o in proto.graph.output}
     extended = onnx.ModelProto()
@@ -120,11 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="compare and print every output"
     )
     add_memory_budget_flag(parser)
-    return one_line_errors(parser)
+    return accept_both_spellings(one_line_errors(parser))
 
 
 def reference_dump(ours: Dump, reference: str, scratch: Path) -> Dump:
     """The reference side: a dump folder, or an ONNX model run on our inputs."""
+    from ge_runtime.engines.dump import load_dump
+
     if reference.endswith(".onnx"):
         onnx_dump(reference, ours.inputs(), scratch)
         return load_dump(scratch)
@@ -140,6 +144,8 @@ def run(argv: Sequence[str] | None) -> None:
 
 def compare(args: argparse.Namespace) -> None:
     """Compare the dumps the command line names; print the verdict."""
+    from ge_runtime.engines.dump import compare_dumps, load_dump
+
     ours = load_dump(args.ours)
     with tempfile.TemporaryDirectory() as scratch:
         reference = reference_dump(ours, args.reference, Path(scratch))

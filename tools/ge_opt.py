@@ -12,6 +12,10 @@ The text after `=` is what would go inside the braces of `-p NAME{...}`
 order, after the passes given with `-p`. `--time-passes` prints a table of
 each pass's time to stderr (the passes inside `ge-format-pipeline` too).
 Errors are one line (`file:line:col: error: ...`) and exit code 1.
+
+An offline model (`ge-opt net.om`) is read as the optimised IR inside it,
+named `net.om:model`: printed unchanged, its lines are the ones an error
+located at `net.om:model:LINE:COL` (from `ge-run` or `ge-atc`) points at.
 """
 
 from __future__ import annotations
@@ -31,16 +35,24 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import write_atomically
-from ge_dialect.input_files import check_input_file
+from ge_dialect.input_files import (
+    OFFLINE_MODEL,
+    OFFLINE_MODEL_IR,
+    check_input_file,
+    check_input_kind,
+    input_kind,
+)
 from ge_dialect.ir_text import print_module
 from ge_dialect.limits import budget_of, check_bytes, memory_budget
 from ge_dialect.parsing import parse_module
 from ge_dialect.verification import verify_module
 from tools.common import (
     LOG_LEVELS,
+    accept_both_spellings,
     add_memory_budget_flag,
     load_plugins,
     logging_to_stderr,
+    offline_model_ir,
     one_line_errors,
     run_tool,
 )
@@ -62,13 +74,15 @@ class PassFlag(argparse.Action):
 
 
 def split_pass_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Separate `--PASS[=OPTIONS]` flags (as pipeline entries) from other arguments."""
+    """Separate `--PASS[=OPTIONS]` flags (as pipeline entries) from other
+    arguments; `--infer_origin_format` names `infer-origin-format` too."""
     from passes import PASSES
 
     pipeline: list[str] = []
     rest: list[str] = []
     for arg in argv:
         name, has_options, options = arg.removeprefix("--").partition("=")
+        name = name.replace("_", "-")
         if arg.startswith("--") and name in PASSES:
             pipeline.append(f"{name}{{{options}}}" if has_options else name)
         else:
@@ -77,19 +91,15 @@ def split_pass_flags(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 class PassHelpFormatter(argparse.HelpFormatter):
-    """Shows each pass flag with its docstring's first line and its options."""
-
-    passes: dict[str, Any] = {}
+    """Shows each pass flag with its docstring's first line and its options
+    (`passes.pass_help`: no pass is imported)."""
 
     def _expand_help(self, action: argparse.Action) -> str:
         if not isinstance(action, PassFlag):
             return super()._expand_help(action)
-        from passes.options import pass_options
+        from passes import pass_help
 
-        pass_class = self.passes[action.dest]()
-        lines = (pass_class.__doc__ or "").strip().splitlines()[:1]
-        lines += [f"  {option.usage()}" for option in pass_options(pass_class)]
-        return "\n".join(lines)
+        return "\n".join(pass_help()[action.dest])
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         """Wrap each line on its own (each pass option starts a line)."""
@@ -115,14 +125,26 @@ class GEOptMain(xDSLOptMain):
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """The input, a regular file or stdin, within the memory budget; MLIR
-        text whatever the file's name (as mlir-opt reads it)."""
+        text whatever the file's name (as mlir-opt reads it). An offline
+        model's input is the IR inside it (`offline_model_ir`)."""
         if self.args.input_file is not None:
             check_input_file(self.args.input_file, "input")
+            if input_kind(self.args.input_file) is OFFLINE_MODEL:
+                return io.BytesIO(offline_model_ir(self.args.input_file)), "mlir"
+            check_input_kind(self.args.input_file, "IR text (.mlir)")
             stream, _ = super().get_input_stream()
             return stream, "mlir"
         data = sys.stdin.buffer.read(memory_budget() + 1)
         check_bytes(len(data), "the input on stdin", "<stdin>")
         return io.BytesIO(data), "mlir"
+
+    def get_input_name(self) -> str:
+        """The input's name in locations: an offline model's IR is
+        `MODEL.om:model`, as `ge-run` and `ge-atc` locate errors in it."""
+        name = super().get_input_name()
+        if self.args.input_file and input_kind(self.args.input_file) is OFFLINE_MODEL:
+            return f"{name}:{OFFLINE_MODEL_IR}"
+        return name
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -142,7 +164,6 @@ class GEOptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         one_line_errors(arg_parser)
         arg_parser.formatter_class = PassHelpFormatter
-        PassHelpFormatter.passes = self.available_passes
         arg_parser.add_argument(
             "--load-plugin",
             action="append",
@@ -175,7 +196,8 @@ class GEOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--dump-graph",
             metavar="DIR",
-            help="write the input and the IR after each pass to DIR as NN-STAGE.mlir "
+            help="write the input and the IR after each pass (each pass inside a "
+            "pipeline too) to DIR as NN-STAGE.mlir "
             "and a Graphviz picture coloured by storage format (NN-STAGE.dot, and "
             ".svg/.png when Graphviz's dot is installed)",
         )
@@ -200,6 +222,7 @@ class GEOptMain(xDSLOptMain):
                 action=PassFlag,
                 help=name,
             )
+        accept_both_spellings(arg_parser)
 
     def setup_pipeline(self) -> None:
         if self.args.opinfo:
@@ -221,7 +244,11 @@ class GEOptMain(xDSLOptMain):
             from ge_runtime.offline.timing import PassTimer
 
             self.timer = PassTimer()
-        if self.args.print_between_passes or self.timer is not None:
+        if (
+            self.args.print_between_passes
+            or self.timer is not None
+            or self.args.dump_graph is not None
+        ):
             from passes.format_pipeline import NESTED_PASS_CALLBACK
 
             NESTED_PASS_CALLBACK.set(
@@ -299,7 +326,9 @@ class GEOptMain(xDSLOptMain):
     def run(self) -> None:
         with (
             budget_of(self.args.memory_budget),
-            logging_to_stderr(("passes",), self.args.log),
+            logging_to_stderr(
+                ("passes", "ge_runtime.offline.graphviz_dump"), self.args.log
+            ),
         ):
             self._run()
 

@@ -25,22 +25,21 @@ import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-from xdsl.dialects.builtin import StringAttr
-from xdsl.printer import Printer
+from typing import TYPE_CHECKING
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import write_atomically
-from ge_dialect.limits import budget_of
-from ge_frontend.importing import (
-    DEFAULT_INLINE_LIMIT,
-    ImportedModel,
-    parse_input_shapes,
+from ge_dialect.input_files import MODEL_KINDS, check_input_kind
+from ge_dialect.limits import DEFAULT_INLINE_LIMIT, budget_of
+
+if TYPE_CHECKING:
+    from ge_frontend.importing import ImportedModel
+from tools.common import (
+    accept_both_spellings,
+    add_memory_budget_flag,
+    one_line_errors,
+    run_tool,
 )
-from ge_frontend.onnx_import import import_onnx
-from ge_runtime.graph_io import WEIGHTS_ATTRIBUTE
-from ge_runtime.npy import npz_bytes
-from tools.common import add_memory_budget_flag, one_line_errors, run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default {DEFAULT_INLINE_LIMIT})",
     )
     add_memory_budget_flag(parser)
-    return one_line_errors(parser)
+    return accept_both_spellings(one_line_errors(parser))
 
 
 def weights_path(output: str) -> Path:
@@ -100,6 +99,8 @@ def weights_path(output: str) -> Path:
 
 def module_text(imported: ImportedModel) -> str:
     """The printed module."""
+    from xdsl.printer import Printer
+
     stream = io.StringIO()
     Printer(stream=stream).print_op(imported.module)
     stream.write("\n")
@@ -108,6 +109,11 @@ def module_text(imported: ImportedModel) -> str:
 
 def write_outputs(imported: ImportedModel, output: str) -> None:
     """Write the `.mlir` (and its `.weights.npz`), all or nothing."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from ge_runtime.graph_io import WEIGHTS_ATTRIBUTE
+    from ge_runtime.npy import npz_bytes
+
     if output == "-":
         if imported.weights:
             raise GEError(
@@ -148,6 +154,13 @@ def translate(args: argparse.Namespace) -> None:
 
 def import_model(args: argparse.Namespace) -> ImportedModel:
     """The model the command line names, imported."""
+    from ge_frontend.importing import parse_input_shapes
+
+    check_input_kind(
+        args.import_tf or args.import_onnx,
+        "an ONNX or TensorFlow model",
+        accepted=MODEL_KINDS,
+    )
     options = {
         "input_shapes": (
             parse_input_shapes(args.input_shape) if args.input_shape else None
@@ -162,6 +175,8 @@ def import_model(args: argparse.Namespace) -> ImportedModel:
         return import_tensorflow(args.import_tf, out_nodes=out_nodes, **options)
     if args.out_nodes is not None:
         raise GEError("error: --out-nodes is supported with --import-tf")
+    from ge_frontend.onnx_import import import_onnx
+
     return import_onnx(args.import_onnx, **options)
 
 

@@ -18,6 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
+DEFAULT_RTOL = 1e-3
+"""How far ours may be from the reference, relative to the reference's
+largest magnitude, by default (`ge-dump-compare --rtol`)."""
+DEFAULT_ATOL = 1e-6
+"""How far ours may be from the reference in absolute terms, by default
+(`ge-dump-compare --atol`)."""
+
 
 def max_abs_error(ours: np.ndarray, reference: np.ndarray) -> float:
     """max |ours - reference| over the elements, special values as above."""

@@ -52,7 +52,12 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path, read_json_file
 from ge_dialect.schema import Integer, ListOf, Object, String, check_document
 from ge_dialect.value_layout import ValueLayout
-from ge_runtime.engines.compare import largest_magnitude, max_abs_error
+from ge_runtime.engines.compare import (
+    DEFAULT_ATOL,
+    DEFAULT_RTOL,
+    largest_magnitude,
+    max_abs_error,
+)
 from ge_runtime.npy import load_npy, save_npy
 
 MANIFEST = "manifest.json"
@@ -60,8 +65,6 @@ DUMP_VERSION = 1
 STORED_DIR = "stored"
 INPUT_OP = "input"
 """The `op` of graph-input entries."""
-DEFAULT_RTOL = 1e-3
-DEFAULT_ATOL = 1e-6
 
 
 MAX_STEM = 100

@@ -17,6 +17,12 @@ visible at a glance:
 `dot` program is installed (the `.dot` file is always written; render it later
 with `dot -Tsvg FILE.dot -o FILE.svg`). `ge-atc --dump-graph DIR` dumps each
 compilation stage, `ge-opt --dump-graph DIR` its input and each pass.
+
+Pictures keep to a time budget whatever the graph's size: a module of more
+than `PICTURE_OP_LIMIT` ops is not rendered (Graphviz takes minutes on a
+12-layer GPT-2's 1,400 ops, for each of its 38 stages), nor is a rendering
+that runs past `RENDER_TIMEOUT`; a log line says which stage was skipped and
+the `dot` command that draws it.
 """
 
 from __future__ import annotations
@@ -213,11 +219,24 @@ def graph_dot(module: ModuleOp, title: str = "module") -> graphviz.Digraph:
 PICTURE_FORMATS = ("svg", "png")
 """What `render` makes of a `.dot` file when Graphviz's `dot` is installed."""
 
+PICTURE_OP_LIMIT = 400
+"""The most ops a dumped stage is rendered with (Graphviz's layout time grows
+much faster than the graph; 400 ops take a few seconds)."""
 
-def render(dot_path: Path) -> list[Path]:
+RENDER_TIMEOUT = 30.0
+"""Seconds one picture may take to render before it is given up."""
+
+
+def draw_command(dot_path: Path) -> str:
+    """The command that renders `dot_path` as the dump would have."""
+    return f"dot -Tsvg {dot_path} -o {dot_path.with_suffix('.svg')}"
+
+
+def render(dot_path: Path, timeout: float = RENDER_TIMEOUT) -> list[Path]:
     """Render `dot_path` to `.svg` and `.png` next to it (none if `dot` is absent).
 
-    A rendering that fails is logged and leaves no file behind.
+    A rendering that fails or takes more than `timeout` seconds is logged and
+    leaves no file behind.
     """
     if shutil.which("dot") is None:
         LOG.debug("Graphviz 'dot' is not installed; not rendering %s", dot_path)
@@ -230,20 +249,35 @@ def render(dot_path: Path) -> list[Path]:
                 ["dot", f"-T{picture_format}", str(dot_path), "-o", str(picture)],
                 check=True,
                 capture_output=True,
+                timeout=timeout,
             )
         except subprocess.CalledProcessError as error:
             message = " ".join(error.stderr.decode(errors="replace").split())
             LOG.warning("cannot render %s: %s", dot_path, message)
             picture.unlink(missing_ok=True)
             continue
+        except subprocess.TimeoutExpired:
+            LOG.warning(
+                "%s: no picture, rendering took more than %g s (draw it with `%s`)",
+                dot_path,
+                timeout,
+                draw_command(dot_path),
+            )
+            picture.unlink(missing_ok=True)
+            break
         pictures.append(picture)
     return pictures
 
 
 def dump_stage(
-    directory: str | Path, index: int, stage: str, module: ModuleOp
+    directory: str | Path,
+    index: int,
+    stage: str,
+    module: ModuleOp,
+    picture_op_limit: int = PICTURE_OP_LIMIT,
 ) -> list[Path]:
-    """Write the IR after a stage and its picture; returns the files written."""
+    """Write the IR after a stage and its `.dot`, and render its picture when
+    the module has at most `picture_op_limit` ops; returns the files written."""
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     stem = f"{index:02d}-{stage}"
@@ -251,4 +285,15 @@ def dump_stage(
     dot = target / f"{stem}.dot"
     write_atomically(mlir, module_text(module))
     write_atomically(dot, graph_dot(module, f"{stem}").source)
+    ops = sum(1 for _ in module.walk()) - 1  # not the module itself
+    if ops > picture_op_limit:
+        LOG.info(
+            "%s: no picture of %d ops (more than %d); its IR and .dot are "
+            "written (draw it with `%s`)",
+            stem,
+            ops,
+            picture_op_limit,
+            draw_command(dot),
+        )
+        return [mlir, dot]
     return [mlir, dot, *render(dot)]

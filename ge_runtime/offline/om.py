@@ -80,7 +80,12 @@ from ge_dialect.dialect import make_context
 from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.files import write_atomically
 from ge_dialect.formats import FormatError, parse_format
-from ge_dialect.input_files import check_regular_file, load_json
+from ge_dialect.input_files import (
+    OFFLINE_MODEL_IR,
+    OFFLINE_MODEL_MAGIC,
+    check_regular_file,
+    load_json,
+)
 from ge_dialect.layout import layout_of, shape_of, storage_shape_of
 from ge_dialect.limits import INT64_MAX
 from ge_dialect.locations import error_at
@@ -109,7 +114,7 @@ from ge_runtime.graph_io import find_graph, output_names
 from ge_runtime.npy import npz_bytes
 from passes.memory_planning import memory_reports
 
-MAGIC = b"GEXDSLOM"
+MAGIC = OFFLINE_MODEL_MAGIC
 FORMAT_VERSION = 1
 HEADER = struct.Struct("<8sIIQ")
 SECTION_ENTRY = struct.Struct("<4s4xQ")
@@ -163,7 +168,7 @@ class OfflineModel:
     def module(self) -> ModuleOp:
         """The optimised module, parsed and verified; the manifest's
         interface and the weights must be what it says."""
-        module = _parse(self.ir, f"{self.path}:model")
+        module = _parse(self.ir, f"{self.path}:{OFFLINE_MODEL_IR}")
         derived = {
             **interface(module, self.target),
             "soc_version": enclosing_target(module),

@@ -8,9 +8,9 @@
 // (support_aclnn) and ge.broadcast_to (aclnn_only). The log line is GE's, one per
 // marked op, named by the node's `name`, else <op type>_<n>.
 
-// LOG:      probs, setting fallback attribute
-// LOG-NEXT: softmax_1, setting fallback attribute
-// LOG-NEXT: expand, setting fallback attribute
+// LOG:      probs, setting fallback attribute support_aclnn (sunk with the graph while shapes are static; a host single-op call only under dynamic shapes)
+// LOG-NEXT: softmax_1, setting fallback attribute support_aclnn (sunk
+// LOG-NEXT: expand, setting fallback attribute aclnn_only (always a host single-op call; a static graph is split around it)
 // LOG-NEXT: inner, setting fallback attribute
 // LOG-NOT:  setting fallback attribute
 // QUIET-NOT: setting fallback attribute

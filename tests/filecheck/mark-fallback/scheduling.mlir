@@ -7,9 +7,9 @@
 // With relu_fallback.json, ge.relu is support_aclnn and ge.tanh aclnn_only
 // (ge.softmax is support_aclnn in the builtin library).
 
-// LOG:      relu_0, setting fallback attribute
-// LOG-NEXT: tanh_0, setting fallback attribute
-// LOG-NEXT: softmax_0, setting fallback attribute
+// LOG:      relu_0, setting fallback attribute support_aclnn (sunk with the graph while shapes are static;
+// LOG-NEXT: tanh_0, setting fallback attribute aclnn_only (always a host single-op call;
+// LOG-NEXT: softmax_0, setting fallback attribute support_aclnn
 // LOG-NEXT: relu_0, setting fallback attribute
 // LOG-NEXT: softmax_0, setting fallback attribute
 
