@@ -261,6 +261,8 @@ def input_kind(path: str | os.PathLike[str]) -> InputKind | None:
     suffix = Path(path).suffix.lower()
     if suffix == ".pbtxt":
         return TENSORFLOW_GRAPH
+    if suffix == ".onnxtxt":
+        return ONNX_MODEL
     if not any(byte < 0x20 and byte not in _TEXT_CONTROLS for byte in head):
         return None
     if suffix == ".onnx" or (suffix != ".pb" and head[:1] == b"\x08"):

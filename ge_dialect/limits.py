@@ -57,6 +57,13 @@ _BUDGET: ContextVar[int] = ContextVar("memory_budget", default=DEFAULT_MEMORY_BU
 BUDGET_FLAG = "--memory-budget"
 """The tools' flag that raises (or lowers) the budget."""
 
+DEFAULT_MAX_ITERATIONS = 10_000
+"""How many `ge.while` iterations run before the loop counts as runaway,
+unless `--max-iterations` (or `ge_runtime.graph_io.iteration_budget_of`) says."""
+
+ITERATIONS_FLAG = "--max-iterations"
+"""The tools' flag that raises (or lowers) the iteration budget."""
+
 
 def memory_budget() -> int:
     """The current memory budget in bytes."""

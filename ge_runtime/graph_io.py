@@ -27,16 +27,10 @@ from ge_dialect.constants import STORAGE_OF, derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path
 from ge_dialect.layout import shape_of
+from ge_dialect.limits import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
 from ge_dialect.locations import error_at, location_text
 from ge_dialect.ops import ConstOp, DataOp, GraphOp
 from ge_runtime.npy import NpyError, read_npz
-
-DEFAULT_MAX_ITERATIONS = 10_000
-"""How many `ge.while` iterations run before the loop counts as runaway,
-unless `--max-iterations` (or `with iteration_budget_of(n):`) says."""
-
-ITERATIONS_FLAG = "--max-iterations"
-"""The tools' flag that raises (or lowers) the iteration budget."""
 
 _ITERATIONS: ContextVar[int] = ContextVar(
     "iteration_budget", default=DEFAULT_MAX_ITERATIONS

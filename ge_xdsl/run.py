@@ -40,7 +40,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
-from ge_dialect.input_files import read_input_bytes
+from ge_dialect.input_files import check_input_kind, read_input_bytes
 from ge_dialect.limits import check_claimed_memory, over_budget, tensor_bytes
 from ge_dialect.locations import error_at
 from ge_dialect.ops import GraphOp
@@ -69,29 +69,6 @@ if TYPE_CHECKING:
 
 OM_SUFFIX = ".om"
 
-FRONT_END_FILES = {
-    ".onnx": ("an ONNX model", "--framework=5", "--import-onnx"),
-    ".onnxtxt": ("an ONNX model", "--framework=5", "--import-onnx"),
-    ".pb": ("a TensorFlow graph", "--framework=3", "--import-tf"),
-}
-"""Model files `ge-run` does not take, by suffix: what they are, and the
-`ge-atc` framework and `ge-translate` flag that make one it takes."""
-
-
-def wrong_kind_hint(path: str) -> str | None:
-    """What to do with a front end's model file (None: not one)."""
-    known = FRONT_END_FILES.get(Path(path).suffix.lower())
-    if known is None:
-        return None
-    what, framework, flag = known
-    stem = Path(path).stem
-    return (
-        f"{path}: error: this is {what}, not a GE graph: compile it first with "
-        f"`ge-atc --model={path} {framework} --output={stem}` (then run "
-        f"{stem}.om) or import it with `ge-translate {flag} {path} -o {stem}.mlir`"
-    )
-
-
 # ---------------------------------------------------------------------------
 # The model file
 # ---------------------------------------------------------------------------
@@ -111,8 +88,7 @@ class RunnableModel:
     def load(cls, path: str | os.PathLike[str]) -> RunnableModel:
         """Read an `.om` or `.mlir` file (any other kind: a one-line GEError)."""
         path = os.fspath(path)
-        if (hint := wrong_kind_hint(path)) is not None:
-            raise GEError(hint)
+        check_input_kind(path, "a GE graph (.om or .mlir)", accepted=("om",))
         if path.endswith(OM_SUFFIX):
             offline = load_offline_model(path)
             return cls(path, offline.module(), offline.weights, offline)

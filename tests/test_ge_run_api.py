@@ -75,15 +75,15 @@ def test_outputs_to_write_need_an_output_folder(offline_model, capsys):
     assert "--output-dir DIR is needed to write the outputs" in err
 
 
-@pytest.mark.parametrize("suffix", [".onnx", ".pb"])
+@pytest.mark.parametrize("suffix", [".onnx", ".pb", ".onnxtxt"])
 def test_a_front_end_model_gets_a_hint(suffix, tmp_path, capsys):
     path = tmp_path / f"model{suffix}"
     path.write_bytes(EXAMPLE.read_bytes())
     code, _, err = run_cli(capsys, path, "--random-inputs", "--output-dir", tmp_path)
     assert code == 1 and err.count("\n") == 1
-    assert "not a GE graph" in err and "ge-atc --model=" in err
+    assert "a GE graph (.om or .mlir) expected" in err and "ge-atc --model=" in err
     assert "ge-translate --import-" in err
-    with pytest.raises(GEError, match="not a GE graph"):
+    with pytest.raises(GEError, match="a GE graph"):
         RunnableModel.load(path)
 
 

@@ -75,7 +75,7 @@ def startup_bench():
 
 
 @pytest.mark.parametrize(
-    "tool", ["ge_opt", "ge_atc", "ge_translate", "ge_dump_compare"]
+    "tool", ["ge_opt", "ge_atc", "ge_translate", "ge_dump_compare", "ge_run"]
 )
 def test_help_imports_no_pass_op_front_end_or_compiler(tool: str):
     """`--help` reads a generated table of the passes (`passes.pass_help`)
@@ -93,7 +93,7 @@ def test_help_imports_no_pass_op_front_end_or_compiler(tool: str):
     assert not heavy, sorted(heavy)
 
 
-LIGHT = {"ge_xdsl.atc_flags", "ge_runtime.engines.compare"}
+LIGHT = {"ge_xdsl.atc_flags", "ge_runtime.engines", "ge_runtime.engines.compare"}
 """The two modules `--help` reads defaults from (data, and NumPy at most)."""
 
 

@@ -255,7 +255,7 @@ def positive_int(text: str) -> int:
 def add_max_iterations_flag(parser: argparse.ArgumentParser) -> None:
     """`--max-iterations N`: the most iterations one `ge.while` may run
     (`ge_runtime.graph_io.iteration_budget`)."""
-    from ge_runtime.graph_io import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
+    from ge_dialect.limits import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
 
     parser.add_argument(
         ITERATIONS_FLAG,

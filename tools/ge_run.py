@@ -93,29 +93,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Mapping, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
 from ge_dialect.limits import INT64_MAX, budget_of
-from ge_dialect.ops import GraphOp
-from ge_runtime.graph_io import InputKey, iteration_budget_of
-from ge_xdsl.run import (
-    Coverage,
-    Outputs,
-    RunnableModel,
-    compare_outputs,
-    graph_inputs,
-    mismatch_error,
-    profile,
-    read_array,
-    run_kernel_runtime,
-    run_loop_module,
-    time_runs,
-    wrong_kind_hint,
-)
 from tools.common import (
+    accept_both_spellings,
     add_max_iterations_flag,
     add_memory_budget_flag,
     bounded_int,
@@ -124,13 +108,20 @@ from tools.common import (
     run_tool,
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ge_dialect.ops import GraphOp
+    from ge_runtime.graph_io import InputKey
+    from ge_xdsl.run import Outputs, RunnableModel
+
 DEFAULT_TOLERANCE = 1e-3
 MAX_THREADS = 1024
 """The most BLAS threads `--threads` sets."""
 MAX_BENCHMARK_RUNS = 1_000_000
 """The most timed runs `--benchmark` makes (a run stays bounded in time)."""
 
-Mode = Callable[[argparse.Namespace], Outputs]
+Mode = Callable[[argparse.Namespace], "Outputs"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -262,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_memory_budget_flag(parser)
     add_max_iterations_flag(parser)
-    return one_line_errors(parser)
+    return accept_both_spellings(one_line_errors(parser))
 
 
 KERNEL_RUNTIME_FLAGS = (
@@ -285,6 +276,9 @@ MEASURING_FLAGS = ("benchmark", "profile", "check", "trace", "tuning_records", "
 
 def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
     """`NAME=FILE.npy` flags as arrays keyed by name (or index when numeric)."""
+
+    from ge_xdsl.run import read_array
+
     inputs: dict[InputKey, np.ndarray] = {}
     for flag in flags:
         name, sep, file = flag.partition("=")
@@ -302,6 +296,8 @@ def inputs_of(
 ) -> tuple[GraphOp, dict[InputKey, np.ndarray]]:
     """The graph to run and its inputs, from `--graph`, `--input` and
     `--random-inputs`."""
+    from ge_xdsl.run import graph_inputs
+
     graph = model.graph(args.graph)
     given = parse_input_flags(args.input)
     return graph, graph_inputs(graph, given, random=args.random_inputs, seed=args.seed)
@@ -314,6 +310,8 @@ def check_outputs(
     names: Sequence[str | None] = (),
 ) -> None:
     """Print one comparison line per output; GEError if one is off."""
+    from ge_xdsl.run import compare_outputs, mismatch_error
+
     comparisons = compare_outputs(outputs, expected, tolerance, names)
     for comparison in comparisons:
         print(comparison.line())
@@ -334,6 +332,8 @@ def print_profile(lines: Sequence[str]) -> None:
 
 def run_reference(args: argparse.Namespace) -> Outputs:
     """`--reference`: the NumPy reference evaluator on a graph."""
+    from ge_xdsl.run import Outputs, RunnableModel
+
     model = RunnableModel.load(args.model)
     graph, inputs = inputs_of(args, model)
     outputs = model.reference(graph, inputs, stored=args.stored_outputs)
@@ -343,6 +343,8 @@ def run_reference(args: argparse.Namespace) -> Outputs:
 def run_graph(args: argparse.Namespace) -> Outputs:
     """A graph (`.om`, or `.mlir` lowered on the fly) through the scheduler;
     a module of loops as it is."""
+    from ge_xdsl.run import Outputs, RunnableModel
+
     model = RunnableModel.load(args.model)
     if model.lowered:
         return run_loops(args, model)
@@ -365,6 +367,7 @@ def run_scheduled(
     """Compile and run `graph`; with `--profile`, `--trace`, `--check` and
     `--benchmark`, say what ran and how long it took."""
     from ge_runtime.engines.scheduler import freeze_for_serving
+    from ge_xdsl.run import Coverage, profile, time_runs
 
     if args.profile:
         runs = max(1, args.benchmark)
@@ -394,6 +397,8 @@ def run_scheduled(
 
 def run_loops(args: argparse.Namespace, model: RunnableModel) -> Outputs:
     """A module already lowered to loops, on storage-layout arrays."""
+    from ge_xdsl.run import run_loop_module, time_runs
+
     for flag in ("check", "trace", "profile"):
         if getattr(args, flag):
             raise GEError(
@@ -428,6 +433,8 @@ def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
 
 def run_kernels(args: argparse.Namespace) -> Outputs:
     """The kernel runtime: op by op, profile, dump, tune."""
+    from ge_xdsl.run import Outputs, RunnableModel, run_kernel_runtime, time_runs
+
     model = RunnableModel.load(args.model)
     graph, inputs = inputs_of(args, model)
     run = run_kernel_runtime(
@@ -508,8 +515,8 @@ def select_mode(args: argparse.Namespace) -> Mode:
 def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
-    if (hint := wrong_kind_hint(args.model)) is not None:
-        raise GEError(hint)
+    from ge_runtime.graph_io import iteration_budget_of  # not for --help
+
     if args.threads is not None:
         from ge_runtime.engines.threads import set_blas_threads
 
