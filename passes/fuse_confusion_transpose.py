@@ -68,6 +68,7 @@ from ge_dialect.ops import (
 from ge_dialect.ops.base import boolean
 from ge_dialect.ops.trans import PermutationOp
 from passes.dead_code import erase_dead
+from passes.transdata_report import describe, format_key, refuse, value_source
 
 RESHAPES = (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
 """Ops that regroup axes in row-major order (what a confusion transpose's
@@ -82,18 +83,24 @@ def single_use_producer(value: SSAValue) -> Operation | None:
 
 def trans_chain(
     value: SSAValue,
-) -> tuple[TransDataOp, list[Operation]] | None:
+) -> tuple[TransDataOp, list[Operation]] | str | None:
     """(the FRACTAL_NZ -> origin TransData, the shape ops after it) of the
-    chain ending in `value`, or None if `value` is not such a chain."""
+    chain ending in `value`; None if `value` is not made by a shape op, or
+    why the chain does not start at such a TransData."""
     chain: list[Operation] = []
     op = single_use_producer(value)
     while isinstance(op, (*RESHAPES, PermutationOp)):
         chain.insert(0, op)
         op = single_use_producer(op.operands[0])
-    if not chain or not isinstance(op, TransDataOp):
+    if not chain:
         return None
+    start = chain[0].operands[0]
+    if not isinstance(op, TransDataOp):
+        if op is None and isinstance(start.owner, Operation):
+            return f"{describe(start.owner)} feeds the head split and other users"
+        return f"the head split starts at {value_source(start)} in {format_key(start)}"
     if op.src_format.data is not Format.FRACTAL_NZ:
-        return None
+        return f"the head split starts at a TransData out of {op.src_format.data.name}"
     if layout_attr(op.y.type).storage_format in INTERNAL_FORMATS:
         return None
     return op, chain
@@ -155,11 +162,14 @@ class FuseHeadSplitOrMerge(RewritePattern):
         if op.dst_format.data is not Format.FRACTAL_NZ:
             return
         found = trans_chain(op.x)
-        if found is None:
+        if not isinstance(found, tuple):
+            if found is not None:
+                self.refuse(op, found)
             return
         head, chain = found
         attributes = fused_attributes(chain)
         if attributes is None:
+            self.refuse(op, "the chain is more than one reshape and one transpose")
             return
         fused = ConfusionTransposeOp.create(
             operands=[head.x],
@@ -176,9 +186,16 @@ class FuseHeadSplitOrMerge(RewritePattern):
         layouts = ([layout_attr(head.x.type)], [layout_attr(op.y.type)])
         if not fused.accepts_layouts(*layouts, enclosing_target(op)):
             fused.drop_all_references()  # the unused op must not read head.x
+            self.refuse(op, "it would not move whole fractals (accepts_layouts)")
             return
         rewriter.replace(op, fused)
         erase_dead(rewriter, [*reversed(chain), head])
+
+    @staticmethod
+    def refuse(op: TransDataOp, why: str) -> None:
+        """Record why the chain before `op` stays in origin format."""
+        assert isinstance(op.x.owner, Operation)
+        refuse(op.x.owner, Format.FRACTAL_NZ, FuseConfusionTransposePass.name, why)
 
 
 @dataclass(frozen=True)

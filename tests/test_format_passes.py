@@ -683,3 +683,41 @@ def test_softmax_after_matmul_reads_the_logits_output_copy(classes: int):
     run_against_reference(module, {"x": (3, 33)})
     assert runtime_transdata_count(module) == 2
     assert storage_of_operand(module, "ge.softmax") == ["ND"]
+
+
+def test_refusals_explain_each_remaining_transdata():
+    """matmul -> transpose -> matmul: the transpose has no FRACTAL_NZ kernel,
+    so a TransData pair stays around it; the ledger says which op refused
+    which format and which pass decided so, and recording leaves the IR
+    unchanged."""
+    from passes.transdata_report import recording_refusals, transdata_sites
+
+    rng = np.random.default_rng(0)
+    b = GraphBuilder("refusals")
+    x = b.data([11, 33], "float32", name="x")
+    w1 = b.const(rng.standard_normal((33, 20)).astype(np.float32), name="w1")
+    w2 = b.const(rng.standard_normal((11, 17)).astype(np.float32), name="w2")
+    h = b.op("transpose", b.op("matmul", x, w1, name="mm1"), perm=[1, 0], name="t")
+    b.output(b.op("matmul", h, w2, name="mm2"))
+    module = b.build()
+    plain = module.clone()
+    FormatPipelinePass().apply(context(), plain)
+    with recording_refusals() as ledger:
+        FormatPipelinePass().apply(context(), module)
+    assert str(module) == str(plain)
+    sites = transdata_sites(module, ledger)
+    assert [s.line() for s in sites] == [s.line() for s in transdata_sites(module)]
+    text = "\n".join(site.text() for site in sites)
+    assert "FRACTAL_NZ->ND mm1 -> t\n" in text
+    assert (
+        "t (ge.transpose) refused FRACTAL_NZ\n"
+        "    select-storage-format: its op information lists no FRACTAL_NZ "
+        "combination" in text
+    )
+    assert (
+        "mm1 (ge.matmul) refused origin\n    select-storage-format: a heavy op" in text
+    )
+    assert (
+        "x (ge.data) refused FRACTAL_NZ\n    select-storage-format: the graph " in text
+    )
+    assert "no refusal recorded" not in text

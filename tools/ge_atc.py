@@ -46,6 +46,10 @@ The result is an offline model (`ge_runtime/offline_model.py`) holding the
 optimised IR, its weights laid out at compile time (ATC's weight
 reordering) and the imported graph (for `ge-run --check`).
 
+`--report-transdata` prints each runtime TransData the format pipeline left,
+where it sits and which neighbour refused which format, and why (the format
+passes record their refusals: `passes/transdata_report.py`).
+
 `--singleop` compiles each entry of an ATC single-op description list
 (`ge_frontend/singleop.py`) into `DIR/<index>_<OpType>_<descs>.om`.
 `--mode=1` writes an offline model as readable JSON. Bad flags and bad input
@@ -60,6 +64,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
@@ -81,6 +86,7 @@ from ge_xdsl.atc import (
     compile_options,
     framework_id,
 )
+from passes.transdata_report import recording_refusals
 from tools.common import (
     LOG_LEVELS,
     add_memory_budget_flag,
@@ -208,6 +214,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write the IR and a Graphviz picture after each stage",
     )
+    parser.add_argument(
+        "--report-transdata",
+        action="store_true",
+        help="print each runtime TransData left and why it could not move (stdout)",
+    )
     add_memory_budget_flag(parser)
     return one_line_errors(parser)
 
@@ -231,16 +242,21 @@ def compile_model(args: argparse.Namespace) -> None:
     framework_id(args.framework, args.model)
     if args.output is None:
         raise GEError("error: --output is required")
-    offline, compiled = compile_offline_model(
-        args.model,
-        framework=args.framework,
-        input_shape=args.input_shape,
-        soc_version=args.soc_version,
-        path=str(output_path(args.output)),
-        **{name: getattr(args, name) for name in ATC_OPTIONS},
-    )
+    with recording_refusals() if args.report_transdata else nullcontext() as ledger:
+        offline, compiled = compile_offline_model(
+            args.model,
+            framework=args.framework,
+            input_shape=args.input_shape,
+            soc_version=args.soc_version,
+            path=str(output_path(args.output)),
+            **{name: getattr(args, name) for name in ATC_OPTIONS},
+        )
     write_all([offline], memory_report(args, offline.manifest.get("memory", {})))
     print_pass_times(compiled.timer)
+    if ledger is not None:
+        print(f"{len(ledger.sites)} runtime TransData")
+        for site in ledger.sites:
+            print(site.text())
 
 
 def compile_singleop(args: argparse.Namespace) -> None:
