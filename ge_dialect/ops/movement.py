@@ -31,7 +31,9 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.format_rules import same_rank_rule
+from ge_dialect.formats import Format, c0_for, m0_for
 from ge_dialect.layout import shape_of
 from ge_dialect.numpy_helpers import pad_array, pad_reach_error
 from ge_dialect.ops.base import (
@@ -154,6 +156,28 @@ class SplitOp(MovementOp):
     traits = traits_def(KeepsLayout())
 
     assembly_format = COMPUTE_FORMAT
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (input and pieces alike) where whole fractals move: the
+        axis is a batch axis, or every piece is whole M0 rows or C0 columns
+        (a fused QKV projection split into Q, K and V)."""
+        storages = {x.storage_format for x in (*operands, *results)}
+        if Format.FRACTAL_NZ not in storages:
+            return True
+        if storages != {Format.FRACTAL_NZ}:
+            return False
+        rank = self.x.type.get_num_dims()
+        axis = self.value_of("axis") % rank
+        if axis < rank - 2:
+            return True
+        dtype = dtype_name(element_type_of(self.x))
+        block = c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
+        return all(size % block == 0 for size in self.value_of("sizes"))
 
     def verify_(self) -> None:
         sizes = self.value_of("sizes")
