@@ -154,6 +154,14 @@ def agnostic_for(op: Operation, target: Format | None) -> bool:
     )
 
 
+def broadcasts_to(shape: tuple[int, ...], full: tuple[int, ...]) -> bool:
+    """Whether `shape` broadcasts to `full` (NumPy's rule) without being it."""
+    if len(shape) > len(full) or tuple(shape) == tuple(full):
+        return False
+    aligned = full[len(full) - len(shape) :]
+    return all(d in (1, f) for d, f in zip(shape, aligned, strict=True))
+
+
 def checked(tensor: TensorType, layout: LayoutAttr) -> TensorType | None:
     """`tensor` with `layout`, or None if that is not a valid layout for it."""
     result = retyped(tensor, layout)
@@ -169,14 +177,19 @@ def internal_type(
 ) -> TensorType | None:
     """The type of operand `value` of an op whose result is `result`, when the
     op runs in `storage`: full rank, or aligned as NumPy broadcasts it and
-    spanning the result's C axis (or last two dims for FRACTAL_NZ)."""
+    spanning the result's C axis (or last two dims for FRACTAL_NZ). For
+    FRACTAL_NZ a plain operand that broadcasts over the matrix (a bias row
+    `[1, N]`, a column `[M, 1]`) keeps its layout: the kernel reads it
+    through it, as `select-storage-format` places such operands."""
     tensor = tensor_of(value)
     origin = layout_of(result)[0]
     shape, full = shape_of(tensor), shape_of(result)
     if storage is Format.FRACTAL_NZ:
-        if len(shape) != len(full) or shape[-2:] != full[-2:]:
-            return None
-        return checked(tensor, LayoutAttr(origin, storage))
+        if len(shape) == len(full) and shape[-2:] == full[-2:]:
+            return checked(tensor, LayoutAttr(origin, storage))
+        if is_plain(tensor) and broadcasts_to(shape, full):
+            return tensor
+        return None
     rank = full_rank(origin) or 0
     if len(full) != rank or len(shape) > rank or "C" not in origin.value:
         return None
