@@ -49,6 +49,14 @@ def test_attention_blocks(case: FuzzCase):
     check_module(case.module, case.options.make_pass(), case.seed)
 
 
+@settings(max_examples=6, derandomize=True, deadline=None)
+@given(case=fuzz_cases(max_blocks=4, blocks_from=("conv", "shuffle", "conv")))
+def test_shuffle_blocks(case: FuzzCase):
+    """Channel shuffles between convolutions: fused into ge.channel_shuffle in
+    NC1HWC0 (padded C1 blocks included), they compute what the graph does."""
+    check_module(case.module, case.options.make_pass(), case.seed)
+
+
 @pytest.mark.slow
 def test_long_profile():
     examples = int(os.environ.get("GE_FUZZ_EXAMPLES", "2000"))

@@ -25,6 +25,9 @@ by random blocks:
   C0 blocks), head splits (`reshape`, `transpose`; K^T also as GPT-2
   exports it, over `[B*H, S, D]`), scores, softmax, context and the head
   merge, ending as a graph output;
+- `shuffle`: ShuffleNet's channel shuffle (reshape to groups, transpose,
+  reshape back) of an NCHW activation whose channels split into groups
+  (else a unary op);
 - `reduce`: softmax over channels or a mean over H and W;
 - `if`: `ge.if` on an int32 input with shape-preserving branches;
 - `while`: `ge.while` counting to 1-3 around a shape-preserving body.
@@ -83,6 +86,7 @@ BLOCKS = (
     "relayout",
     "case",
     "attention",
+    "shuffle",
 )
 """Block kinds, simplest first (hypothesis shrinks toward the first); convs
 and trans-op chains, where most layout work happens, are drawn twice as often."""
@@ -449,6 +453,19 @@ class GraphFuzzer:
         probs = self.b.softmax(self.b.batch_matmul(q, k_t), axis=-1)
         context = self.b.transpose(self.b.batch_matmul(probs, v), perm=[0, 2, 1, 3])
         self.outputs.append(self.b.reshape(context, shape=[batch, seq, width]))
+
+    def block_shuffle(self) -> None:
+        """reshape [N, g, C/g, H, W] -> transpose (0, 2, 1, 3, 4) -> reshape."""
+        x = self.act()
+        n, c, h, w = x.shape
+        groups = [g for g in (2, 3, 4) if c % g == 0]
+        if self.layout != "NCHW" or not groups:
+            self.push(self.unary(x.ssa))
+            return
+        g = self.pick(groups)
+        grouped = self.b.reshape(x.ssa, shape=[n, g, c // g, h, w])
+        swapped = self.b.transpose(grouped, perm=[0, 2, 1, 3, 4])
+        self.push(self.b.reshape(swapped, shape=[n, c, h, w]))
 
     def block_reduce(self) -> None:
         x = self.act()
