@@ -480,7 +480,7 @@ def test_light_models_within_transdata_bound(model: str):
     proto = onnx.load(light_model_path(model))
     module = import_onnx(proto).module
     counts = FormatPipelinePass(data_format="NCHW").run(context(), module)
-    assert counts[-1][1] <= bench.transdata_bound(proto)
+    assert counts[-1][1] <= bench.TRANSDATA_BOUND
     convs = [op for op in module.walk() if op.name == "ge.conv2d"]
     assert convs and all("NC1HWC0" in str(op.operands[0].type) for op in convs), (
         "convolutions must run in NC1HWC0"
