@@ -12,8 +12,10 @@ exporter it prints:
 
 - ONNX nodes, `ge` ops after the compile, compile seconds (ge-atc's whole
   compile, import included) or the one-line error ge-atc printed;
-- runtime TransData in the final IR and where each sits
-  (`producer -> consumer`);
+- runtime TransData in the final IR, where each sits (`producer ->
+  consumer`) and why it could not move (`--reasons`: which neighbour refused
+  which format, as `ge-atc --report-transdata` prints it; recorded by the
+  format passes, `passes/transdata_report.py`);
 - max |ours - onnxruntime| / max |onnxruntime| over all outputs;
 - seconds per inference (median of interleaved runs) for ours and for
   onnxruntime with the same thread count.
@@ -69,6 +71,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=2, help="BLAS/ort threads")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    parser.add_argument(
+        "--reasons", action="store_true", help="why each TransData could not move"
+    )
     return parser.parse_args(argv)
 
 
@@ -94,7 +99,7 @@ def measure(
 
     from ge_runtime.engines.scheduler import compile_model
     from ge_runtime.offline.om import load_offline_model
-    from passes.format_pipeline import runtime_transdata_sites
+    from passes.transdata_report import recording_refusals
 
     label = "dynamic" if dynamic else f"{model_zoo.EXPORT_BATCH}"
     if exporter == "shipped":
@@ -110,14 +115,17 @@ def measure(
     if not dynamic:
         shapes = model_zoo.input_shape_flag(model_zoo.sample_inputs(name))
     om = work / f"{name}-{exporter}-{label}"
-    base.compile_seconds, base.error = model_zoo.compile_with_atc(path, om, shapes)
+    with recording_refusals() as ledger:
+        base.compile_seconds, base.error = model_zoo.compile_with_atc(path, om, shapes)
     if base.error is not None:
         return [base]
     offline = load_offline_model(f"{om}.om")
     module = offline.module()
     base.ops = sum(1 for _ in module.walk()) - 1
-    sites = runtime_transdata_sites(module)
-    base.transdata, base.transdata_sites = len(sites), sites
+    base.transdata = len(ledger.sites)
+    base.transdata_sites = [
+        site.text() if args.reasons else site.line() for site in ledger.sites
+    ]
     compiled = compile_model(module, offline.weights, target=offline.target)
     rows = []
     for batch in (1, 3) if dynamic else (model_zoo.EXPORT_BATCH,):
@@ -178,7 +186,8 @@ def format_row(row: Status) -> str:
     if row.error:
         line += f"\n    error: {row.error}"
     for site in row.transdata_sites:
-        line += f"\n    transdata: {site}"
+        first, *reasons = site.splitlines()
+        line += "".join([f"\n    transdata: {first}", *(f"\n    {r}" for r in reasons)])
     return line
 
 

@@ -70,6 +70,7 @@ from passes.format_pipeline import (
     runtime_transdata_count,
 )
 from passes.fuse_ops import read_fusion_switch_file
+from passes.transdata_report import REFUSALS, transdata_sites
 
 LOG = logging.getLogger("ge_xdsl")
 
@@ -450,6 +451,8 @@ def compile_module(
     streams = () if options.max_streams is None else (STREAM_STAGE,)
     for name in (*fusion, *stages, *streams, MEMORY_STAGE):
         run_stage(name)
+    if (ledger := REFUSALS.get()) is not None:
+        ledger.sites = transdata_sites(module, ledger)
     return Compiled(module, laid_out, source, monitor.stages, timer)
 
 

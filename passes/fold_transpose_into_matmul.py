@@ -22,6 +22,8 @@ innermost axis innermost: a head split that runs in FRACTAL_NZ
    : (tensor<2x4x11x16xf32>, tensor<2x4x11x16xf32>) -> tensor<2x4x11x11xf32>
 ```
 
+A reshape of the batch axes after the transpose (GPT-2's `k^T`, computed
+over `[B*H, S, D]`) first trades places with it (`commute_batch_reshape`).
 An elementwise op with scalars between the transpose and the product (the
 scale `k^T * c` of an exported `scaled_dot_product_attention`) first moves
 above the transpose and the single-use shape ops before it. Bail-outs: the
@@ -36,7 +38,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, TensorType, i64
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -46,8 +48,8 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ge_dialect.layout import is_scalar
-from ge_dialect.ops import TransposeOp
+from ge_dialect.layout import is_scalar, shape_of
+from ge_dialect.ops import ReshapeOp, TransposeOp
 from ge_dialect.ops.base import boolean
 from ge_dialect.ops.matmul import MatrixProductOp
 from ge_dialect.ops.trans import ShapeOp
@@ -112,6 +114,58 @@ def hoist_above_transpose(op: Operation, rewriter: PatternRewriter) -> Operation
     return transpose
 
 
+def is_last_two_swap(perm: list[int]) -> bool:
+    """Whether `perm` swaps the last two axes and keeps the others."""
+    rank = len(perm)
+    return rank >= 2 and perm == [*range(rank - 2), rank - 1, rank - 2]
+
+
+def commute_batch_reshape(value: SSAValue, rewriter: PatternRewriter) -> None:
+    """`reshape(transpose(t))` feeding `value` (through an elementwise op with
+    scalars), where the transpose swaps the last two axes and the reshape
+    regroups only the leading (batch) ones, becomes `transpose(reshape(t))`:
+    GPT-2's export computes `k^T` per head as `reshape [B*H, S, D]`,
+    `transpose (0, 2, 1)`, `reshape [B, H, D, S]`; commuted, the swap meets
+    the product and the reshapes cancel."""
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.has_trait(Elementwise):
+        tensors = [v for v in owner.operands if not is_scalar(v.type)]
+        owner = tensors[0].owner if len(tensors) == 1 else None
+    if not isinstance(owner, ReshapeOp) or not owner.x.has_one_use():
+        return
+    transpose = owner.x.owner
+    if not isinstance(transpose, TransposeOp) or not is_last_two_swap(
+        transpose.permutation()
+    ):
+        return
+    before, after = shape_of(owner.x.type), shape_of(owner.y.type)  # type: ignore[arg-type]
+    if before[-2:] != after[-2:]:
+        return  # the reshape regroups a matrix axis
+    x_shape = shape_of(transpose.x.type)  # type: ignore[arg-type]
+    element = transpose.x.type.element_type  # type: ignore[attr-defined]
+    batched = [*after[:-2], x_shape[-2], x_shape[-1]]
+    regrouped = ReshapeOp.create(
+        operands=[transpose.x],
+        result_types=[TensorType(element, batched)],
+        attributes={
+            **owner.attributes,
+            "shape": DenseArrayBase.from_list(i64, batched),
+        },
+    )
+    swapped = TransposeOp.create(
+        operands=[regrouped.y],
+        result_types=[owner.y.type],
+        attributes={
+            **transpose.attributes,
+            "perm": DenseArrayBase.from_list(
+                i64, [*range(len(after) - 2), len(after) - 1, len(after) - 2]
+            ),
+        },
+    )
+    rewriter.replace(owner, [regrouped, swapped])
+    erase_dead(rewriter, [transpose])
+
+
 @dataclass
 class FoldTransposeIntoProduct(RewritePattern):
     """`product(transpose(t))` with the innermost axis moved: the swap of the
@@ -120,6 +174,7 @@ class FoldTransposeIntoProduct(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MatrixProductOp, rewriter: PatternRewriter) -> None:
         for index, attribute in enumerate(op.TRANSPOSE_ATTRIBUTES):
+            commute_batch_reshape(op.operands[index], rewriter)
             transpose = op.operands[index].owner
             if isinstance(transpose, Operation) and not isinstance(
                 transpose, TransposeOp

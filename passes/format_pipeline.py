@@ -27,6 +27,11 @@ ge-format-pipeline: insert-transdata: 34 runtime TransData
 ge-format-pipeline: round 1: sink-trans-ops: 2 runtime TransData
 ```
 
+Under a refusal ledger (`passes/transdata_report.py`, what `ge-atc
+--report-transdata` activates) the passes record which op refused which
+format and why; each round forgets the previous round's refusals, and at
+the fixed point every remaining TransData keeps its reasons.
+
 `ge-opt --print-between-passes` also prints the IR after each inner pass,
 each followed by `// N runtime TransData after PASS`: the driver hands its
 between-passes callback to `NESTED_PASS_CALLBACK` (`ge-atc` uses it for its
@@ -45,8 +50,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.ops import ConstOp, TransDataOp
 from passes.options import check_data_format_option, check_target_option
+from passes.transdata_report import REFUSALS, is_runtime_transdata, transdata_sites
 
 PREPARATION: tuple[str, ...] = (
     "infer-origin-format",
@@ -96,27 +101,12 @@ driver sets it for `--print-between-passes`)."""
 
 def runtime_transdata_count(module: ModuleOp) -> int:
     """How many `ge.transdata` run at run time (their operand is not a constant)."""
-    return sum(
-        1
-        for op in module.walk()
-        if isinstance(op, TransDataOp) and not isinstance(op.x.owner, ConstOp)
-    )
+    return sum(1 for op in module.walk() if is_runtime_transdata(op))
 
 
 def runtime_transdata_sites(module: ModuleOp) -> list[str]:
     """Each runtime `ge.transdata` as `FORMAT->FORMAT producer -> consumers`."""
-    from ge_dialect.naming import node_label
-
-    sites = []
-    for op in module.walk():
-        if not isinstance(op, TransDataOp) or isinstance(op.x.owner, ConstOp):
-            continue
-        producer = op.x.owner
-        source = node_label(producer) if hasattr(producer, "attributes") else "input"
-        users = sorted({node_label(use.operation) for use in op.results[0].uses})
-        formats = f"{op.src_format.data.name}->{op.dst_format.data.name}"
-        sites.append(f"{formats} {source} -> {', '.join(users)}")
-    return sites
+    return [site.line() for site in transdata_sites(module)]
 
 
 @dataclass(frozen=True)
@@ -182,11 +172,16 @@ class FormatPipelinePass(ModulePass):
             step(self.inner_pass(name), name)
         names = GE_OPTIMISATION + (BEYOND_GE if self.beyond_ge else ())
         optimisation = [self.inner_pass(name) for name in names]
+        ledger = REFUSALS.get()
         for round_ in range(1, MAX_ROUNDS + 1):
             before = op.clone()
+            if ledger is not None:  # this round decides again
+                ledger.forget(set(names))
             for inner in optimisation:
                 step(inner, f"round {round_}: {inner.name}")
             if op.is_structurally_equivalent(before):
+                if ledger is not None:
+                    ledger.settle(op)
                 return counts
         raise GEError(
             f"error: ge-format-pipeline did not reach a fixed point in "

@@ -36,6 +36,9 @@ lanes, C0 = 16), in which case the one TransData pair stays. GE fuses in
 graph fusion, before format selection; here the fusion runs after
 insertion so that it changes only chains that sit between FRACTAL_NZ
 tensors (docs/GE_DEVIATIONS.md).
+
+The same pass makes ShuffleNet's channel shuffle between two NC1HWC0 values
+one `ge.channel_shuffle` that stays in NC1HWC0 (`FuseChannelShuffle`).
 """
 
 from __future__ import annotations
@@ -43,10 +46,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -56,6 +60,7 @@ from xdsl.pattern_rewriter import (
 from ge_dialect.formats import INTERNAL_FORMATS, Format
 from ge_dialect.layout import layout_attr, shape_of
 from ge_dialect.ops import (
+    ChannelShuffleOp,
     ConfusionTransposeOp,
     ExpandDimsOp,
     FlattenOp,
@@ -68,6 +73,7 @@ from ge_dialect.ops import (
 from ge_dialect.ops.base import boolean
 from ge_dialect.ops.trans import PermutationOp
 from passes.dead_code import erase_dead
+from passes.transdata_report import describe, format_key, refuse, value_source
 
 RESHAPES = (ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandDimsOp)
 """Ops that regroup axes in row-major order (what a confusion transpose's
@@ -82,18 +88,24 @@ def single_use_producer(value: SSAValue) -> Operation | None:
 
 def trans_chain(
     value: SSAValue,
-) -> tuple[TransDataOp, list[Operation]] | None:
+) -> tuple[TransDataOp, list[Operation]] | str | None:
     """(the FRACTAL_NZ -> origin TransData, the shape ops after it) of the
-    chain ending in `value`, or None if `value` is not such a chain."""
+    chain ending in `value`; None if `value` is not made by a shape op, or
+    why the chain does not start at such a TransData."""
     chain: list[Operation] = []
     op = single_use_producer(value)
     while isinstance(op, (*RESHAPES, PermutationOp)):
         chain.insert(0, op)
         op = single_use_producer(op.operands[0])
-    if not chain or not isinstance(op, TransDataOp):
+    if not chain:
         return None
+    start = chain[0].operands[0]
+    if not isinstance(op, TransDataOp):
+        if op is None and isinstance(start.owner, Operation):
+            return f"{describe(start.owner)} feeds the head split and other users"
+        return f"the head split starts at {value_source(start)} in {format_key(start)}"
     if op.src_format.data is not Format.FRACTAL_NZ:
-        return None
+        return f"the head split starts at a TransData out of {op.src_format.data.name}"
     if layout_attr(op.y.type).storage_format in INTERNAL_FORMATS:
         return None
     return op, chain
@@ -155,11 +167,14 @@ class FuseHeadSplitOrMerge(RewritePattern):
         if op.dst_format.data is not Format.FRACTAL_NZ:
             return
         found = trans_chain(op.x)
-        if found is None:
+        if not isinstance(found, tuple):
+            if found is not None:
+                self.refuse(op, found)
             return
         head, chain = found
         attributes = fused_attributes(chain)
         if attributes is None:
+            self.refuse(op, "the chain is more than one reshape and one transpose")
             return
         fused = ConfusionTransposeOp.create(
             operands=[head.x],
@@ -176,16 +191,101 @@ class FuseHeadSplitOrMerge(RewritePattern):
         layouts = ([layout_attr(head.x.type)], [layout_attr(op.y.type)])
         if not fused.accepts_layouts(*layouts, enclosing_target(op)):
             fused.drop_all_references()  # the unused op must not read head.x
+            self.refuse(op, "it would not move whole fractals (accepts_layouts)")
             return
         rewriter.replace(op, fused)
         erase_dead(rewriter, [*reversed(chain), head])
 
+    @staticmethod
+    def refuse(op: TransDataOp, why: str) -> None:
+        """Record why the chain before `op` stays in origin format."""
+        assert isinstance(op.x.owner, Operation)
+        refuse(op.x.owner, Format.FRACTAL_NZ, FuseConfusionTransposePass.name, why)
+
+
+def shuffle_groups(chain: list[Operation]) -> int | None:
+    """The groups of the channel shuffle `chain` computes (`reshape [N, g,
+    C/g, ...]`, `transpose (0, 2, 1, ...)`, `reshape` back), or None."""
+    if len(chain) != 3 or not isinstance(chain[1], PermutationOp):
+        return None
+    if not all(isinstance(op, RESHAPES) for op in (chain[0], chain[2])):
+        return None
+    shape = list(shape_of(chain[0].operands[0].type))
+    grouped = list(shape_of(chain[0].results[0].type))
+    if len(shape) < 2 or list(shape_of(chain[2].results[0].type)) != shape:
+        return None
+    n, channels, *rest = shape
+    if len(grouped) != len(shape) + 1 or grouped[0] != n or grouped[3:] != rest:
+        return None
+    groups, per_group = grouped[1], grouped[2]
+    perm = [0, 2, 1, *range(3, len(grouped))]
+    if groups * per_group != channels or chain[1].permutation() != perm:
+        return None
+    return groups
+
+
+@dataclass
+class FuseChannelShuffle(RewritePattern):
+    """`transdata(NC1HWC0->origin) -> reshape -> transpose -> reshape ->
+    transdata(origin->NC1HWC0)` (ShuffleNet's channel shuffle) becomes one
+    `ge.channel_shuffle` in NC1HWC0: a gather of channel positions instead of
+    a round trip through the origin format.
+
+    ```mlir
+    %a = ge.transdata %x {src_format = #ge.format<NC1HWC0>,
+                          dst_format = #ge.format<NCHW>} : ...
+    %r = ge.reshape %a {shape = array<i64: 1, 4, 28, 7, 7>} : ...
+    %t = ge.transpose %r {perm = array<i64: 0, 2, 1, 3, 4>} : ...
+    %s = ge.reshape %t {shape = array<i64: 1, 112, 7, 7>} : ...
+    %b = ge.transdata %s {src_format = #ge.format<NCHW>,
+                          dst_format = #ge.format<NC1HWC0>} : ...
+    // becomes
+    %b = ge.channel_shuffle %x {groups = 4 : i64}
+       : tensor<1x112x7x7xf32, #ge.layout<NCHW, NC1HWC0>>
+      -> tensor<1x112x7x7xf32, #ge.layout<NCHW, NC1HWC0>>
+    ```
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransDataOp, rewriter: PatternRewriter) -> None:
+        if op.dst_format.data is not Format.NC1HWC0:
+            return
+        chain: list[Operation] = []
+        producer = single_use_producer(op.x)
+        while isinstance(producer, (*RESHAPES, PermutationOp)) and len(chain) < 3:
+            chain.insert(0, producer)
+            producer = single_use_producer(producer.operands[0])
+        groups = shuffle_groups(chain)
+        if groups is None:
+            return
+        head = chain[0].operands[0].owner
+        if not isinstance(head, TransDataOp) or head.x.type != op.y.type:
+            self.refuse(op, chain, "the shuffle's input is not the NC1HWC0 value")
+            return
+        shuffle = ChannelShuffleOp.create(
+            operands=[head.x],
+            result_types=[op.y.type],
+            attributes={"groups": IntegerAttr(groups, i64)},
+        )
+        if (name := chain_name(chain)) is not None:
+            shuffle.attributes["name"] = name
+        rewriter.replace(op, shuffle)
+        erase_dead(rewriter, [*reversed(chain), head])
+
+    @staticmethod
+    def refuse(op: TransDataOp, chain: list[Operation], why: str) -> None:
+        """Record why the shuffle before `op` stays in origin format."""
+        refuse(chain[-1], Format.NC1HWC0, FuseConfusionTransposePass.name, why)
+
 
 @dataclass(frozen=True)
 class FuseConfusionTransposePass(ModulePass):
-    """Fuse head splits and merges between FRACTAL_NZ tensors into one op."""
+    """Fuse head splits and merges between FRACTAL_NZ tensors, and channel
+    shuffles between NC1HWC0 tensors, into one op each."""
 
     name = "fuse-confusion-transpose"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FuseHeadSplitOrMerge()).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([FuseHeadSplitOrMerge(), FuseChannelShuffle()])
+        ).rewrite_module(op)

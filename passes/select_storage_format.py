@@ -59,6 +59,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
@@ -106,6 +107,7 @@ from passes.layout_requirements import (
 )
 from passes.options import check_target_option
 from passes.refine_running_format import HEAVY_ATTR
+from passes.transdata_report import describe, recording, refuse
 
 STRUCTURAL_OPS = (
     DataOp,
@@ -174,7 +176,7 @@ class FormatPolicy:
         found: list[Placement] = []
         for index in range(info.num_combinations):
             placement = self._combination(op, info, index)
-            if placement is not None and placement not in found:
+            if isinstance(placement, Placement) and placement not in found:
                 found.append(placement)
         origin = self.origin_placement(op)
         if origin not in found:
@@ -189,24 +191,53 @@ class FormatPolicy:
             tuple(origin_layout(r.type) for r in op.results),
         )
 
-    def _combination(self, op: Operation, info: OpInfo, index: int) -> Placement | None:
+    def refused_formats(self, op: Operation, info: OpInfo) -> dict[Format, str]:
+        """Why `op` cannot run in each internal format no placement of it uses."""
+        listed: dict[Format, list[str]] = {}
+        usable: set[Format] = set()
+        for index in range(info.num_combinations):
+            formats = {
+                f
+                for t in (*info.inputs, *info.outputs)
+                if index < len(t.formats)
+                for f in (t.formats[index],)
+                if f in INTERNAL_FORMATS
+            }
+            placement = self._combination(op, info, index)
+            for storage in formats:
+                if isinstance(placement, Placement):
+                    usable.add(storage)
+                else:
+                    listed.setdefault(storage, []).append(placement)
+        refused = {
+            storage: f"its op information lists no {storage.name} combination"
+            for storage in INTERNAL_FORMATS
+            if storage not in listed and storage not in usable
+        }
+        for storage, reasons in listed.items():
+            if storage not in usable:
+                refused[storage] = "; ".join(dict.fromkeys(reasons))
+        return refused
+
+    def _combination(self, op: Operation, info: OpInfo, index: int) -> Placement | str:
+        """Combination `index` of `info` for `op`, or why it does not apply."""
         operands: list[LayoutAttr] = []
         for name, values in tensor_groups(op, "operand"):
             for value in values:
                 layout = self._operand_layout(op, info, info.input(name), index, value)
-                if layout is None:
-                    return None
+                if isinstance(layout, str):
+                    return f"operand {name}: {layout}"
                 operands.append(layout)
         results: list[LayoutAttr] = []
         for name, values in tensor_groups(op, "result"):
             for value in values:
                 layout = self._layout(info, info.output(name), index, value)
-                if layout is None:
-                    return None
+                if isinstance(layout, str):
+                    return f"result {name}: {layout}"
                 results.append(layout)
         placement = Placement(tuple(operands), tuple(results))
-        if placement.is_internal and not self._fits(op, info, placement):
-            return None
+        if placement.is_internal and (misfit := self._misfit(op, info, placement)):
+            return misfit
         return placement
 
     def _operand_layout(
@@ -216,7 +247,7 @@ class FormatPolicy:
         tensor_info: TensorInfo | None,
         index: int,
         value: SSAValue,
-    ) -> LayoutAttr | None:
+    ) -> LayoutAttr | str:
         """Like `_layout`; a broadcast op's one-element operand keeps its layout,
         so does an operand that broadcasts over a FRACTAL_NZ result's matrix
         (a bias `[N]`, a column `[M, 1]`: the lowering reads it through its
@@ -241,8 +272,8 @@ class FormatPolicy:
         index: int,
         value: SSAValue,
         origin: Format | None = None,
-    ) -> LayoutAttr | None:
-        """The layout `value` has in combination `index`, or None if it cannot.
+    ) -> LayoutAttr | str:
+        """The layout `value` has in combination `index`, or why it cannot.
 
         `origin` overrides the value's origin format (an ND constant adopts
         its broadcast consumer's).
@@ -252,55 +283,61 @@ class FormatPolicy:
         wanted = tensor_info.formats[index] if tensor_info else None
         if wanted is None:
             return origin_layout(tensor)
-        if is_scalar(tensor) or wanted not in INTERNAL_FORMATS:
-            return None
+        if is_scalar(tensor):
+            return f"a scalar is never {wanted.name}"
+        if wanted not in INTERNAL_FORMATS:
+            return f"{wanted.name} is not an internal format"
         origin = origin or layout_attr(tensor).origin_format
         rank = tensor.get_num_dims()
         if wanted is Format.FRACTAL_NZ:
             if rank < 2:
-                return None
+                return f"rank {rank} is below FRACTAL_NZ's 2"
             return self._checked(tensor, LayoutAttr(origin, wanted))
         if origin not in ORIGINS_FOR.get(wanted, ()):
-            return None
+            return f"origin format {origin.name} has no {wanted.name} layout"
         reshape_type = None
         if rank < (full_rank(origin) or 0):
             reshape_type = tensor_info.reshape_type if tensor_info else None
             if info.broadcast:
                 reshape_type = origin.value[len(origin.value) - rank :]
             if reshape_type is None:
-                return None
+                return f"rank {rank} below {origin.name} and no reshape type"
         return self._checked(
             tensor, LayoutAttr(origin, wanted, reshape_type=reshape_type)
         )
 
-    def _checked(self, tensor: TensorType, layout: LayoutAttr) -> LayoutAttr | None:
+    def _checked(self, tensor: TensorType, layout: LayoutAttr) -> LayoutAttr | str:
         try:
             check_tensor_type(retyped(tensor, layout))
-        except (VerifyException, FormatError):
-            return None
+        except (VerifyException, FormatError) as error:
+            return f"no {layout.storage_format.name} layout: {error}"
         return layout
 
-    def _fits(self, op: Operation, info: OpInfo, placement: Placement) -> bool:
-        """The dtype, broadcast and channel-alignment conditions of a placement."""
+    def _misfit(self, op: Operation, info: OpInfo, placement: Placement) -> str | None:
+        """Which dtype, broadcast or channel-alignment condition of a placement
+        fails (None: it fits)."""
         tensors = [v.type for v in (*op.operands, *op.results)]
         layouts = (*placement.operands, *placement.results)
-        if not all(info.supports_dtype(dtype_name(t.element_type)) for t in tensors):
-            return False
+        dtypes = {dtype_name(t.element_type) for t in tensors}
+        if missing := sorted(d for d in dtypes if not info.supports_dtype(d)):
+            return f"dtype {', '.join(missing)} is not in its op information"
         if info.broadcast and not all(
             self._spans_result(op, t, layout)
             for t, layout in zip(tensors, layouts, strict=True)
             if is_internal(layout)
         ):
-            return False
+            return "a broadcast operand does not span the result's blocked axes"
         if info.channel_aligned and not all(
             self._channel_aligned(t, layout)
             for t, layout in zip(tensors, layouts, strict=True)
             if layout.storage_format is Format.NC1HWC0
         ):
-            return False
-        return not isinstance(op, GEOperation) or op.accepts_layouts(
+            return "C is not a multiple of C0 (the op needs whole channel blocks)"
+        if isinstance(op, GEOperation) and not op.accepts_layouts(
             placement.operands, placement.results, self.target
-        )
+        ):
+            return f"{op.name} refuses the layouts (accepts_layouts)"
+        return None
 
     @staticmethod
     def _spans_matrix(op: Operation, value: SSAValue) -> bool:
@@ -337,8 +374,10 @@ class FormatPolicy:
 
 @dataclass
 class BlockSelection:
-    """Chooses a placement for every op of one (sub)graph body."""
+    """Chooses a placement for every op of one (sub)graph body; records the
+    layouts each op refused (`passes/transdata_report.py`)."""
 
+    pass_name: ClassVar[str] = "select-storage-format"
     policy: FormatPolicy
     spread: bool
     chosen: dict[Operation, Placement] = field(default_factory=dict)
@@ -352,22 +391,61 @@ class BlockSelection:
             self._spread(block)
         for op, options in self.options.items():
             self.chosen.setdefault(op, options[-1])
+        self._record_unreached()
         self._apply(block)
 
     def _start(self, op: Operation) -> None:
         info = None if isinstance(op, STRUCTURAL_OPS) else find_op_info(op)
         if info is None:
+            self._record_fixed(op)
             return
         if any(is_internal(layout_attr(r.type)) for r in op.results):
             self.chosen[op] = current_placement(op)
             return
         options = self.policy.placements(op, info)
+        if recording():
+            for storage, why in self.policy.refused_formats(op, info).items():
+                refuse(op, storage, self.pass_name, why)
         if info.heavy:
             self.chosen[op] = options[0]
+            refuse(
+                op, None, self.pass_name, "a heavy op runs in its preferred combination"
+            )
         elif len(options) > 1:
             self.options[op] = options
         else:
             self.chosen[op] = options[0]
+
+    def _record_fixed(self, op: Operation) -> None:
+        """Record why an op without a choice keeps its layouts."""
+        if not recording() or isinstance(op, TransDataOp):
+            return
+        if isinstance(op, (DataOp, NetOutputOp)):
+            why = "the graph interface keeps its layout"
+        elif isinstance(op, STRUCTURAL_OPS):
+            return
+        else:
+            why = "it has no op information"
+        for storage in INTERNAL_FORMATS:
+            refuse(op, storage, self.pass_name, why)
+
+    def _record_unreached(self) -> None:
+        """Record the ops left in origin layouts although a placement applied."""
+        if not recording():
+            return
+        for op, options in self.options.items():
+            if self.chosen[op] is not options[-1]:
+                continue
+            for placement in options[:-1]:
+                for layout in (*placement.operands, *placement.results):
+                    if is_internal(layout):
+                        refuse(
+                            op,
+                            layout.storage_format,
+                            self.pass_name,
+                            "it could run so, but the spread did not reach it "
+                            "(no neighbour moved it there)",
+                        )
 
     def _sources(self, block: Block) -> Iterator[Operation]:
         for op in block.ops:
@@ -408,6 +486,7 @@ class BlockSelection:
                 need = placement.operands[use.index]
                 if placement.is_internal and need.storage_format == have.storage_format:
                     self.chosen[user] = placement
+                    self._record_spread(user, have, value.owner)
                     yield user
                     break
 
@@ -419,15 +498,34 @@ class BlockSelection:
             not isinstance(producer, Operation)
             or producer in self.chosen
             or producer not in self.options
-            or not value.has_one_use()
         ):
+            return
+        if not value.has_one_use():
+            users = len({use.operation for use in value.uses})
+            refuse(
+                producer,
+                need.storage_format,
+                self.pass_name,
+                f"its result has {users} users; the spread moves a producer "
+                "only for its only user",
+            )
             return
         index = value.index  # type: ignore[attr-defined]
         for placement in self.options[producer]:
             if placement.results[index].storage_format == need.storage_format:
                 self.chosen[producer] = placement
+                self._record_spread(producer, need, next(iter(value.uses)).operation)
                 yield producer
                 return
+
+    def _record_spread(
+        self, op: Operation, layout: LayoutAttr, neighbour: Operation | SSAValue
+    ) -> None:
+        """Record that the spread moved `op` out of its origin layout."""
+        if recording():
+            source = describe(neighbour) if isinstance(neighbour, Operation) else "?"
+            why = f"the spread put it in {layout.storage_format.name} next to {source}"
+            refuse(op, None, self.pass_name, why)
 
     def _apply(self, block: Block) -> None:
         for op, placement in self.chosen.items():

@@ -101,6 +101,7 @@ from ge_dialect.layout import (
     retyped,
     shape_of,
 )
+from ge_dialect.naming import node_label
 from ge_dialect.opinfo import find_op_info
 from ge_dialect.ops import (
     ConstOp,
@@ -110,6 +111,7 @@ from ge_dialect.ops import (
 from ge_dialect.traits import zero_preserved
 from passes.dead_code import erase_dead
 from passes.layout_requirements import transdata_op
+from passes.transdata_report import recording, refuse, value_source
 from passes.transop_utils import has_default_groups, storage_element_count, tensor_of
 
 AGNOSTIC_PATTERNS: frozenset[str] = frozenset({"ElemWise", "Broadcast"})
@@ -152,6 +154,14 @@ def agnostic_for(op: Operation, target: Format | None) -> bool:
     )
 
 
+def broadcasts_to(shape: tuple[int, ...], full: tuple[int, ...]) -> bool:
+    """Whether `shape` broadcasts to `full` (NumPy's rule) without being it."""
+    if len(shape) > len(full) or tuple(shape) == tuple(full):
+        return False
+    aligned = full[len(full) - len(shape) :]
+    return all(d in (1, f) for d, f in zip(shape, aligned, strict=True))
+
+
 def checked(tensor: TensorType, layout: LayoutAttr) -> TensorType | None:
     """`tensor` with `layout`, or None if that is not a valid layout for it."""
     result = retyped(tensor, layout)
@@ -167,14 +177,19 @@ def internal_type(
 ) -> TensorType | None:
     """The type of operand `value` of an op whose result is `result`, when the
     op runs in `storage`: full rank, or aligned as NumPy broadcasts it and
-    spanning the result's C axis (or last two dims for FRACTAL_NZ)."""
+    spanning the result's C axis (or last two dims for FRACTAL_NZ). For
+    FRACTAL_NZ a plain operand that broadcasts over the matrix (a bias row
+    `[1, N]`, a column `[M, 1]`) keeps its layout: the kernel reads it
+    through it, as `select-storage-format` places such operands."""
     tensor = tensor_of(value)
     origin = layout_of(result)[0]
     shape, full = shape_of(tensor), shape_of(result)
     if storage is Format.FRACTAL_NZ:
-        if len(shape) != len(full) or shape[-2:] != full[-2:]:
-            return None
-        return checked(tensor, LayoutAttr(origin, storage))
+        if len(shape) == len(full) and shape[-2:] == full[-2:]:
+            return checked(tensor, LayoutAttr(origin, storage))
+        if is_plain(tensor) and broadcasts_to(shape, full):
+            return tensor
+        return None
     rank = full_rank(origin) or 0
     if len(full) != rank or len(shape) > rank or "C" not in origin.value:
         return None
@@ -226,17 +241,30 @@ class FlipPlan:
 
     def eligible(self, op: Operation) -> bool:
         """Whether `op` can join: agnostic, one result in the other layout, fits."""
-        if op.parent_block() is None or not agnostic_for(op, self.target):
-            return False
+        return self.refusal(op) is None
+
+    def refusal(self, op: Operation) -> str | None:
+        """Why `op` cannot join the region (None: it can)."""
+        if op.parent_block() is None:
+            return "it is not in a block"
+        if not agnostic_for(op, self.target):
+            if self.target is None:
+                return "its op information lists no all-origin combination"
+            return "it is not layout-agnostic in that format (op information)"
         storage = layout_of(tensor_of(op.results[0]))[1]
         if (storage in INTERNAL_FORMATS) == (self.target is not None):
-            return False  # already in the kind of layout the plan moves to
+            return "it is already in that kind of layout"
         flipped = self.result_type(op)
         if flipped is None or flipped == op.results[0].type:
-            return False
+            return "its result has no such layout (rank or broadcast)"
         if self.target is not None and has_padding(flipped) and not zero_preserved(op):
-            return False  # the op would write non-zeros into the padding
-        return all(self.operand_cost(v, op) is not None for v in op.operands)
+            return "the layout pads and the op would write non-zeros into the padding"
+        for value in op.operands:
+            if self.operand_cost(value, op) is None:
+                return (
+                    f"an operand ({value_source(value)}) cannot be fed in that layout"
+                )
+        return None
 
     def result_type(self, op: Operation) -> TensorType | None:
         """The type of `op`'s result in the flipped region."""
@@ -425,10 +453,16 @@ class RegionFlipper:
 def try_flip(seed: Operation, target: Format | None, rewriter: PatternRewriter) -> None:
     """Flip the region grown from `seed` to `target` if that removes relayouts."""
     plan = FlipPlan(target)
-    if not plan.eligible(seed):
+    if (why := plan.refusal(seed)) is not None:
+        refuse(seed, target, SinkTransOpsPass.name, why)
         return  # the seed cannot run in the target layout
     cost = plan.grow(seed)
     if cost is None or cost >= 0:
+        if recording():
+            region = ", ".join(sorted(node_label(op) for op in plan.ops))
+            change = "cannot be fed" if cost is None else f"{cost:+d} runtime TransData"
+            why = f"moving its region ({region}) would not remove a relayout: {change}"
+            refuse(seed, target, SinkTransOpsPass.name, why)
         return  # no strict drop in runtime relayouts: ONNX Runtime's rule
     inputs = {v for op in plan.ops for v in op.operands if v.owner not in plan.ops}
     RegionFlipper(plan, enclosing_target(seed), rewriter).flip()

@@ -525,11 +525,13 @@ def test_data_movement_ops():
     assert shape(pr) == (4, 5)
     tu = b.trilu(c, b.const(np.array(-1, np.int64)), upper=False)
     assert shape(tu) == (2, 8)
-    b.output(*parts, single, s, g, ge, gn, t, p, pr, tu)
+    cs = b.channel_shuffle(c, groups=4)
+    assert shape(cs) == (2, 8)
+    b.output(*parts, single, s, g, ge, gn, t, p, pr, tu, cs)
     text = reparsed(b.build())
-    assert "upper = false" in text
+    assert "upper = false" in text and "groups = 4" in text
     names = ["concat", "split", "slice", "gather", "gather_elements", "gather_nd"]
-    for name in [*names, "tile", "pad", "trilu"]:
+    for name in [*names, "tile", "pad", "trilu", "channel_shuffle"]:
         assert f"ge.{name} " in text, name
     assert 'mode = "reflect"' in text
 

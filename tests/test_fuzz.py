@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 from fuzz.campaign import REGRESSIONS, Campaign, run_campaign, save_regression
 from fuzz.differential import Mismatch, check_module, main, pipeline_pass
-from fuzz.graphs import FuzzCase, PipelineOptions
+from fuzz.graphs import FuzzCase, PipelineOptions, fuzz_cases
+from hypothesis import given, settings
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, UnitAttr, i64
 from xdsl.passes import ModulePass
@@ -37,6 +38,23 @@ QUICK_EXAMPLES = 100
 def test_quick_profile():
     campaign = run_campaign(QUICK_EXAMPLES, derandomize=True)
     assert campaign.graphs == QUICK_EXAMPLES and campaign.failures == 0
+
+
+@settings(max_examples=6, derandomize=True, deadline=None)
+@given(case=fuzz_cases(max_blocks=2, blocks_from=("attention",)))
+def test_attention_blocks(case: FuzzCase):
+    """GPT-2-style attention (one QKV product split into Q, K and V, head
+    splits, K^T over [B*H, S, D], the head merge): the split in FRACTAL_NZ
+    and the fused head splits compute what the graph computes."""
+    check_module(case.module, case.options.make_pass(), case.seed)
+
+
+@settings(max_examples=6, derandomize=True, deadline=None)
+@given(case=fuzz_cases(max_blocks=4, blocks_from=("conv", "shuffle", "conv")))
+def test_shuffle_blocks(case: FuzzCase):
+    """Channel shuffles between convolutions: fused into ge.channel_shuffle in
+    NC1HWC0 (padded C1 blocks included), they compute what the graph does."""
+    check_module(case.module, case.options.make_pass(), case.seed)
 
 
 @pytest.mark.slow

@@ -657,3 +657,35 @@ def test_light_model_compiles_runs_and_matches_onnxruntime(
     assert ours.shape == ref.shape
     error = np.abs(ours - ref).max()
     assert error <= 1e-3 * np.abs(ref).max(), f"max abs error {error}"
+
+
+def test_report_transdata_lists_each_site_and_the_refusals(
+    tmp_path: Path, capsys
+) -> None:
+    """`--report-transdata`: the count, then per runtime TransData its line
+    (as bench/ prints it) and which neighbour refused which format, and why
+    (recorded by the format passes as they decided)."""
+    om = compile_example(capsys, tmp_path / "cnn")
+    plain = load_offline_model(om).module()
+    code, out, err = run_tool(
+        ge_atc.main,
+        capsys,
+        f"--model={EXAMPLE}",
+        "--framework=5",
+        f"--output={tmp_path / 'reported'}",
+        f"--input_shape={EXAMPLE_SHAPE}",
+        "--report-transdata",
+    )
+    assert code == 0, err
+    from passes.format_pipeline import runtime_transdata_sites
+
+    sites = runtime_transdata_sites(plain)
+    lines = out.splitlines()
+    assert lines[0] == f"{len(sites)} runtime TransData"
+    assert [line for line in lines if not line.startswith(" ")][1:] == sites
+    assert "NCHW->NC1HWC0 input" in out or "NCHW->NC1HWC0 data" in out
+    assert "refused NC1HWC0\n    select-storage-format: the graph interface" in out
+    assert "no refusal recorded" not in out
+    # recording changes nothing in the compiled graph
+    reported = load_offline_model(tmp_path / "reported.om").module()
+    assert str(reported) == str(plain)

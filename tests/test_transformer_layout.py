@@ -48,10 +48,18 @@ class LayerBuilder:
     """Nodes and seeded initializers of an ONNX transformer encoder."""
 
     def __init__(
-        self, hidden: int, heads: int, inner: int, seq: int, seed: int, view: bool
+        self,
+        hidden: int,
+        heads: int,
+        inner: int,
+        seq: int,
+        seed: int,
+        view: bool,
+        fused: bool = False,
     ):
         self.hidden, self.heads, self.inner, self.seq = hidden, heads, inner, seq
         self.view = view  # a reshape to the same shape before each head merge
+        self.fused = fused  # GPT-2: one QKV projection, rows flattened for Gemm
         self.rng = np.random.default_rng(seed)
         self.nodes: list = []
         self.weights: list = []
@@ -98,11 +106,39 @@ class LayerBuilder:
         split = self.node("Reshape", [x, shape], f"{name}/split")
         return self.node("Transpose", [split], f"{name}/heads", perm=perm)
 
+    def rows_linear(self, x: str, name: str, cin: int, cout: int) -> str:
+        """GPT-2's Conv1D as exported: rows flattened, Gemm, reshaped back."""
+        rows = self.const(f"{name}/rows", np.array([-1, cin], np.int64))
+        flat = self.node("Reshape", [x, rows], f"{name}/flat")
+        weight, bias = (
+            self.weight(f"{name}.w", cin, cout),
+            self.weight(f"{name}.b", cout),
+        )
+        product = self.node("Gemm", [flat, weight, bias], name)
+        back = self.const(f"{name}/back", np.array([BATCH, self.seq, cout], np.int64))
+        return self.node("Reshape", [product, back], f"{name}/unflat")
+
+    def projections(self, x: str, name: str) -> tuple[str, str, str]:
+        """Q, K and V: three MatMuls, or (fused) one Gemm and a Split."""
+        h = self.hidden
+        if not self.fused:
+            return tuple(self.linear(x, f"{name}/{part}", h, h) for part in "qkv")  # type: ignore[return-value]
+        qkv = self.rows_linear(x, f"{name}/qkv", h, 3 * h)
+        sizes = self.const(f"{name}/sizes", np.array([h, h, h], np.int64))
+        outputs = [f"{name}/{part}" for part in "qkv"]
+        self.nodes.append(
+            helper.make_node(
+                "Split", [qkv, sizes], outputs, name=f"{name}/split", axis=2
+            )
+        )
+        return outputs[0], outputs[1], outputs[2]
+
     def layer(self, x: str, mask: str, name: str) -> str:
         h = self.hidden
-        q = self.heads_of(self.linear(x, f"{name}/q", h, h), f"{name}/q", [0, 2, 1, 3])
-        k = self.heads_of(self.linear(x, f"{name}/k", h, h), f"{name}/k", [0, 2, 3, 1])
-        v = self.heads_of(self.linear(x, f"{name}/v", h, h), f"{name}/v", [0, 2, 1, 3])
+        q, k, v = self.projections(x, name)
+        q = self.heads_of(q, f"{name}/q", [0, 2, 1, 3])
+        k = self.heads_of(k, f"{name}/k", [0, 2, 3, 1])
+        v = self.heads_of(v, f"{name}/v", [0, 2, 1, 3])
         scores = self.node("MatMul", [q, k], f"{name}/scores")
         scale = self.const(
             f"{name}/scale", np.array(np.sqrt(h // self.heads), np.float32)
@@ -116,9 +152,14 @@ class LayerBuilder:
             view_shape = self.const(f"{name}/view_shape", same)
             context = self.node("Reshape", [context, view_shape], f"{name}/view")
         merged = self.node("Transpose", [context], f"{name}/merge", perm=[0, 2, 1, 3])
-        shape = self.const(f"{name}/merged", np.array([BATCH, self.seq, h], np.int64))
-        flat = self.node("Reshape", [merged, shape], f"{name}/flat")
-        attended = self.linear(flat, f"{name}/o", h, h)
+        if self.fused:  # the merged heads flattened straight to rows
+            attended = self.rows_linear(merged, f"{name}/o", h, h)
+        else:
+            shape = self.const(
+                f"{name}/merged", np.array([BATCH, self.seq, h], np.int64)
+            )
+            flat = self.node("Reshape", [merged, shape], f"{name}/flat")
+            attended = self.linear(flat, f"{name}/o", h, h)
         x1 = self.layer_norm(
             self.node("Add", [x, attended], f"{name}/res1"), f"{name}/ln1"
         )
@@ -135,11 +176,18 @@ class LayerBuilder:
 
 
 def encoder(
-    hidden: int, heads: int, inner: int, seq: int, layers: int, view: bool = False
+    hidden: int,
+    heads: int,
+    inner: int,
+    seq: int,
+    layers: int,
+    view: bool = False,
+    fused: bool = False,
 ) -> onnx.ModelProto:
     """An ONNX encoder of `layers` layers, opset 17, weights seeded (`view`:
-    each head merge starts with a reshape to the shape it has)."""
-    build = LayerBuilder(hidden, heads, inner, seq, hidden * 7 + heads, view)
+    each head merge starts with a reshape to the shape it has; `fused`: Q, K
+    and V split from one Gemm over flattened rows, as GPT-2 exports)."""
+    build = LayerBuilder(hidden, heads, inner, seq, hidden * 7 + heads, view, fused)
     x = "x"
     for index in range(layers):
         x = build.layer(x, "mask", f"layer{index}")
@@ -200,7 +248,11 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("view", [False, True], ids=["merge", "view-merge"])
+@pytest.mark.parametrize(
+    ("view", "fused"),
+    [(False, False), (True, False), (False, True)],
+    ids=["merge", "view-merge", "fused-qkv"],
+)
 @pytest.mark.parametrize(("hidden", "heads", "inner", "seq", "aligned"), CASES)
 def test_encoder_stays_in_fractal_nz(
     hidden: int,
@@ -209,28 +261,38 @@ def test_encoder_stays_in_fractal_nz(
     seq: int,
     aligned: bool,
     view: bool,
+    fused: bool,
     tmp_path: Path,
 ):
     """With `view`, each head merge is three steps (a reshape that changes
-    nothing, the transpose, the merging reshape): it fuses all the same."""
+    nothing, the transpose, the merging reshape): it fuses all the same.
+    With `fused` (GPT-2's export), Q, K and V come out of one Gemm over the
+    flattened rows and a Split: `fold-row-flatten` makes the Gemms batched
+    products and the split runs in FRACTAL_NZ when it cuts whole C0 blocks,
+    so the heads fuse as with separate projections."""
     layers = 2
     feeds = feeds_for(hidden, seq)
     path, offline = compile_encoder(
-        tmp_path, encoder(hidden, heads, inner, seq, layers, view), feeds
+        tmp_path, encoder(hidden, heads, inner, seq, layers, view, fused), feeds
     )
     module = offline.module()
     products = [op for op in module.walk() if isinstance(op, (MatMulOp, BatchMatMulOp))]
-    assert len(products) == 8 * layers
+    assert len(products) == (6 if fused else 8) * layers  # one QKV product
     for product in products:
         for operand in product.operands:
             assert layout_attr(operand.type).storage_format is Format.FRACTAL_NZ
     transdata = runtime_transdata(module)
-    fused = [op for op in module.walk() if isinstance(op, ConfusionTransposeOp)]
-    if aligned:
-        assert len(fused) == 4 * layers
+    merges = [op for op in module.walk() if isinstance(op, ConfusionTransposeOp)]
+    whole_split = hidden % 8 == 0  # Q, K, V each whole C0 blocks of the QKV columns
+    if fused and not whole_split:
+        # one TransData before the split, one per head split into FRACTAL_NZ,
+        # and a pair around the merge where the heads split fractals
+        assert len(transdata) == 2 + (4 + 2 * (not aligned)) * layers
+    elif aligned:
+        assert len(merges) == 4 * layers
         assert len(transdata) == 2  # the input x and the output y
     else:
-        assert fused == []
+        assert merges == []
         # one pair around each of the 3 head splits and the merge per layer
         assert len(transdata) == 2 + 2 * 4 * layers
     model = compile_model(module, offline.weights, target=offline.target)

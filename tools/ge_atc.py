@@ -48,6 +48,10 @@ The result is an offline model (`ge_runtime/offline/om.py`) holding the
 optimised IR, its weights laid out at compile time (ATC's weight
 reordering) and the imported graph (for `ge-run --check`).
 
+`--report-transdata` prints each runtime TransData the format pipeline left,
+where it sits and which neighbour refused which format, and why (the format
+passes record their refusals: `passes/transdata_report.py`).
+
 `--singleop` compiles each entry of an ATC single-op description list
 (`ge_frontend/singleop.py`) into `DIR/<index>_<OpType>_<descs>.om`.
 `--mode=1` writes an offline model as readable JSON. Bad flags and bad input
@@ -63,6 +67,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -204,6 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="write the IR and a Graphviz picture after each stage",
     )
+    parser.add_argument(
+        "--report-transdata",
+        action="store_true",
+        help="print each runtime TransData left and why it could not move (stdout)",
+    )
     add_memory_budget_flag(parser)
     return accept_both_spellings(one_line_errors(parser))
 
@@ -227,6 +237,7 @@ def output_path(output: str) -> Path:
 def compile_model(args: argparse.Namespace) -> None:
     """`--model X --framework=3|5 --output Y`: write `Y.om` (`ge_xdsl.compile`)."""
     from ge_xdsl.atc import compile_offline_model, framework_id
+    from passes.transdata_report import recording_refusals
 
     if args.framework is None:
         raise GEError(
@@ -236,16 +247,21 @@ def compile_model(args: argparse.Namespace) -> None:
     check_input_kind(args.model, "an ONNX or TensorFlow model", accepted=MODEL_KINDS)
     if args.output is None:
         raise GEError("error: --output is required")
-    offline, compiled = compile_offline_model(
-        args.model,
-        framework=args.framework,
-        input_shape=args.input_shape,
-        soc_version=args.soc_version,
-        path=str(output_path(args.output)),
-        **{name: getattr(args, name) for name in ATC_OPTIONS},
-    )
+    with recording_refusals() if args.report_transdata else nullcontext() as ledger:
+        offline, compiled = compile_offline_model(
+            args.model,
+            framework=args.framework,
+            input_shape=args.input_shape,
+            soc_version=args.soc_version,
+            path=str(output_path(args.output)),
+            **{name: getattr(args, name) for name in ATC_OPTIONS},
+        )
     write_all([offline], memory_report(args, offline.manifest.get("memory", {})))
     print_pass_times(compiled.timer)
+    if ledger is not None:
+        print(f"{len(ledger.sites)} runtime TransData")
+        for site in ledger.sites:
+            print(site.text())
 
 
 def compile_singleop(args: argparse.Namespace) -> None:

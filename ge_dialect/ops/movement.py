@@ -31,11 +31,14 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import LayoutAttr
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.format_rules import same_rank_rule
+from ge_dialect.formats import Format
 from ge_dialect.layout import shape_of
 from ge_dialect.numpy_helpers import pad_array, pad_reach_error
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
+    UNARY_FORMAT,
     GEOperation,
     boolean,
     check_axis,
@@ -62,6 +65,7 @@ from ge_dialect.shape_functions import (
     required,
     same_dtype,
 )
+from ge_dialect.targets import c0_for, m0_for
 from ge_dialect.traits import KeepsLayout
 
 PAD_MODES = ("constant", "reflect", "edge", "wrap")
@@ -154,6 +158,28 @@ class SplitOp(MovementOp):
     traits = traits_def(KeepsLayout())
 
     assembly_format = COMPUTE_FORMAT
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (input and pieces alike) where whole fractals move: the
+        axis is a batch axis, or every piece is whole M0 rows or C0 columns
+        (a fused QKV projection split into Q, K and V)."""
+        storages = {x.storage_format for x in (*operands, *results)}
+        if Format.FRACTAL_NZ not in storages:
+            return True
+        if storages != {Format.FRACTAL_NZ}:
+            return False
+        rank = self.x.type.get_num_dims()
+        axis = self.value_of("axis") % rank
+        if axis < rank - 2:
+            return True
+        dtype = dtype_name(element_type_of(self.x))
+        block = c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
+        return all(size % block == 0 for size in self.value_of("sizes"))
 
     def verify_(self) -> None:
         sizes = self.value_of("sizes")
@@ -252,6 +278,64 @@ def slice_bounds(dim: int, begin: int, end: int, step: int) -> tuple[int, int]:
     if step > 0:
         return min(max(begin, 0), dim), min(max(end, 0), dim)
     return min(max(begin, 0), dim - 1), min(max(end, -1), dim - 1)
+
+
+@irdl_op_definition
+class ChannelShuffleOp(MovementOp):
+    """ShuffleNet's channel shuffle (CANN's ShuffleChannel): the channels of
+    axis 1, `groups` groups of C / groups, interleaved. What an export writes
+    as `reshape [N, g, C/g, ...] -> transpose (0, 2, 1, ...) -> reshape
+    [N, C, ...]`: channel `c` of `y` is channel `(c % g) * (C / g) + c // g`
+    of `x`, a permutation of the channel index alone, so it runs in NC1HWC0
+    as a gather of C1/C0 positions (`fuse-confusion-transpose` makes it from
+    the three ops between two NC1HWC0 values).
+
+    ```mlir
+    %y = ge.channel_shuffle %x {groups = 4 : i64}
+       : tensor<1x112x7x7xf32> -> tensor<1x112x7x7xf32>
+    ```
+    """
+
+    name = "ge.channel_shuffle"
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    groups = attr_def(IntegerAttr)
+
+    assembly_format = UNARY_FORMAT
+
+    def verify_(self) -> None:
+        check_same_element_type(self)
+        shape = shape_of(self.x.type)
+        groups = self.value_of("groups")
+        if len(shape) < 2:
+            raise VerifyException("needs a channel axis (rank >= 2)")
+        if groups < 1 or (shape[1] != -1 and shape[1] % groups):
+            raise VerifyException(
+                f"{shape[1]} channels do not split into {groups} groups"
+            )
+        if shape_of(self.y.type) != shape:
+            raise VerifyException("the result has the input's shape")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """The input's shape."""
+        return [(tuple(shapes[0]), dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray, *, groups: int) -> np.ndarray:
+        """reshape [N, g, C/g, ...], swap axes 1 and 2, reshape back."""
+        n, c, *rest = x.shape
+        grouped = x.reshape(n, groups, c // groups, *rest)
+        return np.swapaxes(grouped, 1, 2).reshape(x.shape)
+
+    def source_channel(self, channel: int) -> int:
+        """The channel of `x` that lands on `channel` of `y`."""
+        groups = self.value_of("groups")
+        per_group = shape_of(self.x.type)[1] // groups
+        return (channel % groups) * per_group + channel // groups
 
 
 @irdl_op_definition

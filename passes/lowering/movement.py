@@ -45,7 +45,7 @@ from ge_dialect.ops import (
     TriluOp,
     UnsqueezeOp,
 )
-from ge_dialect.ops.movement import slice_bounds
+from ge_dialect.ops.movement import ChannelShuffleOp, slice_bounds
 from ge_dialect.ops.trans import PermutationOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.domain import probe_variables
@@ -216,6 +216,24 @@ def lower_split(ctx: LoweringContext, op: Operation) -> None:
             source_index=lambda i, o=offset: _shifted(i, axis, o),
         )
         offset += y.layout.origin_shape[axis]
+
+
+@lowers(ChannelShuffleOp)
+def lower_channel_shuffle(ctx: LoweringContext, op: Operation) -> None:
+    """`y[n, c, ...] = x[n, (c % g) * (C / g) + c // g, ...]`: one copy whose
+    channel index is affine in `c % g` and `c // g` (any layout, NC1HWC0
+    included: the index goes through the layout's map)."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    groups = int(ctx.attr("groups"))
+    per_group = x.layout.origin_shape[1] // groups
+
+    def source_index(index: list[Ix]) -> list[Ix]:
+        channel = index[1]
+        shuffled = channel.mod(groups) * per_group + channel.floordiv(groups)
+        return [index[0], shuffled, *index[2:]]
+
+    copy(ctx, x, y, y.layout.origin_shape, source_index)
 
 
 @lowers(SliceOp)

@@ -20,6 +20,14 @@ by random blocks:
   reshapes, unsqueeze/squeeze), ending as a graph output;
 - `matmul`: flatten (or a fresh 2-D input) into a chain of `ge.matmul` /
   `ge.batch_matmul` with odd sizes, ending in softmax or an activation;
+- `attention`: a fresh `[B, S, K]` input through one QKV `ge.batch_matmul`
+  and a `ge.split` of its columns (FRACTAL_NZ where Q, K and V are whole
+  C0 blocks), head splits (`reshape`, `transpose`; K^T also as GPT-2
+  exports it, over `[B*H, S, D]`), scores, softmax, context and the head
+  merge, ending as a graph output;
+- `shuffle`: ShuffleNet's channel shuffle (reshape to groups, transpose,
+  reshape back) of an NCHW activation whose channels split into groups
+  (else a unary op);
 - `reduce`: softmax over channels or a mean over H and W;
 - `if`: `ge.if` on an int32 input with shape-preserving branches;
 - `while`: `ge.while` counting to 1-3 around a shape-preserving body.
@@ -77,6 +85,8 @@ BLOCKS = (
     "chain",
     "relayout",
     "case",
+    "attention",
+    "shuffle",
 )
 """Block kinds, simplest first (hypothesis shrinks toward the first); convs
 and trans-op chains, where most layout work happens, are drawn twice as often."""
@@ -417,6 +427,46 @@ class GraphFuzzer:
             x = self.b.softmax(x, axis=-1)
         self.outputs.append(x)
 
+    def block_attention(self) -> None:
+        """Fused QKV projection, split, heads, attention, head merge; an output."""
+        batch, seq = self.draw(st.integers(1, 2)), self.pick((3, 11, 17))
+        heads, depth = self.pick((1, 2, 4)), self.pick((3, 8, 16))
+        width = heads * depth
+        x = self.extra_input([batch, seq, 5], self.dtype)
+        w = self.const(self.weights([5, 3 * width], 5))
+        q, k, v = self.b.split(
+            self.b.batch_matmul(x, w), axis=2, sizes=[width, width, width]
+        )
+
+        def split_heads(value: SSAValue) -> SSAValue:
+            four = self.b.reshape(value, shape=[batch, seq, heads, depth])
+            return self.b.transpose(four, perm=[0, 2, 1, 3])
+
+        q, v = split_heads(q), split_heads(v)
+        if self.draw(st.booleans()):  # k^T as GPT-2 exports it
+            rows = self.b.reshape(split_heads(k), shape=[batch * heads, seq, depth])
+            swapped = self.b.transpose(rows, perm=[0, 2, 1])
+            k_t = self.b.reshape(swapped, shape=[batch, heads, depth, seq])
+        else:
+            four = self.b.reshape(k, shape=[batch, seq, heads, depth])
+            k_t = self.b.transpose(four, perm=[0, 2, 3, 1])
+        probs = self.b.softmax(self.b.batch_matmul(q, k_t), axis=-1)
+        context = self.b.transpose(self.b.batch_matmul(probs, v), perm=[0, 2, 1, 3])
+        self.outputs.append(self.b.reshape(context, shape=[batch, seq, width]))
+
+    def block_shuffle(self) -> None:
+        """reshape [N, g, C/g, H, W] -> transpose (0, 2, 1, 3, 4) -> reshape."""
+        x = self.act()
+        n, c, h, w = x.shape
+        groups = [g for g in (2, 3, 4) if c % g == 0]
+        if self.layout != "NCHW" or not groups:
+            self.push(self.unary(x.ssa))
+            return
+        g = self.pick(groups)
+        grouped = self.b.reshape(x.ssa, shape=[n, g, c // g, h, w])
+        swapped = self.b.transpose(grouped, perm=[0, 2, 1, 3, 4])
+        self.push(self.b.reshape(swapped, shape=[n, c, h, w]))
+
     def block_reduce(self) -> None:
         x = self.act()
         if self.draw(st.booleans()):
@@ -493,9 +543,12 @@ def _without(shape: Sequence[int], axis: int) -> tuple[int, ...]:
 
 @st.composite
 def fuzz_cases(
-    draw: Callable[[st.SearchStrategy[Any]], Any], max_blocks: int = 6
+    draw: Callable[[st.SearchStrategy[Any]], Any],
+    max_blocks: int = 6,
+    blocks_from: Sequence[str] = BLOCKS,
 ) -> FuzzCase:
-    """A random valid graph with its pipeline options and input seed."""
+    """A random valid graph (of blocks drawn from `blocks_from`) with its
+    pipeline options and input seed."""
     dtype = draw(st.sampled_from(DTYPES))
     layout = draw(st.sampled_from(LAYOUTS))
     seed = draw(st.integers(0, 2**16))
@@ -515,7 +568,7 @@ def fuzz_cases(
     )
     fuzzer.data_input()
     blocks = tuple(
-        draw(st.lists(st.sampled_from(BLOCKS), min_size=1, max_size=max_blocks))
+        draw(st.lists(st.sampled_from(blocks_from), min_size=1, max_size=max_blocks))
     )
     for block in blocks:
         getattr(fuzzer, f"block_{block}")()

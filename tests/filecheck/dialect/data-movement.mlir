@@ -108,3 +108,14 @@ ge.graph @trilu {
   %l = ge.trilu %x, %k {upper = false} : (tensor<2x3x17xf16>, tensor<i64>) -> tensor<2x3x17xf16>
   ge.netoutput %u, %l : tensor<2x3x17xf16>, tensor<2x3x17xf16>
 }
+
+// -----
+
+// CHECK-LABEL: ge.graph @channel_shuffle
+// CHECK-NEXT:    [[X:%.*]] = ge.data {index = 0 : i64} : tensor<1x12x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
+// CHECK-NEXT:    [[Y:%.*]] = ge.channel_shuffle [[X]] {groups = 3 : i64} : tensor<1x12x3x3xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x12x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
+ge.graph @channel_shuffle {
+  %x = ge.data {index = 0 : i64} : tensor<1x12x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
+  %y = ge.channel_shuffle %x {groups = 3 : i64} : tensor<1x12x3x3xf32, #ge.layout<NCHW, NC1HWC0>> -> tensor<1x12x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
+  ge.netoutput %y : tensor<1x12x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
+}

@@ -296,3 +296,12 @@ ge.graph @no_trilu_of_several_offsets {
   %r = ge.trilu %x, %k : (tensor<4x6xf32>, tensor<2xi64>) -> tensor<4x6xf32>
   ge.netoutput
 }
+
+// -----
+
+ge.graph @channel_shuffle_uneven_groups {
+  %x = ge.data {index = 0 : i64} : tensor<1x10x3x3xf32>
+  // CHECK: {{.*}}invalid-data-movement.mlir:[[# @LINE + 1]]:3: error: 'ge.channel_shuffle' op 10 channels do not split into 3 groups
+  %y = ge.channel_shuffle %x {groups = 3 : i64} : tensor<1x10x3x3xf32> -> tensor<1x10x3x3xf32>
+  ge.netoutput %y : tensor<1x10x3x3xf32>
+}

@@ -100,3 +100,47 @@ ge.graph @scaled_key {
   %s = ge.batch_matmul %q, %ks : (tensor<2x4x11x8xf32>, tensor<2x4x8x11xf32>) -> tensor<2x4x11x11xf32>
   ge.netoutput %s : tensor<2x4x11x11xf32>
 }
+
+// -----
+
+// GPT-2's export computes k^T per head over [B*H, S, D]: a reshape of the
+// batch axes, the swap, a reshape back, then the scale. The reshape trades
+// places with the swap, the scale moves above, and the swap goes into the
+// product: the reshapes left ([2, 4, 11, 16] -> [8, 11, 16] -> [2, 4, 11, 16])
+// change nothing a head split sees.
+// CHECK-LABEL: ge.graph @batch_reshape_between
+// CHECK-NEXT:    %q = ge.data
+// CHECK-NEXT:    %k = ge.data
+// CHECK-NEXT:    %c = ge.const
+// CHECK-NEXT:    %{{.*}} = ge.mul %k, %c : (tensor<2x4x11x16xf32>, tensor<f32>) -> tensor<2x4x11x16xf32>
+// CHECK-NEXT:    %{{.*}} = ge.reshape %{{.*}} {shape = array<i64: 8, 11, 16>} : tensor<2x4x11x16xf32> -> tensor<8x11x16xf32>
+// CHECK-NEXT:    %{{.*}} = ge.reshape %{{.*}} {shape = array<i64: 2, 4, 11, 16>} : tensor<8x11x16xf32> -> tensor<2x4x11x16xf32>
+// CHECK-NEXT:    %s = ge.batch_matmul %q, %{{.*}} {adj_x2 = true} : (tensor<2x4x11x16xf32>, tensor<2x4x11x16xf32>) -> tensor<2x4x11x11xf32>
+ge.graph @batch_reshape_between {
+  %q = ge.data {index = 0 : i64} : tensor<2x4x11x16xf32>
+  %k = ge.data {index = 1 : i64} : tensor<2x4x11x16xf32>
+  %r = ge.reshape %k {shape = array<i64: 8, 11, 16>} : tensor<2x4x11x16xf32> -> tensor<8x11x16xf32>
+  %t = ge.transpose %r {perm = array<i64: 0, 2, 1>} : tensor<8x11x16xf32> -> tensor<8x16x11xf32>
+  %b = ge.reshape %t {shape = array<i64: 2, 4, 16, 11>} : tensor<8x16x11xf32> -> tensor<2x4x16x11xf32>
+  %c = ge.const {value = dense<0.5> : tensor<f32>} : tensor<f32>
+  %m = ge.mul %b, %c : (tensor<2x4x16x11xf32>, tensor<f32>) -> tensor<2x4x16x11xf32>
+  %s = ge.batch_matmul %q, %m : (tensor<2x4x11x16xf32>, tensor<2x4x16x11xf32>) -> tensor<2x4x11x11xf32>
+  ge.netoutput %s : tensor<2x4x11x11xf32>
+}
+
+// -----
+
+// The reshape regroups a matrix axis ([8, 16, 11] -> [2, 4, 4, 44]): it
+// cannot trade places with the swap, nothing changes.
+// CHECK-LABEL: ge.graph @no_commute_matrix_reshape
+// CHECK:         ge.transpose
+// CHECK-NEXT:    ge.reshape
+// CHECK-NEXT:    ge.batch_matmul %q, %b : 
+ge.graph @no_commute_matrix_reshape {
+  %q = ge.data {index = 0 : i64} : tensor<2x4x11x4xf32>
+  %k = ge.data {index = 1 : i64} : tensor<8x11x16xf32>
+  %t = ge.transpose %k {perm = array<i64: 0, 2, 1>} : tensor<8x11x16xf32> -> tensor<8x16x11xf32>
+  %b = ge.reshape %t {shape = array<i64: 2, 4, 4, 44>} : tensor<8x16x11xf32> -> tensor<2x4x4x44xf32>
+  %s = ge.batch_matmul %q, %b : (tensor<2x4x11x4xf32>, tensor<2x4x4x44xf32>) -> tensor<2x4x11x44xf32>
+  ge.netoutput %s : tensor<2x4x11x44xf32>
+}

@@ -101,9 +101,12 @@ ge.graph @no_fusion_other_user {
 
 // -----
 
-// Between NC1HWC0 tensors nothing changes (only FRACTAL_NZ chains fuse).
+// Between NC1HWC0 tensors no confusion transpose (only FRACTAL_NZ chains
+// fuse so); this chain is a channel shuffle, which becomes one
+// ge.channel_shuffle (channel_shuffle.mlir).
 // CHECK-LABEL: ge.graph @no_fusion_not_fractal_nz
-// CHECK:         ge.reshape
+// CHECK-NOT:     ge.confusion_transpose
+// CHECK:         ge.channel_shuffle %x {groups = 2 : i64}
 // CHECK-NOT:     ge.confusion_transpose
 ge.graph @no_fusion_not_fractal_nz {
   %x = ge.data {index = 0 : i64} : tensor<1x32x4x4xf16, #ge.layout<NCHW, NC1HWC0>>

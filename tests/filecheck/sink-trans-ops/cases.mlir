@@ -228,3 +228,27 @@ ge.graph @no_flip_without_a_copy {
   %t = ge.transdata %s {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>} : tensor<1x5xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<1x5xf32>
   ge.netoutput %t : tensor<1x5xf32>
 }
+
+// -----
+
+// A bias row [1, N] broadcasting over a FRACTAL_NZ matrix keeps its own
+// layout (the kernel reads it through it, as select-storage-format places
+// such operands): the add between two matmuls sinks into FRACTAL_NZ and the
+// TransData pair around it goes.
+// CHECK-LABEL: ge.graph @bias_row_keeps_its_layout
+// CHECK:         %y = ge.matmul %x, %k
+// CHECK-NEXT:    %{{.*}} = ge.add %y, %b : (tensor<11x16xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<1x16xf32>) -> tensor<11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+// CHECK-NEXT:    %z = ge.matmul
+// CHECK-NOT:     ge.transdata
+ge.graph @bias_row_keeps_its_layout {
+  %x = ge.data {index = 0 : i64} : tensor<11x33xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %k = ge.const {value = dense<0.5> : tensor<33x16xf32>} : tensor<33x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %b = ge.const {value = dense<0.25> : tensor<1x16xf32>} : tensor<1x16xf32>
+  %k2 = ge.const {value = dense<0.5> : tensor<16x5xf32>} : tensor<16x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %y = ge.matmul %x, %k : (tensor<11x33xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<33x16xf32, #ge.layout<ND, FRACTAL_NZ>>) -> tensor<11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %t = ge.transdata %y {src_format = #ge.format<FRACTAL_NZ>, dst_format = #ge.format<ND>} : tensor<11x16xf32, #ge.layout<ND, FRACTAL_NZ>> -> tensor<11x16xf32>
+  %a = ge.add %t, %b : (tensor<11x16xf32>, tensor<1x16xf32>) -> tensor<11x16xf32>
+  %u = ge.transdata %a {src_format = #ge.format<ND>, dst_format = #ge.format<FRACTAL_NZ>} : tensor<11x16xf32> -> tensor<11x16xf32, #ge.layout<ND, FRACTAL_NZ>>
+  %z = ge.matmul %u, %k2 : (tensor<11x16xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<16x5xf32, #ge.layout<ND, FRACTAL_NZ>>) -> tensor<11x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+  ge.netoutput %z : tensor<11x5xf32, #ge.layout<ND, FRACTAL_NZ>>
+}
