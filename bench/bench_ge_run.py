@@ -2,7 +2,7 @@
 
 Each model is compiled by `ge-atc` (a subprocess, as a user runs it) into an
 offline model. Then, per model, at the same thread count (`--threads`,
-default 1; BLAS for ours, intra-op threads for onnxruntime):
+default 1; C kernels and BLAS for ours, intra-op threads for onnxruntime):
 
 - **steady state**: in this process the offline model is loaded and
   scheduled exactly as `ge-run` does (`load_offline_model`,
@@ -121,9 +121,9 @@ def steady_state(om: Path, onnx_path: Path, feeds: dict, threads: int, runs: int
     from ge_runtime.graph_io import find_graph
     from ge_runtime.offline_model import load_offline_model
     from ge_runtime.scheduler import compile_model, freeze_for_serving
-    from ge_runtime.threads import set_blas_threads
+    from ge_runtime.threads import set_threads
 
-    set_blas_threads(threads)
+    set_threads(threads)
     offline = load_offline_model(om)
     graph = find_graph(offline.module())
     model = compile_model(graph, offline.weights, target=offline.target)
