@@ -123,6 +123,13 @@ OPENMP = "-fopenmp"
 """The flag that makes `#pragma omp` loops run on threads (OpenMP, libgomp
 with GCC); without it, the compiler ignores them and kernels run serially."""
 
+WAIT_POLICY = "passive"
+"""How idle OpenMP threads wait (`OMP_WAIT_POLICY`, unless set): asleep,
+not spinning. Between two kernels the BLAS's own threads run the GEMMs,
+and spinning kernel threads took their cores: SqueezeNet at 2 threads
+(2 cores shared with other work) ran 8x slower than at 1 thread spinning,
+as fast asleep; a woken thread costs microseconds (`native.PARALLEL_WORK`)."""
+
 OPENMP_PROBE = """\
 #include <omp.h>
 int probe(void) {
@@ -268,6 +275,7 @@ def library(source: str) -> ctypes.CDLL:
         if not path.is_file():
             directory.mkdir(parents=True, exist_ok=True)
             _compile(cc, source, directory, path)
+        os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)  # read at load
         loaded = ctypes.CDLL(str(path))
         loaded.ge_set_threads(ctypes.c_int(_THREADS[0]))
         _LIBRARIES[source] = loaded
