@@ -37,6 +37,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import tools  # noqa: F401  (ge-run's process settings, before NumPy loads)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 LIGHT = ("resnet50", "squeezenet", "shufflenet", "inception_v2", "densenet121")
