@@ -2,7 +2,7 @@
 
 Each model is compiled by `ge-atc` (a subprocess, as a user runs it) into an
 offline model. Then, per model, at the same thread count (`--threads`,
-default 1; BLAS for ours, intra-op threads for onnxruntime):
+default 1; C kernels and BLAS for ours, intra-op threads for onnxruntime):
 
 - **steady state**: in this process the offline model is loaded and
   scheduled exactly as `ge-run` does (`load_offline_model`,
@@ -36,6 +36,10 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+
+# ge-run's process setting (tools/__init__.py), before NumPy loads OpenBLAS
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,11 +123,11 @@ def steady_state(om: Path, onnx_path: Path, feeds: dict, threads: int, runs: int
     import onnxruntime as ort
 
     from ge_runtime.engines.scheduler import compile_model, freeze_for_serving
-    from ge_runtime.engines.threads import set_blas_threads
+    from ge_runtime.engines.threads import set_threads
     from ge_runtime.graph_io import find_graph
     from ge_runtime.offline.om import load_offline_model
 
-    set_blas_threads(threads)
+    set_threads(threads)
     offline = load_offline_model(om)
     graph = find_graph(offline.module())
     model = compile_model(graph, offline.weights, target=offline.target)

@@ -26,6 +26,8 @@ expected = ge_xdsl.reference(module, {"x": x})
   `out_nodes`, `auto_cast_mode`, `max_streams`, `fusion_switch_file`,
   `disable_fusion`, `dump_graph`, `time_passes`).
 - `load(path, *, max_iterations=None) -> Model`: an `.om` file.
+- `set_threads(count=None) -> int`: the threads models run on (C kernels
+  and BLAS; default: every core), as `ge-run --threads`.
 - `Model.run(inputs, *, max_iterations=None) -> dict[str, np.ndarray]`,
   `Model.save(path)`, `Model.module` (the IR after the pipeline), `Model.input_names`,
   `Model.output_names`, `Model.manifest`.
@@ -68,6 +70,7 @@ __all__ = [
     "load",
     "parse",
     "reference",
+    "set_threads",
 ]
 
 
@@ -186,6 +189,15 @@ def reference(
         max_iterations=max_iterations,
     )
     return dict(zip(graph_output_keys(module), arrays, strict=True))
+
+
+def set_threads(count: int | None = None) -> int:
+    """Run models on `count` threads (None: every core this process may
+    use, the default): the generated C kernels' loops and the BLAS's
+    matrix products, as `ge-run --threads`. Returns the count."""
+    from ge_runtime.engines import threads
+
+    return threads.set_threads(count)
 
 
 def __getattr__(name: str) -> Any:

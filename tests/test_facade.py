@@ -180,3 +180,17 @@ def test_import_ge_xdsl_is_light():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_set_threads_sets_the_kernels_and_the_blas():
+    from ge_runtime.engines.threads import blas_threads
+    from ge_runtime.jit.emit import c
+
+    try:
+        assert ge_xdsl.set_threads(1) == 1
+        assert c.kernel_threads() == 1
+        assert blas_threads() in (None, 1)
+    finally:
+        assert ge_xdsl.set_threads() == c.available_cores()  # the default
+    if not c.openmp_missing():
+        assert c.kernel_threads() == c.available_cores()

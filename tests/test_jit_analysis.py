@@ -132,6 +132,42 @@ def test_a_store_is_injective_over_the_loops_it_uses_or_rejected(
             nest.check_injective(store, index_expressions, used)
 
 
+def same_memref(a, b) -> bool:
+    return a is b
+
+
+@pytest.mark.parametrize(
+    "index, size, independent",
+    [
+        ("%i * 4 + %j", 12, (True, True)),  # every element once: both loops
+        ("%j", 4, (False, True)),  # each row writes all of y: not over %i
+        ("(%i * 4 + %j) floordiv 2", 6, (False, False)),  # pairs collide
+    ],
+)
+def test_a_loop_runs_on_threads_when_its_iterations_write_apart(
+    index, size, independent
+):
+    nest = loop_nest(
+        f"""
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 4 {{
+      %v = affine.load %x[%i, %j] : memref<3x4xf32>
+      affine.store %v, %y[{index}] : memref<{size}xf32>
+    }}
+  }}""",
+        f"%x: memref<3x4xf32>, %y: memref<{size}xf32>",
+    )
+    found = tuple(nest.carries_no_dependence(a, same_memref) for a in (0, 1))
+    assert found == independent
+
+
+def test_a_reduction_loop_and_an_aliased_buffer_carry_dependences():
+    nest = loop_nest(ROW_SUM, "%x: memref<3x5xf32>, %acc: memref<3xf32>")
+    assert nest.carries_no_dependence(0, same_memref)  # rows
+    assert not nest.carries_no_dependence(1, same_memref)  # the sum's loop
+    assert not nest.carries_no_dependence(0, lambda a, b: True)  # x may be acc
+
+
 def test_an_access_outside_its_buffer_is_an_error_of_the_program():
     nest = loop_nest(
         """

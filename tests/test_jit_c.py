@@ -479,7 +479,7 @@ def test_c_compiler_errors_are_one_line(tmp_path, monkeypatch):
 def test_c_library_is_read_back_without_compiling(tmp_path, monkeypatch):
     """A second process finds the shared library in the cache folder."""
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
-    source = "void k(float *a0) { a0[0] = 1.5f; }\n"
+    source = jit_c.PRELUDE + jit_c.THREADS + "void k(float *a0) { a0[0] = 1.5f; }\n"
     jit_c.library(source)
     assert len(list((tmp_path / "c").glob("lib*.so"))) == 1
     monkeypatch.setattr(jit_c, "_LIBRARIES", {})

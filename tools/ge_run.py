@@ -31,11 +31,11 @@ lower it (the reference would be compared with itself); `--allow-reference`
 compares anyway. `--benchmark N` times N more runs of the same path after
 the first (the warm-up) and prints `benchmark: N runs, median X ms (min,
 max)` last, after the line saying how loop nests ran; `--threads T` sets the
-BLAS thread count. Loop nests run as C kernels when a C compiler is found
-(`GE_XDSL_KERNELS=numpy|c` chooses). The generated code of an offline
-model and its compiled kernels are kept on disk (`ge_runtime.jit.cache.entries`,
-keyed by the file's digest), so a second `ge-run` of it neither lowers,
-generates code nor compiles.
+threads of the C kernels and the BLAS (default: every core). Loop nests run
+as C kernels when a C compiler is found (`GE_XDSL_KERNELS=numpy|c` chooses).
+The generated code of an offline model and its compiled kernels are kept on
+disk (`ge_runtime.jit.cache.entries`, keyed by the file's digest), so a
+second `ge-run` of it neither lowers, generates code nor compiles.
 
     ge-run model.om --random-inputs --benchmark 20 --threads 1 --output-dir out/
 
@@ -117,7 +117,7 @@ if TYPE_CHECKING:
 
 DEFAULT_TOLERANCE = 1e-3
 MAX_THREADS = 1024
-"""The most BLAS threads `--threads` sets."""
+"""The most threads `--threads` sets."""
 MAX_BENCHMARK_RUNS = 1_000_000
 """The most timed runs `--benchmark` makes (a run stays bounded in time)."""
 
@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=bounded_int(1, MAX_THREADS),
         metavar="T",
-        help="threads of the BLAS under NumPy (default: its own choice)",
+        help="threads of the C kernels and the BLAS (default: every core)",
     )
     parser.add_argument(
         "--profile",
@@ -515,12 +515,10 @@ def select_mode(args: argparse.Namespace) -> Mode:
 def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
+    from ge_runtime.engines.threads import set_threads
     from ge_runtime.graph_io import iteration_budget_of  # not for --help
 
-    if args.threads is not None:
-        from ge_runtime.engines.threads import set_blas_threads
-
-        set_blas_threads(args.threads)
+    set_threads(args.threads)  # None: every core
     args.benchmark_line = None
     with (
         budget_of(args.memory_budget),

@@ -1,7 +1,9 @@
-"""How many threads the BLAS under NumPy uses (`ge-run --threads`).
+"""How many threads a run uses (`ge-run --threads`, `ge_xdsl.set_threads`):
+the generated C kernels' (`jit.emit.c`: OpenMP loops) and the BLAS's under
+NumPy (`set_threads` sets both; by default, every core this process may use).
 
-NumPy does not expose it; OpenBLAS does, through a C function whose name
-depends on how it was built (`openblas_set_num_threads`, with the
+NumPy does not expose the BLAS's; OpenBLAS does, through a C function whose
+name depends on how it was built (`openblas_set_num_threads`, with the
 `scipy_` prefix and `64_` suffix of the wheels' 64-bit-index build). The
 library NumPy loaded is found among the process's mapped files.
 """
@@ -12,6 +14,8 @@ import ctypes
 from pathlib import Path
 
 import numpy as np  # noqa: F401  (loads the BLAS this module controls)
+
+from ge_runtime.jit.emit.c import available_cores, set_kernel_threads
 
 PREFIXES = ("", "scipy_")
 SUFFIXES = ("", "64_")
@@ -54,3 +58,12 @@ def blas_threads() -> int | None:
         getter.restype = ctypes.c_int
         return int(getter())
     return None
+
+
+def set_threads(count: int | None = None) -> int:
+    """Run the C kernels' parallel loops and the BLAS on `count` threads
+    (None: every core this process may use); returns the count."""
+    count = available_cores() if count is None else count
+    set_blas_threads(count)
+    set_kernel_threads(count)
+    return count

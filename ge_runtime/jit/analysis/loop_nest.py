@@ -14,7 +14,10 @@ over the grid) and for the native emitters (which write its loops out):
   two accesses sharing a loop outside those are the load and store of one
   accumulation (`Accumulation`), else `Unsupported`;
 - injectivity (`check_injective`) and bounds (`check_bounds`: an access
-  outside its buffer is a `JITError`, an error of the program).
+  outside its buffer is a `JITError`, an error of the program);
+- independence (`carries_no_dependence`): whether a loop's iterations
+  touch disjoint elements of what the nest writes (they may run at the
+  same time, on threads).
 
 Nothing here writes code.
 """
@@ -364,6 +367,40 @@ class LoopNest:
         flat = self.flat_index(index, shape)
         if np.unique(flat).size != np.asarray(flat).size:
             raise Unsupported("store is not injective")
+
+    def carries_no_dependence(
+        self, axis: int, overlap: Callable[[SSAValue, SSAValue], bool]
+    ) -> bool:
+        """Whether distinct iterations of loop `axis` access disjoint elements
+        of every buffer the nest writes: each such buffer is accessed only
+        through one memref (`overlap` tells which memrefs may share a byte),
+        at one index function, injective over the loops it uses, and loop
+        `axis` among those. A reduction's loop (its store does not move
+        along it) or a store repeated over the loop carries one."""
+        accesses = [
+            s.op
+            for s in self.statements
+            if isinstance(s.op, affine.LoadOp | affine.StoreOp | memref.LoadOp)
+        ]
+        stores = {op.memref: op for op in accesses if isinstance(op, affine.StoreOp)}
+        for target, store in stores.items():
+            touching = [op for op in accesses if overlap(op.memref, target)]
+            if any(
+                op.memref is not target or isinstance(op, memref.LoadOp)
+                for op in touching
+            ):
+                return False
+            index = self.access_index(store)
+            if len({canonical_index(self.access_index(op)) for op in touching}) > 1:
+                return False
+            used = self.ix_deps(index)
+            if axis not in used:
+                return False
+            try:
+                self.check_injective(store, index, used)
+            except Unsupported:
+                return False
+        return True
 
     @property
     def ndim(self) -> int:

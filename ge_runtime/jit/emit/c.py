@@ -44,6 +44,7 @@ import platform
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -55,9 +56,9 @@ import numpy as np
 from xdsl.dialects import affine
 from xdsl.ir import Operation, SSAValue
 
-from ge_runtime.jit.analysis.loop_nest import LoopNest, Unsupported
+from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.cache.folder import kernel_folder
-from ge_runtime.jit.emit.native import NativeNest
+from ge_runtime.jit.emit.native import NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
@@ -85,8 +86,16 @@ static inline int64_t floormod(int64_t a, int64_t k) {
     int64_t r = a % k;
     return (r != 0 && r < 0) ? r + k : r;
 }
+extern int ge_threads __attribute__((visibility("hidden")));
 """
 """What every translation unit starts with (divisors are positive)."""
+
+THREADS = """\
+int ge_threads = 1;
+void ge_set_threads(int count) { ge_threads = count; }
+"""
+"""The threads a library's kernels split their parallel loops over (its
+first part defines it; `set_kernel_threads` sets every library's)."""
 
 FLAGS = (
     "-O2",
@@ -109,6 +118,30 @@ lanes of a misaligned channel group ran scalar (ShuffleNet 11.6 ms against
 14.6 ms, DenseNet-121 and Inception-v2 7-10 % faster, none slower).
 `-fno-trapping-math` lets the compiler turn a select into a blend (no
 result changes: nothing reads the floating-point flags)."""
+
+OPENMP = "-fopenmp"
+"""The flag that makes `#pragma omp` loops run on threads (OpenMP, libgomp
+with GCC); without it, the compiler ignores them and kernels run serially."""
+
+WAIT_POLICY = "passive"
+"""How idle OpenMP threads wait (`OMP_WAIT_POLICY`, unless set): asleep,
+not spinning. Between two kernels the BLAS's own threads run the GEMMs,
+and spinning kernel threads took their cores: on 2 cores shared with other
+work, SqueezeNet's kernels at 2 threads ran in 492 ms spinning (GOMP's
+default), 57 ms asleep (61 ms at 1 thread). Waking a thread costs tens of
+microseconds (`native.PARALLEL_WORK`); on cores of its own, a run may ask
+for `OMP_WAIT_POLICY=active`."""
+
+OPENMP_PROBE = """\
+#include <omp.h>
+int probe(void) {
+    int threads = 0;
+    #pragma omp parallel reduction(+ : threads)
+    threads += 1;
+    return threads + omp_get_max_threads();
+}
+"""
+"""A library compiled with `OPENMP` to see the compiler supports it."""
 
 PRODUCT_LIMIT = 1 << 22
 """Matrix products of at most this many multiply-adds are C loops, and
@@ -149,6 +182,70 @@ def compiler() -> str | None:
 
 
 @cache
+def openmp_missing() -> str | None:
+    """Why the C compiler cannot build kernels that run on threads (`cc
+    -fopenmp` fails on `OPENMP_PROBE`); None when it can. Said once on
+    stderr: kernels then run on one thread, whatever the thread count."""
+    cc = compiler()
+    if cc is None:
+        return "no C compiler"
+    with tempfile.TemporaryDirectory() as scratch:
+        c_file = Path(scratch) / "probe.c"
+        c_file.write_text(OPENMP_PROBE)
+        command = [cc, OPENMP, "-fPIC", "-shared", "-o", str(c_file.with_suffix(".so"))]
+        try:
+            done = subprocess.run(
+                [*command, str(c_file)],
+                capture_output=True,
+                text=True,
+                timeout=COMPILE_SECONDS,
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            reason = str(error)
+        else:
+            if done.returncode == 0:
+                return None
+            lines = done.stderr.strip().splitlines()
+            reason = next((x for x in lines if "error" in x), "no message")
+    print(
+        f"note: {cc} {OPENMP} fails ({reason}): C kernels run on one thread",
+        file=sys.stderr,
+    )
+    return reason
+
+
+def flags() -> tuple[str, ...]:
+    """The compiler's flags: `FLAGS`, and `OPENMP` when the compiler has it."""
+    return FLAGS if openmp_missing() else (*FLAGS, OPENMP)
+
+
+def available_cores() -> int:
+    """The processors this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+_THREADS = [available_cores()]
+"""How many threads kernels split their parallel loops over (default: every
+core this process may use, as onnxruntime; `set_kernel_threads`)."""
+
+
+def set_kernel_threads(count: int) -> None:
+    """Make every C kernel, loaded or not yet, run on `count` threads (one:
+    serially, on the calling thread)."""
+    with _LOCK:
+        _THREADS[0] = count
+        for loaded in _LIBRARIES.values():
+            loaded.ge_set_threads(ctypes.c_int(count))
+
+
+def kernel_threads() -> int:
+    """The threads C kernels run on (one without OpenMP)."""
+    return 1 if openmp_missing() else _THREADS[0]
+
+
+@cache
 def _machine() -> str:
     """What `-march=native` compiles for (part of a library's name)."""
     try:
@@ -173,14 +270,16 @@ def library(source: str) -> ctypes.CDLL:
         cc = compiler()
         if cc is None:
             raise JITError("C kernels need a C compiler: none found ($CC or cc)")
-        key = "|".join([source, cc, *FLAGS, _machine()])
+        key = "|".join([source, cc, *flags(), _machine()])
         digest = hashlib.sha256(key.encode()).hexdigest()[:24]
         directory = kernel_folder("c")
         path = directory / f"lib{digest}.so"
         if not path.is_file():
             directory.mkdir(parents=True, exist_ok=True)
             _compile(cc, source, directory, path)
+        os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)  # read at load
         loaded = ctypes.CDLL(str(path))
+        loaded.ge_set_threads(ctypes.c_int(_THREADS[0]))
         _LIBRARIES[source] = loaded
         return loaded
 
@@ -199,7 +298,7 @@ def _compile(cc: str, source: str, directory: Path, path: Path) -> None:
             objects.append(str(c_file.with_suffix(".o")))
             running.append(
                 subprocess.Popen(
-                    [cc, *FLAGS, "-c", "-o", objects[-1], str(c_file)],
+                    [cc, *flags(), "-c", "-o", objects[-1], str(c_file)],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.PIPE,
                     text=True,
@@ -210,7 +309,7 @@ def _compile(cc: str, source: str, directory: Path, path: Path) -> None:
         built = Path(scratch) / "kernels.so"
         _finish(
             subprocess.Popen(
-                [cc, "-shared", "-o", str(built), *objects, "-lm"],
+                [cc, *flags(), "-shared", "-o", str(built), *objects, "-lm"],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -330,6 +429,7 @@ class CLibrary:
         declarations = [code.split(" {", 1)[0] + ";" for code in codes]
         count = max(1, min(os.cpu_count() or 1, len(codes) // PART_SIZE))
         parts = [codes[i::count] for i in range(count)]
+        parts[0].insert(0, THREADS)
         source = "\n".join(
             [PRELUDE, *declarations, *(PART + "\n".join(part) for part in parts)]
         )
@@ -380,7 +480,7 @@ class CNest(NativeNest):
             super()._check_not_a_product()
         except Unsupported:
             small = (
-                _iterations(self.root, self.nest) <= PRODUCT_LIMIT
+                iterations(self.root, self.nest) <= PRODUCT_LIMIT
                 or self._reduction_length() <= TILED_SUM
             )
             if not small or self._wraps():
@@ -407,7 +507,7 @@ class CNest(NativeNest):
         if terms > SHORT_SUM:
             if not self._sank:
                 raise Unsupported("a long sum of products C does not vectorise: BLAS")
-            if terms > TILED_SUM and _iterations(self.root, self.nest) > PRODUCT_LIMIT:
+            if terms > TILED_SUM and iterations(self.root, self.nest) > PRODUCT_LIMIT:
                 raise Unsupported("a long sum of products BLAS runs faster")
         library = CLibrary.of(self.env)
         qualifier = " restrict" if self._apart(written) else ""
@@ -493,6 +593,13 @@ class CNest(NativeNest):
             return f'{indent}_Pragma("GCC unroll {unroll}")\n{line}'
         return line
 
+    def _parallel(self, indent: str, loops: int) -> str:
+        collapse = f" collapse({loops})" if loops > 1 else ""
+        return (
+            f"{indent}#pragma omp parallel for num_threads(ge_threads) "
+            f"if(ge_threads > 1) schedule(static){collapse}"
+        )
+
     def _end_loop(self, indent: str) -> list[str]:
         return [f"{indent}}}"]
 
@@ -542,15 +649,3 @@ class CNest(NativeNest):
 
     def _int_literal(self, value: int, dtype: np.dtype) -> str:
         return f"(({C_TYPES[dtype]}) {self._param(value)})"
-
-
-def _iterations(root: affine.ForOp, nest: LoopNest) -> int:
-    """How many loop iterations a nest runs, all its loops together."""
-    loops = [op for op in root.walk() if isinstance(op, affine.ForOp)]
-    extents = {op: nest.axes[n].extent for n, op in enumerate(loops)}
-
-    def count(loop: affine.ForOp) -> int:
-        inner = [op for op in loop.body.block.ops if isinstance(op, affine.ForOp)]
-        return extents[loop] * (1 + sum(map(count, inner)))
-
-    return count(root)

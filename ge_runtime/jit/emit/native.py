@@ -43,6 +43,7 @@ from ge_runtime.jit.analysis.loop_nest import (
 )
 from ge_runtime.jit.emit.native_operands import UNROLLED, Element, NativeOperands
 from ge_runtime.jit.emit.native_tiling import LoopTiling
+from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
     FUSED_MULTIPLY_ADD,
@@ -51,6 +52,14 @@ from ge_runtime.jit.ops import (
     constant_value,
     numpy_dtype,
 )
+
+PARALLEL_WORK = 1 << 16
+"""Loop iterations a nest runs, at least, to be split over threads: below,
+waking them (tens of microseconds, `c.WAIT_POLICY`) costs more than it saves."""
+
+PARALLEL_ITERATIONS = 16
+"""Loops split over threads are collapsed with the ones nested in them
+until they run at least this many iterations together."""
 
 NATIVE_TYPES = frozenset(
     np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int32, np.int64, bool)
@@ -256,6 +265,11 @@ class NativeNest(LoopTiling, NativeOperands):
         (languages that sink loops)."""
         raise NotImplementedError
 
+    def _parallel(self, indent: str, loops: int) -> str:
+        """The line making the `loops` loops opened next (perfectly nested)
+        one iteration space split over the kernels' threads."""
+        raise NotImplementedError
+
     def _subscript(self, buffer: str, indices: list[str]) -> str:
         """An element of argument `buffer` (`indices` one per axis)."""
         raise NotImplementedError
@@ -341,7 +355,8 @@ class NativeNest(LoopTiling, NativeOperands):
         if axis.extent <= 0:
             return
         if (tile := self._register_tile(loop)) is not None:
-            self._emit_tiled(*tile, indent)
+            split = indent == self.INDENT and self._splits(loop)
+            self._emit_tiled(*tile, indent, split=split)
             return
         if (parts := self._sinkable(loop)) is not None:
             self._emit_sunk(loop, parts, indent)
@@ -357,7 +372,13 @@ class NativeNest(LoopTiling, NativeOperands):
                 if isinstance(op, affine.StoreOp):
                     self._forget(op.memref)
             known = dict(self.known)
-            self.body.append(self._loop(indent, number, self._extent(axis.extent)))
+            extent = self._extent(axis.extent)
+            split = self._parallel_loops(loop) if indent == self.INDENT else 0
+            if split:
+                self.body.append(self._parallel(indent, split))
+                self.body.append(self._loop_of(indent, f"t{number}", extent))
+            else:
+                self.body.append(self._loop(indent, number, extent))
             inner = indent + "    "
         start = len(self.body)
         for op in loop.body.block.ops:
@@ -373,6 +394,54 @@ class NativeNest(LoopTiling, NativeOperands):
             self.known = known
         if register is not None:
             self._release(*register, indent)
+
+    def _parallel_loops(self, loop: affine.ForOp) -> int:
+        """How many loops from `loop` (one the kernel's first statements
+        open) run split over threads, collapsed into one iteration space: 0
+        if it does not (its iterations share an element the nest writes,
+        or the nest is too small to pay for waking threads). The loops
+        perfectly nested in it are collapsed with it while the iterations
+        are fewer than `PARALLEL_ITERATIONS` (a channel group's 4 loops
+        with their rows: threads share them evenly); not the innermost
+        loop, which vectorises, nor one that is tiled or sunk."""
+        if not self._splits(loop):
+            return 0
+        count, split = 1, self.nest.axes[self._numbers[loop]].extent
+        while split < PARALLEL_ITERATIONS:
+            body = [
+                op for op in loop.body.block.ops if not isinstance(op, affine.YieldOp)
+            ]
+            if len(body) != 1 or not isinstance(body[0], affine.ForOp):
+                break
+            loop = body[0]
+            number = self._numbers[loop]
+            axis = self.nest.axes[number]
+            if (
+                axis.position < 0
+                or number in self._innermost
+                or self._register_tile(loop) is not None
+                or self._sinkable(loop) is not None
+                or not self._independent(number)
+            ):
+                break
+            count, split = count + 1, split * axis.extent
+        return count
+
+    def _splits(self, loop: affine.ForOp) -> bool:
+        """Whether `loop` runs split over threads: enough work
+        (`PARALLEL_WORK`), and iterations independent."""
+        work = iterations(self.root, self.nest, loop)
+        return work >= PARALLEL_WORK and self._independent(self._numbers[loop])
+
+    def _independent(self, number: int) -> bool:
+        """Whether the iterations of loop `number` touch disjoint elements
+        of what the nest writes (buffers compared by bytes, `footprint`)."""
+        constants = self.env.constants
+
+        def overlap(a: SSAValue, b: SSAValue) -> bool:
+            return footprint(a, constants).overlaps(footprint(b, constants))
+
+        return self.nest.carries_no_dependence(number, overlap)
 
     def _emit_in_loop(self, indent: str, value: str, target: str) -> None:
         """`target = value` in the sunk loop (and its tile's)."""
@@ -456,3 +525,18 @@ def _accumulated(add: Operation, nest: LoopNest) -> bool:
         and tuple(nest.access_index(load)) == index
         for operand in add.operands
     )
+
+
+def iterations(
+    root: affine.ForOp, nest: LoopNest, loop: affine.ForOp | None = None
+) -> int:
+    """How many loop iterations `loop` (by default the whole nest `root`)
+    runs, the loops inside it together."""
+    loops = [op for op in root.walk() if isinstance(op, affine.ForOp)]
+    extents = {op: nest.axes[n].extent for n, op in enumerate(loops)}
+
+    def count(loop: affine.ForOp) -> int:
+        inner = [op for op in loop.body.block.ops if isinstance(op, affine.ForOp)]
+        return extents[loop] * (1 + sum(map(count, inner)))
+
+    return count(root if loop is None else loop)

@@ -169,9 +169,13 @@ class LoopTiling:
         sunk: affine.ForOp,
         parts: list[Segment],
         indent: str,
+        *,
+        split: bool,
     ) -> None:
         """`sunk` moved innermost with the tile's loops; the outermost of
-        those in strips of its block (and a last, shorter one):
+        those in strips of its block (and a last, shorter one), the strips
+        split over threads with `split` (the outermost loop's iterations are
+        independent):
 
         for w < 9 { for c { init(w, c); for k { acc(w, c, k) }; post(w, c) } }
         ->  for s < 2 { for u < 4 { for c { init } }         (w = 4 s + u)
@@ -187,6 +191,8 @@ class LoopTiling:
             self._emit_sunk(sunk, parts, indent)
         else:
             strips, rest = divmod(extent, block)
+            if split and strips > 1:
+                self.body.append(self._parallel(indent, 1))
             self.body.append(self._loop_of(indent, f"s{first}", str(strips)))
             self._tile = [(first, block, f"s{first} * {block}"), *whole]
             self._emit_sunk(sunk, parts, indent + "    ")

@@ -60,10 +60,15 @@ def kernel_status(kernels: str | None = None) -> str:
         kernels = kernel_choice(kernels)
     except UnusableSetup as error:
         return f"unavailable: {str(error).removeprefix('error: ')}"
-    return {
-        "c": "C kernels (cc), BLAS for large matrix products",
-        "numpy": "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)",
-    }[kernels]
+    if kernels == "numpy":
+        return "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)"
+    missing = c.openmp_missing()
+    threads = (
+        f"one thread: no OpenMP, {missing}"
+        if missing
+        else f"{c.kernel_threads()} thread(s)"
+    )
+    return f"C kernels (cc, {threads}), BLAS for large matrix products"
 
 
 def nest_source(
