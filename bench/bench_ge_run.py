@@ -37,7 +37,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-
 # ge-run's process setting (tools/__init__.py), before NumPy loads OpenBLAS
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
