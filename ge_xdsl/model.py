@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.files import write_atomically
 from ge_runtime.graph_io import find_graph, output_names
-from ge_runtime.offline.om import OfflineModel, encode
+from ge_runtime.offline.om import OfflineModel, write_offline_model
 
 if TYPE_CHECKING:
     from ge_runtime.engines.scheduler import CompiledModel
@@ -53,7 +54,7 @@ class Model:
         return self._module
 
     @property
-    def weights(self) -> dict[str, np.ndarray]:
+    def weights(self) -> Mapping[str, np.ndarray]:
         """The arrays of the IR's `#ge.external` constants, in storage layout."""
         return self.offline.weights
 
@@ -87,7 +88,7 @@ class Model:
         """Write the model as an `.om` file (atomically, creating its folder)."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, encode(self.offline))
+        write_atomically(target, functools.partial(write_offline_model, self.offline))
         return target
 
     def __repr__(self) -> str:

@@ -145,7 +145,16 @@ class RunnableModel:
 
     def source(self) -> ModuleOp:
         """The graph as imported (an offline model keeps it), else the module."""
-        return self.module if self.offline is None else self.offline.source_module()
+        if self.offline is None:
+            return self.module
+        return self.offline.source_module(self.module)
+
+    def source_weights(self) -> Weights:
+        """The weights the graph as imported reads (an offline model derives
+        the origin layouts it does not store)."""
+        if self.offline is None:
+            return self.weights
+        return self.offline.source_weights(self.module)
 
     def compile(self, graph: GraphOp) -> CompiledModel:
         """`graph` scheduled (sunk or host) and compiled; an offline model's
@@ -178,7 +187,9 @@ class RunnableModel:
     ) -> list[np.ndarray]:
         """What `--check` compares with: the reference evaluator on the graph
         as imported (`source`)."""
-        return evaluate(self.source(), inputs, weights=self.weights, graph=graph)
+        return evaluate(
+            self.source(), inputs, weights=self.source_weights(), graph=graph
+        )
 
     def stored(self, graph: GraphOp, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Origin-layout `outputs` of `graph` in their storage layouts."""

@@ -14,14 +14,19 @@ from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.offline.om import (
+    ALIGNMENT,
     DIGEST_SIZE,
     FORMAT_VERSION,
     HEADER,
     MAGIC,
+    SECTION_ENTRY,
+    WEIGHT_INDEX,
     describe_model,
     load_offline_model,
     make_offline_model,
+    pack_sections,
     save_offline_model,
+    write_offline_model,
 )
 
 
@@ -194,3 +199,120 @@ def test_describe_model_lists_ops_descs_and_weights() -> None:
         {"name": "w", "dtype": "float32", "shape": [17, 3, 3, 3], "bytes": 1836}
     ]
     assert described["manifest"]["outputs"][0]["dtype"] == "float32"
+
+
+BAD_INPUTS = Path(__file__).parent / "bad_inputs"
+
+
+def compiled_small_cnn(tmp_path: Path):
+    """`examples/small_cnn.onnx` compiled as `ge-atc` does, and its `.om` path."""
+    from ge_xdsl.atc import compile_offline_model
+
+    path = tmp_path / "cnn.om"
+    offline, compiled = compile_offline_model(
+        Path(__file__).parent.parent / "examples" / "small_cnn.onnx",
+        input_shape="input:2,3,32,32",
+        path=str(path),
+    )
+    with path.open("wb") as stream:
+        write_offline_model(offline, stream)
+    return offline, compiled, path
+
+
+def test_each_weight_is_stored_once_in_the_layout_the_model_reads(
+    tmp_path: Path,
+) -> None:
+    offline, compiled, path = compiled_small_cnn(tmp_path)
+    model = load_offline_model(path)
+    module = model.module()
+    assert model.origins, "the small CNN has relaid-out weights only --check reads"
+    stored = set(model.weights)
+    assert not stored & set(model.origins)
+    assert set(model.origins.values()) <= stored
+    for key, array in model.source_weights(module).items():
+        source = compiled.weights.weights[key] if key in model.origins else array
+        np.testing.assert_array_equal(array, source)  # derived back exactly
+    data_start = path.stat().st_size - sum(a.nbytes for a in model.weights.values())
+    for array in model.weights.values():
+        assert array.ctypes.data % ALIGNMENT == 0
+        assert not array.flags.writeable  # over the read-only mapping
+    assert data_start > 0
+
+
+def test_check_reads_the_origin_weights_derived_from_storage(tmp_path: Path) -> None:
+    from ge_xdsl.run import RunnableModel, graph_inputs
+
+    _, _, path = compiled_small_cnn(tmp_path)
+    model = RunnableModel.load(path)
+    graph = model.graph()
+    inputs = graph_inputs(graph, {}, random=True, seed=1)
+    outputs = model.compile(graph).run(inputs)
+    (expected,) = model.expected(inputs)
+    np.testing.assert_allclose(outputs[0], expected, rtol=1e-4, atol=1e-4)
+
+
+def test_version_1_files_still_run() -> None:
+    """The corpus' valid model predates the weight index (one `.npz` section
+    holding both layouts)."""
+    from ge_xdsl.run import RunnableModel, graph_inputs
+
+    path = BAD_INPUTS / "om-version-1.om"
+    assert load_offline_model(path).manifest["format_version"] == 1
+    model = RunnableModel.load(path)
+    graph = model.graph()
+    inputs = graph_inputs(graph, {}, random=True)
+    (ours,) = model.compile(graph).run(inputs)
+    (expected,) = model.expected(inputs)
+    np.testing.assert_allclose(ours, expected, rtol=1e-4, atol=1e-4)
+
+
+def forged_index(path: Path, change) -> None:
+    """Rewrite the `.om` at `path` with its weight index changed by `change`
+    (sections repacked, the checksum right: a forgery, not corruption)."""
+    data = path.read_bytes()
+    _, _, count, _ = HEADER.unpack_from(data)
+    offset = HEADER.size + SECTION_ENTRY.size * count
+    sections = []
+    for i in range(count):
+        tag, length = SECTION_ENTRY.unpack_from(
+            data, HEADER.size + SECTION_ENTRY.size * i
+        )
+        payload = data[offset : offset + length]
+        if tag == WEIGHT_INDEX:
+            payload = json.dumps(change(json.loads(payload))).encode()
+        sections.append((tag, payload))
+        offset += length
+    path.write_bytes(pack_sections(sections))
+
+
+def test_forged_weight_index_is_refused(tmp_path: Path) -> None:
+    _, _, path = compiled_small_cnn(tmp_path)
+
+    def past_the_end(index):
+        key = next(iter(index["arrays"]))
+        index["arrays"][key]["offset"] = 1 << 40
+        return index
+
+    forged_index(path, past_the_end)
+    assert "lies past the weight data" in one_line_error(path)
+
+    _, _, path = compiled_small_cnn(tmp_path)
+
+    def dangling_origin(index):
+        key = next(iter(index["origins"]))
+        index["origins"][key] = "x"
+        return index
+
+    forged_index(path, dangling_origin)
+    assert "which is not stored" in one_line_error(path)
+
+    _, _, path = compiled_small_cnn(tmp_path)
+
+    def object_dtype(index):
+        key = next(iter(index["arrays"]))
+        index["arrays"][key]["dtype"] = "O"
+        return index
+
+    forged_index(path, object_dtype)
+    with pytest.raises(GEError, match="weight index: error: invalid weight index"):
+        load_offline_model(path)

@@ -56,6 +56,7 @@ succeeded.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import sys
@@ -63,14 +64,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.files import staged, write_all_or_none, write_atomically
+from ge_dialect.files import FileData, staged, write_all_or_none, write_atomically
 from ge_dialect.limits import budget_of
 from ge_runtime.offline.om import (
     OfflineModel,
     describe_model,
-    encode,
     load_offline_model,
     make_offline_model,
+    write_offline_model,
 )
 from ge_runtime.offline.timing import PassTimer
 from ge_xdsl.atc import (
@@ -313,13 +314,13 @@ def write_all(
 ) -> None:
     """Write every model (and extra files), or none (`write_all_or_none`: a
     new output folder appears only if everything was written)."""
-    blobs: list[tuple[Path, bytes | str]] = [
-        (Path(model.path), encode(model)) for model in models
+    files: list[tuple[Path, FileData]] = [
+        (Path(model.path), functools.partial(write_offline_model, model))
+        for model in models
     ]
-    blobs += extras
-    write_all_or_none(blobs)
-    for path, blob in blobs:
-        LOG.info("wrote %s (%d bytes)", path, len(blob))
+    write_all_or_none([*files, *extras])
+    for path, _ in [*files, *extras]:
+        LOG.info("wrote %s (%d bytes)", path, path.stat().st_size)
 
 
 def convert_to_json(args: argparse.Namespace) -> None:
