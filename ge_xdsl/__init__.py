@@ -80,6 +80,7 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
     """Compile `model` as `ge-atc` does (see the module docstring)."""
     from ge_xdsl.atc import compile_offline_model
     from ge_xdsl.model import Model
+    from ge_xdsl.run import with_kernels
 
     weights = atc_options.pop("weights", None)
     offline, compiled = compile_offline_model(
@@ -90,6 +91,7 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
         weights=weights,
         **atc_options,
     )
+    offline = with_kernels(offline, compiled.module)
     return Model(offline, compiled.module, compiled.timer)
 
 

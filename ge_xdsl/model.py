@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +19,9 @@ from ge_runtime.offline.om import OfflineModel, write_offline_model
 if TYPE_CHECKING:
     from ge_runtime.engines.scheduler import CompiledModel
     from ge_runtime.offline.timing import PassTimer
+
+
+LOG = logging.getLogger("ge_xdsl")
 
 
 def output_keys(names: list[str | None]) -> list[str]:
@@ -76,10 +80,12 @@ class Model:
     def run(self, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The outputs for `inputs` (origin layout, keyed by input name)."""
         if self._compiled is None:
-            from ge_runtime.engines.scheduler import compile_model
+            from ge_xdsl.run import compile_offline_graph, install_kernels
 
-            self._compiled = compile_model(
-                self.module, self.offline.weights, target=self.offline.target
+            if (note := install_kernels(self.offline)) is not None:
+                LOG.warning("%s", note)
+            self._compiled = compile_offline_graph(
+                self.offline, find_graph(self.module)
             )
         arrays = self._compiled.run(dict(inputs))
         return dict(zip(self.output_names, arrays, strict=True))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import struct
@@ -13,6 +14,8 @@ import pytest
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_runtime.engines.reference import evaluate
+from ge_runtime.jit import compiler
+from ge_runtime.jit.cache import bundle
 from ge_runtime.offline.om import (
     ALIGNMENT,
     DIGEST_SIZE,
@@ -316,3 +319,81 @@ def test_forged_weight_index_is_refused(tmp_path: Path) -> None:
     forged_index(path, object_dtype)
     with pytest.raises(GEError, match="weight index: error: invalid weight index"):
         load_offline_model(path)
+
+
+def with_kernel_payload(tmp_path: Path, change=None) -> Path:
+    """The small CNN compiled with its kernels (`with_kernels`), written with
+    its kernel section changed by `change` (bytes -> bytes)."""
+    from ge_xdsl.run import with_kernels
+
+    offline, compiled, path = compiled_small_cnn(tmp_path)
+    offline = with_kernels(offline, compiled.module)
+    assert offline.kernels
+    if change is not None:
+        offline = dataclasses.replace(offline, kernels=change(bytes(offline.kernels)))
+    with path.open("wb") as stream:
+        write_offline_model(offline, stream)
+    return path
+
+
+def run_from_empty_cache(path: Path, tmp_path: Path, monkeypatch) -> tuple:
+    """Load and run `path` with a new code cache: the model, how many code
+    entries the run compiled, and the cache folder."""
+    from ge_xdsl.run import RunnableModel, graph_inputs
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GE_XDSL_CACHE", str(cache))
+    monkeypatch.setattr(compiler, "_GRAPHS", {})
+    compiled = []
+    real = compiler.compile_module
+    monkeypatch.setattr(
+        compiler,
+        "compile_module",
+        lambda *args, **kwargs: compiled.append(1) or real(*args, **kwargs),
+    )
+    model = RunnableModel.load(path)
+    graph = model.graph()
+    inputs = graph_inputs(graph, {}, random=True)
+    (ours,) = model.compile(graph).run(inputs)
+    (expected,) = model.expected(inputs)
+    np.testing.assert_allclose(ours, expected, rtol=1e-4, atol=1e-4)
+    return model, len(compiled)
+
+
+def test_compiled_kernels_run_without_compiling(tmp_path: Path, monkeypatch) -> None:
+    path = with_kernel_payload(tmp_path)
+    model, compiled = run_from_empty_cache(path, tmp_path, monkeypatch)
+    assert model.notes == [] and compiled == 0
+
+
+def test_kernels_for_another_machine_are_said_and_compiled_again(
+    tmp_path: Path, monkeypatch
+) -> None:
+    def for_riscv(payload: bytes) -> bytes:
+        (length,) = bundle.LENGTH.unpack_from(payload)
+        start = bundle.LENGTH.size
+        index = json.loads(payload[start : start + length])
+        index["built_for"]["machine"] = "riscv64|flags : rv64gc"
+        text = json.dumps(index).encode()
+        return bundle.LENGTH.pack(len(text)) + text + payload[start + length :]
+
+    path = with_kernel_payload(tmp_path, for_riscv)
+    model, compiled = run_from_empty_cache(path, tmp_path, monkeypatch)
+    (note,) = model.notes
+    assert note.startswith(f"{path}: note: the model's compiled kernels are not used")
+    assert "built for riscv64, this is" in note and compiled > 0
+
+
+def test_corrupt_kernel_section_is_refused(tmp_path: Path, monkeypatch) -> None:
+    def flip_last_byte(payload: bytes) -> bytes:
+        return payload[:-1] + bytes([payload[-1] ^ 1])
+
+    path = with_kernel_payload(tmp_path, flip_last_byte)
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path / "cache"))
+    from ge_xdsl.run import RunnableModel
+
+    with pytest.raises(GEError) as info:
+        RunnableModel.load(path)
+    assert str(info.value).startswith(f"{path}: error: corrupt kernel section (file ")
+    assert "does not match its digest" in str(info.value)
+    assert not list((tmp_path / "cache").rglob("*.so"))  # nothing installed

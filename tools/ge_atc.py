@@ -60,6 +60,7 @@ import functools
 import json
 import logging
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -82,6 +83,7 @@ from ge_xdsl.atc import (
     compile_options,
     framework_id,
 )
+from ge_xdsl.run import with_kernels
 from tools.common import (
     LOG_LEVELS,
     add_memory_budget_flag,
@@ -240,6 +242,9 @@ def compile_model(args: argparse.Namespace) -> None:
         path=str(output_path(args.output)),
         **{name: getattr(args, name) for name in ATC_OPTIONS},
     )
+    start = time.perf_counter()
+    offline = with_kernels(offline, compiled.module)
+    LOG.info("compiled the kernels in %.3fs", time.perf_counter() - start)
     write_all([offline], memory_report(args, offline.manifest.get("memory", {})))
     print_pass_times(compiled.timer)
 

@@ -342,6 +342,8 @@ def run_graph(args: argparse.Namespace) -> Outputs:
     """A graph (`.om`, or `.mlir` lowered on the fly) through the scheduler;
     a module of loops as it is."""
     model = RunnableModel.load(args.model)
+    for note in model.notes:
+        print(note, file=sys.stderr)
     if model.lowered:
         return run_loops(args, model)
     graph, inputs = inputs_of(args, model)

@@ -27,7 +27,11 @@ the first aligned byte of the section), in the layout of the constant that
 reads them: ATC's compile-time weight reordering. Each weight is stored
 once: the origin-layout copy of a relaid-out weight is derived again
 (`relayout.from_storage`) when `--check` needs it, and stored only when it
-cannot be (a folded or cast weight). Version 1 files, whose `WGHT` held
+cannot be (a folded or cast weight). `KERN` (optional) the model's compiled
+kernels (`ge_runtime.jit.cache.bundle`: the code cache's entries and C
+libraries, with the machine, compiler and generator version they were built
+for and each file's SHA-256, checked before anything is installed or
+loaded; opaque to this layer). Version 1 files, whose `WGHT` held
 both layouts as `.npz` bytes, are still read.
 
 Files are written atomically. Loading checks, in order, the magic, the
@@ -139,9 +143,10 @@ NPZ_WEIGHTS = b"WGHT"
 """Version 1's weights: `.npz` bytes."""
 WEIGHT_INDEX = b"WIDX"
 WEIGHT_DATA = b"WDAT"
+KERNELS = b"KERN"
 SECTIONS = {
     1: (MANIFEST, MODEL_IR, SOURCE_IR, NPZ_WEIGHTS),
-    2: (MANIFEST, MODEL_IR, SOURCE_IR, WEIGHT_INDEX, WEIGHT_DATA),
+    2: (MANIFEST, MODEL_IR, SOURCE_IR, WEIGHT_INDEX, KERNELS, WEIGHT_DATA),
 }
 """Each version's section tags, in the order they are written."""
 REQUIRED_SECTIONS = {
@@ -184,6 +189,15 @@ class OfflineModel:
     origins: dict[str, str] = field(default_factory=dict)
     """Weights only the source IR reads -> the stored weight in whose layout
     they are kept (derived back by `source_weights`)."""
+    kernels: bytes | memoryview | None = None
+    """The model's compiled kernels (`jit.cache.bundle`'s payload; opaque
+    here, checked when installed), if compiled with them."""
+
+    @property
+    def code_key(self) -> str:
+        """What determines the model's generated code: its IR (the code
+        cache's key, so kernels compiled for the IR are found again)."""
+        return hashlib.sha256(self.ir.encode()).hexdigest()[:32]
 
     @property
     def target(self) -> str | None:
@@ -421,6 +435,7 @@ def write_offline_model(model: OfflineModel, stream: BinaryIO) -> int:
         MODEL_IR: model.ir.encode(),
         SOURCE_IR: None if model.source_ir is None else model.source_ir.encode(),
         WEIGHT_INDEX: json.dumps(index, sort_keys=True).encode(),
+        KERNELS: model.kernels,
     }
     small = [(tag, payload) for tag, payload in payloads.items() if payload is not None]
     data_start = (
@@ -645,7 +660,16 @@ def decode(
         weights, origins = read_weights(
             index, data, starts[WEIGHT_DATA], len(sections[WEIGHT_DATA]), label
         )
-    return OfflineModel(manifest, ir, weights, source, label, digest.hex(), origins)
+    return OfflineModel(
+        manifest,
+        ir,
+        weights,
+        source,
+        label,
+        digest.hex(),
+        origins,
+        sections.get(KERNELS),
+    )
 
 
 def read_weights(
