@@ -397,3 +397,29 @@ def test_corrupt_kernel_section_is_refused(tmp_path: Path, monkeypatch) -> None:
     assert str(info.value).startswith(f"{path}: error: corrupt kernel section (file ")
     assert "does not match its digest" in str(info.value)
     assert not list((tmp_path / "cache").rglob("*.so"))  # nothing installed
+
+
+def test_packed_weights_release_their_mapped_pages_only_when_read_only(
+    tmp_path: Path,
+) -> None:
+    """`runtime.pack` drops a read-only mapping's pages once it copied them
+    (read again from the page cache if touched); a copy-on-write mapping,
+    whose pages may hold changes, is left alone."""
+    import mmap
+
+    from ge_runtime.jit.runtime import pack
+
+    values = np.arange(64 * 1024, dtype=np.float32)
+    path = tmp_path / "w.bin"
+    path.write_bytes(values.tobytes())
+    with path.open("rb") as stream:
+        shared = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+        private = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
+    weight = np.frombuffer(memoryview(shared), np.float32).reshape(256, 256)
+    packed = pack(weight.T, (256, 256))  # a column-major view: copied
+    np.testing.assert_array_equal(packed, values.reshape(256, 256).T)
+    np.testing.assert_array_equal(weight, values.reshape(256, 256))  # re-read
+    changed = np.frombuffer(private, np.float32).reshape(256, 256)
+    changed[0, 0] = -1
+    pack(changed.T, (256, 256))
+    assert changed[0, 0] == -1
