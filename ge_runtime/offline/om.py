@@ -376,11 +376,15 @@ class SelectedWeights(Mapping[str, np.ndarray]):
 
     def __init__(self, weights: Mapping[str, np.ndarray], keys: list[str]):
         self.weights, self.keys_kept = weights, keys
+        self.kept = frozenset(keys)
 
     def __getitem__(self, key: str) -> np.ndarray:
-        if key not in self.keys_kept:
+        if key not in self.kept:
             raise KeyError(key)
         return np.asarray(self.weights[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.kept  # without deriving the array
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys_kept)
