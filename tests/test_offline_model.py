@@ -320,6 +320,17 @@ def test_forged_weight_index_is_refused(tmp_path: Path) -> None:
     with pytest.raises(GEError, match="weight index: error: invalid weight index"):
         load_offline_model(path)
 
+    _, _, path = compiled_small_cnn(tmp_path)
+
+    def thousands_of_dims(index):
+        key = next(iter(index["arrays"]))
+        index["arrays"][key]["shape"] = [1 << 62] * 5000
+        return index
+
+    forged_index(path, thousands_of_dims)
+    with pytest.raises(GEError, match=r"shape: at most 64 items, got 5000"):
+        load_offline_model(path)
+
 
 def with_kernel_payload(tmp_path: Path, change=None) -> Path:
     """The small CNN compiled with its kernels (`with_kernels`), written with

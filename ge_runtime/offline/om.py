@@ -155,6 +155,9 @@ REQUIRED_SECTIONS = {
 }
 ALIGNMENT = 64
 """Each weight starts at a multiple of this in the file (cache lines, SIMD)."""
+MAX_WEIGHT_RANK = 64
+"""Dims a weight's index entry may list (a forged one of millions would make
+its size a slow product)."""
 
 
 def library_version() -> str:
@@ -797,7 +800,7 @@ WEIGHT_INDEX_SCHEMA = Object(
             Object(
                 {
                     "dtype": String(valid=_is_dtype, label="a dtype name"),
-                    "shape": ListOf(Integer(0, INT64_MAX)),
+                    "shape": ListOf(Integer(0, INT64_MAX), MAX_WEIGHT_RANK),
                     "offset": Integer(0, INT64_MAX),
                 }
             )
