@@ -84,6 +84,13 @@ def test_only_weights_the_graphs_read_are_stored(tmp_path: Path) -> None:
     assert set(load_offline_model(tmp_path / "m.om").weights) == {"w"}
 
 
+def test_big_endian_weights_read_back_as_their_values(tmp_path: Path) -> None:
+    weights = {"w": WEIGHTS["w"].astype(">f4")}
+    save_offline_model(tmp_path / "m.om", small_module(), weights, {})
+    stored = load_offline_model(tmp_path / "m.om").weights["w"]
+    np.testing.assert_array_equal(stored, WEIGHTS["w"])
+
+
 def test_weight_keys_with_path_characters_survive(tmp_path: Path) -> None:
     b = GraphBuilder("main")
     x = b.data([2, 3], "float32", name="x")

@@ -461,7 +461,8 @@ def write_offline_model(model: OfflineModel, stream: BinaryIO) -> int:
         writer.write(payload)
     writer.write(bytes(lead))
     for key in weights:
-        array = np.ascontiguousarray(weights[key])
+        native = numpy_dtype(entries[key]["dtype"])  # the byte order read back
+        array = np.ascontiguousarray(weights[key], dtype=native)
         writer.write(array.reshape(-1).view(np.uint8).data)
         writer.write(bytes(-array.nbytes % ALIGNMENT))
         del array
