@@ -10,9 +10,10 @@ default 1; C kernels and BLAS for ours, intra-op threads for onnxruntime):
   after a warm-up each, `--runs` inferences of each are interleaved (so a
   change in machine load hits both alike); medians, and the ratio;
 - **cold start**: `ge-run M.om --random-inputs` as a subprocess, twice (the
-  first run fills the generated-code cache, the second is a repeated cold
-  run), against a script that loads the `.onnx` into onnxruntime and runs
-  once; wall seconds and peak RSS (the children's `ru_maxrss`).
+  first from an empty code cache, which the kernels the `.om` carries fill,
+  the second a repeated cold run), against a script that loads the `.onnx`
+  into onnxruntime and runs once; wall seconds and peak RSS (the
+  children's `ru_maxrss`).
 
 The load average is printed with the table. Models: the onnx package's light
 zoo (`ge_frontend.onnx_weights.light_model`, seeded weights) and the test

@@ -9,7 +9,7 @@ names (`storage_of`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -190,25 +190,76 @@ def compact_dense(
     return dense_from_numpy(stored, TensorType(element, stored.shape))
 
 
+class StorageWeights(Mapping[str, np.ndarray]):
+    """`weights` plus the array of every `storage_of` constant of a module,
+    each laid out when first read and then kept (`release` drops it again).
+
+    Nothing is copied up front: a compile that writes each laid-out weight
+    once and releases it never holds the whole model twice.
+    """
+
+    def __init__(
+        self,
+        module: Operation,
+        weights: Mapping[str, np.ndarray],
+        target: str | None = None,
+    ):
+        self.weights = weights
+        self.target = target
+        self.recipes: dict[str, tuple[TensorType, str]] = {}
+        """Derived key -> (its constant's type, the origin-layout key)."""
+        self.derived: dict[str, np.ndarray] = {}
+        for op in module.walk():
+            source = op.attributes.get(STORAGE_OF)
+            if not isinstance(op, ConstOp) or not isinstance(source, StringAttr):
+                continue
+            assert isinstance(op.value, ExternalDataAttr)
+            if source.data not in weights:
+                raise error_at(op, f"weight '{source.data}' is not in the weights")
+            tensor = op.output.type
+            assert isinstance(tensor, TensorType)
+            self.recipes[op.value.key.data] = (tensor, source.data)
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key in self.derived:
+            return self.derived[key]
+        if key not in self.recipes:
+            return self.weights[key]
+        tensor, source = self.recipes[key]
+        array = stored_array(np.asarray(self.weights[source]), tensor, self.target)
+        self.derived[key] = array
+        return array
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.weights
+        yield from (key for key in self.recipes if key not in self.weights)
+
+    def __len__(self) -> int:
+        return len(self.weights) + sum(key not in self.weights for key in self.recipes)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.recipes or key in self.weights
+
+    def release(self, key: str) -> None:
+        """Forget the derived array of `key` (it is derived again if read)."""
+        self.derived.pop(key, None)
+
+    def array_type(self, key: str) -> tuple[tuple[int, ...], np.dtype]:
+        """The shape and dtype of the array of `key`, without deriving it."""
+        if key in self.recipes:
+            tensor, _ = self.recipes[key]
+            shape = tuple(storage_shape_of(tensor, self.target))
+            return shape, expected_dtype(tensor)
+        array = self.weights[key]
+        return tuple(array.shape), array.dtype
+
+
 def derive_storage_weights(
     module: Operation, weights: Mapping[str, np.ndarray], target: str | None = None
-) -> dict[str, np.ndarray]:
+) -> StorageWeights:
     """`weights` plus the array of every `storage_of` constant in `module` (a
-    module or a graph).
+    module or a graph), laid out on first read (`StorageWeights`).
 
     Call it when loading weights for a module that went through this pass.
     """
-    derived = dict(weights)
-    for op in module.walk():
-        source = op.attributes.get(STORAGE_OF)
-        if not isinstance(op, ConstOp) or not isinstance(source, StringAttr):
-            continue
-        assert isinstance(op.value, ExternalDataAttr)
-        if source.data not in weights:
-            raise error_at(op, f"weight '{source.data}' is not in the weights")
-        tensor = op.output.type
-        assert isinstance(tensor, TensorType)
-        derived[op.value.key.data] = stored_array(
-            np.asarray(weights[source.data]), tensor, target
-        )
-    return derived
+    return StorageWeights(module, weights, target)

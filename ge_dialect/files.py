@@ -22,14 +22,18 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from ge_dialect.diagnostics import GEError
 
+FileData = str | bytes | Callable[[BinaryIO], object]
+"""What a file holds: text, bytes, or a function writing into a binary stream."""
 
-def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
+
+def write_atomically(path: str | os.PathLike[str], data: FileData) -> None:
     """Write `data` to `path` through a temporary file, so failures leave nothing.
 
     A path that exists and is not a regular file (`/dev/null`, a FIFO, a
@@ -39,11 +43,11 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     target = Path(path)
     if target.is_dir():
         raise GEError(f"error: cannot write '{target}': it is a directory")
-    mode = "wb" if isinstance(data, bytes) else "w"
+    mode = "w" if isinstance(data, str) else "wb"
     if target.exists() and not target.is_file():
         try:
             with open(target, mode) as stream:
-                stream.write(data)
+                _write(stream, data)
         except OSError as error:
             raise OSError(error.errno, error.strerror, str(target)) from None
         return
@@ -53,7 +57,7 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
         raise OSError(error.errno, error.strerror, str(target)) from None
     try:
         with os.fdopen(fd, mode) as stream:
-            stream.write(data)
+            _write(stream, data)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temp, 0o666 & ~umask)
@@ -64,6 +68,13 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _write(stream: Any, data: FileData) -> None:
+    if callable(data):
+        data(stream)
+    else:
+        stream.write(data)
 
 
 class StagedDirectory:
@@ -120,7 +131,7 @@ def staged(target: str | os.PathLike[str] | None) -> Iterator[Path | None]:
 
 
 def write_all_or_none(
-    files: Sequence[tuple[str | os.PathLike[str], str | bytes]],
+    files: Sequence[tuple[str | os.PathLike[str], FileData]],
 ) -> None:
     """Write each `(path, data)`, or none of them if one fails: files written in
     an existing folder are removed again, and a folder that did not exist

@@ -83,6 +83,7 @@ from ge_frontend.onnx_context import (
     node_subgraphs,
 )
 from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
+from ge_frontend.onnx_mapped import checkable, strip_initializers
 from ge_frontend.onnx_ops import CONVERTERS
 from ge_frontend.onnx_shape_values import track_entries
 from ge_frontend.onnx_types import check_input_types
@@ -111,10 +112,10 @@ def import_onnx(
     """
     if weights not in WEIGHT_MODES:
         raise GEError(f"error: weights must be one of {', '.join(WEIGHT_MODES)}")
-    proto, label = load_model(model)
+    proto, label, mapped = load_model(model)
     if proto.functions:
         proto = onnx.inliner.inline_local_functions(proto)
-    importer = OnnxImporter(proto, label, input_shapes or {})
+    importer = OnnxImporter(proto, label, input_shapes or {}, mapped)
     with errors_located_in(label):
         return importer.run(
             GraphEmitter(GraphBuilder(graph_name), weights, inline_limit)
@@ -123,8 +124,10 @@ def import_onnx(
 
 def load_model(
     model: str | os.PathLike[str] | onnx.ModelProto,
-) -> tuple[onnx.ModelProto, str]:
-    """The checked `ModelProto` and a label for messages (the file path).
+) -> tuple[onnx.ModelProto, str, dict[str, np.ndarray]]:
+    """The checked `ModelProto`, a label for messages (the file path) and
+    the initializers read in place (`onnx_mapped`: a binary file's large
+    initializers are arrays over the mapped file, not in the message).
 
     Every model goes through `check_model` (`onnx.checker`) before any of its
     tensors is read. A file's tensors held as external data are loaded
@@ -135,27 +138,35 @@ def load_model(
         label = "<onnx model>"
         check_model(model, label)
         check_tensor_sizes(model, label)
-        return model, label
+        return model, label, {}
     label = os.fspath(model)
     if not os.path.exists(label):
         raise GEError(f"error: cannot open ONNX model '{label}': no such file")
     if os.path.isdir(label):
         raise GEError(f"error: cannot open ONNX model '{label}': is a directory")
     check_input_file(label, "ONNX model")
+    stripped = strip_initializers(label) if label.endswith(".onnx") else None
+    mapped = {} if stripped is None else stripped[1]
     try:
         with warnings.catch_warnings():  # "the onnxtxt format is experimental"
             warnings.simplefilter("ignore")
-            proto = onnx.load(label, load_external_data=False)
+            proto = (
+                onnx.load(label, load_external_data=False)
+                if stripped is None
+                else onnx.ModelProto.FromString(stripped[0])
+            )
     except Exception as error:  # protobuf and onnx raise many kinds
         raise GEError(
             f"{label}: error: not a readable ONNX model: {one_line(error)}"
         ) from None
     check_tensor_sizes(proto, label)
-    external = [t for t in onnx_tensors(proto) if uses_external_data(t)]
+    external = [
+        t for t in onnx_tensors(proto) if uses_external_data(t) and t.name not in mapped
+    ]
     if external:  # the checker reads the file to find and check the data
         check_model_file(proto, label)
     else:
-        check_model(proto, label)
+        check_model(checkable(proto, mapped), label)
     for tensor in external:
         try:
             load_external_data_for_tensor(tensor, os.path.dirname(label) or ".")
@@ -165,7 +176,7 @@ def load_model(
                 f"{label}: error: cannot read the external data of tensor "
                 f"'{tensor.name}': {one_line(error)}"
             ) from None
-    return proto, label
+    return proto, label, mapped
 
 
 def check_graph_present(model: onnx.ModelProto, label: str) -> None:
@@ -187,6 +198,11 @@ def check_model(model: onnx.ModelProto, label: str) -> None:
             raise GEError(
                 f"{label}: error: invalid ONNX model: {one_line(error)}"
             ) from None
+    check_opsets(model, label)
+
+
+def check_opsets(model: onnx.ModelProto, label: str) -> None:
+    """Reject opsets of the default domain this importer does not know."""
     newest = onnx.defs.onnx_opset_version()
     for entry in model.opset_import:
         if entry.domain in DEFAULT_DOMAINS and not 1 <= entry.version <= newest:
@@ -269,9 +285,12 @@ class OnnxImporter:
         model: onnx.ModelProto,
         label: str,
         input_shapes: Mapping[str, Sequence[int]],
+        mapped: Mapping[str, np.ndarray] | None = None,
     ):
         self.graph = model.graph
         self.label = label
+        self.mapped = mapped or {}
+        """Initializers read in place (`onnx_mapped`), by name."""
         self.opset = default_opset(model)
         self.input_shapes = input_shapes
         self.env: dict[str, Value | None] = {}
@@ -320,6 +339,8 @@ class OnnxImporter:
         if _dtype_name(init.data_type) is None:
             self.untyped[init.name] = onnx.TensorProto.DataType.Name(init.data_type)
             return None
+        if init.name in self.mapped and uses_external_data(init):
+            return self.mapped[init.name]
         try:
             return numpy_helper.to_array(init)
         except (ValueError, TypeError) as error:

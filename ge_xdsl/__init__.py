@@ -86,6 +86,7 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
     from ge_xdsl.arguments import check_arrays, check_input_shape, check_kind
     from ge_xdsl.atc import compile_offline_model
     from ge_xdsl.model import Model
+    from ge_xdsl.run import with_kernels
 
     check_input_shape(input_shape, "compile")
     check_kind(soc_version, (str, type(None)), "compile", "soc_version")
@@ -100,6 +101,7 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
         weights=weights,
         **atc_options,
     )
+    offline = with_kernels(offline, compiled.module)
     return Model(offline, compiled.module, compiled.timer)
 
 

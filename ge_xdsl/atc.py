@@ -33,7 +33,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
-from ge_dialect.constants import derive_storage_weights
+from ge_dialect.constants import StorageWeights, derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_dialect.formats import FormatError
@@ -284,7 +284,8 @@ class Compiled:
     """A compiled graph: the optimised module, its weights and its source."""
 
     module: ModuleOp
-    weights: dict[str, np.ndarray]
+    weights: StorageWeights
+    """The imported and folded weights, and the laid-out ones as they are read."""
     source: ModuleOp
     stages: list[str] = field(default_factory=list)
     timer: PassTimer | None = None
@@ -526,7 +527,7 @@ def compile_offline_model(
         manifest["model"] = Path(model).name
     offline = make_offline_model(
         compiled.module,
-        {**imported.weights, **compiled.weights},
+        compiled.weights,
         manifest,
         source=compiled.source,
         path=path,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,11 +14,14 @@ from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.files import write_atomically
 from ge_runtime.graph_io import find_graph, iteration_budget_of, output_names
-from ge_runtime.offline.om import OfflineModel, encode
+from ge_runtime.offline.om import OfflineModel, write_offline_model
 
 if TYPE_CHECKING:
     from ge_runtime.engines.scheduler import CompiledModel
     from ge_runtime.offline.timing import PassTimer
+
+
+LOG = logging.getLogger("ge_xdsl")
 
 
 def output_keys(names: list[str | None]) -> list[str]:
@@ -56,7 +61,7 @@ class Model:
         return self._module
 
     @property
-    def weights(self) -> dict[str, np.ndarray]:
+    def weights(self) -> Mapping[str, np.ndarray]:
         """The arrays of the IR's `#ge.external` constants, in storage layout."""
         return self.offline.weights
 
@@ -87,10 +92,12 @@ class Model:
 
         arrays = check_arrays(inputs, "Model.run", "inputs")
         if self._compiled is None:
-            from ge_runtime.engines.scheduler import compile_model
+            from ge_xdsl.run import compile_offline_graph, install_kernels
 
-            self._compiled = compile_model(
-                self.module, self.offline.weights, target=self.offline.target
+            if (note := install_kernels(self.offline)) is not None:
+                LOG.warning("%s", note)
+            self._compiled = compile_offline_graph(
+                self.offline, find_graph(self.module)
             )
         budget = self.max_iterations if max_iterations is None else max_iterations
         with iteration_budget_of(budget):
@@ -101,7 +108,7 @@ class Model:
         """Write the model as an `.om` file (atomically, creating its folder)."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, encode(self.offline))
+        write_atomically(target, functools.partial(write_offline_model, self.offline))
         return target
 
     def __repr__(self) -> str:

@@ -27,8 +27,10 @@ says how to make one `ge-run` takes (`ge-atc`, `ge-translate`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnknownLoc
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
@@ -83,6 +85,9 @@ class RunnableModel:
     module: ModuleOp
     weights: Weights
     offline: OfflineModel | None = None
+    notes: list[str] = field(default_factory=list)
+    """What the user should know about how it runs (one line each): an
+    offline model's kernels not used, and why."""
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> RunnableModel:
@@ -91,7 +96,9 @@ class RunnableModel:
         check_input_kind(path, "a GE graph (.om or .mlir)", accepted=("om",))
         if path.endswith(OM_SUFFIX):
             offline = load_offline_model(path)
-            return cls(path, offline.module(), offline.weights, offline)
+            module = offline.module()
+            notes = [] if (note := install_kernels(offline)) is None else [note]
+            return cls(path, module, offline.weights, offline, notes)
         module = parse(read_mlir(path), name=path)
         return cls(path, module, load_weights(module, path))
 
@@ -121,17 +128,23 @@ class RunnableModel:
 
     def source(self) -> ModuleOp:
         """The graph as imported (an offline model keeps it), else the module."""
-        return self.module if self.offline is None else self.offline.source_module()
+        if self.offline is None:
+            return self.module
+        return self.offline.source_module(self.module)
+
+    def source_weights(self) -> Weights:
+        """The weights the graph as imported reads (an offline model derives
+        the origin layouts it does not store)."""
+        if self.offline is None:
+            return self.weights
+        return self.offline.source_weights(self.module)
 
     def compile(self, graph: GraphOp) -> CompiledModel:
         """`graph` scheduled (sunk or host) and compiled; an offline model's
         generated code is kept on disk, keyed by its digest."""
-        cache_key = None
-        if self.offline is not None:
-            cache_key = f"{self.offline.digest}|{graph.sym_name.data}"
-        return compile_model(
-            graph, self.weights, target=self.target, cache_key=cache_key
-        )
+        if self.offline is None:
+            return compile_model(graph, self.weights, target=self.target)
+        return compile_offline_graph(self.offline, graph)
 
     def reference(
         self,
@@ -154,7 +167,9 @@ class RunnableModel:
     ) -> list[np.ndarray]:
         """What `--check` compares with: the reference evaluator on the graph
         as imported (`source`)."""
-        return evaluate(self.source(), inputs, weights=self.weights, graph=graph)
+        return evaluate(
+            self.source(), inputs, weights=self.source_weights(), graph=graph
+        )
 
     def stored(self, graph: GraphOp, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Origin-layout `outputs` of `graph` in their storage layouts."""
@@ -162,6 +177,50 @@ class RunnableModel:
             value_layout(value, self.target).store(array)
             for value, array in zip(graph.output.operands, outputs, strict=True)
         ]
+
+
+def install_kernels(offline: OfflineModel) -> str | None:
+    """Put an offline model's compiled kernels into the code cache, where
+    compiling its graph finds them; the note saying why they are not used
+    (another machine, compiler or version: they are compiled again), or
+    None. A corrupt kernel section is a GEError (nothing is loaded)."""
+    if offline.kernels is None:
+        return None
+    from ge_runtime.jit.cache.bundle import install
+
+    return install(offline.kernels, offline.path)
+
+
+def with_kernels(offline: OfflineModel, module: ModuleOp) -> OfflineModel:
+    """`offline` (of the optimised `module`) with its default graph's kernels
+    compiled into it, as `ge-run` would compile them (a host-scheduled graph
+    compiles per shape when it runs: none)."""
+    from ge_runtime.jit.cache.bundle import pack
+    from ge_runtime.jit.cache.folder import redirected
+
+    with tempfile.TemporaryDirectory(prefix="ge-xdsl-kernels-") as scratch:
+        with redirected(Path(scratch) / "cache") as folder:
+            compile_offline_graph(offline, find_graph(module))
+        payload = pack(folder)
+    return dataclasses.replace(offline, kernels=payload)
+
+
+def compile_offline_graph(offline: OfflineModel, graph: GraphOp) -> CompiledModel:
+    """An offline model's `graph` compiled, its code kept in the code cache
+    under the model's `code_key` (`install_kernels` puts what `ge-atc`
+    compiled there). The code is generated from a copy whose ops are
+    located by node name only: the same code (and the same errors it
+    reports) wherever the file was loaded from, or compiled."""
+    module = graph.parent_op()
+    copy = (module if isinstance(module, ModuleOp) else graph).clone()
+    for op in copy.walk():
+        op.location = UnknownLoc()
+    return compile_model(
+        find_graph(copy, graph.sym_name.data),
+        offline.weights,
+        target=offline.target,
+        cache_key=f"{offline.code_key}|{graph.sym_name.data}",
+    )
 
 
 def read_mlir(path: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import struct
@@ -13,15 +14,22 @@ import pytest
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_runtime.engines.reference import evaluate
+from ge_runtime.jit import compiler
+from ge_runtime.jit.cache import bundle
 from ge_runtime.offline.om import (
+    ALIGNMENT,
     DIGEST_SIZE,
     FORMAT_VERSION,
     HEADER,
     MAGIC,
+    SECTION_ENTRY,
+    WEIGHT_INDEX,
     describe_model,
     load_offline_model,
     make_offline_model,
+    pack_sections,
     save_offline_model,
+    write_offline_model,
 )
 
 
@@ -74,6 +82,13 @@ def test_only_weights_the_graphs_read_are_stored(tmp_path: Path) -> None:
     model = save_offline_model(tmp_path / "m.om", small_module(), weights, {})
     assert set(model.weights) == {"w"}
     assert set(load_offline_model(tmp_path / "m.om").weights) == {"w"}
+
+
+def test_big_endian_weights_read_back_as_their_values(tmp_path: Path) -> None:
+    weights = {"w": WEIGHTS["w"].astype(">f4")}
+    save_offline_model(tmp_path / "m.om", small_module(), weights, {})
+    stored = load_offline_model(tmp_path / "m.om").weights["w"]
+    np.testing.assert_array_equal(stored, WEIGHTS["w"])
 
 
 def test_weight_keys_with_path_characters_survive(tmp_path: Path) -> None:
@@ -194,3 +209,235 @@ def test_describe_model_lists_ops_descs_and_weights() -> None:
         {"name": "w", "dtype": "float32", "shape": [17, 3, 3, 3], "bytes": 1836}
     ]
     assert described["manifest"]["outputs"][0]["dtype"] == "float32"
+
+
+BAD_INPUTS = Path(__file__).parent / "bad_inputs"
+
+
+def compiled_small_cnn(tmp_path: Path):
+    """`examples/small_cnn.onnx` compiled as `ge-atc` does, and its `.om` path."""
+    from ge_xdsl.atc import compile_offline_model
+
+    path = tmp_path / "cnn.om"
+    offline, compiled = compile_offline_model(
+        Path(__file__).parent.parent / "examples" / "small_cnn.onnx",
+        input_shape="input:2,3,32,32",
+        path=str(path),
+    )
+    with path.open("wb") as stream:
+        write_offline_model(offline, stream)
+    return offline, compiled, path
+
+
+def test_each_weight_is_stored_once_in_the_layout_the_model_reads(
+    tmp_path: Path,
+) -> None:
+    offline, compiled, path = compiled_small_cnn(tmp_path)
+    model = load_offline_model(path)
+    module = model.module()
+    assert model.origins, "the small CNN has relaid-out weights only --check reads"
+    stored = set(model.weights)
+    assert not stored & set(model.origins)
+    assert set(model.origins.values()) <= stored
+    for key, array in model.source_weights(module).items():
+        source = compiled.weights.weights[key] if key in model.origins else array
+        np.testing.assert_array_equal(array, source)  # derived back exactly
+    data_start = path.stat().st_size - sum(a.nbytes for a in model.weights.values())
+    for array in model.weights.values():
+        assert array.ctypes.data % ALIGNMENT == 0
+        assert not array.flags.writeable  # over the read-only mapping
+    assert data_start > 0
+
+
+def test_check_reads_the_origin_weights_derived_from_storage(tmp_path: Path) -> None:
+    from ge_xdsl.run import RunnableModel, graph_inputs
+
+    _, _, path = compiled_small_cnn(tmp_path)
+    model = RunnableModel.load(path)
+    graph = model.graph()
+    inputs = graph_inputs(graph, {}, random=True, seed=1)
+    outputs = model.compile(graph).run(inputs)
+    (expected,) = model.expected(inputs)
+    np.testing.assert_allclose(outputs[0], expected, rtol=1e-4, atol=1e-4)
+
+
+def test_version_1_files_still_run() -> None:
+    """The corpus' valid model predates the weight index (one `.npz` section
+    holding both layouts)."""
+    from ge_xdsl.run import RunnableModel, graph_inputs
+
+    path = BAD_INPUTS / "om-version-1.om"
+    assert load_offline_model(path).manifest["format_version"] == 1
+    model = RunnableModel.load(path)
+    graph = model.graph()
+    inputs = graph_inputs(graph, {}, random=True)
+    (ours,) = model.compile(graph).run(inputs)
+    (expected,) = model.expected(inputs)
+    np.testing.assert_allclose(ours, expected, rtol=1e-4, atol=1e-4)
+
+
+def forged_index(path: Path, change) -> None:
+    """Rewrite the `.om` at `path` with its weight index changed by `change`
+    (sections repacked, the checksum right: a forgery, not corruption)."""
+    data = path.read_bytes()
+    _, _, count, _ = HEADER.unpack_from(data)
+    offset = HEADER.size + SECTION_ENTRY.size * count
+    sections = []
+    for i in range(count):
+        tag, length = SECTION_ENTRY.unpack_from(
+            data, HEADER.size + SECTION_ENTRY.size * i
+        )
+        payload = data[offset : offset + length]
+        if tag == WEIGHT_INDEX:
+            payload = json.dumps(change(json.loads(payload))).encode()
+        sections.append((tag, payload))
+        offset += length
+    path.write_bytes(pack_sections(sections))
+
+
+def test_forged_weight_index_is_refused(tmp_path: Path) -> None:
+    _, _, path = compiled_small_cnn(tmp_path)
+
+    def past_the_end(index):
+        key = next(iter(index["arrays"]))
+        index["arrays"][key]["offset"] = 1 << 40
+        return index
+
+    forged_index(path, past_the_end)
+    assert "lies past the weight data" in one_line_error(path)
+
+    _, _, path = compiled_small_cnn(tmp_path)
+
+    def dangling_origin(index):
+        key = next(iter(index["origins"]))
+        index["origins"][key] = "x"
+        return index
+
+    forged_index(path, dangling_origin)
+    assert "which is not stored" in one_line_error(path)
+
+    _, _, path = compiled_small_cnn(tmp_path)
+
+    def object_dtype(index):
+        key = next(iter(index["arrays"]))
+        index["arrays"][key]["dtype"] = "O"
+        return index
+
+    forged_index(path, object_dtype)
+    with pytest.raises(GEError, match="weight index: error: invalid weight index"):
+        load_offline_model(path)
+
+    _, _, path = compiled_small_cnn(tmp_path)
+
+    def thousands_of_dims(index):
+        key = next(iter(index["arrays"]))
+        index["arrays"][key]["shape"] = [1 << 62] * 5000
+        return index
+
+    forged_index(path, thousands_of_dims)
+    with pytest.raises(GEError, match=r"shape: at most 64 items, got 5000"):
+        load_offline_model(path)
+
+
+def with_kernel_payload(tmp_path: Path, change=None) -> Path:
+    """The small CNN compiled with its kernels (`with_kernels`), written with
+    its kernel section changed by `change` (bytes -> bytes)."""
+    from ge_xdsl.run import with_kernels
+
+    offline, compiled, path = compiled_small_cnn(tmp_path)
+    offline = with_kernels(offline, compiled.module)
+    assert offline.kernels
+    if change is not None:
+        offline = dataclasses.replace(offline, kernels=change(bytes(offline.kernels)))
+    with path.open("wb") as stream:
+        write_offline_model(offline, stream)
+    return path
+
+
+def run_from_empty_cache(path: Path, tmp_path: Path, monkeypatch) -> tuple:
+    """Load and run `path` with a new code cache: the model, how many code
+    entries the run compiled, and the cache folder."""
+    from ge_xdsl.run import RunnableModel, graph_inputs
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GE_XDSL_CACHE", str(cache))
+    monkeypatch.setattr(compiler, "_GRAPHS", {})
+    compiled = []
+    real = compiler.compile_module
+    monkeypatch.setattr(
+        compiler,
+        "compile_module",
+        lambda *args, **kwargs: compiled.append(1) or real(*args, **kwargs),
+    )
+    model = RunnableModel.load(path)
+    graph = model.graph()
+    inputs = graph_inputs(graph, {}, random=True)
+    (ours,) = model.compile(graph).run(inputs)
+    (expected,) = model.expected(inputs)
+    np.testing.assert_allclose(ours, expected, rtol=1e-4, atol=1e-4)
+    return model, len(compiled)
+
+
+def test_compiled_kernels_run_without_compiling(tmp_path: Path, monkeypatch) -> None:
+    path = with_kernel_payload(tmp_path)
+    model, compiled = run_from_empty_cache(path, tmp_path, monkeypatch)
+    assert model.notes == [] and compiled == 0
+
+
+def test_kernels_for_another_machine_are_said_and_compiled_again(
+    tmp_path: Path, monkeypatch
+) -> None:
+    def for_riscv(payload: bytes) -> bytes:
+        (length,) = bundle.LENGTH.unpack_from(payload)
+        start = bundle.LENGTH.size
+        index = json.loads(payload[start : start + length])
+        index["built_for"]["machine"] = "riscv64|flags : rv64gc"
+        text = json.dumps(index).encode()
+        return bundle.LENGTH.pack(len(text)) + text + payload[start + length :]
+
+    path = with_kernel_payload(tmp_path, for_riscv)
+    model, compiled = run_from_empty_cache(path, tmp_path, monkeypatch)
+    (note,) = model.notes
+    assert note.startswith(f"{path}: note: the model's compiled kernels are not used")
+    assert "built for riscv64, this is" in note and compiled > 0
+
+
+def test_corrupt_kernel_section_is_refused(tmp_path: Path, monkeypatch) -> None:
+    def flip_last_byte(payload: bytes) -> bytes:
+        return payload[:-1] + bytes([payload[-1] ^ 1])
+
+    path = with_kernel_payload(tmp_path, flip_last_byte)
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path / "cache"))
+    from ge_xdsl.run import RunnableModel
+
+    with pytest.raises(GEError) as info:
+        RunnableModel.load(path)
+    assert str(info.value).startswith(f"{path}: error: corrupt kernel section (file ")
+    assert "does not match its digest" in str(info.value)
+    assert not list((tmp_path / "cache").rglob("*.so"))  # nothing installed
+
+
+def test_packed_weights_release_their_mapped_pages_only_when_read_only(
+    tmp_path: Path,
+) -> None:
+    """`runtime.pack` drops a read-only mapping's pages once it copied them
+    (read again from the page cache if touched); a copy-on-write mapping,
+    whose pages may hold changes, is left alone."""
+    import mmap
+
+    from ge_runtime.jit.runtime import pack
+
+    values = np.arange(64 * 1024, dtype=np.float32)
+    path = tmp_path / "w.bin"
+    path.write_bytes(values.tobytes())
+    with path.open("rb") as stream:
+        shared = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+        private = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
+    weight = np.frombuffer(memoryview(shared), np.float32).reshape(256, 256)
+    packed = pack(weight.T, (256, 256))  # a column-major view: copied
+    np.testing.assert_array_equal(packed, values.reshape(256, 256).T)
+    np.testing.assert_array_equal(weight, values.reshape(256, 256))  # re-read
+    changed = np.frombuffer(private, np.float32).reshape(256, 256)
+    changed[0, 0] = -1
+    pack(changed.T, (256, 256))
+    assert changed[0, 0] == -1

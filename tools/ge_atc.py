@@ -46,7 +46,9 @@ stderr (`--log`: debug, info (default), warning, error or null);
 `NN-STAGE.dot` after each (`.svg` too when Graphviz's `dot` is installed).
 The result is an offline model (`ge_runtime/offline/om.py`) holding the
 optimised IR, its weights laid out at compile time (ATC's weight
-reordering) and the imported graph (for `ge-run --check`).
+reordering; each stored once), the imported graph (for `ge-run --check`)
+and the compiled kernels (`ge_xdsl.run.with_kernels`: a first `ge-run`
+on this machine compiles nothing).
 
 `--report-transdata` prints each runtime TransData the format pipeline left,
 where it sits and which neighbour refused which format, and why (the format
@@ -62,17 +64,19 @@ succeeded.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.files import staged, write_all_or_none, write_atomically
+from ge_dialect.files import FileData, staged, write_all_or_none, write_atomically
 from ge_dialect.input_files import MODEL_KINDS, check_input_kind
 from ge_dialect.limits import budget_of
 from ge_xdsl.atc_flags import ATC_OPTIONS, INPUT_FORMATS
@@ -237,6 +241,7 @@ def output_path(output: str) -> Path:
 def compile_model(args: argparse.Namespace) -> None:
     """`--model X --framework=3|5 --output Y`: write `Y.om` (`ge_xdsl.compile`)."""
     from ge_xdsl.atc import compile_offline_model, framework_id
+    from ge_xdsl.run import with_kernels
     from passes.transdata_report import recording_refusals
 
     if args.framework is None:
@@ -256,6 +261,9 @@ def compile_model(args: argparse.Namespace) -> None:
             path=str(output_path(args.output)),
             **{name: getattr(args, name) for name in ATC_OPTIONS},
         )
+        start = time.perf_counter()
+        offline = with_kernels(offline, compiled.module)
+        LOG.info("compiled the kernels in %.3fs", time.perf_counter() - start)
     write_all([offline], memory_report(args, offline.manifest.get("memory", {})))
     print_pass_times(compiled.timer)
     if ledger is not None:
@@ -337,15 +345,15 @@ def write_all(
 ) -> None:
     """Write every model (and extra files), or none (`write_all_or_none`: a
     new output folder appears only if everything was written)."""
-    from ge_runtime.offline.om import encode
+    from ge_runtime.offline.om import write_offline_model
 
-    blobs: list[tuple[Path, bytes | str]] = [
-        (Path(model.path), encode(model)) for model in models
+    files: list[tuple[Path, FileData]] = [
+        (Path(model.path), functools.partial(write_offline_model, model))
+        for model in models
     ]
-    blobs += extras
-    write_all_or_none(blobs)
-    for path, blob in blobs:
-        LOG.info("wrote %s (%d bytes)", path, len(blob))
+    write_all_or_none([*files, *extras])
+    for path, _ in [*files, *extras]:
+        LOG.info("wrote %s (%d bytes)", path, path.stat().st_size)
 
 
 def convert_to_json(args: argparse.Namespace) -> None:

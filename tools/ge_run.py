@@ -31,11 +31,13 @@ lower it (the reference would be compared with itself); `--allow-reference`
 compares anyway. `--benchmark N` times N more runs of the same path after
 the first (the warm-up) and prints `benchmark: N runs, median X ms (min,
 max)` last, after the line saying how loop nests ran; `--threads T` sets the
-threads of the C kernels and the BLAS (default: every core). Loop nests run
-as C kernels when a C compiler is found (`GE_XDSL_KERNELS=numpy|c` chooses).
-The generated code of an offline model and its compiled kernels are kept on
-disk (`ge_runtime.jit.cache.entries`, keyed by the file's digest), so a
-second `ge-run` of it neither lowers, generates code nor compiles.
+threads of the C kernels and the BLAS (default: every core). Loop nests
+run as C kernels when a C compiler is found (`GE_XDSL_KERNELS=numpy|c`
+chooses). An offline model carries its compiled kernels (`ge-atc` compiles
+them): they go into the code cache (`ge_runtime.jit.cache`, keyed by the
+model's IR), so even a first `ge-run` neither lowers, generates code nor
+compiles; kernels built for another
+machine, compiler or version are compiled again, said in one `note:` line.
 
     ge-run model.om --random-inputs --benchmark 20 --threads 1 --output-dir out/
 
@@ -346,6 +348,8 @@ def run_graph(args: argparse.Namespace) -> Outputs:
     from ge_xdsl.run import Outputs, RunnableModel
 
     model = RunnableModel.load(args.model)
+    for note in model.notes:
+        print(note, file=sys.stderr)
     if model.lowered:
         return run_loops(args, model)
     graph, inputs = inputs_of(args, model)

@@ -13,6 +13,8 @@ The NumPy emitter (`emit.numpy_nest`) plans everything it can at compile time
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -98,10 +100,37 @@ def pack(
             return matrix
     if out is None:
         out = np.empty(view.shape, view.dtype)
-    else:
-        out = out.reshape(view.shape)
+        copy_into(out, view)
+        release_mapped_pages(view)
+        return out.reshape(shape)
+    out = out.reshape(view.shape)
     copy_into(out, view)
     return out.reshape(shape)
+
+
+def release_mapped_pages(view: np.ndarray) -> None:
+    """Drop the pages of a read-only file mapping that `view` reads from
+    this process (a weight of an offline model, once packed): they stay in
+    the page cache and are read again if touched, so the packed copy and
+    its source are not both resident. Anything else: nothing."""
+    base = view
+    while isinstance(base, np.ndarray):
+        base = base.base
+    mapping = base.obj if isinstance(base, memoryview) else base
+    if not isinstance(mapping, mmap.mmap) or view.size == 0:
+        return
+    whole = np.frombuffer(mapping, np.uint8)
+    if whole.flags.writeable:  # copy-on-write: its pages may hold changes
+        return
+    start = whole.ctypes.data
+    low = high = view.ctypes.data - start
+    for extent, stride in zip(view.shape, view.strides, strict=True):
+        reach = (extent - 1) * stride
+        low, high = (low + reach, high) if stride < 0 else (low, high + reach)
+    first = low - low % mmap.PAGESIZE
+    end = min(high + view.itemsize, len(mapping))
+    if end > first:
+        mapping.madvise(mmap.MADV_DONTNEED, first, end - first)
 
 
 def _reshaped(view: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:

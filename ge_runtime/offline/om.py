@@ -19,9 +19,20 @@ names, origin/storage formats, origin/storage shapes and dtypes; compile
 options; soc_version; library and format versions; `memory`: each planned
 graph's memory report, from `plan-memory`), `MDIR` the optimised
 IR (MLIR text), `SRIR` the IR before optimisation (optional; `ge-run --check`
-runs the reference on it), `WGHT` the weights both IRs read by
-`#ge.external` key (`.npz` bytes, each array in the layout of the constant
-that reads it: ATC's compile-time weight reordering).
+runs the reference on it), `WIDX` the weight index (UTF-8 JSON: each
+weight's dtype, shape and offset in `WDAT`; `origins`: the weights only the
+source IR reads that are the origin layout of a stored one), `WDAT` the
+weights, raw, each at a 64-byte aligned file offset (the offsets count from
+the first aligned byte of the section), in the layout of the constant that
+reads them: ATC's compile-time weight reordering. Each weight is stored
+once: the origin-layout copy of a relaid-out weight is derived again
+(`relayout.from_storage`) when `--check` needs it, and stored only when it
+cannot be (a folded or cast weight). `KERN` (optional) the model's compiled
+kernels (`ge_runtime.jit.cache.bundle`: the code cache's entries and C
+libraries, with the machine, compiler and generator version they were built
+for and each file's SHA-256, checked before anything is installed or
+loaded; opaque to this layer). Version 1 files, whose `WGHT` held
+both layouts as `.npz` bytes, are still read.
 
 Files are written atomically. Loading checks, in order, the magic, the
 version, the declared size against the real one (truncation, trailing
@@ -37,19 +48,23 @@ dims in int64, keys given once, nesting bounded), the IR by the parser and
 the verifier (nesting, dataflow order, sizes within the memory budget), the
 manifest's interface, target and memory report against what the IR says,
 and each weight against the dtype and storage shape of the constant reading
-it. Weights are `.npy` members whose headers are checked against the bytes
-there; nothing is ever unpickled.
+it. Weights are raw bytes whose index (dtypes, shapes, offsets) is checked
+against the section holding them (version 1: `.npy` members whose headers
+are checked against the bytes there); nothing is ever unpickled.
 
 ```python
 save_offline_model("net.om", module, weights, {"compile_options": {...}},
                    source=imported_module)
 model = load_offline_model("net.om")
-model.manifest["inputs"], model.module(), model.weights, model.source_module()
+module = model.module()
+model.manifest["inputs"], model.weights, model.source_module()
+model.source_weights(module)   # what the source IR reads (origins derived)
 ```
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -58,10 +73,10 @@ import mmap
 import os
 import struct
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -75,9 +90,10 @@ from xdsl.printer import Printer
 
 from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.constants import STORAGE_OF, StorageWeights, origin_array
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
-from ge_dialect.dtypes import dtype_name, element_type
+from ge_dialect.dtypes import dtype_name, element_type, numpy_dtype
 from ge_dialect.files import write_atomically
 from ge_dialect.formats import FormatError, parse_format
 from ge_dialect.input_files import (
@@ -111,11 +127,13 @@ from ge_dialect.schema import (
 )
 from ge_dialect.targets import get_target
 from ge_runtime.graph_io import find_graph, output_names
-from ge_runtime.npy import npz_bytes
 from passes.memory_planning import memory_reports
 
 MAGIC = OFFLINE_MODEL_MAGIC
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The version written."""
+READABLE_VERSIONS = (1, 2)
+"""The versions read (1: the weights as one `.npz` section)."""
 HEADER = struct.Struct("<8sIIQ")
 SECTION_ENTRY = struct.Struct("<4s4xQ")
 DIGEST_SIZE = hashlib.sha256().digest_size
@@ -126,10 +144,25 @@ MANIFEST_FORMAT = "ge-xdsl offline model"
 MANIFEST = b"MANI"
 MODEL_IR = b"MDIR"
 SOURCE_IR = b"SRIR"
-WEIGHTS = b"WGHT"
-SECTIONS = (MANIFEST, MODEL_IR, SOURCE_IR, WEIGHTS)
-"""Known section tags, in the order they are written."""
-REQUIRED_SECTIONS = (MANIFEST, MODEL_IR, WEIGHTS)
+NPZ_WEIGHTS = b"WGHT"
+"""Version 1's weights: `.npz` bytes."""
+WEIGHT_INDEX = b"WIDX"
+WEIGHT_DATA = b"WDAT"
+KERNELS = b"KERN"
+SECTIONS = {
+    1: (MANIFEST, MODEL_IR, SOURCE_IR, NPZ_WEIGHTS),
+    2: (MANIFEST, MODEL_IR, SOURCE_IR, WEIGHT_INDEX, KERNELS, WEIGHT_DATA),
+}
+"""Each version's section tags, in the order they are written."""
+REQUIRED_SECTIONS = {
+    1: (MANIFEST, MODEL_IR, NPZ_WEIGHTS),
+    2: (MANIFEST, MODEL_IR, WEIGHT_INDEX, WEIGHT_DATA),
+}
+ALIGNMENT = 64
+"""Each weight starts at a multiple of this in the file (cache lines, SIMD)."""
+MAX_WEIGHT_RANK = 64
+"""Dims a weight's index entry may list (a forged one of millions would make
+its size a slow product)."""
 
 
 def library_version() -> str:
@@ -154,11 +187,25 @@ class OfflineModel:
 
     manifest: dict[str, Any]
     ir: str
-    weights: dict[str, np.ndarray] = field(default_factory=dict)
+    weights: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """What either IR reads, each weight once (a `StorageWeights` lays out
+    the ones a compile derived when they are read)."""
     source_ir: str | None = None
     path: str = "<offline model>"
     digest: str = ""
     """SHA-256 of the file (hex; its trailer), what keys the code cache."""
+    origins: dict[str, str] = field(default_factory=dict)
+    """Weights only the source IR reads -> the stored weight in whose layout
+    they are kept (derived back by `source_weights`)."""
+    kernels: bytes | memoryview | None = None
+    """The model's compiled kernels (`jit.cache.bundle`'s payload; opaque
+    here, checked when installed), if compiled with them."""
+
+    @property
+    def code_key(self) -> str:
+        """What determines the model's generated code: its IR (the code
+        cache's key, so kernels compiled for the IR are found again)."""
+        return hashlib.sha256(self.ir.encode()).hexdigest()[:32]
 
     @property
     def target(self) -> str | None:
@@ -183,20 +230,46 @@ class OfflineModel:
         self._check_weights(module)
         return module
 
-    def source_module(self) -> ModuleOp:
-        """The module before optimisation (GEError if the file has none)."""
+    def source_module(self, module: ModuleOp | None = None) -> ModuleOp:
+        """The module before optimisation (GEError if the file has none);
+        `module` is the optimised one, if already parsed."""
         if self.source_ir is None:
             raise GEError(
                 f"{self.path}: error: the offline model holds no source graph "
                 "(compiled without it)"
             )
-        module = _parse(self.source_ir, f"{self.path}:source")
-        self._check_weights(module)
-        return module
+        source = _parse(self.source_ir, f"{self.path}:source")
+        self._check_weights(source, self.source_weights(module or self.module()))
+        return source
 
-    def _check_weights(self, module: ModuleOp) -> None:
+    def source_weights(self, module: ModuleOp) -> Mapping[str, np.ndarray]:
+        """The weights the source IR reads: the stored ones, and the origin
+        layout of each relaid-out weight only it reads (`origins`), derived
+        from the stored layout that the optimised `module`'s constant says."""
+        if not self.origins:
+            return self.weights
+        types = {
+            op.value.key.data: op.output.type
+            for op in module.walk()
+            if isinstance(op, ConstOp) and isinstance(op.value, ExternalDataAttr)
+        }
+        derived = dict(self.weights)
+        for key, stored in self.origins.items():
+            tensor = types.get(stored)
+            if not isinstance(tensor, TensorType):
+                raise GEError(
+                    f"{self.path}: error: weight '{key}' is kept as '{stored}', "
+                    "which the model IR does not read"
+                )
+            derived[key] = origin_array(self.weights[stored], tensor, self.target)
+        return derived
+
+    def _check_weights(
+        self, module: ModuleOp, weights: Mapping[str, np.ndarray] | None = None
+    ) -> None:
         """Each weight `module` reads has the dtype and storage shape of the
         constant (or variable) reading it."""
+        weights = self.weights if weights is None else weights
         for op in module.walk():
             if isinstance(op, ConstOp) and isinstance(op.value, ExternalDataAttr):
                 key = op.value.key.data
@@ -206,7 +279,7 @@ class OfflineModel:
                 continue
             tensor = op.output.type
             assert isinstance(tensor, TensorType)
-            array = self.weights.get(key)
+            array = weights.get(key)
             if array is None:
                 raise error_at(op, f"weight '{key}' is not in the weights")
             try:
@@ -242,11 +315,15 @@ def make_offline_model(
     """An offline model of `module` (and optionally its pre-optimisation `source`).
 
     `weights` must hold every `#ge.external` key (and variable name) either IR
-    reads, in the layout of the constant reading it; only those are kept.
-    `manifest` (compile options and the like) is completed with the graph's
-    inputs and outputs, the soc_version and the versions.
+    reads, in the layout of the constant reading it; only those are kept, and
+    of a weight only the source reads that `module` reads relaid out, only
+    the relaid-out copy (`OfflineModel.origins`). `manifest` (compile options
+    and the like) is completed with the graph's inputs and outputs, the
+    soc_version and the versions.
     """
-    keys = weight_keys(module) | (weight_keys(source) if source else set())
+    model_keys = weight_keys(module)
+    origins = relaid_out_origins(module, source) if source else {}
+    keys = model_keys | (weight_keys(source) - set(origins) if source else set())
     if missing := sorted(keys - set(weights)):
         raise GEError(f"error: weight '{missing[0]}' is not in the weights")
     target = enclosing_target(module)
@@ -264,10 +341,69 @@ def make_offline_model(
     return OfflineModel(
         full_manifest,
         module_text(module),
-        {key: np.asarray(weights[key]) for key in sorted(keys)},
+        SelectedWeights(weights, sorted(keys)),
         module_text(source) if source else None,
         path,
+        origins=origins,
     )
+
+
+def relaid_out_origins(module: ModuleOp, source: ModuleOp) -> dict[str, str]:
+    """Each weight only `source` reads that `module` reads relaid out with
+    its dtype kept (a `storage_of` constant), to the key of that copy."""
+    source_types = _weight_types(source)
+    model_keys = weight_keys(module)
+    origins = {}
+    for op in module.walk():
+        origin = op.attributes.get(STORAGE_OF)
+        if not isinstance(op, ConstOp) or not isinstance(origin, StringAttr):
+            continue
+        key = origin.data
+        tensor = source_types.get(key)
+        if key in model_keys or key in origins or tensor is None:
+            continue
+        if expected_dtype(tensor) == expected_dtype(op.output.type):
+            assert isinstance(op.value, ExternalDataAttr)
+            origins[key] = op.value.key.data
+    return origins
+
+
+def _weight_types(module: ModuleOp) -> dict[str, TensorType]:
+    """The type of the constant reading each `#ge.external` key of `module`."""
+    return {
+        op.value.key.data: op.output.type
+        for op in module.walk()
+        if isinstance(op, ConstOp)
+        and isinstance(op.value, ExternalDataAttr)
+        and isinstance(op.output.type, TensorType)
+    }
+
+
+class SelectedWeights(Mapping[str, np.ndarray]):
+    """The weights of `keys` among `weights`, read through (nothing copied)."""
+
+    def __init__(self, weights: Mapping[str, np.ndarray], keys: list[str]):
+        self.weights, self.keys_kept = weights, keys
+        self.kept = frozenset(keys)
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in self.kept:
+            raise KeyError(key)
+        return np.asarray(self.weights[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.kept  # without deriving the array
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_kept)
+
+    def __len__(self) -> int:
+        return len(self.keys_kept)
+
+    def release(self, key: str) -> None:
+        """Drop a derived array once written (it is derived again if read)."""
+        if isinstance(self.weights, StorageWeights):
+            self.weights.release(key)
 
 
 def save_offline_model(
@@ -285,23 +421,87 @@ def save_offline_model(
     model = make_offline_model(
         module, weights, manifest, source=source, path=os.fspath(path)
     )
-    write_atomically(path, encode(model))
+    write_atomically(path, functools.partial(write_offline_model, model))
     return model
 
 
 def encode(model: OfflineModel) -> bytes:
-    """The bytes of an offline model file."""
+    """The bytes of an offline model file (`write_offline_model` in memory)."""
+    stream = io.BytesIO()
+    write_offline_model(model, stream)
+    return stream.getvalue()
+
+
+def write_offline_model(model: OfflineModel, stream: BinaryIO) -> int:
+    """Write the offline model file to `stream`, one weight at a time (a
+    derived weight is released once written); returns the bytes written."""
+    weights = model.weights
+    entries, end = {}, 0
+    for key in weights:
+        shape, dtype = _array_type(weights, key)
+        entries[key] = {"dtype": dtype.name, "shape": list(shape), "offset": end}
+        end += -(-math.prod(shape) * dtype.itemsize // ALIGNMENT) * ALIGNMENT
+    index = {"arrays": entries, "origins": model.origins}
     payloads = {
         MANIFEST: json.dumps(model.manifest, indent=2, sort_keys=True).encode(),
         MODEL_IR: model.ir.encode(),
-        WEIGHTS: npz_bytes(model.weights),
+        SOURCE_IR: None if model.source_ir is None else model.source_ir.encode(),
+        WEIGHT_INDEX: json.dumps(index, sort_keys=True).encode(),
+        KERNELS: model.kernels,
     }
-    if model.source_ir is not None:
-        payloads[SOURCE_IR] = model.source_ir.encode()
-    return pack_sections([(tag, payloads[tag]) for tag in SECTIONS if tag in payloads])
+    small = [(tag, payload) for tag, payload in payloads.items() if payload is not None]
+    data_start = (
+        HEADER.size
+        + SECTION_ENTRY.size * (len(small) + 1)
+        + sum(len(payload) for _, payload in small)
+    )
+    lead = -data_start % ALIGNMENT
+    size = data_start + lead + end + DIGEST_SIZE
+    writer = _HashingWriter(stream)
+    writer.write(HEADER.pack(MAGIC, FORMAT_VERSION, len(small) + 1, size))
+    for tag, payload in small:
+        writer.write(SECTION_ENTRY.pack(tag, len(payload)))
+    writer.write(SECTION_ENTRY.pack(WEIGHT_DATA, lead + end))
+    for _, payload in small:
+        writer.write(payload)
+    writer.write(bytes(lead))
+    for key in weights:
+        native = numpy_dtype(entries[key]["dtype"])  # the byte order read back
+        array = np.ascontiguousarray(weights[key], dtype=native)
+        writer.write(array.reshape(-1).view(np.uint8).data)
+        writer.write(bytes(-array.nbytes % ALIGNMENT))
+        del array
+        if isinstance(weights, SelectedWeights):
+            weights.release(key)
+    stream.write(writer.digest.digest())
+    return size
 
 
-def pack_sections(sections: list[tuple[bytes, bytes]]) -> bytes:
+def _array_type(
+    weights: Mapping[str, np.ndarray], key: str
+) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and dtype of `key`'s array (a derived one not derived)."""
+    if isinstance(weights, SelectedWeights):
+        if isinstance(weights.weights, StorageWeights):
+            return weights.weights.array_type(key)
+    array = np.asarray(weights[key])
+    return tuple(array.shape), array.dtype
+
+
+class _HashingWriter:
+    """Writes to a stream and hashes what it wrote."""
+
+    def __init__(self, stream: BinaryIO):
+        self.stream, self.digest = stream, hashlib.sha256()
+
+    def write(self, data: bytes | memoryview) -> None:
+        self.digest.update(data)
+        self.stream.write(data)
+
+
+def pack_sections(
+    sections: list[tuple[bytes, bytes]], version: int = FORMAT_VERSION
+) -> bytes:
     """An offline model file of `(tag, payload)` sections, checksum included."""
     size = (
         HEADER.size
@@ -309,7 +509,7 @@ def pack_sections(sections: list[tuple[bytes, bytes]]) -> bytes:
         + sum(len(p) for _, p in sections)
         + DIGEST_SIZE
     )
-    parts = [HEADER.pack(MAGIC, FORMAT_VERSION, len(sections), size)]
+    parts = [HEADER.pack(MAGIC, version, len(sections), size)]
     parts += [SECTION_ENTRY.pack(tag, len(payload)) for tag, payload in sections]
     parts += [payload for _, payload in sections]
     digest = hashlib.sha256()
@@ -416,10 +616,11 @@ def decode(
     if len(data) < HEADER.size:
         raise fail(f"truncated offline model ({len(data)} bytes, no complete header)")
     _, version, count, size = HEADER.unpack_from(data)
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise fail(
             f"offline model format version {version} is not supported "
-            f"(this library reads version {FORMAT_VERSION}; recompile with ge-atc)"
+            f"(this library reads versions {', '.join(map(str, READABLE_VERSIONS))}; "
+            "recompile with ge-atc)"
         )
     if len(data) < size:
         raise fail(f"truncated offline model ({len(data)} of {size} bytes)")
@@ -431,7 +632,7 @@ def decode(
     if checksum != digest:
         raise fail("offline model checksum mismatch (the file is corrupted)")
     table_end = HEADER.size + SECTION_ENTRY.size * count
-    if count > len(SECTIONS) or table_end + DIGEST_SIZE > size:
+    if count > len(SECTIONS[version]) or table_end + DIGEST_SIZE > size:
         raise fail(f"corrupt offline model (section table of {count} entries)")
     entries = [
         SECTION_ENTRY.unpack_from(data, HEADER.size + SECTION_ENTRY.size * i)
@@ -440,31 +641,83 @@ def decode(
     if table_end + sum(length for _, length in entries) + DIGEST_SIZE != size:
         raise fail("corrupt offline model (section lengths do not add up)")
     sections: dict[bytes, bytes | memoryview] = {}
+    starts: dict[bytes, int] = {}
     offset = table_end
     for tag, length in entries:
-        if tag not in SECTIONS or tag in sections:
+        if tag not in SECTIONS[version] or tag in sections:
             raise fail(f"corrupt offline model (section {tag!r})")
         sections[tag] = data[offset : offset + length]
+        starts[tag] = offset
         offset += length
-    for tag in REQUIRED_SECTIONS:
+    for tag in REQUIRED_SECTIONS[version]:
         if tag not in sections:
             raise fail(f"offline model has no {tag.decode()} section")
     try:
         text = bytes(sections[MANIFEST]).decode()
         ir = bytes(sections[MODEL_IR]).decode()
         source = bytes(sections[SOURCE_IR]).decode() if SOURCE_IR in sections else None
+        index = bytes(sections.get(WEIGHT_INDEX, b"")).decode()
     except UnicodeDecodeError as error:
         raise fail(f"corrupt offline model ({error})") from None
     manifest = load_json(text, f"{label}:manifest", "manifest")
     check_manifest(manifest, f"{label}:manifest")
+    if manifest["format_version"] != version:
+        raise fail(
+            f"the manifest's format_version {manifest['format_version']} is not "
+            f"the file's ({version})"
+        )
+    origins: dict[str, str] = {}
+    if version == 1:
+        weights = read_npz(sections[NPZ_WEIGHTS], fail)
+    else:
+        weights, origins = read_weights(
+            index, data, starts[WEIGHT_DATA], len(sections[WEIGHT_DATA]), label
+        )
     return OfflineModel(
         manifest,
         ir,
-        read_npz(sections[WEIGHTS], fail),
+        weights,
         source,
         label,
         digest.hex(),
+        origins,
+        sections.get(KERNELS),
     )
+
+
+def read_weights(
+    index_text: str,
+    data: bytes | memoryview,
+    start: int,
+    length: int,
+    label: str,
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The arrays the weight index describes, read-only over `data` (the
+    file; `WDAT` is its `length` bytes at `start`), and the index's origins."""
+    index = load_json(index_text, f"{label}:weight index", "weight index")
+    check_document(WEIGHT_INDEX_SCHEMA, index, f"{label}:weight index", "weight index")
+    base = start + -start % ALIGNMENT
+    end = start + length
+    arrays = {}
+    for key, entry in index["arrays"].items():
+        dtype = numpy_dtype(entry["dtype"])
+        count = math.prod(entry["shape"])
+        first = base + entry["offset"]
+        if first + count * dtype.itemsize > end:
+            raise GEError(
+                f"{label}: error: corrupt offline model weights (weight '{key}' "
+                f"{entry['dtype']}{entry['shape']} at {entry['offset']} lies past "
+                "the weight data)"
+            )
+        array = np.frombuffer(data, dtype, count, first)
+        arrays[key] = array.reshape(entry["shape"])
+    for key, stored in index["origins"].items():
+        if stored not in arrays:
+            raise GEError(
+                f"{label}: error: corrupt offline model weights (weight '{key}' "
+                f"is kept as '{stored}', which is not stored)"
+            )
+    return arrays, index["origins"]
 
 
 def _is_dtype(name: str) -> bool:
@@ -520,7 +773,7 @@ _COMPILE_OPTIONS = {
 MANIFEST_SCHEMA = Object(
     {
         "format": String(choices={MANIFEST_FORMAT}),
-        "format_version": Integer(FORMAT_VERSION, FORMAT_VERSION),
+        "format_version": Integer(min(READABLE_VERSIONS), FORMAT_VERSION),
         "library_version": String(),
         "soc_version": _TARGET,
         "graph": String(),
@@ -545,6 +798,23 @@ MANIFEST_SCHEMA = Object(
     },
 )
 """Every field an offline model's manifest may have, and its type."""
+
+
+WEIGHT_INDEX_SCHEMA = Object(
+    {
+        "arrays": MapOf(
+            Object(
+                {
+                    "dtype": String(valid=_is_dtype, label="a dtype name"),
+                    "shape": ListOf(Integer(0, INT64_MAX), MAX_WEIGHT_RANK),
+                    "offset": Integer(0, INT64_MAX),
+                }
+            )
+        ),
+        "origins": MapOf(String()),
+    }
+)
+"""The weight index (`WIDX`): each stored array, and the origins derived."""
 
 
 def check_manifest(manifest: Any, label: str) -> None:
@@ -629,7 +899,8 @@ class _MemoryFile(io.RawIOBase):
 
 
 def describe_model(model: OfflineModel) -> dict[str, Any]:
-    """The offline model as ATC's `--mode=1` JSON: manifest, graphs, weights.
+    """The offline model as ATC's `--mode=1` JSON: manifest, graphs, weights
+    (a weight kept only in another's layout says which: `derived_from`).
 
     Each graph lists its ops in order: `name`, `type`, `input` (the values
     read, as `producer:index`), `attr`, `input_desc` and `output_desc`
@@ -650,6 +921,9 @@ def describe_model(model: OfflineModel) -> dict[str, Any]:
             "bytes": array.nbytes,
         }
         for key, array in model.weights.items()
+    ]
+    weights += [
+        {"name": key, "derived_from": stored} for key, stored in model.origins.items()
     ]
     return {"manifest": model.manifest, "graph": graphs, "weights": weights}
 

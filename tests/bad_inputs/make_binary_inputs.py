@@ -13,7 +13,10 @@ weights archives that are not what their graph says (`weights-*.npz`, read
 through `run-weights-*.mlir`) and ONNX models whose external data points out
 of their folder or past its file (`onnx-external-*.onnx`). The text inputs
 are written by hand. Rerun it when the `.om` format version changes (then
-`om-valid.om` must still run).
+`om-valid.om` must still run). `om-version-1.om` is not written here: it is
+the valid model as format version 1 wrote it (one `.npz` weights section),
+kept to show old files still run; the `om-forged-weights-*.om` cases forge
+that section, so they are version 1 files too.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from ge_runtime.offline.om import (
     MAGIC,
     MANIFEST,
     MODEL_IR,
-    WEIGHTS,
+    NPZ_WEIGHTS,
     decode,
     encode,
     pack_sections,
@@ -158,14 +161,17 @@ def forged_om_files(model_bytes: bytes) -> dict[str, bytes]:
         return forged(manifest={**manifest, **fields})
 
     def raw(manifest_text: bytes, ir: str = model.ir, weights: bytes = b"") -> bytes:
+        """A version 1 file (its weights one `.npz` section, still read)."""
         return pack_sections(
             [
                 (MANIFEST, manifest_text),
                 (MODEL_IR, ir.encode()),
-                (WEIGHTS, weights or npz_bytes({})),
-            ]
+                (NPZ_WEIGHTS, weights or npz_bytes({})),
+            ],
+            version=1,
         )
 
+    version_1 = json.dumps({**manifest, "format_version": 1}).encode()
     inputs = [dict(entry) for entry in manifest["inputs"]]
     as_text = dict(inputs[0], shape="1,3,4,4")
     wider = dict(inputs[0], shape=[1, 3, 8, 8])
@@ -218,13 +224,13 @@ def forged_om_files(model_bytes: bytes) -> dict[str, bytes]:
             ir=weight, weights={"w": np.ones((1, 1, 16, 16), np.float64)}
         ),
         "om-forged-weights-not-zip.om": raw(
-            json.dumps(manifest).encode(), weights=b"this is no zip archive"
+            version_1, weights=b"this is no zip archive"
         ),
         "om-forged-weights-pickled.om": raw(
-            json.dumps(manifest).encode(), weights=zip_of({"w.npy": pickled.getvalue()})
+            version_1, weights=zip_of({"w.npy": pickled.getvalue()})
         ),
         "om-forged-weights-huge.om": raw(
-            json.dumps(manifest).encode(),
+            version_1,
             weights=zip_of({"w.npy": npy_header("<f4", "(1099511627776,)")}),
         ),
         "om-forged-cycle.om": forged(ir=cycle),

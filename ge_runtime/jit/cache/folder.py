@@ -12,14 +12,32 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from ge_runtime.jit.ops import UnusableSetup
+
+_REDIRECTED: ContextVar[Path | None] = ContextVar("redirected_cache", default=None)
+
+
+@contextmanager
+def redirected(folder: Path) -> Iterator[Path]:
+    """Within the body, the cache is `folder` (private, made if missing):
+    what a compile generates, collected apart (`cache.bundle`)."""
+    token = _REDIRECTED.set(private_folder(folder))
+    try:
+        yield folder
+    finally:
+        _REDIRECTED.reset(token)
 
 
 def cache_dir() -> Path | None:
     """Where entries are kept (None: caching is off), made private if new;
     GEError if another user could plant files in it (`private_folder`)."""
+    if (folder := _REDIRECTED.get()) is not None:
+        return folder
     configured = os.environ.get("GE_XDSL_CACHE")
     if configured == "off":
         return None

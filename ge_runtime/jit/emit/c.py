@@ -246,7 +246,7 @@ def kernel_threads() -> int:
 
 
 @cache
-def _machine() -> str:
+def machine() -> str:
     """What `-march=native` compiles for (part of a library's name)."""
     try:
         text = Path("/proc/cpuinfo").read_text()
@@ -270,7 +270,7 @@ def library(source: str) -> ctypes.CDLL:
         cc = compiler()
         if cc is None:
             raise JITError("C kernels need a C compiler: none found ($CC or cc)")
-        key = "|".join([source, cc, *flags(), _machine()])
+        key = "|".join([source, cc, *flags(), machine()])
         digest = hashlib.sha256(key.encode()).hexdigest()[:24]
         directory = kernel_folder("c")
         path = directory / f"lib{digest}.so"
