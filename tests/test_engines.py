@@ -399,8 +399,10 @@ def test_mark_fallback_sets_mode_and_logs_ge_line(caplog, user_opinfo: Any) -> N
     with caplog.at_level(logging.INFO, logger="passes"):
         apply(module, MarkFallbackPass())
     assert [r.getMessage() for r in caplog.records] == [
-        "relu_0, setting fallback attribute",
-        "probs, setting fallback attribute",
+        "relu_0, setting fallback attribute aclnn_only (always a host single-op "
+        "call; a static graph is split around it)",
+        "probs, setting fallback attribute support_aclnn (sunk with the graph while "
+        "shapes are static; a host single-op call only under dynamic shapes)",
     ]
     assert all(r.levelno == logging.INFO for r in caplog.records)
     marks = {
@@ -426,7 +428,10 @@ def test_ge_atc_shows_the_fallback_log_line_at_info(tmp_path: Path, capsys) -> N
     args = [f"--model={model}", "--framework=5", f"--output={tmp_path / 'sm'}"]
     assert ge_atc.main(args) == 0
     lines = capsys.readouterr().err.splitlines()
-    assert "ge-atc: probs, setting fallback attribute" in lines
+    assert any(
+        line.startswith("ge-atc: probs, setting fallback attribute support_aclnn")
+        for line in lines
+    )
     assert any(
         line.startswith("ge-atc: [") and " mark-fallback: " in line for line in lines
     )
