@@ -305,6 +305,19 @@ def e8m0_element(
     return b.op(arith.BitcastOp, b.op(arith.TruncIOp, exponent, IntegerType(8)), e8m0)
 
 
+def check_retyped(op: CastOp | BitcastOp, what: str) -> None:
+    """`op`'s result has its `dst_type` and its operand's shape."""
+    if element_type_of(op.y) != op.dst_type:
+        raise VerifyException(
+            f"result dtype {element_type_of(op.y)} does not match dst_type "
+            f"{op.dst_type}"
+        )
+    x_type, y_type = op.x.type, op.y.type
+    assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
+    if shape_of(x_type) != shape_of(y_type):
+        raise VerifyException(f"{what} cannot change the shape")
+
+
 @irdl_op_definition
 class CastOp(TransOp):
     """Converts the element type to `dst_type` (ONNX Cast).
@@ -325,15 +338,7 @@ class CastOp(TransOp):
     FORMAT_RULE = staticmethod(default_rule)
 
     def verify_(self) -> None:
-        if element_type_of(self.y) != self.dst_type:
-            raise VerifyException(
-                f"result dtype {element_type_of(self.y)} does not match dst_type "
-                f"{self.dst_type}"
-            )
-        x_type, y_type = self.x.type, self.y.type
-        assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
-        if shape_of(x_type) != shape_of(y_type):
-            raise VerifyException("cast cannot change the shape")
+        check_retyped(self, "cast")
         if self.round_mode.data not in CAST_ROUND_MODES:
             raise VerifyException(
                 f"round_mode must be one of {', '.join(CAST_ROUND_MODES)}, got "
@@ -407,15 +412,7 @@ class BitcastOp(GEOperation):
     assembly_format = UNARY_FORMAT
 
     def verify_(self) -> None:
-        if element_type_of(self.y) != self.dst_type:
-            raise VerifyException(
-                f"result dtype {element_type_of(self.y)} does not match dst_type "
-                f"{self.dst_type}"
-            )
-        x_type, y_type = self.x.type, self.y.type
-        assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
-        if shape_of(x_type) != shape_of(y_type):
-            raise VerifyException("bitcast cannot change the shape")
+        check_retyped(self, "bitcast")
         source, target = dtype_name(element_type_of(self.x)), dtype_name(self.dst_type)
         if (reason := bitcast_error(source, target)) is not None:
             raise VerifyException(reason)
