@@ -262,11 +262,11 @@ def test_check_reads_the_origin_weights_derived_from_storage(tmp_path: Path) -> 
 
 
 def test_version_1_files_still_run() -> None:
-    """The corpus' valid model predates the weight index (one `.npz` section
-    holding both layouts)."""
+    """A model written by format version 1 (`tests/data/om-version-1.om`: the
+    corpus' valid model as it was, one `.npz` section holding both layouts)."""
     from ge_xdsl.run import RunnableModel, graph_inputs
 
-    path = BAD_INPUTS / "om-version-1.om"
+    path = Path(__file__).parent / "data" / "om-version-1.om"
     assert load_offline_model(path).manifest["format_version"] == 1
     model = RunnableModel.load(path)
     graph = model.graph()

@@ -245,7 +245,7 @@ def test_dynamic_batch_model_compiles_once_and_runs_any_batch(dynamic_om: Path) 
         x = rng.standard_normal((n, 3, 8, 8)).astype(np.float32)
         (got,) = model.run({"x": x})
         (expected,) = evaluate(
-            offline.source_module(), {"x": x}, weights=offline.weights
+            offline.source_module(), {"x": x}, weights=offline.source_weights(module)
         )
         assert got.shape == (n, 10)
         assert_close(got, expected)
@@ -261,7 +261,8 @@ def test_dynamic_batch_model_compiles_once_and_runs_any_batch(dynamic_om: Path) 
 def test_per_shape_kernels_are_bounded(dynamic_om: Path) -> None:
     """At most `capacity` kernels stay; a dropped one is compiled again."""
     offline = load_offline_model(dynamic_om)
-    model = compile_model(offline.module(), offline.weights, target=offline.target)
+    module = offline.module()
+    model = compile_model(module, offline.weights, target=offline.target)
     cache = model.evaluator.kernels
     rng = np.random.default_rng(5)
     x = {n: rng.standard_normal((n, 3, 8, 8)).astype(np.float32) for n in (1, 3)}
@@ -271,7 +272,7 @@ def test_per_shape_kernels_are_bounded(dynamic_om: Path) -> None:
     for n in (3, 1):
         (got,) = model.run({"x": x[n]})
         (expected,) = evaluate(
-            offline.source_module(), {"x": x[n]}, weights=offline.weights
+            offline.source_module(), {"x": x[n]}, weights=offline.source_weights(module)
         )
         assert_close(got, expected)
         assert len(cache.kernels) <= per_shape

@@ -59,10 +59,15 @@ def onnx_dump(
     from ge_frontend.onnx_import import load_model
     from ge_runtime.engines.dump import INPUT_OP, DumpWriter
 
-    proto, label = load_model(model)
+    proto, label, mapped = load_model(model)
     graph_outputs = {o.name for o in proto.graph.output}
     extended = onnx.ModelProto()
     extended.CopyFrom(proto)
+    for tensor in extended.graph.initializer:  # read in place: onnxruntime needs bytes
+        if tensor.name in mapped:
+            tensor.ClearField("external_data")
+            tensor.data_location = onnx.TensorProto.DEFAULT
+            tensor.raw_data = mapped[tensor.name].tobytes()
     for node in proto.graph.node:
         for value in node.output:
             if value and value not in graph_outputs:

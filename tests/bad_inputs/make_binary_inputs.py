@@ -13,8 +13,8 @@ weights archives that are not what their graph says (`weights-*.npz`, read
 through `run-weights-*.mlir`) and ONNX models whose external data points out
 of their folder or past its file (`onnx-external-*.onnx`). The text inputs
 are written by hand. Rerun it when the `.om` format version changes (then
-`om-valid.om` must still run). `om-version-1.om` is not written here: it is
-the valid model as format version 1 wrote it (one `.npz` weights section),
+`om-valid.om` must still run). `tests/data/om-version-1.om` is not written here:
+it is the valid model as format version 1 wrote it (one `.npz` weights section),
 kept to show old files still run; the `om-forged-weights-*.om` cases forge
 that section, so they are version 1 files too.
 """
