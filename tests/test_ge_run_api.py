@@ -130,3 +130,20 @@ def test_max_iterations_raises_the_loop_budget(engine, tmp_path, capsys):
     assert code == 0, err
     outputs = sorted((tmp_path / "o").iterdir())
     assert np.array_equal(np.load(outputs[-1]), np.full(2, 20_000, np.float32))
+
+
+def test_an_error_located_inside_an_om_says_how_to_see_the_ir(offline_model):
+    """`MODEL.om:model:LINE:COL` points into IR the user cannot see: the
+    message adds the node on that line and the command that prints it."""
+    from ge_runtime.offline.om import load_offline_model
+    from tools.common import with_offline_model_hint
+
+    lines = load_offline_model(offline_model).ir.splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if 'name = "' in text)
+    node = lines[line - 1].split('name = "')[1].split('"')[0]
+    message = with_offline_model_hint(f"{offline_model}:model:{line}:5: error: bad")
+    assert message == (
+        f"{offline_model}:model:{line}:5: error: bad (node '{node}', line {line} "
+        f"of the IR in {offline_model}: `ge-opt {offline_model}` prints it)"
+    )
+    assert with_offline_model_hint("x.mlir:1:1: error: bad") == "x.mlir:1:1: error: bad"
