@@ -97,6 +97,20 @@ def test_a_reset_inside_the_reduction_loop_interleaves():
         nest.check_dependences()
 
 
+def copy_nest(index: str, size: int):
+    """`y[index] = x[i, j]` over a 3x4 `x` into a `size`-element `y`."""
+    return loop_nest(
+        f"""
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 4 {{
+      %v = affine.load %x[%i, %j] : memref<3x4xf32>
+      affine.store %v, %y[{index}] : memref<{size}xf32>
+    }}
+  }}""",
+        f"%x: memref<3x4xf32>, %y: memref<{size}xf32>",
+    )
+
+
 @pytest.mark.parametrize(
     "index, size, injective",
     [
@@ -110,16 +124,7 @@ def test_a_reset_inside_the_reduction_loop_interleaves():
 def test_a_store_is_injective_over_the_loops_it_uses_or_rejected(
     index, size, injective
 ):
-    nest = loop_nest(
-        f"""
-  affine.for %i = 0 to 3 {{
-    affine.for %j = 0 to 4 {{
-      %v = affine.load %x[%i, %j] : memref<3x4xf32>
-      affine.store %v, %y[{index}] : memref<{size}xf32>
-    }}
-  }}""",
-        f"%x: memref<3x4xf32>, %y: memref<{size}xf32>",
-    )
+    nest = copy_nest(index, size)
     nest.analyse_values()
     (store,) = stores(nest)
     index_expressions = nest.access_index(store)
@@ -147,16 +152,7 @@ def same_memref(a, b) -> bool:
 def test_a_loop_runs_on_threads_when_its_iterations_write_apart(
     index, size, independent
 ):
-    nest = loop_nest(
-        f"""
-  affine.for %i = 0 to 3 {{
-    affine.for %j = 0 to 4 {{
-      %v = affine.load %x[%i, %j] : memref<3x4xf32>
-      affine.store %v, %y[{index}] : memref<{size}xf32>
-    }}
-  }}""",
-        f"%x: memref<3x4xf32>, %y: memref<{size}xf32>",
-    )
+    nest = copy_nest(index, size)
     found = tuple(nest.carries_no_dependence(a, same_memref) for a in (0, 1))
     assert found == independent
 

@@ -305,6 +305,15 @@ def e8m0_element(
     return b.op(arith.BitcastOp, b.op(arith.TruncIOp, exponent, IntegerType(8)), e8m0)
 
 
+def dst_dtype(attrs: Mapping[str, Any]) -> str:
+    """The dtype name a retyping op's `dst_type` attribute says (a dtype name
+    or a NumPy dtype); ShapeError if it names none."""
+    try:
+        return canonical_dtype(required(attrs, "dst_type"))
+    except FormatError as error:
+        raise ShapeError(str(error)) from None
+
+
 def check_retyped(op: CastOp | BitcastOp, what: str) -> None:
     """`op`'s result has its `dst_type` and its operand's shape."""
     if element_type_of(op.y) != op.dst_type:
@@ -350,10 +359,7 @@ class CastOp(TransOp):
         shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
     ) -> list[Result]:
         """Same shape, dtype `dst_type` (a dtype name or a NumPy dtype)."""
-        try:
-            dtype = canonical_dtype(required(attrs, "dst_type"))
-        except FormatError as error:
-            raise ShapeError(str(error)) from None
+        dtype = dst_dtype(attrs)
         return [(shapes[0], dtype)]
 
     def convert_element(self, b: ScalarBuilder, x: Any) -> Any:
@@ -422,10 +428,7 @@ class BitcastOp(GEOperation):
         shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
     ) -> list[Result]:
         """Same shape, dtype `dst_type` of the same width."""
-        try:
-            dtype = canonical_dtype(required(attrs, "dst_type"))
-        except FormatError as error:
-            raise ShapeError(str(error)) from None
+        dtype = dst_dtype(attrs)
         if (reason := bitcast_error(dtypes[0], dtype)) is not None:
             raise ShapeError(reason)
         return [(shapes[0], dtype)]
