@@ -68,7 +68,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("models", nargs="*", metavar="MODEL", help="zoo names")
     parser.add_argument("--exporter", choices=("dynamo", "torchscript", "all"))
     parser.add_argument("--dynamic", action="store_true", help="dynamic batch too")
-    parser.add_argument("--threads", type=int, default=2, help="BLAS/ort threads")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="threads of ours (C kernels, BLAS) and onnxruntime",
+    )
     parser.add_argument("--repeat", type=int, default=5, help="timed runs")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     parser.add_argument(
@@ -174,7 +179,7 @@ def format_row(row: Status) -> str:
         else "–"
     )
     cells = [
-        f"{row.model:<13}{row.exporter:<12}{row.batch:<10}",
+        f"{row.model:<16}{row.exporter:<12}{row.batch:<10}",
         f"{row.onnx_nodes:>6}{num(row.ops, 'd'):>6}",
         f"{num(row.compile_seconds, '.2f'):>8}",
         f"{num(row.transdata, 'd'):>4}",
@@ -199,13 +204,17 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     import model_zoo
 
+    from ge_runtime.engines.threads import set_threads
+
+    set_threads(args.threads)  # ours at onnxruntime's thread count
+
     names = args.models or [*model_zoo.MODELS, *model_zoo.SHIPPED]
     for name in names:
         model_zoo.model_spec(name)
     print(f"cpus {os.cpu_count()}, threads {args.threads}, load average", end=" ")
     print(" ".join(f"{load:.1f}" for load in os.getloadavg()))
     header = (
-        f"{'model':<13}{'exporter':<12}{'batch':<10}{'nodes':>6}{'ops':>6}"
+        f"{'model':<16}{'exporter':<12}{'batch':<10}{'nodes':>6}{'ops':>6}"
         f"{'compile':>8}{'TD':>4}{'max err':>9}{'ours s':>9}{'ort s':>9}"
         f"{'ratio':>7}"
     )

@@ -35,54 +35,23 @@ import os
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-EXPORTERS = ("dynamo", "torchscript")
-OPSETS = {"dynamo": 18, "torchscript": 17}
-"""The opset each exporter writes. The dynamo exporter implements opset 18
-and up; asked for 17 it runs onnx's version converter, which writes nodes
-opset 17 does not define (`Split` with `num_outputs`, `ReduceMean` with
-`noop_with_empty_axes`), so it exports at 18."""
+from model_zoo.architectures import ARCHITECTURES
+from model_zoo.specs import OPSETS, InputSpec, ZooModel
+
 EXPORT_BATCH = 2
 """The batch the models are exported at (static exports keep it)."""
 
-SOURCES = (Path(__file__), Path(__file__).with_name("builders.py"))
+SOURCES = tuple(
+    Path(__file__).with_name(name)
+    for name in ("__init__.py", "builders.py", "specs.py", "architectures.py")
+)
 """The files whose contents key the cache."""
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    """One model input: its name, shape (without the batch dim when
-    `batched`), and how to sample it: `normal` floats, `tokens` ids below
-    `high`, a padding `mask` of ones whose row b has its last 2*(b mod 3)
-    entries zero, or `fill`: every element `high`."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: str = "float32"
-    kind: str = "normal"
-    high: int = 0
-    batched: bool = True
-
-
-@dataclass(frozen=True)
-class ZooModel:
-    """A model of the zoo: how to build it, its inputs and output names."""
-
-    name: str
-    build: Callable[[], object]
-    inputs: tuple[InputSpec, ...]
-    outputs: tuple[str, ...]
-    exporters: tuple[str, ...] = EXPORTERS
-    tiny: bool = False
-    """Fast enough (export, compile and run) for the default test run."""
-    sequence_axes: tuple[tuple[str, int], ...] = ()
-    """(input or output name, axis): the sequence-length dims, symbolic in
-    exports with `dynamic_sequence`."""
 
 
 def _bert():
@@ -224,7 +193,7 @@ MODELS: dict[str, ZooModel] = {
             tiny=True,
         ),
     )
-}
+} | ARCHITECTURES
 
 
 @dataclass(frozen=True)
@@ -334,14 +303,16 @@ def model_spec(name: str) -> ZooModel | ShippedModel:
 def export(
     name: str,
     *,
-    exporter: str = "dynamo",
+    exporter: str | None = None,
     dynamic_batch: bool = False,
     dynamic_sequence: bool = False,
     directory: Path | None = None,
 ) -> Path:
     """The `.onnx` file of zoo model `name`, built (seed 0) unless cached;
-    `dynamic_sequence` makes the batch and the sequence length symbolic."""
+    `dynamic_sequence` makes the batch and the sequence length symbolic;
+    `exporter` defaults to the model's first."""
     spec = MODELS[name]
+    exporter = exporter or spec.exporters[0]
     if exporter not in spec.exporters:
         raise ValueError(f"{name} is not exported with '{exporter}'")
     if dynamic_sequence and not spec.sequence_axes:
