@@ -477,12 +477,16 @@ def compile_with_atc(
 
 
 def relative_error(ours, expected) -> float:
-    """max |ours - ref| / max |ref| over all output pairs (inf: shape mismatch)."""
+    """max |ours - ref| / max |ref| over all output pairs (inf: a shape or a
+    NaN where the other has none)."""
     worst = 0.0
     for mine, ref in zip(ours, expected, strict=True):
         if np.shape(mine) != np.shape(ref):
             return float("inf")
         ref64 = np.asarray(ref, np.float64)
-        error = float(np.abs(np.asarray(mine, np.float64) - ref64).max(initial=0))
+        mine64 = np.asarray(mine, np.float64)
+        if not np.array_equal(np.isnan(mine64), np.isnan(ref64)):
+            return float("inf")
+        error = float(np.nan_to_num(np.abs(mine64 - ref64)).max(initial=0))
         worst = max(worst, error / max(float(np.abs(ref64).max(initial=0)), 1e-30))
     return worst

@@ -43,10 +43,13 @@ class Architecture:
         import torch
         import transformers
 
+        from model_zoo.builders import randomize_norms
+
         config = getattr(transformers, self.config)(**self.settings)
         model = getattr(transformers, self.model)(config)
         if self.submodule is not None:
             model = getattr(model, self.submodule)
+        randomize_norms(model)  # an init's zero-gamma norms zero whole outputs
         outputs = tuple(self.outputs)
 
         class Named(torch.nn.Module):
