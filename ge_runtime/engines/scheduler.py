@@ -475,7 +475,10 @@ class ScheduledEvaluator:
         if inferred is not None and hasattr(op, "value_shapes"):
             # Data-dependent dims: the op computes them from the operands'
             # values, then a kernel is compiled for those result shapes.
-            found = op.value_shapes([held.origin for held in operands])
+            try:
+                found = op.value_shapes([held.origin for held in operands])
+            except (ShapeError, LimitError) as error:
+                raise error_at(op, f"at run time: {error}") from None
             inferred = [
                 (tuple(s), dtype) for s, (_, dtype) in zip(found, inferred, strict=True)
             ]
