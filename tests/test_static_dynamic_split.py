@@ -1,0 +1,144 @@
+"""No cliffs: one run-time value does not send a graph to op-by-op host
+scheduling. As GE splits a graph into static and dynamic subgraphs, only
+the ops that need the run's values run on the host; the static parts
+around them stay compiled and sunk (`ge_runtime.engines.scheduler`). A
+Clip bound computed from the data (a log-mel front end's `max(x) - 80` dB
+floor) is read as a tensor, so such a graph stays static and sinks whole.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from ge_frontend.onnx_import import import_onnx
+from ge_runtime.engines.scheduler import ExecutionPath, Executor, compile_model
+
+ort = pytest.importorskip("onnxruntime")
+
+FLOAT = TensorProto.FLOAT
+
+
+def session(made: onnx.ModelProto):
+    return ort.InferenceSession(
+        made.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+
+
+def cum_sum_between_static_layers() -> onnx.ModelProto:
+    """x [3, 5, 7] -> Relu -> MatMul -> CumSum along a run-time axis ->
+    Mul -> MatMul: the CumSum's axis is the one run-time value."""
+    rng = np.random.default_rng(11)
+    weights = {
+        "w1": rng.standard_normal((7, 9)).astype(np.float32),
+        "w2": rng.standard_normal((9, 4)).astype(np.float32),
+        "scale": np.array(0.5, np.float32),
+    }
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"], name="relu"),
+        helper.make_node("MatMul", ["r", "w1"], ["m"], name="first"),
+        helper.make_node("CumSum", ["m", "axis"], ["c"], name="cumsum"),
+        helper.make_node("Mul", ["c", "scale"], ["s"], name="scaled"),
+        helper.make_node("MatMul", ["s", "w2"], ["y"], name="second"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "split",
+        [
+            helper.make_tensor_value_info("x", FLOAT, [3, 5, 7]),
+            helper.make_tensor_value_info("axis", TensorProto.INT64, []),
+        ],
+        [helper.make_tensor_value_info("y", FLOAT, [3, 5, 4])],
+        [numpy_helper.from_array(a, k) for k, a in weights.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_only_the_op_with_a_run_time_parameter_runs_on_the_host():
+    made = cum_sum_between_static_layers()
+    imported = import_onnx(made)
+    model = compile_model(imported.module, imported.weights)
+    assert model.mode == "host"
+    assert model.describe() == (
+        "host scheduling (run-time parameters): 2 sunk part(s), 1 host op(s)"
+    )
+    assert model.steps() == ["sunk", "host kernel", "sunk"]
+    x = np.random.default_rng(2).standard_normal((3, 5, 7)).astype(np.float32)
+    reference = session(made)
+    for axis in (0, 1, -1, 2):
+        feeds = {"x": x, "axis": np.array(axis, np.int64)}
+        (ours,) = model.run(feeds)
+        (expected,) = reference.run(None, feeds)
+        np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-5)
+        host = [e for e in model.trace if e.path is not ExecutionPath.SUNK]
+        assert [(e.node, e.path) for e in host] == [
+            ("cumsum", ExecutionPath.HOST_KERNEL)
+        ]
+        assert host[0].detail.startswith("jit kernel for 3x5x9 as ge.cum_sum")
+        assert all(e.executor is Executor.JIT for e in model.trace)
+        sunk = {e.node: e.detail for e in model.trace if e.path is ExecutionPath.SUNK}
+        assert sunk["first"] == "part 0, jit" and sunk["second"] == "part 1, jit"
+
+
+def clip_model(dtype: int, min_shape: list[int], with_max: bool) -> onnx.ModelProto:
+    """Clip(x, min, max) whose bounds are graph inputs (run-time values)."""
+    inputs = ["x", "low", "high"] if with_max else ["x", "low"]
+    graph = helper.make_graph(
+        [
+            helper.make_node("Clip", inputs, ["c"], name="clip"),
+            helper.make_node("Neg", ["c"], ["y"], name="negate"),
+        ],
+        "clip",
+        [
+            helper.make_tensor_value_info("x", dtype, [3, 7]),
+            helper.make_tensor_value_info("low", dtype, min_shape),
+            *([helper.make_tensor_value_info("high", dtype, [])] if with_max else []),
+        ],
+        [helper.make_tensor_value_info("y", dtype, [3, 7])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize(
+    ("dtype", "min_shape", "with_max"),
+    [
+        (np.float32, [], True),
+        (np.float32, [1], False),
+        (np.int32, [], True),
+        (np.int64, [1], True),
+    ],
+)
+def test_clip_with_run_time_bounds_sinks_whole(dtype, min_shape, with_max):
+    onnx_type = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    made = clip_model(onnx_type, min_shape, with_max)
+    imported = import_onnx(made)
+    model = compile_model(imported.module, imported.weights)
+    assert model.describe() == "sink scheduling: 1 sunk part(s), 0 fallback op(s)"
+    reference = session(made)
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((3, 7)) * 20).astype(dtype)
+    x.flat[5] = 0
+    for low, high in [(-3, 4), (2, 2), (5, -5), (-100, 100)]:
+        feeds = {"x": x, "low": np.full(min_shape, low, dtype)}
+        if with_max:
+            feeds["high"] = np.array(high, dtype)
+        (ours,) = model.run(feeds)
+        (expected,) = reference.run(None, feeds)
+        np.testing.assert_array_equal(ours, expected)
+        assert {e.path for e in model.trace} == {ExecutionPath.SUNK}
+    assert model.evaluator.kernels.compiled == 0  # no per-value kernels
+
+
+def test_clip_of_nan_and_infinite_values_matches_onnxruntime():
+    made = clip_model(FLOAT, [], True)
+    imported = import_onnx(made)
+    model = compile_model(imported.module, imported.weights)
+    x = np.linspace(-5, 5, 21, dtype=np.float32).reshape(3, 7)
+    x.flat[[0, 4, 9]] = [np.nan, np.inf, -np.inf]
+    feeds = {"x": x, "low": np.array(-1.5, np.float32), "high": np.array(2.25)}
+    feeds["high"] = feeds["high"].astype(np.float32)
+    (ours,) = model.run(feeds)
+    (expected,) = session(made).run(None, feeds)
+    np.testing.assert_array_equal(ours, expected)
