@@ -182,3 +182,74 @@ def test_log_mel_front_end_with_a_computed_floor_matches_onnxruntime(
         for entry in model.trace:  # dynamic: support_aclnn ops fall back, by design
             on_jit = entry.executor is Executor.JIT
             assert on_jit or entry.path is ExecutionPath.FALLBACK, entry.line()
+
+
+def if_model(else_needs_host: bool) -> onnx.ModelProto:
+    """y = If(mean(x) > 0, Relu(x) * 2, -x or Expand(x, Shape(x))) on a
+    dynamic batch (an Expand to a run-time shape needs the host)."""
+    batch = ["batch", 7]
+    then_branch = helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], ["r"]),
+            helper.make_node("Mul", ["r", "two"], ["t"]),
+        ],
+        "then",
+        [],
+        [helper.make_tensor_value_info("t", FLOAT, ["b", "w"])],
+        [numpy_helper.from_array(np.array(2, np.float32), "two")],
+    )
+    if else_needs_host:
+        else_nodes = [
+            helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("Expand", ["x", "s"], ["e"]),
+        ]
+    else:
+        else_nodes = [helper.make_node("Neg", ["x"], ["e"])]
+    else_branch = helper.make_graph(
+        else_nodes,
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", FLOAT, ["b", "w"])],
+    )
+    graph = helper.make_graph(
+        [
+            helper.make_node("ReduceMean", ["x"], ["m"], keepdims=0),
+            helper.make_node("Greater", ["m", "zero_f"], ["c"]),
+            helper.make_node(
+                "If", ["c"], ["y"], then_branch=then_branch, else_branch=else_branch
+            ),
+        ],
+        "if_model",
+        [helper.make_tensor_value_info("x", FLOAT, batch)],
+        [helper.make_tensor_value_info("y", FLOAT, ["b", "w"])],
+        [numpy_helper.from_array(np.array(0, np.float32), "zero_f")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("else_needs_host", [False, True])
+def test_if_on_a_dynamic_batch_runs_its_branches_compiled(else_needs_host):
+    """Under host scheduling an If runs compiled whole with its branches for
+    the shapes it meets; where an op inside needs the host (a shape read
+    from a value) the branches are walked, op by op."""
+    made = if_model(else_needs_host)
+    imported = import_onnx(made)
+    model = compile_model(imported.module, imported.weights)
+    reference = session(made)
+    rng = np.random.default_rng(8)
+    for batch, shift in [(1, 1.0), (5, -1.0), (5, 1.0), (3, -1.0)]:
+        feeds = {"x": (rng.standard_normal((batch, 7)) + shift).astype(np.float32)}
+        (ours,) = model.run(feeds)
+        (expected,) = reference.run(None, feeds)
+        np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-6)
+        assert all(e.executor is not Executor.REFERENCE for e in model.trace)
+        whole = [e.detail for e in model.trace if e.op == "ge.if"]
+        if not else_needs_host:
+            assert whole == [f"jit kernel for scalar, {batch}x7 with its subgraphs"]
+            continue
+        assert whole == []  # walked: the chosen branch's ops ran on their own
+        inner = {e.op for e in model.trace} & {"ge.relu", "ge.broadcast_to"}
+        assert inner == ({"ge.relu"} if feeds["x"].mean() > 0 else {"ge.broadcast_to"})
+    if else_needs_host:
+        (why,) = model.evaluator.kernels.failures.values()
+        assert why == "'ge.broadcast_to' inside needs the host"

@@ -99,7 +99,7 @@ from ge_dialect.shape_inference import (
 )
 from ge_runtime.engines.fallback import execute_fallback, runs_on_host, single_op_api
 from ge_runtime.engines.reference import evaluate
-from ge_runtime.engines.single_op import KernelCache, Shape, Specialised
+from ge_runtime.engines.single_op import KernelCache, Shape, Specialised, needs_host
 from ge_runtime.engines.streams import OpTiming, StreamRuntime
 from ge_runtime.engines.walker import (
     GraphWalker,
@@ -228,11 +228,11 @@ def runs_through_fallback(op: Operation) -> bool:
 
 def needs_run_time_values(op: Operation) -> bool:
     """Whether `op` can run only once the run's values are known, so on the
-    host: an `aclnn_only` op, a dynamic dim among its operands or results
-    (its shape is the run's), run-time parameters (`specialise`), or such an
-    op in its subgraphs."""
-    return runs_through_fallback(op) or any(
-        hasattr(inner, "specialise")
+    host: a dynamic dim among its operands or results (its shape is the
+    run's), an op that `needs_host` (`aclnn_only`, run-time parameters), or
+    such an op in its subgraphs."""
+    return any(
+        needs_host(inner)
         or any(
             isinstance(value.type, TensorType) and -1 in shape_of(value.type)
             for value in (*inner.operands, *inner.results)
@@ -419,6 +419,9 @@ class ScheduledEvaluator:
             step = f"sunk part {part.number} ({part.how})"
             return self._timed(step, lambda: self._run_part(op, part, operands))
         if runs_subgraphs(op):
+            if self.host_scheduled and not isinstance(op, PartitionedCallOp):
+                step = f"host kernel {op.name}"
+                return self._timed(step, lambda: self._run_subgraphs(op, operands))
             return self.walker.run_subgraphs(op, operand_origins(op, operands))
         if runs_on_host(op, host_scheduled=self.host_scheduled):
             step = f"fallback {op.name}"
@@ -560,6 +563,28 @@ class ScheduledEvaluator:
                 )
         check_results(op, results)
         self._record(op, ExecutionPath.HOST_KERNEL, detail, results, executor)
+        return results
+
+    def _run_subgraphs(
+        self, op: Operation, operands: Sequence[Held]
+    ) -> list[np.ndarray]:
+        """Control flow under host scheduling: compiled whole with its
+        subgraphs for the operands' shapes (`KernelCache.subgraph_kernel`),
+        else walked, each op inside dispatched on its own."""
+        origins = operand_origins(op, operands)
+        shapes = tuple(held.shape for held in operands)
+        found = self.kernels.subgraph_kernel(op, shapes)
+        if found is None:
+            return self.walker.run_subgraphs(op, origins)
+        kernel, _ = found
+        results = kernel(dict(enumerate(origins)))
+        check_results(op, results)
+        detail = "jit kernel for " + ", ".join(
+            "x".join(map(str, s)) or "scalar" for s in shapes
+        )
+        self._record(
+            op, ExecutionPath.HOST_KERNEL, detail + " with its subgraphs", results
+        )
         return results
 
     def _specialise(self, op: Any, operands: Sequence[Held]) -> Specialised:
