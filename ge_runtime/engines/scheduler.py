@@ -25,7 +25,11 @@ GE has two ways to run a model, and so does `compile_model`:
   dispatched: the JIT compiles the op for exactly those shapes (cached per
   op and shape, so the results it allocates have the inferred shapes) or,
   for an op the JIT cannot lower, its NumPy kernel runs and the trace says
-  why. A part the JIT cannot compile runs op by op the same way.
+  why. A part the JIT cannot compile runs op by op the same way. Control
+  flow on the host (`ge.if`, `ge.case`, `ge.while`) is compiled whole with
+  its subgraphs for the shapes its operands have (`KernelCache.
+  subgraph_kernel`), and walked op by op only where a dim stays unknown
+  or an op inside needs the host.
   `support_aclnn` ops on the host run through their host single-op function
   (`ge_runtime.engines.fallback`). The same compiled model serves any batch
   size. An op whose parameters are run-time tensors (`ge.dynamic_attrs`:

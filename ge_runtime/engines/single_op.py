@@ -5,7 +5,9 @@ shapes its operands have at run time, gets a kernel compiled from a graph
 with only that op (`single_op_graph`), kept in a bounded `KernelCache`. The
 kernel runtime (`engines.kernels`) compiles its `jit` kernels the same way.
 An op whose parameters are run-time tensors (`ge.dynamic_attrs`) is compiled
-as the static op they give (`Specialised`).
+as the static op they give (`Specialised`); control flow is compiled with its
+subgraphs, their shapes inferred from the concrete operands
+(`subgraph_kernel_graph`).
 """
 
 from __future__ import annotations
