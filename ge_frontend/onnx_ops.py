@@ -251,11 +251,42 @@ def convert_pairwise_variadic(ctx: NodeContext) -> list[Value]:
 @converts("Clip")
 def convert_clip(ctx: NodeContext) -> list[Value]:
     """Bounds from attributes (before opset 11) or inputs, known at import
-    or at run time."""
+    or at run time; a bound computed at run time (`max(x) - 80` dB) is read
+    as a tensor (`clip_by_run_time_bounds`)."""
     if ctx.opset < 11:
         bounds = {"min": ctx.attr("min"), "max": ctx.attr("max")}
         return [ctx.parameterized_op("clip", [ctx.input(0)], {}, **bounds)]
+    if ctx.is_run_time(1) or ctx.is_run_time(2):
+        if (clipped := clip_by_run_time_bounds(ctx)) is not None:
+            return [clipped]
     return [ctx.parameterized_op("clip", [ctx.input(0)], {"min": 1, "max": 2})]
+
+
+def clip_by_run_time_bounds(ctx: NodeContext) -> Value | None:
+    """min(max(x, min), max) as `ge.maximum`/`ge.minimum` of x and the
+    one-element bounds as scalar tensors (None: a bound's element count is
+    not known to be 1; the host checks it at run time). The bound's value
+    is data the kernel reads, so the graph keeps static shapes and sinks
+    whole, one compiled kernel serving every bound (a bound bound into a
+    `ge.clip` would host-schedule the op and compile it once per value)."""
+    bounds = []
+    for index, op_name in ((1, "maximum"), (2, "minimum")):
+        bound = ctx.optional_input(index)
+        if bound is None:
+            continue
+        shape = np.shape(bound) if isinstance(bound, np.ndarray) else ctx.shape(index)
+        if 0 in shape:
+            continue  # an empty bound is no bound
+        if -1 in shape or math.prod(shape) != 1:
+            return None
+        if shape:
+            bound = ctx.op("reshape", bound, shape=[], suffix=f"{op_name}_bound")
+        bounds.append((op_name, bound))
+    result = ctx.input(0)
+    for number, (op_name, bound) in enumerate(bounds, 1):
+        last = number == len(bounds)  # the node's own name
+        result = ctx.op(op_name, result, bound, suffix=None if last else op_name)
+    return result
 
 
 @converts("HardSigmoid")

@@ -193,8 +193,9 @@ def install_kernels(offline: OfflineModel) -> str | None:
 
 def with_kernels(offline: OfflineModel, module: ModuleOp) -> OfflineModel:
     """`offline` (of the optimised `module`) with its default graph's kernels
-    compiled into it, as `ge-run` would compile them (a host-scheduled graph
-    compiles per shape when it runs: none)."""
+    compiled into it, as `ge-run` would compile them (a host-scheduled graph:
+    the sunk parts between its host ops; its host ops compile per shape when
+    they run)."""
     from ge_runtime.jit.cache.bundle import pack
     from ge_runtime.jit.cache.folder import redirected
 

@@ -42,8 +42,9 @@ arena. So do the values of control-flow subgraphs (`ge.if`, `ge.case`,
 (`memory_planning.program_order`): a subgraph runs between its op's step
 and its op's last step, the op's operands and results live through all of
 it, and a while body's values (rewritten each iteration) live within one.
-Graphs with dynamic shapes are left without a plan: they run op by op on
-the host.
+Graphs with dynamic shapes are left without a plan: their dynamic ops run
+one by one on the host, and the static parts the scheduler sinks between
+them are planned then, each as a graph (`plan_sunk_graph`).
 """
 
 from __future__ import annotations

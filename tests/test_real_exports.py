@@ -35,6 +35,7 @@ STATIC = (
     "yolo_head",
     "lstm",
     "gru_rnn",
+    "mel_frontend",
     "if_model",
     "loop_model",
 )
@@ -49,6 +50,7 @@ DYNAMIC = (
     "mobilenet_v3",
     "lstm",
     "gru_rnn",
+    "mel_frontend",
     "if_model",
     "loop_model",
 )

@@ -5,8 +5,9 @@ a shape input; ONNX ConstantOfShape, Expand, Range, Reshape).
 Exporters build these shapes from `ge.shape` of run-time tensors. When the
 value is known at import (static dims) the importer folds the op away; on
 dynamic dims the result's dims are `?` and the op runs under host
-scheduling, where its NumPy kernel computes the value and so the shape (the
-shape function says `?`: data-dependent).
+scheduling: `value_shapes` reads the shape from the operands' values (the
+shape function says `?`: data-dependent) and the op runs as a single-op
+kernel compiled for that shape (`passes.lowering.value_shaped`).
 
 ```mlir
 %z = ge.fill %dims, %zero : (tensor<3xi64>, tensor<f32>) -> tensor<?x?x?xf32>
@@ -107,6 +108,11 @@ class FillOp(ValueShapedOp):
         rank = _shape_vector(shapes[0], dtypes[0], "dims")
         return [((UNKNOWN,) * rank, dtypes[1])]
 
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """The result shape: the value of `dims`."""
+        dims, value = operands
+        return [_dims(dims, value.dtype.itemsize, "dims")]
+
     @staticmethod
     def numpy_kernel(dims: np.ndarray, value: np.ndarray) -> np.ndarray:
         shape = _dims(dims, value.dtype.itemsize, "dims")
@@ -161,15 +167,25 @@ class BroadcastToOp(ValueShapedOp):
         dims = tuple(d if d not in (1, UNKNOWN) else UNKNOWN for d in aligned)
         return [(dims, dtypes[0])]
 
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """The result shape: x broadcast with the value of `shape`."""
+        x, shape = operands
+        return [broadcast_target(x, shape)]
+
     @staticmethod
     def numpy_kernel(x: np.ndarray, shape: np.ndarray) -> np.ndarray:
-        target = tuple(int(d) for d in shape.reshape(-1))
-        try:
-            dims = expanded_shape(x.shape, target)
-        except ValueError as error:
-            raise LimitError(f"cannot expand {list(x.shape)}: {error}") from None
-        _dims(np.array(dims), x.dtype.itemsize, "shape")
-        return np.array(np.broadcast_to(x, dims))
+        return np.array(np.broadcast_to(x, broadcast_target(x, shape)))
+
+
+def broadcast_target(x: np.ndarray, shape: np.ndarray) -> tuple[int, ...]:
+    """`ge.broadcast_to`'s result shape for x and the value of `shape`
+    (checked against the memory budget)."""
+    target = tuple(int(d) for d in shape.reshape(-1))
+    try:
+        dims = expanded_shape(x.shape, target)
+    except ValueError as error:
+        raise LimitError(f"cannot expand {list(x.shape)}: {error}") from None
+    return _dims(np.array(dims), x.dtype.itemsize, "shape")
 
 
 def range_length(start: float, limit: float, delta: float) -> int:
@@ -185,6 +201,17 @@ def range_length(start: float, limit: float, delta: float) -> int:
             f"Range of {start} to {limit} by {delta} has too many elements"
         )
     return max(math.ceil(count), 0)
+
+
+def range_shape(
+    start: np.ndarray, limit: np.ndarray, delta: np.ndarray
+) -> tuple[int, ...]:
+    """`ge.range`'s result shape for the operands' values (checked against
+    the memory budget)."""
+    first, last, step = (v.reshape(()).item() for v in (start, limit, delta))
+    return _dims(
+        np.array([range_length(first, last, step)]), start.dtype.itemsize, "range"
+    )
 
 
 @irdl_op_definition
@@ -218,15 +245,18 @@ class RangeOp(ValueShapedOp):
                 raise ShapeError(f"start, limit and delta are scalars, got {shape}")
         return [((UNKNOWN,), same_dtype(dtypes))]
 
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """The result shape: the element count of the operands' values."""
+        return [range_shape(*operands)]
+
     @staticmethod
     def numpy_kernel(
         start: np.ndarray, limit: np.ndarray, delta: np.ndarray
     ) -> np.ndarray:
         """`start + i * delta` for i below the element count (ONNX's
         definition, not `np.arange`'s float stepping)."""
-        first, last, step = (v.reshape(()) for v in (start, limit, delta))
-        count = range_length(first.item(), last.item(), step.item())
-        _dims(np.array([count]), start.dtype.itemsize, "range")
+        (count,) = range_shape(start, limit, delta)
+        first, step = start.reshape(()), delta.reshape(())
         steps = np.arange(count, dtype=np.int64)
         return (first + steps.astype(start.dtype) * step).astype(start.dtype)
 

@@ -12,19 +12,31 @@ GE has two ways to run a model, and so does `compile_model`:
   with the rest. A part the JIT cannot lower (control flow, an op without
   a loop lowering) runs whole in the reference evaluator, and the trace
   says so.
-- **Host scheduling** (a dim is dynamic, `?`). The graph runs op by op:
+- **Host scheduling** (a dim is dynamic, `?`, or an op's parameters are
+  run-time values). As GE splits such a graph into static and dynamic
+  subgraphs, only the ops that need the run's values run on the host
+  (`needs_run_time_values`: a dynamic dim among their operands or
+  results, run-time parameters, `aclnn_only`); the static subgraphs
+  between them are sunk, one compiled part each, as above
+  (`sunk part 0 -> host ops -> sunk part 1`). The host ops run one by one:
   before each op its shape function (`ge_dialect.shape_inference`) runs on
-  the concrete input shapes, then its kernel is dispatched: the JIT
-  compiles the op for exactly those shapes (cached per op and shape, so
-  the results it allocates have the inferred shapes) or, for an op without
-  a loop lowering, its NumPy kernel runs. Fallback-marked ops, both modes,
-  run through their host single-op function (`ge_runtime.engines.fallback`). The
-  same compiled model serves any batch size. A graph with an op whose
-  parameters are run-time tensors (`ge.dynamic_attrs`: reduce axes, slice
-  bounds, pads, ...) is host-scheduled too: before the op runs, its
-  parameter values are read and bound (`DynamicAttrsOp.specialise`), and
-  the static op they give is inferred and JIT-compiled (cached per op,
-  shapes and parameter values).
+  the concrete input shapes (an op whose result shape is data-dependent
+  reads it from the operands' values: `value_shapes`), then its kernel is
+  dispatched: the JIT compiles the op for exactly those shapes (cached per
+  op and shape, so the results it allocates have the inferred shapes) or,
+  for an op the JIT cannot lower, its NumPy kernel runs and the trace says
+  why. A part the JIT cannot compile runs op by op the same way. Control
+  flow on the host (`ge.if`, `ge.case`, `ge.while`) is compiled whole with
+  its subgraphs for the shapes its operands have (`KernelCache.
+  subgraph_kernel`), and walked op by op only where a dim stays unknown
+  or an op inside needs the host.
+  `support_aclnn` ops on the host run through their host single-op function
+  (`ge_runtime.engines.fallback`). The same compiled model serves any batch
+  size. An op whose parameters are run-time tensors (`ge.dynamic_attrs`:
+  reduce axes, slice bounds, pads, ...) has its parameter values read and
+  bound before it runs (`DynamicAttrsOp.specialise`), and the static op
+  they give is inferred and JIT-compiled (cached per op, shapes and
+  parameter values).
 
 Why fallback exists: a multi-kernel op (a matmul implemented as several
 kernels) launches a number of kernels only known at run time, so a sunk
@@ -41,7 +53,7 @@ and when the op ran; `ge-run --trace` prints it.
 
 ```python
 model = compile_model(module, weights)          # once
-model.mode, model.describe()                    # "host", "host scheduling: ..."
+model.mode, model.describe()   # "host", "host scheduling (...): 2 sunk part(s), ..."
 (y,) = model.run({"x": x_batch_7})             # any batch size
 for entry in model.trace: print(entry.line())
 ```
@@ -91,7 +103,7 @@ from ge_dialect.shape_inference import (
 )
 from ge_runtime.engines.fallback import execute_fallback, runs_on_host, single_op_api
 from ge_runtime.engines.reference import evaluate
-from ge_runtime.engines.single_op import KernelCache, Shape, Specialised
+from ge_runtime.engines.single_op import KernelCache, Shape, Specialised, needs_host
 from ge_runtime.engines.streams import OpTiming, StreamRuntime
 from ge_runtime.engines.walker import (
     GraphWalker,
@@ -213,11 +225,35 @@ def has_run_time_parameters(graph: GraphOp) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def split_around_host_ops(block: Block) -> list[list[Operation] | Operation]:
-    """The block's ops as steps: sunk parts (lists) and `aclnn_only` ops.
+def runs_through_fallback(op: Operation) -> bool:
+    """Whether a static graph runs `op` on the host: an `aclnn_only` op."""
+    return runs_on_host(op, host_scheduled=False)
+
+
+def needs_run_time_values(op: Operation) -> bool:
+    """Whether `op` can run only once the run's values are known, so on the
+    host: a dynamic dim among its operands or results (its shape is the
+    run's), an op that `needs_host` (`aclnn_only`, run-time parameters), or
+    such an op in its subgraphs."""
+    return any(
+        needs_host(inner)
+        or any(
+            isinstance(value.type, TensorType) and -1 in shape_of(value.type)
+            for value in (*inner.operands, *inner.results)
+        )
+        for inner in op.walk()
+    )
+
+
+def split_around_host_ops(
+    block: Block, on_host: Callable[[Operation], bool] = runs_through_fallback
+) -> list[list[Operation] | Operation]:
+    """The block's ops as steps: sunk parts (lists) and the ops `on_host`
+    says run on the host (by default the `aclnn_only` ops of a static graph;
+    under host scheduling, `needs_run_time_values`).
 
     Each part takes, in block order, every sinkable op whose producers have
-    run, so a fallback op splits the graph only where it must.
+    run, so a host op splits the graph only where it must.
     """
     ops = [op for op in block.ops if not isinstance(op, STRUCTURAL_OPS)]
     compute = set(ops)
@@ -227,7 +263,7 @@ def split_around_host_ops(block: Block) -> list[list[Operation] | Operation]:
     while len(done) < len(ops):
         part: list[Operation] = []
         for op in ops:
-            if op in done or runs_on_host(op, host_scheduled=False):
+            if op in done or on_host(op):
                 continue
             if producers[op] <= done:
                 part.append(op)
@@ -284,14 +320,18 @@ class SunkPart:
 
 
 def sink_graph(
-    graph: GraphOp, target: str | None, cache_key: str | None = None
+    graph: GraphOp,
+    target: str | None,
+    cache_key: str | None = None,
+    on_host: Callable[[Operation], bool] = runs_through_fallback,
 ) -> list[SunkPart]:
-    """Turn `graph` (in place) into sunk-part calls and fallback ops, in order.
+    """Turn `graph` (in place) into sunk-part calls and host ops, in order.
 
-    Engine subgraphs are inlined, the ops split around `aclnn_only` ops, and
-    each part moved into a `ge.partitioned_call` (with the constants only it
-    reads), assigned streams as `graph` was, planned and compiled (its code
-    kept on disk under `cache_key` and the part's number, if given).
+    Engine subgraphs are inlined, the ops split around the ops `on_host`
+    says run on the host (`split_around_host_ops`), and each part moved into
+    a `ge.partitioned_call` (with the constants only it reads), assigned
+    streams as `graph` was, planned and compiled (its code kept on disk
+    under `cache_key` and the part's number, if given).
     """
     from passes.assign_streams import assign_sunk_graph
     from passes.stream_planning import stream_count
@@ -301,7 +341,7 @@ def sink_graph(
     inline_partitioned_calls(block)
     terminator = block.last_op
     assert terminator is not None
-    steps = split_around_host_ops(block)
+    steps = split_around_host_ops(block, on_host)
     part_of = {
         op: n for n, step in enumerate(steps) if isinstance(step, list) for op in step
     }
@@ -377,9 +417,15 @@ class ScheduledEvaluator:
         a fallback op or, host-scheduled, the op's kernel for its shapes.
         With a `profiler`, each part, fallback op and kernel is timed."""
         if (part := self.parts.get(op)) is not None:
+            if part.jit_failure is not None and self.host_scheduled:
+                # op by op, each on its own kernel (or its reference kernel)
+                return self.walker.run_subgraphs(op, operand_origins(op, operands))
             step = f"sunk part {part.number} ({part.how})"
             return self._timed(step, lambda: self._run_part(op, part, operands))
         if runs_subgraphs(op):
+            if self.host_scheduled and not isinstance(op, PartitionedCallOp):
+                step = f"host kernel {op.name}"
+                return self._timed(step, lambda: self._run_subgraphs(op, operands))
             return self.walker.run_subgraphs(op, operand_origins(op, operands))
         if runs_on_host(op, host_scheduled=self.host_scheduled):
             step = f"fallback {op.name}"
@@ -475,7 +521,10 @@ class ScheduledEvaluator:
         if inferred is not None and hasattr(op, "value_shapes"):
             # Data-dependent dims: the op computes them from the operands'
             # values, then a kernel is compiled for those result shapes.
-            found = op.value_shapes([held.origin for held in operands])
+            try:
+                found = op.value_shapes([held.origin for held in operands])
+            except (ShapeError, LimitError) as error:
+                raise error_at(op, f"at run time: {error}") from None
             inferred = [
                 (tuple(s), dtype) for s, (_, dtype) in zip(found, inferred, strict=True)
             ]
@@ -518,6 +567,28 @@ class ScheduledEvaluator:
                 )
         check_results(op, results)
         self._record(op, ExecutionPath.HOST_KERNEL, detail, results, executor)
+        return results
+
+    def _run_subgraphs(
+        self, op: Operation, operands: Sequence[Held]
+    ) -> list[np.ndarray]:
+        """Control flow under host scheduling: compiled whole with its
+        subgraphs for the operands' shapes (`KernelCache.subgraph_kernel`),
+        else walked, each op inside dispatched on its own."""
+        origins = operand_origins(op, operands)
+        shapes = tuple(held.shape for held in operands)
+        found = self.kernels.subgraph_kernel(op, shapes)
+        if found is None:
+            return self.walker.run_subgraphs(op, origins)
+        kernel, _ = found
+        results = kernel(dict(enumerate(origins)))
+        check_results(op, results)
+        detail = "jit kernel for " + ", ".join(
+            "x".join(map(str, s)) or "scalar" for s in shapes
+        )
+        self._record(
+            op, ExecutionPath.HOST_KERNEL, detail + " with its subgraphs", results
+        )
         return results
 
     def _specialise(self, op: Any, operands: Sequence[Held]) -> Specialised:
@@ -632,19 +703,31 @@ class CompiledModel:
         return self.evaluator.trace
 
     def steps(self) -> list[str]:
-        """The sink schedule as step kinds: `sunk` and `fallback`, in order."""
+        """The schedule as step kinds, in order: `sunk` (a part), `fallback`
+        and, under host scheduling, `host kernel`."""
         kinds = []
+        host_scheduled = self.evaluator.host_scheduled
         for op in self.graph.body.block.ops:
             if op in self.evaluator.parts:
                 kinds.append(ExecutionPath.SUNK.value)
-            elif not isinstance(op, STRUCTURAL_OPS):
+            elif isinstance(op, STRUCTURAL_OPS):
+                continue
+            elif runs_on_host(op, host_scheduled=host_scheduled) or not host_scheduled:
                 kinds.append(ExecutionPath.FALLBACK.value)
+            else:
+                kinds.append(ExecutionPath.HOST_KERNEL.value)
         return kinds
 
     def describe(self) -> str:
         """One line: the scheduling mode and, for a sunk graph, its split."""
         if self.evaluator.host_scheduled:
-            return f"host scheduling ({self.host_reason}): op by op"
+            if not self.parts:
+                return f"host scheduling ({self.host_reason}): op by op"
+            host_ops = len(self.steps()) - len(self.parts)
+            return (
+                f"host scheduling ({self.host_reason}): {len(self.parts)} sunk "
+                f"part(s), {host_ops} host op(s)"
+            )
         fallbacks = self.steps().count(ExecutionPath.FALLBACK.value)
         streams = max((part.stream_count for part in self.parts), default=1)
         return (
@@ -693,22 +776,25 @@ def compile_model(
     nodes = describe_nodes(source)
     laid_out = storage_weights(source, weights, target)
     evaluator = ScheduledEvaluator(laid_out, target, kernels=KernelCache(target))
-    if has_dynamic_dims(source) or has_run_time_parameters(source):
-        evaluator.host_scheduled = True
-        evaluator.nodes = nodes
-        inputs_known = all(-1 not in spec.shape for spec in input_specs(source))
-        why = (
-            "run-time parameters"
-            if inputs_known and has_run_time_parameters(source)
-            else "dynamic dims"
-        )
-        return CompiledModel(source, evaluator, [], host_reason=why)
     scheduled = source.clone()
     copies = dict(zip(source.walk(), scheduled.walk(), strict=True))
     evaluator.nodes = {copies[op]: info for op, info in nodes.items()}
-    parts = sink_graph(scheduled, target, cache_key)
+    if not (has_dynamic_dims(source) or has_run_time_parameters(source)):
+        parts = sink_graph(scheduled, target, cache_key)
+        evaluator.parts = {part.call: part for part in parts}
+        return CompiledModel(scheduled, evaluator, parts)
+    # Host scheduling: only the ops that need the run's values run on the
+    # host; the static subgraphs between them are sunk, one part each.
+    evaluator.host_scheduled = True
+    parts = sink_graph(scheduled, target, cache_key, needs_run_time_values)
     evaluator.parts = {part.call: part for part in parts}
-    return CompiledModel(scheduled, evaluator, parts)
+    inputs_known = all(-1 not in spec.shape for spec in input_specs(source))
+    why = (
+        "run-time parameters"
+        if inputs_known and has_run_time_parameters(source)
+        else "dynamic dims"
+    )
+    return CompiledModel(scheduled, evaluator, parts, host_reason=why)
 
 
 def freeze_for_serving() -> None:

@@ -5,7 +5,9 @@ shapes its operands have at run time, gets a kernel compiled from a graph
 with only that op (`single_op_graph`), kept in a bounded `KernelCache`. The
 kernel runtime (`engines.kernels`) compiles its `jit` kernels the same way.
 An op whose parameters are run-time tensors (`ge.dynamic_attrs`) is compiled
-as the static op they give (`Specialised`).
+as the static op they give (`Specialised`); control flow is compiled with its
+subgraphs, their shapes inferred from the concrete operands
+(`subgraph_kernel_graph`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
@@ -24,8 +27,10 @@ from ge_dialect.dtypes import element_type
 from ge_dialect.layout import check_tensor_type
 from ge_dialect.ops import DataOp, GraphOp, NetOutputOp
 from ge_dialect.verification import verify_module
+from ge_runtime.engines.fallback import runs_on_host
 from ge_runtime.jit.compiler import GraphRunner
 from ge_runtime.jit.ops import JITError, UnusableSetup
+from passes.infer_shape import InferShapePass
 
 Shape = tuple[int, ...]
 
@@ -88,6 +93,37 @@ def single_op_graph(
     return GraphOp(f"kernel_{op_class.name.removeprefix('ge.')}", Region(block))
 
 
+def needs_host(op: Operation) -> bool:
+    """Whether `op` runs only on the host: it reads run-time parameters
+    (`specialise`), computes its result shape from values (`value_shapes`)
+    or is marked `aclnn_only`."""
+    return (
+        hasattr(op, "specialise")
+        or hasattr(op, "value_shapes")
+        or runs_on_host(op, host_scheduled=False)
+    )
+
+
+def subgraph_kernel_graph(
+    op: Operation, operand_types: Sequence[TensorType]
+) -> GraphOp:
+    """A graph running control flow `op` (`ge.if`, `ge.case`, `ge.while`)
+    with its subgraphs, every shape inferred from the concrete operand
+    types (`infer-shape`). A `GEError` says why it cannot be compiled: a
+    dim that stays unknown (branches or iterations of different shapes), or
+    an op inside that needs the host."""
+    results = [v.type for v in op.results]
+    graph = single_op_graph(op, operand_types, results)  # type: ignore[arg-type]
+    InferShapePass().apply(Context(), ModuleOp([graph]))
+    for inner in graph.walk():
+        if needs_host(inner):
+            raise GEError(f"'{inner.name}' inside needs the host")
+        for value in inner.results:
+            if isinstance(value.type, TensorType) and -1 in value.type.get_shape():
+                raise GEError(f"'{inner.name}' has a dim known only while it runs")
+    return graph
+
+
 KERNEL_CACHE_SIZE = 4096
 """Per-shape kernels a host-scheduled model keeps (least recently used go first)."""
 
@@ -135,6 +171,40 @@ class KernelCache:
         while len(self.kernels) > self.capacity:
             del self.kernels[next(iter(self.kernels))]
         return self.kernels[key]
+
+    def subgraph_kernel(
+        self, op: Operation, shapes: tuple[Shape, ...]
+    ) -> tuple[GraphRunner, list[Shape]] | None:
+        """Control flow `op` compiled whole, its subgraphs with it, for its
+        operands' concrete `shapes` (`subgraph_kernel_graph`), and its
+        result shapes; None: it runs through its subgraphs op by op
+        (`failures` says why)."""
+        key = (op, shapes, (), "subgraphs")
+        if key not in self.kernels:
+            self.compiled += 1
+            self.kernels[key] = self._compile_subgraphs(op, shapes)
+            while len(self.kernels) > self.capacity:
+                del self.kernels[next(iter(self.kernels))]
+        kernel = self.kernels[key] = self.kernels.pop(key)  # now the most recent
+        if kernel is None:
+            return None
+        return kernel, [shape for _, shape in kernel.outputs]
+
+    def _compile_subgraphs(
+        self, op: Operation, shapes: tuple[Shape, ...]
+    ) -> GraphRunner | None:
+        try:
+            operand_types = [
+                with_shape(v.type, s) for v, s in zip(op.operands, shapes, strict=True)
+            ]
+            graph = subgraph_kernel_graph(op, operand_types)
+            verify_module(ModuleOp([graph.clone()]))
+            return GraphRunner.build(graph, target=self.target)
+        except UnusableSetup:
+            raise
+        except (GEError, JITError, VerifyException) as error:
+            self.failures[op] = str(error).partition("error: ")[2] or str(error)
+            return None
 
     def _compile(
         self,

@@ -2,8 +2,8 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`, `sorting`; see `registry`); `Elementwise` ops with a scalar body
-lower generically; control flow lowers with its regions
+`signal`, `sorting`, `value_shaped`; see `registry`); `Elementwise` ops
+with a scalar body lower generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
 the completeness tests check that every `ge` op is in one of them.
@@ -14,15 +14,12 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from ge_dialect.ops import (
-    BroadcastToOp,
     ConstOp,
     DataOp,
     DynamicAttrsOp,
     DynamicReshapeOp,
-    FillOp,
     GraphOp,
     NetOutputOp,
-    RangeOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
@@ -37,6 +34,7 @@ from passes.lowering import (
     scatter,
     signal,
     sorting,
+    value_shaped,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
@@ -52,14 +50,10 @@ FAMILY_MODULES = (
     scatter,
     signal,
     sorting,
+    value_shaped,
 )
 """The modules whose import registers the emitters."""
 
-VALUE_SHAPED = (
-    "its result shape is an operand's value: the importer folds it away when "
-    "the value is known, so it remains only with dynamic result dims, which "
-    "a loop function has no place for (such graphs run host-scheduled)"
-)
 
 NOT_LOWERED: dict[type[Operation], str] = {
     GraphOp: "the graph itself: it becomes the func.func",
@@ -67,10 +61,8 @@ NOT_LOWERED: dict[type[Operation], str] = {
     ConstOp: "a constant: a memref.global or a ge.weight argument",
     NetOutputOp: "the graph's results: the func.return",
     VariableOp: "state kept across runs, which a loop function has no place for",
-    FillOp: VALUE_SHAPED,
-    BroadcastToOp: VALUE_SHAPED,
-    RangeOp: VALUE_SHAPED,
-    DynamicReshapeOp: VALUE_SHAPED,
+    DynamicReshapeOp: "its target shape is a run-time value: host scheduling "
+    "reads it and lowers the ge.reshape it gives",
     DynamicAttrsOp: "its parameters are run-time values: host scheduling binds them "
     "and lowers the static op it names",
 }

@@ -114,6 +114,12 @@ def _loop_model():
     return IteratedLayer(features=17, steps=4)
 
 
+def _mel_frontend():
+    from model_zoo.builders import MelFrontEnd
+
+    return MelFrontEnd(n_fft=64, hop=16, mels=20)
+
+
 SEQUENCE = 11
 VOCAB = 101
 
@@ -174,6 +180,13 @@ MODELS: dict[str, ZooModel] = {
             _gru_rnn,
             (InputSpec("sequence", (7, 17)),),
             ("encoding",),
+            tiny=True,
+        ),
+        ZooModel(
+            "mel_frontend",
+            _mel_frontend,
+            (InputSpec("audio", (1, 4000)),),
+            ("logits", "log_mel"),
             tiny=True,
         ),
         ZooModel(

@@ -413,3 +413,43 @@ class IteratedLayer(nn.Module):
 
         _, y = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), x))
         return (y,)
+
+
+class MelFrontEnd(nn.Module):
+    """A log-mel spectrogram front end and a small conv encoder: a framed
+    STFT as a strided Conv1d (cos and sin rows), power, a mel filterbank
+    matmul, 10 log10, then `clamp(db, min=db.max() - 80)` (the top-80-dB
+    floor of torchaudio's AmplitudeToDB / Whisper): a Clip whose minimum is
+    computed from the data, one run-time value in an otherwise static graph.
+    """
+
+    def __init__(self, n_fft: int = 64, hop: int = 16, mels: int = 20):
+        super().__init__()
+        bins = n_fft // 2 + 1
+        time = torch.arange(n_fft, dtype=torch.float32)
+        freq = torch.arange(bins, dtype=torch.float32)[:, None]
+        window = torch.hann_window(n_fft, periodic=True)
+        angle = 2 * torch.pi * freq * time / n_fft
+        kernels = torch.cat([torch.cos(angle), torch.sin(angle)]) * window
+        self.stft = nn.Conv1d(1, 2 * bins, n_fft, stride=hop, bias=False)
+        self.stft.weight.data = kernels[:, None, :]
+        self.stft.weight.requires_grad_(False)
+        self.bins = bins
+        self.mel = nn.Parameter(torch.rand(mels, bins) / bins, requires_grad=False)
+        self.encoder = nn.Sequential(
+            nn.Conv2d(1, 8, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(8, 8, 3, stride=2, padding=1),
+            nn.ReLU(),
+        )
+        self.head = nn.Linear(8, 5)
+
+    def forward(self, audio: torch.Tensor):
+        frames = self.stft(audio)  # [B, 2 * bins, T]
+        real, imag = frames[:, : self.bins], frames[:, self.bins :]
+        power = real * real + imag * imag
+        mel = torch.matmul(self.mel, power)  # [B, mels, T]
+        db = 10.0 * torch.log10(torch.clamp(mel, min=1e-10))
+        db = torch.clamp(db, min=db.max() - 80.0)
+        features = self.encoder(db[:, None])  # [B, 8, mels / 2, T / 2]
+        return (self.head(features.mean(dim=(2, 3))), db)
