@@ -50,6 +50,14 @@ from ge_frontend.importing import (
     shape_of,
 )
 from ge_frontend.onnx_context import Downstream, NodeContext, free_names
+from ge_frontend.onnx_sequences import (
+    Structured,
+    inline_body,
+    is_structured,
+    leaves,
+    rebuild,
+    structure_difference,
+)
 
 CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Value]]] = {}
 """If, Loop, Scan -> converter (merged into `onnx_ops.CONVERTERS`)."""
@@ -57,10 +65,12 @@ CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Value]]] = {}
 converts = registrar(CONVERTERS)
 
 
-def _captures(ctx: NodeContext, graphs: Sequence[onnx.GraphProto]) -> dict[str, Value]:
+def _captures(
+    ctx: NodeContext, graphs: Sequence[onnx.GraphProto]
+) -> dict[str, Structured]:
     """The enclosing values the graphs read, by name."""
     assert ctx.subgraphs is not None
-    captured: dict[str, Value] = {}
+    captured: dict[str, Structured] = {}
     for graph in graphs:
         for name in free_names(graph):
             value = ctx.subgraphs.lookup(name)
@@ -70,30 +80,55 @@ def _captures(ctx: NodeContext, graphs: Sequence[onnx.GraphProto]) -> dict[str, 
     return captured
 
 
-def _runtime(captured: dict[str, Value]) -> list[str]:
-    """The names of the captured values computed at run time."""
+def _runtime(captured: dict[str, Structured]) -> list[str]:
+    """The names of the captured values computed at run time (sequences and
+    optionals among them: their tensors)."""
     return [n for n, v in captured.items() if not isinstance(v, np.ndarray)]
+
+
+def _capture_operands(
+    ctx: NodeContext, captured: dict[str, Structured], runtime: list[str]
+) -> list[SSAValue]:
+    """The operands carrying the captured run-time values into a region:
+    their tensors, in order."""
+    return [
+        ctx.emitter.tensor(leaf, f"{ctx.name}/{name}")
+        for name in runtime
+        for leaf in leaves(captured[name])
+    ]
+
+
+def _rebound(
+    captured: dict[str, Structured], runtime: list[str], data: Sequence[SSAValue]
+) -> dict[str, Structured]:
+    """The captured run-time values rebuilt from a region's `ge.data`."""
+    tensors = iter(data)
+    return {name: rebuild(captured[name], tensors) for name in runtime}
 
 
 def _region(
     ctx: NodeContext,
     graph: onnx.GraphProto,
-    captured: dict[str, Value],
+    captured: dict[str, Structured],
     runtime: list[str],
+    shapes: list[list[Structured]],
 ) -> Callable[..., list[SSAValue]]:
     """A `GraphBuilder` subgraph function importing `graph`: its `ge.data`
     are the captured run-time values `runtime`; captured constants are
-    constants of the region."""
+    constants of the region. Its outputs are tensors (a sequence's elements,
+    a present optional's element); `shapes` receives the outputs' structure."""
     assert ctx.subgraphs is not None
     subgraphs = ctx.subgraphs
 
     def build(builder: GraphBuilder, *data: SSAValue) -> list[SSAValue]:
         emitter = ctx.emitter.nested(builder)
-        bound = {**captured, **dict(zip(runtime, data, strict=True))}
+        bound = {**captured, **_rebound(captured, runtime, data)}
         outputs = subgraphs.body(graph, emitter, bound)
+        shapes.append(outputs)
         return [
-            emitter.tensor(value, f"{ctx.name}/{output.name}")
+            emitter.tensor(leaf, f"{ctx.name}/{output.name}")
             for value, output in zip(outputs, graph.output, strict=True)
+            for leaf in leaves(value)
         ]
 
     return build
@@ -113,14 +148,20 @@ def convert_if(ctx: NodeContext) -> list[Value]:
     captured = _captures(ctx, branches)
     runtime = _runtime(captured)
     builder = ctx.emitter.builder
+    structures: list[list[Structured]] = []
     results = builder.if_(
         cond,
-        [captured[n] for n in runtime],
-        *(_region(ctx, g, captured, runtime) for g in branches),
+        _capture_operands(ctx, captured, runtime),
+        *(_region(ctx, g, captured, runtime, structures) for g in branches),
         name=ctx.name,
     )
     op = builder.block.last_op
     assert isinstance(op, IfOp)
+    then_outputs, else_outputs = structures
+    for index, (a, b) in enumerate(zip(then_outputs, else_outputs, strict=True)):
+        if (why := structure_difference(a, b)) is not None:
+            builder.block.erase_op(op)
+            raise Unsupported(f"whose branches give output #{index} {why}")
     then_types = [v.type for v in op.then_branch.block.last_op.operands]
     else_types = [v.type for v in op.else_branch.block.last_op.operands]
     for index, (a, b) in enumerate(zip(then_types, else_types, strict=True)):
@@ -129,7 +170,8 @@ def convert_if(ctx: NodeContext) -> list[Value]:
             raise Unsupported(
                 f"whose branches give output #{index} different types ({a} and {b})"
             )
-    return results
+    tensors = iter(results)
+    return [rebuild(value, tensors) for value in then_outputs]
 
 
 # ---------------------------------------------------------------------------
@@ -183,7 +225,7 @@ class _Layout:
 
     carried: int
     buffers: int
-    runtime: list[str]
+    invariants: int
     limit_is_variable: bool
     scan_inputs: int
 
@@ -201,7 +243,7 @@ class _Layout:
 
     @property
     def limit(self) -> int:
-        return self.first_invariant + len(self.runtime)
+        return self.first_invariant + self.invariants
 
     @property
     def first_scan_input(self) -> int:
@@ -291,10 +333,11 @@ def _build_while(
     body, emitter = spec.body, ctx.emitter
     runtime = _runtime(captured)
     limit = spec.trip_count
+    invariants = _capture_operands(ctx, captured, runtime)
     layout = _Layout(
         carried=len(spec.carried),
         buffers=len(buffers),
-        runtime=runtime,
+        invariants=len(invariants),
         limit_is_variable=limit is not None and not isinstance(limit, np.ndarray),
         scan_inputs=len(spec.scan_inputs),
     )
@@ -306,7 +349,7 @@ def _build_while(
             for i, v in enumerate(spec.carried)
         ),
         *(emitter.tensor(b, f"{ctx.name}/stacked{i}") for i, b in enumerate(buffers)),
-        *(captured[n] for n in runtime),
+        *invariants,
         *(
             [emitter.tensor(limit, f"{ctx.name}/trip_count")]
             if layout.limit_is_variable
@@ -347,7 +390,7 @@ def _build_while(
             **dict(zip([v.name for v in body.input], inputs, strict=True)),
         }
         bound.update(
-            zip(runtime, data[layout.first_invariant : layout.limit], strict=True)
+            _rebound(captured, runtime, data[layout.first_invariant : layout.limit])
         )
         outputs = subgraphs.body(body, inner, bound)
         going = (
@@ -477,8 +520,56 @@ def convert_loop(ctx: NodeContext) -> list[Value]:
         scan_outputs=[ScanOutput() for _ in range(max(scans, 0))],
         iterations=_fixed_trip_count(body, trip_count, keep),
     )
+    if any(is_structured(value) for value in carried):
+        return _unroll(ctx, spec)
     final, stacked = _iterate(ctx, spec)
     return [*final, *stacked]
+
+
+MAX_UNROLLED = 1024
+"""The most iterations of a Loop carrying a sequence that are unrolled."""
+
+
+def _unroll(ctx: NodeContext, spec: LoopSpec) -> list[Structured]:
+    """A Loop carrying a sequence or optional: the body once per iteration,
+    inlined, so every sequence it builds has a length known at import (the
+    number of iterations must be). Scan outputs are the rows stacked."""
+    count = spec.iterations
+    if count is None:
+        raise Unsupported(
+            "carrying a sequence or optional over a number of iterations known "
+            "only at run time (a sequence that grows at run time)"
+        )
+    if count > MAX_UNROLLED:
+        raise Unsupported(
+            f"carrying a sequence over {count} iterations (at most {MAX_UNROLLED} "
+            "are unrolled)"
+        )
+    if count == 0 and spec.scan_outputs:
+        raise Unsupported("with scan outputs and no iteration")
+    carried: list[Structured] = list(spec.carried)
+    rows: list[list[Value]] = [[] for _ in spec.scan_outputs]
+    for iteration in range(count):
+        arguments = [np.array(iteration, np.int64), np.array(True), *carried]
+        outputs = inline_body(ctx, spec.body, arguments)
+        carried = outputs[1 : 1 + len(carried)]
+        for collected, value in zip(rows, outputs[1 + len(carried) :], strict=True):
+            if is_structured(value):
+                raise ValueError("a scan output must be a tensor")
+            collected.append(value)  # type: ignore[arg-type]
+    stacked = [
+        ctx.op(
+            "concat",
+            [
+                ctx.op("unsqueeze", v, axes=[0], suffix=f"scan{i}/row{t}")
+                for t, v in enumerate(values)
+            ],
+            axis=0,
+            suffix=f"scan{i}",
+        )
+        for i, values in enumerate(rows)
+    ]
+    return [*carried, *stacked]
 
 
 def _fixed_trip_count(
