@@ -341,7 +341,9 @@ def convert_split_to_sequence(ctx: NodeContext) -> list[Structured]:
     if not sizes:
         return [SequenceValue((), dtype)]
     pieces = (
-        ctx.op("split", data, axis=axis, split=sizes, num_outputs=len(sizes))
+        ctx.parameterized_op(
+            "split", [data], {}, axis=axis, split=sizes, num_outputs=len(sizes)
+        )
         if len(sizes) > 1
         else [data]
     )

@@ -114,7 +114,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ge_dialect.ops import GraphOp
-    from ge_runtime.graph_io import InputKey
+    from ge_runtime.graph_io import GivenInput, InputKey
     from ge_xdsl.run import Outputs, RunnableModel
 
 DEFAULT_TOLERANCE = 1e-3
@@ -276,12 +276,13 @@ MEASURING_FLAGS = ("benchmark", "profile", "check", "trace", "tuning_records", "
 # ---------------------------------------------------------------------------
 
 
-def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
-    """`NAME=FILE.npy` flags as arrays keyed by name (or index when numeric)."""
+def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, GivenInput]:
+    """`NAME=FILE.npy` flags as arrays keyed by name (or index when numeric);
+    `NAME=FILE.npz` as the arrays of a sequence (or an absent optional)."""
 
-    from ge_xdsl.run import read_array
+    from ge_xdsl.run import read_input
 
-    inputs: dict[InputKey, np.ndarray] = {}
+    inputs: dict[InputKey, GivenInput] = {}
     for flag in flags:
         name, sep, file = flag.partition("=")
         if not sep or not name or not file:
@@ -289,7 +290,7 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
         key: InputKey = int(name) if name.isdigit() else name
         if key in inputs:
             raise GEError(f"error: input '{name}' is given twice")
-        inputs[key] = read_array(file)
+        inputs[key] = read_input(file)
     return inputs
 
 
@@ -408,10 +409,16 @@ def run_loops(args: argparse.Namespace, model: RunnableModel) -> Outputs:
             raise GEError(
                 f"error: --{flag} needs a ge graph (this module is already lowered)"
             )
+    inputs = parse_input_flags(args.input)
+    if any(isinstance(value, dict) for value in inputs.values()):
+        raise GEError(
+            "error: a module lowered to loops takes each tensor as an .npy (a "
+            "sequence's elements one by one)"
+        )
     run = run_loop_module(
         model.module,
         model.weights,
-        parse_input_flags(args.input),
+        inputs,  # type: ignore[arg-type]
         function=args.graph,
         random=args.random_inputs,
         seed=args.seed,
@@ -532,8 +539,8 @@ def run(argv: Sequence[str] | None) -> None:
         args.dump_folder = dump_folder  # the dump goes there until the run is done
         outputs = select_mode(args)(args)
         written = [] if args.output_dir is None else outputs.write(args.output_dir)
-    for path, array in zip(written, outputs.arrays[: len(written)], strict=True):
-        print(f"{path.name}: shape {list(array.shape)}, dtype {array.dtype}")
+    for path, what in written:
+        print(f"{path.name}: {what}")
     if args.benchmark_line is not None:
         from ge_runtime.jit.schedule.kernels import kernel_status
 
