@@ -35,9 +35,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 from onnx import numpy_helper
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.ir import Attribute, SSAValue
 
-from ge_dialect.builder import GraphBuilder
+from ge_dialect.builder import GraphBuilder, tensor_type
 from ge_dialect.limits import over_budget, tensor_bytes
 from ge_dialect.ops import IfOp, WhileOp
 from ge_frontend.importing import (
@@ -280,10 +281,6 @@ def _iterate(ctx: NodeContext, spec: LoopSpec) -> tuple[list[Value], list[Value]
     start = [np.array(0, np.int64), keep]  # one array each: one ge.const each
     if not spec.scan_outputs:
         return _build_while(ctx, spec, start, captured, []), []
-    if spec.iterations is None:
-        raise Unsupported(
-            "with scan outputs and a number of iterations unknown at import"
-        )
     rows = _probe_scan_rows(ctx, spec, start, captured)
     buffers = []
     for index, ((row, dtype), out) in enumerate(
@@ -291,7 +288,7 @@ def _iterate(ctx: NodeContext, spec: LoopSpec) -> tuple[list[Value], list[Value]
     ):
         if -1 in row:
             raise Unsupported(f"whose scan output #{index} has dynamic dims")
-        shape = _stacked_shape(row, spec.iterations, out.axis)
+        shape = _stacked_shape(row, spec.iterations or 0, out.axis)
         nbytes = tensor_bytes(shape, np.dtype(dtype).itemsize)
         if (reason := over_budget(nbytes, f"scan output #{index}")) is not None:
             raise ValueError(reason)
@@ -400,10 +397,23 @@ def _build_while(
         )
         outputs = outputs[spec.has_keep :]
         produced = outputs[: layout.carried]
-        stacked = outputs[layout.carried :]
+        declared = body.output[spec.has_keep + layout.carried :]
+        stacked = [
+            _as_declared(inner, v, d, f"{ctx.name}/scan_row{i}")
+            for i, (v, d) in enumerate(
+                zip(outputs[layout.carried :], declared, strict=True)
+            )
+        ]
         if rows is not None:
-            rows.extend((shape_of(v), dtype_name_of(v)) for v in stacked)
+            rows[:] = [(shape_of(v), dtype_name_of(v)) for v in stacked]
             new_buffers: list[Value] = []
+        elif spec.iterations is None:
+            new_buffers = [
+                _append_row(inner, ctx.name, i, out, data[layout.first_buffer + i], v)
+                for i, (out, v) in enumerate(
+                    zip(spec.scan_outputs, stacked, strict=True)
+                )
+            ]
         else:
             new_buffers = [
                 _write_row(
@@ -430,19 +440,61 @@ def _build_while(
         ]
 
     builder = emitter.builder
-    results = builder.while_(state, condition, step, name=ctx.name)
-    op = builder.block.last_op
-    assert isinstance(op, WhileOp)
-    for index, (result, produced) in enumerate(
-        zip(op.results, op.body.block.last_op.operands, strict=True)
-    ):
-        if result.type != produced.type:
-            builder.block.erase_op(op)
-            raise Unsupported(
-                f"whose loop variable #{index} changes type ({result.type} to "
-                f"{produced.type})"
+    variable_types = [value.type for value in state]
+    if spec.iterations is None and buffers:  # they grow by a row per iteration
+        for i, (buffer, out) in enumerate(zip(buffers, spec.scan_outputs, strict=True)):
+            axis = normalize_axis(out.axis, buffer.ndim)
+            shape = [-1 if d == axis else n for d, n in enumerate(buffer.shape)]
+            variable_types[layout.first_buffer + i] = tensor_type(
+                shape, buffer.dtype.name
             )
+    while True:  # loop variables whose dims the body changes become unknown
+        results = builder.while_(
+            state, condition, step, name=ctx.name, variable_types=variable_types
+        )
+        op = builder.block.last_op
+        assert isinstance(op, WhileOp)
+        produced = [v.type for v in op.body.block.last_op.operands]
+        if produced == variable_types:
+            break
+        builder.block.erase_op(op)
+        for index, (declared, given) in enumerate(
+            zip(variable_types, produced, strict=True)
+        ):
+            if (merged := _merged_type(declared, given)) is None:
+                raise Unsupported(
+                    f"whose loop variable #{index} changes type ({declared} to {given})"
+                )
+            variable_types[index] = merged
     return results[2 : layout.first_invariant]
+
+
+def _as_declared(
+    emitter: GraphEmitter, value: Value, declared: onnx.ValueInfoProto, key: str
+) -> Value:
+    """A scan output row whose dims are unknown at import (a slice at run-time
+    bounds) as the body declares it, when it declares every dim: a
+    `ge.reshape`, which checks the element count at run time."""
+    shape = shape_of(value)
+    tensor = declared.type.tensor_type
+    if -1 not in shape or not tensor.HasField("shape"):
+        return value
+    dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim]
+    if len(dims) != len(shape) or -1 in dims:
+        return value
+    return emitter.emit("reshape", [value], {"shape": dims}, f"{key}/declared")
+
+
+def _merged_type(a: Attribute, b: Attribute) -> TensorType | None:
+    """`a` with the dims `b` has otherwise unknown (None: not one rank and
+    element type)."""
+    if not isinstance(a, TensorType) or not isinstance(b, TensorType):
+        return None
+    first, second = a.get_shape(), b.get_shape()
+    if a.element_type != b.element_type or len(first) != len(second):
+        return None
+    dims = [x if x == y else DYNAMIC_INDEX for x, y in zip(first, second, strict=True)]
+    return TensorType(a.element_type, dims, a.encoding)
 
 
 def _scan_row(
@@ -474,6 +526,23 @@ def _position(
         return iteration
     last = np.array(length - 1, np.int64)
     return emitter.emit("sub", [last, iteration], {}, f"{key}/position")
+
+
+def _append_row(
+    emitter: GraphEmitter,
+    name: str,
+    index: int,
+    out: ScanOutput,
+    buffer: SSAValue,
+    value: Value,
+) -> Value:
+    """`buffer` (the rows so far, a loop variable that grows) with `value`
+    as one more row along the scan axis (first when reversed)."""
+    key = f"{name}/stack{index}"
+    axis = normalize_axis(out.axis, len(shape_of(buffer)))
+    row = emitter.emit("unsqueeze", [value], {"axes": [axis]}, f"{key}/expand")
+    rows = [row, buffer] if out.reverse else [buffer, row]
+    return emitter.emit("concat", [rows], {"axis": axis}, f"{key}/append")
 
 
 def _write_row(
