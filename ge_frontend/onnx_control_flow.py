@@ -675,9 +675,9 @@ def _always_true(body: onnx.GraphProto, name: str) -> bool:
 @converts("Scan")
 def convert_scan(ctx: NodeContext) -> list[Value]:
     """`ge.while` over the scanned axis (opset 9 and up; opset 8's batched
-    Scan with `sequence_lens` is refused)."""
+    Scan: `convert_batched_scan`)."""
     if ctx.opset < 9:
-        raise Unsupported("of opset 8 (batched, with sequence_lens)")
+        return convert_batched_scan(ctx)
     body = ctx.graph("body")
     scanned = ctx.attr("num_scan_inputs")
     if scanned is None:
@@ -713,3 +713,62 @@ def convert_scan(ctx: NodeContext) -> list[Value]:
     )
     final, stacked = _iterate(ctx, spec)
     return [*final, *stacked]
+
+
+def convert_batched_scan(ctx: NodeContext) -> list[Value]:
+    """Opset 8's Scan: every input has a leading batch axis (the scanned
+    inputs' axis 1 is scanned); one `ge.while` per batch entry over its
+    rows, stacked back along the batch axis. `sequence_lens` must be absent
+    or known at import to be the full length."""
+    body = ctx.graph("body")
+    scanned = ctx.attr("num_scan_inputs")
+    if scanned is None:
+        raise ValueError("attribute 'num_scan_inputs' is missing")
+    values = [ctx.input(i) for i in range(1, len(ctx.node.input))]
+    carried, inputs = values[: len(values) - scanned], values[len(values) - scanned :]
+    directions = ctx.attr("directions", [0] * scanned)
+    batches = {shape_of(v)[0] for v in values if shape_of(v)}
+    lengths = {shape_of(v)[1] for v in inputs if len(shape_of(v)) > 1}
+    if len(batches) != 1 or len(lengths) != 1 or len(directions) != scanned:
+        raise ValueError("the inputs' batch or scanned lengths differ")
+    (batch,), (length,) = batches, lengths
+    if batch < 0 or length < 0:
+        raise Unsupported("of opset 8 over a batch or scanned axis of unknown length")
+    lens = ctx.optional_input(0)
+    if lens is not None and not (
+        isinstance(lens, np.ndarray) and (lens == length).all()
+    ):
+        raise Unsupported("of opset 8 with sequence_lens shorter than the scan")
+    outputs = len(body.output) - len(carried)
+    per_batch = []
+    for entry in range(batch):
+        index = np.array(entry, np.int64)
+        spec = LoopSpec(
+            body,
+            [
+                ctx.op("gather", v, index, axis=0, suffix=f"batch{entry}")
+                for v in carried
+            ],
+            has_keep=False,
+            trip_count=np.array(length, np.int64),
+            scan_inputs=[
+                ScanInput(ctx.op("gather", v, index, axis=0), 0, bool(d))
+                for v, d in zip(inputs, directions, strict=True)
+            ],
+            scan_outputs=[ScanOutput() for _ in range(outputs)],
+            iterations=length,
+        )
+        final, stacked = _iterate(ctx, spec)
+        per_batch.append([*final, *stacked])
+    return [
+        ctx.op(
+            "concat",
+            [
+                ctx.op("unsqueeze", v, axes=[0], suffix=f"result{i}/batch{b}")
+                for b, v in enumerate(entries)
+            ],
+            axis=0,
+            suffix=f"result{i}",
+        )
+        for i, entries in enumerate(zip(*per_batch, strict=True))
+    ]

@@ -257,3 +257,40 @@ def test_scan_outputs_of_a_loop_of_unknown_length_grow_a_row_per_iteration(
     for going in (True, False):
         feeds = {"M": np.array(trips, np.int64), "c": np.array(going)}
         check(made, {**feeds, **feeds_for("x", "h0")})
+
+
+@pytest.mark.parametrize("directions", [[0, 0], [1, 0]])
+def test_opset_8_batched_scan_matches_onnxruntime(directions: list[int]):
+    """Opset 8's Scan: a leading batch axis on every input (3 entries, one
+    `ge.while` each), the rows on axis 1, no `sequence_lens`."""
+    made = model(
+        [
+            helper.make_node(
+                "Scan",
+                ["", "s0", "a", "b"],
+                ["s", "seen", "diffs"],
+                body=scan_body(),
+                num_scan_inputs=2,
+                directions=directions,
+            )
+        ],
+        [
+            info("s0", FLOAT, [3, 5]),
+            info("a", FLOAT, [3, 7, 5]),
+            info("b", FLOAT, [3, 7, 5]),
+        ],
+        [
+            info("s", FLOAT, [3, 5]),
+            info("seen", FLOAT, [3, 7, 5]),
+            info("diffs", FLOAT, [3, 7, 5]),
+        ],
+        opset=8,
+    )
+    rng = np.random.default_rng(8)
+    feeds = {
+        "s0": rng.standard_normal((3, 5)).astype(np.float32),
+        "a": rng.standard_normal((3, 7, 5)).astype(np.float32),
+        "b": rng.standard_normal((3, 7, 5)).astype(np.float32),
+    }
+    feeds["a"][1, 2, :3] = [np.inf, np.nan, -0.0]
+    check(made, feeds)
