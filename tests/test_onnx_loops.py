@@ -11,7 +11,6 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from ge_dialect.diagnostics import GEError
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.engines.scheduler import compile_model
