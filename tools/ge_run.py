@@ -9,7 +9,11 @@ its type. Each output is written as `DIR/NAME.npy`, named by the graph's
 output names (an ONNX model's output names; `output_<i>` where there is
 none; sanitised, bounded and made unique as dump files are:
 `ge_runtime.engines.dump.file_stem`), in origin layout (storage layout with
-`--stored-outputs`), and summarised on one line. Nothing
+`--stored-outputs`), and summarised on one line. An ONNX sequence (its
+length fixed at compile time, `ge-atc --input_shape "x:([2,3],[4])"`) is
+one `.npz` whose arrays are named `0` to `n-1`, as an input
+(`--input x=x.npz`) and as an output; an absent optional is an `.npz`
+with no array (`ge_dialect.structured_io`). Nothing
 is written unless the whole run succeeds; errors are one line and exit 1.
 
 What runs is `ge_xdsl.run`'s (the same calls from Python); this file parses
@@ -144,7 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=FILE.npy",
-        help="an input by ge.data node name or index (repeatable)",
+        help="an input by ge.data node name or index (repeatable); an ONNX "
+        "sequence as NAME=FILE.npz with arrays 0..n-1, an absent optional as an "
+        ".npz with none",
     )
     parser.add_argument(
         "--random-inputs",
