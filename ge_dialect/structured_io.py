@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -38,10 +39,15 @@ STRUCTURED_OUTPUTS = "structured_outputs"
 SEQUENCE_KIND = "sequence"
 NONE_KIND = "none"
 """An absent optional."""
+RAGGED_KIND = "ragged"
+"""A sequence whose length is known only at run time: two tensors, its
+elements flattened one after the other and their shapes (`split_ragged`)."""
+KINDS = (SEQUENCE_KIND, NONE_KIND, RAGGED_KIND)
 
 
-def item_name(name: str, index: int) -> str:
-    """The name of element `index` of sequence `name` (`x[0]`)."""
+def item_name(name: str, index: int | str) -> str:
+    """The name of element `index` of sequence `name` (`x[0]`; of a
+    sequence of run-time length, `x[values]` and `x[shapes]`)."""
     return f"{name}[{index}]"
 
 
@@ -63,6 +69,8 @@ class StructuredValue:
         """`a sequence of 3 tensors` / `an absent optional`, for messages."""
         if self.kind == NONE_KIND:
             return "an absent optional"
+        if self.kind == RAGGED_KIND:
+            return "a sequence of run-time length"
         count = len(self.items)
         return f"a sequence of {count} tensor{'s' if count != 1 else ''}"
 
@@ -97,14 +105,14 @@ def structured(graph: Operation, key: str) -> list[StructuredValue]:
         if not (
             isinstance(name, StringAttr)
             and isinstance(kind, StringAttr)
-            and kind.data in (SEQUENCE_KIND, NONE_KIND)
+            and kind.data in KINDS
             and isinstance(position, IntegerAttr)
             and isinstance(items, ArrayAttr)
             and all(isinstance(i, StringAttr) for i in items.data)
         ):
             raise ValueError(
                 f"graph attribute '{key}' must be a list of {{name, kind "
-                f"('{SEQUENCE_KIND}' or '{NONE_KIND}'), position, items}}"
+                f"({', '.join(KINDS)}), position, items}}"
             )
         entries.append(
             StructuredValue(
@@ -115,3 +123,21 @@ def structured(graph: Operation, key: str) -> list[StructuredValue]:
             )
         )
     return entries
+
+
+def split_ragged(values: np.ndarray, shapes: np.ndarray) -> list[np.ndarray]:
+    """The elements of a sequence of run-time length: `values` (1-D, the
+    elements one after the other) cut and shaped by the rows of `shapes`;
+    ValueError if they do not add up."""
+    if values.ndim != 1 or shapes.ndim != 2:
+        raise ValueError("a sequence of run-time length is a 1-D and a 2-D array")
+    sizes = [int(np.prod(row)) for row in shapes]
+    if sum(sizes) != values.size:
+        raise ValueError(
+            f"its shapes hold {sum(sizes)} elements, its values {values.size}"
+        )
+    ends = np.cumsum([0, *sizes])
+    return [
+        values[ends[i] : ends[i + 1]].reshape([int(d) for d in row])
+        for i, row in enumerate(shapes)
+    ]

@@ -29,6 +29,7 @@ import (no constant `M`, or a body that may stop the loop early).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -52,12 +53,18 @@ from ge_frontend.importing import (
 )
 from ge_frontend.onnx_context import Downstream, NodeContext, free_names
 from ge_frontend.onnx_sequences import (
+    OptionalValue,
+    RaggedSequence,
+    RankMismatch,
+    SequenceValue,
     Structured,
+    as_carried,
     inline_body,
     is_structured,
     leaves,
     rebuild,
     structure_difference,
+    to_ragged,
 )
 
 CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Value]]] = {}
@@ -280,7 +287,7 @@ def _iterate(ctx: NodeContext, spec: LoopSpec) -> tuple[list[Value], list[Value]
     keep = np.array(True) if spec.keep is None else spec.keep
     start = [np.array(0, np.int64), keep]  # one array each: one ge.const each
     if not spec.scan_outputs:
-        return _build_while(ctx, spec, start, captured, []), []
+        return _split_results(spec, _build_while(ctx, spec, start, captured, []))
     rows = _probe_scan_rows(ctx, spec, start, captured)
     buffers = []
     for index, ((row, dtype), out) in enumerate(
@@ -294,7 +301,17 @@ def _iterate(ctx: NodeContext, spec: LoopSpec) -> tuple[list[Value], list[Value]
             raise ValueError(reason)
         buffers.append(np.zeros(shape, dtype))
     values = _build_while(ctx, spec, start, captured, buffers)
-    return values[: len(spec.carried)], values[len(spec.carried) :]
+    return _split_results(spec, values)
+
+
+def _split_results(
+    spec: LoopSpec, values: Sequence[Value]
+) -> tuple[list[Structured], list[Value]]:
+    """The `ge.while`'s carried results (a sequence rebuilt from its
+    tensors) and scan outputs."""
+    tensors = iter(values)
+    final = [rebuild(value, tensors) for value in spec.carried]
+    return final, list(tensors)
 
 
 def _stacked_shape(row: tuple[int, ...], iterations: int, axis: int) -> list[int]:
@@ -331,8 +348,9 @@ def _build_while(
     runtime = _runtime(captured)
     limit = spec.trip_count
     invariants = _capture_operands(ctx, captured, runtime)
+    carried_leaves = [leaf for value in spec.carried for leaf in leaves(value)]
     layout = _Layout(
-        carried=len(spec.carried),
+        carried=len(carried_leaves),
         buffers=len(buffers),
         invariants=len(invariants),
         limit_is_variable=limit is not None and not isinstance(limit, np.ndarray),
@@ -343,7 +361,7 @@ def _build_while(
         emitter.tensor(start[1], f"{ctx.name}/keep_going"),
         *(
             emitter.tensor(v, f"{ctx.name}/carried{i}")
-            for i, v in enumerate(spec.carried)
+            for i, v in enumerate(carried_leaves)
         ),
         *(emitter.tensor(b, f"{ctx.name}/stacked{i}") for i, b in enumerate(buffers)),
         *invariants,
@@ -374,7 +392,8 @@ def _build_while(
     def step(builder: GraphBuilder, *data: SSAValue) -> list[SSAValue]:
         inner = emitter.nested(builder)
         iteration = data[0]
-        carried = data[layout.first_carried : layout.first_buffer]
+        carried_data = iter(data[layout.first_carried : layout.first_buffer])
+        carried = [rebuild(value, carried_data) for value in spec.carried]
         rows_read = [
             _scan_row(
                 inner, ctx.name, i, scan, data[layout.first_scan_input + i], iteration
@@ -396,13 +415,18 @@ def _build_while(
             else data[1]
         )
         outputs = outputs[spec.has_keep :]
-        produced = outputs[: layout.carried]
-        declared = body.output[spec.has_keep + layout.carried :]
+        count = len(spec.carried)
+        produced = [
+            leaf
+            for i, (value, like) in enumerate(
+                zip(outputs[:count], spec.carried, strict=True)
+            )
+            for leaf in leaves(as_carried(inner, value, like, f"{ctx.name}/out{i}"))
+        ]
+        declared = body.output[spec.has_keep + count :]
         stacked = [
             _as_declared(inner, v, d, f"{ctx.name}/scan_row{i}")
-            for i, (v, d) in enumerate(
-                zip(outputs[layout.carried :], declared, strict=True)
-            )
+            for i, (v, d) in enumerate(zip(outputs[count:], declared, strict=True))
         ]
         if rows is not None:
             rows[:] = [(shape_of(v), dtype_name_of(v)) for v in stacked]
@@ -590,13 +614,83 @@ def convert_loop(ctx: NodeContext) -> list[Value]:
         iterations=_fixed_trip_count(body, trip_count, keep),
     )
     if any(is_structured(value) for value in carried):
-        return _unroll(ctx, spec)
+        if spec.iterations is not None and spec.iterations <= MAX_UNROLLED:
+            return _unroll(ctx, spec)
+        return _grow_sequences(ctx, spec)
     final, stacked = _iterate(ctx, spec)
     return [*final, *stacked]
 
 
+def _grow_sequences(ctx: NodeContext, spec: LoopSpec) -> list[Structured]:
+    """A Loop carrying sequences over a trip count known only at run time:
+    each is a run-time container (`RaggedSequence`: its elements' values and
+    shapes, loop variables that grow), so the model is host-scheduled. The
+    rank of a sequence that starts empty is that of what the body appends."""
+    ranks: dict[int, int] = {}
+    while True:
+        carried = [
+            _as_container(ctx, value, ranks.get(i), i)
+            for i, value in enumerate(spec.carried)
+        ]
+        try:
+            final, stacked = _iterate(ctx, dataclasses.replace(spec, carried=carried))
+        except RankMismatch as mismatch:
+            empty = [
+                i
+                for i, value in enumerate(carried)
+                if any(isinstance(v, RaggedSequence) for v in _contents(value))
+                and i not in ranks
+            ]
+            if not empty:
+                raise Unsupported(
+                    "appending tensors of different ranks to a sequence of "
+                    "run-time length"
+                ) from None
+            ranks.update((i, mismatch.rank) for i in empty)
+            continue
+        return [*final, *stacked]
+
+
+def _contents(value: Structured) -> list[Structured]:
+    """`value` and, for a present optional, its element."""
+    if isinstance(value, OptionalValue) and value.element is not None:
+        return [value, value.element]
+    return [value]
+
+
+def _as_container(
+    ctx: NodeContext, value: Structured, rank: int | None, index: int
+) -> Structured:
+    """A carried sequence (or present optional holding one) as a run-time
+    container of rank-`rank` elements (None: its elements' rank, 0 when it
+    has none); other values as they are."""
+    if isinstance(value, OptionalValue):
+        if value.element is None:
+            raise Unsupported("carrying an absent optional over a run-time trip count")
+        element = _as_container(ctx, value.element, rank, index)
+        return OptionalValue(element, value.element_type)
+    if not isinstance(value, SequenceValue):
+        return value
+    if rank is None:
+        ranks = {len(shape_of(item)) for item in value.items}
+        if len(ranks) > 1:
+            raise Unsupported(
+                "carrying a sequence of tensors of different ranks over a run-time "
+                "trip count"
+            )
+        rank = ranks.pop() if ranks else 0
+    try:
+        return to_ragged(ctx.emitter, value, rank, f"{ctx.name}/carried{index}")
+    except RankMismatch:
+        raise Unsupported(
+            "carrying a sequence of tensors of different ranks over a run-time "
+            "trip count"
+        ) from None
+
+
 MAX_UNROLLED = 1024
-"""The most iterations of a Loop carrying a sequence that are unrolled."""
+"""The most iterations of a Loop carrying a sequence that are unrolled (more:
+the sequence is a run-time container)."""
 
 
 def _unroll(ctx: NodeContext, spec: LoopSpec) -> list[Structured]:
@@ -604,16 +698,7 @@ def _unroll(ctx: NodeContext, spec: LoopSpec) -> list[Structured]:
     inlined, so every sequence it builds has a length known at import (the
     number of iterations must be). Scan outputs are the rows stacked."""
     count = spec.iterations
-    if count is None:
-        raise Unsupported(
-            "carrying a sequence or optional over a number of iterations known "
-            "only at run time (a sequence that grows at run time)"
-        )
-    if count > MAX_UNROLLED:
-        raise Unsupported(
-            f"carrying a sequence over {count} iterations (at most {MAX_UNROLLED} "
-            "are unrolled)"
-        )
+    assert count is not None
     if count == 0 and spec.scan_outputs:
         raise Unsupported("with scan outputs and no iteration")
     carried: list[Structured] = list(spec.carried)

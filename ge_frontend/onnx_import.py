@@ -62,6 +62,7 @@ from ge_dialect.limits import (
 )
 from ge_dialect.structured_io import (
     NONE_KIND,
+    RAGGED_KIND,
     SEQUENCE_KIND,
     STRUCTURED_INPUTS,
     STRUCTURED_OUTPUTS,
@@ -99,6 +100,7 @@ from ge_frontend.onnx_mapped import checkable, strip_initializers
 from ge_frontend.onnx_ops import CONVERTERS
 from ge_frontend.onnx_sequences import (
     OptionalValue,
+    RaggedSequence,
     SequenceValue,
     Structured,
     leaves,
@@ -739,6 +741,10 @@ def _flatten_outputs(
         inner = value.element if isinstance(value, OptionalValue) else value
         if inner is None:
             structured.append(StructuredValue(name, NONE_KIND, position))
+        elif isinstance(inner, RaggedSequence):
+            items = (item_name(name, "values"), item_name(name, "shapes"))
+            structured.append(StructuredValue(name, RAGGED_KIND, position, items))
+            flat += items
         elif isinstance(inner, SequenceValue):
             items = tuple(item_name(name, i) for i in range(len(inner.items)))
             structured.append(StructuredValue(name, SEQUENCE_KIND, position, items))

@@ -35,6 +35,7 @@ import onnx
 
 from ge_dialect.dtypes import numpy_dtype
 from ge_frontend.importing import (
+    GraphEmitter,
     Unsupported,
     Value,
     dtype_name_of,
@@ -63,7 +64,28 @@ class OptionalValue:
     element_type: str
 
 
-Structured = Value | SequenceValue | OptionalValue
+@dataclass(frozen=True)
+class RaggedSequence:
+    """A sequence whose length is known only at run time (it grows in a
+    `Loop` of run-time trip count): a run-time container as two tensors,
+    its elements flattened one after the other (`values`, 1-D) and their
+    shapes (`shapes`, `[length, rank]` int64). Its elements share a rank."""
+
+    values: Value
+    shapes: Value
+    dtype: str
+    rank: int
+
+
+class RankMismatch(Exception):
+    """An element of another rank met a `RaggedSequence` (its rank)."""
+
+    def __init__(self, rank: int):
+        super().__init__(rank)
+        self.rank = rank
+
+
+Structured = Value | SequenceValue | OptionalValue | RaggedSequence
 """Any imported ONNX value."""
 
 CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Structured]]] = {}
@@ -87,7 +109,7 @@ def type_string(value: Structured) -> str | None:
     """ONNX's type string of a value (`seq(tensor(float))`; None: a dtype
     ONNX does not name)."""
     try:
-        if isinstance(value, SequenceValue):
+        if isinstance(value, SequenceValue | RaggedSequence):
             return f"seq(tensor({onnx_dtype(value.dtype)}))"
         if isinstance(value, OptionalValue):
             return f"optional({value.element_type})"
@@ -123,6 +145,8 @@ def describe(value: Structured) -> str:
     """What a value is, for messages (`a sequence of 2 tensors`)."""
     if isinstance(value, SequenceValue):
         return f"a sequence of {len(value.items)} tensors"
+    if isinstance(value, RaggedSequence):
+        return "a sequence of run-time length"
     if isinstance(value, OptionalValue):
         return "an absent optional" if value.element is None else "a present optional"
     return "a tensor"
@@ -132,6 +156,8 @@ def leaves(value: Structured) -> list[Value]:
     """The tensors a value holds, in order."""
     if isinstance(value, SequenceValue):
         return list(value.items)
+    if isinstance(value, RaggedSequence):
+        return [value.values, value.shapes]
     if isinstance(value, OptionalValue):
         return [] if value.element is None else leaves(value.element)
     return [value]
@@ -141,6 +167,8 @@ def rebuild(like: Structured, tensors: Iterator[Value]) -> Structured:
     """A value of `like`'s structure holding the next tensors of `tensors`."""
     if isinstance(like, SequenceValue):
         return SequenceValue(tuple(next(tensors) for _ in like.items), like.dtype)
+    if isinstance(like, RaggedSequence):
+        return RaggedSequence(next(tensors), next(tensors), like.dtype, like.rank)
     if isinstance(like, OptionalValue):
         if like.element is None:
             return like
@@ -159,6 +187,9 @@ def structure_difference(a: Structured, b: Structured) -> str | None:
     if isinstance(a, SequenceValue) and isinstance(b, SequenceValue):
         if len(a.items) != len(b.items):
             return f"{describe(a)} and {describe(b)}"
+    if isinstance(a, RaggedSequence) and isinstance(b, RaggedSequence):
+        if a.rank != b.rank:
+            return f"sequences of rank-{a.rank} and rank-{b.rank} tensors"
     if isinstance(a, OptionalValue) and isinstance(b, OptionalValue):
         if (a.element is None) != (b.element is None):
             return f"{describe(a)} and {describe(b)} (a presence known at run time)"
@@ -169,7 +200,7 @@ def structure_difference(a: Structured, b: Structured) -> str | None:
 
 def is_structured(value: object) -> bool:
     """Whether `value` is a sequence or an optional."""
-    return isinstance(value, SequenceValue | OptionalValue)
+    return isinstance(value, SequenceValue | OptionalValue | RaggedSequence)
 
 
 def tensor(value: Structured | None, what: str) -> Value:
@@ -181,7 +212,9 @@ def tensor(value: Structured | None, what: str) -> Value:
 
 
 def sequence(value: Structured | None, what: str) -> SequenceValue:
-    """`value`, which must be a sequence."""
+    """`value`, which must be a sequence of known length."""
+    if isinstance(value, RaggedSequence):
+        raise Unsupported("on a sequence of run-time length")
     if not isinstance(value, SequenceValue):
         got = "missing" if value is None else describe(value)
         raise ValueError(f"{what} must be a sequence, got {got}")
@@ -226,7 +259,12 @@ def convert_sequence_construct(ctx: NodeContext) -> list[Structured]:
 
 @converts("SequenceInsert")
 def convert_sequence_insert(ctx: NodeContext) -> list[Structured]:
-    seq = sequence(ctx.optional_input(0), "input #0")
+    given = ctx.optional_input(0)
+    if isinstance(given, RaggedSequence):
+        if ctx.optional_input(2) is not None:
+            raise Unsupported("into a sequence of run-time length at a position")
+        return [append(ctx, given, tensor(ctx.optional_input(1), "input #1"))]
+    seq = sequence(given, "input #0")
     item = tensor(ctx.optional_input(1), "input #1")
     if dtype_name_of(item) != seq.dtype:
         raise ValueError(
@@ -277,7 +315,12 @@ def _stack(ctx: NodeContext, items: Sequence[Value]) -> Value:
 
 @converts("SequenceLength")
 def convert_sequence_length(ctx: NodeContext) -> list[Structured]:
-    seq = sequence(ctx.optional_input(0), "input #0")
+    """A constant; of a sequence of run-time length, its shapes' row count."""
+    given = ctx.optional_input(0)
+    if isinstance(given, RaggedSequence):
+        rows = ctx.op("shape", given.shapes, start=0, end=1, suffix="rows")
+        return [ctx.op("reshape", rows, shape=[], suffix="length")]
+    seq = sequence(given, "input #0")
     return [np.array(len(seq.items), np.int64)]
 
 
@@ -398,6 +441,77 @@ def inline_body(
         bound[name] = value
     bound.update(zip((v.name for v in graph.input), arguments, strict=True))
     return ctx.subgraphs.body(graph, ctx.emitter, bound)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# Sequences of run-time length
+# ---------------------------------------------------------------------------
+
+
+def _shape_row(emitter: GraphEmitter, item: Value, key: str) -> Value:
+    """`item`'s shape as a `[1, rank]` int64 row."""
+    dims = shape_of(item)
+    if -1 not in dims:
+        return np.array([dims], np.int64).reshape(1, len(dims))
+    shape = emitter.emit("shape", [item], {}, f"{key}/shape")
+    return emitter.emit("unsqueeze", [shape], {"axes": [0]}, f"{key}/shape_row")
+
+
+def _flat(emitter: GraphEmitter, item: Value, key: str) -> Value:
+    return emitter.emit("reshape", [item], {"shape": [-1]}, f"{key}/flat")
+
+
+def to_ragged(
+    emitter: GraphEmitter, seq: SequenceValue, rank: int, key: str
+) -> RaggedSequence:
+    """A sequence of known length as a run-time container of rank-`rank`
+    elements (RankMismatch if one has another rank)."""
+    for item in seq.items:
+        if len(shape_of(item)) != rank:
+            raise RankMismatch(len(shape_of(item)))
+    values: Value = np.zeros(0, numpy_dtype(seq.dtype))
+    shapes: Value = np.zeros((0, rank), np.int64)
+    if seq.items:
+        flats = [_flat(emitter, v, f"{key}/{i}") for i, v in enumerate(seq.items)]
+        rows = [_shape_row(emitter, v, f"{key}/{i}") for i, v in enumerate(seq.items)]
+        values = emitter.emit("concat", [flats], {"axis": 0}, f"{key}/values")
+        shapes = emitter.emit("concat", [rows], {"axis": 0}, f"{key}/shapes")
+    return RaggedSequence(values, shapes, seq.dtype, rank)
+
+
+def append(ctx: NodeContext, seq: RaggedSequence, item: Value) -> RaggedSequence:
+    """`seq` with `item` at its end: its elements and its shape appended."""
+    if len(shape_of(item)) != seq.rank:
+        raise RankMismatch(len(shape_of(item)))
+    if dtype_name_of(item) != seq.dtype:
+        raise ValueError(
+            f"inserting a {dtype_name_of(item)} tensor into a sequence of {seq.dtype}"
+        )
+    emitter, key = ctx.emitter, ctx.name
+    values = emitter.emit(
+        "concat",
+        [[seq.values, _flat(emitter, item, key)]],
+        {"axis": 0},
+        f"{key}/values",
+    )
+    row = _shape_row(emitter, item, key)
+    shapes = emitter.emit("concat", [[seq.shapes, row]], {"axis": 0}, f"{key}/shapes")
+    return RaggedSequence(values, shapes, seq.dtype, seq.rank)
+
+
+def as_carried(
+    emitter: GraphEmitter, value: Structured, like: Structured, key: str
+) -> Structured:
+    """A loop body's output `value` in the form of its loop variable `like`
+    (a sequence of known length becomes a run-time container)."""
+    if isinstance(like, OptionalValue) and like.element is not None:
+        if isinstance(value, OptionalValue) and value.element is not None:
+            value = value.element
+        inner = as_carried(emitter, value, like.element, key)
+        return OptionalValue(inner, like.element_type)  # type: ignore[arg-type]
+    if isinstance(like, RaggedSequence) and isinstance(value, SequenceValue):
+        return to_ragged(emitter, value, like.rank, key)
+    return value
 
 
 # ---------------------------------------------------------------------------

@@ -49,8 +49,10 @@ from ge_dialect.ops import GraphOp
 from ge_dialect.ops.base import enclosing_target
 from ge_dialect.structured_io import (
     NONE_KIND,
+    RAGGED_KIND,
     STRUCTURED_OUTPUTS,
     StructuredValue,
+    split_ragged,
     structured,
 )
 from ge_dialect.value_layout import value_layout
@@ -369,6 +371,9 @@ class Outputs:
                 files.append(next(plain))
             elif entry.kind == NONE_KIND:
                 files.append((entry.name, None))
+            elif entry.kind == RAGGED_KIND:
+                values, shapes = (by_name[i] for i in entry.items)
+                files.append((entry.name, split_ragged(values, shapes)))
             else:
                 files.append((entry.name, [by_name[i] for i in entry.items]))
         return files
