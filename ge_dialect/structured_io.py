@@ -40,14 +40,15 @@ SEQUENCE_KIND = "sequence"
 NONE_KIND = "none"
 """An absent optional."""
 RAGGED_KIND = "ragged"
-"""A sequence whose length is known only at run time: two tensors, its
-elements flattened one after the other and their shapes (`split_ragged`)."""
+"""A sequence whose length is known only at run time: three tensors, its
+elements flattened one after the other, their shapes and their count
+(`split_ragged`)."""
 KINDS = (SEQUENCE_KIND, NONE_KIND, RAGGED_KIND)
 
 
 def item_name(name: str, index: int | str) -> str:
     """The name of element `index` of sequence `name` (`x[0]`; of a
-    sequence of run-time length, `x[values]` and `x[shapes]`)."""
+    sequence of run-time length, `x[values]`, `x[shapes]`, `x[length]`)."""
     return f"{name}[{index}]"
 
 
@@ -125,12 +126,17 @@ def structured(graph: Operation, key: str) -> list[StructuredValue]:
     return entries
 
 
-def split_ragged(values: np.ndarray, shapes: np.ndarray) -> list[np.ndarray]:
+def split_ragged(
+    values: np.ndarray, shapes: np.ndarray, length: np.ndarray
+) -> list[np.ndarray]:
     """The elements of a sequence of run-time length: `values` (1-D, the
-    elements one after the other) cut and shaped by the rows of `shapes`;
-    ValueError if they do not add up."""
-    if values.ndim != 1 or shapes.ndim != 2:
-        raise ValueError("a sequence of run-time length is a 1-D and a 2-D array")
+    elements one after the other) cut and shaped by the rows of `shapes`
+    (`length` of them); ValueError if they do not add up."""
+    if values.ndim != 1 or shapes.ndim != 2 or shapes.shape[0] != int(length):
+        raise ValueError(
+            "a sequence of run-time length is a 1-D array, one row of dims per "
+            "element and their count"
+        )
     sizes = [int(np.prod(row)) for row in shapes]
     if sum(sizes) != values.size:
         raise ValueError(

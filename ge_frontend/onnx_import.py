@@ -742,7 +742,7 @@ def _flatten_outputs(
         if inner is None:
             structured.append(StructuredValue(name, NONE_KIND, position))
         elif isinstance(inner, RaggedSequence):
-            items = (item_name(name, "values"), item_name(name, "shapes"))
+            items = tuple(item_name(name, p) for p in ("values", "shapes", "length"))
             structured.append(StructuredValue(name, RAGGED_KIND, position, items))
             flat += items
         elif isinstance(inner, SequenceValue):

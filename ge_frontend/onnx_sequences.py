@@ -68,11 +68,14 @@ class OptionalValue:
 class RaggedSequence:
     """A sequence whose length is known only at run time (it grows in a
     `Loop` of run-time trip count): a run-time container as two tensors,
-    its elements flattened one after the other (`values`, 1-D) and their
-    shapes (`shapes`, `[length, rank]` int64). Its elements share a rank."""
+    its elements flattened one after the other (`values`, 1-D), their
+    shapes (`shapes`, `[length, rank]` int64) and its `length` (an int64
+    scalar, counted as elements are appended). Its elements share a rank
+    (`ge_dialect.structured_io.split_ragged` takes it apart)."""
 
     values: Value
     shapes: Value
+    length: Value
     dtype: str
     rank: int
 
@@ -157,7 +160,7 @@ def leaves(value: Structured) -> list[Value]:
     if isinstance(value, SequenceValue):
         return list(value.items)
     if isinstance(value, RaggedSequence):
-        return [value.values, value.shapes]
+        return [value.values, value.shapes, value.length]
     if isinstance(value, OptionalValue):
         return [] if value.element is None else leaves(value.element)
     return [value]
@@ -168,7 +171,8 @@ def rebuild(like: Structured, tensors: Iterator[Value]) -> Structured:
     if isinstance(like, SequenceValue):
         return SequenceValue(tuple(next(tensors) for _ in like.items), like.dtype)
     if isinstance(like, RaggedSequence):
-        return RaggedSequence(next(tensors), next(tensors), like.dtype, like.rank)
+        parts = (next(tensors), next(tensors), next(tensors))
+        return RaggedSequence(*parts, like.dtype, like.rank)
     if isinstance(like, OptionalValue):
         if like.element is None:
             return like
@@ -318,8 +322,7 @@ def convert_sequence_length(ctx: NodeContext) -> list[Structured]:
     """A constant; of a sequence of run-time length, its shapes' row count."""
     given = ctx.optional_input(0)
     if isinstance(given, RaggedSequence):
-        rows = ctx.op("shape", given.shapes, start=0, end=1, suffix="rows")
-        return [ctx.op("reshape", rows, shape=[], suffix="length")]
+        return [given.length]
     seq = sequence(given, "input #0")
     return [np.array(len(seq.items), np.int64)]
 
@@ -449,7 +452,8 @@ def inline_body(
 
 
 def _shape_row(emitter: GraphEmitter, item: Value, key: str) -> Value:
-    """`item`'s shape as a `[1, rank]` int64 row."""
+    """`item`'s shape as a `[1, rank]` int64 row (dims known only at run
+    time read by `ge.shape`, GE's host op)."""
     dims = shape_of(item)
     if -1 not in dims:
         return np.array([dims], np.int64).reshape(1, len(dims))
@@ -476,7 +480,8 @@ def to_ragged(
         rows = [_shape_row(emitter, v, f"{key}/{i}") for i, v in enumerate(seq.items)]
         values = emitter.emit("concat", [flats], {"axis": 0}, f"{key}/values")
         shapes = emitter.emit("concat", [rows], {"axis": 0}, f"{key}/shapes")
-    return RaggedSequence(values, shapes, seq.dtype, rank)
+    length = np.array(len(seq.items), np.int64)
+    return RaggedSequence(values, shapes, length, seq.dtype, rank)
 
 
 def append(ctx: NodeContext, seq: RaggedSequence, item: Value) -> RaggedSequence:
@@ -496,7 +501,10 @@ def append(ctx: NodeContext, seq: RaggedSequence, item: Value) -> RaggedSequence
     )
     row = _shape_row(emitter, item, key)
     shapes = emitter.emit("concat", [[seq.shapes, row]], {"axis": 0}, f"{key}/shapes")
-    return RaggedSequence(values, shapes, seq.dtype, seq.rank)
+    length = emitter.emit(
+        "add", [seq.length, np.array(1, np.int64)], {}, f"{key}/length"
+    )
+    return RaggedSequence(values, shapes, length, seq.dtype, seq.rank)
 
 
 def as_carried(

@@ -372,8 +372,11 @@ class Outputs:
             elif entry.kind == NONE_KIND:
                 files.append((entry.name, None))
             elif entry.kind == RAGGED_KIND:
-                values, shapes = (by_name[i] for i in entry.items)
-                files.append((entry.name, split_ragged(values, shapes)))
+                parts = [by_name[i] for i in entry.items]
+                try:
+                    files.append((entry.name, split_ragged(*parts)))
+                except (TypeError, ValueError) as error:
+                    raise GEError(f"error: output '{entry.name}': {error}") from None
             else:
                 files.append((entry.name, [by_name[i] for i in entry.items]))
         return files

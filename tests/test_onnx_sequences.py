@@ -363,3 +363,72 @@ def test_a_run_time_insert_position_is_refused(tmp_path: Path):
         "error: unsupported ONNX ops: SequenceInsert with a position known only "
         "at run time (nodes: y)"
     )
+
+
+def appending_loop(
+    element: list[onnx.NodeProto], constants: Mapping[str, np.ndarray] | None = None
+) -> onnx.ModelProto:
+    """A Loop of run-time trip count `M` appending `element` (nodes computing
+    it from the counter `i` and `x`) to a carried sequence that starts empty."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            *element,
+            helper.make_node("SequenceInsert", ["acc_in", "element"], ["acc_out"]),
+            helper.make_node("SequenceLength", ["acc_out"], ["count"]),
+        ],
+        "append",
+        [tensor("i", INT64, []), tensor("cond_in", BOOL, []), sequence("acc_in")],
+        [tensor("cond_out", BOOL, []), sequence("acc_out"), tensor("count", INT64, [])],
+    )
+    return make(
+        [
+            helper.make_node("SequenceEmpty", [], ["empty"]),
+            helper.make_node("Loop", ["M", "", "empty"], ["y", "counts"], body=body),
+        ],
+        [tensor("M", INT64, []), tensor("x", FLOAT, [2, 3])],
+        [sequence("y"), tensor("counts", INT64, ["n"])],
+        constants,
+    )
+
+
+@pytest.mark.parametrize("trips", [0, 1, 4])
+def test_a_sequence_that_grows_at_run_time_is_a_run_time_container(
+    trips: int, tmp_path: Path
+):
+    """Elements of one static shape: the container's values and shapes grow
+    in a host-scheduled `ge.while` whose every op is a JIT kernel."""
+    model = appending_loop(
+        [
+            helper.make_node("Cast", ["i"], ["i_float"], to=FLOAT),
+            helper.make_node("Mul", ["x", "i_float"], ["element"]),
+        ]
+    )
+    (x,) = odd_sequence(9, [(2, 3)])
+    passes(model, [np.array(trips, np.int64), x], tmp_path)
+
+
+def test_run_time_element_shapes_are_read_on_the_host(tmp_path: Path):
+    """Elements whose shape the counter decides (`x[:i+1]`): their shapes are
+    read by `ge.shape`, GE's host op, which `--trace` names."""
+    model = appending_loop(
+        [
+            helper.make_node("Add", ["i", "one"], ["end_scalar"]),
+            helper.make_node("Unsqueeze", ["end_scalar", "zero"], ["end"]),
+            helper.make_node("Slice", ["x", "zero", "end"], ["element"]),
+        ],
+        {"zero": np.array([0], np.int64), "one": np.array(1, np.int64)},
+    )
+    (x,) = odd_sequence(10, [(2, 3)])
+    inputs = [np.array(2, np.int64), x]
+    session = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    expected = session.run(None, {"M": inputs[0], "x": x})
+    case = Case("case", "op", model, tuple(inputs), tuple(expected))
+    outcome = run_case(case, tmp_path)
+    assert outcome.status == Status.NOT_JIT, outcome.message
+    assert outcome.message == (
+        "ge-run --trace: fallback (ShapeOfOp.numpy_kernel, NumPy kernel library): "
+        "ge.shape"
+    )
