@@ -274,8 +274,82 @@ def convert_sequence_insert(ctx: NodeContext) -> list[Structured]:
         raise ValueError(
             f"inserting a {dtype_name_of(item)} tensor into a sequence of {seq.dtype}"
         )
+    position = ctx.optional_input(2)
+    if position is not None and not isinstance(position, np.ndarray):
+        return [_insert_at_run_time(ctx, seq, item, position)]
     at = known_position(ctx, 2, len(seq.items), insert=True)
     return [SequenceValue((*seq.items[:at], item, *seq.items[at:]), seq.dtype)]
+
+
+def _insert_at_run_time(
+    ctx: NodeContext, seq: SequenceValue, item: Value, position: Value
+) -> RaggedSequence:
+    """`item` inserted into `seq` at a run-time `position`: which tensor sits
+    where is a run-time fact, so the result is a run-time container. With
+    static shapes its tensors are static too: the values and shape rows are
+    `ge.gather`s of the old ones and the item's at indices computed from the
+    position (`j < offset: j; inside the item: from the item; after: j -
+    item size`), all on the JIT."""
+    rank, n = len(shape_of(item)), len(seq.items)
+    if any(-1 in shape_of(v) for v in (*seq.items, item)):
+        raise Unsupported("at a run-time position among tensors of run-time shapes")
+    if any(len(shape_of(v)) != rank for v in seq.items):
+        raise Unsupported("at a run-time position among tensors of different ranks")
+    container = to_ragged(ctx.emitter, seq, rank, f"{ctx.name}/sequence")
+    at = ctx.op("reshape", ctx.op("cast", position, dst_type="int64"), shape=[])
+    negative = ctx.op(
+        "cast", ctx.op("less", at, np.array(0, np.int64)), dst_type="int64"
+    )
+    at = ctx.op("add", at, ctx.op("mul", negative, np.array(n, np.int64)), suffix="at")
+    sizes = [int(np.prod(shape_of(v))) for v in seq.items]
+    offsets = np.cumsum([0, *sizes]).astype(np.int64)
+    offset = ctx.op("gather", offsets, at, axis=0, suffix="offset")
+    size, total = int(np.prod(shape_of(item))), int(offsets[-1])
+    values = _spliced(
+        ctx,
+        container.values,
+        _flat(ctx.emitter, item, ctx.name),
+        offset,
+        total,
+        size,
+        "values",
+    )
+    shapes = _spliced(
+        ctx,
+        container.shapes,
+        _shape_row(ctx.emitter, item, ctx.name),
+        at,
+        n,
+        1,
+        "shapes",
+    )
+    return RaggedSequence(values, shapes, np.array(n + 1, np.int64), seq.dtype, rank)
+
+
+def _spliced(
+    ctx: NodeContext,
+    old: Value,
+    new: Value,
+    at: Value,
+    length: int,
+    size: int,
+    what: str,
+) -> Value:
+    """`old` (`length` rows) with `new` (`size` rows) spliced in before row
+    `at` (run time): one `ge.gather` of their concatenation."""
+    rows = np.arange(length + size, dtype=np.int64)
+    before = ctx.op("less", rows, at, suffix=f"{what}/before")
+    inside = ctx.op("less", rows, ctx.op("add", at, np.array(size, np.int64)))
+    from_new = ctx.op("add", ctx.op("sub", rows, at), np.array(length, np.int64))
+    index = ctx.op(
+        "select",
+        before,
+        rows,
+        ctx.op("select", inside, from_new, rows - size),
+        suffix=f"{what}/index",
+    )
+    joined = ctx.op("concat", [old, new], axis=0, suffix=f"{what}/joined")
+    return ctx.op("gather", joined, index, axis=0, suffix=what)
 
 
 @converts("SequenceErase")

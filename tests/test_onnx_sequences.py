@@ -349,19 +349,34 @@ def test_ge_run_reads_and_writes_sequences_as_npz(tmp_path: Path):
     )
 
 
-def test_a_run_time_insert_position_is_refused(tmp_path: Path):
-    """Elements of different shapes at a position known only at run time:
-    which tensor sits where is a run-time fact, refused by name."""
+@pytest.mark.parametrize("position", [0, 1, 3, -1, -3])
+def test_insert_at_a_run_time_position_splices_a_run_time_container(
+    position: int, tmp_path: Path
+):
+    """Which tensor sits where is a run-time fact: the result is a run-time
+    container whose values and shapes are gathers of the old ones and the
+    item's, static-shaped, all on the JIT."""
+    model = make(
+        [helper.make_node("SequenceInsert", ["x", "t", "p"], ["y"])],
+        [sequence("x"), tensor("t", FLOAT, [2, 2]), tensor("p", INT64, [])],
+        [sequence("y")],
+    )
+    x = odd_sequence(11, [(1, 3), (2, 1), (3, 2)])
+    t = np.array([[np.inf, -0.0], [7.0, np.nan]], np.float32)
+    passes(model, [x, t, np.array(position, np.int64)], tmp_path)
+
+
+def test_a_run_time_insert_position_among_ranks_is_refused(tmp_path: Path):
     model = make(
         [helper.make_node("SequenceInsert", ["x", "t", "p"], ["y"])],
         [sequence("x"), tensor("t", FLOAT, [3]), tensor("p", INT64, [])],
         [sequence("y")],
     )
-    run = compile_model(model, tmp_path, "--input_shape=x:([2],[4])")
+    run = compile_model(model, tmp_path, "--input_shape=x:([2],[4,1])")
     assert run.code == 1
     assert run.err.strip().endswith(
-        "error: unsupported ONNX ops: SequenceInsert with a position known only "
-        "at run time (nodes: y)"
+        "error: unsupported ONNX ops: SequenceInsert at a run-time position among "
+        "tensors of different ranks (nodes: y)"
     )
 
 
