@@ -43,7 +43,12 @@ RAGGED_KIND = "ragged"
 """A sequence whose length is known only at run time: three tensors, its
 elements flattened one after the other, their shapes and their count
 (`split_ragged`)."""
-KINDS = (SEQUENCE_KIND, NONE_KIND, RAGGED_KIND)
+OPTIONAL_KIND = "optional"
+"""An optional whose presence is known only at run time: a bool tensor
+(present?), then its element: one tensor."""
+OPTIONAL_SEQUENCE_KIND = "optional_sequence"
+"""The same, its element a sequence: the presence, then the tensors."""
+KINDS = (SEQUENCE_KIND, NONE_KIND, RAGGED_KIND, OPTIONAL_KIND, OPTIONAL_SEQUENCE_KIND)
 
 
 def item_name(name: str, index: int | str) -> str:
@@ -72,6 +77,8 @@ class StructuredValue:
             return "an absent optional"
         if self.kind == RAGGED_KIND:
             return "a sequence of run-time length"
+        if self.kind in (OPTIONAL_KIND, OPTIONAL_SEQUENCE_KIND):
+            return "an optional present or not at run time"
         count = len(self.items)
         return f"a sequence of {count} tensor{'s' if count != 1 else ''}"
 

@@ -62,6 +62,7 @@ from ge_frontend.onnx_sequences import (
     inline_body,
     is_structured,
     leaves,
+    presence_differs,
     rebuild,
     structure_difference,
     to_ragged,
@@ -120,11 +121,15 @@ def _region(
     captured: dict[str, Structured],
     runtime: list[str],
     shapes: list[list[Structured]],
+    stand_ins: dict[int, list[np.ndarray]] | None = None,
 ) -> Callable[..., list[SSAValue]]:
     """A `GraphBuilder` subgraph function importing `graph`: its `ge.data`
     are the captured run-time values `runtime`; captured constants are
     constants of the region. Its outputs are tensors (a sequence's elements,
-    a present optional's element); `shapes` receives the outputs' structure."""
+    a present optional's element); `shapes` receives the outputs' structure.
+    An output in `stand_ins` is an optional whose presence the branch taken
+    decides: its presence (a constant), then its element, or the stand-ins
+    (zeros of the element's tensors) where this branch gives none."""
     assert ctx.subgraphs is not None
     subgraphs = ctx.subgraphs
 
@@ -133,10 +138,17 @@ def _region(
         bound = {**captured, **_rebound(captured, runtime, data)}
         outputs = subgraphs.body(graph, emitter, bound)
         shapes.append(outputs)
+        flat: list[Value] = []
+        for index, value in enumerate(outputs):
+            zeros = (stand_ins or {}).get(index)
+            if zeros is None:
+                flat += leaves(value)
+                continue
+            assert isinstance(value, OptionalValue)
+            present = value.element is not None
+            flat += [np.array(present), *(leaves(value) if present else zeros)]
         return [
-            emitter.tensor(leaf, f"{ctx.name}/{output.name}")
-            for value, output in zip(outputs, graph.output, strict=True)
-            for leaf in leaves(value)
+            emitter.tensor(leaf, f"{ctx.name}/out{i}") for i, leaf in enumerate(flat)
         ]
 
     return build
@@ -156,17 +168,31 @@ def convert_if(ctx: NodeContext) -> list[Value]:
     captured = _captures(ctx, branches)
     runtime = _runtime(captured)
     builder = ctx.emitter.builder
-    structures: list[list[Structured]] = []
-    results = builder.if_(
-        cond,
-        _capture_operands(ctx, captured, runtime),
-        *(_region(ctx, g, captured, runtime, structures) for g in branches),
-        name=ctx.name,
-    )
-    op = builder.block.last_op
-    assert isinstance(op, IfOp)
-    then_outputs, else_outputs = structures
+    stand_ins: dict[int, list[np.ndarray]] = {}
+    while True:  # again with stand-ins, if an optional's presence differs
+        structures: list[list[Structured]] = []
+        results = builder.if_(
+            cond,
+            _capture_operands(ctx, captured, runtime),
+            *(
+                _region(ctx, g, captured, runtime, structures, stand_ins)
+                for g in branches
+            ),
+            name=ctx.name,
+        )
+        op = builder.block.last_op
+        assert isinstance(op, IfOp)
+        then_outputs, else_outputs = structures
+        if stand_ins or not any(
+            presence_differs(a, b)
+            for a, b in zip(then_outputs, else_outputs, strict=True)
+        ):
+            break
+        builder.block.erase_op(op)
+        stand_ins = _stand_ins(then_outputs, else_outputs)
     for index, (a, b) in enumerate(zip(then_outputs, else_outputs, strict=True)):
+        if index in stand_ins:
+            continue
         if (why := structure_difference(a, b)) is not None:
             builder.block.erase_op(op)
             raise Unsupported(f"whose branches give output #{index} {why}")
@@ -179,7 +205,38 @@ def convert_if(ctx: NodeContext) -> list[Value]:
                 f"whose branches give output #{index} different types ({a} and {b})"
             )
     tensors = iter(results)
-    return [rebuild(value, tensors) for value in then_outputs]
+    chosen = []
+    for index, (a, b) in enumerate(zip(then_outputs, else_outputs, strict=True)):
+        if index not in stand_ins:
+            chosen.append(rebuild(a, tensors))
+            continue
+        present = a if a.element is not None else b  # type: ignore[union-attr]
+        presence = next(tensors)
+        element = rebuild(present.element, tensors)  # type: ignore[union-attr, arg-type]
+        chosen.append(OptionalValue(element, present.element_type, presence))  # type: ignore[union-attr, arg-type]
+    return chosen
+
+
+def _stand_ins(
+    then_outputs: Sequence[Structured], else_outputs: Sequence[Structured]
+) -> dict[int, list[np.ndarray]]:
+    """For each output that is an optional present in one branch only: zeros
+    of its element's tensors (static shapes), for the other branch."""
+    stand_ins = {}
+    for index, (a, b) in enumerate(zip(then_outputs, else_outputs, strict=True)):
+        if not presence_differs(a, b):
+            continue
+        present = a if a.element is not None else b  # type: ignore[union-attr]
+        zeros = []
+        for leaf in leaves(present):
+            if -1 in shape_of(leaf):
+                raise Unsupported(
+                    f"whose output #{index} is an optional present in one branch "
+                    "only, with dims known only at run time"
+                )
+            zeros.append(np.zeros(shape_of(leaf), dtype_name_of(leaf)))
+        stand_ins[index] = zeros
+    return stand_ins
 
 
 # ---------------------------------------------------------------------------

@@ -62,6 +62,8 @@ from ge_dialect.limits import (
 )
 from ge_dialect.structured_io import (
     NONE_KIND,
+    OPTIONAL_KIND,
+    OPTIONAL_SEQUENCE_KIND,
     RAGGED_KIND,
     SEQUENCE_KIND,
     STRUCTURED_INPUTS,
@@ -739,7 +741,15 @@ def _flatten_outputs(
     structured: list[StructuredValue] = []
     for position, (name, value) in enumerate(zip(names, values, strict=True)):
         inner = value.element if isinstance(value, OptionalValue) else value
-        if inner is None:
+        if isinstance(value, OptionalValue) and value.presence is not None:
+            kind = OPTIONAL_KIND
+            items = [item_name(name, "present"), name]
+            if isinstance(inner, SequenceValue):
+                kind = OPTIONAL_SEQUENCE_KIND
+                items[1:] = [item_name(name, i) for i in range(len(inner.items))]
+            structured.append(StructuredValue(name, kind, position, tuple(items)))
+            flat += items
+        elif inner is None:
             structured.append(StructuredValue(name, NONE_KIND, position))
         elif isinstance(inner, RaggedSequence):
             items = tuple(item_name(name, p) for p in ("values", "shapes", "length"))

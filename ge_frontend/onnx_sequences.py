@@ -57,11 +57,14 @@ class SequenceValue:
 
 @dataclass(frozen=True)
 class OptionalValue:
-    """An ONNX optional of known presence: its element (None: absent) and
-    the ONNX type of the element (`tensor(float)`, `seq(tensor(int64))`)."""
+    """An ONNX optional: its element (None: absent) and the ONNX type of the
+    element (`tensor(float)`, `seq(tensor(int64))`). Its presence is known at
+    import, or (`presence`, a run-time bool: an `If` whose branches differ)
+    only at run time, the element then a stand-in of its type where absent."""
 
     element: Value | SequenceValue | None
     element_type: str
+    presence: Value | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,8 @@ def describe(value: Structured) -> str:
     if isinstance(value, RaggedSequence):
         return "a sequence of run-time length"
     if isinstance(value, OptionalValue):
+        if value.presence is not None:
+            return "an optional present at run time"
         return "an absent optional" if value.element is None else "a present optional"
     return "a tensor"
 
@@ -162,7 +167,8 @@ def leaves(value: Structured) -> list[Value]:
     if isinstance(value, RaggedSequence):
         return [value.values, value.shapes, value.length]
     if isinstance(value, OptionalValue):
-        return [] if value.element is None else leaves(value.element)
+        held = [] if value.element is None else leaves(value.element)
+        return held if value.presence is None else [value.presence, *held]
     return [value]
 
 
@@ -174,9 +180,11 @@ def rebuild(like: Structured, tensors: Iterator[Value]) -> Structured:
         parts = (next(tensors), next(tensors), next(tensors))
         return RaggedSequence(*parts, like.dtype, like.rank)
     if isinstance(like, OptionalValue):
+        presence = None if like.presence is None else next(tensors)
         if like.element is None:
             return like
-        return OptionalValue(rebuild(like.element, tensors), like.element_type)
+        element = rebuild(like.element, tensors)
+        return OptionalValue(element, like.element_type, presence)  # type: ignore[arg-type]
     return next(tensors)
 
 
@@ -195,11 +203,25 @@ def structure_difference(a: Structured, b: Structured) -> str | None:
         if a.rank != b.rank:
             return f"sequences of rank-{a.rank} and rank-{b.rank} tensors"
     if isinstance(a, OptionalValue) and isinstance(b, OptionalValue):
-        if (a.element is None) != (b.element is None):
-            return f"{describe(a)} and {describe(b)} (a presence known at run time)"
+        if (a.presence is None) != (b.presence is None) or (a.element is None) != (
+            b.element is None
+        ):
+            return f"{describe(a)} and {describe(b)}"
         if a.element is not None and b.element is not None:
             return structure_difference(a.element, b.element)
     return None
+
+
+def presence_differs(a: Structured, b: Structured) -> bool:
+    """Whether `a` and `b` are optionals of known presence, one present and
+    the other absent (an `If` makes that a run-time presence)."""
+    return (
+        isinstance(a, OptionalValue)
+        and isinstance(b, OptionalValue)
+        and a.presence is None
+        and b.presence is None
+        and (a.element is None) != (b.element is None)
+    )
 
 
 def is_structured(value: object) -> bool:
@@ -614,8 +636,11 @@ def convert_optional(ctx: NodeContext) -> list[Structured]:
 
 @converts("OptionalHasElement")
 def convert_optional_has_element(ctx: NodeContext) -> list[Structured]:
-    """Known at import: an absent input or optional has none."""
+    """Known at import (an absent input or optional has none), or the
+    run-time presence of an optional an `If` chose."""
     value = ctx.optional_input(0)
+    if isinstance(value, OptionalValue) and value.presence is not None:
+        return [value.presence]
     present = value is not None and not (
         isinstance(value, OptionalValue) and value.element is None
     )
@@ -626,6 +651,8 @@ def convert_optional_has_element(ctx: NodeContext) -> list[Structured]:
 def convert_optional_get_element(ctx: NodeContext) -> list[Structured]:
     value = ctx.optional_input(0)
     if isinstance(value, OptionalValue):
+        if value.presence is not None:
+            raise Unsupported("of an optional whose presence is known only at run time")
         if value.element is None:
             raise ValueError("the optional input is empty")
         return [value.element]

@@ -49,6 +49,8 @@ from ge_dialect.ops import GraphOp
 from ge_dialect.ops.base import enclosing_target
 from ge_dialect.structured_io import (
     NONE_KIND,
+    OPTIONAL_KIND,
+    OPTIONAL_SEQUENCE_KIND,
     RAGGED_KIND,
     STRUCTURED_OUTPUTS,
     StructuredValue,
@@ -371,6 +373,12 @@ class Outputs:
                 files.append(next(plain))
             elif entry.kind == NONE_KIND:
                 files.append((entry.name, None))
+            elif entry.kind in (OPTIONAL_KIND, OPTIONAL_SEQUENCE_KIND):
+                present, *element = (by_name[i] for i in entry.items)
+                held: OutputFile = None
+                if bool(present.reshape(-1)[0]):
+                    held = element[0] if entry.kind == OPTIONAL_KIND else element
+                files.append((entry.name, held))
             elif entry.kind == RAGGED_KIND:
                 parts = [by_name[i] for i in entry.items]
                 try:

@@ -447,3 +447,42 @@ def test_run_time_element_shapes_are_read_on_the_host(tmp_path: Path):
         "ge-run --trace: fallback (ShapeOfOp.numpy_kernel, NumPy kernel library): "
         "ge.shape"
     )
+
+
+def test_an_optional_present_in_one_branch_has_a_run_time_presence(
+    tmp_path: Path,
+):
+    """`If` returning a present optional from one branch and an absent one
+    from the other: the presence is a run-time bool (`ge.if` returns it and
+    the element, zeros from the absent branch); `ge-run` writes the element,
+    or an `.npz` with no array when the run's branch gave none."""
+    element = helper.make_tensor_type_proto(FLOAT, [3])
+    optional = helper.make_optional_type_proto(element)
+    present = helper.make_graph(
+        [
+            helper.make_node("Neg", ["x"], ["negated"]),
+            helper.make_node("Optional", ["negated"], ["some"]),
+        ],
+        "present",
+        [],
+        [helper.make_value_info("some", optional)],
+    )
+    absent = helper.make_graph(
+        [helper.make_node("Optional", [], ["none"], type=element)],
+        "absent",
+        [],
+        [helper.make_value_info("none", optional)],
+    )
+    model = make(
+        [
+            helper.make_node(
+                "If", ["c"], ["maybe"], then_branch=present, else_branch=absent
+            ),
+            helper.make_node("OptionalHasElement", ["maybe"], ["has"]),
+        ],
+        [tensor("c", BOOL, []), tensor("x", FLOAT, [3])],
+        [helper.make_value_info("maybe", optional), tensor("has", BOOL, [])],
+    )
+    x = np.array([1.5, -np.inf, np.nan], np.float32)
+    for cond in (True, False):
+        passes(model, [np.array(cond), x], tmp_path / str(cond))
