@@ -340,21 +340,27 @@ class GraphBuilder:
         cond: Subgraph,
         body: Subgraph,
         name: str | None = None,
+        variable_types: Sequence[Attribute] | None = None,
     ) -> list[SSAValue]:
-        """`ge.while` over loop variables `inputs`."""
-        regions = [self._subgraph(fn, list(inputs), 0) for fn in (cond, body)]
+        """`ge.while` over loop variables `inputs`, of `variable_types` (where
+        a dim the loop changes is unknown; default: the inputs' types)."""
+        types = [v.type for v in inputs] if variable_types is None else variable_types
+        regions = [self._subgraph(fn, types, 0) for fn in (cond, body)]
         op = WhileOp.build(
             operands=[list(inputs)],
-            result_types=[[v.type for v in inputs]],
+            result_types=[list(types)],
             regions=regions,
         )
         self._append(op, name)
         return list(op.results)
 
     def _subgraph(
-        self, fn: Subgraph, operands: Sequence[SSAValue], first_input: int
+        self, fn: Subgraph, operands: Sequence[SSAValue | Attribute], first_input: int
     ) -> Region:
-        sub = GraphBuilder(self.name, parent_types=[v.type for v in operands])
+        """A subgraph region whose `ge.data` mirror `operands` (their types)
+        from `first_input` on."""
+        types = [v.type if isinstance(v, SSAValue) else v for v in operands]
+        sub = GraphBuilder(self.name, parent_types=types)
         data = [sub.parent_data(i) for i in range(first_input, len(operands))]
         outputs = fn(sub, *data)
         sub.output(*([outputs] if isinstance(outputs, SSAValue) else outputs))

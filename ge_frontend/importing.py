@@ -20,6 +20,7 @@ nodes are collected (`UnsupportedOps`) and reported in one line at the end.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -89,25 +90,72 @@ def one_line(error: BaseException) -> str:
     return message.split(": error: ", 1)[-1]
 
 
-def parse_input_shapes(text: str) -> dict[str, list[int]]:
-    """ATC's `--input_shape` syntax: `"name:1,3,224,224;name2:8,-1"`."""
-    shapes: dict[str, list[int]] = {}
+@dataclass(frozen=True)
+class StructuredShape:
+    """`--input_shape` of an input that is not a tensor: an ONNX sequence's
+    element shapes (`x:([2,3],[4])`, `x:()` when empty), or an absent
+    optional (`x:none`, `items` None)."""
+
+    items: tuple[tuple[int, ...], ...] | None
+
+    def text(self) -> str:
+        """The `--input_shape` spelling (after `NAME:`)."""
+        if self.items is None:
+            return "none"
+        return "(" + ",".join(f"[{_dims_text(d)}]" for d in self.items) + ")"
+
+
+InputShape = Sequence[int] | StructuredShape
+"""What `--input_shape` gives one input: dims, or a `StructuredShape`."""
+
+_ELEMENT = re.compile(r"\s*\[([^\]]*)\]\s*(,|$)")
+SHAPE_SYNTAX = (
+    "expected NAME:D1,D2,... with integer dims, -1 for dynamic; a sequence as "
+    "NAME:([D1,D2],[D3],...), an absent optional as NAME:none"
+)
+
+
+def _dims_text(dims: Sequence[int]) -> str:
+    return ",".join(str(d) for d in dims)
+
+
+def _parse_dims(text: str) -> list[int] | None:
+    try:
+        shape = [int(d) for d in text.split(",")] if text.strip() else []
+    except ValueError:
+        return None
+    return shape if all(-1 <= d <= INT64_MAX for d in shape) else None
+
+
+def _parse_input_shape(text: str) -> InputShape | None:
+    """One input's shape text (after `NAME:`); None if malformed."""
+    text = text.strip()
+    if text == "none":
+        return StructuredShape(None)
+    if not text.startswith("("):
+        return _parse_dims(text)
+    if not text.endswith(")"):
+        return None
+    inner, items, at = text[1:-1], [], 0
+    while inner[at:].strip():
+        match = _ELEMENT.match(inner, at)
+        dims = None if match is None else _parse_dims(match[1])
+        if match is None or dims is None:
+            return None
+        items.append(tuple(dims))
+        at = match.end()
+    return StructuredShape(tuple(items))
+
+
+def parse_input_shapes(text: str) -> dict[str, InputShape]:
+    """ATC's `--input_shape` syntax: `"name:1,3,224,224;name2:8,-1"`; an
+    ONNX sequence input as `seq:([2,3],[4])`, an absent optional as `opt:none`."""
+    shapes: dict[str, InputShape] = {}
     for item in filter(None, (part.strip() for part in text.split(";"))):
         name, sep, dims = item.rpartition(":")
-        try:
-            shape = [int(d) for d in dims.split(",")] if dims.strip() else []
-        except ValueError:
-            shape = None
-        if (
-            not sep
-            or not name
-            or shape is None
-            or any(not -1 <= d <= INT64_MAX for d in shape)
-        ):
-            raise GEError(
-                f"error: bad input shape '{item}' (expected NAME:D1,D2,... with "
-                "integer dims, -1 for dynamic)"
-            )
+        shape = _parse_input_shape(dims)
+        if not sep or not name or shape is None:
+            raise GEError(f"error: bad input shape '{item}' ({SHAPE_SYNTAX})")
         if name in shapes:
             raise GEError(f"error: input shape of '{name}' is given twice")
         shapes[name] = shape
@@ -117,12 +165,20 @@ def parse_input_shapes(text: str) -> dict[str, list[int]]:
 
 
 def fix_input_shape(
-    label: str, name: str, shape: Sequence[int], given: Sequence[int]
+    label: str, name: str, shape: Sequence[int] | None, given: InputShape
 ) -> list[int]:
-    """`shape` with its dynamic dims (-1) taken from the user's `given` shape.
+    """`shape` with its dynamic dims (-1) taken from the user's `given` shape
+    (`shape` None: a tensor of unknown rank, `given` as it is).
 
     `label` (the model file) starts the error message.
     """
+    if isinstance(given, StructuredShape):
+        raise GEError(
+            f"{label}: error: the input shape given for '{name}' "
+            f"({given.text()}) is not a tensor's, but '{name}' is a tensor"
+        )
+    if shape is None:
+        return [int(d) for d in given]
     if len(given) != len(shape):
         raise GEError(
             f"{label}: error: the input shape given for '{name}' has rank "

@@ -47,6 +47,7 @@ import onnx
 import onnx.inliner
 from onnx import numpy_helper
 from onnx.external_data_helper import load_external_data_for_tensor, uses_external_data
+from xdsl.ir import SSAValue
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
@@ -59,11 +60,25 @@ from ge_dialect.limits import (
     check_bytes,
     tensor_bytes,
 )
+from ge_dialect.structured_io import (
+    NONE_KIND,
+    OPTIONAL_KIND,
+    OPTIONAL_SEQUENCE_KIND,
+    RAGGED_KIND,
+    SEQUENCE_KIND,
+    STRUCTURED_INPUTS,
+    STRUCTURED_OUTPUTS,
+    StructuredValue,
+    item_name,
+    record,
+)
 from ge_frontend.importing import (
     CONVERSION_ERRORS,
     WEIGHT_MODES,
     GraphEmitter,
     ImportedModel,
+    InputShape,
+    StructuredShape,
     Unsupported,
     UnsupportedOps,
     Value,
@@ -85,6 +100,14 @@ from ge_frontend.onnx_context import (
 from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
 from ge_frontend.onnx_mapped import checkable, strip_initializers
 from ge_frontend.onnx_ops import CONVERTERS
+from ge_frontend.onnx_sequences import (
+    OptionalValue,
+    RaggedSequence,
+    SequenceValue,
+    Structured,
+    leaves,
+    type_proto_string,
+)
 from ge_frontend.onnx_shape_values import track_entries
 from ge_frontend.onnx_types import check_input_types
 
@@ -100,7 +123,7 @@ DEFAULT_DOMAINS = ("", "ai.onnx")
 def import_onnx(
     model: str | os.PathLike[str] | onnx.ModelProto,
     *,
-    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    input_shapes: Mapping[str, InputShape] | None = None,
     weights: str = "external",
     inline_limit: int = DEFAULT_INLINE_LIMIT,
     graph_name: str = "main",
@@ -284,7 +307,7 @@ class OnnxImporter:
         self,
         model: onnx.ModelProto,
         label: str,
-        input_shapes: Mapping[str, Sequence[int]],
+        input_shapes: Mapping[str, InputShape],
         mapped: Mapping[str, np.ndarray] | None = None,
     ):
         self.graph = model.graph
@@ -293,8 +316,10 @@ class OnnxImporter:
         """Initializers read in place (`onnx_mapped`), by name."""
         self.opset = default_opset(model)
         self.input_shapes = input_shapes
-        self.env: dict[str, Value | None] = {}
+        self.env: dict[str, Structured | None] = {}
         """ONNX value name -> value (None: produced by an unsupported node)."""
+        self.structured_inputs: list[StructuredValue] = []
+        """The graph inputs that are sequences or absent optionals."""
         self.unsupported = UnsupportedOps()
         self.depth = 0
         """How many subgraphs deep the node being converted is."""
@@ -330,8 +355,13 @@ class OnnxImporter:
         outputs = [self.env[name] for name in output_names]
         for declared, value in zip(self.graph.output, outputs, strict=True):
             self._check_declared_output(declared, value)  # type: ignore[arg-type]
-        module = emitter.finish(outputs, output_names)  # type: ignore[arg-type]
-        return ImportedModel(module, emitter.weights, input_names, output_names)
+        tensors, names, structured = _flatten_outputs(output_names, outputs)  # type: ignore[arg-type]
+        module = emitter.finish(tensors, names)
+        graph = module.ops.first
+        assert graph is not None
+        record(graph, STRUCTURED_INPUTS, self.structured_inputs)
+        record(graph, STRUCTURED_OUTPUTS, structured)
+        return ImportedModel(module, emitter.weights, input_names, names)
 
     def _initializer(self, init: onnx.TensorProto) -> Value | None:
         """An initializer's array; None if `ge` has no type for its dtype (an
@@ -358,6 +388,11 @@ class OnnxImporter:
         shape wins."""
         if not declared.type.HasField("tensor_type"):
             return
+        if isinstance(value, SequenceValue | OptionalValue):
+            raise self.error(
+                f"graph output '{declared.name}' is declared a tensor, the graph "
+                "computes a sequence or optional"
+            )
         tensor = declared.type.tensor_type
         ours = dtype_name_of(value)
         if tensor.elem_type and _dtype_name(tensor.elem_type) != ours:
@@ -381,7 +416,7 @@ class OnnxImporter:
                 list(shape),
             )
 
-    def _bind(self, emitter: GraphEmitter, name: str, value: Value | None) -> None:
+    def _bind(self, emitter: GraphEmitter, name: str, value: Structured | None) -> None:
         if isinstance(value, np.ndarray) and not _has_ge_dtype(value):
             self.untyped[name], value = f"{value.dtype}", None
         self.env[name] = value
@@ -393,36 +428,103 @@ class OnnxImporter:
     def _add_inputs(
         self, builder: GraphBuilder, initializers: Mapping[str, onnx.TensorProto]
     ) -> list[str]:
+        """The graph inputs as `ge.data` (a sequence's elements each one);
+        the names of the `ge.data`."""
         inputs = [v for v in self.graph.input if v.name not in initializers]
         check_input_names(self.label, self.input_shapes, [v.name for v in inputs])
-        for value_info in inputs:
-            shape, dtype = self._input_type(value_info)
-            self.env[value_info.name] = builder.data(shape, dtype, name=value_info.name)
-        return [v.name for v in inputs]
+        for position, value_info in enumerate(inputs):
+            name = value_info.name
+            proto = value_info.type
+            if proto.HasField("optional_type"):
+                self.env[name] = self._optional_input(builder, name, proto, position)
+            else:
+                given = self.input_shapes.get(name)
+                self.env[name] = self._input(builder, name, proto, given, position)
+        return [
+            str(op.attributes["name"].data)  # type: ignore[attr-defined]
+            for op in builder.block.ops
+            if op.name == "ge.data"
+        ]
 
-    def _input_type(self, value_info: onnx.ValueInfoProto) -> tuple[list[int], str]:
-        name = value_info.name
-        if not value_info.type.HasField("tensor_type"):
-            kind = value_info.type.WhichOneof("value") or "untyped"
+    def _optional_input(
+        self, builder: GraphBuilder, name: str, proto: onnx.TypeProto, position: int
+    ) -> OptionalValue:
+        """An optional input: absent (`--input_shape NAME:none`) or its element."""
+        inner = proto.optional_type.elem_type
+        given = self.input_shapes.get(name)
+        if given is None:
+            raise self.error(
+                f"graph input '{name}' is an optional; say whether it holds a "
+                f"value with --input_shape {name}:DIMS (a sequence: "
+                f"{name}:([DIMS],...)) or {name}:none{self._readers(name)}"
+            )
+        if isinstance(given, StructuredShape) and given.items is None:
+            self.structured_inputs.append(StructuredValue(name, NONE_KIND, position))
+            return OptionalValue(None, type_proto_string(inner))
+        element = self._input(builder, name, inner, given, position)
+        return OptionalValue(element, type_proto_string(inner))  # type: ignore[arg-type]
+
+    def _input(
+        self,
+        builder: GraphBuilder,
+        name: str,
+        proto: onnx.TypeProto,
+        given: InputShape | None,
+        position: int,
+    ) -> Value | SequenceValue:
+        """A tensor or sequence input (`given`: its `--input_shape`)."""
+        if not proto.HasField("sequence_type"):
+            shape, dtype = self._input_type(name, proto, given)
+            return builder.data(shape, dtype, name=name)
+        element = proto.sequence_type.elem_type
+        if not isinstance(given, StructuredShape) or given.items is None:
+            raise self.error(
+                f"graph input '{name}' is a sequence; give its elements' shapes "
+                f"with --input_shape {name}:([D1,D2],[D3],...){self._readers(name)}"
+            )
+        items, names = [], []
+        dtype = "float32"
+        for index, dims in enumerate(given.items):
+            names.append(item_name(name, index))
+            shape, dtype = self._input_type(names[-1], element, list(dims))
+            items.append(builder.data(shape, dtype, name=names[-1]))
+        if not items:
+            dtype = self._dtype(name, element)
+        self.structured_inputs.append(
+            StructuredValue(name, SEQUENCE_KIND, position, tuple(names))
+        )
+        return SequenceValue(tuple(items), dtype)
+
+    def _dtype(self, name: str, proto: onnx.TypeProto) -> str:
+        """The dtype of tensor type `proto` of input `name`."""
+        if not proto.HasField("tensor_type"):
+            kind = proto.WhichOneof("value") or "untyped"
             raise self.error(
                 f"graph input '{name}' has type {kind.removesuffix('_type')}, not "
                 f"tensor{self._readers(name)}"
             )
-        tensor = value_info.type.tensor_type
-        dtype = _dtype_name(tensor.elem_type)
+        dtype = _dtype_name(proto.tensor_type.elem_type)
         if dtype is None:
-            kind = onnx.TensorProto.DataType.Name(tensor.elem_type)
+            kind = onnx.TensorProto.DataType.Name(proto.tensor_type.elem_type)
             raise self.error(
                 f"graph input '{name}' has unsupported dtype {kind}"
                 f"{self._readers(name)}"
             )
-        given = self.input_shapes.get(name)
+        return dtype
+
+    def _input_type(
+        self, name: str, proto: onnx.TypeProto, given: InputShape | None
+    ) -> tuple[list[int], str]:
+        """The shape and dtype of tensor input `name` (`given`: its
+        `--input_shape`)."""
+        dtype = self._dtype(name, proto)
+        tensor = proto.tensor_type
         if not tensor.HasField("shape"):
             if given is None:
                 raise self.error(
                     f"graph input '{name}' has an unknown rank; give its shape"
                 )
-            return [int(d) for d in given], dtype
+            return fix_input_shape(self.label, name, None, given), dtype
         for axis, dim in enumerate(tensor.shape.dim):
             if dim.HasField("dim_value") and dim.dim_value < -1:
                 raise self.error(
@@ -440,6 +542,8 @@ class OnnxImporter:
         declared = {v.name: v.type.tensor_type.shape.dim for v in self.graph.input}
         entries = []
         for name in input_names:
+            if name not in declared or not isinstance(self.env.get(name), SSAValue):
+                continue
             shape = shape_of(self.env[name])  # type: ignore[arg-type]
             if -1 not in shape:
                 continue
@@ -571,7 +675,7 @@ class OnnxImporter:
                 onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype_name_of(value))),
                 [None if d < 0 else d for d in shape_of(value)],
             )
-            if value is not None
+            if isinstance(value, SSAValue | np.ndarray)
             else onnx.TypeProto()
             for value in inputs
         ]
@@ -624,3 +728,38 @@ def _dtype_name(onnx_type: int) -> str | None:
     except (KeyError, TypeError, ValueError):
         return None
     return name
+
+
+def _flatten_outputs(
+    names: Sequence[str], values: Sequence[Structured]
+) -> tuple[list[Value], list[str], list[StructuredValue]]:
+    """The graph outputs as tensors and their names: a sequence's elements
+    (`y[0]`, ...), a present optional's element, nothing for an absent one;
+    and the outputs that are sequences or absent optionals."""
+    tensors: list[Value] = []
+    flat: list[str] = []
+    structured: list[StructuredValue] = []
+    for position, (name, value) in enumerate(zip(names, values, strict=True)):
+        inner = value.element if isinstance(value, OptionalValue) else value
+        if isinstance(value, OptionalValue) and value.presence is not None:
+            kind = OPTIONAL_KIND
+            items = [item_name(name, "present"), name]
+            if isinstance(inner, SequenceValue):
+                kind = OPTIONAL_SEQUENCE_KIND
+                items[1:] = [item_name(name, i) for i in range(len(inner.items))]
+            structured.append(StructuredValue(name, kind, position, tuple(items)))
+            flat += items
+        elif inner is None:
+            structured.append(StructuredValue(name, NONE_KIND, position))
+        elif isinstance(inner, RaggedSequence):
+            items = tuple(item_name(name, p) for p in ("values", "shapes", "length"))
+            structured.append(StructuredValue(name, RAGGED_KIND, position, items))
+            flat += items
+        elif isinstance(inner, SequenceValue):
+            items = tuple(item_name(name, i) for i in range(len(inner.items)))
+            structured.append(StructuredValue(name, SEQUENCE_KIND, position, items))
+            flat += items
+        else:
+            flat.append(name)
+        tensors += leaves(value)
+    return tensors, flat, structured

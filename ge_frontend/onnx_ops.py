@@ -46,6 +46,7 @@ from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
 from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
+from ge_frontend.onnx_sequences import CONVERTERS as SEQUENCE_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
 
 Converter = Callable[[NodeContext], Sequence[Value]]
@@ -77,7 +78,6 @@ UNARY = {
     "Sqrt": "sqrt",
     "Log": "log",
     "Reciprocal": "reciprocal",
-    "Identity": "identity",
     "HardSwish": "hard_swish",
     "Not": "logical_not",
     "BitwiseNot": "bitwise_not",
@@ -1837,3 +1837,10 @@ CONVERTERS.update(QUANTIZE_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(CONTROL_FLOW_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Sequences and optionals (resolved into tensors at import: `onnx_sequences`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(SEQUENCE_CONVERTERS)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from ge_frontend.importing import Value, shape_of
 from ge_frontend.onnx_context import NodeContext
@@ -127,7 +128,7 @@ def track_entries(ctx: NodeContext, results: Sequence[Value]) -> None:
     """Record the entries of the node's first result when it is a run-time
     value of at most one dim that `ENTRY_RULES` knows."""
     rule = ENTRY_RULES.get(ctx.node.op_type)
-    if rule is None or not results or isinstance(results[0], np.ndarray):
+    if rule is None or not results or not isinstance(results[0], SSAValue):
         return
     if len(shape_of(results[0])) > 1:
         return

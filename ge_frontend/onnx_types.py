@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import onnx
 
-from ge_frontend.importing import Value, dtype_name_of
+from ge_frontend.onnx_sequences import Structured, type_string
 
 
 def check_input_types(
-    node: onnx.NodeProto, inputs: Sequence[Value | None], opset: int
+    node: onnx.NodeProto, inputs: Sequence[Structured | None], opset: int
 ) -> None:
     """ValueError naming the first input of `node` whose dtype its schema (at
     `opset`) does not allow; nodes without a schema are not checked."""
@@ -41,7 +40,7 @@ def check_input_types(
             continue
         formal = formals[min(index, len(formals) - 1)]  # the last may be variadic
         allowed = constraints.get(formal.type_str, [formal.type_str])
-        actual = _tensor_type(value)
+        actual = type_string(value)
         if actual is None:
             continue
         if actual not in allowed:
@@ -58,13 +57,3 @@ def check_input_types(
                 f"input #{index} '{name}' is {actual}, input #{at} '{first_name}' "
                 f"of the same type {formal.type_str} is {first}"
             )
-
-
-def _tensor_type(value: Value) -> str | None:
-    """ONNX's `tensor(float)` spelling of a value's dtype (None: not a tensor
-    or a dtype ONNX does not name)."""
-    try:
-        number = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype_name_of(value)))
-    except (TypeError, ValueError, KeyError, AttributeError):
-        return None
-    return f"tensor({onnx.TensorProto.DataType.Name(number).lower()})"

@@ -340,11 +340,7 @@ class TFImporter:
                 "(--input_shape)"
             )
         if given is not None:
-            shape = (
-                [int(d) for d in given]
-                if shape is None
-                else fix_input_shape(self.label, name, shape, given)
-            )
+            shape = fix_input_shape(self.label, name, shape, given)
         return builder.data(shape, dtype, name=name)
 
     # -- nodes -----------------------------------------------------------------

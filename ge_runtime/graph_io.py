@@ -30,6 +30,7 @@ from ge_dialect.layout import shape_of
 from ge_dialect.limits import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
 from ge_dialect.locations import error_at, location_text
 from ge_dialect.ops import ConstOp, DataOp, GraphOp
+from ge_dialect.structured_io import STRUCTURED_INPUTS, structured
 from ge_runtime.npy import NpyError, read_npz
 
 _ITERATIONS: ContextVar[int] = ContextVar(
@@ -157,6 +158,51 @@ def bind_inputs(
         if spec.index not in bound:
             raise error_at(spec.op, f"input {spec.label} is missing")
     return bound
+
+
+GivenInput = np.ndarray | Mapping[str, np.ndarray]
+"""An input as a user gives it: an array, or an `.npz`'s arrays by key (a
+sequence, or an absent optional: `ge_dialect.structured_io`)."""
+
+
+def expand_structured_inputs(
+    graph: GraphOp, given: Mapping[InputKey, GivenInput]
+) -> dict[InputKey, np.ndarray]:
+    """`given` with each sequence input (arrays `0` to `n-1`) as the `ge.data`
+    of its elements, an absent optional (no array) as nothing."""
+    try:
+        entries = {e.name: e for e in structured(graph, STRUCTURED_INPUTS)}
+    except ValueError as error:
+        raise error_at(graph, str(error)) from None
+    expanded: dict[InputKey, np.ndarray] = {}
+    for key, value in given.items():
+        entry = entries.get(key) if isinstance(key, str) else None
+        if entry is None:
+            if not isinstance(value, np.ndarray):
+                raise GEError(
+                    f"error: input {key!r} is a tensor: give it as an .npy (an .npz "
+                    "holds a sequence, or nothing for an absent optional)"
+                )
+            expanded[key] = value
+            continue
+        wanted = [str(i) for i in range(len(entry.items))]
+        if isinstance(value, np.ndarray) or sorted(value) != sorted(wanted):
+            held = (
+                "an array"
+                if isinstance(value, np.ndarray)
+                else f"arrays {sorted(value)}"
+                if value
+                else "no array"
+            )
+            raise GEError(
+                f"error: input '{key}' is {entry.describe()} in this graph: give an "
+                f".npz with {'arrays ' + ', '.join(wanted) if wanted else 'no array'}"
+                f" (the file has {held})"
+            )
+        expanded.update(
+            (item, value[k]) for item, k in zip(entry.items, wanted, strict=True)
+        )
+    return expanded
 
 
 def load_weights(module: ModuleOp, mlir_path: str | os.PathLike[str]) -> Weights:

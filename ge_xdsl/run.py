@@ -47,21 +47,40 @@ from ge_dialect.limits import check_claimed_memory, over_budget, tensor_bytes
 from ge_dialect.locations import error_at
 from ge_dialect.ops import GraphOp
 from ge_dialect.ops.base import enclosing_target
+from ge_dialect.structured_io import (
+    NONE_KIND,
+    OPTIONAL_KIND,
+    OPTIONAL_SEQUENCE_KIND,
+    RAGGED_KIND,
+    STRUCTURED_OUTPUTS,
+    StructuredValue,
+    split_ragged,
+    structured,
+)
 from ge_dialect.value_layout import value_layout
 from ge_runtime.engines.compare import largest_magnitude, max_abs_error
 from ge_runtime.engines.dump import StemAllocator
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.engines.scheduler import CompiledModel, Executor, compile_model
 from ge_runtime.graph_io import (
+    GivenInput,
     InputKey,
     InputSpec,
     Weights,
+    expand_structured_inputs,
     find_graph,
     input_specs,
     load_weights,
     output_names,
 )
-from ge_runtime.npy import NpyError, load_npy, npy_bytes, typed_like
+from ge_runtime.npy import (
+    NpyError,
+    load_npy,
+    npy_bytes,
+    npz_bytes,
+    read_npz,
+    typed_like,
+)
 from ge_runtime.offline.om import OfflineModel, load_offline_model
 from ge_runtime.offline.timing import Profiler
 from ge_xdsl import parse
@@ -240,6 +259,19 @@ def read_mlir(path: str) -> str:
 # ---------------------------------------------------------------------------
 
 
+def read_input(path: str | os.PathLike[str]) -> GivenInput:
+    """An input file: an `.npy` array, or an `.npz`'s arrays by key (a
+    sequence or an absent optional: `ge_dialect.structured_io`)."""
+    if not os.fspath(path).endswith(".npz"):
+        return read_array(path)
+    try:
+        return read_npz(path)
+    except NpyError as error:
+        raise GEError(
+            f"{os.fspath(path)}: error: cannot read the arrays: {error}"
+        ) from None
+
+
 def read_array(path: str | os.PathLike[str]) -> np.ndarray:
     """One array from a `.npy` file, as a one-line GEError if unreadable.
 
@@ -257,14 +289,16 @@ def read_array(path: str | os.PathLike[str]) -> np.ndarray:
 
 def graph_inputs(
     graph: GraphOp,
-    given: Mapping[InputKey, np.ndarray],
+    given: Mapping[InputKey, GivenInput],
     *,
     random: bool = False,
     seed: int = 0,
 ) -> dict[InputKey, np.ndarray]:
     """`given` typed for the graph (raw bytes `np.save` wrote for a bfloat16,
-    float8 or int4 input take its dtype), and with `random` every input not
-    given filled with random data of its type."""
+    float8 or int4 input take its dtype; a sequence's arrays its elements'),
+    and with `random` every input not given filled with random data of its
+    type."""
+    given = expand_structured_inputs(graph, given)
     specs = input_specs(graph)
     by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
     by_key.update({s.name: s for s in specs if s.name is not None})
@@ -297,33 +331,94 @@ def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
     return rng.standard_normal(spec.shape).astype(spec.dtype)
 
 
+OutputFile = np.ndarray | list[np.ndarray] | None
+"""What one output file holds: a tensor, a sequence's tensors, or nothing
+(an absent optional)."""
+
+
 @dataclass
 class Outputs:
-    """What a run computed: the output arrays and their names (None: unnamed)."""
+    """What a run computed: the output arrays and their names (None: unnamed),
+    and the framework outputs that are sequences or absent optionals."""
 
     arrays: list[np.ndarray]
     names: list[str | None]
+    structured: list[StructuredValue] = field(default_factory=list)
 
     @classmethod
     def of_graph(cls, graph: GraphOp, arrays: Sequence[np.ndarray]) -> Outputs:
         """`arrays` named by `graph`'s output names."""
-        return cls(list(arrays), output_names(graph))
+        try:
+            entries = structured(graph, STRUCTURED_OUTPUTS)
+        except ValueError as error:
+            raise error_at(graph, str(error)) from None
+        return cls(list(arrays), output_names(graph), entries)
 
-    def write(self, directory: str | os.PathLike[str]) -> list[Path]:
+    def files(self) -> list[tuple[str, OutputFile]]:
+        """The files `write` writes, in the framework's output order: each
+        one's name (without suffix) and what it holds."""
+        grouped = {item for entry in self.structured for item in entry.items}
+        by_name = dict(zip(self.names, self.arrays, strict=True))
+        plain = iter(
+            (name or f"output_{index}", array)
+            for index, (name, array) in enumerate(
+                zip(self.names, self.arrays, strict=True)
+            )
+            if name not in grouped
+        )
+        at = {entry.position: entry for entry in self.structured}
+        files: list[tuple[str, OutputFile]] = []
+        for position in range(len(self.arrays) - len(grouped) + len(at)):
+            entry = at.get(position)
+            if entry is None:
+                files.append(next(plain))
+            elif entry.kind == NONE_KIND:
+                files.append((entry.name, None))
+            elif entry.kind in (OPTIONAL_KIND, OPTIONAL_SEQUENCE_KIND):
+                present, *element = (by_name[i] for i in entry.items)
+                held: OutputFile = None
+                if bool(present.reshape(-1)[0]):
+                    held = element[0] if entry.kind == OPTIONAL_KIND else element
+                files.append((entry.name, held))
+            elif entry.kind == RAGGED_KIND:
+                parts = [by_name[i] for i in entry.items]
+                try:
+                    files.append((entry.name, split_ragged(*parts)))
+                except (TypeError, ValueError) as error:
+                    raise GEError(f"error: output '{entry.name}': {error}") from None
+            else:
+                files.append((entry.name, [by_name[i] for i in entry.items]))
+        return files
+
+    def write(self, directory: str | os.PathLike[str]) -> list[tuple[Path, str]]:
         """Write `NAME.npy` files (`output_<i>.npy` for unnamed outputs,
-        sanitised and unique as dump files are): all of them, or none if
-        writing fails."""
-        blobs = [npy_bytes(array) for array in self.arrays]
+        sanitised and unique as dump files are; a sequence or an absent
+        optional as `NAME.npz`: `ge_dialect.structured_io`): all of them, or
+        none if writing fails. Each file written and a line describing it."""
         stems = StemAllocator()
-        names = [
-            f"{stems(name or f'output_{index}')}.npy"
-            for index, name in enumerate(self.names)
-        ]
+        written = []
+        for name, held in self.files():
+            if isinstance(held, np.ndarray):
+                written.append((f"{stems(name)}.npy", npy_bytes(held), _shape(held)))
+                continue
+            items = held or []
+            blob = npz_bytes({str(i): array for i, array in enumerate(items)})
+            what = (
+                "no value (an absent optional)"
+                if held is None
+                else f"a sequence of {len(items)}"
+                + "".join(f"; {_shape(array)}" for array in items)
+            )
+            written.append((f"{stems(name)}.npz", blob, what))
         with staged(directory) as folder:
             assert folder is not None
-            for name, blob in zip(names, blobs, strict=True):
-                (folder / name).write_bytes(blob)
-        return [Path(directory) / name for name in names]
+            for file, blob, _ in written:
+                (folder / file).write_bytes(blob)
+        return [(Path(directory) / file, what) for file, _, what in written]
+
+
+def _shape(array: np.ndarray) -> str:
+    return f"shape {list(array.shape)}, dtype {array.dtype}"
 
 
 # ---------------------------------------------------------------------------

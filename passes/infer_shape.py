@@ -11,9 +11,10 @@ function says wins, as in GE's InferShape:
 // after: -> tensor<1x4x8x8xf32>
 ```
 
-Subgraph `ge.data` take their parent operand's shape and dtype; `ge.if`/
-`ge.case` results merge their branches' outputs and `ge.while` results merge
-each loop input with the body's output (dims that differ become unknown).
+Subgraph `ge.data` take their parent operand's shape and dtype (a
+`ge.while`'s: its loop variable's); `ge.if`/`ge.case` results merge their
+branches' outputs and a `ge.while`'s loop variables merge each loop input
+with the body's output, to a fixed point (dims that differ become unknown).
 Invalid inputs (a conv whose channels do not match its filter, shapes that do
 not broadcast, ...) are reported at the op. Ops without a shape function keep
 their declared types.
@@ -94,7 +95,11 @@ def _infer_subgraph_input(op: DataOp) -> None:
     parent = op.parent_op()
     if isinstance(parent, GraphOp) or parent is None:
         return
-    source = _tensor(parent.operands[op.index_value])
+    source = _tensor(
+        parent.results[op.index_value]
+        if isinstance(parent, WhileOp)
+        else parent.operands[op.index_value]
+    )
     _retype(op, 0, shape_of(source), dtype_name(source.element_type), refine=False)
 
 
@@ -104,17 +109,49 @@ def _infer_control_flow(op: Operation) -> None:
     A branch op's result j merges output j of every branch; a loop's result
     i merges loop input i with body output i.
     """
+    if isinstance(op, WhileOp):
+        _infer_while(op)
+        return
     for region in op.regions:
         _infer_block(region.block)
-    if isinstance(op, WhileOp):
-        body = _outputs(op.body.block)
-        candidates = [[_tensor(v), body[i]] for i, v in enumerate(op.inputs)]
-    else:
-        outputs = [_outputs(region.block) for region in op.regions]
-        candidates = [[branch[j] for branch in outputs] for j in range(len(op.results))]
-    for index, types in enumerate(candidates):
+    outputs = [_outputs(region.block) for region in op.regions]
+    for index in range(len(op.results)):
+        types = [branch[index] for branch in outputs]
         merged = _merge(op, index, types)
         _retype(op, index, merged, dtype_name(types[0].element_type))
+
+
+def _infer_while(op: WhileOp) -> None:
+    """The loop variables' types to a fixed point: from the loop inputs' types,
+    each merges itself with the body's output inferred from them (a dim that
+    changes becomes unknown; each round makes a dim unknown or stops). Each
+    round infers the regions from their declared types again, so that a dim
+    the previous round knew is not kept where it is no longer known."""
+    declared = [
+        (inner, index, result.type)
+        for region in op.regions
+        for inner in region.walk()
+        for index, result in enumerate(inner.results)
+    ]
+    for index, first in enumerate(op.inputs):
+        source = _tensor(first)
+        _retype(
+            op, index, shape_of(source), dtype_name(source.element_type), refine=False
+        )
+    while True:
+        before = [result.type for result in op.results]
+        for region in op.regions:
+            _infer_block(region.block)
+        body = _outputs(op.body.block)
+        for index, first in enumerate(op.inputs):
+            types = [_tensor(first), _tensor(op.results[index]), body[index]]
+            merged = _merge(op, index, types)
+            _retype(op, index, merged, dtype_name(types[0].element_type), refine=False)
+        if [result.type for result in op.results] == before:
+            return
+        for inner, index, tensor in declared:
+            if inner.results[index].type != tensor:
+                Rewriter.replace_value_with_new_type(inner.results[index], tensor)
 
 
 def _outputs(block: Block) -> list[TensorType]:

@@ -11,7 +11,6 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from ge_dialect.diagnostics import GEError
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.engines.scheduler import compile_model
@@ -207,44 +206,90 @@ def test_special_values_cross_the_scan_output_unchanged():
     check(made, feeds)
 
 
-def test_a_loop_variable_that_changes_type_is_refused():
+def test_a_loop_variable_that_grows_is_a_dynamic_loop_variable():
+    """`v = concat(v, v)` per iteration: the loop variable's dim is unknown
+    (`ge.while` typed `tensor<?xf32>` from a `tensor<3xf32>` first value),
+    so the model runs host-scheduled and matches onnxruntime."""
     body = helper.make_graph(
         [
             helper.make_node("Identity", ["c_in"], ["c_out"]),
             helper.make_node("Concat", ["v_in", "v_in"], ["v_out"], axis=0),
         ],
         "grows",
-        [info("i", INT64, []), info("c_in", BOOL, []), info("v_in", FLOAT, [3])],
-        [info("c_out", BOOL, []), info("v_out", FLOAT, [6])],
+        [info("i", INT64, []), info("c_in", BOOL, []), info("v_in", FLOAT, [None])],
+        [info("c_out", BOOL, []), info("v_out", FLOAT, [None])],
     )
     made = model(
         [helper.make_node("Loop", ["M", "", "v0"], ["v"], body=body, name="grow")],
-        [info("v0", FLOAT, [3])],
-        [info("v", FLOAT, [3])],
-        {"M": np.array(2, np.int64)},
+        [info("M", INT64, []), info("v0", FLOAT, [3])],
+        [info("v", FLOAT, [None])],
     )
-    with pytest.raises(GEError) as error:
-        import_onnx(made)
-    assert str(error.value) == (
-        "<onnx model>: error: unsupported ONNX ops: Loop whose loop variable #2 "
-        "changes type (tensor<3xf32> to tensor<6xf32>) (nodes: grow)"
-    )
+    (loop,) = [op for op in import_onnx(made).module.walk() if op.name == "ge.while"]
+    assert str(loop.result_types[2]) == "tensor<?xf32>"  # [i, going, v, M]
+    assert str(loop.operands[2].type) == "tensor<3xf32>"
+    v0 = np.array([1.0, -0.0, np.inf], np.float32)
+    for trips in (0, 1, 3):
+        check(made, {"M": np.array(trips, np.int64), "v0": v0})
 
 
-def test_scan_outputs_of_a_loop_of_unknown_length_are_refused():
+@pytest.mark.parametrize("trips", [0, 1, 4])
+def test_scan_outputs_of_a_loop_of_unknown_length_grow_a_row_per_iteration(
+    trips: int,
+):
+    """A greedy decoder's shape: a run-time trip count (and condition) with a
+    scan output; the stacked rows are a loop variable that grows."""
     made = model(
         [
             helper.make_node(
-                "Loop", ["M", "", "h0"], ["h", "rows"], body=loop_body(), name="loop"
+                "Loop", ["M", "c", "h0"], ["h", "rows"], body=loop_body(), name="loop"
             )
         ],
-        [info("M", INT64, []), info("x", FLOAT, [3, 17]), info("h0", FLOAT, [3, 17])],
+        [
+            info("M", INT64, []),
+            info("c", BOOL, []),
+            info("x", FLOAT, [3, 17]),
+            info("h0", FLOAT, [3, 17]),
+        ],
         [info("h", FLOAT, [3, 17]), info("rows", FLOAT, ["n", 3, 17])],
         {"w": W},
     )
-    with pytest.raises(GEError) as error:
-        import_onnx(made)
-    assert str(error.value) == (
-        "<onnx model>: error: unsupported ONNX ops: Loop with scan outputs and a "
-        "number of iterations unknown at import (nodes: loop)"
+    for going in (True, False):
+        feeds = {"M": np.array(trips, np.int64), "c": np.array(going)}
+        check(made, {**feeds, **feeds_for("x", "h0")})
+
+
+@pytest.mark.parametrize("directions", [[0, 0], [1, 0]])
+def test_opset_8_batched_scan_matches_onnxruntime(directions: list[int]):
+    """Opset 8's Scan: a leading batch axis on every input (3 entries, one
+    `ge.while` each), the rows on axis 1, no `sequence_lens`."""
+    made = model(
+        [
+            helper.make_node(
+                "Scan",
+                ["", "s0", "a", "b"],
+                ["s", "seen", "diffs"],
+                body=scan_body(),
+                num_scan_inputs=2,
+                directions=directions,
+            )
+        ],
+        [
+            info("s0", FLOAT, [3, 5]),
+            info("a", FLOAT, [3, 7, 5]),
+            info("b", FLOAT, [3, 7, 5]),
+        ],
+        [
+            info("s", FLOAT, [3, 5]),
+            info("seen", FLOAT, [3, 7, 5]),
+            info("diffs", FLOAT, [3, 7, 5]),
+        ],
+        opset=8,
     )
+    rng = np.random.default_rng(8)
+    feeds = {
+        "s0": rng.standard_normal((3, 5)).astype(np.float32),
+        "a": rng.standard_normal((3, 7, 5)).astype(np.float32),
+        "b": rng.standard_normal((3, 7, 5)).astype(np.float32),
+    }
+    feeds["a"][1, 2, :3] = [np.inf, np.nan, -0.0]
+    check(made, feeds)

@@ -131,7 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--input_shape",
         metavar='"NAME:1,3,224,224;NAME2:..."',
-        help="fix input shapes (dynamic dims)",
+        help="fix input shapes (dynamic dims); an ONNX sequence input's element "
+        'shapes as "NAME:([2,3],[4])", an absent optional input as "NAME:none"',
     )
     parser.add_argument(
         "--out_nodes",

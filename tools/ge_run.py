@@ -9,7 +9,11 @@ its type. Each output is written as `DIR/NAME.npy`, named by the graph's
 output names (an ONNX model's output names; `output_<i>` where there is
 none; sanitised, bounded and made unique as dump files are:
 `ge_runtime.engines.dump.file_stem`), in origin layout (storage layout with
-`--stored-outputs`), and summarised on one line. Nothing
+`--stored-outputs`), and summarised on one line. An ONNX sequence (its
+length fixed at compile time, `ge-atc --input_shape "x:([2,3],[4])"`) is
+one `.npz` whose arrays are named `0` to `n-1`, as an input
+(`--input x=x.npz`) and as an output; an absent optional is an `.npz`
+with no array (`ge_dialect.structured_io`). Nothing
 is written unless the whole run succeeds; errors are one line and exit 1.
 
 What runs is `ge_xdsl.run`'s (the same calls from Python); this file parses
@@ -114,7 +118,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ge_dialect.ops import GraphOp
-    from ge_runtime.graph_io import InputKey
+    from ge_runtime.graph_io import GivenInput, InputKey
     from ge_xdsl.run import Outputs, RunnableModel
 
 DEFAULT_TOLERANCE = 1e-3
@@ -144,7 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=FILE.npy",
-        help="an input by ge.data node name or index (repeatable)",
+        help="an input by ge.data node name or index (repeatable); an ONNX "
+        "sequence as NAME=FILE.npz with arrays 0..n-1, an absent optional as an "
+        ".npz with none",
     )
     parser.add_argument(
         "--random-inputs",
@@ -276,12 +282,13 @@ MEASURING_FLAGS = ("benchmark", "profile", "check", "trace", "tuning_records", "
 # ---------------------------------------------------------------------------
 
 
-def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
-    """`NAME=FILE.npy` flags as arrays keyed by name (or index when numeric)."""
+def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, GivenInput]:
+    """`NAME=FILE.npy` flags as arrays keyed by name (or index when numeric);
+    `NAME=FILE.npz` as the arrays of a sequence (or an absent optional)."""
 
-    from ge_xdsl.run import read_array
+    from ge_xdsl.run import read_input
 
-    inputs: dict[InputKey, np.ndarray] = {}
+    inputs: dict[InputKey, GivenInput] = {}
     for flag in flags:
         name, sep, file = flag.partition("=")
         if not sep or not name or not file:
@@ -289,7 +296,7 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, np.ndarray]:
         key: InputKey = int(name) if name.isdigit() else name
         if key in inputs:
             raise GEError(f"error: input '{name}' is given twice")
-        inputs[key] = read_array(file)
+        inputs[key] = read_input(file)
     return inputs
 
 
@@ -408,10 +415,16 @@ def run_loops(args: argparse.Namespace, model: RunnableModel) -> Outputs:
             raise GEError(
                 f"error: --{flag} needs a ge graph (this module is already lowered)"
             )
+    inputs = parse_input_flags(args.input)
+    if any(isinstance(value, dict) for value in inputs.values()):
+        raise GEError(
+            "error: a module lowered to loops takes each tensor as an .npy (a "
+            "sequence's elements one by one)"
+        )
     run = run_loop_module(
         model.module,
         model.weights,
-        parse_input_flags(args.input),
+        inputs,  # type: ignore[arg-type]
         function=args.graph,
         random=args.random_inputs,
         seed=args.seed,
@@ -532,8 +545,8 @@ def run(argv: Sequence[str] | None) -> None:
         args.dump_folder = dump_folder  # the dump goes there until the run is done
         outputs = select_mode(args)(args)
         written = [] if args.output_dir is None else outputs.write(args.output_dir)
-    for path, array in zip(written, outputs.arrays[: len(written)], strict=True):
-        print(f"{path.name}: shape {list(array.shape)}, dtype {array.dtype}")
+    for path, what in written:
+        print(f"{path.name}: {what}")
     if args.benchmark_line is not None:
         from ge_runtime.jit.schedule.kernels import kernel_status
 

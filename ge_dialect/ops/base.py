@@ -267,6 +267,19 @@ def same_shape_and_dtype(a: Attribute, b: Attribute) -> bool:
     return shape_of(a) == shape_of(b) and a.element_type == b.element_type
 
 
+def refines(a: Attribute, b: Attribute) -> bool:
+    """Whether tensor type `a` is `b` with some unknown dims of `b` known
+    (one rank and element type; any layout)."""
+    if not isinstance(a, TensorType) or not isinstance(b, TensorType):
+        return a == b
+    first, second = shape_of(a), shape_of(b)
+    return (
+        a.element_type == b.element_type
+        and len(first) == len(second)
+        and all(y in (x, -1) for x, y in zip(first, second, strict=True))
+    )
+
+
 def check_permutation(perm: Sequence[int], rank: int, name: str) -> None:
     """`perm` permutes the axes of rank `rank` (negative entries allowed)."""
     if any(not -rank <= p < rank for p in perm) or sorted(

@@ -10,7 +10,7 @@ regions (a `ge.fused` body as one kernel).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import StringAttr, TensorType
-from xdsl.ir import Region
+from xdsl.ir import Attribute, Region
 from xdsl.irdl import (
     attr_def,
     irdl_op_definition,
@@ -26,7 +26,7 @@ from xdsl.traits import IsolatedFromAbove, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.format_rules import default_rule, stop_rule
-from ge_dialect.ops.base import GEOperation, same_shape_and_dtype
+from ge_dialect.ops.base import GEOperation, refines, same_shape_and_dtype
 from ge_dialect.ops.structure import (
     ConstOp,
     DataOp,
@@ -67,6 +67,10 @@ class ControlFlowOp(GEOperation):
     def subgraphs(self) -> list[Region]:
         """The op's subgraph regions."""
         return list(self.regions)
+
+    def subgraph_input_type(self, parent_index: int) -> Attribute:
+        """The type of the subgraph `ge.data` mirroring operand `parent_index`."""
+        return self.operands[parent_index].type
 
 
 @irdl_op_definition
@@ -122,7 +126,17 @@ class WhileOp(ControlFlowOp):
     """Loop: `cond` maps the loop variables to a boolean, `body` updates them.
 
     Operand i, result i, the `ge.data` with parent_index i in both regions and
-    body output i are one loop variable.
+    body output i are one loop variable, whose type is result i's. Operand i
+    (its first value) may be more static: a dim the loop changes is unknown
+    in the loop variable (TensorFlow's shape invariants), e.g. a buffer that
+    grows by a row per iteration:
+
+    ```mlir
+    %r = ge.while %empty : (tensor<0x4xf32>) -> tensor<?x4xf32> cond {...} body {
+      %b = ge.data {parent_index = 0 : i64} : tensor<?x4xf32>
+      ...
+    }
+    ```
     """
 
     name = "ge.while"
@@ -137,12 +151,24 @@ class WhileOp(ControlFlowOp):
         "`cond` $cond `body` $body"
     )
 
+    def subgraph_input_type(self, parent_index: int) -> Attribute:
+        """The loop variable's type: result `parent_index`'s."""
+        return self.results[parent_index].type
+
     def verify_(self) -> None:
         if len(self.inputs) != len(self.outputs):
             raise VerifyException(
                 f"'ge.while' has {len(self.inputs)} loop inputs but "
                 f"{len(self.outputs)} results"
             )
+        for index, (first, variable) in enumerate(
+            zip(self.inputs, self.outputs, strict=True)
+        ):
+            if not refines(first.type, variable.type):
+                raise VerifyException(
+                    f"loop input #{index} of type {first.type} does not fit its "
+                    f"loop variable of type {variable.type}"
+                )
         verify_graph_body(self.cond)
         terminator = self.cond.block.last_op
         assert terminator is not None

@@ -170,7 +170,12 @@ class DataOp(GEOperation):
                 f"parent_index {parent_index} is out of range: '{parent.name}' has "
                 f"{len(parent.operands)} operands"
             )
-        parent_type = parent.operands[parent_index].type
+        subgraph_input_type = getattr(parent, "subgraph_input_type", None)
+        parent_type = (
+            subgraph_input_type(parent_index)
+            if subgraph_input_type is not None
+            else parent.operands[parent_index].type
+        )
         if not same_shape_and_dtype(parent_type, self.output.type):
             raise VerifyException(
                 f"type {self.output.type} does not match parent operand "

@@ -7,11 +7,15 @@ outputs). Each case runs as a user would run it, through the tools' own
 `main` functions in-process:
 
 1. the model is written as `CASE/model.onnx` and its inputs as `.npy` files
-   (`np.save`, as a user writes them);
-2. `ge-atc --model=CASE/model.onnx --framework=5 --output=CASE/model`;
-3. `ge-run CASE/model.om --input I=in_I.npy ... --trace` (the JIT), and
+   (`np.save`, as a user writes them; a sequence input as an `.npz` of
+   arrays `0` to `n-1`, an absent optional as an empty `.npz`);
+2. `ge-atc --model=CASE/model.onnx --framework=5 --output=CASE/model`
+   (with `--input_shape` for sequence and optional inputs: their elements'
+   shapes `x:([2,3],[4])`, or `x:none`);
+3. `ge-run CASE/model.om --input NAME=FILE ... --trace` (the JIT), and
    `ge-run CASE/model.om ... --reference` (the reference evaluator);
-4. each output `.npy` either run wrote is compared with the expected output:
+4. each output either run wrote (an `.npy`; an `.npz` for a sequence or an
+   absent optional) is compared with the expected output:
    shapes and dtypes exactly, floats with `rtol=1e-3, atol=1e-4` (NaN where
    NaN is expected, infinities of the same sign), everything else exactly.
 
@@ -66,8 +70,10 @@ SEED = 0
 
 EXPANDED = re.compile(r"_expanded(_ver\d+)?$")
 """The suffix of a case that runs the function body of its op."""
-SUMMARY = re.compile(r"^(?P<file>\S+\.npy): shape \[")
+SUMMARY = re.compile(r"^(?P<file>\S+\.np[yz]): (shape \[|a sequence|no value)")
 """A `ge-run` line naming an output file it wrote."""
+NO_VALUE = ": no value"
+"""How `ge-run` describes an absent optional output."""
 JIT_TRACE = re.compile(
     r" (sunk \(part \d+, (jit|\d+ streams)\)|host kernel \(jit kernel )"
 )
@@ -239,12 +245,69 @@ def failure_of(run: ToolRun, tool: str, workdir: Path) -> CaseFailure:
     return CaseFailure(Status.REFUSED, message)
 
 
-def written_outputs(run: ToolRun, directory: Path) -> list[np.ndarray]:
-    """The outputs a `ge-run` wrote, in the order of its summary lines."""
-    files = [
-        match["file"] for line in run.out.splitlines() if (match := SUMMARY.match(line))
-    ]
-    return [np.load(directory / file, allow_pickle=False) for file in files]
+def graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
+    """The model's inputs that are not initializers."""
+    initialized = {init.name for init in model.graph.initializer}
+    return [v for v in model.graph.input if v.name not in initialized]
+
+
+def structured_input_shapes(case: Case) -> str:
+    """`--input_shape` of the case's sequence and optional inputs (their
+    elements' shapes, `x:([2,3],[4])`; an absent optional `x:none`), which
+    `ge-atc` needs to resolve them into tensors."""
+    entries = []
+    for info, value in zip(graph_inputs(case.model), case.inputs, strict=False):
+        kind = info.type.WhichOneof("value")
+        if kind not in ("sequence_type", "optional_type"):
+            continue
+        if value is None:
+            entries.append(f"{info.name}:none")
+        elif isinstance(value, list):
+            shapes = ",".join(
+                f"[{','.join(str(d) for d in np.shape(v))}]" for v in value
+            )
+            entries.append(f"{info.name}:({shapes})")
+        else:
+            entries.append(f"{info.name}:{','.join(str(d) for d in np.shape(value))}")
+    return ";".join(entries)
+
+
+def write_input(folder: Path, name: str, value: object) -> Path:
+    """An input file as a user writes it: a tensor as `.npy`, a sequence as
+    an `.npz` of arrays `0` to `n-1`, an absent optional as an empty `.npz`."""
+    stem = folder / f"input_{len(list(folder.glob('input_*')))}"
+    if isinstance(value, np.ndarray):
+        path = stem.with_suffix(".npy")
+        np.save(path, value, allow_pickle=False)
+        return path
+    if value is not None and not isinstance(value, list):
+        raise CaseFailure(Status.CRASH, f"input '{name}' is a {type(value).__name__}")
+    path = stem.with_suffix(".npz")
+    np.savez(path, **{str(i): np.asarray(v) for i, v in enumerate(value or [])})
+    return path
+
+
+Output = np.ndarray | list[np.ndarray] | None
+"""An output as a file holds it: a tensor, a sequence, an absent optional."""
+
+
+def written_outputs(run: ToolRun, directory: Path) -> list[Output]:
+    """The outputs a `ge-run` wrote, in the order of its summary lines: an
+    `.npy` a tensor, an `.npz` a sequence (arrays `0` to `n-1`) or, when its
+    line says there is no value, an absent optional."""
+    outputs: list[Output] = []
+    for line in run.out.splitlines():
+        if (match := SUMMARY.match(line)) is None:
+            continue
+        path = directory / match["file"]
+        if path.suffix == ".npy":
+            outputs.append(np.load(path, allow_pickle=False))
+        elif NO_VALUE in line:
+            outputs.append(None)
+        else:
+            with np.load(path, allow_pickle=False) as archive:
+                outputs.append([archive[str(i)] for i in range(len(archive.files))])
+    return outputs
 
 
 def non_jit_parts(run: ToolRun) -> str | None:
@@ -310,14 +373,38 @@ def mismatch(got: np.ndarray, expected: np.ndarray) -> str | None:
     )
 
 
-def compare(label: str, got: Sequence[np.ndarray], expected: Sequence[object]) -> None:
+def structured_mismatch(got: Output, expected: object) -> str | None:
+    """How an output differs from the expectation, sequences and absent
+    optionals included (None: it does not)."""
+    if expected is None or got is None:
+        if expected is None and got is None:
+            return None
+        return "no value, expected one" if got is None else "a value, expected none"
+    if isinstance(expected, list) != isinstance(got, list):
+        return (
+            "a sequence, expected a tensor"
+            if isinstance(got, list)
+            else ("a tensor, expected a sequence")
+        )
+    if isinstance(got, list):
+        assert isinstance(expected, list)
+        if len(got) != len(expected):
+            return f"a sequence of {len(got)}, expected {len(expected)}"
+        for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
+            if (why := mismatch(ours, theirs)) is not None:
+                return f"element {index}: {why}"
+        return None
+    return mismatch(got, expected)  # type: ignore[arg-type]
+
+
+def compare(label: str, got: Sequence[Output], expected: Sequence[object]) -> None:
     """Raise `wrong` if an output of the `label` run differs from the expectation."""
     if len(got) != len(expected):
         raise CaseFailure(
             Status.WRONG, f"{label}: {len(got)} outputs, expected {len(expected)}"
         )
     for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
-        if (why := mismatch(ours, theirs)) is not None:
+        if (why := structured_mismatch(ours, theirs)) is not None:
             raise CaseFailure(Status.WRONG, f"{label}: output {index}: {why}")
 
 
@@ -338,6 +425,7 @@ def _run(case: Case, workdir: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     model = folder / "model.onnx"
     onnx.save(case.model, model)
+    shapes = structured_input_shapes(case)
     compiled = run_tool(
         ge_atc.main,
         [
@@ -345,21 +433,14 @@ def _run(case: Case, workdir: Path) -> None:
             "--framework=5",
             f"--output={folder / 'model'}",
             "--log=error",
+            *([f"--input_shape={shapes}"] if shapes else []),
         ],
     )
     if compiled.code:
         raise failure_of(compiled, "ge-atc", workdir)
     feeds: list[str] = []
-    for index, value in enumerate(case.inputs):
-        if not isinstance(value, np.ndarray):
-            raise CaseFailure(
-                Status.CRASH,
-                f"ge-atc compiled a model whose input {index} is a "
-                f"{type(value).__name__}, not a tensor",
-            )
-        path = folder / f"input_{index}.npy"
-        np.save(path, value, allow_pickle=False)
-        feeds += ["--input", f"{index}={path}"]
+    for info, value in zip(graph_inputs(case.model), case.inputs, strict=False):
+        feeds += ["--input", f"{info.name}={write_input(folder, info.name, value)}"]
     om = folder / "model.om"
     jit = run_tool(
         ge_run.main, [om, *feeds, "--trace", f"--output-dir={folder / 'jit'}"]

@@ -74,3 +74,40 @@ ge.graph @fused_group {
   }
   ge.netoutput %y : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// A loop variable that grows by a row per iteration: its first value is
+// 0x2, the body's one row longer, so the loop variable (result, cond and
+// body data) keeps its first dim unknown and learns the second; the first
+// value stays static.
+// CHECK-LABEL: ge.graph @while_growing_buffer
+// CHECK:         %r, %r_1 = ge.while %i, %e : (tensor<i64>, tensor<0x2xf32>) -> (tensor<i64>, tensor<?x2xf32>) cond {
+// CHECK-NEXT:      %ci = ge.data {parent_index = 0 : i64} : tensor<i64>
+// CHECK-NEXT:      %cb = ge.data {parent_index = 1 : i64} : tensor<?x2xf32>
+// CHECK:         } body {
+// CHECK-NEXT:      %bi = ge.data {parent_index = 0 : i64} : tensor<i64>
+// CHECK-NEXT:      %bb = ge.data {parent_index = 1 : i64} : tensor<?x2xf32>
+// CHECK:           %g = ge.concat %bb, %row {{.*}} -> tensor<?x2xf32>
+// CHECK:         %o = ge.relu %r_1 : tensor<?x2xf32> -> tensor<?x2xf32>
+ge.graph @while_growing_buffer {
+  %i = ge.const {value = dense<0> : tensor<i64>} : tensor<i64>
+  %e = ge.const {value = dense<0.0> : tensor<0x2xf32>} : tensor<0x2xf32>
+  %r:2 = ge.while %i, %e : (tensor<i64>, tensor<0x2xf32>) -> (tensor<i64>, tensor<?x?xf32>) cond {
+    %ci = ge.data {parent_index = 0 : i64} : tensor<i64>
+    %cb = ge.data {parent_index = 1 : i64} : tensor<?x?xf32>
+    %n = ge.const {value = dense<3> : tensor<i64>} : tensor<i64>
+    %c = ge.less %ci, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    ge.netoutput %c : tensor<i1>
+  } body {
+    %bi = ge.data {parent_index = 0 : i64} : tensor<i64>
+    %bb = ge.data {parent_index = 1 : i64} : tensor<?x?xf32>
+    %one = ge.const {value = dense<1> : tensor<i64>} : tensor<i64>
+    %next = ge.add %bi, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
+    %row = ge.const {value = dense<1.5> : tensor<1x2xf32>} : tensor<1x2xf32>
+    %g = ge.concat %bb, %row {axis = 0 : i64} : (tensor<?x?xf32>, tensor<1x2xf32>) -> tensor<?x?xf32>
+    ge.netoutput %next, %g : tensor<i64>, tensor<?x?xf32>
+  }
+  %o = ge.relu %r#1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  ge.netoutput %o : tensor<?x?xf32>
+}
