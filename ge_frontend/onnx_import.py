@@ -84,6 +84,7 @@ from ge_frontend.onnx_context import (
 )
 from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
 from ge_frontend.onnx_mapped import checkable, strip_initializers
+from ge_frontend.onnx_ml import ML_CONVERTERS, ML_DOMAIN
 from ge_frontend.onnx_ops import CONVERTERS
 from ge_frontend.onnx_shape_values import track_entries
 from ge_frontend.onnx_types import check_input_types
@@ -292,6 +293,11 @@ class OnnxImporter:
         self.mapped = mapped or {}
         """Initializers read in place (`onnx_mapped`), by name."""
         self.opset = default_opset(model)
+        self.ml_opset = next(
+            (e.version for e in model.opset_import if e.domain == ML_DOMAIN), 1
+        )
+        """The model's opset of ONNX-ML (`ai.onnx.ml`), whose ops have their own
+        converters (`onnx_ml.ML_CONVERTERS`)."""
         self.input_shapes = input_shapes
         self.env: dict[str, Value | None] = {}
         """ONNX value name -> value (None: produced by an unsupported node)."""
@@ -522,9 +528,13 @@ class OnnxImporter:
                     f"{self.untyped[input_name]}, which ge has no type for"
                 )
         inputs = [self.env[n] if n else None for n in node.input]
-        if node.domain not in DEFAULT_DOMAINS:
+        opset = self.opset
+        if node.domain == ML_DOMAIN and node.op_type in ML_CONVERTERS:
+            converter, opset = ML_CONVERTERS[node.op_type], self.ml_opset
+        elif node.domain not in DEFAULT_DOMAINS:
             return self._skip(node, f"{node.domain}.{node.op_type}")
-        converter = CONVERTERS.get(node.op_type)
+        else:
+            converter = CONVERTERS.get(node.op_type)
         downstream = any(
             n and v is None for n, v in zip(node.input, inputs, strict=True)
         )
@@ -537,12 +547,10 @@ class OnnxImporter:
             return self._convert_body(body, consumed, emitter)
         used = [bool(output) and output in consumed for output in node.output]
         try:
-            check_input_types(node, inputs, self.opset)
+            check_input_types(node, inputs, opset)
         except ValueError as error:
             raise self.error(f"node '{name}' ({node.op_type}): {error}") from None
-        ctx = NodeContext(
-            inputs, used, emitter, node=node, opset=self.opset, subgraphs=self
-        )
+        ctx = NodeContext(inputs, used, emitter, node=node, opset=opset, subgraphs=self)
         try:
             results = folded_within_budget(converter(ctx))
             track_entries(ctx, results)

@@ -47,6 +47,7 @@ from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
 from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
+from ge_frontend.onnx_text import TEXT_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -1806,3 +1807,10 @@ CONVERTERS.update(QUANTIZE_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(CONTROL_FLOW_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Text (TfIdfVectorizer as comparisons and sums: `onnx_text`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(TEXT_CONVERTERS)

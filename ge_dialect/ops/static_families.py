@@ -18,6 +18,7 @@ from ge_dialect.ops import (
     image,
     logic,
     matmul,
+    ml,
     movement,
     nn,
     reduce,
@@ -48,6 +49,7 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     sorting,
     shape_of,
     value_shaped,
+    ml,
 )
 """The op family modules but `dynamic_attrs`, in the order the dialect
 registers their ops."""
