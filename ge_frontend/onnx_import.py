@@ -261,7 +261,7 @@ def check_tensor_sizes(model: onnx.ModelProto, label: str) -> None:
     budget, before its data is read."""
     for tensor in onnx_tensors(model):
         dtype = _dtype_name(tensor.data_type)
-        itemsize = np.dtype(dtype).itemsize if dtype is not None else 8
+        itemsize = 8 if dtype in (None, "string") else np.dtype(dtype).itemsize
         what = f"tensor '{tensor.name}'"
         try:
             nbytes = tensor_bytes(tensor.dims, itemsize, f"{what} shape")
@@ -626,6 +626,8 @@ def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:
 
 def _dtype_name(onnx_type: int) -> str | None:
     """The dtype name of an ONNX element type, or None if `ge` has no such type."""
+    if onnx_type == onnx.TensorProto.STRING:
+        return "string"
     try:
         name = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_type)).name
         element_type(name)

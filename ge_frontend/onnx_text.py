@@ -1,4 +1,11 @@
-"""ONNX TfIdfVectorizer as a decomposition into comparisons, sums and a matmul.
+"""ONNX's text ops: the string ops (`ge_dialect/ops/strings.py`, run on the
+host) and TfIdfVectorizer over integers, a decomposition into comparisons,
+sums and a matmul that runs on the JIT.
+
+StringConcat, RegexFullMatch, StringNormalizer and StringSplit map to their
+`ge` ops one to one (an empty `delimiter` or none: whitespace).
+
+TfIdfVectorizer:
 
 `ge` has no n-gram op: the count of each n-gram of the pool is a sum of
 elementwise matches, which are plain tensor ops the JIT runs. For an n-gram
@@ -33,9 +40,42 @@ from ge_frontend.importing import Unsupported, Value, registrar
 from ge_frontend.onnx_context import NodeContext
 
 TEXT_CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Value]]] = {}
-"""TfIdfVectorizer -> converter (merged into `onnx_ops.CONVERTERS`)."""
+"""ONNX text op -> converter (merged into `onnx_ops.CONVERTERS`)."""
 
 converts = registrar(TEXT_CONVERTERS)
+
+
+@converts("StringConcat")
+def convert_string_concat(ctx: NodeContext) -> list[Value]:
+    return [ctx.op("string_concat", ctx.input(0), ctx.input(1))]
+
+
+@converts("RegexFullMatch")
+def convert_regex_full_match(ctx: NodeContext) -> list[Value]:
+    return [ctx.op("regex_full_match", ctx.input(0), pattern=ctx.attr("pattern", ""))]
+
+
+@converts("StringNormalizer")
+def convert_string_normalizer(ctx: NodeContext) -> list[Value]:
+    return [
+        ctx.op(
+            "string_normalizer",
+            ctx.input(0),
+            case_change_action=ctx.attr("case_change_action", "NONE"),
+            is_case_sensitive=bool(ctx.attr("is_case_sensitive", 0)),
+            stopwords=ctx.attr("stopwords") or None,
+        )
+    ]
+
+
+@converts("StringSplit")
+def convert_string_split(ctx: NodeContext) -> list[Value]:
+    return ctx.op(
+        "string_split",
+        ctx.input(0),
+        delimiter=ctx.attr("delimiter", ""),
+        maxsplit=ctx.attr("maxsplit"),
+    )
 
 
 def pool_ngrams(

@@ -63,6 +63,8 @@ def check_input_types(
 def _tensor_type(value: Value) -> str | None:
     """ONNX's `tensor(float)` spelling of a value's dtype (None: not a tensor
     or a dtype ONNX does not name)."""
+    if dtype_name_of(value) == "string":
+        return "tensor(string)"
     try:
         number = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype_name_of(value)))
     except (TypeError, ValueError, KeyError, AttributeError):

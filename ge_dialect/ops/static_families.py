@@ -26,6 +26,7 @@ from ge_dialect.ops import (
     shape_of,
     signal,
     sorting,
+    strings,
     structure,
     trans,
     value_shaped,
@@ -50,6 +51,7 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     shape_of,
     value_shaped,
     ml,
+    strings,
 )
 """The op family modules but `dynamic_attrs`, in the order the dialect
 registers their ops."""

@@ -21,8 +21,13 @@ from ge_dialect.ops import (
     DynamicReshapeOp,
     FillOp,
     GraphOp,
+    LabelEncoderOp,
     NetOutputOp,
     RangeOp,
+    RegexFullMatchOp,
+    StringConcatOp,
+    StringNormalizerOp,
+    StringSplitOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
@@ -61,6 +66,11 @@ VALUE_SHAPED = (
     "a loop function has no place for (such graphs run host-scheduled)"
 )
 
+ON_STRINGS = (
+    "it reads or makes strings, which live outside the arena: it runs on the "
+    "host through the NumPy kernel library (aclnn_only)"
+)
+
 NOT_LOWERED: dict[type[Operation], str] = {
     GraphOp: "the graph itself: it becomes the func.func",
     DataOp: "a graph input: a function argument",
@@ -73,6 +83,11 @@ NOT_LOWERED: dict[type[Operation], str] = {
     DynamicReshapeOp: VALUE_SHAPED,
     DynamicAttrsOp: "its parameters are run-time values: host scheduling binds them "
     "and lowers the static op it names",
+    StringConcatOp: ON_STRINGS,
+    StringNormalizerOp: ON_STRINGS,
+    RegexFullMatchOp: ON_STRINGS,
+    StringSplitOp: ON_STRINGS,
+    LabelEncoderOp: ON_STRINGS,
 }
 """Op class -> why it is not lowered to loops."""
 
