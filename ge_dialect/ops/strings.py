@@ -15,11 +15,11 @@ makes strings runs through the host kernel library, never in a sunk part
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
+import re2
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.irdl import (
     AnyAttr,
@@ -42,6 +42,7 @@ from ge_dialect.ops.base import (
     element_type_of,
     string,
 )
+from ge_dialect.ops.trans import dst_dtype
 from ge_dialect.shape_functions import (
     UNKNOWN,
     Result,
@@ -71,6 +72,14 @@ def check_string_operands(op: GEOperation) -> None:
     for operand in op.operands:
         if not isinstance(element_type_of(operand), StringType):
             raise VerifyException(f"operands must be strings, got {operand.type}")
+
+
+def result_shapes(op: GEOperation, operands: Sequence[np.ndarray]) -> list[Shape]:
+    """The shapes of `op`'s results on these operand values: what only its
+    kernel tells (how many strings are kept, how many parts)."""
+    from ge_dialect.adapters import run_numpy_kernel
+
+    return [result.shape for result in run_numpy_kernel(op, operands)]
 
 
 class StringOp(GEOperation):
@@ -117,7 +126,9 @@ class StringNormalizerOp(StringOp):
     ignoring case unless `is_case_sensitive`), then change the case of the
     rest (`case_change_action`: NONE, LOWER or UPPER); when nothing is left,
     one empty string (ONNX StringNormalizer, as onnxruntime runs it: whole
-    elements are compared, no accent is stripped). How many are kept is
+    elements are compared, no accent is stripped, and the case changes map
+    each character to one character, as C's `towupper`/`towlower` under a
+    UTF-8 locale: `ß` stays). `locale` is not read. How many are kept is
     known only from x's values: the last dim is dynamic, `value_shapes`
     gives it."""
 
@@ -151,17 +162,8 @@ class StringNormalizerOp(StringOp):
         return [((*x[:-1], UNKNOWN), "string")]
 
     def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
-        """The result shape from x's values."""
-        (y,) = [self.numpy_kernel(operands[0], **self.kernel_attributes())]
-        return [y.shape]
-
-    def kernel_attributes(self) -> dict[str, Any]:
-        """The attributes the kernel takes, as Python values."""
-        return {
-            "case_change_action": self.value_of("case_change_action"),
-            "is_case_sensitive": self.value_of("is_case_sensitive"),
-            "stopwords": self.value_of("stopwords"),
-        }
+        """The result shape from x's values (the kernel's)."""
+        return result_shapes(self, operands)
 
     @staticmethod
     def numpy_kernel(
@@ -176,22 +178,33 @@ class StringNormalizerOp(StringOp):
             if is_case_sensitive:
                 stop = np.isin(words, strings(np.array(list(stopwords))))
             else:
-                folded = np.strings.lower(strings(np.array(list(stopwords))))
-                stop = np.isin(np.strings.lower(words), folded)
+                folded = change_case(strings(np.array(list(stopwords))), False)
+                stop = np.isin(change_case(words, False), folded)
             words = words[~stop] if words.ndim == 1 else words[:, ~stop[0]]
-        if case_change_action == "LOWER":
-            words = np.strings.lower(words)
-        elif case_change_action == "UPPER":
-            words = np.strings.upper(words)
+        if case_change_action != "NONE":
+            words = change_case(words, case_change_action == "UPPER")
         if words.shape[-1] == 0:
             words = np.zeros((*words.shape[:-1], 1), STRINGS)
         return words
 
 
+def change_case(words: np.ndarray, upper: bool) -> np.ndarray:
+    """Each string upper- or lower-cased one character at a time: a character
+    whose case mapping is not one character (`ß` -> `SS`) stays."""
+
+    def one(c: str) -> str:
+        changed = c.upper() if upper else c.lower()
+        return changed if len(changed) == 1 else c
+
+    flat = ["".join(map(one, s)) for s in words.ravel().tolist()]
+    return np.array(flat, STRINGS).reshape(words.shape)
+
+
 @irdl_op_definition
 class RegexFullMatchOp(StringOp):
-    """Whether each element of x matches `pattern` whole (ONNX RegexFullMatch;
-    RE2 syntax, run with Python's `re`, which accepts RE2's constructs)."""
+    """Whether each element of x matches `pattern` whole (ONNX RegexFullMatch:
+    RE2's syntax and meaning, run by RE2 itself, as onnxruntime does; `\\w`
+    is ASCII, `(?i)` folds Unicode case)."""
 
     name = "ge.regex_full_match"
 
@@ -202,8 +215,8 @@ class RegexFullMatchOp(StringOp):
     def verify_(self) -> None:
         super().verify_()
         try:
-            re.compile(self.pattern.data)
-        except re.error as error:
+            re2.compile(self.pattern.data)
+        except re2.error as error:
             raise VerifyException(f"invalid pattern: {error}") from None
 
     @staticmethod
@@ -213,14 +226,14 @@ class RegexFullMatchOp(StringOp):
         """x's shape, bool."""
         require_strings(dtypes)
         try:
-            re.compile(required(attrs, "pattern"))
-        except re.error as error:
+            re2.compile(required(attrs, "pattern"))
+        except re2.error as error:
             raise ShapeError(f"invalid pattern: {error}") from None
         return [(shapes[0], "bool")]
 
     @staticmethod
     def numpy_kernel(x: np.ndarray, *, pattern: str) -> np.ndarray:
-        regex = re.compile(pattern)
+        regex = re2.compile(pattern)
         flat = [regex.fullmatch(s) is not None for s in strings(x).ravel().tolist()]
         return np.array(flat, np.bool_).reshape(x.shape)
 
@@ -231,8 +244,9 @@ class StringSplitOp(StringOp):
     whitespace, leading and trailing ones dropped), at most `maxsplit` times
     (absent: no limit): `y` `[..., M]` the parts, padded with empty strings
     to the most any element has (M), and `counts` (int64, x's shape) how
-    many parts each has (ONNX StringSplit). M is known only from x's values:
-    `value_shapes` gives it."""
+    many parts each has (ONNX StringSplit as onnxruntime runs it: an empty
+    string has no parts). M is known only from x's values: `value_shapes`
+    gives it."""
 
     name = "ge.string_split"
 
@@ -254,19 +268,12 @@ class StringSplitOp(StringOp):
         return [((*x, UNKNOWN), "string"), (x, "int64")]
 
     def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
-        """The result shapes from x's values."""
-        (x,) = operands
-        parts = _split(strings(x), self.value_of("delimiter"), self.maxsplit_value())
-        widest = max((len(p) for p in parts), default=0)
-        return [(*x.shape, widest), x.shape]
-
-    def maxsplit_value(self) -> int | None:
-        """`maxsplit`, None when absent."""
-        return None if self.maxsplit is None else self.maxsplit.value.data
+        """The result shapes from x's values (the kernel's)."""
+        return result_shapes(self, operands)
 
     @staticmethod
     def numpy_kernel(
-        x: np.ndarray, *, delimiter: str = "", maxsplit: int | None = None
+        x: np.ndarray, *, delimiter: str, maxsplit: int | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         parts = _split(strings(x), delimiter, maxsplit)
         widest = max((len(p) for p in parts), default=0)
@@ -278,10 +285,12 @@ class StringSplitOp(StringOp):
 
 
 def _split(x: np.ndarray, delimiter: str, maxsplit: int | None) -> list[list[str]]:
-    """Each element of x split as `str.split` does (flattened order)."""
-    separator = delimiter or None
+    """Each element of x split as onnxruntime does (flattened order): an
+    empty string has no parts; at whitespace, the string is stripped first."""
     limit = -1 if maxsplit is None else maxsplit
-    return [s.split(separator, limit) for s in x.ravel().tolist()]
+    if delimiter:
+        return [s.split(delimiter, limit) if s else [] for s in x.ravel().tolist()]
+    return [s.strip().split(None, limit) if s else [] for s in x.ravel().tolist()]
 
 
 @irdl_op_definition
@@ -304,8 +313,6 @@ class LabelEncoderOp(GEOperation):
     FORMAT_RULE = staticmethod(stop_rule)
     assembly_format = COMPUTE_FORMAT
 
-    STRING_KEYS: ClassVar[str] = "string"
-
     def verify_(self) -> None:
         keys, values = self.value_of("keys"), self.value_of("values")
         if len(keys) != len(values):
@@ -323,8 +330,6 @@ class LabelEncoderOp(GEOperation):
         shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
     ) -> list[Result]:
         """x's shape, `dst_type`."""
-        from ge_dialect.ops.trans import dst_dtype
-
         keys, values = required(attrs, "keys"), required(attrs, "values")
         if len(keys) != len(values):
             raise ShapeError(f"{len(keys)} keys but {len(values)} values")
