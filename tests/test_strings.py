@@ -85,7 +85,11 @@ def test_string_split_matches_onnxruntime(attributes, tmp_path):
     "attributes",
     [
         {"case_change_action": "UPPER", "stopwords": ["monday", "z"]},
-        {"case_change_action": "LOWER", "is_case_sensitive": 1, "stopwords": ["Monday"]},
+        {
+            "case_change_action": "LOWER",
+            "is_case_sensitive": 1,
+            "stopwords": ["Monday"],
+        },
         {"stopwords": ["", "ABC"], "is_case_sensitive": 0},
         {"case_change_action": "LOWER", "stopwords": ["abc", "ABC", "x"]},
         {"stopwords": ["monday", "z", "", "abc", "Größe", "naïve café"]},
