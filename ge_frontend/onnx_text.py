@@ -3,7 +3,8 @@ host) and TfIdfVectorizer over integers, a decomposition into comparisons,
 sums and a matmul that runs on the JIT.
 
 StringConcat, RegexFullMatch, StringNormalizer and StringSplit map to their
-`ge` ops one to one (an empty `delimiter` or none: whitespace).
+`ge` ops one to one (an empty `delimiter` or none: whitespace), and so does
+ImageDecoder (bytes in, `ge.image_decoder`).
 
 TfIdfVectorizer:
 
@@ -43,6 +44,12 @@ TEXT_CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Value]]] = {}
 """ONNX text op -> converter (merged into `onnx_ops.CONVERTERS`)."""
 
 converts = registrar(TEXT_CONVERTERS)
+
+
+@converts("ImageDecoder")
+def convert_image_decoder(ctx: NodeContext) -> list[Value]:
+    pixel_format = ctx.attr("pixel_format", "RGB")
+    return [ctx.op("image_decoder", ctx.input(0), pixel_format=pixel_format)]
 
 
 @converts("StringConcat")

@@ -13,6 +13,7 @@ from xdsl.irdl import IRDLOperation
 from ge_dialect.ops import (
     control_flow,
     cumulative,
+    decode,
     einsum,
     elementwise,
     image,
@@ -52,6 +53,7 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     value_shaped,
     ml,
     strings,
+    decode,
 )
 """The op family modules but `dynamic_attrs`, in the order the dialect
 registers their ops."""

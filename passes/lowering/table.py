@@ -21,6 +21,7 @@ from ge_dialect.ops import (
     DynamicReshapeOp,
     FillOp,
     GraphOp,
+    ImageDecoderOp,
     LabelEncoderOp,
     NetOutputOp,
     RangeOp,
@@ -88,6 +89,8 @@ NOT_LOWERED: dict[type[Operation], str] = {
     RegexFullMatchOp: ON_STRINGS,
     StringSplitOp: ON_STRINGS,
     LabelEncoderOp: ON_STRINGS,
+    ImageDecoderOp: "it decodes an image format (Pillow's codecs, on the host): a "
+    "codec has no loop form",
 }
 """Op class -> why it is not lowered to loops."""
 

@@ -26,3 +26,14 @@ ge.graph @strings {
   %l = ge.label_encoder %y {keys = ["a", "b"], values = array<i64: 4, 5>, default = -1 : i64, dst_type = i64} : (tensor<3x!ge.string>) -> tensor<3xi64>
   ge.netoutput %m, %e, %n, %s, %k, %l : tensor<2x3xi1>, tensor<2x3xi1>, tensor<?x!ge.string>, tensor<2x3x?x!ge.string>, tensor<2x3xi64>, tensor<3xi64>
 }
+
+// An encoded image's bytes decoded (its dims are what the bytes say).
+// CHECK-LABEL: ge.graph @decode
+// CHECK:         ge.image_decoder %{{.*}} {pixel_format = "BGR"} : (tensor<1058xui8>) -> tensor<?x?x3xui8>
+// CHECK:         ge.image_decoder %{{.*}} : (tensor<1058xui8>) -> tensor<?x?x3xui8>
+ge.graph @decode {
+  %bytes = ge.data {index = 0 : i64} : tensor<1058xui8>
+  %bgr = ge.image_decoder %bytes {pixel_format = "BGR"} : (tensor<1058xui8>) -> tensor<?x?x3xui8>
+  %rgb = ge.image_decoder %bytes {pixel_format = "RGB"} : (tensor<1058xui8>) -> tensor<?x?x3xui8>
+  ge.netoutput %bgr, %rgb : tensor<?x?x3xui8>, tensor<?x?x3xui8>
+}
