@@ -340,9 +340,10 @@ class OnnxImporter:
         return ImportedModel(module, emitter.weights, input_names, output_names)
 
     def _initializer(self, init: onnx.TensorProto) -> Value | None:
-        """An initializer's array; None if `ge` has no type for its dtype (an
-        error where a node reads it)."""
-        if _dtype_name(init.data_type) is None:
+        """An initializer's array; None if `ge` has no type for its dtype or
+        it holds strings (an error where a node reads it: string tensors are
+        run-time values only, no constant holds them)."""
+        if _dtype_name(init.data_type) in (None, "string"):
             self.untyped[init.name] = onnx.TensorProto.DataType.Name(init.data_type)
             return None
         if init.name in self.mapped and uses_external_data(init):

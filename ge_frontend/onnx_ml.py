@@ -7,8 +7,10 @@ opset's schemas. What is a plain tensor op becomes one:
 - Binarizer: `ge.binarizer` (elementwise);
 - ArrayFeatureExtractor: `ge.gather` on the last axis of the flattened
   indices; a 1-D input gives one row `[1, k]`, as onnxruntime does;
-- LabelEncoder: `ge.label_encoder` (keys, values and default from the
-  `*_strings`, `*_int64s`, `*_floats` or `*_tensor` attributes).
+- LabelEncoder: numbers to numbers, a chain of `ge.select`s the JIT runs
+  (`lookup_by_selects`); with strings on either side `ge.label_encoder`, on
+  the host (keys, values and default from the `*_strings`, `*_int64s`,
+  `*_floats` or `*_tensor` attributes).
 """
 
 from __future__ import annotations
@@ -72,6 +74,11 @@ def convert_label_encoder(ctx: NodeContext) -> list[Value]:
     values, dtype = label_list(ctx, "values")
     if (key_dtype == "string") != (ctx.dtype(0) == "string"):
         raise ValueError(f"keys are {key_dtype}, x is {ctx.dtype(0)}")
+    if len(keys) != len(values):
+        raise ValueError(f"{len(keys)} keys but {len(values)} values")
+    if ctx.opset < 4:  # NaN keys match NaN from opset 4 on (onnxruntime)
+        kept = [i for i, key in enumerate(keys) if not is_nan(key)]
+        keys, values = [keys[i] for i in kept], [values[i] for i in kept]
     if (tensor := ctx.attr("default_tensor")) is not None:
         default = tensor.ravel().tolist()[0]
     elif dtype in LABEL_DEFAULTS:
@@ -81,6 +88,8 @@ def convert_label_encoder(ctx: NodeContext) -> list[Value]:
         default = -1 if np.dtype(dtype).kind in "iu" else -0.0
     if dtype != "string":
         default = np.asarray(default, dtype).item()
+    if "string" not in (key_dtype, dtype):
+        return [lookup_by_selects(ctx, keys, values, default, dtype)]
     return [
         ctx.op(
             "label_encoder",
@@ -91,3 +100,37 @@ def convert_label_encoder(ctx: NodeContext) -> list[Value]:
             dst_type=dtype,
         )
     ]
+
+
+def lookup_by_selects(
+    ctx: NodeContext,
+    keys: Sequence[Any],
+    values: Sequence[Any],
+    default: Any,
+    dtype: str,
+) -> Value:
+    """LabelEncoder over numbers as tensor ops the JIT runs: starting from
+    the default, one `ge.select` per key where x equals it (`ge.is_nan` for
+    a NaN key), the last key first so the first of equal keys wins. A key x's
+    dtype cannot hold never matches."""
+    x = ctx.input(0)
+    y: Value = np.asarray(default, dtype)
+    for index in range(len(keys) - 1, -1, -1):
+        key = np.asarray(keys[index], ctx.dtype(0))
+        if key.item() != keys[index] and not is_nan(keys[index]):
+            continue
+        found = (
+            ctx.op("is_nan", x, suffix=f"key{index}")
+            if is_nan(keys[index])
+            else ctx.op("equal", x, key, suffix=f"key{index}")
+        )
+        value = np.asarray(values[index], dtype)
+        y = ctx.op("select", found, value, y, suffix=f"value{index}")
+    if isinstance(y, np.ndarray):  # no key can match
+        return ctx.op("fill", np.asarray(ctx.static_shape(0), np.int64), y)
+    return y
+
+
+def is_nan(key: Any) -> bool:
+    """Whether a LabelEncoder key is a float NaN."""
+    return isinstance(key, float) and math.isnan(key)

@@ -136,3 +136,38 @@ def test_pool_ngrams_places_every_ngram_and_keeps_sizes_asked_for():
     assert places == {(2, 3): 4, (5, 2): 5, (7, 7): 6, (3, 3): 7}
     repeated = pool_ngrams([4, 4, 9], [0], range(1, 2))
     assert repeated == {(4,): 1, (9,): 2}
+
+
+@pytest.mark.parametrize(
+    ("x", "attributes"),
+    [
+        (
+            RNG.integers(-3, 4, size=(5, 7)).astype(np.int64),
+            {"keys_int64s": [2, -3, 0, 2], "values_int64s": [7, 8, 9, 10]},
+        ),
+        (
+            specials(3, 5),
+            {
+                "keys_floats": [np.nan, 0.0, np.inf, 0.5],
+                "values_int64s": [1, 2, 3, 4],
+                "default_int64": -5,
+            },
+        ),
+        (
+            RNG.integers(0, 3, size=(9,)).astype(np.int64),
+            {"keys_int64s": [1], "values_floats": [2.5], "default_float": 0.25},
+        ),
+    ],
+)
+def test_label_encoder_over_numbers_runs_on_the_jit(x, attributes, tmp_path):
+    model = one_node_model("LabelEncoder", {"x": x}, domain=ML, **attributes)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_label_encoder_nan_keys_match_nan_from_opset_4(tmp_path):
+    x = specials(3, 5)
+    attributes = {"keys_floats": [np.nan, 0.5], "values_int64s": [1, 2]}
+    model = one_node_model("LabelEncoder", {"x": x}, domain=ML, **attributes)
+    model.opset_import[1].version = 4
+    expected = np.where(np.isnan(x), 1, np.where(x == 0.5, 2, -1))
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
