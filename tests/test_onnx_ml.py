@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from onnx import numpy_helper
 from onnx.reference import ReferenceEvaluator
-from onnx_jit import assert_runs_on_the_jit, one_node_model
+from onnx_jit import (
+    assert_runs_on_the_jit,
+    atc_error,
+    one_node_model,
+    with_output_types,
+)
 
 from ge_frontend.onnx_text import pool_ngrams
 
@@ -171,3 +177,79 @@ def test_label_encoder_nan_keys_match_nan_from_opset_4(tmp_path):
     model.opset_import[1].version = 4
     expected = np.where(np.isnan(x), 1, np.where(x == 0.5, 2, -1))
     assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
+
+
+def random_forest(trees: int, depth: int, features: int, dtype):
+    """TreeEnsemble attributes of `trees` full trees of `depth` with random
+    modes (all six comparisons and set membership), splits and leaves."""
+    attrs = {k: [] for k in ("feat", "mode", "split", "t", "f", "tl", "fl", "miss")}
+    members, leaf_targets, leaf_weights, roots = [], [], [], []
+
+    def grow(level: int) -> tuple[int, bool]:
+        if level == depth:
+            leaf_targets.append(int(RNG.integers(0, 3)))
+            leaf_weights.append(float(RNG.normal()))
+            return len(leaf_targets) - 1, True
+        node = len(attrs["mode"])
+        mode = int(RNG.integers(0, 7))
+        attrs["feat"].append(int(RNG.integers(0, features)))
+        attrs["mode"].append(mode)
+        attrs["split"].append(float(RNG.integers(-4, 5)) / 2)
+        attrs["miss"].append(int(RNG.integers(0, 2)))
+        if mode == 6:
+            # onnxruntime takes small positive integer members only (the ONNX
+            # reference stops a set at a 0.0)
+            members.extend([*RNG.choice([1.0, 2.0, 3.0, 4.0], size=3), np.nan])
+        for key in ("t", "f", "tl", "fl"):
+            attrs[key].append(0)
+        for side in ("t", "f"):
+            child, leaf = grow(level + 1)
+            attrs[side][node], attrs[f"{side}l"][node] = child, int(leaf)
+        return node, False
+
+    for _ in range(trees):
+        roots.append(grow(0)[0])
+    tensor = np.dtype(dtype)
+    result = {
+        "nodes_featureids": attrs["feat"],
+        "nodes_modes": numpy_helper.from_array(np.array(attrs["mode"], np.uint8)),
+        "nodes_splits": numpy_helper.from_array(np.array(attrs["split"], tensor)),
+        "nodes_truenodeids": attrs["t"],
+        "nodes_falsenodeids": attrs["f"],
+        "nodes_trueleafs": attrs["tl"],
+        "nodes_falseleafs": attrs["fl"],
+        "nodes_missing_value_tracks_true": attrs["miss"],
+        "leaf_targetids": leaf_targets,
+        "leaf_weights": numpy_helper.from_array(np.array(leaf_weights, tensor)),
+        "tree_roots": roots,
+        "n_targets": 3,
+    }
+    if members:
+        result["membership_values"] = numpy_helper.from_array(np.array(members, tensor))
+    return result
+
+
+@pytest.mark.parametrize("aggregate", [0, 1])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tree_ensemble_matches_onnxruntime(aggregate, dtype, tmp_path):
+    x = (RNG.integers(-4, 5, size=(11, 5)) / 2).astype(dtype)  # ties with splits
+    x[0, :] = np.nan
+    attributes = random_forest(4, 3, 5, dtype)
+    model = one_node_model(
+        "TreeEnsemble", {"x": x}, domain=ML, aggregate_function=aggregate, **attributes
+    )
+    model.opset_import[1].version = 5
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def test_tree_ensemble_min_aggregation_is_refused(tmp_path, capsys):
+    x = np.zeros((2, 5), np.float32)
+    attributes = random_forest(2, 1, 5, np.float32)
+    model = one_node_model(
+        "TreeEnsemble", {"x": x}, domain=ML, aggregate_function=2, **attributes
+    )
+    model.opset_import[1].version = 5
+    typed = with_output_types(model, [np.zeros((2, 3), np.float32)])
+    assert "TreeEnsemble with MIN or MAX aggregation" in atc_error(
+        typed, tmp_path, capsys
+    )
