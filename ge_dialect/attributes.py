@@ -7,6 +7,7 @@ tensor<64xf32, #ge.layout<NCHW, NC1HWC0, reshape_type = "C">>
 tensor<8x3x5x5xf16, #ge.layout<NCHW, FRACTAL_Z, storage_shape = [25, 1, 16, 16]>>
 tensor<1x3x8x8xf32, #ge.layout<NCHW>>                   // storage == origin
 #ge.external<"conv1.weight">                            // weights kept out of the IR
+tensor<3x!ge.string>                                    // UTF-8 strings
 ```
 """
 
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, ParametrizedAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -222,3 +223,13 @@ class ExternalDataAttr(ParametrizedAttribute):
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
             printer.print_string_literal(self.key.data)
+
+
+@irdl_attr_definition
+class StringType(ParametrizedAttribute, TypeAttribute):
+    """The element type of string tensors, `!ge.string` (dtype name
+    `string`; ONNX's STRING, TensorFlow's DT_STRING): each element a Unicode
+    string of any length, held as NumPy's `StringDType`. String values live
+    outside the arena; the ops that read or make them say how they run."""
+
+    name = "ge.string"

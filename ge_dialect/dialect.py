@@ -4,10 +4,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin
 from xdsl.ir import Dialect
 
-from ge_dialect.attributes import ExternalDataAttr, FormatAttr, LayoutAttr
+from ge_dialect.attributes import ExternalDataAttr, FormatAttr, LayoutAttr, StringType
 from ge_dialect.ops import GE_OPS
 
-GE = Dialect("ge", GE_OPS, [FormatAttr, LayoutAttr, ExternalDataAttr])
+GE = Dialect("ge", GE_OPS, [FormatAttr, LayoutAttr, ExternalDataAttr, StringType])
 """Every `ge` op and attribute."""
 
 

@@ -19,6 +19,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from ge_dialect.attributes import StringType
+
 _INT_NAMES = {
     1: "bool",
     2: "int2",
@@ -63,6 +65,8 @@ def dtype_name(element_type: Attribute) -> str:
         if isinstance(element_type, float_type):
             return name
     match element_type:
+        case StringType():
+            return "string"
         case IntegerType() if element_type.width.data in _INT_NAMES:
             width = element_type.width.data
             if element_type.signedness.data == Signedness.UNSIGNED and width > 1:
@@ -78,6 +82,8 @@ def element_type(dtype: str) -> Attribute:
         return _FLOAT_TYPES[name]()
     if name == "bool":
         return IntegerType(1)
+    if name == "string":
+        return StringType()
     for width, int_name in _INT_NAMES.items():
         if name == int_name:
             return IntegerType(width)
@@ -91,9 +97,12 @@ def numpy_dtype(dtype: str):
 
     bfloat16, the float8/float4 types and int2/uint2/int4/uint4 are ml_dtypes'
     types; NumPy holds one sub-byte value (int2, int4, float4) per byte
-    (storage formats count them as 2 or 4 bits, `dtype_names.element_bits`).
+    (storage formats count them as 2 or 4 bits, `dtype_names.element_bits`);
+    strings are NumPy's variable-width `StringDType`.
     """
     import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
     import numpy as np
 
+    if dtype == "string":
+        return np.dtypes.StringDType()
     return np.dtype(dtype)

@@ -23,6 +23,7 @@ from xdsl.irdl import AttributeInvT
 from xdsl.parser import UnresolvedOperand
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind, StringLiteral
 
 from ge_dialect.diagnostics import GEError, printable
 from ge_dialect.ir_text import ResourceReadingParser
@@ -64,6 +65,24 @@ class LocatedParser(ResourceReadingParser):
                 raise
             first = min(undefined, key=lambda span: span.start)
             raise ParseError(first, f"use of undefined value '{first.text}'") from None
+
+    def parse_optional_str_literal(self) -> str | None:
+        """A string literal, also one whose escapes spell non-ASCII UTF-8:
+        xDSL prints `"零"` as `"\\E9\\9B\\B6"` and lexes that back as bytes
+        (a `BytesAttr` where a `StringAttr` was printed), so a string attribute
+        with non-ASCII text (a pattern, a stopword, a node name) would not
+        read back. Bytes that are not UTF-8 stay bytes."""
+        if (text := super().parse_optional_str_literal()) is not None:
+            return text
+        token = self._current_token
+        if token.kind != MLIRTokenKind.BYTES_LIT:
+            return None
+        try:
+            text = StringLiteral.from_span(token.span).bytes_contents.decode()
+        except UnicodeDecodeError:
+            return None
+        self._consume_token()
+        return text
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span

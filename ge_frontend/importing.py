@@ -247,8 +247,12 @@ def shape_of(value: Value) -> tuple[int, ...]:
 
 
 def dtype_name_of(value: Value) -> str:
-    """The dtype name of a value ("float32", "int64", ...)."""
-    return value.dtype.name if isinstance(value, np.ndarray) else dtype_of(value)
+    """The dtype name of a value ("float32", "int64", ..., "string")."""
+    if not isinstance(value, np.ndarray):
+        return dtype_of(value)
+    if isinstance(value.dtype, np.dtypes.StringDType):
+        return "string"
+    return value.dtype.name
 
 
 def is_splat(array: np.ndarray) -> bool:

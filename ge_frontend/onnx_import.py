@@ -99,6 +99,7 @@ from ge_frontend.onnx_context import (
 )
 from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
 from ge_frontend.onnx_mapped import checkable, strip_initializers
+from ge_frontend.onnx_ml import ML_CONVERTERS, ML_DOMAIN
 from ge_frontend.onnx_ops import CONVERTERS
 from ge_frontend.onnx_sequences import (
     OptionalValue,
@@ -283,7 +284,7 @@ def check_tensor_sizes(model: onnx.ModelProto, label: str) -> None:
     budget, before its data is read."""
     for tensor in onnx_tensors(model):
         dtype = _dtype_name(tensor.data_type)
-        itemsize = np.dtype(dtype).itemsize if dtype is not None else 8
+        itemsize = 8 if dtype in (None, "string") else np.dtype(dtype).itemsize
         what = f"tensor '{tensor.name}'"
         try:
             nbytes = tensor_bytes(tensor.dims, itemsize, f"{what} shape")
@@ -315,6 +316,11 @@ class OnnxImporter:
         self.mapped = mapped or {}
         """Initializers read in place (`onnx_mapped`), by name."""
         self.opset = default_opset(model)
+        self.ml_opset = next(
+            (e.version for e in model.opset_import if e.domain == ML_DOMAIN), 1
+        )
+        """The model's opset of ONNX-ML (`ai.onnx.ml`), whose ops have their own
+        converters (`onnx_ml.ML_CONVERTERS`)."""
         self.input_shapes = input_shapes
         self.env: dict[str, Structured | None] = {}
         """ONNX value name -> value (None: produced by an unsupported node)."""
@@ -364,9 +370,10 @@ class OnnxImporter:
         return ImportedModel(module, emitter.weights, input_names, names)
 
     def _initializer(self, init: onnx.TensorProto) -> Value | None:
-        """An initializer's array; None if `ge` has no type for its dtype (an
-        error where a node reads it)."""
-        if _dtype_name(init.data_type) is None:
+        """An initializer's array; None if `ge` has no type for its dtype or
+        it holds strings (an error where a node reads it: string tensors are
+        run-time values only, no constant holds them)."""
+        if _dtype_name(init.data_type) in (None, "string"):
             self.untyped[init.name] = onnx.TensorProto.DataType.Name(init.data_type)
             return None
         if init.name in self.mapped and uses_external_data(init):
@@ -626,9 +633,13 @@ class OnnxImporter:
                     f"{self.untyped[input_name]}, which ge has no type for"
                 )
         inputs = [self.env[n] if n else None for n in node.input]
-        if node.domain not in DEFAULT_DOMAINS:
+        opset = self.opset
+        if node.domain == ML_DOMAIN and node.op_type in ML_CONVERTERS:
+            converter, opset = ML_CONVERTERS[node.op_type], self.ml_opset
+        elif node.domain not in DEFAULT_DOMAINS:
             return self._skip(node, f"{node.domain}.{node.op_type}")
-        converter = CONVERTERS.get(node.op_type)
+        else:
+            converter = CONVERTERS.get(node.op_type)
         downstream = any(
             n and v is None for n, v in zip(node.input, inputs, strict=True)
         )
@@ -641,12 +652,10 @@ class OnnxImporter:
             return self._convert_body(body, consumed, emitter)
         used = [bool(output) and output in consumed for output in node.output]
         try:
-            check_input_types(node, inputs, self.opset)
+            check_input_types(node, inputs, opset)
         except ValueError as error:
             raise self.error(f"node '{name}' ({node.op_type}): {error}") from None
-        ctx = NodeContext(
-            inputs, used, emitter, node=node, opset=self.opset, subgraphs=self
-        )
+        ctx = NodeContext(inputs, used, emitter, node=node, opset=opset, subgraphs=self)
         try:
             results = folded_within_budget(converter(ctx))
             track_entries(ctx, results)
@@ -722,6 +731,8 @@ def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int]:
 
 def _dtype_name(onnx_type: int) -> str | None:
     """The dtype name of an ONNX element type, or None if `ge` has no such type."""
+    if onnx_type == onnx.TensorProto.STRING:
+        return "string"
     try:
         name = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(onnx_type)).name
         element_type(name)

@@ -48,6 +48,7 @@ from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_sequences import CONVERTERS as SEQUENCE_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
+from ge_frontend.onnx_text import TEXT_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -1844,3 +1845,10 @@ CONVERTERS.update(CONTROL_FLOW_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(SEQUENCE_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Text (TfIdfVectorizer as comparisons and sums: `onnx_text`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(TEXT_CONVERTERS)

@@ -107,6 +107,8 @@ converts = registrar(CONVERTERS)
 
 def onnx_dtype(dtype: str) -> str:
     """ONNX's spelling of a dtype name (`float32` -> `float`)."""
+    if dtype == "string":
+        return "string"
     number = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(numpy_dtype(dtype)))
     return onnx.TensorProto.DataType.Name(number).lower()
 

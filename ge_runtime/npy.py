@@ -7,7 +7,11 @@ This module writes such arrays with the dtype's *name* as the header's
 `descr` (`'descr': 'bfloat16'`), which `np.load` reads back as the same
 dtype wherever ml_dtypes is imported, and reads all of these headers; an
 array that arrives as raw voids (a file `np.save` wrote) takes its real
-dtype from the graph input it feeds (`typed_like`).
+dtype from the graph input it feeds (`typed_like`). String tensors (NumPy's
+variable-width `StringDType`, which `.npy` cannot hold without pickling) are
+written as fixed-width unicode (`<U`) and read back as strings where they
+feed a string input (trailing NUL characters are not kept: `<U` pads with
+them).
 
 `.npz` archives (weights) hold such `.npy` members (`npz_bytes`, `read_npz`).
 
@@ -52,8 +56,11 @@ def is_ml_dtype(dtype: np.dtype) -> bool:
 
 
 def write_npy(stream: BinaryIO, array: np.ndarray) -> None:
-    """Write `array` as `.npy` (an ml_dtypes dtype by name, so it reads back)."""
+    """Write `array` as `.npy` (an ml_dtypes dtype by name, so it reads back;
+    strings as NumPy's fixed-width unicode)."""
     array = np.asarray(array)
+    if isinstance(array.dtype, np.dtypes.StringDType):
+        array = fixed_width(array)
     if not is_ml_dtype(array.dtype):
         np.lib.format.write_array(stream, array, allow_pickle=False)
         return
@@ -170,9 +177,19 @@ def _descr_dtype(descr: object) -> np.dtype:
     return dtype
 
 
+def fixed_width(strings: np.ndarray) -> np.ndarray:
+    """A `StringDType` array as fixed-width unicode (`<U`, as wide as its
+    longest string: what `np.save` writes without pickling)."""
+    width = max(1, int(np.strings.str_len(strings).max(initial=0)))
+    return strings.astype(f"<U{width}")
+
+
 def typed_like(array: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """`array` as `dtype` if it holds raw bytes of that size (a `np.save`d
-    bfloat16, float8 or int4 array); otherwise unchanged."""
+    bfloat16, float8 or int4 array) or fixed-width unicode for a string
+    input (`StringDType`); otherwise unchanged."""
+    if isinstance(dtype, np.dtypes.StringDType) and array.dtype.kind == "U":
+        return array.astype(dtype)
     raw = array.dtype.kind == "V" and array.dtype.names is None
     if raw and is_ml_dtype(dtype) and array.dtype.itemsize == dtype.itemsize:
         return array.view(dtype)

@@ -35,12 +35,14 @@ import logging
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from ge_dialect.attributes import StringType
 from ge_dialect.naming import node_labels
-from ge_dialect.opinfo import find_op_info
-from ge_dialect.ops import GraphOp
+from ge_dialect.opinfo import FallbackMode, find_op_info
+from ge_dialect.ops import SUBGRAPH_OPS, GraphOp, Structural
 
 LOG = logging.getLogger(__name__)
 
@@ -56,15 +58,33 @@ def mark_graph(graph: GraphOp) -> None:
     """Set `_fallback` on every fallback-enabled op of `graph` and log each."""
     labels = node_labels(graph)
     for op in graph.walk():
-        info = find_op_info(op)
-        if info is None or not info.fallback_enabled:
-            continue
         if FALLBACK_ATTRIBUTE in op.attributes:
             continue
-        assert info.fallback_mode is not None
-        mode = info.fallback_mode
+        mode = fallback_mode(op)
+        if mode is None:
+            continue
         op.attributes[FALLBACK_ATTRIBUTE] = StringAttr(mode)
         LOG.info(LOG_LINE, labels[op], mode.value, mode.effect)
+
+
+def fallback_mode(op: Operation) -> FallbackMode | None:
+    """The fallback mode of `op` (None: none): its op information's, and
+    `aclnn_only` for any other compute op that reads or makes strings (a
+    `ge.equal` of strings), whose values live outside the arena the sunk
+    parts run in."""
+    info = find_op_info(op)
+    if info is not None and info.fallback_enabled:
+        assert info.fallback_mode is not None
+        return info.fallback_mode
+    if op.has_trait(Structural) or isinstance(op, SUBGRAPH_OPS):
+        return None
+    types = [v.type for v in (*op.operands, *op.results)]
+    if any(
+        isinstance(t, TensorType) and isinstance(t.element_type, StringType)
+        for t in types
+    ):
+        return FallbackMode.ACLNN_ONLY
+    return None
 
 
 @dataclass(frozen=True)

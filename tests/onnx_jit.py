@@ -30,14 +30,20 @@ def one_node_model(
     outputs: Sequence[str] = ("y",),
     initializers: Mapping[str, np.ndarray] | None = None,
     opset: int = 18,
+    domain: str = "",
     **attributes: object,
 ) -> onnx.ModelProto:
     """A model of one `op_type` node reading `inputs` (graph inputs) then
-    `initializers` (constants); an empty name is an omitted optional input."""
+    `initializers` (constants); an empty name is an omitted optional input.
+    A node of another `domain` (`ai.onnx.ml`) is at that domain's opset 3."""
     initializers = dict(initializers or {})
     names = [*inputs, *initializers]
     graph = helper.make_graph(
-        [helper.make_node(op_type, names, list(outputs), name=op_type, **attributes)],
+        [
+            helper.make_node(
+                op_type, names, list(outputs), name=op_type, domain=domain, **attributes
+            )
+        ],
         "one_node",
         [
             helper.make_tensor_value_info(
@@ -48,9 +54,10 @@ def one_node_model(
         [helper.make_empty_tensor_value_info(name) for name in outputs],
         [numpy_helper.from_array(a, name) for name, a in initializers.items() if name],
     )
-    return helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10
-    )
+    opsets = [helper.make_opsetid("", opset)]
+    if domain:
+        opsets.append(helper.make_opsetid(domain, 3))
+    return helper.make_model(graph, opset_imports=opsets, ir_version=10)
 
 
 def onnxruntime_outputs(

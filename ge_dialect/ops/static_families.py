@@ -13,11 +13,13 @@ from xdsl.irdl import IRDLOperation
 from ge_dialect.ops import (
     control_flow,
     cumulative,
+    decode,
     einsum,
     elementwise,
     image,
     logic,
     matmul,
+    ml,
     movement,
     nn,
     reduce,
@@ -25,6 +27,7 @@ from ge_dialect.ops import (
     shape_of,
     signal,
     sorting,
+    strings,
     structure,
     trans,
     value_shaped,
@@ -48,6 +51,9 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     sorting,
     shape_of,
     value_shaped,
+    ml,
+    strings,
+    decode,
 )
 """The op family modules but `dynamic_attrs`, in the order the dialect
 registers their ops."""

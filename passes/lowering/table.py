@@ -19,7 +19,13 @@ from ge_dialect.ops import (
     DynamicAttrsOp,
     DynamicReshapeOp,
     GraphOp,
+    ImageDecoderOp,
+    LabelEncoderOp,
     NetOutputOp,
+    RegexFullMatchOp,
+    StringConcatOp,
+    StringNormalizerOp,
+    StringSplitOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
@@ -55,6 +61,11 @@ FAMILY_MODULES = (
 """The modules whose import registers the emitters."""
 
 
+ON_STRINGS = (
+    "it reads or makes strings, which live outside the arena: it runs on the "
+    "host through the NumPy kernel library (aclnn_only)"
+)
+
 NOT_LOWERED: dict[type[Operation], str] = {
     GraphOp: "the graph itself: it becomes the func.func",
     DataOp: "a graph input: a function argument",
@@ -65,6 +76,13 @@ NOT_LOWERED: dict[type[Operation], str] = {
     "reads it and lowers the ge.reshape it gives",
     DynamicAttrsOp: "its parameters are run-time values: host scheduling binds them "
     "and lowers the static op it names",
+    StringConcatOp: ON_STRINGS,
+    StringNormalizerOp: ON_STRINGS,
+    RegexFullMatchOp: ON_STRINGS,
+    StringSplitOp: ON_STRINGS,
+    LabelEncoderOp: ON_STRINGS,
+    ImageDecoderOp: "it decodes an image format (Pillow's codecs, on the host): a "
+    "codec has no loop form",
 }
 """Op class -> why it is not lowered to loops."""
 

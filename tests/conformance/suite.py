@@ -129,11 +129,15 @@ class Outcome:
 
 
 def as_array(value: object) -> object:
-    """An input or output of a case as NumPy (sequences and None stay)."""
+    """An input or output of a case as NumPy (sequences and None stay;
+    strings, which onnx holds as object arrays, as NumPy unicode: what a
+    user saves to `.npy` without pickling)."""
     if isinstance(value, onnx.TensorProto):
-        return numpy_helper.to_array(value)
+        value = numpy_helper.to_array(value)
     if isinstance(value, np.generic):
-        return np.asarray(value)
+        value = np.asarray(value)
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return value.astype(np.str_)
     return value
 
 
@@ -349,7 +353,7 @@ def mismatch(got: np.ndarray, expected: np.ndarray) -> str | None:
     expected = np.asarray(expected)
     if got.shape != expected.shape:
         return f"shape {list(got.shape)}, expected {list(expected.shape)}"
-    if got.dtype != expected.dtype:
+    if got.dtype != expected.dtype and not got.dtype.kind == expected.dtype.kind == "U":
         return f"dtype {got.dtype}, expected {expected.dtype}"
     if is_float(expected.dtype):
         ours, theirs = got.astype(np.float64), expected.astype(np.float64)
