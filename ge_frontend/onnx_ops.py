@@ -44,6 +44,7 @@ from ge_frontend.importing import (
 )
 from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
+from ge_frontend.onnx_detection import CONVERTERS as DETECTION_CONVERTERS
 from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
@@ -1799,6 +1800,13 @@ CONVERTERS.update(RECURRENT_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(QUANTIZE_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Detection post-processing (`onnx_detection`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(DETECTION_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------

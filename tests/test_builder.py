@@ -643,6 +643,19 @@ def test_top_k():
     assert "ge.unique " in reparsed(b.build())
 
 
+def test_non_max_suppression():
+    b = GraphBuilder("nms")
+    boxes, scores = b.data([2, 17, 4]), b.data([2, 3, 17])
+    limit, threshold = b.data([1], "int64"), b.data([1])
+    selected = b.non_max_suppression(
+        boxes, scores, limit, threshold, threshold, center_point_box=1
+    )
+    assert shape(selected) == (-1, 3) and dtype_of(selected) == "int64"
+    b.output(selected)
+    text = reparsed(b.build())
+    assert "ge.non_max_suppression " in text and "center_point_box = 1" in text
+
+
 def test_shape_and_size_of_a_tensor():
     b = GraphBuilder()
     x = b.data([1, 2, 3, 5])

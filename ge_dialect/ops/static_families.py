@@ -13,6 +13,7 @@ from xdsl.irdl import IRDLOperation
 from ge_dialect.ops import (
     control_flow,
     cumulative,
+    detection,
     einsum,
     elementwise,
     image,
@@ -46,6 +47,7 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     scatter,
     signal,
     sorting,
+    detection,
     shape_of,
     value_shaped,
 )

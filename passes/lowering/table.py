@@ -2,7 +2,7 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`, `sorting`; see `registry`); `Elementwise` ops with a scalar body
+`signal`, `sorting`, `detection`; see `registry`); `Elementwise` ops with a scalar body
 lower generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
@@ -28,6 +28,7 @@ from ge_dialect.ops import (
 from ge_dialect.traits import Elementwise
 from passes.lowering import (
     cumulative,
+    detection,
     einsum,
     elementwise,
     fused,
@@ -43,6 +44,7 @@ from passes.lowering.registry import Lowering, registered_lowering
 
 FAMILY_MODULES = (
     cumulative,
+    detection,
     einsum,
     elementwise,
     fused,
