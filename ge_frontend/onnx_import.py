@@ -522,9 +522,11 @@ class OnnxImporter:
                     f"{self.untyped[input_name]}, which ge has no type for"
                 )
         inputs = [self.env[n] if n else None for n in node.input]
-        if node.domain not in DEFAULT_DOMAINS:
-            return self._skip(node, f"{node.domain}.{node.op_type}")
-        converter = CONVERTERS.get(node.op_type)
+        default = node.domain in DEFAULT_DOMAINS
+        qualified = node.op_type if default else f"{node.domain}.{node.op_type}"
+        converter = CONVERTERS.get(qualified)
+        if converter is None and not default:
+            return self._skip(node, qualified)
         downstream = any(
             n and v is None for n, v in zip(node.input, inputs, strict=True)
         )

@@ -48,11 +48,12 @@ from ge_frontend.onnx_detection import CONVERTERS as DETECTION_CONVERTERS
 from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
+from ge_frontend.onnx_training import CONVERTERS as TRAINING_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
 CONVERTERS: dict[str, Converter] = {}
-"""ONNX op type (default domain) -> converter."""
+"""ONNX op type -> converter (`domain.OpType` outside the default domain)."""
 
 
 converts = registrar(CONVERTERS)
@@ -1807,6 +1808,13 @@ CONVERTERS.update(QUANTIZE_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(DETECTION_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Training optimizers (a decomposition: `onnx_training`, keyed with their domain)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(TRAINING_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------
