@@ -923,18 +923,53 @@ def _from_nchw(ctx: NodeContext, result: Value, shape: Sequence[int]) -> Value:
 
 @converts("BatchNormalization")
 def convert_batch_norm(ctx: NodeContext) -> list[Value]:
+    """Inference: `ge.batch_norm` with the given mean and variance. Training
+    mode (opset 14's `training_mode`): the batch's statistics normalise
+    (`_batch_statistics`) and the running mean and variance are updated."""
     if ctx.opset < 9 and ctx.attr("spatial", 1) == 0:
         raise Unsupported("with spatial=0")
-    if ctx.attr("training_mode", 0) or any(ctx.outputs_used[1:]):
-        raise Unsupported("in training mode")
+    training = ctx.opset >= 14 and bool(ctx.attr("training_mode", 0))
+    if not training and any(ctx.outputs_used[1:]):
+        raise Unsupported("in training mode before opset 14")
+    x = _as_nchw(ctx)
+    mean, var = ctx.input(3), ctx.input(4)
+    if training:
+        mean, var = _batch_statistics(ctx, x)
     y = ctx.op(
         "batch_norm",
-        _as_nchw(ctx),
-        *(ctx.input(i) for i in range(1, 5)),
+        x,
+        ctx.input(1),
+        ctx.input(2),
+        mean,
+        var,
         epsilon=float(ctx.attr("epsilon", 1e-5)),
         data_format="NCHW",
     )
-    return [_from_nchw(ctx, y, ctx.shape(0))]
+    outputs = [_from_nchw(ctx, y, ctx.shape(0))]
+    if training:
+        momentum = ctx.array(float(ctx.attr("momentum", 0.9)))
+        keep = ctx.array(1 - float(ctx.attr("momentum", 0.9)))
+        for running, batch in ((ctx.input(3), mean), (ctx.input(4), var)):
+            outputs.append(
+                ctx.op(
+                    "add",
+                    ctx.op("mul", running, momentum),
+                    ctx.op("mul", batch, keep),
+                )
+            )
+    return outputs
+
+
+def _batch_statistics(ctx: NodeContext, x: Value) -> tuple[Value, Value]:
+    """Per channel of an NCHW `x`: the mean and the (biased) variance over
+    N, H and W, the mean of the squared deviations (NumPy's `var`)."""
+    axes = {"axes": [0, 2, 3]}
+    mean = ctx.op("reduce_mean", x, keep_dims=True, suffix="batch_mean", **axes)
+    deviation = ctx.op("sub", x, mean, suffix="deviation")
+    squares = ctx.op("mul", deviation, deviation, suffix="squares")
+    var = ctx.op("reduce_mean", squares, keep_dims=False, suffix="batch_var", **axes)
+    flat = ctx.op("reshape", mean, shape=[-1], suffix="batch_mean_flat")
+    return flat, var
 
 
 @converts("InstanceNormalization")
