@@ -1731,6 +1731,15 @@ def convert_compress(ctx: NodeContext) -> list[Value]:
     return [ctx.op("compress", x, condition, axis=axis)]
 
 
+@converts("NonZero")
+def convert_non_zero(ctx: NodeContext) -> list[Value]:
+    """The coordinates of the non-zero elements, [rank, count]; how many is
+    known at run time."""
+    if ctx.rank(0) == 0:
+        raise Unsupported("of a scalar")
+    return [ctx.op("non_zero", ctx.input(0))]
+
+
 @converts("Unique")
 def convert_unique(ctx: NodeContext) -> list[Value]:
     """The distinct elements (or slices along `axis`), their first

@@ -641,6 +641,11 @@ def test_top_k():
     assert shape(inverse) == (17,) and dtype_of(counts) == "int64"
     b.output(y, first, inverse, counts)
     assert "ge.unique " in reparsed(b.build())
+    b = GraphBuilder("non_zero")
+    found = b.non_zero(b.data([3, 17], "int32"))
+    assert shape(found) == (2, -1) and dtype_of(found) == "int64"
+    b.output(found)
+    assert "ge.non_zero " in reparsed(b.build())
 
 
 def test_non_max_suppression():
