@@ -316,11 +316,34 @@ def cast_rounding(ctx: NodeContext) -> dict[str, Any]:
 
 @converts("Dropout")
 def convert_dropout(ctx: NodeContext) -> list[Value]:
-    """Inference: the identity, and a mask that keeps everything (all true;
-    before opset 10 it has x's dtype, all ones). Training mode is not."""
+    """Inference or a ratio of 0: the identity, and a mask that keeps
+    everything (all true; before opset 10 it has x's dtype, all ones). A
+    run-time `training_mode` (or a training one with a run-time ratio)
+    becomes `ge.dropout`, which computes those cases and stops the run
+    where the mask would be random; a known random mask is refused."""
+    if ctx.opset >= 12 and (ctx.is_run_time(2) or ctx.is_run_time(1)):
+        training = ctx.optional_input(2)
+        if training is None or not ctx.is_run_time(2) and not bool(training):
+            return _dropout_identity(ctx)
+        ratio = ctx.optional_input(1)
+        y, mask = ctx.op(
+            "dropout",
+            ctx.input(0),
+            ctx.array(0.5) if ratio is None else ratio,
+            training,
+        )
+        return [y, mask][: ctx.num_outputs]
     training = ctx.constant(2, "training_mode") if ctx.opset >= 12 else None
     if training is not None and bool(training):
-        raise Unsupported("in training mode")
+        ratio = ctx.constant(1, "ratio")
+        value = 0.5 if ratio is None else float(ratio.reshape(-1)[0])
+        if value != 0:
+            raise Unsupported(f"in training mode with ratio {value:g} (a random mask)")
+    return _dropout_identity(ctx)
+
+
+def _dropout_identity(ctx: NodeContext) -> list[Value]:
+    """Dropout that drops nothing: x and an all-true mask."""
     outputs = [ctx.op("identity", ctx.input(0))]
     if ctx.num_outputs > 1 and ctx.outputs_used[1]:
         shape = ctx.static_shape(0)

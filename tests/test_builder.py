@@ -648,6 +648,14 @@ def test_top_k():
     assert "ge.non_zero " in reparsed(b.build())
 
 
+def test_dropout():
+    b = GraphBuilder("dropout")
+    y, mask = b.dropout(b.data([3, 17]), b.data([]), b.data([], "bool"))
+    assert shape(y) == shape(mask) == (3, 17) and dtype_of(mask) == "bool"
+    b.output(y, mask)
+    assert "ge.dropout " in reparsed(b.build())
+
+
 def test_non_max_suppression():
     b = GraphBuilder("nms")
     boxes, scores = b.data([2, 17, 4]), b.data([2, 3, 17])

@@ -26,6 +26,7 @@ from ge_dialect.ops import (
     shape_of,
     signal,
     sorting,
+    stochastic,
     structure,
     trans,
     value_shaped,
@@ -48,6 +49,7 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     signal,
     sorting,
     detection,
+    stochastic,
     shape_of,
     value_shaped,
 )

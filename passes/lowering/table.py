@@ -2,8 +2,8 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`, `sorting`, `detection`; see `registry`); `Elementwise` ops with a scalar body
-lower generically; control flow lowers with its regions
+`signal`, `sorting`, `detection`, `stochastic`; see `registry`); `Elementwise`
+ops with a scalar body lower generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
 the completeness tests check that every `ge` op is in one of them.
@@ -38,6 +38,7 @@ from passes.lowering import (
     scatter,
     signal,
     sorting,
+    stochastic,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
@@ -54,6 +55,7 @@ FAMILY_MODULES = (
     scatter,
     signal,
     sorting,
+    stochastic,
 )
 """The modules whose import registers the emitters."""
 
