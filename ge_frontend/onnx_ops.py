@@ -705,93 +705,18 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
 @converts("Col2Im")
 def convert_col2im(ctx: NodeContext) -> list[Value]:
     """Blocks [N, C * prod(block), L] summed back into an image [N, C,
-    *image_shape]. For each block position k (channels c * K + k), the
-    grid of its values [N, C, *grid] is spread to the stride (zeros
-    between), shifted to the position's offset `k * dilation` in the padded
-    image (zero pads), cropped to the image, and the positions add up: only
-    additions, so an infinity stays where it lands."""
-    image = ctx.constant(1, "image_shape")
-    block = ctx.constant(2, "block_shape")
-    if image is None or block is None:
-        raise Unsupported("with a run-time image_shape or block_shape")
-    image, block = int_list(image.reshape(-1)), int_list(block.reshape(-1))
-    count = len(block)
-    if len(image) != count or count < 1:
-        raise ValueError(f"image_shape {image} and block_shape {block} do not fit")
-    strides = int_list(ctx.attr("strides", [1] * count))
-    dilations = int_list(ctx.attr("dilations", [1] * count))
-    pads = int_list(ctx.attr("pads", [0] * 2 * count))
-    n, columns, length = ctx.static_shape(0)
-    positions = math.prod(block)
-    if columns % positions:
-        raise ValueError(f"{columns} columns are not a multiple of {positions}")
-    channels = columns // positions
-    padded = [image[a] + pads[a] + pads[a + count] for a in range(count)]
-    grid = [
-        (padded[a] - dilations[a] * (block[a] - 1) - 1) // strides[a] + 1
-        for a in range(count)
+    *image_shape] (`ge.col2im`); `image_shape` and `block_shape` known at
+    import or at run time."""
+    return [
+        ctx.parameterized_op(
+            "col2im",
+            [ctx.input(0)],
+            {"image_shape": 1, "block_shape": 2},
+            strides=ctx.attr("strides"),
+            dilations=ctx.attr("dilations"),
+            pads=ctx.attr("pads"),
+        )
     ]
-    if min(grid) < 1 or math.prod(grid) != length:
-        raise ValueError(f"{length} blocks do not tile the image (grid {grid})")
-    blocks = ctx.op(
-        "reshape", ctx.input(0), shape=[n, channels, positions, *grid], suffix="grid"
-    )
-    total = None
-    for k, offsets in enumerate(np.ndindex(*block)):
-        name = f"position{k}"
-        y = ctx.op(
-            "slice", blocks, begins=[k], ends=[k + 1], axes=[2], suffix=f"{name}/take"
-        )
-        y = ctx.op("squeeze", y, axes=[2], suffix=f"{name}/values")
-        for axis in range(count):
-            y = _spread_axis(ctx, y, 2 + axis, strides[axis], f"{name}/spread{axis}")
-        begins = [offsets[a] * dilations[a] for a in range(count)]
-        ends = [
-            padded[a] - begins[a] - (grid[a] - 1) * strides[a] - 1 for a in range(count)
-        ]
-        y = ctx.op(
-            "pad", y, paddings=[0, 0, *begins, 0, 0, *ends], suffix=f"{name}/place"
-        )
-        total = y if total is None else ctx.op("add", total, y, suffix=f"{name}/sum")
-    assert total is not None
-    if any(pads):
-        return [
-            ctx.op(
-                "slice",
-                total,
-                begins=pads[:count],
-                ends=[pads[a] + image[a] for a in range(count)],
-                axes=list(range(2, 2 + count)),
-                suffix="crop",
-            )
-        ]
-    return [total]
-
-
-def _spread_axis(
-    ctx: NodeContext, x: Value, axis: int, stride: int, suffix: str
-) -> Value:
-    """`x` with `stride - 1` zeros after each element along `axis` but the
-    last: [..., L, ...] -> [..., (L - 1) * stride + 1, ...]."""
-    if stride == 1:
-        return x
-    shape = list(shape_of(x))
-    length = shape[axis]
-    apart = [*shape[: axis + 1], 1, *shape[axis + 1 :]]
-    x = ctx.op("reshape", x, shape=apart, suffix=f"{suffix}/apart")
-    paddings = [0] * (2 * len(apart))
-    paddings[len(apart) + axis + 1] = stride - 1
-    x = ctx.op("pad", x, paddings=paddings, suffix=f"{suffix}/zeros")
-    shape[axis] = length * stride
-    x = ctx.op("reshape", x, shape=shape, suffix=f"{suffix}/merged")
-    return ctx.op(
-        "slice",
-        x,
-        begins=[0],
-        ends=[(length - 1) * stride + 1],
-        axes=[axis],
-        suffix=f"{suffix}/trim",
-    )
 
 
 POOLS = {"MaxPool": "max_pool", "AveragePool": "avg_pool", "LpPool": "lp_pool"}

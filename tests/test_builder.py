@@ -648,6 +648,21 @@ def test_top_k():
     assert "ge.non_zero " in reparsed(b.build())
 
 
+def test_col2im():
+    b = GraphBuilder("col2im")
+    y = b.col2im(
+        b.data([2, 12, 9]),
+        image_shape=[5, 6],
+        block_shape=[2, 2],
+        strides=[2, 2],
+        dilations=[1, 1],
+        pads=[0, 1, 1, 0],
+    )
+    assert shape(y) == (2, 3, 5, 6)
+    b.output(y)
+    assert "ge.col2im " in reparsed(b.build())
+
+
 def test_dropout():
     b = GraphBuilder("dropout")
     y, mask = b.dropout(b.data([3, 17]), b.data([]), b.data([], "bool"))

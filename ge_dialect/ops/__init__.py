@@ -17,7 +17,7 @@ reductions), `cumulative` (cum_sum, cum_prod: running reductions along an
 axis), `scatter` (scatter_elements, scatter_nd, one_hot: writing at
 indices), `einsum` (Einstein summation), `sorting` (top_k), `image`
 (resize, grid_sample), `signal` (dft), `detection` (non_max_suppression),
-`stochastic` (dropout),
+`stochastic` (dropout), `blocks` (col2im),
 `shape_of` (shape, size: a tensor's shape as data), `value_shaped` (fill,
 broadcast_to, range: a result shape given as data), `dynamic_attrs` (an
 op whose parameters are run-time tensors). Every op class is importable

@@ -11,6 +11,7 @@ from types import ModuleType
 from xdsl.irdl import IRDLOperation
 
 from ge_dialect.ops import (
+    blocks,
     control_flow,
     cumulative,
     detection,
@@ -43,6 +44,7 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     einsum,
     movement,
     image,
+    blocks,
     reduce,
     cumulative,
     scatter,

@@ -2,7 +2,7 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`, `sorting`, `detection`, `stochastic`; see `registry`); `Elementwise`
+`signal`, `sorting`, `detection`, `stochastic`, `blocks`; see `registry`); `Elementwise`
 ops with a scalar body lower generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
@@ -27,6 +27,7 @@ from ge_dialect.ops import (
 )
 from ge_dialect.traits import Elementwise
 from passes.lowering import (
+    blocks,
     cumulative,
     detection,
     einsum,
@@ -44,6 +45,7 @@ from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
 
 FAMILY_MODULES = (
+    blocks,
     cumulative,
     detection,
     einsum,
