@@ -44,6 +44,7 @@ from ge_frontend.importing import (
 )
 from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
+from ge_frontend.onnx_deform_conv import CONVERTERS as DEFORM_CONV_CONVERTERS
 from ge_frontend.onnx_detection import CONVERTERS as DETECTION_CONVERTERS
 from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
@@ -1800,6 +1801,13 @@ CONVERTERS.update(QUANTIZE_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(DETECTION_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Deformable convolution (a decomposition: `onnx_deform_conv`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(DEFORM_CONV_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------
