@@ -964,6 +964,22 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
 
 
+@converts("STFT")
+def convert_stft(ctx: NodeContext) -> list[Value]:
+    """`ge.stft` of the signal (and window, when given); `frame_step` and
+    `frame_length` known at import or at run time."""
+    window = ctx.optional_input(2)
+    inputs = [ctx.input(0)] if window is None else [ctx.input(0), window]
+    return [
+        ctx.parameterized_op(
+            "stft",
+            inputs,
+            {"frame_step": 1, "frame_length": 3},
+            onesided=bool(ctx.attr("onesided", 1)),
+        )
+    ]
+
+
 @converts("DFT")
 def convert_dft(ctx: NodeContext) -> list[Value]:
     """The axis is an attribute before opset 20 (default 1), then an

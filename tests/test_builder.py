@@ -663,6 +663,16 @@ def test_col2im():
     assert "ge.col2im " in reparsed(b.build())
 
 
+def test_stft():
+    b = GraphBuilder("stft")
+    signal, window = b.data([2, 17, 1]), b.data([5])
+    y = b.stft(signal, window, frame_step=3, frame_length=5)
+    z = b.stft(signal, frame_step=4, frame_length=6, onesided=False)
+    assert shape(y) == (2, 5, 3, 2) and shape(z) == (2, 3, 6, 2)
+    b.output(y, z)
+    assert "ge.stft " in reparsed(b.build())
+
+
 def test_dropout():
     b = GraphBuilder("dropout")
     y, mask = b.dropout(b.data([3, 17]), b.data([]), b.data([], "bool"))

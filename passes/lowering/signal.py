@@ -1,4 +1,4 @@
-"""Lowering of `ge.dft`: a matrix product with the op's own twiddle matrix.
+"""Lowerings of `ge.dft` and `ge.stft`: matrix products with twiddle tables.
 
 `ge_dialect.ops.signal.dft_matrix` depends only on static shapes and
 attributes, so it becomes a constant table W [out part, bin, in part,
@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects import arith
 from xdsl.ir import Operation
 
-from ge_dialect.ops.signal import DFTOp, dft_matrix, dft_samples
+from ge_dialect.ops.signal import DFTOp, STFTOp, dft_matrix, dft_samples
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Nest, Value, is_float
 from passes.lowering.index import Ix
@@ -59,5 +59,35 @@ def lower_dft(ctx: LoweringContext, op: Operation) -> None:
 
     reduction = Reduction(
         (*out, shape[-1], samples), frozenset({rank, rank + 1}), result_index, term
+    )
+    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
+
+
+@lowers(STFTOp)
+def lower_stft(ctx: LoweringContext, op: Operation) -> None:
+    """`y[b, f, k, o] = sum_{q, j} W[o, k, q, j] x[b, f * step + j, q] w[j]`:
+    the DFT's reduction over each frame, the window a factor of the term."""
+    signal, *window = ctx.operands()
+    if not is_float(signal.layout.element_type):
+        raise ctx.error("has no loop lowering for integer element types")
+    y = ctx.result()
+    step, length = int(ctx.attr("frame_step")), int(ctx.attr("frame_length"))
+    parts = signal.layout.origin_shape[2]
+    matrix = dft_matrix(length, parts, length, False, bool(ctx.attr("onesided")))
+    w = ctx.table(matrix.astype(np.float32))
+
+    def term(nest: Nest, index: list[Ix]) -> Value:
+        b, f, k, o, part, sample = index
+        weight = nest.load(w, [o, k, part, sample])
+        value = nest.load(signal, [b, f * step + sample, part])
+        if window:
+            value = nest.op(arith.MulfOp, value, nest.load(window[0], [sample]))
+        return nest.op(arith.MulfOp, weight, value)
+
+    reduction = Reduction(
+        (*y.layout.origin_shape, parts, length),
+        frozenset({4, 5}),
+        lambda index: index[:4],
+        term,
     )
     reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
