@@ -964,6 +964,15 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
 
 
+@converts("MelWeightMatrix")
+def convert_mel_weight_matrix(ctx: NodeContext) -> list[Value]:
+    """`ge.mel_weight_matrix` of the five scalars; its shape is known from
+    their values (at import when they are constants: it folds)."""
+    dtype = onnx.helper.tensor_dtype_to_np_dtype(ctx.attr("output_datatype", 1))
+    inputs = [ctx.input(k) for k in range(5)]
+    return [ctx.op("mel_weight_matrix", *inputs, dst_type=np.dtype(dtype).name)]
+
+
 @converts("STFT")
 def convert_stft(ctx: NodeContext) -> list[Value]:
     """`ge.stft` of the signal (and window, when given); `frame_step` and

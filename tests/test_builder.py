@@ -673,6 +673,15 @@ def test_stft():
     assert "ge.stft " in reparsed(b.build())
 
 
+def test_mel_weight_matrix():
+    b = GraphBuilder("mel")
+    scalars = [b.data([], t) for t in ("int64", "int64", "int64", "float32", "float32")]
+    y = b.mel_weight_matrix(*scalars, dst_type="float32")
+    assert shape(y) == (-1, -1) and dtype_of(y) == "float32"
+    b.output(y)
+    assert "ge.mel_weight_matrix " in reparsed(b.build())
+
+
 def test_dropout():
     b = GraphBuilder("dropout")
     y, mask = b.dropout(b.data([3, 17]), b.data([]), b.data([], "bool"))

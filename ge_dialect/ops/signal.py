@@ -1,6 +1,6 @@
 """Signal processing: `ge.dft` (ONNX DFT: forward, inverse, one-sided, and
-the inverse of a one-sided spectrum) and `ge.stft` (ONNX STFT: windowed
-frames, each a DFT).
+the inverse of a one-sided spectrum), `ge.stft` (ONNX STFT: windowed
+frames, each a DFT) and `ge.mel_weight_matrix` (ONNX MelWeightMatrix).
 
 A transform along one axis is a matrix product: every output bin is a sum
 of the input samples weighted by twiddle factors. `dft_matrix` builds that
@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.irdl import (
+    AnyAttr,
     attr_def,
     irdl_op_definition,
     operand_def,
@@ -34,6 +35,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.dtype_names import canonical_dtype
 from ge_dialect.format_rules import stop_rule
 from ge_dialect.layout import shape_of
 from ge_dialect.ops.base import (
@@ -44,6 +46,7 @@ from ge_dialect.ops.base import (
     check_same_element_type,
     element_count,
 )
+from ge_dialect.ops.trans import dst_dtype
 from ge_dialect.shape_functions import (
     UNKNOWN,
     Result,
@@ -343,3 +346,109 @@ class STFTOp(GEOperation):
             x = x * window.astype(np.float64)[None, None, :, None]
         w = dft_matrix(frame_length, signal.shape[2], frame_length, False, onesided)
         return np.einsum("okqj,bfjq->bfko", w, x).astype(signal.dtype)
+
+
+def mel_points(
+    num_mel_bins: np.ndarray,
+    dft_length: np.ndarray,
+    sample_rate: np.ndarray,
+    lower_edge_hertz: np.ndarray,
+    upper_edge_hertz: np.ndarray,
+) -> np.ndarray:
+    """The `num_mel_bins + 2` spectrogram bins bounding the triangular
+    filters, as ONNX's reference computes them (the hertz edges in their
+    own dtype through `log1p`, then float64): evenly spaced in mel
+    (`2595 log10(1 + f / 700)`), back to hertz, times `(dft_length + 1) /
+    sample_rate`, floored."""
+    count = int(num_mel_bins.reshape(-1)[0])
+    low_mel = 2595 * np.log1p(lower_edge_hertz.reshape(()) / 700) / np.log(10)
+    high_mel = 2595 * np.log1p(upper_edge_hertz.reshape(()) / 700) / np.log(10)
+    step = (high_mel - low_mel) / (count + 2)
+    mels = np.arange(count + 2) * step + low_mel
+    hertz = 700 * np.expm1(mels / 2595 * np.log(10))
+    length, rate = dft_length.reshape(()), sample_rate.reshape(())
+    return ((length + 1) * hertz // rate).astype(np.int64)
+
+
+@irdl_op_definition
+class MelWeightMatrixOp(GEOperation):
+    """ONNX MelWeightMatrix: [dft_length // 2 + 1, num_mel_bins] weights of
+    triangular filters (`mel_points`): column i rises from 0 at point i to
+    1 at point i + 1 and falls to 0 at point i + 2 (a filter whose first
+    two points coincide is 1 at that bin). Every operand is a one-element
+    tensor; the result shape is their values (`value_shapes`), its dtype
+    `dst_type`. Points outside the spectrogram are an error."""
+
+    name = "ge.mel_weight_matrix"
+
+    num_mel_bins = operand_def(TensorType)
+    dft_length = operand_def(TensorType)
+    sample_rate = operand_def(TensorType)
+    lower_edge_hertz = operand_def(TensorType)
+    upper_edge_hertz = operand_def(TensorType)
+    y = result_def(TensorType)
+    dst_type = attr_def(AnyAttr())
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(stop_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        for operand in self.operands:
+            if element_count(operand) != 1:
+                raise VerifyException("every operand holds one element")
+        if len(shape_of(self.y.type)) != 2:
+            raise VerifyException("the result is 2-D")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """[?, ?] of `dst_type`: the sizes are operand values."""
+        for shape in shapes:
+            if UNKNOWN not in shape and int(np.prod(shape)) != 1:
+                raise ShapeError(f"every operand holds one element, got {list(shape)}")
+        return [((UNKNOWN, UNKNOWN), dst_dtype(attrs))]
+
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """[dft_length // 2 + 1, num_mel_bins] from the values."""
+        bins, length = (int(a.reshape(-1)[0]) for a in operands[:2])
+        if bins < 1 or length < 1:
+            raise ValueError(
+                f"num_mel_bins {bins} and dft_length {length} must be positive"
+            )
+        return [(length // 2 + 1, bins)]
+
+    @staticmethod
+    def numpy_kernel(
+        num_mel_bins: np.ndarray,
+        dft_length: np.ndarray,
+        sample_rate: np.ndarray,
+        lower_edge_hertz: np.ndarray,
+        upper_edge_hertz: np.ndarray,
+        *,
+        dst_type: str,
+    ) -> np.ndarray:
+        """The filters' rising and falling edges, per column."""
+        points = mel_points(
+            num_mel_bins, dft_length, sample_rate, lower_edge_hertz, upper_edge_hertz
+        )
+        spectrum = int(dft_length.reshape(-1)[0]) // 2 + 1
+        if points.min() < 0 or points[:-1].max() >= spectrum or points[-1] > spectrum:
+            raise ValueError(
+                f"the filters' bins {points.tolist()} fall outside the "
+                f"{spectrum} spectrogram bins"
+            )
+        j = np.arange(spectrum)[:, None]
+        low, center, high = points[:-2], points[1:-1], points[2:]
+        rising = np.where(
+            center == low,
+            (j == center).astype(np.float64),
+            (j - low) / np.where(center == low, 1, center - low),
+        )
+        falling = (high - j) / np.where(high == center, 1, high - center)
+        up = (low <= j) & (j <= center)
+        down = (high > center) & (center <= j) & (j < high)
+        weights = np.where(down, falling, np.where(up, rising, 0.0))
+        return weights.astype(canonical_dtype(dst_type))
