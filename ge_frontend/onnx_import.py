@@ -634,12 +634,14 @@ class OnnxImporter:
                 )
         inputs = [self.env[n] if n else None for n in node.input]
         opset = self.opset
+        default = node.domain in DEFAULT_DOMAINS
         if node.domain == ML_DOMAIN and node.op_type in ML_CONVERTERS:
             converter, opset = ML_CONVERTERS[node.op_type], self.ml_opset
-        elif node.domain not in DEFAULT_DOMAINS:
-            return self._skip(node, f"{node.domain}.{node.op_type}")
         else:
-            converter = CONVERTERS.get(node.op_type)
+            qualified = node.op_type if default else f"{node.domain}.{node.op_type}"
+            converter = CONVERTERS.get(qualified)
+            if converter is None and not default:
+                return self._skip(node, qualified)
         downstream = any(
             n and v is None for n, v in zip(node.input, inputs, strict=True)
         )

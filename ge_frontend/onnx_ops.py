@@ -44,16 +44,19 @@ from ge_frontend.importing import (
 )
 from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
+from ge_frontend.onnx_deform_conv import CONVERTERS as DEFORM_CONV_CONVERTERS
+from ge_frontend.onnx_detection import CONVERTERS as DETECTION_CONVERTERS
 from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_sequences import CONVERTERS as SEQUENCE_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
 from ge_frontend.onnx_text import TEXT_CONVERTERS
+from ge_frontend.onnx_training import CONVERTERS as TRAINING_CONVERTERS
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
 CONVERTERS: dict[str, Converter] = {}
-"""ONNX op type (default domain) -> converter."""
+"""ONNX op type -> converter (`domain.OpType` outside the default domain)."""
 
 
 converts = registrar(CONVERTERS)
@@ -346,11 +349,34 @@ def cast_rounding(ctx: NodeContext) -> dict[str, Any]:
 
 @converts("Dropout")
 def convert_dropout(ctx: NodeContext) -> list[Value]:
-    """Inference: the identity, and a mask that keeps everything (all true;
-    before opset 10 it has x's dtype, all ones). Training mode is not."""
+    """Inference or a ratio of 0: the identity, and a mask that keeps
+    everything (all true; before opset 10 it has x's dtype, all ones). A
+    run-time `training_mode` (or a training one with a run-time ratio)
+    becomes `ge.dropout`, which computes those cases and stops the run
+    where the mask would be random; a known random mask is refused."""
+    if ctx.opset >= 12 and (ctx.is_run_time(2) or ctx.is_run_time(1)):
+        training = ctx.optional_input(2)
+        if training is None or not ctx.is_run_time(2) and not bool(training):
+            return _dropout_identity(ctx)
+        ratio = ctx.optional_input(1)
+        y, mask = ctx.op(
+            "dropout",
+            ctx.input(0),
+            ctx.array(0.5) if ratio is None else ratio,
+            training,
+        )
+        return [y, mask][: ctx.num_outputs]
     training = ctx.constant(2, "training_mode") if ctx.opset >= 12 else None
     if training is not None and bool(training):
-        raise Unsupported("in training mode")
+        ratio = ctx.constant(1, "ratio")
+        value = 0.5 if ratio is None else float(ratio.reshape(-1)[0])
+        if value != 0:
+            raise Unsupported(f"in training mode with ratio {value:g} (a random mask)")
+    return _dropout_identity(ctx)
+
+
+def _dropout_identity(ctx: NodeContext) -> list[Value]:
+    """Dropout that drops nothing: x and an all-true mask."""
     outputs = [ctx.op("identity", ctx.input(0))]
     if ctx.num_outputs > 1 and ctx.outputs_used[1]:
         shape = ctx.static_shape(0)
@@ -712,93 +738,18 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
 @converts("Col2Im")
 def convert_col2im(ctx: NodeContext) -> list[Value]:
     """Blocks [N, C * prod(block), L] summed back into an image [N, C,
-    *image_shape]. For each block position k (channels c * K + k), the
-    grid of its values [N, C, *grid] is spread to the stride (zeros
-    between), shifted to the position's offset `k * dilation` in the padded
-    image (zero pads), cropped to the image, and the positions add up: only
-    additions, so an infinity stays where it lands."""
-    image = ctx.constant(1, "image_shape")
-    block = ctx.constant(2, "block_shape")
-    if image is None or block is None:
-        raise Unsupported("with a run-time image_shape or block_shape")
-    image, block = int_list(image.reshape(-1)), int_list(block.reshape(-1))
-    count = len(block)
-    if len(image) != count or count < 1:
-        raise ValueError(f"image_shape {image} and block_shape {block} do not fit")
-    strides = int_list(ctx.attr("strides", [1] * count))
-    dilations = int_list(ctx.attr("dilations", [1] * count))
-    pads = int_list(ctx.attr("pads", [0] * 2 * count))
-    n, columns, length = ctx.static_shape(0)
-    positions = math.prod(block)
-    if columns % positions:
-        raise ValueError(f"{columns} columns are not a multiple of {positions}")
-    channels = columns // positions
-    padded = [image[a] + pads[a] + pads[a + count] for a in range(count)]
-    grid = [
-        (padded[a] - dilations[a] * (block[a] - 1) - 1) // strides[a] + 1
-        for a in range(count)
+    *image_shape] (`ge.col2im`); `image_shape` and `block_shape` known at
+    import or at run time."""
+    return [
+        ctx.parameterized_op(
+            "col2im",
+            [ctx.input(0)],
+            {"image_shape": 1, "block_shape": 2},
+            strides=ctx.attr("strides"),
+            dilations=ctx.attr("dilations"),
+            pads=ctx.attr("pads"),
+        )
     ]
-    if min(grid) < 1 or math.prod(grid) != length:
-        raise ValueError(f"{length} blocks do not tile the image (grid {grid})")
-    blocks = ctx.op(
-        "reshape", ctx.input(0), shape=[n, channels, positions, *grid], suffix="grid"
-    )
-    total = None
-    for k, offsets in enumerate(np.ndindex(*block)):
-        name = f"position{k}"
-        y = ctx.op(
-            "slice", blocks, begins=[k], ends=[k + 1], axes=[2], suffix=f"{name}/take"
-        )
-        y = ctx.op("squeeze", y, axes=[2], suffix=f"{name}/values")
-        for axis in range(count):
-            y = _spread_axis(ctx, y, 2 + axis, strides[axis], f"{name}/spread{axis}")
-        begins = [offsets[a] * dilations[a] for a in range(count)]
-        ends = [
-            padded[a] - begins[a] - (grid[a] - 1) * strides[a] - 1 for a in range(count)
-        ]
-        y = ctx.op(
-            "pad", y, paddings=[0, 0, *begins, 0, 0, *ends], suffix=f"{name}/place"
-        )
-        total = y if total is None else ctx.op("add", total, y, suffix=f"{name}/sum")
-    assert total is not None
-    if any(pads):
-        return [
-            ctx.op(
-                "slice",
-                total,
-                begins=pads[:count],
-                ends=[pads[a] + image[a] for a in range(count)],
-                axes=list(range(2, 2 + count)),
-                suffix="crop",
-            )
-        ]
-    return [total]
-
-
-def _spread_axis(
-    ctx: NodeContext, x: Value, axis: int, stride: int, suffix: str
-) -> Value:
-    """`x` with `stride - 1` zeros after each element along `axis` but the
-    last: [..., L, ...] -> [..., (L - 1) * stride + 1, ...]."""
-    if stride == 1:
-        return x
-    shape = list(shape_of(x))
-    length = shape[axis]
-    apart = [*shape[: axis + 1], 1, *shape[axis + 1 :]]
-    x = ctx.op("reshape", x, shape=apart, suffix=f"{suffix}/apart")
-    paddings = [0] * (2 * len(apart))
-    paddings[len(apart) + axis + 1] = stride - 1
-    x = ctx.op("pad", x, paddings=paddings, suffix=f"{suffix}/zeros")
-    shape[axis] = length * stride
-    x = ctx.op("reshape", x, shape=shape, suffix=f"{suffix}/merged")
-    return ctx.op(
-        "slice",
-        x,
-        begins=[0],
-        ends=[(length - 1) * stride + 1],
-        axes=[axis],
-        suffix=f"{suffix}/trim",
-    )
 
 
 POOLS = {"MaxPool": "max_pool", "AveragePool": "avg_pool", "LpPool": "lp_pool"}
@@ -953,18 +904,53 @@ def _from_nchw(ctx: NodeContext, result: Value, shape: Sequence[int]) -> Value:
 
 @converts("BatchNormalization")
 def convert_batch_norm(ctx: NodeContext) -> list[Value]:
+    """Inference: `ge.batch_norm` with the given mean and variance. Training
+    mode (opset 14's `training_mode`): the batch's statistics normalise
+    (`_batch_statistics`) and the running mean and variance are updated."""
     if ctx.opset < 9 and ctx.attr("spatial", 1) == 0:
         raise Unsupported("with spatial=0")
-    if ctx.attr("training_mode", 0) or any(ctx.outputs_used[1:]):
-        raise Unsupported("in training mode")
+    training = ctx.opset >= 14 and bool(ctx.attr("training_mode", 0))
+    if not training and any(ctx.outputs_used[1:]):
+        raise Unsupported("in training mode before opset 14")
+    x = _as_nchw(ctx)
+    mean, var = ctx.input(3), ctx.input(4)
+    if training:
+        mean, var = _batch_statistics(ctx, x)
     y = ctx.op(
         "batch_norm",
-        _as_nchw(ctx),
-        *(ctx.input(i) for i in range(1, 5)),
+        x,
+        ctx.input(1),
+        ctx.input(2),
+        mean,
+        var,
         epsilon=float(ctx.attr("epsilon", 1e-5)),
         data_format="NCHW",
     )
-    return [_from_nchw(ctx, y, ctx.shape(0))]
+    outputs = [_from_nchw(ctx, y, ctx.shape(0))]
+    if training:
+        momentum = ctx.array(float(ctx.attr("momentum", 0.9)))
+        keep = ctx.array(1 - float(ctx.attr("momentum", 0.9)))
+        for running, batch in ((ctx.input(3), mean), (ctx.input(4), var)):
+            outputs.append(
+                ctx.op(
+                    "add",
+                    ctx.op("mul", running, momentum),
+                    ctx.op("mul", batch, keep),
+                )
+            )
+    return outputs
+
+
+def _batch_statistics(ctx: NodeContext, x: Value) -> tuple[Value, Value]:
+    """Per channel of an NCHW `x`: the mean and the (biased) variance over
+    N, H and W, the mean of the squared deviations (NumPy's `var`)."""
+    axes = {"axes": [0, 2, 3]}
+    mean = ctx.op("reduce_mean", x, keep_dims=True, suffix="batch_mean", **axes)
+    deviation = ctx.op("sub", x, mean, suffix="deviation")
+    squares = ctx.op("mul", deviation, deviation, suffix="squares")
+    var = ctx.op("reduce_mean", squares, keep_dims=False, suffix="batch_var", **axes)
+    flat = ctx.op("reshape", mean, shape=[-1], suffix="batch_mean_flat")
+    return flat, var
 
 
 @converts("InstanceNormalization")
@@ -1008,6 +994,31 @@ def convert_global_pool(ctx: NodeContext) -> list[Value]:
         GLOBAL_POOLS[ctx.node.op_type], _as_nchw(ctx), data_format="NCHW", **attrs
     )
     return [_from_nchw(ctx, y, [1] * ctx.rank(0))]
+
+
+@converts("MelWeightMatrix")
+def convert_mel_weight_matrix(ctx: NodeContext) -> list[Value]:
+    """`ge.mel_weight_matrix` of the five scalars; its shape is known from
+    their values (at import when they are constants: it folds)."""
+    dtype = onnx.helper.tensor_dtype_to_np_dtype(ctx.attr("output_datatype", 1))
+    inputs = [ctx.input(k) for k in range(5)]
+    return [ctx.op("mel_weight_matrix", *inputs, dst_type=np.dtype(dtype).name)]
+
+
+@converts("STFT")
+def convert_stft(ctx: NodeContext) -> list[Value]:
+    """`ge.stft` of the signal (and window, when given); `frame_step` and
+    `frame_length` known at import or at run time."""
+    window = ctx.optional_input(2)
+    inputs = [ctx.input(0)] if window is None else [ctx.input(0), window]
+    return [
+        ctx.parameterized_op(
+            "stft",
+            inputs,
+            {"frame_step": 1, "frame_length": 3},
+            onesided=bool(ctx.attr("onesided", 1)),
+        )
+    ]
 
 
 @converts("DFT")
@@ -1726,6 +1737,15 @@ def convert_compress(ctx: NodeContext) -> list[Value]:
     return [ctx.op("compress", x, condition, axis=axis)]
 
 
+@converts("NonZero")
+def convert_non_zero(ctx: NodeContext) -> list[Value]:
+    """The coordinates of the non-zero elements, [rank, count]; how many is
+    known at run time."""
+    if ctx.rank(0) == 0:
+        raise Unsupported("of a scalar")
+    return [ctx.op("non_zero", ctx.input(0))]
+
+
 @converts("Unique")
 def convert_unique(ctx: NodeContext) -> list[Value]:
     """The distinct elements (or slices along `axis`), their first
@@ -1831,6 +1851,27 @@ CONVERTERS.update(RECURRENT_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(QUANTIZE_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Detection post-processing (`onnx_detection`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(DETECTION_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Deformable convolution (a decomposition: `onnx_deform_conv`)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(DEFORM_CONV_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Training optimizers (a decomposition: `onnx_training`, keyed with their domain)
+# ---------------------------------------------------------------------------
+
+CONVERTERS.update(TRAINING_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------

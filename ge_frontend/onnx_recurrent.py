@@ -18,9 +18,11 @@ over the sequence (whose length must be known at import), as GE's
    states. Only the outputs the model reads are built.
 
 Weights are constants in real models, so the per-direction slices and
-transposes fold at import. Refused: an unknown sequence length, a
-`sequence_lens` shorter than the sequence (per-row lengths), and the
-ThresholdedRelu activation.
+transposes fold at import. Per-row `sequence_lens` (shorter than the
+sequence, or known only at run time) select per step: a row past its
+length keeps its state and outputs zeros (forward direction only). Refused:
+an unknown sequence length, per-row lengths in the reverse direction, and
+the ThresholdedRelu activation.
 
 ONNX gate orders: LSTM `iofc` (input, output, forget, cell), GRU `zrh`
 (update, reset, hidden).
@@ -169,13 +171,36 @@ class Recurrence:
         self._check_sequence_lens()
 
     def _check_sequence_lens(self) -> None:
+        """Per-row lengths (known shorter than the sequence, or known only
+        at run time) become `self.lengths` [batch, 1] for `valid`."""
+        self.lengths: Value | None = None
         lens = self.ctx.optional_input(4)
         if lens is None:
             return
-        if not isinstance(lens, np.ndarray):
-            raise Unsupported("with run-time sequence_lens")
-        if np.any(lens != self.steps):
-            raise Unsupported("with sequence_lens shorter than the sequence")
+        if isinstance(lens, np.ndarray) and np.all(lens == self.steps):
+            return
+        if self.reverse or self.directions == 2:
+            raise Unsupported("with per-row sequence_lens in the reverse direction")
+        self.lengths = self.ctx.op("reshape", lens, shape=[-1, 1], suffix="lengths")
+
+    def valid(self, t: int) -> Value | None:
+        """[batch, 1] bool: the rows whose sequence reaches step `t` (None:
+        every row does)."""
+        if self.lengths is None:
+            return None
+        step = np.array(t, self.ctx.dtype(4))
+        return self.ctx.op("less", step, self.lengths, suffix=f"t{t}/valid")
+
+    def held(
+        self, valid: Value | None, new: Value, old: Value | None, suffix: str
+    ) -> Value:
+        """`new` in the rows whose sequence goes on, else `old` (zeros when
+        None): a finished row keeps its state and outputs zeros, as
+        onnxruntime does."""
+        if valid is None:
+            return new
+        kept = self.ctx.array(0.0) if old is None else old
+        return self.ctx.op("select", valid, new, kept, suffix=suffix)
 
     # -- pieces ---------------------------------------------------------------
 
@@ -366,6 +391,7 @@ def convert_lstm(ctx: NodeContext) -> list[Value | None]:
         by_step: dict[int, Value] = {}
         for t in rec.order(d):
             name = f"d{d}/t{t}"
+            h_before, c_before = h, c
             gates = x_parts[t]
             if h is not None:
                 recurrent = ctx.op(
@@ -405,7 +431,10 @@ def convert_lstm(ctx: NodeContext) -> list[Value | None]:
             # onnxruntime clips the gates, not the cell state h() reads
             cell = rec.functions[d][2](ctx, c, f"{name}/h_act")
             h = ctx.op("mul", o, cell, suffix=f"{name}/h")
-            by_step[t] = h
+            valid = rec.valid(t)
+            by_step[t] = rec.held(valid, h, None, f"{name}/y")
+            h = rec.held(valid, h, h_before, f"{name}/h_held")
+            c = rec.held(valid, c, c_before, f"{name}/c_held")
         states.append(by_step)
         finals_h.append(h)
         finals_c.append(c)
@@ -442,6 +471,7 @@ def convert_gru(ctx: NodeContext) -> list[Value | None]:
         by_step: dict[int, Value] = {}
         for t in rec.order(d):
             name = f"d{d}/t{t}"
+            h_before = h
             x_zr = rec.block(x_parts[t], 0, 2 * hidden, f"{name}/x_zr")
             x_h = rec.block(x_parts[t], 2, hidden, f"{name}/x_h")
             zr = x_zr
@@ -480,7 +510,9 @@ def convert_gru(ctx: NodeContext) -> list[Value | None]:
             keep = ctx.op("sub", ctx.array(1.0), z, suffix=f"{name}/one_minus_z")
             fresh = ctx.op("mul", keep, candidate, suffix=f"{name}/new")
             h = _add(ctx, _mul(ctx, h, z, f"{name}/z_h"), fresh, f"{name}/h")
-            by_step[t] = h
+            valid = rec.valid(t)
+            by_step[t] = rec.held(valid, h, None, f"{name}/y")
+            h = rec.held(valid, h, h_before, f"{name}/h_held")
         states.append(by_step)
         finals.append(h)
     return rec.outputs(states, (finals,))
@@ -507,8 +539,10 @@ def convert_rnn(ctx: NodeContext) -> list[Value | None]:
                     "matmul", h, r, transpose_x2=True, suffix=f"{name}/h_r"
                 )
                 pre = ctx.op("add", pre, recurrent, suffix=f"{name}/pre")
-            h = rec.activate(d, 0, pre, f"{name}/h")
-            by_step[t] = h
+            fresh = rec.activate(d, 0, pre, f"{name}/h")
+            valid = rec.valid(t)
+            by_step[t] = rec.held(valid, fresh, None, f"{name}/y")
+            h = rec.held(valid, fresh, h, f"{name}/h_held")
         states.append(by_step)
         finals.append(h)
     return rec.outputs(states, (finals,))

@@ -641,6 +641,66 @@ def test_top_k():
     assert shape(inverse) == (17,) and dtype_of(counts) == "int64"
     b.output(y, first, inverse, counts)
     assert "ge.unique " in reparsed(b.build())
+    b = GraphBuilder("non_zero")
+    found = b.non_zero(b.data([3, 17], "int32"))
+    assert shape(found) == (2, -1) and dtype_of(found) == "int64"
+    b.output(found)
+    assert "ge.non_zero " in reparsed(b.build())
+
+
+def test_col2im():
+    b = GraphBuilder("col2im")
+    y = b.col2im(
+        b.data([2, 12, 9]),
+        image_shape=[5, 6],
+        block_shape=[2, 2],
+        strides=[2, 2],
+        dilations=[1, 1],
+        pads=[0, 1, 1, 0],
+    )
+    assert shape(y) == (2, 3, 5, 6)
+    b.output(y)
+    assert "ge.col2im " in reparsed(b.build())
+
+
+def test_stft():
+    b = GraphBuilder("stft")
+    signal, window = b.data([2, 17, 1]), b.data([5])
+    y = b.stft(signal, window, frame_step=3, frame_length=5)
+    z = b.stft(signal, frame_step=4, frame_length=6, onesided=False)
+    assert shape(y) == (2, 5, 3, 2) and shape(z) == (2, 3, 6, 2)
+    b.output(y, z)
+    assert "ge.stft " in reparsed(b.build())
+
+
+def test_mel_weight_matrix():
+    b = GraphBuilder("mel")
+    scalars = [b.data([], t) for t in ("int64", "int64", "int64", "float32", "float32")]
+    y = b.mel_weight_matrix(*scalars, dst_type="float32")
+    assert shape(y) == (-1, -1) and dtype_of(y) == "float32"
+    b.output(y)
+    assert "ge.mel_weight_matrix " in reparsed(b.build())
+
+
+def test_dropout():
+    b = GraphBuilder("dropout")
+    y, mask = b.dropout(b.data([3, 17]), b.data([]), b.data([], "bool"))
+    assert shape(y) == shape(mask) == (3, 17) and dtype_of(mask) == "bool"
+    b.output(y, mask)
+    assert "ge.dropout " in reparsed(b.build())
+
+
+def test_non_max_suppression():
+    b = GraphBuilder("nms")
+    boxes, scores = b.data([2, 17, 4]), b.data([2, 3, 17])
+    limit, threshold = b.data([1], "int64"), b.data([1])
+    selected = b.non_max_suppression(
+        boxes, scores, limit, threshold, threshold, center_point_box=1
+    )
+    assert shape(selected) == (-1, 3) and dtype_of(selected) == "int64"
+    b.output(selected)
+    text = reparsed(b.build())
+    assert "ge.non_max_suppression " in text and "center_point_box = 1" in text
 
 
 def test_shape_and_size_of_a_tensor():

@@ -1156,7 +1156,7 @@ def test_an_unnamed_node_is_named_by_its_first_named_output():
                 {"ratio": np.array(0.5, np.float32), "training": np.array(True)},
                 opset=13,
             ),
-            "Dropout in training mode (nodes: Dropout)",
+            "Dropout in training mode with ratio 0.5 (a random mask) (nodes: Dropout)",
         ),
         (
             Case(

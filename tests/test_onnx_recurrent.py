@@ -15,6 +15,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
+from onnx_jit import assert_runs_on_the_jit
 
 from ge_dialect.diagnostics import GEError
 from ge_frontend.onnx_import import import_onnx
@@ -236,38 +237,66 @@ def test_only_the_outputs_read_are_built():
     check(model, feeds)
 
 
-def with_sequence_lens(lens: np.ndarray | None) -> onnx.ModelProto:
-    model, _ = recurrent_model("RNN", steps=4, batch=3, initial=False)
+def with_sequence_lens(
+    lens: np.ndarray | None, op: str = "RNN", **options: Any
+) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """A recurrent model reading `sequence_lens` (a constant, or a graph
+    input when `lens` is None) and its feeds."""
+    model, feeds = recurrent_model(op, steps=4, batch=3, **options)
     node = model.graph.node[0]
-    node.input.append("lens")
+    names = list(node.input) + [""] * (5 - len(node.input))
+    names[4] = "lens"
+    del node.input[:]
+    node.input.extend(names)
     if lens is None:
         model.graph.input.append(
             helper.make_tensor_value_info("lens", TensorProto.INT32, [3])
         )
     else:
         model.graph.initializer.append(numpy_helper.from_array(lens, "lens"))
-    return model
+    return model, feeds
 
 
 def test_full_sequence_lens_are_accepted():
-    model = with_sequence_lens(np.array([4, 4, 4], np.int32))
-    check(model, {"X": recurrent_model("RNN", steps=4, batch=3)[1]["X"]})
+    model, feeds = with_sequence_lens(np.array([4, 4, 4], np.int32), initial=False)
+    check(model, feeds)
+
+
+@pytest.mark.parametrize("run_time", [False, True])
+@pytest.mark.parametrize("op", sorted(GATES))
+def test_per_row_sequence_lens_match_onnxruntime(op, run_time):
+    """A row past its length keeps its state (Y_h, Y_c) and outputs zeros."""
+    lens = np.array([4, 1, 3], np.int32)
+    options = {"peepholes": True} if op == "LSTM" else {}
+    model, feeds = with_sequence_lens(None if run_time else lens, op, **options)
+    if run_time:
+        feeds["lens"] = lens
+    check(model, feeds)
+
+
+def test_per_row_sequence_lens_run_on_the_jit(tmp_path):
+    lens = np.array([2, 4, 1], np.int32)
+    model, feeds = with_sequence_lens(None, "LSTM", peepholes=True)
+    assert_runs_on_the_jit(model, {**feeds, "lens": lens}, tmp_path)
 
 
 @pytest.mark.parametrize(
     ("model", "message"),
     [
         (
-            with_sequence_lens(np.array([4, 2, 4], np.int32)),
-            "RNN with sequence_lens shorter than the sequence",
+            with_sequence_lens(np.array([4, 2, 4], np.int32), direction="reverse")[0],
+            "RNN with per-row sequence_lens in the reverse direction",
         ),
-        (with_sequence_lens(None), "RNN with run-time sequence_lens"),
+        (
+            with_sequence_lens(None, direction="bidirectional")[0],
+            "RNN with per-row sequence_lens in the reverse direction",
+        ),
         (
             recurrent_model("RNN", activations=["ThresholdedRelu"])[0],
             "RNN with the ThresholdedRelu activation",
         ),
     ],
-    ids=["short_sequence_lens", "runtime_sequence_lens", "thresholded_relu"],
+    ids=["reverse_sequence_lens", "bidirectional_sequence_lens", "thresholded_relu"],
 )
 def test_unsupported_configurations_are_named(model, message):
     with pytest.raises(GEError, match=f"unsupported ONNX ops: {message}"):

@@ -18,7 +18,8 @@ axis), `scatter` (scatter_elements, scatter_nd, one_hot: writing at
 indices), `einsum` (Einstein summation), `sorting` (top_k), `image`
 (resize, grid_sample), `signal` (dft), `ml` (ONNX-ML's tensor ops:
 binarizer), `strings` (ops over string tensors, run on the host),
-`decode` (image_decoder),
+`decode` (image_decoder), `detection` (non_max_suppression),
+`stochastic` (dropout), `blocks` (col2im),
 `shape_of` (shape, size: a tensor's shape as data), `value_shaped` (fill,
 broadcast_to, range: a result shape given as data), `dynamic_attrs` (an
 op whose parameters are run-time tensors). Every op class is importable

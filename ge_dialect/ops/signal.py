@@ -1,5 +1,6 @@
 """Signal processing: `ge.dft` (ONNX DFT: forward, inverse, one-sided, and
-the inverse of a one-sided spectrum).
+the inverse of a one-sided spectrum), `ge.stft` (ONNX STFT: windowed
+frames, each a DFT) and `ge.mel_weight_matrix` (ONNX MelWeightMatrix).
 
 A transform along one axis is a matrix product: every output bin is a sum
 of the input samples weighted by twiddle factors. `dft_matrix` builds that
@@ -22,19 +23,30 @@ from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, TensorType
-from xdsl.irdl import attr_def, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import (
+    AnyAttr,
+    attr_def,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.dtype_names import canonical_dtype
 from ge_dialect.format_rules import stop_rule
 from ge_dialect.layout import shape_of
 from ge_dialect.ops.base import (
+    COMPUTE_FORMAT,
     UNARY_FORMAT,
     GEOperation,
     boolean,
     check_same_element_type,
     element_count,
 )
+from ge_dialect.ops.trans import dst_dtype
 from ge_dialect.shape_functions import (
     UNKNOWN,
     Result,
@@ -214,3 +226,229 @@ class DFTOp(GEOperation):
         signal = np.moveaxis(x.astype(np.float64), axis, -2)[..., :samples, :]
         y = np.einsum("okqj,...jq->...ko", w, signal)
         return np.moveaxis(y, -2, axis).astype(x.dtype)
+
+
+def stft_shape(
+    signal: Shape, window: Shape | None, step: int, length: int, onesided: bool
+) -> Shape:
+    """[batch, frames, bins, 2] of a short-time Fourier transform of a
+    [batch, samples, 1 | 2] signal; ShapeError if the frames do not fit."""
+    if len(signal) != 3 or signal[2] not in (1, 2, UNKNOWN):
+        raise ShapeError(f"signal must be [batch, samples, 1 | 2], got {list(signal)}")
+    if step < 1 or length < 1:
+        raise ShapeError(
+            f"frame_step {step} and frame_length {length} must be positive"
+        )
+    if window is not None and (len(window) != 1 or window[0] not in (length, UNKNOWN)):
+        raise ShapeError(f"window {list(window)} must be [frame_length {length}]")
+    samples = signal[1]
+    if samples != UNKNOWN and length > samples:
+        raise ShapeError(f"frame_length {length} is longer than the {samples} samples")
+    frames = UNKNOWN if samples == UNKNOWN else 1 + (samples - length) // step
+    return (signal[0], frames, dft_bins(length, False, onesided), 2)
+
+
+@irdl_op_definition
+class STFTOp(GEOperation):
+    """Short-time Fourier transform (ONNX STFT): frames of `frame_length`
+    samples every `frame_step`, each times `window` (when given) and
+    transformed (`length` points, one-sided bins when `onesided`):
+    [batch, samples, 1 | 2] -> [batch, frames, bins, 2], frames
+    `1 + (samples - frame_length) // frame_step`.
+
+    ```mlir
+    %y = ge.stft %x, %w {frame_step = 8 : i64, frame_length = 16 : i64}
+        : (tensor<1x128x1xf32>, tensor<16xf32>) -> tensor<1x15x9x2xf32>
+    ```
+    """
+
+    name = "ge.stft"
+
+    signal = operand_def(TensorType)
+    window = opt_operand_def(TensorType)
+    y = result_def(TensorType)
+    frame_step = attr_def(IntegerAttr)
+    frame_length = attr_def(IntegerAttr)
+    onesided = attr_def(IntegerAttr, default_value=boolean(True))
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(stop_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        check_same_element_type(self)
+        window = None if self.window is None else shape_of(self.window.type)
+        try:
+            stft_shape(
+                shape_of(self.signal.type),
+                window,
+                self.value_of("frame_step"),
+                self.value_of("frame_length"),
+                bool(self.value_of("onesided")),
+            )
+        except ShapeError as error:
+            raise VerifyException(str(error)) from None
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """[batch, frames, bins, 2] in the signal's dtype."""
+        window = shapes[1] if len(shapes) > 1 else None
+        step, length = required(attrs, "frame_step"), required(attrs, "frame_length")
+        onesided = bool(attrs.get("onesided", True))
+        return [(stft_shape(shapes[0], window, step, length, onesided), dtypes[0])]
+
+    RUN_TIME_PARAMETERS: ClassVar[tuple[str, ...]] = ("frame_step", "frame_length")
+    """ONNX STFT's `frame_step` and `frame_length` inputs (scalars); the
+    option `onesided`."""
+
+    @classmethod
+    def bind_parameters(
+        cls, shapes: Sequence[Shape], values: Mapping[str, Any]
+    ) -> tuple[type[GEOperation], dict[str, Any]]:
+        """`frame_length` by default the window's length, else the signal's."""
+        step = one_int(required(values, "frame_step"), "frame_step")
+        if values.get("frame_length") is not None:
+            length = one_int(values["frame_length"], "frame_length")
+        else:
+            length = shapes[1][0] if len(shapes) > 1 else shapes[0][1]
+            if length == UNKNOWN:
+                raise UnknownDims("frame_length on a length unknown until run time")
+        attrs = {
+            "frame_step": step,
+            "frame_length": length,
+            "onesided": bool(values.get("onesided", True)),
+        }
+        cls.shape_function(shapes, ["float32"] * len(shapes), attrs)
+        return cls, attrs
+
+    @classmethod
+    def unbound_shape_function(cls, known: Unbound) -> list[Result]:
+        """Batch and a complex trailing axis; frames and bins unknown."""
+        return [((known.shapes[0][0], UNKNOWN, UNKNOWN, 2), known.dtypes[0])]
+
+    @staticmethod
+    def numpy_kernel(
+        signal: np.ndarray,
+        window: np.ndarray | None,
+        *,
+        frame_step: int,
+        frame_length: int,
+        onesided: bool,
+    ) -> np.ndarray:
+        """Frames gathered, weighted, times `dft_matrix` (in float64)."""
+        frames = 1 + (signal.shape[1] - frame_length) // frame_step
+        at = np.arange(frames)[:, None] * frame_step + np.arange(frame_length)
+        x = signal[:, at, :].astype(np.float64)  # [batch, frames, length, parts]
+        if window is not None:
+            x = x * window.astype(np.float64)[None, None, :, None]
+        w = dft_matrix(frame_length, signal.shape[2], frame_length, False, onesided)
+        return np.einsum("okqj,bfjq->bfko", w, x).astype(signal.dtype)
+
+
+def mel_points(
+    num_mel_bins: np.ndarray,
+    dft_length: np.ndarray,
+    sample_rate: np.ndarray,
+    lower_edge_hertz: np.ndarray,
+    upper_edge_hertz: np.ndarray,
+) -> np.ndarray:
+    """The `num_mel_bins + 2` spectrogram bins bounding the triangular
+    filters, as ONNX's reference computes them (the hertz edges in their
+    own dtype through `log1p`, then float64): evenly spaced in mel
+    (`2595 log10(1 + f / 700)`), back to hertz, times `(dft_length + 1) /
+    sample_rate`, floored."""
+    count = int(num_mel_bins.reshape(-1)[0])
+    low_mel = 2595 * np.log1p(lower_edge_hertz.reshape(()) / 700) / np.log(10)
+    high_mel = 2595 * np.log1p(upper_edge_hertz.reshape(()) / 700) / np.log(10)
+    step = (high_mel - low_mel) / (count + 2)
+    mels = np.arange(count + 2) * step + low_mel
+    hertz = 700 * np.expm1(mels / 2595 * np.log(10))
+    length, rate = dft_length.reshape(()), sample_rate.reshape(())
+    return ((length + 1) * hertz // rate).astype(np.int64)
+
+
+@irdl_op_definition
+class MelWeightMatrixOp(GEOperation):
+    """ONNX MelWeightMatrix: [dft_length // 2 + 1, num_mel_bins] weights of
+    triangular filters (`mel_points`): column i rises from 0 at point i to
+    1 at point i + 1 and falls to 0 at point i + 2 (a filter whose first
+    two points coincide is 1 at that bin). Every operand is a one-element
+    tensor; the result shape is their values (`value_shapes`), its dtype
+    `dst_type`. Points outside the spectrogram are an error."""
+
+    name = "ge.mel_weight_matrix"
+
+    num_mel_bins = operand_def(TensorType)
+    dft_length = operand_def(TensorType)
+    sample_rate = operand_def(TensorType)
+    lower_edge_hertz = operand_def(TensorType)
+    upper_edge_hertz = operand_def(TensorType)
+    y = result_def(TensorType)
+    dst_type = attr_def(AnyAttr())
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(stop_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    def verify_(self) -> None:
+        for operand in self.operands:
+            if element_count(operand) != 1:
+                raise VerifyException("every operand holds one element")
+        if len(shape_of(self.y.type)) != 2:
+            raise VerifyException("the result is 2-D")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """[?, ?] of `dst_type`: the sizes are operand values."""
+        for shape in shapes:
+            if UNKNOWN not in shape and int(np.prod(shape)) != 1:
+                raise ShapeError(f"every operand holds one element, got {list(shape)}")
+        return [((UNKNOWN, UNKNOWN), dst_dtype(attrs))]
+
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """[dft_length // 2 + 1, num_mel_bins] from the values."""
+        bins, length = (int(a.reshape(-1)[0]) for a in operands[:2])
+        if bins < 1 or length < 1:
+            raise ValueError(
+                f"num_mel_bins {bins} and dft_length {length} must be positive"
+            )
+        return [(length // 2 + 1, bins)]
+
+    @staticmethod
+    def numpy_kernel(
+        num_mel_bins: np.ndarray,
+        dft_length: np.ndarray,
+        sample_rate: np.ndarray,
+        lower_edge_hertz: np.ndarray,
+        upper_edge_hertz: np.ndarray,
+        *,
+        dst_type: str,
+    ) -> np.ndarray:
+        """The filters' rising and falling edges, per column."""
+        points = mel_points(
+            num_mel_bins, dft_length, sample_rate, lower_edge_hertz, upper_edge_hertz
+        )
+        spectrum = int(dft_length.reshape(-1)[0]) // 2 + 1
+        if points.min() < 0 or points[:-1].max() >= spectrum or points[-1] > spectrum:
+            raise ValueError(
+                f"the filters' bins {points.tolist()} fall outside the "
+                f"{spectrum} spectrogram bins"
+            )
+        j = np.arange(spectrum)[:, None]
+        low, center, high = points[:-2], points[1:-1], points[2:]
+        rising = np.where(
+            center == low,
+            (j == center).astype(np.float64),
+            (j - low) / np.where(center == low, 1, center - low),
+        )
+        falling = (high - j) / np.where(high == center, 1, high - center)
+        up = (low <= j) & (j <= center)
+        down = (high > center) & (center <= j) & (j < high)
+        weights = np.where(down, falling, np.where(up, rising, 0.0))
+        return weights.astype(canonical_dtype(dst_type))

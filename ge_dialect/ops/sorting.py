@@ -1,5 +1,6 @@
-"""Ordering and selecting along an axis: `ge.top_k` (ONNX TopK, GE TopKV2)
-and `ge.compress` (ONNX Compress).
+"""Ordering and selecting: `ge.top_k` (ONNX TopK, GE TopKV2),
+`ge.compress` (ONNX Compress), `ge.unique` (ONNX Unique) and `ge.non_zero`
+(ONNX NonZero, GE NonZero).
 
 TopK's order is NumPy's stable sort: equal values keep the lower index first,
 NaN is larger than every number (first among the largest, last among the
@@ -288,3 +289,50 @@ class UniqueOp(GEOperation):
             indices, counts, inverse = indices[order], counts[order], position[inverse]
         y = np.take(x, indices, axis=axis)
         return [y, *(np.asarray(a, np.int64) for a in (indices, inverse, counts))]
+
+
+@irdl_op_definition
+class NonZeroOp(GEOperation):
+    """The positions of the non-zero elements of `x` (ONNX NonZero; NaN is
+    non-zero): [rank, count] int64, one column per element in row-major
+    order. How many there are is known only from x's values: the count is
+    dynamic and `value_shapes` gives it."""
+
+    name = "ge.non_zero"
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    FORMAT_RULE = staticmethod(full_rank_rule)
+
+    assembly_format = "$x attr-dict `:` type($x) `->` type($y)"
+
+    def verify_(self) -> None:
+        rank = self.x.type.get_num_dims()
+        if rank == 0:
+            raise VerifyException("'ge.non_zero' needs an input of rank >= 1")
+        if element_type_of(self.y) != i64:
+            raise VerifyException("the result must be i64")
+        if self.y.type.get_shape()[:1] != (rank,) or self.y.type.get_num_dims() != 2:
+            raise VerifyException(f"the result must be [{rank}, count]")
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """[rank, ?] int64."""
+        (x,) = shapes
+        if not x:
+            raise ShapeError("needs an input of rank >= 1")
+        return [((len(x), UNKNOWN), "int64")]
+
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """The result shape from how many elements are non-zero."""
+        (x,) = operands
+        return [(x.ndim, int(np.count_nonzero(x)))]
+
+    @staticmethod
+    def numpy_kernel(x: np.ndarray) -> np.ndarray:
+        """`np.nonzero`, stacked."""
+        return np.array(np.nonzero(x), np.int64).reshape(x.ndim, -1)

@@ -1,4 +1,4 @@
-"""Lowerings of `ge.top_k` and `ge.compress`.
+"""Lowerings of `ge.top_k`, `ge.compress`, `ge.unique` and `ge.non_zero`.
 
 `ge.top_k` goes by ranks, without a sort: three reduction nests.
 
@@ -48,7 +48,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, i1, i64
 from xdsl.ir import Attribute, Operation
 
-from ge_dialect.ops.sorting import CompressOp, TopKOp, UniqueOp
+from ge_dialect.ops.sorting import CompressOp, NonZeroOp, TopKOp, UniqueOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Nest, Value, is_float
 from passes.lowering.index import Ix
@@ -371,3 +371,74 @@ def lower_unique(ctx: LoweringContext, op: Operation) -> None:
         nest.store(nest.load_at(x, where), y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, gather)
+
+
+@lowers(NonZeroOp)
+def lower_non_zero(ctx: LoweringContext, op: Operation) -> None:
+    """Number the non-zero elements in row-major order, find the k-th, write
+    its coordinates (`ge.compress`'s numbering over the flattened input)."""
+    (x,) = ctx.operands()
+    y = ctx.result()
+    shape = x.layout.origin_shape
+    rank, size = len(shape), int(np.prod(shape))
+    kept = y.layout.origin_shape[1]
+    strides = [int(np.prod(shape[d + 1 :])) for d in range(rank)]
+
+    def flat(index: list[Ix]) -> Ix:
+        position = Ix.of(0)
+        for ix, stride in zip(index, strides, strict=True):
+            position = position + ix * stride
+        return position
+
+    def non_zero(nest: Nest, index: list[Ix]) -> Value:
+        return nest.convert(nest.load(x, index, raw=True), i1)
+
+    count = ctx.temporary(plain_layout(shape, i64))
+    initialise(ctx, count, lambda nest, _: nest.const(0, i64))
+
+    def before(nest: Nest, index: list[Ix]) -> Value:
+        mine, other = flat(index[:rank]), flat(index[rank:])
+        earlier = nest.op(
+            arith.CmpiOp, nest.index_value(other), nest.index_value(mine), "slt"
+        )
+        counts = nest.op(arith.AndIOp, earlier, non_zero(nest, index[rank:]))
+        return nest.op(arith.SelectOp, counts, nest.const(1, i64), nest.const(0, i64))
+
+    add = lambda nest, a, b: nest.op(arith.AddiOp, a, b)  # noqa: E731
+    accumulate(ctx, count, (*shape, *shape), lambda i: i[:rank], before, add)
+    source = ctx.temporary(plain_layout((kept,), i64))
+    initialise(ctx, source, lambda nest, _: nest.const(size, i64))
+
+    def position(nest: Nest, index: list[Ix]) -> Value:
+        k, at = index[0], index[1:]
+        wanted = nest.op(arith.IndexCastOp, nest.index_value(k), i64)
+        is_kth = nest.op(arith.CmpiOp, nest.load(count, at), wanted, "eq")
+        hit = nest.op(arith.AndIOp, is_kth, non_zero(nest, at))
+        here = nest.op(arith.IndexCastOp, nest.index_value(flat(at)), i64)
+        return nest.op(arith.SelectOp, hit, here, nest.const(size, i64))
+
+    minimum = lambda nest, a, b: nest.op(arith.MinSIOp, a, b)  # noqa: E731
+    accumulate(ctx, source, (kept, *shape), lambda i: i[:1], position, minimum)
+
+    def coordinate(nest: Nest, index: list[Ix]) -> None:
+        """y[d, k]: the d-th coordinate of the k-th non-zero element."""
+        d, k = index
+        value = nest.load(source, [k])
+        axis_of_row = nest.index_value(d)
+        result = None
+        for axis in range(rank):
+            along = nest.op(
+                arith.RemSIOp,
+                nest.op(arith.DivSIOp, value, nest.const(strides[axis], i64)),
+                nest.const(shape[axis], i64),
+            )
+            if result is None:
+                result = along
+                continue
+            is_axis = nest.op(
+                arith.CmpiOp, axis_of_row, nest.const(axis, IndexType()), "eq"
+            )
+            result = nest.op(arith.SelectOp, is_axis, along, result)
+        nest.store(result, y, index)
+
+    ctx.emitter.for_each((rank, kept), coordinate)

@@ -2,8 +2,9 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`, `sorting`, `value_shaped`; see `registry`); `Elementwise` ops
-with a scalar body lower generically; control flow lowers with its regions
+`signal`, `sorting`, `value_shaped`, `detection`, `stochastic`, `blocks`; see
+`registry`); `Elementwise` ops with a scalar body lower generically; control
+flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
 the completeness tests check that every `ge` op is in one of them.
@@ -30,7 +31,9 @@ from ge_dialect.ops import (
 )
 from ge_dialect.traits import Elementwise
 from passes.lowering import (
+    blocks,
     cumulative,
+    detection,
     einsum,
     elementwise,
     fused,
@@ -40,13 +43,16 @@ from passes.lowering import (
     scatter,
     signal,
     sorting,
+    stochastic,
     value_shaped,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
 
 FAMILY_MODULES = (
+    blocks,
     cumulative,
+    detection,
     einsum,
     elementwise,
     fused,
@@ -56,6 +62,7 @@ FAMILY_MODULES = (
     scatter,
     signal,
     sorting,
+    stochastic,
     value_shaped,
 )
 """The modules whose import registers the emitters."""

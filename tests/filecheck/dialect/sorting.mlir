@@ -43,3 +43,15 @@ ge.graph @unique {
   %y, %i, %v, %c = ge.unique %x {axis = 0 : i64, sorted = false} : tensor<17xf32> -> tensor<?xf32>, tensor<?xi64>, tensor<17xi64>, tensor<?xi64>
   ge.netoutput %y, %i, %v, %c : tensor<?xf32>, tensor<?xi64>, tensor<17xi64>, tensor<?xi64>
 }
+
+// NonZero: [rank, count], the count dynamic until x is known.
+
+// CHECK-LABEL: ge.graph @non_zero
+// CHECK:         [[X:%.*]] = ge.data {index = 0 : i64} : tensor<3x17xf32>
+// CHECK-NEXT:    [[Y:%.*]] = ge.non_zero [[X]] : tensor<3x17xf32> -> tensor<2x?xi64>
+// CHECK-NEXT:    ge.netoutput [[Y]] :
+ge.graph @non_zero {
+  %x = ge.data {index = 0 : i64} : tensor<3x17xf32>
+  %y = ge.non_zero %x : tensor<3x17xf32> -> tensor<2x?xi64>
+  ge.netoutput %y : tensor<2x?xi64>
+}
