@@ -231,6 +231,12 @@ def test_an_internal_error_is_a_crash(tmp_path: Path, monkeypatch) -> None:
         (np.zeros((2, 3)), np.zeros((3, 2)), "shape [2, 3], expected [3, 2]"),
         (np.array([1], ml_dtypes.int4), np.array([-1], ml_dtypes.int4), "differ"),
         (np.array([1.5], BF16), np.array([1.5], BF16), None),
+        # bfloat16 (eps 2**-7) within two units of its rounding, not three
+        (np.array([0.55859375], BF16), np.array([0.5625], BF16), None),
+        (np.array([1.0 + 2**-6], BF16), np.array([1.0], BF16), None),
+        (np.array([1.0 + 3 * 2**-7], BF16), np.array([1.0], BF16), "1 of 1"),
+        # float16's eps is below 1e-3: compared at rtol 1e-3 as before
+        (np.array([1.0 + 2**-9], np.float16), np.array([1.0], np.float16), "1 of 1"),
     ],
 )
 def test_mismatch(got: np.ndarray, want: np.ndarray, verdict: str | None) -> None:
