@@ -41,19 +41,8 @@ from tools import ge_atc, ge_run
 
 FP16_TOLERANCE = 1e-2
 
-AICPU_TILE = Path(__file__).parent / "filecheck" / "inputs" / "aicpu_tile.json"
-"""A user op-info file placing ge.tile on AI CPU without bfloat16: the AI CPU
-op of these tests (the built-in Tile is an AI Core op)."""
-
-
-@pytest.fixture(autouse=True)
-def aicpu_tile() -> Iterator[None]:
-    """ge.tile on AI CPU during each test; the builtin record comes back afterwards."""
-    builtin = find_op_info("ge.tile")
-    assert builtin is not None
-    load_opinfo_file(AICPU_TILE)
-    yield
-    register_op_info(builtin)
+pytestmark = pytest.mark.usefixtures("aicpu_tile")
+"""ge.tile is these tests' AI CPU op (`conftest.aicpu_tile`)."""
 
 
 @pytest.fixture
