@@ -301,6 +301,32 @@ def test_bfloat16_inputs_and_outputs_go_through_npy(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "dtype",
+    [
+        ml_dtypes.int4,
+        ml_dtypes.uint4,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.bfloat16,
+    ],
+    ids=lambda d: np.dtype(d).name,
+)
+def test_narrow_dtypes_go_through_npy_both_ways(dtype, tmp_path: Path) -> None:
+    """`np.save`d int4/uint4/float8/bfloat16 inputs (raw voids, float8_e5m2
+    as `<f1`) are typed by the graph's inputs; the outputs name their dtype
+    in the header (`ge_runtime/npy.py`), so `np.load` reads them back as the
+    same ml_dtypes type, values unchanged (Identity, 17 odd-shaped values)."""
+    x = np.linspace(-7, 7, 17).reshape(1, 17).astype(np.float32).astype(dtype)
+    case = one_node_case("Identity", {"x": x}, {"y": x}, opset=21)
+    outcome = run_case(case, tmp_path)
+    assert (outcome.status, outcome.message) == (Status.PASS, "")
+    (written,) = (tmp_path / "test_identity" / "jit").glob("*.npy")
+    loaded = np.load(written)
+    assert loaded.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(loaded.astype(np.float32), x.astype(np.float32))
+
+
+@pytest.mark.parametrize(
     ("dtype", "lowest"),
     [(np.float32, -np.inf), (np.int32, np.iinfo(np.int32).min), (np.bool_, False)],
 )
