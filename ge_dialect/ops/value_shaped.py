@@ -218,6 +218,13 @@ class RangeOp(ValueShapedOp):
                 raise ShapeError(f"start, limit and delta are scalars, got {shape}")
         return [((UNKNOWN,), same_dtype(dtypes))]
 
+    def value_shapes(self, operands: Sequence[np.ndarray]) -> list[Shape]:
+        """The result's length from the operands' values (host scheduling
+        then compiles the loops for it)."""
+        start, limit, delta = (np.asarray(v).reshape(()) for v in operands)
+        count = range_length(float(start), float(limit), float(delta))
+        return [_dims(np.array([count]), start.dtype.itemsize, "range")]
+
     @staticmethod
     def numpy_kernel(
         start: np.ndarray, limit: np.ndarray, delta: np.ndarray

@@ -2,8 +2,8 @@
 
 Emitters register by op class in the family modules (`elementwise`,
 `movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`, `sorting`; see `registry`); `Elementwise` ops with a scalar body
-lower generically; control flow lowers with its regions
+`signal`, `sorting`, `value_shaped`; see `registry`); `Elementwise` ops
+with a scalar body lower generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
 the completeness tests check that every `ge` op is in one of them.
@@ -22,7 +22,6 @@ from ge_dialect.ops import (
     FillOp,
     GraphOp,
     NetOutputOp,
-    RangeOp,
     VariableOp,
 )
 from ge_dialect.traits import Elementwise
@@ -37,6 +36,7 @@ from passes.lowering import (
     scatter,
     signal,
     sorting,
+    value_shaped,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
@@ -52,6 +52,7 @@ FAMILY_MODULES = (
     scatter,
     signal,
     sorting,
+    value_shaped,
 )
 """The modules whose import registers the emitters."""
 
@@ -69,7 +70,6 @@ NOT_LOWERED: dict[type[Operation], str] = {
     VariableOp: "state kept across runs, which a loop function has no place for",
     FillOp: VALUE_SHAPED,
     BroadcastToOp: VALUE_SHAPED,
-    RangeOp: VALUE_SHAPED,
     DynamicReshapeOp: VALUE_SHAPED,
     DynamicAttrsOp: "its parameters are run-time values: host scheduling binds them "
     "and lowers the static op it names",
