@@ -1,9 +1,10 @@
 """ONNX ops defined as functions: imported as their function body.
 
-Many ONNX ops (LayerNormalization, Attention, the losses, Celu, Range, ...)
-are defined by ONNX itself as a *function*: a body of other ONNX ops, for
-the opset the model uses, sometimes built from the node's attributes and
-input types (a context-dependent function). An op the importer has no
+Many ONNX ops (LayerNormalization, Attention, the losses, Celu, Range,
+`ai.onnx.preview`'s FlexAttention, ...) are defined by ONNX itself as a
+*function*: a body of other ONNX ops, for the opset the model uses,
+sometimes built from the node's attributes and input types (a
+context-dependent function). An op the importer has no
 converter for, but which ONNX defines as a function, imports as that body,
 exactly as ONNX specifies it (what the backend suite's `*_expanded` cases
 run): the body's nodes are renamed into the node's namespace (`NODE/name`),
@@ -39,9 +40,18 @@ DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 def function_body(
-    node: NodeProto, opset: int, input_types: Sequence[TypeProto]
+    node: NodeProto,
+    opset: int,
+    input_types: Sequence[TypeProto],
+    default_opset: int | None = None,
 ) -> FunctionBody | None:
-    """The function body ONNX defines `node` by at `opset`, if it has one."""
+    """The function body ONNX defines `node` by at `opset` (the version of
+    the node's domain), if it has one.
+
+    A body that names no default-domain opset (a function of another domain,
+    such as `ai.onnx.preview`'s FlexAttention) reads its ONNX ops at
+    `default_opset`, the model's (else at `opset`).
+    """
     try:
         schema = onnx.defs.get_schema(node.op_type, opset, node.domain)
     except onnx.defs.SchemaError:
@@ -55,7 +65,7 @@ def function_body(
             for entry in function.opset_import
             if entry.domain in DEFAULT_DOMAINS
         ),
-        opset,
+        opset if default_opset is None else default_opset,
     )
     attributes = {a.name: a for a in node.attribute}
     for name, attribute in schema.attributes.items():

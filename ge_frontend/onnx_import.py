@@ -316,11 +316,14 @@ class OnnxImporter:
         self.mapped = mapped or {}
         """Initializers read in place (`onnx_mapped`), by name."""
         self.opset = default_opset(model)
-        self.ml_opset = next(
-            (e.version for e in model.opset_import if e.domain == ML_DOMAIN), 1
-        )
-        """The model's opset of ONNX-ML (`ai.onnx.ml`), whose ops have their own
-        converters (`onnx_ml.ML_CONVERTERS`)."""
+        self.domain_opsets = {
+            entry.domain: entry.version
+            for entry in model.opset_import
+            if entry.domain not in DEFAULT_DOMAINS
+        }
+        """The model's opset version of each other domain (`ai.onnx.preview`;
+        ONNX-ML's, `ai.onnx.ml`, whose ops have their own converters:
+        `onnx_ml.ML_CONVERTERS`)."""
         self.input_shapes = input_shapes
         self.env: dict[str, Structured | None] = {}
         """ONNX value name -> value (None: produced by an unsupported node)."""
@@ -633,24 +636,24 @@ class OnnxImporter:
                     f"{self.untyped[input_name]}, which ge has no type for"
                 )
         inputs = [self.env[n] if n else None for n in node.input]
-        opset = self.opset
-        default = node.domain in DEFAULT_DOMAINS
+        default_domain = node.domain in DEFAULT_DOMAINS
+        qualified = node.op_type if default_domain else f"{node.domain}.{node.op_type}"
+        opset = self._domain_opset(node)
         if node.domain == ML_DOMAIN and node.op_type in ML_CONVERTERS:
-            converter, opset = ML_CONVERTERS[node.op_type], self.ml_opset
+            converter, opset = ML_CONVERTERS[node.op_type], opset or 1
         else:
-            qualified = node.op_type if default else f"{node.domain}.{node.op_type}"
             converter = CONVERTERS.get(qualified)
-            if converter is None and not default:
-                return self._skip(node, qualified)
         downstream = any(
             n and v is None for n, v in zip(node.input, inputs, strict=True)
         )
-        if downstream and (converter or defines_function(node, self.opset)):
+        if downstream and (
+            converter or (opset is not None and defines_function(node, opset))
+        ):
             return self._skip(node, None)  # downstream of an unsupported node
         if converter is None:
-            body = self._function_body(node, inputs)
+            body = None if opset is None else self._function_body(node, inputs, opset)
             if body is None:
-                return self._skip(node, node.op_type)
+                return self._skip(node, qualified)
             return self._convert_body(body, consumed, emitter)
         used = [bool(output) and output in consumed for output in node.output]
         try:
@@ -676,11 +679,19 @@ class OnnxImporter:
             if output:
                 self._bind(emitter, output, value)
 
+    def _domain_opset(self, node: onnx.NodeProto) -> int | None:
+        """The opset version the model imports `node`'s domain at (None: it
+        does not import it)."""
+        if node.domain in DEFAULT_DOMAINS:
+            return self.opset
+        return self.domain_opsets.get(node.domain)
+
     def _function_body(
-        self, node: onnx.NodeProto, inputs: Sequence[Value | None]
+        self, node: onnx.NodeProto, inputs: Sequence[Value | None], opset: int
     ) -> FunctionBody | None:
-        """The body of the ONNX function defining `node`, if there is one
-        (input types it is built for: those known, empty otherwise)."""
+        """The body of the ONNX function defining `node` at its domain's
+        `opset`, if there is one (input types it is built for: those known,
+        empty otherwise)."""
         types = [
             onnx.helper.make_tensor_type_proto(
                 onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype_name_of(value))),
@@ -690,7 +701,7 @@ class OnnxImporter:
             else onnx.TypeProto()
             for value in inputs
         ]
-        return function_body(node, self.opset, types)
+        return function_body(node, opset, types, default_opset=self.opset)
 
     def _convert_body(
         self, body: FunctionBody, consumed: set[str], emitter: GraphEmitter

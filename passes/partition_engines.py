@@ -7,18 +7,19 @@ run of ops on one engine becomes the subgraph of a `ge.partitioned_call`
 with an `engine` attribute:
 
 ```mlir
-%r = ge.relu %x : tensor<2x3xf32> -> tensor<2x3xf32>          // AICore
-%t = ge.tile %r {multiples = ...} : ... -> tensor<4x3xf32>      // AICPU
-%y = ge.neg %t : tensor<4x3xf32> -> tensor<4x3xf32>            // AICore
+%r = ge.relu %x : tensor<1x1x2x3xf32> -> tensor<1x1x2x3xf32>      // AICore
+%t = ge.resize %r {sizes = ..., scales = ...} : ... -> tensor<1x1x4x6xf32>  // AICPU
+%y = ge.neg %t : tensor<1x1x4x6xf32> -> tensor<1x1x4x6xf32>        // AICore
 ```
 becomes
 ```mlir
-%0 = ge.partitioned_call %x {engine = "AICore"} : (tensor<2x3xf32>) -> tensor<2x3xf32> {
-  %a = ge.data {parent_index = 0 : i64} : tensor<2x3xf32>
-  %r = ge.relu %a : tensor<2x3xf32> -> tensor<2x3xf32>
-  ge.netoutput %r : tensor<2x3xf32>
+%0 = ge.partitioned_call %x {engine = "AICore"}
+    : (tensor<1x1x2x3xf32>) -> tensor<1x1x2x3xf32> {
+  %a = ge.data {parent_index = 0 : i64} : tensor<1x1x2x3xf32>
+  %r = ge.relu %a : tensor<1x1x2x3xf32> -> tensor<1x1x2x3xf32>
+  ge.netoutput %r : tensor<1x1x2x3xf32>
 }
-%1 = ge.partitioned_call %0 {engine = "AICPU"} : ... { ... ge.tile ... }
+%1 = ge.partitioned_call %0 {engine = "AICPU"} : ... { ... ge.resize ... }
 %2 = ge.partitioned_call %1 {engine = "AICore"} : ... { ... ge.neg ... }
 ```
 

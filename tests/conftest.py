@@ -6,6 +6,7 @@ examples each run.
 """
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -33,6 +34,24 @@ def fresh_torch_compiler():
     STATS.reset()
     yield
     torch._dynamo.reset()
+
+
+AICPU_TILE = Path(__file__).parent / "filecheck" / "inputs" / "aicpu_tile.json"
+"""A user op-info file placing ge.tile on AI CPU without bfloat16: the AI CPU
+op of the engine tests (the built-in Tile is an AI Core op)."""
+
+
+@pytest.fixture
+def aicpu_tile():
+    """ge.tile on AI CPU during a test (`pytest.mark.usefixtures("aicpu_tile")`);
+    the built-in record comes back afterwards."""
+    from ge_dialect.opinfo import find_op_info, load_opinfo_file, register_op_info
+
+    builtin = find_op_info("ge.tile")
+    assert builtin is not None
+    load_opinfo_file(AICPU_TILE)
+    yield
+    register_op_info(builtin)
 
 
 SMOKE_MODULES = frozenset(

@@ -3,9 +3,10 @@
 `assert_runs_on_the_jit` writes the model, compiles it with `ge-atc`, runs
 it with `ge-run --trace` (the JIT) and `ge-run --reference`, and compares
 both with onnxruntime's outputs (`conformance/suite.py`'s harness: floats
-`rtol=1e-3, atol=1e-4`, NaN and infinities in place, everything else
-exact); it fails when any part ran outside the JIT. `atc_error` is the
-one-line error `ge-atc` gives for a bad model.
+`rtol=1e-3, atol=1e-4`, bfloat16/float8 at two units of their rounding,
+NaN and infinities in place, everything else exact); it fails when any
+part ran outside the JIT. `atc_error` is the one-line error `ge-atc` gives
+for a bad model.
 """
 
 from __future__ import annotations

@@ -41,6 +41,9 @@ from tools import ge_atc, ge_run
 
 FP16_TOLERANCE = 1e-2
 
+pytestmark = pytest.mark.usefixtures("aicpu_tile")
+"""ge.tile is these tests' AI CPU op (`conftest.aicpu_tile`)."""
+
 
 @pytest.fixture
 def user_opinfo(tmp_path: Path) -> Iterator[Any]:

@@ -884,6 +884,7 @@ def test_while_swaps_crossed_loop_variables():
 
 
 @pytest.mark.parametrize("planned", [False, True], ids=["unplanned", "planned"])
+@pytest.mark.usefixtures("aicpu_tile")
 def test_engine_subgraphs_become_called_functions(planned):
     """partition-engines' `ge.partitioned_call`s (a conv on NC1HWC0 with 17
     channels and a constant, relu, an AI CPU tile, exp) lower to private
@@ -913,6 +914,7 @@ def test_engine_subgraphs_become_called_functions(planned):
     assert ("memref.view" in text) is planned
 
 
+@pytest.mark.usefixtures("aicpu_tile")
 def test_planned_while_with_engine_subgraphs_in_its_body():
     """A while body split into engine subgraphs (AI Core ops around an AI CPU
     tile) by partition-engines, then planned: the calls inside the body are

@@ -231,6 +231,12 @@ def test_an_internal_error_is_a_crash(tmp_path: Path, monkeypatch) -> None:
         (np.zeros((2, 3)), np.zeros((3, 2)), "shape [2, 3], expected [3, 2]"),
         (np.array([1], ml_dtypes.int4), np.array([-1], ml_dtypes.int4), "differ"),
         (np.array([1.5], BF16), np.array([1.5], BF16), None),
+        # bfloat16 (eps 2**-7) within two units of its rounding, not three
+        (np.array([0.55859375], BF16), np.array([0.5625], BF16), None),
+        (np.array([1.0 + 2**-6], BF16), np.array([1.0], BF16), None),
+        (np.array([1.0 + 3 * 2**-7], BF16), np.array([1.0], BF16), "1 of 1"),
+        # float16's eps is below 1e-3: compared at rtol 1e-3 as before
+        (np.array([1.0 + 2**-9], np.float16), np.array([1.0], np.float16), "1 of 1"),
     ],
 )
 def test_mismatch(got: np.ndarray, want: np.ndarray, verdict: str | None) -> None:
@@ -292,6 +298,32 @@ def test_bfloat16_inputs_and_outputs_go_through_npy(tmp_path: Path) -> None:
     assert (outcome.status, outcome.message) == (Status.PASS, "")
     (written,) = (tmp_path / "test_neg" / "jit").glob("*.npy")
     assert np.load(written).dtype == BF16
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        ml_dtypes.int4,
+        ml_dtypes.uint4,
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.bfloat16,
+    ],
+    ids=lambda d: np.dtype(d).name,
+)
+def test_narrow_dtypes_go_through_npy_both_ways(dtype, tmp_path: Path) -> None:
+    """`np.save`d int4/uint4/float8/bfloat16 inputs (raw voids, float8_e5m2
+    as `<f1`) are typed by the graph's inputs; the outputs name their dtype
+    in the header (`ge_runtime/npy.py`), so `np.load` reads them back as the
+    same ml_dtypes type, values unchanged (Identity, 17 odd-shaped values)."""
+    x = np.linspace(-7, 7, 17).reshape(1, 17).astype(np.float32).astype(dtype)
+    case = one_node_case("Identity", {"x": x}, {"y": x}, opset=21)
+    outcome = run_case(case, tmp_path)
+    assert (outcome.status, outcome.message) == (Status.PASS, "")
+    (written,) = (tmp_path / "test_identity" / "jit").glob("*.npy")
+    loaded = np.load(written)
+    assert loaded.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(loaded.astype(np.float32), x.astype(np.float32))
 
 
 @pytest.mark.parametrize(

@@ -321,6 +321,7 @@ def test_shape_function_runs_before_each_op(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.usefixtures("aicpu_tile")
 def test_host_scheduling_runs_control_flow_subgraphs_op_by_op() -> None:
     b = GraphBuilder("cf")
     p = b.data([], "bool", name="p")

@@ -52,7 +52,7 @@ keep their offsets in the one arena). It returns its output buffers; the
 caller frees those it allocated, after their last use:
 
 ```mlir
-%y = ge.partitioned_call %x {engine = "AICPU"} : ... { ...ge.tile... }
+%y = ge.partitioned_call %x {engine = "AICPU"} : ... { ...ge.resize... }
 // becomes
 %y = func.call @main_aicpu0(%x, %arena)
     : (memref<1x16x4x4xf32>, memref<5120xi8>) -> memref<1x16x8x8xf32>

@@ -18,6 +18,10 @@ outputs). Each case runs as a user would run it, through the tools' own
    absent optional) is compared with the expected output:
    shapes and dtypes exactly, floats with `rtol=1e-3, atol=1e-4` (NaN where
    NaN is expected, infinities of the same sign), everything else exactly.
+   A float dtype coarser than that (bfloat16, the float8 types) is compared
+   at two units of its rounding (`rtol = 2 * eps`): the expected outputs
+   come from NumPy rounding to the dtype after every elementwise step, where
+   a kernel rounds once per op, so the two differ by an ulp or two.
 
 A case's `Status`: `pass` (both runs right, and `--trace` shows every op ran
 on the JIT), `refused` (a one-line error from a tool: the message is what
@@ -348,6 +352,13 @@ def is_float(dtype: np.dtype) -> bool:
     return True
 
 
+def float_rtol(dtype: np.dtype) -> float:
+    """The relative tolerance for floats of `dtype`: `RTOL`, or two units of
+    rounding (2 * eps) for a dtype whose eps is coarser (bfloat16, float8)."""
+    eps = float(ml_dtypes.finfo(dtype).eps)
+    return RTOL if eps <= RTOL else 2 * eps
+
+
 def mismatch(got: np.ndarray, expected: np.ndarray) -> str | None:
     """How `got` differs from `expected` (None: it does not)."""
     expected = np.asarray(expected)
@@ -357,7 +368,9 @@ def mismatch(got: np.ndarray, expected: np.ndarray) -> str | None:
         return f"dtype {got.dtype}, expected {expected.dtype}"
     if is_float(expected.dtype):
         ours, theirs = got.astype(np.float64), expected.astype(np.float64)
-        close = np.isclose(ours, theirs, rtol=RTOL, atol=ATOL, equal_nan=True)
+        close = np.isclose(
+            ours, theirs, rtol=float_rtol(expected.dtype), atol=ATOL, equal_nan=True
+        )
         if close.all():
             return None
         where = tuple(int(i) for i in np.argwhere(~close)[0])

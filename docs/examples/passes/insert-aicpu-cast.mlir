@@ -1,5 +1,5 @@
-ge.graph @int8_widens {
-  %x = ge.data {index = 0 : i64} : tensor<2x3xi8>
-  %t = ge.tile %x {multiples = array<i64: 1, 2>} : tensor<2x3xi8> -> tensor<2x6xi8>
-  ge.netoutput %t : tensor<2x6xi8>
+ge.graph @int16_widens {
+  %x = ge.data {index = 0 : i64} : tensor<1x1x2x3xi16>
+  %t = ge.resize %x {sizes = array<i64: 1, 1, 4, 6>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "nearest"} : tensor<1x1x2x3xi16> -> tensor<1x1x4x6xi16>
+  ge.netoutput %t : tensor<1x1x4x6xi16>
 }

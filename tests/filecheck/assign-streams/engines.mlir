@@ -1,7 +1,8 @@
-// RUN: ge-opt %s -p partition-engines,assign-streams,plan-memory | filecheck %s
-// RUN: ge-opt %s -p partition-engines,assign-streams,plan-memory -o %t.mlir
+// RUN: ge-opt %s --opinfo %S/../inputs/aicpu_tile.json -p partition-engines,assign-streams,plan-memory | filecheck %s
+// RUN: ge-opt %s --opinfo %S/../inputs/aicpu_tile.json -p partition-engines,assign-streams,plan-memory -o %t.mlir
 // RUN: ge-run %t.mlir --random-inputs --check --trace --output-dir %t | filecheck %s --check-prefix=EXEC
 
+// ge.tile runs on AI CPU (inputs/aicpu_tile.json).
 // Engine subgraphs are assigned as the scheduler sinks them: inlined, so
 // the ops inside the `ge.partitioned_call`s (AI Core and AI CPU) get
 // streams and events of the one graph. ge-run runs the two branches on two

@@ -1,9 +1,9 @@
-// RUN: ge-opt %s --split-input-file --opinfo %S/aicpu_fp32.json --insert-aicpu-cast | filecheck %s
-// RUN: ge-opt %s --split-input-file --opinfo %S/aicpu_fp32.json --insert-aicpu-cast --partition-engines | filecheck %s --check-prefix=PART
+// RUN: ge-opt %s --split-input-file --opinfo %S/aicpu_fp32.json --opinfo %S/../inputs/aicpu_tile.json --insert-aicpu-cast | filecheck %s
+// RUN: ge-opt %s --split-input-file --opinfo %S/aicpu_fp32.json --opinfo %S/../inputs/aicpu_tile.json --insert-aicpu-cast --partition-engines | filecheck %s --check-prefix=PART
 
 // The user file makes ge.tanh and ge.maximum AI CPU ops taking float32 only
-// and ge.gather one taking float32, int32 and int64 (ge.tile is built in,
-// taking float16 too).
+// and ge.gather one taking float32, int32 and int64; inputs/aicpu_tile.json
+// makes ge.tile one taking float16 too.
 
 // An fp16 AI CPU op runs in fp32 between two casts (named after the node).
 // CHECK-LABEL: ge.graph @unary

@@ -1,4 +1,4 @@
-// RUN: ge-opt %s --opinfo %S/relu_fallback.json --mark-fallback --partition-engines -o %t.mlir 2>&1 | filecheck %s --check-prefix=LOG
+// RUN: ge-opt %s --opinfo %S/relu_fallback.json --opinfo %S/../inputs/aicpu_tile.json --mark-fallback --partition-engines -o %t.mlir 2>&1 | filecheck %s --check-prefix=LOG
 // RUN: ge-run %t.mlir --graph static --random-inputs --check --trace --output-dir %t.static | filecheck %s --check-prefix=STATIC
 // RUN: python -c "import numpy as np; np.save('%t.x.npy', np.linspace(-1, 1, 7 * 17, dtype=np.float32).reshape(7, 17))"
 // RUN: ge-run %t.mlir --graph dynamic --input x=%t.x.npy --check --trace --output-dir %t.dynamic | filecheck %s --check-prefix=DYNAMIC
@@ -32,7 +32,7 @@ ge.graph @static {
 }
 
 // A dynamic batch: host scheduling, op by op; support_aclnn ops fall back,
-// the AI CPU tile runs a kernel compiled for the concrete shape.
+// the AI CPU tile (inputs/aicpu_tile.json) runs a kernel compiled for the concrete shape.
 // DYNAMIC:      schedule: host scheduling (dynamic dims): op by op
 // DYNAMIC-NEXT: trace: relu_0 ge.relu AICore fallback (ReluOp.numpy_kernel, NumPy kernel library) -> 7x17
 // DYNAMIC-NEXT: trace: tile_0 ge.tile AICPU host kernel (jit kernel for 7x17) -> 7x34

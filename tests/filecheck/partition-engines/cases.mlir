@@ -1,9 +1,9 @@
-// RUN: ge-opt %s --split-input-file --opinfo %S/maximum_aicpu.json --partition-engines | filecheck %s
-// RUN: ge-opt %s --split-input-file --opinfo %S/maximum_aicpu.json --partition-engines --partition-engines | filecheck %s
+// RUN: ge-opt %s --split-input-file --opinfo %S/maximum_aicpu.json --opinfo %S/../inputs/aicpu_tile.json --partition-engines | filecheck %s
+// RUN: ge-opt %s --split-input-file --opinfo %S/maximum_aicpu.json --opinfo %S/../inputs/aicpu_tile.json --partition-engines --partition-engines | filecheck %s
 
-// Engines come from the op-information library: ge.tile is AI CPU, the
-// user file maximum_aicpu.json makes ge.maximum AI CPU too, the rest is
-// AI Core. Running the pass twice changes nothing (second RUN line).
+// Engines come from the op-information library: the user files
+// inputs/aicpu_tile.json and maximum_aicpu.json make ge.tile and ge.maximum
+// AI CPU ops, the rest is AI Core. Running the pass twice changes nothing (second RUN line).
 
 // AI Core runs separated by an AI CPU op become three subgraphs, in order.
 // CHECK-LABEL: ge.graph @interleaved

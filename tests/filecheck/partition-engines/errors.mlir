@@ -1,8 +1,9 @@
-// RUN: not ge-opt %s --partition-engines 2>&1 | filecheck %s
-// RUN: ge-opt %s --insert-aicpu-cast --partition-engines | filecheck %s --check-prefix=CAST
+// RUN: not ge-opt %s --opinfo %S/../inputs/aicpu_tile.json --partition-engines 2>&1 | filecheck %s
+// RUN: ge-opt %s --opinfo %S/../inputs/aicpu_tile.json --insert-aicpu-cast --partition-engines | filecheck %s --check-prefix=CAST
 
-// ge.tile runs on AI CPU, whose kernels have no bfloat16: in a bfloat16
-// graph it is an error unless AI CPU Cast insertion runs first.
+// With inputs/aicpu_tile.json ge.tile runs on AI CPU, whose kernels have no
+// bfloat16: in a bfloat16 graph it is an error unless AI CPU Cast insertion
+// runs first.
 
 // CHECK: errors.mlir:[[# @LINE + 8]]:3: error: 'ge.tile' op (node 't') runs on AICPU, which does not support bfloat16 (supported: bool, float16, float32, int32, int64); enable AI CPU Cast insertion (ge-opt --insert-aicpu-cast, ge-atc --auto_cast_mode=1)
 

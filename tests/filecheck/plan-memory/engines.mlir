@@ -1,5 +1,6 @@
-// RUN: ge-opt %s -p partition-engines,plan-memory | filecheck %s
+// RUN: ge-opt %s --opinfo %S/../inputs/aicpu_tile.json -p partition-engines,plan-memory | filecheck %s
 
+// ge.tile runs on AI CPU (inputs/aicpu_tile.json).
 // Engine subgraphs are planned as the scheduler sinks them: inlined, so the
 // AI Core and AI CPU ops share one arena. %r (1024 bytes) dies at the tile,
 // %t (4096 bytes) is live with %r at the tile and %e reuses it in place:
