@@ -84,7 +84,7 @@ from ge_frontend.onnx_context import (
 )
 from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
 from ge_frontend.onnx_mapped import checkable, strip_initializers
-from ge_frontend.onnx_ops import CONVERTERS
+from ge_frontend.onnx_ops import CONVERTERS, DOMAIN_CONVERTERS
 from ge_frontend.onnx_shape_values import track_entries
 from ge_frontend.onnx_types import check_input_types
 
@@ -522,9 +522,14 @@ class OnnxImporter:
                     f"{self.untyped[input_name]}, which ge has no type for"
                 )
         inputs = [self.env[n] if n else None for n in node.input]
-        if node.domain not in DEFAULT_DOMAINS:
-            return self._skip(node, f"{node.domain}.{node.op_type}")
-        converter = CONVERTERS.get(node.op_type)
+        if node.domain in DEFAULT_DOMAINS:
+            converter = CONVERTERS.get(node.op_type)
+            label = node.op_type
+        else:
+            converter = DOMAIN_CONVERTERS.get(node.domain, {}).get(node.op_type)
+            label = f"{node.domain}.{node.op_type}"
+            if converter is None:
+                return self._skip(node, label)
         downstream = any(
             n and v is None for n, v in zip(node.input, inputs, strict=True)
         )
@@ -547,7 +552,7 @@ class OnnxImporter:
             results = folded_within_budget(converter(ctx))
             track_entries(ctx, results)
         except Unsupported as reason:
-            return self._skip(node, f"{node.op_type} {reason}")
+            return self._skip(node, f"{label} {reason}")
         except Downstream:
             return self._skip(node, None)
         except CONVERSION_ERRORS as error:

@@ -44,6 +44,7 @@ from ge_frontend.importing import (
 )
 from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
+from ge_frontend.onnx_microsoft import CONVERTERS as MICROSOFT_CONVERTERS
 from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
@@ -1806,3 +1807,13 @@ CONVERTERS.update(QUANTIZE_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(CONTROL_FLOW_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Other domains: onnxruntime's com.microsoft ops (`onnx_microsoft`)
+# ---------------------------------------------------------------------------
+
+DOMAIN_CONVERTERS: dict[str, dict[str, Converter]] = {
+    "com.microsoft": MICROSOFT_CONVERTERS,
+}
+"""Op domain (other than ONNX's own) -> op type -> converter."""

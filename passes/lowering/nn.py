@@ -814,6 +814,12 @@ def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
     elif reduction == "prod":
         _require_float(ctx, x)
         acc = reduce_into(ctx, x, axes, 1.0, lambda n, i: n.load(x, i), _multiply)
+    elif reduction == "sum" and not is_float(x.layout.element_type):
+        sums = product_arithmetic(ctx, y.layout, x)  # exact in the integer type
+        acc = reduce_into(
+            ctx, x, axes, sums.zero, lambda n, i: n.load(x, i), sums.add,
+            y.layout.element_type,
+        )  # fmt: skip
     else:
         _require_float(ctx, x)
         acc = reduce_into(ctx, x, axes, 0.0, lambda n, i: n.load(x, i), _add)
@@ -1069,7 +1075,16 @@ def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     if alpha == 1.0 and not extra:
         return Reduction(sizes, reduced, at, term, arithmetic.zero, arithmetic.add)
     if not is_float(y.element_type):
-        raise ctx.error("has no loop lowering for integer products with alpha or c")
+        if alpha != 1.0 or beta != 1.0:
+            raise ctx.error("has no loop lowering for integer products with alpha")
+        (c,) = extra
+        product_arithmetic(ctx, y, c)  # c has y's integer type
+        c_shape = c.layout.origin_shape
+
+        def c_at(nest: Nest, index: list[Ix]) -> Value:
+            return nest.load(c, broadcast_index(index, c_shape))
+
+        return Reduction(sizes, reduced, at, term, c_at, arithmetic.add)
 
     def value(nest: Nest, v: Value, index: list[Ix]) -> Value:
         if alpha != 1.0:
