@@ -30,6 +30,7 @@ STATIC = (
     "bert",
     "gpt2",
     "vit",
+    "efficientnet",
     "mobilenet_v2",
     "mobilenet_v3",
     "yolo_head",

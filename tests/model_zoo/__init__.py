@@ -103,6 +103,12 @@ def _vit():
     return VitEncoder(layers=2, hidden=48, heads=3, intermediate=100, image=32)
 
 
+def _efficientnet():
+    from model_zoo.builders import EfficientNetEncoder
+
+    return EfficientNetEncoder(image=40, hidden=320)
+
+
 def _mobilenet_v2():
     from model_zoo.builders import MobileNetV2
 
@@ -176,6 +182,12 @@ MODELS: dict[str, ZooModel] = {
             "vit",
             _vit,
             (InputSpec("pixel_values", (3, 32, 32)),),
+            ("last_hidden_state", "pooler_output"),
+        ),
+        ZooModel(
+            "efficientnet",
+            _efficientnet,
+            (InputSpec("pixel_values", (3, 40, 40)),),
             ("last_hidden_state", "pooler_output"),
         ),
         ZooModel(

@@ -88,6 +88,28 @@ class VitEncoder(nn.Module):
         return out.last_hidden_state, out.pooler_output
 
 
+class EfficientNetEncoder(nn.Module):
+    """`transformers.EfficientNetModel`: its pooler is AvgPool2d(kernel =
+    hidden_dim, ceil_mode) on a map smaller than the kernel (the spatial
+    mean), as every Hugging Face EfficientNet export has."""
+
+    def __init__(self, image: int, hidden: int):
+        super().__init__()
+        from transformers import EfficientNetConfig, EfficientNetModel
+
+        config = EfficientNetConfig(
+            image_size=image,
+            width_coefficient=0.25,
+            depth_coefficient=0.25,
+            hidden_dim=hidden,
+        )
+        self.model = randomize_norms(EfficientNetModel(config).eval())
+
+    def forward(self, pixel_values: torch.Tensor):
+        out = self.model(pixel_values=pixel_values)
+        return out.last_hidden_state, out.pooler_output
+
+
 # ---------------------------------------------------------------------------
 # Convolutional models written here (torchvision is not installed)
 # ---------------------------------------------------------------------------
