@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, f32, i64
+from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, f32, f64, i64
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect.formats import Format
@@ -753,16 +753,17 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
             arith.SubfOp, nest.load(x, index), nest.load(peak, reduced(index))
         )
 
-    total = reduce_into(
-        ctx, x, axes, 0.0, lambda n, i: n.op(math.ExpOp, shifted(n, i)), _add
-    )
+    def wide_exp(nest: Nest, index: list[Ix]) -> Value:
+        return nest.convert(nest.op(math.ExpOp, shifted(nest, index)), f64)
+
+    total = reduce_into(ctx, x, axes, 0.0, wide_exp, _add, f64)
 
     def softmax(nest: Nest, index: list[Ix]) -> Value:
-        z = shifted(nest, index)
         s = nest.load(total, reduced(index))
         if isinstance(op, LogSoftmaxOp):
+            z = nest.convert(shifted(nest, index), f64)
             return nest.op(arith.SubfOp, z, nest.op(math.LogOp, s))
-        return nest.op(arith.DivfOp, nest.op(math.ExpOp, z), s)
+        return nest.op(arith.DivfOp, wide_exp(nest, index), s)
 
     finish(ctx, y, softmax, y)
 
