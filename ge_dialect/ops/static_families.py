@@ -28,6 +28,7 @@ from ge_dialect.ops import (
     structure,
     trans,
     value_shaped,
+    volume,
 )
 
 STATIC_FAMILIES: tuple[ModuleType, ...] = (
@@ -37,6 +38,7 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     elementwise,
     logic,
     nn,
+    volume,
     matmul,
     einsum,
     movement,

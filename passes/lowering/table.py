@@ -1,8 +1,8 @@
 """Finding an op's lowering, and why an op has none.
 
 Emitters register by op class in the family modules (`elementwise`,
-`movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`, `sorting`; see `registry`); `Elementwise` ops with a scalar body
+`movement`, `nn`, `volume`, `fused`, `image`, `cumulative`, `scatter`,
+`einsum`, `signal`, `sorting`; see `registry`); `Elementwise` ops with a scalar body
 lower generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
@@ -37,6 +37,7 @@ from passes.lowering import (
     scatter,
     signal,
     sorting,
+    volume,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
@@ -52,6 +53,7 @@ FAMILY_MODULES = (
     scatter,
     signal,
     sorting,
+    volume,
 )
 """The modules whose import registers the emitters."""
 

@@ -127,6 +127,12 @@ def _yolo_head():
     return YoloHead(classes=3, anchors=3, image=64)
 
 
+def _video_net():
+    from model_zoo.builders import VideoNet
+
+    return VideoNet(channels=3, classes=5)
+
+
 def _lstm():
     from model_zoo.builders import LstmTagger
 
@@ -204,6 +210,13 @@ MODELS: dict[str, ZooModel] = {
         ),
         ZooModel(
             "yolo_head", _yolo_head, (InputSpec("image", (3, 64, 64)),), ("detections",)
+        ),
+        ZooModel(
+            "video_net",
+            _video_net,
+            (InputSpec("clip", (3, 6, 17, 15)),),
+            ("logits",),
+            tiny=True,
         ),
         ZooModel(
             "lstm",
