@@ -116,21 +116,34 @@ def product_arithmetic(
     ctx: LoweringContext, y: Layout, *operands: Buffer
 ) -> ProductArithmetic:
     """The arithmetic of a product into `y` of `operands` (all floats, or
-    all of y's integer type)."""
+    integers no wider than y's integer type, widened to it: an int8
+    convolution sums in int32)."""
     element = y.element_type
     if all(is_float(b.layout.element_type) for b in operands) and is_float(element):
         return ProductArithmetic(_multiply, _add, lambda nest, _: nest.const(0.0))
     if (
         not isinstance(element, IntegerType)
         or element.width.data == 1
-        or any(b.layout.element_type != element for b in operands)
+        or not all(narrower_integer(b.layout.element_type, element) for b in operands)
     ):
         types = ", ".join(str(b.layout.element_type) for b in operands)
         raise ctx.error(f"has no loop lowering for products of {types} into {element}")
+
+    def multiply(nest: Nest, a: Value, b: Value) -> Value:
+        wide = (nest.convert(a, element), nest.convert(b, element))
+        return nest.op(arith.MuliOp, *wide)
+
     return ProductArithmetic(
-        lambda nest, a, b: nest.op(arith.MuliOp, a, b),
+        multiply,
         lambda nest, a, b: nest.op(arith.AddiOp, a, b),
         lambda nest, _: nest.const(0, element),
+    )
+
+
+def narrower_integer(element: Attribute, wide: IntegerType) -> bool:
+    """Whether `element` is an integer type (not i1) no wider than `wide`."""
+    return (
+        isinstance(element, IntegerType) and 1 < element.width.data <= wide.width.data
     )
 
 
