@@ -99,8 +99,7 @@ from ge_frontend.onnx_context import (
 )
 from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
 from ge_frontend.onnx_mapped import checkable, strip_initializers
-from ge_frontend.onnx_ml import ML_CONVERTERS, ML_DOMAIN
-from ge_frontend.onnx_ops import CONVERTERS
+from ge_frontend.onnx_ops import CONVERTERS, DOMAIN_CONVERTERS
 from ge_frontend.onnx_sequences import (
     OptionalValue,
     RaggedSequence,
@@ -639,10 +638,12 @@ class OnnxImporter:
         default_domain = node.domain in DEFAULT_DOMAINS
         qualified = node.op_type if default_domain else f"{node.domain}.{node.op_type}"
         opset = self._domain_opset(node)
-        if node.domain == ML_DOMAIN and node.op_type in ML_CONVERTERS:
-            converter, opset = ML_CONVERTERS[node.op_type], opset or 1
+        if default_domain:
+            converter = CONVERTERS.get(node.op_type)
         else:
-            converter = CONVERTERS.get(qualified)
+            converter = DOMAIN_CONVERTERS.get(node.domain, {}).get(node.op_type)
+            if converter is not None and opset is None:
+                opset = 1  # a domain the model uses without importing it
         downstream = any(
             n and v is None for n, v in zip(node.input, inputs, strict=True)
         )
@@ -665,7 +666,7 @@ class OnnxImporter:
             results = folded_within_budget(converter(ctx))
             track_entries(ctx, results)
         except Unsupported as reason:
-            return self._skip(node, f"{node.op_type} {reason}")
+            return self._skip(node, f"{qualified} {reason}")
         except Downstream:
             return self._skip(node, None)
         except CONVERSION_ERRORS as error:

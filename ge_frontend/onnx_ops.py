@@ -46,12 +46,15 @@ from ge_frontend.onnx_context import NodeContext
 from ge_frontend.onnx_control_flow import CONVERTERS as CONTROL_FLOW_CONVERTERS
 from ge_frontend.onnx_deform_conv import CONVERTERS as DEFORM_CONV_CONVERTERS
 from ge_frontend.onnx_detection import CONVERTERS as DETECTION_CONVERTERS
+from ge_frontend.onnx_microsoft import CONVERTERS as MICROSOFT_CONVERTERS
+from ge_frontend.onnx_ml import ML_CONVERTERS, ML_DOMAIN
 from ge_frontend.onnx_quantize import CONVERTERS as QUANTIZE_CONVERTERS
 from ge_frontend.onnx_recurrent import CONVERTERS as RECURRENT_CONVERTERS
 from ge_frontend.onnx_sequences import CONVERTERS as SEQUENCE_CONVERTERS
 from ge_frontend.onnx_shape_values import entries_of
 from ge_frontend.onnx_text import TEXT_CONVERTERS
 from ge_frontend.onnx_training import CONVERTERS as TRAINING_CONVERTERS
+from ge_frontend.onnx_training import DOMAIN as TRAINING_DOMAIN
 
 Converter = Callable[[NodeContext], Sequence[Value]]
 
@@ -476,79 +479,30 @@ def _depth_taps(ctx: NodeContext, t: int) -> Value:
     return ctx.op("squeeze", tap, axes=[2], suffix=f"tap{t}/filter_2d")
 
 
-def _unfold_depth(ctx: NodeContext, y: Value, n: int, depth: int) -> Value:
-    """[N * D, O, H, W] (depth folded into the batch) -> [N, O, D, H, W]."""
-    _, channels, height, width = shape_of(y)
-    y = ctx.op(
-        "reshape", y, shape=[n, depth, channels, height, width], suffix="unfold_depth"
-    )
-    return ctx.op("transpose", y, perm=[0, 2, 1, 3, 4], suffix="depth_last")
-
-
 def _conv_3d(
     ctx: NodeContext,
-    kernel: Sequence[int],
     strides: Sequence[int],
     dilations: Sequence[int],
     pads: Sequence[int],
 ) -> Value:
-    """A 3-D convolution as 2-D ones, one per depth tap of the filter: tap
-    t convolves the input's depth slices t*dd, t*dd + sd, ... (one per
-    output depth, folded into the batch) with the filter's slice t over H
-    and W; the taps' sums add up (the bias once), then the depth unfolds.
-
-        x [N, C, D, H, W] -pad D-> slice D at t*dd::sd -> [N*Do, C, H, W]
-        conv2d with w[:, :, t] -> [N*Do, O, Ho, Wo]; sum over t
-        -> [N, O, Do, Ho, Wo]
-    """
-    n, channels, depth, height, width = ctx.static_shape(0)
-    begin, end = pads[0], pads[3]
-    span = (kernel[0] - 1) * dilations[0] + 1
-    out_depth = (depth + begin + end - span) // strides[0] + 1
-    if out_depth < 1:
-        raise ValueError(
-            f"the filter's depth span {span} exceeds the padded depth "
-            f"{depth + begin + end}"
-        )
-    x = ctx.input(0)
-    if begin or end:
-        paddings = [0, 0, begin, 0, 0, 0, 0, end, 0, 0]
-        x = ctx.op("pad", x, paddings=paddings, suffix="pad_depth")
-    total = None
-    for t in range(kernel[0]):
-        start = t * dilations[0]
-        taps = ctx.op(
-            "slice",
-            x,
-            begins=[start],
-            ends=[start + (out_depth - 1) * strides[0] + 1],
-            axes=[2],
-            steps=[strides[0]],
-            suffix=f"tap{t}/depths",
-        )
-        taps = ctx.op("transpose", taps, perm=[0, 2, 1, 3, 4], suffix=f"tap{t}/nd")
-        folded = [n * out_depth, channels, height, width]
-        taps = ctx.op("reshape", taps, shape=folded, suffix=f"tap{t}/fold")
-        y = ctx.op(
-            "conv2d",
-            taps,
-            _depth_taps(ctx, t),
-            ctx.optional_input(2) if t == 0 else None,
-            strides=[1, 1, *strides[1:]],
-            pads=[pads[1], pads[4], pads[2], pads[5]],
-            dilations=[1, 1, *dilations[1:]],
-            groups=ctx.attr("group", 1),
-            data_format="NCHW",
-            suffix=f"tap{t}/conv",
-        )
-        total = y if total is None else ctx.op("add", total, y, suffix=f"tap{t}/sum")
-    assert total is not None
-    return _unfold_depth(ctx, total, n, out_depth)
+    """A 3-D convolution: `ge.conv3d` (NCDHW; ONNX's pads [d, h, w begins,
+    d, h, w ends] become GE's [front, back, top, bottom, left, right])."""
+    return ctx.op(
+        "conv3d",
+        ctx.input(0),
+        ctx.input(1),
+        ctx.optional_input(2),
+        strides=[1, 1, *strides],
+        pads=[pads[0], pads[3], pads[1], pads[4], pads[2], pads[5]],
+        dilations=[1, 1, *dilations],
+        groups=ctx.attr("group", 1),
+        data_format="NCDHW",
+    )
 
 
 @converts("Conv")
 def convert_conv(ctx: NodeContext) -> list[Value]:
-    """Conv with 1 (lifted to 2), 2 or 3 spatial axes (`_conv_3d`)."""
+    """Conv with 1 (lifted to 2), 2 or 3 spatial axes (`ge.conv3d`)."""
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
     kernel = _kernel_shape(ctx, weight)
@@ -556,7 +510,7 @@ def convert_conv(ctx: NodeContext) -> list[Value]:
     dilations = ctx.per_axis("dilations", count, 1)
     pads = _window_pads(ctx, kernel, strides, dilations)
     if count == 3:
-        return [_conv_3d(ctx, kernel, int_list(strides), int_list(dilations), pads)]
+        return [_conv_3d(ctx, int_list(strides), int_list(dilations), pads)]
     x, lifted = _window_input(ctx)
     if lifted:
         weight = ctx.op("unsqueeze", weight, axes=[2], suffix="filter_to_2d")
@@ -1868,13 +1822,6 @@ CONVERTERS.update(DEFORM_CONV_CONVERTERS)
 
 
 # ---------------------------------------------------------------------------
-# Training optimizers (a decomposition: `onnx_training`, keyed with their domain)
-# ---------------------------------------------------------------------------
-
-CONVERTERS.update(TRAINING_CONVERTERS)
-
-
-# ---------------------------------------------------------------------------
 # Control flow (subgraphs become regions: `onnx_control_flow`)
 # ---------------------------------------------------------------------------
 
@@ -1893,3 +1840,16 @@ CONVERTERS.update(SEQUENCE_CONVERTERS)
 # ---------------------------------------------------------------------------
 
 CONVERTERS.update(TEXT_CONVERTERS)
+
+
+# ---------------------------------------------------------------------------
+# Other domains: ONNX-ML (`onnx_ml`), the training optimizers (decompositions:
+# `onnx_training`), onnxruntime's com.microsoft ops (`onnx_microsoft`)
+# ---------------------------------------------------------------------------
+
+DOMAIN_CONVERTERS: dict[str, dict[str, Converter]] = {
+    ML_DOMAIN: ML_CONVERTERS,
+    TRAINING_DOMAIN: TRAINING_CONVERTERS,
+    "com.microsoft": MICROSOFT_CONVERTERS,
+}
+"""Op domain (other than ONNX's own) -> op type -> converter."""

@@ -11,6 +11,8 @@ operations in the same order):
                       float8/float4 x: no zero point is subtracted
 
     MatMulInteger     (A - a_zp) @ (B - b_zp) in int32          (ConvInteger: conv)
+    ConvInteger, symmetric int8 filter: conv(x, w) - x_zp * conv(1, w), the
+                      8-bit x and w convolved as stored (GE's int8 Conv2D)
     QLinearMatMul     cast(clip(round(C * (s_a * s_b / s_y)) + y_zp, lo, hi), T)
                       C the int32 product above, the rest in float64
                       (QLinearConv: conv, plus the int32 bias, per channel)
@@ -268,11 +270,54 @@ def convert_qlinear_matmul(ctx: NodeContext) -> list[Value]:
     return [requantized(ctx, product, (1, 4, 6), 7, channel_axis=None)]
 
 
+def zero_free(ctx: NodeContext, index: int) -> bool:
+    """Whether optional input `index` (a zero point) is absent or known at
+    import time to be all zeros."""
+    value = ctx.optional_input(index)
+    return value is None or (isinstance(value, np.ndarray) and not value.any())
+
+
+def eight_bit_conv(
+    ctx: NodeContext, x_index: int, x_zero: int, w_index: int, w_zero: int
+) -> Value | None:
+    """GE's int8 convolution (8-bit x and w stored as they are, NC1HWC0 and
+    FRACTAL_Z with C0 = 32, summed in int32) of a symmetric filter (no zero
+    point), x's zero point taken out after: conv(x, w) - x_zp * conv(1, w),
+    where conv(1, w) (the filter sums over the taps inside the image, a
+    constant) keeps the padding zero after centring. None (the centred int32
+    convolution) for a filter with a zero point, or not 2-D."""
+    dtypes = (ctx.dtype(x_index), ctx.dtype(w_index))
+    if (
+        not zero_free(ctx, w_zero)
+        or ctx.rank(x_index) not in (3, 4)
+        or not set(dtypes) <= {"int8", "uint8"}
+    ):
+        return None
+    w = ctx.input(w_index)
+    raw = integer_product(ctx, "Conv", [ctx.input(x_index), w])
+    if zero_free(ctx, x_zero):
+        return raw
+    shape = ctx.shape(x_index)
+    if -1 in shape[1:]:
+        return None
+    ones = np.ones((1, *shape[1:]), dtype=dtypes[0])
+    coverage = integer_product(ctx, "Conv", [ones, w])
+    zero_point = as_float(ctx, ctx.input(x_zero), "int32", f"in{x_zero}/wide")
+    if ctx.shape(x_zero):
+        zero_point = ctx.op("reshape", zero_point, shape=[], suffix="x_zp/scalar")
+    shift = ctx.op("mul", coverage, zero_point, suffix="x_zp/taps")
+    return ctx.op("sub", raw, shift, suffix="centred_product")
+
+
 @converts("ConvInteger")
 def convert_conv_integer(ctx: NodeContext) -> list[Value]:
-    """Conv of (x - x_zp) and (w - w_zp) (w_zp per output channel) in int32.
-    Padding is zero after centring (x's zero point before), as ONNX's
-    reference pads."""
+    """Conv of (x - x_zp) and (w - w_zp) (w_zp per output channel) in int32:
+    GE's int8 convolution for a symmetric filter (`eight_bit_conv`), else a
+    convolution of the centred values. Padding is zero after centring (x's
+    zero point before), as ONNX's reference pads."""
+    product = eight_bit_conv(ctx, 0, 2, 1, 3)
+    if product is not None:
+        return [product]
     x = centred(ctx, 0, 2, None)
     w = centred(ctx, 1, 3, 0)
     return [integer_product(ctx, "Conv", [x, w])]
@@ -280,11 +325,15 @@ def convert_conv_integer(ctx: NodeContext) -> list[Value]:
 
 @converts("QLinearConv")
 def convert_qlinear_conv(ctx: NodeContext) -> list[Value]:
-    """`ConvInteger` of x and w plus the int32 bias B (in float64, exact),
-    requantized per output channel with y's scale and zero point."""
-    x = centred(ctx, 0, 2, None)
-    w = centred(ctx, 3, 5, 0)
-    product = as_float(ctx, integer_product(ctx, "Conv", [x, w]), "float64", "wide")
+    """`ConvInteger` of x and w (`eight_bit_conv` when w is symmetric) plus
+    the int32 bias B (in float64, exact), requantized per output channel
+    with y's scale and zero point."""
+    product = eight_bit_conv(ctx, 0, 2, 3, 5)
+    if product is None:
+        x = centred(ctx, 0, 2, None)
+        w = centred(ctx, 3, 5, 0)
+        product = integer_product(ctx, "Conv", [x, w])
+    product = as_float(ctx, product, "float64", "wide")
     if ctx.optional_input(8) is not None:
         bias = as_float(ctx, ctx.input(8), "float64", "bias/wide")
         dims = [1] * ctx.rank(0)

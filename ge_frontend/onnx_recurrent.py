@@ -61,9 +61,9 @@ An activation consumes the next `activation_alpha` (`_beta`) entry for each
 parameter it takes, in the order the activations are listed."""
 
 DEFAULT_ACTIVATIONS = {
-    "LSTM": ("Sigmoid", "Tanh", "Tanh"),
-    "GRU": ("Sigmoid", "Tanh"),
-    "RNN": ("Tanh",),
+    4: ("Sigmoid", "Tanh", "Tanh"),  # LSTM
+    3: ("Sigmoid", "Tanh"),  # GRU
+    1: ("Tanh",),  # RNN
 }
 
 
@@ -100,9 +100,12 @@ class Activation:
         return ctx.op("clip", shifted, min=0.0, max=1.0, suffix=suffix)
 
 
-def activations(ctx: NodeContext, directions: int) -> list[list[Activation]]:
-    """Each direction's activation functions (the node's or the defaults)."""
-    defaults = DEFAULT_ACTIVATIONS[ctx.node.op_type]
+def activations(
+    ctx: NodeContext, directions: int, gates: int
+) -> list[list[Activation]]:
+    """Each direction's activation functions (the node's or the defaults of
+    the op with `gates` gate blocks)."""
+    defaults = DEFAULT_ACTIVATIONS[gates]
     names = ctx.attr("activations") or list(defaults) * directions
     per_direction = len(defaults)
     if len(names) != per_direction * directions:
@@ -139,6 +142,10 @@ class Recurrence:
     ctx: NodeContext
     gates: int
     """Gate blocks in W and R (LSTM 4, GRU 3, RNN 1)."""
+    quantize: Callable[[Value, str], Value] | None = None
+    """What the left operand of every matmul goes through first (onnxruntime's
+    DynamicQuantizeLSTM quantizes X and each step's H to uint8 and back);
+    None: used as is."""
 
     def __post_init__(self) -> None:
         ctx = self.ctx
@@ -167,7 +174,7 @@ class Recurrence:
                 f"[{self.directions}, {self.gates * self.hidden}, {self.inputs}]"
             )
         self.clip = ctx.attr("clip")
-        self.functions = activations(ctx, self.directions)
+        self.functions = activations(ctx, self.directions, self.gates)
         self._check_sequence_lens()
 
     def _check_sequence_lens(self) -> None:
@@ -249,7 +256,7 @@ class Recurrence:
         ctx, width = self.ctx, self.gates * self.hidden
         flat = ctx.op("reshape", self.x, shape=[-1, self.inputs], suffix="x_2d")
         w = self.direction(d, weights, "w")
-        product = ctx.op("matmul", flat, w, transpose_x2=True, suffix=f"d{d}/x_w")
+        product = self.matmul(flat, w, f"d{d}/x_w")
         if bias is not None:
             product = ctx.op("add", product, bias, suffix=f"d{d}/x_w_bias")
         steps = ctx.op(
@@ -272,6 +279,12 @@ class Recurrence:
             )
             for t in range(self.steps)
         ]
+
+    def matmul(self, x: Value, w: Value, suffix: str) -> Value:
+        """x * w^T, x through `quantize` first when set."""
+        if self.quantize is not None:
+            x = self.quantize(x, f"{suffix}/quantized")
+        return self.ctx.op("matmul", x, w, transpose_x2=True, suffix=suffix)
 
     def order(self, d: int) -> list[int]:
         """The time steps direction `d` visits, in order."""
@@ -369,8 +382,12 @@ def _mul(ctx: NodeContext, a: Value | None, b: Value, suffix: str) -> Value | No
 def convert_lstm(ctx: NodeContext) -> list[Value | None]:
     """it = f(x Wi + h Ri + Pi c + b), ft likewise, ct~ = g(...), Ct = ft Ct-1
     + it ct~, ot = f(x Wo + h Ro + Po Ct + b), Ht = ot h(Ct)."""
-    rec = Recurrence(ctx, gates=4)
-    hidden = rec.hidden
+    return lstm(Recurrence(ctx, gates=4))
+
+
+def lstm(rec: Recurrence) -> list[Value | None]:
+    """`convert_lstm` on `rec`'s node (also DynamicQuantizeLSTM's)."""
+    ctx, hidden = rec.ctx, rec.hidden
     couple = bool(ctx.attr("input_forget", 0))
     peepholes = ctx.optional_input(7)
     states: list[dict[int, Value]] = []
@@ -394,9 +411,7 @@ def convert_lstm(ctx: NodeContext) -> list[Value | None]:
             h_before, c_before = h, c
             gates = x_parts[t]
             if h is not None:
-                recurrent = ctx.op(
-                    "matmul", h, r, transpose_x2=True, suffix=f"{name}/h_r"
-                )
+                recurrent = rec.matmul(h, r, f"{name}/h_r")
                 gates = ctx.op("add", gates, recurrent, suffix=f"{name}/gates")
             i, o, f, g = (
                 rec.block(gates, k, hidden, f"{name}/{gate}")
@@ -476,9 +491,7 @@ def convert_gru(ctx: NodeContext) -> list[Value | None]:
             x_h = rec.block(x_parts[t], 2, hidden, f"{name}/x_h")
             zr = x_zr
             if h is not None:
-                h_zr = ctx.op(
-                    "matmul", h, r_zr, transpose_x2=True, suffix=f"{name}/h_rzr"
-                )
+                h_zr = rec.matmul(h, r_zr, f"{name}/h_rzr")
                 zr = ctx.op("add", zr, h_zr, suffix=f"{name}/zr")
             z = rec.activate(
                 d, 0, rec.block(zr, 0, hidden, f"{name}/z"), f"{name}/z_act"
@@ -488,13 +501,7 @@ def convert_gru(ctx: NodeContext) -> list[Value | None]:
             )
             candidate = x_h
             if linear_before_reset:
-                h_rh = (
-                    None
-                    if h is None
-                    else ctx.op(
-                        "matmul", h, r_h, transpose_x2=True, suffix=f"{name}/h_rh"
-                    )
-                )
+                h_rh = None if h is None else rec.matmul(h, r_h, f"{name}/h_rh")
                 if rb_h is not None:
                     h_rh = _add(ctx, h_rh, rb_h, f"{name}/h_rh_b")
                 if h_rh is not None:
@@ -502,9 +509,7 @@ def convert_gru(ctx: NodeContext) -> list[Value | None]:
                     candidate = ctx.op("add", candidate, gated, suffix=f"{name}/hh")
             elif h is not None:
                 gated = ctx.op("mul", reset, h, suffix=f"{name}/r_h")
-                recurrent = ctx.op(
-                    "matmul", gated, r_h, transpose_x2=True, suffix=f"{name}/rh_r"
-                )
+                recurrent = rec.matmul(gated, r_h, f"{name}/rh_r")
                 candidate = ctx.op("add", candidate, recurrent, suffix=f"{name}/hh")
             candidate = rec.activate(d, 1, candidate, f"{name}/h_act")
             keep = ctx.op("sub", ctx.array(1.0), z, suffix=f"{name}/one_minus_z")
@@ -535,9 +540,7 @@ def convert_rnn(ctx: NodeContext) -> list[Value | None]:
             name = f"d{d}/t{t}"
             pre = x_parts[t]
             if h is not None:
-                recurrent = ctx.op(
-                    "matmul", h, r, transpose_x2=True, suffix=f"{name}/h_r"
-                )
+                recurrent = rec.matmul(h, r, f"{name}/h_r")
                 pre = ctx.op("add", pre, recurrent, suffix=f"{name}/pre")
             fresh = rec.activate(d, 0, pre, f"{name}/h")
             valid = rec.valid(t)

@@ -33,8 +33,8 @@ from ge_frontend.onnx_context import NodeContext
 DOMAIN = "ai.onnx.preview.training"
 
 CONVERTERS: dict[str, Callable[[NodeContext], Sequence[Value]]] = {}
-"""`ai.onnx.preview.training.<Op>` -> converter (merged into
-`onnx_ops.CONVERTERS`, keyed with the domain)."""
+"""`ai.onnx.preview.training` op type -> converter
+(`onnx_ops.DOMAIN_CONVERTERS`)."""
 
 converts = registrar(CONVERTERS)
 
@@ -79,7 +79,7 @@ class Update:
         return self.op("add", self.op("mul", norm_coefficient, x), g)
 
 
-@converts(f"{DOMAIN}.Adagrad")
+@converts("Adagrad")
 def convert_adagrad(ctx: NodeContext) -> list[Value]:
     """X' and H' per tensor (module docstring)."""
     u = Update(ctx, 1)
@@ -97,7 +97,7 @@ def convert_adagrad(ctx: NodeContext) -> list[Value]:
     return xs + hs
 
 
-@converts(f"{DOMAIN}.Momentum")
+@converts("Momentum")
 def convert_momentum(ctx: NodeContext) -> list[Value]:
     """X' and V' per tensor, standard or Nesterov (module docstring)."""
     u = Update(ctx, 1)
@@ -118,7 +118,7 @@ def convert_momentum(ctx: NodeContext) -> list[Value]:
     return xs + vs
 
 
-@converts(f"{DOMAIN}.Adam")
+@converts("Adam")
 def convert_adam(ctx: NodeContext) -> list[Value]:
     """X', V' and H' per tensor, bias-corrected once T > 0 (module docstring)."""
     u = Update(ctx, 2)

@@ -123,6 +123,8 @@ STRUCTURAL_OPS = (
 ORIGINS_FOR: dict[Format, tuple[Format, ...]] = {
     Format.NC1HWC0: (Format.NCHW, Format.NHWC),
     Format.FRACTAL_Z: (Format.NCHW, Format.NHWC, Format.HWCN),
+    Format.NDC1HWC0: (Format.NCDHW, Format.NDHWC),
+    Format.FRACTAL_Z_3D: (Format.NCDHW, Format.NDHWC, Format.DHWCN),
 }
 """Origin formats each internal format can be derived from (NZ: any)."""
 

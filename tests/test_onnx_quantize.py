@@ -18,9 +18,13 @@ from test_narrow_dtypes import same_bits
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.formats import Format
+from ge_dialect.layout import storage_shape_of
+from ge_dialect.ops import Conv2DOp
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph
+from ge_runtime.offline.om import load_offline_model
 
 ONNX_TYPES = {
     "uint8": TensorProto.UINT8,
@@ -379,3 +383,43 @@ def test_dynamically_quantized_cnn_matches_onnxruntime(tmp_path):
     assert {"ConvInteger", "MatMulInteger", "DynamicQuantizeLinear"} <= ops, ops
     x = rng.standard_normal((1, 33, 9, 7)).astype(np.float32)
     assert_runs_on_the_jit(quantized, {"x": x}, tmp_path / "run")
+
+
+@pytest.mark.parametrize("x_dtype", ["uint8", "int8"])
+def test_symmetric_int8_conv_is_stored_in_int8_nc1hwc0(x_dtype, tmp_path):
+    """ConvInteger of a filter without zero point (quantize_dynamic's and
+    quantize_static's int8 weights): x and the int8 filter are convolved as
+    stored, NC1HWC0 and FRACTAL_Z with GE's int8 C0 = 32, summing in int32,
+    and x's zero point comes out after (conv(1, w), padding included).
+    64 x 3 x 3 = 576 products of extremes (sums past 2^24), exact against
+    onnxruntime on the JIT."""
+    x = extremes(x_dtype, (2, 64, 9, 7), 22)
+    w = extremes("int8", (5, 64, 3, 3), 23)
+    w[0] = -128  # with x at its zero point's far end: the largest sums
+    x_zero = np.array(np.iinfo(x_dtype).max, x_dtype)
+    x[0, :, 4:7] = np.iinfo(x_dtype).min
+    bias_free = helper.make_graph(
+        [helper.make_node("ConvInteger", ["x", "w", "zx"], ["y"], pads=[1, 0, 1, 2])],
+        "conv_integer",
+        [
+            helper.make_tensor_value_info("x", ONNX_TYPES[x_dtype], x.shape),
+            helper.make_tensor_value_info("zx", ONNX_TYPES[x_dtype], ()),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, (2, 5, 9, 7))],
+        [numpy_helper.from_array(w, "w")],
+    )
+    built = helper.make_model(bias_free, opset_imports=[helper.make_opsetid("", 10)])
+    inputs = {"x": x, "zx": x_zero}
+    expected = ort_outputs(built, inputs)
+    assert np.abs(expected).max() > 2**24
+    assert_runs_on_the_jit(built, inputs, tmp_path, [expected])
+    module = load_offline_model(str(tmp_path / "case" / "model.om")).module()
+    (conv,) = [op for op in module.walk() if isinstance(op, Conv2DOp)]
+    x_type, w_type = (operand.type for operand in conv.operands[:2])
+    assert (x_type.encoding.storage_format, w_type.encoding.storage_format) == (
+        Format.NC1HWC0,
+        Format.FRACTAL_Z,
+    )
+    assert storage_shape_of(x_type) == (2, 2, 9, 7, 32)  # C0 32: 64 channels
+    assert storage_shape_of(w_type) == (2 * 3 * 3, 1, 16, 32)
+    assert str(conv.results[0].type.element_type) == "i32"

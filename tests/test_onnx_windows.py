@@ -134,7 +134,8 @@ POOLS = {
 
 
 # ---------------------------------------------------------------------------
-# 3-D convolutions: one 2-D convolution per depth tap of the filter
+# 3-D convolutions: `ge.conv3d` in NDC1HWC0; ConvTranspose one 2-D transposed
+# convolution per depth tap of the filter
 # ---------------------------------------------------------------------------
 
 CONVS_3D = {

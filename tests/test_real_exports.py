@@ -30,6 +30,8 @@ STATIC = (
     "bert",
     "gpt2",
     "vit",
+    "efficientnet",
+    "video_net",
     "mobilenet_v2",
     "mobilenet_v3",
     "yolo_head",
@@ -101,6 +103,26 @@ def test_static_export_matches_onnxruntime(name: str, exporter: str, tmp_path: P
     model = compiled(path, tmp_path, model_zoo.input_shape_flag(feeds))
     assert model.mode == "sink"
     check(model, path, feeds)
+
+
+def test_3d_convolutions_run_in_3d_formats(tmp_path: Path):
+    """The Conv3d network's convolutions stay 3-D (`ge.conv3d`, none split
+    into 2-D ones) in GE's 3-D formats: NDC1HWC0 activations, FRACTAL_Z_3D
+    filters."""
+    name = "video_net"
+    path = model_zoo.export(name, exporter=model_zoo.MODELS[name].exporters[0])
+    om = tmp_path / "model"
+    _, error = model_zoo.compile_with_atc(
+        path, om, model_zoo.input_shape_flag(model_zoo.sample_inputs(name))
+    )
+    assert error is None, error
+    ir = load_offline_model(f"{om}.om").ir
+    convolutions = [line for line in ir.splitlines() if "ge.conv" in line]
+    assert len(convolutions) == 2, convolutions
+    for line in convolutions:
+        assert "= ge.conv3d" in line, line
+        assert "#ge.layout<NCDHW, NDC1HWC0>" in line, line
+        assert "#ge.layout<NCDHW, FRACTAL_Z_3D>" in line, line
 
 
 # The recurrences unroll into a C kernel per step, compiled again for each

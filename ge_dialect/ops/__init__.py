@@ -11,7 +11,8 @@ Families: `structure` (graph, data, const, variable, netoutput),
 `control_flow` (if, case, while, partitioned_call, fused), `trans`
 (transdata, cast and the shape ops), `elementwise` (unary and binary ops,
 add_n), `logic` (comparisons, logic and bit operations, is_nan/is_inf,
-select), `nn` (convolutions, pooling, normalisations, bias_add), `matmul`,
+select), `nn` (convolutions, pooling, normalisations, bias_add), `volume`
+(conv3d), `matmul`,
 `movement` (concat, split, slice, gather, tile, pad), `reduce` (softmax,
 reductions), `cumulative` (cum_sum, cum_prod: running reductions along an
 axis), `scatter` (scatter_elements, scatter_nd, one_hot: writing at

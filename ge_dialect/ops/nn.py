@@ -177,12 +177,34 @@ class ConvolutionOp(SpatialOp):
             )
 
 
+EIGHT_BIT_INTEGERS = ("int8", "uint8")
+"""The dtypes of GE's int8 convolution inputs (its result is int32)."""
+
+
+def conv_result_dtype(dtypes: Sequence[str]) -> str:
+    """A convolution's result dtype: its input's, or int32 for 8-bit integer
+    input and filter (of either signedness, as GE's int8 Conv2D and ONNX's
+    ConvInteger take them) whose bias, if any, is int32."""
+    if dtypes[0] in EIGHT_BIT_INTEGERS and dtypes[1] in EIGHT_BIT_INTEGERS:
+        if len(dtypes) > 2 and dtypes[2] != "int32":
+            raise ShapeError(
+                f"an 8-bit integer convolution's bias is int32, got {dtypes[2]}"
+            )
+        return "int32"
+    if dtypes[0] != dtypes[1]:
+        raise ShapeError(
+            f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
+        )
+    return dtypes[0]
+
+
 @irdl_op_definition
 class Conv2DOp(ConvolutionOp):
     """2-D convolution (cross-correlation) with optional bias.
 
     The filter is OIHW, HWIO or OHWI as its origin format (NCHW, HWCN, NHWC)
-    says; an unannotated (ND) filter is OIHW.
+    says; an unannotated (ND) filter is OIHW. 8-bit integer input and filter
+    give an int32 result (GE's int8 Conv2D), summed exactly in int32.
     """
 
     name = "ge.conv2d"
@@ -233,10 +255,7 @@ class Conv2DOp(ConvolutionOp):
                 raise ShapeError(
                     f"bias has {bias[0]} entries for {out_channels} filters"
                 )
-        if dtypes[0] != dtypes[1]:
-            raise ShapeError(
-                f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
-            )
+        result_dtype = conv_result_dtype(dtypes)
         strides, dilations, pads = (
             four_values(attrs, n) for n in ("strides", "dilations", "pads")
         )
@@ -248,7 +267,7 @@ class Conv2DOp(ConvolutionOp):
         )
         shape = list(x)
         shape[c], shape[h], shape[wi] = out_channels, out_h, out_w
-        return [(tuple(shape), dtypes[0])]
+        return [(tuple(shape), result_dtype)]
 
     @staticmethod
     @float32_compute
@@ -265,8 +284,11 @@ class Conv2DOp(ConvolutionOp):
         filter_format: str = "NCHW",
     ) -> np.ndarray:
         """2-D (grouped) convolution, ONNX Conv; im2col + batched matmul per
-        group. `filter_format` is the filter's origin format (ND: NCHW)."""
+        group. `filter_format` is the filter's origin format (ND: NCHW).
+        Integer operands multiply and add in int32 (8-bit ones widened)."""
         w = filter_to_oihw(filter, filter_format)
+        if x.dtype.kind in "iu":
+            x, w = x.astype(np.int32), w.astype(np.int32)
         cout, cg, kh, kw = w.shape
         xh = to_nhwc(x, data_format)
         check_channels(xh.shape[3], cg * groups, groups)

@@ -34,6 +34,7 @@ from ge_dialect.ops import (
     structure,
     trans,
     value_shaped,
+    volume,
 )
 
 STATIC_FAMILIES: tuple[ModuleType, ...] = (
@@ -43,6 +44,7 @@ STATIC_FAMILIES: tuple[ModuleType, ...] = (
     elementwise,
     logic,
     nn,
+    volume,
     matmul,
     einsum,
     movement,

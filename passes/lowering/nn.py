@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, f32, i64
+from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, f32, f64, i64
 from xdsl.ir import Attribute, Operation
 
 from ge_dialect.formats import Format
@@ -116,21 +116,34 @@ def product_arithmetic(
     ctx: LoweringContext, y: Layout, *operands: Buffer
 ) -> ProductArithmetic:
     """The arithmetic of a product into `y` of `operands` (all floats, or
-    all of y's integer type)."""
+    integers no wider than y's integer type, widened to it: an int8
+    convolution sums in int32)."""
     element = y.element_type
     if all(is_float(b.layout.element_type) for b in operands) and is_float(element):
         return ProductArithmetic(_multiply, _add, lambda nest, _: nest.const(0.0))
     if (
         not isinstance(element, IntegerType)
         or element.width.data == 1
-        or any(b.layout.element_type != element for b in operands)
+        or not all(narrower_integer(b.layout.element_type, element) for b in operands)
     ):
         types = ", ".join(str(b.layout.element_type) for b in operands)
         raise ctx.error(f"has no loop lowering for products of {types} into {element}")
+
+    def multiply(nest: Nest, a: Value, b: Value) -> Value:
+        wide = (nest.convert(a, element), nest.convert(b, element))
+        return nest.op(arith.MuliOp, *wide)
+
     return ProductArithmetic(
-        lambda nest, a, b: nest.op(arith.MuliOp, a, b),
+        multiply,
         lambda nest, a, b: nest.op(arith.AddiOp, a, b),
         lambda nest, _: nest.const(0, element),
+    )
+
+
+def narrower_integer(element: Attribute, wide: IntegerType) -> bool:
+    """Whether `element` is an integer type (not i1) no wider than `wide`."""
+    return (
+        isinstance(element, IntegerType) and 1 < element.width.data <= wide.width.data
     )
 
 
@@ -753,16 +766,17 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
             arith.SubfOp, nest.load(x, index), nest.load(peak, reduced(index))
         )
 
-    total = reduce_into(
-        ctx, x, axes, 0.0, lambda n, i: n.op(math.ExpOp, shifted(n, i)), _add
-    )
+    def wide_exp(nest: Nest, index: list[Ix]) -> Value:
+        return nest.convert(nest.op(math.ExpOp, shifted(nest, index)), f64)
+
+    total = reduce_into(ctx, x, axes, 0.0, wide_exp, _add, f64)
 
     def softmax(nest: Nest, index: list[Ix]) -> Value:
-        z = shifted(nest, index)
         s = nest.load(total, reduced(index))
         if isinstance(op, LogSoftmaxOp):
+            z = nest.convert(shifted(nest, index), f64)
             return nest.op(arith.SubfOp, z, nest.op(math.LogOp, s))
-        return nest.op(arith.DivfOp, nest.op(math.ExpOp, z), s)
+        return nest.op(arith.DivfOp, wide_exp(nest, index), s)
 
     finish(ctx, y, softmax, y)
 
@@ -814,6 +828,12 @@ def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
     elif reduction == "prod":
         _require_float(ctx, x)
         acc = reduce_into(ctx, x, axes, 1.0, lambda n, i: n.load(x, i), _multiply)
+    elif reduction == "sum" and not is_float(x.layout.element_type):
+        sums = product_arithmetic(ctx, y.layout, x)  # exact in the integer type
+        acc = reduce_into(
+            ctx, x, axes, sums.zero, lambda n, i: n.load(x, i), sums.add,
+            y.layout.element_type,
+        )  # fmt: skip
     else:
         _require_float(ctx, x)
         acc = reduce_into(ctx, x, axes, 0.0, lambda n, i: n.load(x, i), _add)
@@ -1069,7 +1089,16 @@ def matmul_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     if alpha == 1.0 and not extra:
         return Reduction(sizes, reduced, at, term, arithmetic.zero, arithmetic.add)
     if not is_float(y.element_type):
-        raise ctx.error("has no loop lowering for integer products with alpha or c")
+        if alpha != 1.0 or beta != 1.0:
+            raise ctx.error("has no loop lowering for integer products with alpha")
+        (c,) = extra
+        product_arithmetic(ctx, y, c)  # c has y's integer type
+        c_shape = c.layout.origin_shape
+
+        def c_at(nest: Nest, index: list[Ix]) -> Value:
+            return nest.load(c, broadcast_index(index, c_shape))
+
+        return Reduction(sizes, reduced, at, term, c_at, arithmetic.add)
 
     def value(nest: Nest, v: Value, index: list[Ix]) -> Value:
         if alpha != 1.0:

@@ -1,10 +1,10 @@
 """Finding an op's lowering, and why an op has none.
 
 Emitters register by op class in the family modules (`elementwise`,
-`movement`, `nn`, `fused`, `image`, `cumulative`, `scatter`, `einsum`,
-`signal`, `sorting`, `value_shaped`, `detection`, `stochastic`, `blocks`; see
-`registry`); `Elementwise` ops with a scalar body lower generically; control
-flow lowers with its regions
+`movement`, `nn`, `volume`, `fused`, `image`, `cumulative`, `scatter`,
+`einsum`, `signal`, `sorting`, `value_shaped`, `detection`, `stochastic`,
+`blocks`; see `registry`); `Elementwise` ops with a scalar body lower
+generically; control flow lowers with its regions
 (`control_flow.CONTROL_FLOW`) and calls become functions
 (`control_flow.CALLS`). Ops that have no lowering say why in `NOT_LOWERED`;
 the completeness tests check that every `ge` op is in one of them.
@@ -45,6 +45,7 @@ from passes.lowering import (
     sorting,
     stochastic,
     value_shaped,
+    volume,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
@@ -64,6 +65,7 @@ FAMILY_MODULES = (
     sorting,
     stochastic,
     value_shaped,
+    volume,
 )
 """The modules whose import registers the emitters."""
 

@@ -72,6 +72,12 @@ def _vit():
     return VitEncoder(layers=2, hidden=48, heads=3, intermediate=100, image=32)
 
 
+def _efficientnet():
+    from model_zoo.builders import EfficientNetEncoder
+
+    return EfficientNetEncoder(image=40, hidden=320)
+
+
 def _mobilenet_v2():
     from model_zoo.builders import MobileNetV2
 
@@ -88,6 +94,12 @@ def _yolo_head():
     from model_zoo.builders import YoloHead
 
     return YoloHead(classes=3, anchors=3, image=64)
+
+
+def _video_net():
+    from model_zoo.builders import VideoNet
+
+    return VideoNet(channels=3, classes=5)
 
 
 def _lstm():
@@ -154,6 +166,12 @@ MODELS: dict[str, ZooModel] = {
             ("last_hidden_state", "pooler_output"),
         ),
         ZooModel(
+            "efficientnet",
+            _efficientnet,
+            (InputSpec("pixel_values", (3, 40, 40)),),
+            ("last_hidden_state", "pooler_output"),
+        ),
+        ZooModel(
             "mobilenet_v2",
             _mobilenet_v2,
             (InputSpec("image", (3, 64, 64)),),
@@ -167,6 +185,13 @@ MODELS: dict[str, ZooModel] = {
         ),
         ZooModel(
             "yolo_head", _yolo_head, (InputSpec("image", (3, 64, 64)),), ("detections",)
+        ),
+        ZooModel(
+            "video_net",
+            _video_net,
+            (InputSpec("clip", (3, 6, 17, 15)),),
+            ("logits",),
+            tiny=True,
         ),
         ZooModel(
             "lstm",

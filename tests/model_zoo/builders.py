@@ -88,6 +88,28 @@ class VitEncoder(nn.Module):
         return out.last_hidden_state, out.pooler_output
 
 
+class EfficientNetEncoder(nn.Module):
+    """`transformers.EfficientNetModel`: its pooler is AvgPool2d(kernel =
+    hidden_dim, ceil_mode) on a map smaller than the kernel (the spatial
+    mean), as every Hugging Face EfficientNet export has."""
+
+    def __init__(self, image: int, hidden: int):
+        super().__init__()
+        from transformers import EfficientNetConfig, EfficientNetModel
+
+        config = EfficientNetConfig(
+            image_size=image,
+            width_coefficient=0.25,
+            depth_coefficient=0.25,
+            hidden_dim=hidden,
+        )
+        self.model = randomize_norms(EfficientNetModel(config).eval())
+
+    def forward(self, pixel_values: torch.Tensor):
+        out = self.model(pixel_values=pixel_values)
+        return out.last_hidden_state, out.pooler_output
+
+
 # ---------------------------------------------------------------------------
 # Convolutional models written here (torchvision is not installed)
 # ---------------------------------------------------------------------------
@@ -97,7 +119,7 @@ def randomize_norms(module: nn.Module) -> nn.Module:
     """Seeded non-trivial running statistics and affine parameters for every
     BatchNorm (the defaults, mean 0 and variance 1, would fold to nothing)."""
     for norm in module.modules():
-        if isinstance(norm, nn.BatchNorm2d):
+        if isinstance(norm, nn.BatchNorm2d | nn.BatchNorm3d):
             with torch.no_grad():
                 norm.running_mean.normal_(0.0, 0.1)
                 norm.running_var.uniform_(0.5, 1.5)
@@ -338,6 +360,30 @@ class YoloHead(nn.Module):
         levels = (n2, n3, p4)
         detections = torch.cat([self.decode(i, f) for i, f in enumerate(levels)], 1)
         return (detections,)
+
+
+class VideoNet(nn.Module):
+    """A small 3-D CNN (video, medical volumes): Conv3d + BatchNorm3d + ReLU
+    twice (padded, then strided and grouped), a global 3-D average pool and
+    a linear head."""
+
+    def __init__(self, channels: int = 3, classes: int = 5):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv3d(channels, 16, 3, padding=1),
+            nn.BatchNorm3d(16),
+            nn.ReLU(),
+            nn.Conv3d(16, 20, (3, 3, 2), stride=(1, 2, 2), padding=(1, 0, 1), groups=4),
+            nn.BatchNorm3d(20),
+            nn.ReLU(),
+        )
+        randomize_norms(self.features)
+        self.head = nn.Linear(20, classes)
+        self.eval()
+
+    def forward(self, clip: torch.Tensor):
+        pooled = self.features(clip).mean(dim=(2, 3, 4))
+        return (self.head(pooled),)
 
 
 # ---------------------------------------------------------------------------

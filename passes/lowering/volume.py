@@ -1,0 +1,100 @@
+"""Lowering `ge.conv3d` to loops.
+
+The input is copied into a zeroed scratch volume with the pads around it
+(D, H and W at once), then one reduction: loops N, groups, output channels
+per group, Do, Ho, Wo; summing input channels per group, kd, kh, kw. Loads
+go through the operands' layouts, so NDC1HWC0 activations and a
+FRACTAL_Z_3D filter are read in place.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from ge_dialect.ops.volume import Conv3DOp
+from passes.lowering.context import LoweringContext
+from passes.lowering.emitter import Buffer, Nest, Value
+from passes.lowering.index import Ix
+from passes.lowering.movement import copy
+from passes.lowering.nn import (
+    Reduction,
+    accumulator,
+    product_arithmetic,
+    reduce_to_result,
+)
+from passes.lowering.registry import lowers
+
+
+def padded_volume(
+    ctx: LoweringContext, x: Buffer, data_format: str, pads: list[int]
+) -> tuple[Buffer, list[int]]:
+    """`x` in a zeroed scratch buffer with `pads` ([front, back, top, bottom,
+    left, right]) around D, H and W (x itself without pads); the sizes of
+    its D, H and W."""
+    shape = list(x.layout.origin_shape)
+    axes = [data_format.index(a) for a in "DHW"]
+    if not any(pads):
+        return x, [shape[a] for a in axes]
+    before = {a: pads[2 * k] for k, a in enumerate(axes)}
+    for k, a in enumerate(axes):
+        shape[a] += pads[2 * k] + pads[2 * k + 1]
+    padded = ctx.temporary(x.layout.resized(shape), fill=0.0)
+
+    def shifted(index: list[Ix]) -> list[Ix]:
+        return [ix + before.get(k, 0) for k, ix in enumerate(index)]
+
+    copy(ctx, x, padded, x.layout.origin_shape, target_index=shifted)
+    return padded, [shape[a] for a in axes]
+
+
+@lowers(Conv3DOp)
+def lower_conv3d(ctx: LoweringContext, op: Operation) -> None:
+    """Grouped, strided, dilated 3-D convolution plus bias."""
+    x, w, *bias = ctx.operands()
+    y = ctx.result()
+    arithmetic = product_arithmetic(ctx, y.layout, x, w, *bias)
+    data_format = str(ctx.attr("data_format"))
+    groups = int(ctx.attr("groups"))
+    strides = [ctx.attr("strides")[data_format.index(a)] for a in "DHW"]
+    dilations = [ctx.attr("dilations")[data_format.index(a)] for a in "DHW"]
+    source, _ = padded_volume(ctx, x, data_format, list(ctx.attr("pads")))
+    cout, cin_g, kd, kh, kw = w.layout.origin_shape
+    n = x.layout.origin_shape[data_format.index("N")]
+    od, oh, ow = (y.layout.origin_shape[data_format.index(a)] for a in "DHW")
+    per_group = cout // groups
+
+    def place(**positions: Ix) -> list[Ix]:
+        return [positions[letter] for letter in data_format]
+
+    def term(nest: Nest, index: list[Ix]) -> Value:
+        b, g, o, d, h, wi, i, td, th, tw = index
+        xv = nest.load(
+            source,
+            place(
+                N=b,
+                C=g * cin_g + i,
+                D=d * strides[0] + td * dilations[0],
+                H=h * strides[1] + th * dilations[1],
+                W=wi * strides[2] + tw * dilations[2],
+            ),
+        )
+        wv = nest.load(w, [g * per_group + o, i, td, th, tw])
+        return arithmetic.multiply(nest, xv, wv)
+
+    def at(index: list[Ix]) -> list[Ix]:
+        b, g, o, d, h, wi = index[:6]
+        return place(N=b, C=g * per_group + o, D=d, H=h, W=wi)
+
+    def bias_at(nest: Nest, index: list[Ix]) -> Value:
+        return nest.load(bias[0], [index[data_format.index("C")]])
+
+    sizes = (n, groups, per_group, od, oh, ow, cin_g, kd, kh, kw)
+    reduction = Reduction(
+        sizes,
+        frozenset({6, 7, 8, 9}),
+        at,
+        term,
+        bias_at if bias else arithmetic.zero,
+        arithmetic.add,
+    )
+    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))

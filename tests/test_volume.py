@@ -1,0 +1,115 @@
+"""`ge.conv3d` (ge_dialect/ops/volume.py) on the JIT after the format
+pipeline (NDC1HWC0 activations, a FRACTAL_Z_3D filter), and the reference
+evaluator, against a direct sum over the window (float64): both data
+formats, groups, strides, dilations, asymmetric pads, channel counts that
+leave the last C0 block partly padded, NaN and infinities in the input.
+ONNX Conv networks are in test_onnx_windows.py and test_real_exports.py
+(`video_net`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+
+from ge_dialect.builder import GraphBuilder
+from ge_runtime.engines.reference import evaluate
+from ge_runtime.jit.compiler import compile_graph, run_graph
+from passes.format_pipeline import FormatPipelinePass
+
+
+def direct_conv3d(x, w, bias, strides, pads, dilations, groups):
+    """NCDHW convolution by the definition, in float64."""
+    x = np.pad(
+        x.astype(np.float64), [(0, 0), (0, 0), *zip(pads[::2], pads[1::2], strict=True)]
+    )
+    n, _, depth, height, width = x.shape
+    cout, cg, kd, kh, kw = w.shape
+    out = [
+        (size - (k - 1) * d - 1) // s + 1
+        for size, k, s, d in zip(
+            (depth, height, width), (kd, kh, kw), strides, dilations, strict=True
+        )
+    ]
+    y = np.zeros((n, cout, *out))
+    per_group = cout // groups
+    for o, i, a, b, c in itertools.product(
+        range(cout), range(cg), range(kd), range(kh), range(kw)
+    ):
+        channel = (o // per_group) * cg + i
+        window = x[
+            :, channel,
+            a * dilations[0] :: strides[0],
+            b * dilations[1] :: strides[1],
+            c * dilations[2] :: strides[2],
+        ][:, : out[0], : out[1], : out[2]]  # fmt: skip
+        y[:, o] += window * w[o, i, a, b, c]
+    return y + (0 if bias is None else bias.reshape(1, -1, 1, 1, 1))
+
+
+CASES = {
+    "padded_strided_dilated": ((2, 5, 6, 7, 5), (17, 5, 3, 2, 3), (2, 1, 2),
+                               (1, 0, 2, 1, 0, 1), (1, 2, 1), 1),
+    "grouped": ((1, 6, 4, 5, 6), (9, 2, 2, 3, 2), (1, 2, 1), (0, 1, 1, 1, 0, 0),
+                (1, 1, 2), 3),
+    "pointwise_33_channels": ((1, 33, 2, 3, 4), (7, 33, 1, 1, 1), (1, 1, 1),
+                              (0, 0, 0, 0, 0, 0), (1, 1, 1), 1),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("data_format", ["NCDHW", "NDHWC"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_conv3d_matches_a_direct_sum(name, data_format):
+    x_shape, w_shape, strides, pads, dilations, groups = CASES[name]
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    w = rng.standard_normal(w_shape).astype(np.float32)
+    bias = rng.standard_normal(w_shape[0]).astype(np.float32)
+    expected = direct_conv3d(x, w, bias, strides, pads, dilations, groups)
+    order = [("N", "C", "D", "H", "W").index(a) for a in data_format]
+    b = GraphBuilder("g")
+    y = b.conv3d(
+        b.data(list(x.transpose(order).shape), "float32"),
+        b.const(w),
+        b.const(bias),
+        data_format=data_format,
+        strides=[{"N": 1, "C": 1, **dict(zip("DHW", strides, strict=True))}[a]
+                 for a in data_format],
+        dilations=[{"N": 1, "C": 1, **dict(zip("DHW", dilations, strict=True))}[a]
+                   for a in data_format],
+        pads=list(pads),
+        groups=groups,
+    )  # fmt: skip
+    b.output(y)
+    module = b.build()
+    FormatPipelinePass().apply(Context(), module)
+    text = str(module)
+    assert f"#ge.layout<{data_format}, NDC1HWC0>" in text
+    assert "FRACTAL_Z_3D>" in text
+    compiled = compile_graph(module.body.block.first_op, poison=True)
+    assert compiled.scalar_nests == []
+    feeds = {0: np.ascontiguousarray(x.transpose(order))}
+    (got,) = run_graph(module, feeds, poison=True)
+    (reference,) = evaluate(module, feeds)
+    back = np.argsort(order)
+    np.testing.assert_allclose(got.transpose(back), expected, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(
+        reference.transpose(back), expected, rtol=1e-5, atol=1e-4
+    )
+
+
+def test_conv3d_carries_nan_and_infinity_to_its_window():
+    """A NaN poisons exactly the outputs whose window holds it; an infinity
+    makes its windows infinite."""
+    x = np.ones((1, 2, 4, 4, 4), np.float32)
+    x[0, 0, 0, 0, 0], x[0, 1, 3, 3, 3] = np.nan, np.inf
+    w = np.ones((1, 2, 2, 2, 2), np.float32)
+    b = GraphBuilder("g")
+    b.output(b.conv3d(b.data([1, 2, 4, 4, 4], "float32"), b.const(w),
+                      data_format="NCDHW"))  # fmt: skip
+    (got,) = run_graph(b.build(), {0: x}, poison=True)
+    assert np.isnan(got[0, 0, 0, 0, 0]) and np.isinf(got[0, 0, 2, 2, 2])
+    assert np.isfinite(got).sum() == 27 - 2 and got[0, 0, 1, 1, 1] == 16
