@@ -93,7 +93,11 @@ def numpy_dtype(dtype: str):
     types; NumPy holds one sub-byte value (int2, int4, float4) per byte
     (storage formats count them as 2 or 4 bits, `dtype_names.element_bits`).
     """
-    import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
     import numpy as np
 
-    return np.dtype(dtype)
+    try:
+        return np.dtype(dtype)
+    except TypeError:  # not NumPy's: ml_dtypes' (imported only then: ~1 s)
+        import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
+
+        return np.dtype(dtype)
