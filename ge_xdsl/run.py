@@ -44,7 +44,6 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
 from ge_dialect.input_files import check_input_kind, read_input_bytes
 from ge_dialect.limits import check_claimed_memory, over_budget, tensor_bytes
-from ge_dialect.locations import error_at
 from ge_dialect.ops import GraphOp
 from ge_dialect.ops.base import enclosing_target
 from ge_dialect.value_layout import value_layout
@@ -68,6 +67,7 @@ from ge_xdsl import parse
 
 if TYPE_CHECKING:
     from ge_runtime.engines.executor import Runtime
+    from ge_runtime.engines.served import ServedModel
 
 OM_SUFFIX = ".om"
 
@@ -95,12 +95,20 @@ class RunnableModel:
         path = os.fspath(path)
         check_input_kind(path, "a GE graph (.om or .mlir)", accepted=("om",))
         if path.endswith(OM_SUFFIX):
-            offline = load_offline_model(path)
-            module = offline.module()
-            notes = [] if (note := install_kernels(offline)) is None else [note]
-            return cls(path, module, offline.weights, offline, notes)
+            return cls.of_offline(load_offline_model(path))
         module = parse(read_mlir(path), name=path)
         return cls(path, module, load_weights(module, path))
+
+    @classmethod
+    def of_offline(
+        cls, offline: OfflineModel, note: str | None = None, installed: bool = False
+    ) -> RunnableModel:
+        """An offline model, its IR parsed and its kernels installed (unless
+        `installed`, `note` saying why they were not used)."""
+        module = offline.module()
+        if not installed:
+            note = install_kernels(offline)
+        return cls(offline.path, module, offline.weights, offline, [note] * bool(note))
 
     @property
     def target(self) -> str | None:
@@ -179,6 +187,24 @@ class RunnableModel:
         ]
 
 
+def serve(path: str | os.PathLike[str]) -> ServedModel | RunnableModel:
+    """An `.om` run from its plan when it has one and its kernels install
+    here (no IR parsed, nothing lowered: `engines.served`), else loaded
+    (`RunnableModel.load`; an `.mlir` file too)."""
+    path = os.fspath(path)
+    check_input_kind(path, "a GE graph (.om or .mlir)", accepted=("om",))
+    if not path.endswith(OM_SUFFIX):
+        return RunnableModel.load(path)
+    offline = load_offline_model(path)
+    note = install_kernels(offline)
+    if note is None and offline.kernels is not None:
+        from ge_runtime.engines.served import ServedModel
+
+        if (served := ServedModel.load(offline)) is not None:
+            return served
+    return RunnableModel.of_offline(offline, note, installed=True)
+
+
 def install_kernels(offline: OfflineModel) -> str | None:
     """Put an offline model's compiled kernels into the code cache, where
     compiling its graph finds them; the note saying why they are not used
@@ -194,15 +220,20 @@ def install_kernels(offline: OfflineModel) -> str | None:
 def with_kernels(offline: OfflineModel, module: ModuleOp) -> OfflineModel:
     """`offline` (of the optimised `module`) with its default graph's kernels
     compiled into it, as `ge-run` would compile them (a host-scheduled graph
-    compiles per shape when it runs: none)."""
+    compiles per shape when it runs: none), and the plan that runs a graph
+    sunk whole without parsing its IR (`engines.served`), if it is."""
+    from ge_runtime.engines.served import serving_plan
     from ge_runtime.jit.cache.bundle import pack
     from ge_runtime.jit.cache.folder import redirected
 
     with tempfile.TemporaryDirectory(prefix="ge-xdsl-kernels-") as scratch:
         with redirected(Path(scratch) / "cache") as folder:
-            compile_offline_graph(offline, find_graph(module))
+            compiled = compile_offline_graph(offline, find_graph(module))
         payload = pack(folder)
-    return dataclasses.replace(offline, kernels=payload)
+    manifest = dict(offline.manifest)
+    if (plan := serving_plan(compiled)) is not None:
+        manifest["plan"] = plan
+    return dataclasses.replace(offline, kernels=payload, manifest=manifest)
 
 
 def compile_offline_graph(offline: OfflineModel, graph: GraphOp) -> CompiledModel:
@@ -255,7 +286,7 @@ def read_array(path: str | os.PathLike[str]) -> np.ndarray:
 
 
 def graph_inputs(
-    graph: GraphOp,
+    graph: GraphOp | Sequence[InputSpec],
     given: Mapping[InputKey, np.ndarray],
     *,
     random: bool = False,
@@ -263,8 +294,8 @@ def graph_inputs(
 ) -> dict[InputKey, np.ndarray]:
     """`given` typed for the graph (raw bytes `np.save` wrote for a bfloat16,
     float8 or int4 input take its dtype), and with `random` every input not
-    given filled with random data of its type."""
-    specs = input_specs(graph)
+    given filled with random data of its type; `graph` or its input specs."""
+    specs = input_specs(graph) if isinstance(graph, GraphOp) else list(graph)
     by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
     by_key.update({s.name: s for s in specs if s.name is not None})
     inputs = {
@@ -288,7 +319,7 @@ def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
         )
     nbytes = tensor_bytes(spec.shape, spec.dtype.itemsize)
     if (reason := over_budget(nbytes, f"random input {spec.label}")) is not None:
-        raise error_at(spec.op, reason)
+        raise spec.error(reason)
     if spec.dtype == np.bool_:
         return rng.integers(0, 2, spec.shape).astype(np.bool_)
     if spec.dtype.kind in "iu":

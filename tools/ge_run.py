@@ -114,6 +114,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ge_dialect.ops import GraphOp
+    from ge_runtime.engines.served import ServedModel
     from ge_runtime.graph_io import InputKey
     from ge_xdsl.run import Outputs, RunnableModel
 
@@ -345,9 +346,13 @@ def run_reference(args: argparse.Namespace) -> Outputs:
 def run_graph(args: argparse.Namespace) -> Outputs:
     """A graph (`.om`, or `.mlir` lowered on the fly) through the scheduler;
     a module of loops as it is."""
-    from ge_xdsl.run import Outputs, RunnableModel
+    from ge_xdsl.run import Outputs, RunnableModel, serve
 
-    model = RunnableModel.load(args.model)
+    needs_ir = args.check or args.trace or args.profile or args.stored_outputs
+    if needs_ir or args.graph is not None:
+        model = RunnableModel.load(args.model)
+    elif not isinstance(model := serve(args.model), RunnableModel):
+        return run_served(args, model)
     for note in model.notes:
         print(note, file=sys.stderr)
     if model.lowered:
@@ -370,7 +375,7 @@ def run_scheduled(
 ) -> list[np.ndarray]:
     """Compile and run `graph`; with `--profile`, `--trace`, `--check` and
     `--benchmark`, say what ran and how long it took."""
-    from ge_runtime.engines.scheduler import freeze_for_serving
+    from ge_runtime.engines.served import freeze_for_serving
     from ge_xdsl.run import Coverage, profile, time_runs
 
     if args.profile:
@@ -397,6 +402,22 @@ def run_scheduled(
             lambda: compiled.run(inputs), args.benchmark
         ).line()
     return outputs
+
+
+def run_served(args: argparse.Namespace, model: ServedModel) -> Outputs:
+    """An offline model run from its plan (no IR parsed: `ge_xdsl.run.serve`)."""
+    from ge_runtime.engines.served import freeze_for_serving
+    from ge_xdsl.run import Outputs, graph_inputs, time_runs
+
+    given = parse_input_flags(args.input)
+    inputs = graph_inputs(model.specs, given, random=args.random_inputs, seed=args.seed)
+    freeze_for_serving()
+    outputs = model.run(inputs)
+    if args.benchmark:
+        args.benchmark_line = time_runs(
+            lambda: model.run(inputs), args.benchmark
+        ).line()
+    return Outputs(outputs, model.output_names)
 
 
 def run_loops(args: argparse.Namespace, model: RunnableModel) -> Outputs:
