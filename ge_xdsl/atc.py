@@ -48,6 +48,7 @@ from ge_frontend.importing import (
     parse_input_shapes,
 )
 from ge_runtime.offline.om import OfflineModel, make_offline_model
+from ge_runtime.offline.progress import detail as progress_detail
 from ge_runtime.offline.timing import PassTimer
 from ge_xdsl.atc_flags import (
     ATC_OPTIONS,
@@ -416,6 +417,7 @@ def compile_module(
     }
 
     def run_stage(name: str) -> None:
+        progress_detail(name)
         start = time.perf_counter()
         stage_pass = get_all_passes()[name]()(**pass_options.get(name, {}))
         stage_pass.apply(make_context(), module)
@@ -442,6 +444,7 @@ def compile_module(
         data_format=options.input_format, target=options.soc_version
     )
     token = NESTED_PASS_CALLBACK.set(monitor)
+    progress_detail(pipeline.name)
     try:
         pipeline.apply(make_context(), module)
     finally:
@@ -505,6 +508,7 @@ def compile_offline_model(
         imported = ImportedModel(model.clone(), dict(weights or {}))
         label = "mlir"
     else:
+        progress_detail("import")
         imported = import_model(
             model, number, input_shape, atc_options.get("out_nodes")
         )
@@ -525,6 +529,7 @@ def compile_offline_model(
     manifest = {"framework": label, "stages": compiled.stages, **options.manifest()}
     if from_file:
         manifest["model"] = Path(model).name
+    progress_detail("laying out the weights")
     offline = make_offline_model(
         compiled.module,
         compiled.weights,

@@ -346,13 +346,18 @@ def run_reference(args: argparse.Namespace) -> Outputs:
 def run_graph(args: argparse.Namespace) -> Outputs:
     """A graph (`.om`, or `.mlir` lowered on the fly) through the scheduler;
     a module of loops as it is."""
+    from ge_runtime.offline.progress import step
     from ge_xdsl.run import Outputs, RunnableModel, serve
 
     needs_ir = args.check or args.trace or args.profile or args.stored_outputs
-    if needs_ir or args.graph is not None:
-        model = RunnableModel.load(args.model)
-    elif not isinstance(model := serve(args.model), RunnableModel):
-        return run_served(args, model)
+    with step("ge-run", f"loading {args.model}"):
+        if needs_ir or args.graph is not None:
+            loaded: RunnableModel | ServedModel = RunnableModel.load(args.model)
+        else:
+            loaded = serve(args.model)
+    if not isinstance(loaded, RunnableModel):
+        return run_served(args, loaded)
+    model = loaded
     for note in model.notes:
         print(note, file=sys.stderr)
     if model.lowered:
@@ -376,6 +381,7 @@ def run_scheduled(
     """Compile and run `graph`; with `--profile`, `--trace`, `--check` and
     `--benchmark`, say what ran and how long it took."""
     from ge_runtime.engines.served import freeze_for_serving
+    from ge_runtime.offline.progress import step
     from ge_xdsl.run import Coverage, profile, time_runs
 
     if args.profile:
@@ -383,7 +389,8 @@ def run_scheduled(
         compiled, outputs, found = profile(lambda: model.compile(graph), inputs, runs)
         print_profile(found.lines())
     else:
-        compiled = model.compile(graph)
+        with step("ge-run", "compiling the model"):
+            compiled = model.compile(graph)
         freeze_for_serving()
         outputs = compiled.run(inputs)
     if args.trace:

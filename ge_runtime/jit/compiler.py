@@ -85,6 +85,7 @@ from ge_runtime.jit.ops import (
 from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
 from ge_runtime.jit.schedule.kernel_calls import merge_kernel_calls
 from ge_runtime.jit.schedule.kernels import kernel_choice, nest_source
+from ge_runtime.offline import progress
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
     ConvertGeToLoopsPass,
@@ -768,7 +769,10 @@ def compile_graph(
         disk_key = entry_key(graph, target, cache_key, kernels)
         if (found := loaded_function(disk_key)) is not None:
             return found
-        compiled = compile_module(lowered_module(graph, target), kernels=kernels)
+        progress.detail("lowering")
+        lowered = lowered_module(graph, target)
+        progress.detail("generating code")
+        compiled = compile_module(lowered, kernels=kernels)
         cache.save(disk_key, compiled.to_entry())
         return compiled
     key = hashlib.sha256(
