@@ -12,7 +12,7 @@ inputs = graph_inputs(graph, {}, random=True, seed=0)
 compiled = model.compile(graph)                        # sunk or host-scheduled
 outputs = compiled.run(inputs)
 print(time_runs(lambda: compiled.run(inputs), 20).line())
-expected = model.expected(inputs)                      # the reference, as imported
+expected = model.expected(inputs)                      # the reference (source)
 for comparison in compare_outputs(outputs, expected, 1e-3):
     print(comparison.line())
 ```
@@ -135,13 +135,14 @@ class RunnableModel:
         return find_graph(self.module, name)
 
     def source(self) -> ModuleOp:
-        """The graph as imported (an offline model keeps it), else the module."""
+        """The graph `--check` compares with: an offline model's source (the
+        graph after graph fusion, `atc.compile_module`), else the module."""
         if self.offline is None:
             return self.module
         return self.offline.source_module(self.module)
 
     def source_weights(self) -> Weights:
-        """The weights the graph as imported reads (an offline model derives
+        """The weights the source graph reads (an offline model derives
         the origin layouts it does not store)."""
         if self.offline is None:
             return self.weights

@@ -46,7 +46,8 @@ stderr (`--log`: debug, info (default), warning, error or null);
 `NN-STAGE.dot` after each (`.svg` too when Graphviz's `dot` is installed).
 The result is an offline model (`ge_runtime/offline/om.py`) holding the
 optimised IR, its weights laid out at compile time (ATC's weight
-reordering; each stored once), the imported graph (for `ge-run --check`)
+reordering; each stored once), the graph after graph fusion (for `ge-run
+--check`: it reads the same weights, derived back to origin layout)
 and the compiled kernels (`ge_xdsl.run.with_kernels`: a first `ge-run`
 on this machine compiles nothing).
 

@@ -17,8 +17,8 @@ the flags and prints. Modes are separate functions in `MODES`: `--reference`
 runs the NumPy reference evaluator (`ge_runtime.engines.reference`); an
 offline model (`MODEL.om` from `ge-atc`) runs through the JIT
 (`ge_runtime.jit`), or the reference evaluator with `--reference`. With
-`--check` (offline models) the reference evaluator also runs the graph as
-imported, stored in the `.om`; one line per output gives the max abs error
+`--check` (offline models) the reference evaluator also runs the source
+graph stored in the `.om` (the graph after graph fusion); one line per output gives the max abs error
 against max |reference|, and a relative error above `--tolerance` is an
 error.
 
