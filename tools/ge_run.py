@@ -18,9 +18,9 @@ runs the NumPy reference evaluator (`ge_runtime.engines.reference`); an
 offline model (`MODEL.om` from `ge-atc`) runs through the JIT
 (`ge_runtime.jit`), or the reference evaluator with `--reference`. With
 `--check` (offline models) the reference evaluator also runs the source
-graph stored in the `.om` (the graph after graph fusion); one line per output gives the max abs error
-against max |reference|, and a relative error above `--tolerance` is an
-error.
+graph stored in the `.om` (the graph after graph fusion); one line per
+output gives the max abs error against max |reference|, and a relative
+error above `--tolerance` is an error.
 
     ge-run model.om --random-inputs --check --output-dir out/
 
