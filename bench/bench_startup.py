@@ -286,11 +286,17 @@ def main() -> None:
     if args.models:
         directory = Path(args.cache or tempfile.mkdtemp(prefix="ge-xdsl-startup-"))
         directory.mkdir(parents=True, exist_ok=True)
-        rows = []
+        rows, failures = [], []
         for name in args.models:
-            rows.append(measure_model(name, directory, args.threads))
+            try:
+                rows.append(measure_model(name, directory, args.threads))
+            except RuntimeError as error:  # a tool failed: its message
+                failures.append(f"- {name}: {str(error).strip().splitlines()[-1]}")
+                print(failures[-1], file=sys.stderr, flush=True)
+                continue
             print(rows[-1], file=sys.stderr, flush=True)
         print(models_table(rows, args.threads))
+        print("\n".join(["", *failures]) if failures else "")
         return
     medians = measure(args.rounds)
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
