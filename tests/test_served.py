@@ -115,3 +115,21 @@ def test_ge_run_serves_and_checks_alike(tmp_path: Path, monkeypatch, capsys) -> 
     np.testing.assert_array_equal(
         np.load(tmp_path / "served" / name), np.load(tmp_path / "checked" / name)
     )
+
+
+def test_the_python_api_runs_from_the_plan(tmp_path: Path, monkeypatch) -> None:
+    import ge_xdsl
+
+    path = with_kernel_payload(tmp_path)
+    fresh_cache(tmp_path, monkeypatch)
+    x = np.random.default_rng(4).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    expected = RunnableModel.load(path)
+    (reference,) = expected.compile(expected.graph()).run({"input": x})
+
+    def refused(*args, **kwargs):
+        raise AssertionError("Model.run parsed the IR")
+
+    monkeypatch.setattr(om, "_parse", refused)
+    fresh_cache(tmp_path / "again", monkeypatch)
+    (ours,) = ge_xdsl.load(path).run({"input": x}).values()
+    np.testing.assert_array_equal(ours, reference)
