@@ -133,3 +133,18 @@ def test_the_python_api_runs_from_the_plan(tmp_path: Path, monkeypatch) -> None:
     fresh_cache(tmp_path / "again", monkeypatch)
     (ours,) = ge_xdsl.load(path).run({"input": x}).values()
     np.testing.assert_array_equal(ours, reference)
+
+
+def test_the_plan_is_checked_against_the_memory_budget(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from ge_dialect.limits import budget_of
+
+    path = with_kernel_payload(tmp_path)
+    fresh_cache(tmp_path, monkeypatch)
+    plan = om.load_offline_model(path).manifest["plan"]
+    assert plan["largest"]["bytes"] > 1024 and plan["largest"]["node"]
+    with budget_of(1024), pytest.raises(GEError) as info:
+        serve(path)
+    assert str(info.value).startswith(f"{path}: error: the result of '")
+    assert "over the memory budget of 1.0 KiB" in str(info.value)

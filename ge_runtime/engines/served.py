@@ -7,7 +7,9 @@ records what running that part needs in the manifest's `plan`
 (`serving_plan`; `om.PLAN_SCHEMA`): the code cache key of the compiled
 function, which graph input each argument is and in what layout, the
 weights it reads (by key, in argument order), and per graph output the
-result, origin shape and layout. `ServedModel.load` builds the run from
+result, origin shape and layout; and its largest tensor, checked against
+the memory budget before anything is allocated (as `check_claimed_memory`
+checks the IR). `ServedModel.load` builds the run from
 that alone: the function from the code cache (where the `.om`'s kernels were
 installed), the weights from the mapped file, bound once. A run binds the
 inputs, lays them out, calls the function and loads the outputs back to
@@ -29,8 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ge_dialect.diagnostics import GEError
 from ge_dialect.dtypes import numpy_dtype
 from ge_dialect.formats import Format
+from ge_dialect.limits import over_budget, static_bytes
+from ge_dialect.naming import node_label
 from ge_dialect.ops import DataOp, PartitionedCallOp
 from ge_dialect.value_layout import ValueLayout, value_layout
 from ge_runtime.graph_io import InputKey, InputSpec, bind_to_specs
@@ -82,8 +87,19 @@ def serving_plan(model: CompiledModel) -> dict[str, Any] | None:
                 "layout": layout_json(value_layout(result, target)),
             }
         )
+    claims = [
+        (nbytes, op)
+        for op in part.graph.walk()
+        for result in op.results
+        if (nbytes := static_bytes(result.type)) is not None
+    ]
+    largest, owner = max(claims, key=lambda claim: claim[0], default=(0, None))
     return {
         "entry": entry_key(part.graph, target, part.cache_key),
+        "largest": {
+            "bytes": largest,
+            "node": "" if owner is None else node_label(owner),
+        },
         "arguments": [
             {
                 "input": operand_inputs[data.index_value],
@@ -146,6 +162,10 @@ class ServedModel:
         plan = offline.manifest.get("plan")
         if plan is None:
             return None
+        largest = plan["largest"]
+        what = f"the result of '{largest['node']}'"
+        if (reason := over_budget(largest["bytes"], what)) is not None:
+            raise GEError(f"{offline.path}: error: {reason}")
         compiled = loaded_function(plan["entry"])
         if compiled is None:
             return None

@@ -782,6 +782,7 @@ _LAYOUT = Object(
 PLAN_SCHEMA = Object(
     {
         "entry": String(),
+        "largest": Object({"bytes": Integer(0, INT64_MAX), "node": String()}),
         "arguments": ListOf(
             Object({"input": Integer(0, INT64_MAX), "layout": _LAYOUT})
         ),
@@ -799,7 +800,8 @@ PLAN_SCHEMA = Object(
 )
 """The schedule of a graph sunk whole into one compiled function, what
 `ge-run` runs without parsing the IR (`engines.served`): the function's
-code cache key, each argument's graph input and layout, the weights it
+code cache key, its largest tensor (bytes, node: checked against the
+memory budget), each argument's graph input and layout, the weights it
 reads in order, and each graph output's result, origin shape and layout."""
 MANIFEST_SCHEMA = Object(
     {
