@@ -50,7 +50,6 @@ from ge_dialect.value_layout import value_layout
 from ge_runtime.engines.compare import largest_magnitude, max_abs_error
 from ge_runtime.engines.dump import StemAllocator
 from ge_runtime.engines.reference import evaluate
-from ge_runtime.engines.scheduler import CompiledModel, Executor, compile_model
 from ge_runtime.graph_io import (
     InputKey,
     InputSpec,
@@ -67,6 +66,7 @@ from ge_xdsl import parse
 
 if TYPE_CHECKING:
     from ge_runtime.engines.executor import Runtime
+    from ge_runtime.engines.scheduler import CompiledModel, Executor
     from ge_runtime.engines.served import ServedModel
 
 OM_SUFFIX = ".om"
@@ -152,6 +152,8 @@ class RunnableModel:
         """`graph` scheduled (sunk or host) and compiled; an offline model's
         generated code is kept on disk, keyed by its digest."""
         if self.offline is None:
+            from ge_runtime.engines.scheduler import compile_model
+
             return compile_model(graph, self.weights, target=self.target)
         return compile_offline_graph(self.offline, graph)
 
@@ -247,6 +249,8 @@ def compile_offline_graph(offline: OfflineModel, graph: GraphOp) -> CompiledMode
     copy = (module if isinstance(module, ModuleOp) else graph).clone()
     for op in copy.walk():
         op.location = UnknownLoc()
+    from ge_runtime.engines.scheduler import compile_model
+
     return compile_model(
         find_graph(copy, graph.sym_name.data),
         offline.weights,
@@ -438,6 +442,8 @@ class Coverage:
     @classmethod
     def of(cls, model: CompiledModel) -> Coverage:
         """The coverage of `model`'s last run (its trace)."""
+        from ge_runtime.engines.scheduler import Executor
+
         counts = {executor: 0 for executor in Executor}
         not_on_jit: dict[str, int] = {}
         for entry in model.trace:
@@ -448,6 +454,8 @@ class Coverage:
 
     def line(self) -> str:
         """`check: JIT vs reference on N ops[, M host fallback ops ...]`."""
+        from ge_runtime.engines.scheduler import Executor
+
         line = f"check: JIT vs reference on {self.counts[Executor.JIT]} ops"
         if fallbacks := self.counts[Executor.NUMPY_KERNEL]:
             line += f", {fallbacks} host fallback ops through the NumPy kernel library"
@@ -457,6 +465,8 @@ class Coverage:
 
     def error(self) -> GEError | None:
         """Why a check would compare the reference with itself (None: it would not)."""
+        from ge_runtime.engines.scheduler import Executor
+
         if not self.not_on_jit:
             return None
         reasons = "; ".join(f"{n} ops: {why}" for why, n in self.not_on_jit.items())
