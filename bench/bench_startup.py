@@ -1,13 +1,29 @@
-"""Start-up cost: a bare `ge-opt` against `xdsl-opt` on an empty module, and
-every tool's `--help` against `xdsl-opt --help`.
+"""Start-up cost: a bare `ge-opt` against `xdsl-opt` on an empty module,
+every tool's `--help` against `xdsl-opt --help`, and per model what compiling
+once and starting cold cost against onnxruntime.
 
     python bench/bench_startup.py [--rounds 15]
+    python bench/bench_startup.py --models resnet50 shufflenet bert-base \
+        gpt2-medium [--cache DIR] [--threads 2]
 
 The drivers run from this interpreter's `bin/` (no version-manager shims),
 interleaved round by round; each run's CPU time (user + system of the child)
 is measured, and the medians and their ratios are printed with the load
 average. The project's budgets: `ge-opt` on `builtin.module {}` at most 1.2x
 `xdsl-opt`, each tool's `--help` at most 1.5x `xdsl-opt --help`.
+
+With `--models`, one table (`models_table`), each number from a child
+process under `/usr/bin/time`: `ge-atc` wall time and peak RSS against the
+bytes of the model's weights (its initializers), the `.om` size against the
+`.onnx`'s, and a cold `ge-run M.om --random-inputs` (new process, one
+inference) first with an empty code cache (the kernels come from the
+`.om`), then again, against onnxruntime's cold start (new process, session,
+one inference; the script imports onnxruntime and NumPy only), wall and
+CPU seconds (user + system: what the machine's other load disturbs
+least). Models: the onnx package's light ResNet-50 and ShuffleNet (seeded
+weights), and transformers' BERT-base (sequence 128) and a 355M-parameter
+GPT-2 (24 layers, 1024 wide, 16 heads; sequence 128), random init,
+exported once into `--cache`.
 """
 
 from __future__ import annotations
@@ -19,6 +35,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -58,10 +76,244 @@ def measure_help(rounds: int) -> dict[str, float]:
     return median_cpu_seconds(commands, rounds)
 
 
+ORT_COLD = """
+import sys, numpy as np, onnxruntime as ort
+options = ort.SessionOptions()
+options.intra_op_num_threads = int(sys.argv[2])
+options.inter_op_num_threads = 1
+session = ort.InferenceSession(sys.argv[1], options, providers=["CPUExecutionProvider"])
+rng = np.random.default_rng(0)
+feeds = {}
+for i in session.get_inputs():
+    shape = [d if isinstance(d, int) else 1 for d in i.shape]
+    feeds[i.name] = (
+        np.ones(shape, np.int64) if "int" in i.type
+        else rng.standard_normal(shape).astype(np.float32)
+    )
+session.run(None, feeds)
+"""
+"""onnxruntime's cold start: a new process, a session, one inference."""
+
+TRANSFORMERS = {
+    "bert-base": ("BertConfig", "BertModel", {}),
+    "gpt2-medium": (
+        "GPT2Config",
+        "GPT2Model",
+        {"n_layer": 24, "n_embd": 1024, "n_head": 16, "use_cache": False},
+    ),
+}
+"""Transformers configs (random init) of the large models: class names, options."""
+SEQUENCE = 128
+
+
+@dataclass
+class Timed:
+    """One child process: wall seconds, CPU seconds, peak RSS in bytes."""
+
+    wall: float
+    cpu: float
+    rss: int
+
+
+def timed(argv: list[str], env: dict[str, str] | None = None) -> Timed:
+    """Run `argv` under `/usr/bin/time` (its own peak RSS, not this
+    process's); a failure is a RuntimeError with the end of its stderr."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%e %U %S %M", *argv],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: {done.stderr[-800:]}")
+    _, user, system, rss = done.stderr.strip().splitlines()[-1].split()
+    return Timed(wall, float(user) + float(system), int(rss) * 1024)
+
+
+def model_file(name: str, directory: Path) -> Path:
+    """The `.onnx` of `name`, made once in `directory`."""
+    path = directory / f"{name}.onnx"
+    if path.is_file():
+        return path
+    if name in TRANSFORMERS:
+        export_transformer(name, path)
+        return path
+    import onnx
+
+    from ge_frontend.onnx_weights import light_model
+
+    onnx.save(light_model(name, seed=0), path)
+    return path
+
+
+def export_transformer(name: str, path: Path) -> None:
+    """A transformers model of `TRANSFORMERS`, random init (seed 0), token
+    ids of `SEQUENCE` in (and BERT's attention mask), exported to `path`."""
+    import torch
+    import transformers
+
+    config_class, model_class, options = TRANSFORMERS[name]
+    torch.manual_seed(0)
+    config = getattr(transformers, config_class)(**options)
+    model = getattr(transformers, model_class)(config).eval()
+    ids = torch.randint(0, config.vocab_size, (1, SEQUENCE))
+    inputs: tuple[torch.Tensor, ...] = (ids,)
+    names = ["input_ids"]
+    if name == "bert-base":
+        inputs += (torch.ones(1, SEQUENCE, dtype=torch.int64),)
+        names.append("attention_mask")
+    dynamo = name != "bert-base"  # the tracer has no aten::diff (GPT-2's mask)
+    with torch.no_grad():
+        torch.onnx.export(
+            model,
+            inputs,
+            str(path),
+            dynamo=dynamo,
+            opset_version=18 if dynamo else 17,
+            input_names=names,
+        )
+
+
+def weight_bytes(path: Path) -> int:
+    """The bytes of a model's initializers."""
+    import numpy as np
+    import onnx
+    from onnx import helper
+
+    model = onnx.load(path, load_external_data=False)
+    return sum(
+        int(np.prod(tensor.dims, dtype=np.int64))
+        * helper.tensor_dtype_to_np_dtype(tensor.data_type).itemsize
+        for tensor in model.graph.initializer
+    )
+
+
+def model_bytes(path: Path) -> int:
+    """The bytes of a model: its `.onnx` and the external data files it names."""
+    import onnx
+
+    model = onnx.load(path, load_external_data=False)
+    locations = {
+        entry.value
+        for tensor in model.graph.initializer
+        for entry in tensor.external_data
+        if entry.key == "location"
+    }
+    return path.stat().st_size + sum(
+        (path.parent / name).stat().st_size for name in locations
+    )
+
+
+@dataclass
+class ModelRow:
+    """One model's row of the table."""
+
+    model: str
+    weights: int
+    onnx: int
+    om: int
+    atc: Timed
+    first: Timed
+    again: Timed
+    ort: Timed
+
+
+def measure_model(name: str, directory: Path, threads: int) -> ModelRow:
+    """Compile `name` with `ge-atc`, run it cold twice and onnxruntime once."""
+    onnx_path = model_file(name, directory)
+    om = directory / f"{name}.om"
+    scratch = Path(tempfile.mkdtemp(prefix=f"ge-xdsl-{name}-", dir=directory))
+    env = {**os.environ, "GE_XDSL_CACHE": str(scratch / "atc-cache")}
+    atc = timed(
+        [
+            str(BIN / "ge-atc"),
+            f"--model={onnx_path}",
+            "--framework=5",
+            "--soc_version=Ascend910",
+            f"--output={om.with_suffix('')}",
+            "--log=error",
+        ],
+        env,
+    )
+    env["GE_XDSL_CACHE"] = str(scratch / "run-cache")  # empty: kernels from the .om
+    run = [
+        str(BIN / "ge-run"),
+        str(om),
+        "--random-inputs",
+        f"--threads={threads}",
+        f"--output-dir={scratch / 'out'}",
+    ]
+    first, again = timed(run, env), timed(run, env)
+    ort = timed([sys.executable, "-c", ORT_COLD, str(onnx_path), str(threads)])
+    return ModelRow(
+        name,
+        weight_bytes(onnx_path),
+        model_bytes(onnx_path),
+        om.stat().st_size,
+        atc,
+        first,
+        again,
+        ort,
+    )
+
+
+def cold_cell(run: Timed, ort: Timed) -> str:
+    """`wall / CPU (ratios to onnxruntime's)` of a cold run."""
+    return (
+        f"{run.wall:.2f} / {run.cpu:.2f} "
+        f"({run.wall / ort.wall:.1f}x / {run.cpu / ort.cpu:.1f}x)"
+    )
+
+
+def models_table(rows: list[ModelRow], threads: int) -> str:
+    """The Markdown table of `measure_model`'s rows."""
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines = [
+        f"Compile once, start cold: {threads} thread(s), load average {load}; "
+        "cold runs: wall s / CPU s (ratio to onnxruntime's)",
+        "",
+        "| model | weights MB | ge-atc s | ge-atc peak RSS MB (x weights) "
+        "| .om MB (x the model) | first ge-run | repeated ge-run | onnxruntime "
+        "| ge-run peak RSS MB (x weights) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        first, again = (cold_cell(t, r.ort) for t in (r.first, r.again))
+        lines.append(
+            f"| {r.model} | {r.weights / 1e6:.0f} | {r.atc.wall:.1f} "
+            f"| {r.atc.rss / 1e6:.0f} ({r.atc.rss / r.weights:.2f}x) "
+            f"| {r.om / 1e6:.0f} ({r.om / r.onnx:.3f}x) | {first} "
+            f"| {again} | {r.ort.wall:.2f} / {r.ort.cpu:.2f} "
+            f"| {r.first.rss / 1e6:.0f} ({r.first.rss / r.weights:.2f}x) |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--models", nargs="+", help="the compile-once table instead")
+    parser.add_argument("--cache", metavar="DIR", help="where models are kept")
+    parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
+    if args.models:
+        directory = Path(args.cache or tempfile.mkdtemp(prefix="ge-xdsl-startup-"))
+        directory.mkdir(parents=True, exist_ok=True)
+        rows, failures = [], []
+        for name in args.models:
+            try:
+                rows.append(measure_model(name, directory, args.threads))
+            except RuntimeError as error:  # a tool failed: its message
+                failures.append(f"- {name}: {str(error).strip().splitlines()[-1]}")
+                print(failures[-1], file=sys.stderr, flush=True)
+                continue
+            print(rows[-1], file=sys.stderr, flush=True)
+        print(models_table(rows, args.threads))
+        print("\n".join(["", *failures]) if failures else "")
+        return
     medians = measure(args.rounds)
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"cpus {os.cpu_count()}, load average {load}, {args.rounds} rounds")

@@ -115,7 +115,8 @@ def timed(om: Path, path: Path, feeds: dict, threads: int, runs: int):
     import model_zoo
     import onnxruntime as ort
 
-    from ge_runtime.engines.scheduler import compile_model, freeze_for_serving
+    from ge_runtime.engines.scheduler import compile_model
+    from ge_runtime.engines.served import freeze_for_serving
     from ge_runtime.engines.threads import set_threads
     from ge_runtime.graph_io import find_graph
     from ge_runtime.offline.om import load_offline_model

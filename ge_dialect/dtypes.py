@@ -100,9 +100,13 @@ def numpy_dtype(dtype: str):
     (storage formats count them as 2 or 4 bits, `dtype_names.element_bits`);
     strings are NumPy's variable-width `StringDType`.
     """
-    import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
     import numpy as np
 
     if dtype == "string":
         return np.dtypes.StringDType()
-    return np.dtype(dtype)
+    try:
+        return np.dtype(dtype)
+    except TypeError:  # not NumPy's: ml_dtypes' (imported only then: ~1 s)
+        import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
+
+        return np.dtype(dtype)

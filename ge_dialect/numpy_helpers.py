@@ -15,7 +15,6 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
-import ml_dtypes
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -23,7 +22,9 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 FORMATS = ("NCHW", "NHWC")
-LOW_PRECISION = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+LOW_PRECISION = ("float16", "bfloat16")
+"""The float dtypes computed in float32 (by name: bfloat16 is ml_dtypes', whose
+import costs about a second, paid only by a model that has one)."""
 
 
 def float32_compute(fn: Callable[P, R]) -> Callable[P, R]:
@@ -36,7 +37,7 @@ def float32_compute(fn: Callable[P, R]) -> Callable[P, R]:
     def up(a: Any) -> Any:
         if isinstance(a, list | tuple):
             return [up(v) for v in a]
-        if isinstance(a, np.ndarray) and a.dtype in LOW_PRECISION:
+        if isinstance(a, np.ndarray) and a.dtype.name in LOW_PRECISION:
             return a.astype(np.float32)
         return a
 
@@ -44,7 +45,7 @@ def float32_compute(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         first = args[0][0] if isinstance(args[0], list | tuple) else args[0]
         dtype = np.asarray(first).dtype
-        if dtype not in LOW_PRECISION:
+        if dtype.name not in LOW_PRECISION:
             return fn(*args, **kwargs)
         out: Any = fn(*(up(a) for a in args), **kwargs)
         if isinstance(out, list):

@@ -98,7 +98,7 @@ from ge_frontend.onnx_context import (
     node_subgraphs,
 )
 from ge_frontend.onnx_functions import FunctionBody, defines_function, function_body
-from ge_frontend.onnx_mapped import checkable, strip_initializers
+from ge_frontend.onnx_mapped import checkable, map_external_data, strip_initializers
 from ge_frontend.onnx_ops import CONVERTERS, DOMAIN_CONVERTERS
 from ge_frontend.onnx_sequences import (
     OptionalValue,
@@ -188,9 +188,12 @@ def load_model(
     ]
     if external:  # the checker reads the file to find and check the data
         check_model_file(proto, label)
+        mapped.update(map_external_data(proto, os.path.dirname(label) or ".", label))
     else:
         check_model(checkable(proto, mapped), label)
     for tensor in external:
+        if tensor.name in mapped:
+            continue
         try:
             load_external_data_for_tensor(tensor, os.path.dirname(label) or ".")
             onnx.checker.check_tensor(tensor)

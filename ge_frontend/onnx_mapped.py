@@ -25,13 +25,16 @@ from __future__ import annotations
 import math
 import mmap
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import onnx
 
 from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.input_files import confined_path
 
 MAPPED_BYTES = 1 << 16
 """Initializers at least this large are mapped; smaller ones stay in the message."""
@@ -233,6 +236,70 @@ def strip_initializers(
     head = bytes(data[: graph.start])
     tail = bytes(data[graph.end :])
     return head + _length_delimited(MODEL_GRAPH, stripped) + tail, arrays
+
+
+def map_external_data(
+    model: onnx.ModelProto, folder: str, label: str
+) -> dict[str, np.ndarray]:
+    """The main graph's initializers held as external data (a large model's
+    `.onnx.data`), as arrays over their files mapped copy-on-write (by tensor
+    name): what `onnx`'s loader would copy into the message, and the
+    importer copy again. Only little-endian data of a dtype NumPy holds one
+    element per item, whose `length` (if given) is what the dims say and
+    which lies inside its file, is mapped; the others are loaded as before.
+    A location outside the model's folder is a GEError."""
+    mapped: dict[str, np.ndarray] = {}
+    files: dict[Path, mmap.mmap | None] = {}
+    for tensor in model.graph.initializer:
+        if tensor.data_location != onnx.TensorProto.EXTERNAL:
+            continue
+        entries = {entry.key: entry.value for entry in tensor.external_data}
+        try:
+            offset = int(entries.get("offset", "0"))
+            length = int(entries["length"]) if "length" in entries else None
+            dtype = numpy_dtype(
+                np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor.data_type)).name
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+        if (
+            dtype.name in PACKED_TYPES
+            or dtype.kind in "OVUSc"
+            or dtype.byteorder == ">"
+        ):
+            continue
+        path = confined_path(
+            folder, entries.get("location", ""), "external data location", label
+        )
+        if path not in files:
+            files[path] = _mapped_file(path)
+        buffer = files[path]
+        count = math.prod(tensor.dims)
+        nbytes = count * dtype.itemsize
+        if (
+            buffer is None
+            or any(d >= 1 << 62 for d in tensor.dims)
+            or (length is not None and length != nbytes)
+            or offset < 0
+            or offset + nbytes > len(buffer)
+        ):
+            continue
+        array = np.frombuffer(buffer, dtype, count, offset)
+        mapped[tensor.name] = array.reshape(tuple(tensor.dims))
+    return mapped
+
+
+def _mapped_file(path: Path) -> mmap.mmap | None:
+    """A regular file mapped copy-on-write (None: not one, or empty)."""
+    try:
+        with open(path, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                return None
+            if os.fstat(stream.fileno()).st_size == 0:
+                return None
+            return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
+    except OSError:
+        return None
 
 
 def checkable(

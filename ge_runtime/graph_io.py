@@ -88,7 +88,8 @@ InputKey = str | int
 class InputSpec:
     """One graph input: its `ge.data` op, index, node name, shape and dtype."""
 
-    op: DataOp
+    op: DataOp | None
+    """None: known from an offline model's manifest (its IR not parsed)."""
     index: int
     name: str | None
     shape: tuple[int, ...]
@@ -98,6 +99,12 @@ class InputSpec:
     def label(self) -> str:
         """`#0 ('x')` or `#0`, for messages."""
         return f"#{self.index}" + (f" ('{self.name}')" if self.name else "")
+
+    def error(self, message: str) -> GEError:
+        """A diagnostic about this input (at its `ge.data` op, if known)."""
+        if self.op is None:
+            return GEError(f"error: {message}")
+        return error_at(self.op, message)
 
 
 def input_specs(graph: GraphOp) -> list[InputSpec]:
@@ -127,6 +134,13 @@ def bind_inputs(
     dtype; `specs` are the graph's `input_specs` if already known."""
     if specs is None:
         specs = input_specs(graph)
+    return bind_to_specs(specs, inputs, graph.sym_name.data)
+
+
+def bind_to_specs(
+    specs: Sequence[InputSpec], inputs: Mapping[InputKey, np.ndarray], graph: str
+) -> dict[int, np.ndarray]:
+    """`bind_inputs` on the inputs `specs` of the graph named `graph`."""
     by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
     by_key.update({s.name: s for s in specs if s.name is not None})
     bound: dict[int, np.ndarray] = {}
@@ -135,28 +149,25 @@ def bind_inputs(
         if spec is None:
             known = ", ".join(s.label for s in specs) or "none"
             raise GEError(
-                f"error: graph '{graph.sym_name.data}' has no input {key!r} "
-                f"(inputs: {known})"
+                f"error: graph '{graph}' has no input {key!r} (inputs: {known})"
             )
         if spec.index in bound:
-            raise error_at(spec.op, f"input {spec.label} is given twice")
+            raise spec.error(f"input {spec.label} is given twice")
         array = np.asarray(array)
         if not shape_matches(array.shape, spec.shape):
-            raise error_at(
-                spec.op,
+            raise spec.error(
                 f"input {spec.label} has shape {list(array.shape)}, the graph "
                 f"expects {list(spec.shape)}",
             )
         if array.dtype != spec.dtype:
-            raise error_at(
-                spec.op,
+            raise spec.error(
                 f"input {spec.label} has dtype {array.dtype}, the graph expects "
                 f"{spec.dtype}",
             )
         bound[spec.index] = array
     for spec in specs:
         if spec.index not in bound:
-            raise error_at(spec.op, f"input {spec.label} is missing")
+            raise spec.error(f"input {spec.label} is missing")
     return bound
 
 

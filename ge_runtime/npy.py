@@ -32,7 +32,6 @@ import zipfile
 from collections.abc import Mapping
 from typing import BinaryIO
 
-import ml_dtypes
 import numpy as np
 
 from ge_dialect.diagnostics import GEError
@@ -52,7 +51,7 @@ class NpyError(ValueError):
 
 def is_ml_dtype(dtype: np.dtype) -> bool:
     """Whether `dtype` is one of ml_dtypes' types (no NumPy type character)."""
-    return dtype.type.__module__ == ml_dtypes.__name__
+    return dtype.type.__module__ == "ml_dtypes"  # not imported for them to exist
 
 
 def write_npy(stream: BinaryIO, array: np.ndarray) -> None:

@@ -48,6 +48,7 @@ from ge_frontend.importing import (
     parse_input_shapes,
 )
 from ge_runtime.offline.om import OfflineModel, make_offline_model
+from ge_runtime.offline.progress import detail as progress_detail
 from ge_runtime.offline.timing import PassTimer
 from ge_xdsl.atc_flags import (
     ATC_OPTIONS,
@@ -398,12 +399,15 @@ def compile_module(
     """Run graph fusion and constant folding, the format pipeline, UB fusion,
     the engine stages and memory planning on `module` (in place).
 
-    The weights come back laid out, with the folded ones added.
+    The weights come back laid out, with the folded ones added. The
+    result's `source` (what `ge-run --check` compares with) is the graph
+    after graph fusion: it reads the weights the optimised graph reads, in
+    origin layout (derived back from theirs, not stored again); the folds
+    are exact arithmetic, checked against onnxruntime by their own tests.
 
     Each stage logs one progress line at level `progress`; `timer` adds up
     the time of each pass.
     """
-    source = module.clone()
     if options.soc_version is not None:
         module.attributes[TARGET_ATTRIBUTE] = StringAttr(options.soc_version)
     monitor = StageMonitor(progress, dump_dir, timer=timer)
@@ -416,6 +420,7 @@ def compile_module(
     }
 
     def run_stage(name: str) -> None:
+        progress_detail(name)
         start = time.perf_counter()
         stage_pass = get_all_passes()[name]()(**pass_options.get(name, {}))
         stage_pass.apply(make_context(), module)
@@ -427,9 +432,11 @@ def compile_module(
     graph_stages = GRAPH_FUSION_STAGES if options.fusion else ()
     token = FOLD_WEIGHTS.set(weights)
     try:
+        for name in graph_stages:
+            run_stage(name)
+        source = module.clone()
         precision = () if options.precision_mode is None else (PRECISION_STAGE,)
         for name in (
-            *graph_stages,
             SHAPE_STAGE,
             *precision,
             CONSTANT_STAGE,
@@ -442,6 +449,7 @@ def compile_module(
         data_format=options.input_format, target=options.soc_version
     )
     token = NESTED_PASS_CALLBACK.set(monitor)
+    progress_detail(pipeline.name)
     try:
         pipeline.apply(make_context(), module)
     finally:
@@ -505,6 +513,7 @@ def compile_offline_model(
         imported = ImportedModel(model.clone(), dict(weights or {}))
         label = "mlir"
     else:
+        progress_detail("import")
         imported = import_model(
             model, number, input_shape, atc_options.get("out_nodes")
         )
@@ -525,6 +534,7 @@ def compile_offline_model(
     manifest = {"framework": label, "stages": compiled.stages, **options.manifest()}
     if from_file:
         manifest["model"] = Path(model).name
+    progress_detail("laying out the weights")
     offline = make_offline_model(
         compiled.module,
         compiled.weights,

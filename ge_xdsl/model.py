@@ -18,6 +18,7 @@ from ge_runtime.offline.om import OfflineModel, write_offline_model
 
 if TYPE_CHECKING:
     from ge_runtime.engines.scheduler import CompiledModel
+    from ge_runtime.engines.served import ServedModel
     from ge_runtime.offline.timing import PassTimer
 
 
@@ -51,7 +52,7 @@ class Model:
         self.max_iterations = max_iterations
         """The iteration budget of `run` (None: `DEFAULT_MAX_ITERATIONS`)."""
         self._module = module
-        self._compiled: CompiledModel | None = None
+        self._compiled: CompiledModel | ServedModel | None = None
 
     @property
     def module(self) -> ModuleOp:
@@ -92,13 +93,17 @@ class Model:
 
         arrays = check_arrays(inputs, "Model.run", "inputs")
         if self._compiled is None:
+            from ge_runtime.engines.served import ServedModel
             from ge_xdsl.run import compile_offline_graph, install_kernels
 
             if (note := install_kernels(self.offline)) is not None:
                 LOG.warning("%s", note)
-            self._compiled = compile_offline_graph(
-                self.offline, find_graph(self.module)
-            )
+            elif (served := ServedModel.load(self.offline)) is not None:
+                self._compiled = served  # from its plan: no IR parsed
+            if self._compiled is None:
+                self._compiled = compile_offline_graph(
+                    self.offline, find_graph(self.module)
+                )
         budget = self.max_iterations if max_iterations is None else max_iterations
         with iteration_budget_of(budget):
             outputs = self._compiled.run(arrays)

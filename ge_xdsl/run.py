@@ -12,7 +12,7 @@ inputs = graph_inputs(graph, {}, random=True, seed=0)
 compiled = model.compile(graph)                        # sunk or host-scheduled
 outputs = compiled.run(inputs)
 print(time_runs(lambda: compiled.run(inputs), 20).line())
-expected = model.expected(inputs)                      # the reference, as imported
+expected = model.expected(inputs)                      # the reference (source)
 for comparison in compare_outputs(outputs, expected, 1e-3):
     print(comparison.line())
 ```
@@ -44,7 +44,6 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
 from ge_dialect.input_files import check_input_kind, read_input_bytes
 from ge_dialect.limits import check_claimed_memory, over_budget, tensor_bytes
-from ge_dialect.locations import error_at
 from ge_dialect.ops import GraphOp
 from ge_dialect.ops.base import enclosing_target
 from ge_dialect.structured_io import (
@@ -61,7 +60,6 @@ from ge_dialect.value_layout import value_layout
 from ge_runtime.engines.compare import largest_magnitude, max_abs_error
 from ge_runtime.engines.dump import StemAllocator
 from ge_runtime.engines.reference import evaluate
-from ge_runtime.engines.scheduler import CompiledModel, Executor, compile_model
 from ge_runtime.graph_io import (
     GivenInput,
     InputKey,
@@ -87,6 +85,8 @@ from ge_xdsl import parse
 
 if TYPE_CHECKING:
     from ge_runtime.engines.executor import Runtime
+    from ge_runtime.engines.scheduler import CompiledModel, Executor
+    from ge_runtime.engines.served import ServedModel
 
 OM_SUFFIX = ".om"
 
@@ -114,12 +114,20 @@ class RunnableModel:
         path = os.fspath(path)
         check_input_kind(path, "a GE graph (.om or .mlir)", accepted=("om",))
         if path.endswith(OM_SUFFIX):
-            offline = load_offline_model(path)
-            module = offline.module()
-            notes = [] if (note := install_kernels(offline)) is None else [note]
-            return cls(path, module, offline.weights, offline, notes)
+            return cls.of_offline(load_offline_model(path))
         module = parse(read_mlir(path), name=path)
         return cls(path, module, load_weights(module, path))
+
+    @classmethod
+    def of_offline(
+        cls, offline: OfflineModel, note: str | None = None, installed: bool = False
+    ) -> RunnableModel:
+        """An offline model, its IR parsed and its kernels installed (unless
+        `installed`, `note` saying why they were not used)."""
+        module = offline.module()
+        if not installed:
+            note = install_kernels(offline)
+        return cls(offline.path, module, offline.weights, offline, [note] * bool(note))
 
     @property
     def target(self) -> str | None:
@@ -146,13 +154,14 @@ class RunnableModel:
         return find_graph(self.module, name)
 
     def source(self) -> ModuleOp:
-        """The graph as imported (an offline model keeps it), else the module."""
+        """The graph `--check` compares with: an offline model's source (the
+        graph after graph fusion, `atc.compile_module`), else the module."""
         if self.offline is None:
             return self.module
         return self.offline.source_module(self.module)
 
     def source_weights(self) -> Weights:
-        """The weights the graph as imported reads (an offline model derives
+        """The weights the source graph reads (an offline model derives
         the origin layouts it does not store)."""
         if self.offline is None:
             return self.weights
@@ -162,6 +171,8 @@ class RunnableModel:
         """`graph` scheduled (sunk or host) and compiled; an offline model's
         generated code is kept on disk, keyed by its digest."""
         if self.offline is None:
+            from ge_runtime.engines.scheduler import compile_model
+
             return compile_model(graph, self.weights, target=self.target)
         return compile_offline_graph(self.offline, graph)
 
@@ -198,6 +209,24 @@ class RunnableModel:
         ]
 
 
+def serve(path: str | os.PathLike[str]) -> ServedModel | RunnableModel:
+    """An `.om` run from its plan when it has one and its kernels install
+    here (no IR parsed, nothing lowered: `engines.served`), else loaded
+    (`RunnableModel.load`; an `.mlir` file too)."""
+    path = os.fspath(path)
+    check_input_kind(path, "a GE graph (.om or .mlir)", accepted=("om",))
+    if not path.endswith(OM_SUFFIX):
+        return RunnableModel.load(path)
+    offline = load_offline_model(path)
+    note = install_kernels(offline)
+    if note is None and offline.kernels is not None:
+        from ge_runtime.engines.served import ServedModel
+
+        if (served := ServedModel.load(offline)) is not None:
+            return served
+    return RunnableModel.of_offline(offline, note, installed=True)
+
+
 def install_kernels(offline: OfflineModel) -> str | None:
     """Put an offline model's compiled kernels into the code cache, where
     compiling its graph finds them; the note saying why they are not used
@@ -214,15 +243,20 @@ def with_kernels(offline: OfflineModel, module: ModuleOp) -> OfflineModel:
     """`offline` (of the optimised `module`) with its default graph's kernels
     compiled into it, as `ge-run` would compile them (a host-scheduled graph:
     the sunk parts between its host ops; its host ops compile per shape when
-    they run)."""
+    they run), and the plan that runs a graph sunk whole without parsing its
+    IR (`engines.served`), if it is."""
+    from ge_runtime.engines.served import serving_plan
     from ge_runtime.jit.cache.bundle import pack
     from ge_runtime.jit.cache.folder import redirected
 
     with tempfile.TemporaryDirectory(prefix="ge-xdsl-kernels-") as scratch:
         with redirected(Path(scratch) / "cache") as folder:
-            compile_offline_graph(offline, find_graph(module))
+            compiled = compile_offline_graph(offline, find_graph(module))
         payload = pack(folder)
-    return dataclasses.replace(offline, kernels=payload)
+    manifest = dict(offline.manifest)
+    if (plan := serving_plan(compiled)) is not None:
+        manifest["plan"] = plan
+    return dataclasses.replace(offline, kernels=payload, manifest=manifest)
 
 
 def compile_offline_graph(offline: OfflineModel, graph: GraphOp) -> CompiledModel:
@@ -235,6 +269,8 @@ def compile_offline_graph(offline: OfflineModel, graph: GraphOp) -> CompiledMode
     copy = (module if isinstance(module, ModuleOp) else graph).clone()
     for op in copy.walk():
         op.location = UnknownLoc()
+    from ge_runtime.engines.scheduler import compile_model
+
     return compile_model(
         find_graph(copy, graph.sym_name.data),
         offline.weights,
@@ -288,7 +324,7 @@ def read_array(path: str | os.PathLike[str]) -> np.ndarray:
 
 
 def graph_inputs(
-    graph: GraphOp,
+    graph: GraphOp | Sequence[InputSpec],
     given: Mapping[InputKey, GivenInput],
     *,
     random: bool = False,
@@ -297,9 +333,12 @@ def graph_inputs(
     """`given` typed for the graph (raw bytes `np.save` wrote for a bfloat16,
     float8 or int4 input take its dtype; a sequence's arrays its elements'),
     and with `random` every input not given filled with random data of its
-    type."""
-    given = expand_structured_inputs(graph, given)
-    specs = input_specs(graph)
+    type; `graph` or its input specs."""
+    if isinstance(graph, GraphOp):
+        given = expand_structured_inputs(graph, given)
+        specs = input_specs(graph)
+    else:
+        specs = list(graph)
     by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
     by_key.update({s.name: s for s in specs if s.name is not None})
     inputs = {
@@ -323,7 +362,7 @@ def random_input(spec: InputSpec, rng: np.random.Generator) -> np.ndarray:
         )
     nbytes = tensor_bytes(spec.shape, spec.dtype.itemsize)
     if (reason := over_budget(nbytes, f"random input {spec.label}")) is not None:
-        raise error_at(spec.op, reason)
+        raise spec.error(reason)
     if spec.dtype == np.bool_:
         return rng.integers(0, 2, spec.shape).astype(np.bool_)
     if spec.dtype.kind in "iu":
@@ -502,6 +541,8 @@ class Coverage:
     @classmethod
     def of(cls, model: CompiledModel) -> Coverage:
         """The coverage of `model`'s last run (its trace)."""
+        from ge_runtime.engines.scheduler import Executor
+
         counts = {executor: 0 for executor in Executor}
         not_on_jit: dict[str, int] = {}
         for entry in model.trace:
@@ -512,6 +553,8 @@ class Coverage:
 
     def line(self) -> str:
         """`check: JIT vs reference on N ops[, M host fallback ops ...]`."""
+        from ge_runtime.engines.scheduler import Executor
+
         line = f"check: JIT vs reference on {self.counts[Executor.JIT]} ops"
         if fallbacks := self.counts[Executor.NUMPY_KERNEL]:
             line += f", {fallbacks} host fallback ops through the NumPy kernel library"
@@ -521,6 +564,8 @@ class Coverage:
 
     def error(self) -> GEError | None:
         """Why a check would compare the reference with itself (None: it would not)."""
+        from ge_runtime.engines.scheduler import Executor
+
         if not self.not_on_jit:
             return None
         reasons = "; ".join(f"{n} ops: {why}" for why, n in self.not_on_jit.items())

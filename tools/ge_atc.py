@@ -46,7 +46,8 @@ stderr (`--log`: debug, info (default), warning, error or null);
 `NN-STAGE.dot` after each (`.svg` too when Graphviz's `dot` is installed).
 The result is an offline model (`ge_runtime/offline/om.py`) holding the
 optimised IR, its weights laid out at compile time (ATC's weight
-reordering; each stored once), the imported graph (for `ge-run --check`)
+reordering; each stored once), the graph after graph fusion (for `ge-run
+--check`: it reads the same weights, derived back to origin layout)
 and the compiled kernels (`ge_xdsl.run.with_kernels`: a first `ge-run`
 on this machine compiles nothing).
 
@@ -241,6 +242,7 @@ def output_path(output: str) -> Path:
 
 def compile_model(args: argparse.Namespace) -> None:
     """`--model X --framework=3|5 --output Y`: write `Y.om` (`ge_xdsl.compile`)."""
+    from ge_runtime.offline.progress import step
     from ge_xdsl.atc import compile_offline_model, framework_id
     from ge_xdsl.run import with_kernels
     from passes.transdata_report import recording_refusals
@@ -253,19 +255,23 @@ def compile_model(args: argparse.Namespace) -> None:
     check_input_kind(args.model, "an ONNX or TensorFlow model", accepted=MODEL_KINDS)
     if args.output is None:
         raise GEError("error: --output is required")
+    path = output_path(args.output)
     with recording_refusals() if args.report_transdata else nullcontext() as ledger:
-        offline, compiled = compile_offline_model(
-            args.model,
-            framework=args.framework,
-            input_shape=args.input_shape,
-            soc_version=args.soc_version,
-            path=str(output_path(args.output)),
-            **{name: getattr(args, name) for name in ATC_OPTIONS},
-        )
+        with step("ge-atc", f"compiling {Path(args.model).name}"):
+            offline, compiled = compile_offline_model(
+                args.model,
+                framework=args.framework,
+                input_shape=args.input_shape,
+                soc_version=args.soc_version,
+                path=str(path),
+                **{name: getattr(args, name) for name in ATC_OPTIONS},
+            )
         start = time.perf_counter()
-        offline = with_kernels(offline, compiled.module)
+        with step("ge-atc", "compiling the kernels"):
+            offline = with_kernels(offline, compiled.module)
         LOG.info("compiled the kernels in %.3fs", time.perf_counter() - start)
-    write_all([offline], memory_report(args, offline.manifest.get("memory", {})))
+    with step("ge-atc", f"writing {path}"):
+        write_all([offline], memory_report(args, offline.manifest.get("memory", {})))
     print_pass_times(compiled.timer)
     if ledger is not None:
         print(f"{len(ledger.sites)} runtime TransData")

@@ -21,10 +21,10 @@ the flags and prints. Modes are separate functions in `MODES`: `--reference`
 runs the NumPy reference evaluator (`ge_runtime.engines.reference`); an
 offline model (`MODEL.om` from `ge-atc`) runs through the JIT
 (`ge_runtime.jit`), or the reference evaluator with `--reference`. With
-`--check` (offline models) the reference evaluator also runs the graph as
-imported, stored in the `.om`; one line per output gives the max abs error
-against max |reference|, and a relative error above `--tolerance` is an
-error.
+`--check` (offline models) the reference evaluator also runs the source
+graph stored in the `.om` (the graph after graph fusion); one line per
+output gives the max abs error against max |reference|, and a relative
+error above `--tolerance` is an error.
 
     ge-run model.om --random-inputs --check --output-dir out/
 
@@ -118,6 +118,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ge_dialect.ops import GraphOp
+    from ge_runtime.engines.served import ServedModel
     from ge_runtime.graph_io import GivenInput, InputKey
     from ge_xdsl.run import Outputs, RunnableModel
 
@@ -352,9 +353,18 @@ def run_reference(args: argparse.Namespace) -> Outputs:
 def run_graph(args: argparse.Namespace) -> Outputs:
     """A graph (`.om`, or `.mlir` lowered on the fly) through the scheduler;
     a module of loops as it is."""
-    from ge_xdsl.run import Outputs, RunnableModel
+    from ge_runtime.offline.progress import step
+    from ge_xdsl.run import Outputs, RunnableModel, serve
 
-    model = RunnableModel.load(args.model)
+    needs_ir = args.check or args.trace or args.profile or args.stored_outputs
+    with step("ge-run", f"loading {args.model}"):
+        if needs_ir or args.graph is not None:
+            loaded: RunnableModel | ServedModel = RunnableModel.load(args.model)
+        else:
+            loaded = serve(args.model)
+    if not isinstance(loaded, RunnableModel):
+        return run_served(args, loaded)
+    model = loaded
     for note in model.notes:
         print(note, file=sys.stderr)
     if model.lowered:
@@ -377,7 +387,8 @@ def run_scheduled(
 ) -> list[np.ndarray]:
     """Compile and run `graph`; with `--profile`, `--trace`, `--check` and
     `--benchmark`, say what ran and how long it took."""
-    from ge_runtime.engines.scheduler import freeze_for_serving
+    from ge_runtime.engines.served import freeze_for_serving
+    from ge_runtime.offline.progress import step
     from ge_xdsl.run import Coverage, profile, time_runs
 
     if args.profile:
@@ -385,7 +396,8 @@ def run_scheduled(
         compiled, outputs, found = profile(lambda: model.compile(graph), inputs, runs)
         print_profile(found.lines())
     else:
-        compiled = model.compile(graph)
+        with step("ge-run", "compiling the model"):
+            compiled = model.compile(graph)
         freeze_for_serving()
         outputs = compiled.run(inputs)
     if args.trace:
@@ -404,6 +416,22 @@ def run_scheduled(
             lambda: compiled.run(inputs), args.benchmark
         ).line()
     return outputs
+
+
+def run_served(args: argparse.Namespace, model: ServedModel) -> Outputs:
+    """An offline model run from its plan (no IR parsed: `ge_xdsl.run.serve`)."""
+    from ge_runtime.engines.served import freeze_for_serving
+    from ge_xdsl.run import Outputs, graph_inputs, time_runs
+
+    given = parse_input_flags(args.input)
+    inputs = graph_inputs(model.specs, given, random=args.random_inputs, seed=args.seed)
+    freeze_for_serving()
+    outputs = model.run(inputs)
+    if args.benchmark:
+        args.benchmark_line = time_runs(
+            lambda: model.run(inputs), args.benchmark
+        ).line()
+    return Outputs(outputs, model.output_names)
 
 
 def run_loops(args: argparse.Namespace, model: RunnableModel) -> Outputs:

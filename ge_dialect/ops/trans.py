@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -243,6 +242,8 @@ def saturation_bound(dst_type: str, saturate: bool) -> float | None:
     """
     if not saturate or dst_type not in SATURATING_DTYPES:
         return None
+    import ml_dtypes  # only for float8 (its import costs about a second)
+
     return float(ml_dtypes.finfo(numpy_dtype(dst_type)).max)
 
 
@@ -269,7 +270,7 @@ def to_float8_e8m0(x: np.ndarray, saturate: bool, round_mode: str) -> np.ndarray
     if saturate:
         bump &= exponent != 0xFE
     exponent = np.where(special, 0xFF, exponent + bump).astype(np.uint8)
-    return exponent.view(ml_dtypes.float8_e8m0fnu)
+    return exponent.view(numpy_dtype("float8_e8m0fnu"))
 
 
 def e8m0_element(

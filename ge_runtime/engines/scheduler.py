@@ -62,7 +62,6 @@ for entry in model.trace: print(entry.line())
 from __future__ import annotations
 
 import enum
-import gc
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -299,6 +298,8 @@ class SunkPart:
     jit_failure: str | None = None
     """Why the JIT could not compile the part (it runs in the reference evaluator)."""
     compiled: CompiledFunction | None = None
+    cache_key: str | None = None
+    """What its code is kept on disk under (`compile_graph`'s), if it is."""
     runner: GraphRunner | None = None
     """The compiled part bound to its weights, once run."""
     streams: StreamRuntime | None = None
@@ -361,9 +362,12 @@ def sink_graph(
         plan_sunk_graph(part_graph, target)  # the part's intermediates: one arena
         part = SunkPart(len(parts), call, part_graph, step)
         if part.stream_count == 1:
-            key = None if cache_key is None else f"{cache_key}|part{part.number}"
+            if cache_key is not None:
+                part.cache_key = f"{cache_key}|part{part.number}"
             try:
-                part.compiled = compile_graph(part_graph, target, cache_key=key)
+                part.compiled = compile_graph(
+                    part_graph, target, cache_key=part.cache_key
+                )
             except UnusableSetup:
                 raise
             except (GEError, JITError) as error:
@@ -796,15 +800,3 @@ def compile_model(
     )
     return CompiledModel(scheduled, evaluator, parts, host_reason=why)
 
-
-def freeze_for_serving() -> None:
-    """Keep every object alive now out of the garbage collector's passes.
-
-    For a process that compiles its model once and then serves it (`ge-run`):
-    the IR and what was compiled from it live as long as the model, and a
-    full collection pass would walk them during an inference (a pause of
-    milliseconds). Garbage is collected first; what is frozen is never
-    collected again, so a process compiling many models should not call it.
-    """
-    gc.collect()
-    gc.freeze()

@@ -85,6 +85,7 @@ from ge_runtime.jit.ops import (
 from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
 from ge_runtime.jit.schedule.kernel_calls import merge_kernel_calls
 from ge_runtime.jit.schedule.kernels import kernel_choice, nest_source
+from ge_runtime.offline import progress
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
     ConvertGeToLoopsPass,
@@ -764,27 +765,45 @@ def compile_graph(
     `kernels` is `compile_module`'s.
     """
     kernels = kernel_choice(kernels)
-    origins = source_origins(graph)
     if cache_key is not None and not poison:
-        digest = hashlib.sha256(origins.encode()).hexdigest()[:16]
-        disk_key = f"{target}|{kernels}|{cache_key}|{digest}"
-        entry = cache.load(disk_key)
-        if entry is not None:
-            try:
-                return CompiledFunction.from_entry(entry)
-            except Exception:  # a damaged entry (any error): compiled again
-                pass
-        compiled = compile_module(lowered_module(graph, target), kernels=kernels)
+        disk_key = entry_key(graph, target, cache_key, kernels)
+        if (found := loaded_function(disk_key)) is not None:
+            return found
+        progress.detail("lowering")
+        lowered = lowered_module(graph, target)
+        progress.detail("generating code")
+        compiled = compile_module(lowered, kernels=kernels)
         cache.save(disk_key, compiled.to_entry())
         return compiled
     key = hashlib.sha256(
-        f"{target}|{poison}|{kernels}|{graph}|{origins}".encode()
+        f"{target}|{poison}|{kernels}|{graph}|{source_origins(graph)}".encode()
     ).hexdigest()
     if key not in _GRAPHS:
         _GRAPHS[key] = compile_module(
             lowered_module(graph, target), poison=poison, kernels=kernels
         )
     return _GRAPHS[key]
+
+
+def entry_key(
+    graph: GraphOp, target: str | None, cache_key: str, kernels: str | None = None
+) -> str:
+    """The code cache key `compile_graph` keeps `graph`'s code under, given
+    the caller's `cache_key` (a served model finds its code by it)."""
+    digest = hashlib.sha256(source_origins(graph).encode()).hexdigest()[:16]
+    return f"{target}|{kernel_choice(kernels)}|{cache_key}|{digest}"
+
+
+def loaded_function(key: str) -> CompiledFunction | None:
+    """The compiled function the code cache holds under `entry_key`'s `key`
+    (None: none, or a damaged one)."""
+    entry = cache.load(key)
+    if entry is None:
+        return None
+    try:
+        return CompiledFunction.from_entry(entry)
+    except Exception:  # a damaged entry (any error): compiled again
+        return None
 
 
 def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:

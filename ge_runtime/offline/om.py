@@ -770,6 +770,39 @@ _COMPILE_OPTIONS = {
     "precision_mode": Nullable(String(choices=set(PRECISION_MODES))),
 }
 """The compile options `ge-atc` records (each optional)."""
+_LAYOUT = Object(
+    {
+        "origin": String(valid=_is_format, label="a format name"),
+        "storage": String(valid=_is_format, label="a format name"),
+        "dtype": String(valid=_is_dtype, label="a dtype name"),
+        "reshape_type": Nullable(String()),
+        "groups": Integer(1, INT64_MAX),
+    }
+)
+PLAN_SCHEMA = Object(
+    {
+        "entry": String(),
+        "largest": Object({"bytes": Integer(0, INT64_MAX), "node": String()}),
+        "arguments": ListOf(
+            Object({"input": Integer(0, INT64_MAX), "layout": _LAYOUT})
+        ),
+        "weights": ListOf(String()),
+        "outputs": ListOf(
+            Object(
+                {
+                    "result": Integer(0, INT64_MAX),
+                    "shape": ListOf(Integer(0, INT64_MAX)),
+                    "layout": _LAYOUT,
+                }
+            )
+        ),
+    }
+)
+"""The schedule of a graph sunk whole into one compiled function, what
+`ge-run` runs without parsing the IR (`engines.served`): the function's
+code cache key, its largest tensor (bytes, node: checked against the
+memory budget), each argument's graph input and layout, the weights it
+reads in order, and each graph output's result, origin shape and layout."""
 MANIFEST_SCHEMA = Object(
     {
         "format": String(choices={MANIFEST_FORMAT}),
@@ -786,8 +819,10 @@ MANIFEST_SCHEMA = Object(
         "model": String(),
         "op": String(),
         "op_index": Integer(0),
+        "plan": PLAN_SCHEMA,
     },
     optional={
+        "plan",
         "memory",
         "compile_options",
         "stages",

@@ -63,6 +63,7 @@ from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import CAST, OPS, JITError, numpy_dtype, predicate
+from ge_runtime.offline import progress
 from passes.lowering.index import Div, Mod
 
 C_TYPES = {
@@ -426,6 +427,7 @@ class CLibrary:
     def build(self) -> None:
         """Compile the unit and bind each kernel under its namespace name."""
         codes = [code for _, code, _ in self.functions]
+        progress.detail(f"the C compiler on {len(codes)} kernels")
         declarations = [code.split(" {", 1)[0] + ";" for code in codes]
         count = max(1, min(os.cpu_count() or 1, len(codes) // PART_SIZE))
         parts = [codes[i::count] for i in range(count)]

@@ -1,0 +1,150 @@
+"""An offline model sunk whole runs from its plan: no IR parsed, nothing
+lowered (`ge_runtime.engines.served`, `ge_xdsl.run.serve`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_offline_model import with_kernel_payload
+
+from ge_dialect.diagnostics import GEError
+from ge_runtime.engines.served import ServedModel
+from ge_runtime.jit import compiler
+from ge_runtime.jit.cache import bundle
+from ge_runtime.offline import om
+from ge_xdsl.run import RunnableModel, graph_inputs, serve
+from tools import ge_run
+
+
+def fresh_cache(tmp_path: Path, monkeypatch) -> Path:
+    """An empty code cache for this test (nothing compiled in memory either)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GE_XDSL_CACHE", str(cache))
+    monkeypatch.setattr(compiler, "_GRAPHS", {})
+    return cache
+
+
+def test_the_plan_runs_the_model_without_parsing_or_compiling(
+    tmp_path: Path, monkeypatch
+) -> None:
+    path = with_kernel_payload(tmp_path)
+    fresh_cache(tmp_path, monkeypatch)
+    expected_model = RunnableModel.load(path)
+    graph = expected_model.graph()
+    inputs = graph_inputs(graph, {}, random=True, seed=3)
+    (expected,) = expected_model.compile(graph).run(inputs)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the served path parsed or compiled")
+
+    monkeypatch.setattr(om, "_parse", refused)
+    monkeypatch.setattr(compiler, "compile_module", refused)
+    monkeypatch.setattr(compiler, "lowered_module", refused)
+    fresh_cache(tmp_path / "again", monkeypatch)
+    served = serve(path)
+    assert isinstance(served, ServedModel)
+    assert [spec.name for spec in served.specs] == ["input"]
+    (ours,) = served.run(inputs)
+    np.testing.assert_array_equal(ours, expected)
+    (by_name,) = served.run({"input": inputs[0]})  # random inputs: by index
+    np.testing.assert_array_equal(by_name, expected)
+
+
+def test_served_inputs_are_checked(tmp_path: Path, monkeypatch) -> None:
+    path = with_kernel_payload(tmp_path)
+    fresh_cache(tmp_path, monkeypatch)
+    served = serve(path)
+    assert isinstance(served, ServedModel)
+    with pytest.raises(GEError, match=r"input #0 \('input'\) has shape \[2, 3\]"):
+        served.run({"input": np.zeros((2, 3), np.float32)})
+    with pytest.raises(GEError, match=r"input #0 \('input'\) is missing"):
+        served.run({})
+    with pytest.raises(GEError, match=r"has no input 'x' \(inputs: #0 \('input'\)\)"):
+        served.run({"x": np.zeros((2, 3, 32, 32), np.float32)})
+
+
+def test_kernels_for_another_machine_load_the_ir(tmp_path: Path, monkeypatch) -> None:
+    def for_riscv(payload: bytes) -> bytes:
+        (length,) = bundle.LENGTH.unpack_from(payload)
+        start = bundle.LENGTH.size
+        index = json.loads(payload[start : start + length])
+        index["built_for"]["machine"] = "riscv64|flags : rv64gc"
+        text = json.dumps(index).encode()
+        return bundle.LENGTH.pack(len(text)) + text + payload[start + length :]
+
+    path = with_kernel_payload(tmp_path, for_riscv)
+    fresh_cache(tmp_path, monkeypatch)
+    model = serve(path)
+    assert isinstance(model, RunnableModel)
+    (note,) = model.notes
+    assert "built for riscv64" in note
+
+
+def test_a_model_without_kernels_or_plan_is_loaded(tmp_path: Path, monkeypatch) -> None:
+    from test_offline_model import compiled_small_cnn
+
+    _, _, path = compiled_small_cnn(tmp_path)  # no kernels, no plan: older files
+    fresh_cache(tmp_path, monkeypatch)
+    model = serve(path)
+    assert isinstance(model, RunnableModel) and model.notes == []
+    assert "plan" not in model.offline.manifest
+
+
+def test_a_plan_whose_code_is_not_in_the_cache_is_not_served(
+    tmp_path: Path, monkeypatch
+) -> None:
+    path = with_kernel_payload(tmp_path)
+    fresh_cache(tmp_path, monkeypatch)
+    offline = om.load_offline_model(path)  # kernels not installed
+    assert offline.manifest["plan"]["entry"]
+    assert ServedModel.load(offline) is None
+
+
+def test_ge_run_serves_and_checks_alike(tmp_path: Path, monkeypatch, capsys) -> None:
+    path = with_kernel_payload(tmp_path)
+    fresh_cache(tmp_path, monkeypatch)
+    for folder, flags in (("served", []), ("checked", ["--check"])):
+        code = ge_run.main(
+            [str(path), "--random-inputs", f"--output-dir={tmp_path / folder}", *flags]
+        )
+        assert code == 0, capsys.readouterr().err
+    (name,) = [p.name for p in (tmp_path / "served").iterdir()]
+    np.testing.assert_array_equal(
+        np.load(tmp_path / "served" / name), np.load(tmp_path / "checked" / name)
+    )
+
+
+def test_the_python_api_runs_from_the_plan(tmp_path: Path, monkeypatch) -> None:
+    import ge_xdsl
+
+    path = with_kernel_payload(tmp_path)
+    fresh_cache(tmp_path, monkeypatch)
+    x = np.random.default_rng(4).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    expected = RunnableModel.load(path)
+    (reference,) = expected.compile(expected.graph()).run({"input": x})
+
+    def refused(*args, **kwargs):
+        raise AssertionError("Model.run parsed the IR")
+
+    monkeypatch.setattr(om, "_parse", refused)
+    fresh_cache(tmp_path / "again", monkeypatch)
+    (ours,) = ge_xdsl.load(path).run({"input": x}).values()
+    np.testing.assert_array_equal(ours, reference)
+
+
+def test_the_plan_is_checked_against_the_memory_budget(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from ge_dialect.limits import budget_of
+
+    path = with_kernel_payload(tmp_path)
+    fresh_cache(tmp_path, monkeypatch)
+    plan = om.load_offline_model(path).manifest["plan"]
+    assert plan["largest"]["bytes"] > 1024 and plan["largest"]["node"]
+    with budget_of(1024), pytest.raises(GEError) as info:
+        serve(path)
+    assert str(info.value).startswith(f"{path}: error: the result of '")
+    assert "over the memory budget of 1.0 KiB" in str(info.value)
