@@ -44,6 +44,7 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.files import staged
 from ge_dialect.input_files import check_input_kind, read_input_bytes
 from ge_dialect.limits import check_claimed_memory, over_budget, tensor_bytes
+from ge_dialect.locations import error_at
 from ge_dialect.ops import GraphOp
 from ge_dialect.ops.base import enclosing_target
 from ge_dialect.structured_io import (

@@ -799,4 +799,3 @@ def compile_model(
         else "dynamic dims"
     )
     return CompiledModel(scheduled, evaluator, parts, host_reason=why)
-
