@@ -374,7 +374,7 @@ def compare_outputs(
                 f"{list(ref.shape)}"
             )
         scale = largest_magnitude(ref)
-        limit = None if ours.dtype.kind in "iub" else tolerance * scale
+        limit = None if ours.dtype.kind in "iubTU" else tolerance * scale
         comparisons.append(
             OutputComparison(label, max_abs_error(ours, ref), scale, limit)
         )

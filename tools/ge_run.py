@@ -532,8 +532,12 @@ def run(argv: Sequence[str] | None) -> None:
         args.dump_folder = dump_folder  # the dump goes there until the run is done
         outputs = select_mode(args)(args)
         written = [] if args.output_dir is None else outputs.write(args.output_dir)
+    from ge_runtime.npy import dtype_label
+
     for path, array in zip(written, outputs.arrays[: len(written)], strict=True):
-        print(f"{path.name}: shape {list(array.shape)}, dtype {array.dtype}")
+        print(
+            f"{path.name}: shape {list(array.shape)}, dtype {dtype_label(array.dtype)}"
+        )
     if args.benchmark_line is not None:
         from ge_runtime.jit.schedule.kernels import kernel_status
 
