@@ -11,6 +11,7 @@ import io
 import numpy as np
 import pytest
 from conformance.suite import Case, Status, run_case
+from onnx import TensorProto, helper, numpy_helper
 from onnx_jit import one_node_model, onnxruntime_outputs, with_output_types
 
 from ge_dialect.dtypes import dtype_name, element_type, numpy_dtype
@@ -207,3 +208,32 @@ def test_string_runs_refused_with_one_line(concat_om, capsys):
     assert ge_run.main([str(a) for a in wrong]) == 1
     err = capsys.readouterr().err.strip()
     assert err.endswith("has dtype float32, the graph expects string"), err
+
+
+def test_numbers_made_from_strings_run_on_the_jit(tmp_path):
+    """StringSplit's counts and RegexFullMatch's flags feed numeric ops: the
+    string ops run on the host, the Mul and Cast after them on the JIT."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("StringSplit", ["x"], ["parts", "counts"], delimiter=" "),
+            helper.make_node("Mul", ["counts", "k"], ["y"]),
+            helper.make_node("RegexFullMatch", ["parts"], ["m"], pattern="[a-z]+"),
+            helper.make_node("Cast", ["m"], ["z"], to=TensorProto.INT64),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.STRING, [5])],
+        [
+            helper.make_tensor_value_info("y", TensorProto.INT64, [5]),
+            helper.make_tensor_value_info("z", TensorProto.INT64, [5, None]),
+        ],
+        [numpy_helper.from_array(np.array([3], np.int64), "k")],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 20)], ir_version=10
+    )
+    x = np.array(["ab cd", "", "x y Z", "中 文 a", "  "], object)
+    expected = onnxruntime_outputs(model, {"x": x})
+    outcome = run_case(Case("c", "op", model, (unicode(x),), tuple(expected)), tmp_path)
+    assert outcome.status == Status.NOT_JIT, outcome.message
+    assert "ge.string_split" in outcome.message
+    assert "ge.mul" not in outcome.message and "ge.cast" not in outcome.message
