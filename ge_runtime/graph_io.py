@@ -31,7 +31,7 @@ from ge_dialect.limits import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
 from ge_dialect.locations import error_at, location_text
 from ge_dialect.ops import ConstOp, DataOp, GraphOp
 from ge_dialect.structured_io import STRUCTURED_INPUTS, structured
-from ge_runtime.npy import NpyError, read_npz
+from ge_runtime.npy import NpyError, dtype_label, read_npz
 
 _ITERATIONS: ContextVar[int] = ContextVar(
     "iteration_budget", default=DEFAULT_MAX_ITERATIONS
@@ -161,8 +161,8 @@ def bind_to_specs(
             )
         if array.dtype != spec.dtype:
             raise spec.error(
-                f"input {spec.label} has dtype {array.dtype}, the graph expects "
-                f"{spec.dtype}",
+                f"input {spec.label} has dtype {dtype_label(array.dtype)}, the graph "
+                f"expects {dtype_label(spec.dtype)}",
             )
         bound[spec.index] = array
     for spec in specs:

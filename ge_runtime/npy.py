@@ -176,6 +176,11 @@ def _descr_dtype(descr: object) -> np.dtype:
     return dtype
 
 
+def dtype_label(dtype: np.dtype) -> str:
+    """A dtype as messages name it ("float32"; `StringDType`: "string")."""
+    return "string" if isinstance(dtype, np.dtypes.StringDType) else str(dtype)
+
+
 def fixed_width(strings: np.ndarray) -> np.ndarray:
     """A `StringDType` array as fixed-width unicode (`<U`, as wide as its
     longest string: what `np.save` writes without pickling)."""

@@ -74,6 +74,7 @@ from ge_runtime.graph_io import (
 )
 from ge_runtime.npy import (
     NpyError,
+    dtype_label,
     load_npy,
     npy_bytes,
     npz_bytes,
@@ -458,7 +459,7 @@ class Outputs:
 
 
 def _shape(array: np.ndarray) -> str:
-    return f"shape {list(array.shape)}, dtype {array.dtype}"
+    return f"shape {list(array.shape)}, dtype {dtype_label(array.dtype)}"
 
 
 # ---------------------------------------------------------------------------
@@ -510,7 +511,7 @@ def compare_outputs(
                 f"{list(ref.shape)}"
             )
         scale = largest_magnitude(ref)
-        limit = None if ours.dtype.kind in "iub" else tolerance * scale
+        limit = None if ours.dtype.kind in "iubTU" else tolerance * scale
         comparisons.append(
             OutputComparison(label, max_abs_error(ours, ref), scale, limit)
         )

@@ -11,11 +11,13 @@ import io
 import numpy as np
 import pytest
 from conformance.suite import Case, Status, run_case
+from onnx import TensorProto, helper, numpy_helper
 from onnx_jit import one_node_model, onnxruntime_outputs, with_output_types
 
 from ge_dialect.dtypes import dtype_name, element_type, numpy_dtype
 from ge_dialect.ops.strings import StringNormalizerOp, StringSplitOp
 from ge_runtime.npy import read_npy, typed_like, write_npy
+from tools import ge_atc, ge_run
 
 ML = "ai.onnx.ml"
 
@@ -165,3 +167,73 @@ def test_npy_strings_round_trip_as_unicode():
 def test_the_string_element_type_has_a_dtype_name():
     assert dtype_name(element_type("string")) == "string"
     assert str(element_type("string")) == "!ge.string"
+
+
+@pytest.fixture
+def concat_om(tmp_path):
+    """An `.om` of one StringConcat and a `.npy` of strings for its inputs."""
+    x = np.array(["ab", "cé", ""], object)
+    model = with_output_types(
+        one_node_model("StringConcat", {"a": x, "b": x}, opset=20), [x]
+    )
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    assert (
+        ge_atc.main([f"--model={path}", "--framework=5", f"--output={tmp_path / 'm'}"])
+        == 0
+    )
+    np.save(tmp_path / "s.npy", unicode(x))
+    np.save(tmp_path / "f.npy", np.zeros(3, np.float32))
+    return tmp_path
+
+
+def test_check_compares_strings_exactly(concat_om, capsys):
+    om, s = concat_om / "m.om", concat_om / "s.npy"
+    args = [om, "--input", f"0={s}", "--input", f"1={s}", "--check"]
+    assert ge_run.main([str(a) for a in [*args, "--output-dir", concat_om / "o"]]) == 0
+    out = capsys.readouterr().out
+    assert "(exact)" in out and ": ok" in out and "dtype string" in out
+    assert np.load(concat_om / "o" / "y.npy").tolist() == ["abab", "cécé", ""]
+
+
+def test_string_runs_refused_with_one_line(concat_om, capsys):
+    om, s, f = concat_om / "m.om", concat_om / "s.npy", concat_om / "f.npy"
+    runtime = [om, "--input", f"0={s}", "--input", f"1={s}", "--kernel-runtime"]
+    runtime += ["--output-dir", concat_om / "o"]
+    assert ge_run.main([str(a) for a in runtime]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "strings, which have no place in its arena" in err
+    assert len(err.splitlines()) == 1
+    wrong = [om, "--input", f"0={f}", "--input", f"1={s}", "--output-dir", om.parent]
+    assert ge_run.main([str(a) for a in wrong]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("has dtype float32, the graph expects string"), err
+
+
+def test_numbers_made_from_strings_run_on_the_jit(tmp_path):
+    """StringSplit's counts and RegexFullMatch's flags feed numeric ops: the
+    string ops run on the host, the Mul and Cast after them on the JIT."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("StringSplit", ["x"], ["parts", "counts"], delimiter=" "),
+            helper.make_node("Mul", ["counts", "k"], ["y"]),
+            helper.make_node("RegexFullMatch", ["parts"], ["m"], pattern="[a-z]+"),
+            helper.make_node("Cast", ["m"], ["z"], to=TensorProto.INT64),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.STRING, [5])],
+        [
+            helper.make_tensor_value_info("y", TensorProto.INT64, [5]),
+            helper.make_tensor_value_info("z", TensorProto.INT64, [5, None]),
+        ],
+        [numpy_helper.from_array(np.array([3], np.int64), "k")],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 20)], ir_version=10
+    )
+    x = np.array(["ab cd", "", "x y Z", "中 文 a", "  "], object)
+    expected = onnxruntime_outputs(model, {"x": x})
+    outcome = run_case(Case("c", "op", model, (unicode(x),), tuple(expected)), tmp_path)
+    assert outcome.status == Status.NOT_JIT, outcome.message
+    assert "ge.string_split" in outcome.message
+    assert "ge.mul" not in outcome.message and "ge.cast" not in outcome.message

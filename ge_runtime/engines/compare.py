@@ -27,7 +27,10 @@ DEFAULT_ATOL = 1e-6
 
 
 def max_abs_error(ours: np.ndarray, reference: np.ndarray) -> float:
-    """max |ours - reference| over the elements, special values as above."""
+    """max |ours - reference| over the elements, special values as above
+    (strings: 0 where all are equal, else infinity)."""
+    if is_text(reference):
+        return 0.0 if np.array_equal(ours, reference) else float("inf")
     a = np.atleast_1d(np.asarray(ours, dtype=np.float64))
     b = np.atleast_1d(np.asarray(reference, dtype=np.float64))
     same = (a == b) | (np.isnan(a) & np.isnan(b))
@@ -39,7 +42,15 @@ def max_abs_error(ours: np.ndarray, reference: np.ndarray) -> float:
 
 
 def largest_magnitude(reference: np.ndarray) -> float:
-    """max |reference| over its finite elements (0 if it has none)."""
+    """max |reference| over its finite elements (0 if it has none or holds
+    strings)."""
+    if is_text(reference):
+        return 0.0
     values = np.atleast_1d(np.asarray(reference, dtype=np.float64))
     finite = values[np.isfinite(values)]
     return float(np.abs(finite).max(initial=0.0))
+
+
+def is_text(array: np.ndarray) -> bool:
+    """Whether `array` holds strings (NumPy's `StringDType` or unicode)."""
+    return np.asarray(array).dtype.kind in "TU"

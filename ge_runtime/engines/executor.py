@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.adapters import expected_dtype
-from ge_dialect.attributes import ExternalDataAttr
+from ge_dialect.attributes import ExternalDataAttr, StringType
 from ge_dialect.constants import inline_stored_array
 from ge_dialect.diagnostics import GEError
 from ge_dialect.limits import check_claimed_memory, over_budget
@@ -109,10 +109,21 @@ def runnable_graph(graph: GraphOp) -> GraphOp:
     """
     clone = graph.clone()
     inline_partitioned_calls(clone.body.block)
-    reason = unsunk_reason(clone)
+    reason = unsunk_reason(clone) or _string_reason(clone)
     if reason is not None:
         raise error_at(graph, f"cannot run on the kernel runtime: {reason}")
     return clone
+
+
+def _string_reason(graph: GraphOp) -> str | None:
+    """Why string values keep the graph off the runtime's one arena."""
+    for op in graph.body.block.ops:
+        for value in op.results:
+            if isinstance(value.type, TensorType) and isinstance(
+                value.type.element_type, StringType
+            ):
+                return f"'{op.name}' makes strings, which have no place in its arena"
+    return None
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
