@@ -318,7 +318,9 @@ def _insert_at_run_time(
     if any(len(shape_of(v)) != rank for v in seq.items):
         raise Unsupported("at a run-time position among tensors of different ranks")
     container = to_ragged(ctx.emitter, seq, rank, f"{ctx.name}/sequence")
-    at = ctx.op("reshape", ctx.op("cast", position, dst_type="int64"), shape=[])
+    if dtype_name_of(position) != "int64":
+        position = ctx.op("cast", position, dst_type="int64")
+    at = ctx.op("reshape", position, shape=[])
     negative = ctx.op(
         "cast", ctx.op("less", at, np.array(0, np.int64)), dst_type="int64"
     )
