@@ -506,6 +506,8 @@ def convert_sequence_map(ctx: NodeContext) -> list[Structured]:
     (the tensor inputs as they are) in, element i of every output out."""
     body = ctx.graph("body")
     inputs = list(ctx.inputs)
+    if any(isinstance(v, RaggedSequence) for v in inputs):
+        raise Unsupported("over a sequence of run-time length")
     lengths = {len(v.items) for v in inputs if isinstance(v, SequenceValue)}
     if not isinstance(inputs[0], SequenceValue) or len(lengths) != 1:
         raise ValueError("the sequence inputs must be sequences of one length")
