@@ -320,7 +320,9 @@ def _insert_at_run_time(
     if any(len(shape_of(v)) != rank for v in seq.items):
         raise Unsupported("at a run-time position among tensors of different ranks")
     container = to_ragged(ctx.emitter, seq, rank, f"{ctx.name}/sequence")
-    at = ctx.op("reshape", ctx.op("cast", position, dst_type="int64"), shape=[])
+    if dtype_name_of(position) != "int64":
+        position = ctx.op("cast", position, dst_type="int64")
+    at = ctx.op("reshape", position, shape=[])
     negative = ctx.op(
         "cast", ctx.op("less", at, np.array(0, np.int64)), dst_type="int64"
     )
@@ -506,6 +508,8 @@ def convert_sequence_map(ctx: NodeContext) -> list[Structured]:
     (the tensor inputs as they are) in, element i of every output out."""
     body = ctx.graph("body")
     inputs = list(ctx.inputs)
+    if any(isinstance(v, RaggedSequence) for v in inputs):
+        raise Unsupported("over a sequence of run-time length")
     lengths = {len(v.items) for v in inputs if isinstance(v, SequenceValue)}
     if not isinstance(inputs[0], SequenceValue) or len(lengths) != 1:
         raise ValueError("the sequence inputs must be sequences of one length")

@@ -389,11 +389,13 @@ class Outputs:
     @classmethod
     def of_graph(cls, graph: GraphOp, arrays: Sequence[np.ndarray]) -> Outputs:
         """`arrays` named by `graph`'s output names."""
+        names = output_names(graph)
         try:
             entries = structured(graph, STRUCTURED_OUTPUTS)
+            check_structured_outputs(entries, names)
         except ValueError as error:
             raise error_at(graph, str(error)) from None
-        return cls(list(arrays), output_names(graph), entries)
+        return cls(list(arrays), names, entries)
 
     def files(self) -> list[tuple[str, OutputFile]]:
         """The files `write` writes, in the framework's output order: each
@@ -456,6 +458,29 @@ class Outputs:
             for file, blob, _ in written:
                 (folder / file).write_bytes(blob)
         return [(Path(directory) / file, what) for file, _, what in written]
+
+
+def check_structured_outputs(
+    entries: Sequence[StructuredValue], names: Sequence[str | None]
+) -> None:
+    """ValueError unless each entry's items are output names, none used
+    twice, and the entries' positions are distinct places among the
+    framework's outputs."""
+    items = [item for entry in entries for item in entry.items]
+    if len(set(items)) != len(items) or not set(items) <= set(names):
+        raise ValueError(
+            f"graph attribute '{STRUCTURED_OUTPUTS}' names outputs the graph does "
+            "not have, or one twice"
+        )
+    count = len(names) - len(items) + len(entries)
+    positions = [entry.position for entry in entries]
+    if len(set(positions)) != len(positions) or any(
+        not 0 <= p < count for p in positions
+    ):
+        raise ValueError(
+            f"graph attribute '{STRUCTURED_OUTPUTS}' has positions outside 0 to "
+            f"{count - 1} or one twice"
+        )
 
 
 def _shape(array: np.ndarray) -> str:

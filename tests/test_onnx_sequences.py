@@ -486,3 +486,25 @@ def test_an_optional_present_in_one_branch_has_a_run_time_presence(
     x = np.array([1.5, -np.inf, np.nan], np.float32)
     for cond in (True, False):
         passes(model, [np.array(cond), x], tmp_path / str(cond))
+
+
+def test_a_graph_naming_outputs_it_does_not_have_is_refused(tmp_path: Path):
+    """`structured_outputs` comes from the file: checked before it is read."""
+    path = tmp_path / "g.mlir"
+    path.write_text(
+        'ge.graph @main attributes {structured_outputs = [{name = "y", kind = '
+        '"sequence", position = 0 : i64, items = ["nope"]}]} {\n'
+        '  %x = ge.data {index = 0 : i64, name = "x"} : tensor<2xf32>\n'
+        '  ge.netoutput %x : tensor<2xf32> {output_names = ["y"]}\n'
+        "}\n"
+    )
+    run = run_tool(
+        ge_run.main,
+        [path, "--reference", "--random-inputs", "--output-dir", tmp_path / "out"],
+    )
+    assert run.code == 1
+    assert run.err.strip() == (
+        f"{path}:1:1: error: 'ge.graph' op graph attribute 'structured_outputs' "
+        "names outputs the graph does not have, or one twice"
+    )
+    assert not (tmp_path / "out").exists()
