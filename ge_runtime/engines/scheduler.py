@@ -528,7 +528,7 @@ class ScheduledEvaluator:
             try:
                 found = op.value_shapes([held.origin for held in operands])
             except (ShapeError, LimitError) as error:
-                raise error_at(op, f"at run time: {error}") from None
+                raise error_at(op, f"host kernel failed: {error}") from None
             inferred = [
                 (tuple(s), dtype) for s, (_, dtype) in zip(found, inferred, strict=True)
             ]
