@@ -30,8 +30,9 @@ half to even and clamped into their type at the end, as ONNX's reference
 
 `ge.grid_sample` reads its coordinates from data, so its taps are computed
 in the loops: per spatial axis, a nest over [N, O1..Or] turns the grid's
-coordinate into pixel indices (i64, clamped into the input) and weights
-(f32, 0 where `zeros` padding reads outside) in two scratch tables
+coordinate into pixel indices (i64, clamped into the input; -1 where
+`zeros` padding reads outside, a tap that reads 0) and weights (f32, 0
+there too) in two scratch tables
 [N, O1..Or, taps], exactly as `ge_dialect.ops.image.grid_axis_taps` does;
 then a nest over the result sums, for every combination of one tap per
 axis, the product of the weights times the gathered pixel:
