@@ -675,3 +675,19 @@ def test_max_unpool_matches_onnxruntime_on_the_jit(
         "MaxUnpool", inputs, initializers=constants, opset=11, **attributes
     )
     assert_runs_on_the_jit(model, inputs, tmp_path)
+
+
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+def test_grid_sample_reads_zeros_outside_an_edge_of_infinities(
+    mode: str, tmp_path: Path
+) -> None:
+    """Under `zeros` padding a tap outside the input reads 0, as onnxruntime
+    does, not 0 times the clamped edge pixel (NaN when that is infinite)."""
+    x = rand(1, 2, 3, 17)
+    x[:, :, :, -1] = np.inf
+    x[:, 1, 0, :] = np.nan
+    grid = np.random.default_rng(4).uniform(-1.3, 1.3, (1, 5, 7, 2)).astype(np.float32)
+    grid[0, 0, :, 0] = 1.02  # just past the right edge: the corner beyond reads 0
+    inputs = {"x": x, "grid": grid}
+    model = one_node_model("GridSample", inputs, opset=20, mode=mode)
+    assert_runs_on_the_jit(model, inputs, tmp_path)

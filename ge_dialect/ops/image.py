@@ -517,8 +517,9 @@ def grid_axis_taps(
     align_corners: bool,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Along one axis, from normalised grid coordinates in [-1, 1]: the
-    pixel indices each output reads (within 0..length-1) and their weights
-    (0 for a pixel outside the input under `zeros` padding)."""
+    pixel indices each output reads (within 0..length-1; -1 for a pixel
+    outside the input under `zeros` padding, which reads 0) and their
+    weights (0 there too)."""
     n = coordinate.astype(np.float32)
     one, half = np.float32(1), np.float32(0.5)
     if align_corners:
@@ -544,11 +545,14 @@ def grid_axis_taps(
             weights = grid_cubic_weights(t)
     indices = []
     for k, position in enumerate(positions):
+        index = clamp_index(position, length)
         if padding_mode == "zeros":
-            weights[k] = np.where((position >= 0) & (position < length), weights[k], 0)
+            inside = (position >= 0) & (position < length)
+            weights[k] = np.where(inside, weights[k], 0)
+            index = np.where(inside, index, -1)
         elif padding_mode == "reflection":
-            position = np.trunc(reflect_coordinates(position, lo, hi))
-        indices.append(clamp_index(position, length))
+            index = clamp_index(np.trunc(reflect_coordinates(position, lo, hi)), length)
+        indices.append(index)
     return indices, [w.astype(np.float32) for w in weights]
 
 
@@ -663,11 +667,14 @@ class GridSampleOp(GEOperation):
         batch = np.arange(n).reshape((n,) + (1,) * len(out))
         for combination in itertools.product(*(range(len(t[0])) for t in taps)):
             weight = np.ones((n, *out), np.float32)
+            inside = np.ones((n, *out), bool)
             where = [batch]
             for (indices, weights), k in zip(taps, combination, strict=True):
                 weight = weight * weights[k]
-                where.append(indices[k])
-            y += weight[..., None] * xt[tuple(where)]
+                inside &= indices[k] >= 0
+                where.append(np.maximum(indices[k], 0))
+            value = np.where(inside[..., None], xt[tuple(where)], np.float32(0))
+            y += weight[..., None] * value
         return np.moveaxis(y, -1, 1).astype(x.dtype)
 
 

@@ -8,10 +8,12 @@ Per batch `b` and class `c`, over the `n` boxes:
    index): a reduction over pairs, as `ge.top_k` ranks. `order[p]` is the
    box of rank `p` (`max_i select(rank[i] == p, i, -1)`), `count` the
    candidates.
-2. The greedy selection is one nest over (`p`, `q`) in order, `q` inner:
-   at `(p, q < p)` the box at `order[q]`, if it was kept, adds to `kept
-   before p` and, if it overlaps the box at `order[p]` (`suppresses`, the
-   boxes gathered with `memref.load`), to `hits[p]`; every step stores
+2. The boxes are gathered in rank order (`memref.load` at `order[p]`: a
+   [B, C, n, 4] nest NumPy runs as one fancy index). The greedy selection
+   is then one nest over (`p`, `q`) in order, `q` inner, of affine accesses
+   only (so a C kernel runs it): at `(p, q < p)` the box of rank `q`, if it
+   was kept, adds to `kept before p` and, if it overlaps the box of rank
+   `p` (`suppresses`), to `hits[p]`; every step stores
    `kept[p] = p < count and hits[p] == 0 and before[p] < limit`, so once
    `q` has run to the end `kept[p]` is final before any later `p` reads it:
 
@@ -27,13 +29,18 @@ affine.for %p, %q {
 ```
 
    A nest reading at `q` what it writes at `p` has no vectorised form: the
-   JIT runs it in order, element by element, as the NumPy kernel's loop.
+   JIT runs it in order, element by element (C), as the NumPy kernel's
+   loop. Positions compared with i64 values are loaded from a constant
+   `iota` table rather than cast (C kernels have no `index_cast`).
 3. Each class's first output row is the kept boxes of the classes before it
    (a reduction over class pairs); each kept box is scattered to its row
    (`offset + before[p]`) of a scratch buffer whose extra last row takes
    the boxes not kept, and the rows are copied out.
 
-Costs `O(n^2)` per batch and class (the ranks and the scan), no sort.
+Costs `O(n^2)` per batch and class (the ranks and the scan), no sort;
+measured on 2 loaded cores: 200 boxes 32 ms per run, 1000 boxes 0.5 s,
+80 classes of 1000 boxes 8.7 s (the NumPy kernel 0.8 s, which the host
+also runs for the selection count).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, f32, i1, i64
 from xdsl.ir import Operation
@@ -163,6 +171,8 @@ def lower_non_max_suppression(ctx: LoweringContext, op: Operation) -> None:
     add = lambda nest, a, b: nest.op(arith.AddiOp, a, b)  # noqa: E731
     maximum = lambda nest, a, b: nest.op(arith.MaxSIOp, a, b)  # noqa: E731
 
+    iota = ctx.table(np.arange(max(n, batches, classes), dtype=np.int64))
+    """Positions as i64 values, loaded (an index cast has no C kernel)."""
     rank = counter(batches, classes, n)
 
     def before(nest: Nest, index: list[Ix]) -> Value:
@@ -191,10 +201,10 @@ def lower_non_max_suppression(ctx: LoweringContext, op: Operation) -> None:
 
     def ranked(nest: Nest, index: list[Ix]) -> Value:
         b, c, p, i = index
-        wanted = nest.op(arith.IndexCastOp, nest.index_value(p), i64)
-        hit = nest.op(arith.CmpiOp, nest.load(rank, [b, c, i]), wanted, "eq")
-        at = nest.op(arith.IndexCastOp, nest.index_value(i), i64)
-        return nest.op(arith.SelectOp, hit, at, nest.const(-1, i64))
+        hit = nest.op(
+            arith.CmpiOp, nest.load(rank, [b, c, i]), nest.load(iota, [p]), "eq"
+        )
+        return nest.op(arith.SelectOp, hit, nest.load(iota, [i]), nest.const(-1, i64))
 
     accumulate(ctx, order, (batches, classes, n, n), lambda i: i[:3], ranked, maximum)
     count = counter(batches, classes)
@@ -207,14 +217,20 @@ def lower_non_max_suppression(ctx: LoweringContext, op: Operation) -> None:
         add,
     )
 
+    ranked_boxes = ctx.temporary(plain_layout((batches, classes, n, 4), f32))
+
+    def gather_box(nest: Nest, index: list[Ix]) -> None:
+        b, c, p, k = index
+        at = nest.op(arith.IndexCastOp, nest.load(order, [b, c, p]), IndexType())
+        coordinate = [nest.index_value(b), at, nest.index_value(k)]
+        nest.store(nest.load_at(boxes, coordinate), ranked_boxes, index)
+
+    ctx.emitter.for_each((batches, classes, n, 4), gather_box)
     kept, hits, kept_before = (counter(batches, classes, n) for _ in range(3))
 
-    def box(nest: Nest, b: Ix, position: Value) -> list[Float]:
-        at = nest.op(arith.IndexCastOp, position, IndexType())
-        batch = nest.index_value(b)
+    def box(nest: Nest, b: Ix, c: Ix, p: Ix) -> list[Float]:
         return [
-            Float(nest, nest.load_at(boxes, [batch, at, nest.const(k, IndexType())]))
-            for k in range(4)
+            Float(nest, nest.load(ranked_boxes, [b, c, p, Ix.of(k)])) for k in range(4)
         ]
 
     def select(nest: Nest, index: list[Ix]) -> None:
@@ -226,8 +242,8 @@ def lower_non_max_suppression(ctx: LoweringContext, op: Operation) -> None:
         )
         suppressed = overlap(
             nest,
-            box(nest, b, nest.load(order, [b, c, p])),
-            box(nest, b, nest.load(order, [b, c, q])),
+            box(nest, b, c, p),
+            box(nest, b, c, q),
             Float(nest, scalar(nest, iou)),
             center,
         )
@@ -239,10 +255,11 @@ def lower_non_max_suppression(ctx: LoweringContext, op: Operation) -> None:
         nest.store(hit, hits, [b, c, p])
         ahead = add(nest, nest.load(kept_before, [b, c, p]), one_if(nest, counted))
         nest.store(ahead, kept_before, [b, c, p])
-        position = nest.op(arith.IndexCastOp, nest.index_value(p), i64)
         keep = both(
             nest,
-            nest.op(arith.CmpiOp, position, nest.load(count, [b, c]), "slt"),
+            nest.op(
+                arith.CmpiOp, nest.load(iota, [p]), nest.load(count, [b, c]), "slt"
+            ),
             nest.op(arith.CmpiOp, hit, nest.const(0, i64), "eq"),
             nest.op(arith.CmpiOp, ahead, scalar(nest, limit), "slt"),
         )
@@ -285,11 +302,7 @@ def lower_non_max_suppression(ctx: LoweringContext, op: Operation) -> None:
             nest.const(rows, i64),
         )
         at = nest.op(arith.IndexCastOp, row, IndexType())
-        triple = (
-            nest.op(arith.IndexCastOp, nest.index_value(b), i64),
-            nest.op(arith.IndexCastOp, nest.index_value(c), i64),
-            nest.load(order, index),
-        )
+        triple = (nest.load(iota, [b]), nest.load(iota, [c]), nest.load(order, index))
         for k, value in enumerate(triple):
             nest.store_at(value, scattered, [at, nest.const(k, IndexType())])
 

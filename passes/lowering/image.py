@@ -30,8 +30,9 @@ half to even and clamped into their type at the end, as ONNX's reference
 
 `ge.grid_sample` reads its coordinates from data, so its taps are computed
 in the loops: per spatial axis, a nest over [N, O1..Or] turns the grid's
-coordinate into pixel indices (i64, clamped into the input) and weights
-(f32, 0 where `zeros` padding reads outside) in two scratch tables
+coordinate into pixel indices (i64, clamped into the input; -1 where
+`zeros` padding reads outside, a tap that reads 0) and weights (f32, 0
+there too) in two scratch tables
 [N, O1..Or, taps], exactly as `ge_dialect.ops.image.grid_axis_taps` does;
 then a nest over the result sums, for every combination of one tap per
 axis, the product of the weights times the gathered pixel:
@@ -353,7 +354,10 @@ def _grid_axis_tables(
             elif padding_mode == "reflection":
                 position = nest.op(math.TruncOp, f.reflect(position, lo, hi))
             at = [*index, Ix.of(k)]
-            nest.store(nest.convert(clamped(nest, position, length), i64), indices, at)
+            found = nest.convert(clamped(nest, position, length), i64)
+            if padding_mode == "zeros":  # -1: outside, reads 0
+                found = nest.op(arith.SelectOp, valid, found, nest.const(-1, i64))
+            nest.store(found, indices, at)
             nest.store(weight, weights, at)
 
     ctx.emitter.for_each(points, body)
@@ -405,18 +409,26 @@ def lower_grid_sample(ctx: LoweringContext, op: Operation) -> None:
             for k in range(TAPS[attrs[0]]):
                 where = [batch, *point, Ix.of(k)]
                 raw = nest.load(indices, where, raw=True)
+                inside = nest.op(arith.CmpiOp, raw, nest.const(0, i64), "sge")
+                raw = nest.op(arith.MaxSIOp, raw, nest.const(0, i64))
                 position = nest.op(arith.IndexCastOp, raw, IndexType())
-                loaded.append((position, None if unit else nest.load(weights, where)))
+                weight = None if unit else nest.load(weights, where)
+                loaded.append((position, weight, inside))
             taps.append(loaded)
         leading = [nest.index_value(batch), nest.index_value(channel)]
         total: Value | None = None
         for combination in itertools.product(*taps):
             weight: Value | None = None
-            for _, w in combination:
+            for _, w, _ in combination:
                 if w is not None:
                     weight = w if weight is None else nest.op(arith.MulfOp, weight, w)
-            at = [*leading, *(position for position, _ in combination)]
+            at = [*leading, *(position for position, _, _ in combination)]
             value = nest.convert(nest.load_at(source, at), f32)
+            if attrs[1] == "zeros":  # a pixel outside reads 0 (not 0 * its clamp)
+                inside = combination[0][2]
+                for _, _, more in combination[1:]:
+                    inside = nest.op(arith.AndIOp, inside, more)
+                value = nest.op(arith.SelectOp, inside, value, nest.const(0.0))
             if weight is not None:
                 value = nest.op(arith.MulfOp, weight, value)
             total = value if total is None else nest.op(arith.AddfOp, total, value)

@@ -409,12 +409,13 @@ def lower_non_zero(ctx: LoweringContext, op: Operation) -> None:
     source = ctx.temporary(plain_layout((kept,), i64))
     initialise(ctx, source, lambda nest, _: nest.const(size, i64))
 
+    iota = ctx.table(np.arange(size, dtype=np.int64))  # no index_cast: C runs it
+
     def position(nest: Nest, index: list[Ix]) -> Value:
         k, at = index[0], index[1:]
-        wanted = nest.op(arith.IndexCastOp, nest.index_value(k), i64)
-        is_kth = nest.op(arith.CmpiOp, nest.load(count, at), wanted, "eq")
+        is_kth = nest.op(arith.CmpiOp, nest.load(count, at), nest.load(iota, [k]), "eq")
         hit = nest.op(arith.AndIOp, is_kth, non_zero(nest, at))
-        here = nest.op(arith.IndexCastOp, nest.index_value(flat(at)), i64)
+        here = nest.load(iota, [flat(at)])
         return nest.op(arith.SelectOp, hit, here, nest.const(size, i64))
 
     minimum = lambda nest, a, b: nest.op(arith.MinSIOp, a, b)  # noqa: E731
