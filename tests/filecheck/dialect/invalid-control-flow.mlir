@@ -259,3 +259,37 @@ ge.graph @subgraph_uses_parent_value {
   }
   ge.netoutput %r : tensor<2xf32>
 }
+
+// -----
+
+// A loop input may be more static than its loop variable, not less.
+ge.graph @loop_input_less_static_than_its_variable {
+  %x = ge.data {index = 0 : i64} : tensor<?x2xf32>
+  // CHECK: {{.*}}invalid-control-flow.mlir:[[# @LINE + 1]]:3: error: 'ge.while' op loop input #0 of type tensor<?x2xf32> does not fit its loop variable of type tensor<3x2xf32>
+  %r = ge.while %x : (tensor<?x2xf32>) -> tensor<3x2xf32> cond {
+    %a = ge.data {parent_index = 0 : i64} : tensor<3x2xf32>
+    %t = ge.const {value = dense<false> : tensor<i1>} : tensor<i1>
+    ge.netoutput %t : tensor<i1>
+  } body {
+    %b = ge.data {parent_index = 0 : i64} : tensor<3x2xf32>
+    ge.netoutput %b : tensor<3x2xf32>
+  }
+  ge.netoutput %r : tensor<3x2xf32>
+}
+
+// -----
+
+// The subgraph data of a ge.while mirror its loop variable (its result).
+ge.graph @while_data_mirrors_the_loop_variable {
+  %x = ge.data {index = 0 : i64} : tensor<0x2xf32>
+  %r = ge.while %x : (tensor<0x2xf32>) -> tensor<?x2xf32> cond {
+    // CHECK: {{.*}}invalid-control-flow.mlir:[[# @LINE + 1]]:5: error: 'ge.data' op type tensor<0x2xf32> does not match parent operand #0 of type tensor<?x2xf32>
+    %a = ge.data {parent_index = 0 : i64} : tensor<0x2xf32>
+    %t = ge.const {value = dense<false> : tensor<i1>} : tensor<i1>
+    ge.netoutput %t : tensor<i1>
+  } body {
+    %b = ge.data {parent_index = 0 : i64} : tensor<?x2xf32>
+    ge.netoutput %b : tensor<?x2xf32>
+  }
+  ge.netoutput %r : tensor<?x2xf32>
+}
