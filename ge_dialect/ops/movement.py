@@ -165,20 +165,31 @@ class SplitOp(MovementOp):
         results: Sequence[LayoutAttr],
         target: str | None,
     ) -> bool:
-        """FRACTAL_NZ (input and pieces alike) where whole fractals move: the
-        axis is a batch axis, or every piece is whole M0 rows or C0 columns
-        (a fused QKV projection split into Q, K and V)."""
-        storages = {x.storage_format for x in (*operands, *results)}
-        if Format.FRACTAL_NZ not in storages:
+        """An internal format (input and pieces alike) where whole blocks
+        move: FRACTAL_NZ when the axis is a batch axis or every piece is
+        whole M0 rows or C0 columns (a fused QKV projection split into Q, K
+        and V); NC1HWC0 when the axis is not C or every piece is whole C0
+        channel blocks (YOLOv8's C2f halves)."""
+        layouts = (*operands, *results)
+        storages = {x.storage_format for x in layouts}
+        if not storages & {Format.FRACTAL_NZ, Format.NC1HWC0}:
             return True
-        if storages != {Format.FRACTAL_NZ}:
+        if len(storages) != 1 or len({x.origin_format for x in layouts}) != 1:
             return False
         rank = self.x.type.get_num_dims()
         axis = self.value_of("axis") % rank
-        if axis < rank - 2:
-            return True
         dtype = dtype_name(element_type_of(self.x))
-        block = c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
+        if Format.NC1HWC0 in storages:
+            channel = split_channel_axis(operands[0], rank)
+            if channel is None:
+                return False  # an expanded lower-rank tensor
+            if axis != channel:
+                return True
+            block = c0_for(dtype, target)
+        elif axis < rank - 2:
+            return True
+        else:
+            block = c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
         return all(size % block == 0 for size in self.value_of("sizes"))
 
     def verify_(self) -> None:

@@ -121,6 +121,18 @@ def _yolo_head():
     return YoloHead(classes=3, anchors=3, image=64)
 
 
+def _yolov8():
+    from model_zoo.builders import Yolov8Detector
+
+    return Yolov8Detector(classes=80, image=64)
+
+
+def _crnn():
+    from model_zoo.builders import CrnnRecognizer
+
+    return CrnnRecognizer(classes=37, hidden=48)
+
+
 def _lstm():
     from model_zoo.builders import LstmTagger
 
@@ -194,6 +206,10 @@ MODELS: dict[str, ZooModel] = {
             "yolo_head", _yolo_head, (InputSpec("image", (3, 64, 64)),), ("detections",)
         ),
         ZooModel(
+            "yolov8", _yolov8, (InputSpec("image", (3, 64, 64)),), ("detections",)
+        ),
+        ZooModel("crnn", _crnn, (InputSpec("image", (3, 32, 96)),), ("log_probs",)),
+        ZooModel(
             "lstm",
             _lstm,
             (InputSpec("sequence", (7, 17)),),
@@ -259,6 +275,16 @@ SHIPPED: dict[str, ShippedModel] = {
                 _fixed("input", (1, 512)),
                 _fixed("state", (2, 1, 128)),
                 _fixed("sr", (), "int64", kind="fill", high=16000),
+            ),
+        ),
+        ShippedModel(
+            "silero_vad_ifless",  # the 16k and 8k paths both computed, selected
+            "silero-vad",
+            "silero_vad/data/silero_vad_op18_ifless.onnx",
+            (
+                _fixed("input", (1, 512)),
+                _fixed("sr", (), "int64", kind="fill", high=16000),
+                _fixed("state", (2, 1, 128)),
             ),
         ),
         ShippedModel(
