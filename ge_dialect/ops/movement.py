@@ -44,6 +44,8 @@ from ge_dialect.ops.base import (
     check_axis,
     check_same_element_type,
     element_type_of,
+    fractal_block,
+    fractal_nz_placement,
     integer,
     real,
     split_channel_axis,
@@ -91,6 +93,25 @@ class ConcatOp(MovementOp):
     traits = traits_def(KeepsLayout())
 
     assembly_format = COMPUTE_FORMAT
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (inputs and result alike) where whole fractals move:
+        along a batch axis (an LSTM's hidden states stacked over time), or
+        every piece but the last whole M0 rows or C0 columns."""
+        placed = fractal_nz_placement((*operands, *results))
+        if placed is None:
+            return True
+        rank = self.y.type.get_num_dims()
+        axis = self.value_of("axis") % rank
+        block = fractal_block(self.y, axis, target)
+        return placed and all(
+            shape_of(x.type)[axis] % block == 0 for x in self.inputs[:-1]
+        )
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -362,6 +383,43 @@ class SliceOp(ShapeOp):
 
     traits = traits_def(KeepsLayout())
     FORMAT_RULE = staticmethod(same_rank_rule)
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (in and out) where whole fractals move: a batch axis
+        sliced any way (an LSTM's step t of its projected sequence), a
+        blocked axis with step 1 from a fractal boundary to one or to the
+        end (an LSTM's gate columns)."""
+        placed = fractal_nz_placement((*operands, *results))
+        if placed is None:
+            return True
+        if not placed:
+            return False
+        shape = shape_of(self.x.type)
+        begins, ends = self.value_of("begins"), self.value_of("ends")
+        axes = self.value_of("axes") if "axes" in self.attributes else None
+        steps = self.value_of("steps") if "steps" in self.attributes else None
+        for begin, end, axis, step in zip(
+            begins,
+            ends,
+            axes or range(len(begins)),
+            steps or [1] * len(begins),
+            strict=True,
+        ):
+            axis %= len(shape)
+            block = fractal_block(self.x, axis, target)
+            if block == 1:
+                continue
+            if step != 1 or shape[axis] == UNKNOWN:
+                return False
+            start, stop = slice_bounds(shape[axis], begin, end, step)
+            if start % block or (stop % block and stop != shape[axis]):
+                return False
+        return True
 
     def verify_shape(self) -> None:
         count = len(self.value_of("begins"))
