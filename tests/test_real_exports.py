@@ -33,6 +33,8 @@ STATIC = (
     "mobilenet_v2",
     "mobilenet_v3",
     "yolo_head",
+    "yolov8",
+    "crnn",
     "lstm",
     "gru_rnn",
     "if_model",
