@@ -1,7 +1,8 @@
 """Real exports through `ge-atc`: what compiles, how fast, how exact.
 
 Every model of the test zoo (`tests/model_zoo`: BERT, GPT-2 and ViT from
-`transformers` configs, MobileNetV2, a YOLO-style head, LSTM, GRU + RNN,
+`transformers` configs, MobileNetV2, a YOLO-style head, a YOLOv8-shaped
+detector, a CRNN recogniser, LSTM, GRU + RNN,
 `If` and `Loop` models; seeded weights, exported by torch here), and the
 trained models shipped in PyPI packages when installed (`pip install -e
 ".[shipped-models]"`; magika, silero-vad, RapidOCR's PP-OCR), goes through

@@ -252,16 +252,18 @@ class Recurrence:
         return self.direction(d, state, what)
 
     def projections(self, d: int, weights: Value, bias: Value | None) -> list[Value]:
-        """X_t * W^T + bias for every step t: `[batch, gates * hidden]` each."""
-        ctx, width = self.ctx, self.gates * self.hidden
-        flat = ctx.op("reshape", self.x, shape=[-1, self.inputs], suffix="x_2d")
+        """X_t * W^T + bias for every step t: `[batch, gates * hidden]` each,
+        sliced from one product of the whole sequence `[seq, batch, gates *
+        hidden]` (the weight broadcast over the steps: a FRACTAL_NZ product
+        whose step t is whole fractals, so the steps stay in FRACTAL_NZ)."""
+        ctx = self.ctx
         w = self.direction(d, weights, "w")
-        product = self.matmul(flat, w, f"d{d}/x_w")
+        x = self.x
+        if self.quantize is not None:
+            x = self.quantize(x, f"d{d}/x_w/quantized")
+        steps = ctx.op("batch_matmul", x, w, adj_x2=True, suffix=f"d{d}/x_w")
         if bias is not None:
-            product = ctx.op("add", product, bias, suffix=f"d{d}/x_w_bias")
-        steps = ctx.op(
-            "reshape", product, shape=[self.steps, -1, width], suffix=f"d{d}/x_w_3d"
-        )
+            steps = ctx.op("add", steps, bias, suffix=f"d{d}/x_w_bias")
         return [
             ctx.op(
                 "squeeze",

@@ -64,6 +64,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "merge-identical-ops": ("merge_identical_ops", "MergeIdenticalOpsPass"),
     "select-precision": ("select_precision", "SelectPrecisionPass"),
     "fold-row-flatten": ("fold_row_flatten", "FoldRowFlattenPass"),
+    "fold-squeeze-chain": ("fold_squeeze_chain", "FoldSqueezeChainPass"),
     "fold-transpose-into-matmul": (
         "fold_transpose_into_matmul",
         "FoldTransposeIntoMatMulPass",

@@ -13,10 +13,11 @@ rest).
    `ge.transdata`) and from `ge.data` with `is_heavy_op = true`. A consumer
    of an internal-format result takes the first combination that accepts
    that format on that operand (forward); a producer feeding an internal
-   operand takes the first combination that writes it, if that operand is
-   its result's only use (backward). Only non-heavy ops with op info and an
-   internal combination are reached, so the spread never crosses an op that
-   cannot take the format (softmax, reshape, gemm, ...).
+   operand takes the first combination that writes it, if every use of that
+   result reads the format (backward: a LayerNorm feeding the Q, K and V
+   products, each in FRACTAL_NZ, runs in FRACTAL_NZ). Only non-heavy ops
+   with op info and an internal combination are reached, so the spread never
+   crosses an op that cannot take the format (softmax, reshape, gemm, ...).
 3. Everything else runs in origin format.
 
 A combination applies to an op only if every tensor fits: NC1HWC0 needs an
@@ -63,7 +64,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue, Use
 from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -502,14 +503,17 @@ class BlockSelection:
             or producer not in self.options
         ):
             return
-        if not value.has_one_use():
+        readers = [self._operand_layout(use) for use in value.uses]
+        if not all(
+            r is not None and r.storage_format == need.storage_format for r in readers
+        ):
             users = len({use.operation for use in value.uses})
             refuse(
                 producer,
                 need.storage_format,
                 self.pass_name,
                 f"its result has {users} users; the spread moves a producer "
-                "only for its only user",
+                f"only when every user reads {need.storage_format.name}",
             )
             return
         index = value.index  # type: ignore[attr-defined]
@@ -519,6 +523,11 @@ class BlockSelection:
                 self._record_spread(producer, need, next(iter(value.uses)).operation)
                 yield producer
                 return
+
+    def _operand_layout(self, use: Use) -> LayoutAttr | None:
+        """The layout the user of `use` reads it in (None: not decided yet)."""
+        placement = self.chosen.get(use.operation)
+        return None if placement is None else placement.operands[use.index]
 
     def _record_spread(
         self, op: Operation, layout: LayoutAttr, neighbour: Operation | SSAValue

@@ -78,6 +78,7 @@ PASS_DIRS = (
     "fuse-confusion-transpose",
     "fold-transpose-into-matmul",
     "fold-row-flatten",
+    "fold-squeeze-chain",
     "ge-format-pipeline",
 )
 PASSES = dict(get_all_passes())

@@ -57,6 +57,25 @@ def test_shuffle_blocks(case: FuzzCase):
     check_module(case.module, case.options.make_pass(), case.seed)
 
 
+@settings(max_examples=8, derandomize=True, deadline=None)
+@given(case=fuzz_cases(max_blocks=4, blocks_from=("conv", "split", "conv")))
+def test_split_blocks(case: FuzzCase):
+    """C2f-style splits of conv activations along C or H (whole C0 blocks
+    or not) and their concats: in NC1HWC0 where whole channel blocks move,
+    they compute what the graph does."""
+    check_module(case.module, case.options.make_pass(), case.seed)
+
+
+@settings(max_examples=8, derandomize=True, deadline=None)
+@given(case=fuzz_cases(max_blocks=2, blocks_from=("recurrent",)))
+def test_recurrent_blocks(case: FuzzCase):
+    """Unrolled LSTM steps (step slices of one sequence product, gate
+    columns, the state into the next recurrent product, the stacked
+    states): in FRACTAL_NZ where whole fractals move, padded rows and
+    columns included, they compute what the graph does."""
+    check_module(case.module, case.options.make_pass(), case.seed)
+
+
 @pytest.mark.slow
 def test_long_profile():
     examples = int(os.environ.get("GE_FUZZ_EXAMPLES", "2000"))

@@ -221,9 +221,10 @@ def test_attributes_match_onnxruntime(op: str, options: dict[str, Any]):
 def test_the_steps_become_matmuls_without_a_recurrent_op():
     model, _ = recurrent_model("GRU", steps=3, direction="bidirectional")
     names = [op.name for op in import_onnx(model).module.walk()]
-    # per direction: one input projection for all steps, then two recurrent
-    # matmuls per step (the z/r gates, the h gate)
-    assert names.count("ge.matmul") == 2 * (1 + 2 * 3)
+    # per direction: one input projection of the whole sequence (batched over
+    # the steps), then two recurrent matmuls per step (the z/r gates, the h gate)
+    assert names.count("ge.batch_matmul") == 2
+    assert names.count("ge.matmul") == 2 * 2 * 3
 
 
 def test_only_the_outputs_read_are_built():

@@ -35,6 +35,8 @@ STATIC = (
     "mobilenet_v2",
     "mobilenet_v3",
     "yolo_head",
+    "yolov8",
+    "crnn",
     "lstm",
     "gru_rnn",
     "mel_frontend",

@@ -31,9 +31,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attribute_values import attribute_value
 from ge_dialect.attributes import LayoutAttr
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, shape_of
 from ge_dialect.shape_functions import UNKNOWN, Result, Shape, Unbound
+from ge_dialect.targets import c0_for, m0_for
 
 if TYPE_CHECKING:
     from ge_dialect.format_rules import FormatRule
@@ -148,6 +150,26 @@ def split_channel_axis(layout: LayoutAttr, rank: int) -> int | None:
     if layout.storage_format is not Format.NC1HWC0 or rank != 4:
         return None
     return layout.origin_format.value.index("C")
+
+
+def fractal_nz_placement(layouts: Sequence[LayoutAttr]) -> bool | None:
+    """Whether a placement is all FRACTAL_NZ (True), has none (None), or
+    mixes FRACTAL_NZ with other layouts (False: no op moves whole fractals
+    between layouts)."""
+    storages = [layout.storage_format is Format.FRACTAL_NZ for layout in layouts]
+    if not any(storages):
+        return None
+    return all(storages)
+
+
+def fractal_block(value: SSAValue, axis: int, target: str | None) -> int:
+    """How many indices of `axis` one FRACTAL_NZ fractal of `value` spans:
+    C0 on the last axis, M0 on the one before, 1 on a batch axis."""
+    rank = value.type.get_num_dims()  # type: ignore[attr-defined]
+    if axis < rank - 2:
+        return 1
+    dtype = dtype_name(element_type_of(value))
+    return c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
 
 
 def element_count(value: SSAValue) -> int:

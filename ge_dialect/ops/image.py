@@ -51,7 +51,9 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.attributes import LayoutAttr
 from ge_dialect.format_rules import same_rank_rule, stop_rule
+from ge_dialect.formats import Format
 from ge_dialect.layout import shape_of
 from ge_dialect.numpy_helpers import float32_compute
 from ge_dialect.ops.base import (
@@ -63,6 +65,7 @@ from ge_dialect.ops.base import (
     element_count,
     integer,
     real,
+    split_channel_axis,
     string,
 )
 from ge_dialect.shape_functions import (
@@ -307,6 +310,26 @@ class ResizeOp(GEOperation):
     FORMAT_RULE = staticmethod(same_rank_rule)
 
     assembly_format = UNARY_FORMAT
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """NC1HWC0 (in and out, as GE's ResizeNearestNeighborV2D and
+        ResizeBilinearV2D run) when C keeps its size: a detector neck's
+        upsample between convolutions and the concat after it."""
+        (x,), (y,) = operands, results
+        if Format.NC1HWC0 not in (x.storage_format, y.storage_format):
+            return True
+        rank = self.x.type.get_num_dims()
+        channel = split_channel_axis(x, rank)
+        return (
+            x == y
+            and channel is not None
+            and shape_of(self.x.type)[channel] == shape_of(self.y.type)[channel]
+        )
 
     def verify_(self) -> None:
         check_same_element_type(self)

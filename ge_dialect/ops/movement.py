@@ -44,6 +44,8 @@ from ge_dialect.ops.base import (
     check_axis,
     check_same_element_type,
     element_type_of,
+    fractal_block,
+    fractal_nz_placement,
     integer,
     real,
     split_channel_axis,
@@ -91,6 +93,25 @@ class ConcatOp(MovementOp):
     traits = traits_def(KeepsLayout())
 
     assembly_format = COMPUTE_FORMAT
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (inputs and result alike) where whole fractals move:
+        along a batch axis (an LSTM's hidden states stacked over time), or
+        every piece but the last whole M0 rows or C0 columns."""
+        placed = fractal_nz_placement((*operands, *results))
+        if placed is None:
+            return True
+        rank = self.y.type.get_num_dims()
+        axis = self.value_of("axis") % rank
+        block = fractal_block(self.y, axis, target)
+        return placed and all(
+            shape_of(x.type)[axis] % block == 0 for x in self.inputs[:-1]
+        )
 
     def verify_(self) -> None:
         if not self.inputs:
@@ -165,20 +186,31 @@ class SplitOp(MovementOp):
         results: Sequence[LayoutAttr],
         target: str | None,
     ) -> bool:
-        """FRACTAL_NZ (input and pieces alike) where whole fractals move: the
-        axis is a batch axis, or every piece is whole M0 rows or C0 columns
-        (a fused QKV projection split into Q, K and V)."""
-        storages = {x.storage_format for x in (*operands, *results)}
-        if Format.FRACTAL_NZ not in storages:
+        """An internal format (input and pieces alike) where whole blocks
+        move: FRACTAL_NZ when the axis is a batch axis or every piece is
+        whole M0 rows or C0 columns (a fused QKV projection split into Q, K
+        and V); NC1HWC0 when the axis is not C or every piece is whole C0
+        channel blocks (YOLOv8's C2f halves)."""
+        layouts = (*operands, *results)
+        storages = {x.storage_format for x in layouts}
+        if not storages & {Format.FRACTAL_NZ, Format.NC1HWC0}:
             return True
-        if storages != {Format.FRACTAL_NZ}:
+        if len(storages) != 1 or len({x.origin_format for x in layouts}) != 1:
             return False
         rank = self.x.type.get_num_dims()
         axis = self.value_of("axis") % rank
-        if axis < rank - 2:
-            return True
         dtype = dtype_name(element_type_of(self.x))
-        block = c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
+        if Format.NC1HWC0 in storages:
+            channel = split_channel_axis(operands[0], rank)
+            if channel is None:
+                return False  # an expanded lower-rank tensor
+            if axis != channel:
+                return True
+            block = c0_for(dtype, target)
+        elif axis < rank - 2:
+            return True
+        else:
+            block = c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
         return all(size % block == 0 for size in self.value_of("sizes"))
 
     def verify_(self) -> None:
@@ -351,6 +383,43 @@ class SliceOp(ShapeOp):
 
     traits = traits_def(KeepsLayout())
     FORMAT_RULE = staticmethod(same_rank_rule)
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (in and out) where whole fractals move: a batch axis
+        sliced any way (an LSTM's step t of its projected sequence), a
+        blocked axis with step 1 from a fractal boundary to one or to the
+        end (an LSTM's gate columns)."""
+        placed = fractal_nz_placement((*operands, *results))
+        if placed is None:
+            return True
+        if not placed:
+            return False
+        shape = shape_of(self.x.type)
+        begins, ends = self.value_of("begins"), self.value_of("ends")
+        axes = self.value_of("axes") if "axes" in self.attributes else None
+        steps = self.value_of("steps") if "steps" in self.attributes else None
+        for begin, end, axis, step in zip(
+            begins,
+            ends,
+            axes or range(len(begins)),
+            steps or [1] * len(begins),
+            strict=True,
+        ):
+            axis %= len(shape)
+            block = fractal_block(self.x, axis, target)
+            if block == 1:
+                continue
+            if step != 1 or shape[axis] == UNKNOWN:
+                return False
+            start, stop = slice_bounds(shape[axis], begin, end, step)
+            if start % block or (stop % block and stop != shape[axis]):
+                return False
+        return True
 
     def verify_shape(self) -> None:
         count = len(self.value_of("begins"))

@@ -62,6 +62,7 @@ from ge_dialect.ops.base import (
     check_rank,
     check_same_element_type,
     element_type_of,
+    fractal_nz_placement,
     integer,
     ints,
     string,
@@ -587,6 +588,23 @@ class SqueezeOp(ShapeOp):
 
     traits = traits_def(RankBarrier())
 
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (in and out) when only batch axes go: the fractals
+        stay as they are (an LSTM's step `[1, B, 4H] -> [B, 4H]`)."""
+        placed = fractal_nz_placement((*operands, *results))
+        if placed is None:
+            return True
+        shape = shape_of(self.x.type)
+        axes = [a % len(shape) for a in self.value_of("axes")] or [
+            index for index, dim in enumerate(shape) if dim == 1
+        ]
+        return placed and all(axis < len(shape) - 2 for axis in axes)
+
     def verify_shape(self) -> None:
         shape = shape_of(self.x.type)
         axes = self.value_of("axes")
@@ -657,6 +675,21 @@ class UnsqueezeOp(ShapeOp):
     name = "ge.unsqueeze"
 
     axes = attr_def(DenseArrayBase)
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (in and out) when only batch axes come in: the
+        fractals stay as they are (an LSTM's hidden state `[B, H] ->
+        [1, B, H]` before the steps are stacked)."""
+        placed = fractal_nz_placement((*operands, *results))
+        if placed is None:
+            return True
+        rank = self.y.type.get_num_dims()
+        return placed and all(a % rank < rank - 2 for a in self.value_of("axes"))
 
     def verify_shape(self) -> None:
         rank = self.y.type.get_num_dims()

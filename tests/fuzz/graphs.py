@@ -87,6 +87,8 @@ BLOCKS = (
     "case",
     "attention",
     "shuffle",
+    "split",
+    "recurrent",
 )
 """Block kinds, simplest first (hypothesis shrinks toward the first); convs
 and trans-op chains, where most layout work happens, are drawn twice as often."""
@@ -466,6 +468,58 @@ class GraphFuzzer:
         grouped = self.b.reshape(x.ssa, shape=[n, g, c // g, h, w])
         swapped = self.b.transpose(grouped, perm=[0, 2, 1, 3, 4])
         self.push(self.b.reshape(swapped, shape=[n, c, h, w]))
+
+    def block_split(self) -> None:
+        """YOLOv8's C2f: an activation split in two along C (or H), the
+        second piece through a conv, both concatenated back along the axis."""
+        x = self.act()
+        axis = self.pick((self.channel_axis(), self.channel_axis(), 2))
+        size = x.shape[axis]
+        if size < 2:
+            self.push(self.unary(x.ssa))
+            return
+        first = self.pick(sorted({size // 2, min(8, size - 1), 1}))
+        a, b = self.b.split(x.ssa, axis=axis, sizes=[first, size - first])
+        b = self.unary(b)
+        self.push(self.b.concat([a, b], axis=axis))
+
+    def block_recurrent(self) -> None:
+        """An LSTM unrolled as the ONNX importer unrolls it: one product of
+        the whole sequence, step t sliced and squeezed from it, the
+        recurrent product of the state, gate columns, cell update, the
+        hidden states stacked over time; an output."""
+        steps, batch = self.pick((1, 3)), self.pick((1, 2, 17))
+        hidden, inputs = self.pick((8, 16, 5)), self.pick((5, 16))
+        x = self.extra_input([steps, batch, inputs], self.dtype)
+        w = self.const(self.weights([4 * hidden, inputs], inputs))
+        r = self.const(self.weights([4 * hidden, hidden], hidden))
+        projected = self.b.batch_matmul(x, w, adj_x2=True)
+        h = c = None
+        states = []
+        for t in range(steps):
+            step = self.b.slice(
+                projected, begins=[t], ends=[t + 1], axes=[0], steps=[1]
+            )
+            gates = self.b.squeeze(step, axes=[0])
+            if h is not None:
+                gates = self.b.add(gates, self.b.matmul(h, r, transpose_x2=True))
+            i, o, f, g = (
+                self.b.slice(
+                    gates,
+                    begins=[k * hidden],
+                    ends=[(k + 1) * hidden],
+                    axes=[1],
+                    steps=[1],
+                )
+                for k in range(4)
+            )
+            i, o, f = self.b.sigmoid(i), self.b.sigmoid(o), self.b.sigmoid(f)
+            new = self.b.mul(i, self.b.tanh(g))
+            c = new if c is None else self.b.add(self.b.mul(f, c), new)
+            h = self.b.mul(o, self.b.tanh(c))
+            states.append(self.b.unsqueeze(h, axes=[0]))
+        stacked = states[0] if steps == 1 else self.b.concat(states, axis=0)
+        self.outputs.extend([stacked, c])
 
     def block_reduce(self) -> None:
         x = self.act()

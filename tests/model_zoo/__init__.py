@@ -102,6 +102,18 @@ def _video_net():
     return VideoNet(channels=3, classes=5)
 
 
+def _yolov8():
+    from model_zoo.builders import Yolov8Detector
+
+    return Yolov8Detector(classes=80, image=64)
+
+
+def _crnn():
+    from model_zoo.builders import CrnnRecognizer
+
+    return CrnnRecognizer(classes=37, hidden=48)
+
+
 def _lstm():
     from model_zoo.builders import LstmTagger
 
@@ -194,6 +206,10 @@ MODELS: dict[str, ZooModel] = {
             tiny=True,
         ),
         ZooModel(
+            "yolov8", _yolov8, (InputSpec("image", (3, 64, 64)),), ("detections",)
+        ),
+        ZooModel("crnn", _crnn, (InputSpec("image", (3, 32, 96)),), ("log_probs",)),
+        ZooModel(
             "lstm",
             _lstm,
             (InputSpec("sequence", (7, 17)),),
@@ -266,6 +282,16 @@ SHIPPED: dict[str, ShippedModel] = {
                 _fixed("input", (1, 512)),
                 _fixed("state", (2, 1, 128)),
                 _fixed("sr", (), "int64", kind="fill", high=16000),
+            ),
+        ),
+        ShippedModel(
+            "silero_vad_ifless",  # the 16k and 8k paths both computed, selected
+            "silero-vad",
+            "silero_vad/data/silero_vad_op18_ifless.onnx",
+            (
+                _fixed("input", (1, 512)),
+                _fixed("sr", (), "int64", kind="fill", high=16000),
+                _fixed("state", (2, 1, 128)),
             ),
         ),
         ShippedModel(

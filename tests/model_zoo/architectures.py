@@ -5,7 +5,7 @@ Each entry is a model class of `transformers` built from a small config
 export has named tensor inputs and outputs. Together they cover what the
 bench set does not: relative and rotary positions, grouped-query attention,
 windowed attention (Swin), depthwise-separable and squeeze-excite CNNs
-(ConvNeXt, RegNet, EfficientNet), convolution+attention hybrids (MobileViT,
+(ConvNeXt, RegNet; EfficientNet is the zoo's `efficientnet`), convolution+attention hybrids (MobileViT,
 SegFormer), audio encoders (Whisper, wav2vec2) and state-space/recurrent
 blocks (Mamba, RWKV).
 """
@@ -300,21 +300,6 @@ ARCHITECTURES: dict[str, ZooModel] = {
                 "ResNetModel",
                 "ResNetConfig",
                 dict(_CNN, embedding_size=16),
-                ("last_hidden_state", "pooler_output"),
-            ),
-            size=64,
-        ),
-        _image(
-            "efficientnet",
-            Architecture(
-                "EfficientNetModel",
-                "EfficientNetConfig",
-                dict(
-                    image_size=64,
-                    width_coefficient=0.25,
-                    depth_coefficient=0.25,
-                    hidden_dim=320,
-                ),
                 ("last_hidden_state", "pooler_output"),
             ),
             size=64,

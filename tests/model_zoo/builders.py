@@ -386,6 +386,164 @@ class VideoNet(nn.Module):
         return (self.head(pooled),)
 
 
+class Bottleneck(nn.Module):
+    """YOLOv8's bottleneck: two 3x3 convs and a shortcut."""
+
+    def __init__(self, channels: int):
+        super().__init__()
+        self.cv1 = ConvBnSilu(channels, channels, 3)
+        self.cv2 = ConvBnSilu(channels, channels, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.cv2(self.cv1(x))
+
+
+class C2f(nn.Module):
+    """YOLOv8's C2f: a 1x1 conv split in two along C, bottlenecks chained on
+    the second half, every piece concatenated along C and mixed by a 1x1."""
+
+    def __init__(self, cin: int, cout: int, blocks: int = 1):
+        super().__init__()
+        self.hidden = cout // 2
+        self.cv1 = ConvBnSilu(cin, 2 * self.hidden)
+        self.cv2 = ConvBnSilu((2 + blocks) * self.hidden, cout)
+        self.blocks = nn.ModuleList(Bottleneck(self.hidden) for _ in range(blocks))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        pieces = list(self.cv1(x).split((self.hidden, self.hidden), 1))
+        pieces.extend(block(pieces[-1]) for block in self.blocks)
+        return self.cv2(torch.cat(pieces, 1))
+
+
+class Sppf(nn.Module):
+    """YOLOv8's SPPF: three chained 5x5 max pools concatenated along C."""
+
+    def __init__(self, cin: int, cout: int):
+        super().__init__()
+        self.cv1 = ConvBnSilu(cin, cin // 2)
+        self.cv2 = ConvBnSilu(cin // 2 * 4, cout)
+        self.pool = nn.MaxPool2d(5, 1, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = [self.cv1(x)]
+        y.extend(self.pool(y[-1]) for _ in range(3))
+        return self.cv2(torch.cat(y, 1))
+
+
+class Yolov8Detector(nn.Module):
+    """A YOLOv8n-shaped detector: C2f backbone, SPPF, a top-down and
+    bottom-up neck (nearest x2 upsamples concatenated along C) and the
+    anchor-free head: per scale a box branch (4 x 16 distribution bins) and
+    a class branch concatenated along C, flattened and concatenated over the
+    scales, split into boxes and classes; the boxes' distributions decoded
+    by DFL (reshape, transpose, softmax, a 1x1 conv with weights 0..15)
+    against the anchor points."""
+
+    def __init__(self, classes: int = 80, image: int = 64, bins: int = 16):
+        super().__init__()
+        self.classes, self.bins = classes, bins
+        self.stem = ConvBnSilu(3, 16, 3, 2)  # /2
+        self.down1 = ConvBnSilu(16, 32, 3, 2)  # /4
+        self.c2f1 = C2f(32, 32)
+        self.down2 = ConvBnSilu(32, 64, 3, 2)  # /8
+        self.c2f2 = C2f(64, 64, 2)
+        self.down3 = ConvBnSilu(64, 96, 3, 2)  # /16
+        self.c2f3 = C2f(96, 96)
+        self.down4 = ConvBnSilu(96, 128, 3, 2)  # /32
+        self.c2f4 = C2f(128, 128)
+        self.sppf = Sppf(128, 128)
+        self.up = nn.Upsample(scale_factor=2.0, mode="nearest")
+        self.top1 = C2f(128 + 96, 96)
+        self.top2 = C2f(96 + 64, 64)
+        self.bottom1 = ConvBnSilu(64, 64, 3, 2)
+        self.merge1 = C2f(64 + 96, 96)
+        self.bottom2 = ConvBnSilu(96, 96, 3, 2)
+        self.merge2 = C2f(96 + 128, 128)
+        box_width, class_width = 4 * bins, max(64, min(classes, 100))
+        self.box = nn.ModuleList(
+            nn.Sequential(
+                ConvBnSilu(c, box_width, 3),
+                ConvBnSilu(box_width, box_width, 3),
+                nn.Conv2d(box_width, 4 * bins, 1),
+            )
+            for c in (64, 96, 128)
+        )
+        self.cls = nn.ModuleList(
+            nn.Sequential(
+                ConvBnSilu(c, class_width, 3),
+                ConvBnSilu(class_width, class_width, 3),
+                nn.Conv2d(class_width, classes, 1),
+            )
+            for c in (64, 96, 128)
+        )
+        self.dfl = nn.Conv2d(bins, 1, 1, bias=False)
+        self.dfl.weight.data[:] = torch.arange(bins, dtype=torch.float).view(
+            1, bins, 1, 1
+        )
+        points, strides = [], []
+        for stride in (8, 16, 32):
+            size = image // stride
+            steps = torch.arange(size, dtype=torch.float) + 0.5
+            ys, xs = torch.meshgrid(steps, steps, indexing="ij")
+            points.append(torch.stack((xs, ys), -1).view(-1, 2))
+            strides.append(torch.full((size * size, 1), float(stride)))
+        self.register_buffer("anchors", torch.cat(points).transpose(0, 1)[None])
+        self.register_buffer("strides", torch.cat(strides).transpose(0, 1))
+        randomize_norms(self)
+
+    def forward(self, image: torch.Tensor):
+        p3 = self.c2f2(self.down2(self.c2f1(self.down1(self.stem(image)))))
+        p4 = self.c2f3(self.down3(p3))
+        p5 = self.sppf(self.c2f4(self.down4(p4)))
+        t4 = self.top1(torch.cat((self.up(p5), p4), 1))
+        n3 = self.top2(torch.cat((self.up(t4), p3), 1))
+        n4 = self.merge1(torch.cat((self.bottom1(n3), t4), 1))
+        n5 = self.merge2(torch.cat((self.bottom2(n4), p5), 1))
+        batch = image.shape[0]
+        outputs = 4 * self.bins + self.classes
+        levels = [
+            torch.cat((box(x), cls(x)), 1).view(batch, outputs, -1)
+            for box, cls, x in zip(self.box, self.cls, (n3, n4, n5), strict=True)
+        ]
+        boxes, scores = torch.cat(levels, 2).split((4 * self.bins, self.classes), 1)
+        anchors = boxes.shape[2]
+        spread = boxes.view(batch, 4, self.bins, anchors).transpose(2, 1)
+        distance = self.dfl(spread.softmax(1)).view(batch, 4, anchors)
+        left_top, right_bottom = distance.chunk(2, 1)
+        top_left = self.anchors - left_top
+        bottom_right = self.anchors + right_bottom
+        centre, size = (top_left + bottom_right) / 2, bottom_right - top_left
+        decoded = torch.cat((centre, size), 1) * self.strides
+        return (torch.cat((decoded, scores.sigmoid()), 1),)
+
+
+class CrnnRecognizer(nn.Module):
+    """A CRNN text recogniser: a conv stack that pools the height to 1, the
+    width as the sequence (squeeze, permute to time-major), a 2-layer
+    bidirectional LSTM and a per-step classifier with log-softmax (CTC)."""
+
+    def __init__(self, classes: int = 37, hidden: int = 48):
+        super().__init__()
+        layers: list[nn.Module] = []
+        for cin, cout, pool in (
+            (3, 16, (2, 2)),
+            (16, 32, (2, 2)),
+            (32, 64, (2, 1)),
+            (64, 64, (2, 1)),
+            (64, 96, (2, 1)),
+        ):
+            layers += [*conv_bn(cin, cout, 3, 1), nn.ReLU(), nn.MaxPool2d(pool, pool)]
+        self.features = nn.Sequential(*layers)
+        self.lstm = nn.LSTM(96, hidden, num_layers=2, bidirectional=True)
+        self.classifier = nn.Linear(2 * hidden, classes)
+        randomize_norms(self)
+
+    def forward(self, image: torch.Tensor):
+        columns = self.features(image).squeeze(2).permute(2, 0, 1)
+        states, _ = self.lstm(columns)
+        return (self.classifier(states).log_softmax(2),)
+
+
 # ---------------------------------------------------------------------------
 # Recurrent and control-flow models
 # ---------------------------------------------------------------------------
