@@ -4,10 +4,10 @@ Each entry is a model class of `transformers` built from a small config
 (seeded like the rest of the zoo, nothing downloaded) and wrapped so that its
 export has named tensor inputs and outputs. Together they cover what the
 bench set does not: relative and rotary positions, grouped-query attention,
-windowed attention (Swin), depthwise-separable and squeeze-excite CNNs
-(ConvNeXt, RegNet; EfficientNet is the zoo's `efficientnet`), convolution+attention hybrids (MobileViT,
-SegFormer), audio encoders (Whisper, wav2vec2) and state-space/recurrent
-blocks (Mamba, RWKV).
+windowed attention (Swin), grouped and depthwise CNNs (ConvNeXt, RegNet,
+PoolFormer; EfficientNet is `builders.EfficientNetEncoder`),
+convolution+attention hybrids (MobileViT, SegFormer), audio encoders
+(Whisper, wav2vec2) and a state-space model (Mamba).
 """
 
 from __future__ import annotations
