@@ -84,9 +84,13 @@ ge.graph @crop {
 // CHECK-NEXT:      affine.for %[[OH:.*]] = 0 to 2 {
 // CHECK-NEXT:        affine.for %[[OW:.*]] = 0 to 3 {
 // CHECK-NEXT:          %[[H0:.*]] = affine.load %[[HI]][0, %[[OH]], %[[OW]], 0]
-// CHECK-NEXT:          %[[H0I:.*]] = arith.index_cast %[[H0]] : i64 to index
+// CHECK-NEXT:          arith.cmpi sge, %[[H0]]
+// CHECK-NEXT:          %[[H0C:.*]] = arith.maxsi %[[H0]]
+// CHECK-NEXT:          %[[H0I:.*]] = arith.index_cast %[[H0C]] : i64 to index
 // CHECK:               %[[W0:.*]] = affine.load %[[WI]][0, %[[OH]], %[[OW]], 0]
-// CHECK-NEXT:          %[[W0I:.*]] = arith.index_cast %[[W0]] : i64 to index
+// CHECK-NEXT:          arith.cmpi sge, %[[W0]]
+// CHECK-NEXT:          %[[W0C:.*]] = arith.maxsi %[[W0]]
+// CHECK-NEXT:          %[[W0I:.*]] = arith.index_cast %[[W0C]] : i64 to index
 // CHECK:               memref.load %[[X]][%{{.*}}, %{{.*}}, %[[H0I]], %[[W0I]]] : memref<1x3x5x4xf32>
 // CHECK-COUNT-3:       memref.load %[[X]]
 // CHECK-NOT:           memref.load
