@@ -713,6 +713,9 @@ PoolWindow = tuple[int, int, int, int, int]
 
 UNPOOLED: PoolWindow = (1, 1, 1, 0, 0)
 
+POOLS_3D = {"MaxPool": "max_pool3d", "AveragePool": "avg_pool3d"}
+"""The pools GE has a 3-D op for (MaxPool3D, AvgPool3D); LpPool has none."""
+
 
 def _pool_2d(
     ctx: NodeContext,
@@ -733,6 +736,23 @@ def _pool_2d(
         pads=[h[3], h[4], w[3], w[4]],
         suffix=suffix,
         **attrs,
+    )
+
+
+def _pool_3d(
+    ctx: NodeContext, op_name: str, axes: Sequence[PoolWindow], attrs: dict
+) -> Value:
+    """`ge.<op_name>` (NCDHW; ONNX's per-axis windows become GE's 5-value
+    ksize, strides and dilations and 6 pads [front, back, top, bottom,
+    left, right])."""
+    return ctx.op(
+        op_name,
+        ctx.input(0),
+        ksize=[1, 1, *(axis[0] for axis in axes)],
+        strides=[1, 1, *(axis[1] for axis in axes)],
+        dilations=[1, 1, *(axis[2] for axis in axes)],
+        pads=[pad for axis in axes for pad in axis[3:]],
+        **{**attrs, "data_format": "NCDHW"},
     )
 
 
@@ -767,7 +787,8 @@ def _separable_pool(
 @converts(*POOLS)
 def convert_pool(ctx: NodeContext) -> list[Value]:
     """MaxPool, AveragePool and LpPool with any number of spatial axes: 1-D
-    lifted to 2-D, N-D (N >= 3) as separable 2-D pools."""
+    lifted to 2-D, 3-D max and average pools as GE's 3-D ones, other N-D
+    (N >= 3) pools as separable 2-D pools."""
     op_type = ctx.node.op_type
     with_indices = op_type == "MaxPool" and ctx.num_outputs > 1 and ctx.outputs_used[1]
     kernel = ctx.attr("kernel_shape")
@@ -797,6 +818,8 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
         if count > 2:
             raise Unsupported(f"with its Indices output on {count}-D spatial input")
         attrs["storage_order"] = int(ctx.attr("storage_order", 0))
+    elif count == 3 and op_type in POOLS_3D:
+        return [_pool_3d(ctx, POOLS_3D[op_type], axes, attrs)]
     elif count > 2:
         return [_separable_pool(ctx, POOLS[op_type], axes, attrs)]
     x, lifted = _window_input(ctx)

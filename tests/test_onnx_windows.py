@@ -353,15 +353,31 @@ def test_integer_3d_max_pool_runs_exactly(tmp_path: Path) -> None:
     assert_runs_on_the_jit(model, {"x": x}, tmp_path)
 
 
-def test_nd_pools_are_separable_2d_pools() -> None:
-    """A 3-D pool imports as a pool over (H, W) of the folded input, then one
-    over D: no N-D op exists, and the JIT runs the 2-D ones on NC1HWC0."""
+@pytest.mark.parametrize(
+    ("op_type", "ge_op"),
+    [("MaxPool", "ge.max_pool3d"), ("AveragePool", "ge.avg_pool3d")],
+)
+def test_3d_pools_import_as_one_3d_pool(op_type: str, ge_op: str) -> None:
+    """A 3-D max or average pool imports as GE's 3-D pool (MaxPool3D,
+    AvgPool3D), one op."""
     x = rand(1, 3, 4, 5, 6)
-    model = one_node_model("AveragePool", {"x": x}, opset=11, kernel_shape=[2] * 3)
+    model = one_node_model(op_type, {"x": x}, opset=11, kernel_shape=[2] * 3)
+    typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
+    ops = [op.name for op in import_onnx(typed).module.walk()]
+    pools = [name for name in ops if "pool" in name]
+    assert pools == [ge_op], ops
+
+
+def test_3d_lp_pools_are_separable_2d_pools() -> None:
+    """GE has no 3-D Lp pool: a 3-D LpPool imports as a pool over (H, W) of
+    the folded input, then one over D, and the JIT runs the 2-D ones on
+    NC1HWC0."""
+    x = rand(1, 3, 4, 5, 6)
+    model = one_node_model("LpPool", {"x": x}, opset=11, kernel_shape=[2] * 3)
     typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
     ops = [op.name for op in import_onnx(typed).module.walk()]
     pools = [name for name in ops if name.endswith("pool")]
-    assert pools == ["ge.avg_pool", "ge.avg_pool"], ops
+    assert pools == ["ge.lp_pool", "ge.lp_pool"], ops
 
 
 def test_lp_pool_needs_a_positive_p(tmp_path: Path) -> None:

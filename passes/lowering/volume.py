@@ -1,17 +1,20 @@
-"""Lowering `ge.conv3d` to loops.
+"""Lowering `ge.conv3d`, `ge.max_pool3d` and `ge.avg_pool3d` to loops.
 
-The input is copied into a zeroed scratch volume with the pads around it
-(D, H and W at once), then one reduction: loops N, groups, output channels
-per group, Do, Ho, Wo; summing input channels per group, kd, kh, kw. Loads
-go through the operands' layouts, so NDC1HWC0 activations and a
-FRACTAL_Z_3D filter are read in place.
+The input is copied into a scratch volume with the pads around it (D, H
+and W at once; zeros, or the lowest value for a max pool), then one
+reduction. A convolution loops N, groups, output channels per group, Do,
+Ho, Wo, summing input channels per group, kd, kh, kw; a pool loops over
+the result's axes and combines kd, kh, kw (an average divides by the
+product of per-axis tap counts). Loads go through the operands' layouts,
+so NDC1HWC0 activations and a FRACTAL_Z_3D filter are read in place.
 """
 
 from __future__ import annotations
 
+from xdsl.dialects import arith
 from xdsl.ir import Operation
 
-from ge_dialect.ops.volume import Conv3DOp
+from ge_dialect.ops.volume import Conv3DOp, Pool3DOp, pool3d_axes
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest, Value
 from passes.lowering.index import Ix
@@ -19,18 +22,26 @@ from passes.lowering.movement import copy
 from passes.lowering.nn import (
     Reduction,
     accumulator,
+    max_of,
     product_arithmetic,
     reduce_to_result,
+    require_float,
+    typed_constant,
+    window_counts,
 )
 from passes.lowering.registry import lowers
 
 
 def padded_volume(
-    ctx: LoweringContext, x: Buffer, data_format: str, pads: list[int]
+    ctx: LoweringContext,
+    x: Buffer,
+    data_format: str,
+    pads: list[int],
+    fill: float = 0.0,
 ) -> tuple[Buffer, list[int]]:
-    """`x` in a zeroed scratch buffer with `pads` ([front, back, top, bottom,
-    left, right]) around D, H and W (x itself without pads); the sizes of
-    its D, H and W."""
+    """`x` in a scratch buffer filled with `fill`, with `pads` ([front,
+    back, top, bottom, left, right]) around D, H and W (x itself without
+    pads); the sizes of its D, H and W."""
     shape = list(x.layout.origin_shape)
     axes = [data_format.index(a) for a in "DHW"]
     if not any(pads):
@@ -38,7 +49,7 @@ def padded_volume(
     before = {a: pads[2 * k] for k, a in enumerate(axes)}
     for k, a in enumerate(axes):
         shape[a] += pads[2 * k] + pads[2 * k + 1]
-    padded = ctx.temporary(x.layout.resized(shape), fill=0.0)
+    padded = ctx.temporary(x.layout.resized(shape), fill=fill)
 
     def shifted(index: list[Ix]) -> list[Ix]:
         return [ix + before.get(k, 0) for k, ix in enumerate(index)]
@@ -97,4 +108,65 @@ def lower_conv3d(ctx: LoweringContext, op: Operation) -> None:
         bias_at if bias else arithmetic.zero,
         arithmetic.add,
     )
+    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
+
+
+@lowers(Pool3DOp)
+def lower_pool3d(ctx: LoweringContext, op: Operation) -> None:
+    """Max or average 3-D pooling; padding never wins a max and is counted
+    by the rule in an average. An integer max pool runs in its own type
+    (exact)."""
+    assert isinstance(op, Pool3DOp)
+    (x,) = ctx.operands()
+    y = ctx.result()
+    data_format = str(ctx.attr("data_format"))
+    maximum = max_of(ctx, x) if op.REDUCTION == "max" else None
+    if maximum is None:
+        require_float(ctx, x)
+    window = {n: list(ctx.attr(n)) for n in ("ksize", "strides", "dilations", "pads")}
+    axes = pool3d_axes(
+        x.layout.origin_shape, data_format, window, bool(ctx.attr("ceil_mode"))
+    )
+    pads = [pad for _, g in axes for pad in (g.pb, g.end_pad)]
+    fill = maximum.identity if maximum is not None else 0.0
+    source, extents = padded_volume(ctx, x, data_format, pads, fill)
+
+    def tap(nest: Nest, index: list[Ix]) -> Value:
+        source_index = list(index[:5])
+        for k, (a, g) in enumerate(axes):
+            source_index[a] = index[a] * g.s + index[5 + k] * g.d
+        return nest.load(source, source_index)
+
+    loops = (*y.layout.origin_shape, *(g.k for _, g in axes))
+    reduced = frozenset({5, 6, 7})
+
+    def at(index: list[Ix]) -> list[Ix]:
+        return index[:5]
+
+    if maximum is not None:
+        reduction = Reduction(
+            loops, reduced, at, tap, typed_constant(maximum), maximum.combine
+        )
+        reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
+        return
+    include_pad = bool(ctx.attr("count_include_pad"))
+    counts = [
+        window_counts(
+            ctx,
+            extent,
+            0 if include_pad else g.pb,
+            g.pb + g.size + (g.pe if include_pad else 0),
+            (g.k, g.s, g.d, g.out),
+        )
+        for extent, (_, g) in zip(extents, axes, strict=True)
+    ]
+
+    def average(nest: Nest, total: Value, index: list[Ix]) -> Value:
+        depth, height, width = (
+            nest.load(c, [index[a]]) for c, (a, _) in zip(counts, axes, strict=True)
+        )
+        count = nest.op(arith.MulfOp, nest.op(arith.MulfOp, depth, height), width)
+        return nest.op(arith.DivfOp, total, count)
+
+    reduction = Reduction(loops, reduced, at, tap, final=average)
     reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
