@@ -68,6 +68,30 @@ POOLS = {
             ceil_mode=1,
         ),
     ),
+    "max_3d_3_cube_same_upper": (
+        "MaxPool",
+        (2, 3, 3, 3, 3),
+        12,
+        dict(kernel_shape=[2, 2, 2], auto_pad="SAME_UPPER"),
+    ),
+    "avg_3d_17_dilated_ceil": (
+        "AveragePool",
+        (1, 17, 7, 5, 6),
+        19,
+        dict(
+            kernel_shape=[3, 2, 2],
+            dilations=[2, 1, 2],
+            strides=[1, 2, 2],
+            pads=[1, 0, 1, 1, 1, 0],
+            ceil_mode=1,
+        ),
+    ),
+    "avg_3d_same_lower_include_pad": (
+        "AveragePool",
+        (2, 3, 5, 3, 17),
+        11,
+        dict(kernel_shape=[2, 3, 2], auto_pad="SAME_LOWER", count_include_pad=1),
+    ),
     "max_2d_dilated": (
         "MaxPool",
         (2, 3, 17, 9),
@@ -342,6 +366,21 @@ def test_max_pool_propagates_nan_wherever_it_is_in_the_window(
     x.reshape(-1)[position] = np.nan
     model = one_node_model("MaxPool", {"x": x}, opset=12, kernel_shape=[2, 2])
     expected = np.full((1, 1, 1, 1), np.nan, dtype=np.float32)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
+
+
+@pytest.mark.parametrize("position", range(8))
+def test_3d_max_pool_propagates_nan_wherever_it_is_in_the_window(
+    position: int, tmp_path: Path
+) -> None:
+    """`ge.max_pool3d` as the 2-D pool: a window holding NaN pools to NaN
+    wherever the NaN is; the other windows keep their maximum."""
+    x = np.arange(1, 28, dtype=np.float32).reshape(1, 1, 3, 3, 3)
+    x[0, 0, position // 4, position // 2 % 2, position % 2] = np.nan
+    model = one_node_model("MaxPool", {"x": x}, opset=12, kernel_shape=[2, 2, 2])
+    windows = sliding_window_view(x, (2, 2, 2), axis=(2, 3, 4))
+    expected = np.maximum.reduce(windows.reshape(*windows.shape[:5], 8), axis=-1)
+    assert np.isnan(expected[0, 0, 0, 0, 0]) and np.isfinite(expected).sum() < 8
     assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
 
 
