@@ -158,8 +158,7 @@ POOLS = {
 
 
 # ---------------------------------------------------------------------------
-# 3-D convolutions: `ge.conv3d` in NDC1HWC0; ConvTranspose one 2-D transposed
-# convolution per depth tap of the filter
+# 3-D convolutions: `ge.conv3d` and `ge.conv3d_transpose` in NDC1HWC0
 # ---------------------------------------------------------------------------
 
 CONVS_3D = {
@@ -213,6 +212,22 @@ def test_3d_convolution_matches_onnxruntime_on_the_jit(
         op_type, {"x": x}, initializers=initializers, opset=17, **attributes
     )
     assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("op_type", "ge_op"),
+    [("Conv", "ge.conv3d"), ("ConvTranspose", "ge.conv3d_transpose")],
+)
+def test_3d_convolutions_import_as_one_3d_op(op_type: str, ge_op: str) -> None:
+    """A 3-D Conv or ConvTranspose imports as GE's 3-D op (Conv3D,
+    Conv3DTranspose), none split into 2-D ones per depth tap."""
+    x = rand(1, 4, 3, 5, 3)
+    model = one_node_model(
+        op_type, {"x": x}, initializers={"w": rand(4, 4, 2, 3, 2)}, opset=17
+    )
+    typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
+    ops = [op.name for op in import_onnx(typed).module.walk()]
+    assert [name for name in ops if "conv" in name] == [ge_op], ops
 
 
 COL2IM = {

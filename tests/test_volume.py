@@ -236,3 +236,93 @@ def test_max_pool3d_makes_exactly_the_windows_holding_nan_nan():
     nan = np.isnan(got[0, 1])
     assert nan[0, 0, 0] and nan[1, 0, 0] and nan.sum() == 2
     assert got[0, 1, 2, 1, 1] == 26
+
+
+def direct_conv3d_transpose(x, w, bias, strides, pads, dilations, groups, extra):
+    """NCDHW transposed convolution by the definition, in float64: input
+    element `i` adds `x[i] * w[t]` at output `i * stride + t * dilation -
+    pad_begin` (outputs outside are dropped)."""
+    n, cin, *sizes = x.shape
+    _, per_group, *kernel = w.shape
+    out = [
+        s * (size - 1) + e + d * (k - 1) + 1 - pads[2 * a] - pads[2 * a + 1]
+        for a, (size, k, s, d, e) in enumerate(
+            zip(sizes, kernel, strides, dilations, extra, strict=True)
+        )
+    ]
+    y = np.zeros((n, per_group * groups, *out))
+    cin_g = cin // groups
+    for c, i, t in itertools.product(
+        range(cin),
+        itertools.product(*(range(size) for size in sizes)),
+        itertools.product(*(range(k) for k in kernel)),
+    ):
+        at = [i[a] * strides[a] + t[a] * dilations[a] - pads[2 * a] for a in range(3)]
+        if not all(0 <= p < o for p, o in zip(at, out, strict=True)):
+            continue
+        g = c // cin_g
+        channels = slice(g * per_group, (g + 1) * per_group)
+        y[:, channels, at[0], at[1], at[2]] += (
+            x[:, c, i[0], i[1], i[2], None].astype(np.float64) * w[c, :, *t]
+        )
+    return y + (0 if bias is None else bias.reshape(1, -1, 1, 1, 1))
+
+
+TRANSPOSED = {
+    "strided_padded_17": ((2, 3, 3, 4, 3), (3, 17, 3, 2, 3), (2, 1, 2),
+                          (1, 0, 1, 0, 1, 0), (1, 1, 1), 1, (1, 0, 1)),
+    "grouped_dilated": ((1, 4, 3, 3, 3), (4, 3, 2, 3, 2), (3, 2, 1),
+                        (0, 1, 1, 0, 0, 2), (2, 1, 2), 2, (2, 1, 0)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("data_format", ["NCDHW", "NDHWC"])
+@pytest.mark.parametrize("name", sorted(TRANSPOSED))
+def test_conv3d_transpose_matches_the_definition(name, data_format):
+    """JIT (NDC1HWC0 activations, a FRACTAL_Z_3D filter) and reference
+    evaluator against the scatter definition; the input holds NaN and
+    infinities, which reach exactly the outputs they touch."""
+    x_shape, w_shape, strides, pads, dilations, groups, extra = TRANSPOSED[name]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    x[0, 0, 0, 0, 0], x[-1, -1, -1, -1, -1] = np.nan, np.inf
+    w = rng.standard_normal(w_shape).astype(np.float32)
+    bias = rng.standard_normal(w_shape[1] * groups).astype(np.float32)
+    expected = direct_conv3d_transpose(
+        x, w, bias, strides, pads, dilations, groups, extra
+    )
+    order = [("N", "C", "D", "H", "W").index(a) for a in data_format]
+
+    def per_axis(values):
+        return [{"N": 1, "C": 1, **dict(zip("DHW", values, strict=True))}[a]
+                for a in data_format]  # fmt: skip
+
+    b = GraphBuilder("g")
+    y = b.conv3d_transpose(
+        b.data(list(x.transpose(order).shape), "float32"),
+        b.const(w),
+        b.const(bias),
+        data_format=data_format,
+        strides=per_axis(strides),
+        dilations=per_axis(dilations),
+        pads=list(pads),
+        groups=groups,
+        output_padding=list(extra),
+    )
+    b.output(y)
+    module = b.build()
+    FormatPipelinePass().apply(Context(), module)
+    text = str(module)
+    assert f"#ge.layout<{data_format}, NDC1HWC0>" in text
+    assert "FRACTAL_Z_3D>" in text
+    compiled = compile_graph(module.body.block.first_op, poison=True)
+    assert compiled.scalar_nests == []
+    feeds = {0: np.ascontiguousarray(x.transpose(order))}
+    (got,) = run_graph(module, feeds, poison=True)
+    (reference,) = evaluate(module, feeds)
+    back = np.argsort(order)
+    assert np.isnan(expected).any() and np.isinf(expected).any()
+    for result in (got, reference):
+        np.testing.assert_allclose(
+            result.transpose(back), expected, rtol=1e-5, atol=1e-4
+        )

@@ -1,14 +1,16 @@
-"""3-D convolution and pooling: GE's `Conv3D`, `MaxPool3D` and `AvgPool3D`,
-on NCDHW or NDHWC volumes (video, medical imaging).
+"""3-D convolution and pooling: GE's `Conv3D`, `Conv3DTranspose`,
+`MaxPool3D` and `AvgPool3D`, on NCDHW or NDHWC volumes (video, medical
+imaging).
 
 Their activations are stored in NDC1HWC0 (GE's 3-D 5HD: [N, D, C1, H, W,
-C0]) and the convolution's filter in FRACTAL_Z_3D ([D * C1 * H * W, N1, N0,
-C0]), as GE's kernels read them; each op class holds its shape function,
+C0]) and the convolutions' filters in FRACTAL_Z_3D ([D * C1 * H * W, N1,
+N0, C0]), as GE's kernels read them; each op class holds its shape function,
 format rule, reference kernel and work count like the 2-D ops.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -237,6 +239,185 @@ class Conv3DOp(GEOperation):
         w = filter.reshape(groups, cout // groups, cg, *filter.shape[2:])
         y = np.einsum("ngcdhwijk,gocijk->ngodhw", win, w, optimize=True)
         y = y.reshape(n, cout, od, oh, ow)
+        if bias is not None:
+            y = y + bias.reshape(1, -1, 1, 1, 1)
+        return y.transpose(np.argsort(order)).astype(x.dtype, copy=False)
+
+
+@irdl_op_definition
+class Conv3DTransposeOp(GEOperation):
+    """3-D transposed convolution (GE's Conv3DTranspose, ONNX ConvTranspose)
+    with optional bias; the filter is [I, O / groups, kd, kh, kw].
+
+    `strides` and `dilations` hold one value per axis of `data_format`
+    (N and C are 1), `pads` six ([front, back, top, bottom, left, right],
+    cropped from the full output), `output_padding` three (zeros added at
+    the end of D, H and W).
+    """
+
+    name = "ge.conv3d_transpose"
+
+    x = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+    strides = attr_def(DenseArrayBase, default_value=ints(1, 1, 1, 1, 1))
+    pads = attr_def(DenseArrayBase, default_value=ints(0, 0, 0, 0, 0, 0))
+    dilations = attr_def(DenseArrayBase, default_value=ints(1, 1, 1, 1, 1))
+    groups = attr_def(IntegerAttr, default_value=integer(1))
+    output_padding = attr_def(DenseArrayBase, default_value=ints(0, 0, 0))
+
+    traits = traits_def(Pure(), KeepsLayout())
+    FORMAT_RULE = staticmethod(conv3d_rule)
+    REFRESH_RULE = staticmethod(conv3d_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    @staticmethod
+    def result_layout(
+        operand_types: Sequence[TensorType], attrs: Mapping[str, Any]
+    ) -> LayoutAttr | None:
+        """The result means what x means: x's layout, never the filter's."""
+        return kept_layout(operand_types[:1], 5)
+
+    def verify_(self) -> None:
+        data_format = check_volume_format(self)
+        check_rank(self.x, 5, "input")
+        check_rank(self.filter, 5, "filter")
+        check_rank(self.y, 5, "result")
+        if self.bias is not None:
+            check_rank(self.bias, 1, "bias")
+        for name, count in (("strides", 5), ("pads", 6), ("dilations", 5)):
+            values = int_list_length(self, name, count)
+            if name != "pads" and min(values) < 1:
+                raise VerifyException(f"'{name}' must be positive, got {values}")
+        output_padding = int_list_length(self, "output_padding", 3)
+        strides, dilations = self.value_of("strides"), self.value_of("dilations")
+        for extra, letter in zip(output_padding, "DHW", strict=True):
+            axis = data_format.index(letter)
+            if not 0 <= extra < max(strides[axis], dilations[axis]):
+                raise VerifyException(
+                    f"output_padding {list(output_padding)} must be >= 0 and "
+                    "below the stride or the dilation of its axis"
+                )
+        groups = self.value_of("groups")
+        channels = shape_of(self.x.type)[data_format.index("C")]
+        if groups < 1 or (channels > 0 and channels % groups):
+            raise VerifyException(
+                f"groups {groups} must divide the {channels} input channels"
+            )
+
+    def work(self) -> float:
+        """Multiply-adds: each input element spreads over filter size / input
+        channels outputs."""
+        channels = shape_of(self.x.type)[self.value_of("data_format").index("C")]
+        return element_count(self.x) * element_count(self.filter) / max(channels, 1)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """ONNX ConvTranspose output: per axis `stride * (size - 1) +
+        output_padding + dilation * (k - 1) + 1 - pads`."""
+        x = require_rank(shapes[0], 5, "input")
+        w = require_rank(shapes[1], 5, "filter")
+        data_format = volume_format(attrs)
+        c = data_format.index("C")
+        groups = required(attrs, "groups")
+        if groups < 1:
+            raise ShapeError(f"groups must be positive, got {groups}")
+        if not dims_match(x[c], w[0]):
+            raise ShapeError(f"input has {x[c]} channels, filter expects {w[0]}")
+        out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
+        if len(shapes) > 2:
+            bias = require_rank(shapes[2], 1, "bias")
+            if not dims_match(bias[0], out_channels):
+                raise ShapeError(
+                    f"bias has {bias[0]} entries for {out_channels} channels"
+                )
+        if dtypes[0] != dtypes[1]:
+            raise ShapeError(
+                f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
+            )
+        strides = list(attrs.get("strides", [1] * 5))
+        dilations = list(attrs.get("dilations", [1] * 5))
+        pads = list(attrs.get("pads", [0] * 6))
+        output_padding = list(attrs.get("output_padding", [0] * 3))
+        lengths = [len(strides), len(dilations), len(pads), len(output_padding)]
+        if lengths != [5, 5, 6, 3]:
+            raise ShapeError(
+                "strides and dilations need 5 values, pads 6, output_padding 3"
+            )
+        shape = list(x)
+        shape[c] = out_channels
+        for k, letter in enumerate("DHW"):
+            axis = data_format.index(letter)
+            stride, dilation = strides[axis], dilations[axis]
+            if stride < 1 or dilation < 1:
+                raise ShapeError(
+                    f"stride {stride} and dilation {dilation} must be positive"
+                )
+            size, kernel = x[axis], w[2 + k]
+            if UNKNOWN in (size, kernel):
+                shape[axis] = UNKNOWN
+                continue
+            begin, end = pads[2 * k], pads[2 * k + 1]
+            full = stride * (size - 1) + output_padding[k] + dilation * (kernel - 1) + 1
+            shape[axis] = full - begin - end
+            if shape[axis] < 1:
+                raise ShapeError(
+                    f"pads {[begin, end]} leave no output of input size {size}"
+                )
+        return [(tuple(shape), dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        filter: np.ndarray,
+        bias: np.ndarray | None,
+        *,
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+        data_format: str,
+        output_padding: Sequence[int],
+    ) -> np.ndarray:
+        """Grouped 3-D transposed convolution, ONNX ConvTranspose: each
+        input element times the filter per group (einsum), scattered into
+        the full output one tap at a time, then the pads cropped."""
+        order = [data_format.index(a) for a in "NCDHW"]
+        v = x.transpose(order)
+        n, channels, *sizes = v.shape
+        cin, og, *kernel = filter.shape
+        if channels != cin or channels % groups:
+            raise ValueError(
+                f"input has {channels} channels, filter expects {cin} (groups={groups})"
+            )
+        cg = cin // groups
+        steps = [strides[data_format.index(a)] for a in "DHW"]
+        gaps = [dilations[data_format.index(a)] for a in "DHW"]
+        v = v.reshape(n, groups, cg, *sizes)
+        w = filter.reshape(groups, cg, og, *kernel)
+        taps = np.einsum("ngcdhw,gcoijk->ngodhwijk", v, w, optimize=True)
+        full = [
+            s * (size - 1) + d * (k - 1) + 1 + extra
+            for size, k, s, d, extra in zip(
+                sizes, kernel, steps, gaps, output_padding, strict=True
+            )
+        ]
+        y = np.zeros((n, groups, og, *full), dtype=taps.dtype)
+        for i, j, k in itertools.product(*(range(k) for k in kernel)):
+            at = tuple(
+                slice(t * d, t * d + s * (size - 1) + 1, s)
+                for t, d, s, size in zip((i, j, k), gaps, steps, sizes, strict=True)
+            )
+            y[(slice(None),) * 3 + at] += taps[..., i, j, k]
+        crop = tuple(slice(pads[2 * a], full[a] - pads[2 * a + 1]) for a in range(3))
+        y = y[(slice(None),) * 3 + crop]
+        y = y.reshape(n, groups * og, *y.shape[3:])
         if bias is not None:
             y = y + bias.reshape(1, -1, 1, 1, 1)
         return y.transpose(np.argsort(order)).astype(x.dtype, copy=False)

@@ -237,7 +237,7 @@ def reduce_to_result(
     finish(ctx, y, lambda nest, index: final(nest, nest.load(acc, index), index), acc)
 
 
-def _place(letters: str, **positions: Ix) -> list[Ix]:
+def place(letters: str, **positions: Ix) -> list[Ix]:
     """An index in the axis order `letters` from per-letter values."""
     return [positions[letter] for letter in letters]
 
@@ -353,7 +353,7 @@ def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         b, g, o, oh, ow, i, ih, iw = index
         xv = nest.load(
             source,
-            _place(
+            place(
                 data_format,
                 N=b,
                 C=g * cin_g + i,
@@ -361,12 +361,12 @@ def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
                 W=ow * sw + iw * dw,
             ),
         )
-        wv = nest.load(w, _place(w_letters, N=g * per_group + o, C=i, H=ih, W=iw))
+        wv = nest.load(w, place(w_letters, N=g * per_group + o, C=i, H=ih, W=iw))
         return arithmetic.multiply(nest, xv, wv)
 
     def acc_index(index: list[Ix]) -> list[Ix]:
         b, g, o, oh, ow = index[:5]
-        return _place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
+        return place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
 
     sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
     init = bias_at if bias else arithmetic.zero
@@ -444,14 +444,14 @@ def conv2d_transpose_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         b, g, o, oh, ow, i, ih, iw = index
         xv = nest.load(
             spread,
-            _place(data_format, N=b, C=g * cin_g + i, H=oh + ih * dh, W=ow + iw * dw),
+            place(data_format, N=b, C=g * cin_g + i, H=oh + ih * dh, W=ow + iw * dw),
         )
         flipped = [g * cin_g + i, o, Ix.of(kh - 1) - ih, Ix.of(kw - 1) - iw]
         return nest.op(arith.MulfOp, xv, nest.load(w, flipped))
 
     def acc_index(index: list[Ix]) -> list[Ix]:
         b, g, o, oh, ow = index[:5]
-        return _place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
+        return place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
 
     sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
     return Reduction(

@@ -1,4 +1,5 @@
-"""Lowering `ge.conv3d`, `ge.max_pool3d` and `ge.avg_pool3d` to loops.
+"""Lowering `ge.conv3d`, `ge.conv3d_transpose`, `ge.max_pool3d` and
+`ge.avg_pool3d` to loops.
 
 The input is copied into a scratch volume with the pads around it (D, H
 and W at once; zeros, or the lowest value for a max pool), then one
@@ -14,7 +15,12 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.ir import Operation
 
-from ge_dialect.ops.volume import Conv3DOp, Pool3DOp, pool3d_axes
+from ge_dialect.ops.volume import (
+    Conv3DOp,
+    Conv3DTransposeOp,
+    Pool3DOp,
+    pool3d_axes,
+)
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest, Value
 from passes.lowering.index import Ix
@@ -23,6 +29,7 @@ from passes.lowering.nn import (
     Reduction,
     accumulator,
     max_of,
+    place,
     product_arithmetic,
     reduce_to_result,
     require_float,
@@ -74,14 +81,12 @@ def lower_conv3d(ctx: LoweringContext, op: Operation) -> None:
     od, oh, ow = (y.layout.origin_shape[data_format.index(a)] for a in "DHW")
     per_group = cout // groups
 
-    def place(**positions: Ix) -> list[Ix]:
-        return [positions[letter] for letter in data_format]
-
     def term(nest: Nest, index: list[Ix]) -> Value:
         b, g, o, d, h, wi, i, td, th, tw = index
         xv = nest.load(
             source,
             place(
+                data_format,
                 N=b,
                 C=g * cin_g + i,
                 D=d * strides[0] + td * dilations[0],
@@ -94,12 +99,103 @@ def lower_conv3d(ctx: LoweringContext, op: Operation) -> None:
 
     def at(index: list[Ix]) -> list[Ix]:
         b, g, o, d, h, wi = index[:6]
-        return place(N=b, C=g * per_group + o, D=d, H=h, W=wi)
+        return place(data_format, N=b, C=g * per_group + o, D=d, H=h, W=wi)
 
     def bias_at(nest: Nest, index: list[Ix]) -> Value:
         return nest.load(bias[0], [index[data_format.index("C")]])
 
     sizes = (n, groups, per_group, od, oh, ow, cin_g, kd, kh, kw)
+    reduction = Reduction(
+        sizes,
+        frozenset({6, 7, 8, 9}),
+        at,
+        term,
+        bias_at if bias else arithmetic.zero,
+        arithmetic.add,
+    )
+    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
+
+
+@lowers(Conv3DTransposeOp)
+def lower_conv3d_transpose(ctx: LoweringContext, op: Operation) -> None:
+    """ONNX ConvTranspose as a plain convolution: `x` is spread into a zeroed
+    scratch volume (element `i` of D, H or W at `i * stride + shift`, `shift
+    = (k - 1) * dilation - pad_begin`; elements that land outside it reach
+    no output), then a stride-1 convolution with the filter [I, O / groups,
+    kd, kh, kw] flipped: `y[o] = sum z[o + t * d] w[k - 1 - t]`."""
+    x, w, *bias = ctx.operands()
+    y = ctx.result()
+    arithmetic = product_arithmetic(ctx, y.layout, x, w, *bias)
+    data_format = str(ctx.attr("data_format"))
+    groups = int(ctx.attr("groups"))
+    axes = [data_format.index(a) for a in "DHW"]
+    strides = [ctx.attr("strides")[a] for a in axes]
+    dilations = [ctx.attr("dilations")[a] for a in axes]
+    pads = list(ctx.attr("pads"))
+    cin, per_group, *kernel = w.layout.origin_shape
+    cin_g = cin // groups
+    outputs = [y.layout.origin_shape[a] for a in axes]
+    shape = list(x.layout.origin_shape)
+    counts = list(x.layout.origin_shape)
+    placement: dict[int, tuple[int, int, int]] = {}  # axis: first, stride, shift
+    for k, a in enumerate(axes):
+        shape[a] = outputs[k] + (kernel[k] - 1) * dilations[k]
+        shift = (kernel[k] - 1) * dilations[k] - pads[2 * k]
+        first = -(shift // strides[k]) if shift < 0 else 0
+        last = min(counts[a] - 1, (shape[a] - 1 - shift) // strides[k])
+        counts[a] = last - first + 1
+        placement[a] = (first, strides[k], shift)
+    spread = ctx.temporary(x.layout.resized(shape), fill=0.0)
+    if min(counts) > 0:
+
+        def source(index: list[Ix]) -> list[Ix]:
+            return [
+                ix + placement[a][0] if a in placement else ix
+                for a, ix in enumerate(index)
+            ]
+
+        def target(index: list[Ix]) -> list[Ix]:
+            at = []
+            for a, ix in enumerate(index):
+                if a in placement:
+                    first, stride, shift = placement[a]
+                    ix = (ix + first) * stride + shift
+                at.append(ix)
+            return at
+
+        copy(ctx, x, spread, tuple(counts), source_index=source, target_index=target)
+
+    def term(nest: Nest, index: list[Ix]) -> Value:
+        b, g, o, d, h, wi, i, td, th, tw = index
+        xv = nest.load(
+            spread,
+            place(
+                data_format,
+                N=b,
+                C=g * cin_g + i,
+                D=d + td * dilations[0],
+                H=h + th * dilations[1],
+                W=wi + tw * dilations[2],
+            ),
+        )
+        flipped = [
+            g * cin_g + i,
+            o,
+            Ix.of(kernel[0] - 1) - td,
+            Ix.of(kernel[1] - 1) - th,
+            Ix.of(kernel[2] - 1) - tw,
+        ]
+        return arithmetic.multiply(nest, xv, nest.load(w, flipped))
+
+    def at(index: list[Ix]) -> list[Ix]:
+        b, g, o, d, h, wi = index[:6]
+        return place(data_format, N=b, C=g * per_group + o, D=d, H=h, W=wi)
+
+    def bias_at(nest: Nest, index: list[Ix]) -> Value:
+        return nest.load(bias[0], [index[data_format.index("C")]])
+
+    n = x.layout.origin_shape[data_format.index("N")]
+    sizes = (n, groups, per_group, *outputs, cin_g, *kernel)
     reduction = Reduction(
         sizes,
         frozenset({6, 7, 8, 9}),

@@ -1,6 +1,6 @@
 // RUN: ge-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-// Invalid 3-D convolutions and pools.
+// Invalid 3-D convolutions, transposed convolutions and pools.
 
 ge.graph @conv3d_format {
   %x = ge.data {index = 0 : i64} : tensor<1x5x4x7x6xf32>
@@ -63,5 +63,25 @@ ge.graph @max_pool3d_rank {
   %x = ge.data {index = 0 : i64} : tensor<1x5x7x6xf32>
   // CHECK: {{.*}}invalid-volume.mlir:[[# @LINE + 1]]:3: error: 'ge.max_pool3d' op input must have rank 5, got 4
   %y = ge.max_pool3d %x {data_format = "NCDHW", ksize = array<i64: 1, 1, 1, 2, 2>} : tensor<1x5x7x6xf32> -> tensor<1x5x6x5xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @conv3d_transpose_output_padding {
+  %x = ge.data {index = 0 : i64} : tensor<2x3x3x4x3xf32>
+  %w = ge.data {index = 1 : i64} : tensor<3x17x3x2x3xf32>
+  // CHECK: {{.*}}invalid-volume.mlir:[[# @LINE + 1]]:3: error: 'ge.conv3d_transpose' op output_padding [1, 1, 0] must be >= 0 and below the stride or the dilation of its axis
+  %y = ge.conv3d_transpose %x, %w {data_format = "NCDHW", strides = array<i64: 1, 1, 2, 1, 1>, output_padding = array<i64: 1, 1, 0>} : (tensor<2x3x3x4x3xf32>, tensor<3x17x3x2x3xf32>) -> tensor<2x17x8x6x5xf32>
+  ge.netoutput
+}
+
+// -----
+
+ge.graph @conv3d_transpose_groups {
+  %x = ge.data {index = 0 : i64} : tensor<2x3x3x4x3xf32>
+  %w = ge.data {index = 1 : i64} : tensor<3x17x3x2x3xf32>
+  // CHECK: {{.*}}invalid-volume.mlir:[[# @LINE + 1]]:3: error: 'ge.conv3d_transpose' op groups 2 must divide the 3 input channels
+  %y = ge.conv3d_transpose %x, %w {data_format = "NCDHW", groups = 2 : i64} : (tensor<2x3x3x4x3xf32>, tensor<3x17x3x2x3xf32>) -> tensor<2x34x5x5x5xf32>
   ge.netoutput
 }

@@ -42,3 +42,17 @@ ge.graph @conv3d_then_pool3d {
   %p = ge.max_pool3d %y {data_format = "NCDHW", ksize = array<i64: 1, 1, 2, 2, 2>, strides = array<i64: 1, 1, 2, 2, 2>} : tensor<1x17x4x7x6xf16> -> tensor<1x17x2x3x3xf16>
   ge.netoutput %p : tensor<1x17x2x3x3xf16>
 }
+
+// A 3-D transposed convolution is laid out like conv3d: NDC1HWC0
+// activations, a FRACTAL_Z_3D filter, the bias in origin format.
+
+// CHECK-LABEL: ge.graph @conv3d_transpose
+// CHECK:         %y = ge.conv3d_transpose %x, %w, %b {{{.*}}input_layouts = [#ge.layout<NCDHW, NDC1HWC0>, #ge.layout<NCDHW, FRACTAL_Z_3D>, #ge.layout<NCDHW>]} : {{.*}} -> tensor<2x17x7x4x7xf16, #ge.layout<NCDHW, NDC1HWC0>>
+// CHECK-NEXT:    ge.netoutput %y : {{.*}} {input_layouts = [#ge.layout<NCDHW>]}
+ge.graph @conv3d_transpose {
+  %x = ge.data {index = 0 : i64} : tensor<2x3x3x4x3xf16>
+  %w = ge.data {index = 1 : i64} : tensor<3x17x3x2x3xf16>
+  %b = ge.data {index = 2 : i64} : tensor<17xf16>
+  %y = ge.conv3d_transpose %x, %w, %b {data_format = "NCDHW", strides = array<i64: 1, 1, 2, 1, 2>, pads = array<i64: 1, 0, 1, 0, 1, 0>, output_padding = array<i64: 1, 0, 1>} : (tensor<2x3x3x4x3xf16>, tensor<3x17x3x2x3xf16>, tensor<17xf16>) -> tensor<2x17x7x4x7xf16>
+  ge.netoutput %y : tensor<2x17x7x4x7xf16>
+}
