@@ -273,6 +273,9 @@ TRANSPOSED = {
                           (1, 0, 1, 0, 1, 0), (1, 1, 1), 1, (1, 0, 1)),
     "grouped_dilated": ((1, 4, 3, 3, 3), (4, 3, 2, 3, 2), (3, 2, 1),
                         (0, 1, 1, 0, 0, 2), (2, 1, 2), 2, (2, 1, 0)),
+    # stride = dilation: half the output phases get no tap (bias only)
+    "phases_without_taps": ((1, 3, 3, 3, 4), (3, 5, 2, 3, 2), (2, 2, 3),
+                            (2, 0, 0, 3, 1, 1), (2, 2, 1), 1, (1, 0, 2)),
 }  # fmt: skip
 
 

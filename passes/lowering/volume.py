@@ -6,11 +6,17 @@ and W at once; zeros, or the lowest value for a max pool), then one
 reduction. A convolution loops N, groups, output channels per group, Do,
 Ho, Wo, summing input channels per group, kd, kh, kw; a pool loops over
 the result's axes and combines kd, kh, kw (an average divides by the
-product of per-axis tap counts). Loads go through the operands' layouts,
+product of per-axis tap counts). A transposed convolution adds one such
+sum per output phase (the outputs `q * stride + r` of each axis take only
+the taps that divide), so it never multiplies a stride's zeros. Loads go through the operands' layouts,
 so NDC1HWC0 activations and a FRACTAL_Z_3D filter are read in place.
 """
 
 from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.ir import Operation
@@ -27,7 +33,10 @@ from passes.lowering.index import Ix
 from passes.lowering.movement import copy
 from passes.lowering.nn import (
     Reduction,
+    accumulate,
     accumulator,
+    finish,
+    initialise,
     max_of,
     place,
     product_arithmetic,
@@ -116,95 +125,137 @@ def lower_conv3d(ctx: LoweringContext, op: Operation) -> None:
     reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
 
 
+@dataclass(frozen=True)
+class Phase:
+    """The outputs `q * stride + residue` (q < `count`) of one transposed-
+    convolution axis and the taps that reach them: `first + j * step` for
+    j < `taps`, reading input `q + offset - j * shift`."""
+
+    stride: int
+    residue: int
+    count: int
+    first: int
+    step: int
+    taps: int
+    offset: int
+    shift: int
+
+
+def phases(
+    size: int, out: int, kernel: int, stride: int, dilation: int, begin: int
+) -> tuple[list[Phase], int]:
+    """The phases of one axis (those with outputs and taps), and the zeros
+    to put before the input so every read is in the padded input.
+
+    Output `o` takes tap `t` from input `(o + begin - t * dilation) /
+    stride` when that divides: for `o = q * stride + r` the taps are an
+    arithmetic progression of step `stride / gcd(stride, dilation)`.
+    """
+    step = stride // math.gcd(stride, dilation)
+    found = []
+    for residue in range(min(stride, out)):
+        taps = [
+            t for t in range(kernel) if (residue + begin - t * dilation) % stride == 0
+        ]
+        if taps:
+            found.append(
+                Phase(
+                    stride,
+                    residue,
+                    (out - residue + stride - 1) // stride,
+                    taps[0],
+                    step,
+                    len(taps),
+                    (residue + begin - taps[0] * dilation) // stride,
+                    step * dilation // stride,
+                )
+            )
+    lowest = min((p.offset - (p.taps - 1) * p.shift for p in found), default=0)
+    return found, max(0, -lowest)
+
+
 @lowers(Conv3DTransposeOp)
 def lower_conv3d_transpose(ctx: LoweringContext, op: Operation) -> None:
-    """ONNX ConvTranspose as a plain convolution: `x` is spread into a zeroed
-    scratch volume (element `i` of D, H or W at `i * stride + shift`, `shift
-    = (k - 1) * dilation - pad_begin`; elements that land outside it reach
-    no output), then a stride-1 convolution with the filter [I, O / groups,
-    kd, kh, kw] flipped: `y[o] = sum z[o + t * d] w[k - 1 - t]`."""
+    """ONNX ConvTranspose as a convolution per output phase: along each axis
+    the outputs `q * stride + r` take only the taps whose input position
+    divides (sub-pixel decomposition), so no product with a stride's zeros
+    is formed. The input is padded with zeros so every read is inside it;
+    the accumulator starts at the bias, each phase (D, H, W residues) adds
+    its taps, then the result is written."""
     x, w, *bias = ctx.operands()
     y = ctx.result()
     arithmetic = product_arithmetic(ctx, y.layout, x, w, *bias)
     data_format = str(ctx.attr("data_format"))
     groups = int(ctx.attr("groups"))
     axes = [data_format.index(a) for a in "DHW"]
-    strides = [ctx.attr("strides")[a] for a in axes]
-    dilations = [ctx.attr("dilations")[a] for a in axes]
     pads = list(ctx.attr("pads"))
     cin, per_group, *kernel = w.layout.origin_shape
     cin_g = cin // groups
-    outputs = [y.layout.origin_shape[a] for a in axes]
-    shape = list(x.layout.origin_shape)
-    counts = list(x.layout.origin_shape)
-    placement: dict[int, tuple[int, int, int]] = {}  # axis: first, stride, shift
-    for k, a in enumerate(axes):
-        shape[a] = outputs[k] + (kernel[k] - 1) * dilations[k]
-        shift = (kernel[k] - 1) * dilations[k] - pads[2 * k]
-        first = -(shift // strides[k]) if shift < 0 else 0
-        last = min(counts[a] - 1, (shape[a] - 1 - shift) // strides[k])
-        counts[a] = last - first + 1
-        placement[a] = (first, strides[k], shift)
-    spread = ctx.temporary(x.layout.resized(shape), fill=0.0)
-    if min(counts) > 0:
-
-        def source(index: list[Ix]) -> list[Ix]:
-            return [
-                ix + placement[a][0] if a in placement else ix
-                for a, ix in enumerate(index)
-            ]
-
-        def target(index: list[Ix]) -> list[Ix]:
-            at = []
-            for a, ix in enumerate(index):
-                if a in placement:
-                    first, stride, shift = placement[a]
-                    ix = (ix + first) * stride + shift
-                at.append(ix)
-            return at
-
-        copy(ctx, x, spread, tuple(counts), source_index=source, target_index=target)
-
-    def term(nest: Nest, index: list[Ix]) -> Value:
-        b, g, o, d, h, wi, i, td, th, tw = index
-        xv = nest.load(
-            spread,
-            place(
-                data_format,
-                N=b,
-                C=g * cin_g + i,
-                D=d + td * dilations[0],
-                H=h + th * dilations[1],
-                W=wi + tw * dilations[2],
-            ),
+    per_axis = [
+        phases(
+            x.layout.origin_shape[a],
+            y.layout.origin_shape[a],
+            kernel[k],
+            ctx.attr("strides")[a],
+            ctx.attr("dilations")[a],
+            pads[2 * k],
         )
-        flipped = [
-            g * cin_g + i,
-            o,
-            Ix.of(kernel[0] - 1) - td,
-            Ix.of(kernel[1] - 1) - th,
-            Ix.of(kernel[2] - 1) - tw,
-        ]
-        return arithmetic.multiply(nest, xv, nest.load(w, flipped))
-
-    def at(index: list[Ix]) -> list[Ix]:
-        b, g, o, d, h, wi = index[:6]
-        return place(data_format, N=b, C=g * per_group + o, D=d, H=h, W=wi)
+        for k, a in enumerate(axes)
+    ]
+    before = [zeros for _, zeros in per_axis]
+    after = [
+        max(0, max((p.count - 1 + p.offset for p in found), default=0) - size + 1)
+        for (found, _), size in zip(
+            per_axis, (x.layout.origin_shape[a] for a in axes), strict=True
+        )
+    ]
+    source, _ = padded_volume(
+        ctx,
+        x,
+        data_format,
+        [pad for pair in zip(before, after, strict=True) for pad in pair],
+    )
+    acc = accumulator(ctx, y)
+    c_axis = data_format.index("C")
 
     def bias_at(nest: Nest, index: list[Ix]) -> Value:
-        return nest.load(bias[0], [index[data_format.index("C")]])
+        return nest.load(bias[0], [index[c_axis]])
 
+    initialise(ctx, acc, bias_at if bias else arithmetic.zero)
     n = x.layout.origin_shape[data_format.index("N")]
-    sizes = (n, groups, per_group, *outputs, cin_g, *kernel)
-    reduction = Reduction(
-        sizes,
-        frozenset({6, 7, 8, 9}),
-        at,
-        term,
-        bias_at if bias else arithmetic.zero,
-        arithmetic.add,
-    )
-    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
+    for phase in itertools.product(*(found for found, _ in per_axis)):
+
+        def term(
+            nest: Nest, index: list[Ix], phase: tuple[Phase, ...] = phase
+        ) -> Value:
+            b, g, o, qd, qh, qw, i, jd, jh, jw = index
+            reads = [
+                q + p.offset + zeros - j * p.shift
+                for q, j, p, zeros in zip(
+                    (qd, qh, qw), (jd, jh, jw), phase, before, strict=True
+                )
+            ]
+            d, h, wi = reads
+            xv = nest.load(
+                source, place(data_format, N=b, C=g * cin_g + i, D=d, H=h, W=wi)
+            )
+            taps = [
+                p.first + j * p.step for j, p in zip((jd, jh, jw), phase, strict=True)
+            ]
+            wv = nest.load(w, [g * cin_g + i, o, *taps])
+            return arithmetic.multiply(nest, xv, wv)
+
+        def at(index: list[Ix], phase: tuple[Phase, ...] = phase) -> list[Ix]:
+            b, g, o, *q = index[:6]
+            d, h, wi = (
+                qi * p.stride + p.residue for qi, p in zip(q, phase, strict=True)
+            )
+            return place(data_format, N=b, C=g * per_group + o, D=d, H=h, W=wi)
+
+        counts = [p.count for p in phase]
+        sizes = (n, groups, per_group, *counts, cin_g, *(p.taps for p in phase))
+        accumulate(ctx, acc, sizes, at, term, arithmetic.add)
+    finish(ctx, y, None, acc)
 
 
 @lowers(Pool3DOp)
