@@ -8,8 +8,9 @@ Ho, Wo, summing input channels per group, kd, kh, kw; a pool loops over
 the result's axes and combines kd, kh, kw (an average divides by the
 product of per-axis tap counts). A transposed convolution adds one such
 sum per output phase (the outputs `q * stride + r` of each axis take only
-the taps that divide), so it never multiplies a stride's zeros. Loads go through the operands' layouts,
-so NDC1HWC0 activations and a FRACTAL_Z_3D filter are read in place.
+the taps that divide), so it never multiplies a stride's zeros. Loads go
+through the operands' layouts, so NDC1HWC0 activations and FRACTAL_Z_3D
+filters are read in place.
 """
 
 from __future__ import annotations
