@@ -1,4 +1,4 @@
-// RUN: ge-opt %s --infer-origin-format --refine-running-format --select-storage-format | filecheck %s
+// RUN: ge-opt %s --split-input-file --infer-origin-format --refine-running-format --select-storage-format | filecheck %s
 
 // A 3-D convolution takes GE's 3-D formats: NDC1HWC0 activations and a
 // FRACTAL_Z_3D filter (its bias stays in origin format); the graph's input
@@ -14,6 +14,8 @@ ge.graph @conv3d {
   %y = ge.conv3d %x, %w, %b {data_format = "NCDHW", pads = array<i64: 1, 1, 0, 1, 1, 1>} : (tensor<1x5x4x7x6xf16>, tensor<17x5x3x2x3xf16>, tensor<17xf16>) -> tensor<1x17x4x7x6xf16>
   ge.netoutput %y : tensor<1x17x4x7x6xf16>
 }
+
+// -----
 
 // 3-D pools take NDC1HWC0 (GE's MaxPool3D and AvgPool3D read it), from
 // either data format, 17 channels leaving the last C0 block partly padded;
@@ -31,6 +33,8 @@ ge.graph @pool3d {
   ge.netoutput %m, %a : tensor<1x17x3x3x4xf16>, tensor<2x5x5x7x17xf32>
 }
 
+// -----
+
 // CHECK-LABEL: ge.graph @conv3d_then_pool3d
 // CHECK:         %y = ge.conv3d {{.*}} -> tensor<1x17x4x7x6xf16, #ge.layout<NCDHW, NDC1HWC0>>
 // CHECK-NEXT:    %p = ge.max_pool3d %y {{{.*}}} : tensor<1x17x4x7x6xf16, #ge.layout<NCDHW, NDC1HWC0>> -> tensor<1x17x2x3x3xf16, #ge.layout<NCDHW, NDC1HWC0>>
@@ -42,6 +46,8 @@ ge.graph @conv3d_then_pool3d {
   %p = ge.max_pool3d %y {data_format = "NCDHW", ksize = array<i64: 1, 1, 2, 2, 2>, strides = array<i64: 1, 1, 2, 2, 2>} : tensor<1x17x4x7x6xf16> -> tensor<1x17x2x3x3xf16>
   ge.netoutput %p : tensor<1x17x2x3x3xf16>
 }
+
+// -----
 
 // A 3-D transposed convolution is laid out like conv3d: NDC1HWC0
 // activations, a FRACTAL_Z_3D filter, the bias in origin format.
