@@ -360,6 +360,47 @@ def convert_pool(ctx: TFNodeContext) -> list[Value]:
     return [ctx.op(POOLS[ctx.op_type], ctx.input(0), data_format=data_format, **attrs)]
 
 
+POOLS_3D = {"MaxPool3D": "max_pool3d", "AvgPool3D": "avg_pool3d"}
+
+
+@converts(*POOLS_3D)
+def convert_pool_3d(ctx: TFNodeContext) -> list[Value]:
+    """GE's MaxPool3D and AvgPool3D on NDHWC or NCDHW; VALID or SAME
+    padding (TensorFlow's average divides by the window's unpadded size)."""
+    data_format = ctx.attr("data_format", "NDHWC")
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise Unsupported(f"with data_format {data_format}")
+    if ctx.rank(0) != 5:
+        raise Unsupported(f"on a rank-{ctx.rank(0)} input")
+    ksize, strides = (
+        int_list(ctx.attr(name, [1] * 5)) for name in ("ksize", "strides")
+    )
+    for name, values in (("ksize", ksize), ("strides", strides)):
+        if len(values) != 5 or min(values) < 1:
+            raise ValueError(f"'{name}' must have 5 positive values, got {values}")
+        if values[data_format.index("N")] != 1 or values[data_format.index("C")] != 1:
+            raise Unsupported(f"with {name} {values} on the batch or channel axis")
+    padding = ctx.attr("padding", "VALID")
+    if padding not in ("VALID", "SAME"):
+        raise ValueError(f"unknown padding '{padding}'")
+    pads = [0] * 6
+    if padding == "SAME":
+        axes = [data_format.index(a) for a in "DHW"]
+        sizes = [ctx.shape(0)[a] for a in axes]
+        if -1 in sizes:
+            raise Unsupported("with padding SAME on dynamic spatial dims")
+        pads = [
+            pad
+            for size, a in zip(sizes, axes, strict=True)
+            for pad in same_padding(size, ksize[a], strides[a])
+        ]
+    attrs = {"ksize": ksize, "strides": strides, "pads": pads}
+    if ctx.op_type == "AvgPool3D":
+        attrs["count_include_pad"] = False
+    op_name = POOLS_3D[ctx.op_type]
+    return [ctx.op(op_name, ctx.input(0), data_format=data_format, **attrs)]
+
+
 # ---------------------------------------------------------------------------
 # Matrix products and softmax
 # ---------------------------------------------------------------------------

@@ -255,6 +255,28 @@ def test_pool_geometry_matches_tensorflow(geometry, is_max):
     assert ops_of(imported)["ge.max_pool" if is_max else "ge.avg_pool"] == 1
 
 
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_3d_pools_are_ge_3d_pools_and_match_tensorflow(padding, tmp_path, capsys):
+    """MaxPool3D and AvgPool3D (NDHWC, 17 channels, odd sizes, -inf that
+    the max pool drops) import as `ge.max_pool3d` and `ge.avg_pool3d`, and match
+    TensorFlow in the reference evaluator and end to end on the JIT."""
+
+    def net(x):
+        y = tf.nn.max_pool3d(x, [2, 3, 2], [1, 2, 2], padding)
+        return tf.nn.avg_pool3d(y, [3, 2, 2], [2, 1, 2], padding)
+
+    shape = (2, 5, 7, 9, 17)
+    graph = freeze(net, spec(*shape))
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x[0, 0, 0, 0, :2] = -np.inf  # never a window's maximum
+    imported = check_against_tf(graph, {"input": x})
+    ops = ops_of(imported)
+    assert ops["ge.max_pool3d"] == 1 and ops["ge.avg_pool3d"] == 1
+    model = tmp_path / "pools.pb"
+    model.write_bytes(graph.SerializeToString())
+    compile_and_run(tmp_path, capsys, model, {"input": x})
+
+
 # ---------------------------------------------------------------------------
 # A graph mixing NHWC and NCHW ops, end to end
 # ---------------------------------------------------------------------------
