@@ -399,10 +399,19 @@ def test_3d_max_pool_propagates_nan_wherever_it_is_in_the_window(
     assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
 
 
-def test_integer_3d_max_pool_runs_exactly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pads", [[0] * 6, [1, 0, 1, 1, 1, 0]])
+def test_integer_3d_max_pool_runs_exactly(pads: list[int], tmp_path: Path) -> None:
+    """An int8 `ge.max_pool3d`: pads hold the type's minimum, which never
+    wins over an input (-128 is in it)."""
     x = RNG.integers(-128, 127, size=(1, 3, 5, 5, 5), dtype=np.int8)
+    x[0, 0, 0, 0, 0] = -128
     model = one_node_model(
-        "MaxPool", {"x": x}, opset=12, kernel_shape=[3, 2, 3], strides=[2, 2, 1]
+        "MaxPool",
+        {"x": x},
+        opset=12,
+        kernel_shape=[3, 2, 3],
+        strides=[2, 2, 1],
+        pads=pads,
     )
     assert_runs_on_the_jit(model, {"x": x}, tmp_path)
 
