@@ -465,20 +465,6 @@ def _kernel_shape(ctx: NodeContext, weight: Value) -> list[int]:
     return [w if w != -1 else k for k, w in zip(kernel, spatial, strict=True)]
 
 
-def _depth_taps(ctx: NodeContext, t: int) -> Value:
-    """The filter's slice at depth tap `t`: [O, C, kh, kw] of [O, C, kd, kh, kw]."""
-    tap = ctx.op(
-        "slice",
-        ctx.input(1),
-        begins=[t],
-        ends=[t + 1],
-        axes=[2],
-        steps=[1],
-        suffix=f"tap{t}/filter",
-    )
-    return ctx.op("squeeze", tap, axes=[2], suffix=f"tap{t}/filter_2d")
-
-
 def _conv_3d(
     ctx: NodeContext,
     strides: Sequence[int],
@@ -573,87 +559,32 @@ def _conv_transpose_geometry(
 
 def _conv_transpose_3d(
     ctx: NodeContext,
-    kernel: Sequence[int],
     strides: Sequence[int],
     dilations: Sequence[int],
     pads: Sequence[int],
     output_padding: Sequence[int],
 ) -> Value:
-    """A 3-D transposed convolution as 2-D ones, one per depth tap t of the
-    filter: every input depth slice (folded into the batch) transposed-
-    convolves with the filter's slice t over H and W, and lands at output
-    depth i*sd + t*dd (spread by padding each slice to sd, then shifted by
-    padding the depth); the taps add up, the depth pads are cropped, then
-    the bias is added.
-
-        x [N, C, Di, H, W] -> [N*Di, C, H, W] -conv2d_transpose w[:, :, t]->
-        [N, Di, sd, O*Ho*Wo] (zeros after each slice) -> [N, L, O*Ho*Wo]
-        shifted by t*dd; sum over t; crop -> [N, O, Do, Ho, Wo]
-    """
-    n, channels, depth, height, width = ctx.static_shape(0)
-    stride, dilation = strides[0], dilations[0]
-    spread = (depth - 1) * stride + 1
-    full = spread + (kernel[0] - 1) * dilation + output_padding[0]
-    out_depth = full - pads[0] - pads[3]
-    if out_depth < 1:
-        raise ValueError(f"the depth pads {pads[0]}, {pads[3]} exceed the output")
-    x = ctx.op("transpose", ctx.input(0), perm=[0, 2, 1, 3, 4], suffix="nd")
-    x = ctx.op("reshape", x, shape=[n * depth, channels, height, width], suffix="fold")
-    total, plane = None, 0
-    for t in range(kernel[0]):
-        y = ctx.op(
-            "conv2d_transpose",
-            x,
-            _depth_taps(ctx, t),
-            strides=[1, 1, *strides[1:]],
-            pads=[pads[1], pads[4], pads[2], pads[5]],
-            dilations=[1, 1, *dilations[1:]],
-            groups=ctx.attr("group", 1),
-            output_padding=list(output_padding[1:]),
-            data_format="NCHW",
-            suffix=f"tap{t}/conv",
-        )
-        _, out_channels, out_height, out_width = shape_of(y)
-        plane = out_channels * out_height * out_width
-        y = ctx.op("reshape", y, shape=[n, depth, 1, plane], suffix=f"tap{t}/flat")
-        if stride > 1:
-            paddings = [0, 0, 0, 0, 0, 0, stride - 1, 0]
-            y = ctx.op("pad", y, paddings=paddings, suffix=f"tap{t}/spread")
-        y = ctx.op(
-            "reshape", y, shape=[n, depth * stride, plane], suffix=f"tap{t}/strided"
-        )
-        if stride > 1:
-            y = ctx.op(
-                "slice", y, begins=[0], ends=[spread], axes=[1], suffix=f"tap{t}/trim"
-            )
-        before = t * dilation
-        paddings = [0, before, 0, 0, full - before - spread, 0]
-        y = ctx.op("pad", y, paddings=paddings, suffix=f"tap{t}/shift")
-        total = y if total is None else ctx.op("add", total, y, suffix=f"tap{t}/sum")
-    assert total is not None
-    if pads[0] or pads[3]:
-        total = ctx.op(
-            "slice",
-            total,
-            begins=[pads[0]],
-            ends=[full - pads[3]],
-            axes=[1],
-            suffix="crop_depth",
-        )
-    volume = [n, out_depth, out_channels, out_height, out_width]
-    y = ctx.op("reshape", total, shape=volume, suffix="unfold_depth")
-    y = ctx.op("transpose", y, perm=[0, 2, 1, 3, 4], suffix="depth_last")
-    bias = ctx.optional_input(2)
-    if bias is None:
-        return y
-    bias = ctx.op("reshape", bias, shape=[out_channels, 1, 1, 1], suffix="bias_3d")
-    return ctx.op("add", y, bias, suffix="biased")
+    """A 3-D transposed convolution: `ge.conv3d_transpose` (NCDHW; ONNX's
+    pads [d, h, w begins, d, h, w ends] become GE's [front, back, top,
+    bottom, left, right])."""
+    return ctx.op(
+        "conv3d_transpose",
+        ctx.input(0),
+        ctx.input(1),
+        ctx.optional_input(2),
+        strides=[1, 1, *strides],
+        pads=[pads[0], pads[3], pads[1], pads[4], pads[2], pads[5]],
+        dilations=[1, 1, *dilations],
+        groups=ctx.attr("group", 1),
+        output_padding=list(output_padding),
+        data_format="NCDHW",
+    )
 
 
 @converts("ConvTranspose")
 def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
     """ConvTranspose with 1 (lifted to 2), 2 or 3 spatial axes
-    (`_conv_transpose_3d`)."""
+    (`ge.conv3d_transpose`)."""
     weight = ctx.input(1)
     count = ctx.rank(0) - 2
     kernel = _kernel_shape(ctx, weight)
@@ -664,7 +595,6 @@ def convert_conv_transpose(ctx: NodeContext) -> list[Value]:
         return [
             _conv_transpose_3d(
                 ctx,
-                kernel,
                 int_list(strides),
                 int_list(dilations),
                 pads,
@@ -713,6 +643,9 @@ PoolWindow = tuple[int, int, int, int, int]
 
 UNPOOLED: PoolWindow = (1, 1, 1, 0, 0)
 
+POOLS_3D = {"MaxPool": "max_pool3d", "AveragePool": "avg_pool3d"}
+"""The pools GE has a 3-D op for (MaxPool3D, AvgPool3D); LpPool has none."""
+
 
 def _pool_2d(
     ctx: NodeContext,
@@ -733,6 +666,23 @@ def _pool_2d(
         pads=[h[3], h[4], w[3], w[4]],
         suffix=suffix,
         **attrs,
+    )
+
+
+def _pool_3d(
+    ctx: NodeContext, op_name: str, axes: Sequence[PoolWindow], attrs: dict
+) -> Value:
+    """`ge.<op_name>` (NCDHW; ONNX's per-axis windows become GE's 5-value
+    ksize, strides and dilations and 6 pads [front, back, top, bottom,
+    left, right])."""
+    return ctx.op(
+        op_name,
+        ctx.input(0),
+        ksize=[1, 1, *(axis[0] for axis in axes)],
+        strides=[1, 1, *(axis[1] for axis in axes)],
+        dilations=[1, 1, *(axis[2] for axis in axes)],
+        pads=[pad for axis in axes for pad in axis[3:]],
+        **{**attrs, "data_format": "NCDHW"},
     )
 
 
@@ -767,7 +717,8 @@ def _separable_pool(
 @converts(*POOLS)
 def convert_pool(ctx: NodeContext) -> list[Value]:
     """MaxPool, AveragePool and LpPool with any number of spatial axes: 1-D
-    lifted to 2-D, N-D (N >= 3) as separable 2-D pools."""
+    lifted to 2-D, 3-D max and average pools as GE's 3-D ones, other N-D
+    (N >= 3) pools as separable 2-D pools."""
     op_type = ctx.node.op_type
     with_indices = op_type == "MaxPool" and ctx.num_outputs > 1 and ctx.outputs_used[1]
     kernel = ctx.attr("kernel_shape")
@@ -797,6 +748,8 @@ def convert_pool(ctx: NodeContext) -> list[Value]:
         if count > 2:
             raise Unsupported(f"with its Indices output on {count}-D spatial input")
         attrs["storage_order"] = int(ctx.attr("storage_order", 0))
+    elif count == 3 and op_type in POOLS_3D:
+        return [_pool_3d(ctx, POOLS_3D[op_type], axes, attrs)]
     elif count > 2:
         return [_separable_pool(ctx, POOLS[op_type], axes, attrs)]
     x, lifted = _window_input(ctx)

@@ -53,6 +53,7 @@ from ge_dialect.formats import INTERNAL_FORMATS, ORIGIN_FORMATS, Format, FormatE
 from ge_dialect.input_files import read_json_file
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.relayout import transfer_shape
+from ge_frontend.importing import same_padding
 
 Adapter = Callable[[dict[str, Any], Sequence["TensorDesc"]], None]
 """Fills attributes derived from the descs (e.g. pads from TF padding)."""
@@ -113,24 +114,39 @@ def _data_format_from_input(attrs: dict[str, Any], descs: Sequence[TensorDesc]) 
     attrs.setdefault("data_format", origin if origin in ("NCHW", "NHWC") else "NCHW")
 
 
-def _tf_padding(attrs: dict[str, Any], descs: Sequence[TensorDesc]) -> None:
-    """TensorFlow `padding` (SAME/VALID) of a pooling op as explicit `pads`."""
-    _data_format_from_input(attrs, descs)
+def _explicit_pads(
+    attrs: dict[str, Any], descs: Sequence[TensorDesc], letters: str
+) -> None:
+    """A pool's TensorFlow `padding` (SAME/VALID) as explicit `pads` (begin,
+    end per axis of `letters`, in that order) unless `pads` are given."""
     padding = attrs.pop("padding", None)
     if padding is None or "pads" in attrs:
         return
     if padding not in ("SAME", "VALID"):
         raise ValueError(f"padding must be SAME or VALID, got '{padding}'")
     layout = attrs["data_format"]
-    pads = []
-    for axis in (layout.index("H"), layout.index("W")):
+    pads: list[int] = []
+    for axis in (layout.index(letter) for letter in letters):
         size, kernel = descs[0].shape[axis], attrs["ksize"][axis]
-        stride = attrs.get("strides", [1, 1, 1, 1])[axis]
-        total = 0
-        if padding == "SAME":
-            total = max(0, (-(-size // stride) - 1) * stride + kernel - size)
-        pads.append((total // 2, total - total // 2))
-    attrs["pads"] = [pads[0][0], pads[0][1], pads[1][0], pads[1][1]]
+        stride = attrs.get("strides", [1] * len(layout))[axis]
+        pads += same_padding(size, kernel, stride) if padding == "SAME" else (0, 0)
+    attrs["pads"] = pads
+
+
+def _tf_padding(attrs: dict[str, Any], descs: Sequence[TensorDesc]) -> None:
+    """A 2-D pool: `data_format` from the input, TensorFlow `padding` as
+    explicit `pads`."""
+    _data_format_from_input(attrs, descs)
+    _explicit_pads(attrs, descs, "HW")
+
+
+def _volume_window(attrs: dict[str, Any], descs: Sequence[TensorDesc]) -> None:
+    """3-D ops: `data_format` defaults to the first input's origin format
+    (NCDHW or NDHWC; else NDHWC, GE's default), and a pool's TensorFlow
+    `padding` (SAME/VALID) becomes 6 explicit `pads`."""
+    origin = descs[0].origin_format.value
+    attrs.setdefault("data_format", origin if origin in ("NCDHW", "NDHWC") else "NDHWC")
+    _explicit_pads(attrs, descs, "DHW")
 
 
 def _softmax_axes(attrs: dict[str, Any], descs: Sequence[TensorDesc]) -> None:
@@ -225,6 +241,20 @@ SINGLE_OPS: dict[str, SingleOp] = {
         ("src",),
         {"src_format": "src_format", "dst_format": "dst_format", "groups": "groups"},
         adapt=_transdata_formats,
+    ),
+    "Conv3D": SingleOp(
+        "conv3d",
+        ("x", "filter", "bias?"),
+        {a: a for a in ("strides", "pads", "dilations", "groups", "data_format")},
+        neutral={"offset_x": 0},
+        adapt=_volume_window,
+    ),
+    "MaxPool3D": SingleOp("max_pool3d", ("x",), WINDOW_ATTRS, adapt=_volume_window),
+    "AvgPool3D": SingleOp(
+        "avg_pool3d",
+        ("x",),
+        {**WINDOW_ATTRS, "count_include_pad": "count_include_pad"},
+        adapt=_volume_window,
     ),
     "MaxPool": SingleOp("max_pool", ("x",), WINDOW_ATTRS, adapt=_tf_padding),
     "AvgPool": SingleOp("avg_pool", ("x",), WINDOW_ATTRS, adapt=_tf_padding),

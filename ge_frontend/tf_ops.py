@@ -360,6 +360,107 @@ def convert_pool(ctx: TFNodeContext) -> list[Value]:
     return [ctx.op(POOLS[ctx.op_type], ctx.input(0), data_format=data_format, **attrs)]
 
 
+def _volume_format(ctx: TFNodeContext) -> str:
+    """The `data_format` of a 3-D op: NDHWC (TensorFlow's default) or NCDHW."""
+    data_format = ctx.attr("data_format", "NDHWC")
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise Unsupported(f"with data_format {data_format}")
+    if ctx.rank(0) != 5:
+        raise Unsupported(f"on a rank-{ctx.rank(0)} input")
+    return data_format
+
+
+def _volume_values(ctx: TFNodeContext, name: str, data_format: str) -> list[int]:
+    """A 5-value attribute (`ksize`, `strides`, `dilations`) in data-format
+    order, 1 on N and C."""
+    values = int_list(ctx.attr(name, [1] * 5))
+    if len(values) != 5 or min(values) < 1:
+        raise ValueError(f"'{name}' must have 5 positive values, got {values}")
+    if values[data_format.index("N")] != 1 or values[data_format.index("C")] != 1:
+        raise Unsupported(f"with {name} {values} on the batch or channel axis")
+    return values
+
+
+def _volume_pads(
+    ctx: TFNodeContext,
+    data_format: str,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> list[int]:
+    """`ge` pads [front, back, top, bottom, left, right] for VALID or SAME
+    padding (`kernel` per D, H, W; strides and dilations in data-format
+    order)."""
+    padding = ctx.attr("padding", "VALID")
+    if padding == "VALID":
+        return [0] * 6
+    if padding != "SAME":
+        raise Unsupported(f"with padding {padding}")
+    axes = [data_format.index(a) for a in "DHW"]
+    sizes = [ctx.shape(0)[a] for a in axes]
+    if -1 in sizes:
+        raise Unsupported("with padding SAME on dynamic spatial dims")
+    return [
+        pad
+        for size, k, a in zip(sizes, kernel, axes, strict=True)
+        for pad in same_padding(size, k, strides[a], dilations[a])
+    ]
+
+
+DHWIO_TO_OIDHW = [4, 3, 0, 1, 2]
+
+
+@converts("Conv3D")
+def convert_conv3d(ctx: TFNodeContext) -> list[Value]:
+    """GE's Conv3D: the filter [kd, kh, kw, I, O] transposed to OIDHW;
+    grouped when the input has a multiple of the filter's channels."""
+    data_format = _volume_format(ctx)
+    if ctx.rank(1) != 5:
+        raise ValueError(f"filter must have rank 5, got {ctx.rank(1)}")
+    *kernel, filter_channels, _ = ctx.shape(1)
+    channels = ctx.shape(0)[data_format.index("C")]
+    if -1 in (channels, filter_channels, *kernel) or channels % filter_channels:
+        raise Unsupported(
+            f"with {channels} input channels for a filter of {filter_channels}"
+        )
+    strides = _volume_values(ctx, "strides", data_format)
+    dilations = _volume_values(ctx, "dilations", data_format)
+    filter_oidhw = ctx.op(
+        "transpose", ctx.input(1), perm=DHWIO_TO_OIDHW, suffix="filter_to_oidhw"
+    )
+    y = ctx.op(
+        "conv3d",
+        ctx.input(0),
+        filter_oidhw,
+        None,
+        strides=strides,
+        pads=_volume_pads(ctx, data_format, kernel, strides, dilations),
+        dilations=dilations,
+        groups=channels // filter_channels,
+        data_format=data_format,
+    )
+    return [y]
+
+
+POOLS_3D = {"MaxPool3D": "max_pool3d", "AvgPool3D": "avg_pool3d"}
+
+
+@converts(*POOLS_3D)
+def convert_pool_3d(ctx: TFNodeContext) -> list[Value]:
+    """GE's MaxPool3D and AvgPool3D on NDHWC or NCDHW; VALID or SAME
+    padding (TensorFlow's average divides by the window's unpadded size)."""
+    data_format = _volume_format(ctx)
+    ksize = _volume_values(ctx, "ksize", data_format)
+    strides = _volume_values(ctx, "strides", data_format)
+    kernel = [ksize[data_format.index(a)] for a in "DHW"]
+    pads = _volume_pads(ctx, data_format, kernel, strides, [1] * 5)
+    attrs = {"ksize": ksize, "strides": strides, "pads": pads}
+    if ctx.op_type == "AvgPool3D":
+        attrs["count_include_pad"] = False
+    op_name = POOLS_3D[ctx.op_type]
+    return [ctx.op(op_name, ctx.input(0), data_format=data_format, **attrs)]
+
+
 # ---------------------------------------------------------------------------
 # Matrix products and softmax
 # ---------------------------------------------------------------------------

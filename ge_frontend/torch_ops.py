@@ -864,17 +864,47 @@ def _pads(padding: Sequence[int]) -> list[int]:
     return [padding[0], padding[0], padding[1], padding[1]]
 
 
+def _convolution_3d(
+    ctx: TorchNodeContext,
+    x: Value,
+    weight: Value,
+    window: tuple[list[int], list[int], list[int], list[int]],
+) -> Value:
+    """`ge.conv3d` or `ge.conv3d_transpose` on NCDHW (`window`: stride,
+    padding, dilation, output_padding, one value per D, H, W)."""
+    stride, padding, dilation, output_padding = window
+    attrs: dict[str, Any] = {
+        "strides": [1, 1, *stride],
+        "pads": [pad for value in padding for pad in (value, value)],
+        "dilations": [1, 1, *dilation],
+        "groups": int(ctx.number("groups")),
+        "data_format": "NCDHW",
+    }
+    bias = ctx.arg("bias")
+    if ctx.arg("transposed"):
+        return ctx.op(
+            "conv3d_transpose", x, weight, bias, output_padding=output_padding, **attrs
+        )
+    if any(output_padding):
+        raise ValueError("output_padding on a convolution that is not transposed")
+    return ctx.op("conv3d", x, weight, bias, **attrs)
+
+
 @converts("aten.convolution")
 def convert_convolution(ctx: TorchNodeContext) -> Value:
-    """2-d convolution (transposed too) in NCHW; 1-d as 2-d on a size-1 H."""
+    """2-d and 3-d convolution (transposed too) in NCHW / NCDHW; 1-d as 2-d
+    on a size-1 H."""
     x, weight = ctx.tensor("input"), ctx.tensor("weight")
     rank = ctx.rank_of(x)
-    if rank not in (3, 4):
-        raise Unsupported(f"on rank {rank} (2-d and 1-d convolutions only)")
+    if rank not in (3, 4, 5):
+        raise Unsupported(f"on rank {rank} (1-d, 2-d and 3-d convolutions only)")
     count = rank - 2
     stride, padding = ctx.ints("stride", count), ctx.ints("padding", count)
     dilation = ctx.ints("dilation", count)
     output_padding = ctx.ints("output_padding", count)
+    if rank == 5:
+        window = (stride, padding, dilation, output_padding)
+        return _convolution_3d(ctx, x, weight, window)
     if rank == 3:
         x = ctx.op("unsqueeze", x, axes=[2], suffix="as_2d")
         weight = ctx.op("unsqueeze", weight, axes=[2], suffix="filter_2d")
@@ -963,6 +993,66 @@ def convert_avg_pool(ctx: TorchNodeContext) -> Value:
         ceil_mode=bool(ctx.arg("ceil_mode")),
         count_include_pad=bool(ctx.arg("count_include_pad")),
         data_format="NCHW",
+    )
+
+
+def _window_3d(ctx: TorchNodeContext) -> tuple[list[int], list[int], list[int]]:
+    """(ksize, strides, pads) of a 3-d pool in `ge` form: 5 values (N, C,
+    D, H, W; an empty stride is the kernel) and 6 pads."""
+    kernel = ctx.ints("kernel_size", 3)
+    stride = ctx.ints("stride", 3) or kernel
+    padding = ctx.ints("padding", 3)
+    kernel, stride, padding = (
+        v * 3 if len(v) == 1 else v for v in (kernel, stride, padding)
+    )
+    pads = [pad for value in padding for pad in (value, value)]
+    return [1, 1, *kernel], [1, 1, *stride], pads
+
+
+def _check_volume_rank(ctx: TorchNodeContext, x: Any) -> None:
+    if ctx.rank_of(x) != 5:
+        raise Unsupported("on an input that is not NCDHW (rank 5)")
+
+
+@converts("aten.max_pool3d_with_indices", "aten.max_pool3d")
+def convert_max_pool_3d(ctx: TorchNodeContext) -> list[Any]:
+    """`ge.max_pool3d` (GE's MaxPool3D), dilations too."""
+    x = ctx.tensor("self")
+    _check_volume_rank(ctx, x)
+    if len(ctx.outputs_used) > 1 and ctx.outputs_used[1]:
+        raise Unsupported("with its indices read")
+    ksize, strides, pads = _window_3d(ctx)
+    dilation = ctx.ints("dilation", 3)
+    y = ctx.op(
+        "max_pool3d",
+        x,
+        ksize=ksize,
+        strides=strides,
+        pads=pads,
+        dilations=[1, 1, *(dilation * 3 if len(dilation) == 1 else dilation)],
+        ceil_mode=bool(ctx.arg("ceil_mode")),
+        data_format="NCDHW",
+    )
+    return [y, None]
+
+
+@converts("aten.avg_pool3d")
+def convert_avg_pool_3d(ctx: TorchNodeContext) -> Value:
+    """`ge.avg_pool3d` (GE's AvgPool3D)."""
+    x = ctx.tensor("self")
+    _check_volume_rank(ctx, x)
+    if ctx.arg("divisor_override") is not None:
+        raise Unsupported("with a divisor_override")
+    ksize, strides, pads = _window_3d(ctx)
+    return ctx.op(
+        "avg_pool3d",
+        x,
+        ksize=ksize,
+        strides=strides,
+        pads=pads,
+        ceil_mode=bool(ctx.arg("ceil_mode")),
+        count_include_pad=bool(ctx.arg("count_include_pad")),
+        data_format="NCDHW",
     )
 
 

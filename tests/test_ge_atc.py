@@ -12,6 +12,7 @@ import onnx
 import pytest
 
 from ge_dialect.formats import Format
+from ge_dialect.relayout import transfer_shape
 from ge_runtime.engines.dump import file_stem
 from ge_runtime.offline.om import load_offline_model
 from tools import ge_atc, ge_run
@@ -335,6 +336,75 @@ def write_ops(tmp_path: Path, ops: list) -> Path:
     path = tmp_path / "ops.json"
     path.write_text(json.dumps(ops))
     return path
+
+
+def volume_desc(shape: list[int], storage: str, origin: str = "NDHWC") -> dict:
+    """A float16 tensor desc of origin `shape`, stored in `storage`."""
+    stored = list(transfer_shape(shape, origin, storage, "float16"))
+    return {"format": storage, "origin_format": origin, "origin_shape": shape,
+            "shape": stored, "type": "float16"}  # fmt: skip
+
+
+def test_3d_single_ops_compile_and_run_in_3d_formats(tmp_path: Path, capsys) -> None:
+    """ATC's Conv3D, MaxPool3D (padding SAME) and AvgPool3D single ops on
+    NDHWC origins compile to `ge.conv3d`, `ge.max_pool3d`, `ge.avg_pool3d`
+    with NDC1HWC0 (and FRACTAL_Z_3D) interfaces and run on the JIT, checked
+    against the reference evaluator."""
+    x = [1, 3, 5, 4, 17]
+
+    def attr(name: str, kind: str, value) -> dict:
+        return {"name": name, "type": kind, "value": value}
+
+    ops = [
+        {
+            "op": "Conv3D",
+            "input_desc": [
+                volume_desc(x, "NDC1HWC0"),
+                volume_desc([6, 17, 2, 3, 2], "FRACTAL_Z_3D", "NCDHW"),
+            ],
+            "output_desc": [volume_desc([1, 2, 3, 3, 6], "NDC1HWC0")],
+            "attr": [attr("strides", "list_int", [1, 1, 1, 1, 1])],
+        },
+        {
+            "op": "MaxPool3D",
+            "input_desc": [volume_desc(x, "NDC1HWC0")],
+            "output_desc": [volume_desc([1, 2, 3, 2, 17], "NDC1HWC0")],
+            "attr": [
+                attr("ksize", "list_int", [1, 2, 3, 2, 1]),
+                attr("strides", "list_int", [1, 2, 2, 2, 1]),
+                attr("padding", "string", "SAME"),
+            ],
+        },
+        {
+            "op": "AvgPool3D",
+            "input_desc": [volume_desc(x, "NDC1HWC0")],
+            "output_desc": [volume_desc([1, 1, 4, 4, 17], "NDC1HWC0")],
+            "attr": [
+                attr("ksize", "list_int", [1, 3, 2, 3, 1]),
+                attr("pads", "list_int", [0, 0, 0, 0, 1, 1]),
+                attr("count_include_pad", "bool", True),
+            ],
+        },
+    ]
+    out = tmp_path / "ops"
+    code, _, err = run_tool(
+        ge_atc.main, capsys, f"--singleop={write_ops(tmp_path, ops)}", f"--output={out}"
+    )
+    assert code == 0, err
+    files = sorted(out.glob("*.om"))
+    assert [f.name.split("_")[1] for f in files] == [op["op"] for op in ops]
+    for path, ge_op in zip(
+        files, ("ge.conv3d", "ge.max_pool3d", "ge.avg_pool3d"), strict=True
+    ):
+        model = load_offline_model(path)
+        assert f"= {ge_op} " in model.ir
+        assert model.manifest["inputs"][0]["storage_format"] == "NDC1HWC0"
+        assert model.manifest["outputs"][0]["storage_format"] == "NDC1HWC0"
+        code, stdout, err = run_tool(
+            ge_run.main, capsys, path, "--random-inputs", "--check", "--trace"
+        )
+        assert code == 0, err
+        assert ": ok" in stdout
 
 
 RELU = {

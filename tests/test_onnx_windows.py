@@ -68,6 +68,30 @@ POOLS = {
             ceil_mode=1,
         ),
     ),
+    "max_3d_3_cube_same_upper": (
+        "MaxPool",
+        (2, 3, 3, 3, 3),
+        12,
+        dict(kernel_shape=[2, 2, 2], auto_pad="SAME_UPPER"),
+    ),
+    "avg_3d_17_dilated_ceil": (
+        "AveragePool",
+        (1, 17, 7, 5, 6),
+        19,
+        dict(
+            kernel_shape=[3, 2, 2],
+            dilations=[2, 1, 2],
+            strides=[1, 2, 2],
+            pads=[1, 0, 1, 1, 1, 0],
+            ceil_mode=1,
+        ),
+    ),
+    "avg_3d_same_lower_include_pad": (
+        "AveragePool",
+        (2, 3, 5, 3, 17),
+        11,
+        dict(kernel_shape=[2, 3, 2], auto_pad="SAME_LOWER", count_include_pad=1),
+    ),
     "max_2d_dilated": (
         "MaxPool",
         (2, 3, 17, 9),
@@ -134,8 +158,7 @@ POOLS = {
 
 
 # ---------------------------------------------------------------------------
-# 3-D convolutions: `ge.conv3d` in NDC1HWC0; ConvTranspose one 2-D transposed
-# convolution per depth tap of the filter
+# 3-D convolutions: `ge.conv3d` and `ge.conv3d_transpose` in NDC1HWC0
 # ---------------------------------------------------------------------------
 
 CONVS_3D = {
@@ -189,6 +212,22 @@ def test_3d_convolution_matches_onnxruntime_on_the_jit(
         op_type, {"x": x}, initializers=initializers, opset=17, **attributes
     )
     assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("op_type", "ge_op"),
+    [("Conv", "ge.conv3d"), ("ConvTranspose", "ge.conv3d_transpose")],
+)
+def test_3d_convolutions_import_as_one_3d_op(op_type: str, ge_op: str) -> None:
+    """A 3-D Conv or ConvTranspose imports as GE's 3-D op (Conv3D,
+    Conv3DTranspose), none split into 2-D ones per depth tap."""
+    x = rand(1, 4, 3, 5, 3)
+    model = one_node_model(
+        op_type, {"x": x}, initializers={"w": rand(4, 4, 2, 3, 2)}, opset=17
+    )
+    typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
+    ops = [op.name for op in import_onnx(typed).module.walk()]
+    assert [name for name in ops if "conv" in name] == [ge_op], ops
 
 
 COL2IM = {
@@ -345,23 +384,63 @@ def test_max_pool_propagates_nan_wherever_it_is_in_the_window(
     assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
 
 
-def test_integer_3d_max_pool_runs_exactly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("position", range(8))
+def test_3d_max_pool_propagates_nan_wherever_it_is_in_the_window(
+    position: int, tmp_path: Path
+) -> None:
+    """`ge.max_pool3d` as the 2-D pool: a window holding NaN pools to NaN
+    wherever the NaN is; the other windows keep their maximum."""
+    x = np.arange(1, 28, dtype=np.float32).reshape(1, 1, 3, 3, 3)
+    x[0, 0, position // 4, position // 2 % 2, position % 2] = np.nan
+    model = one_node_model("MaxPool", {"x": x}, opset=12, kernel_shape=[2, 2, 2])
+    windows = sliding_window_view(x, (2, 2, 2), axis=(2, 3, 4))
+    expected = np.maximum.reduce(windows.reshape(*windows.shape[:5], 8), axis=-1)
+    assert np.isnan(expected[0, 0, 0, 0, 0]) and np.isfinite(expected).sum() < 8
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path, [expected])
+
+
+@pytest.mark.parametrize("pads", [[0] * 6, [1, 0, 1, 1, 1, 0]])
+def test_integer_3d_max_pool_runs_exactly(pads: list[int], tmp_path: Path) -> None:
+    """An int8 `ge.max_pool3d`: pads hold the type's minimum, which never
+    wins over an input (-128 is in it)."""
     x = RNG.integers(-128, 127, size=(1, 3, 5, 5, 5), dtype=np.int8)
+    x[0, 0, 0, 0, 0] = -128
     model = one_node_model(
-        "MaxPool", {"x": x}, opset=12, kernel_shape=[3, 2, 3], strides=[2, 2, 1]
+        "MaxPool",
+        {"x": x},
+        opset=12,
+        kernel_shape=[3, 2, 3],
+        strides=[2, 2, 1],
+        pads=pads,
     )
     assert_runs_on_the_jit(model, {"x": x}, tmp_path)
 
 
-def test_nd_pools_are_separable_2d_pools() -> None:
-    """A 3-D pool imports as a pool over (H, W) of the folded input, then one
-    over D: no N-D op exists, and the JIT runs the 2-D ones on NC1HWC0."""
+@pytest.mark.parametrize(
+    ("op_type", "ge_op"),
+    [("MaxPool", "ge.max_pool3d"), ("AveragePool", "ge.avg_pool3d")],
+)
+def test_3d_pools_import_as_one_3d_pool(op_type: str, ge_op: str) -> None:
+    """A 3-D max or average pool imports as GE's 3-D pool (MaxPool3D,
+    AvgPool3D), one op."""
     x = rand(1, 3, 4, 5, 6)
-    model = one_node_model("AveragePool", {"x": x}, opset=11, kernel_shape=[2] * 3)
+    model = one_node_model(op_type, {"x": x}, opset=11, kernel_shape=[2] * 3)
+    typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
+    ops = [op.name for op in import_onnx(typed).module.walk()]
+    pools = [name for name in ops if "pool" in name]
+    assert pools == [ge_op], ops
+
+
+def test_3d_lp_pools_are_separable_2d_pools() -> None:
+    """GE has no 3-D Lp pool: a 3-D LpPool imports as a pool over (H, W) of
+    the folded input, then one over D, and the JIT runs the 2-D ones on
+    NC1HWC0."""
+    x = rand(1, 3, 4, 5, 6)
+    model = one_node_model("LpPool", {"x": x}, opset=11, kernel_shape=[2] * 3)
     typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
     ops = [op.name for op in import_onnx(typed).module.walk()]
     pools = [name for name in ops if name.endswith("pool")]
-    assert pools == ["ge.avg_pool", "ge.avg_pool"], ops
+    assert pools == ["ge.lp_pool", "ge.lp_pool"], ops
 
 
 def test_lp_pool_needs_a_positive_p(tmp_path: Path) -> None:

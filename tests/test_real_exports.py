@@ -107,9 +107,10 @@ def test_static_export_matches_onnxruntime(name: str, exporter: str, tmp_path: P
     check(model, path, feeds)
 
 
-def test_3d_convolutions_run_in_3d_formats(tmp_path: Path):
-    """The Conv3d network's convolutions stay 3-D (`ge.conv3d`, none split
-    into 2-D ones) in GE's 3-D formats: NDC1HWC0 activations, FRACTAL_Z_3D
+def test_3d_convolutions_and_pools_run_in_3d_formats(tmp_path: Path):
+    """The Conv3d network's convolutions and pools stay 3-D (`ge.conv3d`,
+    `ge.max_pool3d`, `ge.avg_pool3d`, `ge.conv3d_transpose`, none split into
+    2-D ones) in GE's 3-D formats: NDC1HWC0 activations, FRACTAL_Z_3D
     filters."""
     name = "video_net"
     path = model_zoo.export(name, exporter=model_zoo.MODELS[name].exporters[0])
@@ -120,11 +121,21 @@ def test_3d_convolutions_run_in_3d_formats(tmp_path: Path):
     assert error is None, error
     ir = load_offline_model(f"{om}.om").ir
     convolutions = [line for line in ir.splitlines() if "ge.conv" in line]
-    assert len(convolutions) == 2, convolutions
+    assert [line.split(" = ")[1].split()[0] for line in convolutions] == [
+        "ge.conv3d",
+        "ge.conv3d",
+        "ge.conv3d_transpose",
+    ], convolutions
     for line in convolutions:
-        assert "= ge.conv3d" in line, line
         assert "#ge.layout<NCDHW, NDC1HWC0>" in line, line
         assert "#ge.layout<NCDHW, FRACTAL_Z_3D>" in line, line
+    pools = [line for line in ir.splitlines() if "_pool" in line]
+    assert [line.split(" = ")[1].split()[0] for line in pools] == [
+        "ge.max_pool3d",
+        "ge.avg_pool3d",
+    ], pools
+    for line in pools:
+        assert line.count("#ge.layout<NCDHW, NDC1HWC0>") == 2, line
 
 
 # The recurrences unroll into a C kernel per step, compiled again for each

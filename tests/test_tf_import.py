@@ -255,6 +255,31 @@ def test_pool_geometry_matches_tensorflow(geometry, is_max):
     assert ops_of(imported)["ge.max_pool" if is_max else "ge.avg_pool"] == 1
 
 
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_3d_ops_are_ge_3d_ops_and_match_tensorflow(padding, tmp_path, capsys):
+    """Conv3D (strided; TensorFlow's CPU kernel has no dilations),
+    MaxPool3D and AvgPool3D (NDHWC, 17 channels, odd sizes) import as
+    `ge.conv3d`, `ge.max_pool3d` and `ge.avg_pool3d`, and match TensorFlow
+    in the reference evaluator and end to end on the JIT."""
+
+    def net(x):
+        y = tf.nn.conv3d(x, weight(2, 3, 2, 17, 6), [1, 1, 2, 1, 1], padding)
+        y = tf.nn.conv3d(y, weight(2, 3, 3, 6, 5), [1, 2, 1, 1, 1], padding)
+        y = tf.nn.max_pool3d(y, [2, 2, 3], [1, 2, 2], padding)
+        return tf.nn.avg_pool3d(y, [3, 1, 2], [2, 1, 2], padding)
+
+    shape = (2, 9, 13, 15, 17)
+    graph = freeze(net, spec(*shape))
+    x = RNG.standard_normal(shape).astype(np.float32)
+    imported = check_against_tf(graph, {"input": x})
+    ops = ops_of(imported)
+    assert ops["ge.max_pool3d"] == 1 and ops["ge.avg_pool3d"] == 1
+    assert ops["ge.conv3d"] == 2
+    model = tmp_path / "volume.pb"
+    model.write_bytes(graph.SerializeToString())
+    compile_and_run(tmp_path, capsys, model, {"input": x})
+
+
 # ---------------------------------------------------------------------------
 # A graph mixing NHWC and NCHW ops, end to end
 # ---------------------------------------------------------------------------

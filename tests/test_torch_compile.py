@@ -174,6 +174,34 @@ def test_precision_mode_is_applied_not_ignored():
         assert str(conv.results[0].type.element_type) == dtype
 
 
+def test_3d_convolutions_and_pools_stay_3d_and_match_eager():
+    """Conv3d, MaxPool3d (dilated, ceil mode), AvgPool3d (pads not counted)
+    and a grouped ConvTranspose3d become GE's 3-D ops (`ge.conv3d`,
+    `ge.max_pool3d`, `ge.avg_pool3d`, `ge.conv3d_transpose`) and match eager
+    on odd sizes (17 channels; the special values are in test_volume.py
+    and test_onnx_windows.py)."""
+    model = torch.nn.Sequential(
+        torch.nn.Conv3d(3, 17, 3, padding=(1, 0, 1)),
+        torch.nn.MaxPool3d(2, stride=(1, 2, 2), dilation=(2, 1, 1), ceil_mode=True),
+        torch.nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=False),
+        torch.nn.ConvTranspose3d(17, 6, 3, stride=2, padding=1, output_padding=1),
+    ).eval()
+    x = torch.randn(2, 3, 7, 9, 5)
+    compiled = torch.compile(model, backend=ge_backend)
+    with torch.no_grad():
+        assert_matches_eager(compiled(x), model(x))
+    assert_ran_on_the_jit("sink")
+    (graph,) = STATS.graphs()
+    names = [op.name for op in graph.model.graph.walk()]
+    windows = ("conv", "pool")
+    assert [n for n in names if any(w in n for w in windows)] == [
+        "ge.conv3d",
+        "ge.max_pool3d",
+        "ge.avg_pool3d",
+        "ge.conv3d_transpose",
+    ], names
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

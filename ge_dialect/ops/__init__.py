@@ -12,7 +12,7 @@ Families: `structure` (graph, data, const, variable, netoutput),
 (transdata, cast and the shape ops), `elementwise` (unary and binary ops,
 add_n), `logic` (comparisons, logic and bit operations, is_nan/is_inf,
 select), `nn` (convolutions, pooling, normalisations, bias_add), `volume`
-(conv3d), `matmul`,
+(conv3d, conv3d_transpose, max_pool3d, avg_pool3d), `matmul`,
 `movement` (concat, split, slice, gather, tile, pad), `reduce` (softmax,
 reductions), `cumulative` (cum_sum, cum_prod: running reductions along an
 axis), `scatter` (scatter_elements, scatter_nd, one_hot: writing at

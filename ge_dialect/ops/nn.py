@@ -448,6 +448,14 @@ class PoolAxis(NamedTuple):
         """Extent of one window: `(k - 1) * d + 1`."""
         return (self.k - 1) * self.d + 1
 
+    @property
+    def end_pad(self) -> int:
+        """The end pad every window fits in: `pe`, more when a ceil-mode
+        partial last window reaches past it."""
+        return self.pe + max(
+            (self.out - 1) * self.s + self.span - (self.size + self.pb + self.pe), 0
+        )
+
 
 def pooled_size(
     size: int, span: int, stride: int, begin: int, end: int, ceil_mode: bool
@@ -500,11 +508,8 @@ def pool_windows(
 
     The end is padded further when needed so a ceil-mode partial window exists.
     """
-    ends = [
-        g.pe + max((g.out - 1) * g.s + g.span - (g.size + g.pb + g.pe), 0) for g in geo
-    ]
     h, w = geo
-    xp = pad_hw(to_nhwc(x, data_format), h.pb, ends[0], w.pb, ends[1], value=value)
+    xp = pad_hw(to_nhwc(x, data_format), h.pb, h.end_pad, w.pb, w.end_pad, value=value)
     return windows(xp, (h.k, w.k), (h.s, w.s), (h.d, w.d))[:, : h.out, : w.out]
 
 

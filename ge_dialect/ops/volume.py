@@ -1,16 +1,18 @@
-"""3-D convolution: GE's `Conv3D`, on NCDHW or NDHWC volumes (video,
-medical imaging).
+"""3-D convolution and pooling: GE's `Conv3D`, `Conv3DTranspose`,
+`MaxPool3D` and `AvgPool3D`, on NCDHW or NDHWC volumes (video, medical
+imaging).
 
-Its activations are stored in NDC1HWC0 (GE's 3-D 5HD: [N, D, C1, H, W, C0])
-and its filter in FRACTAL_Z_3D ([D * C1 * H * W, N1, N0, C0]), as GE's
-Conv3D kernel reads them; the op class holds its shape function, format
-rule, reference kernel and work count like the 2-D convolutions.
+Their activations are stored in NDC1HWC0 (GE's 3-D 5HD: [N, D, C1, H, W,
+C0]) and the convolutions' filters in FRACTAL_Z_3D ([D * C1 * H * W, N1,
+N0, C0]), as GE's kernels read them; each op class holds its shape function,
+format rule, reference kernel and work count like the 2-D ops.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, TensorType
@@ -27,19 +29,23 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attribute_values import attribute_value
 from ge_dialect.attributes import LayoutAttr
-from ge_dialect.format_rules import FormatView
+from ge_dialect.format_rules import FormatView, data_format_rule
 from ge_dialect.formats import Format
 from ge_dialect.layout import kept_layout, shape_of
-from ge_dialect.numpy_helpers import float32_compute
+from ge_dialect.numpy_helpers import float32_compute, lowest
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
+    UNARY_FORMAT,
     GEOperation,
+    boolean,
     check_rank,
+    check_same_element_type,
     element_count,
     int_list_length,
     integer,
     ints,
 )
+from ge_dialect.ops.nn import PoolAxis, avg_counts, pooled_size
 from ge_dialect.shape_functions import (
     UNKNOWN,
     Result,
@@ -53,7 +59,26 @@ from ge_dialect.shape_functions import (
 from ge_dialect.traits import KeepsLayout
 
 VOLUME_FORMATS = ("NCDHW", "NDHWC")
-"""The data formats of a 3-D convolution's input and result."""
+"""The data formats of a 3-D op's input and result."""
+
+
+def check_volume_format(op: GEOperation) -> str:
+    """The op's `data_format`, which must be one of `VOLUME_FORMATS`."""
+    data_format = op.value_of("data_format")
+    if data_format not in VOLUME_FORMATS:
+        raise VerifyException(
+            f"data_format must be one of {', '.join(VOLUME_FORMATS)}, "
+            f"got '{data_format}'"
+        )
+    return data_format
+
+
+def volume_format(attrs: Mapping[str, Any]) -> str:
+    """The `data_format` attribute of a 3-D op's shape function."""
+    data_format = required(attrs, "data_format")
+    if data_format not in VOLUME_FORMATS:
+        raise ShapeError(f"data_format must be NCDHW or NDHWC, got {data_format}")
+    return data_format
 
 
 def conv3d_rule(view: FormatView) -> None:
@@ -106,12 +131,7 @@ class Conv3DOp(GEOperation):
         return kept_layout(operand_types[:1], 5)
 
     def verify_(self) -> None:
-        data_format = self.value_of("data_format")
-        if data_format not in VOLUME_FORMATS:
-            raise VerifyException(
-                f"data_format must be one of {', '.join(VOLUME_FORMATS)}, "
-                f"got '{data_format}'"
-            )
+        data_format = check_volume_format(self)
         check_rank(self.x, 5, "input")
         check_rank(self.filter, 5, "filter")
         check_rank(self.y, 5, "result")
@@ -140,9 +160,7 @@ class Conv3DOp(GEOperation):
         """Output from strides, pads, dilations and groups (filter OIDHW)."""
         x = require_rank(shapes[0], 5, "input")
         w = require_rank(shapes[1], 5, "filter")
-        data_format = required(attrs, "data_format")
-        if data_format not in VOLUME_FORMATS:
-            raise ShapeError(f"data_format must be NCDHW or NDHWC, got {data_format}")
+        data_format = volume_format(attrs)
         c = data_format.index("C")
         groups = required(attrs, "groups")
         if groups < 1:
@@ -224,3 +242,374 @@ class Conv3DOp(GEOperation):
         if bias is not None:
             y = y + bias.reshape(1, -1, 1, 1, 1)
         return y.transpose(np.argsort(order)).astype(x.dtype, copy=False)
+
+
+@irdl_op_definition
+class Conv3DTransposeOp(GEOperation):
+    """3-D transposed convolution (GE's Conv3DTranspose, ONNX ConvTranspose)
+    with optional bias; the filter is [I, O / groups, kd, kh, kw].
+
+    `strides` and `dilations` hold one value per axis of `data_format`
+    (N and C are 1), `pads` six ([front, back, top, bottom, left, right],
+    cropped from the full output), `output_padding` three (zeros added at
+    the end of D, H and W).
+    """
+
+    name = "ge.conv3d_transpose"
+
+    x = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+    strides = attr_def(DenseArrayBase, default_value=ints(1, 1, 1, 1, 1))
+    pads = attr_def(DenseArrayBase, default_value=ints(0, 0, 0, 0, 0, 0))
+    dilations = attr_def(DenseArrayBase, default_value=ints(1, 1, 1, 1, 1))
+    groups = attr_def(IntegerAttr, default_value=integer(1))
+    output_padding = attr_def(DenseArrayBase, default_value=ints(0, 0, 0))
+
+    traits = traits_def(Pure(), KeepsLayout())
+    FORMAT_RULE = staticmethod(conv3d_rule)
+    REFRESH_RULE = staticmethod(conv3d_rule)
+
+    assembly_format = COMPUTE_FORMAT
+
+    @staticmethod
+    def result_layout(
+        operand_types: Sequence[TensorType], attrs: Mapping[str, Any]
+    ) -> LayoutAttr | None:
+        """The result means what x means: x's layout, never the filter's."""
+        return kept_layout(operand_types[:1], 5)
+
+    def verify_(self) -> None:
+        data_format = check_volume_format(self)
+        check_rank(self.x, 5, "input")
+        check_rank(self.filter, 5, "filter")
+        check_rank(self.y, 5, "result")
+        if self.bias is not None:
+            check_rank(self.bias, 1, "bias")
+        for name, count in (("strides", 5), ("pads", 6), ("dilations", 5)):
+            values = int_list_length(self, name, count)
+            if name != "pads" and min(values) < 1:
+                raise VerifyException(f"'{name}' must be positive, got {values}")
+        output_padding = int_list_length(self, "output_padding", 3)
+        strides, dilations = self.value_of("strides"), self.value_of("dilations")
+        for extra, letter in zip(output_padding, "DHW", strict=True):
+            axis = data_format.index(letter)
+            if not 0 <= extra < max(strides[axis], dilations[axis]):
+                raise VerifyException(
+                    f"output_padding {list(output_padding)} must be >= 0 and "
+                    "below the stride or the dilation of its axis"
+                )
+        groups = self.value_of("groups")
+        channels = shape_of(self.x.type)[data_format.index("C")]
+        if groups < 1 or (channels > 0 and channels % groups):
+            raise VerifyException(
+                f"groups {groups} must divide the {channels} input channels"
+            )
+
+    def work(self) -> float:
+        """Multiply-adds: each input element spreads over filter size / input
+        channels outputs."""
+        channels = shape_of(self.x.type)[self.value_of("data_format").index("C")]
+        return element_count(self.x) * element_count(self.filter) / max(channels, 1)
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """ONNX ConvTranspose output: per axis `stride * (size - 1) +
+        output_padding + dilation * (k - 1) + 1 - pads`."""
+        x = require_rank(shapes[0], 5, "input")
+        w = require_rank(shapes[1], 5, "filter")
+        data_format = volume_format(attrs)
+        c = data_format.index("C")
+        groups = required(attrs, "groups")
+        if groups < 1:
+            raise ShapeError(f"groups must be positive, got {groups}")
+        if not dims_match(x[c], w[0]):
+            raise ShapeError(f"input has {x[c]} channels, filter expects {w[0]}")
+        out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
+        if len(shapes) > 2:
+            bias = require_rank(shapes[2], 1, "bias")
+            if not dims_match(bias[0], out_channels):
+                raise ShapeError(
+                    f"bias has {bias[0]} entries for {out_channels} channels"
+                )
+        if dtypes[0] != dtypes[1]:
+            raise ShapeError(
+                f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
+            )
+        strides = list(attrs.get("strides", [1] * 5))
+        dilations = list(attrs.get("dilations", [1] * 5))
+        pads = list(attrs.get("pads", [0] * 6))
+        output_padding = list(attrs.get("output_padding", [0] * 3))
+        lengths = [len(strides), len(dilations), len(pads), len(output_padding)]
+        if lengths != [5, 5, 6, 3]:
+            raise ShapeError(
+                "strides and dilations need 5 values, pads 6, output_padding 3"
+            )
+        shape = list(x)
+        shape[c] = out_channels
+        for k, letter in enumerate("DHW"):
+            axis = data_format.index(letter)
+            stride, dilation = strides[axis], dilations[axis]
+            if stride < 1 or dilation < 1:
+                raise ShapeError(
+                    f"stride {stride} and dilation {dilation} must be positive"
+                )
+            size, kernel = x[axis], w[2 + k]
+            if UNKNOWN in (size, kernel):
+                shape[axis] = UNKNOWN
+                continue
+            begin, end = pads[2 * k], pads[2 * k + 1]
+            full = stride * (size - 1) + output_padding[k] + dilation * (kernel - 1) + 1
+            shape[axis] = full - begin - end
+            if shape[axis] < 1:
+                raise ShapeError(
+                    f"pads {[begin, end]} leave no output of input size {size}"
+                )
+        return [(tuple(shape), dtypes[0])]
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        filter: np.ndarray,
+        bias: np.ndarray | None,
+        *,
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+        data_format: str,
+        output_padding: Sequence[int],
+    ) -> np.ndarray:
+        """Grouped 3-D transposed convolution, ONNX ConvTranspose: each
+        input element times the filter per group (einsum), scattered into
+        the full output one tap at a time, then the pads cropped."""
+        order = [data_format.index(a) for a in "NCDHW"]
+        v = x.transpose(order)
+        n, channels, *sizes = v.shape
+        cin, og, *kernel = filter.shape
+        if channels != cin or channels % groups:
+            raise ValueError(
+                f"input has {channels} channels, filter expects {cin} (groups={groups})"
+            )
+        cg = cin // groups
+        steps = [strides[data_format.index(a)] for a in "DHW"]
+        gaps = [dilations[data_format.index(a)] for a in "DHW"]
+        v = v.reshape(n, groups, cg, *sizes)
+        w = filter.reshape(groups, cg, og, *kernel)
+        taps = np.einsum("ngcdhw,gcoijk->ngodhwijk", v, w, optimize=True)
+        full = [
+            s * (size - 1) + d * (k - 1) + 1 + extra
+            for size, k, s, d, extra in zip(
+                sizes, kernel, steps, gaps, output_padding, strict=True
+            )
+        ]
+        y = np.zeros((n, groups, og, *full), dtype=taps.dtype)
+        for i, j, k in itertools.product(*(range(k) for k in kernel)):
+            at = tuple(
+                slice(t * d, t * d + s * (size - 1) + 1, s)
+                for t, d, s, size in zip((i, j, k), gaps, steps, sizes, strict=True)
+            )
+            y[(slice(None),) * 3 + at] += taps[..., i, j, k]
+        crop = tuple(slice(pads[2 * a], full[a] - pads[2 * a + 1]) for a in range(3))
+        y = y[(slice(None),) * 3 + crop]
+        y = y.reshape(n, groups * og, *y.shape[3:])
+        if bias is not None:
+            y = y + bias.reshape(1, -1, 1, 1, 1)
+        return y.transpose(np.argsort(order)).astype(x.dtype, copy=False)
+
+
+def pool3d_axes(
+    shape: Sequence[int],
+    data_format: str,
+    window: Mapping[str, Sequence[int]],
+    ceil_mode: bool,
+) -> list[tuple[int, PoolAxis]]:
+    """Position in `data_format` and geometry of D, H and W for a 3-D pool
+    over an input of `shape` (`window`: ksize, strides, dilations, pads; an
+    unknown size pools to an unknown size)."""
+    ksize, strides, dilations = (window[n] for n in ("ksize", "strides", "dilations"))
+    pads = window["pads"]
+    axes = []
+    for k, letter in enumerate("DHW"):
+        a = data_format.index(letter)
+        size, begin, end = shape[a], pads[2 * k], pads[2 * k + 1]
+        span = (ksize[a] - 1) * dilations[a] + 1
+        out = (
+            UNKNOWN
+            if size == UNKNOWN
+            else pooled_size(size, span, strides[a], begin, end, ceil_mode)
+        )
+        axes.append(
+            (a, PoolAxis(size, ksize[a], strides[a], begin, end, out, dilations[a]))
+        )
+    return axes
+
+
+def pool3d_geometry(
+    x: np.ndarray,
+    data_format: str,
+    window: Mapping[str, Sequence[int]],
+    ceil_mode: bool,
+) -> list[PoolAxis]:
+    """The geometry of D, H and W for a 3-D pool over the array `x`."""
+    return [g for _, g in pool3d_axes(x.shape, data_format, window, ceil_mode)]
+
+
+def pool3d_windows(
+    x: np.ndarray, data_format: str, geometry: Sequence[PoolAxis], value: float
+) -> np.ndarray:
+    """Window view [N, C, Do, Ho, Wo, kd, kh, kw] of x (in `data_format`)
+    padded with `value`, the end further where a ceil-mode partial window
+    needs it."""
+    order = [data_format.index(a) for a in "NCDHW"]
+    pads = [(g.pb, g.end_pad) for g in geometry]
+    v = np.pad(x.transpose(order), [(0, 0), (0, 0), *pads], constant_values=value)
+    spans = [g.span for g in geometry]
+    win = np.lib.stride_tricks.sliding_window_view(v, spans, axis=(2, 3, 4))
+    d, h, w = geometry
+    win = win[:, :, :: d.s, :: h.s, :: w.s, :: d.d, :: h.d, :: w.d]
+    return win[:, :, : d.out, : h.out, : w.out]
+
+
+def from_ncdhw(y: np.ndarray, data_format: str) -> np.ndarray:
+    """An NCDHW array in `data_format`."""
+    return y.transpose(["NCDHW".index(a) for a in data_format])
+
+
+class Pool3DOp(GEOperation):
+    """Base of the 3-D windowed pools; `REDUCTION` names how a window combines.
+
+    `ksize`, `strides` and `dilations` hold one value per axis of
+    `data_format` (N and C are 1), `pads` six: [front, back, top, bottom,
+    left, right]; `ceil_mode` keeps a partial last window that does not
+    start in the end pad.
+    """
+
+    x = operand_def(TensorType)
+    y = result_def(TensorType)
+    data_format = attr_def(StringAttr)
+    ksize = attr_def(DenseArrayBase)
+    strides = attr_def(DenseArrayBase, default_value=ints(1, 1, 1, 1, 1))
+    pads = attr_def(DenseArrayBase, default_value=ints(0, 0, 0, 0, 0, 0))
+    dilations = attr_def(DenseArrayBase, default_value=ints(1, 1, 1, 1, 1))
+    ceil_mode = attr_def(IntegerAttr, default_value=boolean(False))
+
+    traits = traits_def(Pure(), KeepsLayout())
+    FORMAT_RULE = staticmethod(data_format_rule)
+
+    REDUCTION: ClassVar[str]
+
+    assembly_format = UNARY_FORMAT
+
+    def verify_(self) -> None:
+        check_volume_format(self)
+        check_rank(self.x, 5, "input")
+        check_rank(self.y, 5, "result")
+        check_same_element_type(self)
+        lengths = (("ksize", 5), ("strides", 5), ("pads", 6), ("dilations", 5))
+        for name, count in lengths:
+            values = int_list_length(self, name, count)
+            if name != "pads" and min(values) < 1:
+                raise VerifyException(f"'{name}' must be positive, got {values}")
+
+    def work(self) -> float:
+        """Elements visited: each output element reads its window."""
+        return element_count(self.y) * int(np.prod(self.value_of("ksize")))
+
+    @staticmethod
+    def shape_function(
+        shapes: Sequence[Shape], dtypes: Sequence[str], attrs: Mapping[str, Any]
+    ) -> list[Result]:
+        """Window pooling over D, H and W; `ceil_mode` keeps a partial last
+        window not in the end pad."""
+        x = require_rank(shapes[0], 5, "input")
+        data_format = volume_format(attrs)
+        window = {
+            "ksize": list(required(attrs, "ksize")),
+            "strides": list(attrs.get("strides", [1] * 5)),
+            "dilations": list(attrs.get("dilations", [1] * 5)),
+            "pads": list(attrs.get("pads", [0] * 6)),
+        }
+        if [len(v) for v in window.values()] != [5, 5, 5, 6]:
+            raise ShapeError("ksize, strides and dilations need 5 values, pads 6")
+        if min(min(window[n]) for n in ("ksize", "strides", "dilations")) < 1:
+            raise ShapeError("'ksize', 'strides' and 'dilations' must be positive")
+        ceil_mode = bool(attrs.get("ceil_mode", False))
+        shape = list(x)
+        for axis, g in pool3d_axes(x, data_format, window, ceil_mode):
+            shape[axis] = g.out
+            if g.out == 0:
+                raise ShapeError(
+                    f"window {g.span} is larger than the padded input "
+                    f"{g.size + g.pb + g.pe} by at least the stride {g.s}: "
+                    "no output"
+                )
+        return [(tuple(shape), dtypes[0])]
+
+
+@irdl_op_definition
+class MaxPool3DOp(Pool3DOp):
+    """3-D max pooling (GE's MaxPool3D); padding never wins, a NaN in a
+    window makes it NaN."""
+
+    name = "ge.max_pool3d"
+
+    REDUCTION: ClassVar[str] = "max"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        ksize: Sequence[int],
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        data_format: str,
+        ceil_mode: bool,
+    ) -> np.ndarray:
+        """Max pooling (ONNX MaxPool) over windows padded with the lowest value."""
+        window = {"ksize": ksize, "strides": strides, "dilations": dilations}
+        geometry = pool3d_geometry(x, data_format, {**window, "pads": pads}, ceil_mode)
+        win = pool3d_windows(x, data_format, geometry, lowest(x.dtype))
+        return from_ncdhw(win.max(axis=(-3, -2, -1)), data_format)
+
+
+@irdl_op_definition
+class AvgPool3DOp(Pool3DOp):
+    """3-D average pooling (GE's AvgPool3D); `count_include_pad` counts
+    padded zeros."""
+
+    name = "ge.avg_pool3d"
+
+    count_include_pad = attr_def(IntegerAttr, default_value=boolean(False))
+
+    REDUCTION: ClassVar[str] = "mean"
+
+    @staticmethod
+    @float32_compute
+    def numpy_kernel(
+        x: np.ndarray,
+        *,
+        ksize: Sequence[int],
+        strides: Sequence[int],
+        pads: Sequence[int],
+        dilations: Sequence[int],
+        data_format: str,
+        ceil_mode: bool,
+        count_include_pad: bool,
+    ) -> np.ndarray:
+        """Average pooling (ONNX AveragePool): the divisor counts window taps
+        inside the input, or inside the padded input with
+        `count_include_pad`; ceil-mode overhang is never counted."""
+        window = {"ksize": ksize, "strides": strides, "dilations": dilations}
+        geometry = pool3d_geometry(x, data_format, {**window, "pads": pads}, ceil_mode)
+        total = pool3d_windows(x, data_format, geometry, 0.0).sum(axis=(-3, -2, -1))
+        cd, ch, cw = (avg_counts(g, count_include_pad) for g in geometry)
+        count = np.einsum("d,h,w->dhw", cd, ch, cw).astype(total.dtype)
+        return from_ncdhw(total / count, data_format)

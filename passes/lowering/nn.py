@@ -237,7 +237,7 @@ def reduce_to_result(
     finish(ctx, y, lambda nest, index: final(nest, nest.load(acc, index), index), acc)
 
 
-def _place(letters: str, **positions: Ix) -> list[Ix]:
+def place(letters: str, **positions: Ix) -> list[Ix]:
     """An index in the axis order `letters` from per-letter values."""
     return [positions[letter] for letter in letters]
 
@@ -306,7 +306,8 @@ def _spatial(ctx: LoweringContext, name: str, data_format: str) -> tuple[int, in
     return values[data_format.index("H")], values[data_format.index("W")]
 
 
-def _require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
+def require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
+    """Refuse, with the op's location, a lowering over non-float buffers."""
     if not all(is_float(b.layout.element_type) for b in buffers):
         raise ctx.error("has no loop lowering for non-float element types")
 
@@ -352,7 +353,7 @@ def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         b, g, o, oh, ow, i, ih, iw = index
         xv = nest.load(
             source,
-            _place(
+            place(
                 data_format,
                 N=b,
                 C=g * cin_g + i,
@@ -360,12 +361,12 @@ def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
                 W=ow * sw + iw * dw,
             ),
         )
-        wv = nest.load(w, _place(w_letters, N=g * per_group + o, C=i, H=ih, W=iw))
+        wv = nest.load(w, place(w_letters, N=g * per_group + o, C=i, H=ih, W=iw))
         return arithmetic.multiply(nest, xv, wv)
 
     def acc_index(index: list[Ix]) -> list[Ix]:
         b, g, o, oh, ow = index[:5]
-        return _place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
+        return place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
 
     sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
     init = bias_at if bias else arithmetic.zero
@@ -388,7 +389,7 @@ def conv2d_transpose_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     [Cin, Cout/g, kh, kw] flipped: `y[oh] = sum z[oh + kh * d] w[k - 1 - kh]`.
     """
     x, w, *bias = ctx.operands()
-    _require_float(ctx, x, w)
+    require_float(ctx, x, w)
     data_format = str(ctx.attr("data_format"))
     groups = int(ctx.attr("groups"))
     h_axis, w_axis = data_format.index("H"), data_format.index("W")
@@ -443,14 +444,14 @@ def conv2d_transpose_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         b, g, o, oh, ow, i, ih, iw = index
         xv = nest.load(
             spread,
-            _place(data_format, N=b, C=g * cin_g + i, H=oh + ih * dh, W=ow + iw * dw),
+            place(data_format, N=b, C=g * cin_g + i, H=oh + ih * dh, W=ow + iw * dw),
         )
         flipped = [g * cin_g + i, o, Ix.of(kh - 1) - ih, Ix.of(kw - 1) - iw]
         return nest.op(arith.MulfOp, xv, nest.load(w, flipped))
 
     def acc_index(index: list[Ix]) -> list[Ix]:
         b, g, o, oh, ow = index[:5]
-        return _place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
+        return place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
 
     sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
     return Reduction(
@@ -458,7 +459,7 @@ def conv2d_transpose_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     )
 
 
-def _window_counts(
+def window_counts(
     ctx: LoweringContext,
     extent: int,
     first: int,
@@ -527,7 +528,7 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     reduction = ctx.op.REDUCTION
     maximum = max_of(ctx, x) if reduction == "max" else None
     if maximum is None:
-        _require_float(ctx, x)
+        require_float(ctx, x)
     kh, kw = _spatial(ctx, "ksize", data_format)
     sh, sw = _spatial(ctx, "strides", data_format)
     dh, dw = _spatial(ctx, "dilations", data_format)
@@ -568,14 +569,14 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
             final=lambda nest, total, _: lp_root(nest, total, p),
         )
     include_pad = bool(ctx.attr("count_include_pad"))
-    rows = _window_counts(
+    rows = window_counts(
         ctx,
         size[0],
         0 if include_pad else top,
         top + h + (bottom if include_pad else 0),
         (kh, sh, dh, ho),
     )
-    cols = _window_counts(
+    cols = window_counts(
         ctx,
         size[1],
         0 if include_pad else left,
@@ -697,7 +698,7 @@ def global_pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The global pooling at `ctx.op` (result layout `y`: H = W = 1)."""
     assert ctx.op is not None
     (x,) = ctx.operands()
-    _require_float(ctx, x)
+    require_float(ctx, x)
     data_format = str(ctx.attr("data_format"))
     reduction = ctx.op.REDUCTION
     spatial = [data_format.index(a) for a in "HW"]
@@ -755,7 +756,7 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
     log_softmax = (x - max) - log(sum(exp(x - max))).
     """
     (x,) = ctx.operands()
-    _require_float(ctx, x)
+    require_float(ctx, x)
     y = ctx.result()
     axes = [int(ctx.attr("axis")) % len(x.layout.origin_shape)]
     reduced = keep_dims(axes)
@@ -787,7 +788,7 @@ def lower_lp_norm(ctx: LoweringContext, op: Operation) -> None:
     into a scratch buffer (`|x|` or `x * x` summed, then the root), then one
     elementwise nest."""
     (x,) = ctx.operands()
-    _require_float(ctx, x)
+    require_float(ctx, x)
     y = ctx.result()
     axes = [int(ctx.attr("axis")) % len(x.layout.origin_shape)]
     p = float(ctx.attr("p"))
@@ -826,7 +827,7 @@ def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
             extreme.element_type,
         )
     elif reduction == "prod":
-        _require_float(ctx, x)
+        require_float(ctx, x)
         acc = reduce_into(ctx, x, axes, 1.0, lambda n, i: n.load(x, i), _multiply)
     elif reduction == "sum" and not is_float(x.layout.element_type):
         sums = product_arithmetic(ctx, y.layout, x)  # exact in the integer type
@@ -835,7 +836,7 @@ def lower_reduce(ctx: LoweringContext, op: Operation) -> None:
             y.layout.element_type,
         )  # fmt: skip
     else:
-        _require_float(ctx, x)
+        require_float(ctx, x)
         acc = reduce_into(ctx, x, axes, 0.0, lambda n, i: n.load(x, i), _add)
     count = 1.0
     for a in axes:
@@ -954,7 +955,7 @@ def lower_arg_reduce(ctx: LoweringContext, op: Operation) -> None:
 def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
     """x / (bias + alpha / size * sum of squares over a channel window) ** beta."""
     (x,) = ctx.operands()
-    _require_float(ctx, x)
+    require_float(ctx, x)
     y = ctx.result()
     size = int(ctx.attr("size"))
     alpha, beta, bias = (float(ctx.attr(a)) for a in ("alpha", "beta", "bias"))
@@ -998,7 +999,7 @@ def lower_lrn(ctx: LoweringContext, op: Operation) -> None:
 def lower_instance_norm(ctx: LoweringContext, op: Operation) -> None:
     """(x - mean) / sqrt(var + eps) * gamma + beta, statistics over H and W."""
     x, gamma, beta = ctx.operands()
-    _require_float(ctx, x)
+    require_float(ctx, x)
     y = ctx.result()
     data_format = str(ctx.attr("data_format"))
     epsilon = float(ctx.attr("epsilon"))

@@ -364,8 +364,10 @@ class YoloHead(nn.Module):
 
 class VideoNet(nn.Module):
     """A small 3-D CNN (video, medical volumes): Conv3d + BatchNorm3d + ReLU
-    twice (padded, then strided and grouped), a global 3-D average pool and
-    a linear head."""
+    twice (padded, then strided and grouped), each followed by a 3-D pool
+    (a padded ceil-mode max pool, a padded average pool not counting the
+    pads), a strided grouped ConvTranspose3d upsampling H and W, a global
+    3-D average pool and a linear head."""
 
     def __init__(self, channels: int = 3, classes: int = 5):
         super().__init__()
@@ -373,12 +375,20 @@ class VideoNet(nn.Module):
             nn.Conv3d(channels, 16, 3, padding=1),
             nn.BatchNorm3d(16),
             nn.ReLU(),
+            nn.MaxPool3d(
+                (2, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1), ceil_mode=True
+            ),
             nn.Conv3d(16, 20, (3, 3, 2), stride=(1, 2, 2), padding=(1, 0, 1), groups=4),
             nn.BatchNorm3d(20),
             nn.ReLU(),
-        )
+            nn.AvgPool3d(2, stride=(1, 2, 1), padding=1, count_include_pad=False),
+            nn.ConvTranspose3d(
+                20, 12, (2, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1),
+                output_padding=(0, 1, 0), groups=2,
+            ),
+        )  # fmt: skip
         randomize_norms(self.features)
-        self.head = nn.Linear(20, classes)
+        self.head = nn.Linear(12, classes)
         self.eval()
 
     def forward(self, clip: torch.Tensor):
