@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import VerifyException
 from ge_dialect.adapters import call_kernel, kernel_signature, numpy_kernel_of
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
+from ge_dialect.dtypes import numpy_dtype
 from ge_dialect.format_rules import FORMAT_RULES
 from ge_dialect.opinfo import find_op_info
 from ge_dialect.ops import GE_OPS, OPS_BY_NAME, Structural, default_attributes
@@ -324,7 +325,7 @@ def _plain_graph(op: type[IRDLOperation], dtypes: tuple[str, ...]):
 def kernel_defines(op: type[IRDLOperation], dtypes: tuple[str, ...]) -> bool:
     """Whether the op's NumPy kernel computes a result of the first operand's
     dtype from operands of `dtypes` (the reference defines the op on them)."""
-    arrays = [np.ones((3, 17), dtype) for dtype in dtypes]
+    arrays = [np.ones((3, 17), numpy_dtype(dtype)) for dtype in dtypes]
     try:
         with np.errstate(all="ignore"):
             result = _call(op, arrays)
