@@ -288,8 +288,8 @@ def forged_index(path: Path, change) -> None:
             data, HEADER.size + SECTION_ENTRY.size * i
         )
         payload = data[offset : offset + length]
-        if tag == WEIGHT_INDEX:
-            payload = json.dumps(change(json.loads(payload))).encode()
+        if tag == WEIGHT_INDEX:  # padded to its length: later sections stay aligned
+            payload = json.dumps(change(json.loads(payload))).encode().ljust(length)
         sections.append((tag, payload))
         offset += length
     path.write_bytes(pack_sections(sections))

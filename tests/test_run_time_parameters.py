@@ -151,15 +151,6 @@ CASES = {
         },
         {},
     ),
-    "clip_bounds_special": (
-        "Clip",
-        {
-            "x": SPECIAL,
-            "min": np.array(-0.5, np.float32),
-            "max": np.array(0.25, np.float32),
-        },
-        {},
-    ),
     "tile_repeats": ("Tile", {"x": X, "repeats": np.array([1, 3, 2], np.int64)}, {}),
     "unsqueeze_axes": ("Unsqueeze", {"x": X, "axes": np.array([3, 0], np.int64)}, {}),
     "cumsum_axis": ("CumSum", {"x": X, "axis": np.array(-2, np.int64)}, {"reverse": 1}),
