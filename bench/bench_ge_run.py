@@ -95,7 +95,7 @@ def onnx_model(name: str, directory: Path) -> tuple[Path, dict]:
     sys.path.insert(0, str(ROOT / "tests"))
     import model_zoo
 
-    exporter = ZOO_EXPORTERS.get(name, "dynamo")
+    exporter = ZOO_EXPORTERS.get(name)  # None: the model's first exporter
     return model_zoo.export(name, exporter=exporter), model_zoo.sample_inputs(name)
 
 
