@@ -96,6 +96,33 @@ def conv3d_rule(view: FormatView) -> None:
     view.set_output(0, fmt)
 
 
+def verify_convolution_operands(op: GEOperation) -> str:
+    """The checks `ge.conv3d` and `ge.conv3d_transpose` share: data format,
+    ranks, and one stride and dilation per axis (positive), six pads; the
+    data format."""
+    data_format = check_volume_format(op)
+    check_rank(op.x, 5, "input")
+    check_rank(op.filter, 5, "filter")
+    check_rank(op.y, 5, "result")
+    if op.bias is not None:
+        check_rank(op.bias, 1, "bias")
+    for name, count in (("strides", 5), ("pads", 6), ("dilations", 5)):
+        values = int_list_length(op, name, count)
+        if name != "pads" and min(values) < 1:
+            raise VerifyException(f"'{name}' must be positive, got {values}")
+    return data_format
+
+
+def verify_groups(op: GEOperation, data_format: str) -> None:
+    """`groups` is positive and divides the input channels (when known)."""
+    groups = op.value_of("groups")
+    channels = shape_of(op.x.type)[data_format.index("C")]
+    if groups < 1 or (channels > 0 and channels % groups):
+        raise VerifyException(
+            f"groups {groups} must divide the {channels} input channels"
+        )
+
+
 @irdl_op_definition
 class Conv3DOp(GEOperation):
     """3-D convolution (cross-correlation) with optional bias.
@@ -131,22 +158,8 @@ class Conv3DOp(GEOperation):
         return kept_layout(operand_types[:1], 5)
 
     def verify_(self) -> None:
-        data_format = check_volume_format(self)
-        check_rank(self.x, 5, "input")
-        check_rank(self.filter, 5, "filter")
-        check_rank(self.y, 5, "result")
-        if self.bias is not None:
-            check_rank(self.bias, 1, "bias")
-        for name, count in (("strides", 5), ("pads", 6), ("dilations", 5)):
-            values = int_list_length(self, name, count)
-            if name != "pads" and min(values) < 1:
-                raise VerifyException(f"'{name}' must be positive, got {values}")
-        groups = self.value_of("groups")
-        channels = shape_of(self.x.type)[data_format.index("C")]
-        if groups < 1 or (channels > 0 and channels % groups):
-            raise VerifyException(
-                f"groups {groups} must divide the {channels} input channels"
-            )
+        data_format = verify_convolution_operands(self)
+        verify_groups(self, data_format)
 
     def work(self) -> float:
         """Multiply-adds: each output element takes filter size / output channels."""
@@ -282,16 +295,7 @@ class Conv3DTransposeOp(GEOperation):
         return kept_layout(operand_types[:1], 5)
 
     def verify_(self) -> None:
-        data_format = check_volume_format(self)
-        check_rank(self.x, 5, "input")
-        check_rank(self.filter, 5, "filter")
-        check_rank(self.y, 5, "result")
-        if self.bias is not None:
-            check_rank(self.bias, 1, "bias")
-        for name, count in (("strides", 5), ("pads", 6), ("dilations", 5)):
-            values = int_list_length(self, name, count)
-            if name != "pads" and min(values) < 1:
-                raise VerifyException(f"'{name}' must be positive, got {values}")
+        data_format = verify_convolution_operands(self)
         output_padding = int_list_length(self, "output_padding", 3)
         strides, dilations = self.value_of("strides"), self.value_of("dilations")
         for extra, letter in zip(output_padding, "DHW", strict=True):
@@ -301,12 +305,7 @@ class Conv3DTransposeOp(GEOperation):
                     f"output_padding {list(output_padding)} must be >= 0 and "
                     "below the stride or the dilation of its axis"
                 )
-        groups = self.value_of("groups")
-        channels = shape_of(self.x.type)[data_format.index("C")]
-        if groups < 1 or (channels > 0 and channels % groups):
-            raise VerifyException(
-                f"groups {groups} must divide the {channels} input channels"
-            )
+        verify_groups(self, data_format)
 
     def work(self) -> float:
         """Multiply-adds: each input element spreads over filter size / input
