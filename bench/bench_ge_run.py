@@ -237,7 +237,7 @@ def cold_start(om: Path, onnx_path: Path, threads: int, scratch: Path):
 
 def table(rows: list[Row], threads: int) -> str:
     """The Markdown table."""
-    from ge_runtime.jit.schedule.kernels import kernel_status
+    from ge_runtime.jit.c_runtime import kernel_status
 
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [

@@ -36,8 +36,9 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, OptOperandDef, VarOperandDef
 
 from ge_dialect.attribute_values import default_attributes, python_attributes
-from ge_dialect.dtypes import dtype_name, numpy_dtype
-from ge_dialect.formats import Format
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name
+from ge_dialect.formats import Format, shape_matches
 from ge_dialect.layout import layout_of
 from ge_dialect.locations import error_at
 
@@ -211,13 +212,6 @@ def expected_dtype(tensor: Attribute) -> np.dtype:
     """The NumPy dtype that holds values of a tensor type."""
     assert isinstance(tensor, TensorType)
     return numpy_dtype(dtype_name(tensor.element_type))
-
-
-def shape_matches(shape: Sequence[int], expected: Sequence[int]) -> bool:
-    """Whether a concrete shape fits an IR shape (a dynamic dim matches any)."""
-    return len(shape) == len(expected) and all(
-        e < 0 or s == e for s, e in zip(shape, expected, strict=True)
-    )
 
 
 def check_results(op: Operation, arrays: Sequence[np.ndarray]) -> None:

@@ -24,6 +24,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.lexer import Position
 
+from ge_dialect import float_literals  # noqa: F401  (MLIR's float literals in xDSL)
 from ge_dialect.formats import INTERNAL_FORMATS, Format
 
 

@@ -22,7 +22,8 @@ from xdsl.ir import Operation
 
 from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
-from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import (
     layout_attr,

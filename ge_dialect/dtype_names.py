@@ -40,6 +40,10 @@ _DTYPE_BITS: Mapping[str, int] = {
     "float4_e2m1fn": 4,
 }
 
+DTYPE_NAMES = frozenset(_DTYPE_BITS)
+"""The canonical names of the numeric and boolean dtypes (strings are
+"string", which has no bit width)."""
+
 _DTYPE_ALIASES: Mapping[str, str] = {
     "half": "float16",
     "fp16": "float16",
@@ -98,3 +102,21 @@ def canonical_dtype(dtype: str | npt.DTypeLike) -> str:
 def element_bits(dtype: str | npt.DTypeLike) -> int:
     """The size of one element of `dtype` in bits (int4: 4, bool: 8)."""
     return _DTYPE_BITS[canonical_dtype(dtype)]
+
+
+def numpy_dtype(dtype: str) -> np.dtype:
+    """The NumPy dtype holding values of `dtype`.
+
+    bfloat16, the float8/float4 types and int2/uint2/int4/uint4 are ml_dtypes'
+    types; NumPy holds one sub-byte value (int2, int4, float4) per byte
+    (storage formats count them as 2 or 4 bits, `element_bits`);
+    strings are NumPy's variable-width `StringDType`.
+    """
+    if dtype == "string":
+        return np.dtypes.StringDType()
+    try:
+        return np.dtype(dtype)
+    except TypeError:  # not NumPy's: ml_dtypes' (imported only then: ~1 s)
+        import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
+
+        return np.dtype(dtype)

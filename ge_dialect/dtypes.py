@@ -90,23 +90,3 @@ def element_type(dtype: str) -> Attribute:
         if name == f"u{int_name}":
             return IntegerType(width, Signedness.UNSIGNED)
     raise ValueError(f"unsupported dtype '{dtype}'")
-
-
-def numpy_dtype(dtype: str):
-    """The NumPy dtype holding values of `dtype`.
-
-    bfloat16, the float8/float4 types and int2/uint2/int4/uint4 are ml_dtypes'
-    types; NumPy holds one sub-byte value (int2, int4, float4) per byte
-    (storage formats count them as 2 or 4 bits, `dtype_names.element_bits`);
-    strings are NumPy's variable-width `StringDType`.
-    """
-    import numpy as np
-
-    if dtype == "string":
-        return np.dtypes.StringDType()
-    try:
-        return np.dtype(dtype)
-    except TypeError:  # not NumPy's: ml_dtypes' (imported only then: ~1 s)
-        import ml_dtypes  # noqa: F401  (registers its dtype names with NumPy)
-
-        return np.dtype(dtype)

@@ -14,7 +14,8 @@ silently changed when IR text was read back (xDSL issue #3370 fixed this for
 comparing element *values*, so `[0.0, -0.0]` printed as the splat `0.0` and an
 all-NaN tensor never printed as a splat.
 
-Importing this module (`ge_dialect` does) installs MLIR's behaviour:
+Importing this module (`ge_dialect.attributes` does, so every module that
+builds, parses or prints `ge` IR has it) installs MLIR's behaviour:
 
 - a hexadecimal literal for a float element is its bit pattern; a leading minus
   or more bits than the type has is an error, with MLIR's messages;

@@ -293,3 +293,10 @@ def expand_dims_by_mask(shape: ShapeLike, mask: int) -> tuple[int, ...]:
     rest = iter(dims)
     expanded = [1 if mask >> i & 1 else next(rest, 1) for i in range(full)]
     return (*expanded, *rest)
+
+
+def shape_matches(shape: Sequence[int], expected: Sequence[int]) -> bool:
+    """Whether a concrete shape fits an IR shape (a dynamic dim matches any)."""
+    return len(shape) == len(expected) and all(
+        e < 0 or s == e for s, e in zip(shape, expected, strict=True)
+    )

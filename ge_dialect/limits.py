@@ -59,7 +59,7 @@ BUDGET_FLAG = "--memory-budget"
 
 DEFAULT_MAX_ITERATIONS = 10_000
 """How many `ge.while` iterations run before the loop counts as runaway,
-unless `--max-iterations` (or `ge_runtime.graph_io.iteration_budget_of`) says."""
+unless `--max-iterations` (or `ge_runtime.run_inputs.iteration_budget_of`) says."""
 
 ITERATIONS_FLAG = "--max-iterations"
 """The tools' flag that raises (or lowers) the iteration budget."""

@@ -212,3 +212,11 @@ def lp_norm(x: np.ndarray, p: float, axis: Any) -> np.ndarray:
         return np.sqrt((x * x).sum(axis=axis, keepdims=True))
     total = (np.abs(x) ** np.float32(p)).sum(axis=axis, keepdims=True)
     return total ** np.float32(1 / p)
+
+
+def erf(x: Any) -> Any:
+    """The Gauss error function (SciPy's, imported on first use: NumPy has
+    none, and SciPy is slow to import)."""
+    from scipy.special import erf as scipy_erf
+
+    return scipy_erf(x)

@@ -68,16 +68,6 @@ ORIGIN = "origin"
 
 _DATA_DIR = Path(__file__).parent / "data" / "opinfo"
 
-PRECISION_MODES = (
-    "must_keep_origin_dtype",
-    "force_fp32",
-    "force_fp16",
-    "allow_fp32_to_fp16",
-    "allow_mix_precision",
-)
-"""ATC's `--precision_mode` values (`passes/select_precision.py`; the mixed
-one reads `precision_reduce`)."""
-
 
 class Engine(enum.StrEnum):
     """The engine that runs an op."""

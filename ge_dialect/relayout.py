@@ -2,7 +2,9 @@
 
 GE's `TransferShape` and data transfer, in NumPy: `transfer_shape` gives the
 storage shape of an origin-format tensor, `to_storage` / `from_storage`
-convert the data (padding is zeros, the way back drops it exactly).
+convert the data (padding is zeros, the way back drops it exactly);
+`ValueLayout` is how one value is held (formats, dtype, reshape type,
+groups), what the runtime stores and loads its arrays by.
 
 Where GE silently returns a shape that no data layout matches, this library
 raises instead: an internal format whose rank cannot be reached (ND below
@@ -19,6 +21,7 @@ import dataclasses
 import enum
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -721,3 +724,62 @@ def convert(
         target=target,
         dtype=dtype,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueLayout:
+    """How a value's data is held: its formats, dtype, reshape type and groups."""
+
+    origin: Format
+    storage: Format
+    dtype: str
+    reshape_type: str | None = None
+    groups: int = 1
+    target: str | None = None
+
+    @property
+    def is_plain(self) -> bool:
+        """Whether the stored array is the origin array itself."""
+        return self.storage in (self.origin, Format.ND)
+
+    def _options(self) -> dict[str, Any]:
+        return {
+            "reshape_type": self.reshape_type,
+            "groups": self.groups,
+            "target": self.target,
+            "dtype": self.dtype,
+        }
+
+    def store(self, origin: np.ndarray) -> np.ndarray:
+        """The storage-layout array of an origin-layout array."""
+        if self.is_plain:
+            return origin
+        return to_storage(origin, self.origin, self.storage, **self._options())
+
+    def to_json(self) -> dict[str, Any]:
+        """The layout as a JSON object (the target is the model's: not kept)."""
+        return {
+            "origin": self.origin.value,
+            "storage": self.storage.value,
+            "dtype": self.dtype,
+            "reshape_type": self.reshape_type,
+            "groups": self.groups,
+        }
+
+    @classmethod
+    def of_json(cls, entry: Mapping[str, Any], target: str | None) -> ValueLayout:
+        """The layout `to_json` gave, for `target`."""
+        return cls(
+            Format(entry["origin"]),
+            Format(entry["storage"]),
+            entry["dtype"],
+            entry["reshape_type"],
+            entry["groups"],
+            target,
+        )
+
+    def load(self, stored: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+        """The origin-layout array of `shape` held by a storage-layout array."""
+        if self.is_plain:
+            return stored
+        return from_storage(stored, self.origin, self.storage, shape, **self._options())

@@ -17,22 +17,23 @@ The file convention (`ge-run --input x=FILE.npz`, and the outputs it
 writes): a sequence is an `.npz` whose arrays are named `0` to `n-1`; an
 absent optional an `.npz` with no array (`NONE_KIND`). A present optional
 is its element's file (an `.npy` for a tensor).
+
+The entries' attributes (`StructuredValue.attribute`, `record`,
+`structured`) import xDSL when called: a served run writes its outputs
+with the rest, without it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
-    IntegerAttr,
-    StringAttr,
-    i64,
-)
-from xdsl.ir import Operation
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import DictionaryAttr
+    from xdsl.ir import Operation
 
 STRUCTURED_INPUTS = "structured_inputs"
 STRUCTURED_OUTPUTS = "structured_outputs"
@@ -84,6 +85,14 @@ class StructuredValue:
 
     def attribute(self) -> DictionaryAttr:
         """The entry as it is stored on the graph op."""
+        from xdsl.dialects.builtin import (
+            ArrayAttr,
+            DictionaryAttr,
+            IntegerAttr,
+            StringAttr,
+            i64,
+        )
+
         return DictionaryAttr(
             {
                 "name": StringAttr(self.name),
@@ -96,12 +105,16 @@ class StructuredValue:
 
 def record(graph: Operation, key: str, values: Sequence[StructuredValue]) -> None:
     """Store `values` on `graph` under `key` (nothing when there is none)."""
+    from xdsl.dialects.builtin import ArrayAttr
+
     if values:
         graph.attributes[key] = ArrayAttr([v.attribute() for v in values])
 
 
 def structured(graph: Operation, key: str) -> list[StructuredValue]:
     """The entries stored on `graph` under `key` (ValueError if malformed)."""
+    from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, StringAttr
+
     attr = graph.attributes.get(key)
     if attr is None:
         return []

@@ -183,3 +183,14 @@ def m0_for(dtype: str | npt.DTypeLike, target: str | Target | None = None) -> in
 def n0_for(dtype: str | npt.DTypeLike, target: str | Target | None = None) -> int:
     """N0 of the target's DtypeMKN table for `dtype`."""
     return get_target(target).mkn(dtype)[2]
+
+
+PRECISION_MODES = (
+    "must_keep_origin_dtype",
+    "force_fp32",
+    "force_fp16",
+    "allow_fp32_to_fp16",
+    "allow_mix_precision",
+)
+"""ATC's `--precision_mode` values (`passes/select_precision.py`; the mixed
+one reads `precision_reduce`)."""

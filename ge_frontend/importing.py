@@ -42,7 +42,8 @@ from xdsl.utils.exceptions import VerifyException
 from ge_dialect.adapters import call_kernel
 from ge_dialect.builder import GraphBuilder, dtype_of, tensor_type
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import element_type, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import element_type
 from ge_dialect.formats import Format
 from ge_dialect.limits import (
     DEFAULT_INLINE_LIMIT,

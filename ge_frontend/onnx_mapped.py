@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
 from ge_dialect.input_files import confined_path
 
 MAPPED_BYTES = 1 << 16

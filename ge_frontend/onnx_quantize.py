@@ -39,7 +39,8 @@ import ml_dtypes
 import numpy as np
 import onnx
 
-from ge_dialect.dtypes import NARROW_FLOAT_DTYPES, SATURATING_DTYPES, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import NARROW_FLOAT_DTYPES, SATURATING_DTYPES
 from ge_frontend.importing import (
     Unsupported,
     Value,

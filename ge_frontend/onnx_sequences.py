@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import onnx
 
-from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
 from ge_frontend.importing import (
     GraphEmitter,
     Unsupported,

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
 from ge_dialect.limits import over_budget, tensor_bytes
 from ge_frontend.importing import ConverterContext, Unsupported
 

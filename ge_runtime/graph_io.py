@@ -1,6 +1,6 @@
-"""A graph's interface to whoever runs it: finding the graph, binding its
-inputs by name or index, its output names, loading its weights, and the
-iteration budget of its loops.
+"""A graph's interface to whoever runs it: finding the graph, its inputs'
+specs (bound by name or index, with the iteration budget of its loops, in
+`run_inputs`, which reads no IR), its output names, loading its weights.
 
 Every engine (the reference evaluator, the JIT, the scheduler, the kernel
 runtime) and the `.om` container share these; none of them evaluates
@@ -12,99 +12,37 @@ arrays plus the storage-layout copies the format pipeline's constants name
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
-from ge_dialect.adapters import expected_dtype, shape_matches
+from ge_dialect.adapters import expected_dtype
 from ge_dialect.attributes import ExternalDataAttr
 from ge_dialect.constants import STORAGE_OF, derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path
 from ge_dialect.layout import shape_of
-from ge_dialect.limits import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
 from ge_dialect.locations import error_at, location_text
-from ge_dialect.ops import ConstOp, DataOp, GraphOp
+from ge_dialect.ops import ConstOp, GraphOp
 from ge_dialect.structured_io import STRUCTURED_INPUTS, structured
-from ge_runtime.npy import NpyError, dtype_label, read_npz
-
-_ITERATIONS: ContextVar[int] = ContextVar(
-    "iteration_budget", default=DEFAULT_MAX_ITERATIONS
+from ge_runtime.npy import NpyError, read_npz
+from ge_runtime.run_inputs import (
+    GivenInput,
+    InputKey,
+    InputSpec,
+    Weights,
+    bind_to_specs,
 )
-
-
-def iteration_budget() -> int:
-    """How many iterations one `ge.while` may run now (read as it runs, so
-    compiled code follows the budget of each run)."""
-    return _ITERATIONS.get()
-
-
-@contextmanager
-def iteration_budget_of(iterations: int | None) -> Iterator[None]:
-    """Run the body with an iteration budget of `iterations` (None: as is)."""
-    if iterations is None:
-        yield
-        return
-    if isinstance(iterations, bool) or not isinstance(iterations, int):
-        raise GEError(
-            f"error: max_iterations must be an integer, got {type(iterations).__name__}"
-        )
-    if iterations < 1:
-        raise GEError(f"error: max_iterations must be positive, got {iterations}")
-    token = _ITERATIONS.set(iterations)
-    try:
-        yield
-    finally:
-        _ITERATIONS.reset(token)
-
-
-def runaway_loop() -> str:
-    """What a `ge.while` that ran out of the iteration budget reports."""
-    return (
-        f"did not finish within {iteration_budget()} iterations (raise the "
-        f"limit with {ITERATIONS_FLAG})"
-    )
-
 
 WEIGHTS_ATTRIBUTE = "ge.weights"
 """Module attribute naming the `.npz` weight file, relative to the `.mlir`."""
 
 
-Weights = Mapping[str, np.ndarray]
-InputKey = str | int
-
-
 # ---------------------------------------------------------------------------
 # Graph inputs and weights
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    """One graph input: its `ge.data` op, index, node name, shape and dtype."""
-
-    op: DataOp | None
-    """None: known from an offline model's manifest (its IR not parsed)."""
-    index: int
-    name: str | None
-    shape: tuple[int, ...]
-    dtype: np.dtype
-
-    @property
-    def label(self) -> str:
-        """`#0 ('x')` or `#0`, for messages."""
-        return f"#{self.index}" + (f" ('{self.name}')" if self.name else "")
-
-    def error(self, message: str) -> GEError:
-        """A diagnostic about this input (at its `ge.data` op, if known)."""
-        if self.op is None:
-            return GEError(f"error: {message}")
-        return error_at(self.op, message)
 
 
 def input_specs(graph: GraphOp) -> list[InputSpec]:
@@ -135,45 +73,6 @@ def bind_inputs(
     if specs is None:
         specs = input_specs(graph)
     return bind_to_specs(specs, inputs, graph.sym_name.data)
-
-
-def bind_to_specs(
-    specs: Sequence[InputSpec], inputs: Mapping[InputKey, np.ndarray], graph: str
-) -> dict[int, np.ndarray]:
-    """`bind_inputs` on the inputs `specs` of the graph named `graph`."""
-    by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
-    by_key.update({s.name: s for s in specs if s.name is not None})
-    bound: dict[int, np.ndarray] = {}
-    for key, array in inputs.items():
-        spec = by_key.get(key)
-        if spec is None:
-            known = ", ".join(s.label for s in specs) or "none"
-            raise GEError(
-                f"error: graph '{graph}' has no input {key!r} (inputs: {known})"
-            )
-        if spec.index in bound:
-            raise spec.error(f"input {spec.label} is given twice")
-        array = np.asarray(array)
-        if not shape_matches(array.shape, spec.shape):
-            raise spec.error(
-                f"input {spec.label} has shape {list(array.shape)}, the graph "
-                f"expects {list(spec.shape)}",
-            )
-        if array.dtype != spec.dtype:
-            raise spec.error(
-                f"input {spec.label} has dtype {dtype_label(array.dtype)}, the graph "
-                f"expects {dtype_label(spec.dtype)}",
-            )
-        bound[spec.index] = array
-    for spec in specs:
-        if spec.index not in bound:
-            raise spec.error(f"input {spec.label} is missing")
-    return bound
-
-
-GivenInput = np.ndarray | Mapping[str, np.ndarray]
-"""An input as a user gives it: an array, or an `.npz`'s arrays by key (a
-sequence, or an absent optional: `ge_dialect.structured_io`)."""
 
 
 def expand_structured_inputs(

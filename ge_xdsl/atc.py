@@ -38,16 +38,16 @@ from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
 from ge_dialect.formats import FormatError
 from ge_dialect.limits import check_claimed_memory
-from ge_dialect.opinfo import PRECISION_MODES
 from ge_dialect.ops import TARGET_ATTRIBUTE
-from ge_dialect.targets import get_target
+from ge_dialect.targets import PRECISION_MODES, get_target
 from ge_dialect.verification import verify_module
 from ge_frontend.importing import (
     ImportedModel,
     errors_located_in,
     parse_input_shapes,
 )
-from ge_runtime.offline.om import OfflineModel, make_offline_model
+from ge_runtime.offline.om import OfflineModel
+from ge_runtime.offline.om_ir import make_offline_model
 from ge_runtime.offline.progress import detail as progress_detail
 from ge_runtime.offline.timing import PassTimer
 from ge_xdsl.atc_flags import (

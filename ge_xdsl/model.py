@@ -1,4 +1,10 @@
-"""`Model`: a compiled offline model in memory, to run, save and inspect."""
+"""`Model`: a compiled offline model in memory, to run, save and inspect.
+
+Running a model that `ge-atc` sunk whole runs it from its plan
+(`engines.served`): neither this module nor what `run` imports then
+imports xDSL; the IR is parsed only when something needs it (`module`,
+a model run through the scheduler, `save`).
+"""
 
 from __future__ import annotations
 
@@ -10,13 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
 
 from ge_dialect.files import write_atomically
-from ge_runtime.graph_io import find_graph, iteration_budget_of, output_names
-from ge_runtime.offline.om import OfflineModel, write_offline_model
+from ge_runtime.offline.om import OfflineModel
+from ge_runtime.run_inputs import iteration_budget_of
 
 if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
     from ge_runtime.engines.scheduler import CompiledModel
     from ge_runtime.engines.served import ServedModel
     from ge_runtime.offline.timing import PassTimer
@@ -93,14 +100,16 @@ class Model:
 
         arrays = check_arrays(inputs, "Model.run", "inputs")
         if self._compiled is None:
-            from ge_runtime.engines.served import ServedModel
-            from ge_xdsl.run import compile_offline_graph, install_kernels
+            from ge_runtime.engines.served import ServedModel, install_kernels
 
             if (note := install_kernels(self.offline)) is not None:
                 LOG.warning("%s", note)
             elif (served := ServedModel.load(self.offline)) is not None:
                 self._compiled = served  # from its plan: no IR parsed
             if self._compiled is None:
+                from ge_runtime.graph_io import find_graph
+                from ge_xdsl.run import compile_offline_graph
+
                 self._compiled = compile_offline_graph(
                     self.offline, find_graph(self.module)
                 )
@@ -111,6 +120,8 @@ class Model:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the model as an `.om` file (atomically, creating its folder)."""
+        from ge_runtime.offline.om_ir import write_offline_model
+
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(target, functools.partial(write_offline_model, self.offline))
@@ -125,4 +136,6 @@ class Model:
 
 def graph_output_keys(module: ModuleOp) -> list[str]:
     """The output keys of `module`'s graph (see `output_keys`)."""
+    from ge_runtime.graph_io import find_graph, output_names
+
     return output_keys(output_names(find_graph(module)))

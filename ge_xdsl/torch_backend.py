@@ -60,7 +60,7 @@ import torch
 from torch import fx
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.opinfo import PRECISION_MODES
+from ge_dialect.targets import PRECISION_MODES
 from ge_frontend.torch_fx import FxGraphImport, import_fx_graph, op_label, to_torch
 from ge_frontend.torch_ops import decomposition_table
 

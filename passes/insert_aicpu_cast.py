@@ -43,7 +43,8 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from ge_dialect.dtypes import element_type, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import element_type
 from ge_dialect.locations import error_at
 from ge_dialect.naming import node_label
 from ge_dialect.opinfo import Engine, op_info

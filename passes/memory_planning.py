@@ -59,7 +59,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.layout import storage_shape_of
 from ge_dialect.locations import error_at
 from ge_dialect.ops import (

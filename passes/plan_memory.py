@@ -66,7 +66,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.limits import INT64_MAX
 from ge_dialect.locations import error_at
 from ge_dialect.ops import FusedOp, GraphOp, NetOutputOp, enclosing_target

@@ -55,8 +55,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from ge_dialect.dtypes import element_type
 from ge_dialect.naming import node_label
-from ge_dialect.opinfo import PRECISION_MODES, OpInfo, find_op_info
+from ge_dialect.opinfo import OpInfo, find_op_info
 from ge_dialect.ops import CONTROL_FLOW_OPS, CastOp, ConstOp, GraphOp, Structural
+from ge_dialect.targets import PRECISION_MODES
 from passes.cast_remove import with_element_type
 from passes.insert_aicpu_cast import make_cast
 from passes.options import check_choice_option

@@ -184,13 +184,13 @@ def test_import_ge_xdsl_is_light():
 
 def test_set_threads_sets_the_kernels_and_the_blas():
     from ge_runtime.engines.threads import blas_threads
-    from ge_runtime.jit.emit import c
+    from ge_runtime.jit import c_runtime
 
     try:
         assert ge_xdsl.set_threads(1) == 1
-        assert c.kernel_threads() == 1
+        assert c_runtime.kernel_threads() == 1
         assert blas_threads() in (None, 1)
     finally:
-        assert ge_xdsl.set_threads() == c.available_cores()  # the default
-    if not c.openmp_missing():
-        assert c.kernel_threads() == c.available_cores()
+        assert ge_xdsl.set_threads() == c_runtime.available_cores()  # the default
+    if not c_runtime.openmp_missing():
+        assert c_runtime.kernel_threads() == c_runtime.available_cores()

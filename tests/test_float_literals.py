@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
-from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
 from ge_dialect.parsing import parse_module
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit.compiler import run_graph

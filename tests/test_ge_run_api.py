@@ -12,13 +12,8 @@ import pytest
 
 import ge_xdsl
 from ge_dialect.diagnostics import GEError
-from ge_xdsl.run import (
-    RunnableModel,
-    compare_outputs,
-    graph_inputs,
-    mismatch_error,
-    profile,
-)
+from ge_xdsl.run import RunnableModel, compare_outputs, mismatch_error, profile
+from ge_xdsl.serving import graph_inputs
 from tools import ge_run
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "small_cnn.onnx"

@@ -44,7 +44,7 @@ from ge_dialect.parsing import parse_module
 from ge_dialect.verification import verify_module
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.graph_io import find_graph, input_specs
-from ge_xdsl.run import graph_inputs
+from ge_xdsl.serving import graph_inputs
 from passes.infer_origin_format import InferOriginFormatPass, reflection_groups
 
 LIT_DIR = Path(__file__).parent / "filecheck" / "infer-origin-format"

@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ge_dialect.builder import GraphBuilder
+from ge_runtime.jit import c_runtime
 from ge_runtime.jit import compiler as jit
+from ge_runtime.jit.c_runtime import kernel_choice, kernel_status
 from ge_runtime.jit.compiler import (
     JITError,
     compile_graph,
@@ -19,10 +21,9 @@ from ge_runtime.jit.compiler import (
 from ge_runtime.jit.emit import c as jit_c
 from ge_runtime.jit.interpreter import interpret
 from ge_runtime.jit.ops import UnusableSetup
-from ge_runtime.jit.schedule.kernels import kernel_choice, kernel_status
 
 RNG = np.random.default_rng(0)
-NO_CC = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
+NO_CC = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compiler")
 KERNELS = [
     "numpy",
     pytest.param("c", marks=NO_CC),
@@ -590,7 +591,7 @@ def test_native_kernels_compute_what_numpy_computes_bit_for_bit(kernels, monkeyp
     np.testing.assert_array_equal(got, reference(*arguments(x))[0])
 
 
-@pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
+@pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compiler")
 def test_c_kernels_fuse_the_multiply_adds_of_a_sum():
     """The depthwise taps accumulate with fused multiply-adds (one rounding
     per tap, as BLAS's products): NaN and infinities where NumPy has them,
@@ -602,9 +603,9 @@ def test_c_kernels_fuse_the_multiply_adds_of_a_sum():
     (want,) = numpy_path(*arguments(x))
     (got,) = c_path(*arguments(x))
     sources = {
-        jit_c._ORIGINS[id(v)][0]
+        c_runtime._ORIGINS[id(v)][0]
         for v in c_path.function.__globals__.values()
-        if id(v) in jit_c._ORIGINS
+        if id(v) in c_runtime._ORIGINS
     }
     assert any("__builtin_fmaf(" in source for source in sources)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
@@ -616,9 +617,9 @@ def test_c_kernels_fuse_the_multiply_adds_of_a_sum():
 def cc_missing(monkeypatch):
     """A process without a C compiler."""
     monkeypatch.setenv("CC", "/nonexistent/cc")
-    jit_c.compiler.cache_clear()
+    c_runtime.compiler.cache_clear()
     yield
-    jit_c.compiler.cache_clear()
+    c_runtime.compiler.cache_clear()
 
 
 def test_without_a_c_compiler_the_jit_runs_numpy_and_says_so(cc_missing, monkeypatch):
@@ -639,7 +640,7 @@ def test_without_a_c_compiler_the_jit_runs_numpy_and_says_so(cc_missing, monkeyp
 
 def test_kernels_are_chosen_by_the_environment(monkeypatch):
     monkeypatch.delenv("GE_XDSL_KERNELS", raising=False)
-    assert kernel_choice(None) == ("c" if jit_c.compiler() else "numpy")
+    assert kernel_choice(None) == ("c" if c_runtime.compiler() else "numpy")
     monkeypatch.setenv("GE_XDSL_KERNELS", "numpy")
     assert kernel_choice(None) == "numpy"
     assert kernel_status().startswith("NumPy calls only")

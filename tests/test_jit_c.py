@@ -11,12 +11,13 @@ import re
 import numpy as np
 import pytest
 
+from ge_runtime.jit import c_runtime
 from ge_runtime.jit import compiler as jit
 from ge_runtime.jit.compiler import JITError, compile_module
 from ge_runtime.jit.emit import c as jit_c
 from ge_runtime.jit.ops import OPS
 
-pytestmark = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
+pytestmark = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compiler")
 
 RNG = np.random.default_rng(11)
 
@@ -52,9 +53,9 @@ def fused(start: np.ndarray, *terms: tuple[np.ndarray, np.ndarray]) -> np.ndarra
 def library_source(compiled) -> str:
     """The C translation unit of a compiled function's kernels."""
     sources = {
-        jit_c._ORIGINS[id(v)][0]
+        c_runtime._ORIGINS[id(v)][0]
         for v in compiled.function.__globals__.values()
-        if id(v) in jit_c._ORIGINS
+        if id(v) in c_runtime._ORIGINS
     }
     (source,) = sources
     return source
@@ -465,22 +466,22 @@ def test_c_kernel_of_an_empty_tensor_does_nothing():
 
 def test_c_kernel_refuses_a_buffer_of_other_strides():
     array = np.zeros((4, 3), np.float32).T  # strides (4, 12), not (16, 4)
-    assert jit_c.address(np.zeros((3, 4), np.float32), (0, 1), (16, 4)) > 0
+    assert c_runtime.address(np.zeros((3, 4), np.float32), (0, 1), (16, 4)) > 0
     with pytest.raises(JITError, match="compiled for"):
-        jit_c.address(array, (0, 1), (16, 4))
+        c_runtime.address(array, (0, 1), (16, 4))
 
 
 def test_c_compiler_errors_are_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     with pytest.raises(JITError, match="the C compiler failed on generated code"):
-        jit_c.library("void k(float *a0) { a0[0] = undeclared; }\n")
+        c_runtime.library("void k(float *a0) { a0[0] = undeclared; }\n")
 
 
 def test_c_library_is_read_back_without_compiling(tmp_path, monkeypatch):
     """A second process finds the shared library in the cache folder."""
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     source = jit_c.PRELUDE + jit_c.THREADS + "void k(float *a0) { a0[0] = 1.5f; }\n"
-    jit_c.library(source)
+    c_runtime.library(source)
     assert len(list((tmp_path / "c").glob("lib*.so"))) == 1
     monkeypatch.setattr(jit_c, "_LIBRARIES", {})
 
@@ -488,7 +489,7 @@ def test_c_library_is_read_back_without_compiling(tmp_path, monkeypatch):
         raise AssertionError("compiled again")
 
     monkeypatch.setattr(jit_c, "_compile", no_compiler)
-    kernel = jit_c.kernel(source, "k", 1)
+    kernel = c_runtime.kernel(source, "k", 1)
     out = np.zeros(1, np.float32)
     kernel(out.ctypes.data)
     assert out[0] == 1.5
@@ -635,7 +636,7 @@ def test_a_library_in_parts_compiles_them_in_parallel_and_links(tmp_path, monkey
     x = special((3, 17))
     compiled, (got,), _, (want,) = three_ways(TWO_NESTS, x)
     np.testing.assert_array_equal(got, want)
-    assert library_source(compiled).count(jit_c.PART) >= min(2, os.cpu_count() or 1)
+    assert library_source(compiled).count(c_runtime.PART) >= min(2, os.cpu_count() or 1)
 
 
 @pytest.mark.parametrize("k", [0, 1, 2])

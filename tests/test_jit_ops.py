@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
+from ge_runtime.jit import c_runtime
 from ge_runtime.jit.compiler import compile_module, loop_context
-from ge_runtime.jit.emit import c
 from ge_runtime.jit.interpreter import interpret
 from ge_runtime.jit.ops import CMPF, CMPI, OPS, Predicate, Semantics
 
-NO_CC = pytest.mark.skipif(c.compiler() is None, reason="no C compiler")
+NO_CC = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compiler")
 RNG = np.random.default_rng(7)
 SHAPE = (4, 16)
 ELEMENT = {"float": "f32", "integer": "i32", "any": "f32"}
@@ -142,7 +142,7 @@ def check_renders(text: str, args: list[np.ndarray], c_taken: bool, exact: bool)
         (want,) = numpy_path(*args)
         (scalar,) = compile_module(text, vectorize=False)(*args)
     np.testing.assert_array_equal(scalar, want)
-    if c.compiler() is None:
+    if c_runtime.compiler() is None:
         return
     c_path = compile_module(text, kernels="c")
     assert c_path.native_nests == (1 if c_taken else 0)

@@ -14,13 +14,14 @@ import pytest
 from test_jit_c import DENSE_RELU, library_source, pointwise_conv, special
 
 from ge_runtime.engines import threads
+from ge_runtime.jit import c_runtime
 from ge_runtime.jit import compiler as jit
+from ge_runtime.jit.c_runtime import kernel_status
 from ge_runtime.jit.compiler import compile_module
 from ge_runtime.jit.emit import c as jit_c
 from ge_runtime.jit.emit import native
-from ge_runtime.jit.schedule.kernels import kernel_status
 
-pytestmark = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler")
+pytestmark = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compiler")
 
 RNG = np.random.default_rng(5)
 
@@ -40,8 +41,8 @@ def split_everything(monkeypatch):
 
 @pytest.fixture
 def openmp():
-    if jit_c.openmp_missing():
-        pytest.skip(f"the C compiler has no OpenMP: {jit_c.openmp_missing()}")
+    if c_runtime.openmp_missing():
+        pytest.skip(f"the C compiler has no OpenMP: {c_runtime.openmp_missing()}")
 
 
 # A 3x3 max pool of stride 1 over odd sizes (NHWC0): the window's taps in
@@ -222,21 +223,21 @@ void team(int32_t *out) {
 def test_the_thread_count_reaches_loaded_libraries_at_run_time():
     """`set_threads` reaches a library loaded before it and one loaded after;
     one thread is a team of one."""
-    team = jit_c.kernel(THREAD_COUNT, "team", 1)
+    team = c_runtime.kernel(THREAD_COUNT, "team", 1)
     out = np.zeros(1, np.int32)
     for count in (1, 3, 2):
         threads.set_threads(count)
         team(out.ctypes.data)
         assert out[0] == count
-        assert jit_c.kernel_threads() == count
+        assert c_runtime.kernel_threads() == count
         assert f"C kernels (cc, {count} thread(s))" in kernel_status()
     blas = threads.blas_threads()
     assert blas is None or blas == 2
     threads.set_threads(1)
-    later = jit_c.kernel(THREAD_COUNT + "\n", "team", 1)  # another library
+    later = c_runtime.kernel(THREAD_COUNT + "\n", "team", 1)  # another library
     later(out.ctypes.data)
     assert out[0] == 1
-    assert threads.set_threads(None) == jit_c.available_cores()
+    assert threads.set_threads(None) == c_runtime.available_cores()
 
 
 @pytest.fixture
@@ -251,18 +252,18 @@ def compiler_without_openmp(tmp_path, monkeypatch):
         '    echo "cc: error: unrecognized option -fopenmp" >&2; exit 1\n'
         "  fi\n"
         "done\n"
-        f'exec {jit_c.compiler()} "$@"\n'
+        f'exec {c_runtime.compiler()} "$@"\n'
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("CC", str(script))
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(jit_c, "_LIBRARIES", {})
-    jit_c.compiler.cache_clear()
-    jit_c.openmp_missing.cache_clear()
+    c_runtime.compiler.cache_clear()
+    c_runtime.openmp_missing.cache_clear()
     yield
     monkeypatch.undo()
-    jit_c.compiler.cache_clear()
-    jit_c.openmp_missing.cache_clear()
+    c_runtime.compiler.cache_clear()
+    c_runtime.openmp_missing.cache_clear()
 
 
 @pytest.mark.usefixtures("split_everything", "compiler_without_openmp")
@@ -272,8 +273,8 @@ def test_without_openmp_kernels_run_serially_and_say_so(capsys):
     x = special((3, 13, 11, 16))
     want = compile_module(MAX_POOL, kernels="numpy")(x)[0]
     np.testing.assert_array_equal(compiled(x)[0], want)
-    assert "-fopenmp" not in jit_c.flags()
-    assert jit_c.kernel_threads() == 1
+    assert "-fopenmp" not in c_runtime.flags()
+    assert c_runtime.kernel_threads() == 1
     assert "one thread: no OpenMP" in kernel_status()
     notes = capsys.readouterr().err.strip().splitlines()
     assert len(notes) == 1, notes

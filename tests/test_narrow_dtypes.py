@@ -22,8 +22,8 @@ from ge_dialect.builder import GraphBuilder
 from ge_dialect.constants import dense_to_numpy
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
-from ge_dialect.dtype_names import element_bits
-from ge_dialect.dtypes import FLOAT8_DTYPES, dtype_name, element_type, numpy_dtype
+from ge_dialect.dtype_names import element_bits, numpy_dtype
+from ge_dialect.dtypes import FLOAT8_DTYPES, dtype_name, element_type
 from ge_dialect.ops import CastOp, ConstOp
 from ge_dialect.parsing import parse_module
 from ge_frontend.onnx_import import import_onnx

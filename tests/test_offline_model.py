@@ -24,10 +24,12 @@ from ge_runtime.offline.om import (
     MAGIC,
     SECTION_ENTRY,
     WEIGHT_INDEX,
-    describe_model,
     load_offline_model,
-    make_offline_model,
     pack_sections,
+)
+from ge_runtime.offline.om_ir import (
+    describe_model,
+    make_offline_model,
     save_offline_model,
     write_offline_model,
 )
@@ -250,7 +252,8 @@ def test_each_weight_is_stored_once_in_the_layout_the_model_reads(
 
 
 def test_check_reads_the_origin_weights_derived_from_storage(tmp_path: Path) -> None:
-    from ge_xdsl.run import RunnableModel, graph_inputs
+    from ge_xdsl.run import RunnableModel
+    from ge_xdsl.serving import graph_inputs
 
     _, _, path = compiled_small_cnn(tmp_path)
     model = RunnableModel.load(path)
@@ -264,7 +267,8 @@ def test_check_reads_the_origin_weights_derived_from_storage(tmp_path: Path) -> 
 def test_version_1_files_still_run() -> None:
     """A model written by format version 1 (`tests/data/om-version-1.om`: the
     corpus' valid model as it was, one `.npz` section holding both layouts)."""
-    from ge_xdsl.run import RunnableModel, graph_inputs
+    from ge_xdsl.run import RunnableModel
+    from ge_xdsl.serving import graph_inputs
 
     path = Path(__file__).parent / "data" / "om-version-1.om"
     assert load_offline_model(path).manifest["format_version"] == 1
@@ -357,7 +361,8 @@ def with_kernel_payload(tmp_path: Path, change=None) -> Path:
 def run_from_empty_cache(path: Path, tmp_path: Path, monkeypatch) -> tuple:
     """Load and run `path` with a new code cache: the model, how many code
     entries the run compiled, and the cache folder."""
-    from ge_xdsl.run import RunnableModel, graph_inputs
+    from ge_xdsl.run import RunnableModel
+    from ge_xdsl.serving import graph_inputs
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("GE_XDSL_CACHE", str(cache))

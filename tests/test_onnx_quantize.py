@@ -17,7 +17,7 @@ from onnx_jit import assert_runs_on_the_jit
 from test_narrow_dtypes import same_bits
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
 from ge_dialect.formats import Format
 from ge_dialect.layout import storage_shape_of
 from ge_dialect.ops import Conv2DOp

@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import VerifyException
 from ge_dialect.adapters import call_kernel, kernel_signature, numpy_kernel_of
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
 from ge_dialect.format_rules import FORMAT_RULES
 from ge_dialect.opinfo import find_op_info
 from ge_dialect.ops import GE_OPS, OPS_BY_NAME, Structural, default_attributes

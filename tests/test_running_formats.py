@@ -26,7 +26,8 @@ from ge_dialect.builder import GraphBuilder
 from ge_dialect.constants import derive_storage_weights
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import GE
-from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import layout_attr, shape_of, storage_shape_of
 from ge_dialect.opinfo import (

@@ -27,7 +27,7 @@ from ge_runtime.engines.scheduler import (
     has_dynamic_dims,
     split_around_host_ops,
 )
-from ge_runtime.jit.schedule.kernels import kernel_status
+from ge_runtime.jit.c_runtime import kernel_status
 from ge_runtime.offline.om import load_offline_model
 from passes.mark_fallback import MarkFallbackPass
 from passes.partition_engines import PartitionEnginesPass

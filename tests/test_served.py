@@ -1,9 +1,12 @@
 """An offline model sunk whole runs from its plan: no IR parsed, nothing
-lowered (`ge_runtime.engines.served`, `ge_xdsl.run.serve`)."""
+lowered (`ge_runtime.engines.served`, `ge_xdsl.serving.serve`)."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +17,9 @@ from ge_dialect.diagnostics import GEError
 from ge_runtime.engines.served import ServedModel
 from ge_runtime.jit import compiler
 from ge_runtime.jit.cache import bundle
-from ge_runtime.offline import om
-from ge_xdsl.run import RunnableModel, graph_inputs, serve
+from ge_runtime.offline import om, om_ir
+from ge_xdsl.run import RunnableModel
+from ge_xdsl.serving import graph_inputs, serve
 from tools import ge_run
 
 
@@ -40,7 +44,7 @@ def test_the_plan_runs_the_model_without_parsing_or_compiling(
     def refused(*args, **kwargs):
         raise AssertionError("the served path parsed or compiled")
 
-    monkeypatch.setattr(om, "_parse", refused)
+    monkeypatch.setattr(om_ir, "_parse", refused)
     monkeypatch.setattr(compiler, "compile_module", refused)
     monkeypatch.setattr(compiler, "lowered_module", refused)
     fresh_cache(tmp_path / "again", monkeypatch)
@@ -129,7 +133,7 @@ def test_the_python_api_runs_from_the_plan(tmp_path: Path, monkeypatch) -> None:
     def refused(*args, **kwargs):
         raise AssertionError("Model.run parsed the IR")
 
-    monkeypatch.setattr(om, "_parse", refused)
+    monkeypatch.setattr(om_ir, "_parse", refused)
     fresh_cache(tmp_path / "again", monkeypatch)
     (ours,) = ge_xdsl.load(path).run({"input": x}).values()
     np.testing.assert_array_equal(ours, reference)
@@ -148,3 +152,49 @@ def test_the_plan_is_checked_against_the_memory_budget(
         serve(path)
     assert str(info.value).startswith(f"{path}: error: the result of '")
     assert "over the memory budget of 1.0 KiB" in str(info.value)
+
+
+COMPILER_MODULES = ("xdsl", "ge_dialect.ops", "ge_dialect.dialect", "passes")
+"""What a served run never imports: xDSL, the `ge` ops, the passes."""
+
+SERVED_RUN = """
+import sys
+{run}
+loaded = sorted(
+    name for name in sys.modules
+    if any(name == m or name.startswith(m + ".") for m in {modules!r})
+)
+assert not loaded, f"a served run imported {{loaded[:8]}}"
+"""
+
+
+@pytest.mark.parametrize("caller", ["ge-run", "ge_xdsl.load"])
+def test_a_served_run_imports_no_compiler(tmp_path: Path, caller: str) -> None:
+    """In a new process, with an empty code cache: `ge-run M.om` and
+    `ge_xdsl.load(M.om).run` load the kernels from the `.om` and run, and
+    neither imports xDSL, the `ge` ops nor the passes."""
+    path = with_kernel_payload(tmp_path)
+    out = tmp_path / "out"
+    run = {
+        "ge-run": "from tools import ge_run\n"
+        f"assert ge_run.main([{str(path)!r}, '--random-inputs', "
+        f"'--output-dir={out}']) == 0",
+        "ge_xdsl.load": "import numpy as np\nimport ge_xdsl\n"
+        "x = np.zeros((2, 3, 32, 32), np.float32)\n"
+        f"(y,) = ge_xdsl.load({str(path)!r}).run({{'input': x}}).values()\n"
+        "assert y.shape == (2, 10), y.shape",
+    }[caller]
+    root = Path(__file__).resolve().parents[1]
+    env = {
+        **os.environ,
+        "GE_XDSL_CACHE": str(tmp_path / "cache"),  # empty: kernels from the .om
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+    }
+    script = SERVED_RUN.format(run=run, modules=COMPILER_MODULES)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list((tmp_path / "cache").rglob("*.so")), "the .om's kernels were not used"
+    if caller == "ge-run":
+        assert [p.suffix for p in out.iterdir()] == [".npy"]

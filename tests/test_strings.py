@@ -14,7 +14,8 @@ from conformance.suite import Case, Status, run_case
 from onnx import TensorProto, helper, numpy_helper
 from onnx_jit import one_node_model, onnxruntime_outputs, with_output_types
 
-from ge_dialect.dtypes import dtype_name, element_type, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.ops.strings import StringNormalizerOp, StringSplitOp
 from ge_runtime.npy import read_npy, typed_like, write_npy
 from tools import ge_atc, ge_run

@@ -254,7 +254,7 @@ def positive_int(text: str) -> int:
 
 def add_max_iterations_flag(parser: argparse.ArgumentParser) -> None:
     """`--max-iterations N`: the most iterations one `ge.while` may run
-    (`ge_runtime.graph_io.iteration_budget`)."""
+    (`ge_runtime.run_inputs.iteration_budget`)."""
     from ge_dialect.limits import DEFAULT_MAX_ITERATIONS, ITERATIONS_FLAG
 
     parser.add_argument(

@@ -283,7 +283,7 @@ def compile_singleop(args: argparse.Namespace) -> None:
     """`--singleop ops.json --output DIR`: one offline model per op."""
     from ge_frontend.importing import errors_located_in
     from ge_frontend.singleop import load_singleop_file
-    from ge_runtime.offline.om import make_offline_model
+    from ge_runtime.offline.om_ir import make_offline_model
     from ge_runtime.offline.timing import PassTimer
     from ge_xdsl.atc import compile_module, compile_options
 
@@ -352,7 +352,7 @@ def write_all(
 ) -> None:
     """Write every model (and extra files), or none (`write_all_or_none`: a
     new output folder appears only if everything was written)."""
-    from ge_runtime.offline.om import write_offline_model
+    from ge_runtime.offline.om_ir import write_offline_model
 
     files: list[tuple[Path, FileData]] = [
         (Path(model.path), functools.partial(write_offline_model, model))
@@ -365,7 +365,8 @@ def write_all(
 
 def convert_to_json(args: argparse.Namespace) -> None:
     """`--mode=1 --om X.om --json X.json`: the offline model as readable JSON."""
-    from ge_runtime.offline.om import describe_model, load_offline_model
+    from ge_runtime.offline.om import load_offline_model
+    from ge_runtime.offline.om_ir import describe_model
 
     if args.om is None or args.json is None:
         raise GEError("error: --mode=1 needs --om=FILE.om and --json=FILE.json")

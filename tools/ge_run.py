@@ -119,8 +119,9 @@ if TYPE_CHECKING:
 
     from ge_dialect.ops import GraphOp
     from ge_runtime.engines.served import ServedModel
-    from ge_runtime.graph_io import GivenInput, InputKey
-    from ge_xdsl.run import Outputs, RunnableModel
+    from ge_runtime.run_inputs import GivenInput, InputKey
+    from ge_xdsl.run import RunnableModel
+    from ge_xdsl.serving import Outputs
 
 DEFAULT_TOLERANCE = 1e-3
 MAX_THREADS = 1024
@@ -287,7 +288,7 @@ def parse_input_flags(flags: Sequence[str]) -> dict[InputKey, GivenInput]:
     """`NAME=FILE.npy` flags as arrays keyed by name (or index when numeric);
     `NAME=FILE.npz` as the arrays of a sequence (or an absent optional)."""
 
-    from ge_xdsl.run import read_input
+    from ge_xdsl.serving import read_input
 
     inputs: dict[InputKey, GivenInput] = {}
     for flag in flags:
@@ -306,7 +307,7 @@ def inputs_of(
 ) -> tuple[GraphOp, dict[InputKey, np.ndarray]]:
     """The graph to run and its inputs, from `--graph`, `--input` and
     `--random-inputs`."""
-    from ge_xdsl.run import graph_inputs
+    from ge_xdsl.serving import graph_inputs
 
     graph = model.graph(args.graph)
     given = parse_input_flags(args.input)
@@ -342,7 +343,8 @@ def print_profile(lines: Sequence[str]) -> None:
 
 def run_reference(args: argparse.Namespace) -> Outputs:
     """`--reference`: the NumPy reference evaluator on a graph."""
-    from ge_xdsl.run import Outputs, RunnableModel
+    from ge_xdsl.run import RunnableModel
+    from ge_xdsl.serving import Outputs
 
     model = RunnableModel.load(args.model)
     graph, inputs = inputs_of(args, model)
@@ -352,17 +354,22 @@ def run_reference(args: argparse.Namespace) -> Outputs:
 
 def run_graph(args: argparse.Namespace) -> Outputs:
     """A graph (`.om`, or `.mlir` lowered on the fly) through the scheduler;
-    a module of loops as it is."""
+    a module of loops as it is. An `.om` sunk whole runs from its plan
+    (`ge_xdsl.serving.serve`) unless a flag needs its IR: xDSL is then
+    never imported."""
+    from ge_runtime.engines.served import ServedModel
     from ge_runtime.offline.progress import step
-    from ge_xdsl.run import Outputs, RunnableModel, serve
+    from ge_xdsl.serving import Outputs, serve
 
     needs_ir = args.check or args.trace or args.profile or args.stored_outputs
     with step("ge-run", f"loading {args.model}"):
         if needs_ir or args.graph is not None:
+            from ge_xdsl.run import RunnableModel
+
             loaded: RunnableModel | ServedModel = RunnableModel.load(args.model)
         else:
             loaded = serve(args.model)
-    if not isinstance(loaded, RunnableModel):
+    if isinstance(loaded, ServedModel):
         return run_served(args, loaded)
     model = loaded
     for note in model.notes:
@@ -389,7 +396,8 @@ def run_scheduled(
     `--benchmark`, say what ran and how long it took."""
     from ge_runtime.engines.served import freeze_for_serving
     from ge_runtime.offline.progress import step
-    from ge_xdsl.run import Coverage, profile, time_runs
+    from ge_xdsl.run import Coverage, profile
+    from ge_xdsl.serving import time_runs
 
     if args.profile:
         runs = max(1, args.benchmark)
@@ -419,9 +427,9 @@ def run_scheduled(
 
 
 def run_served(args: argparse.Namespace, model: ServedModel) -> Outputs:
-    """An offline model run from its plan (no IR parsed: `ge_xdsl.run.serve`)."""
+    """An offline model run from its plan (no IR parsed: `ge_xdsl.serving.serve`)."""
     from ge_runtime.engines.served import freeze_for_serving
-    from ge_xdsl.run import Outputs, graph_inputs, time_runs
+    from ge_xdsl.serving import Outputs, graph_inputs, time_runs
 
     given = parse_input_flags(args.input)
     inputs = graph_inputs(model.specs, given, random=args.random_inputs, seed=args.seed)
@@ -436,7 +444,8 @@ def run_served(args: argparse.Namespace, model: ServedModel) -> Outputs:
 
 def run_loops(args: argparse.Namespace, model: RunnableModel) -> Outputs:
     """A module already lowered to loops, on storage-layout arrays."""
-    from ge_xdsl.run import run_loop_module, time_runs
+    from ge_xdsl.run import run_loop_module
+    from ge_xdsl.serving import time_runs
 
     for flag in ("check", "trace", "profile"):
         if getattr(args, flag):
@@ -478,7 +487,8 @@ def parse_kernel_flags(flags: Sequence[str]) -> dict[str, str]:
 
 def run_kernels(args: argparse.Namespace) -> Outputs:
     """The kernel runtime: op by op, profile, dump, tune."""
-    from ge_xdsl.run import Outputs, RunnableModel, run_kernel_runtime, time_runs
+    from ge_xdsl.run import RunnableModel, run_kernel_runtime
+    from ge_xdsl.serving import Outputs, time_runs
 
     model = RunnableModel.load(args.model)
     graph, inputs = inputs_of(args, model)
@@ -561,7 +571,7 @@ def run(argv: Sequence[str] | None) -> None:
     """Parse the command line, run the chosen mode and write the outputs."""
     args = build_parser().parse_args(argv)
     from ge_runtime.engines.threads import set_threads
-    from ge_runtime.graph_io import iteration_budget_of  # not for --help
+    from ge_runtime.run_inputs import iteration_budget_of
 
     set_threads(args.threads)  # None: every core
     args.benchmark_line = None
@@ -576,7 +586,7 @@ def run(argv: Sequence[str] | None) -> None:
     for path, what in written:
         print(f"{path.name}: {what}")
     if args.benchmark_line is not None:
-        from ge_runtime.jit.schedule.kernels import kernel_status
+        from ge_runtime.jit.c_runtime import kernel_status
 
         print(f"benchmark: loop nests run as {kernel_status()}")
         print(args.benchmark_line)

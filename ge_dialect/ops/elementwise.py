@@ -40,10 +40,11 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ge_dialect.dtypes import dtype_name, element_type, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name, element_type
 from ge_dialect.format_rules import default_rule, same_rank_rule
 from ge_dialect.layout import shape_of
-from ge_dialect.numpy_helpers import float32_compute, is_int
+from ge_dialect.numpy_helpers import erf, float32_compute, is_int
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
     UNARY_FORMAT,
@@ -556,14 +557,6 @@ class MathOp(UnaryElementwiseOp):
         sample = np.zeros(1, numpy_dtype(dtype_name(x.type)))
         computed = element_type(np.asarray(function(sample)).dtype.name)
         return b.convert(b.op(self.MATH, b.convert(x, computed)), x.type)
-
-
-def erf(x: Any) -> Any:
-    """The Gauss error function (SciPy's, imported on first use: NumPy has
-    none, and SciPy is slow to import)."""
-    from scipy.special import erf as scipy_erf
-
-    return scipy_erf(x)
 
 
 def _float_kernel(function: Any) -> Any:

@@ -36,13 +36,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.attributes import FormatAttr, LayoutAttr
-from ge_dialect.dtype_names import canonical_dtype, element_bits
-from ge_dialect.dtypes import (
-    FLOAT_DTYPES,
-    SATURATING_DTYPES,
-    dtype_name,
-    numpy_dtype,
-)
+from ge_dialect.dtype_names import canonical_dtype, element_bits, numpy_dtype
+from ge_dialect.dtypes import FLOAT_DTYPES, SATURATING_DTYPES, dtype_name
 from ge_dialect.format_rules import (
     default_rule,
     permutation_rule,

@@ -50,8 +50,8 @@ import numpy as np
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.input_files import confined_path, read_json_file
+from ge_dialect.relayout import ValueLayout
 from ge_dialect.schema import Integer, ListOf, Object, String, check_document
-from ge_dialect.value_layout import ValueLayout
 from ge_runtime.engines.compare import (
     DEFAULT_ATOL,
     DEFAULT_RTOL,

@@ -43,13 +43,15 @@ from ge_dialect.limits import check_claimed_memory, over_budget
 from ge_dialect.locations import error_at
 from ge_dialect.naming import node_labels
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, VariableOp
+from ge_dialect.relayout import ValueLayout
 from ge_dialect.traits import ViewOp
-from ge_dialect.value_layout import ValueLayout, value_layout
+from ge_dialect.value_layout import value_layout
 from ge_runtime.engines.dump import INPUT_OP, DumpWriter
 from ge_runtime.engines.kernels import KERNELS, KernelCall, KernelInfo, KernelRegistry
 from ge_runtime.engines.tuning import PerfEngine
-from ge_runtime.graph_io import InputKey, Weights, bind_inputs
+from ge_runtime.graph_io import bind_inputs
 from ge_runtime.offline.timing import Profiler
+from ge_runtime.run_inputs import InputKey, Weights
 from passes.memory_planning import (
     check_graph_plan,
     read_plan,

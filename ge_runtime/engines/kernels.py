@@ -51,11 +51,12 @@ from ge_dialect.layout import layout_of, storage_shape_of
 from ge_dialect.locations import error_at
 from ge_dialect.ops import Conv2DOp, attribute_value
 from ge_dialect.ops.matmul import MatrixProductOp
-from ge_dialect.value_layout import ValueLayout
+from ge_dialect.relayout import ValueLayout
 from ge_runtime.engines.reference import ReferenceEvaluator
 from ge_runtime.engines.single_op import single_op_graph
 from ge_runtime.engines.walker import runs_subgraphs
-from ge_runtime.jit.compiler import CompiledFunction, compile_graph
+from ge_runtime.jit.compiler import compile_graph
+from ge_runtime.jit.function import CompiledFunction
 from ge_runtime.jit.ops import JITError, LocatedJITError, jit_failure
 from passes.lowering.table import lowering_for
 from passes.memory_planning import OFFSET_ATTRIBUTE

@@ -54,14 +54,8 @@ from ge_runtime.engines.walker import (
     operand_origins,
     runs_subgraphs,
 )
-from ge_runtime.graph_io import (
-    InputKey,
-    Weights,
-    bind_inputs,
-    find_graph,
-    iteration_budget_of,
-    storage_weights,
-)
+from ge_runtime.graph_io import bind_inputs, find_graph, storage_weights
+from ge_runtime.run_inputs import InputKey, Weights, iteration_budget_of
 
 
 @dataclass
@@ -112,7 +106,7 @@ def evaluate(
     module's `ge.target`) is the SoC whose C0 the layouts use. With
     `outputs_as_stored` the outputs come back in their storage layout.
     `max_iterations` sets the iteration budget of its `ge.while` loops
-    (`graph_io.iteration_budget`). Errors are one-line `GEError`s.
+    (`run_inputs.iteration_budget`). Errors are one-line `GEError`s.
     """
     graph_op = find_graph(module_or_graph, graph)
     check_claimed_memory(graph_op)

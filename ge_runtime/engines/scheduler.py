@@ -78,7 +78,7 @@ from ge_dialect.adapters import (
     run_numpy_kernel,
 )
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
 from ge_dialect.layout import shape_of
 from ge_dialect.limits import (
     LimitError,
@@ -110,18 +110,12 @@ from ge_runtime.engines.walker import (
     operand_origins,
     runs_subgraphs,
 )
-from ge_runtime.graph_io import (
-    InputKey,
-    InputSpec,
-    Weights,
-    bind_inputs,
-    find_graph,
-    input_specs,
-    storage_weights,
-)
-from ge_runtime.jit.compiler import CompiledFunction, GraphRunner, compile_graph
+from ge_runtime.graph_io import bind_inputs, find_graph, input_specs, storage_weights
+from ge_runtime.jit.compiler import GraphRunner, compile_graph
+from ge_runtime.jit.function import CompiledFunction
 from ge_runtime.jit.ops import JITError, UnusableSetup
 from ge_runtime.offline.timing import Profiler
+from ge_runtime.run_inputs import InputKey, InputSpec, Weights
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
     STRUCTURAL_OPS,

@@ -4,7 +4,7 @@ When `ge-atc` compiles an offline model's kernels and the graph is sunk
 whole into one JIT-compiled part (no fallback op, one stream, every graph
 input an argument of the part and every output one of its results), it also
 records what running that part needs in the manifest's `plan`
-(`serving_plan`; `om.PLAN_SCHEMA`): the code cache key of the compiled
+(`engines.serving_plan`; `om.PLAN_SCHEMA`): the code cache key of the compiled
 function, which graph input each argument is and in what layout, the
 weights it reads (by key, in argument order), and per graph output the
 result, origin shape and layout; and its largest tensor, checked against
@@ -14,8 +14,12 @@ that alone: the function from the code cache (where the `.om`'s kernels were
 installed), the weights from the mapped file, bound once. A run binds the
 inputs, lays them out, calls the function and loads the outputs back to
 origin layout, as the scheduler's `GraphRunner` does for the same part.
+Nothing here (nor anything it imports) imports xDSL or the `ge` ops: a
+served run starts as fast as the process, NumPy and the weights' mapping
+allow (`tests/test_served.py` checks it in a fresh process).
 
 ```python
+note = install_kernels(offline)           # the .om's kernels into the code cache
 served = ServedModel.load(offline)        # None: no plan, or its code is not cached
 if served is not None:
     outputs = served.run({"x": x})
@@ -27,120 +31,17 @@ from __future__ import annotations
 import gc
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ge_dialect.diagnostics import GEError
-from ge_dialect.dtypes import numpy_dtype
-from ge_dialect.formats import Format
-from ge_dialect.limits import over_budget, static_bytes
-from ge_dialect.naming import node_label
-from ge_dialect.ops import DataOp, PartitionedCallOp
-from ge_dialect.structured_io import STRUCTURED_INPUTS, STRUCTURED_OUTPUTS
-from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime.graph_io import InputKey, InputSpec, bind_to_specs
-from ge_runtime.jit.compiler import (
-    BoundFunction,
-    entry_key,
-    graph_constants,
-    loaded_function,
-    weight_key,
-)
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.limits import over_budget
+from ge_dialect.relayout import ValueLayout
+from ge_runtime.jit.function import BoundFunction, loaded_function
 from ge_runtime.jit.ops import JITError, jit_failure
 from ge_runtime.offline.om import OfflineModel
-
-if TYPE_CHECKING:
-    from ge_runtime.engines.scheduler import CompiledModel
-
-
-def serving_plan(model: CompiledModel) -> dict[str, Any] | None:
-    """The plan of a model sunk whole into one compiled part whose code is
-    kept in the code cache (None: any other schedule: host-scheduled, split
-    around fallback ops, several streams, run in the reference evaluator,
-    an output that is not a result of the part, inputs or outputs that are
-    sequences or optionals)."""
-    if model.mode != "sink" or len(model.parts) != 1:
-        return None
-    (part,) = model.parts
-    if part.compiled is None or part.cache_key is None or part.stream_count > 1:
-        return None
-    target = model.evaluator.target
-    graph = model.graph
-    if any(key in graph.attributes for key in (STRUCTURED_INPUTS, STRUCTURED_OUTPUTS)):
-        return None  # sequences and optionals: their files are read with the IR
-    block_ops = list(graph.body.block.ops)
-    if any(not isinstance(op, DataOp | PartitionedCallOp) for op in block_ops[:-1]):
-        return None
-    call = part.call
-    operand_inputs = []
-    for operand in call.operands:
-        if not isinstance(operand.owner, DataOp):
-            return None
-        operand_inputs.append(operand.owner.index_value)
-    outputs = []
-    results = part.graph.output.operands
-    for value in graph.output.operands:
-        if value.owner is not call:
-            return None
-        result = results[value.index]  # type: ignore[attr-defined]
-        outputs.append(
-            {
-                "result": value.index,  # type: ignore[attr-defined]
-                "shape": list(result.type.get_shape()),  # type: ignore[attr-defined]
-                "layout": layout_json(value_layout(result, target)),
-            }
-        )
-    claims = [
-        (nbytes, op)
-        for op in part.graph.walk()
-        for result in op.results
-        if (nbytes := static_bytes(result.type)) is not None
-    ]
-    largest, owner = max(claims, key=lambda claim: claim[0], default=(0, None))
-    return {
-        "entry": entry_key(part.graph, target, part.cache_key),
-        "largest": {
-            "bytes": largest,
-            "node": "" if owner is None else node_label(owner),
-        },
-        "arguments": [
-            {
-                "input": operand_inputs[data.index_value],
-                "layout": layout_json(value_layout(data.output, target)),
-            }
-            for data in part.graph.inputs()
-        ],
-        "weights": [
-            key
-            for op in graph_constants(part.graph)
-            if (key := weight_key(op)) is not None
-        ],
-        "outputs": outputs,
-    }
-
-
-def layout_json(layout: ValueLayout) -> dict[str, Any]:
-    """A layout as the plan keeps it (the target is the model's)."""
-    return {
-        "origin": layout.origin.value,
-        "storage": layout.storage.value,
-        "dtype": layout.dtype,
-        "reshape_type": layout.reshape_type,
-        "groups": layout.groups,
-    }
-
-
-def layout_of_json(entry: Mapping[str, Any], target: str | None) -> ValueLayout:
-    """The layout `layout_json` gave."""
-    return ValueLayout(
-        Format(entry["origin"]),
-        Format(entry["storage"]),
-        entry["dtype"],
-        entry["reshape_type"],
-        entry["groups"],
-        target,
-    )
+from ge_runtime.run_inputs import InputKey, InputSpec, bind_to_specs
 
 
 @dataclass
@@ -175,7 +76,7 @@ class ServedModel:
             return None
         target = offline.target
         arguments = [
-            (entry["input"], layout_of_json(entry["layout"], target))
+            (entry["input"], ValueLayout.of_json(entry["layout"], target))
             for entry in plan["arguments"]
         ]
         weights = [np.asarray(offline.weights[key]) for key in plan["weights"]]
@@ -200,7 +101,7 @@ class ServedModel:
             (
                 entry["result"],
                 tuple(entry["shape"]),
-                layout_of_json(entry["layout"], target),
+                ValueLayout.of_json(entry["layout"], target),
             )
             for entry in plan["outputs"]
         ]
@@ -219,6 +120,19 @@ class ServedModel:
             np.asarray(layout.load(results[result], shape))
             for result, shape, layout in self.outputs
         ]
+
+
+def install_kernels(offline: OfflineModel) -> str | None:
+    """Put an offline model's compiled kernels into the code cache, where
+    compiling its graph (or `ServedModel.load`) finds them; the note saying
+    why they are not used (another machine, compiler or version: they are
+    compiled again), or None. A corrupt kernel section is a GEError
+    (nothing is loaded)."""
+    if offline.kernels is None:
+        return None
+    from ge_runtime.jit.cache.bundle import install
+
+    return install(offline.kernels, offline.path)
 
 
 def freeze_for_serving() -> None:

@@ -1,5 +1,5 @@
 """How many threads a run uses (`ge-run --threads`, `ge_xdsl.set_threads`):
-the generated C kernels' (`jit.emit.c`: OpenMP loops) and the BLAS's under
+the generated C kernels' (`jit.c_runtime`: OpenMP loops) and the BLAS's under
 NumPy (`set_threads` sets both; by default, every core this process may use).
 
 NumPy does not expose the BLAS's; OpenBLAS does, through a C function whose
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np  # noqa: F401  (loads the BLAS this module controls)
 
-from ge_runtime.jit.emit.c import available_cores, set_kernel_threads
+from ge_runtime.jit.c_runtime import available_cores, set_kernel_threads
 
 PREFIXES = ("", "scipy_")
 SUFFIXES = ("", "64_")

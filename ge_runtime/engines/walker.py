@@ -47,8 +47,9 @@ from ge_dialect.ops import (
     VariableOp,
     WhileOp,
 )
-from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime.graph_io import Weights, iteration_budget, runaway_loop
+from ge_dialect.relayout import ValueLayout
+from ge_dialect.value_layout import value_layout
+from ge_runtime.run_inputs import Weights, iteration_budget, runaway_loop
 
 
 @dataclass

@@ -38,9 +38,8 @@ from __future__ import annotations
 import hashlib
 import marshal
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -59,22 +58,21 @@ from ge_dialect.constants import dense_to_numpy
 from ge_dialect.locations import error_at, location_text
 from ge_dialect.ops import GraphOp, attribute_to_python
 from ge_dialect.parsing import parse_module
+from ge_dialect.relayout import ValueLayout
 from ge_dialect.scalar import RemFOp
-from ge_dialect.value_layout import ValueLayout, value_layout
-from ge_runtime.graph_io import (
-    InputKey,
-    InputSpec,
-    Weights,
-    bind_inputs,
-    find_graph,
-    input_specs,
-    iteration_budget,
-    runaway_loop,
-    storage_weights,
-)
+from ge_dialect.value_layout import value_layout
+from ge_runtime.graph_io import bind_inputs, find_graph, input_specs, storage_weights
 from ge_runtime.jit.analysis.loop_nest import Unsupported
+from ge_runtime.jit.c_runtime import kernel_choice
 from ge_runtime.jit.cache import entries as cache
 from ge_runtime.jit.emit.scalar import CodeEnv, ScalarEmitter
+from ge_runtime.jit.function import (
+    Argument,
+    BoundFunction,
+    CompiledFunction,
+    loaded_function,
+    workspace_pool,
+)
 from ge_runtime.jit.ops import (
     JITError,
     LocatedJITError,
@@ -84,8 +82,15 @@ from ge_runtime.jit.ops import (
 )
 from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
 from ge_runtime.jit.schedule.kernel_calls import merge_kernel_calls
-from ge_runtime.jit.schedule.kernels import kernel_choice, nest_source
+from ge_runtime.jit.schedule.kernels import nest_source
 from ge_runtime.offline import progress
+from ge_runtime.run_inputs import (
+    InputKey,
+    InputSpec,
+    Weights,
+    iteration_budget,
+    runaway_loop,
+)
 from passes.lowering.convert_ge_to_loops import (
     WEIGHT_ATTR,
     ConvertGeToLoopsPass,
@@ -97,178 +102,6 @@ _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
 _GRAPHS: dict[str, CompiledFunction] = {}
 _COMPILE_LOCK = threading.RLock()
-
-
-ENTRY_FIELDS = (
-    "name",
-    "source",
-    "code",
-    "arg_types",
-    "arg_attrs",
-    "result_dtypes",
-    "vectorised",
-    "native_nests",
-    "scalar_nests",
-    "reuses_workspace",
-    "invariant_args",
-    "workspace",
-)
-"""The fields of a `CompiledFunction` a cache entry keeps."""
-
-
-@dataclass
-class CompiledFunction:
-    """A `func.func` compiled to Python; call it with storage-layout arrays.
-
-    `bind` fixes the arguments every call passes the same (the weights) and
-    runs `prepare` on them once: what depends only on them (weights packed
-    for the GEMMs) is not computed again per call.
-    """
-
-    name: str
-    function: Callable[..., tuple[np.ndarray, ...]]
-    source: str
-    code: bytes
-    """The module's bytecode (`marshal`), what a cache entry runs."""
-    arg_types: list[MemRefType]
-    arg_attrs: list[dict[str, Any]]
-    result_dtypes: list[np.dtype | None] = field(default_factory=list)
-    """Per result, the dtype callers get when it is not its memref's (the
-    uint8 of a `{ge.element_type = ui8}` result held as i8), else None."""
-    vectorised: int = 0
-    """Top-level nests run as array calls (NumPy calls or native kernels)."""
-    native_nests: int = 0
-    """How many of those are native kernels (`emit.c`)."""
-    scalar_nests: list[str] = field(default_factory=list)
-    """Why each top-level nest that runs in the scalar path was not vectorised."""
-    reuses_workspace: bool = False
-    """Whether results may be views of buffers the next call overwrites."""
-    prepare: Callable[..., tuple[Any, ...]] = lambda: ()
-    """What depends only on the arguments at `invariant_args`, computed once."""
-    invariant_args: tuple[int, ...] = ()
-    """Positions of the weight arguments (`ge.weight`), the ones `prepare` takes."""
-    workspace: tuple[list[tuple[tuple[int, ...], np.dtype, int | None]], int, str] = (
-        [],
-        0,
-        "",
-    )
-    """The workspace's buffers, scratch size and namespace name (`workspace_pool`)."""
-
-    def to_entry(self) -> dict[str, Any]:
-        """What `cache.entries` saves: the source and its namespace's objects."""
-        _, _, pool = self.workspace
-        skipped = {"__builtins__", "np", "prepare", "views", "jitted", pool}
-        namespace = {
-            k: v for k, v in self.function.__globals__.items() if k not in skipped
-        }
-        fields = {f: getattr(self, f) for f in ENTRY_FIELDS}
-        return {"namespace": namespace, **fields}
-
-    @classmethod
-    def from_entry(cls, entry: dict[str, Any]) -> CompiledFunction:
-        """The function `to_entry` saved, executed again."""
-        namespace = {"np": np, **entry["namespace"]}
-        specs, scratch, pool = entry["workspace"]
-        if pool:
-            namespace[pool] = workspace_pool(specs, scratch)
-        exec(marshal.loads(entry["code"]), namespace)
-        fields = {f: entry[f] for f in ENTRY_FIELDS}
-        return cls(function=namespace["jitted"], prepare=namespace["prepare"], **fields)
-
-    def __call__(self, *args: np.ndarray, copy: bool = True) -> tuple[np.ndarray, ...]:
-        """Run on storage-layout arrays; with `copy=False` the results may be
-        views of this thread's workspace, valid until its next call."""
-        if len(args) != len(self.arg_types):
-            raise JITError(
-                f"@{self.name} takes {len(self.arg_types)} arguments, got {len(args)}"
-            )
-        arrays = [self._prepare(i, a) for i, a in enumerate(args)]
-        with np.errstate(all="ignore"), out_of_range_is_an_error(self.name):
-            hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
-            results = self.function(*arrays, *hoisted)
-        return self._results(results, copy)
-
-    def bind(self, fixed: Mapping[int, Any]) -> BoundFunction:
-        """The function with the arguments at the positions of `fixed` given
-        once; its `prepare` runs now if `fixed` covers every weight."""
-        arrays = {i: self._prepare(i, a) for i, a in fixed.items()}
-        free = tuple(i for i in range(len(self.arg_types)) if i not in arrays)
-        hoisted = None
-        if all(i in arrays for i in self.invariant_args):
-            with np.errstate(all="ignore"), out_of_range_is_an_error(self.name):
-                hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
-        return BoundFunction(self, arrays, free, hoisted)
-
-    def arg_dtype(self, position: int) -> np.dtype:
-        """The dtype of the arrays a caller passes at `position`."""
-        return caller_dtype(self.arg_types[position], self.arg_attrs[position])
-
-    def _results(
-        self, results: tuple[np.ndarray, ...], copy: bool
-    ) -> tuple[np.ndarray, ...]:
-        if copy and self.reuses_workspace:
-            results = tuple(result.copy() for result in results)
-        if not any(self.result_dtypes):
-            return results
-        return tuple(
-            result if dtype is None else result.view(dtype)
-            for result, dtype in zip(results, self.result_dtypes, strict=True)
-        )
-
-    def _prepare(self, position: int, array: Any) -> np.ndarray:
-        memref_type = self.arg_types[position]
-        dtype = self.arg_dtype(position)
-        array = np.asarray(array)
-        shape = tuple(memref_type.get_shape())
-        if array.dtype != dtype or array.shape != shape:
-            raise JITError(
-                f"argument #{position} of @{self.name} is "
-                f"{array.dtype}{list(array.shape)}, "
-                f"expected {dtype}{list(shape)}"
-            )
-        array = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
-        return array.view(numpy_dtype(memref_type))  # uint8 as its i8 memref
-
-
-@contextmanager
-def out_of_range_is_an_error(name: str) -> Iterator[None]:
-    """A data-dependent index out of range (a gather) as a `JITError`."""
-    try:
-        yield
-    except IndexError as error:
-        raise JITError(f"@{name}: {error}") from None
-
-
-@dataclass
-class BoundFunction:
-    """A compiled function with some arguments (the weights) fixed; call it
-    with the others, in order."""
-
-    compiled: CompiledFunction
-    fixed: dict[int, np.ndarray]
-    free: tuple[int, ...]
-    hoisted: tuple[Any, ...] | None
-
-    def __call__(self, *args: Any, copy: bool = True) -> tuple[np.ndarray, ...]:
-        """Run on the free arguments (storage layout)."""
-        compiled = self.compiled
-        if len(args) != len(self.free):
-            raise JITError(
-                f"@{compiled.name} takes {len(self.free)} free arguments, "
-                f"got {len(args)}"
-            )
-        arrays = dict(self.fixed)
-        for position, array in zip(self.free, args, strict=True):
-            arrays[position] = compiled._prepare(position, array)
-        ordered = [arrays[i] for i in range(len(compiled.arg_types))]
-        with np.errstate(all="ignore"), out_of_range_is_an_error(compiled.name):
-            hoisted = self.hoisted
-            if hoisted is None:
-                hoisted = compiled.prepare(
-                    *(ordered[i] for i in compiled.invariant_args)
-                )
-            results = compiled.function(*ordered, *hoisted)
-        return compiled._results(results, copy)
 
 
 def loop_context() -> Context:
@@ -471,7 +304,14 @@ class FunctionCompiler:
             namespace["jitted"],
             source,
             marshal.dumps(code),
-            [a.type for a in block.args],  # type: ignore[misc]
+            [
+                Argument(
+                    tuple(arg.type.get_shape()),  # type: ignore[attr-defined]
+                    caller_dtype(arg.type, attrs),  # type: ignore[arg-type]
+                    numpy_dtype(arg.type),
+                )
+                for arg, attrs in zip(block.args, arg_attrs, strict=True)
+            ],
             arg_attrs,
             result_dtypes,
             self.vectorised,
@@ -656,50 +496,6 @@ def _python_attrs(attrs: builtin.DictionaryAttr) -> dict[str, Any]:
     return {k: attribute_to_python(v) for k, v in attrs.data.items()}
 
 
-class Workspace(list):
-    """A thread's buffers (`workspace_pool`), and the views of them the
-    generated code reads (`hoist_views`), made on the thread's first call."""
-
-    made: tuple[np.ndarray, ...] | None = None
-
-    def views(
-        self, make: Callable[..., tuple[np.ndarray, ...]], *given: Any
-    ) -> tuple[np.ndarray, ...]:
-        """`make(self, *given)`, computed once."""
-        if self.made is None:
-            self.made = make(self, *given)
-        return self.made
-
-
-def workspace_pool(
-    specs: list[tuple[tuple[int, ...], np.dtype, int | None]], scratch_size: int
-) -> Callable[[], Workspace]:
-    """A function giving the calling thread its buffers (shape, dtype, and
-    offset in one shared scratch allocation of `scratch_size` bytes or None),
-    allocated on its first call and the same ones afterwards."""
-    local = threading.local()
-
-    def allocate() -> Workspace:
-        scratch = np.empty(scratch_size, np.uint8)
-        buffers = Workspace()
-        for shape, dtype, offset in specs:
-            if offset is None:
-                buffers.append(np.empty(shape, dtype))
-            else:
-                size = int(np.prod(shape)) * dtype.itemsize
-                view = scratch[offset : offset + size].view(dtype)
-                buffers.append(view.reshape(shape))
-        return buffers
-
-    def buffers() -> Workspace:
-        pool = getattr(local, "buffers", None)
-        if pool is None:
-            pool = local.buffers = allocate()
-        return pool
-
-    return buffers
-
-
 def _written_roots(
     module: ModuleOp, function: func.FuncOp, calling: frozenset[str] = frozenset()
 ) -> set[SSAValue]:
@@ -792,18 +588,6 @@ def entry_key(
     the caller's `cache_key` (a served model finds its code by it)."""
     digest = hashlib.sha256(source_origins(graph).encode()).hexdigest()[:16]
     return f"{target}|{kernel_choice(kernels)}|{cache_key}|{digest}"
-
-
-def loaded_function(key: str) -> CompiledFunction | None:
-    """The compiled function the code cache holds under `entry_key`'s `key`
-    (None: none, or a damaged one)."""
-    entry = cache.load(key)
-    if entry is None:
-        return None
-    try:
-        return CompiledFunction.from_entry(entry)
-    except Exception:  # a damaged entry (any error): compiled again
-        return None
 
 
 def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:

@@ -9,6 +9,11 @@ the element types it takes and its rule for special values. Every arith/math
 op name the runtime knows is written here, nowhere else; a new op is one
 entry (`tests/test_jit_ops.py` checks every generator takes each entry).
 Float comparisons follow MLIR's ordered/unordered predicates.
+
+Generated code calls the table's functions, so a process that only runs
+compiled code (`engines.served`) imports this module: it imports no xDSL,
+and its helpers that read IR types and ops (`numpy_dtype`, `caller_dtype`,
+`constant_value`) import what they read when called, as code generation does.
 """
 
 from __future__ import annotations
@@ -17,19 +22,17 @@ import functools
 import math as pymath
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    IndexType,
-    MemRefType,
-)
-from xdsl.ir import Attribute, Operation
 
-from ge_dialect import dtypes
+from ge_dialect import dtype_names
 from ge_dialect.diagnostics import GEError
-from ge_dialect.ops.elementwise import erf
-from passes.lowering.signless import ELEMENT_TYPE_ATTR
+from ge_dialect.numpy_helpers import erf
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import MemRefType
+    from xdsl.ir import Attribute, Operation
 
 
 class JITError(Exception):
@@ -56,12 +59,16 @@ def jit_failure(error: JITError) -> GEError:
 
 def numpy_dtype(type_: Attribute) -> np.dtype:
     """The NumPy dtype holding values of an MLIR scalar (or memref) type."""
+    from xdsl.dialects.builtin import IndexType, MemRefType
+
+    from ge_dialect.dtypes import dtype_name
+
     if isinstance(type_, MemRefType):
         return numpy_dtype(type_.element_type)
     if isinstance(type_, IndexType):
         return np.dtype(np.int64)
     try:
-        return dtypes.numpy_dtype(dtypes.dtype_name(type_))
+        return dtype_names.numpy_dtype(dtype_name(type_))
     except ValueError:
         raise JITError(f"unsupported element type {type_}") from None
 
@@ -70,11 +77,13 @@ def caller_dtype(memref_type: MemRefType, attrs: dict[str, Any]) -> np.dtype:
     """The dtype of a function argument's or result's arrays as callers see
     them: its memref's, or the unsigned one `{ge.element_type = ui8}` names
     (loop IR holds unsigned data in signless memrefs, `passes.lowering.signless`)."""
+    from passes.lowering.signless import ELEMENT_TYPE_ATTR
+
     element = attrs.get(ELEMENT_TYPE_ATTR)
     dtype = numpy_dtype(memref_type)
     if element is None:
         return dtype
-    named = dtypes.numpy_dtype(element)
+    named = dtype_names.numpy_dtype(element)
     if named != unsigned_dtype(dtype):
         raise JITError(f"{ELEMENT_TYPE_ATTR} = {element} does not fit {memref_type}")
     return named
@@ -84,7 +93,7 @@ def unsigned_dtype(dtype: np.dtype) -> np.dtype:
     """The unsigned integer dtype of a signed one's width (`int4` -> ml_dtypes'
     `uint4`, held one per byte in the low bits as `int4` is); others as they are."""
     if dtype.name.startswith("int"):
-        return dtypes.numpy_dtype("u" + dtype.name)
+        return dtype_names.numpy_dtype("u" + dtype.name)
     return dtype
 
 
@@ -510,6 +519,8 @@ def scalar_function(op: Operation) -> Callable[..., Any]:
 
 def constant_value(op: Operation) -> Any:
     """The value of an `arith.constant` (NumPy scalar; Python int for index)."""
+    from xdsl.dialects.builtin import IndexType
+
     attr = op.properties["value"]
     result_type = op.results[0].type
     if isinstance(result_type, IndexType):

@@ -41,7 +41,7 @@ from ge_dialect.formats import Format
 from ge_dialect.layout import layout_of, shape_of
 from ge_dialect.naming import node_name
 from ge_dialect.ops import CastOp, ConstOp, DataOp, GraphOp, NetOutputOp, TransDataOp
-from ge_runtime.offline.om import module_text
+from ge_runtime.offline.om_ir import module_text
 
 FORMAT_COLOURS: dict[Format, str] = {
     Format.ND: "#9e9e9e",

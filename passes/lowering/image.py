@@ -55,7 +55,8 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IndexType, f32, f64, i64
 from xdsl.ir import Attribute, Operation
 
-from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.ops import ResizeOp
 from ge_dialect.ops.image import (
     GRID_CUBIC_A,

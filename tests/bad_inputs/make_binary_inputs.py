@@ -43,9 +43,9 @@ from ge_runtime.offline.om import (
     MODEL_IR,
     NPZ_WEIGHTS,
     decode,
-    encode,
     pack_sections,
 )
+from ge_runtime.offline.om_ir import encode
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))

@@ -39,7 +39,8 @@ from xdsl.passes import ModulePass, PassPipeline
 
 from ge_dialect.diagnostics import GEError
 from ge_dialect.dialect import make_context
-from ge_dialect.dtypes import dtype_name, numpy_dtype
+from ge_dialect.dtype_names import numpy_dtype
+from ge_dialect.dtypes import dtype_name
 from ge_dialect.ops import enclosing_target
 from ge_dialect.parsing import parse_module
 from ge_dialect.verification import verify_module
@@ -48,7 +49,7 @@ from ge_runtime.engines.scheduler import compile_model
 from ge_runtime.graph_io import find_graph
 from ge_runtime.jit.compiler import lowered_module, run_graph
 from ge_xdsl.atc import CompileOptions, compile_module
-from ge_xdsl.run import graph_inputs
+from ge_xdsl.serving import graph_inputs
 from passes import get_all_passes
 from passes.format_pipeline import NESTED_PASS_CALLBACK, FormatPipelinePass
 

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from ge_dialect.diagnostics import GEError
+from ge_runtime.jit import c_runtime
+from ge_runtime.jit.c_runtime import kernel_choice
 from ge_runtime.jit.cache.entries import code_version
 from ge_runtime.jit.cache.folder import cache_dir
-from ge_runtime.jit.emit import c
-from ge_runtime.jit.schedule.kernels import kernel_choice
 
 LENGTH = struct.Struct("<Q")
 FILE_NAME = re.compile(r"[0-9a-f]{64}\.pickle|c/lib[0-9a-f]{24}\.so")
@@ -50,9 +50,9 @@ def built_for() -> dict[str, Any]:
     return {
         "code_version": code_version(),
         "kernels": kernel_choice(None),
-        "compiler": c.compiler(),
-        "flags": list(c.flags()),
-        "machine": c.machine(),
+        "compiler": c_runtime.compiler(),
+        "flags": list(c_runtime.flags()),
+        "machine": c_runtime.machine(),
     }
 
 

@@ -30,11 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ge_runtime.jit import ops
+from ge_runtime.jit import c_runtime, ops
 from ge_runtime.jit.cache.folder import cache_dir
-from ge_runtime.jit.emit import c
 
-FORMAT = 2
+FORMAT = 3
 """Version of the entry layout."""
 
 GENERATORS = (
@@ -104,7 +103,7 @@ class _Pickler(pickle.Pickler):
         found = self.known.get(id(obj))
         if found is not None:
             return table_function, found
-        return c.reduce_kernel(obj) or NotImplemented
+        return c_runtime.reduce_kernel(obj) or NotImplemented
 
 
 def dump(entry: dict[str, Any]) -> bytes | None:

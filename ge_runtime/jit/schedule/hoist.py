@@ -242,7 +242,7 @@ def _view_kind(
         case ast.Call(
             func=ast.Name(id="strided_view" | "address"),
             args=[ast.Name(id=base), *rest],
-        ):  # a view of a view, or its address (`emit.c.address`)
+        ):  # a view of a view, or its address (`c_runtime.address`)
             if base in viewed and all(map(_literal, rest)) and not node.keywords:
                 return "strided"
         case ast.Call(

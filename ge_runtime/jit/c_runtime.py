@@ -1,0 +1,339 @@
+"""C kernels at run time: which kernels run loop nests, and the shared
+libraries the C kernels live in.
+
+`kernel_choice` says what runs the loop nests (`GE_XDSL_KERNELS`: C kernels
+when a C compiler is found, else NumPy calls). The generated code's C
+kernels (`emit.c` writes them: one translation unit per function) are
+compiled once into a shared library under the code cache
+(`cache.folder.kernel_folder("c")`, named by a digest of its source, the
+compiler, its flags and the machine), or found there, loaded through
+`ctypes` (`kernel`, how a cache entry names a kernel: `reduce_kernel`) and
+called with the buffers' addresses (`address`); `set_kernel_threads` sets
+the threads of every library's parallel loops. Nothing here reads IR or
+generates code, so a process that only runs compiled code
+(`engines.served`) loads kernels without importing the code generators.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ge_runtime.jit.cache.folder import kernel_folder
+from ge_runtime.jit.ops import JITError, UnusableSetup
+
+KERNELS = ("c", "numpy")
+"""What runs the loop nests NumPy calls do not do best: C kernels
+(`emit.c`), or NumPy calls only."""
+
+REMOVED = {
+    "numba": "numba kernels were removed (slower than the C kernels: "
+    "SqueezeNet 208 vs 12 ms); use GE_XDSL_KERNELS=c or numpy"
+}
+"""Kernel names that once existed, with why they are gone."""
+
+
+def kernel_choice(kernels: str | None) -> str:
+    """The kernels asked for, else `$GE_XDSL_KERNELS`, else C when a C
+    compiler is found and NumPy calls when not; `UnusableSetup` for a name
+    not in `KERNELS` or kernels that cannot be built here (no pretending)."""
+    if kernels is None:
+        kernels = os.environ.get("GE_XDSL_KERNELS") or ("c" if compiler() else "numpy")
+    if kernels in REMOVED:
+        raise UnusableSetup(f"error: GE_XDSL_KERNELS={kernels}: {REMOVED[kernels]}")
+    if kernels not in KERNELS:
+        raise UnusableSetup(
+            f"error: unknown kernels '{kernels}' (GE_XDSL_KERNELS): "
+            f"expected one of {', '.join(KERNELS)}"
+        )
+    if kernels == "c" and compiler() is None:
+        raise UnusableSetup(
+            "error: C kernels were asked for, but there is no C compiler ($CC)"
+        )
+    return kernels
+
+
+def kernel_status(kernels: str | None = None) -> str:
+    """How loop nests run (by default: `kernel_choice`), for a user to read."""
+    try:
+        kernels = kernel_choice(kernels)
+    except UnusableSetup as error:
+        return f"unavailable: {str(error).removeprefix('error: ')}"
+    if kernels == "numpy":
+        return "NumPy calls only (GE_XDSL_KERNELS=c adds C kernels)"
+    missing = openmp_missing()
+    threads = (
+        f"one thread: no OpenMP, {missing}"
+        if missing
+        else f"{kernel_threads()} thread(s)"
+    )
+    return f"C kernels (cc, {threads}), BLAS for large matrix products"
+
+
+FLAGS = (
+    "-O2",
+    "-fvect-cost-model=dynamic",
+    "-march=native",
+    "-ffp-contract=off",
+    "-fno-math-errno",
+    "-fno-trapping-math",
+    "-fwrapv",
+    "-fPIC",
+    "-w",
+)
+"""IEEE arithmetic as NumPy's, vectorised for this machine. `-O2` (GCC 12
+vectorises there too): the kernels ran as fast as with `-O3` (MobileNetV2,
+MobileNetV3, SqueezeNet, same process, within 2 %) and compile in half the
+time; with `-O3`'s cost model for vectorising, though, which `-O2`'s
+(`very-cheap`) is not: that one vectorises no loop whose trip count is not
+a multiple of the vector length and adds no alias check, so the 14 or 12
+lanes of a misaligned channel group ran scalar (ShuffleNet 11.6 ms against
+14.6 ms, DenseNet-121 and Inception-v2 7-10 % faster, none slower).
+`-fno-trapping-math` lets the compiler turn a select into a blend (no
+result changes: nothing reads the floating-point flags)."""
+
+OPENMP = "-fopenmp"
+"""The flag that makes `#pragma omp` loops run on threads (OpenMP, libgomp
+with GCC); without it, the compiler ignores them and kernels run serially."""
+
+WAIT_POLICY = "passive"
+"""How idle OpenMP threads wait (`OMP_WAIT_POLICY`, unless set): asleep,
+not spinning. Between two kernels the BLAS's own threads run the GEMMs,
+and spinning kernel threads took their cores: on 2 cores shared with other
+work, SqueezeNet's kernels at 2 threads ran in 492 ms spinning (GOMP's
+default), 57 ms asleep (61 ms at 1 thread). Waking a thread costs tens of
+microseconds (`native.PARALLEL_WORK`); on cores of its own, a run may ask
+for `OMP_WAIT_POLICY=active`."""
+
+OPENMP_PROBE = """\
+#include <omp.h>
+int probe(void) {
+    int threads = 0;
+    #pragma omp parallel reduction(+ : threads)
+    threads += 1;
+    return threads + omp_get_max_threads();
+}
+"""
+"""A library compiled with `OPENMP` to see the compiler supports it."""
+
+PART = "/* part */\n"
+"""Where a translation unit splits into parts that compile in parallel."""
+
+COMPILE_SECONDS = 600
+"""How long one translation unit may take to compile."""
+
+
+@cache
+def compiler() -> str | None:
+    """The C compiler (`$CC`, else `cc`), or None if there is none."""
+    command = shlex.split(os.environ.get("CC", "cc"))
+    return shutil.which(command[0]) if command else None
+
+
+@cache
+def openmp_missing() -> str | None:
+    """Why the C compiler cannot build kernels that run on threads (`cc
+    -fopenmp` fails on `OPENMP_PROBE`); None when it can. Said once on
+    stderr: kernels then run on one thread, whatever the thread count."""
+    cc = compiler()
+    if cc is None:
+        return "no C compiler"
+    with tempfile.TemporaryDirectory() as scratch:
+        c_file = Path(scratch) / "probe.c"
+        c_file.write_text(OPENMP_PROBE)
+        command = [cc, OPENMP, "-fPIC", "-shared", "-o", str(c_file.with_suffix(".so"))]
+        try:
+            done = subprocess.run(
+                [*command, str(c_file)],
+                capture_output=True,
+                text=True,
+                timeout=COMPILE_SECONDS,
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            reason = str(error)
+        else:
+            if done.returncode == 0:
+                return None
+            lines = done.stderr.strip().splitlines()
+            reason = next((x for x in lines if "error" in x), "no message")
+    print(
+        f"note: {cc} {OPENMP} fails ({reason}): C kernels run on one thread",
+        file=sys.stderr,
+    )
+    return reason
+
+
+def flags() -> tuple[str, ...]:
+    """The compiler's flags: `FLAGS`, and `OPENMP` when the compiler has it."""
+    return FLAGS if openmp_missing() else (*FLAGS, OPENMP)
+
+
+def available_cores() -> int:
+    """The processors this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+_THREADS = [available_cores()]
+"""How many threads kernels split their parallel loops over (default: every
+core this process may use, as onnxruntime; `set_kernel_threads`)."""
+
+
+def set_kernel_threads(count: int) -> None:
+    """Make every C kernel, loaded or not yet, run on `count` threads (one:
+    serially, on the calling thread)."""
+    with _LOCK:
+        _THREADS[0] = count
+        for loaded in _LIBRARIES.values():
+            loaded.ge_set_threads(ctypes.c_int(count))
+
+
+def kernel_threads() -> int:
+    """The threads C kernels run on (one without OpenMP)."""
+    return 1 if openmp_missing() else _THREADS[0]
+
+
+@cache
+def machine() -> str:
+    """What `-march=native` compiles for (part of a library's name)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        text = ""
+    flags = next((line for line in text.splitlines() if line.startswith("flags")), "")
+    return f"{platform.machine()}|{flags}"
+
+
+_LOCK = threading.Lock()
+_LIBRARIES: dict[str, ctypes.CDLL] = {}
+_ORIGINS: dict[int, tuple[str, str, int]] = {}
+"""id of a kernel -> its library's source, its name, its argument count."""
+
+
+def library(source: str) -> ctypes.CDLL:
+    """The shared library of a translation unit, compiled (or found) once."""
+    with _LOCK:
+        if source in _LIBRARIES:
+            return _LIBRARIES[source]
+        cc = compiler()
+        if cc is None:
+            raise JITError("C kernels need a C compiler: none found ($CC or cc)")
+        key = "|".join([source, cc, *flags(), machine()])
+        digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+        directory = kernel_folder("c")
+        path = directory / f"lib{digest}.so"
+        if not path.is_file():
+            directory.mkdir(parents=True, exist_ok=True)
+            _compile(cc, source, directory, path)
+        os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)  # read at load
+        loaded = ctypes.CDLL(str(path))
+        loaded.ge_set_threads(ctypes.c_int(_THREADS[0]))
+        _LIBRARIES[source] = loaded
+        return loaded
+
+
+def _compile(cc: str, source: str, directory: Path, path: Path) -> None:
+    """Compile `source` into `path` (atomically: a reader never sees half).
+    Its parts (after the declarations, split at `PART`) compile at the same
+    time, one compiler per processor, then link."""
+    head, *parts = source.split(PART)
+    parts = parts or [""]
+    with tempfile.TemporaryDirectory(dir=directory) as scratch:
+        objects, running = [], []
+        for number, part in enumerate(parts):
+            c_file = Path(scratch) / f"part{number}.c"
+            c_file.write_text(head + part)
+            objects.append(str(c_file.with_suffix(".o")))
+            running.append(
+                subprocess.Popen(
+                    [cc, *flags(), "-c", "-o", objects[-1], str(c_file)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        for process in running:
+            _finish(process, running)
+        built = Path(scratch) / "kernels.so"
+        _finish(
+            subprocess.Popen(
+                [cc, *flags(), "-shared", "-o", str(built), *objects, "-lm"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+            [],
+        )
+        os.replace(built, path)
+
+
+def _finish(process: subprocess.Popen, others: list[subprocess.Popen]) -> None:
+    """Wait for one compiler; JITError (the others stopped) if it fails."""
+    try:
+        _, errors = process.communicate(timeout=COMPILE_SECONDS)
+    except subprocess.TimeoutExpired:
+        errors, message = "", f"did not finish within {COMPILE_SECONDS} s"
+    else:
+        if process.returncode == 0:
+            return
+        lines = errors.strip().splitlines()
+        message = "failed on generated code: " + next(
+            (x for x in lines if "error" in x), "no message"
+        )
+    for other in [process, *others]:
+        if other.poll() is None:
+            other.kill()
+            other.wait()
+    raise JITError(f"the C compiler {message}")
+
+
+def kernel(source: str, name: str, arguments: int) -> Callable[..., None]:
+    """The function `name` of the library of `source`, taking `arguments`
+    addresses."""
+    function = getattr(library(source), name)
+    function.restype = None
+    function.argtypes = [ctypes.c_void_p] * arguments
+    _ORIGINS[id(function)] = (source, name, arguments)
+    return function
+
+
+def reduce_kernel(obj: Any) -> tuple[Any, ...] | None:
+    """How to pickle `obj` if it is a kernel: by its library's source and
+    its name (loading finds the compiled library); None for anything else."""
+    origin = _ORIGINS.get(id(obj))
+    return None if origin is None else (kernel, origin)
+
+
+class Address(int):
+    """A buffer's address that keeps the buffer alive while it is held."""
+
+    owner: np.ndarray
+
+
+def address(array: np.ndarray, axes: Sequence[int], strides: Sequence[int]) -> Address:
+    """The address of `array`'s first element; JITError unless its byte
+    strides on `axes` are `strides` (what the kernel was compiled for)."""
+    actual = array.strides
+    if any(actual[a] != s for a, s in zip(axes, strides, strict=True)):
+        raise JITError(
+            f"a C kernel's buffer has strides {actual}, compiled for "
+            f"{tuple(strides)} on axes {tuple(axes)}"
+        )
+    pointer = Address(array.ctypes.data)
+    pointer.owner = array
+    return pointer
