@@ -483,12 +483,12 @@ def test_c_library_is_read_back_without_compiling(tmp_path, monkeypatch):
     source = jit_c.PRELUDE + jit_c.THREADS + "void k(float *a0) { a0[0] = 1.5f; }\n"
     c_runtime.library(source)
     assert len(list((tmp_path / "c").glob("lib*.so"))) == 1
-    monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+    monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
 
     def no_compiler(*_):
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr(jit_c, "_compile", no_compiler)
+    monkeypatch.setattr(c_runtime, "_compile", no_compiler)
     kernel = c_runtime.kernel(source, "k", 1)
     out = np.zeros(1, np.float32)
     kernel(out.ctypes.data)
@@ -631,7 +631,7 @@ def test_a_library_in_parts_compiles_them_in_parallel_and_links(tmp_path, monkey
     sequence calls kernels of other parts)."""
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     monkeypatch.setattr(jit_c, "PART_SIZE", 1)
-    monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+    monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
     monkeypatch.setattr(jit, "_CACHE", {})  # compiled anew, not remembered
     x = special((3, 17))
     compiled, (got,), _, (want,) = three_ways(TWO_NESTS, x)
@@ -657,3 +657,22 @@ def test_sunk_local_arrays_are_aligned_for_vector_stores(k):
     got = run_graph(module, {0: x_value}, poison=True)
     for g, want in zip(got, evaluate(module, {0: x_value}), strict=True):
         np.testing.assert_array_equal(g, want)
+
+
+def test_the_openmp_probe_is_kept_beside_the_kernels(tmp_path, monkeypatch):
+    """`openmp_missing` starts the compiler once per compiler and cache
+    folder: a later process (a served run) reads the answer it kept."""
+    if c_runtime.compiler() is None:
+        pytest.skip("no C compiler")
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path / "cache"))
+    probed = []
+    real = c_runtime.probe
+    monkeypatch.setattr(c_runtime, "probe", lambda cc: probed.append(cc) or real(cc))
+    answers = []
+    for _ in range(2):  # two processes: nothing cached in memory
+        c_runtime.openmp_missing.cache_clear()
+        answers.append(c_runtime.openmp_missing())
+    c_runtime.openmp_missing.cache_clear()
+    assert probed == [c_runtime.compiler()] and answers[0] == answers[1]
+    (record,) = (tmp_path / "cache" / "c").glob("openmp-*.txt")
+    assert record.read_text() == (answers[0] or "")

@@ -257,7 +257,7 @@ def compiler_without_openmp(tmp_path, monkeypatch):
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("CC", str(script))
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+    monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
     c_runtime.compiler.cache_clear()
     c_runtime.openmp_missing.cache_clear()
     yield

@@ -19,5 +19,10 @@ The folders follow the pipeline:
   calls (`strided_view`, `pack`, ...);
 - `compiler.py`: a function's whole source, compiled and bound
   (`compile_module`, `compile_graph`, `GraphRunner`); `interpreter.py`: xDSL's
-  interpreter with the ops it lacks, the oracle of the tests.
+  interpreter with the ops it lacks, the oracle of the tests;
+- what runs compiled code, and imports no xDSL (a served run loads only
+  these): `function.py`, the compiled function as it runs (called, bound,
+  loaded from the code cache); `c_runtime.py`, which kernels run and the C
+  kernels' libraries (compiled or found, loaded, their threads); `ops.py`'s
+  table and `runtime.py`.
 """

@@ -16,6 +16,7 @@ generates code, so a process that only runs compiled code
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -33,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ge_dialect.files import write_atomically
 from ge_runtime.jit.cache.folder import kernel_folder
 from ge_runtime.jit.ops import JITError, UnusableSetup
 
@@ -148,10 +150,47 @@ def compiler() -> str | None:
 def openmp_missing() -> str | None:
     """Why the C compiler cannot build kernels that run on threads (`cc
     -fopenmp` fails on `OPENMP_PROBE`); None when it can. Said once on
-    stderr: kernels then run on one thread, whatever the thread count."""
+    stderr: kernels then run on one thread, whatever the thread count.
+
+    The answer is kept beside the kernels (`probe_record`), so a process
+    that only loads compiled kernels (a served run) does not start the
+    compiler (about 0.2 s)."""
     cc = compiler()
     if cc is None:
         return "no C compiler"
+    record = probe_record(cc)
+    if record is None:
+        reason = probe(cc)
+    else:
+        try:
+            reason = record.read_text() or None
+        except OSError:  # not probed yet
+            reason = probe(cc)
+            with contextlib.suppress(OSError):  # else: probed again next time
+                record.parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(record, reason or "")
+    if reason is not None:
+        print(
+            f"note: {cc} {OPENMP} fails ({reason}): C kernels run on one thread",
+            file=sys.stderr,
+        )
+    return reason
+
+
+def probe_record(cc: str) -> Path | None:
+    """Where `openmp_missing` keeps its answer for the compiler `cc`, named
+    by its path, size and time of change (None: no kernel folder here)."""
+    try:
+        info = os.stat(cc)
+        folder = kernel_folder("c")
+    except (OSError, UnusableSetup):
+        return None
+    key = f"{cc}|{info.st_size}|{info.st_mtime_ns}"
+    return folder / f"openmp-{hashlib.sha256(key.encode()).hexdigest()[:24]}.txt"
+
+
+def probe(cc: str) -> str | None:
+    """Why `cc OPENMP` fails on `OPENMP_PROBE` (None: it builds)."""
     with tempfile.TemporaryDirectory() as scratch:
         c_file = Path(scratch) / "probe.c"
         c_file.write_text(OPENMP_PROBE)
@@ -164,17 +203,11 @@ def openmp_missing() -> str | None:
                 timeout=COMPILE_SECONDS,
             )
         except (OSError, subprocess.TimeoutExpired) as error:
-            reason = str(error)
-        else:
-            if done.returncode == 0:
-                return None
-            lines = done.stderr.strip().splitlines()
-            reason = next((x for x in lines if "error" in x), "no message")
-    print(
-        f"note: {cc} {OPENMP} fails ({reason}): C kernels run on one thread",
-        file=sys.stderr,
-    )
-    return reason
+            return str(error)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.strip().splitlines()
+    return next((x for x in lines if "error" in x), "no message")
 
 
 def flags() -> tuple[str, ...]:
