@@ -16,11 +16,12 @@ one `.npz` whose arrays are named `0` to `n-1`, as an input
 with no array (`ge_dialect.structured_io`). Nothing
 is written unless the whole run succeeds; errors are one line and exit 1.
 
-What runs is `ge_xdsl.run`'s (the same calls from Python); this file parses
-the flags and prints. Modes are separate functions in `MODES`: `--reference`
-runs the NumPy reference evaluator (`ge_runtime.engines.reference`); an
-offline model (`MODEL.om` from `ge-atc`) runs through the JIT
-(`ge_runtime.jit`), or the reference evaluator with `--reference`. With
+What runs is `ge_xdsl.run`'s and `ge_xdsl.serving`'s (the same calls from
+Python); this file parses the flags and prints. Modes are separate
+functions in `MODES`: `--reference` runs the NumPy reference evaluator
+(`ge_runtime.engines.reference`); an offline model (`MODEL.om` from
+`ge-atc`) runs through the JIT (`ge_runtime.jit`), or the reference
+evaluator with `--reference`. With
 `--check` (offline models) the reference evaluator also runs the source
 graph stored in the `.om` (the graph after graph fusion); one line per
 output gives the max abs error against max |reference|, and a relative
@@ -42,6 +43,10 @@ them): they go into the code cache (`ge_runtime.jit.cache`, keyed by the
 model's IR), so even a first `ge-run` neither lowers, generates code nor
 compiles; kernels built for another
 machine, compiler or version are compiled again, said in one `note:` line.
+A model sunk whole runs from the plan its `.om` records
+(`ge_xdsl.serving.serve`) unless `--check`, `--trace`, `--profile`,
+`--stored-outputs` or `--graph` needs its IR: such a run imports no xDSL and
+parses nothing, so it starts as onnxruntime does.
 
     ge-run model.om --random-inputs --benchmark 20 --threads 1 --output-dir out/
 
