@@ -6,7 +6,8 @@ window's taps and vectorises the loop of unit stride around them. All the
 kernels of one generated function are one translation unit (`CLibrary`),
 compiled once into a shared library under the code cache
 (`cache.folder.kernel_folder("c")`, named by a digest of its source, the compiler
-and its flags) and called through `ctypes`, which releases the GIL.
+and its flags) and called through `ctypes`, which releases the GIL
+(`jit.c_runtime`: what loading and calling the kernels needs, without IR).
 
 ```c
 void k3(float *a0, float *a1) {         /* a ReLU nest */

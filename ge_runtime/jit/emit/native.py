@@ -55,7 +55,7 @@ from ge_runtime.jit.ops import (
 
 PARALLEL_WORK = 1 << 16
 """Loop iterations a nest runs, at least, to be split over threads: below,
-waking them (tens of microseconds, `c.WAIT_POLICY`) costs more than it saves."""
+waking them (tens of microseconds, `c_runtime.WAIT_POLICY`) costs more than it saves."""
 
 PARALLEL_ITERATIONS = 16
 """Loops split over threads are collapsed with the ones nested in them
