@@ -22,6 +22,7 @@ the table, which is also written to `bench/results/zoo.md`.
     python bench/bench_zoo.py                       # the whole zoo
     python bench/bench_zoo.py roberta swin --runs 10
     python bench/bench_zoo.py --source transformers --threads 1
+    python bench/bench_zoo.py --march haswell       # AVX2 kernels only
 """
 
 from __future__ import annotations
@@ -176,7 +177,9 @@ def table(rows: list[Row], thread_counts: list[int]) -> str:
         f" ours / ort ms ({t} thr) | ratio ({t} thr) |" for t in thread_counts
     )
     lines = [
-        f"CPU: {cpu()}; load average after the runs: {load}",
+        f"CPU: {cpu()}; kernels built for -march="
+        f"{os.environ.get('GE_XDSL_MARCH') or 'native'}; "
+        f"load average after the runs: {load}",
         "",
         head + " max rel. error |",
         "|---|---|" + "---:|---:|" * len(thread_counts) + "---:|",
@@ -222,11 +225,19 @@ def main(argv: list[str] | None = None) -> int:
         help="thread counts (default: 1 and every core)",
     )
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--march",
+        metavar="CPU",
+        help="build the C kernels for this -march CPU (GE_XDSL_MARCH), e.g. "
+        "haswell for AVX2 only (default: native)",
+    )
     parser.add_argument("--cache", metavar="DIR", help="keep .onnx/.om files here")
     parser.add_argument(
         "--no-write", action="store_true", help=f"do not write {RESULTS.name}"
     )
     args = parser.parse_args(argv)
+    if args.march:
+        os.environ["GE_XDSL_MARCH"] = args.march  # ge-atc's and the runs'
     thread_counts = args.threads or sorted({1, os.cpu_count() or 1})
     sources = zoo()
     names = args.models or [n for n, s in sources.items() if args.source in (None, s)]

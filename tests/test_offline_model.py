@@ -407,6 +407,32 @@ def test_kernels_for_another_machine_are_said_and_compiled_again(
     assert "built for riscv64, this is" in note and compiled > 0
 
 
+def test_kernels_built_for_a_named_cpu_are_said_and_compiled_again(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Kernels of `GE_XDSL_MARCH=haswell` (AVX2) are not this run's
+    `-march=native` ones: the note names both, and they are built again."""
+    monkeypatch.setenv("GE_XDSL_MARCH", "haswell")
+    path = with_kernel_payload(tmp_path)
+    monkeypatch.delenv("GE_XDSL_MARCH")
+    model, compiled = run_from_empty_cache(path, tmp_path, monkeypatch)
+    (note,) = model.notes
+    assert "built for -march=haswell, this run builds for -march=native" in note
+    assert compiled > 0
+
+
+def test_a_malformed_target_cpu_is_refused(monkeypatch) -> None:
+    from ge_runtime.jit import c_runtime
+    from ge_runtime.jit.ops import UnusableSetup
+
+    monkeypatch.setenv("GE_XDSL_MARCH", "haswell; rm -rf")
+    with pytest.raises(UnusableSetup, match="is not a CPU name for -march"):
+        c_runtime.kernel_choice("c")
+    monkeypatch.setenv("GE_XDSL_MARCH", "skylake-avx512")
+    assert "-march=skylake-avx512" in c_runtime.flags()
+    assert c_runtime.machine().endswith("|-march=skylake-avx512")
+
+
 def test_corrupt_kernel_section_is_refused(tmp_path: Path, monkeypatch) -> None:
     def flip_last_byte(payload: bytes) -> bytes:
         return payload[:-1] + bytes([payload[-1] ^ 1])

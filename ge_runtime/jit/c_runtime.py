@@ -21,6 +21,7 @@ import ctypes
 import hashlib
 import os
 import platform
+import re
 import shlex
 import shutil
 import subprocess
@@ -66,6 +67,8 @@ def kernel_choice(kernels: str | None) -> str:
         raise UnusableSetup(
             "error: C kernels were asked for, but there is no C compiler ($CC)"
         )
+    if kernels == "c":
+        target_isa()  # a malformed name is refused before anything compiles
     return kernels
 
 
@@ -83,13 +86,15 @@ def kernel_status(kernels: str | None = None) -> str:
         if missing
         else f"{kernel_threads()} thread(s)"
     )
-    return f"C kernels (cc, {threads}), BLAS for large matrix products"
+    return (
+        f"C kernels (cc, -march={target_isa()}, {threads}), "
+        "BLAS for large matrix products"
+    )
 
 
 FLAGS = (
     "-O2",
     "-fvect-cost-model=dynamic",
-    "-march=native",
     "-ffp-contract=off",
     "-fno-math-errno",
     "-fno-trapping-math",
@@ -106,7 +111,16 @@ a multiple of the vector length and adds no alias check, so the 14 or 12
 lanes of a misaligned channel group ran scalar (ShuffleNet 11.6 ms against
 14.6 ms, DenseNet-121 and Inception-v2 7-10 % faster, none slower).
 `-fno-trapping-math` lets the compiler turn a select into a blend (no
-result changes: nothing reads the floating-point flags)."""
+result changes: nothing reads the floating-point flags). The vector ISA is
+`-march=` `target_isa()`'s."""
+
+TARGET_ISA = "GE_XDSL_MARCH"
+"""The variable naming the CPU the C kernels are built for (GCC's `-march`
+names: `haswell` for AVX2, `skylake-avx512`, ...; default `native`, the
+machine compiling them). Kernels built for another CPU than this one are
+what an `.om` carries to machines like it (`cache.bundle.built_for`)."""
+
+ISA_NAME = re.compile(r"[a-z0-9][a-z0-9_.+-]*")
 
 OPENMP = "-fopenmp"
 """The flag that makes `#pragma omp` loops run on threads (OpenMP, libgomp
@@ -210,9 +224,23 @@ def probe(cc: str) -> str | None:
     return next((x for x in lines if "error" in x), "no message")
 
 
+def target_isa() -> str:
+    """The CPU the C kernels are built for: `$GE_XDSL_MARCH`, else `native`;
+    `UnusableSetup` for a value that is not a `-march` name."""
+    isa = os.environ.get(TARGET_ISA) or "native"
+    if not ISA_NAME.fullmatch(isa):
+        raise UnusableSetup(
+            f"error: {TARGET_ISA}={isa!r} is not a CPU name for -march "
+            "(e.g. native, haswell, skylake-avx512)"
+        )
+    return isa
+
+
 def flags() -> tuple[str, ...]:
-    """The compiler's flags: `FLAGS`, and `OPENMP` when the compiler has it."""
-    return FLAGS if openmp_missing() else (*FLAGS, OPENMP)
+    """The compiler's flags: `FLAGS`, the target CPU, and `OPENMP` when the
+    compiler has it."""
+    isa = (f"-march={target_isa()}",)
+    return (*FLAGS, *isa) if openmp_missing() else (*FLAGS, *isa, OPENMP)
 
 
 def available_cores() -> int:
@@ -241,15 +269,23 @@ def kernel_threads() -> int:
     return 1 if openmp_missing() else _THREADS[0]
 
 
-@cache
 def machine() -> str:
-    """What `-march=native` compiles for (part of a library's name)."""
+    """What the kernels are compiled for (part of a library's name): this
+    CPU's feature flags for `-march=native`, else the named CPU."""
+    isa = target_isa()
+    if isa != "native":
+        return f"{platform.machine()}|-march={isa}"
+    return f"{platform.machine()}|{_cpu_flags()}"
+
+
+@cache
+def _cpu_flags() -> str:
+    """This CPU's feature flags (`/proc/cpuinfo`)."""
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
         text = ""
-    flags = next((line for line in text.splitlines() if line.startswith("flags")), "")
-    return f"{platform.machine()}|{flags}"
+    return next((line for line in text.splitlines() if line.startswith("flags")), "")
 
 
 _LOCK = threading.Lock()
