@@ -370,13 +370,15 @@ GRAPH_FUSION_STAGES = (
     "fold-row-flatten",
     "fold-squeeze-chain",
     "fold-transpose-into-matmul",
+    "fold-reshape-transpose",
 )
 """ATC's graph fusion (unless `fusion` is off): biases and batch norms into
 the conv or matmul before them, reshapes that restore reduced dims into the
 reduction, flattens of the leading dims around row-wise ops (a LayerNorm
 body), squeezes of unit axes around elementwise ops that unsqueezes put
 back (1-D convolutions in a row), transposes of a product operand's
-innermost axis into the product."""
+innermost axis into the product, an image's flatten into rows of channels
+into one confusion transpose (a patch embedding)."""
 PRECISION_STAGE = "select-precision"
 """With `precision_mode`: each op's compute dtype, before constants fold (the
 casts of weights fold into float16 weights)."""

@@ -65,6 +65,7 @@ from ge_dialect.ops.base import (
     fractal_nz_placement,
     integer,
     ints,
+    split_channel_axis,
     string,
 )
 from ge_dialect.scalar import ScalarBuilder, clamp, is_float
@@ -939,12 +940,25 @@ class ConfusionTransposeOp(ShapeOp):
         results: Sequence[LayoutAttr],
         target: str | None,
     ) -> bool:
-        """FRACTAL_NZ only where whole fractals move (`keeps_fractals`)."""
-        layouts = (*operands, *results)
-        if all(x.storage_format is not Format.FRACTAL_NZ for x in layouts):
+        """FRACTAL_NZ in and out only where whole fractals move
+        (`keeps_fractals`); NC1HWC0 in and FRACTAL_NZ out where whole C0
+        channel vectors move (`keeps_channel_vectors`: a patch embedding's
+        `flatten(2).transpose(1, 2)` of a convolution's result into tokens)."""
+        (x,), (y,) = operands, results
+        internal = {x.storage_format, y.storage_format} & {
+            Format.FRACTAL_NZ,
+            Format.NC1HWC0,
+        }
+        if not internal:
             return True
         dtype = dtype_name(element_type_of(self.x))
-        return self.keeps_fractals(m0_for(dtype, target), c0_for(dtype, target))
+        m0, c0 = m0_for(dtype, target), c0_for(dtype, target)
+        if y.storage_format is not Format.FRACTAL_NZ:
+            return False
+        if x.storage_format is Format.FRACTAL_NZ:
+            return self.keeps_fractals(m0, c0)
+        channel = split_channel_axis(x, self.x.type.get_num_dims())
+        return channel is not None and self.keeps_channel_vectors(channel, c0)
 
     def keeps_fractals(self, m0: int, c0: int) -> bool:
         """Whether each M0 x C0 fractal of `x` (FRACTAL_NZ) lands whole, in
@@ -967,9 +981,43 @@ class ConfusionTransposeOp(ShapeOp):
         )
         if not np.array_equal(x_lane, y_lane):
             return False
-        first = np.full(int(y_fractal.max()) + 1, -1)
-        first[y_fractal] = x_fractal
-        return bool(np.array_equal(first[y_fractal], x_fractal))
+        return lands_whole(x_fractal, x_lane, y_fractal, y_lane)
+
+    def keeps_channel_vectors(self, channel: int, c0: int) -> bool:
+        """Whether each C0 channel vector of `x` (NC1HWC0, channels on axis
+        `channel`) lands whole, lane for lane, on one fractal row of `y`
+        (FRACTAL_NZ: C0 lanes of one row): then the op copies 32-byte
+        vectors as they are, no lane changes place (when the rows fill
+        whole fractals the two buffers are even the same bytes)."""
+        x_shape, y_shape = shape_of(self.x.type), shape_of(self.y.type)
+        if len(y_shape) < 2 or -1 in (*x_shape, *y_shape):
+            return False
+        size = product(x_shape)
+        if size == 0:
+            return False
+        source = self.numpy_kernel(
+            np.arange(size).reshape(x_shape), **self.transpose_attributes()
+        )
+        x_coords = list(np.unravel_index(source.ravel(), x_shape))
+        x_lane = x_coords[channel] % c0
+        x_coords[channel] = x_coords[channel] // c0
+        x_vector = np.ravel_multi_index(x_coords, x_shape)
+        *lead, rows, cols = np.unravel_index(np.arange(size), y_shape)
+        y_vector = np.ravel_multi_index((*lead, rows, cols // c0), y_shape)
+        return lands_whole(x_vector, x_lane, y_vector, cols % c0)
+
+
+def lands_whole(
+    x_block: np.ndarray, x_lane: np.ndarray, y_block: np.ndarray, y_lane: np.ndarray
+) -> bool:
+    """Whether elements keep their lane and every block of the result comes
+    from one block of the operand (each element's block number and lane
+    inside it, in result order)."""
+    if not np.array_equal(x_lane, y_lane):
+        return False
+    first = np.full(int(y_block.max()) + 1, -1)
+    first[y_block] = x_block
+    return bool(np.array_equal(first[y_block], x_block))
 
 
 TRANS_OPS = (
