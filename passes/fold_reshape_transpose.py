@@ -108,18 +108,34 @@ def anchored_in_nc1hwc0(value: SSAValue) -> bool:
     return False
 
 
-def image_to_rows(chain: list[Operation]) -> ConfusionTransposeOp | None:
-    """The confusion transpose doing `chain` if it starts at an image anchored
-    in NC1HWC0 and keeps its C0 channel vectors whole (None: it does not)."""
-    x = chain[0].operands[0]
-    if len(shape_of(x.type)) != 4 or not anchored_in_nc1hwc0(x):  # type: ignore[arg-type]
+def read_in_nc1hwc0(value: SSAValue) -> bool:
+    """Whether every reader of `value` is a heavy op that reads NC1HWC0 (the
+    next convolution)."""
+    uses = list(value.uses)
+    for use in uses:
+        info = find_op_info(use.operation)
+        if info is None or not info.heavy:
+            return False
+        if not any(Format.NC1HWC0 in tensor.formats for tensor in info.inputs):
+            return False
+    return bool(uses)
+
+
+def channel_vector_fusion(chain: list[Operation]) -> ConfusionTransposeOp | None:
+    """The confusion transpose doing `chain` if it turns an image anchored in
+    NC1HWC0 into rows, or rows into an image read in NC1HWC0, keeping the
+    C0 channel vectors whole (None: it does not)."""
+    x, y = chain[0].operands[0], chain[-1].results[0]
+    image_first = len(shape_of(x.type)) == 4 and anchored_in_nc1hwc0(x)  # type: ignore[arg-type]
+    image_last = len(shape_of(y.type)) == 4 and read_in_nc1hwc0(y)  # type: ignore[arg-type]
+    if image_first == image_last:
         return None
     attributes = fused_attributes(chain)
     if attributes is None or attributes["perm"] == sorted(attributes["perm"]):
         return None
     fused = ConfusionTransposeOp.create(
         operands=[x],
-        result_types=[chain[-1].results[0].type],
+        result_types=[y.type],
         attributes={
             "perm": DenseArrayBase.from_list(i64, attributes["perm"]),
             "shape": DenseArrayBase.from_list(i64, attributes["shape"]),
@@ -130,21 +146,24 @@ def image_to_rows(chain: list[Operation]) -> ConfusionTransposeOp | None:
     if (name := chain_name(chain)) is not None:
         fused.attributes["name"] = name
     c0 = c0_for(dtype_name(element_type_of(x)), enclosing_target(chain[-1]))
-    if any(fused.keeps_channel_vectors(axis, c0) for axis in IMAGE_CHANNEL_AXES):
+    if any(
+        fused.keeps_channel_vectors(axis, c0, image_first=image_first)
+        for axis in IMAGE_CHANNEL_AXES
+    ):
         return fused
     fused.drop_all_references()  # the unused op must not read x
     return None
 
 
 class FoldReshapeTranspose(RewritePattern):
-    """A reshape and a transpose of an image that keep its channel vectors
-    whole become one confusion transpose."""
+    """A reshape and a transpose between an image and rows of its channels
+    that keep the channel vectors whole become one confusion transpose."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not is_chain_end(op):
             return
         chain = shape_chain(op)
-        fused = image_to_rows(chain)
+        fused = channel_vector_fusion(chain)
         if fused is None:
             return
         rewriter.replace_op(op, fused)

@@ -35,7 +35,7 @@ from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, shape_of
 from ge_dialect.shape_functions import UNKNOWN, Result, Shape, Unbound
-from ge_dialect.targets import c0_for, m0_for
+from ge_dialect.targets import c0_for
 
 if TYPE_CHECKING:
     from ge_dialect.format_rules import FormatRule
