@@ -166,9 +166,9 @@ class FoldReshapeTranspose(RewritePattern):
         fused = channel_vector_fusion(chain)
         if fused is None:
             return
-        rewriter.replace_op(op, fused)
+        rewriter.replace(op, fused)
         for dead in reversed(chain[:-1]):
-            rewriter.erase_op(dead)
+            rewriter.erase(dead)
 
 
 @dataclass(frozen=True)
