@@ -89,6 +89,7 @@ BLOCKS = (
     "shuffle",
     "split",
     "recurrent",
+    "tokens",
 )
 """Block kinds, simplest first (hypothesis shrinks toward the first); convs
 and trans-op chains, where most layout work happens, are drawn twice as often."""
@@ -520,6 +521,33 @@ class GraphFuzzer:
             states.append(self.b.unsqueeze(h, axes=[0]))
         stacked = states[0] if steps == 1 else self.b.concat(states, axis=0)
         self.outputs.extend([stacked, c])
+
+    def block_tokens(self) -> None:
+        """A patch embedding and back (ViT, SVTR): a conv's result
+        flattened into rows of channels (one confusion transpose, as
+        `fold-reshape-transpose` fuses it), a class token concatenated
+        before the rows, a product over the tokens, the class token sliced
+        off and the rows folded back into an image for the next conv."""
+        x = self.act()
+        if self.layout != "NCHW":
+            self.push(self.unary(x.ssa))
+            return
+        n, c, h, w = x.shape
+        cout = self.pick(CHANNELS)
+        image = self.conv(x, cout, 1, 1, 1)
+        rows = self.b.confusion_transpose(image, perm=[0, 2, 1], shape=[n, cout, h * w])
+        cls = self.const(self.weights([n, 1, cout]))
+        tokens = self.b.concat([cls, rows], axis=1)
+        mixed = self.b.batch_matmul(
+            tokens, self.const(self.weights([cout, cout], cout))
+        )
+        patches = self.b.slice(
+            self.unary(mixed), begins=[1], ends=[h * w + 1], axes=[1], steps=[1]
+        )
+        back = self.b.confusion_transpose(
+            patches, perm=[0, 3, 1, 2], shape=[n, h, w, cout]
+        )
+        self.push(self.conv(Act(back, (n, cout, h, w)), self.pick(CHANNELS), 1, 1, 1))
 
     def block_reduce(self) -> None:
         x = self.act()
