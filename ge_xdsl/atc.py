@@ -3,7 +3,8 @@
 `ge_xdsl.compile` and `ge-atc` both run `compile_offline_model`: a model is
 imported with its framework's front end (`FRONT_ENDS`), then graph fusion
 (`fold-bias-add`, `fold-batch-norm`, `fold-reduce-reshape`,
-`fold-row-flatten`, `fold-transpose-into-matmul`), shape folding (`fold-shapes`), with
+`fold-row-flatten`, `fold-squeeze-chain`, `fold-reshape-transpose`,
+`fold-transpose-into-matmul`), shape folding (`fold-shapes`), with
 `precision_mode` the compute dtypes (`select-precision`), constant folding
 (`fold-constants`), the format
 pipeline (`ge-format-pipeline` with `input_format` as data format and the

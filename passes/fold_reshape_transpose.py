@@ -1,19 +1,22 @@
-"""`fold-reshape-transpose`: an image flattened into rows of channels becomes
-one `ge.confusion_transpose`, so a convolution's NC1HWC0 result is read
-straight into FRACTAL_NZ tokens.
+"""`fold-reshape-transpose`: an image regrouped into rows of channels, or
+rows folded back into an image, becomes one `ge.confusion_transpose` that
+reads NC1HWC0 and writes FRACTAL_NZ (or the other way round).
 
 A patch embedding (ViT, Swin, SegFormer, ...) runs a convolution, flattens
 its spatial axes and moves the channels last: `reshape [N, C, H, W] -> [N,
-C, H*W]`, `transpose (0, 2, 1)`. Reshape and transpose run in origin format
-only, so the convolution's NC1HWC0 result goes back to NCHW and the tokens
-on to FRACTAL_NZ: two runtime TransData. Fused into one confusion
-transpose (CANN's ReshapeTransposeFusionPass makes ConfusionTransposeD the
-same way, in graph fusion, before format selection), the op reads NC1HWC0
-and writes FRACTAL_NZ where every C0 channel vector of the image lands
-whole, lane for lane, on one row of a fractal
-(`ConfusionTransposeOp.keeps_channel_vectors`): it copies 32-byte vectors
-and no lane changes place, where each TransData transposes lanes. ATC-style
-graph fusion rule `ReshapeTransposeFusion` (switchable with `disable`).
+C, H*W]`, `transpose (0, 2, 1)`; a CTC head squeezes a unit H and moves the
+channels last; SVTR's mixing blocks end with the reverse, `reshape [N, H*W,
+C] -> [N, H, W, C]`, `transpose (0, 3, 1, 2)` into the next convolution.
+Reshape and transpose run in origin format only, so each such chain costs
+two runtime TransData (NC1HWC0 -> NCHW before it, ND -> FRACTAL_NZ after
+it, or the mirror). Fused into one confusion transpose (CANN's
+ReshapeTransposeFusionPass makes ConfusionTransposeD the same way, in graph
+fusion, before format selection), the op runs between the two internal
+formats where every C0 channel vector of the image lands whole, lane for
+lane, on one row of a fractal (`ConfusionTransposeOp.keeps_channel_vectors`):
+it copies 32-byte vectors and no lane changes place, where each TransData
+transposes lanes. ATC-style graph fusion rule `ReshapeTransposeFusion`
+(switchable with `disable`).
 
 ```mlir
 %r = ge.reshape %c {shape = array<i64: 2, 48, 16>}
@@ -27,17 +30,21 @@ graph fusion rule `ReshapeTransposeFusion` (switchable with `disable`).
 ```
 
 The chain is reshape-family ops and transposes (each result read only by
-the next, the whole run of them) from a rank-4 value that a heavy op
-writing NC1HWC0 produces, through elementwise ops only
-(`anchored_in_nc1hwc0`), amounting to one reshape and one transpose
-(`fused_attributes`). Bail-outs: the image is not so anchored (an
-attention head merge reads a matrix product: `fuse-confusion-transpose`
+the next, the whole run of them), amounting to one reshape and one
+transpose (`fused_attributes`), either from a rank-4 value that a heavy op
+writing NC1HWC0 produces through elementwise ops only
+(`anchored_in_nc1hwc0`), or to a rank-4 value that only heavy ops reading
+NC1HWC0 read (`read_in_nc1hwc0`). Bail-outs: neither end is such an image
+(an attention head merge reads a matrix product: `fuse-confusion-transpose`
 fuses it between FRACTAL_NZ values after TransData insertion), the chain
 is more than a reshape and a transpose, or dynamic, or the fused op would
-not keep channel vectors for either image format (C
-on axis 1, NCHW, or axis 3, NHWC: the origin is inferred only later, and
+not keep channel vectors for either image format (C on axis 1, NCHW, or
+axis 3, NHWC: the origin is inferred only later, and
 `select-storage-format` asks the op again with it). Where the spread does
-not reach the op it runs in origin format: one copy instead of two.
+not reach the op it runs in origin format: one copy instead of two. It
+runs before `fold-transpose-into-matmul`, so a CTC head's transpose reads
+the convolution's NC1HWC0 result into the classifier's FRACTAL_NZ rather
+than becoming the product's transpose attribute.
 """
 
 from __future__ import annotations
