@@ -503,6 +503,28 @@ class ReshapeOp(ShapeOp):
 
     shape = opt_attr_def(DenseArrayBase)
 
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (in and out) when only the batch axes regroup (the
+        last two dims stay, as `[B, H, S, D] -> [B*H, S, D]` before a
+        batched product): the fractals are stored batch-major, so the
+        buffer is the same bytes."""
+        placed = fractal_nz_placement((*operands, *results))
+        if placed is None:
+            return True
+        x_shape, y_shape = shape_of(self.x.type), shape_of(self.y.type)
+        return (
+            placed
+            and len(x_shape) >= 2
+            and len(y_shape) >= 2
+            and UNKNOWN not in (*x_shape[-2:], *y_shape[-2:])
+            and x_shape[-2:] == y_shape[-2:]
+        )
+
     def verify_shape(self) -> None:
         check_same_size(self)
 
