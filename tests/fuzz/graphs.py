@@ -431,7 +431,9 @@ class GraphFuzzer:
         self.outputs.append(x)
 
     def block_attention(self) -> None:
-        """Fused QKV projection, split, heads, attention, head merge; an output."""
+        """Fused QKV projection, split, heads (as [B, H, S, D] or, as DeBERTa
+        exports them, regrouped to [B*H, S, D]), attention, head merge; an
+        output."""
         batch, seq = self.draw(st.integers(1, 2)), self.pick((3, 11, 17))
         heads, depth = self.pick((1, 2, 4)), self.pick((3, 8, 16))
         width = heads * depth
@@ -453,8 +455,16 @@ class GraphFuzzer:
         else:
             four = self.b.reshape(k, shape=[batch, seq, heads, depth])
             k_t = self.b.transpose(four, perm=[0, 2, 3, 1])
+        if self.draw(st.booleans()):  # DeBERTa's 3-D products over [B*H, S, D]
+            rows = [batch * heads, seq]
+            q = self.b.reshape(q, shape=[*rows, depth])
+            v = self.b.reshape(v, shape=[*rows, depth])
+            k_t = self.b.reshape(k_t, shape=[batch * heads, depth, seq])
         probs = self.b.softmax(self.b.batch_matmul(q, k_t), axis=-1)
-        context = self.b.transpose(self.b.batch_matmul(probs, v), perm=[0, 2, 1, 3])
+        context = self.b.reshape(
+            self.b.batch_matmul(probs, v), shape=[batch, heads, seq, depth]
+        )
+        context = self.b.transpose(context, perm=[0, 2, 1, 3])
         self.outputs.append(self.b.reshape(context, shape=[batch, seq, width]))
 
     def block_shuffle(self) -> None:
