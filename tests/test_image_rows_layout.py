@@ -11,7 +11,9 @@ both regroupings `ge.confusion_transpose` between NC1HWC0 and FRACTAL_NZ
 (whole C0 channel vectors move), and the concat and the slice run in
 FRACTAL_NZ at row offset 1 (whole fractal rows move): only the graph's
 input and output convert (2 runtime TransData) at every channel count,
-aligned to C0 or not.
+aligned to C0 or not. A CTC head (a convolution's strip squeezed and its
+channels moved last for a classifier) reads the convolution's result
+straight into FRACTAL_NZ the same way.
 """
 
 from __future__ import annotations
@@ -164,6 +166,77 @@ def test_image_rows_stay_in_internal_layouts(
         if isinstance(op, TransDataOp) and not isinstance(op.x.owner, ConstOp)
     ]
     assert len(transdata) == 2  # the image in, the result out
+    compiled = compile_model(module, offline.weights, target=offline.target)
+    expected = model_zoo.onnxruntime_outputs(path, feeds)
+    error = model_zoo.relative_error(compiled.run(feeds), expected)
+    assert error <= TOLERANCE, f"max error {error:.2e} x max |reference|"
+
+
+def ctc_head(channels: int, width: int, classes: int) -> onnx.ModelProto:
+    """A CTC head: a convolution on a [BATCH, 3, 1, width] strip, ReLU,
+    the unit H squeezed, the channels moved last, a classifier product."""
+    rng = np.random.default_rng(channels * 5 + width)
+    conv_w = rng.standard_normal((channels, 3, 1, 3)).astype(np.float32) / 3
+    classify = rng.standard_normal((channels, classes)).astype(np.float32)
+    node = helper.make_node
+    nodes = [
+        node("Conv", ["x", "conv_w"], ["c"], pads=[0, 1, 0, 1]),
+        node("Relu", ["c"], ["r"]),
+        node("Squeeze", ["r", "unit_h"], ["s"]),
+        node("Transpose", ["s"], ["t"], perm=[0, 2, 1]),
+        node("MatMul", ["t", "classify"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "ctc_head",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [BATCH, 3, 1, width])],
+        [
+            helper.make_tensor_value_info(
+                "y", TensorProto.FLOAT, [BATCH, width, classes]
+            )
+        ],
+        [
+            numpy_helper.from_array(conv_w, "conv_w"),
+            numpy_helper.from_array(
+                (classify / np.sqrt(channels)).astype(np.float32), "classify"
+            ),
+            numpy_helper.from_array(np.array([2], np.int64), "unit_h"),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(
+    ("channels", "width", "classes"),
+    [(3, 17, 33), (17, 3, 100), (100, 33, 3)],
+    ids=["c3-w17", "c17-w3", "c100-w33"],
+)
+def test_ctc_head_reads_the_convolution_in_fractal_nz(
+    channels: int, width: int, classes: int, tmp_path: Path
+):
+    """The squeeze and transpose fuse into one NC1HWC0 -> FRACTAL_NZ
+    confusion transpose before the transpose could become the product's
+    attribute: only the strip in and the scores out convert."""
+    path = tmp_path / "ctc.onnx"
+    onnx.save(ctc_head(channels, width, classes), path)
+    rng = np.random.default_rng(width)
+    feeds = {"x": rng.standard_normal((BATCH, 3, 1, width)).astype(np.float32)}
+    om = tmp_path / "ctc"
+    _, error = model_zoo.compile_with_atc(
+        path, om, model_zoo.input_shape_flag(feeds), ("--soc_version=Ascend910",)
+    )
+    assert error is None, error
+    offline = load_offline_model(f"{om}.om")
+    module = offline.module()
+    (regrouping,) = [op for op in module.walk() if isinstance(op, ConfusionTransposeOp)]
+    assert layout_attr(regrouping.x.type).storage_format is Format.NC1HWC0
+    assert layout_attr(regrouping.y.type).storage_format is Format.FRACTAL_NZ
+    transdata = [
+        op
+        for op in module.walk()
+        if isinstance(op, TransDataOp) and not isinstance(op.x.owner, ConstOp)
+    ]
+    assert len(transdata) == 2  # the strip in, the scores out
     compiled = compile_model(module, offline.weights, target=offline.target)
     expected = model_zoo.onnxruntime_outputs(path, feeds)
     error = model_zoo.relative_error(compiled.run(feeds), expected)
