@@ -12,6 +12,7 @@ and the refusals that kept it (`ge-atc --report-transdata`'s lines).
 
     python bench/bench_transdata.py                       # every model
     python bench/bench_transdata.py yolov8 crnn --reasons
+    python bench/bench_transdata.py --architectures     # llama, swin, mamba, ...
     python bench/bench_transdata.py --save bench/results/transdata.json
     python bench/bench_transdata.py --baseline bench/results/transdata_before.json \\
         --markdown bench/results/transdata.md
@@ -44,6 +45,21 @@ ZOO = (
 )
 """The twelve real models of issue 38's table."""
 
+ARCHITECTURES = (
+    "llama",
+    "qwen2",
+    "deberta_v2",
+    "deit",
+    "swin",
+    "convnext",
+    "segformer",
+    "poolformer",
+    "mobilevit",
+    "mamba",
+)
+"""The test zoo's transformers architectures measured after the twelve
+(compile only: `--architectures`; seeded exports of small configurations)."""
+
 
 @dataclass
 class TransDataRow:
@@ -61,6 +77,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", metavar="MODEL", help="zoo names")
     parser.add_argument("--soc_version", default="Ascend910", help="the target")
+    parser.add_argument(
+        "--architectures",
+        action="store_true",
+        help="without MODEL: the transformers architectures instead of the twelve",
+    )
     parser.add_argument(
         "--reasons", action="store_true", help="print each site and its refusals"
     )
@@ -136,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     import model_zoo
 
-    names = args.models or list(ZOO)
+    names = args.models or list(ARCHITECTURES if args.architectures else ZOO)
     for name in names:
         model_zoo.model_spec(name)
     before = before_counts(args.baseline)

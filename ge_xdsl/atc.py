@@ -3,7 +3,8 @@
 `ge_xdsl.compile` and `ge-atc` both run `compile_offline_model`: a model is
 imported with its framework's front end (`FRONT_ENDS`), then graph fusion
 (`fold-bias-add`, `fold-batch-norm`, `fold-reduce-reshape`,
-`fold-row-flatten`, `fold-transpose-into-matmul`), shape folding (`fold-shapes`), with
+`fold-row-flatten`, `fold-squeeze-chain`, `fold-reshape-transpose`,
+`fold-transpose-into-matmul`), shape folding (`fold-shapes`), with
 `precision_mode` the compute dtypes (`select-precision`), constant folding
 (`fold-constants`), the format
 pipeline (`ge-format-pipeline` with `input_format` as data format and the
@@ -369,14 +370,17 @@ GRAPH_FUSION_STAGES = (
     "fold-reduce-reshape",
     "fold-row-flatten",
     "fold-squeeze-chain",
+    "fold-reshape-transpose",
     "fold-transpose-into-matmul",
 )
 """ATC's graph fusion (unless `fusion` is off): biases and batch norms into
 the conv or matmul before them, reshapes that restore reduced dims into the
 reduction, flattens of the leading dims around row-wise ops (a LayerNorm
 body), squeezes of unit axes around elementwise ops that unsqueezes put
-back (1-D convolutions in a row), transposes of a product operand's
-innermost axis into the product."""
+back (1-D convolutions in a row), an image's flatten into rows of
+channels (a patch embedding) or rows folded back into an image into one
+confusion transpose, transposes of a product operand's innermost axis into
+the product."""
 PRECISION_STAGE = "select-precision"
 """With `precision_mode`: each op's compute dtype, before constants fold (the
 casts of weights fold into float16 weights)."""

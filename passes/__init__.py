@@ -69,6 +69,7 @@ PASSES: dict[str, tuple[str, str]] = {
         "fold_transpose_into_matmul",
         "FoldTransposeIntoMatMulPass",
     ),
+    "fold-reshape-transpose": ("fold_reshape_transpose", "FoldReshapeTransposePass"),
     "fold-shapes": ("fold_shapes", "FoldShapesPass"),
     "fuse-ops": ("fuse_ops", "FuseOpsPass"),
 }

@@ -79,6 +79,7 @@ PASS_DIRS = (
     "fold-transpose-into-matmul",
     "fold-row-flatten",
     "fold-squeeze-chain",
+    "fold-reshape-transpose",
     "ge-format-pipeline",
 )
 PASSES = dict(get_all_passes())

@@ -76,6 +76,17 @@ def test_recurrent_blocks(case: FuzzCase):
     check_module(case.module, case.options.make_pass(), case.seed)
 
 
+@settings(max_examples=8, derandomize=True, deadline=None)
+@given(case=fuzz_cases(max_blocks=3, blocks_from=("conv", "tokens")))
+def test_token_blocks(case: FuzzCase):
+    """Patch embeddings and back (a conv's result regrouped into rows of
+    channels, a class token concatenated at row 0, a product over the
+    tokens, the class token sliced off, the rows folded back into an image
+    for a conv): NC1HWC0 <-> FRACTAL_NZ confusion transposes and row-offset
+    concats and slices in FRACTAL_NZ compute what the graph does."""
+    check_module(case.module, case.options.make_pass(), case.seed)
+
+
 @pytest.mark.slow
 def test_long_profile():
     examples = int(os.environ.get("GE_FUZZ_EXAMPLES", "2000"))

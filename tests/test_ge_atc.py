@@ -114,13 +114,14 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
     )
     assert code == 0
     stages = load_offline_model(tmp_path / "a.om").manifest["stages"]
-    assert stages[:16] == [
+    assert stages[:17] == [
         "import",
         "fold-bias-add",
         "fold-batch-norm",
         "fold-reduce-reshape",
         "fold-row-flatten",
         "fold-squeeze-chain",
+        "fold-reshape-transpose",
         "fold-transpose-into-matmul",
         "fold-shapes",
         "fold-constants",
@@ -132,7 +133,7 @@ def test_progress_lines_follow_log_level(tmp_path: Path, capsys) -> None:
         "insert-transdata",
         "unchanged-transpose-remove",
     ]
-    assert stages[16] == "round 1: same-transdata-breadth-fusion"
+    assert stages[17] == "round 1: same-transdata-breadth-fusion"
     lines = [line for line in err.splitlines() if line.startswith("ge-atc: [")]
     assert len(lines) == len(stages)
     for number, (line, stage) in enumerate(zip(lines, stages, strict=True)):

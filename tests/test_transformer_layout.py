@@ -34,6 +34,7 @@ from ge_dialect.ops import (  # noqa: E402
     ConstOp,
     MatMulOp,
     ReduceMeanOp,
+    ReshapeOp,
     SoftmaxOp,
     TransDataOp,
 )
@@ -380,3 +381,105 @@ def test_precision_modes(mode: str, tmp_path: Path):
     expected = model_zoo.onnxruntime_outputs(path, feeds)
     error = model_zoo.relative_error(model.run(feeds), expected)
     assert error <= PRECISION_TOLERANCE[mode], f"max error {error:.2e}"
+
+
+def batched_heads_attention(hidden: int, heads: int, seq: int) -> onnx.ModelProto:
+    """DeBERTa's attention as exported: heads split into `[B*H, S, D]` for
+    3-D products (reshape, transpose, reshape) and merged the same way back."""
+    rng = np.random.default_rng(hidden * 3 + heads)
+    depth = hidden // heads
+    weights = []
+
+    def const(name: str, value: np.ndarray) -> str:
+        weights.append(numpy_helper.from_array(value, name))
+        return name
+
+    def matrix(name: str) -> str:
+        value = rng.standard_normal((hidden, hidden)) / np.sqrt(hidden)
+        return const(name, value.astype(np.float32))
+
+    def shape(name: str, dims: list[int]) -> str:
+        return const(name, np.array(dims, np.int64))
+
+    node = helper.make_node
+    nodes = []
+    for part in ("q", "k", "v"):
+        nodes += [
+            node("MatMul", ["x", matrix(f"w{part}")], [f"{part}_rows"]),
+            node(
+                "Reshape",
+                [f"{part}_rows", shape(f"{part}_4d", [BATCH, seq, heads, depth])],
+                [f"{part}_4"],
+            ),
+            node("Transpose", [f"{part}_4"], [f"{part}_heads"], perm=[0, 2, 1, 3]),
+            node(
+                "Reshape",
+                [f"{part}_heads", shape(f"{part}_3d", [BATCH * heads, seq, depth])],
+                [part],
+            ),
+        ]
+    nodes += [
+        node("Transpose", ["k"], ["k_t"], perm=[0, 2, 1]),
+        node("MatMul", ["q", "k_t"], ["scores"]),
+        node("Softmax", ["scores"], ["probs"], axis=-1),
+        node("MatMul", ["probs", "v"], ["context"]),
+        node(
+            "Reshape",
+            ["context", shape("ctx_4d", [BATCH, heads, seq, depth])],
+            ["context_4"],
+        ),
+        node("Transpose", ["context_4"], ["merged_4"], perm=[0, 2, 1, 3]),
+        node(
+            "Reshape", ["merged_4", shape("ctx_3d", [BATCH, seq, hidden])], ["merged"]
+        ),
+        node("MatMul", ["merged", matrix("wo")], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "batched_heads",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [BATCH, seq, hidden])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [BATCH, seq, hidden])],
+        weights,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(
+    ("hidden", "heads", "seq", "aligned"),
+    [
+        pytest.param(24, 3, 17, True, id="h24-heads3x8-s17"),
+        pytest.param(64, 4, 3, True, id="h64-heads4x16-s3"),
+        pytest.param(33, 3, 11, False, id="h33-heads3x11"),
+        pytest.param(100, 4, 33, False, id="h100-heads4x25"),
+    ],
+)
+def test_batched_heads_stay_in_fractal_nz(
+    hidden: int, heads: int, seq: int, aligned: bool, tmp_path: Path
+):
+    """The reshapes between `[B, H, S, D]` and `[B*H, S, D]` regroup batch
+    axes only: they run in FRACTAL_NZ (`ReshapeOp.accepts_layouts`), so the
+    head split and merge next to them fuse into confusion transposes where
+    heads are whole C0 blocks (2 runtime TransData: x in, y out); otherwise
+    one pair per split and merge stays."""
+    rng = np.random.default_rng(hidden + seq)
+    feeds = {"x": rng.standard_normal((BATCH, seq, hidden)).astype(np.float32)}
+    path, offline = compile_encoder(
+        tmp_path, batched_heads_attention(hidden, heads, seq), feeds
+    )
+    module = offline.module()
+    regroupings = [
+        op
+        for op in module.walk()
+        if isinstance(op, ReshapeOp)
+        and layout_attr(op.y.type).storage_format is Format.FRACTAL_NZ
+    ]
+    transdata = runtime_transdata(module)
+    if aligned:
+        assert len(transdata) == 2
+        assert len(regroupings) == 4  # q, k, v split, context merge
+    else:
+        assert len(transdata) == 2 + 2 * 4
+    model = compile_model(module, offline.weights, target=offline.target)
+    expected = model_zoo.onnxruntime_outputs(path, feeds)
+    error = model_zoo.relative_error(model.run(feeds), expected)
+    assert error <= TOLERANCE, f"max error {error:.2e} x max |reference|"

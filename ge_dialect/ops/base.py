@@ -35,7 +35,7 @@ from ge_dialect.dtypes import dtype_name
 from ge_dialect.formats import Format
 from ge_dialect.layout import check_tensor_type, shape_of
 from ge_dialect.shape_functions import UNKNOWN, Result, Shape, Unbound
-from ge_dialect.targets import c0_for, m0_for
+from ge_dialect.targets import c0_for
 
 if TYPE_CHECKING:
     from ge_dialect.format_rules import FormatRule
@@ -163,13 +163,18 @@ def fractal_nz_placement(layouts: Sequence[LayoutAttr]) -> bool | None:
 
 
 def fractal_block(value: SSAValue, axis: int, target: str | None) -> int:
-    """How many indices of `axis` one FRACTAL_NZ fractal of `value` spans:
-    C0 on the last axis, M0 on the one before, 1 on a batch axis."""
+    """How many indices of `axis` one block of a FRACTAL_NZ move spans: C0
+    on the last axis (a fractal row's C0 lanes), 1 on any other.
+
+    The unit a FRACTAL_NZ copy keeps whole is a fractal row: C0 lanes
+    contiguous in memory (32 bytes), as a C0 channel vector is in NC1HWC0.
+    Pieces at any row offset move whole rows (a row crossing into the next
+    fractal moves as it is, no lane changes place); a column offset that is
+    not a multiple of C0 splits rows and transposes lanes."""
     rank = value.type.get_num_dims()  # type: ignore[attr-defined]
-    if axis < rank - 2:
+    if axis != rank - 1:
         return 1
-    dtype = dtype_name(element_type_of(value))
-    return c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
+    return c0_for(dtype_name(element_type_of(value)), target)
 
 
 def element_count(value: SSAValue) -> int:

@@ -67,7 +67,7 @@ from ge_dialect.shape_functions import (
     required,
     same_dtype,
 )
-from ge_dialect.targets import c0_for, m0_for
+from ge_dialect.targets import c0_for
 from ge_dialect.traits import KeepsLayout
 
 PAD_MODES = ("constant", "reflect", "edge", "wrap")
@@ -100,9 +100,11 @@ class ConcatOp(MovementOp):
         results: Sequence[LayoutAttr],
         target: str | None,
     ) -> bool:
-        """FRACTAL_NZ (inputs and result alike) where whole fractals move:
-        along a batch axis (an LSTM's hidden states stacked over time), or
-        every piece but the last whole M0 rows or C0 columns."""
+        """FRACTAL_NZ (inputs and result alike) where whole fractal rows
+        move (`fractal_block`): along a batch axis (an LSTM's hidden states
+        stacked over time) or the row axis at any offset (a class token
+        before a ViT's patch tokens), or every piece but the last whole C0
+        columns."""
         placed = fractal_nz_placement((*operands, *results))
         if placed is None:
             return True
@@ -187,10 +189,11 @@ class SplitOp(MovementOp):
         target: str | None,
     ) -> bool:
         """An internal format (input and pieces alike) where whole blocks
-        move: FRACTAL_NZ when the axis is a batch axis or every piece is
-        whole M0 rows or C0 columns (a fused QKV projection split into Q, K
-        and V); NC1HWC0 when the axis is not C or every piece is whole C0
-        channel blocks (YOLOv8's C2f halves)."""
+        move: FRACTAL_NZ when the axis is not the last or every piece is
+        whole C0 columns (a fused QKV projection split into Q, K and V;
+        pieces of rows move whole fractal rows, `fractal_block`); NC1HWC0
+        when the axis is not C or every piece is whole C0 channel blocks
+        (YOLOv8's C2f halves)."""
         layouts = (*operands, *results)
         storages = {x.storage_format for x in layouts}
         if not storages & {Format.FRACTAL_NZ, Format.NC1HWC0}:
@@ -207,10 +210,8 @@ class SplitOp(MovementOp):
             if axis != channel:
                 return True
             block = c0_for(dtype, target)
-        elif axis < rank - 2:
-            return True
         else:
-            block = c0_for(dtype, target) if axis == rank - 1 else m0_for(dtype, target)
+            block = fractal_block(self.x, axis, target)
         return all(size % block == 0 for size in self.value_of("sizes"))
 
     def verify_(self) -> None:
@@ -390,10 +391,11 @@ class SliceOp(ShapeOp):
         results: Sequence[LayoutAttr],
         target: str | None,
     ) -> bool:
-        """FRACTAL_NZ (in and out) where whole fractals move: a batch axis
-        sliced any way (an LSTM's step t of its projected sequence), a
-        blocked axis with step 1 from a fractal boundary to one or to the
-        end (an LSTM's gate columns)."""
+        """FRACTAL_NZ (in and out) where whole fractal rows move
+        (`fractal_block`): a batch or row axis sliced any way (an LSTM's step
+        t of its projected sequence, a class token), the column axis with
+        step 1 from a C0 boundary to one or to the end (an LSTM's gate
+        columns)."""
         placed = fractal_nz_placement((*operands, *results))
         if placed is None:
             return True

@@ -60,6 +60,7 @@ from ge_dialect.ops.base import (
     fractal_nz_placement,
     integer,
     ints,
+    split_channel_axis,
     string,
 )
 from ge_dialect.scalar import ScalarBuilder, clamp, is_float
@@ -496,6 +497,28 @@ class ReshapeOp(ShapeOp):
     name = "ge.reshape"
 
     shape = opt_attr_def(DenseArrayBase)
+
+    def accepts_layouts(
+        self,
+        operands: Sequence[LayoutAttr],
+        results: Sequence[LayoutAttr],
+        target: str | None,
+    ) -> bool:
+        """FRACTAL_NZ (in and out) when only the batch axes regroup (the
+        last two dims stay, as `[B, H, S, D] -> [B*H, S, D]` before a
+        batched product): the fractals are stored batch-major, so the
+        buffer is the same bytes."""
+        placed = fractal_nz_placement((*operands, *results))
+        if placed is None:
+            return True
+        x_shape, y_shape = shape_of(self.x.type), shape_of(self.y.type)
+        return (
+            placed
+            and len(x_shape) >= 2
+            and len(y_shape) >= 2
+            and UNKNOWN not in (*x_shape[-2:], *y_shape[-2:])
+            and x_shape[-2:] == y_shape[-2:]
+        )
 
     def verify_shape(self) -> None:
         check_same_size(self)
@@ -934,37 +957,111 @@ class ConfusionTransposeOp(ShapeOp):
         results: Sequence[LayoutAttr],
         target: str | None,
     ) -> bool:
-        """FRACTAL_NZ only where whole fractals move (`keeps_fractals`)."""
-        layouts = (*operands, *results)
-        if all(x.storage_format is not Format.FRACTAL_NZ for x in layouts):
+        """FRACTAL_NZ in and out only where whole fractals move
+        (`keeps_fractals`); NC1HWC0 to FRACTAL_NZ or back where whole C0
+        channel vectors move (`keeps_channel_vectors`: a patch embedding's
+        `flatten(2).transpose(1, 2)` of a convolution's result into tokens,
+        or tokens folded back into an image for the next convolution)."""
+        (x,), (y,) = operands, results
+        storages = (x.storage_format, y.storage_format)
+        internal = {Format.FRACTAL_NZ, Format.NC1HWC0}
+        if not internal & set(storages):
             return True
         dtype = dtype_name(element_type_of(self.x))
-        return self.keeps_fractals(m0_for(dtype, target), c0_for(dtype, target))
+        m0, c0 = m0_for(dtype, target), c0_for(dtype, target)
+        if storages == (Format.FRACTAL_NZ, Format.FRACTAL_NZ):
+            return self.keeps_fractals(m0, c0)
+        if storages == (Format.NC1HWC0, Format.FRACTAL_NZ):
+            channel = split_channel_axis(x, self.x.type.get_num_dims())
+            return channel is not None and self.keeps_channel_vectors(channel, c0)
+        if storages == (Format.FRACTAL_NZ, Format.NC1HWC0):
+            channel = split_channel_axis(y, self.y.type.get_num_dims())
+            return channel is not None and self.keeps_channel_vectors(
+                channel, c0, image_first=False
+            )
+        return False
+
+    def source_coords(self) -> tuple[np.ndarray, ...] | None:
+        """The origin index of `x` each element of `y` reads, in `y`'s
+        row-major order (None: a dynamic or empty shape)."""
+        x_shape, y_shape = shape_of(self.x.type), shape_of(self.y.type)
+        if len(x_shape) < 2 or len(y_shape) < 2 or -1 in (*x_shape, *y_shape):
+            return None
+        size = product(x_shape)
+        if size == 0:
+            return None
+        source = self.numpy_kernel(
+            np.arange(size).reshape(x_shape), **self.transpose_attributes()
+        )
+        return np.unravel_index(source.ravel(), x_shape)
 
     def keeps_fractals(self, m0: int, c0: int) -> bool:
         """Whether each M0 x C0 fractal of `x` (FRACTAL_NZ) lands whole, in
         the same order, on one fractal of `y`: then the op moves fractals and
         runs in FRACTAL_NZ. Computed from the kernel's index map."""
+        source = self.source_coords()
+        if source is None:
+            return False
         x_shape, y_shape = shape_of(self.x.type), shape_of(self.y.type)
-        if len(x_shape) < 2 or len(y_shape) < 2 or -1 in (*x_shape, *y_shape):
-            return False
-        size = product(x_shape)
-        if size == 0:
-            return False
-        source = self.numpy_kernel(
-            np.arange(size).reshape(x_shape), **self.transpose_attributes()
+        y_coords = np.unravel_index(np.arange(product(y_shape)), y_shape)
+        return lands_whole(
+            *fractal_keys(source, x_shape, m0, c0),
+            *fractal_keys(y_coords, y_shape, m0, c0),
         )
-        x_fractal, x_lane = fractal_keys(
-            np.unravel_index(source.ravel(), x_shape), x_shape, m0, c0
-        )
-        y_fractal, y_lane = fractal_keys(
-            np.unravel_index(np.arange(size), y_shape), y_shape, m0, c0
-        )
-        if not np.array_equal(x_lane, y_lane):
+
+    def keeps_channel_vectors(
+        self, channel: int, c0: int, *, image_first: bool = True
+    ) -> bool:
+        """Whether each C0 channel vector of the image (`x`, or `y` without
+        `image_first`; NC1HWC0, channels on axis `channel`) lands whole,
+        lane for lane, on one fractal row of the other (FRACTAL_NZ: C0 lanes
+        of one row), and back: then the op copies 32-byte vectors as they
+        are and no lane changes place (when the rows fill whole fractals the
+        two buffers are even the same bytes)."""
+        source = self.source_coords()
+        if source is None:
             return False
-        first = np.full(int(y_fractal.max()) + 1, -1)
-        first[y_fractal] = x_fractal
-        return bool(np.array_equal(first[y_fractal], x_fractal))
+        x_shape, y_shape = shape_of(self.x.type), shape_of(self.y.type)
+        y_coords = np.unravel_index(np.arange(product(y_shape)), y_shape)
+        if image_first:
+            x_keys = channel_vector_keys(source, x_shape, channel, c0)
+            y_keys = fractal_row_keys(y_coords, y_shape, c0)
+        else:
+            x_keys = fractal_row_keys(source, x_shape, c0)
+            y_keys = channel_vector_keys(y_coords, y_shape, channel, c0)
+        return lands_whole(*x_keys, *y_keys) and lands_whole(*y_keys, *x_keys)
+
+
+def channel_vector_keys(
+    coords: Sequence[np.ndarray], shape: Sequence[int], channel: int, c0: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(C0 vector number, lane) of NC1HWC0 elements at origin `coords` of a
+    tensor of `shape` whose channels are on axis `channel`."""
+    blocks = list(coords)
+    blocks[channel] = coords[channel] // c0
+    return np.ravel_multi_index(blocks, shape), coords[channel] % c0
+
+
+def fractal_row_keys(
+    coords: Sequence[np.ndarray], shape: Sequence[int], c0: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(fractal row number, lane) of FRACTAL_NZ elements at origin `coords`
+    of a tensor of `shape`: a row of C0 lanes of one column block."""
+    *lead, rows, cols = coords
+    return np.ravel_multi_index((*lead, rows, cols // c0), shape), cols % c0
+
+
+def lands_whole(
+    x_block: np.ndarray, x_lane: np.ndarray, y_block: np.ndarray, y_lane: np.ndarray
+) -> bool:
+    """Whether elements keep their lane and every block of `y` comes from
+    one block of `x` (each element's block number and lane inside it, both
+    in the same element order)."""
+    if not np.array_equal(x_lane, y_lane):
+        return False
+    first = np.full(int(y_block.max()) + 1, -1)
+    first[y_block] = x_block
+    return bool(np.array_equal(first[y_block], x_block))
 
 
 TRANS_OPS = (

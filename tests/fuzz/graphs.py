@@ -89,6 +89,7 @@ BLOCKS = (
     "shuffle",
     "split",
     "recurrent",
+    "tokens",
 )
 """Block kinds, simplest first (hypothesis shrinks toward the first); convs
 and trans-op chains, where most layout work happens, are drawn twice as often."""
@@ -430,7 +431,9 @@ class GraphFuzzer:
         self.outputs.append(x)
 
     def block_attention(self) -> None:
-        """Fused QKV projection, split, heads, attention, head merge; an output."""
+        """Fused QKV projection, split, heads (as [B, H, S, D] or, as DeBERTa
+        exports them, regrouped to [B*H, S, D]), attention, head merge; an
+        output."""
         batch, seq = self.draw(st.integers(1, 2)), self.pick((3, 11, 17))
         heads, depth = self.pick((1, 2, 4)), self.pick((3, 8, 16))
         width = heads * depth
@@ -452,8 +455,16 @@ class GraphFuzzer:
         else:
             four = self.b.reshape(k, shape=[batch, seq, heads, depth])
             k_t = self.b.transpose(four, perm=[0, 2, 3, 1])
+        if self.draw(st.booleans()):  # DeBERTa's 3-D products over [B*H, S, D]
+            rows = [batch * heads, seq]
+            q = self.b.reshape(q, shape=[*rows, depth])
+            v = self.b.reshape(v, shape=[*rows, depth])
+            k_t = self.b.reshape(k_t, shape=[batch * heads, depth, seq])
         probs = self.b.softmax(self.b.batch_matmul(q, k_t), axis=-1)
-        context = self.b.transpose(self.b.batch_matmul(probs, v), perm=[0, 2, 1, 3])
+        context = self.b.reshape(
+            self.b.batch_matmul(probs, v), shape=[batch, heads, seq, depth]
+        )
+        context = self.b.transpose(context, perm=[0, 2, 1, 3])
         self.outputs.append(self.b.reshape(context, shape=[batch, seq, width]))
 
     def block_shuffle(self) -> None:
@@ -520,6 +531,33 @@ class GraphFuzzer:
             states.append(self.b.unsqueeze(h, axes=[0]))
         stacked = states[0] if steps == 1 else self.b.concat(states, axis=0)
         self.outputs.extend([stacked, c])
+
+    def block_tokens(self) -> None:
+        """A patch embedding and back (ViT, SVTR): a conv's result
+        flattened into rows of channels (one confusion transpose, as
+        `fold-reshape-transpose` fuses it), a class token concatenated
+        before the rows, a product over the tokens, the class token sliced
+        off and the rows folded back into an image for the next conv."""
+        x = self.act()
+        if self.layout != "NCHW":
+            self.push(self.unary(x.ssa))
+            return
+        n, c, h, w = x.shape
+        cout = self.pick(CHANNELS)
+        image = self.conv(x, cout, 1, 1, 1)
+        rows = self.b.confusion_transpose(image, perm=[0, 2, 1], shape=[n, cout, h * w])
+        cls = self.const(self.weights([n, 1, cout]))
+        tokens = self.b.concat([cls, rows], axis=1)
+        mixed = self.b.batch_matmul(
+            tokens, self.const(self.weights([cout, cout], cout))
+        )
+        patches = self.b.slice(
+            self.unary(mixed), begins=[1], ends=[h * w + 1], axes=[1], steps=[1]
+        )
+        back = self.b.confusion_transpose(
+            patches, perm=[0, 3, 1, 2], shape=[n, h, w, cout]
+        )
+        self.push(self.conv(Act(back, (n, cout, h, w)), self.pick(CHANNELS), 1, 1, 1))
 
     def block_reduce(self) -> None:
         x = self.act()

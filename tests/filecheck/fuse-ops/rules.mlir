@@ -15,7 +15,7 @@
 // NONE-LABEL: ge.graph @no_fuse_rule_disabled
 // NONE-NOT:     ge.fused
 
-// UNKNOWN: error: pass 'fuse-ops': option 'disable': unknown value 'NoSuchRule' (one of ConvBatchNormFold, ConvBiasAddFold, ConvEltwiseFusion, EltwiseFusion, MatMulBatchNormFold, MatMulBiasAddFold, MatMulEltwiseFusion, PoolEltwiseFusion, ReduceReshapeFold, RowFlattenFold, SqueezeChainFold, TransposeBatchMatMulFusion)
+// UNKNOWN: error: pass 'fuse-ops': option 'disable': unknown value 'NoSuchRule' (one of ConvBatchNormFold, ConvBiasAddFold, ConvEltwiseFusion, EltwiseFusion, MatMulBatchNormFold, MatMulBiasAddFold, MatMulEltwiseFusion, PoolEltwiseFusion, ReduceReshapeFold, ReshapeTransposeFusion, RowFlattenFold, SqueezeChainFold, TransposeBatchMatMulFusion)
 ge.graph @no_fuse_rule_disabled {
   %x = ge.data {index = 0 : i64} : tensor<1x3x4x4xf32, #ge.layout<NCHW>>
   %w = ge.const {value = dense<0.5> : tensor<8x3x1x1xf32>} : tensor<8x3x1x1xf32, #ge.layout<NCHW>>

@@ -42,10 +42,11 @@ ge.graph @no_split_nz_inside_a_block {
 
 // -----
 
-// Rows 8 + 3 of 11 cut an M0 block of 16: origin format.
-// CHECK-LABEL: ge.graph @no_split_nz_rows_inside_a_block
-// CHECK:         ge.split %p {axis = 1 : i64, sizes = array<i64: 8, 3>, input_layouts = [#ge.layout<ND>]}
-ge.graph @no_split_nz_rows_inside_a_block {
+// Rows 8 + 3 of 11 cut an M0 block of 16 between whole fractal rows (C0
+// lanes each, contiguous): no lane changes place, FRACTAL_NZ.
+// CHECK-LABEL: ge.graph @split_nz_rows_inside_a_block
+// CHECK:         ge.split %p {axis = 1 : i64, sizes = array<i64: 8, 3>} : (tensor<2x11x16xf32, #ge.layout<ND, FRACTAL_NZ>>) -> (tensor<2x8x16xf32, #ge.layout<ND, FRACTAL_NZ>>, tensor<2x3x16xf32, #ge.layout<ND, FRACTAL_NZ>>)
+ge.graph @split_nz_rows_inside_a_block {
   %x = ge.data {index = 0 : i64} : tensor<2x11x32xf32>
   %w = ge.const {value = dense<0.5> : tensor<32x16xf32>} : tensor<32x16xf32>
   %p = ge.batch_matmul %x, %w : (tensor<2x11x32xf32>, tensor<32x16xf32>) -> tensor<2x11x16xf32>
