@@ -365,7 +365,14 @@ OPS: dict[str, Semantics] = {
     "math.ceil": Semantics(
         np.ceil, "float", "__builtin_ceil({0})", "__builtin_ceilf({0})"
     ),
-    "math.powf": Semantics(np.power, "float", c_missing=NOT_IN_C, python=pymath.pow),
+    "math.powf": Semantics(
+        np.power,
+        "float",
+        "pow({0}, {1})",
+        "powf({0}, {1})",
+        c_exact=False,
+        python=pymath.pow,
+    ),
     "math.copysign": Semantics(np.copysign, "float", c_missing=NOT_IN_C),
     "math.trunc": Semantics(
         np.trunc, "float", "__builtin_trunc({0})", "__builtin_truncf({0})"
