@@ -181,6 +181,56 @@ def test_c_register_tiles_of_a_pointwise_convolution(shape, tile):
         assert "m0[t3]" in source, source
 
 
+def transposed_product(m: int, n: int, k: int) -> str:
+    """y[i, c] = b[c] + sum_j x[i, j] * r[c, j]: a product whose right
+    operand is read across its rows (attention's scores, q . k^T)."""
+    x, r, y = f"memref<{m}x{k}xf32>", f"memref<{n}x{k}xf32>", f"memref<{m}x{n}xf32>"
+    return f"""
+func.func @main(%x: {x}, %r: {r}, %b: memref<{n}xf32>) -> {y} {{
+  %y = memref.alloc() : {y}
+  affine.for %i = 0 to {m} {{
+    affine.for %c = 0 to {n} {{
+      %bv = affine.load %b[%c] : memref<{n}xf32>
+      affine.store %bv, %y[%i, %c] : {y}
+      affine.for %j = 0 to {k} {{
+        %xv = affine.load %x[%i, %j] : {x}
+        %rv = affine.load %r[%c, %j] : {r}
+        %p = arith.mulf %xv, %rv : f32
+        %a = affine.load %y[%i, %c] : {y}
+        %s = arith.addf %a, %p : f32
+        affine.store %s, %y[%i, %c] : {y}
+      }}
+    }}
+  }}
+  func.return %y : {y}
+}}"""
+
+
+@pytest.mark.parametrize(
+    "m, n, k", [(3, 17, 33), (17, 33, 3), (100, 16, 17), (33, 3, 100), (5, 16, 0)]
+)
+def test_c_copies_a_product_operand_read_across_its_rows(m, n, k):
+    """The right operand, read at stride `k` along the vectorised loop of
+    `n` outputs, is copied on entry into a local array with that loop's
+    elements adjacent (when rows share it); the sums,
+    in their order, bit for bit with NaN, infinities and -0.0 among the
+    operands."""
+    x, r = special((m, k)), special((n, k))
+    b = RNG.standard_normal(n).astype(np.float32)
+    b[0] = -0.0
+    compiled, (got,), _, _ = three_ways(transposed_product(m, n, k), x, r, b)
+    want = fused(np.broadcast_to(b, (m, n)), *((x[:, [j]], r[:, j]) for j in range(k)))
+    np.testing.assert_array_equal(got, want)
+    assert same_signs(got, want)
+    source = library_source(compiled)
+    copied = f"float q0[{n * k}] __attribute__((aligned(64)));"
+    assert (copied in source) == (k > 0 and m > 1), source
+    if k > 0 and m > 1:
+        copy = rf"q0\[\(t2\) \* {n} \+ t1\] = a\d\[\(t1\) \* {k} \+ \(t2\)\];"
+        assert re.search(copy, source), source
+        assert f"q0[(t2) * {n} + t1];" in source, source  # read in the sum
+
+
 # 24 input channels as a block of 16 and one of 8 (a padded C0 block's
 # real channels): two reductions into each output, then a ReLU.
 TWO_REDUCTIONS = """
@@ -439,6 +489,50 @@ def test_c_unary_ops_are_numpy_within_a_few_ulp(op, dtype):
     finite = np.isfinite(want)
     bound = 0 if OPS[op].c_exact else LIBM_ULPS
     assert ulps(got[finite], want[finite]).max() <= bound
+
+
+POW = """
+func.func @main(%x: memref<{n}xf32>, %y: memref<{n}xf32>) -> memref<{n}xf32> {{
+  %z = memref.alloc() : memref<{n}xf32>
+  affine.for %i = 0 to {n} {{
+    %a = affine.load %x[%i] : memref<{n}xf32>
+    %b = affine.load %y[%i] : memref<{n}xf32>
+    %r = math.powf %a, %b : f32
+    affine.store %r, %z[%i] : memref<{n}xf32>
+  }}
+  func.return %z : memref<{n}xf32>
+}}"""
+
+POW_SPECIAL = np.array(
+    [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, -2.5, 7.0, -7.0,
+     np.inf, -np.inf, np.nan, 1e30, -1e30, 1e-30, 2.0**24, -(2.0**24 + 2)],
+    np.float32,
+)  # fmt: skip
+
+
+def test_c_powf_is_c99_pow_on_every_pair_of_special_values():
+    """`ge_powf` (the power of the magnitude, the sign put back) agrees with
+    NumPy on pairs of special values (signed zeros, infinities, NaN,
+    negative bases to odd, even and fractional powers, integers beyond
+    float32's odd ones): the same NaNs, signs, infinities, zeros and ones,
+    the rest within `LIBM_ULPS`, as on random pairs."""
+    x, y = (a.ravel() for a in np.meshgrid(POW_SPECIAL, POW_SPECIAL))
+    rng = np.random.default_rng(0)
+    count = 1000
+    x = np.concatenate([x, (rng.standard_normal(count) * 4).astype(np.float32)])
+    y = np.concatenate([y, rng.integers(-5, 6, count).astype(np.float32)])
+    y[-(count // 3) :] += rng.standard_normal(count // 3).astype(np.float32)
+    compiled = compile_module(POW.format(n=x.size), kernels="c")
+    assert compiled.native_nests == 1
+    with np.errstate(all="ignore"):
+        (got,), want = compiled(x, y), np.power(x, y)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    number = ~np.isnan(want)
+    assert same_signs(got[number], want[number])
+    exact = number & (~np.isfinite(want) | (want == 0) | (np.abs(want) == 1))
+    np.testing.assert_array_equal(got[exact], want[exact])
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= LIBM_ULPS
 
 
 EMPTY = """

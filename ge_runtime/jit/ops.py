@@ -369,7 +369,7 @@ OPS: dict[str, Semantics] = {
         np.power,
         "float",
         "pow({0}, {1})",
-        "powf({0}, {1})",
+        "ge_powf({0}, {1})",
         c_exact=False,
         python=pymath.pow,
     ),

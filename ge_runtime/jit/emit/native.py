@@ -115,6 +115,10 @@ class NativeNest(LoopTiling, NativeOperands):
         """Lines before the call: weights gathered into the order the kernel
         reads them (once: the function's `prepare` computes them)."""
         self._packed: dict[Element, tuple[str, tuple[int, ...]]] = {}
+        self.prologue: list[str] = []
+        """Statements the kernel starts with: operands copied into local
+        arrays in the order it reads them (`_packed_operand`)."""
+        self._packed_operands: dict[Element, str] = {}
         self._sunk: int | None = None
         """The loop `_emit_sunk` is moving innermost, while it does."""
         self._tile: list[tuple[int, int, str | None]] = []
