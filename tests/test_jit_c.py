@@ -211,8 +211,8 @@ func.func @main(%x: {x}, %r: {r}, %b: memref<{n}xf32>) -> {y} {{
 )
 def test_c_copies_a_product_operand_read_across_its_rows(m, n, k):
     """The right operand, read at stride `k` along the vectorised loop of
-    `n` outputs, is copied on entry into a local array with that loop's
-    elements adjacent (when rows share it); the sums,
+    `n` outputs, is copied where the loop's region starts into a local
+    array with that loop's elements adjacent; the sums,
     in their order, bit for bit with NaN, infinities and -0.0 among the
     operands."""
     x, r = special((m, k)), special((n, k))
@@ -224,8 +224,8 @@ def test_c_copies_a_product_operand_read_across_its_rows(m, n, k):
     assert same_signs(got, want)
     source = library_source(compiled)
     copied = f"float q0[{n * k}] __attribute__((aligned(64)));"
-    assert (copied in source) == (k > 0 and m > 1), source
-    if k > 0 and m > 1:
+    assert (copied in source) == (k > 0), source
+    if k > 0:
         copy = rf"q0\[\(t2\) \* {n} \+ t1\] = a\d\[\(t1\) \* {k} \+ \(t2\)\];"
         assert re.search(copy, source), source
         assert f"q0[(t2) * {n} + t1];" in source, source  # read in the sum
@@ -489,6 +489,34 @@ def test_c_unary_ops_are_numpy_within_a_few_ulp(op, dtype):
     finite = np.isfinite(want)
     bound = 0 if OPS[op].c_exact else LIBM_ULPS
     assert ulps(got[finite], want[finite]).max() <= bound
+
+
+def test_c_exp_of_float32_is_within_one_ulp_of_the_exact_result():
+    """`ge_expf` (double-precision reduction and polynomial, rounded once)
+    on a sweep over every exponent's range, the overflow and underflow
+    thresholds, subnormal results, signed zeros, infinities and NaN: at most
+    1 ULP from exp computed in float64 and rounded, the same infinities,
+    zeros and NaNs."""
+    sweep = np.linspace(-110.0, 95.0, 20001, dtype=np.float32)
+    edges = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 88.72283, 88.72284, -87.33655,
+         -103.97207, -103.97208, -150.0, 128.0, 1e-8, -1e-8, 3.0e38, -3.0e38],
+        np.float32,
+    )  # fmt: skip
+    x = np.concatenate([sweep, edges]).reshape(1, -1)
+    text = unary_module("math.exp", "f32").replace("4x100", f"1x{x.size}")
+    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
+    compiled = compile_module(text, kernels="c")
+    assert compiled.native_nests == 1
+    assert "ge_expf(" in library_source(compiled)
+    (got,) = compiled(x)
+    with np.errstate(all="ignore"):
+        want = np.exp(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_array_equal(got == 0, want == 0)
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= 1
 
 
 POW = """

@@ -37,8 +37,8 @@ Element = tuple[SSAValue, tuple[Ix, ...]]
 """A buffer element: the memref and its index expressions."""
 
 PACKED_ELEMENTS = 1 << 14
-"""The most elements a kernel copies into a local array on entry
-(`_packed_operand`): 64 KiB of float32 on the caller's stack."""
+"""The most elements a sunk region copies into a local array
+(`_packed_operand`): 64 KiB of float32 on the stack."""
 
 UNROLLED = 8
 """Loops at most this long (a window's taps) get a literal extent: the
@@ -225,16 +225,18 @@ class NativeOperands:
     def _packed_operand(self, memref: SSAValue, index: tuple[Ix, ...]) -> str | None:
         """A load in the sunk loop that does not move along it at unit
         stride (a matrix product's right operand read across its rows:
-        attention's keys), from a copy laid out by loop variable, the sunk
-        one's last, made by the kernel on entry into a local array (at most
-        `PACKED_ELEMENTS`) when it is read more than once (by rows of the
-        register tile, or of a loop around); None for other loads. The sunk
-        loop then vectorises: one vector load serves the tile's rows, where
-        it ran one element at a time.
+        attention's keys; a softmax's sum across the lanes of a blocked
+        layout), from a copy laid out by loop variable, the sunk one's
+        last, made where the sunk region starts (`_copy_point`) into a
+        local array of the elements the region reads (at most
+        `PACKED_ELEMENTS`); None for other loads. The sunk loop then
+        vectorises (one vector load serves the tile's rows) where it ran
+        one element at a time.
 
-        `k[t0, t4, t5]` (sunk t4) reads `q0[(t0 * 16 + t5) * 16 + t4]`.
+        `k[t0, t4, t5]` (sunk t4, t0 outside the region) reads
+        `q0[t5 * 16 + t4]`, `q0` filled from `k[t0, :, :]`.
         """
-        if self._sunk is None:
+        if self._sunk is None or self._copy_point is None:
             return None
         if any(not isinstance(a, Var) for ix in index for a in ix.atoms()):
             return None
@@ -248,51 +250,35 @@ class NativeOperands:
         )
         if stride in (0, 1):
             return None  # the same element, or the next: a vector load
+        position, indent, inner = self._copy_point
         axes = self.nest.axes
         used = sorted({v.id for ix in index for v in ix.variables()})
         if any(axes[v].position < 0 for v in used):
             return None
-        if not self._reread(memref, index, used):
-            return None  # copying would cost what it saves
-        order = [v for v in used if v != self._sunk] + [self._sunk]
+        order = [v for v in used if v in inner and v != self._sunk] + [self._sunk]
         size = math.prod(axes[v].extent for v in order)
         if size > PACKED_ELEMENTS or self._written_by_nest(memref):
             return None
         element = (memref, index)
         if element not in self._packed_operands:
-            name = f"q{len(self._packed_operands)}"
+            name = f"q{self._copies}"
+            self._copies += 1
             self._packed_operands[element] = name
             dtype = numpy_dtype(memref_type.element_type)
-            self.prologue.append(self._array(self.INDENT, name, dtype, size))
-            indent = self.INDENT
+            lines = [self._array(indent, name, dtype, size)]
+            level = indent
             for v in order:
                 extent = self._param(axes[v].extent)
-                self.prologue.append(self._loop_of(indent, f"t{v}", extent))
-                indent += "    "
-            self.prologue.append(
-                self._assign(
-                    indent,
-                    f"{name}[{self._linear(order)}]",
-                    self._element(memref, index),
-                )
-            )
+                lines.append(self._loop_of(level, f"t{v}", extent))
+                level += "    "
+            target = f"{name}[{self._linear(order)}]"
+            lines.append(self._assign(level, target, self._element(memref, index)))
             for _ in order:
-                indent = indent[:-4]
-                self.prologue += self._end_loop(indent)
+                level = level[:-4]
+                lines += self._end_loop(level)
+            self.body[position:position] = lines
+            self._copy_point = (position + len(lines), indent, inner)
         return f"{self._packed_operands[element]}[{self._linear(order)}]"
-
-    def _reread(self, memref: SSAValue, index: tuple[Ix, ...], used: list[int]) -> bool:
-        """Whether a loop around the load of `memref` at `index` moves none
-        of `used`, its variables (each element is read again)."""
-        return any(
-            isinstance(statement.op, affine.LoadOp)
-            and statement.op.memref is memref
-            and tuple(self.nest.access_index(statement.op)) == index
-            and any(
-                v not in used and self.nest.axes[v].extent > 1 for v in statement.loops
-            )
-            for statement in self.nest.statements
-        )
 
     def _linear(self, order: list[int]) -> str:
         """The row-major position of loop variables `order` in an array of
