@@ -21,6 +21,15 @@ pytestmark = pytest.mark.skipif(jit_c.compiler() is None, reason="no C compiler"
 RNG = np.random.default_rng(11)
 
 
+@pytest.fixture(autouse=True)
+def avx2_registers(monkeypatch):
+    """Register tiles as on AVX2 (16 registers of 8 floats: tiles of 64
+    sums), whatever this machine has, so the tiles these tests expect do
+    not depend on it (`test_c_register_tiles_follow_the_vector_registers`
+    takes AVX-512's)."""
+    monkeypatch.setattr(jit_c, "vector_registers", lambda: (16, 8))
+
+
 def special(shape: tuple[int, ...], dtype=np.float32) -> np.ndarray:
     """Normal values with NaN, +-inf and -0.0 sprinkled in."""
     x = RNG.standard_normal(shape).astype(dtype)
@@ -121,6 +130,25 @@ def test_c_runs_the_channel_loop_inside_the_reduction_in_register_tiles():
     assert "int64_t t0 = 16 + u0;" in source, source  # the last row
     assert '_Pragma("GCC unroll 4")' in source, source
     assert '_Pragma("GCC unroll 1")' in source, source
+
+
+def test_c_register_tiles_follow_the_vector_registers(monkeypatch):
+    """With AVX-512's 32 registers of 16 floats a tile holds 256 sums: 16
+    rows of 16 channels (a strip of 16 and the last 2 rows), each row's sum
+    as before, bit for bit."""
+    monkeypatch.setattr(jit_c, "vector_registers", lambda: (32, 16))
+    assert jit_c.tile_elements() == 256
+    assert jit_c.tiled_sum() == jit_c.WIDE_TILED_SUM
+    x, w = special((18, 33)), RNG.standard_normal((33, 16)).astype(np.float32)
+    b = RNG.standard_normal(16).astype(np.float32)
+    text = DENSE_RELU.replace("17", "18")  # 18 rows (the module is new)
+    compiled, (got,), _, _ = three_ways(text, x, w, b)
+    sums = fused(np.broadcast_to(b, (18, 16)), *((x[:, [j]], w[j]) for j in range(33)))
+    np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
+    source = library_source(compiled)
+    assert "float m0[256] __attribute__((aligned(64)));" in source, source
+    assert '_Pragma("GCC unroll 16")' in source, source
+    assert "int64_t t0 = 16 + u0;" in source, source  # the last rows
 
 
 def pointwise_conv(n: int, h: int, w: int, k: int) -> str:

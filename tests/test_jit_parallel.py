@@ -11,7 +11,13 @@ import stat
 
 import numpy as np
 import pytest
-from test_jit_c import DENSE_RELU, library_source, pointwise_conv, special
+from test_jit_c import (  # noqa: F401 (avx2_registers: a fixture)
+    DENSE_RELU,
+    avx2_registers,
+    library_source,
+    pointwise_conv,
+    special,
+)
 
 from ge_runtime.engines import threads
 from ge_runtime.jit import compiler as jit
@@ -110,7 +116,7 @@ CASES = {
 }
 
 
-@pytest.mark.usefixtures("split_everything", "openmp")
+@pytest.mark.usefixtures("split_everything", "openmp", "avx2_registers")
 @pytest.mark.parametrize("case", list(CASES))
 def test_threads_give_the_one_thread_result_bit_for_bit(case):
     text, inputs = CASES[case]

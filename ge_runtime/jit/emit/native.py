@@ -231,6 +231,11 @@ class NativeNest(LoopTiling, NativeOperands):
         """An integer of the nest (an extent, a coefficient, an offset)."""
         raise NotImplementedError
 
+    def _tile_elements(self) -> int:
+        """The most sums a register tile holds (the target's vector
+        registers: `native_tiling.LoopTiling._register_tile`)."""
+        raise NotImplementedError
+
     def _literal(self, constant: Any, value: SSAValue) -> str:
         """A constant of `value`'s type (index constants are parameters)."""
         if isinstance(value.type, IndexType):
