@@ -547,6 +547,28 @@ def test_c_exp_of_float32_is_within_one_ulp_of_the_exact_result():
     assert ulps(got[finite], want[finite]).max() <= 1
 
 
+def test_c_kernels_without_the_vector_math_library_call_the_scalar_functions(
+    monkeypatch,
+):
+    """A C library without `libmvec` (`vector_math` false): no vector
+    variant declared, none linked, the same results (the scalar functions
+    are as accurate)."""
+    monkeypatch.setattr(jit_c, "vector_math", lambda: False)
+    assert jit_c.libraries() == ("-lm",)
+    x = special((3, 100))
+    text = unary_module("math.tanh", "f32").replace("4x100", "3x100")
+    text = text.replace("to 4 ", "to 3 ")
+    compiled = compile_module(text, kernels="c")
+    source = library_source(compiled)
+    assert "simd" not in source, source
+    (got,) = compiled(x)
+    with np.errstate(all="ignore"):
+        want = np.tanh(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= LIBM_ULPS
+
+
 POW = """
 func.func @main(%x: memref<{n}xf32>, %y: memref<{n}xf32>) -> memref<{n}xf32> {{
   %z = memref.alloc() : memref<{n}xf32>
