@@ -406,12 +406,16 @@ def library(source: str) -> ctypes.CDLL:
 @cache
 def vector_registers() -> tuple[int, int]:
     """The vector registers `-march=native` compiles for: how many, and the
-    float32 lanes of each (AVX-512: 32 of 16, AVX2: 16 of 8, else 16 of 4)."""
-    flags = set(machine().partition("|")[2].split())
-    if "avx512f" in flags:
+    float32 lanes of each (AVX-512: 32 of 16, AVX2: 16 of 8, NEON: 32 of
+    4, SSE: 16 of 4)."""
+    architecture, _, flags = machine().partition("|")
+    features = set(flags.split())
+    if "avx512f" in features:
         return 32, 16
-    if "avx2" in flags:
+    if "avx2" in features:
         return 16, 8
+    if architecture in ("aarch64", "arm64"):
+        return 32, 4
     return 16, 4
 
 
