@@ -22,6 +22,15 @@ pytestmark = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compi
 RNG = np.random.default_rng(11)
 
 
+@pytest.fixture(autouse=True)
+def avx2_registers(monkeypatch):
+    """Register tiles as on AVX2 (16 registers of 8 floats: tiles of 64
+    sums), whatever this machine has, so the tiles these tests expect do
+    not depend on it (`test_c_register_tiles_follow_the_vector_registers`
+    takes AVX-512's)."""
+    monkeypatch.setattr(jit_c, "vector_registers", lambda: (16, 8))
+
+
 def special(shape: tuple[int, ...], dtype=np.float32) -> np.ndarray:
     """Normal values with NaN, +-inf and -0.0 sprinkled in."""
     x = RNG.standard_normal(shape).astype(dtype)
@@ -124,6 +133,25 @@ def test_c_runs_the_channel_loop_inside_the_reduction_in_register_tiles():
     assert '_Pragma("GCC unroll 1")' in source, source
 
 
+def test_c_register_tiles_follow_the_vector_registers(monkeypatch):
+    """With AVX-512's 32 registers of 16 floats a tile holds 256 sums: 16
+    rows of 16 channels (a strip of 16 and the last 2 rows), each row's sum
+    as before, bit for bit."""
+    monkeypatch.setattr(jit_c, "vector_registers", lambda: (32, 16))
+    assert jit_c.tile_elements() == 256
+    assert jit_c.tiled_sum() == jit_c.WIDE_TILED_SUM
+    x, w = special((18, 33)), RNG.standard_normal((33, 16)).astype(np.float32)
+    b = RNG.standard_normal(16).astype(np.float32)
+    text = DENSE_RELU.replace("17", "18")  # 18 rows (the module is new)
+    compiled, (got,), _, _ = three_ways(text, x, w, b)
+    sums = fused(np.broadcast_to(b, (18, 16)), *((x[:, [j]], w[j]) for j in range(33)))
+    np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
+    source = library_source(compiled)
+    assert "float m0[256] __attribute__((aligned(64)));" in source, source
+    assert '_Pragma("GCC unroll 16")' in source, source
+    assert "int64_t t0 = 16 + u0;" in source, source  # the last rows
+
+
 def pointwise_conv(n: int, h: int, w: int, k: int) -> str:
     """y[n, h, w, c] = x[n, h, w, :] . f[:, c] + b[c], 16 channels (a 1x1
     convolution's loops over NHWC0)."""
@@ -180,6 +208,56 @@ def test_c_register_tiles_of_a_pointwise_convolution(shape, tile):
         assert "int64_t t2 = 4 + u2;" in source, source
     else:
         assert "m0[t3]" in source, source
+
+
+def transposed_product(m: int, n: int, k: int) -> str:
+    """y[i, c] = b[c] + sum_j x[i, j] * r[c, j]: a product whose right
+    operand is read across its rows (attention's scores, q . k^T)."""
+    x, r, y = f"memref<{m}x{k}xf32>", f"memref<{n}x{k}xf32>", f"memref<{m}x{n}xf32>"
+    return f"""
+func.func @main(%x: {x}, %r: {r}, %b: memref<{n}xf32>) -> {y} {{
+  %y = memref.alloc() : {y}
+  affine.for %i = 0 to {m} {{
+    affine.for %c = 0 to {n} {{
+      %bv = affine.load %b[%c] : memref<{n}xf32>
+      affine.store %bv, %y[%i, %c] : {y}
+      affine.for %j = 0 to {k} {{
+        %xv = affine.load %x[%i, %j] : {x}
+        %rv = affine.load %r[%c, %j] : {r}
+        %p = arith.mulf %xv, %rv : f32
+        %a = affine.load %y[%i, %c] : {y}
+        %s = arith.addf %a, %p : f32
+        affine.store %s, %y[%i, %c] : {y}
+      }}
+    }}
+  }}
+  func.return %y : {y}
+}}"""
+
+
+@pytest.mark.parametrize(
+    "m, n, k", [(3, 17, 33), (17, 33, 3), (100, 16, 17), (33, 3, 100), (5, 16, 0)]
+)
+def test_c_copies_a_product_operand_read_across_its_rows(m, n, k):
+    """The right operand, read at stride `k` along the vectorised loop of
+    `n` outputs, is copied where the loop's region starts into a local
+    array with that loop's elements adjacent; the sums,
+    in their order, bit for bit with NaN, infinities and -0.0 among the
+    operands."""
+    x, r = special((m, k)), special((n, k))
+    b = RNG.standard_normal(n).astype(np.float32)
+    b[0] = -0.0
+    compiled, (got,), _, _ = three_ways(transposed_product(m, n, k), x, r, b)
+    want = fused(np.broadcast_to(b, (m, n)), *((x[:, [j]], r[:, j]) for j in range(k)))
+    np.testing.assert_array_equal(got, want)
+    assert same_signs(got, want)
+    source = library_source(compiled)
+    copied = f"float q0[{n * k}] __attribute__((aligned(64)));"
+    assert (copied in source) == (k > 0), source
+    if k > 0:
+        copy = rf"q0\[\(t2\) \* {n} \+ t1\] = a\d\[\(t1\) \* {k} \+ \(t2\)\];"
+        assert re.search(copy, source), source
+        assert f"q0[(t2) * {n} + t1];" in source, source  # read in the sum
 
 
 # 24 input channels as a block of 16 and one of 8 (a padded C0 block's
@@ -442,6 +520,100 @@ def test_c_unary_ops_are_numpy_within_a_few_ulp(op, dtype):
     assert ulps(got[finite], want[finite]).max() <= bound
 
 
+def test_c_exp_of_float32_is_within_one_ulp_of_the_exact_result():
+    """`ge_expf` (double-precision reduction and polynomial, rounded once)
+    on a sweep over every exponent's range, the overflow and underflow
+    thresholds, subnormal results, signed zeros, infinities and NaN: at most
+    1 ULP from exp computed in float64 and rounded, the same infinities,
+    zeros and NaNs."""
+    sweep = np.linspace(-110.0, 95.0, 20001, dtype=np.float32)
+    edges = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 88.72283, 88.72284, -87.33655,
+         -103.97207, -103.97208, -150.0, 128.0, 1e-8, -1e-8, 3.0e38, -3.0e38],
+        np.float32,
+    )  # fmt: skip
+    x = np.concatenate([sweep, edges]).reshape(1, -1)
+    text = unary_module("math.exp", "f32").replace("4x100", f"1x{x.size}")
+    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
+    compiled = compile_module(text, kernels="c")
+    assert compiled.native_nests == 1
+    assert "ge_expf(" in library_source(compiled)
+    (got,) = compiled(x)
+    with np.errstate(all="ignore"):
+        want = np.exp(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_array_equal(got == 0, want == 0)
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= 1
+
+
+def test_c_kernels_without_the_vector_math_library_call_the_scalar_functions(
+    monkeypatch,
+):
+    """A C library without `libmvec` (`vector_math` false): no vector
+    variant declared, none linked, the same results (the scalar functions
+    are as accurate)."""
+    monkeypatch.setattr(c_runtime, "vector_math", lambda: False)
+    assert c_runtime.libraries() == ("-lm",)
+    x = special((3, 100))
+    text = unary_module("math.tanh", "f32").replace("4x100", "3x100")
+    text = text.replace("to 4 ", "to 3 ")
+    compiled = compile_module(text, kernels="c")
+    source = library_source(compiled)
+    assert "simd" not in source, source
+    (got,) = compiled(x)
+    with np.errstate(all="ignore"):
+        want = np.tanh(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= LIBM_ULPS
+
+
+POW = """
+func.func @main(%x: memref<{n}xf32>, %y: memref<{n}xf32>) -> memref<{n}xf32> {{
+  %z = memref.alloc() : memref<{n}xf32>
+  affine.for %i = 0 to {n} {{
+    %a = affine.load %x[%i] : memref<{n}xf32>
+    %b = affine.load %y[%i] : memref<{n}xf32>
+    %r = math.powf %a, %b : f32
+    affine.store %r, %z[%i] : memref<{n}xf32>
+  }}
+  func.return %z : memref<{n}xf32>
+}}"""
+
+POW_SPECIAL = np.array(
+    [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, -2.5, 7.0, -7.0,
+     np.inf, -np.inf, np.nan, 1e30, -1e30, 1e-30, 2.0**24, -(2.0**24 + 2)],
+    np.float32,
+)  # fmt: skip
+
+
+def test_c_powf_is_c99_pow_on_every_pair_of_special_values():
+    """`ge_powf` (the power of the magnitude, the sign put back) agrees with
+    NumPy on pairs of special values (signed zeros, infinities, NaN,
+    negative bases to odd, even and fractional powers, integers beyond
+    float32's odd ones): the same NaNs, signs, infinities, zeros and ones,
+    the rest within `LIBM_ULPS`, as on random pairs."""
+    x, y = (a.ravel() for a in np.meshgrid(POW_SPECIAL, POW_SPECIAL))
+    rng = np.random.default_rng(0)
+    count = 1000
+    x = np.concatenate([x, (rng.standard_normal(count) * 4).astype(np.float32)])
+    y = np.concatenate([y, rng.integers(-5, 6, count).astype(np.float32)])
+    y[-(count // 3) :] += rng.standard_normal(count // 3).astype(np.float32)
+    compiled = compile_module(POW.format(n=x.size), kernels="c")
+    assert compiled.native_nests == 1
+    with np.errstate(all="ignore"):
+        (got,), want = compiled(x, y), np.power(x, y)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    number = ~np.isnan(want)
+    assert same_signs(got[number], want[number])
+    exact = number & (~np.isfinite(want) | (want == 0) | (np.abs(want) == 1))
+    np.testing.assert_array_equal(got[exact], want[exact])
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= LIBM_ULPS
+
+
 EMPTY = """
 func.func @main(%x: memref<0x5xf32>) -> memref<0x5xf32> {
   %zero = arith.constant 0.0 : f32
@@ -667,7 +839,11 @@ def test_the_openmp_probe_is_kept_beside_the_kernels(tmp_path, monkeypatch):
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path / "cache"))
     probed = []
     real = c_runtime.probe
-    monkeypatch.setattr(c_runtime, "probe", lambda cc: probed.append(cc) or real(cc))
+    monkeypatch.setattr(
+        c_runtime,
+        "probe",
+        lambda cc, *args, **kwargs: probed.append(cc) or real(cc, *args, **kwargs),
+    )
     answers = []
     for _ in range(2):  # two processes: nothing cached in memory
         c_runtime.openmp_missing.cache_clear()

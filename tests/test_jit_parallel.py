@@ -11,7 +11,13 @@ import stat
 
 import numpy as np
 import pytest
-from test_jit_c import DENSE_RELU, library_source, pointwise_conv, special
+from test_jit_c import (  # noqa: F401 (avx2_registers: a fixture)
+    DENSE_RELU,
+    avx2_registers,
+    library_source,
+    pointwise_conv,
+    special,
+)
 
 from ge_runtime.engines import threads
 from ge_runtime.jit import c_runtime
@@ -111,7 +117,7 @@ CASES = {
 }
 
 
-@pytest.mark.usefixtures("split_everything", "openmp")
+@pytest.mark.usefixtures("split_everything", "openmp", "avx2_registers")
 @pytest.mark.parametrize("case", list(CASES))
 def test_threads_give_the_one_thread_result_bit_for_bit(case):
     text, inputs = CASES[case]
@@ -230,7 +236,8 @@ def test_the_thread_count_reaches_loaded_libraries_at_run_time():
         team(out.ctypes.data)
         assert out[0] == count
         assert c_runtime.kernel_threads() == count
-        assert f"C kernels (cc, {count} thread(s))" in kernel_status()
+        isa = c_runtime.target_isa()
+        assert f"C kernels (cc, -march={isa}, {count} thread(s))" in kernel_status()
     blas = threads.blas_threads()
     assert blas is None or blas == 2
     threads.set_threads(1)

@@ -63,7 +63,7 @@ from ge_dialect.scalar import RemFOp
 from ge_dialect.value_layout import value_layout
 from ge_runtime.graph_io import bind_inputs, find_graph, input_specs, storage_weights
 from ge_runtime.jit.analysis.loop_nest import Unsupported
-from ge_runtime.jit.c_runtime import kernel_choice
+from ge_runtime.jit.c_runtime import kernel_build, kernel_choice
 from ge_runtime.jit.cache import entries as cache
 from ge_runtime.jit.emit.scalar import CodeEnv, ScalarEmitter
 from ge_runtime.jit.function import (
@@ -149,7 +149,7 @@ def compile_module(
             if isinstance(op, scf.WhileOp)
         )
     )
-    options = f"{function}|{poison}|{vectorize}|{kernels}|{origins}"
+    options = f"{function}|{poison}|{vectorize}|{kernel_build(kernels)}|{origins}"
     key = hashlib.sha256(f"{options}|{text}".encode()).hexdigest()
     with _COMPILE_LOCK:  # CPython's `ast` is not safe to use from two threads
         if key not in _CACHE:
@@ -572,7 +572,7 @@ def compile_graph(
         cache.save(disk_key, compiled.to_entry())
         return compiled
     key = hashlib.sha256(
-        f"{target}|{poison}|{kernels}|{graph}|{source_origins(graph)}".encode()
+        f"{target}|{poison}|{kernel_build(kernels)}|{graph}|{source_origins(graph)}".encode()
     ).hexdigest()
     if key not in _GRAPHS:
         _GRAPHS[key] = compile_module(
@@ -587,7 +587,7 @@ def entry_key(
     """The code cache key `compile_graph` keeps `graph`'s code under, given
     the caller's `cache_key` (a served model finds its code by it)."""
     digest = hashlib.sha256(source_origins(graph).encode()).hexdigest()[:16]
-    return f"{target}|{kernel_choice(kernels)}|{cache_key}|{digest}"
+    return f"{target}|{kernel_build(kernel_choice(kernels))}|{cache_key}|{digest}"
 
 
 def weight_arguments(graph: GraphOp, weights: Weights) -> list[np.ndarray]:

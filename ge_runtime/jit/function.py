@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -166,7 +167,10 @@ class CompiledFunction:
                 f"{array.dtype}{list(array.shape)}, "
                 f"expected {argument.dtype}{list(argument.shape)}"
             )
-        array = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+        if not array.flags.c_contiguous:
+            array = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+        if argument.held == argument.dtype:
+            return array
         return array.view(argument.held)  # uint8 as its i8 memref
 
 
@@ -189,6 +193,12 @@ class BoundFunction:
     free: tuple[int, ...]
     hoisted: tuple[Any, ...] | None
 
+    @cached_property
+    def _arguments(self) -> list[np.ndarray | None]:
+        """The arguments in order: the fixed ones, None where a call's go."""
+        count = len(self.compiled.arguments)
+        return [self.fixed.get(position) for position in range(count)]
+
     def __call__(self, *args: Any, copy: bool = True) -> tuple[np.ndarray, ...]:
         """Run on the free arguments (storage layout)."""
         compiled = self.compiled
@@ -197,10 +207,9 @@ class BoundFunction:
                 f"@{compiled.name} takes {len(self.free)} free arguments, "
                 f"got {len(args)}"
             )
-        arrays = dict(self.fixed)
+        ordered = list(self._arguments)
         for position, array in zip(self.free, args, strict=True):
-            arrays[position] = compiled._prepare(position, array)
-        ordered = [arrays[i] for i in range(len(compiled.arguments))]
+            ordered[position] = compiled._prepare(position, array)
         with np.errstate(all="ignore"), out_of_range_is_an_error(compiled.name):
             hoisted = self.hoisted
             if hoisted is None:

@@ -237,9 +237,10 @@ LIBM = (
     "sin", "cos", "tan", "asin", "acos", "atan",
     "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
 )  # fmt: skip
-"""`math` ops C computes with the C library's function of the same name:
-within its documented error (1-2 ULP in glibc), not bit for bit NumPy's own
-SIMD functions; `tests/test_jit_c.py` bounds the difference."""
+"""`math` ops C computes with the C library's function of the same name
+(float32 `exp` with its own, `_C_FLOAT32`): within its documented error
+(1-2 ULP in glibc), not bit for bit NumPy's own SIMD functions;
+`tests/test_jit_c.py` bounds the difference."""
 
 _LIBM_NUMPY = {
     "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
@@ -257,12 +258,17 @@ _LIBM_PYTHON = {
 }
 
 
+_C_FLOAT32 = {"exp": "ge_expf({0})"}
+"""float32 functions C kernels compute with their own code, not the C
+library's (`emit.c.PRELUDE`: what a loop calling it vectorises)."""
+
+
 def _libm(name: str) -> Semantics:
     return Semantics(
         _LIBM_NUMPY[name],
         "float",
         f"{name}({{0}})",
-        f"{name}f({{0}})",
+        _C_FLOAT32.get(name, f"{name}f({{0}})"),
         c_exact=False,
         python=_LIBM_PYTHON.get(name),
     )
@@ -374,7 +380,14 @@ OPS: dict[str, Semantics] = {
     "math.ceil": Semantics(
         np.ceil, "float", "__builtin_ceil({0})", "__builtin_ceilf({0})"
     ),
-    "math.powf": Semantics(np.power, "float", c_missing=NOT_IN_C, python=pymath.pow),
+    "math.powf": Semantics(
+        np.power,
+        "float",
+        "pow({0}, {1})",
+        "ge_powf({0}, {1})",
+        c_exact=False,
+        python=pymath.pow,
+    ),
     "math.copysign": Semantics(np.copysign, "float", c_missing=NOT_IN_C),
     "math.trunc": Semantics(
         np.trunc, "float", "__builtin_trunc({0})", "__builtin_truncf({0})"

@@ -115,6 +115,14 @@ class NativeNest(LoopTiling, NativeOperands):
         """Lines before the call: weights gathered into the order the kernel
         reads them (once: the function's `prepare` computes them)."""
         self._packed: dict[Element, tuple[str, tuple[int, ...]]] = {}
+        self._copy_point: tuple[int, str, frozenset[int]] | None = None
+        """Where the sunk region being written starts: the position in
+        `body` copies of its operands go (`_packed_operand`), their
+        indentation, and the loops inside the region."""
+        self._packed_operands: dict[Element, str] = {}
+        """The copies made for the region, by the element they read."""
+        self._copies = 0
+        """Copies made (their names are unique)."""
         self._sunk: int | None = None
         """The loop `_emit_sunk` is moving innermost, while it does."""
         self._tile: list[tuple[int, int, str | None]] = []
@@ -221,6 +229,11 @@ class NativeNest(LoopTiling, NativeOperands):
 
     def _param(self, value: int) -> str:
         """An integer of the nest (an extent, a coefficient, an offset)."""
+        raise NotImplementedError
+
+    def _tile_elements(self) -> int:
+        """The most sums a register tile holds (the target's vector
+        registers: `native_tiling.LoopTiling._register_tile`)."""
         raise NotImplementedError
 
     def _literal(self, constant: Any, value: SSAValue) -> str:
@@ -356,10 +369,14 @@ class NativeNest(LoopTiling, NativeOperands):
             return
         if (tile := self._register_tile(loop)) is not None:
             split = indent == self.INDENT and self._splits(loop)
+            self._start_region(loop, indent)
             self._emit_tiled(*tile, indent, split=split)
+            self._copy_point = None
             return
         if (parts := self._sinkable(loop)) is not None:
+            self._start_region(loop, indent)
             self._emit_sunk(loop, parts, indent)
+            self._copy_point = None
             return
         inner = indent
         register = None
@@ -394,6 +411,14 @@ class NativeNest(LoopTiling, NativeOperands):
             self.known = known
         if register is not None:
             self._release(*register, indent)
+
+    def _start_region(self, loop: affine.ForOp, indent: str) -> None:
+        """Copies of the operands of the sunk region `loop` heads go here."""
+        inner = frozenset(
+            self._numbers[op] for op in loop.walk() if isinstance(op, affine.ForOp)
+        )
+        self._copy_point = (len(self.body), indent, inner)
+        self._packed_operands = {}
 
     def _parallel_loops(self, loop: affine.ForOp) -> int:
         """How many loops from `loop` (one the kernel's first statements

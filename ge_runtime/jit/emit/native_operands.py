@@ -10,6 +10,7 @@ them (`_packed_weight`). A mixin of `native.NativeNest`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -22,6 +23,7 @@ from ge_runtime.jit.analysis.loop_nest import (
     axis_coefficient,
     element_strides,
 )
+from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.ops import (
     numpy_dtype,
 )
@@ -33,6 +35,10 @@ INDEX = np.dtype(np.int64)
 
 Element = tuple[SSAValue, tuple[Ix, ...]]
 """A buffer element: the memref and its index expressions."""
+
+PACKED_ELEMENTS = 1 << 14
+"""The most elements a sunk region copies into a local array
+(`_packed_operand`): 64 KiB of float32 on the stack."""
 
 UNROLLED = 8
 """Loops at most this long (a window's taps) get a literal extent: the
@@ -159,7 +165,9 @@ class NativeOperands:
         if element in self._mirrors:
             return f"{self._mirrors[element]}[{self._mirror_index()}]"
         self.read_from_memory.add(memref)
-        packed = self._packed_weight(memref, index)
+        packed = self._packed_weight(memref, index) or self._packed_operand(
+            memref, index
+        )
         if packed is not None:
             return packed
         return self._element(memref, index)
@@ -213,6 +221,83 @@ class NativeOperands:
         name, order = self._packed[element]
         buffer = self._argument_named(name, view_shape, dtype)
         return self._subscript(buffer, [f"t{v}" for v in order])
+
+    def _packed_operand(self, memref: SSAValue, index: tuple[Ix, ...]) -> str | None:
+        """A load in the sunk loop that does not move along it at unit
+        stride (a matrix product's right operand read across its rows:
+        attention's keys; a softmax's sum across the lanes of a blocked
+        layout), from a copy laid out by loop variable, the sunk one's
+        last, made where the sunk region starts (`_copy_point`) into a
+        local array of the elements the region reads (at most
+        `PACKED_ELEMENTS`); None for other loads. The sunk loop then
+        vectorises (one vector load serves the tile's rows) where it ran
+        one element at a time.
+
+        `k[t0, t4, t5]` (sunk t4, t0 outside the region) reads
+        `q0[t5 * 16 + t4]`, `q0` filled from `k[t0, :, :]`.
+        """
+        if self._sunk is None or self._copy_point is None:
+            return None
+        if any(not isinstance(a, Var) for ix in index for a in ix.atoms()):
+            return None
+        memref_type = memref.type
+        assert isinstance(memref_type, MemRefType)
+        shape = tuple(memref_type.get_shape())
+        strides = memref_type.get_strides() or element_strides(shape)
+        stride = sum(
+            axis_coefficient(ix, self._sunk) * s
+            for ix, s in zip(index, strides, strict=True)
+        )
+        if stride in (0, 1):
+            return None  # the same element, or the next: a vector load
+        position, indent, inner = self._copy_point
+        axes = self.nest.axes
+        used = sorted({v.id for ix in index for v in ix.variables()})
+        if any(axes[v].position < 0 for v in used):
+            return None
+        order = [v for v in used if v in inner and v != self._sunk] + [self._sunk]
+        size = math.prod(axes[v].extent for v in order)
+        if size > PACKED_ELEMENTS or self._written_by_nest(memref):
+            return None
+        element = (memref, index)
+        if element not in self._packed_operands:
+            name = f"q{self._copies}"
+            self._copies += 1
+            self._packed_operands[element] = name
+            dtype = numpy_dtype(memref_type.element_type)
+            lines = [self._array(indent, name, dtype, size)]
+            level = indent
+            for v in order:
+                extent = self._param(axes[v].extent)
+                lines.append(self._loop_of(level, f"t{v}", extent))
+                level += "    "
+            target = f"{name}[{self._linear(order)}]"
+            lines.append(self._assign(level, target, self._element(memref, index)))
+            for _ in order:
+                level = level[:-4]
+                lines += self._end_loop(level)
+            self.body[position:position] = lines
+            self._copy_point = (position + len(lines), indent, inner)
+        return f"{self._packed_operands[element]}[{self._linear(order)}]"
+
+    def _linear(self, order: list[int]) -> str:
+        """The row-major position of loop variables `order` in an array of
+        their extents."""
+        position = ""
+        for v in order:
+            extent = self.nest.axes[v].extent
+            position = f"({position}) * {extent} + t{v}" if position else f"t{v}"
+        return position
+
+    def _written_by_nest(self, memref: SSAValue) -> bool:
+        """Whether the nest stores to a byte `memref` views (a copy made on
+        entry would be stale)."""
+        place = footprint(memref, self.env.constants)
+        return any(
+            isinstance(statement.op, affine.StoreOp)
+            and footprint(statement.op.memref, self.env.constants).overlaps(place)
+            for statement in self.nest.statements
+        )
 
     def _write(
         self, memref: SSAValue, index: tuple[Ix, ...], value: str, indent: str

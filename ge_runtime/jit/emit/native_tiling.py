@@ -33,11 +33,6 @@ SUNK_EXTENT = 64
 """Loops at most this long may be moved inside a reduction (`_sinkable`)."""
 
 
-TILE_ELEMENTS = 64
-"""The most elements a register tile holds (`_register_tile`): the sunk
-loop's times the tile's loops' (4 AVX-512 registers of float32)."""
-
-
 def _tile_variable(number: int, start: str | None) -> str:
     """The variable of tile loop `number`: the loop's own when the tile
     takes all of it, else its place in a strip starting at `start`."""
@@ -91,10 +86,11 @@ class LoopTiling:
     ) -> tuple[list[tuple[int, int]], affine.ForOp, list[Segment]] | None:
         """The register tile `loop` heads, if any: the loops perfectly nested
         from it down to a loop `_sinkable` moves (outputs' pixels around a
-        convolution's C0 loop), innermost first while `TILE_ELEMENTS`
-        allows, whole or (the outermost) in strips. They run
-        innermost in the reduction with the sunk loop, so one load of a
-        weight vector serves the tile's pixels and their sums are
+        convolution's C0 loop), innermost first while the language's
+        `_tile_elements` allows (the sunk loop's times the tile's loops'),
+        whole or (the outermost) in strips. They run innermost in the
+        reduction with the sunk loop, so one load of a weight vector serves
+        the tile's pixels and their sums are
         independent (in registers, not one chain of additions through
         memory). Legal when distinct points of the tile store distinct
         elements; each element's operations and their order do not change.
@@ -114,7 +110,7 @@ class LoopTiling:
                 break
             chain.append(body[0])
         sunk = self._numbers[body[0]]
-        budget = TILE_ELEMENTS // self.nest.axes[sunk].extent
+        budget = self._tile_elements() // self.nest.axes[sunk].extent
         tile: list[tuple[int, int]] = []
         for candidate in reversed(chain):
             number = self._numbers[candidate]
