@@ -465,9 +465,9 @@ def test_c_kernel_of_an_empty_tensor_does_nothing():
 
 def test_c_kernel_refuses_a_buffer_of_other_strides():
     array = np.zeros((4, 3), np.float32).T  # strides (4, 12), not (16, 4)
-    assert jit_c.address(np.zeros((3, 4), np.float32), (0, 1), (16, 4)) > 0
+    assert jit_c.address(np.zeros((3, 4), np.float32), (0, 1), (16, 4), 0) > 0
     with pytest.raises(JITError, match="compiled for"):
-        jit_c.address(array, (0, 1), (16, 4))
+        jit_c.address(array, (0, 1), (16, 4), 0)
 
 
 def test_c_compiler_errors_are_one_line(tmp_path, monkeypatch):

@@ -363,16 +363,19 @@ class Address(int):
     owner: np.ndarray
 
 
-def address(array: np.ndarray, axes: Sequence[int], strides: Sequence[int]) -> Address:
-    """The address of `array`'s first element; JITError unless its byte
-    strides on `axes` are `strides` (what the kernel was compiled for)."""
+def address(
+    array: np.ndarray, axes: Sequence[int], strides: Sequence[int], offset: int
+) -> Address:
+    """The address `offset` bytes past `array`'s first element (where the
+    kernel's indices start, `NativeOperands._element`); JITError unless its
+    byte strides on `axes` are `strides` (what the kernel was compiled for)."""
     actual = array.strides
     if any(actual[a] != s for a, s in zip(axes, strides, strict=True)):
         raise JITError(
             f"a C kernel's buffer has strides {actual}, compiled for "
             f"{tuple(strides)} on axes {tuple(axes)}"
         )
-    pointer = Address(array.ctypes.data)
+    pointer = Address(array.ctypes.data + offset)
     pointer.owner = array
     return pointer
 
@@ -529,8 +532,10 @@ class CNest(NativeNest):
             strides = self.arg_strides[position]
             assert strides is not None
             byte_strides = tuple(strides[a] * itemsize for a in axes)
+            offset = (self.arg_offsets[position] or 0) * itemsize
             lines.append(
-                f"{indent}{pointer} = address({buffer}, {axes}, {byte_strides})"
+                f"{indent}{pointer} = address({buffer}, {axes}, {byte_strides}, "
+                f"{offset})"
             )
             pointers.append(pointer)
         return [*lines, f"{indent}{name}({', '.join(pointers)})"]
@@ -560,7 +565,7 @@ class CNest(NativeNest):
         assert shape is not None
         return tuple(a for a, n in enumerate(shape) if n > 1)
 
-    def _subscript(self, buffer: str, indices: list[str]) -> str:
+    def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
         position = int(buffer[1:])
         strides = self.arg_strides[position]
         assert strides is not None
@@ -568,6 +573,8 @@ class CNest(NativeNest):
             f"({indices[a]}) * {strides[a]}" if strides[a] != 1 else f"({indices[a]})"
             for a in self._indexed_axes(position)
         ]
+        if shift:
+            terms.append(self._param(shift))
         return f"{buffer}[{' + '.join(terms) or '0'}]"
 
     def _param(self, value: int) -> str:

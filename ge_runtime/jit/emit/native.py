@@ -80,6 +80,8 @@ class NativeNest(LoopTiling, NativeOperands):
         self.env = env
         self.nest = LoopNest(root, env.constants, env.root)
         self.root = root
+        self._tiles = {}
+        self._segments = {}
         self.private: frozenset[SSAValue] = frozenset()
         """Buffers only this nest uses whose stores need not happen: every
         load of them reads a value the kernel still holds in a local."""
@@ -93,6 +95,9 @@ class NativeNest(LoopTiling, NativeOperands):
         self.arg_strides: list[tuple[int, ...] | None] = []
         """Per argument, its element strides (row-major, or its memref's;
         None for a scalar)."""
+        self.arg_offsets: list[int | None] = []
+        """Per argument, the element its address points at (`_element`;
+        None until the kernel indexes it)."""
         self.arg_dtypes: list[np.dtype] = []
         self.arg_shapes: list[tuple[int, ...] | None] = []
         self.locals: dict[SSAValue, str] = {}
@@ -270,8 +275,9 @@ class NativeNest(LoopTiling, NativeOperands):
         one iteration space split over the kernels' threads."""
         raise NotImplementedError
 
-    def _subscript(self, buffer: str, indices: list[str]) -> str:
-        """An element of argument `buffer` (`indices` one per axis)."""
+    def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
+        """An element of argument `buffer` (`indices` one per axis, plus
+        `shift` elements)."""
         raise NotImplementedError
 
     def _define(self, indent: str, name: str, dtype: np.dtype, value: str) -> str:

@@ -29,6 +29,11 @@ Segment = list[Operation]
 perfectly nested loops (outer first)."""
 
 
+Tile = tuple[list[tuple[int, int]], affine.ForOp, list[Segment]]
+"""A register tile (`_register_tile`): its loops and blocks, the sunk loop,
+its parts."""
+
+
 SUNK_EXTENT = 64
 """Loops at most this long may be moved inside a reduction (`_sinkable`)."""
 
@@ -86,9 +91,25 @@ class LoopTiling:
     """The loop reorderings of a `NativeNest`: a compiler that vectorises
     loops wants a short parallel loop around a reduction innermost."""
 
-    def _register_tile(
-        self, loop: affine.ForOp
-    ) -> tuple[list[tuple[int, int]], affine.ForOp, list[Segment]] | None:
+    _tiles: dict[affine.ForOp, Tile | None]
+    """`_register_tile`'s answers, per loop (they depend on the nest alone,
+    asked again at each loop around and in each emission)."""
+    _segments: dict[affine.ForOp, list[Segment] | None]
+    """`_sinkable`'s answers, per loop."""
+
+    def _register_tile(self, loop: affine.ForOp) -> Tile | None:
+        """`_find_register_tile`'s answer, found once per loop."""
+        if loop not in self._tiles:
+            self._tiles[loop] = self._find_register_tile(loop)
+        return self._tiles[loop]
+
+    def _sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
+        """`_find_sinkable`'s answer, found once per loop."""
+        if loop not in self._segments:
+            self._segments[loop] = self._find_sinkable(loop)
+        return self._segments[loop]
+
+    def _find_register_tile(self, loop: affine.ForOp) -> Tile | None:
         """The register tile `loop` heads, if any: the loops perfectly nested
         from it down to a loop `_sinkable` moves (outputs' pixels around a
         convolution's C0 loop), innermost first while `TILE_ELEMENTS`
@@ -236,7 +257,7 @@ class LoopTiling:
             return f"t{self._sunk}"
         return f"({index}) * {self.nest.axes[self._sunk].extent} + t{self._sunk}"
 
-    def _sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
+    def _find_sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
         """How `loop` splits around the reductions it holds, if it may run
         innermost: its body's runs of ops and its reductions' perfectly
         nested loops (`Segment`s), in order. Each iteration of `loop` must
