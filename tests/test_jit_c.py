@@ -5,7 +5,6 @@ products term by term in the same order, each multiply-add rounded once
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
@@ -626,16 +625,92 @@ def test_no_c_kernel_for_a_long_dot_product_it_cannot_vectorise():
 
 
 def test_a_library_in_parts_compiles_them_in_parallel_and_links(tmp_path, monkeypatch):
-    """One kernel per part: each part sees every kernel's declaration (the
-    sequence calls kernels of other parts)."""
+    """One kernel per part, each compiling from when it is written: the
+    parts link into one library (the sequence declares the kernels of
+    other parts it calls), whose kernels compute what one unit's did."""
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     monkeypatch.setattr(jit_c, "PART_SIZE", 1)
     monkeypatch.setattr(jit_c, "_LIBRARIES", {})
     monkeypatch.setattr(jit, "_CACHE", {})  # compiled anew, not remembered
+    started = []
+    start = jit_c.start_part
+    monkeypatch.setattr(
+        jit_c, "start_part", lambda cc, text: (started.append(text), start(cc, text))
+    )
     x = special((3, 17))
     compiled, (got,), _, (want,) = three_ways(TWO_NESTS, x)
     np.testing.assert_array_equal(got, want)
-    assert library_source(compiled).count(jit_c.PART) >= min(2, os.cpu_count() or 1)
+    source = library_source(compiled)
+    head, *parts = source.split(jit_c.PART)
+    assert len(parts) == 3, source  # two kernels, then the sequence of both
+    assert started == [head + part for part in parts[:2]]
+    assert not jit_c._PARTS  # each started part was taken and linked
+    sequence = parts[2]
+    assert sequence.count(");\n") == 2 + 2, sequence  # two declarations, two calls
+
+
+def test_a_library_in_parts_is_found_again_by_its_source(tmp_path, monkeypatch):
+    """The parts a function's kernels fall into depend on nothing but its
+    code: compiled again from scratch, the same source (the cache's key),
+    and the library is read back, not compiled."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    monkeypatch.setattr(jit_c, "PART_SIZE", 1)
+    monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+    monkeypatch.setattr(jit, "_CACHE", {})
+    x = special((3, 17))
+    first = compile_module(TWO_NESTS, kernels="c")
+    source = library_source(first)
+    monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+    monkeypatch.setattr(jit, "_CACHE", {})
+
+    def no_compiler(*_):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(jit_c, "_compile", no_compiler)
+    compiled = compile_module(TWO_NESTS, kernels="c")
+    assert library_source(compiled) == source
+    np.testing.assert_array_equal(compiled(x)[0], first(x)[0])
+    assert not jit_c._PARTS  # the parts started again are dropped
+
+
+# Two blocks of x's columns, each clamped into a buffer of its own.
+BLOCKS = """
+func.func @main(%x: memref<3x16xf32>) -> (memref<3x8xf32>, memref<3x8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %y = memref.alloc() : memref<3x8xf32>
+  %z = memref.alloc() : memref<3x8xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 8 {
+      %v = affine.load %x[%i, %j] : memref<3x16xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, %y[%i, %j] : memref<3x8xf32>
+    }
+  }
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 8 {
+      %v = affine.load %x[%i, %j + 8] : memref<3x16xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, %z[%i, %j] : memref<3x8xf32>
+    }
+  }
+  func.return %y, %z : memref<3x8xf32>, memref<3x8xf32>
+}
+"""
+
+
+def test_nests_reading_other_blocks_of_a_buffer_are_one_kernel():
+    """Two nests that differ only in the constant offset of an index (a
+    channel group of a buffer): one kernel, each call passing the address
+    of its block."""
+    x = special((3, 16))
+    compiled, got, _, want = three_ways(BLOCKS, x)
+    for mine, theirs in zip(got, want, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    source = library_source(compiled)
+    definitions = set(re.findall(r"^void (k\d+)\(float \*", source, re.M))
+    assert len(definitions) == 1, source
+    assert "+ 8]" not in source, source  # the offset is in the address
+    assert ", 32)" in compiled.source  # 8 floats into x
 
 
 @pytest.mark.parametrize("k", [0, 1, 2])

@@ -36,6 +36,7 @@ reason the entry gives.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import math
@@ -48,6 +49,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -165,8 +167,12 @@ over too few outputs to keep up with BLAS (Inception's, 576 and more)."""
 PART = "/* part */\n"
 """Where a translation unit splits into parts that compile in parallel."""
 
-PART_SIZE = 32
-"""Kernels per part, at least (a compiler's start-up is not free)."""
+PART_SIZE = 16
+"""Kernels per part: a part starts compiling as soon as the code generator
+has written that many (`CLibrary.define`), while it writes the next ones,
+on as many compilers at a time as there are processors. Small enough that
+little is left to compile when the code is complete; a compiler's start-up
+(about 35 ms with the prelude) is small next to 16 kernels (about 1 s)."""
 
 MAX_ARGUMENTS = 1024
 """The most arguments a `ctypes` call passes."""
@@ -278,6 +284,8 @@ def library(source: str) -> ctypes.CDLL:
         if not path.is_file():
             directory.mkdir(parents=True, exist_ok=True)
             _compile(cc, source, directory, path)
+        else:
+            _drop_parts(cc, source)
         os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)  # read at load
         loaded = ctypes.CDLL(str(path))
         loaded.ge_set_threads(ctypes.c_int(_THREADS[0]))
@@ -287,56 +295,109 @@ def library(source: str) -> ctypes.CDLL:
 
 def _compile(cc: str, source: str, directory: Path, path: Path) -> None:
     """Compile `source` into `path` (atomically: a reader never sees half).
-    Its parts (after the declarations, split at `PART`) compile at the same
-    time, one compiler per processor, then link."""
+    Its parts (after the prelude, split at `PART`) compile at the same
+    time, one compiler per processor (those `CLibrary` started while the
+    code was written are running or done), then link."""
     head, *parts = source.split(PART)
-    parts = parts or [""]
+    compiling = [compile_part(cc, head + part) for part in parts or [""]]
+    objects = [part.result() for part in compiling]
     with tempfile.TemporaryDirectory(dir=directory) as scratch:
-        objects, running = [], []
-        for number, part in enumerate(parts):
-            c_file = Path(scratch) / f"part{number}.c"
-            c_file.write_text(head + part)
-            objects.append(str(c_file.with_suffix(".o")))
-            running.append(
-                subprocess.Popen(
-                    [cc, *flags(), "-c", "-o", objects[-1], str(c_file)],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
-            )
-        for process in running:
-            _finish(process, running)
         built = Path(scratch) / "kernels.so"
-        _finish(
-            subprocess.Popen(
-                [cc, *flags(), "-shared", "-o", str(built), *objects, "-lm"],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            ),
-            [],
-        )
+        try:
+            _run([cc, *flags(), "-shared", "-o", str(built), *objects, "-lm"])
+        finally:
+            for done in objects:
+                Path(done).unlink(missing_ok=True)
         os.replace(built, path)
 
 
-def _finish(process: subprocess.Popen, others: list[subprocess.Popen]) -> None:
-    """Wait for one compiler; JITError (the others stopped) if it fails."""
+_PARTS: dict[str, Future[str]] = {}
+"""Parts compiling or compiled, not linked yet, by a digest of their text."""
+_PARTS_LOCK = threading.Lock()
+
+
+@cache
+def _compilers() -> ThreadPoolExecutor:
+    """The threads waiting on compilers, one per processor."""
+    return ThreadPoolExecutor(available_cores(), thread_name_prefix="cc")
+
+
+@cache
+def _objects() -> Path:
+    """A private folder for this process's object files (removed at exit)."""
+    folder = tempfile.TemporaryDirectory(prefix="ge-xdsl-parts-")
+    atexit.register(folder.cleanup)
+    return Path(folder.name)
+
+
+def compile_part(cc: str, text: str) -> Future[str]:
+    """The object file of the translation unit `text`: the compile started
+    before for the same text (taken: an object is linked once), else a new
+    one on the next free compiler."""
+    digest = _part_digest(cc, text)
+    with _PARTS_LOCK:
+        started = _PARTS.pop(digest, None)
+    return started or _compilers().submit(_compile_part, cc, text, digest)
+
+
+def start_part(cc: str, text: str) -> None:
+    """Start compiling `text` now, for `compile_part` to take later."""
+    digest = _part_digest(cc, text)
+    with _PARTS_LOCK:
+        if digest not in _PARTS:
+            _PARTS[digest] = _compilers().submit(_compile_part, cc, text, digest)
+
+
+def _drop_parts(cc: str, source: str) -> None:
+    """Forget the parts of `source` started before its library was found
+    compiled (their objects are deleted when they are done)."""
+    head, *parts = source.split(PART)
+    for part in parts:
+        with _PARTS_LOCK:
+            started = _PARTS.pop(_part_digest(cc, head + part), None)
+        if started is not None:
+            started.add_done_callback(_delete_object)
+
+
+def _delete_object(compiled: Future[str]) -> None:
+    if compiled.exception() is None:
+        Path(compiled.result()).unlink(missing_ok=True)
+
+
+def _part_digest(cc: str, text: str) -> str:
+    return hashlib.sha256("|".join([text, cc, *flags()]).encode()).hexdigest()
+
+
+def _compile_part(cc: str, text: str, digest: str) -> str:
+    c_file = _objects() / f"{digest}.c"
+    c_file.write_text(text)
+    target = c_file.with_suffix(".o")
     try:
-        _, errors = process.communicate(timeout=COMPILE_SECONDS)
+        _run([cc, *flags(), "-c", "-o", str(target), str(c_file)])
+    finally:
+        c_file.unlink()
+    return str(target)
+
+
+def _run(command: list[str]) -> None:
+    """Run one compiler; JITError if it fails."""
+    try:
+        done = subprocess.run(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=COMPILE_SECONDS,
+        )
     except subprocess.TimeoutExpired:
-        errors, message = "", f"did not finish within {COMPILE_SECONDS} s"
+        message = f"did not finish within {COMPILE_SECONDS} s"
     else:
-        if process.returncode == 0:
+        if done.returncode == 0:
             return
-        lines = errors.strip().splitlines()
+        lines = done.stderr.strip().splitlines()
         message = "failed on generated code: " + next(
             (x for x in lines if "error" in x), "no message"
         )
-    for other in [process, *others]:
-        if other.poll() is None:
-            other.kill()
-            other.wait()
     raise JITError(f"the C compiler {message}")
 
 
@@ -381,8 +442,10 @@ def address(
 
 
 class CLibrary:
-    """The C kernels of one generated function: one translation unit,
-    compiled when the function's code is complete (`build`)."""
+    """The C kernels of one generated function: one shared library of
+    several translation units (`PART_SIZE` kernels each), each compiling
+    while the code generator writes the next, linked when the function's
+    code is complete (`build`)."""
 
     def __init__(self, env: CodeEnv):
         self.env = env
@@ -390,6 +453,12 @@ class CLibrary:
         """Namespace name, C source and argument count of each kernel."""
         self._names: dict[tuple[str, tuple[str, ...]], str] = {}
         """Each kernel's name by its parameters and body."""
+        self._calls: dict[str, list[str]] = {}
+        """The kernels each kernel of `sequence` calls."""
+        self.parts: list[str] = []
+        """The translation units written so far (after the prelude)."""
+        self._written = 0
+        """How many of `functions` the parts hold."""
         env.deferred.append(self.build)
 
     def define(self, parameters: str, body: list[str], arguments: int) -> str:
@@ -402,7 +471,31 @@ class CLibrary:
             name = self._names[key] = self.env.fresh("k")
             code = "\n".join([f"void {name}({parameters}) {{", *body, "}", ""])
             self.functions.append((name, code, arguments))
+            if len(self.functions) - self._written >= PART_SIZE:
+                self._write_part(len(self.functions), start=True)
         return name
+
+    def _write_part(self, end: int, *, start: bool) -> None:
+        """The kernels from the last part's to `end` as the next part (with
+        the declarations of the kernels they call), compiling from now
+        with `start`."""
+        kernels = self.functions[self._written : end]
+        defined = {name for name, _, _ in kernels}
+        codes = {name: code for name, code, _ in self.functions}
+        called = dict.fromkeys(
+            callee
+            for name, _, _ in kernels
+            for callee in self._calls.get(name, [])
+            if callee not in defined
+        )
+        declarations = [codes[c].split(" {", 1)[0] + ";\n" for c in called]
+        first = [THREADS] if not self.parts else []
+        part = "\n".join([*first, *declarations, *(code for _, code, _ in kernels)])
+        self.parts.append(part)
+        self._written = end
+        cc = compiler()
+        if start and cc is not None:
+            start_part(cc, PRELUDE + part)
 
     @staticmethod
     def of(env: CodeEnv) -> CLibrary:
@@ -425,19 +518,17 @@ class CLibrary:
         ]
         code = "\n".join([f"void {name}({parameters}) {{", *body, "}", ""])
         self.functions.append((name, code, len(names)))
+        self._calls[name] = [kernel for kernel, _ in calls]
         return f"    {name}({', '.join(names)})"
 
     def build(self) -> None:
-        """Compile the unit and bind each kernel under its namespace name."""
-        codes = [code for _, code, _ in self.functions]
-        progress.detail(f"the C compiler on {len(codes)} kernels")
-        declarations = [code.split(" {", 1)[0] + ";" for code in codes]
-        count = max(1, min(os.cpu_count() or 1, len(codes) // PART_SIZE))
-        parts = [codes[i::count] for i in range(count)]
-        parts[0].insert(0, THREADS)
-        source = "\n".join(
-            [PRELUDE, *declarations, *(PART + "\n".join(part) for part in parts)]
-        )
+        """Write the last parts, compile (or find) the library and bind each
+        kernel under its namespace name."""
+        count = len(self.functions)
+        for end in range(self._written + PART_SIZE, count + PART_SIZE, PART_SIZE):
+            self._write_part(min(end, count), start=False)
+        progress.detail(f"the C compiler on {count} kernels")
+        source = PRELUDE + "".join(PART + part for part in self.parts)
         for name, _, arguments in self.functions:
             self.env.namespace[name] = kernel(source, name, arguments)
 
