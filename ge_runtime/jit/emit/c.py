@@ -62,7 +62,6 @@ from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.cache.folder import kernel_folder
 from ge_runtime.jit.emit.native import NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
-from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import CAST, OPS, JITError, numpy_dtype, predicate
 from ge_runtime.offline import progress
@@ -488,7 +487,7 @@ class CLibrary:
             for callee in self._calls.get(name, [])
             if callee not in defined
         )
-        declarations = [codes[c].split(" {", 1)[0] + ";\n" for c in called]
+        declarations = [codes[c].split(" {", 1)[0] + ";" for c in called]
         first = [THREADS] if not self.parts else []
         part = "\n".join([*first, *declarations, *(code for _, code, _ in kernels)])
         self.parts.append(part)
@@ -636,8 +635,7 @@ class CNest(NativeNest):
         its arguments (then they are `restrict`: no run-time alias checks)."""
         keys = list(self._arguments)
         places = [
-            footprint(key, self.env.constants) if isinstance(key, SSAValue) else None
-            for key in keys
+            self._footprint(key) if isinstance(key, SSAValue) else None for key in keys
         ]  # the others are copies the call's own lines make
         for position in written:
             place = places[position]

@@ -43,7 +43,7 @@ from ge_runtime.jit.analysis.loop_nest import (
 )
 from ge_runtime.jit.emit.native_operands import UNROLLED, Element, NativeOperands
 from ge_runtime.jit.emit.native_tiling import LoopTiling
-from ge_runtime.jit.emit.relayouts import footprint
+from ge_runtime.jit.emit.relayouts import Footprint, footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
     FUSED_MULTIPLY_ADD,
@@ -82,6 +82,7 @@ class NativeNest(LoopTiling, NativeOperands):
         self.root = root
         self._tiles = {}
         self._segments = {}
+        self._footprints: dict[SSAValue, Footprint] = {}
         self.private: frozenset[SSAValue] = frozenset()
         """Buffers only this nest uses whose stores need not happen: every
         load of them reads a value the kernel still holds in a local."""
@@ -442,12 +443,17 @@ class NativeNest(LoopTiling, NativeOperands):
     def _independent(self, number: int) -> bool:
         """Whether the iterations of loop `number` touch disjoint elements
         of what the nest writes (buffers compared by bytes, `footprint`)."""
-        constants = self.env.constants
 
         def overlap(a: SSAValue, b: SSAValue) -> bool:
-            return footprint(a, constants).overlaps(footprint(b, constants))
+            return self._footprint(a).overlaps(self._footprint(b))
 
         return self.nest.carries_no_dependence(number, overlap)
+
+    def _footprint(self, buffer: SSAValue) -> Footprint:
+        """Where `buffer` lives (`relayouts.footprint`), found once."""
+        if buffer not in self._footprints:
+            self._footprints[buffer] = footprint(buffer, self.env.constants)
+        return self._footprints[buffer]
 
     def _emit_in_loop(self, indent: str, value: str, target: str) -> None:
         """`target = value` in the sunk loop (and its tile's)."""

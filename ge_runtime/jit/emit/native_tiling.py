@@ -20,7 +20,6 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_runtime.jit.analysis.loop_nest import axis_coefficient
 from ge_runtime.jit.emit.native_operands import INDEX, Element
-from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.ops import numpy_dtype
 from passes.lowering.index import Div, Ix, Mod, Var
 
@@ -309,9 +308,7 @@ class LoopTiling:
         accesses = [
             op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
-        places = {
-            op.memref: footprint(op.memref, self.env.constants) for op in accesses
-        }
+        places = {op.memref: self._footprint(op.memref) for op in accesses}
         for stored in {op.memref for op in accesses if isinstance(op, affine.StoreOp)}:
             touching = [
                 op for op in accesses if places[op.memref].overlaps(places[stored])
