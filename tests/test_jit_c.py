@@ -5,7 +5,9 @@ products term by term in the same order, each multiply-add rounded once
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 
 import numpy as np
 import pytest
@@ -731,3 +733,32 @@ def test_sunk_local_arrays_are_aligned_for_vector_stores(k):
     got = run_graph(module, {0: x_value}, poison=True)
     for g, want in zip(got, evaluate(module, {0: x_value}), strict=True):
         np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_compiles_its_own_parts(tmp_path, monkeypatch):
+    """A child forked after the parent's compilers ran starts its own (the
+    parent's threads do not exist in it) and leaves the parent's object
+    folder alone."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    monkeypatch.setattr(jit_c, "PART_SIZE", 1)
+    monkeypatch.setattr(jit_c, "_LIBRARIES", {})
+    monkeypatch.setattr(jit, "_CACHE", {})
+    compile_module(TWO_NESTS, kernels="c")  # the parent's compilers ran
+    parent_objects = jit_c._objects()
+    child = os.fork()
+    if child == 0:  # the child: compile anew, report by exit status
+        status = 1
+        signal.alarm(60)  # a child waiting on the parent's threads dies
+        try:
+            jit_c._LIBRARIES.clear()
+            jit._CACHE.clear()
+            monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path / "child"))
+            x = special((3, 17))
+            compiled = compile_module(TWO_NESTS, kernels="c")
+            status = 0 if np.isfinite(compiled(x)[0]).any() else 2
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(child, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert parent_objects.is_dir() and jit_c._objects() == parent_objects

@@ -332,10 +332,28 @@ def _compilers() -> ThreadPoolExecutor:
 
 @cache
 def _objects() -> Path:
-    """A private folder for this process's object files (removed at exit)."""
-    folder = tempfile.TemporaryDirectory(prefix="ge-xdsl-parts-")
-    atexit.register(folder.cleanup)
-    return Path(folder.name)
+    """A private folder for this process's object files (removed when it
+    exits; a forked child makes its own)."""
+    folder = Path(tempfile.mkdtemp(prefix="ge-xdsl-parts-"))
+    owner = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == owner:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(remove)
+    return folder
+
+
+def _forget_compilers() -> None:
+    """In a forked child: the parent's compiler threads and parts are not
+    its own."""
+    _compilers.cache_clear()
+    _objects.cache_clear()
+    _PARTS.clear()
+
+
+os.register_at_fork(after_in_child=_forget_compilers)
 
 
 def compile_part(cc: str, text: str) -> Future[str]:
