@@ -490,10 +490,9 @@ class CLibrary:
     def define(self, parameters: str, body: list[str], arguments: int) -> str:
         """The name of a kernel of `parameters` and `body`: the one defined
         before with the same code (a repeated block of a network, or the
-        same code on another block of its buffers: ShuffleNet's C is 249
-        loop kernels, 467 before offsets moved into the addresses), else a
-        new one; every `PART_SIZE` new kernels
-        start compiling as a part."""
+        same code on another block of its buffers: ShuffleNet's C is 256
+        functions, 467 before offsets moved into the addresses), else a
+        new one; every `PART_SIZE` new kernels start compiling as a part."""
         key = (parameters, tuple(body))
         name = self._names.get(key)
         if name is None:
