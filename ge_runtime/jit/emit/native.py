@@ -83,6 +83,7 @@ class NativeNest(LoopTiling, NativeOperands):
         self._tiles = {}
         self._segments = {}
         self._footprints: dict[SSAValue, Footprint] = {}
+        self._walked: dict[affine.ForOp, list[Operation]] = {}
         self.private: frozenset[SSAValue] = frozenset()
         """Buffers only this nest uses whose stores need not happen: every
         load of them reads a value the kernel still holds in a local."""
@@ -314,7 +315,7 @@ class NativeNest(LoopTiling, NativeOperands):
         self._numbers = {
             op: number
             for number, op in enumerate(
-                op for op in self.root.walk() if isinstance(op, affine.ForOp)
+                op for op in self._ops(self.root) if isinstance(op, affine.ForOp)
             )
         }  # the order `LoopNest` numbers its axes in
         self._innermost = {
@@ -375,7 +376,7 @@ class NativeNest(LoopTiling, NativeOperands):
             register = self._accumulator(loop, number)
             if register is not None:
                 self._hold(*register, indent)
-            for op in loop.walk():  # a later iteration sees these writes
+            for op in self._ops(loop):  # a later iteration sees these writes
                 if isinstance(op, affine.StoreOp):
                     self._forget(op.memref)
             known = dict(self.known)
@@ -448,6 +449,14 @@ class NativeNest(LoopTiling, NativeOperands):
             return self._footprint(a).overlaps(self._footprint(b))
 
         return self.nest.carries_no_dependence(number, overlap)
+
+    def _ops(self, loop: affine.ForOp) -> list[Operation]:
+        """`loop.walk()`, listed once (the IR does not change while the
+        nest is written; each loop and emission walked it again)."""
+        found = self._walked.get(loop)
+        if found is None:
+            found = self._walked[loop] = list(loop.walk())
+        return found
 
     def _footprint(self, buffer: SSAValue) -> Footprint:
         """Where `buffer` lives (`relayouts.footprint`), found once."""

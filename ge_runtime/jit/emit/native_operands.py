@@ -117,7 +117,9 @@ class NativeOperands:
         the one buffer the loop stores to, always at one index that none of
         the loop's own variables moves (a reduction's output element)."""
         accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+            op
+            for op in self._ops(loop)
+            if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
         stored = {op.memref for op in accesses if isinstance(op, affine.StoreOp)}
         if len(stored) != 1:
@@ -129,7 +131,7 @@ class NativeOperands:
         if len(indices) != 1:
             return None
         (index,) = indices
-        loops = sum(1 for op in loop.walk() if isinstance(op, affine.ForOp))
+        loops = sum(1 for op in self._ops(loop) if isinstance(op, affine.ForOp))
         own = range(number, number + loops)
         if any(v.id in own for ix in index for v in ix.variables()):
             return None

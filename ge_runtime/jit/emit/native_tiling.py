@@ -161,7 +161,7 @@ class LoopTiling:
         moving = {n for n, _ in loops}
         indices = {
             tuple(self.nest.access_index(op))
-            for op in sunk.walk()
+            for op in self._ops(sunk)
             if isinstance(op, affine.StoreOp)
         }
         for index in indices:
@@ -306,7 +306,9 @@ class LoopTiling:
         element another one writes) and by none of the `reduction` loops'."""
         reducing = {self._numbers[op] for op in reduction}
         accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+            op
+            for op in self._ops(loop)
+            if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
         places = {op.memref: self._footprint(op.memref) for op in accesses}
         for stored in {op.memref for op in accesses if isinstance(op, affine.StoreOp)}:
@@ -335,7 +337,7 @@ class LoopTiling:
         ->  for c { init(c) }  for k { for c { acc(c, k) } }  for c { post(c) }
         """
         number = self._numbers[loop]
-        for op in loop.walk():
+        for op in self._ops(loop):
             if isinstance(op, affine.StoreOp):
                 self._forget(op.memref)
         known = dict(self.known)
@@ -381,7 +383,9 @@ class LoopTiling:
         number = self._numbers[loop]
         size = self.nest.axes[number].extent * math.prod(b for _, b, _ in self._tile)
         accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+            op
+            for op in self._ops(loop)
+            if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
         first: dict[SSAValue, Operation] = {}
         for op in accesses:
