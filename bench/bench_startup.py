@@ -166,9 +166,21 @@ def export_transformer(name: str, path: Path) -> None:
         inputs += (torch.ones(1, SEQUENCE, dtype=torch.int64),)
         names.append("attention_mask")
     dynamo = name != "bert-base"  # the tracer has no aten::diff (GPT-2's mask)
+
+    class ByName(torch.nn.Module):
+        """The model given its inputs by name: traced positionally, this
+        transformers' `BertModel.forward` got `use_cache` twice."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            return self.model(**dict(zip(names, tensors, strict=True))).to_tuple()
+
     with torch.no_grad():
         torch.onnx.export(
-            model,
+            ByName(),
             inputs,
             str(path),
             dynamo=dynamo,

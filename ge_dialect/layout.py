@@ -88,6 +88,23 @@ def check_dims(tensor: TensorType) -> None:
 
 def check_tensor_type(tensor: TensorType) -> None:
     """Raise VerifyException if the tensor's dims or encoding are not valid."""
+    if tensor not in _VALID:
+        _check_tensor_type(tensor)
+        _VALID[tensor] = None
+        if len(_VALID) > VALID_TYPES_KEPT:
+            del _VALID[next(iter(_VALID))]
+
+
+VALID_TYPES_KEPT = 1 << 14
+"""The most tensor types `check_tensor_type` remembers as valid (a type is
+a value: verifying a graph after each pass checks each of its types once,
+not once per use per pass, a tenth of BERT-base's compile)."""
+
+_VALID: dict[TensorType, None] = {}
+"""Types found valid, oldest first."""
+
+
+def _check_tensor_type(tensor: TensorType) -> None:
     check_dims(tensor)
     encoding = tensor.encoding
     if isinstance(encoding, NoneAttr):

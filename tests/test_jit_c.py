@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import signal
 
 import numpy as np
 import pytest
@@ -638,9 +640,9 @@ def test_c_kernel_of_an_empty_tensor_does_nothing():
 
 def test_c_kernel_refuses_a_buffer_of_other_strides():
     array = np.zeros((4, 3), np.float32).T  # strides (4, 12), not (16, 4)
-    assert c_runtime.address(np.zeros((3, 4), np.float32), (0, 1), (16, 4)) > 0
+    assert c_runtime.address(np.zeros((3, 4), np.float32), (0, 1), (16, 4), 0) > 0
     with pytest.raises(JITError, match="compiled for"):
-        c_runtime.address(array, (0, 1), (16, 4))
+        c_runtime.address(array, (0, 1), (16, 4), 0)
 
 
 def test_c_compiler_errors_are_one_line(tmp_path, monkeypatch):
@@ -799,16 +801,94 @@ def test_no_c_kernel_for_a_long_dot_product_it_cannot_vectorise():
 
 
 def test_a_library_in_parts_compiles_them_in_parallel_and_links(tmp_path, monkeypatch):
-    """One kernel per part: each part sees every kernel's declaration (the
-    sequence calls kernels of other parts)."""
+    """One kernel per part, each compiling from when it is written: the
+    parts link into one library (the sequence declares the kernels of
+    other parts it calls), whose kernels compute what one unit's did."""
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     monkeypatch.setattr(jit_c, "PART_SIZE", 1)
     monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
     monkeypatch.setattr(jit, "_CACHE", {})  # compiled anew, not remembered
+    started = []
+    start = c_runtime.start_part
+    monkeypatch.setattr(
+        c_runtime,
+        "start_part",
+        lambda cc, text: (started.append(text), start(cc, text)),
+    )
     x = special((3, 17))
     compiled, (got,), _, (want,) = three_ways(TWO_NESTS, x)
     np.testing.assert_array_equal(got, want)
-    assert library_source(compiled).count(c_runtime.PART) >= min(2, os.cpu_count() or 1)
+    source = library_source(compiled)
+    head, *parts = source.split(c_runtime.PART)
+    assert len(parts) == 3, source  # two kernels, then the sequence of both
+    assert started == [head + part for part in parts[:2]]
+    assert not c_runtime._PARTS  # each started part was taken and linked
+    sequence = parts[2]
+    assert sequence.count(");") == 2 + 2, sequence  # two declarations, two calls
+
+
+def test_a_library_in_parts_is_found_again_by_its_source(tmp_path, monkeypatch):
+    """The parts a function's kernels fall into depend on nothing but its
+    code: compiled again from scratch, the same source (the cache's key),
+    and the library is read back, not compiled."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    monkeypatch.setattr(jit_c, "PART_SIZE", 1)
+    monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
+    monkeypatch.setattr(jit, "_CACHE", {})
+    x = special((3, 17))
+    first = compile_module(TWO_NESTS, kernels="c")
+    source = library_source(first)
+    monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
+    monkeypatch.setattr(jit, "_CACHE", {})
+
+    def no_compiler(*_):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(c_runtime, "_compile", no_compiler)
+    compiled = compile_module(TWO_NESTS, kernels="c")
+    assert library_source(compiled) == source
+    np.testing.assert_array_equal(compiled(x)[0], first(x)[0])
+    assert not c_runtime._PARTS  # the parts started again are dropped
+
+
+# Two blocks of x's columns, each clamped into a buffer of its own.
+BLOCKS = """
+func.func @main(%x: memref<3x16xf32>) -> (memref<3x8xf32>, memref<3x8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %y = memref.alloc() : memref<3x8xf32>
+  %z = memref.alloc() : memref<3x8xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 8 {
+      %v = affine.load %x[%i, %j] : memref<3x16xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, %y[%i, %j] : memref<3x8xf32>
+    }
+  }
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 8 {
+      %v = affine.load %x[%i, %j + 8] : memref<3x16xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, %z[%i, %j] : memref<3x8xf32>
+    }
+  }
+  func.return %y, %z : memref<3x8xf32>, memref<3x8xf32>
+}
+"""
+
+
+def test_nests_reading_other_blocks_of_a_buffer_are_one_kernel():
+    """Two nests that differ only in the constant offset of an index (a
+    channel group of a buffer): one kernel, each call passing the address
+    of its block."""
+    x = special((3, 16))
+    compiled, got, _, want = three_ways(BLOCKS, x)
+    for mine, theirs in zip(got, want, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    source = library_source(compiled)
+    definitions = set(re.findall(r"^void (k\d+)\(float \*", source, re.M))
+    assert len(definitions) == 1, source
+    assert "+ 8]" not in source, source  # the offset is in the address
+    assert ", 32)" in compiled.source  # 8 floats into x
 
 
 @pytest.mark.parametrize("k", [0, 1, 2])
@@ -852,3 +932,33 @@ def test_the_openmp_probe_is_kept_beside_the_kernels(tmp_path, monkeypatch):
     assert probed == [c_runtime.compiler()] and answers[0] == answers[1]
     (record,) = (tmp_path / "cache" / "c").glob("openmp-*.txt")
     assert record.read_text() == (answers[0] or "")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_compiles_its_own_parts(tmp_path, monkeypatch):
+    """A child forked after the parent's compilers ran starts its own (the
+    parent's threads do not exist in it) and leaves the parent's object
+    folder alone."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
+    monkeypatch.setattr(jit_c, "PART_SIZE", 1)
+    monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
+    monkeypatch.setattr(jit, "_CACHE", {})
+    compile_module(TWO_NESTS, kernels="c")  # the parent's compilers ran
+    parent_objects = c_runtime._objects()
+    child = os.fork()
+    if child == 0:  # the child: compile anew, report by exit status
+        status = 1
+        signal.alarm(60)  # a child waiting on the parent's threads dies
+        try:
+            c_runtime._LIBRARIES.clear()
+            jit._CACHE.clear()
+            monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path / "child"))
+            x = special((3, 17))
+            compiled = compile_module(TWO_NESTS, kernels="c")
+            status = 0 if np.isfinite(compiled(x)[0]).any() else 2
+            shutil.rmtree(c_runtime._objects())  # os._exit runs no exit handlers
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(child, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert parent_objects.is_dir() and c_runtime._objects() == parent_objects

@@ -368,10 +368,10 @@ def run_from_empty_cache(path: Path, tmp_path: Path, monkeypatch) -> tuple:
     monkeypatch.setenv("GE_XDSL_CACHE", str(cache))
     monkeypatch.setattr(compiler, "_GRAPHS", {})
     compiled = []
-    real = compiler.compile_module
+    real = compiler._compile_new
     monkeypatch.setattr(
         compiler,
-        "compile_module",
+        "_compile_new",
         lambda *args, **kwargs: compiled.append(1) or real(*args, **kwargs),
     )
     model = RunnableModel.load(path)

@@ -45,7 +45,7 @@ def test_the_plan_runs_the_model_without_parsing_or_compiling(
         raise AssertionError("the served path parsed or compiled")
 
     monkeypatch.setattr(om_ir, "_parse", refused)
-    monkeypatch.setattr(compiler, "compile_module", refused)
+    monkeypatch.setattr(compiler, "_compile_new", refused)
     monkeypatch.setattr(compiler, "lowered_module", refused)
     fresh_cache(tmp_path / "again", monkeypatch)
     served = serve(path)

@@ -16,6 +16,7 @@ generates code, so a process that only runs compiled code
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import hashlib
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -393,6 +395,8 @@ def library(source: str) -> ctypes.CDLL:
         if not path.is_file():
             directory.mkdir(parents=True, exist_ok=True)
             _compile(cc, source, directory, path)
+        else:
+            _drop_parts(cc, source)
         os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)  # read at load
         loaded = ctypes.CDLL(str(path))
         loaded.ge_set_threads(ctypes.c_int(_THREADS[0]))
@@ -402,56 +406,129 @@ def library(source: str) -> ctypes.CDLL:
 
 def _compile(cc: str, source: str, directory: Path, path: Path) -> None:
     """Compile `source` into `path` (atomically: a reader never sees half).
-    Its parts (after the declarations, split at `PART`) compile at the same
-    time, one compiler per processor, then link."""
+    Its parts (after the prelude, split at `PART`) compile at the same
+    time, one compiler per processor (those `CLibrary` started while the
+    code was written are running or done), then link."""
     head, *parts = source.split(PART)
-    parts = parts or [""]
+    compiling = [compile_part(cc, head + part) for part in parts or [""]]
+    objects = [part.result() for part in compiling]
     with tempfile.TemporaryDirectory(dir=directory) as scratch:
-        objects, running = [], []
-        for number, part in enumerate(parts):
-            c_file = Path(scratch) / f"part{number}.c"
-            c_file.write_text(head + part)
-            objects.append(str(c_file.with_suffix(".o")))
-            running.append(
-                subprocess.Popen(
-                    [cc, *flags(), "-c", "-o", objects[-1], str(c_file)],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
-            )
-        for process in running:
-            _finish(process, running)
         built = Path(scratch) / "kernels.so"
-        _finish(
-            subprocess.Popen(
-                [cc, *flags(), "-shared", "-o", str(built), *objects, *libraries()],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            ),
-            [],
-        )
+        try:
+            _run([cc, *flags(), "-shared", "-o", str(built), *objects, *libraries()])
+        finally:
+            for done in objects:
+                Path(done).unlink(missing_ok=True)
         os.replace(built, path)
 
 
-def _finish(process: subprocess.Popen, others: list[subprocess.Popen]) -> None:
-    """Wait for one compiler; JITError (the others stopped) if it fails."""
+_PARTS: dict[str, Future[str]] = {}
+"""Parts compiling or compiled, not linked yet, by a digest of their text."""
+_PARTS_LOCK = threading.Lock()
+
+
+@cache
+def _compilers() -> ThreadPoolExecutor:
+    """The threads waiting on compilers, one per processor."""
+    return ThreadPoolExecutor(available_cores(), thread_name_prefix="cc")
+
+
+@cache
+def _objects() -> Path:
+    """A private folder for this process's object files (removed when it
+    exits; a forked child makes its own)."""
+    folder = Path(tempfile.mkdtemp(prefix="ge-xdsl-parts-"))
+    owner = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == owner:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(remove)
+    return folder
+
+
+def _forget_compilers() -> None:
+    """In a forked child: the parent's compiler threads and parts are not
+    its own."""
+    _compilers.cache_clear()
+    _objects.cache_clear()
+    _PARTS.clear()
+
+
+os.register_at_fork(after_in_child=_forget_compilers)
+
+
+def compile_part(cc: str, text: str) -> Future[str]:
+    """The object file of the translation unit `text`: the compile started
+    before for the same text (taken: an object is linked once), else a new
+    one on the next free compiler."""
+    digest = _part_digest(cc, text)
+    with _PARTS_LOCK:
+        started = _PARTS.pop(digest, None)
+    return started or _compilers().submit(_compile_part, cc, text, digest)
+
+
+def start_part(cc: str, text: str) -> None:
+    """Start compiling `text` now, for `compile_part` to take later."""
+    digest = _part_digest(cc, text)
+    with _PARTS_LOCK:
+        if digest not in _PARTS:
+            _PARTS[digest] = _compilers().submit(_compile_part, cc, text, digest)
+
+
+def _drop_parts(cc: str, source: str) -> None:
+    """Forget the parts of `source` started before its library was found
+    compiled (their objects are deleted when they are done)."""
+    if not _PARTS:
+        return
+    head, *parts = source.split(PART)
+    for part in parts:
+        with _PARTS_LOCK:
+            started = _PARTS.pop(_part_digest(cc, head + part), None)
+        if started is not None:
+            started.add_done_callback(_delete_object)
+
+
+def _delete_object(compiled: Future[str]) -> None:
+    if compiled.exception() is None:
+        Path(compiled.result()).unlink(missing_ok=True)
+
+
+def _part_digest(cc: str, text: str) -> str:
+    return hashlib.sha256("|".join([text, cc, *flags()]).encode()).hexdigest()
+
+
+def _compile_part(cc: str, text: str, digest: str) -> str:
+    c_file = _objects() / f"{digest}.c"
+    c_file.write_text(text)
+    target = c_file.with_suffix(".o")
     try:
-        _, errors = process.communicate(timeout=COMPILE_SECONDS)
+        _run([cc, *flags(), "-c", "-o", str(target), str(c_file)])
+    finally:
+        c_file.unlink()
+    return str(target)
+
+
+def _run(command: list[str]) -> None:
+    """Run one compiler; JITError if it fails."""
+    try:
+        done = subprocess.run(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=COMPILE_SECONDS,
+        )
     except subprocess.TimeoutExpired:
-        errors, message = "", f"did not finish within {COMPILE_SECONDS} s"
+        message = f"did not finish within {COMPILE_SECONDS} s"
     else:
-        if process.returncode == 0:
+        if done.returncode == 0:
             return
-        lines = errors.strip().splitlines()
+        lines = done.stderr.strip().splitlines()
         message = "failed on generated code: " + next(
             (x for x in lines if "error" in x), "no message"
         )
-    for other in [process, *others]:
-        if other.poll() is None:
-            other.kill()
-            other.wait()
     raise JITError(f"the C compiler {message}")
 
 
@@ -478,15 +555,18 @@ class Address(int):
     owner: np.ndarray
 
 
-def address(array: np.ndarray, axes: Sequence[int], strides: Sequence[int]) -> Address:
-    """The address of `array`'s first element; JITError unless its byte
-    strides on `axes` are `strides` (what the kernel was compiled for)."""
+def address(
+    array: np.ndarray, axes: Sequence[int], strides: Sequence[int], offset: int
+) -> Address:
+    """The address `offset` bytes past `array`'s first element (where the
+    kernel's indices start, `NativeOperands._element`); JITError unless its
+    byte strides on `axes` are `strides` (what the kernel was compiled for)."""
     actual = array.strides
     if any(actual[a] != s for a, s in zip(axes, strides, strict=True)):
         raise JITError(
             f"a C kernel's buffer has strides {actual}, compiled for "
             f"{tuple(strides)} on axes {tuple(axes)}"
         )
-    pointer = Address(array.ctypes.data)
+    pointer = Address(array.ctypes.data + offset)
     pointer.owner = array
     return pointer

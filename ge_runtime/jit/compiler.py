@@ -158,11 +158,23 @@ def compile_module(
                 if isinstance(module, str)
                 else module
             )
-            target = _find_function(parsed, function)
-            _CACHE[key] = FunctionCompiler(
-                parsed, target, poison, vectorize, kernels
-            ).run()
+            _CACHE[key] = _compile_new(parsed, function, poison, vectorize, kernels)
         return _CACHE[key]
+
+
+def _compile_new(
+    module: ModuleOp,
+    function: str | None,
+    poison: bool,
+    vectorize: bool,
+    kernels: str,
+) -> CompiledFunction:
+    """`compile_module` without its cache: for a caller that keys the
+    result itself (printing a lowered model's module for a key took a tenth
+    of its code generation)."""
+    with _COMPILE_LOCK:
+        target = _find_function(module, function)
+        return FunctionCompiler(module, target, poison, vectorize, kernels).run()
 
 
 def source_location(op: Operation) -> str | None:
@@ -568,16 +580,15 @@ def compile_graph(
         progress.detail("lowering")
         lowered = lowered_module(graph, target)
         progress.detail("generating code")
-        compiled = compile_module(lowered, kernels=kernels)
+        compiled = _compile_new(lowered, None, False, True, kernels)
         cache.save(disk_key, compiled.to_entry())
         return compiled
     key = hashlib.sha256(
         f"{target}|{poison}|{kernel_build(kernels)}|{graph}|{source_origins(graph)}".encode()
     ).hexdigest()
     if key not in _GRAPHS:
-        _GRAPHS[key] = compile_module(
-            lowered_module(graph, target), poison=poison, kernels=kernels
-        )
+        lowered = lowered_module(graph, target)
+        _GRAPHS[key] = _compile_new(lowered, None, poison, True, kernels)
     return _GRAPHS[key]
 
 

@@ -113,6 +113,8 @@ class LoopNest:
     """Values -> the grid axes they vary over (`analyse_values`)."""
     inside: set[SSAValue] = field(default_factory=set)
     """Values defined inside the nest."""
+    _indices: dict[Operation, tuple[Ix, ...]] = field(default_factory=dict)
+    """`access_index`'s answers (asked for again by every emission)."""
 
     def __post_init__(self) -> None:
         self._collect(self.root, ())
@@ -215,6 +217,14 @@ class LoopNest:
         self, op: affine.LoadOp | affine.StoreOp | affine.ApplyOp
     ) -> list[Ix]:
         """The index expressions of an affine access over the grid."""
+        found = self._indices.get(op)
+        if found is None:
+            found = self._indices[op] = tuple(self._access_index(op))
+        return list(found)
+
+    def _access_index(
+        self, op: affine.LoadOp | affine.StoreOp | affine.ApplyOp
+    ) -> list[Ix]:
         operands = {
             affine.LoadOp: lambda: op.indices,
             affine.StoreOp: lambda: op.indices,

@@ -1,13 +1,16 @@
 """Loop nests compiled to C by the system's C compiler (the default kernels).
 
 `CNest` writes a nest `native.NativeNest` walks as a C function over raw buffers:
-every extent, stride and offset a literal, so the compiler unrolls a
-window's taps and vectorises the loop of unit stride around them. All the
-kernels of one generated function are one translation unit (`CLibrary`),
-compiled once into a shared library under the code cache
-(`cache.folder.kernel_folder("c")`, named by a digest of its source, the compiler
-and its flags) and called through `ctypes`, which releases the GIL
-(`jit.c_runtime`: what loading and calling the kernels needs, without IR).
+every extent and stride a literal, so the compiler unrolls a window's taps
+and vectorises the loop of unit stride around them; the constant offset of
+a buffer's first index is in the address the call passes, so a repeated
+block of a network, or the same code on another channel group, is one
+kernel. The kernels of one generated function are one shared library
+(`CLibrary`) of several translation units, each compiling while the code
+generator writes the next, linked under the code cache
+(`cache.folder.kernel_folder("c")`, named by a digest of its source, the
+compiler and its flags) and called through `ctypes`, which releases the GIL
+(`jit.c_runtime`: compiling, loading and calling the kernels, without IR).
 
 ```c
 void k3(float *a0, float *a1) {         /* a ReLU nest */
@@ -38,7 +41,6 @@ reason the entry gives.
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 from xdsl.dialects import affine
@@ -49,7 +51,6 @@ from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.c_runtime import PART, address, kernel
 from ge_runtime.jit.emit.native import NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
-from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import CAST, OPS, numpy_dtype, predicate
 from ge_runtime.offline import progress
@@ -159,8 +160,18 @@ WIDE_TILED_SUM = 1200
 CRNN 2.22 -> 1.68-1.89 ms, SqueezeNet 9.3-9.8 -> 6.8-7.7, ResNet-50 95 ->
 78-84, MobileNetV2 0.88-0.98 -> 0.80-0.85."""
 
-PART_SIZE = 32
-"""Kernels per part, at least (a compiler's start-up is not free)."""
+PART_SIZE = 16
+"""Kernels per part: a part starts compiling as soon as the code generator
+has written that many (`CLibrary.define`), while it writes the next ones,
+on as many compilers at a time as there are processors. Small enough that
+little is left to compile when the code is complete; a compiler's start-up
+(about 35 ms with the prelude) is small next to 16 kernels (about 1 s)."""
+
+SEQUENCE_ATTRIBUTES = '__attribute__((optimize("O1")))'
+"""How a kernel calling kernels in turn (`CLibrary.sequence`) is compiled:
+at `-O2`, GCC took 2.0 s of CPU over ShuffleNet's seven (hundreds of calls
+of up to 1024 addresses each), after the rest of the code was written; at
+`-O1`, 0.26 s. What they do is call: nothing there to optimise."""
 
 MAX_ARGUMENTS = 1024
 """The most arguments a `ctypes` call passes."""
@@ -204,8 +215,10 @@ def tiled_sum() -> int:
 
 
 class CLibrary:
-    """The C kernels of one generated function: one translation unit,
-    compiled when the function's code is complete (`build`)."""
+    """The C kernels of one generated function: one shared library of
+    several translation units (`PART_SIZE` kernels each), each compiling
+    while the code generator writes the next, linked when the function's
+    code is complete (`build`)."""
 
     def __init__(self, env: CodeEnv):
         self.env = env
@@ -213,19 +226,51 @@ class CLibrary:
         """Namespace name, C source and argument count of each kernel."""
         self._names: dict[tuple[str, tuple[str, ...]], str] = {}
         """Each kernel's name by its parameters and body."""
+        self._calls: dict[str, list[str]] = {}
+        """The kernels each kernel of `sequence` calls."""
+        self.parts: list[str] = []
+        """The translation units written so far (after the prelude)."""
+        self._written = 0
+        """How many of `functions` the parts hold."""
         env.deferred.append(self.build)
 
     def define(self, parameters: str, body: list[str], arguments: int) -> str:
         """The name of a kernel of `parameters` and `body`: the one defined
-        before with the same code (a repeated block of a network: ShuffleNet's
-        914 kernels are 393), else a new one."""
+        before with the same code (a repeated block of a network, or the
+        same code on another block of its buffers: ShuffleNet's C is 256
+        functions, 467 before offsets moved into the addresses), else a
+        new one; every `PART_SIZE` new kernels start compiling as a part."""
         key = (parameters, tuple(body))
         name = self._names.get(key)
         if name is None:
             name = self._names[key] = self.env.fresh("k")
             code = "\n".join([f"void {name}({parameters}) {{", *body, "}", ""])
             self.functions.append((name, code, arguments))
+            if len(self.functions) - self._written >= PART_SIZE:
+                self._write_part(len(self.functions), start=True)
         return name
+
+    def _write_part(self, end: int, *, start: bool) -> None:
+        """The kernels from the last part's to `end` as the next part (with
+        the declarations of the kernels they call), compiling from now
+        with `start`."""
+        kernels = self.functions[self._written : end]
+        defined = {name for name, _, _ in kernels}
+        codes = {name: code for name, code, _ in self.functions}
+        called = dict.fromkeys(
+            callee
+            for name, _, _ in kernels
+            for callee in self._calls.get(name, [])
+            if callee not in defined
+        )
+        declarations = [codes[c].split(" {", 1)[0] + ";" for c in called]
+        first = [THREADS] if not self.parts else []
+        part = "\n".join([*first, *declarations, *(code for _, code, _ in kernels)])
+        self.parts.append(part)
+        self._written = end
+        cc = c_runtime.compiler()
+        if start and cc is not None:
+            c_runtime.start_part(cc, prelude() + part)
 
     @staticmethod
     def of(env: CodeEnv) -> CLibrary:
@@ -246,21 +291,20 @@ class CLibrary:
             f"    {kernel}({', '.join(position[a] for a in arguments)});"
             for kernel, arguments in calls
         ]
-        code = "\n".join([f"void {name}({parameters}) {{", *body, "}", ""])
+        opening = f"{SEQUENCE_ATTRIBUTES} void {name}({parameters}) {{"
+        code = "\n".join([opening, *body, "}", ""])
         self.functions.append((name, code, len(names)))
+        self._calls[name] = [kernel for kernel, _ in calls]
         return f"    {name}({', '.join(names)})"
 
     def build(self) -> None:
-        """Compile the unit and bind each kernel under its namespace name."""
-        codes = [code for _, code, _ in self.functions]
-        progress.detail(f"the C compiler on {len(codes)} kernels")
-        declarations = [code.split(" {", 1)[0] + ";" for code in codes]
-        count = max(1, min(os.cpu_count() or 1, len(codes) // PART_SIZE))
-        parts = [codes[i::count] for i in range(count)]
-        parts[0].insert(0, THREADS)
-        source = "\n".join(
-            [prelude(), *declarations, *(PART + "\n".join(part) for part in parts)]
-        )
+        """Write the last parts, compile (or find) the library and bind each
+        kernel under its namespace name."""
+        count = len(self.functions)
+        for end in range(self._written + PART_SIZE, count + PART_SIZE, PART_SIZE):
+            self._write_part(min(end, count), start=False)
+        progress.detail(f"the C compiler on {count} kernels")
+        source = prelude() + "".join(PART + part for part in self.parts)
         for name, _, arguments in self.functions:
             self.env.namespace[name] = kernel(source, name, arguments)
 
@@ -355,8 +399,10 @@ class CNest(NativeNest):
             strides = self.arg_strides[position]
             assert strides is not None
             byte_strides = tuple(strides[a] * itemsize for a in axes)
+            offset = (self.arg_offsets[position] or 0) * itemsize
             lines.append(
-                f"{indent}{pointer} = address({buffer}, {axes}, {byte_strides})"
+                f"{indent}{pointer} = address({buffer}, {axes}, {byte_strides}, "
+                f"{offset})"
             )
             pointers.append(pointer)
         return [*lines, f"{indent}{name}({', '.join(pointers)})"]
@@ -366,8 +412,7 @@ class CNest(NativeNest):
         its arguments (then they are `restrict`: no run-time alias checks)."""
         keys = list(self._arguments)
         places = [
-            footprint(key, self.env.constants) if isinstance(key, SSAValue) else None
-            for key in keys
+            self._footprint(key) if isinstance(key, SSAValue) else None for key in keys
         ]  # the others are copies the call's own lines make
         for position in written:
             place = places[position]
@@ -386,7 +431,7 @@ class CNest(NativeNest):
         assert shape is not None
         return tuple(a for a, n in enumerate(shape) if n > 1)
 
-    def _subscript(self, buffer: str, indices: list[str]) -> str:
+    def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
         position = int(buffer[1:])
         strides = self.arg_strides[position]
         assert strides is not None
@@ -394,6 +439,8 @@ class CNest(NativeNest):
             f"({indices[a]}) * {strides[a]}" if strides[a] != 1 else f"({indices[a]})"
             for a in self._indexed_axes(position)
         ]
+        if shift:
+            terms.append(self._param(shift))
         return f"{buffer}[{' + '.join(terms) or '0'}]"
 
     def _tile_elements(self) -> int:

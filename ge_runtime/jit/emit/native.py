@@ -43,7 +43,7 @@ from ge_runtime.jit.analysis.loop_nest import (
 )
 from ge_runtime.jit.emit.native_operands import UNROLLED, Element, NativeOperands
 from ge_runtime.jit.emit.native_tiling import LoopTiling
-from ge_runtime.jit.emit.relayouts import footprint
+from ge_runtime.jit.emit.relayouts import Footprint, footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
     FUSED_MULTIPLY_ADD,
@@ -80,6 +80,10 @@ class NativeNest(LoopTiling, NativeOperands):
         self.env = env
         self.nest = LoopNest(root, env.constants, env.root)
         self.root = root
+        self._tiles = {}
+        self._segments = {}
+        self._footprints: dict[SSAValue, Footprint] = {}
+        self._walked: dict[affine.ForOp, list[Operation]] = {}
         self.private: frozenset[SSAValue] = frozenset()
         """Buffers only this nest uses whose stores need not happen: every
         load of them reads a value the kernel still holds in a local."""
@@ -93,6 +97,9 @@ class NativeNest(LoopTiling, NativeOperands):
         self.arg_strides: list[tuple[int, ...] | None] = []
         """Per argument, its element strides (row-major, or its memref's;
         None for a scalar)."""
+        self.arg_offsets: list[int | None] = []
+        """Per argument, the element its address points at (`_element`;
+        None until the kernel indexes it)."""
         self.arg_dtypes: list[np.dtype] = []
         self.arg_shapes: list[tuple[int, ...] | None] = []
         self.locals: dict[SSAValue, str] = {}
@@ -283,8 +290,9 @@ class NativeNest(LoopTiling, NativeOperands):
         one iteration space split over the kernels' threads."""
         raise NotImplementedError
 
-    def _subscript(self, buffer: str, indices: list[str]) -> str:
-        """An element of argument `buffer` (`indices` one per axis)."""
+    def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
+        """An element of argument `buffer` (`indices` one per axis, plus
+        `shift` elements)."""
         raise NotImplementedError
 
     def _define(self, indent: str, name: str, dtype: np.dtype, value: str) -> str:
@@ -320,7 +328,7 @@ class NativeNest(LoopTiling, NativeOperands):
         self._numbers = {
             op: number
             for number, op in enumerate(
-                op for op in self.root.walk() if isinstance(op, affine.ForOp)
+                op for op in self._ops(self.root) if isinstance(op, affine.ForOp)
             )
         }  # the order `LoopNest` numbers its axes in
         self._innermost = {
@@ -385,7 +393,7 @@ class NativeNest(LoopTiling, NativeOperands):
             register = self._accumulator(loop, number)
             if register is not None:
                 self._hold(*register, indent)
-            for op in loop.walk():  # a later iteration sees these writes
+            for op in self._ops(loop):  # a later iteration sees these writes
                 if isinstance(op, affine.StoreOp):
                     self._forget(op.memref)
             known = dict(self.known)
@@ -461,12 +469,25 @@ class NativeNest(LoopTiling, NativeOperands):
     def _independent(self, number: int) -> bool:
         """Whether the iterations of loop `number` touch disjoint elements
         of what the nest writes (buffers compared by bytes, `footprint`)."""
-        constants = self.env.constants
 
         def overlap(a: SSAValue, b: SSAValue) -> bool:
-            return footprint(a, constants).overlaps(footprint(b, constants))
+            return self._footprint(a).overlaps(self._footprint(b))
 
         return self.nest.carries_no_dependence(number, overlap)
+
+    def _ops(self, loop: affine.ForOp) -> list[Operation]:
+        """`loop.walk()`, listed once (the IR does not change while the
+        nest is written; each loop and emission walked it again)."""
+        found = self._walked.get(loop)
+        if found is None:
+            found = self._walked[loop] = list(loop.walk())
+        return found
+
+    def _footprint(self, buffer: SSAValue) -> Footprint:
+        """Where `buffer` lives (`relayouts.footprint`), found once."""
+        if buffer not in self._footprints:
+            self._footprints[buffer] = footprint(buffer, self.env.constants)
+        return self._footprints[buffer]
 
     def _emit_in_loop(self, indent: str, value: str, target: str) -> None:
         """`target = value` in the sunk loop (and its tile's)."""

@@ -103,6 +103,7 @@ class NativeOperands:
             self.args.append(outer())
             self.arg_shapes.append(shape)
             self.arg_strides.append(strides)
+            self.arg_offsets.append(None if strides else 0)
             self.arg_dtypes.append(dtype)
         return self._arguments[key]
 
@@ -122,7 +123,9 @@ class NativeOperands:
         the one buffer the loop stores to, always at one index that none of
         the loop's own variables moves (a reduction's output element)."""
         accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+            op
+            for op in self._ops(loop)
+            if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
         stored = {op.memref for op in accesses if isinstance(op, affine.StoreOp)}
         if len(stored) != 1:
@@ -134,7 +137,7 @@ class NativeOperands:
         if len(indices) != 1:
             return None
         (index,) = indices
-        loops = sum(1 for op in loop.walk() if isinstance(op, affine.ForOp))
+        loops = sum(1 for op in self._ops(loop) if isinstance(op, affine.ForOp))
         own = range(number, number + loops)
         if any(v.id in own for ix in index for v in ix.variables()):
             return None
@@ -143,7 +146,21 @@ class NativeOperands:
         return memref, index
 
     def _element(self, memref: SSAValue, index: Sequence[Ix]) -> str:
-        return self._subscript(self._argument(memref), [self._ix(ix) for ix in index])
+        """An element of a buffer argument, at its index's offset from the
+        argument's address: the constant part of the first index the
+        kernel takes the buffer at moves into the address the call passes
+        (`arg_offsets`), so kernels that differ only in which block of a
+        buffer they read or write (ShuffleNet's channel groups) are one."""
+        buffer = self._argument(memref)
+        position = int(buffer[1:])
+        strides = self.arg_strides[position]
+        assert strides is not None
+        offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
+        if self.arg_offsets[position] is None:
+            self.arg_offsets[position] = offset
+        shift = offset - self.arg_offsets[position]
+        moving = [self._ix(Ix(ix.terms, 0)) for ix in index]
+        return self._subscript(buffer, moving, shift)
 
     def _hold(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
         name = f"r{self._held}"
@@ -220,7 +237,7 @@ class NativeOperands:
             self._packed[element] = (name, tuple(order))
         name, order = self._packed[element]
         buffer = self._argument_named(name, view_shape, dtype)
-        return self._subscript(buffer, [f"t{v}" for v in order])
+        return self._subscript(buffer, [f"t{v}" for v in order], 0)
 
     def _packed_operand(self, memref: SSAValue, index: tuple[Ix, ...]) -> str | None:
         """A load in the sunk loop that does not move along it at unit

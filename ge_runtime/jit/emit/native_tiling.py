@@ -20,13 +20,17 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_runtime.jit.analysis.loop_nest import axis_coefficient
 from ge_runtime.jit.emit.native_operands import INDEX, Element
-from ge_runtime.jit.emit.relayouts import footprint
 from ge_runtime.jit.ops import numpy_dtype
 from passes.lowering.index import Div, Ix, Mod, Var
 
 Segment = list[Operation]
 """A part of a loop `_sinkable` distributes: a run of ops, or a reduction's
 perfectly nested loops (outer first)."""
+
+
+Tile = tuple[list[tuple[int, int]], affine.ForOp, list[Segment]]
+"""A register tile (`_register_tile`): its loops and blocks, the sunk loop,
+its parts."""
 
 
 SUNK_EXTENT = 64
@@ -81,9 +85,25 @@ class LoopTiling:
     """The loop reorderings of a `NativeNest`: a compiler that vectorises
     loops wants a short parallel loop around a reduction innermost."""
 
-    def _register_tile(
-        self, loop: affine.ForOp
-    ) -> tuple[list[tuple[int, int]], affine.ForOp, list[Segment]] | None:
+    _tiles: dict[affine.ForOp, Tile | None]
+    """`_register_tile`'s answers, per loop (they depend on the nest alone,
+    asked again at each loop around and in each emission)."""
+    _segments: dict[affine.ForOp, list[Segment] | None]
+    """`_sinkable`'s answers, per loop."""
+
+    def _register_tile(self, loop: affine.ForOp) -> Tile | None:
+        """`_find_register_tile`'s answer, found once per loop."""
+        if loop not in self._tiles:
+            self._tiles[loop] = self._find_register_tile(loop)
+        return self._tiles[loop]
+
+    def _sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
+        """`_find_sinkable`'s answer, found once per loop."""
+        if loop not in self._segments:
+            self._segments[loop] = self._find_sinkable(loop)
+        return self._segments[loop]
+
+    def _find_register_tile(self, loop: affine.ForOp) -> Tile | None:
         """The register tile `loop` heads, if any: the loops perfectly nested
         from it down to a loop `_sinkable` moves (outputs' pixels around a
         convolution's C0 loop), innermost first while the language's
@@ -137,7 +157,7 @@ class LoopTiling:
         moving = {n for n, _ in loops}
         indices = {
             tuple(self.nest.access_index(op))
-            for op in sunk.walk()
+            for op in self._ops(sunk)
             if isinstance(op, affine.StoreOp)
         }
         for index in indices:
@@ -232,7 +252,7 @@ class LoopTiling:
             return f"t{self._sunk}"
         return f"({index}) * {self.nest.axes[self._sunk].extent} + t{self._sunk}"
 
-    def _sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
+    def _find_sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
         """How `loop` splits around the reductions it holds, if it may run
         innermost: its body's runs of ops and its reductions' perfectly
         nested loops (`Segment`s), in order. Each iteration of `loop` must
@@ -282,11 +302,11 @@ class LoopTiling:
         element another one writes) and by none of the `reduction` loops'."""
         reducing = {self._numbers[op] for op in reduction}
         accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+            op
+            for op in self._ops(loop)
+            if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
-        places = {
-            op.memref: footprint(op.memref, self.env.constants) for op in accesses
-        }
+        places = {op.memref: self._footprint(op.memref) for op in accesses}
         for stored in {op.memref for op in accesses if isinstance(op, affine.StoreOp)}:
             touching = [
                 op for op in accesses if places[op.memref].overlaps(places[stored])
@@ -313,7 +333,7 @@ class LoopTiling:
         ->  for c { init(c) }  for k { for c { acc(c, k) } }  for c { post(c) }
         """
         number = self._numbers[loop]
-        for op in loop.walk():
+        for op in self._ops(loop):
             if isinstance(op, affine.StoreOp):
                 self._forget(op.memref)
         known = dict(self.known)
@@ -359,7 +379,9 @@ class LoopTiling:
         number = self._numbers[loop]
         size = self.nest.axes[number].extent * math.prod(b for _, b, _ in self._tile)
         accesses = [
-            op for op in loop.walk() if isinstance(op, affine.LoadOp | affine.StoreOp)
+            op
+            for op in self._ops(loop)
+            if isinstance(op, affine.LoadOp | affine.StoreOp)
         ]
         first: dict[SSAValue, Operation] = {}
         for op in accesses:

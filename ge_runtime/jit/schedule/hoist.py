@@ -68,10 +68,13 @@ def _buffers(node: ast.AST) -> set[str]:
 def _written(tree: ast.Module, writes: Mapping[str, Sequence[int]]) -> set[str]:
     """Names whose array the function writes, and every name they view."""
     written: set[str] = set()
+    assignments: list[tuple[str, set[str]]] = []
     for node in ast.walk(tree):
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = [t for t in node.targets if not isinstance(t, ast.Name)]
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assignments.append((node.targets[0].id, _buffers(node.value)))
         elif isinstance(node, ast.AugAssign):
             targets = [node.target]
         elif isinstance(node, ast.Call):
@@ -80,13 +83,6 @@ def _written(tree: ast.Module, writes: Mapping[str, Sequence[int]]) -> set[str]:
                 targets += [node.args[i] for i in writes[node.func.id]]
         for target in targets:
             written |= _buffers(target)
-    assignments = [
-        (node.targets[0].id, _buffers(node.value))
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name)
-    ]
     changed = True
     while changed:
         changed = False
@@ -126,6 +122,7 @@ def hoist_invariants(
     prepare: list[str] = []
     kept: list[str] = []
     computed: list[str] = []
+    read: set[str] = set()
     for statement in statements:
         source = lines[statement.lineno - 2 : statement.end_lineno - 1]
         if (
@@ -141,7 +138,7 @@ def hoist_invariants(
             prepare += source
         else:
             kept += source
-    read = _loaded(ast.parse("if True:\n" + "\n".join(kept))) if kept else set()
+            read |= _loaded(statement)
     return Hoisted(prepare, kept, [name for name in computed if name in read])
 
 

@@ -16,7 +16,7 @@ CALL = re.compile(r"    (k\d+)\(((?:p\d+, )*p\d+)?\)")
 """A top-level call of a C kernel with addresses."""
 
 ADDRESS = re.compile(r"    p\d+ = address\(\w+, [-(), \d]*\)")
-"""A top-level address computation (`address(buffer, axes, strides)`)."""
+"""A top-level address computation (`address(buffer, axes, strides, offset)`)."""
 
 
 def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
