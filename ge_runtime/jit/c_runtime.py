@@ -2,11 +2,12 @@
 libraries the C kernels live in.
 
 `kernel_choice` says what runs the loop nests (`GE_XDSL_KERNELS`: C kernels
-when a C compiler is found, else NumPy calls). The generated code's C
-kernels (`emit.c` writes them: one translation unit per function) are
-compiled once into a shared library under the code cache
-(`cache.folder.kernel_folder("c")`, named by a digest of its source, the
-compiler, its flags and the machine), or found there, loaded through
+when a C compiler is found, else NumPy calls), `target_isa` for which CPU
+(`GE_XDSL_MARCH`). The generated code's C kernels (`emit.c` writes them:
+one library per function, in parts that `start_part` compiles while the
+code is written) are compiled once into a shared library under the code
+cache (`cache.folder.kernel_folder("c")`, named by a digest of its source,
+the compiler, its flags and the machine), or found there, loaded through
 `ctypes` (`kernel`, how a cache entry names a kernel: `reduce_kernel`) and
 called with the buffers' addresses (`address`); `set_kernel_threads` sets
 the threads of every library's parallel loops. Nothing here reads IR or
