@@ -9,9 +9,8 @@ loop body.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -46,16 +45,11 @@ from ge_dialect.layout import kept_layout, shape_of
 from ge_dialect.numpy_helpers import (
     channel_axis,
     float32_compute,
-    from_nhwc,
-    hw,
     lowest,
     lp_norm,
     pad_array,
-    pad_hw,
     per_channel,
     spatial_array_axes,
-    to_nhwc,
-    windows,
 )
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
@@ -72,6 +66,19 @@ from ge_dialect.ops.base import (
     real,
 )
 from ge_dialect.ops.elementwise import ElementwiseOp, float_only
+from ge_dialect.ops.windows import (
+    avg_divisor,
+    channels_first,
+    convolve,
+    from_channels_first,
+    pool_geometry,
+    pool_windows,
+    pooled_shape,
+    spatial_values,
+    transposed_convolve,
+    transposed_size,
+    window_size,
+)
 from ge_dialect.scalar import ScalarBuilder
 from ge_dialect.shape_functions import (
     UNKNOWN,
@@ -84,7 +91,6 @@ from ge_dialect.shape_functions import (
     required,
     same_dtype,
     spatial_axes,
-    window_size,
 )
 from ge_dialect.traits import KeepsLayout, MayRunInPlace
 
@@ -117,14 +123,6 @@ def filter_to_oihw(w: np.ndarray, filter_format: str) -> np.ndarray:
     if filter_format not in FILTER_AXES:
         raise ValueError(f"unsupported filter_format {filter_format!r}")
     return w.transpose(FILTER_AXES[filter_format])
-
-
-def check_channels(c: int, filter_c: int, groups: int) -> None:
-    """Input channels must match the filter's input channels and groups."""
-    if c != filter_c or c % groups:
-        raise ValueError(
-            f"input has {c} channels, filter expects {filter_c} (groups={groups})"
-        )
 
 
 CONV_DEFAULTS = {
@@ -289,20 +287,17 @@ class Conv2DOp(ConvolutionOp):
         w = filter_to_oihw(filter, filter_format)
         if x.dtype.kind in "iu":
             x, w = x.astype(np.int32), w.astype(np.int32)
-        cout, cg, kh, kw = w.shape
-        xh = to_nhwc(x, data_format)
-        check_channels(xh.shape[3], cg * groups, groups)
-        xp = pad_hw(xh, *pads)
-        win = windows(
-            xp, (kh, kw), hw(strides, data_format), hw(dilations, data_format)
+        y = convolve(
+            channels_first(x, data_format),
+            w,
+            spatial_values(strides, data_format),
+            spatial_values(dilations, data_format),
+            pads,
+            groups,
         )
-        n, ho, wo = win.shape[:3]
-        cols = win.reshape(n * ho * wo, groups, cg * kh * kw).transpose(1, 0, 2)
-        wmat = w.reshape(groups, cout // groups, cg * kh * kw).transpose(0, 2, 1)
-        y = np.matmul(cols, wmat).transpose(1, 0, 2).reshape(n, ho, wo, cout)
         if bias is not None:
-            y = y + bias
-        return from_nhwc(y, data_format)
+            y = y + bias.reshape(1, -1, 1, 1)
+        return from_channels_first(y, data_format)
 
 
 @irdl_op_definition
@@ -355,27 +350,9 @@ class Conv2DTransposeOp(ConvolutionOp):
             (h, w[2], pads[0:2], output_padding[0]),
             (wi, w[3], pads[2:4], output_padding[1]),
         ):
-            size = x[axis]
-            if strides[axis] < 1 or dilations[axis] < 1:
-                raise ShapeError(
-                    f"stride {strides[axis]} and dilation {dilations[axis]} must "
-                    "be positive"
-                )
-            if UNKNOWN in (size, kernel):
-                shape[axis] = UNKNOWN
-                continue
-            shape[axis] = (
-                strides[axis] * (size - 1)
-                + extra
-                + dilations[axis] * (kernel - 1)
-                + 1
-                - begin
-                - end
+            shape[axis] = transposed_size(
+                x[axis], kernel, strides[axis], dilations[axis], (begin, end), extra
             )
-            if shape[axis] < 1:
-                raise ShapeError(
-                    f"pads {[begin, end]} leave no output of input size {size}"
-                )
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod
@@ -396,129 +373,23 @@ class Conv2DTransposeOp(ConvolutionOp):
 
         Matmul to per-tap columns, then col2im scatter-add (one slice per tap).
         """
-        cin, og, kh, kw = filter.shape
-        cg = cin // groups
-        xh = to_nhwc(x, data_format)
-        n, h, w, c = xh.shape
-        check_channels(c, cin, groups)
-        (sh, sw), (dh, dw) = hw(strides, data_format), hw(dilations, data_format)
-        xm = xh.reshape(n * h * w, groups, cg).transpose(1, 0, 2)
-        taps = np.matmul(xm, filter.reshape(groups, cg, og * kh * kw))
-        taps = taps.reshape(groups, n, h, w, og, kh, kw).transpose(1, 2, 3, 0, 4, 5, 6)
-        full_h = sh * (h - 1) + dh * (kh - 1) + 1
-        full_w = sw * (w - 1) + dw * (kw - 1) + 1
-        full = np.zeros((n, full_h, full_w, groups, og), dtype=taps.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                hs = builtins.slice(i * dh, i * dh + sh * (h - 1) + 1, sh)
-                ws = builtins.slice(j * dw, j * dw + sw * (w - 1) + 1, sw)
-                full[:, hs, ws] += taps[..., i, j]
-        top, bottom, left, right = pads
-        oph, opw = output_padding
-        y = pad_hw(
-            full.reshape(n, full_h, full_w, groups * og),
-            -top,
-            oph - bottom,
-            -left,
-            opw - right,
+        y = transposed_convolve(
+            channels_first(x, data_format),
+            filter,
+            spatial_values(strides, data_format),
+            spatial_values(dilations, data_format),
+            pads,
+            output_padding,
+            groups,
         )
         if bias is not None:
-            y = y + bias
-        return from_nhwc(y, data_format)
+            y = y + bias.reshape(1, -1, 1, 1)
+        return from_channels_first(y, data_format)
 
 
 # ---------------------------------------------------------------------------
 # Pooling
 # ---------------------------------------------------------------------------
-
-
-class PoolAxis(NamedTuple):
-    """Geometry of one pooled spatial axis: `k` taps `d` apart, every `s`."""
-
-    size: int
-    k: int
-    s: int
-    pb: int
-    pe: int
-    out: int
-    d: int = 1
-
-    @property
-    def span(self) -> int:
-        """Extent of one window: `(k - 1) * d + 1`."""
-        return (self.k - 1) * self.d + 1
-
-    @property
-    def end_pad(self) -> int:
-        """The end pad every window fits in: `pe`, more when a ceil-mode
-        partial last window reaches past it."""
-        return self.pe + max(
-            (self.out - 1) * self.s + self.span - (self.size + self.pb + self.pe), 0
-        )
-
-
-def pooled_size(
-    size: int, span: int, stride: int, begin: int, end: int, ceil_mode: bool
-) -> int:
-    """Output length of one pooled axis (ONNX): in ceil mode a partial last
-    window is kept unless it starts in the end pad. A window longer than the
-    padded input by less than the stride gives one output (onnxruntime's
-    division rounds toward zero: Hugging Face EfficientNet's
-    `AveragePool(kernel 640, stride 640)` on a 2x2 map is its mean); longer
-    still, none (0)."""
-    overhang = size + begin + end - span
-    if overhang < 0:
-        return 1 if overhang > -stride else 0
-    out = (overhang + (stride - 1 if ceil_mode else 0)) // stride + 1
-    if ceil_mode and (out - 1) * stride >= size + begin:
-        out -= 1
-    return out
-
-
-def pool_geometry(
-    x: np.ndarray,
-    ksize: Sequence[int],
-    strides: Sequence[int],
-    pads: Sequence[int],
-    data_format: str,
-    ceil_mode: bool,
-    dilations: Sequence[int] = (1, 1, 1, 1),
-) -> tuple[PoolAxis, PoolAxis]:
-    """H and W geometry; in ceil mode a window starting in the end pad is dropped."""
-    top, bottom, left, right = pads
-    axes = []
-    for size, k, s, d, pb, pe in zip(
-        to_nhwc(x, data_format).shape[1:3],
-        hw(ksize, data_format),
-        hw(strides, data_format),
-        hw(dilations, data_format),
-        (top, left),
-        (bottom, right),
-        strict=True,
-    ):
-        out = pooled_size(size, (k - 1) * d + 1, s, pb, pe, ceil_mode)
-        axes.append(PoolAxis(size, k, s, pb, pe, out, d))
-    return axes[0], axes[1]
-
-
-def pool_windows(
-    x: np.ndarray, geo: tuple[PoolAxis, PoolAxis], data_format: str, value: float
-) -> np.ndarray:
-    """Window view (N, Ho, Wo, C, kh, kw) of x padded with `value`.
-
-    The end is padded further when needed so a ceil-mode partial window exists.
-    """
-    h, w = geo
-    xp = pad_hw(to_nhwc(x, data_format), h.pb, h.end_pad, w.pb, w.end_pad, value=value)
-    return windows(xp, (h.k, w.k), (h.s, w.s), (h.d, w.d))[:, : h.out, : w.out]
-
-
-def avg_counts(g: PoolAxis, count_include_pad: bool) -> np.ndarray:
-    """Per-window tap counts along one axis (ONNX AveragePool divisor): taps
-    inside the input, or inside the padded input with `count_include_pad`."""
-    taps = (np.arange(g.out) * g.s - g.pb)[:, None] + np.arange(g.k) * g.d
-    lo, hi = (-g.pb, g.size + g.pe) if count_include_pad else (0, g.size)
-    return ((taps >= lo) & (taps < hi)).sum(axis=1)
 
 
 class PoolOp(SpatialOp):
@@ -566,27 +437,16 @@ class PoolOp(SpatialOp):
         """Window pooling; `ceil_mode` keeps a partial last window not in the
         end pad."""
         x = require_rank(shapes[0], 4, "input")
-        _, _, h, wi = spatial_axes(attrs)
+        data_format, _, h, wi = spatial_axes(attrs)
         ksize, strides, pads, dilations = (
             four_values(attrs, n) for n in ("ksize", "strides", "pads", "dilations")
         )
-        ceil_mode = bool(attrs.get("ceil_mode", False))
-        shape = list(x)
-        for axis, (begin, end) in ((h, pads[0:2]), (wi, pads[2:4])):
-            size, kernel, stride = x[axis], ksize[axis], strides[axis]
-            if kernel < 1 or stride < 1 or dilations[axis] < 1:
+        for axis in (h, wi):
+            if min(ksize[axis], strides[axis], dilations[axis]) < 1:
                 raise ShapeError("'ksize', 'strides' and 'dilations' must be positive")
-            if size == UNKNOWN:
-                continue
-            span = (kernel - 1) * dilations[axis] + 1
-            shape[axis] = pooled_size(size, span, stride, begin, end, ceil_mode)
-            if shape[axis] == 0:
-                raise ShapeError(
-                    f"window {span} is larger than the padded input "
-                    f"{size + begin + end} by at least the stride {stride}: "
-                    "no output"
-                )
-        return [(tuple(shape), dtypes[0])]
+        ceil_mode = bool(attrs.get("ceil_mode", False))
+        shape = pooled_shape(x, data_format, ksize, strides, dilations, pads, ceil_mode)
+        return [(shape, dtypes[0])]
 
 
 @irdl_op_definition
@@ -610,9 +470,9 @@ class MaxPoolOp(PoolOp):
         ceil_mode: bool,
     ) -> np.ndarray:
         """Max pooling (ONNX MaxPool); padding never wins the max."""
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
-        win = pool_windows(x, geo, data_format, lowest(x.dtype))
-        return from_nhwc(win.max(axis=(-2, -1)), data_format)
+        geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
+        win = pool_windows(x, data_format, geo, lowest(x.dtype))
+        return from_channels_first(win.max(axis=(-2, -1)), data_format)
 
 
 @irdl_op_definition
@@ -672,14 +532,14 @@ class MaxPoolWithArgmaxOp(PoolOp):
         """Windows of x and of its flat positions (-1 in the padding); the
         first valid maximum of each."""
         n, c, h, w = x.shape
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
+        geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
         positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)
         if storage_order:
             plane = np.arange(n * c, dtype=np.int64)[:, None, None] * h * w
             columns = np.arange(h)[:, None] + np.arange(w)[None, :] * h
             positions = (plane + columns).reshape(x.shape)
-        values = pool_windows(x, geo, data_format, lowest(x.dtype))
-        where = pool_windows(positions, geo, data_format, -1)
+        values = pool_windows(x, data_format, geo, lowest(x.dtype))
+        where = pool_windows(positions, data_format, geo, -1)
         flat_values = values.reshape(*values.shape[:4], -1)
         flat_where = where.reshape(flat_values.shape)
         valid = flat_where >= 0
@@ -689,7 +549,10 @@ class MaxPoolWithArgmaxOp(PoolOp):
         first = np.where(peak == lowest(x.dtype), np.argmax(valid, axis=-1), first)
         y = np.take_along_axis(flat_values, first[..., None], axis=-1)[..., 0]
         argmax = np.take_along_axis(flat_where, first[..., None], axis=-1)[..., 0]
-        return from_nhwc(y, data_format), from_nhwc(argmax, data_format)
+        return (
+            from_channels_first(y, data_format),
+            from_channels_first(argmax, data_format),
+        )
 
 
 @irdl_op_definition
@@ -721,11 +584,10 @@ class AvgPoolOp(PoolOp):
         padded input with `count_include_pad`; ceil-mode overhang is never
         counted.
         """
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
-        total = pool_windows(x, geo, data_format, 0.0).sum(axis=(-2, -1))
-        ch, cw = (avg_counts(g, count_include_pad) for g in geo)
-        count = np.outer(ch, cw).astype(total.dtype)[None, :, :, None]
-        return from_nhwc(total / count, data_format)
+        geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
+        total = pool_windows(x, data_format, geo, 0.0).sum(axis=(-2, -1))
+        count = avg_divisor(geo, count_include_pad).astype(total.dtype)
+        return from_channels_first(total / count, data_format)
 
 
 def check_p(op: GEOperation) -> None:
@@ -763,9 +625,9 @@ class LpPoolOp(PoolOp):
         p: float,
     ) -> np.ndarray:
         """Lp pooling over zero-padded windows."""
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
-        win = pool_windows(x, geo, data_format, 0.0)
-        return from_nhwc(lp_norm(win, p, (-2, -1))[..., 0, 0], data_format)
+        geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
+        win = pool_windows(x, data_format, geo, 0.0)
+        return from_channels_first(lp_norm(win, p, (-2, -1))[..., 0, 0], data_format)
 
 
 @irdl_op_definition

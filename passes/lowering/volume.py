@@ -22,12 +22,8 @@ from dataclasses import dataclass
 from xdsl.dialects import arith
 from xdsl.ir import Operation
 
-from ge_dialect.ops.volume import (
-    Conv3DOp,
-    Conv3DTransposeOp,
-    Pool3DOp,
-    pool3d_axes,
-)
+from ge_dialect.ops.volume import Conv3DOp, Conv3DTransposeOp, Pool3DOp
+from ge_dialect.ops.windows import pool_axes
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest, Value
 from passes.lowering.index import Ix
@@ -272,8 +268,11 @@ def lower_pool3d(ctx: LoweringContext, op: Operation) -> None:
     if maximum is None:
         require_float(ctx, x)
     window = {n: list(ctx.attr(n)) for n in ("ksize", "strides", "dilations", "pads")}
-    axes = pool3d_axes(
-        x.layout.origin_shape, data_format, window, bool(ctx.attr("ceil_mode"))
+    axes = pool_axes(
+        x.layout.origin_shape,
+        data_format,
+        **window,
+        ceil_mode=bool(ctx.attr("ceil_mode")),
     )
     pads = [pad for _, g in axes for pad in (g.pb, g.end_pad)]
     fill = maximum.identity if maximum is not None else 0.0
