@@ -73,8 +73,9 @@ def transposed_size(
     return out
 
 
-class PoolAxis(NamedTuple):
-    """Geometry of one pooled spatial axis: `k` taps `d` apart, every `s`."""
+class WindowAxis(NamedTuple):
+    """Geometry of one windowed spatial axis: `k` taps `d` apart, every `s`,
+    over `size` elements with `pb` and `pe` padding, giving `out`."""
 
     size: int
     k: int
@@ -124,7 +125,7 @@ def pool_axes(
     dilations: Sequence[int],
     pads: Sequence[int],
     ceil_mode: bool,
-) -> list[tuple[int, PoolAxis]]:
+) -> list[tuple[int, WindowAxis]]:
     """Position in `data_format` and geometry of each spatial axis of a pool
     over an input of `shape` (an unknown size pools to an unknown size)."""
     axes = []
@@ -138,9 +139,30 @@ def pool_axes(
             else pooled_size(size, span, strides[a], begin, end, ceil_mode)
         )
         axes.append(
-            (a, PoolAxis(size, ksize[a], strides[a], begin, end, out, dilations[a]))
+            (a, WindowAxis(size, ksize[a], strides[a], begin, end, out, dilations[a]))
         )
     return axes
+
+
+def result_axes(
+    shape: Shape,
+    result: Shape,
+    data_format: str,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
+) -> list[tuple[int, WindowAxis]]:
+    """Position in `data_format` and geometry of each spatial axis of a
+    window op from an input of `shape` to a `result` of the given extents;
+    `kernel`, `strides` and `dilations` hold one value per spatial axis."""
+    axes = [data_format.index(a) for a in spatial_letters(data_format)]
+    return [
+        (a, WindowAxis(shape[a], k, s, begin, end, result[a], d))
+        for a, k, s, d, (begin, end) in zip(
+            axes, kernel, strides, dilations, pad_pairs(pads), strict=True
+        )
+    ]
 
 
 def pooled_shape(
@@ -166,7 +188,7 @@ def pooled_shape(
     return tuple(pooled)
 
 
-def avg_counts(g: PoolAxis, count_include_pad: bool) -> np.ndarray:
+def avg_counts(g: WindowAxis, count_include_pad: bool) -> np.ndarray:
     """Per-window tap counts along one axis (ONNX AveragePool divisor): taps
     inside the input, or inside the padded input with `count_include_pad`."""
     taps = (np.arange(g.out) * g.s - g.pb)[:, None] + np.arange(g.k) * g.d
@@ -174,7 +196,7 @@ def avg_counts(g: PoolAxis, count_include_pad: bool) -> np.ndarray:
     return ((taps >= lo) & (taps < hi)).sum(axis=1)
 
 
-def avg_divisor(geometry: Sequence[PoolAxis], count_include_pad: bool) -> np.ndarray:
+def avg_divisor(geometry: Sequence[WindowAxis], count_include_pad: bool) -> np.ndarray:
     """The average pool's divisor per output position (spatial axes only):
     the product of the per-axis tap counts."""
     counts = (avg_counts(g, count_include_pad) for g in geometry)
@@ -215,14 +237,14 @@ def pool_geometry(
     dilations: Sequence[int],
     pads: Sequence[int],
     ceil_mode: bool,
-) -> list[PoolAxis]:
+) -> list[WindowAxis]:
     """The geometry of each spatial axis of a pool over the array `x`."""
     axes = pool_axes(x.shape, data_format, ksize, strides, dilations, pads, ceil_mode)
     return [g for _, g in axes]
 
 
 def pool_windows(
-    x: np.ndarray, data_format: str, geometry: Sequence[PoolAxis], value: float
+    x: np.ndarray, data_format: str, geometry: Sequence[WindowAxis], value: float
 ) -> np.ndarray:
     """Window view [N, C, *out, *ksize] of x (in `data_format`) padded with
     `value`, the end further where a ceil-mode partial window needs it."""
