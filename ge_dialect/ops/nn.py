@@ -69,15 +69,16 @@ from ge_dialect.ops.elementwise import ElementwiseOp, float_only
 from ge_dialect.ops.windows import (
     avg_divisor,
     channels_first,
+    check_output_padding,
     convolve,
+    convolved_shape,
     from_channels_first,
     pool_geometry,
     pool_windows,
     pooled_shape,
     spatial_values,
     transposed_convolve,
-    transposed_size,
-    window_size,
+    transposed_shape,
 )
 from ge_dialect.scalar import ScalarBuilder
 from ge_dialect.shape_functions import (
@@ -226,7 +227,7 @@ class Conv2DOp(ConvolutionOp):
         filter layout is `filter_format` (NCHW, HWCN or NHWC)."""
         x = require_rank(shapes[0], 4, "input")
         w = require_rank(shapes[1], 4, "filter")
-        _, c, h, wi = spatial_axes(attrs)
+        data_format, c, _, _ = spatial_axes(attrs)
         filter_format = attrs.get("filter_format", "NCHW")
         if filter_format not in FILTER_AXES:
             raise ShapeError(
@@ -257,14 +258,10 @@ class Conv2DOp(ConvolutionOp):
         strides, dilations, pads = (
             four_values(attrs, n) for n in ("strides", "dilations", "pads")
         )
-        out_h = window_size(
-            x[h], w[kh_axis], strides[h], dilations[h], (pads[0], pads[1])
+        shape = convolved_shape(
+            x, (w[kh_axis], w[kw_axis]), data_format, strides, dilations, pads
         )
-        out_w = window_size(
-            x[wi], w[kw_axis], strides[wi], dilations[wi], (pads[2], pads[3])
-        )
-        shape = list(x)
-        shape[c], shape[h], shape[wi] = out_channels, out_h, out_w
+        shape[c] = out_channels
         return [(tuple(shape), result_dtype)]
 
     @staticmethod
@@ -310,15 +307,12 @@ class Conv2DTransposeOp(ConvolutionOp):
 
     def verify_spatial(self) -> None:
         self.verify_window()
-        output_padding = int_list_length(self, "output_padding", 2)
-        strides, dilations = self.value_of("strides"), self.value_of("dilations")
-        _, _, h, w = spatial_axes({"data_format": self.value_of("data_format")})
-        for extra, axis in zip(output_padding, (h, w), strict=True):
-            if not 0 <= extra < max(strides[axis], dilations[axis]):
-                raise VerifyException(
-                    f"output_padding {list(output_padding)} must be >= 0 and "
-                    "below the stride or the dilation of its axis"
-                )
+        check_output_padding(
+            int_list_length(self, "output_padding", 2),
+            self.value_of("data_format"),
+            self.value_of("strides"),
+            self.value_of("dilations"),
+        )
 
     @staticmethod
     def shape_function(
@@ -327,7 +321,7 @@ class Conv2DTransposeOp(ConvolutionOp):
         """ONNX ConvTranspose output; the filter is [Cin, Cout / groups, kh, kw]."""
         x = require_rank(shapes[0], 4, "input")
         w = require_rank(shapes[1], 4, "filter")
-        _, c, h, wi = spatial_axes(attrs)
+        data_format, c, _, _ = spatial_axes(attrs)
         groups = required(attrs, "groups")
         if groups < 1:
             raise ShapeError(f"groups must be positive, got {groups}")
@@ -343,16 +337,16 @@ class Conv2DTransposeOp(ConvolutionOp):
         strides, dilations, pads = (
             four_values(attrs, n) for n in ("strides", "dilations", "pads")
         )
-        output_padding = list(required(attrs, "output_padding"))
-        shape = list(x)
+        shape = transposed_shape(
+            x,
+            w[2:],
+            data_format,
+            strides,
+            dilations,
+            pads,
+            list(required(attrs, "output_padding")),
+        )
         shape[c] = out_channels
-        for axis, kernel, (begin, end), extra in (
-            (h, w[2], pads[0:2], output_padding[0]),
-            (wi, w[3], pads[2:4], output_padding[1]),
-        ):
-            shape[axis] = transposed_size(
-                x[axis], kernel, strides[axis], dilations[axis], (begin, end), extra
-            )
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod

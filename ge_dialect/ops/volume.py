@@ -47,16 +47,16 @@ from ge_dialect.ops.base import (
 from ge_dialect.ops.windows import (
     avg_divisor,
     channels_first,
+    check_output_padding,
     convolve,
+    convolved_shape,
     from_channels_first,
-    pad_pairs,
     pool_geometry,
     pool_windows,
     pooled_shape,
     spatial_values,
     transposed_convolve,
-    transposed_size,
-    window_size,
+    transposed_shape,
 )
 from ge_dialect.shape_functions import (
     UNKNOWN,
@@ -215,13 +215,8 @@ class Conv3DOp(GEOperation):
         pads = list(attrs.get("pads", [0] * 6))
         if len(strides) != 5 or len(dilations) != 5 or len(pads) != 6:
             raise ShapeError("strides and dilations need 5 values, pads 6")
-        shape = list(x)
+        shape = convolved_shape(x, w[2:], data_format, strides, dilations, pads)
         shape[c] = out_channels
-        for k, letter in enumerate("DHW"):
-            axis = data_format.index(letter)
-            shape[axis] = window_size(
-                x[axis], w[2 + k], strides[axis], dilations[axis], pad_pairs(pads)[k]
-            )
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod
@@ -291,15 +286,12 @@ class Conv3DTransposeOp(GEOperation):
 
     def verify_(self) -> None:
         data_format = verify_convolution_operands(self)
-        output_padding = int_list_length(self, "output_padding", 3)
-        strides, dilations = self.value_of("strides"), self.value_of("dilations")
-        for extra, letter in zip(output_padding, "DHW", strict=True):
-            axis = data_format.index(letter)
-            if not 0 <= extra < max(strides[axis], dilations[axis]):
-                raise VerifyException(
-                    f"output_padding {list(output_padding)} must be >= 0 and "
-                    "below the stride or the dilation of its axis"
-                )
+        check_output_padding(
+            int_list_length(self, "output_padding", 3),
+            data_format,
+            self.value_of("strides"),
+            self.value_of("dilations"),
+        )
         verify_groups(self, data_format)
 
     def work(self) -> float:
@@ -343,18 +335,10 @@ class Conv3DTransposeOp(GEOperation):
             raise ShapeError(
                 "strides and dilations need 5 values, pads 6, output_padding 3"
             )
-        shape = list(x)
+        shape = transposed_shape(
+            x, w[2:], data_format, strides, dilations, pads, output_padding
+        )
         shape[c] = out_channels
-        for k, letter in enumerate("DHW"):
-            axis = data_format.index(letter)
-            shape[axis] = transposed_size(
-                x[axis],
-                w[2 + k],
-                strides[axis],
-                dilations[axis],
-                pad_pairs(pads)[k],
-                output_padding[k],
-            )
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod

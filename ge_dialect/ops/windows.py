@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.numpy_helpers import pad_array
 from ge_dialect.shape_functions import UNKNOWN, Shape, ShapeError
@@ -71,6 +72,67 @@ def transposed_size(
     if out < 1:
         raise ShapeError(f"pads {list(pads)} leave no output of input size {size}")
     return out
+
+
+def convolved_shape(
+    shape: Shape,
+    kernel: Sequence[int],
+    data_format: str,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
+) -> list[int]:
+    """`shape` with each spatial axis a convolution's output (floor mode);
+    `kernel` holds one value per spatial axis."""
+    result = list(shape)
+    for k, letter in enumerate(spatial_letters(data_format)):
+        a = data_format.index(letter)
+        result[a] = window_size(
+            shape[a], kernel[k], strides[a], dilations[a], pad_pairs(pads)[k]
+        )
+    return result
+
+
+def transposed_shape(
+    shape: Shape,
+    kernel: Sequence[int],
+    data_format: str,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
+    output_padding: Sequence[int],
+) -> list[int]:
+    """`shape` with each spatial axis a transposed convolution's output;
+    `kernel` and `output_padding` hold one value per spatial axis."""
+    result = list(shape)
+    for k, letter in enumerate(spatial_letters(data_format)):
+        a = data_format.index(letter)
+        result[a] = transposed_size(
+            shape[a],
+            kernel[k],
+            strides[a],
+            dilations[a],
+            pad_pairs(pads)[k],
+            output_padding[k],
+        )
+    return result
+
+
+def check_output_padding(
+    output_padding: Sequence[int],
+    data_format: str,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> None:
+    """A VerifyException unless each spatial axis's `output_padding` is >= 0
+    and below its stride or its dilation."""
+    for extra, letter in zip(output_padding, spatial_letters(data_format), strict=True):
+        axis = data_format.index(letter)
+        if not 0 <= extra < max(strides[axis], dilations[axis]):
+            raise VerifyException(
+                f"output_padding {list(output_padding)} must be >= 0 and "
+                "below the stride or the dilation of its axis"
+            )
 
 
 class WindowAxis(NamedTuple):
