@@ -167,13 +167,7 @@ class ConvolutionOp(SpatialOp):
             values = int_list_length(self, name, 4)
             if name != "pads" and min(values) < 1:
                 raise VerifyException(f"'{name}' must be positive, got {values}")
-        groups = self.value_of("groups")
-        data_format = self.value_of("data_format")
-        channels = shape_of(self.x.type)[data_format.index("C")]
-        if groups < 1 or (channels > 0 and channels % groups):
-            raise VerifyException(
-                f"groups {groups} must divide the {channels} input channels"
-            )
+        verify_groups(self)
 
 
 EIGHT_BIT_INTEGERS = ("int8", "uint8")
@@ -195,6 +189,60 @@ def conv_result_dtype(dtypes: Sequence[str]) -> str:
             f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
         )
     return dtypes[0]
+
+
+def check_convolution_channels(
+    shapes: Sequence[Shape],
+    channels: int,
+    out_channels: int,
+    in_channels: int,
+    groups: int,
+) -> None:
+    """A convolution's channels agree (ShapeError otherwise): `groups`
+    positive and dividing the `out_channels` filters, the input's `channels`
+    `in_channels * groups`, the bias (`shapes[2]`, if given) one per filter."""
+    if groups < 1:
+        raise ShapeError(f"groups must be positive, got {groups}")
+    expected = UNKNOWN if in_channels == UNKNOWN else in_channels * groups
+    if not dims_match(channels, expected):
+        raise ShapeError(
+            f"input has {channels} channels, filter expects {expected} "
+            f"(groups = {groups})"
+        )
+    if out_channels != UNKNOWN and out_channels % groups:
+        raise ShapeError(f"{out_channels} filters are not divisible by groups {groups}")
+    if len(shapes) > 2:
+        bias = require_rank(shapes[2], 1, "bias")
+        if not dims_match(bias[0], out_channels):
+            raise ShapeError(f"bias has {bias[0]} entries for {out_channels} filters")
+
+
+def transposed_channels(shapes: Sequence[Shape], channels: int, groups: int) -> int:
+    """The output channels of a transposed convolution whose filter
+    (`shapes[1]`) is [C, O / groups, *kernel], once its channels agree
+    (ShapeError otherwise): `groups` positive, the input's `channels` C,
+    the bias (`shapes[2]`, if given) one per output channel."""
+    w = shapes[1]
+    if groups < 1:
+        raise ShapeError(f"groups must be positive, got {groups}")
+    if not dims_match(channels, w[0]):
+        raise ShapeError(f"input has {channels} channels, filter expects {w[0]}")
+    out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
+    if len(shapes) > 2:
+        bias = require_rank(shapes[2], 1, "bias")
+        if not dims_match(bias[0], out_channels):
+            raise ShapeError(f"bias has {bias[0]} entries for {out_channels} channels")
+    return out_channels
+
+
+def verify_groups(op: GEOperation) -> None:
+    """`groups` is positive and divides the input channels (when known)."""
+    groups = op.value_of("groups")
+    channels = shape_of(op.x.type)[op.value_of("data_format").index("C")]
+    if groups < 1 or (channels > 0 and channels % groups):
+        raise VerifyException(
+            f"groups {groups} must divide the {channels} input channels"
+        )
 
 
 @irdl_op_definition
@@ -235,25 +283,9 @@ class Conv2DOp(ConvolutionOp):
             )
         o_axis, i_axis, kh_axis, kw_axis = FILTER_AXES[filter_format]
         out_channels, in_channels = w[o_axis], w[i_axis]
-        groups = required(attrs, "groups")
-        if groups < 1:
-            raise ShapeError(f"groups must be positive, got {groups}")
-        expected = UNKNOWN if in_channels == UNKNOWN else in_channels * groups
-        if not dims_match(x[c], expected):
-            raise ShapeError(
-                f"input has {x[c]} channels, filter expects {expected} "
-                f"(groups = {groups})"
-            )
-        if out_channels != UNKNOWN and out_channels % groups:
-            raise ShapeError(
-                f"{out_channels} filters are not divisible by groups {groups}"
-            )
-        if len(shapes) > 2:
-            bias = require_rank(shapes[2], 1, "bias")
-            if not dims_match(bias[0], out_channels):
-                raise ShapeError(
-                    f"bias has {bias[0]} entries for {out_channels} filters"
-                )
+        check_convolution_channels(
+            shapes, x[c], out_channels, in_channels, required(attrs, "groups")
+        )
         result_dtype = conv_result_dtype(dtypes)
         strides, dilations, pads = (
             four_values(attrs, n) for n in ("strides", "dilations", "pads")
@@ -322,18 +354,7 @@ class Conv2DTransposeOp(ConvolutionOp):
         x = require_rank(shapes[0], 4, "input")
         w = require_rank(shapes[1], 4, "filter")
         data_format, c, _, _ = spatial_axes(attrs)
-        groups = required(attrs, "groups")
-        if groups < 1:
-            raise ShapeError(f"groups must be positive, got {groups}")
-        if not dims_match(x[c], w[0]):
-            raise ShapeError(f"input has {x[c]} channels, filter expects {w[0]}")
-        out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
-        if len(shapes) > 2:
-            bias = require_rank(shapes[2], 1, "bias")
-            if not dims_match(bias[0], out_channels):
-                raise ShapeError(
-                    f"bias has {bias[0]} entries for {out_channels} channels"
-                )
+        out_channels = transposed_channels(shapes, x[c], required(attrs, "groups"))
         strides, dilations, pads = (
             four_values(attrs, n) for n in ("strides", "dilations", "pads")
         )

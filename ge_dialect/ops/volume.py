@@ -44,6 +44,11 @@ from ge_dialect.ops.base import (
     integer,
     ints,
 )
+from ge_dialect.ops.nn import (
+    check_convolution_channels,
+    transposed_channels,
+    verify_groups,
+)
 from ge_dialect.ops.windows import (
     avg_divisor,
     channels_first,
@@ -59,11 +64,9 @@ from ge_dialect.ops.windows import (
     transposed_shape,
 )
 from ge_dialect.shape_functions import (
-    UNKNOWN,
     Result,
     Shape,
     ShapeError,
-    dims_match,
     require_rank,
     required,
 )
@@ -124,16 +127,6 @@ def verify_convolution_operands(op: GEOperation) -> str:
     return data_format
 
 
-def verify_groups(op: GEOperation, data_format: str) -> None:
-    """`groups` is positive and divides the input channels (when known)."""
-    groups = op.value_of("groups")
-    channels = shape_of(op.x.type)[data_format.index("C")]
-    if groups < 1 or (channels > 0 and channels % groups):
-        raise VerifyException(
-            f"groups {groups} must divide the {channels} input channels"
-        )
-
-
 @irdl_op_definition
 class Conv3DOp(GEOperation):
     """3-D convolution (cross-correlation) with optional bias.
@@ -169,8 +162,8 @@ class Conv3DOp(GEOperation):
         return kept_layout(operand_types[:1], 5)
 
     def verify_(self) -> None:
-        data_format = verify_convolution_operands(self)
-        verify_groups(self, data_format)
+        verify_convolution_operands(self)
+        verify_groups(self)
 
     def work(self) -> float:
         """Multiply-adds: each output element takes filter size / output channels."""
@@ -186,26 +179,7 @@ class Conv3DOp(GEOperation):
         w = require_rank(shapes[1], 5, "filter")
         data_format = volume_format(attrs)
         c = data_format.index("C")
-        groups = required(attrs, "groups")
-        if groups < 1:
-            raise ShapeError(f"groups must be positive, got {groups}")
-        out_channels, in_channels = w[0], w[1]
-        expected = UNKNOWN if in_channels == UNKNOWN else in_channels * groups
-        if not dims_match(x[c], expected):
-            raise ShapeError(
-                f"input has {x[c]} channels, filter expects {expected} "
-                f"(groups = {groups})"
-            )
-        if out_channels != UNKNOWN and out_channels % groups:
-            raise ShapeError(
-                f"{out_channels} filters are not divisible by groups {groups}"
-            )
-        if len(shapes) > 2:
-            bias = require_rank(shapes[2], 1, "bias")
-            if not dims_match(bias[0], out_channels):
-                raise ShapeError(
-                    f"bias has {bias[0]} entries for {out_channels} filters"
-                )
+        check_convolution_channels(shapes, x[c], w[0], w[1], required(attrs, "groups"))
         if dtypes[0] != dtypes[1]:
             raise ShapeError(
                 f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
@@ -216,7 +190,7 @@ class Conv3DOp(GEOperation):
         if len(strides) != 5 or len(dilations) != 5 or len(pads) != 6:
             raise ShapeError("strides and dilations need 5 values, pads 6")
         shape = convolved_shape(x, w[2:], data_format, strides, dilations, pads)
-        shape[c] = out_channels
+        shape[c] = w[0]
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod
@@ -292,7 +266,7 @@ class Conv3DTransposeOp(GEOperation):
             self.value_of("strides"),
             self.value_of("dilations"),
         )
-        verify_groups(self, data_format)
+        verify_groups(self)
 
     def work(self) -> float:
         """Multiply-adds: each input element spreads over filter size / input
@@ -310,18 +284,7 @@ class Conv3DTransposeOp(GEOperation):
         w = require_rank(shapes[1], 5, "filter")
         data_format = volume_format(attrs)
         c = data_format.index("C")
-        groups = required(attrs, "groups")
-        if groups < 1:
-            raise ShapeError(f"groups must be positive, got {groups}")
-        if not dims_match(x[c], w[0]):
-            raise ShapeError(f"input has {x[c]} channels, filter expects {w[0]}")
-        out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
-        if len(shapes) > 2:
-            bias = require_rank(shapes[2], 1, "bias")
-            if not dims_match(bias[0], out_channels):
-                raise ShapeError(
-                    f"bias has {bias[0]} entries for {out_channels} channels"
-                )
+        out_channels = transposed_channels(shapes, x[c], required(attrs, "groups"))
         if dtypes[0] != dtypes[1]:
             raise ShapeError(
                 f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
