@@ -30,6 +30,12 @@ def spatial_letters(data_format: str) -> str:
     return "".join(a for a in data_format if a not in "NC")
 
 
+def window_count(extent: int, kernel: int, stride: int, dilation: int) -> int:
+    """How many windows of `kernel` taps `dilation` apart, one every
+    `stride`, fit in `extent` (below 1 when none does)."""
+    return (extent - dilation * (kernel - 1) - 1) // stride + 1
+
+
 def window_size(
     size: int, kernel: int, stride: int, dilation: int, pads: tuple[int, int]
 ) -> int:
@@ -38,7 +44,7 @@ def window_size(
         raise ShapeError(f"stride {stride} and dilation {dilation} must be positive")
     if UNKNOWN in (size, kernel):
         return UNKNOWN
-    out = (size + pads[0] + pads[1] - dilation * (kernel - 1) - 1) // stride + 1
+    out = window_count(size + pads[0] + pads[1], kernel, stride, dilation)
     if out < 1:
         raise ShapeError(
             f"window {kernel} (dilation {dilation}) does not fit input size {size} "
