@@ -38,7 +38,6 @@ from xdsl.ir import Attribute, Operation
 from ge_dialect.formats import Format
 from ge_dialect.ops import (
     Conv2DOp,
-    Conv2DTransposeOp,
     InstanceNormOp,
     LogSoftmaxOp,
     LRNOp,
@@ -398,90 +397,6 @@ def conv_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     init = bias_at if bias else arithmetic.zero
     reduced = frozenset(range(3 + rank, 4 + 2 * rank))
     return Reduction(sizes, reduced, acc_index, term, init, arithmetic.add)
-
-
-@lowers(Conv2DTransposeOp)
-def lower_conv2d_transpose(ctx: LoweringContext, op: Operation) -> None:
-    """Transposed convolution as a convolution (`conv2d_transpose_reduction`)."""
-    y = ctx.result()
-    reduction = conv2d_transpose_reduction(ctx, y.layout)
-    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
-
-
-def conv2d_transpose_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
-    """ONNX ConvTranspose at `ctx.op` as a plain convolution: `x` is spread
-    into a zero scratch buffer (element `ih` at `ih * stride + shift`,
-    `shift = (k - 1) * dilation - pad_begin`; elements that land outside it
-    reach no output), then a stride-1 convolution with the filter
-    [Cin, Cout/g, kh, kw] flipped: `y[oh] = sum z[oh + kh * d] w[k - 1 - kh]`.
-    """
-    x, w, *bias = ctx.operands()
-    require_float(ctx, x, w)
-    data_format = str(ctx.attr("data_format"))
-    groups = int(ctx.attr("groups"))
-    h_axis, w_axis = data_format.index("H"), data_format.index("W")
-    n, cin, height, width = (
-        x.layout.origin_shape[data_format.index(a)] for a in "NCHW"
-    )
-    _, per_group, kh, kw = w.layout.origin_shape
-    ho, wo = (y.origin_shape[data_format.index(a)] for a in "HW")
-    sh, sw = spatial_values(ctx.attr("strides"), data_format)
-    dh, dw = spatial_values(ctx.attr("dilations"), data_format)
-    top, _, left, _ = ctx.attr("pads")
-    cin_g = cin // groups
-    size = (ho + (kh - 1) * dh, wo + (kw - 1) * dw)
-    shifts = ((kh - 1) * dh - top, (kw - 1) * dw - left)
-    shape = list(x.layout.origin_shape)
-    shape[h_axis], shape[w_axis] = size
-    spread = ctx.temporary(x.layout.resized(shape), fill=0.0)
-    kept: dict[int, tuple[int, int, int, int]] = {}  # axis: first, count, step, shift
-    for axis, extent, stride, shift, limit in (
-        (h_axis, height, sh, shifts[0], size[0]),
-        (w_axis, width, sw, shifts[1], size[1]),
-    ):
-        first = max(0, -(shift // stride) if shift < 0 else 0)
-        last = min(extent - 1, (limit - 1 - shift) // stride)
-        kept[axis] = (first, last - first + 1, stride, shift)
-    if all(count > 0 for _, count, _, _ in kept.values()):
-        sizes = list(x.layout.origin_shape)
-        for axis, (_, count, _, _) in kept.items():
-            sizes[axis] = count
-
-        def source(index: list[Ix]) -> list[Ix]:
-            return [ix + kept[k][0] if k in kept else ix for k, ix in enumerate(index)]
-
-        def target(index: list[Ix]) -> list[Ix]:
-            at = []
-            for k, ix in enumerate(index):
-                if k in kept:
-                    first, _, stride, shift = kept[k]
-                    ix = (ix + first) * stride + shift
-                at.append(ix)
-            return at
-
-        copy(ctx, x, spread, tuple(sizes), source_index=source, target_index=target)
-    c_axis = data_format.index("C")
-
-    def bias_at(nest: Nest, index: list[Ix]) -> Value:
-        return nest.load(bias[0], [index[c_axis]])
-
-    def term(nest: Nest, index: list[Ix]) -> Value:
-        b, g, o, oh, ow, i, ih, iw = index
-        xv = nest.load(
-            spread,
-            place(data_format, N=b, C=g * cin_g + i, H=oh + ih * dh, W=ow + iw * dw),
-        )
-        flipped = [g * cin_g + i, o, Ix.of(kh - 1) - ih, Ix.of(kw - 1) - iw]
-        return nest.op(arith.MulfOp, xv, nest.load(w, flipped))
-
-    def acc_index(index: list[Ix]) -> list[Ix]:
-        b, g, o, oh, ow = index[:5]
-        return place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
-
-    sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
-    return Reduction(
-        sizes, frozenset({5, 6, 7}), acc_index, term, bias_at if bias else 0.0
-    )
 
 
 def window_counts(

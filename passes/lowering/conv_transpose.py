@@ -1,12 +1,11 @@
-"""Lowering `ge.conv3d_transpose` to loops (`ge.conv3d`, `ge.max_pool3d`
-and `ge.avg_pool3d` lower with their 2-D counterparts in
-`passes.lowering.nn`, which handle any number of spatial axes).
+"""Lowering `ge.conv2d_transpose` and `ge.conv3d_transpose` to loops.
 
 A transposed convolution is one convolution per output phase (the outputs
-`q * stride + r` of each axis take only the taps that divide), so it never
-multiplies a stride's zeros. The input is padded with zeros so every read
-is inside it; loads go through the operands' layouts, so NDC1HWC0
-activations and FRACTAL_Z_3D filters are read in place.
+`q * stride + r` of each spatial axis take only the taps that divide), so
+it never multiplies a stride's zeros. The input is padded with zeros so
+every read is inside it; loads go through the operands' layouts, so
+NC1HWC0 / NDC1HWC0 activations and FRACTAL_Z / FRACTAL_Z_3D filters are
+read in place.
 """
 
 from __future__ import annotations
@@ -17,7 +16,9 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation
 
+from ge_dialect.ops.nn import Conv2DTransposeOp
 from ge_dialect.ops.volume import Conv3DTransposeOp
+from ge_dialect.ops.windows import spatial_letters
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Nest, Value
 from passes.lowering.index import Ix
@@ -82,20 +83,22 @@ def phases(
     return found, max(0, -lowest)
 
 
-@lowers(Conv3DTransposeOp)
-def lower_conv3d_transpose(ctx: LoweringContext, op: Operation) -> None:
+@lowers(Conv2DTransposeOp, Conv3DTransposeOp)
+def lower_conv_transpose(ctx: LoweringContext, op: Operation) -> None:
     """ONNX ConvTranspose as a convolution per output phase: along each axis
     the outputs `q * stride + r` take only the taps whose input position
     divides (sub-pixel decomposition), so no product with a stride's zeros
     is formed. The input is padded with zeros so every read is inside it;
     the accumulator starts at the bias, each phase (D, H, W residues) adds
-    its taps, then the result is written."""
+    its taps, then the result is written. 2-D or 3-D (H W, or D H W)."""
     x, w, *bias = ctx.operands()
     y = ctx.result()
     arithmetic = product_arithmetic(ctx, y.layout, x, w, *bias)
     data_format = str(ctx.attr("data_format"))
     groups = int(ctx.attr("groups"))
-    axes = [data_format.index(a) for a in "DHW"]
+    letters = spatial_letters(data_format)
+    axes = [data_format.index(a) for a in letters]
+    rank = len(axes)
     pads = list(ctx.attr("pads"))
     cin, per_group, *kernel = w.layout.origin_shape
     cin_g = cin // groups
@@ -133,29 +136,26 @@ def lower_conv3d_transpose(ctx: LoweringContext, op: Operation) -> None:
         def term(
             nest: Nest, index: list[Ix], phase: tuple[Phase, ...] = phase
         ) -> Value:
-            b, g, o, qd, qh, qw, i, jd, jh, jw = index
-            reads = [
-                q + p.offset + zeros - j * p.shift
-                for q, j, p, zeros in zip(
-                    (qd, qh, qw), (jd, jh, jw), phase, before, strict=True
+            b, g, o = index[:3]
+            q, i, j = index[3 : 3 + rank], index[3 + rank], index[4 + rank :]
+            reads = {
+                letter: qi + p.offset + zeros - ji * p.shift
+                for letter, qi, ji, p, zeros in zip(
+                    letters, q, j, phase, before, strict=True
                 )
-            ]
-            d, h, wi = reads
-            xv = nest.load(
-                source, place(data_format, N=b, C=g * cin_g + i, D=d, H=h, W=wi)
-            )
-            taps = [
-                p.first + j * p.step for j, p in zip((jd, jh, jw), phase, strict=True)
-            ]
+            }
+            xv = nest.load(source, place(data_format, N=b, C=g * cin_g + i, **reads))
+            taps = [p.first + ji * p.step for ji, p in zip(j, phase, strict=True)]
             wv = nest.load(w, [g * cin_g + i, o, *taps])
             return arithmetic.multiply(nest, xv, wv)
 
         def at(index: list[Ix], phase: tuple[Phase, ...] = phase) -> list[Ix]:
-            b, g, o, *q = index[:6]
-            d, h, wi = (
-                qi * p.stride + p.residue for qi, p in zip(q, phase, strict=True)
-            )
-            return place(data_format, N=b, C=g * per_group + o, D=d, H=h, W=wi)
+            b, g, o, *q = index[: 3 + rank]
+            outputs = {
+                letter: qi * p.stride + p.residue
+                for letter, qi, p in zip(letters, q, phase, strict=True)
+            }
+            return place(data_format, N=b, C=g * per_group + o, **outputs)
 
         counts = [p.count for p in phase]
         sizes = (n, groups, per_group, *counts, cin_g, *(p.taps for p in phase))
