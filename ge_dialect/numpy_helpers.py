@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -80,26 +79,6 @@ def per_channel(v: np.ndarray, data_format: str, ndim: int) -> np.ndarray:
     return np.reshape(v, shape)
 
 
-def hw(values: Sequence[int], data_format: str) -> tuple[int, int]:
-    """(H, W) entries of a 4-value attribute given in data_format order."""
-    check_format(data_format)
-    if len(values) != 4:
-        raise ValueError(f"expected 4 values in {data_format} order, got {values}")
-    return (values[2], values[3]) if data_format == "NCHW" else (values[1], values[2])
-
-
-def to_nhwc(x: np.ndarray, data_format: str) -> np.ndarray:
-    """`x` viewed as NHWC."""
-    check_format(data_format)
-    return x.transpose(0, 2, 3, 1) if data_format == "NCHW" else x
-
-
-def from_nhwc(y: np.ndarray, data_format: str) -> np.ndarray:
-    """An NHWC result in `data_format`, contiguous."""
-    check_format(data_format)
-    return np.ascontiguousarray(y.transpose(0, 3, 1, 2) if data_format == "NCHW" else y)
-
-
 def pad_array(
     x: np.ndarray,
     pairs: Sequence[tuple[int, int]],
@@ -155,25 +134,6 @@ def pad_reach_error(
                     f"below its length {max(length, 0)} (at most {max(length - 1, 0)})"
                 )
     return None
-
-
-def pad_hw(
-    x: np.ndarray, top: int, bottom: int, left: int, right: int, value: float = 0.0
-) -> np.ndarray:
-    """Constant-pad the H and W axes of an NHWC tensor."""
-    return pad_array(x, [(0, 0), (top, bottom), (left, right), (0, 0)], value=value)
-
-
-def windows(
-    x: np.ndarray,
-    ksize: tuple[int, int],
-    strides: tuple[int, int],
-    dilations: tuple[int, int] = (1, 1),
-) -> np.ndarray:
-    """Strided view (N, Ho, Wo, C, kh, kw) of the windows of a padded NHWC tensor."""
-    (kh, kw), (sh, sw), (dh, dw) = ksize, strides, dilations
-    win = sliding_window_view(x, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
-    return win[:, ::sh, ::sw, :, ::dh, ::dw]
 
 
 def reduction_axes(axes: Sequence[int] | None) -> tuple[int, ...] | None:

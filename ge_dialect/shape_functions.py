@@ -166,23 +166,6 @@ def spatial_axes(attrs: Mapping[str, Any]) -> tuple[str, int, int, int]:
     )
 
 
-def window_size(
-    size: int, kernel: int, stride: int, dilation: int, pads: tuple[int, int]
-) -> int:
-    """Output size of a sliding window (floor mode)."""
-    if stride < 1 or dilation < 1:
-        raise ShapeError(f"stride {stride} and dilation {dilation} must be positive")
-    if UNKNOWN in (size, kernel):
-        return UNKNOWN
-    out = (size + pads[0] + pads[1] - dilation * (kernel - 1) - 1) // stride + 1
-    if out < 1:
-        raise ShapeError(
-            f"window {kernel} (dilation {dilation}) does not fit input size {size} "
-            f"with pads {list(pads)}"
-        )
-    return out
-
-
 def four_values(attrs: Mapping[str, Any], name: str) -> list[int]:
     """Attribute `name` as a list of exactly 4 ints."""
     values = list(required(attrs, name))

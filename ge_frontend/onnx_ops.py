@@ -30,6 +30,7 @@ from ge_dialect.builder import tensor_type
 from ge_dialect.dtypes import element_type
 from ge_dialect.limits import over_budget, tensor_bytes
 from ge_dialect.ops import broadcast_shapes
+from ge_dialect.ops.windows import full_transposed_size
 from ge_frontend.importing import (
     Unsupported,
     Value,
@@ -545,7 +546,7 @@ def _conv_transpose_geometry(
     for size, k, s, d, extra, out in zip(
         sizes, kernel, strides, dilations, output_padding, wanted, strict=True
     ):
-        total = s * (size - 1) + extra + (k - 1) * d + 1 - out
+        total = full_transposed_size(size, k, s, d) + extra - out
         if output_shape is not None and total < 0:
             if extra - total >= s:
                 raise ValueError(f"output_shape {int_list(output_shape)} is too large")

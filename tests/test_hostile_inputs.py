@@ -444,7 +444,8 @@ def test_an_option_given_twice_is_an_error_in_either_spelling(first, second, val
 
 @given(st.integers(1, 64), st.integers(1, 5), st.integers(-3, 3), st.integers(-3, 3))
 def test_a_window_needs_a_positive_stride_and_dilation(size, kernel, stride, dilation):
-    from ge_dialect.shape_functions import ShapeError, window_size
+    from ge_dialect.ops.windows import window_size
+    from ge_dialect.shape_functions import ShapeError
 
     if stride < 1 or dilation < 1:
         with pytest.raises(ShapeError, match="must be positive"):

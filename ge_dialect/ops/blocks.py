@@ -35,6 +35,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.format_rules import stop_rule
 from ge_dialect.ops.base import UNARY_FORMAT, GEOperation, check_same_element_type
+from ge_dialect.ops.windows import window_count
 from ge_dialect.shape_functions import (
     UNKNOWN,
     Result,
@@ -111,7 +112,7 @@ class Folding:
     def grid(self) -> tuple[int, ...]:
         """Block positions per axis."""
         return tuple(
-            (p - d * (k - 1) - 1) // s + 1
+            window_count(p, k, s, d)
             for p, k, s, d in zip(
                 self.padded, self.block, self.strides, self.dilations, strict=True
             )

@@ -9,9 +9,8 @@ loop body.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -46,16 +45,11 @@ from ge_dialect.layout import kept_layout, shape_of
 from ge_dialect.numpy_helpers import (
     channel_axis,
     float32_compute,
-    from_nhwc,
-    hw,
     lowest,
     lp_norm,
     pad_array,
-    pad_hw,
     per_channel,
     spatial_array_axes,
-    to_nhwc,
-    windows,
 )
 from ge_dialect.ops.base import (
     COMPUTE_FORMAT,
@@ -72,6 +66,20 @@ from ge_dialect.ops.base import (
     real,
 )
 from ge_dialect.ops.elementwise import ElementwiseOp, float_only
+from ge_dialect.ops.windows import (
+    avg_divisor,
+    channels_first,
+    check_output_padding,
+    convolve,
+    convolved_shape,
+    from_channels_first,
+    pool_geometry,
+    pool_windows,
+    pooled_shape,
+    spatial_values,
+    transposed_convolve,
+    transposed_shape,
+)
 from ge_dialect.scalar import ScalarBuilder
 from ge_dialect.shape_functions import (
     UNKNOWN,
@@ -84,7 +92,6 @@ from ge_dialect.shape_functions import (
     required,
     same_dtype,
     spatial_axes,
-    window_size,
 )
 from ge_dialect.traits import KeepsLayout, MayRunInPlace
 
@@ -117,14 +124,6 @@ def filter_to_oihw(w: np.ndarray, filter_format: str) -> np.ndarray:
     if filter_format not in FILTER_AXES:
         raise ValueError(f"unsupported filter_format {filter_format!r}")
     return w.transpose(FILTER_AXES[filter_format])
-
-
-def check_channels(c: int, filter_c: int, groups: int) -> None:
-    """Input channels must match the filter's input channels and groups."""
-    if c != filter_c or c % groups:
-        raise ValueError(
-            f"input has {c} channels, filter expects {filter_c} (groups={groups})"
-        )
 
 
 CONV_DEFAULTS = {
@@ -168,13 +167,7 @@ class ConvolutionOp(SpatialOp):
             values = int_list_length(self, name, 4)
             if name != "pads" and min(values) < 1:
                 raise VerifyException(f"'{name}' must be positive, got {values}")
-        groups = self.value_of("groups")
-        data_format = self.value_of("data_format")
-        channels = shape_of(self.x.type)[data_format.index("C")]
-        if groups < 1 or (channels > 0 and channels % groups):
-            raise VerifyException(
-                f"groups {groups} must divide the {channels} input channels"
-            )
+        verify_groups(self)
 
 
 EIGHT_BIT_INTEGERS = ("int8", "uint8")
@@ -196,6 +189,60 @@ def conv_result_dtype(dtypes: Sequence[str]) -> str:
             f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
         )
     return dtypes[0]
+
+
+def check_convolution_channels(
+    shapes: Sequence[Shape],
+    channels: int,
+    out_channels: int,
+    in_channels: int,
+    groups: int,
+) -> None:
+    """A convolution's channels agree (ShapeError otherwise): `groups`
+    positive and dividing the `out_channels` filters, the input's `channels`
+    `in_channels * groups`, the bias (`shapes[2]`, if given) one per filter."""
+    if groups < 1:
+        raise ShapeError(f"groups must be positive, got {groups}")
+    expected = UNKNOWN if in_channels == UNKNOWN else in_channels * groups
+    if not dims_match(channels, expected):
+        raise ShapeError(
+            f"input has {channels} channels, filter expects {expected} "
+            f"(groups = {groups})"
+        )
+    if out_channels != UNKNOWN and out_channels % groups:
+        raise ShapeError(f"{out_channels} filters are not divisible by groups {groups}")
+    if len(shapes) > 2:
+        bias = require_rank(shapes[2], 1, "bias")
+        if not dims_match(bias[0], out_channels):
+            raise ShapeError(f"bias has {bias[0]} entries for {out_channels} filters")
+
+
+def transposed_channels(shapes: Sequence[Shape], channels: int, groups: int) -> int:
+    """The output channels of a transposed convolution whose filter
+    (`shapes[1]`) is [C, O / groups, *kernel], once its channels agree
+    (ShapeError otherwise): `groups` positive, the input's `channels` C,
+    the bias (`shapes[2]`, if given) one per output channel."""
+    w = shapes[1]
+    if groups < 1:
+        raise ShapeError(f"groups must be positive, got {groups}")
+    if not dims_match(channels, w[0]):
+        raise ShapeError(f"input has {channels} channels, filter expects {w[0]}")
+    out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
+    if len(shapes) > 2:
+        bias = require_rank(shapes[2], 1, "bias")
+        if not dims_match(bias[0], out_channels):
+            raise ShapeError(f"bias has {bias[0]} entries for {out_channels} channels")
+    return out_channels
+
+
+def verify_groups(op: GEOperation) -> None:
+    """`groups` is positive and divides the input channels (when known)."""
+    groups = op.value_of("groups")
+    channels = shape_of(op.x.type)[op.value_of("data_format").index("C")]
+    if groups < 1 or (channels > 0 and channels % groups):
+        raise VerifyException(
+            f"groups {groups} must divide the {channels} input channels"
+        )
 
 
 @irdl_op_definition
@@ -228,7 +275,7 @@ class Conv2DOp(ConvolutionOp):
         filter layout is `filter_format` (NCHW, HWCN or NHWC)."""
         x = require_rank(shapes[0], 4, "input")
         w = require_rank(shapes[1], 4, "filter")
-        _, c, h, wi = spatial_axes(attrs)
+        data_format, c, _, _ = spatial_axes(attrs)
         filter_format = attrs.get("filter_format", "NCHW")
         if filter_format not in FILTER_AXES:
             raise ShapeError(
@@ -236,37 +283,17 @@ class Conv2DOp(ConvolutionOp):
             )
         o_axis, i_axis, kh_axis, kw_axis = FILTER_AXES[filter_format]
         out_channels, in_channels = w[o_axis], w[i_axis]
-        groups = required(attrs, "groups")
-        if groups < 1:
-            raise ShapeError(f"groups must be positive, got {groups}")
-        expected = UNKNOWN if in_channels == UNKNOWN else in_channels * groups
-        if not dims_match(x[c], expected):
-            raise ShapeError(
-                f"input has {x[c]} channels, filter expects {expected} "
-                f"(groups = {groups})"
-            )
-        if out_channels != UNKNOWN and out_channels % groups:
-            raise ShapeError(
-                f"{out_channels} filters are not divisible by groups {groups}"
-            )
-        if len(shapes) > 2:
-            bias = require_rank(shapes[2], 1, "bias")
-            if not dims_match(bias[0], out_channels):
-                raise ShapeError(
-                    f"bias has {bias[0]} entries for {out_channels} filters"
-                )
+        check_convolution_channels(
+            shapes, x[c], out_channels, in_channels, required(attrs, "groups")
+        )
         result_dtype = conv_result_dtype(dtypes)
         strides, dilations, pads = (
             four_values(attrs, n) for n in ("strides", "dilations", "pads")
         )
-        out_h = window_size(
-            x[h], w[kh_axis], strides[h], dilations[h], (pads[0], pads[1])
+        shape = convolved_shape(
+            x, (w[kh_axis], w[kw_axis]), data_format, strides, dilations, pads
         )
-        out_w = window_size(
-            x[wi], w[kw_axis], strides[wi], dilations[wi], (pads[2], pads[3])
-        )
-        shape = list(x)
-        shape[c], shape[h], shape[wi] = out_channels, out_h, out_w
+        shape[c] = out_channels
         return [(tuple(shape), result_dtype)]
 
     @staticmethod
@@ -289,20 +316,17 @@ class Conv2DOp(ConvolutionOp):
         w = filter_to_oihw(filter, filter_format)
         if x.dtype.kind in "iu":
             x, w = x.astype(np.int32), w.astype(np.int32)
-        cout, cg, kh, kw = w.shape
-        xh = to_nhwc(x, data_format)
-        check_channels(xh.shape[3], cg * groups, groups)
-        xp = pad_hw(xh, *pads)
-        win = windows(
-            xp, (kh, kw), hw(strides, data_format), hw(dilations, data_format)
+        y = convolve(
+            channels_first(x, data_format),
+            w,
+            spatial_values(strides, data_format),
+            spatial_values(dilations, data_format),
+            pads,
+            groups,
         )
-        n, ho, wo = win.shape[:3]
-        cols = win.reshape(n * ho * wo, groups, cg * kh * kw).transpose(1, 0, 2)
-        wmat = w.reshape(groups, cout // groups, cg * kh * kw).transpose(0, 2, 1)
-        y = np.matmul(cols, wmat).transpose(1, 0, 2).reshape(n, ho, wo, cout)
         if bias is not None:
-            y = y + bias
-        return from_nhwc(y, data_format)
+            y = y + bias.reshape(1, -1, 1, 1)
+        return from_channels_first(y, data_format)
 
 
 @irdl_op_definition
@@ -315,15 +339,12 @@ class Conv2DTransposeOp(ConvolutionOp):
 
     def verify_spatial(self) -> None:
         self.verify_window()
-        output_padding = int_list_length(self, "output_padding", 2)
-        strides, dilations = self.value_of("strides"), self.value_of("dilations")
-        _, _, h, w = spatial_axes({"data_format": self.value_of("data_format")})
-        for extra, axis in zip(output_padding, (h, w), strict=True):
-            if not 0 <= extra < max(strides[axis], dilations[axis]):
-                raise VerifyException(
-                    f"output_padding {list(output_padding)} must be >= 0 and "
-                    "below the stride or the dilation of its axis"
-                )
+        check_output_padding(
+            int_list_length(self, "output_padding", 2),
+            self.value_of("data_format"),
+            self.value_of("strides"),
+            self.value_of("dilations"),
+        )
 
     @staticmethod
     def shape_function(
@@ -332,50 +353,21 @@ class Conv2DTransposeOp(ConvolutionOp):
         """ONNX ConvTranspose output; the filter is [Cin, Cout / groups, kh, kw]."""
         x = require_rank(shapes[0], 4, "input")
         w = require_rank(shapes[1], 4, "filter")
-        _, c, h, wi = spatial_axes(attrs)
-        groups = required(attrs, "groups")
-        if groups < 1:
-            raise ShapeError(f"groups must be positive, got {groups}")
-        if not dims_match(x[c], w[0]):
-            raise ShapeError(f"input has {x[c]} channels, filter expects {w[0]}")
-        out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
-        if len(shapes) > 2:
-            bias = require_rank(shapes[2], 1, "bias")
-            if not dims_match(bias[0], out_channels):
-                raise ShapeError(
-                    f"bias has {bias[0]} entries for {out_channels} channels"
-                )
+        data_format, c, _, _ = spatial_axes(attrs)
+        out_channels = transposed_channels(shapes, x[c], required(attrs, "groups"))
         strides, dilations, pads = (
             four_values(attrs, n) for n in ("strides", "dilations", "pads")
         )
-        output_padding = list(required(attrs, "output_padding"))
-        shape = list(x)
+        shape = transposed_shape(
+            x,
+            w[2:],
+            data_format,
+            strides,
+            dilations,
+            pads,
+            list(required(attrs, "output_padding")),
+        )
         shape[c] = out_channels
-        for axis, kernel, (begin, end), extra in (
-            (h, w[2], pads[0:2], output_padding[0]),
-            (wi, w[3], pads[2:4], output_padding[1]),
-        ):
-            size = x[axis]
-            if strides[axis] < 1 or dilations[axis] < 1:
-                raise ShapeError(
-                    f"stride {strides[axis]} and dilation {dilations[axis]} must "
-                    "be positive"
-                )
-            if UNKNOWN in (size, kernel):
-                shape[axis] = UNKNOWN
-                continue
-            shape[axis] = (
-                strides[axis] * (size - 1)
-                + extra
-                + dilations[axis] * (kernel - 1)
-                + 1
-                - begin
-                - end
-            )
-            if shape[axis] < 1:
-                raise ShapeError(
-                    f"pads {[begin, end]} leave no output of input size {size}"
-                )
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod
@@ -396,129 +388,23 @@ class Conv2DTransposeOp(ConvolutionOp):
 
         Matmul to per-tap columns, then col2im scatter-add (one slice per tap).
         """
-        cin, og, kh, kw = filter.shape
-        cg = cin // groups
-        xh = to_nhwc(x, data_format)
-        n, h, w, c = xh.shape
-        check_channels(c, cin, groups)
-        (sh, sw), (dh, dw) = hw(strides, data_format), hw(dilations, data_format)
-        xm = xh.reshape(n * h * w, groups, cg).transpose(1, 0, 2)
-        taps = np.matmul(xm, filter.reshape(groups, cg, og * kh * kw))
-        taps = taps.reshape(groups, n, h, w, og, kh, kw).transpose(1, 2, 3, 0, 4, 5, 6)
-        full_h = sh * (h - 1) + dh * (kh - 1) + 1
-        full_w = sw * (w - 1) + dw * (kw - 1) + 1
-        full = np.zeros((n, full_h, full_w, groups, og), dtype=taps.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                hs = builtins.slice(i * dh, i * dh + sh * (h - 1) + 1, sh)
-                ws = builtins.slice(j * dw, j * dw + sw * (w - 1) + 1, sw)
-                full[:, hs, ws] += taps[..., i, j]
-        top, bottom, left, right = pads
-        oph, opw = output_padding
-        y = pad_hw(
-            full.reshape(n, full_h, full_w, groups * og),
-            -top,
-            oph - bottom,
-            -left,
-            opw - right,
+        y = transposed_convolve(
+            channels_first(x, data_format),
+            filter,
+            spatial_values(strides, data_format),
+            spatial_values(dilations, data_format),
+            pads,
+            output_padding,
+            groups,
         )
         if bias is not None:
-            y = y + bias
-        return from_nhwc(y, data_format)
+            y = y + bias.reshape(1, -1, 1, 1)
+        return from_channels_first(y, data_format)
 
 
 # ---------------------------------------------------------------------------
 # Pooling
 # ---------------------------------------------------------------------------
-
-
-class PoolAxis(NamedTuple):
-    """Geometry of one pooled spatial axis: `k` taps `d` apart, every `s`."""
-
-    size: int
-    k: int
-    s: int
-    pb: int
-    pe: int
-    out: int
-    d: int = 1
-
-    @property
-    def span(self) -> int:
-        """Extent of one window: `(k - 1) * d + 1`."""
-        return (self.k - 1) * self.d + 1
-
-    @property
-    def end_pad(self) -> int:
-        """The end pad every window fits in: `pe`, more when a ceil-mode
-        partial last window reaches past it."""
-        return self.pe + max(
-            (self.out - 1) * self.s + self.span - (self.size + self.pb + self.pe), 0
-        )
-
-
-def pooled_size(
-    size: int, span: int, stride: int, begin: int, end: int, ceil_mode: bool
-) -> int:
-    """Output length of one pooled axis (ONNX): in ceil mode a partial last
-    window is kept unless it starts in the end pad. A window longer than the
-    padded input by less than the stride gives one output (onnxruntime's
-    division rounds toward zero: Hugging Face EfficientNet's
-    `AveragePool(kernel 640, stride 640)` on a 2x2 map is its mean); longer
-    still, none (0)."""
-    overhang = size + begin + end - span
-    if overhang < 0:
-        return 1 if overhang > -stride else 0
-    out = (overhang + (stride - 1 if ceil_mode else 0)) // stride + 1
-    if ceil_mode and (out - 1) * stride >= size + begin:
-        out -= 1
-    return out
-
-
-def pool_geometry(
-    x: np.ndarray,
-    ksize: Sequence[int],
-    strides: Sequence[int],
-    pads: Sequence[int],
-    data_format: str,
-    ceil_mode: bool,
-    dilations: Sequence[int] = (1, 1, 1, 1),
-) -> tuple[PoolAxis, PoolAxis]:
-    """H and W geometry; in ceil mode a window starting in the end pad is dropped."""
-    top, bottom, left, right = pads
-    axes = []
-    for size, k, s, d, pb, pe in zip(
-        to_nhwc(x, data_format).shape[1:3],
-        hw(ksize, data_format),
-        hw(strides, data_format),
-        hw(dilations, data_format),
-        (top, left),
-        (bottom, right),
-        strict=True,
-    ):
-        out = pooled_size(size, (k - 1) * d + 1, s, pb, pe, ceil_mode)
-        axes.append(PoolAxis(size, k, s, pb, pe, out, d))
-    return axes[0], axes[1]
-
-
-def pool_windows(
-    x: np.ndarray, geo: tuple[PoolAxis, PoolAxis], data_format: str, value: float
-) -> np.ndarray:
-    """Window view (N, Ho, Wo, C, kh, kw) of x padded with `value`.
-
-    The end is padded further when needed so a ceil-mode partial window exists.
-    """
-    h, w = geo
-    xp = pad_hw(to_nhwc(x, data_format), h.pb, h.end_pad, w.pb, w.end_pad, value=value)
-    return windows(xp, (h.k, w.k), (h.s, w.s), (h.d, w.d))[:, : h.out, : w.out]
-
-
-def avg_counts(g: PoolAxis, count_include_pad: bool) -> np.ndarray:
-    """Per-window tap counts along one axis (ONNX AveragePool divisor): taps
-    inside the input, or inside the padded input with `count_include_pad`."""
-    taps = (np.arange(g.out) * g.s - g.pb)[:, None] + np.arange(g.k) * g.d
-    lo, hi = (-g.pb, g.size + g.pe) if count_include_pad else (0, g.size)
-    return ((taps >= lo) & (taps < hi)).sum(axis=1)
 
 
 class PoolOp(SpatialOp):
@@ -566,27 +452,16 @@ class PoolOp(SpatialOp):
         """Window pooling; `ceil_mode` keeps a partial last window not in the
         end pad."""
         x = require_rank(shapes[0], 4, "input")
-        _, _, h, wi = spatial_axes(attrs)
+        data_format, _, h, wi = spatial_axes(attrs)
         ksize, strides, pads, dilations = (
             four_values(attrs, n) for n in ("ksize", "strides", "pads", "dilations")
         )
-        ceil_mode = bool(attrs.get("ceil_mode", False))
-        shape = list(x)
-        for axis, (begin, end) in ((h, pads[0:2]), (wi, pads[2:4])):
-            size, kernel, stride = x[axis], ksize[axis], strides[axis]
-            if kernel < 1 or stride < 1 or dilations[axis] < 1:
+        for axis in (h, wi):
+            if min(ksize[axis], strides[axis], dilations[axis]) < 1:
                 raise ShapeError("'ksize', 'strides' and 'dilations' must be positive")
-            if size == UNKNOWN:
-                continue
-            span = (kernel - 1) * dilations[axis] + 1
-            shape[axis] = pooled_size(size, span, stride, begin, end, ceil_mode)
-            if shape[axis] == 0:
-                raise ShapeError(
-                    f"window {span} is larger than the padded input "
-                    f"{size + begin + end} by at least the stride {stride}: "
-                    "no output"
-                )
-        return [(tuple(shape), dtypes[0])]
+        ceil_mode = bool(attrs.get("ceil_mode", False))
+        shape = pooled_shape(x, data_format, ksize, strides, dilations, pads, ceil_mode)
+        return [(shape, dtypes[0])]
 
 
 @irdl_op_definition
@@ -610,9 +485,9 @@ class MaxPoolOp(PoolOp):
         ceil_mode: bool,
     ) -> np.ndarray:
         """Max pooling (ONNX MaxPool); padding never wins the max."""
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
-        win = pool_windows(x, geo, data_format, lowest(x.dtype))
-        return from_nhwc(win.max(axis=(-2, -1)), data_format)
+        geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
+        win = pool_windows(x, data_format, geo, lowest(x.dtype))
+        return from_channels_first(win.max(axis=(-2, -1)), data_format)
 
 
 @irdl_op_definition
@@ -672,14 +547,14 @@ class MaxPoolWithArgmaxOp(PoolOp):
         """Windows of x and of its flat positions (-1 in the padding); the
         first valid maximum of each."""
         n, c, h, w = x.shape
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
+        geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
         positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)
         if storage_order:
             plane = np.arange(n * c, dtype=np.int64)[:, None, None] * h * w
             columns = np.arange(h)[:, None] + np.arange(w)[None, :] * h
             positions = (plane + columns).reshape(x.shape)
-        values = pool_windows(x, geo, data_format, lowest(x.dtype))
-        where = pool_windows(positions, geo, data_format, -1)
+        values = pool_windows(x, data_format, geo, lowest(x.dtype))
+        where = pool_windows(positions, data_format, geo, -1)
         flat_values = values.reshape(*values.shape[:4], -1)
         flat_where = where.reshape(flat_values.shape)
         valid = flat_where >= 0
@@ -689,7 +564,10 @@ class MaxPoolWithArgmaxOp(PoolOp):
         first = np.where(peak == lowest(x.dtype), np.argmax(valid, axis=-1), first)
         y = np.take_along_axis(flat_values, first[..., None], axis=-1)[..., 0]
         argmax = np.take_along_axis(flat_where, first[..., None], axis=-1)[..., 0]
-        return from_nhwc(y, data_format), from_nhwc(argmax, data_format)
+        return (
+            from_channels_first(y, data_format),
+            from_channels_first(argmax, data_format),
+        )
 
 
 @irdl_op_definition
@@ -721,11 +599,10 @@ class AvgPoolOp(PoolOp):
         padded input with `count_include_pad`; ceil-mode overhang is never
         counted.
         """
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
-        total = pool_windows(x, geo, data_format, 0.0).sum(axis=(-2, -1))
-        ch, cw = (avg_counts(g, count_include_pad) for g in geo)
-        count = np.outer(ch, cw).astype(total.dtype)[None, :, :, None]
-        return from_nhwc(total / count, data_format)
+        geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
+        total = pool_windows(x, data_format, geo, 0.0).sum(axis=(-2, -1))
+        count = avg_divisor(geo, count_include_pad).astype(total.dtype)
+        return from_channels_first(total / count, data_format)
 
 
 def check_p(op: GEOperation) -> None:
@@ -763,9 +640,9 @@ class LpPoolOp(PoolOp):
         p: float,
     ) -> np.ndarray:
         """Lp pooling over zero-padded windows."""
-        geo = pool_geometry(x, ksize, strides, pads, data_format, ceil_mode, dilations)
-        win = pool_windows(x, geo, data_format, 0.0)
-        return from_nhwc(lp_norm(win, p, (-2, -1))[..., 0, 0], data_format)
+        geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
+        win = pool_windows(x, data_format, geo, 0.0)
+        return from_channels_first(lp_norm(win, p, (-2, -1))[..., 0, 0], data_format)
 
 
 @irdl_op_definition

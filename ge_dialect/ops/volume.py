@@ -10,7 +10,6 @@ format rule, reference kernel and work count like the 2-D ops.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -45,16 +44,31 @@ from ge_dialect.ops.base import (
     integer,
     ints,
 )
-from ge_dialect.ops.nn import PoolAxis, avg_counts, pooled_size
+from ge_dialect.ops.nn import (
+    check_convolution_channels,
+    transposed_channels,
+    verify_groups,
+)
+from ge_dialect.ops.windows import (
+    avg_divisor,
+    channels_first,
+    check_output_padding,
+    convolve,
+    convolved_shape,
+    from_channels_first,
+    pool_geometry,
+    pool_windows,
+    pooled_shape,
+    spatial_values,
+    transposed_convolve,
+    transposed_shape,
+)
 from ge_dialect.shape_functions import (
-    UNKNOWN,
     Result,
     Shape,
     ShapeError,
-    dims_match,
     require_rank,
     required,
-    window_size,
 )
 from ge_dialect.traits import KeepsLayout
 
@@ -113,16 +127,6 @@ def verify_convolution_operands(op: GEOperation) -> str:
     return data_format
 
 
-def verify_groups(op: GEOperation, data_format: str) -> None:
-    """`groups` is positive and divides the input channels (when known)."""
-    groups = op.value_of("groups")
-    channels = shape_of(op.x.type)[data_format.index("C")]
-    if groups < 1 or (channels > 0 and channels % groups):
-        raise VerifyException(
-            f"groups {groups} must divide the {channels} input channels"
-        )
-
-
 @irdl_op_definition
 class Conv3DOp(GEOperation):
     """3-D convolution (cross-correlation) with optional bias.
@@ -158,8 +162,8 @@ class Conv3DOp(GEOperation):
         return kept_layout(operand_types[:1], 5)
 
     def verify_(self) -> None:
-        data_format = verify_convolution_operands(self)
-        verify_groups(self, data_format)
+        verify_convolution_operands(self)
+        verify_groups(self)
 
     def work(self) -> float:
         """Multiply-adds: each output element takes filter size / output channels."""
@@ -175,26 +179,7 @@ class Conv3DOp(GEOperation):
         w = require_rank(shapes[1], 5, "filter")
         data_format = volume_format(attrs)
         c = data_format.index("C")
-        groups = required(attrs, "groups")
-        if groups < 1:
-            raise ShapeError(f"groups must be positive, got {groups}")
-        out_channels, in_channels = w[0], w[1]
-        expected = UNKNOWN if in_channels == UNKNOWN else in_channels * groups
-        if not dims_match(x[c], expected):
-            raise ShapeError(
-                f"input has {x[c]} channels, filter expects {expected} "
-                f"(groups = {groups})"
-            )
-        if out_channels != UNKNOWN and out_channels % groups:
-            raise ShapeError(
-                f"{out_channels} filters are not divisible by groups {groups}"
-            )
-        if len(shapes) > 2:
-            bias = require_rank(shapes[2], 1, "bias")
-            if not dims_match(bias[0], out_channels):
-                raise ShapeError(
-                    f"bias has {bias[0]} entries for {out_channels} filters"
-                )
+        check_convolution_channels(shapes, x[c], w[0], w[1], required(attrs, "groups"))
         if dtypes[0] != dtypes[1]:
             raise ShapeError(
                 f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
@@ -204,14 +189,8 @@ class Conv3DOp(GEOperation):
         pads = list(attrs.get("pads", [0] * 6))
         if len(strides) != 5 or len(dilations) != 5 or len(pads) != 6:
             raise ShapeError("strides and dilations need 5 values, pads 6")
-        shape = list(x)
-        shape[c] = out_channels
-        for k, letter in enumerate("DHW"):
-            axis = data_format.index(letter)
-            shape[axis] = window_size(
-                x[axis], w[2 + k], strides[axis], dilations[axis],
-                (pads[2 * k], pads[2 * k + 1]),
-            )  # fmt: skip
+        shape = convolved_shape(x, w[2:], data_format, strides, dilations, pads)
+        shape[c] = w[0]
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod
@@ -227,34 +206,19 @@ class Conv3DOp(GEOperation):
         groups: int,
         data_format: str,
     ) -> np.ndarray:
-        """Grouped 3-D convolution, ONNX Conv: windows + einsum per group."""
-        order = [data_format.index(a) for a in "NCDHW"]
-        v = x.transpose(order)
-        n, channels = v.shape[:2]
-        cout, cg = filter.shape[:2]
-        if channels != cg * groups:
-            raise ValueError(
-                f"input has {channels} channels, filter expects {cg * groups} "
-                f"(groups={groups})"
-            )
-        spatial = [(pads[2 * k], pads[2 * k + 1]) for k in range(3)]
-        v = np.pad(v, [(0, 0), (0, 0), *spatial])
-        steps = [strides[data_format.index(a)] for a in "DHW"]
-        gaps = [dilations[data_format.index(a)] for a in "DHW"]
-        spans = [(k - 1) * g + 1 for k, g in zip(filter.shape[2:], gaps, strict=True)]
-        win = np.lib.stride_tricks.sliding_window_view(v, spans, axis=(2, 3, 4))
-        win = win[
-            :, :, :: steps[0], :: steps[1], :: steps[2],
-            :: gaps[0], :: gaps[1], :: gaps[2],
-        ]  # fmt: skip
-        od, oh, ow = win.shape[2:5]
-        win = win.reshape(n, groups, cg, od, oh, ow, *filter.shape[2:])
-        w = filter.reshape(groups, cout // groups, cg, *filter.shape[2:])
-        y = np.einsum("ngcdhwijk,gocijk->ngodhw", win, w, optimize=True)
-        y = y.reshape(n, cout, od, oh, ow)
+        """Grouped 3-D convolution, ONNX Conv: im2col + batched matmul per
+        group."""
+        y = convolve(
+            channels_first(x, data_format),
+            filter,
+            spatial_values(strides, data_format),
+            spatial_values(dilations, data_format),
+            pads,
+            groups,
+        )
         if bias is not None:
             y = y + bias.reshape(1, -1, 1, 1, 1)
-        return y.transpose(np.argsort(order)).astype(x.dtype, copy=False)
+        return from_channels_first(y, data_format)
 
 
 @irdl_op_definition
@@ -296,16 +260,13 @@ class Conv3DTransposeOp(GEOperation):
 
     def verify_(self) -> None:
         data_format = verify_convolution_operands(self)
-        output_padding = int_list_length(self, "output_padding", 3)
-        strides, dilations = self.value_of("strides"), self.value_of("dilations")
-        for extra, letter in zip(output_padding, "DHW", strict=True):
-            axis = data_format.index(letter)
-            if not 0 <= extra < max(strides[axis], dilations[axis]):
-                raise VerifyException(
-                    f"output_padding {list(output_padding)} must be >= 0 and "
-                    "below the stride or the dilation of its axis"
-                )
-        verify_groups(self, data_format)
+        check_output_padding(
+            int_list_length(self, "output_padding", 3),
+            data_format,
+            self.value_of("strides"),
+            self.value_of("dilations"),
+        )
+        verify_groups(self)
 
     def work(self) -> float:
         """Multiply-adds: each input element spreads over filter size / input
@@ -323,18 +284,7 @@ class Conv3DTransposeOp(GEOperation):
         w = require_rank(shapes[1], 5, "filter")
         data_format = volume_format(attrs)
         c = data_format.index("C")
-        groups = required(attrs, "groups")
-        if groups < 1:
-            raise ShapeError(f"groups must be positive, got {groups}")
-        if not dims_match(x[c], w[0]):
-            raise ShapeError(f"input has {x[c]} channels, filter expects {w[0]}")
-        out_channels = UNKNOWN if w[1] == UNKNOWN else w[1] * groups
-        if len(shapes) > 2:
-            bias = require_rank(shapes[2], 1, "bias")
-            if not dims_match(bias[0], out_channels):
-                raise ShapeError(
-                    f"bias has {bias[0]} entries for {out_channels} channels"
-                )
+        out_channels = transposed_channels(shapes, x[c], required(attrs, "groups"))
         if dtypes[0] != dtypes[1]:
             raise ShapeError(
                 f"filter dtype {dtypes[1]} differs from input dtype {dtypes[0]}"
@@ -348,26 +298,10 @@ class Conv3DTransposeOp(GEOperation):
             raise ShapeError(
                 "strides and dilations need 5 values, pads 6, output_padding 3"
             )
-        shape = list(x)
+        shape = transposed_shape(
+            x, w[2:], data_format, strides, dilations, pads, output_padding
+        )
         shape[c] = out_channels
-        for k, letter in enumerate("DHW"):
-            axis = data_format.index(letter)
-            stride, dilation = strides[axis], dilations[axis]
-            if stride < 1 or dilation < 1:
-                raise ShapeError(
-                    f"stride {stride} and dilation {dilation} must be positive"
-                )
-            size, kernel = x[axis], w[2 + k]
-            if UNKNOWN in (size, kernel):
-                shape[axis] = UNKNOWN
-                continue
-            begin, end = pads[2 * k], pads[2 * k + 1]
-            full = stride * (size - 1) + output_padding[k] + dilation * (kernel - 1) + 1
-            shape[axis] = full - begin - end
-            if shape[axis] < 1:
-                raise ShapeError(
-                    f"pads {[begin, end]} leave no output of input size {size}"
-                )
         return [(tuple(shape), dtypes[0])]
 
     @staticmethod
@@ -387,97 +321,18 @@ class Conv3DTransposeOp(GEOperation):
         """Grouped 3-D transposed convolution, ONNX ConvTranspose: each
         input element times the filter per group (einsum), scattered into
         the full output one tap at a time, then the pads cropped."""
-        order = [data_format.index(a) for a in "NCDHW"]
-        v = x.transpose(order)
-        n, channels, *sizes = v.shape
-        cin, og, *kernel = filter.shape
-        if channels != cin or channels % groups:
-            raise ValueError(
-                f"input has {channels} channels, filter expects {cin} (groups={groups})"
-            )
-        cg = cin // groups
-        steps = [strides[data_format.index(a)] for a in "DHW"]
-        gaps = [dilations[data_format.index(a)] for a in "DHW"]
-        v = v.reshape(n, groups, cg, *sizes)
-        w = filter.reshape(groups, cg, og, *kernel)
-        taps = np.einsum("ngcdhw,gcoijk->ngodhwijk", v, w, optimize=True)
-        full = [
-            s * (size - 1) + d * (k - 1) + 1 + extra
-            for size, k, s, d, extra in zip(
-                sizes, kernel, steps, gaps, output_padding, strict=True
-            )
-        ]
-        y = np.zeros((n, groups, og, *full), dtype=taps.dtype)
-        for i, j, k in itertools.product(*(range(k) for k in kernel)):
-            at = tuple(
-                slice(t * d, t * d + s * (size - 1) + 1, s)
-                for t, d, s, size in zip((i, j, k), gaps, steps, sizes, strict=True)
-            )
-            y[(slice(None),) * 3 + at] += taps[..., i, j, k]
-        crop = tuple(slice(pads[2 * a], full[a] - pads[2 * a + 1]) for a in range(3))
-        y = y[(slice(None),) * 3 + crop]
-        y = y.reshape(n, groups * og, *y.shape[3:])
+        y = transposed_convolve(
+            channels_first(x, data_format),
+            filter,
+            spatial_values(strides, data_format),
+            spatial_values(dilations, data_format),
+            pads,
+            output_padding,
+            groups,
+        )
         if bias is not None:
             y = y + bias.reshape(1, -1, 1, 1, 1)
-        return y.transpose(np.argsort(order)).astype(x.dtype, copy=False)
-
-
-def pool3d_axes(
-    shape: Sequence[int],
-    data_format: str,
-    window: Mapping[str, Sequence[int]],
-    ceil_mode: bool,
-) -> list[tuple[int, PoolAxis]]:
-    """Position in `data_format` and geometry of D, H and W for a 3-D pool
-    over an input of `shape` (`window`: ksize, strides, dilations, pads; an
-    unknown size pools to an unknown size)."""
-    ksize, strides, dilations = (window[n] for n in ("ksize", "strides", "dilations"))
-    pads = window["pads"]
-    axes = []
-    for k, letter in enumerate("DHW"):
-        a = data_format.index(letter)
-        size, begin, end = shape[a], pads[2 * k], pads[2 * k + 1]
-        span = (ksize[a] - 1) * dilations[a] + 1
-        out = (
-            UNKNOWN
-            if size == UNKNOWN
-            else pooled_size(size, span, strides[a], begin, end, ceil_mode)
-        )
-        axes.append(
-            (a, PoolAxis(size, ksize[a], strides[a], begin, end, out, dilations[a]))
-        )
-    return axes
-
-
-def pool3d_geometry(
-    x: np.ndarray,
-    data_format: str,
-    window: Mapping[str, Sequence[int]],
-    ceil_mode: bool,
-) -> list[PoolAxis]:
-    """The geometry of D, H and W for a 3-D pool over the array `x`."""
-    return [g for _, g in pool3d_axes(x.shape, data_format, window, ceil_mode)]
-
-
-def pool3d_windows(
-    x: np.ndarray, data_format: str, geometry: Sequence[PoolAxis], value: float
-) -> np.ndarray:
-    """Window view [N, C, Do, Ho, Wo, kd, kh, kw] of x (in `data_format`)
-    padded with `value`, the end further where a ceil-mode partial window
-    needs it."""
-    order = [data_format.index(a) for a in "NCDHW"]
-    pads = [(g.pb, g.end_pad) for g in geometry]
-    v = np.pad(x.transpose(order), [(0, 0), (0, 0), *pads], constant_values=value)
-    spans = [g.span for g in geometry]
-    win = np.lib.stride_tricks.sliding_window_view(v, spans, axis=(2, 3, 4))
-    d, h, w = geometry
-    win = win[:, :, :: d.s, :: h.s, :: w.s, :: d.d, :: h.d, :: w.d]
-    return win[:, :, : d.out, : h.out, : w.out]
-
-
-def from_ncdhw(y: np.ndarray, data_format: str) -> np.ndarray:
-    """An NCDHW array in `data_format`."""
-    return y.transpose(["NCDHW".index(a) for a in data_format])
+        return from_channels_first(y, data_format)
 
 
 class Pool3DOp(GEOperation):
@@ -539,16 +394,8 @@ class Pool3DOp(GEOperation):
         if min(min(window[n]) for n in ("ksize", "strides", "dilations")) < 1:
             raise ShapeError("'ksize', 'strides' and 'dilations' must be positive")
         ceil_mode = bool(attrs.get("ceil_mode", False))
-        shape = list(x)
-        for axis, g in pool3d_axes(x, data_format, window, ceil_mode):
-            shape[axis] = g.out
-            if g.out == 0:
-                raise ShapeError(
-                    f"window {g.span} is larger than the padded input "
-                    f"{g.size + g.pb + g.pe} by at least the stride {g.s}: "
-                    "no output"
-                )
-        return [(tuple(shape), dtypes[0])]
+        shape = pooled_shape(x, data_format, **window, ceil_mode=ceil_mode)
+        return [(shape, dtypes[0])]
 
 
 @irdl_op_definition
@@ -573,10 +420,11 @@ class MaxPool3DOp(Pool3DOp):
         ceil_mode: bool,
     ) -> np.ndarray:
         """Max pooling (ONNX MaxPool) over windows padded with the lowest value."""
-        window = {"ksize": ksize, "strides": strides, "dilations": dilations}
-        geometry = pool3d_geometry(x, data_format, {**window, "pads": pads}, ceil_mode)
-        win = pool3d_windows(x, data_format, geometry, lowest(x.dtype))
-        return from_ncdhw(win.max(axis=(-3, -2, -1)), data_format)
+        geometry = pool_geometry(
+            x, data_format, ksize, strides, dilations, pads, ceil_mode
+        )
+        win = pool_windows(x, data_format, geometry, lowest(x.dtype))
+        return from_channels_first(win.max(axis=(-3, -2, -1)), data_format)
 
 
 @irdl_op_definition
@@ -606,9 +454,9 @@ class AvgPool3DOp(Pool3DOp):
         """Average pooling (ONNX AveragePool): the divisor counts window taps
         inside the input, or inside the padded input with
         `count_include_pad`; ceil-mode overhang is never counted."""
-        window = {"ksize": ksize, "strides": strides, "dilations": dilations}
-        geometry = pool3d_geometry(x, data_format, {**window, "pads": pads}, ceil_mode)
-        total = pool3d_windows(x, data_format, geometry, 0.0).sum(axis=(-3, -2, -1))
-        cd, ch, cw = (avg_counts(g, count_include_pad) for g in geometry)
-        count = np.einsum("d,h,w->dhw", cd, ch, cw).astype(total.dtype)
-        return from_ncdhw(total / count, data_format)
+        geometry = pool_geometry(
+            x, data_format, ksize, strides, dilations, pads, ceil_mode
+        )
+        total = pool_windows(x, data_format, geometry, 0.0).sum(axis=(-3, -2, -1))
+        count = avg_divisor(geometry, count_include_pad).astype(total.dtype)
+        return from_channels_first(total / count, data_format)

@@ -18,8 +18,10 @@ affine.for %n, %c1o, %ho, %wo, %c0o, %c1i, %kh, %kw, %c0i {
 Spatial padding is a scratch copy of the input with a border of zeros (or
 -inf for max pooling), so no loop needs a condition.
 
-Convolution, pooling and the matrix products are described once as a
-`Reduction` (`conv2d_reduction`, ...): `reduce_to_result` emits it as the
+Convolution and windowed pooling take their per-axis geometry from
+`ge_dialect.ops.windows` and serve the 2-D and the 3-D ops alike (H W, or
+D H W). Convolution, pooling and the matrix products are described once as a
+`Reduction` (`conv_reduction`, ...): `reduce_to_result` emits it as the
 three nests above, and a fused group (`passes/lowering/fused.py`) emits it
 as one nest with the group's epilogue after the reduction loops.
 """
@@ -36,7 +38,6 @@ from xdsl.ir import Attribute, Operation
 from ge_dialect.formats import Format
 from ge_dialect.ops import (
     Conv2DOp,
-    Conv2DTransposeOp,
     InstanceNormOp,
     LogSoftmaxOp,
     LRNOp,
@@ -49,6 +50,13 @@ from ge_dialect.ops.nn import (
     PoolOp,
 )
 from ge_dialect.ops.reduce import ArgReduceOp, AxisOp, LpNormOp, ReduceOp
+from ge_dialect.ops.volume import Conv3DOp, Pool3DOp
+from ge_dialect.ops.windows import (
+    WindowAxis,
+    result_axes,
+    spatial_letters,
+    spatial_values,
+)
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
 from passes.lowering.index import Ix
@@ -246,36 +254,36 @@ def padded_input(
     ctx: LoweringContext,
     x: Buffer,
     data_format: str,
-    before: tuple[int, int],
-    size: tuple[int, int],
+    pads: Sequence[tuple[int, int]],
     fill: float,
 ) -> Buffer:
-    """`x` copied into a scratch buffer of spatial `size`, bordered with `fill`.
+    """`x` copied into a scratch buffer with `pads` (begin, end) of `fill`
+    around each spatial axis of `data_format` (x itself without pads).
 
-    Only the border is filled (four strips: the rows above and below, the
-    columns left and right of the copy), not the whole buffer first.
+    Only the border is filled (per spatial axis, the slabs before and after
+    the copy, within the copy along the axes before it), not the whole
+    buffer first.
     """
     shape = list(x.layout.origin_shape)
-    h_axis, w_axis = data_format.index("H"), data_format.index("W")
-    if before == (0, 0) and (shape[h_axis], shape[w_axis]) == size:
+    axes = [data_format.index(a) for a in spatial_letters(data_format)]
+    extents = [shape[a] for a in axes]
+    if not any(begin or end for begin, end in pads):
         return x
-    height, width = shape[h_axis], shape[w_axis]
-    shape[h_axis], shape[w_axis] = size
+    for a, (begin, end) in zip(axes, pads, strict=True):
+        shape[a] += begin + end
     padded = ctx.temporary(x.layout.resized(shape))
-    (top, left), (rows, columns) = before, size
-    strips = [  # (first row, rows, first column, columns)
-        (0, top, 0, columns),
-        (top + height, rows - top - height, 0, columns),
-        (top, height, 0, left),
-        (top, height, left + width, columns - left - width),
-    ]
-    for row, row_count, column, column_count in strips:
-        if row_count > 0 and column_count > 0:
-            start = {h_axis: row, w_axis: column}
+    for k, (a, (begin, end)) in enumerate(zip(axes, pads, strict=True)):
+        inner = {b: (pads[j][0], extents[j]) for j, b in enumerate(axes[:k])}
+        for first, count in ((0, begin), (begin + extents[k], end)):
+            if count <= 0 or any(size <= 0 for _, size in inner.values()):
+                continue
+            start = {a: first} | {b: at for b, (at, _) in inner.items()}
             extent = list(shape)
-            extent[h_axis], extent[w_axis] = row_count, column_count
+            extent[a] = count
+            for b, (_, size) in inner.items():
+                extent[b] = size
             fill_region(ctx, padded, start, tuple(extent), fill)
-    offsets = {h_axis: before[0], w_axis: before[1]}
+    offsets = {a: begin for a, (begin, _) in zip(axes, pads, strict=True)}
 
     def shifted(index: list[Ix]) -> list[Ix]:
         return [ix + offsets.get(k, 0) for k, ix in enumerate(index)]
@@ -301,9 +309,27 @@ def fill_region(
     ctx.emitter.for_each(sizes, body)
 
 
-def _spatial(ctx: LoweringContext, name: str, data_format: str) -> tuple[int, int]:
-    values = ctx.attr(name)
-    return values[data_format.index("H")], values[data_format.index("W")]
+def window_geometry(
+    ctx: LoweringContext, x: Buffer, result: Sequence[int], kernel: Sequence[int]
+) -> list[tuple[int, WindowAxis]]:
+    """Position and geometry of each spatial axis of the window op at
+    `ctx.op` from `x` to a result of shape `result`: `kernel` taps per
+    spatial axis, the op's strides, dilations and pads."""
+    data_format = str(ctx.attr("data_format"))
+    return result_axes(
+        x.layout.origin_shape,
+        result,
+        data_format,
+        kernel,
+        spatial_values(ctx.attr("strides"), data_format),
+        spatial_values(ctx.attr("dilations"), data_format),
+        list(ctx.attr("pads")),
+    )
+
+
+def window_pads(axes: Sequence[tuple[int, WindowAxis]]) -> list[tuple[int, int]]:
+    """The (begin, end) pads each window of `axes` fits in."""
+    return [(g.pb, g.end_pad) for _, g in axes]
 
 
 def require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
@@ -312,151 +338,65 @@ def require_float(ctx: LoweringContext, *buffers: Buffer) -> None:
         raise ctx.error("has no loop lowering for non-float element types")
 
 
-@lowers(Conv2DOp)
-def lower_conv2d(ctx: LoweringContext, op: Operation) -> None:
-    """Grouped, strided, dilated 2-D convolution (cross-correlation) plus bias."""
+@lowers(Conv2DOp, Conv3DOp)
+def lower_conv(ctx: LoweringContext, op: Operation) -> None:
+    """Grouped, strided, dilated 2-D or 3-D convolution (cross-correlation)
+    plus bias."""
     y = ctx.result()
-    reduce_to_result(ctx, conv2d_reduction(ctx, y.layout), y, accumulator(ctx, y))
+    reduce_to_result(ctx, conv_reduction(ctx, y.layout), y, accumulator(ctx, y))
 
 
 @heads_groups(Conv2DOp)
-def conv2d_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
+def conv_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     """The convolution at `ctx.op` with result layout `y`.
 
-    Loops: N, groups, output channels per group, Ho, Wo; reduction over input
-    channels per group, KH, KW. Works for any activation/filter layouts.
+    Loops: N, groups, output channels per group, the output's spatial axes;
+    reduction over input channels per group and the filter's spatial axes.
+    Works for any activation/filter layouts.
     """
     x, w, *bias = ctx.operands()
     arithmetic = product_arithmetic(ctx, y, x, w, *bias)
     data_format = str(ctx.attr("data_format"))
+    letters = spatial_letters(data_format)
     filter_format = w.layout.origin_format
-    w_letters = "NCHW" if filter_format == Format.ND else filter_format.value
+    w_letters = "NC" + letters if filter_format == Format.ND else filter_format.value
     groups = int(ctx.attr("groups"))
-    n, _, h, width = (x.layout.origin_shape[data_format.index(a)] for a in "NCHW")
-    cout, cin_g, kh, kw = (w.layout.origin_shape[w_letters.index(a)] for a in "NCHW")
-    ho, wo = (y.origin_shape[data_format.index(a)] for a in "HW")
-    (sh, sw), (dh, dw) = (
-        _spatial(ctx, "strides", data_format),
-        _spatial(ctx, "dilations", data_format),
+    n = x.layout.origin_shape[data_format.index("N")]
+    cout, cin_g, *kernel = (
+        w.layout.origin_shape[w_letters.index(a)] for a in "NC" + letters
     )
-    top, bottom, left, right = ctx.attr("pads")
-    needed = ((ho - 1) * sh + (kh - 1) * dh + 1, (wo - 1) * sw + (kw - 1) * dw + 1)
-    size = (max(h + top + bottom, needed[0]), max(width + left + right, needed[1]))
-    source = padded_input(ctx, x, data_format, (top, left), size, 0.0)
+    axes = window_geometry(ctx, x, y.origin_shape, kernel)
+    source = padded_input(ctx, x, data_format, window_pads(axes), 0.0)
     c_axis = data_format.index("C")
     per_group = cout // groups
+    rank = len(letters)
 
     def bias_at(nest: Nest, index: list[Ix]) -> Value:
         return nest.load(bias[0], [index[c_axis]])
 
     def term(nest: Nest, index: list[Ix]) -> Value:
-        b, g, o, oh, ow, i, ih, iw = index
-        xv = nest.load(
-            source,
-            place(
-                data_format,
-                N=b,
-                C=g * cin_g + i,
-                H=oh * sh + ih * dh,
-                W=ow * sw + iw * dw,
-            ),
-        )
-        wv = nest.load(w, place(w_letters, N=g * per_group + o, C=i, H=ih, W=iw))
+        b, g, o = index[:3]
+        out, i, taps = index[3 : 3 + rank], index[3 + rank], index[4 + rank :]
+        spatial = {
+            letter: q * geometry.s + t * geometry.d
+            for letter, q, t, (_, geometry) in zip(
+                letters, out, taps, axes, strict=True
+            )
+        }
+        xv = nest.load(source, place(data_format, N=b, C=g * cin_g + i, **spatial))
+        filter_taps = dict(zip(letters, taps, strict=True))
+        wv = nest.load(w, place(w_letters, N=g * per_group + o, C=i, **filter_taps))
         return arithmetic.multiply(nest, xv, wv)
 
     def acc_index(index: list[Ix]) -> list[Ix]:
-        b, g, o, oh, ow = index[:5]
-        return place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
+        b, g, o, *out = index[: 3 + rank]
+        spatial = dict(zip(letters, out, strict=True))
+        return place(data_format, N=b, C=g * per_group + o, **spatial)
 
-    sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
+    sizes = (n, groups, per_group, *(g.out for _, g in axes), cin_g, *kernel)
     init = bias_at if bias else arithmetic.zero
-    return Reduction(sizes, frozenset({5, 6, 7}), acc_index, term, init, arithmetic.add)
-
-
-@lowers(Conv2DTransposeOp)
-def lower_conv2d_transpose(ctx: LoweringContext, op: Operation) -> None:
-    """Transposed convolution as a convolution (`conv2d_transpose_reduction`)."""
-    y = ctx.result()
-    reduction = conv2d_transpose_reduction(ctx, y.layout)
-    reduce_to_result(ctx, reduction, y, accumulator(ctx, y))
-
-
-def conv2d_transpose_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
-    """ONNX ConvTranspose at `ctx.op` as a plain convolution: `x` is spread
-    into a zero scratch buffer (element `ih` at `ih * stride + shift`,
-    `shift = (k - 1) * dilation - pad_begin`; elements that land outside it
-    reach no output), then a stride-1 convolution with the filter
-    [Cin, Cout/g, kh, kw] flipped: `y[oh] = sum z[oh + kh * d] w[k - 1 - kh]`.
-    """
-    x, w, *bias = ctx.operands()
-    require_float(ctx, x, w)
-    data_format = str(ctx.attr("data_format"))
-    groups = int(ctx.attr("groups"))
-    h_axis, w_axis = data_format.index("H"), data_format.index("W")
-    n, cin, height, width = (
-        x.layout.origin_shape[data_format.index(a)] for a in "NCHW"
-    )
-    _, per_group, kh, kw = w.layout.origin_shape
-    ho, wo = (y.origin_shape[data_format.index(a)] for a in "HW")
-    (sh, sw), (dh, dw) = (
-        _spatial(ctx, "strides", data_format),
-        _spatial(ctx, "dilations", data_format),
-    )
-    top, _, left, _ = ctx.attr("pads")
-    cin_g = cin // groups
-    size = (ho + (kh - 1) * dh, wo + (kw - 1) * dw)
-    shifts = ((kh - 1) * dh - top, (kw - 1) * dw - left)
-    shape = list(x.layout.origin_shape)
-    shape[h_axis], shape[w_axis] = size
-    spread = ctx.temporary(x.layout.resized(shape), fill=0.0)
-    kept: dict[int, tuple[int, int, int, int]] = {}  # axis: first, count, step, shift
-    for axis, extent, stride, shift, limit in (
-        (h_axis, height, sh, shifts[0], size[0]),
-        (w_axis, width, sw, shifts[1], size[1]),
-    ):
-        first = max(0, -(shift // stride) if shift < 0 else 0)
-        last = min(extent - 1, (limit - 1 - shift) // stride)
-        kept[axis] = (first, last - first + 1, stride, shift)
-    if all(count > 0 for _, count, _, _ in kept.values()):
-        sizes = list(x.layout.origin_shape)
-        for axis, (_, count, _, _) in kept.items():
-            sizes[axis] = count
-
-        def source(index: list[Ix]) -> list[Ix]:
-            return [ix + kept[k][0] if k in kept else ix for k, ix in enumerate(index)]
-
-        def target(index: list[Ix]) -> list[Ix]:
-            at = []
-            for k, ix in enumerate(index):
-                if k in kept:
-                    first, _, stride, shift = kept[k]
-                    ix = (ix + first) * stride + shift
-                at.append(ix)
-            return at
-
-        copy(ctx, x, spread, tuple(sizes), source_index=source, target_index=target)
-    c_axis = data_format.index("C")
-
-    def bias_at(nest: Nest, index: list[Ix]) -> Value:
-        return nest.load(bias[0], [index[c_axis]])
-
-    def term(nest: Nest, index: list[Ix]) -> Value:
-        b, g, o, oh, ow, i, ih, iw = index
-        xv = nest.load(
-            spread,
-            place(data_format, N=b, C=g * cin_g + i, H=oh + ih * dh, W=ow + iw * dw),
-        )
-        flipped = [g * cin_g + i, o, Ix.of(kh - 1) - ih, Ix.of(kw - 1) - iw]
-        return nest.op(arith.MulfOp, xv, nest.load(w, flipped))
-
-    def acc_index(index: list[Ix]) -> list[Ix]:
-        b, g, o, oh, ow = index[:5]
-        return place(data_format, N=b, C=g * per_group + o, H=oh, W=ow)
-
-    sizes = (n, groups, per_group, ho, wo, cin_g, kh, kw)
-    return Reduction(
-        sizes, frozenset({5, 6, 7}), acc_index, term, bias_at if bias else 0.0
-    )
+    reduced = frozenset(range(3 + rank, 4 + 2 * rank))
+    return Reduction(sizes, reduced, acc_index, term, init, arithmetic.add)
 
 
 def window_counts(
@@ -486,11 +426,11 @@ def window_counts(
     return counts
 
 
-@lowers(PoolOp)
+@lowers(PoolOp, Pool3DOp)
 def lower_pool(ctx: LoweringContext, op: Operation) -> None:
-    """Max / average / Lp pooling; padding never wins a max, is counted by
-    the rule in an average and adds nothing to an Lp norm. An integer max
-    pool accumulates in its own type (exact)."""
+    """Max / average / Lp pooling, 2-D or 3-D; padding never wins a max, is
+    counted by the rule in an average and adds nothing to an Lp norm. An
+    integer max pool accumulates in its own type (exact)."""
     y = ctx.result()
     reduce_to_result(ctx, pool_reduction(ctx, y.layout), y, accumulator(ctx, y))
 
@@ -529,32 +469,24 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     maximum = max_of(ctx, x) if reduction == "max" else None
     if maximum is None:
         require_float(ctx, x)
-    kh, kw = _spatial(ctx, "ksize", data_format)
-    sh, sw = _spatial(ctx, "strides", data_format)
-    dh, dw = _spatial(ctx, "dilations", data_format)
-    top, bottom, left, right = ctx.attr("pads")
-    h, width = (x.layout.origin_shape[data_format.index(a)] for a in "HW")
-    ho, wo = (y.origin_shape[data_format.index(a)] for a in "HW")
-    size = (
-        max(h + top + bottom, (ho - 1) * sh + (kh - 1) * dh + 1),
-        max(width + left + right, (wo - 1) * sw + (kw - 1) * dw + 1),
+    axes = window_geometry(
+        ctx, x, y.origin_shape, spatial_values(ctx.attr("ksize"), data_format)
     )
     pad_value = maximum.identity if maximum is not None else 0.0
-    source = padded_input(ctx, x, data_format, (top, left), size, pad_value)
-    axes = [data_format.index(a) for a in "NCHW"]
+    source = padded_input(ctx, x, data_format, window_pads(axes), pad_value)
+    rank = len(y.origin_shape)
 
     def tap(nest: Nest, index: list[Ix]) -> Value:
-        out, (ih, iw) = index[:4], index[4:]
-        source_index = list(out)
-        source_index[axes[2]] = out[axes[2]] * sh + ih * dh
-        source_index[axes[3]] = out[axes[3]] * sw + iw * dw
+        source_index = list(index[:rank])
+        for k, (a, g) in enumerate(axes):
+            source_index[a] = index[a] * g.s + index[rank + k] * g.d
         return nest.load(source, source_index)
 
-    sizes = (*y.origin_shape, kh, kw)
-    reduced = frozenset({4, 5})
+    sizes = (*y.origin_shape, *(g.k for _, g in axes))
+    reduced = frozenset(range(rank, len(sizes)))
 
     def at(index: list[Ix]) -> list[Ix]:
-        return index[:4]
+        return index[:rank]
 
     if maximum is not None:
         init = typed_constant(maximum)
@@ -569,27 +501,23 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
             final=lambda nest, total, _: lp_root(nest, total, p),
         )
     include_pad = bool(ctx.attr("count_include_pad"))
-    rows = window_counts(
-        ctx,
-        size[0],
-        0 if include_pad else top,
-        top + h + (bottom if include_pad else 0),
-        (kh, sh, dh, ho),
-    )
-    cols = window_counts(
-        ctx,
-        size[1],
-        0 if include_pad else left,
-        left + width + (right if include_pad else 0),
-        (kw, sw, dw, wo),
-    )
+    counts = [
+        window_counts(
+            ctx,
+            g.pb + g.size + g.end_pad,
+            0 if include_pad else g.pb,
+            g.pb + g.size + (g.pe if include_pad else 0),
+            (g.k, g.s, g.d, g.out),
+        )
+        for _, g in axes
+    ]
 
     def average(nest: Nest, total: Value, index: list[Ix]) -> Value:
-        count = nest.op(
-            arith.MulfOp,
-            nest.load(rows, [index[axes[2]]]),
-            nest.load(cols, [index[axes[3]]]),
+        count, *others = (
+            nest.load(c, [index[a]]) for c, (a, _) in zip(counts, axes, strict=True)
         )
+        for other in others:
+            count = nest.op(arith.MulfOp, count, other)
         return nest.op(arith.DivfOp, total, count)
 
     return Reduction(sizes, reduced, at, tap, final=average)
@@ -604,17 +532,13 @@ def lower_max_pool_with_argmax(ctx: LoweringContext, op: Operation) -> None:
     (x,) = ctx.operands()
     y, argmax = ctx.result(0), ctx.result(1)
     maximum = max_of(ctx, x)
-    kh, kw = _spatial(ctx, "ksize", "NCHW")
-    sh, sw = _spatial(ctx, "strides", "NCHW")
-    dh, dw = _spatial(ctx, "dilations", "NCHW")
-    top, bottom, left, right = ctx.attr("pads")
     n, c, h, width = x.layout.origin_shape
-    _, _, ho, wo = y.layout.origin_shape
-    size = (
-        max(h + top + bottom, (ho - 1) * sh + (kh - 1) * dh + 1),
-        max(width + left + right, (wo - 1) * sw + (kw - 1) * dw + 1),
-    )
-    source = padded_input(ctx, x, "NCHW", (top, left), size, maximum.identity)
+    kh, kw = spatial_values(ctx.attr("ksize"), "NCHW")
+    axes = window_geometry(ctx, x, y.layout.origin_shape, (kh, kw))
+    (_, rows), (_, columns) = axes
+    sh, sw, dh, dw = rows.s, columns.s, rows.d, columns.d
+    top, left, ho, wo = rows.pb, columns.pb, rows.out, columns.out
+    source = padded_input(ctx, x, "NCHW", window_pads(axes), maximum.identity)
     acc = accumulator(ctx, y)
     initialise(ctx, acc, typed_constant(maximum))
     initialise(ctx, argmax, lambda nest, _: nest.const(-1, i64))

@@ -1,7 +1,7 @@
 """Finding an op's lowering, and why an op has none.
 
 Emitters register by op class in the family modules (`elementwise`,
-`movement`, `nn`, `volume`, `fused`, `image`, `cumulative`, `scatter`,
+`movement`, `nn`, `conv_transpose`, `fused`, `image`, `cumulative`, `scatter`,
 `einsum`, `signal`, `sorting`, `value_shaped`, `detection`, `stochastic`,
 `blocks`; see `registry`); `Elementwise` ops with a scalar body lower
 generically; control flow lowers with its regions
@@ -32,6 +32,7 @@ from ge_dialect.ops import (
 from ge_dialect.traits import Elementwise
 from passes.lowering import (
     blocks,
+    conv_transpose,
     cumulative,
     detection,
     einsum,
@@ -45,13 +46,13 @@ from passes.lowering import (
     sorting,
     stochastic,
     value_shaped,
-    volume,
 )
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.registry import Lowering, registered_lowering
 
 FAMILY_MODULES = (
     blocks,
+    conv_transpose,
     cumulative,
     detection,
     einsum,
@@ -65,7 +66,6 @@ FAMILY_MODULES = (
     sorting,
     stochastic,
     value_shaped,
-    volume,
 )
 """The modules whose import registers the emitters."""
 
