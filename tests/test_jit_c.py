@@ -5,10 +5,12 @@ products term by term in the same order, each multiply-add rounded once
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import shutil
 import signal
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -713,6 +715,40 @@ def test_consecutive_c_kernels_are_one_call():
     sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
     assert sequence is not None, source
     assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
+
+
+def test_addresses_of_the_threads_buffers_are_one_table():
+    """The merged call reads the addresses of the thread's buffers (made
+    once per thread with the views) from one table and takes only those
+    computed per call (the input's): the same results, on every call and
+    in another thread (its own buffers, its own table)."""
+    compiled = compile_module(TWO_NESTS, kernels="c")
+    numpy_path = compile_module(TWO_NESTS, kernels="numpy")
+    jitted = compiled.source.split("def jitted")[1]
+    (call,) = [line for line in jitted.splitlines() if line.lstrip().startswith("k")]
+    name, arguments = call.strip().rstrip(")").split("(")
+    table, *given = arguments.split(", ")
+    assert table == f"{name}_table", compiled.source
+    assert f"{table} = address_table(" in compiled.source.split("def jitted")[0]
+    assert all(f"{p} = address(v1," in jitted for p in given), compiled.source
+    assert re.search(rf"void {name}\(void \*const \*t, ", library_source(compiled))
+    for x in (special((3, 17)), special((3, 17))):
+        (want,) = numpy_path(x)
+        np.testing.assert_array_equal(compiled(x)[0], want)
+        with ThreadPoolExecutor(1) as pool:
+            (other,) = pool.submit(compiled, x).result()
+        np.testing.assert_array_equal(other, want)
+
+
+def test_an_address_table_holds_the_addresses_and_keeps_their_buffers():
+    buffers = [np.full(4, i, np.float32) for i in range(3)]
+    addresses = [c_runtime.address(b, (0,), (4,), 4) for b in buffers]
+    want = [int(a) for a in addresses]
+    table = c_runtime.address_table(*addresses)
+    del buffers, addresses
+    held = (ctypes.c_void_p * 3).from_address(table)
+    assert list(held) == want
+    assert [ctypes.c_float.from_address(a).value for a in held] == [0, 1, 2]
 
 
 def clamp_nest(source: str, target: str) -> str:

@@ -48,7 +48,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
-from ge_runtime.jit.c_runtime import PART, address, kernel
+from ge_runtime.jit.c_runtime import PART, address, address_table, kernel
 from ge_runtime.jit.emit.native import NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
@@ -280,22 +280,39 @@ class CLibrary:
             found = env.extensions[CLibrary] = CLibrary(env)
         return found
 
-    def sequence(self, calls: list[tuple[str, list[str]]]) -> str:
-        """A kernel calling the kernels of `calls` in turn, and the Python
-        line calling it with their arguments."""
+    def sequence(
+        self, calls: list[tuple[str, list[str]]], table: list[str]
+    ) -> tuple[str, str | None]:
+        """A kernel calling the kernels of `calls` in turn, the Python line
+        calling it, and the line making its table: the addresses in `table`
+        (the same on every call, `kernel_calls.merge_kernel_calls`) it reads
+        from one array of them (`c_runtime.address_table`), whose address is
+        its first argument; the others it takes one by one."""
         names = list(dict.fromkeys(a for _, arguments in calls for a in arguments))
-        position = {name: f"a{i}" for i, name in enumerate(names)}
+        row = {name: i for i, name in enumerate(table)}
+        position = {
+            name: f"t[{row[name]}]" if name in row else f"a{i}"
+            for i, name in enumerate(names)
+        }
+        given = [name for name in names if name not in row]
         name = self.env.fresh("k")
-        parameters = ", ".join(f"void *{position[n]}" for n in names)
+        parameters = [f"void *{position[n]}" for n in given]
+        passed = list(given)
+        making = None
+        if table:
+            parameters.insert(0, "void *const *t")
+            passed.insert(0, f"{name}_table")
+            making = f"    {name}_table = address_table({', '.join(table)})"
+            self.env.namespace["address_table"] = address_table
         body = [
             f"    {kernel}({', '.join(position[a] for a in arguments)});"
             for kernel, arguments in calls
         ]
-        opening = f"{SEQUENCE_ATTRIBUTES} void {name}({parameters}) {{"
+        opening = f"{SEQUENCE_ATTRIBUTES} void {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
-        self.functions.append((name, code, len(names)))
+        self.functions.append((name, code, len(passed)))
         self._calls[name] = [kernel for kernel, _ in calls]
-        return f"    {name}({', '.join(names)})"
+        return f"    {name}({', '.join(passed)})", making
 
     def build(self) -> None:
         """Write the last parts, compile (or find) the library and bind each
