@@ -593,6 +593,39 @@ POW_SPECIAL = np.array(
 )  # fmt: skip
 
 
+SQUARE = """
+"memref.global"() <{sym_name = "two", type = memref<1xf32>, sym_visibility = "private",
+  initial_value = dense<2.0> : tensor<1xf32>, constant}> : () -> ()
+func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
+  %e = memref.get_global @two : memref<1xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 17 {
+      %a = affine.load %x[%i, %j] : memref<3x17xf32>
+      %b = affine.load %e[0] : memref<1xf32>
+      %r = math.powf %a, %b : f32
+      affine.store %r, %z[%i, %j] : memref<3x17xf32>
+    }
+  }
+  func.return %z : memref<3x17xf32>
+}
+"""
+
+
+def test_a_constant_exponent_is_a_literal_the_c_compiler_folds():
+    """A one-element constant global (an RMS norm's exponent 2) is read as a
+    literal: the kernel takes no buffer for it, and `powf(x, 2)` folds into
+    the square, rounded once (glibc's vector `powf` ran at every element)."""
+    x = special((3, 17))
+    compiled = compile_module(SQUARE, kernels="c")
+    assert compiled.native_nests == 1, compiled.source
+    source = library_source(compiled)
+    assert re.search(r"ge_powf\(x0, \(0x1\.0+p\+1f\)\)", source), source
+    assert re.search(r"void k\d+\(float \* restrict a0, float \* restrict a1\)", source)
+    (got,) = compiled(x)
+    np.testing.assert_array_equal(got, x * x)
+
+
 def test_c_powf_is_c99_pow_on_every_pair_of_special_values():
     """`ge_powf` (the power of the magnitude, the sign put back) agrees with
     NumPy on pairs of special values (signed zeros, infinities, NaN,

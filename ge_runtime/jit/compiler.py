@@ -400,6 +400,8 @@ class FunctionCompiler:
                     self.env.mutable_globals.add(name)
                 else:
                     self.env.invariant.add(op.memref)
+                    if array.size == 1:
+                        self.env.scalars[op.memref] = array.reshape(-1)[0]
                 lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
             elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
                 lines += self._control_flow(op, indent)
