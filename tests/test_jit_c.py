@@ -5,10 +5,12 @@ products term by term in the same order, each multiply-add rounded once
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import shutil
 import signal
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -591,6 +593,43 @@ POW_SPECIAL = np.array(
 )  # fmt: skip
 
 
+SQUARE = """
+"memref.global"() <{sym_name = "two", type = memref<1xf32>, sym_visibility = "private",
+  initial_value = dense<2.0> : tensor<1xf32>, constant}> : () -> ()
+func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
+  %e = memref.get_global @two : memref<1xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 17 {
+      %a = affine.load %x[%i, %j] : memref<3x17xf32>
+      %b = affine.load %e[0] : memref<1xf32>
+      %r = math.powf %a, %b : f32
+      affine.store %r, %z[%i, %j] : memref<3x17xf32>
+    }
+  }
+  func.return %z : memref<3x17xf32>
+}
+"""
+
+
+def test_a_constant_exponent_is_a_literal_the_c_compiler_folds():
+    """A one-element constant global (an RMS norm's exponent 2) is read as a
+    literal: the kernel takes no buffer for it, and `powf(x, 2)` folds into
+    the square, rounded once (glibc's vector `powf` ran at every element);
+    a cube is `x * x * x`, as onnxruntime computes it."""
+    x = special((3, 17))
+    compiled = compile_module(SQUARE, kernels="c")
+    assert compiled.native_nests == 1, compiled.source
+    source = library_source(compiled)
+    assert re.search(r"ge_powf\(x0, \(0x1\.0+p\+1f\)\)", source), source
+    assert re.search(r"void k\d+\(float \* restrict a0, float \* restrict a1\)", source)
+    (got,) = compiled(x)
+    np.testing.assert_array_equal(got, x * x)
+    cube = compile_module(SQUARE.replace("dense<2.0>", "dense<3.0>"), kernels="c")
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(cube(x)[0], x * x * x)  # as onnxruntime
+
+
 def test_c_powf_is_c99_pow_on_every_pair_of_special_values():
     """`ge_powf` (the power of the magnitude, the sign put back) agrees with
     NumPy on pairs of special values (signed zeros, infinities, NaN,
@@ -713,6 +752,40 @@ def test_consecutive_c_kernels_are_one_call():
     sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
     assert sequence is not None, source
     assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
+
+
+def test_addresses_of_the_threads_buffers_are_one_table():
+    """The merged call reads the addresses of the thread's buffers (made
+    once per thread with the views) from one table and takes only those
+    computed per call (the input's): the same results, on every call and
+    in another thread (its own buffers, its own table)."""
+    compiled = compile_module(TWO_NESTS, kernels="c")
+    numpy_path = compile_module(TWO_NESTS, kernels="numpy")
+    jitted = compiled.source.split("def jitted")[1]
+    (call,) = [line for line in jitted.splitlines() if line.lstrip().startswith("k")]
+    name, arguments = call.strip().rstrip(")").split("(")
+    table, *given = arguments.split(", ")
+    assert table == f"{name}_table", compiled.source
+    assert f"{table} = address_table(" in compiled.source.split("def jitted")[0]
+    assert all(f"{p} = address(v1," in jitted for p in given), compiled.source
+    assert re.search(rf"void {name}\(void \*const \*t, ", library_source(compiled))
+    for x in (special((3, 17)), special((3, 17))):
+        (want,) = numpy_path(x)
+        np.testing.assert_array_equal(compiled(x)[0], want)
+        with ThreadPoolExecutor(1) as pool:
+            (other,) = pool.submit(compiled, x).result()
+        np.testing.assert_array_equal(other, want)
+
+
+def test_an_address_table_holds_the_addresses_and_keeps_their_buffers():
+    buffers = [np.full(4, i, np.float32) for i in range(3)]
+    addresses = [c_runtime.address(b, (0,), (4,), 4) for b in buffers]
+    want = [int(a) for a in addresses]
+    table = c_runtime.address_table(*addresses)
+    del buffers, addresses
+    held = (ctypes.c_void_p * 3).from_address(table)
+    assert list(held) == want
+    assert [ctypes.c_float.from_address(a).value for a in held] == [0, 1, 2]
 
 
 def clamp_nest(source: str, target: str) -> str:

@@ -553,7 +553,7 @@ def reduce_kernel(obj: Any) -> tuple[Any, ...] | None:
 class Address(int):
     """A buffer's address that keeps the buffer alive while it is held."""
 
-    owner: np.ndarray
+    owner: object
 
 
 def address(
@@ -570,4 +570,15 @@ def address(
         )
     pointer = Address(array.ctypes.data + offset)
     pointer.owner = array
+    return pointer
+
+
+def address_table(*addresses: Address) -> Address:
+    """The address of an array of `addresses` (what a kernel calling
+    kernels in turn reads the addresses fixed per thread from: `ctypes`
+    converts one argument, not each of them), keeping it and their buffers
+    alive while it is held."""
+    table = np.array(addresses, np.uintp)
+    pointer = Address(table.ctypes.data)
+    pointer.owner = (table, addresses)
     return pointer

@@ -80,7 +80,12 @@ from ge_runtime.jit.ops import (
     jit_failure,
     numpy_dtype,
 )
-from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
+from ge_runtime.jit.schedule.hoist import (
+    drop_unread,
+    hoist_invariants,
+    hoist_views,
+    names_read,
+)
 from ge_runtime.jit.schedule.kernel_calls import merge_kernel_calls
 from ge_runtime.jit.schedule.kernels import nest_source
 from ge_runtime.offline import progress
@@ -278,20 +283,29 @@ class FunctionCompiler:
             assert split.body[0].startswith("    _workspace = ")
             constants = set(namespace) - self.env.mutable_globals
             views = hoist_views(split.body[1:], set(split.names), frozenset(constants))
-            if views.names:
-                made = "".join(f"{name}, " for name in views.names)
+            # the tables hold addresses of the thread's buffers only: the
+            # views are made once per thread, whatever weights are bound
+            fixed = frozenset(views.names)
+            merged = merge_kernel_calls(drop_unread(views.body), self.env, fixed)
+            setup = [*views.setup, *merged.tables.values()]
+            read = names_read(merged.body)
+            made = [name for name in [*views.names, *merged.tables] if name in read]
+            per_call = merged.body
+            if made:
+                returned = "".join(f"{name}, " for name in made)
                 views_function = [
                     f"def views({', '.join(['_workspace', *views.free])}):",
-                    *views.setup,
-                    f"    return ({made})",
+                    *setup,
+                    f"    return ({returned})",
                 ]
                 free = "".join(f", {name}" for name in views.free)
                 per_call = [
-                    split.body[0],
-                    f"    ({made}) = _workspace.views(views{free})",
-                    *views.body,
+                    f"    ({returned}) = _workspace.views(views{free})",
+                    *per_call,
                 ]
-        per_call = merge_kernel_calls(drop_unread(per_call), self.env)
+            per_call.insert(0, split.body[0])
+        else:
+            per_call = merge_kernel_calls(drop_unread(per_call), self.env).body
         for finish in self.env.deferred:
             finish()
         lines = [
@@ -386,6 +400,8 @@ class FunctionCompiler:
                     self.env.mutable_globals.add(name)
                 else:
                     self.env.invariant.add(op.memref)
+                    if array.size == 1:
+                        self.env.scalars[op.memref] = array.reshape(-1)[0]
                 lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
             elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
                 lines += self._control_flow(op, indent)

@@ -48,7 +48,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
-from ge_runtime.jit.c_runtime import PART, address, kernel
+from ge_runtime.jit.c_runtime import PART, address, address_table, kernel
 from ge_runtime.jit.emit.native import NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
@@ -79,13 +79,15 @@ static inline int64_t floormod(int64_t a, int64_t k) {
 }
 extern int ge_threads __attribute__((visibility("hidden")));
 static inline float ge_powf(float x, float y) {
+    float cube = x * x * x;
     float magnitude = powf(__builtin_fabsf(x), y);
     float half = y * 0.5f;
     int whole = y == __builtin_floorf(y);
     int odd = whole & (half != __builtin_floorf(half));
     float signed_ = (odd & (__builtin_signbitf(x) != 0)) ? -magnitude : magnitude;
     int negative = (x < 0.0f) & (x != -__builtin_inff());
-    return (negative & !whole) ? __builtin_nanf("") : signed_;
+    float power = (negative & !whole) ? __builtin_nanf("") : signed_;
+    return y == 3.0f ? cube : power;
 }
 static inline float ge_expf(float x) {
     float clamped = x > 128.0f ? 128.0f : x;
@@ -118,7 +120,10 @@ static inline float ge_expf(float x) {
 of the base's magnitude, whose vector variant (`VECTOR_MATH`) takes no
 slow path on a negative base (GPT-2's GELU cubes its inputs): the sign of
 an odd integer power put back, NaN for a finite negative base to a power
-that is not an integer. `ge_expf` is `expf` written out so that a loop
+that is not an integer. A cube is `x * x * x`, as onnxruntime computes
+it: with a literal exponent (a constant global, `CodeEnv.scalars`) GPT-2's
+GELU calls no `powf` (8.8 % of its time at 1 thread), as the square folds
+into `x * x` by itself. `ge_expf` is `expf` written out so that a loop
 calling it vectorises (no call; the C library's `expf` has no vector
 variant as accurate): in double precision, `x = n ln 2 + r` (|r| <= ln 2 / 2,
 `n` rounded by adding 1.5 * 2**52), `e**r` by its Taylor polynomial to
@@ -280,22 +285,39 @@ class CLibrary:
             found = env.extensions[CLibrary] = CLibrary(env)
         return found
 
-    def sequence(self, calls: list[tuple[str, list[str]]]) -> str:
-        """A kernel calling the kernels of `calls` in turn, and the Python
-        line calling it with their arguments."""
+    def sequence(
+        self, calls: list[tuple[str, list[str]]], table: list[str]
+    ) -> tuple[str, str | None]:
+        """A kernel calling the kernels of `calls` in turn, the Python line
+        calling it, and the line making its table: the addresses in `table`
+        (the same on every call, `kernel_calls.merge_kernel_calls`) it reads
+        from one array of them (`c_runtime.address_table`), whose address is
+        its first argument; the others it takes one by one."""
         names = list(dict.fromkeys(a for _, arguments in calls for a in arguments))
-        position = {name: f"a{i}" for i, name in enumerate(names)}
+        row = {name: i for i, name in enumerate(table)}
+        position = {
+            name: f"t[{row[name]}]" if name in row else f"a{i}"
+            for i, name in enumerate(names)
+        }
+        given = [name for name in names if name not in row]
         name = self.env.fresh("k")
-        parameters = ", ".join(f"void *{position[n]}" for n in names)
+        parameters = [f"void *{position[n]}" for n in given]
+        passed = list(given)
+        making = None
+        if table:
+            parameters.insert(0, "void *const *t")
+            passed.insert(0, f"{name}_table")
+            making = f"    {name}_table = address_table({', '.join(table)})"
+            self.env.namespace["address_table"] = address_table
         body = [
             f"    {kernel}({', '.join(position[a] for a in arguments)});"
             for kernel, arguments in calls
         ]
-        opening = f"{SEQUENCE_ATTRIBUTES} void {name}({parameters}) {{"
+        opening = f"{SEQUENCE_ATTRIBUTES} void {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
-        self.functions.append((name, code, len(names)))
+        self.functions.append((name, code, len(passed)))
         self._calls[name] = [kernel for kernel, _ in calls]
-        return f"    {name}({', '.join(names)})"
+        return f"    {name}({', '.join(passed)})", making
 
     def build(self) -> None:
         """Write the last parts, compile (or find) the library and bind each

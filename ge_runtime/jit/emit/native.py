@@ -533,6 +533,10 @@ class NativeNest(LoopTiling, NativeOperands):
         if self._fused_term(op):
             self._terms[op.results[0]] = [self._local(v) for v in op.operands]
             return
+        if isinstance(op, affine.LoadOp) and op.memref in self.env.scalars:
+            scalar = self.env.scalars[op.memref]  # a constant: a literal
+            self.locals[op.result] = self._literal(scalar, op.result)
+            return
         name = f"x{self._values}"
         self._values += 1
         if isinstance(op, affine.LoadOp):

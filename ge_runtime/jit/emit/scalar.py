@@ -57,6 +57,9 @@ class CodeEnv:
     poison: bool = False
     invariant: set[SSAValue] = field(default_factory=set)
     """Buffers every call reads the same (weights, constant globals)."""
+    scalars: dict[SSAValue, Any] = field(default_factory=dict)
+    """The element of each one-element constant global (a power's exponent):
+    a native kernel reads it as a literal, which its compiler folds."""
     mutable_globals: set[str] = field(default_factory=set)
     """Namespace names of objects the generated code changes."""
     writes: dict[str, tuple[int, ...]] = field(default_factory=dict)

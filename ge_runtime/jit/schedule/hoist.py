@@ -47,6 +47,11 @@ def _loaded(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not _stored(n)}
 
 
+def names_read(body: Sequence[str]) -> set[str]:
+    """The names the statements of `body` (one indentation level) read."""
+    return _loaded(ast.parse("if True:\n" + "\n".join(body))) if body else set()
+
+
 def _stored(name: ast.Name) -> bool:
     return isinstance(name.ctx, ast.Store)
 
@@ -209,7 +214,7 @@ def hoist_views(
             contiguous.add(target.id)
         free |= _loaded(statement.value) & given
         setup += source
-    read = _loaded(ast.parse("if True:\n" + "\n".join(kept))) if kept else set()
+    read = names_read(kept)
     names = [name for name in sorted(viewed) if name in read]
     return Views(setup, kept, names, sorted(free))
 

@@ -8,6 +8,8 @@ hundreds of kernels in a row. Decided on the function's finished source
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from ge_runtime.jit.emit import c
 from ge_runtime.jit.emit.scalar import CodeEnv
@@ -19,7 +21,19 @@ ADDRESS = re.compile(r"    p\d+ = address\(\w+, [-(), \d]*\)")
 """A top-level address computation (`address(buffer, axes, strides, offset)`)."""
 
 
-def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
+@dataclass(frozen=True)
+class Merged:
+    """A function body with its kernel calls merged, and the address tables
+    its calls read, made where the addresses they hold are."""
+
+    body: list[str]
+    tables: dict[str, str]
+    """Each table's name and the line binding it (`c_runtime.address_table`)."""
+
+
+def merge_kernel_calls(
+    body: list[str], env: CodeEnv, fixed: frozenset[str] = frozenset()
+) -> Merged:
     """`body` with each run of consecutive C kernel calls made one call of a
     C function calling them in turn (the addresses the run computes are
     computed before it: they only read buffers made before it):
@@ -28,23 +42,45 @@ def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
         k3(p1, p4)               ->    p5 = address(v6, ...)
         p5 = address(v6, ...)          k9(p1, p4, p5)
         k7(p5, p1)
+
+    The run's addresses among `fixed` (the same on every call: those of
+    the thread's buffers and the packed weights) it reads from one table of
+    them (`k9(k9_table, p5)`, `Merged.tables`) when there are more than
+    one: `ctypes` converts each argument of each call (59 us for 1024).
     """
     library = env.extensions.get(c.CLibrary)
     if library is None:
-        return body
+        return Merged(body, {})
     kernels = {name: count for name, _, count in library.functions}
     merged: list[str] = []
+    tables: dict[str, str] = {}
     addresses: list[str] = []
     calls: list[tuple[str, list[str]]] = []
-    taken: set[str] = set()  # the run's buffers
+    taken: dict[str, None] = {}  # the run's buffers, in order
+
+    def passed(names: Iterable[str]) -> int:
+        """How many arguments a call of a run of `names` (once each) passes:
+        a table of its fixed ones when there are more than one."""
+        held = loose = 0
+        for name in names:
+            if name in fixed:
+                held += 1
+            else:
+                loose += 1
+        return loose + (1 if held > 1 else held)
 
     def flush() -> None:
         merged.extend(addresses)
-        if len(calls) == 1:
+        table = [name for name in taken if name in fixed]
+        table = table if len(table) > 1 else []
+        if len(calls) == 1 and not table:
             kernel, arguments = calls[0]
             merged.append(f"    {kernel}({', '.join(arguments)})")
         elif calls:
-            merged.append(library.sequence(calls))
+            call, making = library.sequence(calls, table)
+            merged.append(call)
+            if making is not None:
+                tables[making.split(" = ", 1)[0].strip()] = making
         addresses.clear()
         calls.clear()
         taken.clear()
@@ -53,14 +89,14 @@ def merge_kernel_calls(body: list[str], env: CodeEnv) -> list[str]:
         call = CALL.fullmatch(line)
         if call is not None and call[1] in kernels:
             arguments = call[2].split(", ") if call[2] else []
-            if len(taken.union(arguments)) > c.MAX_ARGUMENTS:
+            if passed({**taken, **dict.fromkeys(arguments)}) > c.MAX_ARGUMENTS:
                 flush()
             calls.append((call[1], arguments))
-            taken.update(arguments)
+            taken.update(dict.fromkeys(arguments))
         elif ADDRESS.fullmatch(line):
             addresses.append(line)
         else:
             flush()
             merged.append(line)
     flush()
-    return merged
+    return Merged(merged, tables)
