@@ -9,7 +9,9 @@ library NumPy loaded is found among the process's mapped files.
 
 Idle BLAS threads sleep at once (`BLAS_THREAD_TIMEOUT`), as the kernels'
 OpenMP threads do (`c_runtime.WAIT_POLICY`): two pools share the cores,
-and one spinning while the other works takes the core it works on.
+and one spinning while the other works takes the core it works on. The
+console tools set it before NumPy loads (`tools/__init__.py`); `set_threads`
+restarts the threads of a BLAS loaded before (a library user, a bench).
 """
 
 from __future__ import annotations
