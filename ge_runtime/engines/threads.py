@@ -97,7 +97,8 @@ def blas_threads() -> int | None:
 
 def set_threads(count: int | None = None) -> int:
     """Run the C kernels' parallel loops and the BLAS on `count` threads
-    (None: every core this process may use); returns the count."""
+    (None: every core this process may use); returns the count. Called
+    while no model runs: the first call restarts the BLAS's threads."""
     count = available_cores() if count is None else count
     set_blas_threads(count)
     set_kernel_threads(count)
