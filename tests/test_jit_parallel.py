@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import stat
+import time
 
 import numpy as np
 import pytest
@@ -287,3 +288,42 @@ def test_without_openmp_kernels_run_serially_and_say_so(capsys):
     assert len(notes) == 1, notes
     assert notes[0].startswith("note: ") and "-fopenmp fails" in notes[0], notes
     assert notes[0].endswith("C kernels run on one thread"), notes
+
+
+def _openblas_timeout() -> int | None:
+    """The thread timeout (log2 cycles) the loaded OpenBLAS read last."""
+    for library in threads._openblas():
+        if hasattr(library, "openblas_thread_timeout"):
+            return int(library.openblas_thread_timeout())
+    return None
+
+
+@pytest.mark.skipif(threads.blas_threads() is None, reason="no OpenBLAS loaded")
+def test_idle_blas_threads_sleep_and_gemms_keep_their_results(monkeypatch):
+    """After `set_threads`, OpenBLAS's threads sleep as soon as a GEMM is
+    done (`BLAS_THREAD_TIMEOUT`; by default they spin for a tenth of a second,
+    taking the core the kernels' OpenMP threads run on), and GEMMs of odd
+    sizes at 2 threads, the BLAS threads restarted, equal the 1-thread ones."""
+    monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
+    monkeypatch.setattr(threads, "_QUIETED", set())
+    try:
+        threads.set_threads(2)
+        assert _openblas_timeout() == int(threads.BLAS_THREAD_TIMEOUT)
+        big = RNG.standard_normal((512, 512)).astype(np.float32)
+        np.dot(big, big)
+        start = time.process_time()
+        time.sleep(0.2)
+        assert time.process_time() - start < 0.02  # nothing spins
+        products = {}
+        for count in (2, 1):
+            threads.set_threads(count)
+            for m, k, n in [(3, 17, 33), (100, 33, 17), (33, 100, 3), (300, 100, 257)]:
+                a = np.asarray(RNG.standard_normal((m, k)), np.float32)
+                b = np.asarray(RNG.standard_normal((k, n)), np.float32)
+                products.setdefault((m, k, n), []).append((a, b, np.dot(a, b)))
+        for runs in products.values():
+            (a, b, two), _ = runs
+            threads.set_threads(1)
+            np.testing.assert_array_equal(np.dot(a, b), two)
+    finally:
+        threads.set_threads(None)

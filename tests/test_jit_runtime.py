@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ge_runtime.jit import c_runtime, runtime
 from ge_runtime.jit.runtime import copy_into, pack
 
 
@@ -107,3 +108,45 @@ def test_pack_copies_a_misaligned_matrix():
     packed = pack(matrix, (17, 33))
     assert packed.flags.aligned and packed.flags.c_contiguous
     np.testing.assert_array_equal(packed, matrix)
+
+
+@pytest.fixture
+def threaded_copies(monkeypatch):
+    """Every copy large enough to run split over 2 threads (`STRIDED_COPY`);
+    one thread again afterwards."""
+    if c_runtime.compiler() is None or c_runtime.openmp_missing():
+        pytest.skip("no C compiler with OpenMP")
+    monkeypatch.setattr(runtime, "PARALLEL_COPY_BYTES", 0)
+    c_runtime.set_kernel_threads(2)
+    yield
+    c_runtime.set_kernel_threads(1)
+
+
+@pytest.mark.usefixtures("threaded_copies")
+@settings(max_examples=100, deadline=None)
+@given(view=strided_views())
+def test_a_copy_split_over_threads_equals_numpys(view):
+    """Strided, permuted views of odd extents (3, 17, 33: runs of 1-33
+    elements, moved as one opaque element or not) copied on 2 threads equal
+    the view, element for element; so do 1-byte and 8-byte elements."""
+    for source in (view, view.astype(np.int8), view.astype(np.float64).T):
+        target = np.full(source.shape, 7, source.dtype)
+        copy_into(target, source)
+        np.testing.assert_array_equal(target, source)
+
+
+@pytest.mark.usefixtures("threaded_copies")
+def test_a_threaded_copy_broadcasts_and_leaves_overlaps_to_numpy():
+    """A source broadcast along an axis (stride 0) is copied on threads;
+    a source overlapping its target is NumPy's (which buffers it)."""
+    row = RNG_COPIES.standard_normal(100).astype(np.float32)
+    target = np.empty((17, 33, 100), np.float32)
+    copy_into(target, np.broadcast_to(row, target.shape))
+    np.testing.assert_array_equal(target, np.broadcast_to(row, target.shape))
+    buffer = np.arange(3 * 100, dtype=np.float32).reshape(3, 100)
+    expected = buffer[:, ::-1].copy()
+    copy_into(buffer, buffer[:, ::-1])
+    np.testing.assert_array_equal(buffer, expected)
+
+
+RNG_COPIES = np.random.default_rng(35)
