@@ -880,6 +880,7 @@ def test_a_library_in_parts_compiles_them_in_parallel_and_links(tmp_path, monkey
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     monkeypatch.setattr(jit_c, "PART_SIZE", 1)
     monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
+    monkeypatch.setattr(c_runtime, "_PARTS", {})  # none left by other tests
     monkeypatch.setattr(jit, "_CACHE", {})  # compiled anew, not remembered
     started = []
     start = c_runtime.start_part
@@ -907,6 +908,7 @@ def test_a_library_in_parts_is_found_again_by_its_source(tmp_path, monkeypatch):
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     monkeypatch.setattr(jit_c, "PART_SIZE", 1)
     monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
+    monkeypatch.setattr(c_runtime, "_PARTS", {})  # none left by other tests
     monkeypatch.setattr(jit, "_CACHE", {})
     x = special((3, 17))
     first = compile_module(TWO_NESTS, kernels="c")
@@ -1015,6 +1017,7 @@ def test_a_forked_child_compiles_its_own_parts(tmp_path, monkeypatch):
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     monkeypatch.setattr(jit_c, "PART_SIZE", 1)
     monkeypatch.setattr(c_runtime, "_LIBRARIES", {})
+    monkeypatch.setattr(c_runtime, "_PARTS", {})  # none left by other tests
     monkeypatch.setattr(jit, "_CACHE", {})
     compile_module(TWO_NESTS, kernels="c")  # the parent's compilers ran
     parent_objects = c_runtime._objects()
