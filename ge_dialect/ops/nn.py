@@ -67,12 +67,13 @@ from ge_dialect.ops.base import (
 )
 from ge_dialect.ops.elementwise import ElementwiseOp, float_only
 from ge_dialect.ops.windows import (
-    avg_divisor,
+    avg_pool,
     channels_first,
     check_output_padding,
     convolve,
     convolved_shape,
     from_channels_first,
+    max_pool,
     pool_geometry,
     pool_windows,
     pooled_shape,
@@ -486,8 +487,7 @@ class MaxPoolOp(PoolOp):
     ) -> np.ndarray:
         """Max pooling (ONNX MaxPool); padding never wins the max."""
         geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
-        win = pool_windows(x, data_format, geo, lowest(x.dtype))
-        return from_channels_first(win.max(axis=(-2, -1)), data_format)
+        return max_pool(x, data_format, geo, lowest(x.dtype))
 
 
 @irdl_op_definition
@@ -600,9 +600,7 @@ class AvgPoolOp(PoolOp):
         counted.
         """
         geo = pool_geometry(x, data_format, ksize, strides, dilations, pads, ceil_mode)
-        total = pool_windows(x, data_format, geo, 0.0).sum(axis=(-2, -1))
-        count = avg_divisor(geo, count_include_pad).astype(total.dtype)
-        return from_channels_first(total / count, data_format)
+        return avg_pool(x, data_format, geo, count_include_pad)
 
 
 def check_p(op: GEOperation) -> None:

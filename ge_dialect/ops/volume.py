@@ -50,14 +50,14 @@ from ge_dialect.ops.nn import (
     verify_groups,
 )
 from ge_dialect.ops.windows import (
-    avg_divisor,
+    avg_pool,
     channels_first,
     check_output_padding,
     convolve,
     convolved_shape,
     from_channels_first,
+    max_pool,
     pool_geometry,
-    pool_windows,
     pooled_shape,
     spatial_values,
     transposed_convolve,
@@ -423,8 +423,7 @@ class MaxPool3DOp(Pool3DOp):
         geometry = pool_geometry(
             x, data_format, ksize, strides, dilations, pads, ceil_mode
         )
-        win = pool_windows(x, data_format, geometry, lowest(x.dtype))
-        return from_channels_first(win.max(axis=(-3, -2, -1)), data_format)
+        return max_pool(x, data_format, geometry, lowest(x.dtype))
 
 
 @irdl_op_definition
@@ -457,6 +456,4 @@ class AvgPool3DOp(Pool3DOp):
         geometry = pool_geometry(
             x, data_format, ksize, strides, dilations, pads, ceil_mode
         )
-        total = pool_windows(x, data_format, geometry, 0.0).sum(axis=(-3, -2, -1))
-        count = avg_divisor(geometry, count_include_pad).astype(total.dtype)
-        return from_channels_first(total / count, data_format)
+        return avg_pool(x, data_format, geometry, count_include_pad)

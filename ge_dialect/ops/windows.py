@@ -324,6 +324,37 @@ def pool_windows(
     return win[(slice(None), slice(None), *(slice(g.out) for g in geometry))]
 
 
+def max_pool(
+    x: np.ndarray,
+    data_format: str,
+    geometry: Sequence[WindowAxis],
+    lowest: float,
+) -> np.ndarray:
+    """The maximum of each window over any number of spatial axes, padded
+    with `lowest` (padding never wins), in `data_format`."""
+    win = pool_windows(x, data_format, geometry, lowest)
+    return from_channels_first(win.max(axis=_window_axes(geometry)), data_format)
+
+
+def avg_pool(
+    x: np.ndarray,
+    data_format: str,
+    geometry: Sequence[WindowAxis],
+    count_include_pad: bool,
+) -> np.ndarray:
+    """The mean of each window over any number of spatial axes: the divisor
+    counts taps inside the input, or inside the padded input with
+    `count_include_pad`; ceil-mode overhang is never counted."""
+    total = pool_windows(x, data_format, geometry, 0.0).sum(axis=_window_axes(geometry))
+    count = avg_divisor(geometry, count_include_pad).astype(total.dtype)
+    return from_channels_first(total / count, data_format)
+
+
+def _window_axes(geometry: Sequence[WindowAxis]) -> tuple[int, ...]:
+    """The trailing window axes of `pool_windows`' view."""
+    return tuple(range(-len(geometry), 0))
+
+
 def spatial_values(values: Sequence[int], data_format: str) -> list[int]:
     """The spatial entries of a per-axis attribute in `data_format` order."""
     return [values[data_format.index(a)] for a in spatial_letters(data_format)]
