@@ -260,8 +260,7 @@ def probe(
         except (OSError, subprocess.TimeoutExpired) as error:
             return str(error)
         if done.returncode != 0:
-            lines = done.stderr.strip().splitlines()
-            return next((x for x in lines if "error" in x), "no message")
+            return first_error(done.stderr)
         if load:
             try:
                 ctypes.CDLL(str(built))
@@ -511,6 +510,12 @@ def _compile_part(cc: str, text: str, digest: str) -> str:
     return str(target)
 
 
+def first_error(stderr: str) -> str:
+    """The compiler's first line that names an error (its message, one line)."""
+    lines = stderr.strip().splitlines()
+    return next((x for x in lines if "error" in x), "no message")
+
+
 def _run(command: list[str]) -> None:
     """Run one compiler; JITError if it fails."""
     try:
@@ -526,10 +531,7 @@ def _run(command: list[str]) -> None:
     else:
         if done.returncode == 0:
             return
-        lines = done.stderr.strip().splitlines()
-        message = "failed on generated code: " + next(
-            (x for x in lines if "error" in x), "no message"
-        )
+        message = "failed on generated code: " + first_error(done.stderr)
     raise JITError(f"the C compiler {message}")
 
 
