@@ -13,9 +13,10 @@ The zoo, from four sources:
   installed.
 
 Every model is compiled by `ge-atc` (a subprocess), loaded as `ge-run` loads
-it, and timed against an onnxruntime session at the same thread count in the
-same process, in alternating rounds (never side by side: `timed`), medians.
-The
+it (`ge_xdsl.serving.serve`: a graph sunk whole runs from the plan its `.om`
+records, anything else is compiled from its IR), and timed against an
+onnxruntime session at the same thread count in the same process, in
+alternating rounds (never side by side: `timed`), medians. The
 CPU's model name and vector ISA flags and the load average are printed with
 the table, which is also written to `bench/results/zoo.md`.
 
@@ -116,16 +117,14 @@ def timed(om: Path, path: Path, feeds: dict, threads: int, runs: int):
     import model_zoo
     import onnxruntime as ort
 
-    from ge_runtime.engines.scheduler import compile_model
-    from ge_runtime.engines.served import freeze_for_serving
+    from ge_runtime.engines.served import ServedModel, freeze_for_serving
     from ge_runtime.engines.threads import set_threads
-    from ge_runtime.graph_io import find_graph
-    from ge_runtime.offline.om import load_offline_model
+    from ge_xdsl.serving import serve
 
     set_threads(threads)
-    offline = load_offline_model(om)
-    module = find_graph(offline.module())
-    model = compile_model(module, offline.weights, target=offline.target)
+    model = serve(om)  # as ge-run loads it: from its plan, or its IR compiled
+    if not isinstance(model, ServedModel):
+        model = model.compile(model.graph())
     freeze_for_serving()  # as ge-run does
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compi
 
 RNG = np.random.default_rng(5)
 
-PRAGMA = "#pragma omp parallel for num_threads(ge_threads) if(ge_threads > 1)"
+PRAGMA = "#pragma omp parallel for num_threads(ge_threads) if(ge_threads > 1 && "
 
 
 @pytest.fixture
@@ -42,7 +42,9 @@ def split_everything(monkeypatch):
     forgotten after; threads back to the default after."""
     monkeypatch.setattr(native, "PARALLEL_WORK", 1)
     monkeypatch.setattr(jit, "_CACHE", {})
+    c_runtime.set_parallel_work(1)
     yield
+    c_runtime.set_parallel_work(c_runtime.PARALLEL_WORK)
     threads.set_threads(None)
 
 
@@ -177,6 +179,7 @@ def test_the_pragma_splits_independent_rows_never_a_reduction():
     assert fill.splitlines()[1].strip().startswith(PRAGMA), fill
     lines = [line.strip() for line in rows.splitlines()]
     assert lines[1].startswith(PRAGMA), rows
+    assert re.search(r"\b2814LL >= ge_parallel_work\)", lines[1]), rows
     assert lines[2] == "for (int64_t t0 = 0; t0 < 67; ++t0) {", rows
     assert sum(PRAGMA in line for line in lines) == 1, rows
     _, sums = kernels_of(library_source(compile_module(sum_outer, kernels="c")))
@@ -206,7 +209,8 @@ func.func @main(%x: memref<9x31xf32>) -> memref<31xf32> {
 
 
 def test_small_nests_stay_on_one_thread():
-    """Below `PARALLEL_WORK` iterations, no fork: waking threads costs more."""
+    """Below `PARALLEL_WORK` iterations, no loop that may fork: waking
+    threads costs more."""
     compiled = compile_module(SCALE_RELU, kernels="c")
     assert 12347 < native.PARALLEL_WORK
     assert "#pragma omp" not in library_source(compiled)

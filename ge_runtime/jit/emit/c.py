@@ -78,6 +78,7 @@ static inline int64_t floormod(int64_t a, int64_t k) {
     return (r != 0 && r < 0) ? r + k : r;
 }
 extern int ge_threads __attribute__((visibility("hidden")));
+extern int64_t ge_parallel_work __attribute__((visibility("hidden")));
 static inline float ge_powf(float x, float y) {
     float cube = x * x * x;
     float magnitude = powf(__builtin_fabsf(x), y);
@@ -134,11 +135,17 @@ with AVX-512 against glibc's 2.7). Beyond the clamps at 128 and -150 the
 result overflows to infinity or underflows to 0; NaN passes through."""
 
 THREADS = """\
+#include <stdint.h>
 int ge_threads = 1;
-void ge_set_threads(int count) { ge_threads = count; }
+int64_t ge_parallel_work = 0;
+void ge_set_threads(int count, int64_t work) {
+    ge_threads = count;
+    ge_parallel_work = work;
+}
 """
-"""The threads a library's kernels split their parallel loops over (its
-first part defines it; `set_kernel_threads` sets every library's)."""
+"""The threads a library's kernels split their parallel loops over, and the
+least iterations a nest runs to be split (its first part defines them;
+`set_kernel_threads` sets every library's)."""
 
 PRODUCT_LIMIT = 1 << 22
 """Matrix products of at most this many multiply-adds are C loops, and
@@ -493,11 +500,12 @@ class CNest(NativeNest):
             return f'{indent}_Pragma("GCC unroll {unroll}")\n{line}'
         return line
 
-    def _parallel(self, indent: str, loops: int) -> str:
+    def _parallel(self, indent: str, loops: int, work: int) -> str:
         collapse = f" collapse({loops})" if loops > 1 else ""
         return (
             f"{indent}#pragma omp parallel for num_threads(ge_threads) "
-            f"if(ge_threads > 1) schedule(static){collapse}"
+            f"if(ge_threads > 1 && {work}LL >= ge_parallel_work) "
+            f"schedule(static){collapse}"
         )
 
     def _end_loop(self, indent: str) -> list[str]:

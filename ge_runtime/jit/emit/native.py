@@ -54,8 +54,10 @@ from ge_runtime.jit.ops import (
 )
 
 PARALLEL_WORK = 1 << 16
-"""Loop iterations a nest runs, at least, to be split over threads: below,
-waking them (tens of microseconds, `c_runtime.WAIT_POLICY`) costs more than it saves."""
+"""Loop iterations a nest runs, at least, for its kernel to have a loop
+that may be split over threads; how many a run asks for is its choice
+(`c_runtime.PARALLEL_WORK`, at least this): below, waking them (tens of
+microseconds, `c_runtime.WAIT_POLICY`) costs more than it saves."""
 
 PARALLEL_ITERATIONS = 16
 """Loops split over threads are collapsed with the ones nested in them
@@ -285,9 +287,10 @@ class NativeNest(LoopTiling, NativeOperands):
         (languages that sink loops)."""
         raise NotImplementedError
 
-    def _parallel(self, indent: str, loops: int) -> str:
+    def _parallel(self, indent: str, loops: int, work: int) -> str:
         """The line making the `loops` loops opened next (perfectly nested)
-        one iteration space split over the kernels' threads."""
+        one iteration space split over the kernels' threads, when the nest's
+        `work` (its iterations) reaches the run's least work for threads."""
         raise NotImplementedError
 
     def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
@@ -376,7 +379,7 @@ class NativeNest(LoopTiling, NativeOperands):
         if axis.extent <= 0:
             return
         if (tile := self._register_tile(loop)) is not None:
-            split = indent == self.INDENT and self._splits(loop)
+            split = self._splits(loop) if indent == self.INDENT else 0
             self._start_region(loop, indent)
             self._emit_tiled(*tile, indent, split=split)
             self._copy_point = None
@@ -400,7 +403,7 @@ class NativeNest(LoopTiling, NativeOperands):
             extent = self._extent(axis.extent)
             split = self._parallel_loops(loop) if indent == self.INDENT else 0
             if split:
-                self.body.append(self._parallel(indent, split))
+                self.body.append(self._parallel(indent, split, self._splits(loop)))
                 self.body.append(self._loop_of(indent, f"t{number}", extent))
             else:
                 self.body.append(self._loop(indent, number, extent))
@@ -437,7 +440,7 @@ class NativeNest(LoopTiling, NativeOperands):
         are fewer than `PARALLEL_ITERATIONS` (a channel group's 4 loops
         with their rows: threads share them evenly); not the innermost
         loop, which vectorises, nor one that is tiled or sunk."""
-        if not self._splits(loop):
+        if self._splits(loop) == 0:
             return 0
         count, split = 1, self.nest.axes[self._numbers[loop]].extent
         while split < PARALLEL_ITERATIONS:
@@ -460,11 +463,14 @@ class NativeNest(LoopTiling, NativeOperands):
             count, split = count + 1, split * axis.extent
         return count
 
-    def _splits(self, loop: affine.ForOp) -> bool:
-        """Whether `loop` runs split over threads: enough work
-        (`PARALLEL_WORK`), and iterations independent."""
+    def _splits(self, loop: affine.ForOp) -> int:
+        """The iterations of the nest when `loop` may run split over
+        threads (at least `PARALLEL_WORK`, iterations independent), else 0.
+        Whether it does is the run's choice (`c_runtime.PARALLEL_WORK`)."""
         work = iterations(self.root, self.nest, loop)
-        return work >= PARALLEL_WORK and self._independent(self._numbers[loop])
+        if work < PARALLEL_WORK or not self._independent(self._numbers[loop]):
+            return 0
+        return work
 
     def _independent(self, number: int) -> bool:
         """Whether the iterations of loop `number` touch disjoint elements

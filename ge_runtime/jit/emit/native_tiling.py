@@ -208,7 +208,7 @@ class LoopTiling:
         else:
             strips, rest = divmod(extent, block)
             if split and strips > 1:
-                self.body.append(self._parallel(indent, 1))
+                self.body.append(self._parallel(indent, 1, split))
             self.body.append(self._loop_of(indent, f"s{first}", str(strips)))
             self._tile = [(first, block, f"s{first} * {block}"), *whole]
             self._emit_sunk(sunk, parts, indent + "    ")
