@@ -17,7 +17,9 @@ from onnx.reference import ReferenceEvaluator
 
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.engines.reference import evaluate
+from ge_runtime.engines.scheduler import compile_model
 from ge_runtime.jit.compiler import run_graph
+from ge_xdsl.atc import CompileOptions, compile_module
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -320,3 +322,35 @@ def test_integer_resize_matches_onnxruntime_on_the_jit(dtype, options):
     np.testing.assert_array_equal(lowered, ours)
     difference = np.abs(ours.astype(np.int64) - expected.astype(np.int64))
     assert difference.max(initial=0) <= (0 if options["mode"] == "nearest" else 1)
+
+
+def test_a_resize_between_relus_is_sunk_with_them_not_run_on_the_host():
+    """A detector neck's nearest upsampling needs no value of the run: it
+    compiles with its neighbours into one sunk part (`support_aclnn`, host
+    single-op calls only under host scheduling), and matches onnxruntime."""
+    x = np.random.default_rng(3).standard_normal((1, 17, 3, 5)).astype(np.float32)
+    x[0, 0, 0, :3] = [np.inf, -np.inf, -0.0]
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
+    graph = helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], ["r"]),
+            helper.make_node("Resize", ["r", "", "scales"], ["u"], mode="nearest"),
+            helper.make_node("Neg", ["u"], ["y"]),
+        ],
+        "neck",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, (1, 17, 6, 10))],
+        [scales],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    session = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    (expected,) = session.run(None, {"x": x})
+    imported = import_onnx(model)
+    options = CompileOptions(soc_version="Ascend910")  # as ge-atc compiles
+    optimised = compile_module(imported.module, imported.weights, options)
+    compiled = compile_model(optimised.module, optimised.weights)
+    assert compiled.steps() == ["sunk"], compiled.describe()
+    (ours,) = compiled.run({"x": x})
+    np.testing.assert_array_equal(ours, expected)

@@ -420,7 +420,7 @@ def test_builtin_opinfo_contents():
     assert op_info("ge.pad").input("x").formats == (Format.NC1HWC0, None)
     assert op_info("ge.gather").engine is Engine.AICORE
     assert op_info("ge.gather").fallback_mode is None
-    assert op_info("ge.resize").fallback_mode is FallbackMode.ACLNN_ONLY
+    assert op_info("ge.resize").fallback_mode is FallbackMode.SUPPORT_ACLNN
     assert op_info("ge.broadcast_to").fallback_mode is None  # a JIT kernel per shape
     assert not op_info("ge.relu").supports_dtype("int8")
     assert find_op_info("user.no_such_op") is None
