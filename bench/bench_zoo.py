@@ -64,6 +64,8 @@ class Row:
     source: str
     timings: dict[int, tuple[float, float]] = field(default_factory=dict)
     error: float = 0.0
+    runs_as: str = ""
+    """How `ge-run` runs it (`runs_as`)."""
     failure: str | None = None
 
 
@@ -106,7 +108,8 @@ def compile_om(path: Path, feeds: dict, output: Path) -> Path | str:
 
 
 def timed(om: Path, path: Path, feeds: dict, threads: int, runs: int):
-    """((ours ms, onnxruntime ms) medians, max relative error) at `threads`.
+    """((ours ms, onnxruntime ms) medians, max relative error, `runs_as`)
+    at `threads`.
 
     The two never run side by side: an onnxruntime session's worker threads
     spin after each run (its default) and take the cores a multi-threaded
@@ -141,7 +144,18 @@ def timed(om: Path, path: Path, feeds: dict, threads: int, runs: int):
         error = max(error, model_zoo.relative_error(model.run(feeds), expected))
         times["ours"] += _times(model.run, (feeds,), runs // ROUNDS)
     ours, theirs = (1e3 * statistics.median(times[k]) for k in ("ours", "ort"))
-    return (ours, theirs), error
+    return (ours, theirs), error, runs_as(model)
+
+
+def runs_as(model) -> str:
+    """`plan` for a graph sunk whole run from its `.om`'s plan, else its
+    sunk parts and the ops run on the host (`--trace` lists them)."""
+    from ge_runtime.engines.served import ServedModel
+
+    if isinstance(model, ServedModel):
+        return "plan"
+    steps = model.steps()
+    return f"{steps.count('sunk')} parts, {len(steps) - steps.count('sunk')} host ops"
 
 
 def _times(run, args: tuple, count: int) -> list[float]:
@@ -172,7 +186,7 @@ def geomean(values: list[float]) -> float:
 def table(rows: list[Row], thread_counts: list[int]) -> str:
     """The Markdown table: per model and thread count, ms and ratio."""
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    head = "| model | source |" + "".join(
+    head = "| model | source | runs as |" + "".join(
         f" ours / ort ms ({t} thr) | ratio ({t} thr) |" for t in thread_counts
     )
     lines = [
@@ -181,7 +195,7 @@ def table(rows: list[Row], thread_counts: list[int]) -> str:
         f"load average after the runs: {load}",
         "",
         head + " max rel. error |",
-        "|---|---|" + "---:|---:|" * len(thread_counts) + "---:|",
+        "|---|---|---|" + "---:|---:|" * len(thread_counts) + "---:|",
     ]
     for row in rows:
         if row.failure:
@@ -191,7 +205,9 @@ def table(rows: list[Row], thread_counts: list[int]) -> str:
             f" {ours:.2f} / {ort:.2f} | {ours / ort:.2f}x |"
             for ours, ort in (row.timings[t] for t in thread_counts)
         )
-        lines.append(f"| {row.model} | {row.source} |{cells} {row.error:.1e} |")
+        lines.append(
+            f"| {row.model} | {row.source} | {row.runs_as} |{cells} {row.error:.1e} |"
+        )
     summary = []
     for t in thread_counts:
         ratios = {
@@ -254,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
                     row.failure = f"does not compile: {om}"
                     continue
                 for threads in thread_counts:
-                    row.timings[threads], row.error = timed(
+                    row.timings[threads], row.error, row.runs_as = timed(
                         om, path, feeds, threads, args.runs
                     )
             except Exception as error:  # a failure is a result of this bench
