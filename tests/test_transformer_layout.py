@@ -249,12 +249,40 @@ CASES = [
 ]
 
 
+VARIANTS = {
+    "merge": (False, False),
+    "view-merge": (True, False),
+    "fused-qkv": (False, True),
+}
+
+DEFAULT_RUN = {
+    "merge": ("h64-heads4x16", "h33-heads3x11", "h17-one-head"),
+    "view-merge": ("h24-heads3x8", "h100-heads4x25"),
+    # whole C0 blocks per Q/K/V, not whole with heads of whole blocks, neither
+    "fused-qkv": ("h64-heads4x16", "h17-one-head", "h33-heads3x11"),
+}
+"""The variants and sizes of the default run: every variant with heads of
+whole C0 blocks and with heads that split fractals, every size at least
+once; the other pairs are `slow` (`-m slow`)."""
+
+
+def encoder_cases() -> list:
+    """Every size with every variant, those outside `DEFAULT_RUN` slow."""
+    return [
+        pytest.param(
+            *case.values,
+            *flags,
+            id=f"{case.id}-{variant}",
+            marks=() if case.id in DEFAULT_RUN[variant] else pytest.mark.slow,
+        )
+        for case in CASES
+        for variant, flags in VARIANTS.items()
+    ]
+
+
 @pytest.mark.parametrize(
-    ("view", "fused"),
-    [(False, False), (True, False), (False, True)],
-    ids=["merge", "view-merge", "fused-qkv"],
+    ("hidden", "heads", "inner", "seq", "aligned", "view", "fused"), encoder_cases()
 )
-@pytest.mark.parametrize(("hidden", "heads", "inner", "seq", "aligned"), CASES)
 def test_encoder_stays_in_fractal_nz(
     hidden: int,
     heads: int,
