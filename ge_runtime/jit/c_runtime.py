@@ -344,14 +344,15 @@ PARALLEL_WORK = 1 << 21
 """The least iterations a nest runs for its kernel to split it over threads
 (`set_parallel_work`; kernels have such a loop from `emit.native.PARALLEL_WORK`
 iterations): below, waking threads that sleep (`WAIT_POLICY`: tens of
-microseconds) costs more than it saves. Medians at 2 threads, ms, with the
-least 2**16 -> 2**19 -> 2**21 -> no split: BERT 2 layers 0.48 -> 0.26 ->
-0.26 (no split), MobileNetV3 1.00 -> 0.58 -> 0.48 (no split), MobileNetV2
-1.43 -> 0.93 -> 0.80 (no split), ShuffleNet 16.1 -> 14.1 -> 11.0 (its
-depthwise and grouped convolutions: 0.7-1.8 M multiply-adds, a few tens
-of microseconds each); SqueezeNet 6.4 -> 5.2 (2**19) and 7.27 -> 7.26 ->
-11.0 (2**19, 2**21, no split), ResNet-50 69.9 -> 70.1 -> 103.8 (a loaded
-machine: the ratios alone hold; one thread, 13.8 ms ShuffleNet)."""
+microseconds) costs more than it saves. At 2 threads, ms (medians on a
+loaded machine: compare within a row):
+
+- from 2**16, 2**19, never: BERT 2 layers 0.48, 0.26, 0.26; MobileNetV3
+  1.00, 0.58, 0.48; MobileNetV2 1.43, 0.93, 0.80; SqueezeNet 6.4, 5.2, 7.3;
+- from 2**19, 2**21, never: ShuffleNet 16.1, 14.1, 11.0 (its grouped and
+  depthwise convolutions, 0.7-1.8 M multiply-adds, take tens of
+  microseconds each); SqueezeNet 7.27, 7.26, 11.0; ResNet-50 69.9, 70.1,
+  103.8."""
 
 _PARALLEL_WORK = [PARALLEL_WORK]
 
