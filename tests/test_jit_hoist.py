@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ge_runtime.jit.compiler import compile_graph
-from ge_runtime.jit.schedule.hoist import drop_unread, hoist_views
+from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
 
 BODY = [
     "    v3 = _workspace[0]",
@@ -49,6 +49,51 @@ def test_views_of_the_threads_buffers_are_made_once():
         frozenset({"dt7"}),
     )
     assert prepared.free == ["p"] and prepared.names == ["v6"]
+
+
+LOOP = [
+    "    v3 = _workspace[0]",
+    "    n4 = 0",
+    "    while True:",
+    "        v5 = v3[c6:c6 + 8].view(dt7).reshape((2,))",
+    "        p8 = address(v5, (0,), (4,), 0)",
+    "        w9 = np.ascontiguousarray(strided_view(w, 0, (2,), (8,)))",
+    "        k10(p8)",
+    "        v11 = v5[()]",
+    "        n4 += 1",
+    "        if n4 > 3:",
+    "            v12 = v3[c6:c6 + 8].view(dt7).reshape((2, 1))",
+    "            break",
+    "    return (v11, w9)",
+]
+
+
+def test_a_loops_views_and_weight_copies_are_made_once():
+    """A loop's body makes the same views of the thread's buffers, and the
+    same copies of the weights, on every iteration: they move out of it
+    (a block left empty says `pass`); what reads the buffers' values, or
+    what the loop rebinds, stays."""
+    views = hoist_views(LOOP, set(), frozenset({"c6", "dt7"}))
+    moved = {line.split(" = ")[0].strip() for line in views.setup}
+    assert moved == {"v3", "v5", "p8", "v12"}
+    assert views.setup[1] == "    v5 = v3[c6:c6 + 8].view(dt7).reshape((2,))"
+    assert "        v11 = v5[()]" in views.body
+    assert "            pass" not in views.body  # `break` is left in that block
+    assert not any("address" in line for line in views.body)
+    split = hoist_invariants(LOOP, {"w", "np", "strided_view"}, {"k10": [0]})
+    assert split.prepare == [
+        "    w9 = np.ascontiguousarray(strided_view(w, 0, (2,), (8,)))"
+    ]
+    assert split.names == ["w9"]
+    alone = hoist_views(
+        LOOP[:3] + LOOP[3:4] + ["    return (v5,)"], set(), frozenset({"c6", "dt7"})
+    )
+    assert alone.body == [
+        "    n4 = 0",
+        "    while True:",
+        "        pass",
+        "    return (v5,)",
+    ]
 
 
 def test_unread_views_are_dropped_and_effects_kept():

@@ -3,8 +3,9 @@
 The JIT's generated function takes the graph's inputs and its weights. What
 depends only on the weights (and on the constants of the namespace) — views
 of weights, weights packed into the matrices the GEMMs read — is the same on
-every call: `hoist_invariants` moves those top-level statements into a
-`prepare` function that runs once when the weights are bound.
+every call: `hoist_invariants` moves those statements (from the loops of
+the function's control flow too) into a `prepare` function that runs once
+when the weights are bound.
 
 A statement moves when it assigns one name, reads only invariant names, and
 nothing the function writes (a store target, an `out=` argument, the
@@ -24,7 +25,7 @@ def jitted(x, w):                     def prepare(w):
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 MODULES = frozenset({"np"})
@@ -113,6 +114,54 @@ def _parsed(
     return tree, statements, text.split("\n"), assigned
 
 
+def _in_order(statements: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """`statements` in the order they are written, with those of the
+    blocks (`while`, `for`, `if`) nested in them."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, BLOCKS):
+            yield from _in_order([*statement.body, *statement.orelse])
+
+
+BLOCKS = (ast.While, ast.For, ast.If)
+"""The compound statements the generated code writes."""
+
+
+def _without(
+    lines: Sequence[str], statements: Sequence[ast.stmt], moved: Sequence[ast.stmt]
+) -> list[str]:
+    """`lines` (of the top-level `statements`) without the statements
+    `moved`; a block left with none says `pass`."""
+    drop: dict[int, str | None] = {}
+    for statement in moved:
+        for number in range(statement.lineno - 2, statement.end_lineno - 1):
+            drop[number] = None
+    gone = {id(statement) for statement in moved}
+    for block in _blocks(statements):
+        if all(id(statement) in gone for statement in block):
+            drop[block[0].lineno - 2] = " " * block[0].col_offset + "pass"
+    kept = []
+    for number, line in enumerate(lines):
+        replacement = drop.get(number, line)
+        if replacement is not None:
+            kept.append(replacement)
+    return kept
+
+
+def _blocks(statements: Sequence[ast.stmt]) -> Iterator[list[ast.stmt]]:
+    """The bodies of the blocks nested in `statements`, at any depth."""
+    for statement in statements:
+        if isinstance(statement, BLOCKS):
+            for block in (statement.body, statement.orelse):
+                if block:
+                    yield block
+                    yield from _blocks(block)
+
+
+TOP_INDENT = 4
+"""The indentation of a generated function's top-level statements."""
+
+
 def hoist_invariants(
     body: Sequence[str],
     invariant: set[str],
@@ -125,11 +174,9 @@ def hoist_invariants(
     written = _written(tree, writes or {})
     known = set(invariant) - written
     prepare: list[str] = []
-    kept: list[str] = []
+    moved: list[ast.stmt] = []
     computed: list[str] = []
-    read: set[str] = set()
-    for statement in statements:
-        source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+    for statement in _in_order(statements):
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -140,10 +187,12 @@ def hoist_invariants(
         ):
             known.add(target.id)
             computed.append(target.id)
-            prepare += source
-        else:
-            kept += source
-            read |= _loaded(statement)
+            moved.append(statement)
+            indent = " " * (statement.col_offset - TOP_INDENT)
+            source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+            prepare += [line.replace(indent, "", 1) for line in source]
+    kept = _without(lines, statements, moved)
+    read = names_read(kept)
     return Hoisted(prepare, kept, [name for name in computed if name in read])
 
 
@@ -165,8 +214,9 @@ class Views:
 def hoist_views(
     body: Sequence[str], given: set[str], constants: frozenset[str] = frozenset()
 ) -> Views:
-    """Split out the top-level statements binding a view of this thread's
-    buffers: `_workspace[i]`, an arena slice (`v[a:b].view(dt).reshape(s)`),
+    """Split out the statements (at any depth: a loop's body makes the same
+    views on every iteration) binding a view of this thread's buffers:
+    `_workspace[i]`, an arena slice (`v[a:b].view(dt).reshape(s)`),
     `strided_view(v, literals...)` or `v.reshape(literal)` of one, or another
     name for one. Their arrays are the same objects on every call of a
     thread (what is in them changes, they do not), so they are made once
@@ -188,10 +238,9 @@ def hoist_views(
     viewed: set[str] = set()
     known = set(given) | constants  # the same on every call, and their names
     setup: list[str] = []
-    kept: list[str] = []
+    moved: list[ast.stmt] = []
     free: set[str] = set()
-    for statement in statements:
-        source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+    for statement in _in_order(statements):
         kind = None
         if (
             isinstance(statement, ast.Assign)
@@ -201,19 +250,19 @@ def hoist_views(
         ):
             kind = _view_kind(statement.value, contiguous, viewed, known)
         if kind is None:
-            kept += source
             continue
+        indent = " " * (statement.col_offset - TOP_INDENT)
+        source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+        setup += [line.replace(indent, "", 1) for line in source]
+        free |= _loaded(statement.value) & given
         if kind == "constant":  # another name for a constant: known here too
             known.add(target.id)
-            free |= _loaded(statement.value) & given
-            setup += source
-            kept += source
-            continue
+            continue  # and bound where it is
         viewed.add(target.id)
         if kind == "contiguous":
             contiguous.add(target.id)
-        free |= _loaded(statement.value) & given
-        setup += source
+        moved.append(statement)
+    kept = _without(lines, statements, moved)
     read = names_read(kept)
     names = [name for name in sorted(viewed) if name in read]
     return Views(setup, kept, names, sorted(free))
