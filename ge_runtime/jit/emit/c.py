@@ -213,6 +213,17 @@ def tile_elements() -> int:
     return registers * lanes // 2
 
 
+def tile_rows(extent: int) -> int:
+    """The most rows of `extent` sums (a sunk loop's) a register tile holds:
+    half the vector registers, each row taking as many as its sums need
+    (AVX-512: 16 rows of 16 or of 2 channels, 8 of 32). Counted in sums
+    instead, rows of 2 took 128 rows: GCC spent seconds on each such kernel
+    (its alias walks over the unrolled tile; ShuffleNet's 2-channel groups)
+    for sums that could not stay in registers anyway."""
+    registers, lanes = vector_registers()
+    return registers // 2 // -(-extent // lanes)
+
+
 def tiled_sum() -> int:
     """The longest sum of products C runs at any size when its loop of
     outputs is sunk (`TILED_SUM`, `WIDE_TILED_SUM`)."""
@@ -465,8 +476,8 @@ class CNest(NativeNest):
             terms.append(self._param(shift))
         return f"{buffer}[{' + '.join(terms) or '0'}]"
 
-    def _tile_elements(self) -> int:
-        return tile_elements()
+    def _tile_rows(self, extent: int) -> int:
+        return tile_rows(extent)
 
     def _param(self, value: int) -> str:
         value = int(value)

@@ -107,7 +107,8 @@ class LoopTiling:
         """The register tile `loop` heads, if any: the loops perfectly nested
         from it down to a loop `_sinkable` moves (outputs' pixels around a
         convolution's C0 loop), innermost first while the language's
-        `_tile_elements` allows (the sunk loop's times the tile's loops'),
+        `_tile_rows` allows (rows of the sunk loop's sums: the tile's loops'
+        product),
         whole or (the outermost) in strips. They run innermost in the
         reduction with the sunk loop, so one load of a weight vector serves
         the tile's pixels and their sums are
@@ -130,7 +131,7 @@ class LoopTiling:
                 break
             chain.append(body[0])
         sunk = self._numbers[body[0]]
-        budget = self._tile_elements() // self.nest.axes[sunk].extent
+        budget = self._tile_rows(self.nest.axes[sunk].extent)
         tile: list[tuple[int, int]] = []
         for candidate in reversed(chain):
             number = self._numbers[candidate]
