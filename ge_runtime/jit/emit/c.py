@@ -172,12 +172,6 @@ on as many compilers at a time as there are processors. Small enough that
 little is left to compile when the code is complete; a compiler's start-up
 (about 35 ms with the prelude) is small next to 16 kernels (about 1 s)."""
 
-SEQUENCE_ATTRIBUTES = '__attribute__((optimize("O1")))'
-"""How a kernel calling kernels in turn (`CLibrary.sequence`) is compiled:
-at `-O2`, GCC took 2.0 s of CPU over ShuffleNet's seven (hundreds of calls
-of up to 1024 addresses each), after the rest of the code was written; at
-`-O1`, 0.26 s. What they do is call: nothing there to optimise."""
-
 MAX_ARGUMENTS = 1024
 """The most arguments a `ctypes` call passes."""
 
@@ -324,7 +318,7 @@ class CLibrary:
             f"    {kernel}({', '.join(position[a] for a in arguments)});"
             for kernel, arguments in calls
         ]
-        opening = f"{SEQUENCE_ATTRIBUTES} void {name}({', '.join(parameters)}) {{"
+        opening = f"void {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
         self.functions.append((name, code, len(passed)))
         self._calls[name] = [kernel for kernel, _ in calls]
