@@ -13,17 +13,20 @@ average. The project's budgets: `ge-opt` on `builtin.module {}` at most 1.2x
 `xdsl-opt`, each tool's `--help` at most 1.5x `xdsl-opt --help`.
 
 With `--models`, one table (`models_table`), each number from a child
-process under `/usr/bin/time`: `ge-atc` wall time and peak RSS against the
+process under `/usr/bin/time`: `ge-atc` wall and CPU time (its C compilers
+included; with an empty code cache) and peak RSS against the
 bytes of the model's weights (its initializers), the `.om` size against the
 `.onnx`'s, and a cold `ge-run M.om --random-inputs` (new process, one
 inference) first with an empty code cache (the kernels come from the
 `.om`), then again, against onnxruntime's cold start (new process, session,
 one inference; the script imports onnxruntime and NumPy only), wall and
 CPU seconds (user + system: what the machine's other load disturbs
-least). Models: the onnx package's light ResNet-50 and ShuffleNet (seeded
-weights), and transformers' BERT-base (sequence 128) and a 355M-parameter
-GPT-2 (24 layers, 1024 wide, 16 heads; sequence 128), random init,
-exported once into `--cache`.
+least). Models: the onnx package's light models (`bench_ge_run.LIGHT`:
+ResNet-50, ShuffleNet, DenseNet-121, ...; seeded weights), any model of
+the zoo (`tests/model_zoo`, at its sample inputs' shapes: `mobilevit`,
+`yolov8`, ...), and transformers' BERT-base (sequence 128) and a
+355M-parameter GPT-2 (24 layers, 1024 wide, 16 heads; sequence 128),
+random init, exported once into `--cache`.
 """
 
 from __future__ import annotations
@@ -133,20 +136,22 @@ def timed(argv: list[str], env: dict[str, str] | None = None) -> Timed:
     return Timed(wall, float(user) + float(system), int(rss) * 1024)
 
 
-def model_file(name: str, directory: Path) -> Path:
-    """The `.onnx` of `name`, made once in `directory`."""
+def model_file(name: str, directory: Path) -> tuple[Path, str | None]:
+    """The `.onnx` of `name` and the `--input_shape` it compiles with (None:
+    the file's own): a large transformer of `TRANSFORMERS` made once in
+    `directory`, else a light or zoo model as `bench_ge_run` makes it."""
+    if name not in TRANSFORMERS:
+        from bench_ge_run import onnx_model
+
+        path, feeds = onnx_model(name, directory)
+        shapes = ";".join(
+            f"{key}:{','.join(map(str, array.shape))}" for key, array in feeds.items()
+        )
+        return path, shapes
     path = directory / f"{name}.onnx"
-    if path.is_file():
-        return path
-    if name in TRANSFORMERS:
+    if not path.is_file():
         export_transformer(name, path)
-        return path
-    import onnx
-
-    from ge_frontend.onnx_weights import light_model
-
-    onnx.save(light_model(name, seed=0), path)
-    return path
+    return path, None
 
 
 def export_transformer(name: str, path: Path) -> None:
@@ -235,10 +240,11 @@ class ModelRow:
 
 def measure_model(name: str, directory: Path, threads: int) -> ModelRow:
     """Compile `name` with `ge-atc`, run it cold twice and onnxruntime once."""
-    onnx_path = model_file(name, directory)
+    onnx_path, shapes = model_file(name, directory)
     om = directory / f"{name}.om"
     scratch = Path(tempfile.mkdtemp(prefix=f"ge-xdsl-{name}-", dir=directory))
     env = {**os.environ, "GE_XDSL_CACHE": str(scratch / "atc-cache")}
+    shape_flag = [] if shapes is None else [f"--input_shape={shapes}"]
     atc = timed(
         [
             str(BIN / "ge-atc"),
@@ -247,6 +253,7 @@ def measure_model(name: str, directory: Path, threads: int) -> ModelRow:
             "--soc_version=Ascend910",
             f"--output={om.with_suffix('')}",
             "--log=error",
+            *shape_flag,
         ],
         env,
     )
@@ -287,7 +294,7 @@ def models_table(rows: list[ModelRow], threads: int) -> str:
         f"Compile once, start cold: {threads} thread(s), load average {load}; "
         "cold runs: wall s / CPU s (ratio to onnxruntime's)",
         "",
-        "| model | weights MB | ge-atc s | ge-atc peak RSS MB (x weights) "
+        "| model | weights MB | ge-atc wall / CPU s | ge-atc peak RSS MB (x weights) "
         "| .om MB (x the model) | first ge-run | repeated ge-run | onnxruntime "
         "| ge-run peak RSS MB (x weights) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -295,7 +302,7 @@ def models_table(rows: list[ModelRow], threads: int) -> str:
     for r in rows:
         first, again = (cold_cell(t, r.ort) for t in (r.first, r.again))
         lines.append(
-            f"| {r.model} | {r.weights / 1e6:.0f} | {r.atc.wall:.1f} "
+            f"| {r.model} | {r.weights / 1e6:.0f} | {r.atc.wall:.1f} / {r.atc.cpu:.1f} "
             f"| {r.atc.rss / 1e6:.0f} ({r.atc.rss / r.weights:.2f}x) "
             f"| {r.om / 1e6:.0f} ({r.om / r.onnx:.3f}x) | {first} "
             f"| {again} | {r.ort.wall:.2f} / {r.ort.cpu:.2f} "

@@ -84,7 +84,7 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
 ) -> Model:
     """Compile `model` as `ge-atc` does (see the module docstring)."""
     from ge_xdsl.arguments import check_arrays, check_input_shape, check_kind
-    from ge_xdsl.atc import compile_offline_model
+    from ge_xdsl.atc import compile_offline_model, fewer_collections
     from ge_xdsl.model import Model
     from ge_xdsl.run import with_kernels
 
@@ -93,15 +93,16 @@ def compile(  # noqa: A001 - the facade's name for ATC's job
     check_kind(framework, (int, str, type(None)), "compile", "framework")
     weights = atc_options.pop("weights", None)
     check_arrays(weights, "compile", "weights", optional=True)
-    offline, compiled = compile_offline_model(
-        model,
-        framework=framework,
-        input_shape=input_shape,
-        soc_version=soc_version,
-        weights=weights,
-        **atc_options,
-    )
-    offline = with_kernels(offline, compiled.module)
+    with fewer_collections():
+        offline, compiled = compile_offline_model(
+            model,
+            framework=framework,
+            input_shape=input_shape,
+            soc_version=soc_version,
+            weights=weights,
+            **atc_options,
+        )
+        offline = with_kernels(offline, compiled.module)
     return Model(offline, compiled.module, compiled.timer)
 
 
@@ -151,7 +152,7 @@ def apply_passes(module: ModuleOp, pipeline: str) -> ModuleOp:
     """
     from xdsl.dialects.builtin import ModuleOp
 
-    from ge_dialect.verification import verify_module
+    from ge_dialect.verification import StageVerifier
     from ge_xdsl.arguments import check_kind
     from passes.options import parse_passes
 
@@ -160,9 +161,10 @@ def apply_passes(module: ModuleOp, pipeline: str) -> ModuleOp:
     passes = parse_passes(pipeline)
     result = module.clone()
     ctx = context()
+    verify = StageVerifier()
     for module_pass in passes:
         module_pass.apply(ctx, result)
-        verify_module(result)
+        verify(result)
     return result
 
 

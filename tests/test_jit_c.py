@@ -156,6 +156,25 @@ def test_c_register_tiles_follow_the_vector_registers(monkeypatch):
     assert "int64_t t0 = 16 + u0;" in source, source  # the last rows
 
 
+def test_c_register_tiles_of_narrow_rows_count_registers_not_sums(monkeypatch):
+    """A row of 2 channels takes a register as one of 16 does: with AVX-512
+    a tile holds 16 such rows (strips of 16, the last 8), not 128 (GCC spent
+    seconds on each such unrolled tile); the sums are as before, bit for bit."""
+    monkeypatch.setattr(jit_c, "vector_registers", lambda: (32, 16))
+    assert [jit_c.tile_rows(n) for n in (2, 16, 17, 32)] == [16, 16, 8, 8]
+    x, w = special((40, 33)), RNG.standard_normal((33, 2)).astype(np.float32)
+    b = RNG.standard_normal(2).astype(np.float32)
+    text = DENSE_RELU.replace("17", "40").replace("x16", "x2").replace("to 16", "to 2")
+    text = text.replace("<16x", "<2x")
+    compiled, (got,), _, _ = three_ways(text, x, w, b)
+    sums = fused(np.broadcast_to(b, (40, 2)), *((x[:, [j]], w[j]) for j in range(33)))
+    np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
+    source = library_source(compiled)
+    assert "float m0[32] __attribute__((aligned(64)));" in source, source
+    assert "for (int64_t s0 = 0; s0 < 2; ++s0) {" in source, source
+    assert "int64_t t0 = 32 + u0;" in source, source  # the last 8 rows
+
+
 def pointwise_conv(n: int, h: int, w: int, k: int) -> str:
     """y[n, h, w, c] = x[n, h, w, :] . f[:, c] + b[c], 16 channels (a 1x1
     convolution's loops over NHWC0)."""

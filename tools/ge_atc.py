@@ -243,7 +243,7 @@ def output_path(output: str) -> Path:
 def compile_model(args: argparse.Namespace) -> None:
     """`--model X --framework=3|5 --output Y`: write `Y.om` (`ge_xdsl.compile`)."""
     from ge_runtime.offline.progress import step
-    from ge_xdsl.atc import compile_offline_model, framework_id
+    from ge_xdsl.atc import compile_offline_model, fewer_collections, framework_id
     from ge_xdsl.run import with_kernels
     from passes.transdata_report import recording_refusals
 
@@ -256,7 +256,10 @@ def compile_model(args: argparse.Namespace) -> None:
     if args.output is None:
         raise GEError("error: --output is required")
     path = output_path(args.output)
-    with recording_refusals() if args.report_transdata else nullcontext() as ledger:
+    with (
+        recording_refusals() if args.report_transdata else nullcontext() as ledger,
+        fewer_collections(),
+    ):
         with step("ge-atc", f"compiling {Path(args.model).name}"):
             offline, compiled = compile_offline_model(
                 args.model,
@@ -285,7 +288,7 @@ def compile_singleop(args: argparse.Namespace) -> None:
     from ge_frontend.singleop import load_singleop_file
     from ge_runtime.offline.om_ir import make_offline_model
     from ge_runtime.offline.timing import PassTimer
-    from ge_xdsl.atc import compile_module, compile_options
+    from ge_xdsl.atc import compile_module, compile_options, fewer_collections
 
     if args.output is None:
         raise GEError("error: --output (a directory) is required with --singleop")
@@ -306,7 +309,10 @@ def compile_singleop(args: argparse.Namespace) -> None:
     for entry in entries:
         LOG.info("op #%d: %s", entry.index, entry.op_type)
         dump_dir = Path(args.dump_graph) / entry.stem if args.dump_graph else None
-        with errors_located_in(args.singleop, f"op #{entry.index} ({entry.op_type})"):
+        with (
+            errors_located_in(args.singleop, f"op #{entry.index} ({entry.op_type})"),
+            fewer_collections(),
+        ):
             compiled = compile_module(
                 entry.module, {}, options, dump_dir, progress=logging.DEBUG, timer=timer
             )

@@ -45,7 +45,7 @@ from ge_dialect.input_files import (
 from ge_dialect.ir_text import print_module
 from ge_dialect.limits import budget_of, check_bytes, memory_budget
 from ge_dialect.parsing import parse_module
-from ge_dialect.verification import verify_module
+from ge_dialect.verification import StageVerifier
 from tools.common import (
     LOG_LEVELS,
     accept_both_spellings,
@@ -239,6 +239,7 @@ class GEOptMain(xDSLOptMain):
             parse_passes(self.args.passes, self.available_passes),
             self._between_passes,
         )
+        self.verify = StageVerifier()
         self.timer = None
         if self.args.time_passes:
             from ge_runtime.offline.timing import PassTimer
@@ -266,7 +267,7 @@ class GEOptMain(xDSLOptMain):
         if self.timer is not None and previous is not None:
             self.timer.lap(previous.name)
         if not self.args.disable_verify:
-            verify_module(module)
+            self.verify(module)
         if previous and following and self.args.print_between_passes:
             print(f"// -----// IR after {previous.name} //----- //")
             Printer(stream=sys.stdout).print_op(module)

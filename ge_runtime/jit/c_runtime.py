@@ -103,7 +103,8 @@ def kernel_status(kernels: str | None = None) -> str:
 
 
 FLAGS = (
-    "-O2",
+    "-O1",
+    "-ftree-vectorize",
     "-fvect-cost-model=dynamic",
     "-ffp-contract=off",
     "-fno-math-errno",
@@ -112,12 +113,18 @@ FLAGS = (
     "-fPIC",
     "-w",
 )
-"""IEEE arithmetic as NumPy's, vectorised for this machine. `-O2` (GCC 12
-vectorises there too): the kernels ran as fast as with `-O3` (MobileNetV2,
-MobileNetV3, SqueezeNet, same process, within 2 %) and compile in half the
-time; with `-O3`'s cost model for vectorising, though, which `-O2`'s
-(`very-cheap`) is not: that one vectorises no loop whose trip count is not
-a multiple of the vector length and adds no alias check, so the 14 or 12
+"""IEEE arithmetic as NumPy's, vectorised for this machine. `-O1` with GCC's
+vectoriser and `-O3`'s cost model for it: the kernels run as fast as at
+`-O2` (CPU time per inference at 1 thread, alternating processes, three
+rounds: SqueezeNet, MobileNetV2 and V3, MobileViT, Inception-v2, ResNet-50,
+DenseNet-121, ShuffleNet, BERT-base within their rounds' scatter, none
+slower) and compile in under half the time (ShuffleNet's C: 9.1 s of CPU
+against 21.0): what `-O2` adds (partial redundancy elimination, the
+second scheduling pass, more alias walks) was most of the compile and
+nothing the kernels' loops, already in the order they should run, used.
+(`-O3` ran no faster than `-O2` and took twice its time.) The cost model:
+`-O2`'s (`very-cheap`) vectorises no loop whose trip count is not a
+multiple of the vector length and adds no alias check, so the 14 or 12
 lanes of a misaligned channel group ran scalar (ShuffleNet 11.6 ms against
 14.6 ms, DenseNet-121 and Inception-v2 7-10 % faster, none slower).
 `-fno-trapping-math` lets the compiler turn a select into a blend (no

@@ -179,12 +179,6 @@ on as many compilers at a time as there are processors. Small enough that
 little is left to compile when the code is complete; a compiler's start-up
 (about 35 ms with the prelude) is small next to 16 kernels (about 1 s)."""
 
-SEQUENCE_ATTRIBUTES = '__attribute__((optimize("O1")))'
-"""How a kernel calling kernels in turn (`CLibrary.sequence`) is compiled:
-at `-O2`, GCC took 2.0 s of CPU over ShuffleNet's seven (hundreds of calls
-of up to 1024 addresses each), after the rest of the code was written; at
-`-O1`, 0.26 s. What they do is call: nothing there to optimise."""
-
 MAX_ARGUMENTS = 1024
 """The most arguments a `ctypes` call passes."""
 
@@ -218,6 +212,17 @@ def tile_elements() -> int:
     with AVX-512, 64 with AVX2)."""
     registers, lanes = vector_registers()
     return registers * lanes // 2
+
+
+def tile_rows(extent: int) -> int:
+    """The most rows of `extent` sums (a sunk loop's) a register tile holds:
+    half the vector registers, each row taking as many as its sums need
+    (AVX-512: 16 rows of 16 or of 2 channels, 8 of 32). Counted in sums
+    instead, rows of 2 took 128 rows: GCC spent seconds on each such kernel
+    (its alias walks over the unrolled tile; ShuffleNet's 2-channel groups)
+    for sums that could not stay in registers anyway."""
+    registers, lanes = vector_registers()
+    return registers // 2 // -(-extent // lanes)
 
 
 def tiled_sum() -> int:
@@ -320,7 +325,7 @@ class CLibrary:
             f"    {kernel}({', '.join(position[a] for a in arguments)});"
             for kernel, arguments in calls
         ]
-        opening = f"{SEQUENCE_ATTRIBUTES} void {name}({', '.join(parameters)}) {{"
+        opening = f"void {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
         self.functions.append((name, code, len(passed)))
         self._calls[name] = [kernel for kernel, _ in calls]
@@ -472,8 +477,8 @@ class CNest(NativeNest):
             terms.append(self._param(shift))
         return f"{buffer}[{' + '.join(terms) or '0'}]"
 
-    def _tile_elements(self) -> int:
-        return tile_elements()
+    def _tile_rows(self, extent: int) -> int:
+        return tile_rows(extent)
 
     def _param(self, value: int) -> str:
         value = int(value)

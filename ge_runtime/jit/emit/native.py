@@ -240,9 +240,9 @@ class NativeNest(LoopTiling, NativeOperands):
         """An integer of the nest (an extent, a coefficient, an offset)."""
         raise NotImplementedError
 
-    def _tile_elements(self) -> int:
-        """The most sums a register tile holds (the target's vector
-        registers: `native_tiling.LoopTiling._register_tile`)."""
+    def _tile_rows(self, extent: int) -> int:
+        """The most rows of `extent` sums a register tile holds (the
+        target's vector registers: `native_tiling.LoopTiling._register_tile`)."""
         raise NotImplementedError
 
     def _literal(self, constant: Any, value: SSAValue) -> str:

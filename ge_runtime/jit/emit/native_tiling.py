@@ -11,10 +11,10 @@ owns mirrored in a local array). A mixin of `NativeNest`, whose state
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator
 
+import numpy as np
 from xdsl.dialects import affine
 from xdsl.ir import Operation, SSAValue
 
@@ -81,6 +81,17 @@ def _moves_injectively(ix: Ix, axis: int) -> bool:
     return linear and not wrapped
 
 
+def _distinct_rows(rows: np.ndarray) -> bool:
+    """Whether no two rows of the integer matrix `rows` are equal (sorted,
+    each compared with the next)."""
+    if len(rows) < 2:
+        return True
+    if rows.shape[1] == 0:
+        return False
+    ordered = rows[np.lexsort(rows.T)]
+    return not np.any(np.all(ordered[1:] == ordered[:-1], axis=1))
+
+
 class LoopTiling:
     """The loop reorderings of a `NativeNest`: a compiler that vectorises
     loops wants a short parallel loop around a reduction innermost."""
@@ -107,7 +118,8 @@ class LoopTiling:
         """The register tile `loop` heads, if any: the loops perfectly nested
         from it down to a loop `_sinkable` moves (outputs' pixels around a
         convolution's C0 loop), innermost first while the language's
-        `_tile_elements` allows (the sunk loop's times the tile's loops'),
+        `_tile_rows` allows (rows of the sunk loop's sums: the tile's loops'
+        product),
         whole or (the outermost) in strips. They run innermost in the
         reduction with the sunk loop, so one load of a weight vector serves
         the tile's pixels and their sums are
@@ -130,7 +142,7 @@ class LoopTiling:
                 break
             chain.append(body[0])
         sunk = self._numbers[body[0]]
-        budget = self._tile_elements() // self.nest.axes[sunk].extent
+        budget = self._tile_rows(self.nest.axes[sunk].extent)
         tile: list[tuple[int, int]] = []
         for candidate in reversed(chain):
             number = self._numbers[candidate]
@@ -167,15 +179,13 @@ class LoopTiling:
                         v.id in moving for v in atom.arg.variables()
                     ):
                         return False
-            coefficients = [[axis_coefficient(ix, n) for ix in index] for n, _ in loops]
-            points = {
-                tuple(
-                    sum(c[dim] * i for c, i in zip(coefficients, point, strict=True))
-                    for dim in range(len(index))
-                )
-                for point in itertools.product(*(range(b) for _, b in loops))
-            }
-            if len(points) != math.prod(b for _, b in loops):
+            coefficients = np.array(
+                [[axis_coefficient(ix, n) for ix in index] for n, _ in loops],
+                np.int64,
+            ).reshape(len(loops), len(index))
+            blocks = [b for _, b in loops]
+            points = np.indices(blocks).reshape(len(blocks), -1).T
+            if not _distinct_rows(points @ coefficients):
                 return False
         return True
 
