@@ -653,6 +653,24 @@ def test_softmax_nd_last_axis(op):
     check(b.build())
 
 
+@pytest.mark.parametrize("columns", [3, 17, 33, 100])
+def test_softmax_computes_each_exponential_once(columns):
+    """Softmax's exponentials are written to the result, summed and divided
+    there: one `math.exp` in its loops (log_softmax needs none after the
+    sum), the results those of the reference at odd sizes and on special
+    values (a row of -inf is NaN, -inf entries are 0, +inf makes NaN)."""
+    b = GraphBuilder("g")
+    b.output(b.softmax(b.data([5, columns], "float32")))
+    module = b.build()
+    text = lower_graph(module.body.block.first_op)
+    assert text.count("math.exp") == 1, text
+    x = np.random.default_rng(columns).standard_normal((5, columns)) * 30
+    x[1, :] = -np.inf
+    x[2, 0] = -np.inf
+    x[3, -1] = np.inf
+    check(module, {0: x.astype(np.float32)})
+
+
 @pytest.mark.parametrize("op", ["reduce_sum", "reduce_mean", "reduce_max"])
 @pytest.mark.parametrize("axes, keep", [([1], True), ([0, 2], False), ([], False)])
 def test_reductions(op, axes, keep):
