@@ -1051,6 +1051,25 @@ def test_gather_lowers_with_negative_indices(axis, dtype):
     assert "memref.load" in text
 
 
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("index", [0, 2, -1, -3, [-2]])
+def test_gather_of_one_constant_index_is_an_affine_copy(axis, index):
+    """One constant index (a scalar or a 1-element tensor, negative ones
+    too) is a slice: no data-dependent load, the reference's result, also
+    from NC1HWC0 (17 channels) without a row-major copy; out of range it
+    stays a run-time check."""
+    b = GraphBuilder("g")
+    x = to(b, b.data([3, 17, 5, 33], "float32", format="NCHW"), "NC1HWC0")
+    b.output(b.gather(x, b.const(index, "int64"), axis=axis))
+    text = check(b.build())
+    assert "memref.load" not in text and "cf.assert" not in text, text
+    bad = GraphBuilder("g")
+    y = bad.data([3, 17, 5, 33], "float32")
+    size = (3, 17, 5, 33)[axis]
+    bad.output(bad.gather(y, bad.const(size, "int64"), axis=axis))
+    assert "memref.load" in lower_graph(bad.build().body.block.first_op)
+
+
 @pytest.mark.parametrize("axis", [0, 1, 2])
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
 def test_gather_elements_lowers_with_negative_indices(axis, dtype):
