@@ -571,6 +571,39 @@ def test_c_exp_of_float32_is_within_one_ulp_of_the_exact_result():
     assert ulps(got[finite], want[finite]).max() <= 1
 
 
+def test_c_log_of_float32_is_within_one_ulp_of_the_exact_result():
+    """`ge_logf` (double-precision atanh series, rounded once) on every
+    binade from the least subnormal to the greatest float, values next to
+    1 (results near 0), the square-root-of-2 split, zeros, negatives,
+    infinities and NaN: at most 1 ULP from log computed in float64 and
+    rounded, the same infinities, NaNs and zeros."""
+    rng = np.random.default_rng(5)
+    sweep = np.exp2(rng.uniform(-149.0, 128.0, 30000)).astype(np.float32)
+    near_one = (1.0 + np.linspace(-1e-3, 1e-3, 2001)).astype(np.float32)
+    edges = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -1e-30, 1.0, 2.0, 0.5,
+         1.4142135, 1.4142137, 0.70710677, 0.7071068, 1e-45, 1.1754942e-38,
+         1.1754944e-38, 3.4028235e38, np.nextafter(np.float32(1), np.float32(0)),
+         np.nextafter(np.float32(1), np.float32(2))],
+        np.float32,
+    )  # fmt: skip
+    x = np.concatenate([sweep[np.isfinite(sweep)], near_one, edges]).reshape(1, -1)
+    text = unary_module("math.log", "f32").replace("4x100", f"1x{x.size}")
+    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
+    compiled = compile_module(text, kernels="c")
+    assert compiled.native_nests == 1
+    assert "ge_logf(" in library_source(compiled)
+    (got,) = compiled(x)
+    with np.errstate(all="ignore"):
+        want = np.log(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_array_equal(got == 0, want == 0)
+    assert same_signs(got, want)
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= 1
+
+
 def test_c_kernels_without_the_vector_math_library_call_the_scalar_functions(
     monkeypatch,
 ):

@@ -105,6 +105,7 @@ from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
 from passes.lowering.signless import ELEMENT_TYPE_ATTR, make_signless, signless
 from passes.lowering.table import lowering_for, unlowered_reason
+from passes.lowering.unread_fills import drop_unread_fills
 from passes.memory_planning import check_graph_plan, read_plan
 from passes.options import check_target_option
 
@@ -175,6 +176,9 @@ class GraphLowering:
             Region(block),
         )
         lowered = make_signless([*globals_, *context.tables, function, *self.callees])
+        for op in lowered:
+            if isinstance(op, func.FuncOp):
+                drop_unread_fills(op)
         function = next(
             op
             for op in lowered

@@ -292,7 +292,9 @@ class Emitter:
         if fill is not None:
             self.fill(buffer, fill)
         elif layout.has_padding and zero_padding:
-            self.fill(buffer, 0, layout.padding_box())
+            boxes = layout.padding_boxes()
+            for box in boxes or [None]:
+                self.fill(buffer, 0, box)
         return buffer
 
     def dealloc(self, buffer: Buffer) -> None:

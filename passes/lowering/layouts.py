@@ -90,10 +90,14 @@ class Layout:
         """Whether the buffer has elements that hold no tensor element."""
         return math.prod(self.storage_shape) > math.prod(self.origin_shape)
 
-    def padding_box(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-        """(start, extent) in the buffer of the one box that holds all its
-        padding (NC1HWC0's lanes past the channels in the last C1 block),
-        None where the padding is not one such box."""
+    def padding_boxes(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]] | None:
+        """(start, extent) in the buffer of boxes that together hold exactly
+        its padding: NC1HWC0's lanes past the channels in the last C1 block
+        (one box), FRACTAL_NZ's rows past the matrix in the last row block
+        and its columns past it in the last column block (two, sharing the
+        corner); None where the padding is not such boxes."""
+        if self.storage_format == Format.FRACTAL_NZ:
+            return self._nz_padding_boxes()
         c1_c0 = {
             Format.NC1HWC0: (1, 4),
             Format.NC1HWC0_C04: (1, 4),
@@ -101,18 +105,55 @@ class Layout:
         }.get(self.storage_format)
         if c1_c0 is None or self._kind() != "blocked":
             return None
-        c1, c0 = c1_c0
-        channels = self._canonical_shape()[1]
-        blocks, lanes = self.storage_shape[c1], self.storage_shape[c0]
-        real = channels - (blocks - 1) * lanes
+        box = self._last_block_box(*c1_c0, self._canonical_shape()[1])
+        padding = math.prod(self.storage_shape) - math.prod(self.origin_shape)
+        return [box] if box and math.prod(box[1]) == padding else None
+
+    def _last_block_box(
+        self, blocks_axis: int, lanes_axis: int, size: int
+    ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The box of the lanes past `size` elements blocked over
+        `blocks_axis` x `lanes_axis` (None: `size` fills its last block)."""
+        blocks, lanes = self.storage_shape[blocks_axis], self.storage_shape[lanes_axis]
+        real = size - (blocks - 1) * lanes
         if not 0 < real < lanes:
             return None
         start = [0] * len(self.storage_shape)
         extent = list(self.storage_shape)
-        start[c1], extent[c1] = blocks - 1, 1
-        start[c0], extent[c0] = real, lanes - real
+        start[blocks_axis], extent[blocks_axis] = blocks - 1, 1
+        start[lanes_axis], extent[lanes_axis] = real, lanes - real
+        return tuple(start), tuple(extent)
+
+    def _nz_padding_boxes(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]] | None:
+        """FRACTAL_NZ (..., col // C0, row // M0, row % M0, col % C0): the
+        rows past the matrix, the columns past it."""
+        rows, cols = (
+            (self.origin_shape[0], 1)
+            if len(self.origin_shape) == 1
+            else self.origin_shape[-2:]
+        )
+        rank = len(self.storage_shape)
+        if rank < 4 or len(self.origin_shape) == 0:
+            return None
+        boxes = [
+            box
+            for box in (
+                self._last_block_box(rank - 3, rank - 2, rows),
+                self._last_block_box(rank - 4, rank - 1, cols),
+            )
+            if box is not None
+        ]
+        sizes = [math.prod(extent) for _, extent in boxes]
+        if len(boxes) == 2:  # the corner both hold, counted once
+            corner = [
+                min(start_a + extent_a, start_b + extent_b) - max(start_a, start_b)
+                for start_a, extent_a, start_b, extent_b in zip(
+                    *boxes[0], *boxes[1], strict=True
+                )
+            ]
+            sizes.append(-math.prod(corner))
         padding = math.prod(self.storage_shape) - math.prod(self.origin_shape)
-        return (tuple(start), tuple(extent)) if math.prod(extent) == padding else None
+        return boxes if boxes and sum(sizes) == padding else None
 
     def retyped(self, element_type: Attribute) -> Layout:
         """The same index map over a buffer of another element type."""

@@ -20,13 +20,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
+from ge_dialect.constants import dense_to_numpy
 from ge_dialect.numpy_helpers import pad_reach_error
 from ge_dialect.ops import (
     ConcatOp,
     ConfusionTransposeOp,
+    ConstOp,
     ExpandDimsOp,
     FlattenOp,
     GatherElementsOp,
@@ -405,13 +407,19 @@ def is_row_major(layout: Layout) -> bool:
 def lower_gather(ctx: LoweringContext, op: Operation) -> None:
     """`y[a, j, b] = x[a, indices[j], b]` along `axis`: the index is loaded,
     made non-negative (`i < 0`: `i + size`) and used by a `memref.load`
-    (data-dependent: `x` is read row-major, see `_gather_operands`)."""
+    (data-dependent: `x` is read row-major, see `_gather_operands`). One
+    constant index in range is a slice: an affine copy from `x` in its own
+    layout (BLOOM's query, key and value taken from the fused projection)."""
+    rank = len(ctx.operands()[0].layout.origin_shape)
+    axis = int(ctx.attr("axis")) % rank
+    size = ctx.operands()[0].layout.origin_shape[axis]
+    constant = _constant_index(op.operands[1])
+    if constant is not None and -size <= constant < size:
+        _gather_slice(ctx, axis, constant % size)
+        return
     x, indices = _gather_operands(ctx)
     y = ctx.result()
-    rank = len(x.layout.origin_shape)
-    axis = int(ctx.attr("axis")) % rank
     count = len(indices.layout.origin_shape)
-    size = x.layout.origin_shape[axis]
 
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index[axis : axis + count], raw=True)
@@ -423,6 +431,33 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
         nest.store(nest.load_at(x, at), y, index)
 
     ctx.emitter.for_each(y.layout.origin_shape, body)
+
+
+def _constant_index(indices: SSAValue) -> int | None:
+    """The value of a gather's indices when they are one inline constant
+    integer (None otherwise)."""
+    owner = indices.owner
+    if not isinstance(owner, ConstOp) or not isinstance(
+        owner.value, DenseIntOrFPElementsAttr
+    ):
+        return None
+    values = dense_to_numpy(owner.value)
+    if values.size != 1 or values.dtype.kind not in "iu":
+        return None
+    return int(values.reshape(-1)[0])
+
+
+def _gather_slice(ctx: LoweringContext, axis: int, position: int) -> None:
+    """`y[a, 0.., b] = x[a, position, b]`: a gather of one constant index
+    (the indices' axes, all of size 1, at 0)."""
+    x, _ = ctx.operands()
+    y = ctx.result()
+    count = len(y.layout.origin_shape) - len(x.layout.origin_shape) + 1
+
+    def source(index: list[Ix]) -> list[Ix]:
+        return [*index[:axis], Ix.of(position), *index[axis + count :]]
+
+    copy(ctx, x, y, y.layout.origin_shape, source)
 
 
 @lowers(GatherElementsOp)

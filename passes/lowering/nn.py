@@ -675,7 +675,10 @@ def keep_dims(axes: Sequence[int]) -> Callable[[list[Ix]], list[Ix]]:
 
 @lowers(AxisOp)
 def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
-    """softmax = exp(x - max) / sum(exp(x - max)).
+    """softmax = exp(x - max) / sum(exp(x - max)), each exponential computed
+    once: written to the result, summed from there in float64, divided in
+    place (the result's type is the input's, so the stored exponentials are
+    the values the sum and the quotient read).
 
     log_softmax = (x - max) - log(sum(exp(x - max))).
     """
@@ -691,19 +694,34 @@ def lower_softmax(ctx: LoweringContext, op: Operation) -> None:
             arith.SubfOp, nest.load(x, index), nest.load(peak, reduced(index))
         )
 
-    def wide_exp(nest: Nest, index: list[Ix]) -> Value:
-        return nest.convert(nest.op(math.ExpOp, shifted(nest, index)), f64)
+    if isinstance(op, LogSoftmaxOp) or y.layout.element_type != x.layout.element_type:
 
-    total = reduce_into(ctx, x, axes, 0.0, wide_exp, _add, f64)
+        def wide_exp(nest: Nest, index: list[Ix]) -> Value:
+            return nest.convert(nest.op(math.ExpOp, shifted(nest, index)), f64)
 
-    def softmax(nest: Nest, index: list[Ix]) -> Value:
+        total = reduce_into(ctx, x, axes, 0.0, wide_exp, _add, f64)
+
+        def from_input(nest: Nest, index: list[Ix]) -> Value:
+            s = nest.load(total, reduced(index))
+            if isinstance(op, LogSoftmaxOp):
+                z = nest.convert(shifted(nest, index), f64)
+                return nest.op(arith.SubfOp, z, nest.op(math.LogOp, s))
+            return nest.op(arith.DivfOp, wide_exp(nest, index), s)
+
+        finish(ctx, y, from_input, y)
+        return
+    finish(ctx, y, lambda nest, index: nest.op(math.ExpOp, shifted(nest, index)), y)
+
+    def stored_exp(nest: Nest, index: list[Ix]) -> Value:
+        return nest.convert(nest.load(y, index), f64)
+
+    total = reduce_into(ctx, y, axes, 0.0, stored_exp, _add, f64)
+
+    def quotient(nest: Nest, index: list[Ix]) -> Value:
         s = nest.load(total, reduced(index))
-        if isinstance(op, LogSoftmaxOp):
-            z = nest.convert(shifted(nest, index), f64)
-            return nest.op(arith.SubfOp, z, nest.op(math.LogOp, s))
-        return nest.op(arith.DivfOp, wide_exp(nest, index), s)
+        return nest.op(arith.DivfOp, stored_exp(nest, index), s)
 
-    finish(ctx, y, softmax, y)
+    finish(ctx, y, quotient, y)
 
 
 @lowers(LpNormOp)

@@ -115,6 +115,34 @@ static inline float ge_expf(float x) {
     float result = (float) (p * scale);
     return x != x ? x : result;
 }
+static inline float ge_logf(float x) {
+    double xd = x;
+    int64_t bits;
+    __builtin_memcpy(&bits, &xd, 8);
+    int64_t top = (bits >> 52) & 0x7ff;
+    int64_t high = (bits & 0xfffffffffffffLL) > 0x6a09e667f3bcdLL;
+    int64_t mantissa_bits = (bits & 0xfffffffffffffLL) | ((1023 - high) << 52);
+    double m;
+    __builtin_memcpy(&m, &mantissa_bits, 8);
+    double e = (double) (top - 1023 + high);
+    double s = (m - 1.0) / (m + 1.0);
+    double s2 = s * s;
+    double p = 0x1.e1e1e1e1e1e1ep-5;
+    p = __builtin_fma(p, s2, 0x1.1111111111111p-4);
+    p = __builtin_fma(p, s2, 0x1.3b13b13b13b14p-4);
+    p = __builtin_fma(p, s2, 0x1.745d1745d1746p-4);
+    p = __builtin_fma(p, s2, 0x1.c71c71c71c71cp-4);
+    p = __builtin_fma(p, s2, 0x1.2492492492492p-3);
+    p = __builtin_fma(p, s2, 0x1.999999999999ap-3);
+    p = __builtin_fma(p, s2, 0x1.5555555555555p-2);
+    p = __builtin_fma(p, s2, 0x1p+0);
+    double log_m = 2.0 * s * p;
+    double sum = __builtin_fma(e, 0x1.62e42fefa39efp-1, log_m);
+    float result = (float) __builtin_fma(e, 0x1.abc9e3b39803fp-56, sum);
+    float special = x == 0.0f ? -__builtin_inff() : __builtin_nanf("");
+    result = x > 0.0f ? result : special;
+    return (x != x) | (x == __builtin_inff()) ? x : result;
+}
 """
 """What every translation unit starts with (divisors are positive).
 `ge_powf` is C99's `powf` (its special cases the same) through the power
@@ -132,7 +160,14 @@ degree 9 (error below 1e-11), times `2**n` built from its bits, rounded
 once to float (at most 1 ULP from the exact result, on 70 M values
 and the special ones; glibc's the same, NumPy's 2; 0.7 ns an element
 with AVX-512 against glibc's 2.7). Beyond the clamps at 128 and -150 the
-result overflows to infinity or underflows to 0; NaN passes through."""
+result overflows to infinity or underflows to 0; NaN passes through.
+`ge_logf` is `logf` written out the same way: in double precision (a
+float's subnormals are normal doubles), `x = m 2**e` with `m` in
+[sqrt(1/2), sqrt(2)), `log m = 2 atanh(s)`, `s = (m - 1) / (m + 1)`, by its
+series to `s**17` (|s| <= 0.172: error below 1e-14), plus `e ln 2`, rounded
+once to float (at most 1 ULP from the exact result, NumPy's 2; 0 is -inf,
+a negative NaN, inf and NaN themselves): a log-mel spectrogram's 9880
+`logf` calls (2.1 ns each) were a twentieth of its run."""
 
 THREADS = """\
 #include <stdint.h>

@@ -1,0 +1,204 @@
+"""Fills nothing reads: padding zero-fills no load looks at, dropped.
+
+The lowering zero-fills a buffer's padding when it allocates it (every
+value's padding is zero: NC1HWC0's lanes past the channels, FRACTAL_NZ's
+rows and columns past the matrix), yet most readers compute only valid
+elements: a convolution reading a 1-channel NC1HWC0 input loads lane 0 of
+each pixel, and the fill of its 15 other lanes wrote 15 of every 16 floats
+of the buffer for nothing (a fifth of MelFrontEnd's run), an LSTM step's
+matmul reads the 2 rows of its 16-row FRACTAL_NZ blocks. `drop_unread_fills`
+erases, once a function is lowered, each nest that `unread_fill` finds:
+every statement stores a constant into one buffer, the buffer is only
+loaded, stored and freed by affine accesses (not returned, passed to a
+call or viewed again), and no load's box of indices (the range of each
+index over its loops) meets a stored box. A buffer of the lowering is one
+value: it is read only through its own memref (views of the arena that
+share bytes hold values whose lives the memory plan keeps apart, and each
+is written before it is read), so the stored elements are never read and
+dropping the nest changes no result.
+
+```mlir
+%y = memref.view %arena[%c0][] : memref<1024xi8> to memref<2x1x4x16xf32>
+affine.for %n = 0 to 2 { affine.for %w = 0 to 4 { affine.for %c = 0 to 15 {
+  affine.store %zero, %y[%n, 0, %w, %c + 1] } } }    // lanes 1-15: erased
+... affine.load %y[%n, 0, %w, 0] ...                  // lane 0 only
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import affine, arith, func, memref
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineSymExpr,
+)
+
+Interval = tuple[int, int]
+"""The least and greatest value an index takes (inclusive)."""
+
+Box = list[Interval]
+"""An interval per dimension of a buffer."""
+
+
+def drop_unread_fills(function: func.FuncOp) -> None:
+    """Erase the nests of `function` that `unread_fill` finds."""
+    unread = [
+        op
+        for op in function.walk()
+        if isinstance(op, affine.ForOp)
+        and not isinstance(op.parent_op(), affine.ForOp)
+        and unread_fill(op)
+    ]
+    for nest in unread:
+        nest.detach()
+        nest.erase()
+
+
+def unread_fill(nest: affine.ForOp) -> bool:
+    """Whether `nest` only stores constants into one buffer's elements that
+    no load of the function reads (see the module docstring)."""
+    stores = _constant_stores(nest)
+    if not stores:
+        return False
+    buffer = stores[0].memref
+    if any(store.memref != buffer for store in stores):
+        return False
+    if not isinstance(buffer.owner, memref.ViewOp | memref.AllocOp):
+        return False
+    written = [_box(store) for store in stores]
+    for use in buffer.uses:
+        reader = use.operation
+        if isinstance(reader, memref.DeallocOp):
+            continue
+        if isinstance(reader, affine.StoreOp) and use.index == 1:
+            continue  # stored into (operand 0 is the value, 1 the buffer)
+        if not isinstance(reader, affine.LoadOp):
+            return False  # returned, passed on, viewed again: may be read
+        read = _box(reader)
+        if any(_meets(read, box) for box in written):
+            return False
+    return True
+
+
+def _constant_stores(nest: affine.ForOp) -> list[affine.StoreOp]:
+    """The stores of a nest of loops whose statements are all stores of
+    constants defined outside it (empty when it holds anything else)."""
+    stores: list[affine.StoreOp] = []
+    for op in nest.walk():
+        if isinstance(op, affine.ForOp | affine.YieldOp):
+            if isinstance(op, affine.YieldOp) and op.operands:
+                return []
+            continue
+        if not isinstance(op, affine.StoreOp):
+            return []
+        if not isinstance(op.value.owner, arith.ConstantOp):
+            return []
+        stores.append(op)
+    return stores
+
+
+def _box(access: affine.LoadOp | affine.StoreOp) -> Box:
+    """The indices an access may touch: per dimension, the range of its
+    index over the loops around it (the whole dimension where unknown)."""
+    buffer_type = access.memref.type
+    assert isinstance(buffer_type, MemRefType)
+    shape = buffer_type.get_shape()
+    map_ = access.map.data
+    operands = [_value_interval(v) for v in access.indices]
+    dims, syms = operands[: map_.num_dims], operands[map_.num_dims :]
+    box: Box = []
+    for size, result in zip(shape, map_.results, strict=True):
+        interval = _expr_interval(result, dims, syms)
+        whole = (0, size - 1) if size >= 0 else None
+        box.append(interval or whole or (-(2**62), 2**62))
+    return box
+
+
+def _meets(a: Sequence[Interval], b: Sequence[Interval]) -> bool:
+    """Whether two boxes share an index."""
+    return all(
+        max(lo_a, lo_b) <= min(hi_a, hi_b)
+        for (lo_a, hi_a), (lo_b, hi_b) in zip(a, b, strict=True)
+    )
+
+
+def _value_interval(value: SSAValue) -> Interval | None:
+    """The range of an index operand: a loop variable over its constant
+    bounds, a constant, an `affine.apply` of those (None: unknown)."""
+    owner = value.owner
+    if isinstance(value, BlockArgument):
+        loop = value.block.parent_op()
+        if not isinstance(loop, affine.ForOp) or value.index != 0:
+            return None
+        if loop.lowerBoundOperands or loop.upperBoundOperands:
+            return None
+        bounds = [loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results]
+        if any(len(b) != 1 or not isinstance(b[0], AffineConstantExpr) for b in bounds):
+            return None
+        lower, upper = bounds[0][0].value, bounds[1][0].value
+        step = loop.step.value.data
+        if upper <= lower:
+            return (1, 0)  # the loop never runs: an empty range
+        return (lower, lower + (upper - 1 - lower) // step * step)
+    if isinstance(owner, arith.ConstantOp):
+        constant = owner.value
+        return (constant.value.data, constant.value.data)  # type: ignore[union-attr]
+    if isinstance(owner, affine.ApplyOp):
+        map_ = owner.map.data
+        operands = [_value_interval(v) for v in owner.mapOperands]
+        dims, syms = operands[: map_.num_dims], operands[map_.num_dims :]
+        return _expr_interval(map_.results[0], dims, syms)
+    return None
+
+
+def _expr_interval(
+    expr: AffineExpr,
+    dims: Sequence[Interval | None],
+    syms: Sequence[Interval | None],
+) -> Interval | None:
+    """The range of an affine expression over its operands' ranges."""
+    match expr:
+        case AffineConstantExpr():
+            return (expr.value, expr.value)
+        case AffineDimExpr():
+            return dims[expr.position]
+        case AffineSymExpr():
+            return syms[expr.position]
+        case AffineBinaryOpExpr():
+            lhs = _expr_interval(expr.lhs, dims, syms)
+            rhs = _expr_interval(expr.rhs, dims, syms)
+            if lhs is None or rhs is None:
+                return None
+            if lhs[0] > lhs[1] or rhs[0] > rhs[1]:
+                return (1, 0)
+            return _combine(expr.kind, lhs, rhs)
+    return None
+
+
+def _combine(kind: AffineBinaryOpKind, lhs: Interval, rhs: Interval) -> Interval | None:
+    """The range of `lhs kind rhs` (a constant right side but for `+`)."""
+    if kind == AffineBinaryOpKind.Add:
+        return (lhs[0] + rhs[0], lhs[1] + rhs[1])
+    if kind == AffineBinaryOpKind.Mul:
+        products = [a * b for a in lhs for b in rhs]
+        return (min(products), max(products))
+    if rhs[0] != rhs[1] or rhs[0] <= 0:
+        return None
+    divisor = rhs[0]
+    if kind == AffineBinaryOpKind.FloorDiv:
+        return (lhs[0] // divisor, lhs[1] // divisor)
+    if kind == AffineBinaryOpKind.CeilDiv:
+        return (-(-lhs[0] // divisor), -(-lhs[1] // divisor))
+    if kind == AffineBinaryOpKind.Mod:
+        if lhs[0] // divisor == lhs[1] // divisor:
+            return (lhs[0] % divisor, lhs[1] % divisor)
+        return (0, divisor - 1)
+    return None
