@@ -3,9 +3,8 @@
 The JIT's generated function takes the graph's inputs and its weights. What
 depends only on the weights (and on the constants of the namespace) — views
 of weights, weights packed into the matrices the GEMMs read — is the same on
-every call: `hoist_invariants` moves those statements (from the loops of
-the function's control flow too) into a `prepare` function that runs once
-when the weights are bound.
+every call: `hoist_invariants` moves those top-level statements into a
+`prepare` function that runs once when the weights are bound.
 
 A statement moves when it assigns one name, reads only invariant names, and
 nothing the function writes (a store target, an `out=` argument, the
@@ -174,9 +173,13 @@ def hoist_invariants(
     written = _written(tree, writes or {})
     known = set(invariant) - written
     prepare: list[str] = []
-    moved: list[ast.stmt] = []
+    kept: list[str] = []
     computed: list[str] = []
-    for statement in _in_order(statements):
+    # Top-level statements only: a block's own buffers (`np.empty` in a
+    # branch) are written by runtime helpers `written` does not know
+    # (`add_into`'s target), so one would look invariant.
+    for statement in statements:
+        source = lines[statement.lineno - 2 : statement.end_lineno - 1]
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -187,11 +190,9 @@ def hoist_invariants(
         ):
             known.add(target.id)
             computed.append(target.id)
-            moved.append(statement)
-            indent = " " * (statement.col_offset - TOP_INDENT)
-            source = lines[statement.lineno - 2 : statement.end_lineno - 1]
-            prepare += [line.replace(indent, "", 1) for line in source]
-    kept = _without(lines, statements, moved)
+            prepare += source
+        else:
+            kept += source
     read = names_read(kept)
     return Hoisted(prepare, kept, [name for name in computed if name in read])
 
