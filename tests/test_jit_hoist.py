@@ -68,11 +68,11 @@ LOOP = [
 ]
 
 
-def test_a_loops_views_are_made_once():
-    """A loop's body makes the same views of the thread's buffers on every
-    iteration: they move out of it (a block left empty says `pass`); what
-    reads the buffers' values stays, and so do weight copies (`prepare`
-    takes top-level statements only)."""
+def test_a_loops_views_and_weight_copies_are_made_once():
+    """A loop's body makes the same views of the thread's buffers, and the
+    same copies of the weights, on every iteration: they move out of it
+    (a block left empty says `pass`); what reads the buffers' values stays,
+    and so does a block's own scratch buffer."""
     views = hoist_views(LOOP, set(), frozenset({"c6", "dt7"}))
     moved = {line.split(" = ")[0].strip() for line in views.setup}
     assert moved == {"v3", "v5", "p8", "v12"}
@@ -80,8 +80,20 @@ def test_a_loops_views_are_made_once():
     assert "        v11 = v5[()]" in views.body
     assert "            pass" not in views.body  # `break` is left in that block
     assert not any("address" in line for line in views.body)
-    split = hoist_invariants(LOOP, {"w", "np", "strided_view"}, {"k10": [0]})
-    assert split.prepare == []  # top-level statements only
+    constants = {"np", "strided_view", "dt7", "c6"}
+    split = hoist_invariants(LOOP, {"w", *constants}, {"k10": [0]}, frozenset({"w"}))
+    assert split.prepare == [
+        "    w9 = np.ascontiguousarray(strided_view(w, 0, (2,), (8,)))"
+    ]
+    assert split.names == ["w9"]
+    scratch = [
+        "    if c:",
+        "        s1 = np.empty((2,), dt7)",
+        "        add_into(x, y, s1)",
+        "        r2 = s1",
+        "    return (r2,)",
+    ]  # a branch's buffer, written by a helper the analysis does not know
+    assert hoist_invariants(scratch, {"c", *constants}).prepare == []
     alone = hoist_views(
         LOOP[:3] + LOOP[3:4] + ["    return (v5,)"], set(), frozenset({"c6", "dt7"})
     )

@@ -274,7 +274,8 @@ class FunctionCompiler:
         invariant = {args[i] for i in invariant_args} | (
             set(namespace) - self.env.mutable_globals
         )
-        split = hoist_invariants(body, invariant, self.env.writes)
+        weights = frozenset(args[i] for i in invariant_args)
+        split = hoist_invariants(body, invariant, self.env.writes, weights)
         prepare_args = ", ".join(args[i] for i in invariant_args)
         hoisted = "".join(f"{name}, " for name in split.names)
         per_call = split.body

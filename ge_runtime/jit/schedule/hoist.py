@@ -3,8 +3,9 @@
 The JIT's generated function takes the graph's inputs and its weights. What
 depends only on the weights (and on the constants of the namespace) — views
 of weights, weights packed into the matrices the GEMMs read — is the same on
-every call: `hoist_invariants` moves those top-level statements into a
-`prepare` function that runs once when the weights are bound.
+every call: `hoist_invariants` moves those statements (out of the loops of
+the function's control flow too) into a `prepare` function that runs once
+when the weights are bound.
 
 A statement moves when it assigns one name, reads only invariant names, and
 nothing the function writes (a store target, an `out=` argument, the
@@ -165,34 +166,45 @@ def hoist_invariants(
     body: Sequence[str],
     invariant: set[str],
     writes: Mapping[str, Sequence[int]] | None = None,
+    weights: frozenset[str] = frozenset(),
 ) -> Hoisted:
     """Split `body` (the lines of a function body, one indentation level);
     `writes` names the functions that write some of their positional
-    arguments (compiled kernels), and at which positions."""
+    arguments (compiled kernels), and at which positions; `weights` are the
+    invariant names that are the function's weights.
+
+    Statements inside blocks (a loop's body computing the same weight
+    copies on every iteration) move only when they read a weight or a name
+    an earlier statement moved (`v = m12`, a weight in the namespace): a
+    block's own buffers (`np.empty` in a branch, made from constants only)
+    are written by runtime helpers `written` does not know (`add_into`'s
+    target) and must stay where they are made."""
     tree, statements, lines, assigned = _parsed(body)
     written = _written(tree, writes or {})
     known = set(invariant) - written
+    weighty = set(weights) - written  # the weights, and what was moved
     prepare: list[str] = []
-    kept: list[str] = []
+    moved: list[ast.stmt] = []
     computed: list[str] = []
-    # Top-level statements only: a block's own buffers (`np.empty` in a
-    # branch) are written by runtime helpers `written` does not know
-    # (`add_into`'s target), so one would look invariant.
-    for statement in statements:
-        source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+    for statement in _in_order(statements):
+        nested = statement.col_offset > TOP_INDENT
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
             and isinstance(target := statement.targets[0], ast.Name)
             and assigned[target.id] == 1
             and target.id not in written
-            and _loaded(statement.value) <= known
+            and (loaded := _loaded(statement.value)) <= known
+            and (not nested or loaded & weighty)
         ):
             known.add(target.id)
+            weighty.add(target.id)
             computed.append(target.id)
-            prepare += source
-        else:
-            kept += source
+            moved.append(statement)
+            indent = " " * (statement.col_offset - TOP_INDENT)
+            source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+            prepare += [line.replace(indent, "", 1) for line in source]
+    kept = _without(lines, statements, moved)
     read = names_read(kept)
     return Hoisted(prepare, kept, [name for name in computed if name in read])
 
