@@ -180,7 +180,7 @@ void ge_set_threads(int count, int64_t work) {
 """
 """The threads a library's kernels split their parallel loops over, and the
 least iterations a nest runs to be split (its first part defines them;
-`set_kernel_threads` sets every library's)."""
+`c_runtime.set_kernel_threads` and `set_parallel_work` set every library's)."""
 
 PRODUCT_LIMIT = 1 << 22
 """Matrix products of at most this many multiply-adds are C loops, and

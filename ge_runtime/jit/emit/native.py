@@ -401,9 +401,10 @@ class NativeNest(LoopTiling, NativeOperands):
                     self._forget(op.memref)
             known = dict(self.known)
             extent = self._extent(axis.extent)
-            split = self._parallel_loops(loop) if indent == self.INDENT else 0
+            work = self._splits(loop) if indent == self.INDENT else 0
+            split = self._parallel_loops(loop) if work else 0
             if split:
-                self.body.append(self._parallel(indent, split, self._splits(loop)))
+                self.body.append(self._parallel(indent, split, work))
                 self.body.append(self._loop_of(indent, f"t{number}", extent))
             else:
                 self.body.append(self._loop(indent, number, extent))
@@ -433,15 +434,12 @@ class NativeNest(LoopTiling, NativeOperands):
 
     def _parallel_loops(self, loop: affine.ForOp) -> int:
         """How many loops from `loop` (one the kernel's first statements
-        open) run split over threads, collapsed into one iteration space: 0
-        if it does not (its iterations share an element the nest writes,
-        or the nest is too small to pay for waking threads). The loops
-        perfectly nested in it are collapsed with it while the iterations
-        are fewer than `PARALLEL_ITERATIONS` (a channel group's 4 loops
-        with their rows: threads share them evenly); not the innermost
-        loop, which vectorises, nor one that is tiled or sunk."""
-        if self._splits(loop) == 0:
-            return 0
+        open, which may split: `_splits`) run split over threads, collapsed
+        into one iteration space. The loops perfectly nested in it are
+        collapsed with it while the iterations are fewer than
+        `PARALLEL_ITERATIONS` (a channel group's 4 loops with their rows:
+        threads share them evenly); not the innermost loop, which
+        vectorises, nor one that is tiled or sunk."""
         count, split = 1, self.nest.axes[self._numbers[loop]].extent
         while split < PARALLEL_ITERATIONS:
             body = [

@@ -162,6 +162,13 @@ TOP_INDENT = 4
 """The indentation of a generated function's top-level statements."""
 
 
+def _dedented(lines: Sequence[str], statement: ast.stmt) -> list[str]:
+    """The lines of `statement`, indented as a top-level statement."""
+    depth = statement.col_offset - TOP_INDENT
+    source = lines[statement.lineno - 2 : statement.end_lineno - 1]
+    return [line[depth:] for line in source]
+
+
 def hoist_invariants(
     body: Sequence[str],
     invariant: set[str],
@@ -201,9 +208,7 @@ def hoist_invariants(
             weighty.add(target.id)
             computed.append(target.id)
             moved.append(statement)
-            indent = " " * (statement.col_offset - TOP_INDENT)
-            source = lines[statement.lineno - 2 : statement.end_lineno - 1]
-            prepare += [line.replace(indent, "", 1) for line in source]
+            prepare += _dedented(lines, statement)
     kept = _without(lines, statements, moved)
     read = names_read(kept)
     return Hoisted(prepare, kept, [name for name in computed if name in read])
@@ -264,9 +269,7 @@ def hoist_views(
             kind = _view_kind(statement.value, contiguous, viewed, known)
         if kind is None:
             continue
-        indent = " " * (statement.col_offset - TOP_INDENT)
-        source = lines[statement.lineno - 2 : statement.end_lineno - 1]
-        setup += [line.replace(indent, "", 1) for line in source]
+        setup += _dedented(lines, statement)
         free |= _loaded(statement.value) & given
         if kind == "constant":  # another name for a constant: known here too
             known.add(target.id)
