@@ -16,6 +16,8 @@ import numpy as np
 import onnx
 import pytest
 from conformance.suite import Case, Status, run_case
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from numpy.lib.stride_tricks import sliding_window_view
 from onnx.reference import ReferenceEvaluator
 from onnx_jit import (
@@ -25,6 +27,7 @@ from onnx_jit import (
     with_output_types,
 )
 
+from ge_dialect.ops.windows import WindowAxis, pooled_size
 from ge_frontend.onnx_import import import_onnx
 
 RNG = np.random.default_rng(19)
@@ -770,3 +773,122 @@ def test_grid_sample_reads_zeros_outside_an_edge_of_infinities(
     inputs = {"x": x, "grid": grid}
     model = one_node_model("GridSample", inputs, opset=20, mode=mode)
     assert_runs_on_the_jit(model, inputs, tmp_path)
+
+
+# ---------------------------------------------------------------------------
+# Windows reaching past their input: only the taps that can read it are lowered
+# ---------------------------------------------------------------------------
+
+# Every case has taps that read padding for every output (`WindowAxis.live_taps`).
+PAST_THE_INPUT_CONVS = {
+    "3x3_pads_on_1x1": ((1, 17, 1, 1), (33, 17, 3, 3), dict(pads=[1, 1, 1, 1])),
+    "dilated_on_2x3": (
+        (2, 3, 2, 3),
+        (5, 3, 3, 3),
+        dict(pads=[2, 3, 2, 3], dilations=[2, 2]),
+    ),
+    "grouped_strided_5x5_on_3x1": (
+        (1, 6, 3, 1),
+        (6, 2, 5, 5),
+        dict(pads=[2, 2, 2, 2], group=3, strides=[2, 1]),
+    ),
+    "1d_kernel_past_the_input": ((1, 3, 4), (17, 3, 9), dict(pads=[4, 4])),
+    "3d_one_axis_past": ((1, 3, 1, 4, 3), (3, 3, 3, 2, 2), dict(pads=[1, 0, 0] * 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAST_THE_INPUT_CONVS))
+def test_convolution_past_its_input_matches_onnxruntime_on_the_jit(
+    name: str, tmp_path: Path
+) -> None:
+    shape, filters, attributes = PAST_THE_INPUT_CONVS[name]
+    x = with_specials(rand(*shape)) if name.startswith("3x3") else rand(*shape)
+    initializers = {"w": rand(*filters), "b": rand(filters[0])}
+    model = one_node_model("Conv", {"x": x}, initializers=initializers, **attributes)
+    assert_runs_on_the_jit(model, {"x": x}, tmp_path)
+
+
+def stores_run(model: onnx.ModelProto, x: np.ndarray) -> int:
+    """How many element stores the loop lowering of `model` runs (each
+    `affine.store` times the trip counts of the loops around it)."""
+    from xdsl.context import Context
+    from xdsl.dialects import affine
+
+    from ge_runtime.graph_io import find_graph
+    from ge_runtime.jit.compiler import lowered_module
+    from passes.format_pipeline import FormatPipelinePass
+
+    typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
+    module = import_onnx(typed).module
+    FormatPipelinePass().apply(Context(), module)
+    total = 0
+    for store in lowered_module(find_graph(module)).walk():
+        if not isinstance(store, affine.StoreOp):
+            continue
+        runs, loop = 1, store.parent_op()
+        while loop is not None:
+            if isinstance(loop, affine.ForOp):
+                (low,) = loop.properties["lowerBoundMap"].data.eval([], [])
+                (high,) = loop.properties["upperBoundMap"].data.eval([], [])
+                runs *= max(0, (high - low) // loop.step.value.data)
+            loop = loop.parent_op()
+        total += runs
+    return total
+
+
+def test_pool_past_its_input_pads_only_what_its_live_taps_read() -> None:
+    """EfficientNet's pooler (640 taps, ceil mode, on a 2x2 map) padded its
+    input to 640x640 per channel and summed 409600 taps an output: now 4."""
+    x = rand(1, 17, 2, 2)
+    model = one_node_model(
+        "AveragePool",
+        {"x": x},
+        opset=19,
+        kernel_shape=[640, 640],
+        strides=[640, 640],
+        ceil_mode=1,
+    )
+    assert stores_run(model, x) < 5_000  # 13.9 million with every tap
+
+
+def test_convolution_past_its_input_reads_only_its_live_taps() -> None:
+    """A 3x3 convolution with pads 1 on a 1x1 map pads nothing and sums one
+    tap (the centre) an input channel."""
+    x = rand(1, 17, 1, 1)
+    model = one_node_model(
+        "Conv", {"x": x}, initializers={"w": rand(33, 17, 3, 3)}, pads=[1, 1, 1, 1]
+    )
+    assert stores_run(model, x) < 2_000  # 5285 with all nine taps
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    size=st.integers(1, 9),
+    k=st.integers(1, 12),
+    s=st.integers(1, 4),
+    d=st.integers(1, 3),
+    pb=st.integers(0, 5),
+    pe=st.integers(0, 5),
+    ceil=st.booleans(),
+)
+def test_live_taps_are_exactly_the_taps_that_read_the_input(
+    size, k, s, d, pb, pe, ceil
+):
+    """Brute force over every output and tap: the cut window keeps every
+    tap that reads an input element for some output (at the same input
+    element), drops only taps that never do, and its pads hold every read."""
+    out = pooled_size(size, (k - 1) * d + 1, s, pb, pe, ceil)
+    assume(out > 0)
+    axis = WindowAxis(size, k, s, pb, pe, out, d)
+    first, cut = axis.live_taps()
+    assert cut.pb >= 0 and (cut.s, cut.d, cut.size, cut.out) == (s, d, size, out)
+    reads = {t for o in range(out) for t in range(k) if pb <= o * s + t * d < pb + size}
+    kept = set(range(first, first + cut.k))
+    assert reads <= kept <= set(range(k))
+    if reads and kept != set(range(k)):  # cut: at the last read, the first one
+        assert max(kept) == max(reads) and first <= min(reads)
+    for o in range(out):
+        for t in range(cut.k):
+            position = o * s + t * d  # in the cut axis's padded coordinates
+            assert 0 <= position < cut.pb + size + cut.end_pad
+            assert position - cut.pb == o * s + (t + first) * d - pb

@@ -327,6 +327,16 @@ def window_geometry(
     )
 
 
+def live_window(
+    axes: Sequence[tuple[int, WindowAxis]],
+) -> tuple[list[int], list[tuple[int, WindowAxis]]]:
+    """Per axis of `axes`, the first tap that can read the input and the
+    axis cut to such taps (`WindowAxis.live_taps`)."""
+    cuts = [g.live_taps() for _, g in axes]
+    live = [(a, g) for (a, _), (_, g) in zip(axes, cuts, strict=True)]
+    return [first for first, _ in cuts], live
+
+
 def window_pads(axes: Sequence[tuple[int, WindowAxis]]) -> list[tuple[int, int]]:
     """The (begin, end) pads each window of `axes` fits in."""
     return [(g.pb, g.end_pad) for _, g in axes]
@@ -365,7 +375,7 @@ def conv_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     cout, cin_g, *kernel = (
         w.layout.origin_shape[w_letters.index(a)] for a in "NC" + letters
     )
-    axes = window_geometry(ctx, x, y.origin_shape, kernel)
+    firsts, axes = live_window(window_geometry(ctx, x, y.origin_shape, kernel))
     source = padded_input(ctx, x, data_format, window_pads(axes), 0.0)
     c_axis = data_format.index("C")
     per_group = cout // groups
@@ -384,7 +394,10 @@ def conv_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
             )
         }
         xv = nest.load(source, place(data_format, N=b, C=g * cin_g + i, **spatial))
-        filter_taps = dict(zip(letters, taps, strict=True))
+        filter_taps = {
+            letter: t + first
+            for letter, t, first in zip(letters, taps, firsts, strict=True)
+        }
         wv = nest.load(w, place(w_letters, N=g * per_group + o, C=i, **filter_taps))
         return arithmetic.multiply(nest, xv, wv)
 
@@ -393,7 +406,14 @@ def conv_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
         spatial = dict(zip(letters, out, strict=True))
         return place(data_format, N=b, C=g * per_group + o, **spatial)
 
-    sizes = (n, groups, per_group, *(g.out for _, g in axes), cin_g, *kernel)
+    sizes = (
+        n,
+        groups,
+        per_group,
+        *(g.out for _, g in axes),
+        cin_g,
+        *(g.k for _, g in axes),
+    )
     init = bias_at if bias else arithmetic.zero
     reduced = frozenset(range(3 + rank, 4 + 2 * rank))
     return Reduction(sizes, reduced, acc_index, term, init, arithmetic.add)
@@ -472,17 +492,18 @@ def pool_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     axes = window_geometry(
         ctx, x, y.origin_shape, spatial_values(ctx.attr("ksize"), data_format)
     )
+    _, live = live_window(axes)
     pad_value = maximum.identity if maximum is not None else 0.0
-    source = padded_input(ctx, x, data_format, window_pads(axes), pad_value)
+    source = padded_input(ctx, x, data_format, window_pads(live), pad_value)
     rank = len(y.origin_shape)
 
     def tap(nest: Nest, index: list[Ix]) -> Value:
         source_index = list(index[:rank])
-        for k, (a, g) in enumerate(axes):
+        for k, (a, g) in enumerate(live):
             source_index[a] = index[a] * g.s + index[rank + k] * g.d
         return nest.load(source, source_index)
 
-    sizes = (*y.origin_shape, *(g.k for _, g in axes))
+    sizes = (*y.origin_shape, *(g.k for _, g in live))
     reduced = frozenset(range(rank, len(sizes)))
 
     def at(index: list[Ix]) -> list[Ix]:
