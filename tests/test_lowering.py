@@ -1052,10 +1052,11 @@ def test_gather_lowers_with_negative_indices(axis, dtype):
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
-@pytest.mark.parametrize("index", [0, 2, -1, -3, [-2]])
+@pytest.mark.parametrize("index", [0, 2, -1, -3, [-2], [[1, 1, 1], [1, 1, 1]]])
 def test_gather_of_one_constant_index_is_an_affine_copy(axis, index):
-    """One constant index (a scalar or a 1-element tensor, negative ones
-    too) is a slice: no data-dependent load, the reference's result, also
+    """Constant indices naming one position (a scalar, a 1-element tensor,
+    negative ones, a 2x3 tensor of ones) are a slice: no data-dependent
+    load, the reference's result, also
     from NC1HWC0 (17 channels) without a row-major copy; out of range it
     stays a run-time check."""
     b = GraphBuilder("g")
@@ -1379,3 +1380,37 @@ def test_shape_and_size_lower_to_their_static_value(start):
     b.output(b.op("ge.shape", x, start=start), b.op("ge.size", x))
     text = check(b.build())
     assert "memref.get_global" in text
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("position", [0, 2, -1])
+@pytest.mark.parametrize(
+    ("reduction", "taken"), [("none", 1), ("none", 3), ("add", 3), ("max", 3)]
+)
+def test_scatter_to_one_constant_position_is_affine(axis, position, reduction, taken):
+    """Constant indices that all name one position (torch's `select_scatter`,
+    `state[:, i] = x`) store through affine maps: no data-dependent store, so
+    the nest vectorises; with several updates per element the last one wins
+    ("none") or they combine in order, as the reference's element-by-element
+    scatter; special values pass through."""
+    shape = [3, 17, 5]
+    index_shape = [taken if d == axis % 3 else n for d, n in enumerate(shape)]
+    b = GraphBuilder("g")
+    data = b.data(shape, "float32")
+    updates = b.data(index_shape, "float32")
+    indices = b.const(np.full(index_shape, position, np.int64), "int64")
+    b.output(b.scatter_elements(data, indices, updates, axis=axis, reduction=reduction))
+    rng = np.random.default_rng(17)
+    values = rng.standard_normal(index_shape).astype(np.float32)
+    values.reshape(-1)[:3] = [np.inf, -0.0, np.nan]
+    inputs = {0: rng.standard_normal(shape).astype(np.float32), 1: values}
+    text = check(b.build(), inputs)
+    assert "memref.store" not in text and "memref.load" not in text, text
+
+
+def test_scatter_of_differing_constant_indices_stays_data_dependent():
+    b = GraphBuilder("g")
+    data = b.data([4, 3], "float32")
+    indices = b.const(np.array([[0, 1, 3]], np.int64), "int64")
+    b.output(b.scatter_elements(data, indices, b.data([1, 3], "float32"), axis=0))
+    assert "memref.store" in lower_graph(b.build().body.block.first_op)

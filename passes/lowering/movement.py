@@ -407,13 +407,14 @@ def is_row_major(layout: Layout) -> bool:
 def lower_gather(ctx: LoweringContext, op: Operation) -> None:
     """`y[a, j, b] = x[a, indices[j], b]` along `axis`: the index is loaded,
     made non-negative (`i < 0`: `i + size`) and used by a `memref.load`
-    (data-dependent: `x` is read row-major, see `_gather_operands`). One
-    constant index in range is a slice: an affine copy from `x` in its own
-    layout (BLOOM's query, key and value taken from the fused projection)."""
+    (data-dependent: `x` is read row-major, see `_gather_operands`).
+    Constant indices that all name one position in range are a slice: an
+    affine copy from `x` in its own layout (BLOOM's query, key and value
+    taken from the fused projection)."""
     rank = len(ctx.operands()[0].layout.origin_shape)
     axis = int(ctx.attr("axis")) % rank
     size = ctx.operands()[0].layout.origin_shape[axis]
-    constant = _constant_index(op.operands[1])
+    constant = uniform_index(op.operands[1])
     if constant is not None and -size <= constant < size:
         _gather_slice(ctx, axis, constant % size)
         return
@@ -433,23 +434,23 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
     ctx.emitter.for_each(y.layout.origin_shape, body)
 
 
-def _constant_index(indices: SSAValue) -> int | None:
-    """The value of a gather's indices when they are one inline constant
-    integer (None otherwise)."""
+def uniform_index(indices: SSAValue) -> int | None:
+    """The one value every entry of inline constant integer `indices`
+    holds (None when they are not constant, empty or differ)."""
     owner = indices.owner
     if not isinstance(owner, ConstOp) or not isinstance(
         owner.value, DenseIntOrFPElementsAttr
     ):
         return None
-    values = dense_to_numpy(owner.value)
-    if values.size != 1 or values.dtype.kind not in "iu":
+    values = dense_to_numpy(owner.value).reshape(-1)
+    if not values.size or values.dtype.kind not in "iu" or (values != values[0]).any():
         return None
-    return int(values.reshape(-1)[0])
+    return int(values[0])
 
 
 def _gather_slice(ctx: LoweringContext, axis: int, position: int) -> None:
-    """`y[a, 0.., b] = x[a, position, b]`: a gather of one constant index
-    (the indices' axes, all of size 1, at 0)."""
+    """`y[a, j.., b] = x[a, position, b]`: a gather whose indices all name
+    `position` (the indices' axes `j..` are not read)."""
     x, _ = ctx.operands()
     y = ctx.result()
     count = len(y.layout.origin_shape) - len(x.layout.origin_shape) + 1

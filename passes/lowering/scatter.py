@@ -32,7 +32,7 @@ from ge_dialect.ops.scatter import OneHotOp, ScatterElementsOp, ScatterNdOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest, Value, compute_type, is_float
 from passes.lowering.index import Ix
-from passes.lowering.movement import copy, is_row_major, wrapped_index
+from passes.lowering.movement import copy, is_row_major, uniform_index, wrapped_index
 from passes.lowering.registry import lowers
 
 Combine = Callable[[Nest, Value, Value], Value]
@@ -95,10 +95,16 @@ def _update(
 
 @lowers(ScatterElementsOp)
 def lower_scatter_elements(ctx: LoweringContext, op: Operation) -> None:
-    """`y[i with axis = indices[i]] (op)= updates[i]` over the indices' shape."""
+    """`y[i with axis = indices[i]] (op)= updates[i]` over the indices' shape;
+    constant indices that all name one position in range are affine
+    (`_scatter_to_one_position`)."""
     y, indices, updates = _copied_data(ctx)
     axis = int(ctx.attr("axis")) % len(y.layout.origin_shape)
     size = y.layout.origin_shape[axis]
+    position = uniform_index(op.operands[1])
+    if position is not None and -size <= position < size:
+        _scatter_to_one_position(ctx, y, updates, axis, position % size)
+        return
 
     def body(nest: Nest, index: list[Ix]) -> None:
         raw = nest.load(indices, index, raw=True)
@@ -107,6 +113,38 @@ def lower_scatter_elements(ctx: LoweringContext, op: Operation) -> None:
         _update(ctx, nest, y, at, nest.load(updates, index))
 
     ctx.emitter.for_each(indices.layout.origin_shape, body)
+
+
+def _scatter_to_one_position(
+    ctx: LoweringContext, y: Buffer, updates: Buffer, axis: int, position: int
+) -> None:
+    """`y[a, position, b] (op)= updates[a, j, b]` for each `j` in order: the
+    scatter of torch's `select_scatter` (`state[:, i] = x`, a constant `i`)
+    as affine accesses, which vectorise. With "none" only the last `j`
+    writes (the last one wins, as in the element-by-element order)."""
+    shape = list(updates.layout.origin_shape)
+    last = shape[axis] - 1
+    reduction = str(ctx.attr("reduction"))
+    if reduction == "none":
+        shape[axis] = 1
+    combine = (
+        None
+        if reduction == "none"
+        else combine_for(ctx, reduction, y.layout.element_type)
+    )
+
+    def body(nest: Nest, index: list[Ix]) -> None:
+        at = list(index)
+        at[axis] = Ix.of(position)
+        if combine is None:
+            source = list(index)
+            source[axis] = Ix.of(last)
+            nest.store(nest.load(updates, source), y, at)
+            return
+        old = nest.load(y, at)
+        nest.store(combine(nest, old, nest.load(updates, index)), y, at)
+
+    ctx.emitter.for_each(tuple(shape), body)
 
 
 @lowers(ScatterNdOp)

@@ -208,6 +208,105 @@ ARCHITECTURES: dict[str, ZooModel] = {
             ),
             mask=False,
         ),
+        _text(
+            "rwkv",
+            Architecture(
+                "RwkvModel",
+                "RwkvConfig",
+                dict(
+                    vocab_size=VOCAB,
+                    context_length=64,
+                    hidden_size=64,
+                    attention_hidden_size=64,
+                    intermediate_size=128,
+                    num_hidden_layers=2,
+                    **TOKEN_IDS,
+                ),
+            ),
+            mask=False,
+        ),
+        _text(
+            "opt",
+            Architecture(
+                "OPTModel",
+                "OPTConfig",
+                dict(
+                    TEXT,
+                    hidden_size=64,
+                    num_hidden_layers=2,
+                    num_attention_heads=4,
+                    ffn_dim=100,
+                    word_embed_proj_dim=64,
+                ),
+            ),
+        ),
+        _text(
+            "phi",
+            Architecture("PhiModel", "PhiConfig", dict(TEXT, **_BERTLIKE)),
+            mask=False,
+        ),
+        _text(
+            "falcon",
+            Architecture(
+                "FalconModel",
+                "FalconConfig",
+                dict(
+                    vocab_size=VOCAB,
+                    hidden_size=64,
+                    num_hidden_layers=2,
+                    num_attention_heads=4,
+                    **TOKEN_IDS,
+                ),
+            ),
+            mask=False,
+        ),
+        _text(
+            "convbert",
+            Architecture(
+                "ConvBertModel",
+                "ConvBertConfig",
+                dict(TEXT, conv_kernel_size=5, **_BERTLIKE),
+            ),
+        ),
+        _text(
+            "bart",
+            Architecture(
+                "BartModel",
+                "BartConfig",
+                dict(
+                    TEXT,
+                    d_model=64,
+                    encoder_layers=1,
+                    decoder_layers=1,
+                    encoder_attention_heads=4,
+                    decoder_attention_heads=4,
+                    encoder_ffn_dim=100,
+                    decoder_ffn_dim=100,
+                    decoder_start_token_id=2,
+                ),
+            ),
+        ),
+        _model(
+            "t5",
+            Architecture(
+                "T5Model",
+                "T5Config",
+                dict(
+                    vocab_size=VOCAB,
+                    d_model=64,
+                    d_kv=16,
+                    d_ff=100,
+                    num_layers=2,
+                    num_heads=4,
+                    **TOKEN_IDS,
+                ),
+                exporters=("torchscript",),  # dynamo: no decomposition
+            ),
+            (
+                InputSpec("input_ids", (TOKENS,), "int64", "tokens", VOCAB),
+                InputSpec("decoder_input_ids", (TOKENS,), "int64", "tokens", VOCAB),
+            ),
+        ),
         _model(
             "whisper_encoder",
             Architecture(
@@ -248,6 +347,22 @@ ARCHITECTURES: dict[str, ZooModel] = {
             ),
             (InputSpec("input_values", (800,)),),
         ),
+        _model(
+            "hubert",
+            Architecture(
+                "HubertModel",
+                "HubertConfig",
+                dict(
+                    _BERTLIKE,
+                    conv_dim=(32, 32, 32),
+                    conv_stride=(5, 2, 2),
+                    conv_kernel=(10, 3, 3),
+                    num_conv_pos_embeddings=16,
+                    num_conv_pos_embedding_groups=4,
+                ),
+            ),
+            (InputSpec("input_values", (800,)),),
+        ),
         _image(
             "deit",
             Architecture(
@@ -261,6 +376,22 @@ ARCHITECTURES: dict[str, ZooModel] = {
                     num_attention_heads=3,
                     intermediate_size=100,
                 ),
+            ),
+        ),
+        _image(
+            "dinov2",
+            Architecture(
+                "Dinov2Model",
+                "Dinov2Config",
+                dict(
+                    image_size=IMAGE,
+                    patch_size=4,
+                    hidden_size=48,
+                    num_hidden_layers=2,
+                    num_attention_heads=3,
+                    mlp_ratio=2,
+                ),
+                ("last_hidden_state", "pooler_output"),
             ),
         ),
         _image(
