@@ -259,7 +259,8 @@ func.func @main(%x: {x}, %r: {r}, %b: memref<{n}xf32>) -> {y} {{
 
 
 @pytest.mark.parametrize(
-    "m, n, k", [(3, 17, 33), (17, 33, 3), (100, 16, 17), (33, 3, 100), (5, 16, 0)]
+    "m, n, k",
+    [(3, 17, 33), (17, 33, 3), (100, 16, 17), (33, 3, 100), (5, 16, 0), (22, 100, 64)],
 )
 def test_c_copies_a_product_operand_read_across_its_rows(m, n, k):
     """The right operand, read at stride `k` along the vectorised loop of
@@ -895,29 +896,30 @@ def test_no_merged_call_of_more_buffers_than_ctypes_passes(tmp_path, monkeypatch
 
 
 MATVEC = """
-func.func @main(%a: memref<100x80xf32>, %x: memref<80xf32>) -> memref<100xf32> {
+func.func @main(%a: memref<300x80xf32>, %x: memref<80xf32>) -> memref<300xf32> {
   %zero = arith.constant 0.0 : f32
-  %y = memref.alloc() : memref<100xf32>
-  affine.for %i = 0 to 100 {
-    affine.store %zero, %y[%i] : memref<100xf32>
+  %y = memref.alloc() : memref<300xf32>
+  affine.for %i = 0 to 300 {
+    affine.store %zero, %y[%i] : memref<300xf32>
     affine.for %j = 0 to 80 {
-      %av = affine.load %a[%i, %j] : memref<100x80xf32>
+      %av = affine.load %a[%i, %j] : memref<300x80xf32>
       %xv = affine.load %x[%j] : memref<80xf32>
       %p = arith.mulf %av, %xv : f32
-      %yv = affine.load %y[%i] : memref<100xf32>
+      %yv = affine.load %y[%i] : memref<300xf32>
       %s = arith.addf %yv, %p : f32
-      affine.store %s, %y[%i] : memref<100xf32>
+      affine.store %s, %y[%i] : memref<300xf32>
     }
   }
-  func.return %y : memref<100xf32>
+  func.return %y : memref<300xf32>
 }
 """
 
 
 def test_no_c_kernel_for_a_long_dot_product_it_cannot_vectorise():
-    """100 outputs (too many to run innermost) of 80-term dot products: the
-    sum would run one term at a time in C, so BLAS takes it."""
-    a = RNG.standard_normal((100, 80)).astype(np.float32)
+    """300 outputs (more than `SUNK_EXTENT`: too many to run innermost) of
+    80-term dot products: the sum would run one term at a time in C, so
+    BLAS takes it."""
+    a = RNG.standard_normal((300, 80)).astype(np.float32)
     x = RNG.standard_normal(80).astype(np.float32)
     compiled = compile_module(MATVEC, kernels="c")
     assert compiled.native_nests == 0 and "np.dot(" in compiled.source
