@@ -737,6 +737,34 @@ def test_c_kernel_refuses_a_buffer_of_other_strides():
         c_runtime.address(array, (0, 1), (16, 4), 0)
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.arange(60, dtype=np.float32).reshape(3, 4, 5),
+        np.arange(60, dtype=np.float32).reshape(3, 4, 5)[1:, 2:],  # a view inside
+        np.arange(60, dtype=np.float32).reshape(3, 4, 5)[:, ::2],  # strided
+        np.arange(60, dtype=np.float32).reshape(3, 4, 5).T,
+        np.array(3.0, np.float32),
+        np.zeros((0, 4), np.float32),
+        np.zeros(17, bool),
+        _read_only(np.arange(17, dtype=np.int64)),
+    ],
+    ids=["plain", "view", "strided", "transposed", "0-d", "empty", "bool", "read-only"],
+)
+def test_a_buffer_address_is_its_first_element_plus_the_offset(array):
+    """Whichever way the address is read (a writable contiguous buffer's
+    directly, any other through NumPy's ctypes interface), it is the
+    first element's, and the address keeps the array alive."""
+    pointer = c_runtime.address(array, (), (), 12)
+    assert int(pointer) == array.ctypes.data + 12
+    assert pointer.owner is array
+
+
 def test_c_compiler_errors_are_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))
     with pytest.raises(JITError, match="the C compiler failed on generated code"):

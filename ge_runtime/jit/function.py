@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import marshal
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -126,10 +125,9 @@ class CompiledFunction:
                 f"@{self.name} takes {len(self.arguments)} arguments, got {len(args)}"
             )
         arrays = [self._prepare(i, a) for i, a in enumerate(args)]
-        with np.errstate(all="ignore"), out_of_range_is_an_error(self.name):
-            hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
-            results = self.function(*arrays, *hoisted)
-        return self._results(results, copy)
+        invariant = [arrays[i] for i in self.invariant_args]
+        hoisted = guarded(self.name, self.prepare, *invariant)
+        return self._results(guarded(self.name, self.function, *arrays, *hoisted), copy)
 
     def bind(self, fixed: Mapping[int, Any]) -> BoundFunction:
         """The function with the arguments at the positions of `fixed` given
@@ -138,8 +136,8 @@ class CompiledFunction:
         free = tuple(i for i in range(len(self.arguments)) if i not in arrays)
         hoisted = None
         if all(i in arrays for i in self.invariant_args):
-            with np.errstate(all="ignore"), out_of_range_is_an_error(self.name):
-                hoisted = self.prepare(*(arrays[i] for i in self.invariant_args))
+            invariant = [arrays[i] for i in self.invariant_args]
+            hoisted = guarded(self.name, self.prepare, *invariant)
         return BoundFunction(self, arrays, free, hoisted)
 
     def arg_dtype(self, position: int) -> np.dtype:
@@ -174,13 +172,16 @@ class CompiledFunction:
         return array.view(argument.held)  # uint8 as its i8 memref
 
 
-@contextmanager
-def out_of_range_is_an_error(name: str) -> Iterator[None]:
-    """A data-dependent index out of range (a gather) as a `JITError`."""
-    try:
-        yield
-    except IndexError as error:
-        raise JITError(f"@{name}: {error}") from None
+def guarded(name: str, function: Callable[..., Any], *args: Any) -> Any:
+    """`function(*args)` of the compiled function `name` with NumPy's
+    floating-point warnings off (the IEEE results are what the code means),
+    a data-dependent index out of range (a gather) a `JITError`. A plain
+    `try` (not a context manager): every run of a model pays it."""
+    with np.errstate(all="ignore"):
+        try:
+            return function(*args)
+        except IndexError as error:
+            raise JITError(f"@{name}: {error}") from None
 
 
 @dataclass
@@ -210,13 +211,11 @@ class BoundFunction:
         ordered = list(self._arguments)
         for position, array in zip(self.free, args, strict=True):
             ordered[position] = compiled._prepare(position, array)
-        with np.errstate(all="ignore"), out_of_range_is_an_error(compiled.name):
-            hoisted = self.hoisted
-            if hoisted is None:
-                hoisted = compiled.prepare(
-                    *(ordered[i] for i in compiled.invariant_args)
-                )
-            results = compiled.function(*ordered, *hoisted)
+        hoisted = self.hoisted
+        if hoisted is None:
+            invariant = [ordered[i] for i in compiled.invariant_args]
+            hoisted = guarded(compiled.name, compiled.prepare, *invariant)
+        results = guarded(compiled.name, compiled.function, *ordered, *hoisted)
         return compiled._results(results, copy)
 
 
