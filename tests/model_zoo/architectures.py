@@ -7,7 +7,10 @@ bench set does not: relative and rotary positions, grouped-query attention,
 windowed attention (Swin), grouped and depthwise CNNs (ConvNeXt, RegNet,
 PoolFormer; EfficientNet is `builders.EfficientNetEncoder`),
 convolution+attention hybrids (MobileViT, SegFormer), audio encoders
-(Whisper, wav2vec2) and a state-space model (Mamba).
+(Whisper, wav2vec2, HuBERT), recurrent and state-space models (RWKV,
+Mamba), decoders with parallel attention and MLP or rotary variants (Phi,
+Falcon, OPT), a text model with span convolutions (ConvBERT), whole
+encoder-decoders (BART, T5) and a ViT with interpolated positions (DINOv2).
 """
 
 from __future__ import annotations
