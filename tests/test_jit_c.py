@@ -605,6 +605,40 @@ def test_c_log_of_float32_is_within_one_ulp_of_the_exact_result():
     assert ulps(got[finite], want[finite]).max() <= 1
 
 
+def test_c_log1p_of_float32_is_within_one_ulp_of_the_exact_result():
+    """`ge_log1pf` (1 + x in double, the logarithm of `ge_logf` corrected by
+    x / (u - 1)) from just above -1 to the greatest float, around 0 where
+    1 + x rounds (down to subnormals), -1, below it, signed zeros,
+    infinities and NaN: at most 1 ULP from log1p computed in float64 and
+    rounded, the same infinities, NaNs, zeros and zero signs."""
+    rng = np.random.default_rng(6)
+    large = np.exp2(rng.uniform(-30.0, 128.0, 20000)).astype(np.float32)
+    above_minus_one = (-1.0 + np.exp2(rng.uniform(-24.0, 0.0, 5000))).astype(np.float32)
+    tiny = np.exp2(rng.uniform(-149.0, -20.0, 5000)) * rng.choice([-1, 1], 5000)
+    near_zero = np.linspace(-1e-3, 1e-3, 2001)
+    edges = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -1.5, -1e30, 1e-45, -1e-45,
+         np.nextafter(np.float32(-1), np.float32(0)), 3.4028235e38, 1.0, -0.5],
+        np.float32,
+    )  # fmt: skip
+    parts = [large[np.isfinite(large)], above_minus_one, tiny, near_zero, edges]
+    x = np.concatenate([p.astype(np.float32) for p in parts]).reshape(1, -1)
+    text = unary_module("math.log1p", "f32").replace("4x100", f"1x{x.size}")
+    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
+    compiled = compile_module(text, kernels="c")
+    assert compiled.native_nests == 1
+    assert "ge_log1pf(" in library_source(compiled)
+    (got,) = compiled(x)
+    with np.errstate(all="ignore"):
+        want = np.log1p(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_array_equal(got == 0, want == 0)
+    assert same_signs(got, want)
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= 1
+
+
 def test_c_kernels_without_the_vector_math_library_call_the_scalar_functions(
     monkeypatch,
 ):

@@ -238,7 +238,7 @@ LIBM = (
     "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
 )  # fmt: skip
 """`math` ops C computes with the C library's function of the same name
-(float32 `exp` and `log` with their own, `_C_FLOAT32`): within its documented error
+(float32 `exp`, `log` and `log1p` with their own, `_C_FLOAT32`): within its documented error
 (1-2 ULP in glibc), not bit for bit NumPy's own SIMD functions;
 `tests/test_jit_c.py` bounds the difference."""
 
@@ -258,7 +258,7 @@ _LIBM_PYTHON = {
 }
 
 
-_C_FLOAT32 = {"exp": "ge_expf({0})", "log": "ge_logf({0})"}
+_C_FLOAT32 = {"exp": "ge_expf({0})", "log": "ge_logf({0})", "log1p": "ge_log1pf({0})"}
 """float32 functions C kernels compute with their own code, not the C
 library's (`emit.c.PRELUDE`: what a loop calling it vectorises)."""
 
