@@ -1052,13 +1052,16 @@ def test_gather_lowers_with_negative_indices(axis, dtype):
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
-@pytest.mark.parametrize("index", [0, 2, -1, -3, [-2], [[1, 1, 1], [1, 1, 1]]])
-def test_gather_of_one_constant_index_is_an_affine_copy(axis, index):
-    """Constant indices naming one position (a scalar, a 1-element tensor,
-    negative ones, a 2x3 tensor of ones) are a slice: no data-dependent
-    load, the reference's result, also
-    from NC1HWC0 (17 channels) without a row-major copy; out of range it
-    stays a run-time check."""
+@pytest.mark.parametrize(
+    "index", [0, 2, -1, -3, [-2], [[1, 1, 1], [1, 1, 1]], [0, 1, 2], [[2, 1], [1, 0]]]
+)
+def test_gather_of_affine_constant_indices_is_an_affine_copy(axis, index):
+    """Constant indices that are an affine function of their position (a
+    scalar, a 1-element tensor, negative ones, a 2x3 tensor of ones, a
+    range, a 2x2 table falling along both axes) are a slice: no
+    data-dependent load, the reference's result, also from NC1HWC0 (17
+    channels) without a row-major copy; out of range it stays a run-time
+    check."""
     b = GraphBuilder("g")
     x = to(b, b.data([3, 17, 5, 33], "float32", format="NCHW"), "NC1HWC0")
     b.output(b.gather(x, b.const(index, "int64"), axis=axis))
@@ -1383,22 +1386,31 @@ def test_shape_and_size_lower_to_their_static_value(start):
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
-@pytest.mark.parametrize("position", [0, 2, -1])
+@pytest.mark.parametrize("position", [0, 2, -1, "range", "strided"])
 @pytest.mark.parametrize(
     ("reduction", "taken"), [("none", 1), ("none", 3), ("add", 3), ("max", 3)]
 )
-def test_scatter_to_one_constant_position_is_affine(axis, position, reduction, taken):
-    """Constant indices that all name one position (torch's `select_scatter`,
-    `state[:, i] = x`) store through affine maps: no data-dependent store, so
-    the nest vectorises; with several updates per element the last one wins
-    ("none") or they combine in order, as the reference's element-by-element
+def test_scatter_of_affine_constant_indices_is_affine(axis, position, reduction, taken):
+    """Constant indices that are an affine function of their position (one
+    position: torch's `select_scatter`, `state[:, i] = x`; a range or a
+    strided range along the axis, negative ones too: slice assignments)
+    store through affine maps: no data-dependent store, so the nest
+    vectorises; with several updates per element the last one wins ("none")
+    or they combine in order, as the reference's element-by-element
     scatter; special values pass through."""
     shape = [3, 17, 5]
     index_shape = [taken if d == axis % 3 else n for d, n in enumerate(shape)]
+    along = np.arange(taken).reshape([-1 if d == axis % 3 else 1 for d in range(3)])
+    stride = 2 if 2 * (taken - 1) < shape[axis] else 1
+    table = {
+        "range": along - taken,  # negative: counted from the end
+        "strided": stride * along + shape[axis] - 1 - stride * (taken - 1),
+    }.get(position, position)
     b = GraphBuilder("g")
     data = b.data(shape, "float32")
     updates = b.data(index_shape, "float32")
-    indices = b.const(np.full(index_shape, position, np.int64), "int64")
+    values = np.broadcast_to(np.asarray(table, np.int64), index_shape)
+    indices = b.const(np.ascontiguousarray(values), "int64")
     b.output(b.scatter_elements(data, indices, updates, axis=axis, reduction=reduction))
     rng = np.random.default_rng(17)
     values = rng.standard_normal(index_shape).astype(np.float32)
@@ -1408,9 +1420,43 @@ def test_scatter_to_one_constant_position_is_affine(axis, position, reduction, t
     assert "memref.store" not in text and "memref.load" not in text, text
 
 
-def test_scatter_of_differing_constant_indices_stays_data_dependent():
+def test_scatter_of_constant_indices_off_an_affine_map_stays_data_dependent():
     b = GraphBuilder("g")
     data = b.data([4, 3], "float32")
     indices = b.const(np.array([[0, 1, 3]], np.int64), "int64")
     b.output(b.scatter_elements(data, indices, b.data([1, 3], "float32"), axis=0))
     assert "memref.store" in lower_graph(b.build().body.block.first_op)
+
+
+@pytest.mark.parametrize(
+    ("rows", "affine"),
+    [
+        ([[1], [2], [3], [4]], True),  # x[1:5] = v (BART's shifted tokens)
+        ([[4, 0], [3, 2], [2, 4]], True),  # a strided diagonal, negative slope
+        ([[-1], [-2]], True),  # counted from the end
+        ([[0], [2], [1]], False),  # a permutation: not affine
+        ([[1], [1]], False),  # one element written twice: order would matter
+    ],
+)
+@pytest.mark.parametrize("reduction", ["none", "add"])
+def test_scatter_nd_of_affine_constant_tuples_is_affine(rows, affine, reduction):
+    """ScatterND index tuples whose entries are affine in the tuple's
+    position and name distinct elements store through affine maps; the
+    reference's results either way, 17 columns of special values."""
+    depth = len(rows[0])
+    shape = [5, 5, 17][:depth] + [17]
+    b = GraphBuilder("g")
+    data = b.data(shape, "float32")
+    updates = b.data([len(rows), *shape[depth:]], "float32")
+    indices = b.const(np.array(rows, np.int64), "int64")
+    b.output(b.scatter_nd(data, indices, updates, reduction=reduction))
+    rng = np.random.default_rng(18)
+    values = rng.standard_normal((len(rows), *shape[depth:])).astype(np.float32)
+    values.reshape(-1)[:3] = [np.inf, -0.0, np.nan]
+    module = b.build()
+    inputs = {0: rng.standard_normal(shape).astype(np.float32), 1: values}
+    if affine:
+        text = check(module, inputs)
+        assert "memref.store" not in text and "memref.load" not in text, text
+    else:
+        assert "memref.store" in lower_graph(module.body.block.first_op)

@@ -408,15 +408,16 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
     """`y[a, j, b] = x[a, indices[j], b]` along `axis`: the index is loaded,
     made non-negative (`i < 0`: `i + size`) and used by a `memref.load`
     (data-dependent: `x` is read row-major, see `_gather_operands`).
-    Constant indices that all name one position in range are a slice: an
-    affine copy from `x` in its own layout (BLOOM's query, key and value
-    taken from the fused projection)."""
+    Constant indices that are an affine function of their position (one
+    position, a strided range) are a slice: an affine copy from `x` in its
+    own layout (BLOOM's query, key and value taken from the fused
+    projection)."""
     rank = len(ctx.operands()[0].layout.origin_shape)
     axis = int(ctx.attr("axis")) % rank
     size = ctx.operands()[0].layout.origin_shape[axis]
-    constant = uniform_index(op.operands[1])
-    if constant is not None and -size <= constant < size:
-        _gather_slice(ctx, axis, constant % size)
+    table = affine_table(constant_integers(op.operands[1]), size)
+    if table is not None:
+        _gather_slice(ctx, axis, table)
         return
     x, indices = _gather_operands(ctx)
     y = ctx.result()
@@ -434,29 +435,68 @@ def lower_gather(ctx: LoweringContext, op: Operation) -> None:
     ctx.emitter.for_each(y.layout.origin_shape, body)
 
 
-def uniform_index(indices: SSAValue) -> int | None:
-    """The one value every entry of inline constant integer `indices`
-    holds (None when they are not constant, empty or differ)."""
+def constant_integers(indices: SSAValue) -> np.ndarray | None:
+    """The values of inline constant integer `indices` (None when they are
+    not such a constant)."""
     owner = indices.owner
     if not isinstance(owner, ConstOp) or not isinstance(
         owner.value, DenseIntOrFPElementsAttr
     ):
         return None
-    values = dense_to_numpy(owner.value).reshape(-1)
-    if not values.size or values.dtype.kind not in "iu" or (values != values[0]).any():
+    values = dense_to_numpy(owner.value)
+    return values if values.dtype.kind in "iu" else None
+
+
+AffineTable = tuple[int, tuple[int, ...]]
+"""Constant indices as `offset + sum(slopes[d] * position[d])` over the
+positions of their table."""
+
+
+def affine_table(values: np.ndarray | None, size: int) -> AffineTable | None:
+    """`values`, constant indices into an axis of `size` made non-negative as
+    a gather's (`i < 0`: `i + size`), as an affine function of their
+    position in the table: (offset, slope per table axis); None unless
+    every value is in range and they are exactly that (an out-of-range
+    index stays a run-time check, with its message)."""
+    if values is None or not values.size:
         return None
-    return int(values[0])
+    if ((values < -size) | (values >= size)).any():
+        return None
+    wrapped = np.where(values < 0, values + size, values).astype(np.int64)
+    origin = wrapped[(0,) * wrapped.ndim]
+    slopes = tuple(
+        int(wrapped[tuple(int(a == d) for a in range(wrapped.ndim))] - origin)
+        if extent > 1
+        else 0
+        for d, extent in enumerate(wrapped.shape)
+    )
+    positions = np.indices(wrapped.shape, np.int64)
+    expected = origin + np.tensordot(np.array(slopes, np.int64), positions, 1)
+    if not np.array_equal(wrapped, expected):
+        return None
+    return int(origin), slopes
 
 
-def _gather_slice(ctx: LoweringContext, axis: int, position: int) -> None:
-    """`y[a, j.., b] = x[a, position, b]`: a gather whose indices all name
-    `position` (the indices' axes `j..` are not read)."""
+def affine_index(table: AffineTable, positions: Sequence[Ix]) -> Ix:
+    """The index `table` holds at `positions` (one per table axis)."""
+    offset, slopes = table
+    index = Ix.of(offset)
+    for slope, position in zip(slopes, positions, strict=True):
+        if slope:
+            index = index + position * slope
+    return index
+
+
+def _gather_slice(ctx: LoweringContext, axis: int, table: AffineTable) -> None:
+    """`y[a, j.., b] = x[a, table(j..), b]`: a gather of affine constant
+    indices (`affine_table`)."""
     x, _ = ctx.operands()
     y = ctx.result()
     count = len(y.layout.origin_shape) - len(x.layout.origin_shape) + 1
 
     def source(index: list[Ix]) -> list[Ix]:
-        return [*index[:axis], Ix.of(position), *index[axis + count :]]
+        position = affine_index(table, index[axis : axis + count])
+        return [*index[:axis], position, *index[axis + count :]]
 
     copy(ctx, x, y, y.layout.origin_shape, source)
 

@@ -22,8 +22,9 @@ order, element by element: duplicate positions combine one after the other
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, i64
 from xdsl.ir import Attribute, Operation
@@ -32,7 +33,15 @@ from ge_dialect.ops.scatter import OneHotOp, ScatterElementsOp, ScatterNdOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.emitter import Buffer, Nest, Value, compute_type, is_float
 from passes.lowering.index import Ix
-from passes.lowering.movement import copy, is_row_major, uniform_index, wrapped_index
+from passes.lowering.movement import (
+    AffineTable,
+    affine_index,
+    affine_table,
+    constant_integers,
+    copy,
+    is_row_major,
+    wrapped_index,
+)
 from passes.lowering.registry import lowers
 
 Combine = Callable[[Nest, Value, Value], Value]
@@ -93,17 +102,29 @@ def _update(
     nest.store_at(update, y, at)
 
 
+def _update_affine(
+    ctx: LoweringContext, nest: Nest, y: Buffer, at: list[Ix], update: Value
+) -> None:
+    """`_update` at an affine index `at`: `affine` accesses, not `memref`."""
+    reduction = str(ctx.attr("reduction"))
+    if reduction != "none":
+        element = y.layout.element_type
+        combine = combine_for(ctx, reduction, element)
+        update = combine(nest, nest.load(y, at), update)
+    nest.store(update, y, at)
+
+
 @lowers(ScatterElementsOp)
 def lower_scatter_elements(ctx: LoweringContext, op: Operation) -> None:
     """`y[i with axis = indices[i]] (op)= updates[i]` over the indices' shape;
-    constant indices that all name one position in range are affine
-    (`_scatter_to_one_position`)."""
+    constant indices that are an affine function of their position are
+    affine stores (`_scatter_elements_affine`)."""
     y, indices, updates = _copied_data(ctx)
     axis = int(ctx.attr("axis")) % len(y.layout.origin_shape)
     size = y.layout.origin_shape[axis]
-    position = uniform_index(op.operands[1])
-    if position is not None and -size <= position < size:
-        _scatter_to_one_position(ctx, y, updates, axis, position % size)
+    table = affine_table(constant_integers(op.operands[1]), size)
+    if table is not None:
+        _scatter_elements_affine(ctx, y, updates, axis, table)
         return
 
     def body(nest: Nest, index: list[Ix]) -> None:
@@ -115,45 +136,53 @@ def lower_scatter_elements(ctx: LoweringContext, op: Operation) -> None:
     ctx.emitter.for_each(indices.layout.origin_shape, body)
 
 
-def _scatter_to_one_position(
-    ctx: LoweringContext, y: Buffer, updates: Buffer, axis: int, position: int
+def _scatter_elements_affine(
+    ctx: LoweringContext, y: Buffer, updates: Buffer, axis: int, table: AffineTable
 ) -> None:
-    """`y[a, position, b] (op)= updates[a, j, b]` for each `j` in order: the
-    scatter of torch's `select_scatter` (`state[:, i] = x`, a constant `i`)
-    as affine accesses, which vectorise. With "none" only the last `j`
-    writes (the last one wins, as in the element-by-element order)."""
+    """`y[i with axis = table(i)] (op)= updates[i]`, the positions affine
+    (torch's `select_scatter`, `state[:, i] = x`, and slice assignments
+    `x[:, 2:9] = v`): affine accesses, which vectorise. When the position
+    does not move along `axis` every update there meets one element: with
+    "none" only the last writes (the last one wins, as element by element)."""
     shape = list(updates.layout.origin_shape)
     last = shape[axis] - 1
+    repeats = table[1][axis] == 0
     reduction = str(ctx.attr("reduction"))
-    if reduction == "none":
+    if reduction == "none" and repeats:
         shape[axis] = 1
-    combine = (
-        None
-        if reduction == "none"
-        else combine_for(ctx, reduction, y.layout.element_type)
-    )
 
     def body(nest: Nest, index: list[Ix]) -> None:
-        at = list(index)
-        at[axis] = Ix.of(position)
-        if combine is None:
-            source = list(index)
+        source = list(index)
+        if reduction == "none" and repeats:
             source[axis] = Ix.of(last)
-            nest.store(nest.load(updates, source), y, at)
-            return
-        old = nest.load(y, at)
-        nest.store(combine(nest, old, nest.load(updates, index)), y, at)
+        at = list(index)
+        at[axis] = affine_index(table, index)
+        _update_affine(ctx, nest, y, at, nest.load(updates, source))
 
     ctx.emitter.for_each(tuple(shape), body)
 
 
 @lowers(ScatterNdOp)
 def lower_scatter_nd(ctx: LoweringContext, op: Operation) -> None:
-    """`y[indices[I, 0..k-1], T] (op)= updates[I, T]` over the updates' shape."""
+    """`y[indices[I, 0..k-1], T] (op)= updates[I, T]` over the updates' shape;
+    constant index tuples each entry of which is an affine function of `I`,
+    naming distinct elements, are affine stores (a slice assignment
+    `x[1:] = v` exported as a `ScatterND`: BART's shifted decoder inputs)."""
     y, indices, updates = _copied_data(ctx)
     leading = len(indices.layout.origin_shape) - 1
     depth = indices.layout.origin_shape[-1]
     sizes = y.layout.origin_shape[:depth]
+    tables = _affine_tuples(constant_integers(op.operands[1]), sizes)
+    if tables is not None:
+
+        def affine_body(nest: Nest, index: list[Ix]) -> None:
+            lead = index[:leading]
+            at = [affine_index(table, lead) for table in tables]
+            at += index[leading:]
+            _update_affine(ctx, nest, y, at, nest.load(updates, index))
+
+        ctx.emitter.for_each(updates.layout.origin_shape, affine_body)
+        return
 
     def body(nest: Nest, index: list[Ix]) -> None:
         lead = index[:leading]
@@ -167,6 +196,25 @@ def lower_scatter_nd(ctx: LoweringContext, op: Operation) -> None:
         _update(ctx, nest, y, at, nest.load(updates, index))
 
     ctx.emitter.for_each(updates.layout.origin_shape, body)
+
+
+def _affine_tuples(
+    values: np.ndarray | None, sizes: Sequence[int]
+) -> list[AffineTable] | None:
+    """Per entry of constant index tuples (`values[..., j]`, into an axis of
+    `sizes[j]`), its `affine_table` over the tuples' positions; None unless
+    every entry is one and the tuples are distinct (no element written
+    twice: the order of the writes cannot matter)."""
+    if values is None or values.ndim == 0 or not values.size:
+        return None
+    tables = [affine_table(values[..., j], n) for j, n in enumerate(sizes)]
+    if any(table is None for table in tables):
+        return None
+    rows = values.reshape(-1, values.shape[-1])
+    rows = np.where(rows < 0, rows + np.array(sizes, np.int64), rows)
+    if len(np.unique(rows, axis=0)) != len(rows):
+        return None
+    return tables  # type: ignore[return-value]
 
 
 @lowers(OneHotOp)
