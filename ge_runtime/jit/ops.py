@@ -238,9 +238,9 @@ LIBM = (
     "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
 )  # fmt: skip
 """`math` ops C computes with the C library's function of the same name
-(float32 `exp`, `log` and `log1p` with their own, `_C_FLOAT32`): within its documented error
-(1-2 ULP in glibc), not bit for bit NumPy's own SIMD functions;
-`tests/test_jit_c.py` bounds the difference."""
+(float32 `exp`, `log` and `log1p` with their own, `_C_FLOAT32`): within
+its documented error (1-2 ULP in glibc), not bit for bit NumPy's own SIMD
+functions; `tests/test_jit_c.py` bounds the difference."""
 
 _LIBM_NUMPY = {
     "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
