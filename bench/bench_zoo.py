@@ -149,13 +149,20 @@ def timed(om: Path, path: Path, feeds: dict, threads: int, runs: int):
 
 def runs_as(model) -> str:
     """`plan` for a graph sunk whole run from its `.om`'s plan, else its
-    sunk parts and the ops run on the host (`--trace` lists them)."""
+    sunk parts and the ops run on the host (`--trace` lists them); with the
+    loop nests run element by element in Python, if any (a cliff)."""
     from ge_runtime.engines.served import ServedModel
 
     if isinstance(model, ServedModel):
-        return "plan"
+        scalar = len(model.function.compiled.scalar_nests)
+        return f"plan, {scalar} nest(s) element by element" if scalar else "plan"
     steps = model.steps()
-    return f"{steps.count('sunk')} parts, {len(steps) - steps.count('sunk')} host ops"
+    scalar = sum(
+        len(part.compiled.scalar_nests) for part in model.parts if part.compiled
+    )
+    host = len(steps) - steps.count("sunk")
+    text = f"{steps.count('sunk')} parts, {host} host ops"
+    return f"{text}, {scalar} nest(s) element by element" if scalar else text
 
 
 def _times(run, args: tuple, count: int) -> list[float]:

@@ -430,3 +430,30 @@ def test_check_fails_when_an_op_did_not_run_on_the_jit(
     allowed = [*argv, "--allow-reference", f"--output-dir={tmp_path / 'b'}"]
     assert ge_run.main(allowed) == 0
     assert "2 ops NOT on the JIT" in capsys.readouterr().out
+
+
+def test_a_part_says_which_nests_run_element_by_element() -> None:
+    """A scatter at run-time positions has no vectorised form: the part says
+    so where `--trace` and `--profile` show it, a part without one says
+    `jit`; both give the reference's result."""
+    b = GraphBuilder("main")
+    data = b.data([4, 17], "float32", name="data")
+    positions = b.data([2, 17], "int64", name="positions")
+    updates = b.data([2, 17], "float32", name="updates")
+    b.output(b.relu(b.scatter_elements(data, positions, updates, axis=0)))
+    module = b.build()
+    model = compile_model(prepare(module))
+    rng = np.random.default_rng(4)
+    inputs = {
+        "data": rng.standard_normal((4, 17)).astype(np.float32),
+        "positions": rng.integers(-4, 4, (2, 17)),
+        "updates": rng.standard_normal((2, 17)).astype(np.float32),
+    }
+    (got,) = model.run(inputs)
+    assert_close(got, evaluate(module, inputs)[0])
+    (part,) = model.parts
+    assert part.how == (
+        "jit, 1 nest(s) element by element: 'memref.store' is not vectorised"
+    )
+    plain = compile_model(prepare(conv_tanh_module(1)))
+    assert [part.how for part in plain.parts] == ["jit"]

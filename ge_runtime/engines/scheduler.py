@@ -308,10 +308,19 @@ class SunkPart:
 
     @property
     def how(self) -> str:
-        """`jit`, `N streams`, or `reference: <why>`."""
+        """`jit`, `N streams`, or `reference: <why>`; with the loop nests the
+        JIT runs element by element in Python, if any (`jit, 2 nests element
+        by element: 'memref.store' is not vectorised`: a part that may run
+        hundreds of times slower than its kernels would)."""
         if self.stream_count > 1:
             return f"{self.stream_count} streams"
-        return "jit" if self.jit_failure is None else f"reference: {self.jit_failure}"
+        if self.jit_failure is not None:
+            return f"reference: {self.jit_failure}"
+        scalar = [] if self.compiled is None else self.compiled.scalar_nests
+        if not scalar:
+            return "jit"
+        reasons = "; ".join(sorted(set(scalar)))
+        return f"jit, {len(scalar)} nest(s) element by element: {reasons}"
 
 
 def sink_graph(
