@@ -544,6 +544,27 @@ def test_c_unary_ops_are_numpy_within_a_few_ulp(op, dtype):
     assert ulps(got[finite], want[finite]).max() <= bound
 
 
+def assert_within_one_ulp(op: str, function: str, exact, x: np.ndarray) -> None:
+    """The C kernel of float32 `op` over `x` calls the prelude's `function`
+    and is at most 1 ULP from `exact` computed in float64 and rounded, with
+    its infinities, NaNs, zeros and zero signs."""
+    x = x.astype(np.float32).reshape(1, -1)
+    text = unary_module(op, "f32").replace("4x100", f"1x{x.size}")
+    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
+    compiled = compile_module(text, kernels="c")
+    assert compiled.native_nests == 1
+    assert f"{function}(" in library_source(compiled)
+    (got,) = compiled(x)
+    with np.errstate(all="ignore"):
+        want = exact(x.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_array_equal(got == 0, want == 0)
+    assert same_signs(got, want)
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= 1
+
+
 def test_c_exp_of_float32_is_within_one_ulp_of_the_exact_result():
     """`ge_expf` (double-precision reduction and polynomial, rounded once)
     on a sweep over every exponent's range, the overflow and underflow
@@ -556,20 +577,8 @@ def test_c_exp_of_float32_is_within_one_ulp_of_the_exact_result():
          -103.97207, -103.97208, -150.0, 128.0, 1e-8, -1e-8, 3.0e38, -3.0e38],
         np.float32,
     )  # fmt: skip
-    x = np.concatenate([sweep, edges]).reshape(1, -1)
-    text = unary_module("math.exp", "f32").replace("4x100", f"1x{x.size}")
-    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
-    compiled = compile_module(text, kernels="c")
-    assert compiled.native_nests == 1
-    assert "ge_expf(" in library_source(compiled)
-    (got,) = compiled(x)
-    with np.errstate(all="ignore"):
-        want = np.exp(x.astype(np.float64)).astype(np.float32)
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
-    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
-    np.testing.assert_array_equal(got == 0, want == 0)
-    finite = np.isfinite(want)
-    assert ulps(got[finite], want[finite]).max() <= 1
+    x = np.concatenate([sweep, edges])
+    assert_within_one_ulp("math.exp", "ge_expf", np.exp, x)
 
 
 def test_c_log_of_float32_is_within_one_ulp_of_the_exact_result():
@@ -588,21 +597,8 @@ def test_c_log_of_float32_is_within_one_ulp_of_the_exact_result():
          np.nextafter(np.float32(1), np.float32(2))],
         np.float32,
     )  # fmt: skip
-    x = np.concatenate([sweep[np.isfinite(sweep)], near_one, edges]).reshape(1, -1)
-    text = unary_module("math.log", "f32").replace("4x100", f"1x{x.size}")
-    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
-    compiled = compile_module(text, kernels="c")
-    assert compiled.native_nests == 1
-    assert "ge_logf(" in library_source(compiled)
-    (got,) = compiled(x)
-    with np.errstate(all="ignore"):
-        want = np.log(x.astype(np.float64)).astype(np.float32)
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
-    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
-    np.testing.assert_array_equal(got == 0, want == 0)
-    assert same_signs(got, want)
-    finite = np.isfinite(want)
-    assert ulps(got[finite], want[finite]).max() <= 1
+    x = np.concatenate([sweep[np.isfinite(sweep)], near_one, edges])
+    assert_within_one_ulp("math.log", "ge_logf", np.log, x)
 
 
 def test_c_log1p_of_float32_is_within_one_ulp_of_the_exact_result():
@@ -622,21 +618,8 @@ def test_c_log1p_of_float32_is_within_one_ulp_of_the_exact_result():
         np.float32,
     )  # fmt: skip
     parts = [large[np.isfinite(large)], above_minus_one, tiny, near_zero, edges]
-    x = np.concatenate([p.astype(np.float32) for p in parts]).reshape(1, -1)
-    text = unary_module("math.log1p", "f32").replace("4x100", f"1x{x.size}")
-    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
-    compiled = compile_module(text, kernels="c")
-    assert compiled.native_nests == 1
-    assert "ge_log1pf(" in library_source(compiled)
-    (got,) = compiled(x)
-    with np.errstate(all="ignore"):
-        want = np.log1p(x.astype(np.float64)).astype(np.float32)
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
-    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
-    np.testing.assert_array_equal(got == 0, want == 0)
-    assert same_signs(got, want)
-    finite = np.isfinite(want)
-    assert ulps(got[finite], want[finite]).max() <= 1
+    x = np.concatenate([p.astype(np.float32) for p in parts])
+    assert_within_one_ulp("math.log1p", "ge_log1pf", np.log1p, x)
 
 
 def test_c_kernels_without_the_vector_math_library_call_the_scalar_functions(

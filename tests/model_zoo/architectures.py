@@ -93,6 +93,26 @@ _BERTLIKE = dict(
     hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=100
 )
 _CNN = dict(hidden_sizes=[16, 32, 48, 64], depths=[1, 1, 1, 1])
+_T5 = (
+    dict(vocab_size=VOCAB, d_model=64, d_kv=16, d_ff=100, num_layers=2, num_heads=4)
+    | TOKEN_IDS
+)
+_VIT = dict(
+    image_size=IMAGE,
+    patch_size=4,
+    hidden_size=48,
+    num_hidden_layers=2,
+    num_attention_heads=3,
+)
+_SPEECH = dict(
+    _BERTLIKE,
+    conv_dim=(32, 32, 32),
+    conv_stride=(5, 2, 2),
+    conv_kernel=(10, 3, 3),
+    num_conv_pos_embeddings=16,
+    num_conv_pos_embedding_groups=4,
+)
+"""A wav2vec2-like encoder over raw audio (wav2vec2, HuBERT)."""
 
 ARCHITECTURES: dict[str, ZooModel] = {
     model.name: model
@@ -130,15 +150,7 @@ ARCHITECTURES: dict[str, ZooModel] = {
             Architecture(
                 "T5EncoderModel",
                 "T5Config",
-                dict(
-                    vocab_size=VOCAB,
-                    d_model=64,
-                    d_kv=16,
-                    d_ff=100,
-                    num_layers=2,
-                    num_heads=4,
-                    **TOKEN_IDS,
-                ),
+                _T5,
                 exporters=("torchscript",),  # dynamo: no decomposition
             ),
         ),
@@ -294,15 +306,7 @@ ARCHITECTURES: dict[str, ZooModel] = {
             Architecture(
                 "T5Model",
                 "T5Config",
-                dict(
-                    vocab_size=VOCAB,
-                    d_model=64,
-                    d_kv=16,
-                    d_ff=100,
-                    num_layers=2,
-                    num_heads=4,
-                    **TOKEN_IDS,
-                ),
+                _T5,
                 exporters=("torchscript",),  # dynamo: no decomposition
             ),
             (
@@ -339,14 +343,7 @@ ARCHITECTURES: dict[str, ZooModel] = {
             Architecture(
                 "Wav2Vec2Model",
                 "Wav2Vec2Config",
-                dict(
-                    _BERTLIKE,
-                    conv_dim=(32, 32, 32),
-                    conv_stride=(5, 2, 2),
-                    conv_kernel=(10, 3, 3),
-                    num_conv_pos_embeddings=16,
-                    num_conv_pos_embedding_groups=4,
-                ),
+                _SPEECH,
             ),
             (InputSpec("input_values", (800,)),),
         ),
@@ -355,14 +352,7 @@ ARCHITECTURES: dict[str, ZooModel] = {
             Architecture(
                 "HubertModel",
                 "HubertConfig",
-                dict(
-                    _BERTLIKE,
-                    conv_dim=(32, 32, 32),
-                    conv_stride=(5, 2, 2),
-                    conv_kernel=(10, 3, 3),
-                    num_conv_pos_embeddings=16,
-                    num_conv_pos_embedding_groups=4,
-                ),
+                _SPEECH,
             ),
             (InputSpec("input_values", (800,)),),
         ),
@@ -371,14 +361,7 @@ ARCHITECTURES: dict[str, ZooModel] = {
             Architecture(
                 "DeiTModel",
                 "DeiTConfig",
-                dict(
-                    image_size=IMAGE,
-                    patch_size=4,
-                    hidden_size=48,
-                    num_hidden_layers=2,
-                    num_attention_heads=3,
-                    intermediate_size=100,
-                ),
+                dict(_VIT, intermediate_size=100),
             ),
         ),
         _image(
@@ -386,14 +369,7 @@ ARCHITECTURES: dict[str, ZooModel] = {
             Architecture(
                 "Dinov2Model",
                 "Dinov2Config",
-                dict(
-                    image_size=IMAGE,
-                    patch_size=4,
-                    hidden_size=48,
-                    num_hidden_layers=2,
-                    num_attention_heads=3,
-                    mlp_ratio=2,
-                ),
+                dict(_VIT, mlp_ratio=2),
                 ("last_hidden_state", "pooler_output"),
             ),
         ),
