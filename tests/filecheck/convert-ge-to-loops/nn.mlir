@@ -62,6 +62,27 @@ ge.graph @maxpool {
 
 // -----
 
+// A 9x9 average over a 2x2 map (ceil mode: one output) sums the 2x2 taps
+// that read the map, no padded copy, no loop over the other 77; its
+// divisor still counts the window's taps by the rule (9 long masks).
+
+// CHECK-LABEL: func.func @window_past_the_input(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<1x3x2x2xf32> {ge.input = 0 : i64})
+// CHECK-NOT:     memref.alloc() : memref<1x3x9x9xf32>
+// CHECK:         affine.for %{{.*}} = 0 to 3 {
+// CHECK-NEXT:      affine.store
+// CHECK:         affine.for %[[C:.*]] = 0 to 3 {
+// CHECK-NEXT:      affine.for %[[KH:.*]] = 0 to 2 {
+// CHECK-NEXT:        affine.for %[[KW:.*]] = 0 to 2 {
+// CHECK-NEXT:          %{{.*}} = affine.load %[[X]][0, %[[C]], %[[KH]], %[[KW]]] : memref<1x3x2x2xf32>
+ge.graph @window_past_the_input {
+  %x = ge.data {index = 0 : i64} : tensor<1x3x2x2xf32>
+  %y = ge.avg_pool %x {data_format = "NCHW", ksize = array<i64: 1, 1, 9, 9>, strides = array<i64: 1, 1, 9, 9>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = true} : tensor<1x3x2x2xf32> -> tensor<1x3x1x1xf32>
+  ge.netoutput %y : tensor<1x3x1x1xf32>
+}
+
+// -----
+
 // Matmul on FRACTAL_NZ: a[m, k] at [k1, m1, m0, k0], b[k, n] at [n1, k1, k0, n0].
 
 // CHECK-LABEL: func.func @matmul(

@@ -91,3 +91,61 @@ ge.graph @one_hot {
   %y = ge.one_hot %i, %v {depth = 5 : i64} : (tensor<3xi64>, tensor<2xf32>) -> tensor<3x5xf32>
   ge.netoutput %y : tensor<3x5xf32>
 }
+
+// -----
+
+// Constant indices that all name one position (torch's select_scatter,
+// `state[:, 3] = x`): the update is stored through an affine map, no
+// index is loaded, checked or stored through memref.store.
+
+// CHECK-LABEL: func.func @select_scatter(
+// CHECK-SAME:      %{{[^:]*}}: memref<2x5x17xf32> {ge.input = 0 : i64}, %[[U:[^:]*]]: memref<2x1x17xf32> {ge.input = 1 : i64})
+// CHECK:         %[[Y:.*]] = memref.alloc() : memref<2x5x17xf32>
+// CHECK:               affine.store %{{.*}}, %[[Y]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x5x17xf32>
+// CHECK:         affine.for %[[A:.*]] = 0 to 2 {
+// CHECK-NEXT:      affine.for %[[C:.*]] = 0 to 17 {
+// CHECK-NEXT:        %[[V:.*]] = affine.load %[[U]][%[[A]], 0, %[[C]]] : memref<2x1x17xf32>
+// CHECK-NEXT:        affine.store %[[V]], %[[Y]][%[[A]], 3, %[[C]]] : memref<2x5x17xf32>
+// CHECK-NOT:     memref.store
+// CHECK-NOT:     cf.assert
+ge.graph @select_scatter {
+  %d = ge.data {index = 0 : i64} : tensor<2x5x17xf32>
+  %u = ge.data {index = 1 : i64} : tensor<2x1x17xf32>
+  %i = ge.const {value = dense<3> : tensor<2x1x17xi64>} : tensor<2x1x17xi64>
+  %y = ge.scatter_elements %d, %i, %u {axis = 1 : i64, reduction = "none"} : (tensor<2x5x17xf32>, tensor<2x1x17xi64>, tensor<2x1x17xf32>) -> tensor<2x5x17xf32>
+  ge.netoutput %y : tensor<2x5x17xf32>
+}
+
+// -----
+
+// ScatterND rows 1..3 (`x[1:4] = v`): the row is the tuple's position + 1.
+
+// CHECK-LABEL: func.func @slice_assignment(
+// CHECK:         affine.for %[[R:.*]] = 0 to 3 {
+// CHECK-NEXT:      affine.for %[[C:.*]] = 0 to 17 {
+// CHECK-NEXT:        %[[V:.*]] = affine.load %{{.*}}[%[[R]], %[[C]]] : memref<3x17xf32>
+// CHECK-NEXT:        affine.store %[[V]], %{{.*}}[%[[R]] + 1, %[[C]]] : memref<5x17xf32>
+// CHECK-NOT:     memref.store
+ge.graph @slice_assignment {
+  %d = ge.data {index = 0 : i64} : tensor<5x17xf32>
+  %u = ge.data {index = 1 : i64} : tensor<3x17xf32>
+  %i = ge.const {value = dense<[[1], [2], [3]]> : tensor<3x1xi64>} : tensor<3x1xi64>
+  %y = ge.scatter_nd %d, %i, %u {reduction = "none"} : (tensor<5x17xf32>, tensor<3x1xi64>, tensor<3x17xf32>) -> tensor<5x17xf32>
+  ge.netoutput %y : tensor<5x17xf32>
+}
+
+// -----
+
+// Rows 0, 2, 1 are no affine function of the position: the indices are
+// loaded, checked and stored through.
+
+// CHECK-LABEL: func.func @no_affine_scatter_of_permuted_indices(
+// CHECK:         cf.assert
+// CHECK:         memref.store
+ge.graph @no_affine_scatter_of_permuted_indices {
+  %d = ge.data {index = 0 : i64} : tensor<5x17xf32>
+  %u = ge.data {index = 1 : i64} : tensor<3x17xf32>
+  %i = ge.const {value = dense<[[0], [2], [1]]> : tensor<3x1xi64>} : tensor<3x1xi64>
+  %y = ge.scatter_nd %d, %i, %u {reduction = "none"} : (tensor<5x17xf32>, tensor<3x1xi64>, tensor<3x17xf32>) -> tensor<5x17xf32>
+  ge.netoutput %y : tensor<5x17xf32>
+}
