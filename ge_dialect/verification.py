@@ -157,7 +157,8 @@ def _affected(
     """The ops to verify again when the module's ops have `state`, after it
     was found valid with `valid`: each op whose state changed or that is
     new, with the producers of its operands and the users of its results
-    (now and then), the ops nested in it, the ops before and after it, the
+    (now and then), the ops nested in it at any depth (a verifier may read
+    its parent, or the module's target), the ops before and after it, the
     first and last ops of its block (now and then) and the ops around that
     block; for an op removed, the producers of its operands and the ends of
     its block and the ops around it."""
@@ -170,12 +171,7 @@ def _affected(
             continue
         again.add(op)
         again.update(use.operation for result in op.results for use in result.uses)
-        again.update(
-            child
-            for region in op.regions
-            for block in region.blocks
-            for child in block.ops
-        )
+        again.update(op.walk())  # a nested op may read its ancestors
         again.update(o for o in (op.prev_op, op.next_op) if o is not None)
         blocks.add(op.parent)
         operands += op.operands

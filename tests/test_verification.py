@@ -119,3 +119,15 @@ def test_a_change_verifies_again_the_ops_it_may_have_made_invalid(verified):
     with pytest.raises(GEError, match="ge.relu"):
         verify(module)
     assert r1 not in verified[-1]
+
+
+def test_a_change_of_an_op_verifies_again_every_op_nested_in_it(verified):
+    """A module attribute changed (the target a nested op's verifier may
+    read, `enclosing_target`): every op is verified again."""
+    module = parse(CHAIN)
+    verified.clear()
+    verify = verification.StageVerifier()
+    verify(module)
+    module.attributes["ge.target"] = StringAttr("Ascend910")
+    verify(module)
+    assert verified[-1] == list(module.walk())
