@@ -8,10 +8,11 @@ pipeline, except on IR no pass changed since it was last found valid.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from difflib import get_close_matches
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
@@ -61,7 +62,13 @@ def verify_module(module: Operation, *, check_types: bool = False) -> None:
     each op's declared result types are also checked against its shape
     function (`shape_inference.check_declared_types`).
     """
-    for op in module.walk():
+    verify_ops(module.walk(), check_types=check_types)
+
+
+def verify_ops(ops: Iterable[Operation], *, check_types: bool = False) -> None:
+    """`verify_module`'s checks of each of `ops` (not of the ops nested in
+    them), in order."""
+    for op in ops:
         if isinstance(op, ModuleOp):
             _check_module(op)
         if (misspelled := misspelled_attribute(op)) is not None:
@@ -106,30 +113,85 @@ def op_state(op: Operation) -> OpState:
 
 
 class StageVerifier:
-    """`verify_module` between the passes of a pipeline, skipping IR that no
-    pass changed since it was last found valid.
+    """`verify_module` between the passes of a pipeline, verifying again only
+    the ops a pass may have made invalid since the module was last found
+    valid.
 
-    Verification is a function of the IR alone: when every op, in the same
-    order and the same places, has the state it had then (`op_state`), it is
-    still valid. A fixed-point round of passes that finds nothing to do, or a
-    fusion rule the model has no use for, then costs a walk of the module
-    (about a tenth of a verification) instead of a verification: 22 of
-    DenseNet-121's 30 stages in `ge-atc` change nothing.
+    Verification is a function of the IR alone: an op whose state
+    (`op_state`) is what it was then, whose producers, users, nested ops
+    and neighbours did not change and that did not become the first or last
+    op of its block, is still valid (`_affected`: what an op's checks may
+    read beyond its state). A fixed-point round of passes that finds
+    nothing to do, or a fusion rule the model has no use for, then costs a
+    walk of the module (about a tenth of a verification) instead of a
+    verification: 22 of DenseNet-121's 30 stages in `ge-atc` change
+    nothing; the others change a fifth to a half of MobileViT's ops.
+    Ops are verified in the module's order, so the error is at the first
+    invalid op, as `verify_module`'s.
     """
 
     def __init__(self) -> None:
-        self._valid: list[OpState] | None = None
+        self._valid: dict[Operation, OpState] | None = None
         """The state of every op when the module was last found valid."""
 
     def __call__(self, module: ModuleOp) -> None:
         """Verify `module` (a GEError at the first invalid op) unless it is
-        as it was when last found valid."""
-        state = [op_state(op) for op in module.walk()]
-        if state == self._valid:
+        as it was when last found valid; only its affected ops if it was
+        found valid before."""
+        state = {op: op_state(op) for op in module.walk()}
+        valid = self._valid
+        if valid is not None and list(state.values()) == list(valid.values()):
             return
         self._valid = None
-        verify_module(module)
+        if valid is None:
+            verify_module(module)
+        else:
+            again = _affected(state, valid)
+            verify_ops(op for op in state if op in again)
         self._valid = state
+
+
+def _affected(
+    state: dict[Operation, OpState], valid: dict[Operation, OpState]
+) -> set[Operation]:
+    """The ops to verify again when the module's ops have `state`, after it
+    was found valid with `valid`: each op whose state changed or that is
+    new, with the producers of its operands and the users of its results
+    (now and then), the ops nested in it at any depth (a verifier may read
+    its parent, or the module's target), the ops before and after it, the
+    first and last ops of its block (now and then) and the ops around that
+    block; for an op removed, the producers of its operands and the ends of
+    its block and the ops around it."""
+    again: set[Operation] = set()
+    blocks: set[Block | None] = set()
+    operands: list[SSAValue] = []
+    for op, now in state.items():
+        then = valid.get(op)
+        if then == now:
+            continue
+        again.add(op)
+        again.update(use.operation for result in op.results for use in result.uses)
+        again.update(op.walk())  # a nested op may read its ancestors
+        again.update(o for o in (op.prev_op, op.next_op) if o is not None)
+        blocks.add(op.parent)
+        operands += op.operands
+        if then is not None:
+            blocks.add(then[1])  # type: ignore[arg-type]
+            operands += then[2]  # type: ignore[arg-type]
+    for op, then in valid.items():
+        if op not in state:
+            blocks.add(then[1])  # type: ignore[arg-type]
+            operands += then[2]  # type: ignore[arg-type]
+    again.update(v.owner for v in operands if isinstance(v.owner, Operation))
+    for block in blocks:
+        if block is None:
+            continue
+        again.update(o for o in (block.first_op, block.last_op) if o is not None)
+        parent = block.parent_op()
+        while parent is not None:
+            again.add(parent)
+            parent = parent.parent_op()
+    return again
 
 
 _SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}

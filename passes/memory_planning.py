@@ -44,6 +44,7 @@ and an in-place result that reuses an operand dying at its op.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -306,22 +307,48 @@ def _conflicts(buffers: Sequence[Buffer]) -> list[list[int]]:
 
 def _lowest_offset(buffers: Sequence[Buffer]) -> list[int]:
     """Bottom-up packing: next is the buffer that can sit lowest (offsets never
-    decrease), ties to the one live longest into the future, then the larger."""
+    decrease), ties to the one live longest into the future, then the larger.
+
+    The lowest place of a buffer is `max(floor, level)`: those whose floor
+    (the top of the conflicting buffers placed) is at most the level all sit
+    at the level and are `ready`, ordered by the ties; the others wait
+    (`waiting`) by floor. Both are heaps whose entries a rising floor makes
+    stale (skipped when popped): O(conflicts log n), not O(n^2)."""
     conflicts = _conflicts(buffers)
     floor = [0] * len(buffers)
     offsets = [0] * len(buffers)
-    unplaced = set(range(len(buffers)))
+    placed = [False] * len(buffers)
+
+    def ties(i: int) -> tuple[int, int, int]:
+        return -buffers[i].last, -buffers[i].size, i
+
+    waiting = [(0, *ties(i)) for i in range(len(buffers))]
+    heapq.heapify(waiting)
+    ready: list[tuple[int, int, int]] = []
     level = 0
-    while unplaced:
-        index = min(
-            unplaced,
-            key=lambda i: (max(floor[i], level), -buffers[i].last, -buffers[i].size, i),
-        )
+    for _ in range(len(buffers)):
+        while waiting and waiting[0][0] <= level:
+            low, *tie = heapq.heappop(waiting)
+            if not placed[tie[2]] and low == floor[tie[2]]:
+                heapq.heappush(ready, tuple(tie))  # type: ignore[arg-type]
+        index = None
+        while ready:
+            tie = heapq.heappop(ready)
+            if not placed[tie[2]] and floor[tie[2]] <= level:
+                index = tie[2]
+                break
+        if index is None:  # none fits at the level: the lowest floor above it
+            while index is None:
+                low, *tie = heapq.heappop(waiting)
+                if not placed[tie[2]] and low == floor[tie[2]]:
+                    index = tie[2]
         level = offsets[index] = max(floor[index], level)
-        unplaced.remove(index)
+        placed[index] = True
         end = level + buffers[index].size
         for other in conflicts[index]:
-            floor[other] = max(floor[other], end)
+            if not placed[other] and end > floor[other]:
+                floor[other] = end
+                heapq.heappush(waiting, (end, *ties(other)))
     return offsets
 
 

@@ -145,6 +145,9 @@ class EngineGroups:
     users: list[set[int]] = field(init=False)
     parent: list[int] = field(init=False)
     members: dict[int, set[int]] = field(init=False)
+    reached: dict[int, set[int]] = field(init=False)
+    """Per group, the ops (or groups) its members' values are used by: the
+    union of its members' `users`, kept through merges (`group_users`)."""
 
     def __post_init__(self) -> None:
         index = {op: i for i, op in enumerate(self.ops)}
@@ -159,6 +162,7 @@ class EngineGroups:
         ]
         self.parent = list(range(len(self.ops)))
         self.members = {i: {i} for i in range(len(self.ops))}
+        self.reached = {i: set(users) for i, users in enumerate(self.users)}
 
     def find(self, i: int) -> int:
         """The representative of op `i`'s group."""
@@ -169,8 +173,9 @@ class EngineGroups:
 
     def group_users(self, group: int) -> set[int]:
         """The groups that use a value of `group` (itself excluded)."""
-        found = {self.find(u) for m in self.members[group] for u in self.users[m]}
+        found = {self.find(u) for u in self.reached[group]}
         found.discard(group)
+        self.reached[group] = found  # the same groups, found faster next time
         return found
 
     def can_merge(self, a: int, b: int) -> bool:
@@ -203,6 +208,7 @@ class EngineGroups:
                     if a != b and self.engines[j] == engine and self.can_merge(a, b):
                         self.parent[b] = a
                         self.members[a] |= self.members.pop(b)
+                        self.reached[a] |= self.reached.pop(b)
                         changed = True
 
     def groups(self) -> list[list[int]]:

@@ -33,10 +33,16 @@ from ge_dialect.ops import CastOp, GraphOp, PartitionedCallOp
 from ge_dialect.verification import verify_module
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.engines.scheduler import compile_model
+from ge_xdsl import parse
 from passes.format_pipeline import FormatPipelinePass
 from passes.insert_aicpu_cast import InsertAICPUCastPass
 from passes.mark_fallback import FALLBACK_ATTRIBUTE, MarkFallbackPass
-from passes.partition_engines import STRUCTURAL_OPS, PartitionEnginesPass, op_engine
+from passes.partition_engines import (
+    STRUCTURAL_OPS,
+    EngineGroups,
+    PartitionEnginesPass,
+    op_engine,
+)
 from tools import ge_atc, ge_run
 
 FP16_TOLERANCE = 1e-2
@@ -440,3 +446,46 @@ def test_ge_atc_shows_the_fallback_log_line_at_info(tmp_path: Path, capsys) -> N
     )
     assert ge_atc.main([*args, "--log=warning"]) == 0
     assert "setting fallback attribute" not in capsys.readouterr().err
+
+
+class DefinitionGroups(EngineGroups):
+    """`EngineGroups` whose group users are found as defined, from every
+    member's users at each call."""
+
+    def group_users(self, group: int) -> set[int]:
+        found = {self.find(u) for m in self.members[group] for u in self.users[m]}
+        found.discard(group)
+        return found
+
+
+LATTICE = """
+ge.graph @g {
+  %x = ge.data {index = 0 : i64} : tensor<4xf32>
+  %a = ge.relu %x : tensor<4xf32> -> tensor<4xf32>
+  %b = ge.relu %a : tensor<4xf32> -> tensor<4xf32>
+  %c = ge.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %d = ge.relu %c : tensor<4xf32> -> tensor<4xf32>
+  %e = ge.add %b, %d : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %f = ge.add %c, %e : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %g = ge.relu %f : tensor<4xf32> -> tensor<4xf32>
+  %h = ge.add %d, %g : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  ge.netoutput %h : tensor<4xf32>
+}
+"""
+
+
+def test_groups_kept_through_merges_are_the_groups_as_defined():
+    """The users of each group kept through the merges (`reached`) give the
+    partition that finding them from every member each time gives, for every
+    assignment of two engines to a lattice of ops (paths that leave a group
+    and come back included)."""
+    graph = next(iter(parse(LATTICE).ops))
+    ops = [op for op in graph.body.block.ops if op.name != "ge.netoutput"]
+    for choice in range(1 << len(ops)):
+        engines = [
+            Engine.AICORE if choice >> i & 1 else Engine.AICPU for i in range(len(ops))
+        ]
+        kept, defined = EngineGroups(ops, engines), DefinitionGroups(ops, engines)
+        kept.merge_all()
+        defined.merge_all()
+        assert kept.groups() == defined.groups(), engines

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from ge_runtime.jit.compiler import compile_graph
+from ge_runtime.jit.schedule import hoist
 from ge_runtime.jit.schedule.hoist import drop_unread, hoist_invariants, hoist_views
 
 BODY = [
@@ -103,6 +106,28 @@ def test_a_loops_views_and_weight_copies_are_made_once():
         "        pass",
         "    return (v5,)",
     ]
+
+
+def test_the_names_read_without_moved_statements_are_those_of_the_lines_left():
+    """`Parsed.read_without` (counted on the one parse) names what parsing
+    the lines `_without` leaves reads, for any choice of moved assignments:
+    at the top level, in a loop, emptying a block, one of two reads."""
+    parsed = hoist._parsed(LOOP + ["    if c:", "        t20 = v3 + t14"] + BODY[1:])
+    assignments = [
+        statement
+        for statement in hoist._in_order(parsed.statements)
+        if isinstance(statement, ast.Assign)
+    ]
+    assert len(assignments) > 10
+    for chosen in range(1 << 4):
+        for start in range(0, len(assignments) - 3, 3):
+            moved = [
+                a
+                for bit, a in enumerate(assignments[start : start + 4])
+                if chosen >> bit & 1
+            ]
+            kept = hoist._without(parsed.lines, parsed.statements, moved)
+            assert parsed.read_without(moved) == hoist.names_read(kept)
 
 
 def test_unread_views_are_dropped_and_effects_kept():

@@ -97,6 +97,42 @@ def test_every_strategy_gives_a_valid_plan(buffers: list[Buffer]):
     assert report.no_reuse_bytes == sum(b.size for b in buffers)
 
 
+def lowest_offset_by_definition(buffers: list[Buffer]) -> list[int]:
+    """`lowest-offset` as its docstring states it, scanning every buffer left
+    at each step: the one that can sit lowest, ties to the one live longest,
+    then the larger, then the first."""
+    offsets = [0] * len(buffers)
+    floor = [0] * len(buffers)
+    unplaced = set(range(len(buffers)))
+    level = 0
+    while unplaced:
+        index = min(
+            unplaced,
+            key=lambda i: (max(floor[i], level), -buffers[i].last, -buffers[i].size, i),
+        )
+        level = offsets[index] = max(floor[index], level)
+        unplaced.remove(index)
+        for other in unplaced:
+            if buffers[other].meets(buffers[index]):
+                floor[other] = max(floor[other], level + buffers[index].size)
+    return offsets
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 12), st.integers(0, 5)).map(
+            lambda t: Buffer(t[0] * ALIGNMENT, t[1], t[1] + t[2])
+        ),
+        max_size=40,
+    )
+)
+def test_lowest_offset_places_as_its_definition(buffers: list[Buffer]):
+    """The heaps of `lowest-offset` choose what scanning every buffer at
+    each step chooses (zero-sized buffers and ties included)."""
+    assert STRATEGIES["lowest-offset"](buffers) == lowest_offset_by_definition(buffers)
+
+
 def test_lower_bound_is_the_largest_live_total():
     buffers = [Buffer(100, 0, 2), Buffer(50, 1, 1), Buffer(70, 2, 4), Buffer(10, 5, 5)]
     assert lower_bound(buffers) == 170  # step 2: 100 + 70 (step 1: 150)

@@ -407,6 +407,9 @@ class CNest(NativeNest):
     def __init__(self, root: affine.ForOp, env: CodeEnv):
         self._product = False
         """Whether the nest adds up products (a convolution, a matmul)."""
+        self.kernel: tuple[str, tuple[int, ...]] | None = None
+        """The kernel's name and the positions of the arguments it writes
+        (once `_call` has defined it)."""
         super().__init__(root, env)
 
     def _check_op(self, op: Operation) -> None:
@@ -475,11 +478,12 @@ class CNest(NativeNest):
         )
         name = library.define(parameters, self.body, len(arguments))
         self.env.writes[name] = written
-        self.env.namespace["address"] = address
+        self.kernel = name, written
+        self._bind("address", address)
         lines = [indent + line for line in self.packing]
         pointers = []
         for position, buffer in enumerate(self.args):
-            pointer = self.env.fresh("p")
+            pointer = self._fresh("p")
             axes = self._indexed_axes(position)
             itemsize = self.arg_dtypes[position].itemsize
             strides = self.arg_strides[position]

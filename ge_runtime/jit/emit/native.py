@@ -63,6 +63,11 @@ PARALLEL_ITERATIONS = 16
 """Loops split over threads are collapsed with the ones nested in them
 until they run at least this many iterations together."""
 
+Request = tuple[str, Any, str]
+"""What an emission asks of the generated function's code (`NativeNest.tape`)
+and the name it got: ("fresh", prefix, name) a new name, ("name", value,
+name) a value's name, ("bind", (name, obj), "") a binding in its namespace."""
+
 NATIVE_TYPES = frozenset(
     np.dtype(t) for t in (np.float32, np.float64, np.int8, np.int32, np.int64, bool)
 )
@@ -89,6 +94,10 @@ class NativeNest(LoopTiling, NativeOperands):
         self.private: frozenset[SSAValue] = frozenset()
         """Buffers only this nest uses whose stores need not happen: every
         load of them reads a value the kernel still holds in a local."""
+        self.tape: list[Request] = []
+        """What the emission asked of the function's code, in order
+        (`_fresh`, `_name`, `_bind`): another nest of the same key replays
+        it (`native_memo`)."""
         self._start()
 
     def _start(self) -> None:
@@ -170,6 +179,25 @@ class NativeNest(LoopTiling, NativeOperands):
             i for i, a in enumerate(self._arguments.values()) if a in stored
         )
         return self._call(indent, list(self._arguments.values()), written)
+
+    # -- the function's names -----------------------------------------------
+
+    def _fresh(self, prefix: str) -> str:
+        """A new name in the generated function (`CodeEnv.fresh`)."""
+        name = self.env.fresh(prefix)
+        self.tape.append(("fresh", prefix, name))
+        return name
+
+    def _name(self, value: SSAValue) -> str:
+        """The generated function's name of a value from outside the nest."""
+        name = self.env.name(value)
+        self.tape.append(("name", value, name))
+        return name
+
+    def _bind(self, name: str, obj: Any) -> None:
+        """Bind `obj` in the generated function's namespace."""
+        self.tape.append(("bind", (name, obj), ""))
+        self.env.namespace[name] = obj
 
     # -- what a kernel takes ------------------------------------------------
 
@@ -347,25 +375,14 @@ class NativeNest(LoopTiling, NativeOperands):
     """A statement that does nothing."""
 
     def _private_buffers(self) -> set[SSAValue]:
-        """Buffers the nest stores to, allocated outside it and viewed by
-        nothing, that no op outside the nest uses (but to free them)."""
-        found = set()
+        """Buffers the nest stores to that only it uses (`only_used_by`)."""
         viewed = set(self.env.roots.values())
-        for statement in self.nest.statements:
-            if not isinstance(statement.op, affine.StoreOp):
-                continue
-            memref = statement.op.memref
-            if not isinstance(memref, OpResult) or memref in viewed:
-                continue
-            if self.env.root(memref) is not memref:
-                continue
-            if all(
-                isinstance(use.operation, memref_dialect.DeallocOp)
-                or self.root.is_ancestor(use.operation)
-                for use in memref.uses
-            ):
-                found.add(memref)
-        return found
+        return {
+            statement.op.memref
+            for statement in self.nest.statements
+            if isinstance(statement.op, affine.StoreOp)
+            and only_used_by(statement.op.memref, self.root, self.env, viewed)
+        }
 
     def _forget(self, memref: SSAValue) -> None:
         """Drop what locals hold of the buffer `memref` views (it is written)."""
@@ -562,6 +579,23 @@ class NativeNest(LoopTiling, NativeOperands):
         self.locals[op.results[0]] = name
         dtype = numpy_dtype(op.results[0].type)
         self.body.append(self._define(indent, name, dtype, expression))
+
+
+def only_used_by(
+    memref: SSAValue, root: affine.ForOp, env: CodeEnv, viewed: set[SSAValue]
+) -> bool:
+    """Whether `memref` is a buffer allocated outside the nest `root`, viewed
+    by nothing (`viewed`: the buffers views are of), that no op outside the
+    nest uses (but to free it)."""
+    if not isinstance(memref, OpResult) or memref in viewed:
+        return False
+    if env.root(memref) is not memref:
+        return False
+    return all(
+        isinstance(use.operation, memref_dialect.DeallocOp)
+        or root.is_ancestor(use.operation)
+        for use in memref.uses
+    )
 
 
 def _accumulated(add: Operation, nest: LoopNest) -> bool:

@@ -79,7 +79,7 @@ class NativeOperands:
             shape = tuple(value.type.get_shape())
             strides = tuple(value.type.get_strides() or element_strides(shape))
         return self._argument_for(
-            value, lambda: self.env.name(value), shape, strides, dtype
+            value, lambda: self._name(value), shape, strides, dtype
         )
 
     def _argument_named(
@@ -228,11 +228,11 @@ class NativeOperands:
                 )
                 for v in order
             )
-            self.env.namespace["strided_view"] = strided_view
-            name = self.env.fresh("w")
+            self._bind("strided_view", strided_view)
+            name = self._fresh("w")
             self.packing.append(
                 f"{name} = np.ascontiguousarray(strided_view("
-                f"{self.env.name(memref)}, {offset}, {view_shape}, {view_strides}))"
+                f"{self._name(memref)}, {offset}, {view_shape}, {view_strides}))"
             )
             self._packed[element] = (name, tuple(order))
         name, order = self._packed[element]

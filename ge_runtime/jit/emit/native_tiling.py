@@ -85,6 +85,27 @@ def _moves_injectively(ix: Ix, axis: int) -> bool:
     return linear and not wrapped
 
 
+def _independent_rows(rows: list[list[int]]) -> bool:
+    """Whether the integer rows are linearly independent (exact elimination
+    over the integers: each pivot row cross-multiplied into the others)."""
+    pending = [list(row) for row in rows if any(row)]
+    if len(pending) < len(rows):
+        return False
+    while pending:
+        pivot = pending.pop()
+        column = next((i for i, x in enumerate(pivot) if x), None)
+        if column is None:
+            return False
+        pending = [
+            [
+                pivot[column] * x - row[column] * y
+                for x, y in zip(row, pivot, strict=True)
+            ]
+            for row in pending
+        ]
+    return True
+
+
 def _distinct_rows(rows: np.ndarray) -> bool:
     """Whether no two rows of the integer matrix `rows` are equal (sorted,
     each compared with the next)."""
@@ -183,10 +204,10 @@ class LoopTiling:
                         v.id in moving for v in atom.arg.variables()
                     ):
                         return False
-            coefficients = np.array(
-                [[axis_coefficient(ix, n) for ix in index] for n, _ in loops],
-                np.int64,
-            ).reshape(len(loops), len(index))
+            rows = [[axis_coefficient(ix, n) for ix in index] for n, _ in loops]
+            if _independent_rows(rows):
+                continue  # one point per element of the whole lattice
+            coefficients = np.array(rows, np.int64).reshape(len(loops), len(index))
             blocks = [b for _, b in loops]
             points = np.indices(blocks).reshape(len(blocks), -1).T
             if not _distinct_rows(points @ coefficients):

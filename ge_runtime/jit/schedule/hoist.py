@@ -25,6 +25,7 @@ def jitted(x, w):                     def prepare(w):
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -71,11 +72,12 @@ def _buffers(node: ast.AST) -> set[str]:
     return set().union(set(), *map(_buffers, ast.iter_child_nodes(node)))
 
 
-def _written(tree: ast.Module, writes: Mapping[str, Sequence[int]]) -> set[str]:
-    """Names whose array the function writes, and every name they view."""
+def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> set[str]:
+    """Names whose array the function (all its `nodes`) writes, and every
+    name they view."""
     written: set[str] = set()
     assignments: list[tuple[str, set[str]]] = []
-    for node in ast.walk(tree):
+    for node in nodes:
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = [t for t in node.targets if not isinstance(t, ast.Name)]
@@ -99,19 +101,67 @@ def _written(tree: ast.Module, writes: Mapping[str, Sequence[int]]) -> set[str]:
     return written
 
 
-def _parsed(
-    body: Sequence[str],
-) -> tuple[ast.Module, list[ast.stmt], list[str], dict[str, int]]:
-    """A function body's syntax tree, top-level statements, lines, and how
-    many times each name is bound."""
+@dataclass(frozen=True)
+class Parsed:
+    """A function body parsed once (`_parsed`)."""
+
+    nodes: list[ast.AST]
+    """Every node of its syntax tree."""
+    statements: list[ast.stmt]
+    """Its top-level statements."""
+    lines: list[str]
+    assigned: Counter[str]
+    """How many times each name is bound."""
+    loaded: Counter[str]
+    """How many times each name is read."""
+    reads: dict[ast.AST, list[str]]
+    """The names each assignment statement reads (as often as it does)."""
+
+    def read(self, assignment: ast.Assign) -> set[str]:
+        """The names an assignment to a name reads (`_loaded` of its value)."""
+        return set(self.reads[assignment])
+
+    def read_without(self, moved: Sequence[ast.stmt]) -> set[str]:
+        """The names the body reads once the assignments `moved` are taken
+        out: `names_read` of `_without`'s lines, not parsed again."""
+        counts = Counter(self.loaded)
+        for statement in moved:
+            counts.subtract(self.reads[statement])
+        return {name for name, count in counts.items() if count > 0}
+
+
+def _parsed(body: Sequence[str]) -> Parsed:
+    """A function body's syntax tree, walked once (`ast.walk`'s nodes, in
+    another order, and each assignment's reads on the way)."""
     text = "\n".join(body)
     tree = ast.parse("if True:\n" + text)
     statements = tree.body[0].body  # type: ignore[attr-defined]
-    assigned: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and _stored(node):
-            assigned[node.id] = assigned.get(node.id, 0) + 1
-    return tree, statements, text.split("\n"), assigned
+    nodes: list[ast.AST] = []
+    assigned: Counter[str] = Counter()
+    loaded: Counter[str] = Counter()
+    reads: dict[ast.AST, list[str]] = {}
+    stack: list[tuple[ast.AST, list[str] | None]] = [(tree, None)]
+    while stack:
+        node, owner = stack.pop()
+        nodes.append(node)
+        if isinstance(node, ast.Assign):
+            owner = reads[node] = []
+        elif isinstance(node, ast.Name):
+            if _stored(node):
+                assigned[node.id] += 1
+            else:
+                loaded[node.id] += 1
+                if owner is not None:
+                    owner.append(node.id)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                stack.extend(
+                    (item, owner) for item in value if isinstance(item, ast.AST)
+                )
+            elif isinstance(value, ast.AST):
+                stack.append((value, owner))
+    return Parsed(nodes, statements, text.split("\n"), assigned, loaded, reads)
 
 
 def _in_order(statements: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
@@ -186,8 +236,9 @@ def hoist_invariants(
     block's own buffers (`np.empty` in a branch, made from constants only)
     are written by runtime helpers `written` does not know (`add_into`'s
     target) and must stay where they are made."""
-    tree, statements, lines, assigned = _parsed(body)
-    written = _written(tree, writes or {})
+    parsed = _parsed(body)
+    statements, lines, assigned = parsed.statements, parsed.lines, parsed.assigned
+    written = _written(parsed.nodes, writes or {})
     known = set(invariant) - written
     weighty = set(weights) - written  # the weights, and what was moved
     prepare: list[str] = []
@@ -201,7 +252,7 @@ def hoist_invariants(
             and isinstance(target := statement.targets[0], ast.Name)
             and assigned[target.id] == 1
             and target.id not in written
-            and (loaded := _loaded(statement.value)) <= known
+            and (loaded := parsed.read(statement)) <= known
             and (not nested or loaded & weighty)
         ):
             known.add(target.id)
@@ -210,7 +261,7 @@ def hoist_invariants(
             moved.append(statement)
             prepare += _dedented(lines, statement)
     kept = _without(lines, statements, moved)
-    read = names_read(kept)
+    read = parsed.read_without(moved)
     return Hoisted(prepare, kept, [name for name in computed if name in read])
 
 
@@ -251,7 +302,8 @@ def hoist_views(
                                              np.add(t4, x, out=t4)
     ```
     """
-    _, statements, lines, assigned = _parsed(body)
+    parsed = _parsed(body)
+    statements, lines, assigned = parsed.statements, parsed.lines, parsed.assigned
     contiguous: set[str] = set()  # views that are whole C-contiguous buffers
     viewed: set[str] = set()
     known = set(given) | constants  # the same on every call, and their names
@@ -270,7 +322,7 @@ def hoist_views(
         if kind is None:
             continue
         setup += _dedented(lines, statement)
-        free |= _loaded(statement.value) & given
+        free |= parsed.read(statement) & given
         if kind == "constant":  # another name for a constant: known here too
             known.add(target.id)
             continue  # and bound where it is
@@ -279,7 +331,7 @@ def hoist_views(
             contiguous.add(target.id)
         moved.append(statement)
     kept = _without(lines, statements, moved)
-    read = names_read(kept)
+    read = parsed.read_without(moved)
     names = [name for name in sorted(viewed) if name in read]
     return Views(setup, kept, names, sorted(free))
 
@@ -353,7 +405,8 @@ def drop_unread(body: Sequence[str]) -> list[str]:
     """`body` without the top-level statements binding a name nothing reads
     afterwards to a view expression (names, literals, subscripts,
     `strided_view` and the methods `VIEW_METHODS`): no effect but time."""
-    _, statements, lines, _ = _parsed(body)
+    parsed = _parsed(body)
+    statements, lines = parsed.statements, parsed.lines
     read: set[str] = set()
     kept: list[list[str]] = []
     for statement in reversed(statements):

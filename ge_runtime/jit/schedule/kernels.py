@@ -16,6 +16,7 @@ from xdsl.dialects import affine
 
 from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.emit import c
+from ge_runtime.jit.emit.native_memo import NativeMemo
 from ge_runtime.jit.emit.numpy_nest import NestVectoriser
 from ge_runtime.jit.emit.scalar import CodeEnv
 
@@ -25,10 +26,12 @@ def nest_source(
 ) -> tuple[list[str], bool]:
     """The source of a top-level nest and whether it is a native kernel
     call: a C kernel when the kernels are C and it takes the nest (any nest
-    but a matrix product), else NumPy calls (`Unsupported` if neither)."""
+    but a matrix product; a nest of a structure seen before replays that
+    one's emission, `native_memo`), else NumPy calls (`Unsupported` if
+    neither)."""
     if kernels == "c":
         try:
-            return c.CNest(op, env).compile(indent), True
+            return NativeMemo.of(env).compile(op, env, indent, c.CNest), True
         except Unsupported:
             pass
     return NestVectoriser(op, env).compile(indent), False
