@@ -19,6 +19,7 @@ from ge_runtime.jit import c_runtime
 from ge_runtime.jit import compiler as jit
 from ge_runtime.jit.compiler import JITError, compile_module
 from ge_runtime.jit.emit import c as jit_c
+from ge_runtime.jit.emit import native_operands
 from ge_runtime.jit.ops import OPS
 
 pytestmark = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compiler")
@@ -417,6 +418,67 @@ def test_c_floordiv_and_mod_of_negative_indices_round_down():
     np.testing.assert_array_equal(want, x[(i - 4) // 4 + 1, (i - 3) % 4])
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(numpy_result, want)
+
+
+# A channel shuffle of 51 channels (3 groups of 17) over 5 pixels, both
+# buffers in blocks of 16 lanes (C1 = 4, the last block's lanes 3..15 padding).
+SHUFFLE = """
+func.func @main(%x: memref<4x5x16xf32>) -> memref<4x5x16xf32> {
+  %y = memref.alloc() : memref<4x5x16xf32>
+  affine.for %c = 0 to 51 {
+    affine.for %p = 0 to 5 {
+      %v = affine.load %x[((%c mod 3) * 17 + %c floordiv 3) floordiv 16, %p,
+                          ((%c mod 3) * 17 + %c floordiv 3) mod 16] : memref<4x5x16xf32>
+      affine.store %v, %y[%c floordiv 16, %p, %c mod 16] : memref<4x5x16xf32>
+    }
+  }
+  func.return %y : memref<4x5x16xf32>
+}
+"""
+
+
+def shuffled(x: np.ndarray) -> np.ndarray:
+    """`SHUFFLE`'s 51 channels by pixel (5x51): channel c reads channel
+    (c mod 3) * 17 + c // 3 of `x`."""
+    channels = x.transpose(1, 0, 2).reshape(5, 64)[:, :51]
+    c = np.arange(51)
+    return channels[:, (c % 3) * 17 + c // 3]
+
+
+def channels(y: np.ndarray) -> np.ndarray:
+    """The 51 channels of a blocked (4x5x16) result by pixel (its padding
+    lanes are never written: poisoned)."""
+    return y.transpose(1, 0, 2).reshape(5, 64)[:, :51]
+
+
+def test_c_reads_wrapping_indices_from_a_table_of_offsets():
+    """Each access through `floordiv`/`mod` takes that part of its offset
+    from a constant table over the loop variables it divides (one per
+    distinct table), the rest of it affine: no division per element; NaN,
+    infinities and -0.0 copied bit for bit, the three paths equal."""
+    x = special((4, 5, 16))
+    compiled, (got,), (numpy_result,), (scalar,) = three_ways(SHUFFLE, x)
+    want = shuffled(x)
+    np.testing.assert_array_equal(channels(got).view(np.int32), want.view(np.int32))
+    np.testing.assert_array_equal(channels(numpy_result), want)
+    np.testing.assert_array_equal(channels(scalar), want)
+    source = library_source(compiled)
+    assert "static const int32_t g0[51] = {0, 81, 162, 1, 82, " in source, source
+    assert "static const int32_t g1[51] = {0, 1, 2, " in source, source
+    assert "floordiv(t" not in source and "floormod(t" not in source, source
+
+
+def test_c_keeps_the_division_where_the_table_would_be_large(monkeypatch):
+    """Past `TABLE_ENTRIES` entries the index is divided where it is used."""
+    monkeypatch.setattr(native_operands, "TABLE_ENTRIES", 50)
+    monkeypatch.setattr(jit, "_CACHE", {})  # not the code made with tables
+    x = special((4, 5, 16))
+    compiled, (got,), _, _ = three_ways(SHUFFLE, x)
+    np.testing.assert_array_equal(
+        channels(got).view(np.int32), shuffled(x).view(np.int32)
+    )
+    source = library_source(compiled)
+    assert "static const int" not in source and "floordiv(t0, 16)" in source, source
 
 
 INTEGERS = """

@@ -81,18 +81,19 @@ def random_inputs(module, seed: int = 0) -> dict[int, np.ndarray]:
     return inputs
 
 
-def check(module, inputs=None, weights=None) -> str:
-    """Lowered + JIT results equal the reference, every nest vectorised.
+def check(module, inputs=None, weights=None, target=None) -> str:
+    """Lowered (for `target`) + JIT results equal the reference, every nest
+    vectorised.
 
     Returns the loop IR text, verified by iree-opt at the end.
     """
     inputs = random_inputs(module) if inputs is None else inputs
     graph = module.body.block.first_op
-    text = lower_graph(graph)
+    text = lower_graph(graph, target)
     LOWERED[str(graph)] = text
-    compiled = compile_graph(graph, poison=True)
+    compiled = compile_graph(graph, target, poison=True)
     assert compiled.scalar_nests == []
-    outputs = run_graph(module, inputs, weights, poison=True)
+    outputs = run_graph(module, inputs, weights, poison=True, target=target)
     expected = evaluate(module, inputs, weights=weights)
     for out, ref in zip(outputs, expected, strict=True):
         assert out.shape == ref.shape and out.dtype == ref.dtype
@@ -737,6 +738,26 @@ def test_concat_on_c1(channels):
     ]
     b.output(to(b, b.concat(parts, axis=1), "NCHW"))
     check(b.build())
+
+
+@pytest.mark.parametrize("channels, groups", [(112, 4), (136, 4), (51, 3), (34, 2)])
+def test_channel_shuffle_on_nc1hwc0_sweeps_the_pixels_once(channels, groups):
+    """A channel shuffle whose groups start inside C0 blocks (16 float32
+    lanes on Ascend910): at most `NEST_PIECES` nests over the pixels (112
+    channels in 4 groups were 40 nests of 1 to 4 lanes each, 51 in 3 were
+    53); past that one nest gathers each block's lanes through
+    `floordiv`/`mod`."""
+    from passes.lowering.emitter import NEST_PIECES
+
+    def body(b, x):
+        return b.channel_shuffle(x, groups=groups, result_types=[x.type])
+
+    module = nc1hwc0_graph("float32", (1, channels, 3, 5), body)
+    text = check(module, target="Ascend910")
+    nests = text.count("\n    affine.for")
+    assert nests <= NEST_PIECES + 2, text  # the transdatas in and out: 2
+    if channels != 34:  # 2 groups of 17: 8 nests of whole vectors
+        assert "floordiv" in text, text
 
 
 def test_split():

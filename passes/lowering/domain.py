@@ -129,23 +129,28 @@ def split_pieces(
     chains: Sequence[Sequence[int]],
     first_id: int,
     indices: Callable[[list[Ix]], Iterable[Ix]] | None,
+    limit: int = PIECE_LIMIT,
 ) -> list[Piece]:
-    """`pieces(sizes, chains)`, each refined (`refine`) unless `indices` is
-    None (a nest whose points must keep their order)."""
+    """`pieces(sizes, chains)`, each refined (`refine`, into at most `limit`
+    parts) unless `indices` is None (a nest whose points must keep their
+    order)."""
     if indices is None:
         return pieces(sizes, chains)
     return [
         part
         for piece in pieces(sizes, chains)
-        for part in refine(piece, first_id, indices)
+        for part in refine(piece, first_id, indices, limit)
     ]
 
 
 def refine(
-    piece: Piece, first_id: int, indices: Callable[[list[Ix]], Iterable[Ix]]
+    piece: Piece,
+    first_id: int,
+    indices: Callable[[list[Ix]], Iterable[Ix]],
+    limit: int = PIECE_LIMIT,
 ) -> list[Piece]:
     """`piece` split until no index of `indices(origin index)` wraps (see
-    the module docstring); `piece` itself if that takes over `PIECE_LIMIT`
+    the module docstring); `piece` itself if that takes over `limit`
     parts or leaves a part whose index wraps in its own loops alone.
 
     Only the piece's own loops are split: a wrapping index that also uses
@@ -157,7 +162,7 @@ def refine(
 
     def split(current: Piece) -> list[Piece] | None:
         """The parts of `current`, None if some part still wraps in its own
-        loops or there are over `PIECE_LIMIT`. Of shifted blocks and cuts,
+        loops or there are over `limit`. Of shifted blocks and cuts,
         the shifted ones unless they take over one part more."""
         budget[0] -= 1
         index, variables = piece_index(current, first_id)
@@ -179,7 +184,7 @@ def refine(
         parts: list[Piece] = []
         for part in alternative:
             found = split(part)
-            if found is None or len(parts) + len(found) > PIECE_LIMIT:
+            if found is None or len(parts) + len(found) > limit:
                 return None
             parts += found
         return parts

@@ -50,6 +50,15 @@ from passes.lowering.domain import (
 from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
 
+NEST_PIECES = 16
+"""The most nests `Emitter.for_each` splits a piece of its domain into to
+make its indices affine (`domain.refine`). Each nest sweeps the loops the
+split leaves whole: a channel shuffle's 40 nests of 1 to 4 lanes each
+swept every pixel, reading and writing whole lines of C0 for those lanes;
+as one nest its lanes are read through `floordiv`/`mod` (a native
+kernel's table of offsets, `native_operands._offset_table`) in one sweep.
+Reductions keep `domain.PIECE_LIMIT` (`fused.for_each_reduction`)."""
+
 
 @dataclass(frozen=True)
 class Buffer:
@@ -340,7 +349,10 @@ class Emitter:
             return storage_indices(piece_probe.accesses)
 
         split = in_any_order(probe.accesses)
-        for piece in split_pieces(sizes, chains, 0, indices if split else None):
+        refined = split_pieces(
+            sizes, chains, 0, indices if split else None, NEST_PIECES
+        )
+        for piece in refined:
             self._emit_piece(piece, body)
 
     def _emit_piece(self, piece: Piece, body: Callable[[Nest, list[Ix]], None]) -> None:

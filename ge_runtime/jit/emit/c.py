@@ -456,7 +456,7 @@ class CNest(NativeNest):
             f"{C_TYPES[dtype]} *{qualifier} {argument}"
             for argument, dtype in zip(arguments, self.arg_dtypes, strict=True)
         )
-        name = library.define(parameters, self.body, len(arguments))
+        name = library.define(parameters, self.tables + self.body, len(arguments))
         self.env.writes[name] = written
         self.env.namespace["address"] = address
         lines = [indent + line for line in self.packing]
@@ -500,17 +500,28 @@ class CNest(NativeNest):
         assert shape is not None
         return tuple(a for a, n in enumerate(shape) if n > 1)
 
-    def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
+    def _subscript(
+        self, buffer: str, indices: list[str], shift: int, table: str | None = None
+    ) -> str:
         position = int(buffer[1:])
         strides = self.arg_strides[position]
         assert strides is not None
-        terms = [
+        terms = [table] if table else []
+        terms += [
             f"({indices[a]}) * {strides[a]}" if strides[a] != 1 else f"({indices[a]})"
             for a in self._indexed_axes(position)
         ]
         if shift:
             terms.append(self._param(shift))
         return f"{buffer}[{' + '.join(terms) or '0'}]"
+
+    def _table_declaration(self, name: str, entries: np.ndarray) -> str:
+        fits = np.iinfo(np.int32).min <= entries.min() <= entries.max() < 2**31
+        values = ", ".join(str(int(e)) for e in entries)
+        return (
+            f"{self.INDENT}static const {'int32_t' if fits else 'int64_t'} "
+            f"{name}[{len(entries)}] = {{{values}}};"
+        )
 
     def _tile_rows(self, extent: int) -> int:
         return tile_rows(extent)

@@ -144,6 +144,10 @@ class NativeNest(LoopTiling, NativeOperands):
         """Whether `_emit_sunk` moved a loop."""
         self._mirrors: dict[Element, str] = {}
         """Elements the sunk loop owns, held in a local array by its variable."""
+        self._tables: dict[tuple[int, ...], str] = {}
+        """Tables of offsets (`_offset_table`) by their entries, named."""
+        self.tables: list[str] = []
+        """Their declarations, before the kernel's first statement."""
 
     def compile(self, indent: str) -> list[str]:
         """The call's source (the kernel is compiled now, or loaded)."""
@@ -293,10 +297,24 @@ class NativeNest(LoopTiling, NativeOperands):
         `work` (its iterations) reaches the run's least work for threads."""
         raise NotImplementedError
 
-    def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
+    def _subscript(
+        self, buffer: str, indices: list[str], shift: int, table: str | None = None
+    ) -> str:
         """An element of argument `buffer` (`indices` one per axis, plus
-        `shift` elements)."""
+        `shift` elements, plus the entry `table` of a table of offsets)."""
         raise NotImplementedError
+
+    def _table_declaration(self, name: str, entries: np.ndarray) -> str:
+        """The statement making `name` a constant table of integer `entries`."""
+        raise NotImplementedError
+
+    def _table(self, entries: np.ndarray) -> str:
+        """The name of a constant table of `entries` (declared once)."""
+        key = tuple(int(e) for e in entries)
+        if key not in self._tables:
+            name = self._tables[key] = f"g{len(self._tables)}"
+            self.tables.append(self._table_declaration(name, entries))
+        return self._tables[key]
 
     def _define(self, indent: str, name: str, dtype: np.dtype, value: str) -> str:
         """The statement making local `name` (of `dtype`) hold `value`."""

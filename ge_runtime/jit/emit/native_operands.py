@@ -46,6 +46,10 @@ compiler unrolls them, and vectorises the loop around them (a depthwise
 convolution runs 3-4x faster than with the extent as a parameter)."""
 
 
+TABLE_ENTRIES = 1 << 12
+"""The most entries of a table of offsets (`_offset_table`) a kernel holds."""
+
+
 class NativeOperands:
     """The operands of a `NativeNest`'s kernel."""
 
@@ -159,8 +163,55 @@ class NativeOperands:
         if self.arg_offsets[position] is None:
             self.arg_offsets[position] = offset
         shift = offset - self.arg_offsets[position]
-        moving = [self._ix(Ix(ix.terms, 0)) for ix in index]
-        return self._subscript(buffer, moving, shift)
+        table = self._offset_table(index, strides)
+        if table is None:
+            moving = [self._ix(Ix(ix.terms, 0)) for ix in index]
+            return self._subscript(buffer, moving, shift)
+        linear = [
+            Ix(tuple((a, c) for a, c in ix.terms if isinstance(a, Var)), 0)
+            for ix in index
+        ]
+        return self._subscript(buffer, [self._ix(ix) for ix in linear], shift, table)
+
+    def _offset_table(self, index: Sequence[Ix], strides: Sequence[int]) -> str | None:
+        """The part of an element's offset an index takes through
+        `floordiv`/`mod`, read from a constant table by the loop variables
+        they divide (a lookup where each element computed two divisions:
+        a channel shuffle's lanes gathered from blocks of C0); None without
+        such a part, or where the table would take over `TABLE_ENTRIES`.
+
+        `a0[floordiv(t4 * 68 + t3, 16) * 3136 + floormod(t4 * 68 + t3, 16) + t1 * 16]`
+        reads `a0[g0[t4 * 16 + t3] + t1 * 16]`, `g0` the 64 offsets.
+        """
+        wrapping = [
+            (atom, coefficient * stride)
+            for ix, stride in zip(index, strides, strict=True)
+            for atom, coefficient in ix.terms
+            if isinstance(atom, Div | Mod)
+        ]
+        if not wrapping:
+            return None
+        variables = sorted(
+            {v for atom, _ in wrapping for v in atom.arg.variables()},
+            key=lambda v: v.id,
+        )
+        extents = [v.hi - v.lo + 1 for v in variables]
+        if math.prod(extents) > TABLE_ENTRIES:
+            return None
+        grid = np.meshgrid(
+            *[np.arange(v.lo, v.hi + 1, dtype=np.int64) for v in variables],
+            indexing="ij",
+        )
+        env = dict(zip(variables, grid, strict=True))
+        offsets = sum(
+            weight * np.asarray(Ix.of(atom).evaluate(env)) for atom, weight in wrapping
+        )
+        name = self._table(np.broadcast_to(offsets, grid[0].shape).ravel())
+        position = ""
+        for v, extent in zip(variables, extents, strict=True):
+            term = f"t{v.id}" if v.lo == 0 else f"(t{v.id} - {self._param(v.lo)})"
+            position = f"({position}) * {extent} + {term}" if position else term
+        return f"{name}[{position or '0'}]"
 
     def _hold(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
         name = f"r{self._held}"
