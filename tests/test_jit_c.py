@@ -868,6 +868,67 @@ def test_consecutive_c_kernels_are_one_call():
     assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
 
 
+BRANCHED_NESTS = """
+func.func @main(%x: memref<3x17xf32>, %flag: memref<1xf32>) -> memref<3x17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %c0 = arith.constant 0 : index
+  %y = memref.alloc() : memref<3x17xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  %f = memref.load %flag[%c0] : memref<1xf32>
+  %positive = arith.cmpf ogt, %f, %zero : f32
+  scf.if %positive {
+    affine.for %i = 0 to 3 {
+      affine.for %j = 0 to 17 {
+        %v = affine.load %x[%i, %j] : memref<3x17xf32>
+        %r = arith.maximumf %v, %zero : f32
+        affine.store %r, %y[%i, %j] : memref<3x17xf32>
+      }
+    }
+    affine.for %j = 0 to 17 {
+      affine.for %i = 0 to 3 {
+        %v = affine.load %y[%i, %j] : memref<3x17xf32>
+        %w = affine.load %x[%i, %j] : memref<3x17xf32>
+        %p = arith.mulf %v, %two : f32
+        %s = arith.subf %p, %w : f32
+        affine.store %s, %z[%i, %j] : memref<3x17xf32>
+      }
+    }
+  } else {
+    affine.for %i = 0 to 3 {
+      affine.for %j = 0 to 17 {
+        %v = affine.load %x[%i, %j] : memref<3x17xf32>
+        %p = arith.mulf %v, %two : f32
+        affine.store %p, %z[%i, %j] : memref<3x17xf32>
+      }
+    }
+  }
+  func.return %z : memref<3x17xf32>
+}
+"""
+
+
+def test_consecutive_c_kernels_in_a_branch_are_one_call():
+    """Two nests in a row inside a branch: one call there too (at the
+    branch's indentation), the other branch's one kernel called as it is;
+    both branches as the NumPy path computes them."""
+    x = special((3, 17))
+    compiled, _, _, _ = three_ways(BRANCHED_NESTS, x, np.ones(1, np.float32))
+    numpy_path = compile_module(BRANCHED_NESTS, kernels="numpy")
+    for flag in (1.0, -1.0):
+        flags = np.full(1, flag, np.float32)
+        (want,) = numpy_path(x, flags)
+        np.testing.assert_array_equal(compiled(x, flags)[0], want)
+    jitted = compiled.source.split("def jitted")[1].splitlines()
+    calls = [line for line in jitted if line.lstrip().startswith("k")]
+    assert len(calls) == 2 and all(c.startswith("        k") for c in calls), calls
+    source = library_source(compiled)
+    name = calls[0].split("(")[0].strip()
+    sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
+    assert sequence is not None, source
+    assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
+
+
 def test_addresses_of_the_threads_buffers_are_one_table():
     """The merged call reads the addresses of the thread's buffers (made
     once per thread with the views) from one table and takes only those
