@@ -666,6 +666,38 @@ def test_c_log_of_float32_is_within_one_ulp_of_the_exact_result():
     assert ulps(got[finite], want[finite]).max() <= 1
 
 
+@pytest.mark.skipif(not c_runtime.vector_math(), reason="no libmvec")
+def test_c_log1p_of_float32_calls_the_vector_variant_within_one_ulp():
+    """`log1pf` in a vectorised loop calls libmvec's variant (Mamba's
+    softplus, `log1p(exp(-|x|))`): at most 1 ULP from NumPy's on every
+    binade from 1e-30 to the greatest float and from -1 to -1e-30, with
+    its infinities, NaNs and zero signs (-1 is -inf, below it NaN)."""
+    rng = np.random.default_rng(7)
+    positive = np.exp(rng.uniform(np.log(1e-30), np.log(3e38), 20000))
+    negative = -np.exp(rng.uniform(np.log(1e-30), 0.0, 20000))
+    edges = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -2.0, 1e-40, -1e-40, -0.5,
+         np.nextafter(np.float32(-1), np.float32(0)), 3.4028235e38],
+        np.float32,
+    )  # fmt: skip
+    x = np.concatenate([positive, negative, edges]).astype(np.float32).reshape(1, -1)
+    text = unary_module("math.log1p", "f32").replace("4x100", f"1x{x.size}")
+    text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
+    compiled = compile_module(text, kernels="c")
+    assert compiled.native_nests == 1
+    assert 'log1pf(float) __attribute__((simd("notinbranch")))' in (
+        library_source(compiled)
+    )
+    (got,) = compiled(x)
+    with np.errstate(all="ignore"):
+        want = np.log1p(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    assert same_signs(got, want)
+    finite = np.isfinite(want)
+    assert ulps(got[finite], want[finite]).max() <= 1
+
+
 def test_c_kernels_without_the_vector_math_library_call_the_scalar_functions(
     monkeypatch,
 ):
