@@ -481,6 +481,51 @@ def test_c_keeps_the_division_where_the_table_would_be_large(monkeypatch):
     assert "static const int" not in source and "floordiv(t0, 16)" in source, source
 
 
+# Nearest upsampling of rows: the source row of each output row read from a
+# constant table (as the resize lowering writes it).
+ROW_TABLE = """
+"memref.global"() <{{sym_name = "rows", type = memref<6xi64>,
+  initial_value = dense<[{rows}]> : tensor<6xi64>, sym_visibility = "private",
+  constant}}> : () -> ()
+func.func @main(%x: memref<3x17xf32>) -> memref<6x17xf32> {{
+  %rows = memref.get_global @rows : memref<6xi64>
+  %y = memref.alloc() : memref<6x17xf32>
+  affine.for %i = 0 to 6 {{
+    affine.for %j = 0 to 17 {{
+      %r = affine.load %rows[%i] : memref<6xi64>
+      %ri = arith.index_cast %r : i64 to index
+      %v = memref.load %x[%ri, %j] : memref<3x17xf32>
+      affine.store %v, %y[%i, %j] : memref<6x17xf32>
+    }}
+  }}
+  func.return %y : memref<6x17xf32>
+}}
+"""
+
+
+def test_c_gathers_through_a_constant_table_of_indices():
+    """A gather whose index is read from a constant global: a C kernel
+    reading the offsets from a table made at compile time (no index
+    computed per element), every value copied bit for bit."""
+    x = special((3, 17))
+    compiled, (got,), (numpy_result,), (scalar,) = three_ways(
+        ROW_TABLE.format(rows="0, 0, 1, 1, 2, 2"), x
+    )
+    want = x[[0, 0, 1, 1, 2, 2]]
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+    np.testing.assert_array_equal(numpy_result, want)
+    np.testing.assert_array_equal(scalar, want)
+    source = library_source(compiled)
+    assert "static const int32_t g0[6] = {0, 0, 17, 17, 34, 34};" in source, source
+
+
+def test_c_leaves_a_table_of_indices_outside_its_axis_to_numpy():
+    """A table entry outside the gathered axis (-1): no C kernel takes the
+    nest (NumPy's rule for it applies, as before)."""
+    text = ROW_TABLE.format(rows="0, 0, 1, 1, 2, -1")
+    assert compile_module(text, kernels="c").native_nests == 0
+
+
 INTEGERS = """
 func.func @main(%x: memref<5x7xi32>, %y: memref<5x7xi32>) -> memref<5x7xi32> {
   %z = memref.alloc() : memref<5x7xi32>
