@@ -758,6 +758,10 @@ def test_channel_shuffle_on_nc1hwc0_sweeps_the_pixels_once(channels, groups):
     assert nests <= NEST_PIECES + 2, text  # the transdatas in and out: 2
     if channels != 34:  # 2 groups of 17: 8 nests of whole vectors
         assert "floordiv" in text, text
+    if channels in (112, 136):  # the gather's lanes one loop (`coalesced`)
+        lines = text[: text.index("floordiv")].splitlines()
+        innermost = next(line for line in reversed(lines) if "affine.for" in line)
+        assert innermost.endswith("= 0 to 16 {"), innermost
 
 
 def test_split():

@@ -43,6 +43,7 @@ from ge_dialect.scalar import is_unsigned
 from passes.lowering.domain import (
     Piece,
     block_chain,
+    coalesced,
     piece_index,
     probe_variables,
     split_pieces,
@@ -353,7 +354,7 @@ class Emitter:
             sizes, chains, 0, indices if split else None, NEST_PIECES
         )
         for piece in refined:
-            self._emit_piece(piece, body)
+            self._emit_piece(coalesced(piece, indices) if split else piece, body)
 
     def _emit_piece(self, piece: Piece, body: Callable[[Nest, list[Ix]], None]) -> None:
         """One nest over `piece`, its loops in the storage order of its accesses."""
