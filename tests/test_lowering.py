@@ -352,7 +352,10 @@ def test_conv2d_nc1hwc0_fractal_z(
 def test_grouped_conv2d_at_misaligned_channels_is_affine(dtype, cin, cout, groups):
     """Groups whose channels start inside a C0 block: each group is its own
     nest, cut where its channels cross a block (`domain.refine`), so no
-    index goes through `floordiv`/`mod`; fused with a ReLU too."""
+    index of the convolution goes through `floordiv`/`mod`; fused with a
+    ReLU too. (The filter's relayout to FRACTAL_Z, a copy a model does
+    once, at compile time, may: split into more than `NEST_PIECES` nests
+    it is one.)"""
 
     def body(b, x, w):
         conv = b.conv2d(
@@ -362,7 +365,11 @@ def test_grouped_conv2d_at_misaligned_channels_is_affine(dtype, cin, cout, group
 
     extra = [([cout, cin // groups, 1, 1], {"format": "NCHW"})]
     text = check(nc1hwc0_graph(dtype, (1, cin, 3, 5), body, extra))
-    assert "floordiv" not in text and " mod " not in text, text
+    nests = text.split("\n    affine.for")[1:]
+    products = [nest for nest in nests if "arith.mulf" in nest]
+    assert products, text
+    for nest in products:
+        assert "floordiv" not in nest and " mod " not in nest, nest
 
 
 @pytest.mark.parametrize("kernels", ["c", "numpy"])
@@ -749,13 +756,16 @@ def test_channel_shuffle_on_nc1hwc0_sweeps_the_pixels_once(channels, groups):
     `floordiv`/`mod`."""
     from passes.lowering.emitter import NEST_PIECES
 
-    def body(b, x):
-        return b.channel_shuffle(x, groups=groups, result_types=[x.type])
+    def body(b, x):  # between ReLUs: its copy stays (`forwarded_copies`)
+        shuffled = b.channel_shuffle(b.relu(x), groups=groups, result_types=[x.type])
+        return b.relu(shuffled)
 
     module = nc1hwc0_graph("float32", (1, channels, 3, 5), body)
     text = check(module, target="Ascend910")
     nests = text.count("\n    affine.for")
-    assert nests <= NEST_PIECES + 2, text  # the transdatas in and out: 2
+    # the shuffle's blocks and last block, the transdatas and ReLUs: at most
+    # `NEST_PIECES` each (44 to 59 nests before, all but 4 the shuffle's)
+    assert nests <= 4 * NEST_PIECES, text
     if channels != 34:  # 2 groups of 17: 8 nests of whole vectors
         assert "floordiv" in text, text
     if channels in (112, 136):  # the gather's lanes one loop (`coalesced`)
