@@ -40,6 +40,13 @@ OVERWRITE = """
   }
 """
 
+OVERWRITE_FROM_OUT = """
+  affine.for %k = 0 to 5 {
+    %w = affine.load %out[%k, 0] : memref<5x2xf32>
+    affine.store %w, %a[1, %k] : memref<2x5xf32>
+  }
+"""
+
 
 def forwarded(text: str) -> tuple[func.FuncOp, str]:
     module = parse_module(loop_context(), text, "<test>", check_types=False)
@@ -65,10 +72,26 @@ def test_a_copy_read_by_a_copy_is_one_nest_reading_its_source():
     np.testing.assert_array_equal(out, x.T)
 
 
-def test_a_copy_whose_source_is_written_before_its_reader_stays():
-    """The source overwritten between the copy and its reader: nothing is
-    forwarded (the reader must see what the copy read)."""
+def test_a_nest_overwriting_the_source_moves_after_the_reader():
+    """The source overwritten between the copy and its reader by a nest
+    the reader does not depend on (the memory plan reusing the source's
+    bytes): that nest runs after the reader, which reads the source as the
+    copy did."""
     function, printed = forwarded(TWO_COPIES.format(between=OVERWRITE))
+    reader, overwrite = nests(function)
+    assert "affine.load %a[" in str(reader) and "%zero" in str(overwrite), printed
+    x = np.arange(10, dtype=np.float32).reshape(2, 5)
+    out = np.full((5, 2), np.nan, np.float32)
+    a = x.copy()
+    compile_module(printed)(a, out)
+    np.testing.assert_array_equal(out, x.T)
+    np.testing.assert_array_equal(a, [x[0], np.zeros(5, np.float32)])
+
+
+def test_a_copy_whose_source_is_overwritten_from_the_readers_result_stays():
+    """The overwriting nest reads what the reader writes: it cannot move
+    after it, so nothing is forwarded."""
+    function, printed = forwarded(TWO_COPIES.format(between=OVERWRITE_FROM_OUT))
     assert len(nests(function)) == 3, printed
     assert "affine.load %b" in printed, printed
 

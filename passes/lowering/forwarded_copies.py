@@ -15,7 +15,10 @@ the lowering is one value (`unread_fills`): `b` is written by `p` alone,
 so a reader reads only elements `p` wrote; the rewrite is exact when `a`
 still holds what `p` read, so nothing between `p` and a reader (the
 reader included) may store to, or free, bytes of `a` (views of the arena
-are compared by their byte ranges).
+are compared by their byte ranges), but for a nest that may run after the
+readers instead, which moves there (the memory plan gives `a`'s bytes to
+the next value as soon as `p` has read them: a depthwise convolution's
+bias, written before its padded input is copied).
 
 ```mlir
 affine.for %c1, %h, %w, %l {                       // erased
@@ -139,6 +142,7 @@ def forward(first: Copy, body: Block) -> bool:
     if not readers:
         return False
     forwarded: list[tuple[Copy, Copy]] = []
+    moved: dict[Operation, None] = {}
     for reader in readers:
         read = access_box(reader.load)
         met = [w for w in writers if boxes_meet(read, access_box(w.store))]
@@ -149,9 +153,18 @@ def forward(first: Copy, body: Block) -> bool:
             return False
         if any(v not in writer.variables for v in writer.load.indices):
             return False
-        if not _untouched(writer.load.memref, writer.nest, reader.nest):
+        clobbering = _clobbering(writer.load.memref, writer.nest, reader.nest)
+        if clobbering is None:
             return False
+        moved.update(dict.fromkeys(clobbering))
         forwarded.append((writer, reader))
+    last = max((reader.nest for reader in readers), key=order.__getitem__)
+    if not all(_movable(nest, last) for nest in moved):
+        return False
+    for nest in moved:  # after the readers, in their order
+        nest.detach()
+        body.insert_op_after(nest, last)
+        last = nest
     for writer, reader in forwarded:
         _read_source(writer, reader)
     for writer in writers:
@@ -235,27 +248,67 @@ def _top_level(op: Operation, body: Block) -> Operation | None:
     return current
 
 
-def _untouched(source: SSAValue, copy: Operation, reader: Operation) -> bool:
-    """Whether nothing after `copy` up to `reader` (included) stores to or
-    frees bytes of `source`, and everything between is a nest or `BENIGN`."""
+def _clobbering(
+    source: SSAValue, copy: Operation, reader: Operation
+) -> list[Operation] | None:
+    """The nests after `copy` up to `reader` that store to bytes of
+    `source` (they are to move after the readers, `_movable`); None where
+    something else there frees those bytes, the reader itself stores to
+    them, or an op is neither a nest nor `BENIGN`."""
+    found: list[Operation] = []
     current = copy.next_op
     while current is not None:
         if isinstance(current, memref.DeallocOp):
             if _overlap(current.memref, source):
+                return None
+        elif isinstance(current, affine.ForOp):
+            if any(
+                op.regions and not isinstance(op, affine.ForOp) for op in current.walk()
+            ):
+                return None
+            if any(_overlap(m, source) for m in _accessed(current, stores=True)):
+                if current is reader:
+                    return None
+                found.append(current)
+        elif not isinstance(current, BENIGN):
+            return None
+        if current is reader:
+            return found
+        current = current.next_op
+    return None
+
+
+def _movable(nest: Operation, last: Operation) -> bool:
+    """Whether `nest` may run after `last` instead (the ops between touch
+    no byte it stores, and store no byte it reads)."""
+    writes = _accessed(nest, stores=True)
+    touched = writes | _accessed(nest, stores=False)
+    current = nest.next_op
+    while current is not None:
+        if isinstance(current, memref.DeallocOp):
+            if any(_overlap(current.memref, m) for m in touched):
                 return False
         elif isinstance(current, affine.ForOp):
-            for op in current.walk():
-                if isinstance(op, affine.StoreOp | memref.StoreOp):
-                    if _overlap(op.memref, source):
-                        return False
-                elif op.regions and not isinstance(op, affine.ForOp):
-                    return False
+            theirs = _accessed(current, stores=True)
+            read = _accessed(current, stores=False)
+            if any(_overlap(a, b) for a in writes for b in theirs | read):
+                return False
+            if any(_overlap(a, b) for a in touched for b in theirs):
+                return False
         elif not isinstance(current, BENIGN):
             return False
-        if current is reader:
+        if current is last:
             return True
         current = current.next_op
     return False
+
+
+def _accessed(nest: Operation, *, stores: bool) -> set[SSAValue]:
+    """The buffers `nest` stores to (or loads from)."""
+    kinds = (
+        (affine.StoreOp, memref.StoreOp) if stores else (affine.LoadOp, memref.LoadOp)
+    )
+    return {op.memref for op in nest.walk() if isinstance(op, kinds)}  # type: ignore[attr-defined]
 
 
 def _bytes(value: SSAValue) -> tuple[SSAValue, int, int] | None:
