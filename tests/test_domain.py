@@ -13,6 +13,7 @@ from passes.lowering.domain import (
     PIECE_LIMIT,
     Digit,
     Piece,
+    coalesced,
     piece_index,
     refine,
 )
@@ -116,3 +117,41 @@ def test_no_split_of_an_index_with_an_enclosing_loops_variable():
         return [(index[0] + Ix.of(outer) * 5).floordiv(16)]
 
     assert refine(piece, 1, indices) == [piece]
+
+
+def shuffle_indices(index: list[Ix]) -> list[Ix]:
+    """A channel shuffle of 112 channels in 4 groups between blocks of 16:
+    the source's block and lane (through `floordiv`/`mod`), the target's."""
+    (c,) = index
+    source = c.mod(4) * 28 + c.floordiv(4)
+    return [source.floordiv(16), source.mod(16), c.floordiv(16), c.mod(16)]
+
+
+SHUFFLE_PIECE = (Digit(0, 16, 0, 7), Digit(0, 4, 0, 4), Digit(0, 1, 0, 4))
+"""Channels 0..111 in blocks of 16, of 4 (the `mod 4` asked for), lanes."""
+
+
+def test_a_wrapping_piece_runs_its_lanes_as_one_loop():
+    """The source wraps whatever the split: the blocks of 4 and their lanes
+    merge into one loop of 16 lanes, the target's indices still affine,
+    every channel visited once."""
+    merged = coalesced(SHUFFLE_PIECE, shuffle_indices)
+    assert merged == (Digit(0, 16, 0, 7), Digit(0, 1, 0, 16))
+    assert sorted(points(merged)) == [(c,) for c in range(112)]
+    index, _ = piece_index(merged, 0)
+    assert [wraps(ix) for ix in shuffle_indices(index)] == [True, True, False, False]
+
+
+def test_loops_stay_apart_where_merging_would_wrap_an_affine_index():
+    """An index affine only with the blocks of 4 (`c mod 4` of the target)
+    keeps them; a piece whose indices are all affine is left as it is."""
+
+    def with_group(index: list[Ix]) -> list[Ix]:
+        return [*shuffle_indices(index), index[0].mod(4)]
+
+    assert coalesced(SHUFFLE_PIECE, with_group) == SHUFFLE_PIECE
+
+    def affine(index: list[Ix]) -> list[Ix]:
+        return [index[0].floordiv(16), index[0].mod(16)]
+
+    assert coalesced(SHUFFLE_PIECE, affine) == SHUFFLE_PIECE

@@ -19,6 +19,7 @@ from ge_runtime.jit import c_runtime
 from ge_runtime.jit import compiler as jit
 from ge_runtime.jit.compiler import JITError, compile_module
 from ge_runtime.jit.emit import c as jit_c
+from ge_runtime.jit.emit import native_operands
 from ge_runtime.jit.ops import OPS
 
 pytestmark = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compiler")
@@ -420,6 +421,112 @@ def test_c_floordiv_and_mod_of_negative_indices_round_down():
     np.testing.assert_array_equal(numpy_result, want)
 
 
+# A channel shuffle of 51 channels (3 groups of 17) over 5 pixels, both
+# buffers in blocks of 16 lanes (C1 = 4, the last block's lanes 3..15 padding).
+SHUFFLE = """
+func.func @main(%x: memref<4x5x16xf32>) -> memref<4x5x16xf32> {
+  %y = memref.alloc() : memref<4x5x16xf32>
+  affine.for %c = 0 to 51 {
+    affine.for %p = 0 to 5 {
+      %v = affine.load %x[((%c mod 3) * 17 + %c floordiv 3) floordiv 16, %p,
+                          ((%c mod 3) * 17 + %c floordiv 3) mod 16] : memref<4x5x16xf32>
+      affine.store %v, %y[%c floordiv 16, %p, %c mod 16] : memref<4x5x16xf32>
+    }
+  }
+  func.return %y : memref<4x5x16xf32>
+}
+"""
+
+
+def shuffled(x: np.ndarray) -> np.ndarray:
+    """`SHUFFLE`'s 51 channels by pixel (5x51): channel c reads channel
+    (c mod 3) * 17 + c // 3 of `x`."""
+    channels = x.transpose(1, 0, 2).reshape(5, 64)[:, :51]
+    c = np.arange(51)
+    return channels[:, (c % 3) * 17 + c // 3]
+
+
+def channels(y: np.ndarray) -> np.ndarray:
+    """The 51 channels of a blocked (4x5x16) result by pixel (its padding
+    lanes are never written: poisoned)."""
+    return y.transpose(1, 0, 2).reshape(5, 64)[:, :51]
+
+
+def test_c_reads_wrapping_indices_from_a_table_of_offsets():
+    """Each access through `floordiv`/`mod` takes that part of its offset
+    from a constant table over the loop variables it divides (one per
+    distinct table), the rest of it affine: no division per element; NaN,
+    infinities and -0.0 copied bit for bit, the three paths equal."""
+    x = special((4, 5, 16))
+    compiled, (got,), (numpy_result,), (scalar,) = three_ways(SHUFFLE, x)
+    want = shuffled(x)
+    np.testing.assert_array_equal(channels(got).view(np.int32), want.view(np.int32))
+    np.testing.assert_array_equal(channels(numpy_result), want)
+    np.testing.assert_array_equal(channels(scalar), want)
+    source = library_source(compiled)
+    assert "static const int32_t g0[51] = {0, 81, 162, 1, 82, " in source, source
+    assert "static const int32_t g1[51] = {0, 1, 2, " in source, source
+    assert "floordiv(t" not in source and "floormod(t" not in source, source
+
+
+def test_c_keeps_the_division_where_the_table_would_be_large(monkeypatch):
+    """Past `TABLE_ENTRIES` entries the index is divided where it is used."""
+    monkeypatch.setattr(native_operands, "TABLE_ENTRIES", 50)
+    monkeypatch.setattr(jit, "_CACHE", {})  # not the code made with tables
+    x = special((4, 5, 16))
+    compiled, (got,), _, _ = three_ways(SHUFFLE, x)
+    np.testing.assert_array_equal(
+        channels(got).view(np.int32), shuffled(x).view(np.int32)
+    )
+    source = library_source(compiled)
+    assert "static const int" not in source and "floordiv(t0, 16)" in source, source
+
+
+# Nearest upsampling of rows: the source row of each output row read from a
+# constant table (as the resize lowering writes it).
+ROW_TABLE = """
+"memref.global"() <{{sym_name = "rows", type = memref<6xi64>,
+  initial_value = dense<[{rows}]> : tensor<6xi64>, sym_visibility = "private",
+  constant}}> : () -> ()
+func.func @main(%x: memref<3x17xf32>) -> memref<6x17xf32> {{
+  %rows = memref.get_global @rows : memref<6xi64>
+  %y = memref.alloc() : memref<6x17xf32>
+  affine.for %i = 0 to 6 {{
+    affine.for %j = 0 to 17 {{
+      %r = affine.load %rows[%i] : memref<6xi64>
+      %ri = arith.index_cast %r : i64 to index
+      %v = memref.load %x[%ri, %j] : memref<3x17xf32>
+      affine.store %v, %y[%i, %j] : memref<6x17xf32>
+    }}
+  }}
+  func.return %y : memref<6x17xf32>
+}}
+"""
+
+
+def test_c_gathers_through_a_constant_table_of_indices():
+    """A gather whose index is read from a constant global: a C kernel
+    reading the offsets from a table made at compile time (no index
+    computed per element), every value copied bit for bit."""
+    x = special((3, 17))
+    compiled, (got,), (numpy_result,), (scalar,) = three_ways(
+        ROW_TABLE.format(rows="0, 0, 1, 1, 2, 2"), x
+    )
+    want = x[[0, 0, 1, 1, 2, 2]]
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+    np.testing.assert_array_equal(numpy_result, want)
+    np.testing.assert_array_equal(scalar, want)
+    source = library_source(compiled)
+    assert "static const int32_t g0[6] = {0, 0, 17, 17, 34, 34};" in source, source
+
+
+def test_c_leaves_a_table_of_indices_outside_its_axis_to_numpy():
+    """A table entry outside the gathered axis (-1): no C kernel takes the
+    nest (NumPy's rule for it applies, as before)."""
+    text = ROW_TABLE.format(rows="0, 0, 1, 1, 2, -1")
+    assert compile_module(text, kernels="c").native_nests == 0
+
+
 INTEGERS = """
 func.func @main(%x: memref<5x7xi32>, %y: memref<5x7xi32>) -> memref<5x7xi32> {
   %z = memref.alloc() : memref<5x7xi32>
@@ -553,7 +660,9 @@ def assert_within_one_ulp(op: str, function: str, exact, x: np.ndarray) -> None:
     text = text.replace("to 4 ", "to 1 ").replace("to 100 ", f"to {x.size} ")
     compiled = compile_module(text, kernels="c")
     assert compiled.native_nests == 1
-    assert f"{function}(" in library_source(compiled)
+    source = library_source(compiled)
+    assert source.count(f"{function}(") >= 2, source  # defined and called
+    assert f"always_inline)) float {function}(" in source  # so the loop vectorises
     (got,) = compiled(x)
     with np.errstate(all="ignore"):
         want = exact(x.astype(np.float64)).astype(np.float32)
@@ -845,6 +954,67 @@ def test_consecutive_c_kernels_are_one_call():
         if line.lstrip().startswith("k")
     ]
     assert len(calls) == 1, compiled.source
+    source = library_source(compiled)
+    name = calls[0].split("(")[0].strip()
+    sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
+    assert sequence is not None, source
+    assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
+
+
+BRANCHED_NESTS = """
+func.func @main(%x: memref<3x17xf32>, %flag: memref<1xf32>) -> memref<3x17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %c0 = arith.constant 0 : index
+  %y = memref.alloc() : memref<3x17xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  %f = memref.load %flag[%c0] : memref<1xf32>
+  %positive = arith.cmpf ogt, %f, %zero : f32
+  scf.if %positive {
+    affine.for %i = 0 to 3 {
+      affine.for %j = 0 to 17 {
+        %v = affine.load %x[%i, %j] : memref<3x17xf32>
+        %r = arith.maximumf %v, %zero : f32
+        affine.store %r, %y[%i, %j] : memref<3x17xf32>
+      }
+    }
+    affine.for %j = 0 to 17 {
+      affine.for %i = 0 to 3 {
+        %v = affine.load %y[%i, %j] : memref<3x17xf32>
+        %w = affine.load %x[%i, %j] : memref<3x17xf32>
+        %p = arith.mulf %v, %two : f32
+        %s = arith.subf %p, %w : f32
+        affine.store %s, %z[%i, %j] : memref<3x17xf32>
+      }
+    }
+  } else {
+    affine.for %i = 0 to 3 {
+      affine.for %j = 0 to 17 {
+        %v = affine.load %x[%i, %j] : memref<3x17xf32>
+        %p = arith.mulf %v, %two : f32
+        affine.store %p, %z[%i, %j] : memref<3x17xf32>
+      }
+    }
+  }
+  func.return %z : memref<3x17xf32>
+}
+"""
+
+
+def test_consecutive_c_kernels_in_a_branch_are_one_call():
+    """Two nests in a row inside a branch: one call there too (at the
+    branch's indentation), the other branch's one kernel called as it is;
+    both branches as the NumPy path computes them."""
+    x = special((3, 17))
+    compiled, _, _, _ = three_ways(BRANCHED_NESTS, x, np.ones(1, np.float32))
+    numpy_path = compile_module(BRANCHED_NESTS, kernels="numpy")
+    for flag in (1.0, -1.0):
+        flags = np.full(1, flag, np.float32)
+        (want,) = numpy_path(x, flags)
+        np.testing.assert_array_equal(compiled(x, flags)[0], want)
+    jitted = compiled.source.split("def jitted")[1].splitlines()
+    calls = [line for line in jitted if line.lstrip().startswith("k")]
+    assert len(calls) == 2 and all(c.startswith("        k") for c in calls), calls
     source = library_source(compiled)
     name = calls[0].split("(")[0].strip()
     sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)

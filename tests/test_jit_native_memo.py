@@ -164,3 +164,53 @@ def test_buffers_that_may_share_a_byte_differ_in_key(monkeypatch):
     arena: no `restrict`) are alike but for the overlap: other keys."""
     _, disjoint, _, overlapping, _ = keys_of(VARIANTS["overlap"], monkeypatch)
     assert disjoint != overlapping
+
+
+GATHERS = """
+"memref.global"() <{sym_name = "rows_a", type = memref<5xi64>,
+  initial_value = dense<[3, 0, 4, 4, 1]> : tensor<5xi64>, sym_visibility = "private",
+  constant}> : () -> ()
+"memref.global"() <{sym_name = "rows_b", type = memref<5xi64>,
+  initial_value = dense<[1, 2, 0, 3, 2]> : tensor<5xi64>, sym_visibility = "private",
+  constant}> : () -> ()
+func.func @main(%x: memref<5x17xf32>) -> (memref<5x17xf32>, memref<5x17xf32>) {
+  %a = memref.get_global @rows_a : memref<5xi64>
+  %b = memref.get_global @rows_b : memref<5xi64>
+  %y = memref.alloc() : memref<5x17xf32>
+  %z = memref.alloc() : memref<5x17xf32>
+  affine.for %i = 0 to 5 {
+    affine.for %j = 0 to 17 {
+      %r = affine.load %a[%i] : memref<5xi64>
+      %p = arith.index_cast %r : i64 to index
+      %v = memref.load %x[%p, %j] : memref<5x17xf32>
+      affine.store %v, %y[%i, %j] : memref<5x17xf32>
+    }
+  }
+  affine.for %i = 0 to 5 {
+    affine.for %j = 0 to 17 {
+      %r = affine.load %b[%i] : memref<5xi64>
+      %p = arith.index_cast %r : i64 to index
+      %v = memref.load %x[%p, %j] : memref<5x17xf32>
+      affine.store %v, %z[%i, %j] : memref<5x17xf32>
+    }
+  }
+  func.return %y, %z : memref<5x17xf32>, memref<5x17xf32>
+}
+"""
+"""Two gathers alike but for the constant table of rows they read (C kernels
+bake such a table in)."""
+
+
+def test_gathers_through_other_constant_tables_differ_in_key(monkeypatch):
+    """The tables' values are part of the key: each gather is its own kernel
+    and reads its own rows (a shared emission would give `z` the rows of
+    `y`)."""
+    first, second = keys_of(GATHERS, monkeypatch)
+    assert None not in (first, second)
+    assert first != second
+    x = np.arange(5 * 17, dtype=np.float32).reshape(5, 17)
+    compiled = fresh_compile(GATHERS, monkeypatch)
+    assert compiled.native_nests == 2, compiled.source
+    y, z = compiled(x)
+    np.testing.assert_array_equal(y, x[[3, 0, 4, 4, 1]])
+    np.testing.assert_array_equal(z, x[[1, 2, 0, 3, 2]])

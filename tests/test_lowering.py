@@ -81,18 +81,19 @@ def random_inputs(module, seed: int = 0) -> dict[int, np.ndarray]:
     return inputs
 
 
-def check(module, inputs=None, weights=None) -> str:
-    """Lowered + JIT results equal the reference, every nest vectorised.
+def check(module, inputs=None, weights=None, target=None) -> str:
+    """Lowered (for `target`) + JIT results equal the reference, every nest
+    vectorised.
 
     Returns the loop IR text, verified by iree-opt at the end.
     """
     inputs = random_inputs(module) if inputs is None else inputs
     graph = module.body.block.first_op
-    text = lower_graph(graph)
+    text = lower_graph(graph, target)
     LOWERED[str(graph)] = text
-    compiled = compile_graph(graph, poison=True)
+    compiled = compile_graph(graph, target, poison=True)
     assert compiled.scalar_nests == []
-    outputs = run_graph(module, inputs, weights, poison=True)
+    outputs = run_graph(module, inputs, weights, poison=True, target=target)
     expected = evaluate(module, inputs, weights=weights)
     for out, ref in zip(outputs, expected, strict=True):
         assert out.shape == ref.shape and out.dtype == ref.dtype
@@ -351,7 +352,10 @@ def test_conv2d_nc1hwc0_fractal_z(
 def test_grouped_conv2d_at_misaligned_channels_is_affine(dtype, cin, cout, groups):
     """Groups whose channels start inside a C0 block: each group is its own
     nest, cut where its channels cross a block (`domain.refine`), so no
-    index goes through `floordiv`/`mod`; fused with a ReLU too."""
+    index of the convolution goes through `floordiv`/`mod`; fused with a
+    ReLU too. (The filter's relayout to FRACTAL_Z, a copy a model does
+    once, at compile time, may: split into more than `NEST_PIECES` nests
+    it is one.)"""
 
     def body(b, x, w):
         conv = b.conv2d(
@@ -361,7 +365,11 @@ def test_grouped_conv2d_at_misaligned_channels_is_affine(dtype, cin, cout, group
 
     extra = [([cout, cin // groups, 1, 1], {"format": "NCHW"})]
     text = check(nc1hwc0_graph(dtype, (1, cin, 3, 5), body, extra))
-    assert "floordiv" not in text and " mod " not in text, text
+    nests = text.split("\n    affine.for")[1:]
+    products = [nest for nest in nests if "arith.mulf" in nest]
+    assert products, text
+    for nest in products:
+        assert "floordiv" not in nest and " mod " not in nest, nest
 
 
 @pytest.mark.parametrize("kernels", ["c", "numpy"])
@@ -737,6 +745,33 @@ def test_concat_on_c1(channels):
     ]
     b.output(to(b, b.concat(parts, axis=1), "NCHW"))
     check(b.build())
+
+
+@pytest.mark.parametrize("channels, groups", [(112, 4), (136, 4), (51, 3), (34, 2)])
+def test_channel_shuffle_on_nc1hwc0_sweeps_the_pixels_once(channels, groups):
+    """A channel shuffle whose groups start inside C0 blocks (16 float32
+    lanes on Ascend910): at most `NEST_PIECES` nests over the pixels (112
+    channels in 4 groups were 40 nests of 1 to 4 lanes each, 51 in 3 were
+    53); past that one nest gathers each block's lanes through
+    `floordiv`/`mod`."""
+    from passes.lowering.emitter import NEST_PIECES
+
+    def body(b, x):  # between ReLUs: its copy stays (`forwarded_copies`)
+        shuffled = b.channel_shuffle(b.relu(x), groups=groups, result_types=[x.type])
+        return b.relu(shuffled)
+
+    module = nc1hwc0_graph("float32", (1, channels, 3, 5), body)
+    text = check(module, target="Ascend910")
+    nests = text.count("\n    affine.for")
+    # the shuffle's blocks and last block, the transdatas and ReLUs: at most
+    # `NEST_PIECES` each (44 to 59 nests before, all but 4 the shuffle's)
+    assert nests <= 4 * NEST_PIECES, text
+    if channels != 34:  # 2 groups of 17: 8 nests of whole vectors
+        assert "floordiv" in text, text
+    if channels in (112, 136):  # the gather's lanes one loop (`coalesced`)
+        lines = text[: text.index("floordiv")].splitlines()
+        innermost = next(line for line in reversed(lines) if "affine.for" in line)
+        assert innermost.endswith("= 0 to 16 {"), innermost
 
 
 def test_split():

@@ -401,6 +401,7 @@ class FunctionCompiler:
                     self.env.mutable_globals.add(name)
                 else:
                     self.env.invariant.add(op.memref)
+                    self.env.constant_arrays[op.memref] = array
                     if array.size == 1:
                         self.env.scalars[op.memref] = array.reshape(-1)[0]
                 lines.append(f"{indent}{self.env.name(op.memref)} = {name}")

@@ -101,6 +101,7 @@ from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, PartitionedCal
 from passes.lowering.context import LoweringContext
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
 from passes.lowering.emitter import Buffer, Emitter
+from passes.lowering.forwarded_copies import forward_copies
 from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
 from passes.lowering.signless import ELEMENT_TYPE_ATTR, make_signless, signless
@@ -178,6 +179,7 @@ class GraphLowering:
         lowered = make_signless([*globals_, *context.tables, function, *self.callees])
         for op in lowered:
             if isinstance(op, func.FuncOp):
+                forward_copies(op)
                 drop_unread_fills(op)
         function = next(
             op

@@ -41,14 +41,27 @@ from xdsl.ir.affine import AffineMap
 
 from ge_dialect.scalar import is_unsigned
 from passes.lowering.domain import (
+    PIECE_LIMIT,
     Piece,
     block_chain,
+    coalesced,
     piece_index,
     probe_variables,
     split_pieces,
 )
 from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
+
+NEST_PIECES = 4
+"""The most nests `Emitter.for_each` splits a piece of a copy's domain (a
+nest of one load and one store) into to make its indices affine
+(`domain.refine`; others up to `domain.PIECE_LIMIT`). Each nest sweeps
+the loops the split leaves whole: a channel shuffle's 40 nests of 1 to 4
+lanes each swept every pixel, reading and writing whole lines of C0 for
+those lanes (its last block's 8 lanes: 8 nests of one lane); as one nest
+its lanes are read through `floordiv`/`mod` (a native kernel's table of
+offsets, `native_operands._offset_table`) in one sweep. A concat at
+channel 17 keeps its 2 nests of whole vectors."""
 
 
 @dataclass(frozen=True)
@@ -340,8 +353,11 @@ class Emitter:
             return storage_indices(piece_probe.accesses)
 
         split = in_any_order(probe.accesses)
-        for piece in split_pieces(sizes, chains, 0, indices if split else None):
-            self._emit_piece(piece, body)
+        copies = sorted(is_store for is_store, _, _ in probe.accesses) == [False, True]
+        limit = NEST_PIECES if copies else PIECE_LIMIT
+        refined = split_pieces(sizes, chains, 0, indices if split else None, limit)
+        for piece in refined:
+            self._emit_piece(coalesced(piece, indices) if split else piece, body)
 
     def _emit_piece(self, piece: Piece, body: Callable[[Nest, list[Ix]], None]) -> None:
         """One nest over `piece`, its loops in the storage order of its accesses."""

@@ -73,7 +73,7 @@ def unread_fill(nest: affine.ForOp) -> bool:
         return False
     if not isinstance(buffer.owner, memref.ViewOp | memref.AllocOp):
         return False
-    written = [_box(store) for store in stores]
+    written = [access_box(store) for store in stores]
     for use in buffer.uses:
         reader = use.operation
         if isinstance(reader, memref.DeallocOp):
@@ -82,8 +82,8 @@ def unread_fill(nest: affine.ForOp) -> bool:
             continue  # stored into (operand 0 is the value, 1 the buffer)
         if not isinstance(reader, affine.LoadOp):
             return False  # returned, passed on, viewed again: may be read
-        read = _box(reader)
-        if any(_meets(read, box) for box in written):
+        read = access_box(reader)
+        if any(boxes_meet(read, box) for box in written):
             return False
     return True
 
@@ -105,7 +105,7 @@ def _constant_stores(nest: affine.ForOp) -> list[affine.StoreOp]:
     return stores
 
 
-def _box(access: affine.LoadOp | affine.StoreOp) -> Box:
+def access_box(access: affine.LoadOp | affine.StoreOp) -> Box:
     """The indices an access may touch: per dimension, the range of its
     index over the loops around it (the whole dimension where unknown)."""
     buffer_type = access.memref.type
@@ -122,7 +122,7 @@ def _box(access: affine.LoadOp | affine.StoreOp) -> Box:
     return box
 
 
-def _meets(a: Sequence[Interval], b: Sequence[Interval]) -> bool:
+def boxes_meet(a: Sequence[Interval], b: Sequence[Interval]) -> bool:
     """Whether two boxes share an index."""
     return all(
         max(lo_a, lo_b) <= min(hi_a, hi_b)

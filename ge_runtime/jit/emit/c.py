@@ -79,7 +79,7 @@ static inline int64_t floormod(int64_t a, int64_t k) {
 }
 extern int ge_threads __attribute__((visibility("hidden")));
 extern int64_t ge_parallel_work __attribute__((visibility("hidden")));
-static inline float ge_powf(float x, float y) {
+static inline __attribute__((always_inline)) float ge_powf(float x, float y) {
     float cube = x * x * x;
     float magnitude = powf(__builtin_fabsf(x), y);
     float half = y * 0.5f;
@@ -90,7 +90,7 @@ static inline float ge_powf(float x, float y) {
     float power = (negative & !whole) ? __builtin_nanf("") : signed_;
     return y == 3.0f ? cube : power;
 }
-static inline float ge_expf(float x) {
+static inline __attribute__((always_inline)) float ge_expf(float x) {
     float clamped = x > 128.0f ? 128.0f : x;
     double xd = clamped < -150.0f ? -150.0f : clamped;
     double shifted = __builtin_fma(xd, 0x1.71547652b82fep+0, 0x1.8p52);
@@ -115,7 +115,7 @@ static inline float ge_expf(float x) {
     float result = (float) (p * scale);
     return x != x ? x : result;
 }
-static inline double ge_log_positive(double xd) {
+static inline __attribute__((always_inline)) double ge_log_positive(double xd) {
     int64_t bits;
     __builtin_memcpy(&bits, &xd, 8);
     int64_t top = (bits >> 52) & 0x7ff;
@@ -139,13 +139,13 @@ static inline double ge_log_positive(double xd) {
     double sum = __builtin_fma(e, 0x1.62e42fefa39efp-1, log_m);
     return __builtin_fma(e, 0x1.abc9e3b39803fp-56, sum);
 }
-static inline float ge_logf(float x) {
+static inline __attribute__((always_inline)) float ge_logf(float x) {
     float result = (float) ge_log_positive(x);
     float special = x == 0.0f ? -__builtin_inff() : __builtin_nanf("");
     result = x > 0.0f ? result : special;
     return (x != x) | (x == __builtin_inff()) ? x : result;
 }
-static inline float ge_log1pf(float x) {
+static inline __attribute__((always_inline)) float ge_log1pf(float x) {
     double xd = x;
     double u = 1.0 + xd;
     double rounded = u - 1.0;
@@ -184,7 +184,9 @@ a negative NaN, inf and NaN themselves): a log-mel spectrogram's 9880
 double for every float x but the tiniest, and `log(u) * x / (u - 1)`
 corrects those (`u == 1`: `x` itself); -1 is -inf, below it NaN, at most 1
 ULP: a softplus (`log1p(exp(x))`: Mamba's step sizes) called glibc's
-scalar `log1pf`, 30 % of Mamba's run."""
+scalar `log1pf`, 30 % of Mamba's run. All are inlined always: in a large
+part GCC's `-O1` kept `ge_logf` a call, and the loop around it did not
+vectorise (7.5% of MelFrontEnd's run)."""
 
 THREADS = """\
 #include <stdint.h>
@@ -476,7 +478,7 @@ class CNest(NativeNest):
             f"{C_TYPES[dtype]} *{qualifier} {argument}"
             for argument, dtype in zip(arguments, self.arg_dtypes, strict=True)
         )
-        name = library.define(parameters, self.body, len(arguments))
+        name = library.define(parameters, self.tables + self.body, len(arguments))
         self.env.writes[name] = written
         self.kernel = name, written
         self._bind("address", address)
@@ -521,17 +523,28 @@ class CNest(NativeNest):
         assert shape is not None
         return tuple(a for a, n in enumerate(shape) if n > 1)
 
-    def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
+    def _subscript(
+        self, buffer: str, indices: list[str], shift: int, table: str | None = None
+    ) -> str:
         position = int(buffer[1:])
         strides = self.arg_strides[position]
         assert strides is not None
-        terms = [
+        terms = [table] if table else []
+        terms += [
             f"({indices[a]}) * {strides[a]}" if strides[a] != 1 else f"({indices[a]})"
             for a in self._indexed_axes(position)
         ]
         if shift:
             terms.append(self._param(shift))
         return f"{buffer}[{' + '.join(terms) or '0'}]"
+
+    def _table_declaration(self, name: str, entries: np.ndarray) -> str:
+        fits = np.iinfo(np.int32).min <= entries.min() <= entries.max() < 2**31
+        values = ", ".join(str(int(e)) for e in entries)
+        return (
+            f"{self.INDENT}static const {'int32_t' if fits else 'int64_t'} "
+            f"{name}[{len(entries)}] = {{{values}}};"
+        )
 
     def _tile_rows(self, extent: int) -> int:
         return tile_rows(extent)

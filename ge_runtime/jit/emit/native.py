@@ -20,7 +20,9 @@ for the ops whose entry says so (`ops.Semantics.c_exact`): IEEE `+ - * /`,
 propagates, the second operand on a tie, so `max(0.0, -0.0)` is `-0.0`);
 the C library's transcendental functions are within a few ULP of NumPy's,
 and a sum's multiply-adds may fuse (the language's `FMA`: one rounding per
-term, as BLAS's); gathers and float16 stay with NumPy. Only the order of
+term, as BLAS's); gathers through computed indices and float16 stay
+with NumPy (one whose indices are read from constant tables, a resize's
+rows, reads its offsets from a table of them). Only the order of
 a sum's terms may differ, as between the NumPy emitter's reductions and
 the scalar path.
 """
@@ -41,7 +43,12 @@ from ge_runtime.jit.analysis.loop_nest import (
     LoopNest,
     Unsupported,
 )
-from ge_runtime.jit.emit.native_operands import UNROLLED, Element, NativeOperands
+from ge_runtime.jit.emit.native_operands import (
+    UNROLLED,
+    Element,
+    Gathered,
+    NativeOperands,
+)
 from ge_runtime.jit.emit.native_tiling import LoopTiling
 from ge_runtime.jit.emit.relayouts import Footprint, footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
@@ -52,6 +59,7 @@ from ge_runtime.jit.ops import (
     constant_value,
     numpy_dtype,
 )
+from passes.lowering.index import Ix
 
 PARALLEL_WORK = 1 << 16
 """Loop iterations a nest runs, at least, for its kernel to have a loop
@@ -153,11 +161,16 @@ class NativeNest(LoopTiling, NativeOperands):
         """Whether `_emit_sunk` moved a loop."""
         self._mirrors: dict[Element, str] = {}
         """Elements the sunk loop owns, held in a local array by its variable."""
+        self._tables: dict[tuple[int, ...], str] = {}
+        """Tables of offsets (`_offset_table`) by their entries, named."""
+        self.tables: list[str] = []
+        """Their declarations, before the kernel's first statement."""
 
     def compile(self, indent: str) -> list[str]:
         """The call's source (the kernel is compiled now, or loaded)."""
         nest = self.nest
         nest.analyse_values()
+        self._gathers, self._table_reads = self._constant_gathers()
         for statement in nest.statements:
             self._check(statement.op)
         self._check_not_a_product()
@@ -201,7 +214,57 @@ class NativeNest(LoopTiling, NativeOperands):
 
     # -- what a kernel takes ------------------------------------------------
 
+    def _constant_gathers(
+        self,
+    ) -> tuple[dict[Operation, list[Ix | Gathered]], set[Operation]]:
+        """The nest's gathers whose indices are loop variables or read from
+        constant integer tables (a nearest resize's source rows), each
+        index as an expression or a table and where it reads; and the ops
+        reading those tables (the table's loads, their casts to index),
+        which no kernel computes: the element's offset is a table of
+        offsets (`_offset_table`). A gather through computed data stays
+        with NumPy (`_check`)."""
+        nest = self.nest
+        gathers: dict[Operation, list[Ix | Gathered]] = {}
+        for statement in nest.statements:
+            op = statement.op
+            if not isinstance(op, memref_dialect.LoadOp):
+                continue
+            index: list[Ix | Gathered] = []
+            for operand in op.indices:
+                if operand in nest.symbols:
+                    index.append(nest.symbols[operand])
+                    continue
+                cast = operand.owner
+                if not isinstance(cast, arith.IndexCastOp):
+                    break
+                load = cast.input.owner
+                if (
+                    not isinstance(load, affine.LoadOp)
+                    or load.result not in nest.inside
+                ):
+                    break
+                array = self.env.constant_arrays.get(load.memref)
+                if array is None or array.dtype.kind not in "iu":
+                    break
+                index.append((array, tuple(nest.access_index(load))))
+            else:
+                gathers[op] = index
+        allowed = set(gathers) | {f for gather in gathers for f in _feeding(gather)}
+        kept = {
+            gather: index
+            for gather, index in gathers.items()
+            if all(
+                use.operation in allowed
+                for op in _feeding(gather)
+                for use in op.results[0].uses
+            )
+        }
+        return kept, {op for gather in kept for op in _feeding(gather)}
+
     def _check(self, op: Operation) -> None:
+        if op in self._table_reads:
+            return
         for value in [*op.operands, *op.results]:
             try:
                 dtype = numpy_dtype(value.type)
@@ -210,6 +273,8 @@ class NativeNest(LoopTiling, NativeOperands):
             if dtype not in NATIVE_TYPES:
                 raise Unsupported(f"element type {dtype} is left to NumPy")
         if isinstance(op, affine.LoadOp | affine.StoreOp | affine.ApplyOp):
+            return
+        if op in self._gathers:
             return
         if not isinstance(op, arith.ConstantOp):
             self._check_op(op)
@@ -321,10 +386,24 @@ class NativeNest(LoopTiling, NativeOperands):
         `work` (its iterations) reaches the run's least work for threads."""
         raise NotImplementedError
 
-    def _subscript(self, buffer: str, indices: list[str], shift: int) -> str:
+    def _subscript(
+        self, buffer: str, indices: list[str], shift: int, table: str | None = None
+    ) -> str:
         """An element of argument `buffer` (`indices` one per axis, plus
-        `shift` elements)."""
+        `shift` elements, plus the entry `table` of a table of offsets)."""
         raise NotImplementedError
+
+    def _table_declaration(self, name: str, entries: np.ndarray) -> str:
+        """The statement making `name` a constant table of integer `entries`."""
+        raise NotImplementedError
+
+    def _table(self, entries: np.ndarray) -> str:
+        """The name of a constant table of `entries` (declared once)."""
+        key = tuple(int(e) for e in entries)
+        if key not in self._tables:
+            name = self._tables[key] = f"g{len(self._tables)}"
+            self.tables.append(self._table_declaration(name, entries))
+        return self._tables[key]
 
     def _define(self, indent: str, name: str, dtype: np.dtype, value: str) -> str:
         """The statement making local `name` (of `dtype`) hold `value`."""
@@ -542,8 +621,8 @@ class NativeNest(LoopTiling, NativeOperands):
 
     def _emit_op(self, op: Operation, indent: str) -> None:
         nest = self.nest
-        if isinstance(op, affine.ApplyOp):
-            return  # indices are expressions of the loop variables
+        if isinstance(op, affine.ApplyOp) or op in self._table_reads:
+            return  # indices are expressions of the loop variables, or tables
         if isinstance(op, arith.ConstantOp):
             self.locals[op.result] = self._literal(constant_value(op), op.result)
             return
@@ -560,7 +639,16 @@ class NativeNest(LoopTiling, NativeOperands):
             return
         name = f"x{self._values}"
         self._values += 1
-        if isinstance(op, affine.LoadOp):
+        if op in self._gathers:
+            assert isinstance(op, memref_dialect.LoadOp)
+            index = self._gathers[op]
+            self.read_from_memory.add(op.memref)
+            expression = self._element(
+                op.memref,
+                [ix if isinstance(ix, Ix) else Ix.of(0) for ix in index],
+                [(a, ix) for a, ix in enumerate(index) if not isinstance(ix, Ix)],
+            )
+        elif isinstance(op, affine.LoadOp):
             element = (op.memref, tuple(nest.access_index(op)))
             if element not in self.registers and element in self.known:
                 self.locals[op.result] = self.known[element]  # keeps its value
@@ -596,6 +684,17 @@ def only_used_by(
         or root.is_ancestor(use.operation)
         for use in memref.uses
     )
+
+
+def _feeding(gather: Operation) -> set[Operation]:
+    """The casts to index of a gather's indices, and the loads they cast."""
+    assert isinstance(gather, memref_dialect.LoadOp)
+    casts = {
+        operand.owner
+        for operand in gather.indices
+        if isinstance(operand.owner, arith.IndexCastOp)
+    }
+    return casts | {cast.input.owner for cast in casts}  # type: ignore[union-attr]
 
 
 def _accumulated(add: Operation, nest: LoopNest) -> bool:

@@ -12,7 +12,8 @@ The key is the emitter's whole input in a canonical form: the nest's ops
 (names, properties, attributes, result and block argument types, where each
 sits, its operands numbered: the nest's own values by definition, the
 others by first use), and what the emitter asks about each value from
-outside: its type, its constant (bit for bit) or one-element global, which
+outside: its type, its constant (bit for bit) or constant global's values
+(a kernel bakes a gather's index table in: `NativeNest._constant_gathers`), which
 other outside values view the same buffer, whether it is a weight, whether
 no op outside the nest uses it, and which of them may share a byte
 (`relayouts.footprint`). A nest reading a value computed outside (not a
@@ -227,6 +228,7 @@ def _facts(values: list[SSAValue], root: affine.ForOp, env: CodeEnv) -> Hashable
             return None
         buffer = env.root(value)
         scalar = env.scalars.get(value)
+        table = env.constant_arrays.get(buffer)
         facts.append(
             (
                 "buffer",
@@ -234,6 +236,7 @@ def _facts(values: list[SSAValue], root: affine.ForOp, env: CodeEnv) -> Hashable
                 buffers.setdefault(buffer, len(buffers)),
                 buffer in env.invariant,
                 None if scalar is None else _exact(scalar),
+                None if table is None else _exact(table),
                 only_used_by(value, root, env, viewed),
             )
         )

@@ -36,6 +36,10 @@ INDEX = np.dtype(np.int64)
 Element = tuple[SSAValue, tuple[Ix, ...]]
 """A buffer element: the memref and its index expressions."""
 
+Gathered = tuple[np.ndarray, tuple[Ix, ...]]
+"""An index a gather reads from a constant table: the table, and the index
+expressions of the element it reads."""
+
 PACKED_ELEMENTS = 1 << 14
 """The most elements a sunk region copies into a local array
 (`_packed_operand`): 64 KiB of float32 on the stack."""
@@ -44,6 +48,10 @@ UNROLLED = 8
 """Loops at most this long (a window's taps) get a literal extent: the
 compiler unrolls them, and vectorises the loop around them (a depthwise
 convolution runs 3-4x faster than with the extent as a parameter)."""
+
+
+TABLE_ENTRIES = 1 << 12
+"""The most entries of a table of offsets (`_offset_table`) a kernel holds."""
 
 
 class NativeOperands:
@@ -145,12 +153,18 @@ class NativeOperands:
             return None  # an enclosing loop holds it already
         return memref, index
 
-    def _element(self, memref: SSAValue, index: Sequence[Ix]) -> str:
+    def _element(
+        self,
+        memref: SSAValue,
+        index: Sequence[Ix],
+        gathered: Sequence[tuple[int, Gathered]] = (),
+    ) -> str:
         """An element of a buffer argument, at its index's offset from the
         argument's address: the constant part of the first index the
         kernel takes the buffer at moves into the address the call passes
         (`arg_offsets`), so kernels that differ only in which block of a
-        buffer they read or write (ShuffleNet's channel groups) are one."""
+        buffer they read or write (ShuffleNet's channel groups) are one.
+        `gathered` adds indices read from constant tables (by axis)."""
         buffer = self._argument(memref)
         position = int(buffer[1:])
         strides = self.arg_strides[position]
@@ -159,8 +173,77 @@ class NativeOperands:
         if self.arg_offsets[position] is None:
             self.arg_offsets[position] = offset
         shift = offset - self.arg_offsets[position]
-        moving = [self._ix(Ix(ix.terms, 0)) for ix in index]
-        return self._subscript(buffer, moving, shift)
+        shape = self.arg_shapes[position]
+        assert shape is not None
+        table = self._offset_table(index, strides, gathered, shape)
+        if table is None:
+            moving = [self._ix(Ix(ix.terms, 0)) for ix in index]
+            return self._subscript(buffer, moving, shift)
+        linear = [
+            Ix(tuple((a, c) for a, c in ix.terms if isinstance(a, Var)), 0)
+            for ix in index
+        ]
+        return self._subscript(buffer, [self._ix(ix) for ix in linear], shift, table)
+
+    def _offset_table(
+        self,
+        index: Sequence[Ix],
+        strides: Sequence[int],
+        gathered: Sequence[tuple[int, Gathered]] = (),
+        shape: Sequence[int] = (),
+    ) -> str | None:
+        """The part of an element's offset an index takes through
+        `floordiv`/`mod` or reads from constant tables (`gathered`: by
+        axis), read from one constant table by the loop variables they use
+        (a lookup where each element computed two divisions: a channel
+        shuffle's lanes gathered from blocks of C0); None without such a
+        part, or where the table would take over `TABLE_ENTRIES` (then
+        `Unsupported` for a gather, which has no other way).
+
+        `a0[floordiv(t4 * 68 + t3, 16) * 3136 + floormod(t4 * 68 + t3, 16) + t1 * 16]`
+        reads `a0[g0[t4 * 16 + t3] + t1 * 16]`, `g0` the 64 offsets.
+        """
+        wrapping = [
+            (atom, coefficient * stride)
+            for ix, stride in zip(index, strides, strict=True)
+            for atom, coefficient in ix.terms
+            if isinstance(atom, Div | Mod)
+        ]
+        if not wrapping and not gathered:
+            return None
+        variables = sorted(
+            {v for atom, _ in wrapping for v in atom.arg.variables()}
+            | {v for _, (_, table_index) in gathered for ix in table_index
+               for v in ix.variables()},
+            key=lambda v: v.id,
+        )  # fmt: skip
+        extents = [v.hi - v.lo + 1 for v in variables]
+        if math.prod(extents) > TABLE_ENTRIES:
+            if gathered:
+                raise Unsupported("a gather through a table too large to hold")
+            return None
+        grid = np.meshgrid(
+            *[np.arange(v.lo, v.hi + 1, dtype=np.int64) for v in variables],
+            indexing="ij",
+        )
+        env = dict(zip(variables, grid, strict=True))
+        offsets = sum(
+            weight * np.asarray(Ix.of(atom).evaluate(env)) for atom, weight in wrapping
+        )
+        for axis, (array, table_index) in gathered:
+            read = np.asarray(
+                array[tuple(np.asarray(ix.evaluate(env)) for ix in table_index)]
+            )
+            if read.size and (read.min() < 0 or read.max() >= shape[axis]):
+                raise Unsupported("a gather index outside its axis: NumPy's rule")
+            offsets = offsets + strides[axis] * read.astype(np.int64)
+        shaped = np.broadcast_to(offsets, grid[0].shape) if variables else offsets
+        name = self._table(np.asarray(shaped).ravel())
+        position = ""
+        for v, extent in zip(variables, extents, strict=True):
+            term = f"t{v.id}" if v.lo == 0 else f"(t{v.id} - {self._param(v.lo)})"
+            position = f"({position}) * {extent} + {term}" if position else term
+        return f"{name}[{position or '0'}]"
 
     def _hold(self, memref: SSAValue, index: tuple[Ix, ...], indent: str) -> None:
         name = f"r{self._held}"

@@ -60,6 +60,9 @@ class CodeEnv:
     scalars: dict[SSAValue, Any] = field(default_factory=dict)
     """The element of each one-element constant global (a power's exponent):
     a native kernel reads it as a literal, which its compiler folds."""
+    constant_arrays: dict[SSAValue, np.ndarray] = field(default_factory=dict)
+    """The values of the constant globals: a native kernel reads a gather's
+    indices from them at compile time (a resize's source rows)."""
     mutable_globals: set[str] = field(default_factory=set)
     """Namespace names of objects the generated code changes."""
     writes: dict[str, tuple[int, ...]] = field(default_factory=dict)

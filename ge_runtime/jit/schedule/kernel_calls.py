@@ -1,8 +1,9 @@
 """Merging of kernel calls: a run of C kernel calls becomes one call.
 
 Each `ctypes` call costs a few microseconds; a generated function calls
-hundreds of kernels in a row. Decided on the function's finished source
-(after `hoist`), by the calls it makes.
+hundreds of kernels in a row, at its top level and in the bodies of its
+branches and loops. Decided on the function's finished source (after
+`hoist`), by the calls it makes.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from dataclasses import dataclass
 from ge_runtime.jit.emit import c
 from ge_runtime.jit.emit.scalar import CodeEnv
 
-CALL = re.compile(r"    (k\d+)\(((?:p\d+, )*p\d+)?\)")
-"""A top-level call of a C kernel with addresses."""
+CALL = re.compile(r"( +)(k\d+)\(((?:p\d+, )*p\d+)?\)")
+"""A call of a C kernel with addresses (at its indentation)."""
 
-ADDRESS = re.compile(r"    p\d+ = address\(\w+, [-(), \d]*\)")
-"""A top-level address computation (`address(buffer, axes, strides, offset)`)."""
+ADDRESS = re.compile(r"( +)p\d+ = address\(\w+, [-(), \d]*\)")
+"""An address computation (`address(buffer, axes, strides, offset)`)."""
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,10 @@ class Merged:
 def merge_kernel_calls(
     body: list[str], env: CodeEnv, fixed: frozenset[str] = frozenset()
 ) -> Merged:
-    """`body` with each run of consecutive C kernel calls made one call of a
-    C function calling them in turn (the addresses the run computes are
-    computed before it: they only read buffers made before it):
+    """`body` with each run of consecutive C kernel calls (in one block:
+    at one indentation) made one call of a C function calling them in turn
+    (the addresses the run computes are computed before it: they only read
+    buffers made before it):
 
         p1 = address(v2, ...)          p1 = address(v2, ...)
         k3(p1, p4)               ->    p5 = address(v6, ...)
@@ -57,6 +59,7 @@ def merge_kernel_calls(
     addresses: list[str] = []
     calls: list[tuple[str, list[str]]] = []
     taken: dict[str, None] = {}  # the run's buffers, in order
+    indent = ""  # the run's
 
     def passed(names: Iterable[str]) -> int:
         """How many arguments a call of a run of `names` (once each) passes:
@@ -75,10 +78,10 @@ def merge_kernel_calls(
         table = table if len(table) > 1 else []
         if len(calls) == 1 and not table:
             kernel, arguments = calls[0]
-            merged.append(f"    {kernel}({', '.join(arguments)})")
+            merged.append(f"{indent}{kernel}({', '.join(arguments)})")
         elif calls:
             call, making = library.sequence(calls, table)
-            merged.append(call)
+            merged.append(indent + call.lstrip())
             if making is not None:
                 tables[making.split(" = ", 1)[0].strip()] = making
         addresses.clear()
@@ -87,13 +90,18 @@ def merge_kernel_calls(
 
     for line in body:
         call = CALL.fullmatch(line)
-        if call is not None and call[1] in kernels:
-            arguments = call[2].split(", ") if call[2] else []
+        address = ADDRESS.fullmatch(line)
+        step = call or address
+        if step is not None and step[1] != indent:
+            flush()
+            indent = step[1]
+        if call is not None and call[2] in kernels:
+            arguments = call[3].split(", ") if call[3] else []
             if passed({**taken, **dict.fromkeys(arguments)}) > c.MAX_ARGUMENTS:
                 flush()
-            calls.append((call[1], arguments))
+            calls.append((call[2], arguments))
             taken.update(dict.fromkeys(arguments))
-        elif ADDRESS.fullmatch(line):
+        elif address is not None:
             addresses.append(line)
         else:
             flush()

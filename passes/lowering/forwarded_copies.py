@@ -1,0 +1,339 @@
+"""Copies of copies, made one: a copy nest read only by other copies reads
+its source in their place.
+
+A relayout, a channel shuffle or a transdata writes a buffer that the next
+op often only copies again: a depthwise convolution's padded input copy
+reads the channel shuffle's result, the first convolution's padded copy
+reads the NCHW -> NC1HWC0 transdata of the network's input. Each copy is a
+sweep over the data (ShuffleNet: a fifth of its run in such copies).
+`forward_copies` rewrites, once a function is lowered, every load of a
+buffer `b` written by one copy nest `p` (`b[s(i)] = a[f(i)]`, each store
+index one of `p`'s loop variables plus a constant, so `i` is the store
+index minus those constants) into a load of `a` at `f(s⁻¹(index))`, when
+every reader of `b` is itself a copy nest, and erases `p`. A buffer of
+the lowering is one value (`unread_fills`): `b` is written by `p` alone,
+so a reader reads only elements `p` wrote; the rewrite is exact when `a`
+still holds what `p` read, so nothing between `p` and a reader (the
+reader included) may store to, or free, bytes of `a` (views of the arena
+are compared by their byte ranges), but for a nest that may run after the
+readers instead, which moves there (the memory plan gives `a`'s bytes to
+the next value as soon as `p` has read them: a depthwise convolution's
+bias, written before its padded input is copied).
+
+```mlir
+affine.for %c1, %h, %w, %l {                       // erased
+  %v = affine.load %a[f(%c1, %l) floordiv 16, %h, %w, f(%c1, %l) mod 16]
+  affine.store %v, %b[%c1, %h, %w, %l] }
+affine.for %c1, %h, %w, %l {
+  %v = affine.load %b[%c1, %h, %w, %l]              // -> %a[f(%c1, %l) ...]
+  affine.store %v, %padded[%c1, %h + 1, %w + 1, %l] }
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.dialects import affine, arith, func, memref
+from xdsl.dialects.builtin import AffineMapAttr, MemRefType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSymExpr,
+)
+
+from passes.lowering.unread_fills import Box, access_box, boxes_meet
+
+BENIGN = (memref.ViewOp, memref.AllocOp, arith.ConstantOp, affine.ApplyOp)
+"""Top-level ops between a copy and its reader that write no buffer."""
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A nest `target[store] = source[load]`: its loop variables, outer first."""
+
+    nest: affine.ForOp
+    load: affine.LoadOp
+    store: affine.StoreOp
+    variables: tuple[BlockArgument, ...]
+
+
+def forward_copies(function: func.FuncOp) -> None:
+    """Forward the copy nests of `function`'s body into their readers where
+    `forward` can, and erase them (until none is left)."""
+    body = function.body.block
+    changed = True
+    while changed:
+        changed = False
+        for op in list(body.ops):
+            if op.parent is not body or not isinstance(op, affine.ForOp):
+                continue
+            copy = copy_nest(op)
+            if copy is not None and forward(copy, body):
+                changed = True
+
+
+def copy_nest(nest: affine.ForOp) -> Copy | None:
+    """The copy `nest` is: perfectly nested loops of constant bounds around
+    one load whose value one store writes (None for any other nest)."""
+    variables: list[BlockArgument] = []
+    loop = nest
+    while True:
+        if loop.lowerBoundOperands or loop.upperBoundOperands or loop.inits:
+            return None
+        variables.append(loop.body.block.args[0])
+        ops = [op for op in loop.body.block.ops if not isinstance(op, affine.YieldOp)]
+        if len(ops) == 1 and isinstance(ops[0], affine.ForOp):
+            loop = ops[0]
+            continue
+        if len(ops) != 2:
+            return None
+        load, store = ops
+        if not isinstance(load, affine.LoadOp) or not isinstance(store, affine.StoreOp):
+            return None
+        if store.value is not load.result or not load.result.has_one_use():
+            return None
+        return Copy(nest, load, store, tuple(variables))
+
+
+def forward(first: Copy, body: Block) -> bool:
+    """Rewrite the readers of the value `first` (and the copies right after
+    it into the same buffer) writes to read those copies' sources, and
+    erase the copies; False (nothing changed) where that is not exact or
+    a reader of the value is not a copy. The value lives from its first
+    copy to the next store into its memref (an arena view may hold
+    several values in turn); each reader must read within the elements one
+    copy writes (its box of indices inside that copy's, meeting no
+    other's: a shuffle's whole blocks and its last block's lanes are two
+    copies, each with its reader)."""
+    target = first.store.memref
+    if not isinstance(target.owner, memref.ViewOp | memref.AllocOp):
+        return False
+    order = {op: position for position, op in enumerate(body.ops)}
+    uses = sorted(
+        ((order[top], use) for use in target.uses
+         if (top := _top_level(use.operation, body)) is not None),
+        key=lambda pair: pair[0],
+    )  # fmt: skip
+    start = order[first.nest]
+    writers: list[Copy] = []
+    readers: list[Copy] = []
+    for position, use in uses:
+        if position < start or isinstance(use.operation, memref.DeallocOp):
+            continue
+        top = _top_level(use.operation, body)
+        nest = copy_nest(top) if isinstance(top, affine.ForOp) else None
+        stores = isinstance(use.operation, affine.StoreOp | memref.StoreOp)
+        if stores and not readers and nest is not None and use.operation is nest.store:
+            if nest not in writers:
+                writers.append(nest)
+            continue
+        if stores:
+            break  # the next value
+        if nest is None or use.operation is not nest.load:
+            return False
+        readers.append(nest)
+    if not readers:
+        return False
+    forwarded: list[tuple[Copy, Copy]] = []
+    moved: dict[Operation, None] = {}
+    for reader in readers:
+        read = access_box(reader.load)
+        met = [w for w in writers if boxes_meet(read, access_box(w.store))]
+        if len(met) != 1 or not _inside(read, access_box(met[0].store)):
+            return False
+        (writer,) = met
+        if _inverse(writer) is None:
+            return False
+        if any(v not in writer.variables for v in writer.load.indices):
+            return False
+        clobbering = _clobbering(writer.load.memref, writer.nest, reader.nest)
+        if clobbering is None:
+            return False
+        moved.update(dict.fromkeys(clobbering))
+        forwarded.append((writer, reader))
+    last = max((reader.nest for reader in readers), key=order.__getitem__)
+    if not all(_movable(nest, last) for nest in moved):
+        return False
+    for nest in moved:  # after the readers, in their order
+        nest.detach()
+        body.insert_op_after(nest, last)
+        last = nest
+    for writer, reader in forwarded:
+        _read_source(writer, reader)
+    for writer in writers:
+        writer.nest.detach()
+        writer.nest.erase()
+    return True
+
+
+def _read_source(writer: Copy, reader: Copy) -> None:
+    """`reader`'s load of `writer`'s target made a load of its source: the
+    source's index with each of `writer`'s loop variables replaced by the
+    expression of the reader's index that gives it (`_inverse`)."""
+    inverse = _inverse(writer)
+    assert inverse is not None
+    load = reader.load
+    read = load.map.data
+    source_map = writer.load.map.data
+    operands = [inverse[v](read) for v in writer.load.indices]
+    dims, symbols = operands[: source_map.num_dims], operands[source_map.num_dims :]
+    composed = AffineMap(
+        read.num_dims,
+        read.num_symbols,
+        tuple(r.replace_dims_and_symbols(dims, symbols) for r in source_map.results),
+    )
+    source = writer.load.memref
+    rewritten = affine.LoadOp(
+        source, list(load.indices), AffineMapAttr(composed), load.result.type
+    )
+    block = load.parent_block()
+    assert block is not None
+    block.insert_op_before(rewritten, load)
+    load.result.replace_all_uses_with(rewritten.result)
+    load.detach()
+    load.erase()
+
+
+def _inside(inner: Box, outer: Box) -> bool:
+    """Whether every index of box `inner` is in box `outer`."""
+    return all(
+        lo_o <= lo_i and hi_i <= hi_o
+        for (lo_i, hi_i), (lo_o, hi_o) in zip(inner, outer, strict=True)
+    )
+
+
+def _inverse(copy: Copy) -> dict[SSAValue, Callable[[AffineMap], AffineExpr]] | None:
+    """Per loop variable of `copy`, the expression over a reader's load map
+    that gives it (the store index it is in, minus its constant); None
+    unless each variable is exactly one store index plus a constant."""
+    store_map = copy.store.map.data
+    operands = list(copy.store.indices)
+    found: dict[SSAValue, Callable[[AffineMap], AffineExpr]] = {}
+    for position, expr in enumerate(store_map.results):
+        shift = 0
+        if isinstance(expr, AffineConstantExpr):
+            continue
+        if (
+            isinstance(expr, AffineBinaryOpExpr)
+            and expr.kind == AffineBinaryOpKind.Add
+            and isinstance(expr.rhs, AffineConstantExpr)
+        ):
+            expr, shift = expr.lhs, expr.rhs.value
+        if isinstance(expr, AffineDimExpr):
+            variable = operands[expr.position]
+        elif isinstance(expr, AffineSymExpr):
+            variable = operands[store_map.num_dims + expr.position]
+        else:
+            return None
+        if variable not in copy.variables or variable in found:
+            return None
+        found[variable] = lambda read, p=position, s=shift: read.results[p] + (-s)
+    if set(found) != set(copy.variables):
+        return None
+    return found
+
+
+def _top_level(op: Operation, body: Block) -> Operation | None:
+    """The op of `body` that holds `op` (None if `body` does not)."""
+    current: Operation | None = op
+    while current is not None and current.parent is not body:
+        current = current.parent_op()
+    return current
+
+
+def _clobbering(
+    source: SSAValue, copy: Operation, reader: Operation
+) -> list[Operation] | None:
+    """The nests after `copy` up to `reader` that store to bytes of
+    `source` (they are to move after the readers, `_movable`); None where
+    something else there frees those bytes, the reader itself stores to
+    them, or an op is neither a nest nor `BENIGN`."""
+    found: list[Operation] = []
+    current = copy.next_op
+    while current is not None:
+        if isinstance(current, memref.DeallocOp):
+            if _overlap(current.memref, source):
+                return None
+        elif isinstance(current, affine.ForOp):
+            if any(
+                op.regions and not isinstance(op, affine.ForOp) for op in current.walk()
+            ):
+                return None
+            if any(_overlap(m, source) for m in _accessed(current, stores=True)):
+                if current is reader:
+                    return None
+                found.append(current)
+        elif not isinstance(current, BENIGN):
+            return None
+        if current is reader:
+            return found
+        current = current.next_op
+    return None
+
+
+def _movable(nest: Operation, last: Operation) -> bool:
+    """Whether `nest` may run after `last` instead (the ops between touch
+    no byte it stores, and store no byte it reads)."""
+    writes = _accessed(nest, stores=True)
+    touched = writes | _accessed(nest, stores=False)
+    current = nest.next_op
+    while current is not None:
+        if isinstance(current, memref.DeallocOp):
+            if any(_overlap(current.memref, m) for m in touched):
+                return False
+        elif isinstance(current, affine.ForOp):
+            theirs = _accessed(current, stores=True)
+            read = _accessed(current, stores=False)
+            if any(_overlap(a, b) for a in writes for b in theirs | read):
+                return False
+            if any(_overlap(a, b) for a in touched for b in theirs):
+                return False
+        elif not isinstance(current, BENIGN):
+            return False
+        if current is last:
+            return True
+        current = current.next_op
+    return False
+
+
+def _accessed(nest: Operation, *, stores: bool) -> set[SSAValue]:
+    """The buffers `nest` stores to (or loads from)."""
+    kinds = (
+        (affine.StoreOp, memref.StoreOp) if stores else (affine.LoadOp, memref.LoadOp)
+    )
+    return {op.memref for op in nest.walk() if isinstance(op, kinds)}  # type: ignore[attr-defined]
+
+
+def _bytes(value: SSAValue) -> tuple[SSAValue, int, int] | None:
+    """The buffer `value` views, and the byte range it covers in it (None
+    where the offset is not a constant)."""
+    buffer_type = value.type
+    assert isinstance(buffer_type, MemRefType)
+    owner = value.owner
+    if isinstance(owner, memref.ViewOp):
+        offset = owner.byte_shift.owner
+        if not isinstance(offset, arith.ConstantOp):
+            return None
+        start = offset.value.value.data  # type: ignore[union-attr]
+        size = buffer_type.element_type.size  # type: ignore[union-attr]
+        for dim in buffer_type.get_shape():
+            size *= dim
+        return owner.source, start, start + size
+    return value, 0, 2**62
+
+
+def _overlap(a: SSAValue, b: SSAValue) -> bool:
+    """Whether two buffers may share a byte (views of one buffer compared
+    by their ranges; distinct allocations and arguments never do)."""
+    first, second = _bytes(a), _bytes(b)
+    if first is None or second is None:
+        return True
+    (base_a, lo_a, hi_a), (base_b, lo_b, hi_b) = first, second
+    return base_a is base_b and lo_a < hi_b and lo_b < hi_a
