@@ -79,9 +79,10 @@ SUMMARY = re.compile(r"^(?P<file>\S+\.np[yz]): (shape \[|a sequence|no value)")
 NO_VALUE = ": no value"
 """How `ge-run` describes an absent optional output."""
 JIT_TRACE = re.compile(
-    r" (sunk \(part \d+, (jit|\d+ streams)\)|host kernel \(jit kernel )"
+    r" (sunk \(part \d+, (jit|\d+ streams)[),]|host kernel \(jit kernel )"
 )
-"""A `ge-run --trace` line of an op that ran on the JIT."""
+"""A `ge-run --trace` line of an op that ran on the JIT (`jit, 2 nest(s)
+element by element: ...` too: compiled, in its scalar path)."""
 
 
 class Status(enum.StrEnum):
