@@ -10,9 +10,11 @@ sweep over the data (ShuffleNet: a fifth of its run in such copies).
 buffer `b` written by one copy nest `p` (`b[s(i)] = a[f(i)]`, each store
 index one of `p`'s loop variables plus a constant, so `i` is the store
 index minus those constants) into a load of `a` at `f(s⁻¹(index))`, when
-every reader of `b` is itself a copy nest, and erases `p`. A buffer of
-the lowering is one value (`unread_fills`): `b` is written by `p` alone,
-so a reader reads only elements `p` wrote; the rewrite is exact when `a`
+every reader of the value `p` writes (up to the next store into `b`) is
+itself a copy nest, and erases `p`. A value of the lowering is written
+before it is read (`unread_fills`): a reader reads only elements the
+copies writing the value wrote (one copy's, the reader's box of indices
+within its box); the rewrite is exact when `a`
 still holds what `p` read, so nothing between `p` and a reader (the
 reader included) may store to, or free, bytes of `a` (views of the arena
 are compared by their byte ranges), but for a nest that may run after the
@@ -68,15 +70,17 @@ def forward_copies(function: func.FuncOp) -> None:
     """Forward the copy nests of `function`'s body into their readers where
     `forward` can, and erase them (until none is left)."""
     body = function.body.block
-    changed = True
-    while changed:
-        changed = False
-        for op in list(body.ops):
-            if op.parent is not body or not isinstance(op, affine.ForOp):
-                continue
-            copy = copy_nest(op)
-            if copy is not None and forward(copy, body):
-                changed = True
+    start = 0
+    while True:
+        ops = list(body.ops)
+        order = {op: position for position, op in enumerate(ops)}
+        for op in ops[start:]:
+            copy = copy_nest(op) if isinstance(op, affine.ForOp) else None
+            if copy is not None and forward(copy, body, order):
+                start = order[op]  # the ops before it are as they were
+                break
+        else:
+            return
 
 
 def copy_nest(nest: affine.ForOp) -> Copy | None:
@@ -102,7 +106,7 @@ def copy_nest(nest: affine.ForOp) -> Copy | None:
         return Copy(nest, load, store, tuple(variables))
 
 
-def forward(first: Copy, body: Block) -> bool:
+def forward(first: Copy, body: Block, order: dict[Operation, int]) -> bool:
     """Rewrite the readers of the value `first` (and the copies right after
     it into the same buffer) writes to read those copies' sources, and
     erase the copies; False (nothing changed) where that is not exact or
@@ -111,11 +115,10 @@ def forward(first: Copy, body: Block) -> bool:
     several values in turn); each reader must read within the elements one
     copy writes (its box of indices inside that copy's, meeting no
     other's: a shuffle's whole blocks and its last block's lanes are two
-    copies, each with its reader)."""
+    copies, each with its reader). `order` numbers the ops of `body`."""
     target = first.store.memref
     if not isinstance(target.owner, memref.ViewOp | memref.AllocOp):
         return False
-    order = {op: position for position, op in enumerate(body.ops)}
     uses = sorted(
         ((order[top], use) for use in target.uses
          if (top := _top_level(use.operation, body)) is not None),
