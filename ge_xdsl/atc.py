@@ -349,15 +349,16 @@ class StageMonitor:
             self.timer.record(pass_name, elapsed)
         number = len(self.stages)
         self.stages.append(stage)
-        LOG.log(
-            self.progress,
-            "[%02d] %s: %.3fs, %d ops, %d runtime TransData",
-            number,
-            stage,
-            elapsed,
-            op_count(module),
-            runtime_transdata_count(module),
-        )
+        if LOG.isEnabledFor(self.progress):  # counting walks the module twice
+            LOG.log(
+                self.progress,
+                "[%02d] %s: %.3fs, %d ops, %d runtime TransData",
+                number,
+                stage,
+                elapsed,
+                op_count(module),
+                runtime_transdata_count(module),
+            )
         dump(self.dump_dir, number, stage, module)
         self.started = time.perf_counter()
 
