@@ -141,8 +141,29 @@ def test_unread_views_are_dropped_and_effects_kept():
         "        u7 = t8.reshape((2,))",
         "    return (s2,)",
     ]
-    assert drop_unread(body) == body[1:]  # r1 unread; a call, nested blocks kept
+    kept = [*body[1:6], "        pass", body[-1]]  # r1 and u7 unread; a call kept
+    assert drop_unread(body) == kept
     assert drop_unread([body[1], body[-1]]) == [body[-1]]  # t3 unread without the add
+
+
+def test_a_blocks_unread_scratch_is_dropped_and_read_scratch_kept():
+    """A branch's `np.empty` nothing reads anywhere goes (a block left empty
+    says `pass`); one a later statement reads, or a kernel writes, stays, as
+    does a nested call."""
+    body = [
+        "    if c:",
+        "        v1 = np.empty((2, 17), dt2)",
+        "        k3(p4)",
+        "    else:",
+        "        v5 = np.empty((2, 17), dt2)",
+        "    while True:",
+        "        v6 = np.empty((3,), dt2)",
+        "        add_into(t7, t8, v6)",
+        "        v9 = f10(t7)",
+        "    return (s2,)",
+    ]
+    dropped = drop_unread(body)
+    assert dropped == [body[0], body[2], body[3], "        pass", *body[5:]]
 
 
 def test_per_thread_views_survive_calls_threads_and_the_disk_cache(

@@ -404,8 +404,24 @@ VIEW_METHODS = frozenset({"reshape", "transpose", "view"})
 def drop_unread(body: Sequence[str]) -> list[str]:
     """`body` without the top-level statements binding a name nothing reads
     afterwards to a view expression (names, literals, subscripts,
-    `strided_view` and the methods `VIEW_METHODS`): no effect but time."""
+    `strided_view`, the methods `VIEW_METHODS`, `np.empty`): no effect but
+    time; and without such statements inside its blocks binding a name
+    nothing in the body reads (a branch's scratch its kernels no longer
+    write)."""
     parsed = _parsed(body)
+    tops = {id(statement) for statement in parsed.statements}
+    nested = [
+        statement
+        for statement in _in_order(parsed.statements)
+        if id(statement) not in tops
+        and isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(target := statement.targets[0], ast.Name)
+        and not parsed.loaded[target.id]
+        and _pure_view(statement.value)
+    ]
+    if nested:
+        parsed = _parsed(_without(parsed.lines, parsed.statements, nested))
     statements, lines = parsed.statements, parsed.lines
     read: set[str] = set()
     kept: list[list[str]] = []
@@ -437,7 +453,10 @@ def _pure_view(node: ast.AST) -> bool:
         case ast.BinOp(left=left, right=right):
             return _pure_view(left) and _pure_view(right)
         case ast.Call(
-            func=ast.Name(id="strided_view" | "address"), args=args, keywords=[]
+            func=ast.Name(id="strided_view" | "address")
+            | ast.Attribute(value=ast.Name(id="np"), attr="empty"),
+            args=args,
+            keywords=[],
         ):
             return all(map(_pure_view, args))
         case ast.Call(
