@@ -258,9 +258,11 @@ def _clobbering(
     `source` (they are to move after the readers, `_movable`); None where
     something else there frees those bytes, the reader itself stores to
     them, or an op is neither a nest nor `BENIGN`."""
+    span = _span(copy.next_op, reader)
+    if span is None:
+        return None
     found: list[Operation] = []
-    current = copy.next_op
-    while current is not None:
+    for current in span:
         if isinstance(current, memref.DeallocOp):
             if _overlap(current.memref, source):
                 return None
@@ -273,21 +275,18 @@ def _clobbering(
                 if current is reader:
                     return None
                 found.append(current)
-        elif not isinstance(current, BENIGN):
-            return None
-        if current is reader:
-            return found
-        current = current.next_op
-    return None
+    return found
 
 
 def _movable(nest: Operation, last: Operation) -> bool:
     """Whether `nest` may run after `last` instead (the ops between touch
     no byte it stores, and store no byte it reads)."""
+    span = _span(nest.next_op, last)
+    if span is None:
+        return False
     writes = _accessed(nest, stores=True)
     touched = writes | _accessed(nest, stores=False)
-    current = nest.next_op
-    while current is not None:
+    for current in span:
         if isinstance(current, memref.DeallocOp):
             if any(_overlap(current.memref, m) for m in touched):
                 return False
@@ -298,12 +297,22 @@ def _movable(nest: Operation, last: Operation) -> bool:
                 return False
             if any(_overlap(a, b) for a in touched for b in theirs):
                 return False
-        elif not isinstance(current, BENIGN):
-            return False
+    return True
+
+
+def _span(first: Operation | None, last: Operation) -> list[Operation] | None:
+    """The top-level ops from `first` to `last`, both included: None unless
+    `last` follows and each is a nest, a `dealloc` or `BENIGN`."""
+    span: list[Operation] = []
+    current = first
+    while current is not None:
+        if not isinstance(current, (affine.ForOp, memref.DeallocOp, *BENIGN)):
+            return None
+        span.append(current)
         if current is last:
-            return True
+            return span
         current = current.next_op
-    return False
+    return None
 
 
 def _accessed(nest: Operation, *, stores: bool) -> set[SSAValue]:
