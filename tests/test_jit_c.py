@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import signal
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -915,31 +916,41 @@ def test_c_library_is_read_back_without_compiling(tmp_path, monkeypatch):
     assert out[0] == 1.5
 
 
-TWO_NESTS = """
+RELU_THEN_COMBINE = """\
+affine.for %i = 0 to 3 {
+  affine.for %j = 0 to 17 {
+    %v = affine.load %x[%i, %j] : memref<3x17xf32>
+    %r = arith.maximumf %v, %zero : f32
+    affine.store %r, %y[%i, %j] : memref<3x17xf32>
+  }
+}
+affine.for %j = 0 to 17 {
+  affine.for %i = 0 to 3 {
+    %v = affine.load %y[%i, %j] : memref<3x17xf32>
+    %w = affine.load %x[%i, %j] : memref<3x17xf32>
+    %p = arith.mulf %v, %two : f32
+    %s = arith.subf %p, %w : f32
+    affine.store %s, %z[%i, %j] : memref<3x17xf32>
+  }
+}
+"""
+"""`y = max(x, 0)`, then `z = 2 y - x`: two nests in a row (`%x`, `%y`, `%z`,
+`%zero` and `%two` from around them)."""
+
+TWO_NESTS = (
+    """
 func.func @main(%x: memref<3x17xf32>) -> memref<3x17xf32> {
   %zero = arith.constant 0.0 : f32
   %two = arith.constant 2.0 : f32
   %y = memref.alloc() : memref<3x17xf32>
   %z = memref.alloc() : memref<3x17xf32>
-  affine.for %i = 0 to 3 {
-    affine.for %j = 0 to 17 {
-      %v = affine.load %x[%i, %j] : memref<3x17xf32>
-      %r = arith.maximumf %v, %zero : f32
-      affine.store %r, %y[%i, %j] : memref<3x17xf32>
-    }
-  }
-  affine.for %j = 0 to 17 {
-    affine.for %i = 0 to 3 {
-      %v = affine.load %y[%i, %j] : memref<3x17xf32>
-      %w = affine.load %x[%i, %j] : memref<3x17xf32>
-      %p = arith.mulf %v, %two : f32
-      %s = arith.subf %p, %w : f32
-      affine.store %s, %z[%i, %j] : memref<3x17xf32>
-    }
-  }
+"""
+    + textwrap.indent(RELU_THEN_COMBINE, "  ")
+    + """\
   func.return %z : memref<3x17xf32>
 }
 """
+)
 
 
 def test_consecutive_c_kernels_are_one_call():
@@ -961,7 +972,8 @@ def test_consecutive_c_kernels_are_one_call():
     assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
 
 
-BRANCHED_NESTS = """
+BRANCHED_NESTS = (
+    """
 func.func @main(%x: memref<3x17xf32>, %flag: memref<1xf32>) -> memref<3x17xf32> {
   %zero = arith.constant 0.0 : f32
   %two = arith.constant 2.0 : f32
@@ -971,22 +983,9 @@ func.func @main(%x: memref<3x17xf32>, %flag: memref<1xf32>) -> memref<3x17xf32> 
   %f = memref.load %flag[%c0] : memref<1xf32>
   %positive = arith.cmpf ogt, %f, %zero : f32
   scf.if %positive {
-    affine.for %i = 0 to 3 {
-      affine.for %j = 0 to 17 {
-        %v = affine.load %x[%i, %j] : memref<3x17xf32>
-        %r = arith.maximumf %v, %zero : f32
-        affine.store %r, %y[%i, %j] : memref<3x17xf32>
-      }
-    }
-    affine.for %j = 0 to 17 {
-      affine.for %i = 0 to 3 {
-        %v = affine.load %y[%i, %j] : memref<3x17xf32>
-        %w = affine.load %x[%i, %j] : memref<3x17xf32>
-        %p = arith.mulf %v, %two : f32
-        %s = arith.subf %p, %w : f32
-        affine.store %s, %z[%i, %j] : memref<3x17xf32>
-      }
-    }
+"""
+    + textwrap.indent(RELU_THEN_COMBINE, "    ")
+    + """\
   } else {
     affine.for %i = 0 to 3 {
       affine.for %j = 0 to 17 {
@@ -999,6 +998,7 @@ func.func @main(%x: memref<3x17xf32>, %flag: memref<1xf32>) -> memref<3x17xf32> 
   func.return %z : memref<3x17xf32>
 }
 """
+)
 
 
 def test_consecutive_c_kernels_in_a_branch_are_one_call():
