@@ -93,25 +93,34 @@ def _update(
     update: Value,
 ) -> None:
     """`y[at] = combine(y[at], update)` (`y[at] = update` for "none")."""
-    element = y.layout.element_type
-    reduction = str(ctx.attr("reduction"))
-    if reduction != "none":
-        combine = combine_for(ctx, reduction, element)
-        old = nest.convert(nest.load_at(y, at), compute_type(element))
-        update = combine(nest, old, update)
-    nest.store_at(update, y, at)
+    compute = compute_type(y.layout.element_type)
+
+    def old() -> Value:
+        return nest.convert(nest.load_at(y, at), compute)
+
+    nest.store_at(_combined(ctx, nest, y, old, update), y, at)
 
 
 def _update_affine(
     ctx: LoweringContext, nest: Nest, y: Buffer, at: list[Ix], update: Value
 ) -> None:
     """`_update` at an affine index `at`: `affine` accesses, not `memref`."""
+    nest.store(_combined(ctx, nest, y, lambda: nest.load(y, at), update), y, at)
+
+
+def _combined(
+    ctx: LoweringContext,
+    nest: Nest,
+    y: Buffer,
+    old: Callable[[], Value],
+    update: Value,
+) -> Value:
+    """`update` combined with the element's value (`old()`, loaded only
+    then, in compute type) by the op's reduction; itself for "none"."""
     reduction = str(ctx.attr("reduction"))
-    if reduction != "none":
-        element = y.layout.element_type
-        combine = combine_for(ctx, reduction, element)
-        update = combine(nest, nest.load(y, at), update)
-    nest.store(update, y, at)
+    if reduction == "none":
+        return update
+    return combine_for(ctx, reduction, y.layout.element_type)(nest, old(), update)
 
 
 @lowers(ScatterElementsOp)
