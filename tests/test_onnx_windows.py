@@ -26,9 +26,14 @@ from onnx_jit import (
     onnxruntime_outputs,
     with_output_types,
 )
+from xdsl.context import Context
+from xdsl.dialects import affine
 
 from ge_dialect.ops.windows import WindowAxis, pooled_size
 from ge_frontend.onnx_import import import_onnx
+from ge_runtime.graph_io import find_graph
+from ge_runtime.jit.compiler import lowered_module
+from passes.format_pipeline import FormatPipelinePass
 
 RNG = np.random.default_rng(19)
 
@@ -811,13 +816,6 @@ def test_convolution_past_its_input_matches_onnxruntime_on_the_jit(
 def stores_run(model: onnx.ModelProto, x: np.ndarray) -> int:
     """How many element stores the loop lowering of `model` runs (each
     `affine.store` times the trip counts of the loops around it)."""
-    from xdsl.context import Context
-    from xdsl.dialects import affine
-
-    from ge_runtime.graph_io import find_graph
-    from ge_runtime.jit.compiler import lowered_module
-    from passes.format_pipeline import FormatPipelinePass
-
     typed = with_output_types(model, onnxruntime_outputs(model, {"x": x}))
     module = import_onnx(typed).module
     FormatPipelinePass().apply(Context(), module)
