@@ -470,8 +470,12 @@ def affine_table(values: np.ndarray | None, size: int) -> AffineTable | None:
         else 0
         for d, extent in enumerate(wrapped.shape)
     )
-    positions = np.indices(wrapped.shape, np.int64)
-    expected = origin + np.tensordot(np.array(slopes, np.int64), positions, 1)
+    expected = np.asarray(origin, np.int64)
+    for d, slope in enumerate(slopes):  # broadcast: no table of positions per axis
+        along = np.arange(wrapped.shape[d], dtype=np.int64) * slope
+        expected = expected + along.reshape(
+            [-1 if a == d else 1 for a in range(wrapped.ndim)]
+        )
     if not np.array_equal(wrapped, expected):
         return None
     return int(origin), slopes
