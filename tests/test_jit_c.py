@@ -1307,3 +1307,51 @@ def test_a_forked_child_compiles_its_own_parts(tmp_path, monkeypatch):
     _, status = os.waitpid(child, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert parent_objects.is_dir() and c_runtime._objects() == parent_objects
+
+
+@pytest.mark.parametrize(
+    ("op", "source", "result"),
+    [
+        ("arith.extsi", "i8", "i32"),
+        ("arith.extsi", "i32", "i64"),
+        ("arith.trunci", "i64", "i32"),
+        ("arith.trunci", "i32", "i8"),
+        ("arith.index_cast", "i32", "index"),
+        ("arith.trunci", "i64", "i8"),
+    ],
+)
+def test_c_integer_casts_are_numpy_bit_for_bit(op, source, result):
+    """Sign extension, truncation (wrapping: out-of-range values keep their
+    low bits, as NumPy's `astype`) and index casts in a C kernel, on the
+    extremes of the source type and values past the result's."""
+    through = "i64" if result == "index" else result
+    cast = f"%c = {op} %v : {source} to {result}"
+    if result == "index":
+        cast += "\n      %r = arith.index_cast %c : index to i64"
+    else:
+        cast = cast.replace("%c =", "%r =")
+    text = f"""
+func.func @main(%x: memref<3x33x{source}>) -> memref<3x33x{through}> {{
+  %y = memref.alloc() : memref<3x33x{through}>
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 33 {{
+      %v = affine.load %x[%i, %j] : memref<3x33x{source}>
+      {cast}
+      affine.store %r, %y[%i, %j] : memref<3x33x{through}>
+    }}
+  }}
+  func.return %y : memref<3x33x{through}>
+}}"""
+    dtype = np.dtype({"i8": np.int8, "i32": np.int32, "i64": np.int64}[source])
+    info = np.iinfo(dtype)
+    edges = [info.min, info.max, 0, -1, 1, 127, 128, -129, 2**31, -(2**31) - 1]
+    values = np.array([v for v in edges if info.min <= v <= info.max], np.int64)
+    rng = np.random.default_rng(9)
+    x = rng.integers(info.min, info.max, (3, 33), dtype, endpoint=True)
+    x.reshape(-1)[: values.size] = values
+    compiled = compile_module(text, kernels="c")
+    assert compiled.native_nests == 1
+    (got,) = compiled(x)
+    (want,) = compile_module(text, kernels="numpy")(x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, x.astype(np.dtype(got.dtype)))

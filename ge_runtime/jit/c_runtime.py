@@ -414,8 +414,9 @@ def _cpu_flags() -> str:
 
 _LOCK = threading.Lock()
 _LIBRARIES: dict[str, ctypes.CDLL] = {}
-_ORIGINS: dict[int, tuple[str, str, int]] = {}
-"""id of a kernel -> its library's source, its name, its argument count."""
+_ORIGINS: dict[int, tuple[str, str, int, bool]] = {}
+"""id of a kernel -> its library's source, its name, its argument count and
+whether it returns a status."""
 
 
 def library(source: str) -> ctypes.CDLL:
@@ -573,13 +574,15 @@ def _run(command: list[str]) -> None:
     raise JITError(f"the C compiler {message}")
 
 
-def kernel(source: str, name: str, arguments: int) -> Callable[..., None]:
+def kernel(
+    source: str, name: str, arguments: int, returns: bool = False
+) -> Callable[..., int | None]:
     """The function `name` of the library of `source`, taking `arguments`
-    addresses."""
+    addresses, returning an `int64_t` status with `returns`."""
     function = getattr(library(source), name)
-    function.restype = None
+    function.restype = ctypes.c_int64 if returns else None
     function.argtypes = [ctypes.c_void_p] * arguments
-    _ORIGINS[id(function)] = (source, name, arguments)
+    _ORIGINS[id(function)] = (source, name, arguments, returns)
     return function
 
 

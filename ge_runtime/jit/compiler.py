@@ -80,6 +80,7 @@ from ge_runtime.jit.ops import (
     jit_failure,
     numpy_dtype,
 )
+from ge_runtime.jit.schedule.c_loops import CLoop
 from ge_runtime.jit.schedule.hoist import (
     drop_unread,
     hoist_invariants,
@@ -239,6 +240,8 @@ class FunctionCompiler:
         self.native_nests = 0
         self.reasons: list[str] = []
         """Why each nest that runs in the scalar path was not vectorised."""
+        self.python_loops: list[str] = []
+        """Why each loop whose iterations Python drives is not one C call."""
         self.calling: list[str] = []
         """The functions whose inlined bodies are being emitted (`func.call`)."""
 
@@ -344,6 +347,7 @@ class FunctionCompiler:
             self.vectorised,
             self.native_nests,
             self.reasons,
+            self.python_loops,
             bool(self.env.workspace_specs),
             namespace["prepare"],
             invariant_args,
@@ -387,10 +391,7 @@ class FunctionCompiler:
                 )
             elif isinstance(op, affine.ForOp) and self.vectorize:
                 try:
-                    nest, native = nest_source(op, self.env, self.kernels, indent)
-                    lines += nest
-                    self.vectorised += 1
-                    self.native_nests += native
+                    lines += self._nest(op, indent)[0]
                 except Unsupported as reason:
                     self.reasons.append(str(reason))
                     lines += self.scalar.emit(op, indent)
@@ -406,7 +407,7 @@ class FunctionCompiler:
                         self.env.scalars[op.memref] = array.reshape(-1)[0]
                 lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
             elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
-                lines += self._control_flow(op, indent)
+                lines += self._control_flow(op, indent, top)
             elif isinstance(op, func.CallOp):
                 lines += self._call(op, indent, top)
             elif isinstance(op, scf.YieldOp | scf.ConditionOp) and not (
@@ -418,10 +419,12 @@ class FunctionCompiler:
         return lines
 
     def _control_flow(
-        self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str
+        self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str, top: bool
     ) -> list[str]:
         """`scf.if` / `scf.index_switch` / `scf.while` (no values carried in
-        SSA form: the lowering keeps them in buffers) as Python statements."""
+        SSA form: the lowering keeps them in buffers) as Python statements; a
+        `scf.while` as one C call where it can be (`CLoop`: what it makes
+        before the loop is made as at the level of the loop, `top`)."""
         inner = indent + "    "
         if op.results or (isinstance(op, scf.WhileOp) and op.arguments):
             raise JITError(f"'{op.name}' carrying values is not supported")
@@ -444,17 +447,19 @@ class FunctionCompiler:
                 lines.append(f"{indent}else:")
                 return lines + self._body(op.default_region, inner)
             return self._body(op.default_region, indent)
+        if self.vectorize and self.kernels == "c":
+            try:
+
+                def bind(made: Operation, at: str) -> list[str]:
+                    return self._emit_ops([made], at, top)
+
+                return CLoop(self.env, self._nest, bind).emit(op, indent, self._runaway)
+            except Unsupported as reason:
+                self.python_loops.append(str(reason))
         condition = op.before_region.block.last_op
         assert isinstance(condition, scf.ConditionOp)
         count = self.env.fresh("n")
         limit = self.env.add_global(iteration_budget, "c")  # read per run
-        runaway = self.env.add_global(runaway_loop, "m")
-        if (origin := source_location(op)) is not None:
-            prefix = f"{origin}: error: 'ge.while' op "
-            error = self.env.add_global(LocatedJITError, "e")
-        else:
-            prefix = "scf.while "
-            error = self.env.add_global(JITError, "e")
         lines = [f"{indent}{count} = 0", f"{indent}while True:"]
         lines += self._body(op.before_region, inner)
         lines += [
@@ -462,9 +467,27 @@ class FunctionCompiler:
             f"{inner}    break",
             f"{inner}{count} += 1",
             f"{inner}if {count} > {limit}():",
-            f"{inner}    raise {error}({prefix!r} + {runaway}())",
+            f"{inner}    {self._runaway(op)}",
         ]
         return lines + self._body(op.after_region, inner)
+
+    def _runaway(self, op: scf.WhileOp) -> str:
+        """The statement raising that loop `op` ran out of its budget."""
+        runaway = self.env.add_global(runaway_loop, "m")
+        if (origin := source_location(op)) is not None:
+            prefix = f"{origin}: error: 'ge.while' op "
+            error = self.env.add_global(LocatedJITError, "e")
+        else:
+            prefix = "scf.while "
+            error = self.env.add_global(JITError, "e")
+        return f"raise {error}({prefix!r} + {runaway}())"
+
+    def _nest(self, op: affine.ForOp, indent: str) -> tuple[list[str], bool]:
+        """A nest's source (`nest_source`), counted as vectorised."""
+        lines, native = nest_source(op, self.env, self.kernels, indent)
+        self.vectorised += 1
+        self.native_nests += native
+        return lines, native
 
     def _call(self, op: func.CallOp, indent: str, top: bool) -> list[str]:
         """`func.call`: a fresh copy of the callee's body, inline (its

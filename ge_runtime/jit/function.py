@@ -51,6 +51,7 @@ ENTRY_FIELDS = (
     "vectorised",
     "native_nests",
     "scalar_nests",
+    "python_loops",
     "reuses_workspace",
     "invariant_args",
     "workspace",
@@ -83,6 +84,9 @@ class CompiledFunction:
     """How many of those are native kernels (`emit.c`)."""
     scalar_nests: list[str] = field(default_factory=list)
     """Why each top-level nest that runs in the scalar path was not vectorised."""
+    python_loops: list[str] = field(default_factory=list)
+    """Why each loop whose iterations Python drives is not one C call
+    (`schedule.c_loops`)."""
     reuses_workspace: bool = False
     """Whether results may be views of buffers the next call overwrites."""
     prepare: Callable[..., tuple[Any, ...]] = lambda: ()

@@ -424,12 +424,12 @@ OPS: dict[str, Semantics] = {
     "arith.fptoui": Semantics(
         cast_to_unsigned, "float", c_missing=UNSIGNED, converts=True, special=POISON
     ),
-    "arith.extsi": Semantics(cast, "integer", c_missing=NOT_IN_C, converts=True),
+    "arith.extsi": Semantics(cast, "integer", CAST, converts=True),
     "arith.extui": Semantics(
         cast_unsigned, "integer", c_missing=UNSIGNED, converts=True
     ),
-    "arith.trunci": Semantics(cast, "integer", c_missing=NOT_IN_C, converts=True),
-    "arith.index_cast": Semantics(cast, "integer", c_missing=NOT_IN_C, converts=True),
+    "arith.trunci": Semantics(cast, "integer", CAST, converts=True),
+    "arith.index_cast": Semantics(cast, "integer", CAST, converts=True),
 }
 """Every scalar `arith`/`math` op the JIT computes, by name."""
 

@@ -41,10 +41,12 @@ reason the entry gives.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import affine
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
@@ -237,6 +239,89 @@ MAX_ARGUMENTS = 1024
 """The most arguments a `ctypes` call passes."""
 
 
+def check_op(op: Operation) -> None:
+    """Raise `Unsupported` unless C spells arith/math op `op` (`ops.OPS`'s
+    C column, or a comparison's)."""
+    compare = predicate(op)
+    if compare is not None:
+        if compare.c is None:
+            raise Unsupported(f"'{op.name}': {compare.c_missing}")
+        return
+    semantics = OPS.get(op.name)
+    if semantics is None:
+        raise Unsupported(f"'{op.name}' is left to NumPy")
+    if semantics.c is None:
+        raise Unsupported(f"'{op.name}': {semantics.c_missing}")
+    if semantics.dtypes == "float" and not np.issubdtype(
+        numpy_dtype(op.operands[0].type), np.floating
+    ):
+        raise Unsupported(f"'{op.name}' of integers is left to NumPy")
+
+
+def expression(op: Operation, operands: list[str]) -> str:
+    """The C expression of op `op` (`check_op` took it) on `operands`."""
+    compare = predicate(op)
+    if compare is not None:
+        assert compare.c is not None  # `check_op`
+        return compare.c.format(*operands)
+    semantics = OPS[op.name]
+    dtype = numpy_dtype(op.results[0].type)
+    if semantics.c == CAST:
+        return cast(dtype, operands[0])
+    if semantics.c_float32 is not None and dtype == np.float32:
+        return semantics.c_float32.format(*operands)
+    assert semantics.c is not None  # `check_op`
+    if not semantics.converts:
+        return semantics.c.format(*operands)
+    source = C_TYPES[numpy_dtype(op.operands[0].type)]
+    return semantics.c.format(*operands, source=source, result=C_TYPES[dtype])
+
+
+def cast(dtype: np.dtype, value: str) -> str:
+    """`value` converted to `dtype` (C's conversion: `ops.CAST`)."""
+    return f"(({C_TYPES[dtype]}) {value})"
+
+
+def integer(value: int) -> str:
+    """An int64 literal (the least one spelled as C allows)."""
+    value = int(value)
+    return "(-9223372036854775807 - 1)" if value == -(2**63) else str(value)
+
+
+def bool_literal(value: bool) -> str:
+    """An i1 literal."""
+    return "1" if value else "0"
+
+
+def float_literal(value: float, dtype: np.dtype) -> str:
+    """A float literal, exact (hexadecimal), NaN's sign kept."""
+    suffix = "f" if dtype == np.float32 else ""
+    if math.isnan(value):
+        sign = "-" if math.copysign(1.0, value) < 0 else ""
+        return f'({sign}__builtin_nan{suffix}(""))'
+    if math.isinf(value):
+        sign = "-" if value < 0 else ""
+        return f"({sign}__builtin_inf{suffix}())"
+    return f"({value.hex()}{suffix})"
+
+
+def literal(constant: Any, value_type: Attribute) -> str:
+    """A constant of type `value_type` (an index: an int64)."""
+    if isinstance(value_type, IndexType):
+        return integer(constant)
+    dtype = numpy_dtype(value_type)
+    if dtype == np.bool_:
+        return bool_literal(bool(constant))
+    if dtype.kind == "f":
+        return float_literal(float(constant), dtype)
+    return int_literal(int(constant), dtype)
+
+
+def int_literal(value: int, dtype: np.dtype) -> str:
+    """An integer literal of `dtype`."""
+    return f"(({C_TYPES[dtype]}) {integer(value)})"
+
+
 def prelude() -> str:
     """What every translation unit starts with: `PRELUDE`, and the vector
     variants of `c_runtime.VECTOR_MATH` declared when the C library has
@@ -298,7 +383,9 @@ class CLibrary:
         self._names: dict[tuple[str, tuple[str, ...]], str] = {}
         """Each kernel's name by its parameters and body."""
         self._calls: dict[str, list[str]] = {}
-        """The kernels each kernel of `sequence` calls."""
+        """The kernels each kernel of `sequence` or `caller` calls."""
+        self._returning: set[str] = set()
+        """The kernels returning a status (`caller`)."""
         self.parts: list[str] = []
         """The translation units written so far (after the prelude)."""
         self._written = 0
@@ -381,9 +468,27 @@ class CLibrary:
         ]
         opening = f"void {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
-        self.functions.append((name, code, len(passed)))
-        self._calls[name] = [kernel for kernel, _ in calls]
+        self._add_caller(name, code, len(passed), [kernel for kernel, _ in calls])
         return f"    {name}({', '.join(passed)})", making
+
+    def caller(self, parameters: list[str], body: list[str], calls: list[str]) -> str:
+        """The name of a new kernel of `parameters` and `body`, C statements
+        calling kernels (`calls`, defined before) among others, that
+        returns an `int64_t` status (`loops.CLoop`: a loop run in C)."""
+        name = self.env.fresh("k")
+        opening = f"int64_t {name}({', '.join(parameters)}) {{"
+        code = "\n".join([opening, *body, "}", ""])
+        self._add_caller(name, code, len(parameters), calls)
+        self._returning.add(name)
+        return name
+
+    def _add_caller(
+        self, name: str, code: str, arguments: int, calls: list[str]
+    ) -> None:
+        """Kernel `name` of `code`, calling the kernels `calls` (declared in
+        its part where another part defines them)."""
+        self.functions.append((name, code, arguments))
+        self._calls[name] = list(dict.fromkeys(calls))
 
     def build(self) -> None:
         """Write the last parts, compile (or find) the library and bind each
@@ -394,7 +499,8 @@ class CLibrary:
         progress.detail(f"the C compiler on {count} kernels")
         source = prelude() + "".join(PART + part for part in self.parts)
         for name, _, arguments in self.functions:
-            self.env.namespace[name] = kernel(source, name, arguments)
+            returns = name in self._returning
+            self.env.namespace[name] = kernel(source, name, arguments, returns)
 
 
 class CNest(NativeNest):
@@ -415,20 +521,7 @@ class CNest(NativeNest):
         super().__init__(root, env)
 
     def _check_op(self, op: Operation) -> None:
-        compare = predicate(op)
-        if compare is not None:
-            if compare.c is None:
-                raise Unsupported(f"'{op.name}': {compare.c_missing}")
-            return
-        semantics = OPS.get(op.name)
-        if semantics is None:
-            raise Unsupported(f"'{op.name}' is left to NumPy")
-        if semantics.c is None:
-            raise Unsupported(f"'{op.name}': {semantics.c_missing}")
-        if semantics.dtypes == "float" and not np.issubdtype(
-            numpy_dtype(op.operands[0].type), np.floating
-        ):
-            raise Unsupported(f"'{op.name}' of integers is left to NumPy")
+        check_op(op)
 
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
@@ -550,8 +643,7 @@ class CNest(NativeNest):
         return tile_rows(extent)
 
     def _param(self, value: int) -> str:
-        value = int(value)
-        return "(-9223372036854775807 - 1)" if value == -(2**63) else str(value)
+        return integer(value)
 
     def _floordiv(self, text: str, divisor: int) -> str:
         return f"floordiv({text}, {divisor})"
@@ -597,37 +689,10 @@ class CNest(NativeNest):
         return f"{indent}{C_TYPES[dtype]} {name}[{size}] __attribute__((aligned(64)));"
 
     def _cast(self, dtype: np.dtype, value: str) -> str:
-        return f"(({C_TYPES[dtype]}) {value})"
+        return cast(dtype, value)
 
     def _expression(self, op: Operation, operands: list[str]) -> str:
-        compare = predicate(op)
-        if compare is not None:
-            assert compare.c is not None  # `_check_op`
-            return compare.c.format(*operands)
-        semantics = OPS[op.name]
-        dtype = numpy_dtype(op.results[0].type)
-        if semantics.c == CAST:
-            return self._cast(dtype, operands[0])
-        if semantics.c_float32 is not None and dtype == np.float32:
-            return semantics.c_float32.format(*operands)
-        assert semantics.c is not None  # `_check_op`
-        if not semantics.converts:
-            return semantics.c.format(*operands)
-        source = C_TYPES[numpy_dtype(op.operands[0].type)]
-        return semantics.c.format(*operands, source=source, result=C_TYPES[dtype])
+        return expression(op, operands)
 
-    def _bool_literal(self, value: bool) -> str:
-        return "1" if value else "0"
-
-    def _float_literal(self, value: float, dtype: np.dtype) -> str:
-        suffix = "f" if dtype == np.float32 else ""
-        if math.isnan(value):
-            sign = "-" if math.copysign(1.0, value) < 0 else ""
-            return f'({sign}__builtin_nan{suffix}(""))'
-        if math.isinf(value):
-            sign = "-" if value < 0 else ""
-            return f"({sign}__builtin_inf{suffix}())"
-        return f"({value.hex()}{suffix})"
-
-    def _int_literal(self, value: int, dtype: np.dtype) -> str:
-        return f"(({C_TYPES[dtype]}) {self._param(value)})"
+    def _literal(self, constant: Any, value: SSAValue) -> str:
+        return literal(constant, value.type)

@@ -36,7 +36,6 @@ from typing import Any, ClassVar
 import numpy as np
 from xdsl.dialects import affine, arith
 from xdsl.dialects import memref as memref_dialect
-from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from ge_runtime.jit.analysis.loop_nest import (
@@ -339,24 +338,7 @@ class NativeNest(LoopTiling, NativeOperands):
         raise NotImplementedError
 
     def _literal(self, constant: Any, value: SSAValue) -> str:
-        """A constant of `value`'s type (index constants are parameters)."""
-        if isinstance(value.type, IndexType):
-            return self._param(int(constant))
-        dtype = numpy_dtype(value.type)
-        if dtype == np.bool_:
-            return self._bool_literal(bool(constant))
-        if dtype.kind == "f":
-            return self._float_literal(float(constant), dtype)
-        return self._int_literal(int(constant), dtype)
-
-    def _bool_literal(self, value: bool) -> str:
-        raise NotImplementedError
-
-    def _float_literal(self, value: float, dtype: np.dtype) -> str:
-        """A float constant (NaN's sign kept where the language can)."""
-        raise NotImplementedError
-
-    def _int_literal(self, value: int, dtype: np.dtype) -> str:
+        """A constant of `value`'s type (an index constant: as `_param`)."""
         raise NotImplementedError
 
     def _floordiv(self, text: str, divisor: int) -> str:

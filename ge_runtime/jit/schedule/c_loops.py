@@ -1,0 +1,384 @@
+"""Loops as C: an `scf.while` whose iterations all run in one C call.
+
+`ge.while` lowers to an `scf.while` over buffers
+(`passes.lowering.control_flow`): its regions hold loop nests, which are C
+kernels, and the scalar work between them (the condition and the trip
+counter: loads of one-element buffers, their arithmetic, stores back).
+Driven from Python, every iteration runs those statements in the
+interpreter and makes a `ctypes` call per run of kernels. `CLoop` writes the
+whole loop as one C function: it calls the nests' kernels, computes the
+scalars in locals and counts the iterations against the run's budget
+(`run_inputs.iteration_budget`, passed on each call). It returns 0, or the
+number of the loop that ran out of its budget, which the Python around the
+call raises as the Python loop would:
+
+```c
+int64_t k9(void *a0, void *a1, void *a2, void *budget) {
+    int64_t n1 = 0;
+    for (;;) {
+        uint8_t s1 = ((uint8_t *) a0)[0];
+        if (!s1) break;
+        if (++n1 > (int64_t) (intptr_t) budget) return 1;
+        int64_t s2 = ((int64_t *) a1)[0];
+        int64_t s3 = (s2 + ((int64_t) 1));
+        ((int64_t *) a1)[0] = s3;
+        k4(a1, a2);
+    }
+    return 0;
+}
+```
+
+The nests become kernels as anywhere else (`schedule.kernels.nest_source`);
+what their calls need (addresses, weights packed once) is computed before
+the loop: every buffer the loop reads or writes is made before it, so each
+address holds on every iteration. Views and constant globals the regions
+take are made before the loop too. `scf.if` / `scf.index_switch` / a nested
+`scf.while` are C control flow. A loop with anything else (a nest NumPy or
+BLAS runs, an op C does not spell, a call) raises `Unsupported`: its
+iterations stay Python control flow around its kernels. A buffer an
+iteration makes and frees (an accumulator's scratch) is made once, before
+the loop.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import affine, arith, memref, scf
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from ge_runtime.jit.analysis.loop_nest import Unsupported, element_strides
+from ge_runtime.jit.c_runtime import address
+from ge_runtime.jit.emit import c
+from ge_runtime.jit.emit.scalar import CodeEnv
+from ge_runtime.jit.ops import OPS, constant_value, numpy_dtype, predicate
+from ge_runtime.jit.schedule.kernel_calls import CALL
+from ge_runtime.run_inputs import iteration_budget
+
+NestSource = Callable[[affine.ForOp, str], tuple[list[str], bool]]
+"""A top-level nest's Python lines, and whether they are a C kernel's call
+(`schedule.kernels.nest_source`)."""
+
+Binding = Callable[[Operation, str], list[str]]
+"""The Python lines binding what an op makes (a view, a constant global)."""
+
+BUDGET_CAP = (1 << 63) - 1
+"""The largest budget the C counter holds (a larger one: as good as none)."""
+
+VIEWS = (
+    memref.GetGlobalOp,
+    memref.SubviewOp,
+    memref.ViewOp,
+    memref.ReinterpretCastOp,
+    memref.CollapseShapeOp,
+    memref.ExpandShapeOp,
+    memref.CastOp,
+)
+"""Ops making a buffer of a buffer made before them (or a constant global):
+bound in Python before the loop."""
+
+PREPARED_CALLS = frozenset({"address", "strided_view", "np.ascontiguousarray"})
+"""What the lines before a nest's kernel call may call: they compute its
+addresses and pack its weights (`native_operands._packed_weight`), nothing
+that reads what the loop writes."""
+
+
+class CLoop:
+    """One `scf.while` (and what it nests) as a C function and its call."""
+
+    def __init__(self, env: CodeEnv, nest_source: NestSource, binding: Binding):
+        self.env = env
+        self._nest_source = nest_source
+        self._binding = binding
+        self.before: list[str] = []
+        """Python lines run before the call (addresses, views, packing)."""
+        self.body: list[str] = []
+        self.pointers: dict[str, None] = {}
+        """Python names of the addresses the function takes, in order."""
+        self.written: set[str] = set()
+        self.loops: list[scf.WhileOp] = []
+        """The loops, numbered from 1 in the status a runaway one returns."""
+        self.calls: list[str] = []
+        self._locals: dict[SSAValue, str] = {}
+        self._cells: dict[SSAValue, str] = {}
+        """Each buffer whose elements the loop reads or writes itself: the
+        Python name of its address."""
+        self._python = ""
+        """The indentation of the Python lines."""
+        self._values = 0
+
+    def emit(
+        self, op: scf.WhileOp, indent: str, runaway: Callable[[scf.WhileOp], str]
+    ) -> list[str]:
+        """Python lines running `op` in one C call; `runaway(loop)` is the
+        statement raising that `loop` ran out of its budget."""
+        self._check(op)
+        self._python = indent
+        self._while(op, "    ")
+        if len(self.pointers) >= c.MAX_ARGUMENTS:
+            raise Unsupported(f"{len(self.pointers)} buffers: more than ctypes passes")
+        position = {name: i for i, name in enumerate(self.pointers)}
+        body = [
+            _ARGUMENT.sub(lambda m: f"a{position[m[1]]}", line) for line in self.body
+        ]
+        parameters = [f"void *a{i}" for i in range(len(position))] + ["void *budget"]
+        library = c.CLibrary.of(self.env)
+        name = library.caller(parameters, [*body, "    return 0;"], self.calls)
+        self.env.writes[name] = tuple(position[p] for p in self.written)
+        self.env.namespace["address"] = address
+        status = self.env.fresh("r")
+        budget = self.env.add_global(iteration_budget, "c")  # read per run
+        cap = f"min({budget}(), {BUDGET_CAP})"
+        arguments = ", ".join([*self.pointers, cap])
+        lines = [*self.before, f"{indent}{status} = {name}({arguments})"]
+        for number, loop in enumerate(self.loops, 1):
+            lines += [
+                f"{indent}if {status} == {number}:",
+                f"{indent}    {runaway(loop)}",
+            ]
+        return lines
+
+    def _check(self, op: Operation) -> None:
+        """Refuse a loop with an op the C function cannot run before any of
+        its nests becomes a kernel."""
+        for inner in op.walk():
+            if inner is op or isinstance(inner.parent_op(), affine.ForOp):
+                continue
+            if isinstance(inner, memref.AllocOp | memref.AllocaOp):
+                if self.env.poison:  # NaN anew in each iteration
+                    raise Unsupported("a poisoned buffer made in the loop")
+                _check_scratch(inner)
+                continue
+            if isinstance(inner, scf.WhileOp | scf.IfOp | scf.IndexSwitchOp):
+                if inner.results:
+                    raise Unsupported(f"'{inner.name}' carrying values")
+                continue
+            known = (
+                affine.ForOp,
+                affine.LoadOp,
+                affine.StoreOp,
+                memref.LoadOp,
+                memref.StoreOp,
+                memref.DeallocOp,
+                arith.ConstantOp,
+                scf.YieldOp,
+                scf.ConditionOp,
+                *VIEWS,
+            )
+            if isinstance(inner, known):
+                continue
+            if predicate(inner) is None and inner.name not in OPS:
+                raise Unsupported(f"'{inner.name}' in the loop")
+            c.check_op(inner)
+            for result in inner.results:
+                self._c_type(result)
+
+    # -- statements -------------------------------------------------------
+
+    def _block(self, ops: Sequence[Operation], indent: str) -> None:
+        for op in ops:
+            if isinstance(op, scf.YieldOp | scf.ConditionOp | memref.DeallocOp):
+                continue  # a condition is its loop's; buffers outlive the loop
+            if isinstance(op, affine.ForOp):
+                self._nest(op, indent)
+            elif isinstance(op, scf.WhileOp):
+                self._while(op, indent)
+            elif isinstance(op, scf.IfOp):
+                self._if(op, indent)
+            elif isinstance(op, scf.IndexSwitchOp):
+                self._switch(op, indent)
+            elif isinstance(op, (*VIEWS, memref.AllocOp, memref.AllocaOp)):
+                self.before += self._binding(op, self._python)
+            elif isinstance(op, arith.ConstantOp):
+                value = constant_value(op)
+                self._locals[op.result] = c.literal(value, op.result.type)
+            elif isinstance(op, affine.LoadOp | memref.LoadOp):
+                self._load(op, indent)
+            elif isinstance(op, affine.StoreOp | memref.StoreOp):
+                element = self._element(op.memref, op, written=True)
+                self.body.append(f"{indent}{element} = {self._local(op.value)};")
+            else:
+                operands = [self._local(v) for v in op.operands]
+                self._define(indent, op.results[0], c.expression(op, operands))
+
+    def _while(self, op: scf.WhileOp, indent: str) -> None:
+        self.loops.append(op)
+        number = len(self.loops)
+        count = f"n{number}"
+        inner = indent + "    "
+        self.body += [f"{indent}int64_t {count} = 0;", f"{indent}for (;;) {{"]
+        self._block(list(op.before_region.block.ops), inner)
+        condition = op.before_region.block.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        self.body += [
+            f"{inner}if (!{self._local(condition.condition)}) break;",
+            f"{inner}if (++{count} > (int64_t) (intptr_t) budget) return {number};",
+        ]
+        self._block(list(op.after_region.block.ops), inner)
+        self.body.append(f"{indent}}}")
+
+    def _if(self, op: scf.IfOp, indent: str) -> None:
+        self.body.append(f"{indent}if ({self._local(op.cond)}) {{")
+        self._block(list(op.true_region.block.ops), indent + "    ")
+        if op.false_region.blocks:
+            self.body.append(f"{indent}}} else {{")
+            self._block(list(op.false_region.block.ops), indent + "    ")
+        self.body.append(f"{indent}}}")
+
+    def _switch(self, op: scf.IndexSwitchOp, indent: str) -> None:
+        value = self._local(op.arg)
+        keyword = "if"
+        for case, region in zip(op.cases.get_values(), op.case_regions, strict=True):
+            self.body.append(f"{indent}{keyword} ({value} == {c.integer(case)}) {{")
+            self._block(list(region.block.ops), indent + "    ")
+            keyword = "} else if"
+        if keyword != "if":
+            self.body.append(f"{indent}}} else {{")
+        self._block(list(op.default_region.block.ops), indent + "    ")
+        if keyword != "if":
+            self.body.append(f"{indent}}}")
+
+    def _nest(self, op: affine.ForOp, indent: str) -> None:
+        """The nest's kernel call; what the call needs, before the loop."""
+        lines, native = self._nest_source(op, self._python)
+        if not native:
+            raise Unsupported("a nest of the loop runs as NumPy calls")
+        call = CALL.fullmatch(lines[-1])
+        if call is None:
+            raise Unsupported("a nest of the loop runs Python around its kernel")
+        for line in lines[:-1]:
+            if not _prepares(line):
+                raise Unsupported(f"a nest of the loop runs {line.strip()!r}")
+        self.before += lines[:-1]
+        kernel, arguments = call[2], call[3].split(", ") if call[3] else []
+        for position in self.env.writes.get(kernel, range(len(arguments))):
+            self.written.add(arguments[position])
+        self.pointers.update(dict.fromkeys(arguments))
+        self.calls.append(kernel)
+        passed = ", ".join(f"@{a}@" for a in arguments)
+        self.body.append(f"{indent}{kernel}({passed});")
+
+    # -- values -----------------------------------------------------------
+
+    def _load(self, op: affine.LoadOp | memref.LoadOp, indent: str) -> None:
+        if op.memref in self.env.scalars:  # a constant: a literal
+            self._locals[op.result] = c.literal(
+                self.env.scalars[op.memref], op.result.type
+            )
+            return
+        element = self._element(op.memref, op, written=False)
+        self._define(indent, op.result, element)
+
+    def _element(
+        self,
+        buffer: SSAValue,
+        op: affine.LoadOp | affine.StoreOp | memref.LoadOp | memref.StoreOp,
+        written: bool,
+    ) -> str:
+        """The C lvalue of the element `op` reads or writes (its indices
+        constants: the loop's scalars)."""
+        buffer_type = buffer.type
+        assert isinstance(buffer_type, MemRefType)
+        shape = tuple(buffer_type.get_shape())
+        index = _constant_index(op)
+        if any(not 0 <= i < n for i, n in zip(index, shape, strict=True)):
+            raise Unsupported(f"'{op.name}' outside its buffer")
+        strides = buffer_type.get_strides() or element_strides(shape)
+        if any(s is None for s in strides):
+            raise Unsupported("a buffer of dynamic strides")
+        dtype = numpy_dtype(buffer_type.element_type)
+        pointer = self._cells.get(buffer)
+        if pointer is None:
+            pointer = self._cells[buffer] = self.env.fresh("p")
+            axes = tuple(a for a, n in enumerate(shape) if n > 1)
+            byte_strides = tuple(strides[a] * dtype.itemsize for a in axes)
+            self.before.append(
+                f"{self._python}{pointer} = address("
+                f"{self.env.name(buffer)}, {axes}, {byte_strides}, 0)"
+            )
+            self.pointers[pointer] = None
+        if written:
+            self.written.add(pointer)
+        offset = sum(i * s for i, s in zip(index, strides, strict=True))
+        return f"(({c.C_TYPES[dtype]} *) @{pointer}@)[{offset}]"
+
+    def _define(self, indent: str, value: SSAValue, expression: str) -> None:
+        name = f"s{self._values}"
+        self._values += 1
+        self._locals[value] = name
+        self.body.append(f"{indent}{self._c_type(value)} {name} = {expression};")
+
+    def _local(self, value: SSAValue) -> str:
+        if value in self._locals:
+            return self._locals[value]
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp):  # defined before the loop
+            return c.literal(constant_value(owner), value.type)
+        raise Unsupported("a scalar from outside the loop")
+
+    @staticmethod
+    def _c_type(value: SSAValue) -> str:
+        dtype = numpy_dtype(value.type)
+        if dtype not in c.C_TYPES:
+            raise Unsupported(f"a scalar of {dtype} in the loop")
+        return c.C_TYPES[dtype]
+
+
+_ARGUMENT = re.compile(r"@(\w+)@")
+"""An address the function takes, by its Python name (its parameter once
+they are numbered)."""
+
+
+def _prepares(line: str) -> bool:
+    """Whether `line` binds a name to what only `PREPARED_CALLS` compute."""
+    statement = ast.parse(line.strip()).body[0]
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return False
+    return all(
+        ast.unparse(node.func) in PREPARED_CALLS
+        for node in ast.walk(statement.value)
+        if isinstance(node, ast.Call)
+    )
+
+
+def _constant_index(
+    op: affine.LoadOp | affine.StoreOp | memref.LoadOp | memref.StoreOp,
+) -> tuple[int, ...]:
+    """The element `op` accesses, its indices constants (else `Unsupported`)."""
+    values = []
+    for operand in op.indices:
+        owner = operand.owner
+        if not isinstance(owner, arith.ConstantOp):
+            raise Unsupported(f"'{op.name}' at a computed index in the loop")
+        values.append(int(constant_value(owner)))
+    if isinstance(op, affine.LoadOp | affine.StoreOp):
+        affine_map = op.map.data
+        dims = values[: affine_map.num_dims]
+        return tuple(affine_map.eval(dims, values[affine_map.num_dims :]))
+    return tuple(values)
+
+
+def _check_scratch(op: memref.AllocOp | memref.AllocaOp) -> None:
+    """Refuse a buffer made in the loop unless it is freed in the block
+    that makes it (scratch of one iteration, which one buffer made before
+    the loop serves: nothing of it is read in a later iteration) and of
+    static shape."""
+    if op.operands:
+        raise Unsupported("a buffer of dynamic shape made in the loop")
+    block = op.parent_block()
+    if isinstance(op, memref.AllocaOp):
+        return
+    freed = any(
+        isinstance(use.operation, memref.DeallocOp)
+        and use.operation.parent_block() is block
+        for use in op.results[0].uses
+    )
+    if not freed:
+        raise Unsupported("a buffer made in the loop outlives its iteration")
