@@ -150,19 +150,22 @@ def timed(om: Path, path: Path, feeds: dict, threads: int, runs: int):
 def runs_as(model) -> str:
     """`plan` for a graph sunk whole run from its `.om`'s plan, else its
     sunk parts and the ops run on the host (`--trace` lists them); with the
-    loop nests run element by element in Python, if any (a cliff)."""
+    loop nests run element by element and the loops iterated in Python, if
+    any (cliffs: `CompiledFunction.slow_paths`)."""
     from ge_runtime.engines.served import ServedModel
 
     if isinstance(model, ServedModel):
-        scalar = len(model.function.compiled.scalar_nests)
-        return f"plan, {scalar} nest(s) element by element" if scalar else "plan"
+        slow = model.function.compiled.slow_paths(reasons=False)
+        return f"plan, {slow}" if slow else "plan"
     steps = model.steps()
-    scalar = sum(
-        len(part.compiled.scalar_nests) for part in model.parts if part.compiled
+    slow = "; ".join(
+        found
+        for part in model.parts
+        if part.compiled and (found := part.compiled.slow_paths(reasons=False))
     )
     host = len(steps) - steps.count("sunk")
     text = f"{steps.count('sunk')} parts, {host} host ops"
-    return f"{text}, {scalar} nest(s) element by element" if scalar else text
+    return f"{text}, {slow}" if slow else text
 
 
 def _times(run, args: tuple, count: int) -> list[float]:

@@ -308,19 +308,17 @@ class SunkPart:
 
     @property
     def how(self) -> str:
-        """`jit`, `N streams`, or `reference: <why>`; with the loop nests the
-        JIT runs element by element in Python, if any (`jit, 2 nests element
-        by element: 'memref.store' is not vectorised`: a part that may run
-        hundreds of times slower than its kernels would)."""
+        """`jit`, `N streams`, or `reference: <why>`; with what the JIT runs
+        element by element or iteration by iteration in Python, if anything
+        (`jit, 2 nest(s) element by element: 'memref.store' is not
+        vectorised`: a part that may run hundreds of times slower than its
+        kernels would; `CompiledFunction.slow_paths`)."""
         if self.stream_count > 1:
             return f"{self.stream_count} streams"
         if self.jit_failure is not None:
             return f"reference: {self.jit_failure}"
-        scalar = [] if self.compiled is None else self.compiled.scalar_nests
-        if not scalar:
-            return "jit"
-        reasons = "; ".join(sorted(set(scalar)))
-        return f"jit, {len(scalar)} nest(s) element by element: {reasons}"
+        slow = "" if self.compiled is None else self.compiled.slow_paths()
+        return f"jit, {slow}" if slow else "jit"
 
 
 def sink_graph(

@@ -482,12 +482,12 @@ class FunctionCompiler:
             error = self.env.add_global(JITError, "e")
         return f"raise {error}({prefix!r} + {runaway}())"
 
-    def _nest(self, op: affine.ForOp, indent: str) -> tuple[list[str], bool]:
+    def _nest(self, op: affine.ForOp, indent: str) -> tuple[list[str], str | None]:
         """A nest's source (`nest_source`), counted as vectorised."""
-        lines, native = nest_source(op, self.env, self.kernels, indent)
+        lines, not_native = nest_source(op, self.env, self.kernels, indent)
         self.vectorised += 1
-        self.native_nests += native
-        return lines, native
+        self.native_nests += not_native is None
+        return lines, not_native
 
     def _call(self, op: func.CallOp, indent: str, top: bool) -> list[str]:
         """`func.call`: a fresh copy of the callee's body, inline (its

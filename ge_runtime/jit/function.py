@@ -100,6 +100,24 @@ class CompiledFunction:
     )
     """The workspace's buffers, scratch size and namespace name (`workspace_pool`)."""
 
+    def slow_paths(self, reasons: bool = True) -> str:
+        """What of the function Python runs element by element or iteration
+        by iteration (a cliff: hundreds of times slower than its kernels),
+        with why when `reasons`; empty if nothing.
+
+        `2 nest(s) element by element: 'memref.store' is not vectorised;
+        1 loop(s) iterated in Python: a nest of the loop runs as NumPy calls`
+        """
+        parts = []
+        for found, what in (
+            (self.scalar_nests, "nest(s) element by element"),
+            (self.python_loops, "loop(s) iterated in Python"),
+        ):
+            if found:
+                why = f": {'; '.join(sorted(set(found)))}" if reasons else ""
+                parts.append(f"{len(found)} {what}{why}")
+        return "; ".join(parts)
+
     def to_entry(self) -> dict[str, Any]:
         """What `cache.entries` saves: the source and its namespace's objects."""
         _, _, pool = self.workspace

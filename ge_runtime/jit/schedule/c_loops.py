@@ -58,9 +58,9 @@ from ge_runtime.jit.ops import OPS, constant_value, numpy_dtype, predicate
 from ge_runtime.jit.schedule.kernel_calls import CALL
 from ge_runtime.run_inputs import iteration_budget
 
-NestSource = Callable[[affine.ForOp, str], tuple[list[str], bool]]
-"""A top-level nest's Python lines, and whether they are a C kernel's call
-(`schedule.kernels.nest_source`)."""
+NestSource = Callable[[affine.ForOp, str], tuple[list[str], str | None]]
+"""A top-level nest's Python lines, and None if they are a C kernel's call,
+else why not (`schedule.kernels.nest_source`)."""
 
 Binding = Callable[[Operation, str], list[str]]
 """The Python lines binding what an op makes (a view, a constant global)."""
@@ -243,9 +243,9 @@ class CLoop:
 
     def _nest(self, op: affine.ForOp, indent: str) -> None:
         """The nest's kernel call; what the call needs, before the loop."""
-        lines, native = self._nest_source(op, self._python)
-        if not native:
-            raise Unsupported("a nest of the loop runs as NumPy calls")
+        lines, not_native = self._nest_source(op, self._python)
+        if not_native is not None:
+            raise Unsupported(f"a nest of the loop runs as NumPy calls: {not_native}")
         call = CALL.fullmatch(lines[-1])
         if call is None:
             raise Unsupported("a nest of the loop runs Python around its kernel")

@@ -23,15 +23,15 @@ from ge_runtime.jit.emit.scalar import CodeEnv
 
 def nest_source(
     op: affine.ForOp, env: CodeEnv, kernels: str, indent: str
-) -> tuple[list[str], bool]:
-    """The source of a top-level nest and whether it is a native kernel
-    call: a C kernel when the kernels are C and it takes the nest (any nest
-    but a matrix product; a nest of a structure seen before replays that
-    one's emission, `native_memo`), else NumPy calls (`Unsupported` if
-    neither)."""
-    if kernels == "c":
-        try:
-            return NativeMemo.of(env).compile(op, env, indent, c.CNest), True
-        except Unsupported:
-            pass
-    return NestVectoriser(op, env).compile(indent), False
+) -> tuple[list[str], str | None]:
+    """The source of a top-level nest, and None if it is a native kernel
+    call, else why not: a C kernel when the kernels are C and it takes the
+    nest (any nest but a matrix product; a nest of a structure seen before
+    replays that one's emission, `native_memo`), else NumPy calls
+    (`Unsupported` if neither)."""
+    if kernels != "c":
+        return NestVectoriser(op, env).compile(indent), f"{kernels} kernels"
+    try:
+        return NativeMemo.of(env).compile(op, env, indent, c.CNest), None
+    except Unsupported as reason:
+        return NestVectoriser(op, env).compile(indent), str(reason)
