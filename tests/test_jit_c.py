@@ -1001,9 +1001,9 @@ func.func @main(%x: memref<3x17xf32>, %flag: memref<1xf32>) -> memref<3x17xf32> 
 )
 
 
-def test_consecutive_c_kernels_in_a_branch_are_one_call():
-    """Two nests in a row inside a branch: one call there too (at the
-    branch's indentation), the other branch's one kernel called as it is;
+def test_a_branch_and_its_kernels_are_one_call():
+    """A condition and two branches of C kernels: one C function (the
+    comparison, the branches and their kernels: `c_regions`), called once;
     both branches as the NumPy path computes them."""
     x = special((3, 17))
     compiled, _, _, _ = three_ways(BRANCHED_NESTS, x, np.ones(1, np.float32))
@@ -1014,7 +1014,32 @@ def test_consecutive_c_kernels_in_a_branch_are_one_call():
         np.testing.assert_array_equal(compiled(x, flags)[0], want)
     jitted = compiled.source.split("def jitted")[1].splitlines()
     calls = [line for line in jitted if line.lstrip().startswith("k")]
-    assert len(calls) == 2 and all(c.startswith("        k") for c in calls), calls
+    assert len(calls) == 1 and calls[0].startswith("    k"), calls
+    assert not any(line.lstrip().startswith("if ") for line in jitted)
+    source = library_source(compiled)
+    name = calls[0].split("(")[0].strip()
+    region = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}\n", source, re.S)
+    assert region is not None, source
+    assert "if (" in region[1], region[1]
+    assert len(re.findall(r"\bk\d+\(", region[1])) == 3, region[1]
+
+
+def test_consecutive_c_kernels_in_a_python_branch_are_one_call():
+    """A branch Python runs (its other branch has an op C kernels leave to
+    NumPy, `arith.remf`): its two C kernels in a row are one call, at the
+    branch's indentation."""
+    then, otherwise = BRANCHED_NESTS.rsplit("arith.mulf %v, %two", 1)
+    text = then + "arith.remf %v, %two" + otherwise
+    x = special((3, 17))
+    compiled, _, _, _ = three_ways(text, x, np.ones(1, np.float32))
+    numpy_path = compile_module(text, kernels="numpy")
+    for flag in (1.0, -1.0):
+        flags = np.full(1, flag, np.float32)
+        (want,) = numpy_path(x, flags)
+        np.testing.assert_array_equal(compiled(x, flags)[0], want)
+    jitted = compiled.source.split("def jitted")[1].splitlines()
+    calls = [line for line in jitted if line.lstrip().startswith("k")]
+    assert len(calls) == 1 and calls[0].startswith("        k"), calls
     source = library_source(compiled)
     name = calls[0].split("(")[0].strip()
     sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)

@@ -80,7 +80,7 @@ from ge_runtime.jit.ops import (
     jit_failure,
     numpy_dtype,
 )
-from ge_runtime.jit.schedule.c_loops import CLoop
+from ge_runtime.jit.schedule import c_regions
 from ge_runtime.jit.schedule.hoist import (
     drop_unread,
     hoist_invariants,
@@ -103,6 +103,10 @@ from passes.lowering.convert_ge_to_loops import (
     graph_constants,
     weight_key,
 )
+
+CONTROL_FLOW = (scf.IfOp, scf.IndexSwitchOp, scf.WhileOp)
+UNGROUPED = (affine.ForOp, scf.ConditionOp, scf.YieldOp)
+"""Region candidates left out of runs (`FunctionCompiler._runs`)."""
 
 _CACHE: dict[str, CompiledFunction] = {}
 _LOWERED: dict[str, str] = {}
@@ -357,22 +361,92 @@ class FunctionCompiler:
     def emit_block(
         self, ops: Sequence[Operation], indent: str, top: bool = False
     ) -> list[str]:
-        """Source for a block's ops: nests vectorised where they can be, `scf`
-        control flow as Python control flow around them; at the top level,
-        allocations reuse this thread's workspace; merged copies of buffers
-        are reused from nest to nest at the top level only (`relayouts`)."""
+        """Source for a block's ops: nests vectorised where they can be, runs
+        of scalar work and control flow one C call where they can be
+        (`c_regions`), else Python statements around the nests' calls; at
+        the top level, allocations reuse this thread's workspace; merged
+        copies of buffers are reused from nest to nest at the top level only
+        (`relayouts`)."""
         relayouts = self.env.relayouts
+        lines: list[str] = []
         if not top or self.calling:
             enabled, relayouts.enabled = relayouts.enabled, False
             try:
-                return self._emit_ops(ops, indent, top)
+                for run, region in self._runs(ops):
+                    lines += self._emit_run(run, region, indent, top)
+                return lines
             finally:
                 relayouts.enabled = enabled
-        lines: list[str] = []
-        for op in ops:
-            lines += self._emit_ops([op], indent, top)
-            relayouts.commit(op, self.env.constants)
+        for run, region in self._runs(ops):
+            lines += self._emit_run(run, region, indent, top)
+            for op in run:
+                relayouts.commit(op, self.env.constants)
         return lines
+
+    def _runs(self, ops: Sequence[Operation]) -> list[tuple[list[Operation], bool]]:
+        """`ops` in runs, each with whether to try it as a C region: every
+        maximal run of region candidates with work in it, and every other op
+        on its own (nests, whose calls `kernel_calls` merges as they are; a
+        block's terminator, its control flow's)."""
+        if not (self.vectorize and self.kernels == "c"):
+            return [([op], False) for op in ops]
+        runs: list[tuple[list[Operation], bool]] = []
+        pending: list[Operation] = []
+
+        def flush() -> None:
+            if c_regions.worth_a_region(pending):
+                runs.append((list(pending), True))
+            else:
+                runs.extend(([op], False) for op in pending)
+            pending.clear()
+
+        for op in ops:
+            if c_regions.candidate(op) and not isinstance(op, UNGROUPED):
+                pending.append(op)
+            else:
+                flush()
+                runs.append(([op], False))
+        flush()
+        return runs
+
+    def _emit_run(
+        self, run: list[Operation], region: bool, indent: str, top: bool
+    ) -> list[str]:
+        """A run's source: one C call (`CRegion`) if `region` and it can be;
+        else, if it is several ops, each control-flow op of it tried as a
+        region alone; Python statements for the rest. A loop that stays
+        Python is recorded with why (`python_loops`)."""
+        if region:
+            try:
+                return self._region(run, indent, top)
+            except Unsupported as reason:
+                if len(run) == 1 and isinstance(run[0], scf.WhileOp):
+                    self.python_loops.append(str(reason))
+                if len(run) > 1:
+                    return [
+                        line
+                        for op in run
+                        for line in self._emit_run(
+                            [op], isinstance(op, CONTROL_FLOW), indent, top
+                        )
+                    ]
+        return self._emit_ops(run, indent, top)
+
+    def _region(self, run: list[Operation], indent: str, top: bool) -> list[str]:
+        """`run` as one C call (`CRegion`), what it binds made as at its
+        level (`top`: the workspace); `Unsupported` if it cannot be (the
+        nests it emitted are not counted then: they are emitted again)."""
+        counts = self.vectorised, self.native_nests
+
+        def bind(made: Operation, at: str) -> list[str]:
+            return self._emit_ops([made], at, top)
+
+        try:
+            region = c_regions.CRegion(self.env, self._nest, bind)
+            return region.emit(run, indent, self._runaway)
+        except Unsupported:
+            self.vectorised, self.native_nests = counts
+            raise
 
     def _emit_ops(self, ops: Sequence[Operation], indent: str, top: bool) -> list[str]:
         lines: list[str] = []
@@ -406,8 +480,8 @@ class FunctionCompiler:
                     if array.size == 1:
                         self.env.scalars[op.memref] = array.reshape(-1)[0]
                 lines.append(f"{indent}{self.env.name(op.memref)} = {name}")
-            elif isinstance(op, scf.IfOp | scf.IndexSwitchOp | scf.WhileOp):
-                lines += self._control_flow(op, indent, top)
+            elif isinstance(op, CONTROL_FLOW):
+                lines += self._control_flow(op, indent)
             elif isinstance(op, func.CallOp):
                 lines += self._call(op, indent, top)
             elif isinstance(op, scf.YieldOp | scf.ConditionOp) and not (
@@ -419,12 +493,10 @@ class FunctionCompiler:
         return lines
 
     def _control_flow(
-        self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str, top: bool
+        self, op: scf.IfOp | scf.IndexSwitchOp | scf.WhileOp, indent: str
     ) -> list[str]:
         """`scf.if` / `scf.index_switch` / `scf.while` (no values carried in
-        SSA form: the lowering keeps them in buffers) as Python statements; a
-        `scf.while` as one C call where it can be (`CLoop`: what it makes
-        before the loop is made as at the level of the loop, `top`)."""
+        SSA form: the lowering keeps them in buffers) as Python statements."""
         inner = indent + "    "
         if op.results or (isinstance(op, scf.WhileOp) and op.arguments):
             raise JITError(f"'{op.name}' carrying values is not supported")
@@ -447,15 +519,6 @@ class FunctionCompiler:
                 lines.append(f"{indent}else:")
                 return lines + self._body(op.default_region, inner)
             return self._body(op.default_region, indent)
-        if self.vectorize and self.kernels == "c":
-            try:
-
-                def bind(made: Operation, at: str) -> list[str]:
-                    return self._emit_ops([made], at, top)
-
-                return CLoop(self.env, self._nest, bind).emit(op, indent, self._runaway)
-            except Unsupported as reason:
-                self.python_loops.append(str(reason))
         condition = op.before_region.block.last_op
         assert isinstance(condition, scf.ConditionOp)
         count = self.env.fresh("n")

@@ -86,7 +86,7 @@ class CompiledFunction:
     """Why each top-level nest that runs in the scalar path was not vectorised."""
     python_loops: list[str] = field(default_factory=list)
     """Why each loop whose iterations Python drives is not one C call
-    (`schedule.c_loops`)."""
+    (`schedule.c_regions`)."""
     reuses_workspace: bool = False
     """Whether results may be views of buffers the next call overwrites."""
     prepare: Callable[..., tuple[Any, ...]] = lambda: ()

@@ -471,15 +471,20 @@ class CLibrary:
         self._add_caller(name, code, len(passed), [kernel for kernel, _ in calls])
         return f"    {name}({', '.join(passed)})", making
 
-    def caller(self, parameters: list[str], body: list[str], calls: list[str]) -> str:
+    def caller(
+        self, parameters: list[str], body: list[str], calls: list[str], returns: bool
+    ) -> str:
         """The name of a new kernel of `parameters` and `body`, C statements
-        calling kernels (`calls`, defined before) among others, that
-        returns an `int64_t` status (`loops.CLoop`: a loop run in C)."""
+        calling kernels (`calls`, defined before) among others, returning an
+        `int64_t` status with `returns` (`c_regions.CRegion`: scalar work
+        and control flow in C)."""
         name = self.env.fresh("k")
-        opening = f"int64_t {name}({', '.join(parameters)}) {{"
+        result = "int64_t" if returns else "void"
+        opening = f"{result} {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
         self._add_caller(name, code, len(parameters), calls)
-        self._returning.add(name)
+        if returns:
+            self._returning.add(name)
         return name
 
     def _add_caller(

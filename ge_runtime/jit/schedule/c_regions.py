@@ -1,16 +1,19 @@
-"""Loops as C: an `scf.while` whose iterations all run in one C call.
+"""Scalar work and control flow as C: a run of them in one C call.
 
-`ge.while` lowers to an `scf.while` over buffers
-(`passes.lowering.control_flow`): its regions hold loop nests, which are C
-kernels, and the scalar work between them (the condition and the trip
-counter: loads of one-element buffers, their arithmetic, stores back).
-Driven from Python, every iteration runs those statements in the
-interpreter and makes a `ctypes` call per run of kernels. `CLoop` writes the
-whole loop as one C function: it calls the nests' kernels, computes the
-scalars in locals and counts the iterations against the run's budget
-(`run_inputs.iteration_budget`, passed on each call). It returns 0, or the
-number of the loop that ran out of its budget, which the Python around the
-call raises as the Python loop would:
+Between its loop nests (C kernels), a generated function has scalar work
+and control flow: an `If`'s condition (a tensor's mean compared with 0:
+loads of one-element buffers, their arithmetic, stores back), the branches,
+and `scf.while` loops (`passes.lowering.control_flow`), whose iterations
+run kernels and count trips. Run as Python, each statement goes through the
+interpreter, and each run of kernels between them is a `ctypes` call of its
+own (per iteration, in a loop). `CRegion` writes a run of such ops of one
+block as one C function: it computes the scalars in locals, runs branches
+and loops as C control flow calling their nests' kernels, and counts each
+loop's trips against the run's budget (`run_inputs.iteration_budget`,
+passed on each call). A region without loops is a kernel like the nests',
+which `kernel_calls` merges with the calls around it; one with loops
+returns 0, or the number of the loop that ran out of its budget, which the
+Python around the call raises as the Python loop would:
 
 ```c
 int64_t k9(void *a0, void *a1, void *a2, void *budget) {
@@ -28,16 +31,15 @@ int64_t k9(void *a0, void *a1, void *a2, void *budget) {
 }
 ```
 
-The nests become kernels as anywhere else (`schedule.kernels.nest_source`);
-what their calls need (addresses, weights packed once) is computed before
-the loop: every buffer the loop reads or writes is made before it, so each
-address holds on every iteration. Views and constant globals the regions
-take are made before the loop too. `scf.if` / `scf.index_switch` / a nested
-`scf.while` are C control flow. A loop with anything else (a nest NumPy or
-BLAS runs, an op C does not spell, a call) raises `Unsupported`: its
-iterations stay Python control flow around its kernels. A buffer an
-iteration makes and frees (an accumulator's scratch) is made once, before
-the loop.
+The nests inside branches and loops become kernels as anywhere else
+(`schedule.kernels.nest_source`); what their calls need (addresses, weights
+packed once) is computed before the region: every buffer it reads or
+writes is made before it, so each address holds on every iteration. Views,
+constants and constant globals are bound in Python before it too; a buffer
+a branch or an iteration makes and frees (an accumulator's scratch) is made
+once, before it. A region with anything else (a nest NumPy or BLAS runs,
+an op C does not spell, a call, a scalar the code after it reads) raises
+`Unsupported`: its ops stay Python statements around their kernels.
 """
 
 from __future__ import annotations
@@ -86,8 +88,57 @@ addresses and pack its weights (`native_operands._packed_weight`), nothing
 that reads what the loop writes."""
 
 
-class CLoop:
-    """One `scf.while` (and what it nests) as a C function and its call."""
+KNOWN = (
+    affine.ForOp,
+    affine.LoadOp,
+    affine.StoreOp,
+    memref.LoadOp,
+    memref.StoreOp,
+    memref.AllocOp,
+    memref.AllocaOp,
+    memref.DeallocOp,
+    arith.ConstantOp,
+    scf.IfOp,
+    scf.IndexSwitchOp,
+    scf.WhileOp,
+    scf.YieldOp,
+    scf.ConditionOp,
+    *VIEWS,
+)
+"""Ops a region takes besides the scalar ops C spells (`c.check_op`)."""
+
+WORK = (
+    affine.LoadOp,
+    affine.StoreOp,
+    memref.LoadOp,
+    memref.StoreOp,
+    scf.IfOp,
+    scf.IndexSwitchOp,
+    scf.WhileOp,
+)
+"""Ops that make a run worth a region: without one, a run is kernel calls
+and bindings, which `kernel_calls` merges as they are."""
+
+
+def candidate(op: Operation) -> bool:
+    """Whether `op` may be in a region (what it nests is checked by
+    `CRegion.emit`): a loop nest, control flow, an op binding a buffer or
+    a constant, or a scalar op of C (`ops.OPS`' spellings)."""
+    if isinstance(op, KNOWN):
+        return True
+    return (predicate(op) is not None or op.name in OPS) and all(
+        not isinstance(result.type, MemRefType) for result in op.results
+    )
+
+
+def worth_a_region(ops: Sequence[Operation]) -> bool:
+    """Whether a run of candidates has work Python would do op by op."""
+    return any(isinstance(op, WORK) or not isinstance(op, KNOWN) for op in ops)
+
+
+class CRegion:
+    """A run of ops of one block (and what they nest) as a C function and
+    its call."""
 
     def __init__(self, env: CodeEnv, nest_source: NestSource, binding: Binding):
         self.env = env
@@ -104,35 +155,48 @@ class CLoop:
         self.calls: list[str] = []
         self._locals: dict[SSAValue, str] = {}
         self._cells: dict[SSAValue, str] = {}
-        """Each buffer whose elements the loop reads or writes itself: the
+        """Each buffer whose elements the region reads or writes itself: the
         Python name of its address."""
         self._python = ""
         """The indentation of the Python lines."""
         self._values = 0
 
     def emit(
-        self, op: scf.WhileOp, indent: str, runaway: Callable[[scf.WhileOp], str]
+        self,
+        ops: Sequence[Operation],
+        indent: str,
+        runaway: Callable[[scf.WhileOp], str],
     ) -> list[str]:
-        """Python lines running `op` in one C call; `runaway(loop)` is the
-        statement raising that `loop` ran out of its budget."""
-        self._check(op)
+        """Python lines running `ops` (consecutive ops of one block, each a
+        `candidate`) in one C call; `runaway(loop)` is the statement raising
+        that `loop` ran out of its budget."""
+        for op in ops:
+            self._check(op)
+        _check_escapes(ops)
         self._python = indent
-        self._while(op, "    ")
+        self._block(ops, "    ")
         if len(self.pointers) >= c.MAX_ARGUMENTS:
             raise Unsupported(f"{len(self.pointers)} buffers: more than ctypes passes")
         position = {name: i for i, name in enumerate(self.pointers)}
         body = [
             _ARGUMENT.sub(lambda m: f"a{position[m[1]]}", line) for line in self.body
         ]
-        parameters = [f"void *a{i}" for i in range(len(position))] + ["void *budget"]
+        parameters = [f"void *a{i}" for i in range(len(position))]
         library = c.CLibrary.of(self.env)
-        name = library.caller(parameters, [*body, "    return 0;"], self.calls)
-        self.env.writes[name] = tuple(position[p] for p in self.written)
         self.env.namespace["address"] = address
+        pointers = list(self.pointers)
+        if not self.loops:  # a kernel like the nests'
+            name = library.caller(parameters, body, self.calls, returns=False)
+            self.env.writes[name] = tuple(position[p] for p in self.written)
+            return [*self.before, f"{indent}{name}({', '.join(pointers)})"]
+        parameters.append("void *budget")
+        name = library.caller(
+            parameters, [*body, "    return 0;"], self.calls, returns=True
+        )
+        self.env.writes[name] = tuple(position[p] for p in self.written)
         status = self.env.fresh("r")
         budget = self.env.add_global(iteration_budget, "c")  # read per run
-        cap = f"min({budget}(), {BUDGET_CAP})"
-        arguments = ", ".join([*self.pointers, cap])
+        arguments = ", ".join([*pointers, f"min({budget}(), {BUDGET_CAP})"])
         lines = [*self.before, f"{indent}{status} = {name}({arguments})"]
         for number, loop in enumerate(self.loops, 1):
             lines += [
@@ -142,39 +206,43 @@ class CLoop:
         return lines
 
     def _check(self, op: Operation) -> None:
-        """Refuse a loop with an op the C function cannot run before any of
-        its nests becomes a kernel."""
+        """Refuse an op (or an op it nests) the C function cannot run, before
+        any nest becomes a kernel."""
         for inner in op.walk():
-            if inner is op or isinstance(inner.parent_op(), affine.ForOp):
-                continue
+            if isinstance(inner.parent_op(), affine.ForOp):
+                continue  # the nest's kernel's
+            if not candidate(inner):
+                raise Unsupported(f"'{inner.name}' in C control flow")
             if isinstance(inner, memref.AllocOp | memref.AllocaOp):
-                if self.env.poison:  # NaN anew in each iteration
-                    raise Unsupported("a poisoned buffer made in the loop")
-                _check_scratch(inner)
-                continue
-            if isinstance(inner, scf.WhileOp | scf.IfOp | scf.IndexSwitchOp):
+                if inner is not op:
+                    self._check_scratch(inner)
+            elif isinstance(inner, scf.WhileOp | scf.IfOp | scf.IndexSwitchOp):
                 if inner.results:
                     raise Unsupported(f"'{inner.name}' carrying values")
-                continue
-            known = (
-                affine.ForOp,
-                affine.LoadOp,
-                affine.StoreOp,
-                memref.LoadOp,
-                memref.StoreOp,
-                memref.DeallocOp,
-                arith.ConstantOp,
-                scf.YieldOp,
-                scf.ConditionOp,
-                *VIEWS,
-            )
-            if isinstance(inner, known):
-                continue
-            if predicate(inner) is None and inner.name not in OPS:
-                raise Unsupported(f"'{inner.name}' in the loop")
-            c.check_op(inner)
-            for result in inner.results:
-                self._c_type(result)
+            elif not isinstance(inner, KNOWN):
+                c.check_op(inner)
+                for result in inner.results:
+                    self._c_type(result)
+
+    def _check_scratch(self, op: memref.AllocOp | memref.AllocaOp) -> None:
+        """Refuse a buffer made in a branch or loop unless it is of static
+        shape and freed in the block that makes it (scratch, which one
+        buffer made before the region serves: nothing of it is read after
+        its block), or made NaN anew each time (`poison`)."""
+        if self.env.poison:
+            raise Unsupported("a poisoned buffer made in a branch or loop")
+        if op.operands:
+            raise Unsupported("a buffer of dynamic shape made in a branch or loop")
+        if isinstance(op, memref.AllocaOp):
+            return
+        block = op.parent_block()
+        freed = any(
+            isinstance(use.operation, memref.DeallocOp)
+            and use.operation.parent_block() is block
+            for use in op.results[0].uses
+        )
+        if not freed:
+            raise Unsupported("a buffer made in a branch or loop outlives it")
 
     # -- statements -------------------------------------------------------
 
@@ -191,10 +259,11 @@ class CLoop:
             elif isinstance(op, scf.IndexSwitchOp):
                 self._switch(op, indent)
             elif isinstance(op, (*VIEWS, memref.AllocOp, memref.AllocaOp)):
+                if any(v in self._locals for v in op.operands):
+                    raise Unsupported(f"'{op.name}' of a scalar the region computes")
                 self.before += self._binding(op, self._python)
-            elif isinstance(op, arith.ConstantOp):
-                value = constant_value(op)
-                self._locals[op.result] = c.literal(value, op.result.type)
+            elif isinstance(op, arith.ConstantOp):  # a literal; a name for views
+                self.before += self._binding(op, self._python)
             elif isinstance(op, affine.LoadOp | memref.LoadOp):
                 self._load(op, indent)
             elif isinstance(op, affine.StoreOp | memref.StoreOp):
@@ -242,16 +311,16 @@ class CLoop:
             self.body.append(f"{indent}}}")
 
     def _nest(self, op: affine.ForOp, indent: str) -> None:
-        """The nest's kernel call; what the call needs, before the loop."""
+        """The nest's kernel call; what the call needs, before the region."""
         lines, not_native = self._nest_source(op, self._python)
         if not_native is not None:
-            raise Unsupported(f"a nest of the loop runs as NumPy calls: {not_native}")
+            raise Unsupported(f"a nest runs as NumPy calls: {not_native}")
         call = CALL.fullmatch(lines[-1])
         if call is None:
-            raise Unsupported("a nest of the loop runs Python around its kernel")
+            raise Unsupported("a nest runs Python around its kernel")
         for line in lines[:-1]:
             if not _prepares(line):
-                raise Unsupported(f"a nest of the loop runs {line.strip()!r}")
+                raise Unsupported(f"a nest runs {line.strip()!r}")
         self.before += lines[:-1]
         kernel, arguments = call[2], call[3].split(", ") if call[3] else []
         for position in self.env.writes.get(kernel, range(len(arguments))):
@@ -265,12 +334,12 @@ class CLoop:
 
     def _load(self, op: affine.LoadOp | memref.LoadOp, indent: str) -> None:
         if op.memref in self.env.scalars:  # a constant: a literal
-            self._locals[op.result] = c.literal(
-                self.env.scalars[op.memref], op.result.type
+            self._locals[op.results[0]] = c.literal(
+                self.env.scalars[op.memref], op.results[0].type
             )
             return
         element = self._element(op.memref, op, written=False)
-        self._define(indent, op.result, element)
+        self._define(indent, op.results[0], element)
 
     def _element(
         self,
@@ -279,7 +348,7 @@ class CLoop:
         written: bool,
     ) -> str:
         """The C lvalue of the element `op` reads or writes (its indices
-        constants: the loop's scalars)."""
+        constants: one-element buffers, mostly)."""
         buffer_type = buffer.type
         assert isinstance(buffer_type, MemRefType)
         shape = tuple(buffer_type.get_shape())
@@ -290,6 +359,8 @@ class CLoop:
         if any(s is None for s in strides):
             raise Unsupported("a buffer of dynamic strides")
         dtype = numpy_dtype(buffer_type.element_type)
+        if dtype not in c.C_TYPES:
+            raise Unsupported(f"a buffer of {dtype} in C")
         pointer = self._cells.get(buffer)
         if pointer is None:
             pointer = self._cells[buffer] = self.env.fresh("p")
@@ -315,15 +386,16 @@ class CLoop:
         if value in self._locals:
             return self._locals[value]
         owner = value.owner
-        if isinstance(owner, arith.ConstantOp):  # defined before the loop
+        if isinstance(owner, arith.ConstantOp):
+            self._c_type(value)
             return c.literal(constant_value(owner), value.type)
-        raise Unsupported("a scalar from outside the loop")
+        raise Unsupported("a scalar from before the region")
 
     @staticmethod
     def _c_type(value: SSAValue) -> str:
         dtype = numpy_dtype(value.type)
         if dtype not in c.C_TYPES:
-            raise Unsupported(f"a scalar of {dtype} in the loop")
+            raise Unsupported(f"a scalar of {dtype} in C")
         return c.C_TYPES[dtype]
 
 
@@ -356,7 +428,7 @@ def _constant_index(
     for operand in op.indices:
         owner = operand.owner
         if not isinstance(owner, arith.ConstantOp):
-            raise Unsupported(f"'{op.name}' at a computed index in the loop")
+            raise Unsupported(f"'{op.name}' at a computed index")
         values.append(int(constant_value(owner)))
     if isinstance(op, affine.LoadOp | affine.StoreOp):
         affine_map = op.map.data
@@ -365,20 +437,17 @@ def _constant_index(
     return tuple(values)
 
 
-def _check_scratch(op: memref.AllocOp | memref.AllocaOp) -> None:
-    """Refuse a buffer made in the loop unless it is freed in the block
-    that makes it (scratch of one iteration, which one buffer made before
-    the loop serves: nothing of it is read in a later iteration) and of
-    static shape."""
-    if op.operands:
-        raise Unsupported("a buffer of dynamic shape made in the loop")
-    block = op.parent_block()
-    if isinstance(op, memref.AllocaOp):
-        return
-    freed = any(
-        isinstance(use.operation, memref.DeallocOp)
-        and use.operation.parent_block() is block
-        for use in op.results[0].uses
-    )
-    if not freed:
-        raise Unsupported("a buffer made in the loop outlives its iteration")
+def _check_escapes(ops: Sequence[Operation]) -> None:
+    """Refuse a run one of whose scalars an op after it reads (C locals do
+    not outlive the call)."""
+    members = set(ops)
+    for op in ops:
+        for result in op.results:
+            if isinstance(result.type, MemRefType) or isinstance(op, arith.ConstantOp):
+                continue
+            for use in result.uses:
+                user: Operation | None = use.operation
+                while user is not None and user.parent_block() is not op.parent_block():
+                    user = user.parent_op()
+                if user not in members:
+                    raise Unsupported("a scalar the code after the region reads")

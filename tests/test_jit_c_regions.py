@@ -1,8 +1,11 @@
-"""`scf.while` loops run as one C call (`schedule.c_loops`): their iterations,
-branches, nested loops and iteration budget in C, the same results as the
-reference; a loop the C function cannot run says why and runs in Python."""
+"""Scalar work and control flow run as one C call (`schedule.c_regions`):
+branches, loops' iterations, nested loops and the iteration budget in C, the
+same results as the reference; a loop the C function cannot run says why
+and runs in Python."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -30,7 +33,10 @@ def check(module, inputs: dict[int, np.ndarray], python_loops: list[str] = ()):
     for out, ref in zip(outputs, expected, strict=True):
         assert out.shape == ref.shape and out.dtype == ref.dtype
         np.testing.assert_allclose(out, ref, rtol=2e-6, atol=0)
-        np.testing.assert_array_equal(np.signbit(out), np.signbit(ref))
+        numbers = ~np.isnan(ref)  # a NaN's sign is not a value's
+        np.testing.assert_array_equal(
+            np.signbit(out[numbers]), np.signbit(ref[numbers])
+        )
     return compiled
 
 
@@ -174,7 +180,7 @@ def test_a_loop_with_a_numpy_nest_runs_in_python_and_says_why():
     x_value[:3] = [np.inf, -0.0, np.nan]
     w_value = rng.uniform(0.5, 3, 17).astype(np.float32)
     inputs = {0: np.array(3, np.int32), 1: x_value, 2: w_value}
-    reason = "a nest of the loop runs as NumPy calls: 'arith.remf': not written for C"
+    reason = "a nest runs as NumPy calls: 'arith.remf': not written for C"
     check(
         b.build(),
         inputs,
@@ -201,3 +207,47 @@ def test_each_call_reads_its_own_inputs():
             run_graph(module, inputs), evaluate(module, inputs), strict=True
         ):
             np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0, 0.0])
+def test_a_condition_and_its_branches_are_one_call_with_the_kernels_around(sign):
+    """`If(mean(x) > 0)` (BranchingHead's shape): the mean's scalar work, the
+    comparison and both branches are one C function, merged with the
+    kernels around it into one call; a zero mean takes the else branch."""
+    b = GraphBuilder("g")
+    x = b.data([3, 17], "float32")
+    mean = b.reduce_mean(x, axes=[0, 1])
+    positive = b.greater(mean, b.const(np.float32(0)))
+    (y,) = b.if_(
+        positive,
+        [x],
+        lambda t, v: [t.mul(t.relu(v), t.const(np.float32(2)))],
+        lambda e, v: [e.sub(e.sigmoid(v), v)],
+    )
+    b.output(b.exp(y))
+    rng = np.random.default_rng(4)
+    x_value = rng.uniform(0.1, 1, (3, 17)).astype(np.float32) * np.float32(sign)
+    x_value[0, :3] = [np.inf, -0.0, np.nan] if sign else [0.0, -0.0, 0.0]
+    if sign == 0:
+        x_value[:] = np.where(np.arange(17) % 2, 1.0, -1.0).astype(np.float32)
+    compiled = check(b.build(), {0: x_value})
+    jitted = compiled.source.split("def jitted", 1)[1]
+    assert "if " not in jitted
+    calls = [
+        line for line in jitted.splitlines() if re.fullmatch(r" +k\d+\(.*\)", line)
+    ]
+    assert len(calls) == 1, jitted
+
+
+def test_a_scalar_read_after_the_run_keeps_it_python():
+    """A loaded scalar an op after the run reads (a Clip bound computed from
+    the data, as the mel front end's `max - 80`) cannot be a C local: the
+    run stays Python and the results are the reference's."""
+    b = GraphBuilder("g")
+    x = b.data([5, 17], "float32")
+    top = b.reduce_max(x, axes=[0, 1])
+    floor = b.sub(top, b.const(np.float32(2)))
+    b.output(b.maximum(x, floor))
+    x_value = np.random.default_rng(5).uniform(-4, 4, (5, 17)).astype(np.float32)
+    x_value[1, 2] = -np.inf
+    check(b.build(), {0: x_value})
