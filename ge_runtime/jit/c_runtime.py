@@ -40,7 +40,7 @@ import numpy as np
 
 from ge_dialect.files import write_atomically
 from ge_runtime.jit.cache.folder import kernel_folder
-from ge_runtime.jit.ops import JITError, UnusableSetup
+from ge_runtime.jit.ops import JITError, LocatedJITError, UnusableSetup
 
 KERNELS = ("c", "numpy")
 """What runs the loop nests NumPy calls do not do best: C kernels
@@ -414,8 +414,9 @@ def _cpu_flags() -> str:
 
 _LOCK = threading.Lock()
 _LIBRARIES: dict[str, ctypes.CDLL] = {}
-_ORIGINS: dict[int, tuple[str, str, int]] = {}
-"""id of a kernel -> its library's source, its name, its argument count."""
+_ORIGINS: dict[int, tuple[str, str, int, bool]] = {}
+"""id of a kernel -> its library's source, its name, its argument count,
+whether it returns a status."""
 
 
 def library(source: str) -> ctypes.CDLL:
@@ -573,14 +574,23 @@ def _run(command: list[str]) -> None:
     raise JITError(f"the C compiler {message}")
 
 
-def kernel(source: str, name: str, arguments: int) -> Callable[..., None]:
+def kernel(
+    source: str, name: str, arguments: int, status: bool = False
+) -> Callable[..., int | None]:
     """The function `name` of the library of `source`, taking `arguments`
-    addresses."""
+    addresses; with `status` it returns an `int` (`checked`)."""
     function = getattr(library(source), name)
-    function.restype = None
+    function.restype = ctypes.c_int if status else None
     function.argtypes = [ctypes.c_void_p] * arguments
-    _ORIGINS[id(function)] = (source, name, arguments)
+    _ORIGINS[id(function)] = (source, name, arguments, status)
     return function
+
+
+def checked(status: int, messages: Sequence[str]) -> None:
+    """Raise the diagnostic of the check a kernel's `status` numbers (from
+    1, in `messages`: a gather's index out of range); 0: none failed."""
+    if status:
+        raise LocatedJITError(messages[status - 1])
 
 
 def reduce_kernel(obj: Any) -> tuple[Any, ...] | None:

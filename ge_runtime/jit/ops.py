@@ -415,21 +415,23 @@ OPS: dict[str, Semantics] = {
     "arith.fptosi": Semantics(
         cast,
         "float",
-        c_missing="converting NaN or an out-of-range float is undefined in C "
-        "(NumPy's gives the least integer)",
+        "ge_fptosi_{result}({0})",
         converts=True,
         python=int,
-        special=POISON,
+        special=POISON + "; C and NumPy both give the processor's conversion "
+        "(x86: the least integer of 32 or 64 bits, a narrower type its low bits)",
     ),
     "arith.fptoui": Semantics(
         cast_to_unsigned, "float", c_missing=UNSIGNED, converts=True, special=POISON
     ),
-    "arith.extsi": Semantics(cast, "integer", c_missing=NOT_IN_C, converts=True),
+    "arith.extsi": Semantics(cast, "integer", CAST, converts=True),
     "arith.extui": Semantics(
         cast_unsigned, "integer", c_missing=UNSIGNED, converts=True
     ),
-    "arith.trunci": Semantics(cast, "integer", c_missing=NOT_IN_C, converts=True),
-    "arith.index_cast": Semantics(cast, "integer", c_missing=NOT_IN_C, converts=True),
+    "arith.trunci": Semantics(
+        cast, "integer", CAST, converts=True, special="the low bits (i1: nonzero)"
+    ),
+    "arith.index_cast": Semantics(cast, "integer", CAST, converts=True),
 }
 """Every scalar `arith`/`math` op the JIT computes, by name."""
 

@@ -48,7 +48,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
-from ge_runtime.jit.c_runtime import PART, address, address_table, kernel
+from ge_runtime.jit.c_runtime import PART, address, address_table, checked, kernel
 from ge_runtime.jit.emit.native import NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
@@ -76,6 +76,28 @@ static inline int64_t floordiv(int64_t a, int64_t k) {
 static inline int64_t floormod(int64_t a, int64_t k) {
     int64_t r = a % k;
     return (r != 0 && r < 0) ? r + k : r;
+}
+static inline int32_t ge_fptosi_int32_t(double x) {
+#if defined(__x86_64__) || defined(__i386__)
+    return (x > -0x1p31 - 1.0 && x < 0x1p31) ? (int32_t) x : INT32_MIN;
+#else
+    return x != x ? 0
+        : x >= 0x1p31 ? INT32_MAX : x <= -0x1p31 ? INT32_MIN : (int32_t) x;
+#endif
+}
+static inline int64_t ge_fptosi_int64_t(double x) {
+#if defined(__x86_64__) || defined(__i386__)
+    return (x >= -0x1p63 && x < 0x1p63) ? (int64_t) x : INT64_MIN;
+#else
+    return x != x ? 0
+        : x >= 0x1p63 ? INT64_MAX : x <= -0x1p63 ? INT64_MIN : (int64_t) x;
+#endif
+}
+static inline int8_t ge_fptosi_int8_t(double x) {
+    return (int8_t) ge_fptosi_int32_t(x);
+}
+static inline uint8_t ge_fptosi_uint8_t(double x) {
+    return x != 0;
 }
 extern int ge_threads __attribute__((visibility("hidden")));
 extern int64_t ge_parallel_work __attribute__((visibility("hidden")));
@@ -157,6 +179,10 @@ static inline __attribute__((always_inline)) float ge_log1pf(float x) {
 }
 """
 """What every translation unit starts with (divisors are positive).
+`ge_fptosi_*` convert a float as the processor does, which is NumPy's
+`astype` (a C cast of NaN or of a value out of range is undefined): on x86
+the least integer of 32 or 64 bits, a narrower type the low bits of the
+32-bit one, i1 whether it is nonzero; elsewhere (AArch64) saturated, NaN 0.
 `ge_powf` is C99's `powf` (its special cases the same) through the power
 of the base's magnitude, whose vector variant (`VECTOR_MATH`) takes no
 slow path on a negative base (GPT-2's GELU cubes its inputs): the sign of
@@ -299,24 +325,33 @@ class CLibrary:
         """Each kernel's name by its parameters and body."""
         self._calls: dict[str, list[str]] = {}
         """The kernels each kernel of `sequence` calls."""
+        self.checking: set[str] = set()
+        """The kernels that return a status (`CNest.checks`)."""
         self.parts: list[str] = []
         """The translation units written so far (after the prelude)."""
         self._written = 0
         """How many of `functions` the parts hold."""
         env.deferred.append(self.build)
 
-    def define(self, parameters: str, body: list[str], arguments: int) -> str:
+    def define(
+        self, parameters: str, body: list[str], arguments: int, status: bool = False
+    ) -> str:
         """The name of a kernel of `parameters` and `body`: the one defined
         before with the same code (a repeated block of a network, or the
         same code on another block of its buffers: ShuffleNet's C is 256
         functions, 467 before offsets moved into the addresses), else a
-        new one; every `PART_SIZE` new kernels start compiling as a part."""
+        new one; every `PART_SIZE` new kernels start compiling as a part.
+        With `status` the kernel returns an `int` (its body's `return`s)."""
         key = (parameters, tuple(body))
         name = self._names.get(key)
         if name is None:
             name = self._names[key] = self.env.fresh("k")
-            code = "\n".join([f"void {name}({parameters}) {{", *body, "}", ""])
+            returns = "int" if status else "void"
+            opening = f"{returns} {name}({parameters}) {{"
+            code = "\n".join([opening, *body, "}", ""])
             self.functions.append((name, code, arguments))
+            if status:
+                self.checking.add(name)
             if len(self.functions) - self._written >= PART_SIZE:
                 self._write_part(len(self.functions), start=True)
         return name
@@ -394,7 +429,8 @@ class CLibrary:
         progress.detail(f"the C compiler on {count} kernels")
         source = prelude() + "".join(PART + part for part in self.parts)
         for name, _, arguments in self.functions:
-            self.env.namespace[name] = kernel(source, name, arguments)
+            status = name in self.checking
+            self.env.namespace[name] = kernel(source, name, arguments, status)
 
 
 class CNest(NativeNest):
@@ -478,7 +514,10 @@ class CNest(NativeNest):
             f"{C_TYPES[dtype]} *{qualifier} {argument}"
             for argument, dtype in zip(arguments, self.arg_dtypes, strict=True)
         )
-        name = library.define(parameters, self.tables + self.body, len(arguments))
+        body = self.tables + self.body
+        if self.checks:
+            body.append(f"{self.INDENT}return 0;")
+        name = library.define(parameters, body, len(arguments), bool(self.checks))
         self.env.writes[name] = written
         self.kernel = name, written
         self._bind("address", address)
@@ -497,7 +536,13 @@ class CNest(NativeNest):
                 f"{offset})"
             )
             pointers.append(pointer)
-        return [*lines, f"{indent}{name}({', '.join(pointers)})"]
+        call = f"{name}({', '.join(pointers)})"
+        if self.checks:  # the status the kernel returns raises its diagnostic
+            messages = self._fresh("m")
+            self._bind(messages, tuple(self.checks))
+            self._bind("checked", checked)
+            return [*lines, f"{indent}checked({call}, {messages})"]
+        return [*lines, f"{indent}{call}"]
 
     def _apart(self, written: tuple[int, ...]) -> bool:
         """Whether no buffer the kernel writes shares a byte with another of
@@ -549,6 +594,13 @@ class CNest(NativeNest):
     def _tile_rows(self, extent: int) -> int:
         return tile_rows(extent)
 
+    def _fail_unless(self, indent: str, condition: str, message: str) -> None:
+        self.checks.append(message)
+        self.body.append(f"{indent}if (!({condition})) return {len(self.checks)};")
+
+    def _index_within(self, index: str, size: int) -> str:
+        return f"(uint64_t) ({index}) < {size}u"
+
     def _param(self, value: int) -> str:
         value = int(value)
         return "(-9223372036854775807 - 1)" if value == -(2**63) else str(value)
@@ -597,6 +649,8 @@ class CNest(NativeNest):
         return f"{indent}{C_TYPES[dtype]} {name}[{size}] __attribute__((aligned(64)));"
 
     def _cast(self, dtype: np.dtype, value: str) -> str:
+        if dtype == np.bool_:  # NumPy's: whether it is nonzero
+            return f"((uint8_t) ({value} != 0))"
         return f"(({C_TYPES[dtype]}) {value})"
 
     def _expression(self, op: Operation, operands: list[str]) -> str:
