@@ -387,14 +387,18 @@ class CLibrary:
         return found
 
     def sequence(
-        self, calls: list[tuple[str, list[str]]], table: list[str]
+        self, calls: list[tuple[str, list[str], str | None]], table: list[str]
     ) -> tuple[str, str | None]:
         """A kernel calling the kernels of `calls` in turn, the Python line
         calling it, and the line making its table: the addresses in `table`
         (the same on every call, `kernel_calls.merge_kernel_calls`) it reads
         from one array of them (`c_runtime.address_table`), whose address is
-        its first argument; the others it takes one by one."""
-        names = list(dict.fromkeys(a for _, arguments in calls for a in arguments))
+        its first argument; the others it takes one by one. A call with the
+        name of its messages checks the data: the kernel stops at the first
+        that fails and returns the number of its failed check among all the
+        calls' (their messages one tuple, which its call line passes to
+        `c_runtime.checked`)."""
+        names = list(dict.fromkeys(a for _, arguments, _ in calls for a in arguments))
         row = {name: i for i, name in enumerate(table)}
         position = {
             name: f"t[{row[name]}]" if name in row else f"a{i}"
@@ -410,15 +414,28 @@ class CLibrary:
             passed.insert(0, f"{name}_table")
             making = f"    {name}_table = address_table({', '.join(table)})"
             self.env.namespace["address_table"] = address_table
-        body = [
-            f"    {kernel}({', '.join(position[a] for a in arguments)});"
-            for kernel, arguments in calls
-        ]
-        opening = f"void {name}({', '.join(parameters)}) {{"
+        body = []
+        messages: tuple[str, ...] = ()
+        for callee, arguments, checks in calls:
+            call = f"{callee}({', '.join(position[a] for a in arguments)})"
+            if checks is None:
+                body.append(f"    {call};")
+                continue
+            body.append(f"    if ((s = {call}) != 0) return s + {len(messages)};")
+            messages += self.env.namespace[checks]
+        returns = "void"
+        if messages:
+            returns = "int"
+            body = ["    int s;", *body, "    return 0;"]
+            self.checking.add(name)
+        opening = f"{returns} {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
         self.functions.append((name, code, len(passed)))
-        self._calls[name] = [kernel for kernel, _ in calls]
-        return f"    {name}({', '.join(passed)})", making
+        self._calls[name] = [kernel for kernel, _, _ in calls]
+        call = f"{name}({', '.join(passed)})"
+        if messages:
+            call = f"checked({call}, {self.env.add_global(messages, 'm')})"
+        return f"    {call}", making
 
     def build(self) -> None:
         """Write the last parts, compile (or find) the library and bind each

@@ -28,10 +28,14 @@ def nest_source(
     call: a C kernel when the kernels are C and it takes the nest (any nest
     but a matrix product; a nest of a structure seen before replays that
     one's emission, `native_memo`), else NumPy calls (`Unsupported` if
-    neither)."""
-    if kernels == "c":
-        try:
-            return NativeMemo.of(env).compile(op, env, indent, c.CNest), True
-        except Unsupported:
-            pass
-    return NestVectoriser(op, env).compile(indent), False
+    neither: with both reasons)."""
+    if kernels != "c":
+        return NestVectoriser(op, env).compile(indent), False
+    try:
+        return NativeMemo.of(env).compile(op, env, indent, c.CNest), True
+    except Unsupported as refused:
+        not_c = refused
+    try:
+        return NestVectoriser(op, env).compile(indent), False
+    except Unsupported as reason:
+        raise Unsupported(f"{reason} (C kernel: {not_c})") from None
