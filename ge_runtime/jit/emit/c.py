@@ -40,10 +40,11 @@ reason the entry gives.
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import numpy as np
-from xdsl.dialects import affine
+from xdsl.dialects import affine, arith
 from xdsl.ir import Operation, SSAValue
 
 from ge_runtime.jit import c_runtime
@@ -52,7 +53,14 @@ from ge_runtime.jit.c_runtime import PART, address, address_table, checked, kern
 from ge_runtime.jit.emit.native import NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
-from ge_runtime.jit.ops import CAST, OPS, numpy_dtype, predicate
+from ge_runtime.jit.ops import (
+    CAST,
+    DIVIDES,
+    OPS,
+    constant_value,
+    numpy_dtype,
+    predicate,
+)
 from ge_runtime.offline import progress
 from passes.lowering.index import Div, Mod
 
@@ -65,6 +73,15 @@ C_TYPES = {
     np.dtype(np.bool_): "uint8_t",
 }
 """C types of the element types a kernel takes (`native.NATIVE_TYPES`)."""
+
+UNSIGNED_C_TYPES = {
+    np.dtype(np.int8): "uint8_t",
+    np.dtype(np.int32): "uint32_t",
+    np.dtype(np.int64): "uint64_t",
+    np.dtype(np.bool_): "uint8_t",
+}
+"""The unsigned C type of each integer type's width (`Semantics.c`'s
+`{unsigned}`)."""
 
 PRELUDE = """\
 #include <math.h>
@@ -482,6 +499,20 @@ class CNest(NativeNest):
             numpy_dtype(op.operands[0].type), np.floating
         ):
             raise Unsupported(f"'{op.name}' of integers is left to NumPy")
+        if semantics.c_divisor and not self._divides_as_numpy(op):
+            raise Unsupported(f"'{op.name}' by a divisor not a constant: {DIVIDES}")
+
+    def _divides_as_numpy(self, op: Operation) -> bool:
+        """Whether `op`'s divisor is a constant C divides by as NumPy does
+        (`Semantics.c_divisor`): not 0, and for a signed division not -1."""
+        divisor = op.operands[1]
+        if isinstance(divisor.owner, arith.ConstantOp):
+            value = int(constant_value(divisor.owner))
+        elif divisor in self.env.constants:
+            value = int(self.env.constants[divisor])
+        else:
+            return False
+        return value != 0 and (value != -1 or op.name.endswith("ui"))
 
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
@@ -555,7 +586,9 @@ class CNest(NativeNest):
             pointers.append(pointer)
         call = f"{name}({', '.join(pointers)})"
         if self.checks:  # the status the kernel returns raises its diagnostic
-            messages = self._fresh("m")
+            # named by their text: a nest of the same key replays the binding
+            digest = hashlib.sha256("\n".join(self.checks).encode()).hexdigest()
+            messages = f"m_{digest[:16]}"
             self._bind(messages, tuple(self.checks))
             self._bind("checked", checked)
             return [*lines, f"{indent}checked({call}, {messages})"]
@@ -683,7 +716,8 @@ class CNest(NativeNest):
             return semantics.c_float32.format(*operands)
         assert semantics.c is not None  # `_check_op`
         if not semantics.converts:
-            return semantics.c.format(*operands)
+            types = {"type": C_TYPES[dtype], "unsigned": UNSIGNED_C_TYPES.get(dtype)}
+            return semantics.c.format(*operands, **types)
         source = C_TYPES[numpy_dtype(op.operands[0].type)]
         return semantics.c.format(*operands, source=source, result=C_TYPES[dtype])
 

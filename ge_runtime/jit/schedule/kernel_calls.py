@@ -18,7 +18,7 @@ from ge_runtime.jit.emit.scalar import CodeEnv
 CALL = re.compile(r"( +)(k\d+)\(((?:p\d+, )*p\d+)?\)")
 """A call of a C kernel with addresses (at its indentation)."""
 
-CHECKED_CALL = re.compile(r"( +)checked\((k\d+)\(((?:p\d+, )*p\d+)?\), (m\d+)\)")
+CHECKED_CALL = re.compile(r"( +)checked\((k\d+)\(((?:p\d+, )*p\d+)?\), (m\w+)\)")
 """A call of a C kernel that checks the data, its status raising the
 diagnostic of its failed check (`c_runtime.checked`, the messages' name)."""
 
