@@ -309,8 +309,9 @@ class SunkPart:
     @property
     def how(self) -> str:
         """`jit`, `N streams`, or `reference: <why>`; with the loop nests the
-        JIT runs element by element in Python, if any (`jit, 2 nests element
-        by element: 'memref.store' is not vectorised`: a part that may run
+        JIT runs element by element in Python, if any (`jit, 1 nest(s) element
+        by element: a store through computed indices (a scatter) (C kernel:
+        element type float16 is left to NumPy)`: a part that may run
         hundreds of times slower than its kernels would)."""
         if self.stream_count > 1:
             return f"{self.stream_count} streams"

@@ -20,11 +20,21 @@ for the ops whose entry says so (`ops.Semantics.c_exact`): IEEE `+ - * /`,
 propagates, the second operand on a tie, so `max(0.0, -0.0)` is `-0.0`);
 the C library's transcendental functions are within a few ULP of NumPy's,
 and a sum's multiply-adds may fuse (the language's `FMA`: one rounding per
-term, as BLAS's); gathers through computed indices and float16 stay
-with NumPy (one whose indices are read from constant tables, a resize's
-rows, reads its offsets from a table of them). Only the order of
+term, as BLAS's); float16 stays with NumPy. Only the order of
 a sum's terms may differ, as between the NumPy emitter's reductions and
 the scalar path.
+
+A gather whose indices are read from constant tables (a resize's rows)
+reads its offsets from a table of them. A nest that gathers or scatters
+through indices it computes (ScatterND, GridSample, MaxUnpool, a KV-cache
+write), or checks its data (`cf.assert`), is written exactly as it is
+(`in_order`): its loops in their order, one element at a time, nothing
+tiled, sunk or split over threads, so duplicate positions combine in the
+order they come, as in the scalar path (which ran such nests in Python,
+100-1000x slower). Every computed index is checked against its axis before
+it is used (`_computed_element`); the kernel returns the number of the
+first check that fails and its call raises that check's diagnostic
+(`c_runtime.checked`): never an access outside a buffer.
 """
 
 from __future__ import annotations
