@@ -111,11 +111,11 @@ class NativeNest(LoopTiling, NativeOperands):
         self._footprints: dict[SSAValue, Footprint] = {}
         self._walked: dict[affine.ForOp, list[Operation]] = {}
         self.private: frozenset[SSAValue] = frozenset()
+        """Buffers only this nest uses whose stores need not happen: every
+        load of them reads a value the kernel still holds in a local."""
         self.in_order = False
         """Whether the kernel runs the nest's loops in their order, one
         element at a time, and nothing else (`_data_dependent`)."""
-        """Buffers only this nest uses whose stores need not happen: every
-        load of them reads a value the kernel still holds in a local."""
         self.tape: list[Request] = []
         """What the emission asked of the function's code, in order
         (`_fresh`, `_name`, `_bind`): another nest of the same key replays
@@ -139,13 +139,13 @@ class NativeNest(LoopTiling, NativeOperands):
         self._arguments: dict[SSAValue | str, str] = {}
         self.body: list[str] = []
         self.registers: dict[Element, str] = {}
+        """Buffer elements held in a local while a loop runs (accumulators)."""
         self.checks: list[str] = []
         """The diagnostic of each check the kernel makes (`_fail_unless`):
         the kernel returns the number of the first that fails, from 1."""
         self.in_range: set[tuple[str, int]] = set()
         """Indices (a local's name) checked against an axis of that size
         here (earlier in this loop body or an enclosing one)."""
-        """Buffer elements held in a local while a loop runs (accumulators)."""
         self.known: dict[Element, str] = {}
         """Buffer elements whose value a local holds here (stored or loaded
         earlier in this loop body or an enclosing one, not written since)."""
