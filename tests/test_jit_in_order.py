@@ -20,12 +20,14 @@ import onnx
 import pytest
 from onnx_jit import one_node_model, onnxruntime_outputs, with_output_types
 
+from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
 from ge_frontend.onnx_import import import_onnx
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.compiler import compile_graph, compile_module, run_graph
 from ge_runtime.jit.ops import JITError
+from tools import ge_run
 
 pytestmark = pytest.mark.skipif(
     c_runtime.kernel_choice(None) != "c", reason="runs with C kernels"
@@ -412,3 +414,20 @@ def test_roi_align_max_unpool_and_max_pool_indices():
         kernel_shape=[3, 2], strides=[3, 2],
     )  # fmt: skip
     assert_matches(run_onnx(unpool, unpool_inputs))
+
+
+def test_the_trace_says_a_scatter_runs_on_the_jit(tmp_path, capsys):
+    """`ge-run --trace --check` of a scatter at run-time positions: the part
+    is `jit`, with no nest element by element, and the check passes."""
+    b = GraphBuilder("main")
+    data = b.data([3, 17], "float32", name="data")
+    positions = b.data([2, 1], "int64", name="positions")
+    updates = b.data([2, 17], "float32", name="updates")
+    b.output(b.scatter_nd(data, positions, updates, reduction="add"))
+    graph = tmp_path / "scatter.mlir"
+    graph.write_text(str(b.build()))
+    np.save(tmp_path / "positions.npy", np.array([[2], [-1]]))
+    argv = [str(graph), f"--input=positions={tmp_path / 'positions.npy'}"]
+    assert ge_run.main([*argv, "--random-inputs", "--trace", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "sunk (part 0, jit)" in out and "element by element" not in out, out
