@@ -181,8 +181,8 @@ def test_c_divides_by_a_constant_as_numpy_does(name, divisor):
     )
     (x,) = inputs([element], name)
     x.reshape(-1)[:2] = np.iinfo(np.int32).min, np.iinfo(np.int32).max
-    unsigned = name.endswith("ui")
-    c_taken = divisor != 0 and (divisor != -1 or unsigned)
+    signed = OPS[name].c_divisor == "signed"
+    c_taken = divisor != 0 and not (signed and divisor == -1)
     check_renders(text, [x], c_taken, True)
 
 

@@ -207,10 +207,11 @@ class Semantics:
     """The C expression for float32, where it differs."""
     c_missing: str = ""
     """Why C kernels do not take it (when `c` is None)."""
-    c_divisor: bool = False
-    """Whether its second operand divides: C kernels take it only where that
-    is a constant C divides by as NumPy does (`DIVIDES`): not 0, and for a
-    signed division not -1 (the least integer's quotient overflows)."""
+    c_divisor: str = ""
+    """How its second operand divides, if it does (`signed`, `unsigned`): C
+    kernels take it only where that is a constant C divides by as NumPy
+    does (`DIVIDES`): not 0, and for a signed division not -1 (the least
+    integer's quotient overflows)."""
     c_exact: bool = True
     """Whether C computes it bit for bit as NumPy does (else: the C library's
     function, within a few ULP of NumPy's)."""
@@ -294,21 +295,21 @@ OPS: dict[str, Semantics] = {
         python=_python_divf,
         special="x / 0 is an infinity of the signs' product, 0 / 0 NaN",
     ),
-    "arith.divsi": Semantics(_divsi, "integer", "({0} / {1})", c_divisor=True),
+    "arith.divsi": Semantics(_divsi, "integer", "({0} / {1})", c_divisor="signed"),
     "arith.floordivsi": Semantics(np.floor_divide, "integer", c_missing=DIVIDES),
-    "arith.remsi": Semantics(np.fmod, "integer", "({0} % {1})", c_divisor=True),
+    "arith.remsi": Semantics(np.fmod, "integer", "({0} % {1})", c_divisor="signed"),
     "arith.remui": Semantics(
         _unsigned_value(np.remainder),
         "integer",
         "(({type}) (({unsigned}) {0} % ({unsigned}) {1}))",
-        c_divisor=True,
+        c_divisor="unsigned",
     ),
     "arith.remf": Semantics(np.fmod, "float", c_missing=NOT_IN_C),
     "arith.divui": Semantics(
         _unsigned_value(np.floor_divide),
         "integer",
         "(({type}) (({unsigned}) {0} / ({unsigned}) {1}))",
-        c_divisor=True,
+        c_divisor="unsigned",
     ),
     "arith.negf": Semantics(np.negative, "float", "(-{0})", python=lambda x: -x),
     "arith.maximumf": Semantics(

@@ -512,7 +512,8 @@ class CNest(NativeNest):
             value = int(self.env.constants[divisor])
         else:
             return False
-        return value != 0 and (value != -1 or op.name.endswith("ui"))
+        signed = OPS[op.name].c_divisor == "signed"
+        return value != 0 and not (signed and value == -1)
 
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
