@@ -206,3 +206,38 @@ def test_loop_bounds_given_by_values_are_not_analysed():
   }""",
             "%x: memref<4xf32>, %n: index",
         )
+
+
+SCATTER_ADD = """
+  affine.for %k = 0 to 4 {
+    affine.for %j = 0 to 5 {
+      %p = affine.load %pos[%k] : memref<4xi64>
+      %q = arith.index_cast %p : i64 to index
+      %fits = arith.cmpi slt, %q, %three : index
+      cf.assert %fits, "error: past the end"
+      %old = memref.load %y[%q, %j] : memref<3x5xf32>
+      %new = affine.load %u[%k, %j] : memref<4x5xf32>
+      %s = arith.addf %old, %new : f32
+      memref.store %s, %y[%q, %j] : memref<3x5xf32>
+    }
+  }"""
+
+
+def test_a_scatter_is_exact_only_in_the_nests_own_order():
+    """A store through computed indices may write one element twice: the
+    grid cannot run statement by statement (NumPy), no loop's iterations
+    are independent (threads), and its gather, check and scatter are the
+    nest's data-dependent ops, in program order."""
+    arguments = (
+        "%pos: memref<4xi64>, %y: memref<3x5xf32>, %u: memref<4x5xf32>, %three: index"
+    )
+    nest = loop_nest(SCATTER_ADD, arguments)
+    nest.analyse_values()
+    names = [op.name for op in nest.data_dependent()]
+    assert names == ["cf.assert", "memref.load", "memref.store"]
+    assert [op.name for op in nest.computed_stores()] == ["memref.store"]
+    with pytest.raises(Unsupported, match=r"computed indices \(a scatter\)"):
+        nest.check_dependences()
+    assert not any(
+        nest.carries_no_dependence(axis, lambda a, b: a is b) for axis in (0, 1)
+    )

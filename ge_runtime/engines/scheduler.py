@@ -310,8 +310,9 @@ class SunkPart:
     def how(self) -> str:
         """`jit`, `N streams`, or `reference: <why>`; with what the JIT runs
         element by element or iteration by iteration in Python, if anything
-        (`jit, 2 nest(s) element by element: 'memref.store' is not
-        vectorised`: a part that may run hundreds of times slower than its
+        (`jit, 1 nest(s) element by element: a store through computed
+        indices (a scatter) (C kernel: element type float16 is left to
+        NumPy)`: a part that may run hundreds of times slower than its
         kernels would; `CompiledFunction.slow_paths`)."""
         if self.stream_count > 1:
             return f"{self.stream_count} streams"

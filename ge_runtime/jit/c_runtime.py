@@ -40,7 +40,7 @@ import numpy as np
 
 from ge_dialect.files import write_atomically
 from ge_runtime.jit.cache.folder import kernel_folder
-from ge_runtime.jit.ops import JITError, UnusableSetup
+from ge_runtime.jit.ops import JITError, LocatedJITError, UnusableSetup
 
 KERNELS = ("c", "numpy")
 """What runs the loop nests NumPy calls do not do best: C kernels
@@ -415,7 +415,7 @@ def _cpu_flags() -> str:
 _LOCK = threading.Lock()
 _LIBRARIES: dict[str, ctypes.CDLL] = {}
 _ORIGINS: dict[int, tuple[str, str, int, bool]] = {}
-"""id of a kernel -> its library's source, its name, its argument count and
+"""id of a kernel -> its library's source, its name, its argument count,
 whether it returns a status."""
 
 
@@ -575,15 +575,22 @@ def _run(command: list[str]) -> None:
 
 
 def kernel(
-    source: str, name: str, arguments: int, returns: bool = False
+    source: str, name: str, arguments: int, status: bool = False
 ) -> Callable[..., int | None]:
     """The function `name` of the library of `source`, taking `arguments`
-    addresses, returning an `int64_t` status with `returns`."""
+    addresses; with `status` it returns an `int` (`checked`)."""
     function = getattr(library(source), name)
-    function.restype = ctypes.c_int64 if returns else None
+    function.restype = ctypes.c_int if status else None
     function.argtypes = [ctypes.c_void_p] * arguments
-    _ORIGINS[id(function)] = (source, name, arguments, returns)
+    _ORIGINS[id(function)] = (source, name, arguments, status)
     return function
+
+
+def checked(status: int, messages: Sequence[str]) -> None:
+    """Raise the diagnostic of the check a kernel's `status` numbers (from
+    1, in `messages`: a gather's index out of range); 0: none failed."""
+    if status:
+        raise LocatedJITError(messages[status - 1])
 
 
 def reduce_kernel(obj: Any) -> tuple[Any, ...] | None:

@@ -200,11 +200,18 @@ class Semantics:
     """The element types it takes: `float`, `integer` (i1 among them) or `any`."""
     c: str | None = None
     """The C expression over `{0}`, `{1}`, ... (double precision; `CAST`: the
-    cast to the result type); None: C kernels leave it to NumPy (`c_missing`)."""
+    cast to the result type; `{type}` the operands' C type, `{unsigned}` the
+    unsigned one of its width); None: C kernels leave it to NumPy
+    (`c_missing`)."""
     c_float32: str | None = None
     """The C expression for float32, where it differs."""
     c_missing: str = ""
     """Why C kernels do not take it (when `c` is None)."""
+    c_divisor: str = ""
+    """How its second operand divides, if it does (`signed`, `unsigned`): C
+    kernels take it only where that is a constant C divides by as NumPy
+    does (`DIVIDES`): not 0, and for a signed division not -1 (the least
+    integer's quotient overflows)."""
     c_exact: bool = True
     """Whether C computes it bit for bit as NumPy does (else: the C library's
     function, within a few ULP of NumPy's)."""
@@ -288,15 +295,21 @@ OPS: dict[str, Semantics] = {
         python=_python_divf,
         special="x / 0 is an infinity of the signs' product, 0 / 0 NaN",
     ),
-    "arith.divsi": Semantics(_divsi, "integer", c_missing=DIVIDES),
+    "arith.divsi": Semantics(_divsi, "integer", "({0} / {1})", c_divisor="signed"),
     "arith.floordivsi": Semantics(np.floor_divide, "integer", c_missing=DIVIDES),
-    "arith.remsi": Semantics(np.fmod, "integer", c_missing=DIVIDES),
+    "arith.remsi": Semantics(np.fmod, "integer", "({0} % {1})", c_divisor="signed"),
     "arith.remui": Semantics(
-        _unsigned_value(np.remainder), "integer", c_missing=UNSIGNED
+        _unsigned_value(np.remainder),
+        "integer",
+        "(({type}) (({unsigned}) {0} % ({unsigned}) {1}))",
+        c_divisor="unsigned",
     ),
     "arith.remf": Semantics(np.fmod, "float", c_missing=NOT_IN_C),
     "arith.divui": Semantics(
-        _unsigned_value(np.floor_divide), "integer", c_missing=UNSIGNED
+        _unsigned_value(np.floor_divide),
+        "integer",
+        "(({type}) (({unsigned}) {0} / ({unsigned}) {1}))",
+        c_divisor="unsigned",
     ),
     "arith.negf": Semantics(np.negative, "float", "(-{0})", python=lambda x: -x),
     "arith.maximumf": Semantics(
@@ -415,11 +428,11 @@ OPS: dict[str, Semantics] = {
     "arith.fptosi": Semantics(
         cast,
         "float",
-        c_missing="converting NaN or an out-of-range float is undefined in C "
-        "(NumPy's gives the least integer)",
+        "ge_fptosi_{result}({0})",
         converts=True,
         python=int,
-        special=POISON,
+        special=POISON + "; C and NumPy both give the processor's conversion "
+        "(x86: the least integer of 32 or 64 bits, a narrower type its low bits)",
     ),
     "arith.fptoui": Semantics(
         cast_to_unsigned, "float", c_missing=UNSIGNED, converts=True, special=POISON
@@ -428,7 +441,9 @@ OPS: dict[str, Semantics] = {
     "arith.extui": Semantics(
         cast_unsigned, "integer", c_missing=UNSIGNED, converts=True
     ),
-    "arith.trunci": Semantics(cast, "integer", CAST, converts=True),
+    "arith.trunci": Semantics(
+        cast, "integer", CAST, converts=True, special="the low bits (i1: nonzero)"
+    ),
     "arith.index_cast": Semantics(cast, "integer", CAST, converts=True),
 }
 """Every scalar `arith`/`math` op the JIT computes, by name."""

@@ -17,7 +17,11 @@ over the grid) and for the native emitters (which write its loops out):
   outside its buffer is a `JITError`, an error of the program);
 - independence (`carries_no_dependence`): whether a loop's iterations
   touch disjoint elements of what the nest writes (they may run at the
-  same time, on threads).
+  same time, on threads);
+- data-dependent accesses: gathers (`memref.load`) and scatters
+  (`memref.store`, `computed_stores`) through indices the nest computes,
+  and the checks on them (`cf.assert`). A scatter makes the nest exact only
+  in its own order (`check_dependences` refuses it).
 
 Nothing here writes code.
 """
@@ -165,6 +169,7 @@ class LoopNest:
             affine.ApplyOp,
             arith.ConstantOp,
             memref.LoadOp,  # a data-dependent load: a gather
+            memref.StoreOp,  # a data-dependent store: a scatter
             cf.AssertOp,  # a check on the data (a gather's indices)
         )
         if (
@@ -269,6 +274,8 @@ class LoopNest:
 
     def check_dependences(self) -> dict[affine.StoreOp, Accumulation]:
         """Check the statement-by-statement execution is exact; find accumulations."""
+        if self.computed_stores():
+            raise Unsupported("a store through computed indices (a scatter)")
         accesses: dict[SSAValue, list[Statement]] = {}
         for s in self.statements:
             if isinstance(s.op, affine.LoadOp | affine.StoreOp):
@@ -317,6 +324,19 @@ class LoopNest:
         common = self.live_loops(common_prefix(first.loops, second.loops))
         if not common <= used:
             raise Unsupported("accesses to a written buffer interleave")
+
+    def data_dependent(self) -> list[Operation]:
+        """The nest's ops whose effect depends on the data: its gathers and
+        scatters (`memref.load`/`memref.store` through indices it computes)
+        and its checks on the data (`cf.assert`), in program order."""
+        kinds = memref.LoadOp | memref.StoreOp | cf.AssertOp
+        return [s.op for s in self.statements if isinstance(s.op, kinds)]
+
+    def computed_stores(self) -> list[memref.StoreOp]:
+        """The nest's stores through computed indices (scatters): where they
+        write depends on the data, so only the nest's own order of
+        execution is exact (two may write one element)."""
+        return [s.op for s in self.statements if isinstance(s.op, memref.StoreOp)]
 
     def live(self, value: SSAValue) -> frozenset[int]:
         """The grid axes `value` varies over."""
@@ -392,6 +412,8 @@ class LoopNest:
             for s in self.statements
             if isinstance(s.op, affine.LoadOp | affine.StoreOp | memref.LoadOp)
         ]
+        if self.computed_stores():
+            return False
         stores = {op.memref: op for op in accesses if isinstance(op, affine.StoreOp)}
         for target, store in stores.items():
             touching = [op for op in accesses if overlap(op.memref, target)]

@@ -40,21 +40,30 @@ reason the entry gives.
 
 from __future__ import annotations
 
+import hashlib
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import affine
+from xdsl.dialects import affine, arith
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
-from ge_runtime.jit.c_runtime import PART, address, address_table, kernel
+from ge_runtime.jit.c_runtime import PART, address, address_table, checked, kernel
 from ge_runtime.jit.emit.native import NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
-from ge_runtime.jit.ops import CAST, OPS, numpy_dtype, predicate
+from ge_runtime.jit.ops import (
+    CAST,
+    DIVIDES,
+    OPS,
+    constant_value,
+    numpy_dtype,
+    predicate,
+)
 from ge_runtime.offline import progress
 from passes.lowering.index import Div, Mod
 
@@ -68,6 +77,15 @@ C_TYPES = {
 }
 """C types of the element types a kernel takes (`native.NATIVE_TYPES`)."""
 
+UNSIGNED_C_TYPES = {
+    np.dtype(np.int8): "uint8_t",
+    np.dtype(np.int32): "uint32_t",
+    np.dtype(np.int64): "uint64_t",
+    np.dtype(np.bool_): "uint8_t",
+}
+"""The unsigned C type of each integer type's width (`Semantics.c`'s
+`{unsigned}`)."""
+
 PRELUDE = """\
 #include <math.h>
 #include <stdint.h>
@@ -78,6 +96,28 @@ static inline int64_t floordiv(int64_t a, int64_t k) {
 static inline int64_t floormod(int64_t a, int64_t k) {
     int64_t r = a % k;
     return (r != 0 && r < 0) ? r + k : r;
+}
+static inline int32_t ge_fptosi_int32_t(double x) {
+#if defined(__x86_64__) || defined(__i386__)
+    return (x > -0x1p31 - 1.0 && x < 0x1p31) ? (int32_t) x : INT32_MIN;
+#else
+    return x != x ? 0
+        : x >= 0x1p31 ? INT32_MAX : x <= -0x1p31 ? INT32_MIN : (int32_t) x;
+#endif
+}
+static inline int64_t ge_fptosi_int64_t(double x) {
+#if defined(__x86_64__) || defined(__i386__)
+    return (x >= -0x1p63 && x < 0x1p63) ? (int64_t) x : INT64_MIN;
+#else
+    return x != x ? 0
+        : x >= 0x1p63 ? INT64_MAX : x <= -0x1p63 ? INT64_MIN : (int64_t) x;
+#endif
+}
+static inline int8_t ge_fptosi_int8_t(double x) {
+    return (int8_t) ge_fptosi_int32_t(x);
+}
+static inline uint8_t ge_fptosi_uint8_t(double x) {
+    return x != 0;
 }
 extern int ge_threads __attribute__((visibility("hidden")));
 extern int64_t ge_parallel_work __attribute__((visibility("hidden")));
@@ -159,6 +199,10 @@ static inline __attribute__((always_inline)) float ge_log1pf(float x) {
 }
 """
 """What every translation unit starts with (divisors are positive).
+`ge_fptosi_*` convert a float as the processor does, which is NumPy's
+`astype` (a C cast of NaN or of a value out of range is undefined): on x86
+the least integer of 32 or 64 bits, a narrower type the low bits of the
+32-bit one, i1 whether it is nonzero; elsewhere (AArch64) saturated, NaN 0.
 `ge_powf` is C99's `powf` (its special cases the same) through the power
 of the base's magnitude, whose vector variant (`VECTOR_MATH`) takes no
 slow path on a negative base (GPT-2's GELU cubes its inputs): the sign of
@@ -239,9 +283,10 @@ MAX_ARGUMENTS = 1024
 """The most arguments a `ctypes` call passes."""
 
 
-def check_op(op: Operation) -> None:
+def check_op(op: Operation, constants: Mapping[SSAValue, Any]) -> None:
     """Raise `Unsupported` unless C spells arith/math op `op` (`ops.OPS`'s
-    C column, or a comparison's)."""
+    C column, or a comparison's; a division by a divisor among `constants`
+    or an `arith.constant`, where it must be one)."""
     compare = predicate(op)
     if compare is not None:
         if compare.c is None:
@@ -256,6 +301,22 @@ def check_op(op: Operation) -> None:
         numpy_dtype(op.operands[0].type), np.floating
     ):
         raise Unsupported(f"'{op.name}' of integers is left to NumPy")
+    if semantics.c_divisor and not _divides_as_numpy(op, constants):
+        raise Unsupported(f"'{op.name}' by a divisor not a constant: {DIVIDES}")
+
+
+def _divides_as_numpy(op: Operation, constants: Mapping[SSAValue, Any]) -> bool:
+    """Whether `op`'s divisor is a constant C divides by as NumPy does
+    (`Semantics.c_divisor`): not 0, and for a signed division not -1."""
+    divisor = op.operands[1]
+    if isinstance(divisor.owner, arith.ConstantOp):
+        value = int(constant_value(divisor.owner))
+    elif divisor in constants:
+        value = int(constants[divisor])
+    else:
+        return False
+    signed = OPS[op.name].c_divisor == "signed"
+    return value != 0 and not (signed and value == -1)
 
 
 def expression(op: Operation, operands: list[str]) -> str:
@@ -272,13 +333,17 @@ def expression(op: Operation, operands: list[str]) -> str:
         return semantics.c_float32.format(*operands)
     assert semantics.c is not None  # `check_op`
     if not semantics.converts:
-        return semantics.c.format(*operands)
+        types = {"type": C_TYPES[dtype], "unsigned": UNSIGNED_C_TYPES.get(dtype)}
+        return semantics.c.format(*operands, **types)
     source = C_TYPES[numpy_dtype(op.operands[0].type)]
     return semantics.c.format(*operands, source=source, result=C_TYPES[dtype])
 
 
 def cast(dtype: np.dtype, value: str) -> str:
-    """`value` converted to `dtype` (C's conversion: `ops.CAST`)."""
+    """`value` converted to `dtype` (C's conversion: `ops.CAST`; to i1,
+    NumPy's: whether it is nonzero)."""
+    if dtype == np.bool_:
+        return f"((uint8_t) ({value} != 0))"
     return f"(({C_TYPES[dtype]}) {value})"
 
 
@@ -384,26 +449,33 @@ class CLibrary:
         """Each kernel's name by its parameters and body."""
         self._calls: dict[str, list[str]] = {}
         """The kernels each kernel of `sequence` or `caller` calls."""
-        self._returning: set[str] = set()
-        """The kernels returning a status (`caller`)."""
+        self.checking: set[str] = set()
+        """The kernels that return a status (`CNest.checks`, `caller`)."""
         self.parts: list[str] = []
         """The translation units written so far (after the prelude)."""
         self._written = 0
         """How many of `functions` the parts hold."""
         env.deferred.append(self.build)
 
-    def define(self, parameters: str, body: list[str], arguments: int) -> str:
+    def define(
+        self, parameters: str, body: list[str], arguments: int, status: bool = False
+    ) -> str:
         """The name of a kernel of `parameters` and `body`: the one defined
         before with the same code (a repeated block of a network, or the
         same code on another block of its buffers: ShuffleNet's C is 256
         functions, 467 before offsets moved into the addresses), else a
-        new one; every `PART_SIZE` new kernels start compiling as a part."""
+        new one; every `PART_SIZE` new kernels start compiling as a part.
+        With `status` the kernel returns an `int` (its body's `return`s)."""
         key = (parameters, tuple(body))
         name = self._names.get(key)
         if name is None:
             name = self._names[key] = self.env.fresh("k")
-            code = "\n".join([f"void {name}({parameters}) {{", *body, "}", ""])
+            returns = "int" if status else "void"
+            opening = f"{returns} {name}({parameters}) {{"
+            code = "\n".join([opening, *body, "}", ""])
             self.functions.append((name, code, arguments))
+            if status:
+                self.checking.add(name)
             if len(self.functions) - self._written >= PART_SIZE:
                 self._write_part(len(self.functions), start=True)
         return name
@@ -439,14 +511,18 @@ class CLibrary:
         return found
 
     def sequence(
-        self, calls: list[tuple[str, list[str]]], table: list[str]
+        self, calls: list[tuple[str, list[str], str | None]], table: list[str]
     ) -> tuple[str, str | None]:
         """A kernel calling the kernels of `calls` in turn, the Python line
         calling it, and the line making its table: the addresses in `table`
         (the same on every call, `kernel_calls.merge_kernel_calls`) it reads
         from one array of them (`c_runtime.address_table`), whose address is
-        its first argument; the others it takes one by one."""
-        names = list(dict.fromkeys(a for _, arguments in calls for a in arguments))
+        its first argument; the others it takes one by one. A call with the
+        name of its messages checks the data: the kernel stops at the first
+        that fails and returns the number of its failed check among all the
+        calls' (their messages one tuple, which its call line passes to
+        `c_runtime.checked`)."""
+        names = list(dict.fromkeys(a for _, arguments, _ in calls for a in arguments))
         row = {name: i for i, name in enumerate(table)}
         position = {
             name: f"t[{row[name]}]" if name in row else f"a{i}"
@@ -462,29 +538,42 @@ class CLibrary:
             passed.insert(0, f"{name}_table")
             making = f"    {name}_table = address_table({', '.join(table)})"
             self.env.namespace["address_table"] = address_table
-        body = [
-            f"    {kernel}({', '.join(position[a] for a in arguments)});"
-            for kernel, arguments in calls
-        ]
-        opening = f"void {name}({', '.join(parameters)}) {{"
+        body = []
+        messages: tuple[str, ...] = ()
+        for callee, arguments, checks in calls:
+            call = f"{callee}({', '.join(position[a] for a in arguments)})"
+            if checks is None:
+                body.append(f"    {call};")
+                continue
+            body.append(f"    if ((s = {call}) != 0) return s + {len(messages)};")
+            messages += self.env.namespace[checks]
+        returns = "void"
+        if messages:
+            returns = "int"
+            body = ["    int s;", *body, "    return 0;"]
+            self.checking.add(name)
+        opening = f"{returns} {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
-        self._add_caller(name, code, len(passed), [kernel for kernel, _ in calls])
-        return f"    {name}({', '.join(passed)})", making
+        self._add_caller(name, code, len(passed), [k for k, _, _ in calls])
+        call = f"{name}({', '.join(passed)})"
+        if messages:
+            call = f"checked({call}, {self.env.add_global(messages, 'm')})"
+        return f"    {call}", making
 
     def caller(
         self, parameters: list[str], body: list[str], calls: list[str], returns: bool
     ) -> str:
         """The name of a new kernel of `parameters` and `body`, C statements
         calling kernels (`calls`, defined before) among others, returning an
-        `int64_t` status with `returns` (`c_regions.CRegion`: scalar work
-        and control flow in C)."""
+        `int` status with `returns` (`c_regions.CRegion`: scalar work and
+        control flow in C)."""
         name = self.env.fresh("k")
-        result = "int64_t" if returns else "void"
+        result = "int" if returns else "void"
         opening = f"{result} {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])
         self._add_caller(name, code, len(parameters), calls)
         if returns:
-            self._returning.add(name)
+            self.checking.add(name)
         return name
 
     def _add_caller(
@@ -504,8 +593,8 @@ class CLibrary:
         progress.detail(f"the C compiler on {count} kernels")
         source = prelude() + "".join(PART + part for part in self.parts)
         for name, _, arguments in self.functions:
-            returns = name in self._returning
-            self.env.namespace[name] = kernel(source, name, arguments, returns)
+            status = name in self.checking
+            self.env.namespace[name] = kernel(source, name, arguments, status)
 
 
 class CNest(NativeNest):
@@ -526,7 +615,7 @@ class CNest(NativeNest):
         super().__init__(root, env)
 
     def _check_op(self, op: Operation) -> None:
-        check_op(op)
+        check_op(op, self.env.constants)
 
     def _check_not_a_product(self) -> None:
         """A small matrix product over affine indices runs here too: packing
@@ -576,7 +665,10 @@ class CNest(NativeNest):
             f"{C_TYPES[dtype]} *{qualifier} {argument}"
             for argument, dtype in zip(arguments, self.arg_dtypes, strict=True)
         )
-        name = library.define(parameters, self.tables + self.body, len(arguments))
+        body = self.tables + self.body
+        if self.checks:
+            body.append(f"{self.INDENT}return 0;")
+        name = library.define(parameters, body, len(arguments), bool(self.checks))
         self.env.writes[name] = written
         self.kernel = name, written
         self._bind("address", address)
@@ -595,7 +687,15 @@ class CNest(NativeNest):
                 f"{offset})"
             )
             pointers.append(pointer)
-        return [*lines, f"{indent}{name}({', '.join(pointers)})"]
+        call = f"{name}({', '.join(pointers)})"
+        if self.checks:  # the status the kernel returns raises its diagnostic
+            # named by their text: a nest of the same key replays the binding
+            digest = hashlib.sha256("\n".join(self.checks).encode()).hexdigest()
+            messages = f"m_{digest[:16]}"
+            self._bind(messages, tuple(self.checks))
+            self._bind("checked", checked)
+            return [*lines, f"{indent}checked({call}, {messages})"]
+        return [*lines, f"{indent}{call}"]
 
     def _apart(self, written: tuple[int, ...]) -> bool:
         """Whether no buffer the kernel writes shares a byte with another of
@@ -646,6 +746,13 @@ class CNest(NativeNest):
 
     def _tile_rows(self, extent: int) -> int:
         return tile_rows(extent)
+
+    def _fail_unless(self, indent: str, condition: str, message: str) -> None:
+        self.checks.append(message)
+        self.body.append(f"{indent}if (!({condition})) return {len(self.checks)};")
+
+    def _index_within(self, index: str, size: int) -> str:
+        return f"(uint64_t) ({index}) < {size}u"
 
     def _param(self, value: int) -> str:
         return integer(value)

@@ -20,11 +20,21 @@ for the ops whose entry says so (`ops.Semantics.c_exact`): IEEE `+ - * /`,
 propagates, the second operand on a tie, so `max(0.0, -0.0)` is `-0.0`);
 the C library's transcendental functions are within a few ULP of NumPy's,
 and a sum's multiply-adds may fuse (the language's `FMA`: one rounding per
-term, as BLAS's); gathers through computed indices and float16 stay
-with NumPy (one whose indices are read from constant tables, a resize's
-rows, reads its offsets from a table of them). Only the order of
+term, as BLAS's); float16 stays with NumPy. Only the order of
 a sum's terms may differ, as between the NumPy emitter's reductions and
 the scalar path.
+
+A gather whose indices are read from constant tables (a resize's rows)
+reads its offsets from a table of them. A nest that gathers or scatters
+through indices it computes (ScatterND, GridSample, MaxUnpool, a KV-cache
+write), or checks its data (`cf.assert`), is written exactly as it is
+(`in_order`): its loops in their order, one element at a time, nothing
+tiled, sunk or split over threads, so duplicate positions combine in the
+order they come, as in the scalar path (which ran such nests in Python,
+100-1000x slower). Every computed index is checked against its axis before
+it is used (`_computed_element`); the kernel returns the number of the
+first check that fails and its call raises that check's diagnostic
+(`c_runtime.checked`): never an access outside a buffer.
 """
 
 from __future__ import annotations
@@ -34,13 +44,14 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
-from xdsl.dialects import affine, arith
+from xdsl.dialects import affine, arith, cf
 from xdsl.dialects import memref as memref_dialect
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from ge_runtime.jit.analysis.loop_nest import (
     LoopNest,
     Unsupported,
+    exact_bounds,
 )
 from ge_runtime.jit.emit.native_operands import (
     UNROLLED,
@@ -101,6 +112,9 @@ class NativeNest(LoopTiling, NativeOperands):
         self.private: frozenset[SSAValue] = frozenset()
         """Buffers only this nest uses whose stores need not happen: every
         load of them reads a value the kernel still holds in a local."""
+        self.in_order = False
+        """Whether the kernel runs the nest's loops in their order, one
+        element at a time, and nothing else (`_data_dependent`)."""
         self.tape: list[Request] = []
         """What the emission asked of the function's code, in order
         (`_fresh`, `_name`, `_bind`): another nest of the same key replays
@@ -125,6 +139,12 @@ class NativeNest(LoopTiling, NativeOperands):
         self.body: list[str] = []
         self.registers: dict[Element, str] = {}
         """Buffer elements held in a local while a loop runs (accumulators)."""
+        self.checks: list[str] = []
+        """The diagnostic of each check the kernel makes (`_fail_unless`):
+        the kernel returns the number of the first that fails, from 1."""
+        self.in_range: set[tuple[str, int]] = set()
+        """Indices (a local's name) checked against an axis of that size
+        here (earlier in this loop body or an enclosing one)."""
         self.known: dict[Element, str] = {}
         """Buffer elements whose value a local holds here (stored or loaded
         earlier in this loop body or an enclosing one, not written since)."""
@@ -170,6 +190,7 @@ class NativeNest(LoopTiling, NativeOperands):
         nest = self.nest
         nest.analyse_values()
         self._gathers, self._table_reads = self._constant_gathers()
+        self.in_order = bool(self._data_dependent())
         for statement in nest.statements:
             self._check(statement.op)
         self._check_not_a_product()
@@ -261,6 +282,17 @@ class NativeNest(LoopTiling, NativeOperands):
         }
         return kept, {op for gather in kept for op in _feeding(gather)}
 
+    def _data_dependent(self) -> list[Operation]:
+        """The nest's gathers and scatters through indices it computes (not
+        read from constant tables) and its checks on the data. With any, the
+        kernel is the nest as it is written (`in_order`): the loops in their
+        order, no register tile, no loop sunk or split over threads, every
+        computed index checked against its axis before it is used, so
+        duplicate positions combine in the order they come (the last
+        write wins) and a bad index is the error the first failing check
+        raises (`_fail_unless`), as in the scalar path."""
+        return [op for op in self.nest.data_dependent() if op not in self._gathers]
+
     def _check(self, op: Operation) -> None:
         if op in self._table_reads:
             return
@@ -271,11 +303,10 @@ class NativeNest(LoopTiling, NativeOperands):
                 raise Unsupported(f"type {value.type}") from None
             if dtype not in NATIVE_TYPES:
                 raise Unsupported(f"element type {dtype} is left to NumPy")
-        if isinstance(op, affine.LoadOp | affine.StoreOp | affine.ApplyOp):
+        accesses = affine.LoadOp | affine.StoreOp | affine.ApplyOp
+        if isinstance(op, accesses | memref_dialect.LoadOp | memref_dialect.StoreOp):
             return
-        if op in self._gathers:
-            return
-        if not isinstance(op, arith.ConstantOp):
+        if not isinstance(op, arith.ConstantOp | cf.AssertOp):
             self._check_op(op)
 
     def _reduction_length(self) -> int:
@@ -379,6 +410,15 @@ class NativeNest(LoopTiling, NativeOperands):
         """The statement making `name` a constant table of integer `entries`."""
         raise NotImplementedError
 
+    def _fail_unless(self, indent: str, condition: str, message: str) -> None:
+        """A check: the kernel stops, returning its number (`checks`), where
+        `condition` is false; `message` is the diagnostic the call raises."""
+        raise NotImplementedError
+
+    def _index_within(self, index: str, size: int) -> str:
+        """Whether the index `index` is in `0..size-1`."""
+        raise NotImplementedError
+
     def _table(self, entries: np.ndarray) -> str:
         """The name of a constant table of `entries` (declared once)."""
         key = tuple(int(e) for e in entries)
@@ -470,14 +510,16 @@ class NativeNest(LoopTiling, NativeOperands):
         inner = indent
         register = None
         known = None
+        in_range = self.in_range
         if axis.position >= 0:
             register = self._accumulator(loop, number)
             if register is not None:
                 self._hold(*register, indent)
             for op in self._ops(loop):  # a later iteration sees these writes
-                if isinstance(op, affine.StoreOp):
+                if isinstance(op, affine.StoreOp | memref_dialect.StoreOp):
                     self._forget(op.memref)
             known = dict(self.known)
+            in_range = set(self.in_range)
             extent = self._extent(axis.extent)
             work = self._splits(loop) if indent == self.INDENT else 0
             split = self._parallel_loops(loop) if work else 0
@@ -499,6 +541,7 @@ class NativeNest(LoopTiling, NativeOperands):
             self.body += self._end_loop(indent)
         if known is not None:  # what the body learnt depends on its variables
             self.known = known
+            self.in_range = in_range
         if register is not None:
             self._release(*register, indent)
 
@@ -541,8 +584,11 @@ class NativeNest(LoopTiling, NativeOperands):
 
     def _splits(self, loop: affine.ForOp) -> int:
         """The iterations of the nest when `loop` may run split over
-        threads (at least `PARALLEL_WORK`, iterations independent), else 0.
-        Whether it does is the run's choice (`c_runtime.PARALLEL_WORK`)."""
+        threads (at least `PARALLEL_WORK`, iterations independent, the
+        nest not `in_order`), else 0. Whether it does is the run's choice
+        (`c_runtime.PARALLEL_WORK`)."""
+        if self.in_order:
+            return 0
         work = iterations(self.root, self.nest, loop)
         if work < PARALLEL_WORK or not self._independent(self._numbers[loop]):
             return 0
@@ -612,6 +658,15 @@ class NativeNest(LoopTiling, NativeOperands):
             index = tuple(nest.access_index(op))
             self._write(op.memref, index, self._local(op.value), indent)
             return
+        if isinstance(op, cf.AssertOp):
+            self._fail_unless(indent, self._local(op.arg), op.msg.data)
+            return
+        if isinstance(op, memref_dialect.StoreOp):
+            target = self._computed_element(op, indent)
+            self._forget(op.memref)
+            self.stored.add(op.memref)
+            self.body.append(self._assign(indent, target, self._local(op.value)))
+            return
         if self._fused_term(op):
             self._terms[op.results[0]] = [self._local(v) for v in op.operands]
             return
@@ -630,6 +685,9 @@ class NativeNest(LoopTiling, NativeOperands):
                 [ix if isinstance(ix, Ix) else Ix.of(0) for ix in index],
                 [(a, ix) for a, ix in enumerate(index) if not isinstance(ix, Ix)],
             )
+        elif isinstance(op, memref_dialect.LoadOp):
+            self.read_from_memory.add(op.memref)
+            expression = self._computed_element(op, indent)
         elif isinstance(op, affine.LoadOp):
             element = (op.memref, tuple(nest.access_index(op)))
             if element not in self.registers and element in self.known:
@@ -649,6 +707,42 @@ class NativeNest(LoopTiling, NativeOperands):
         self.locals[op.results[0]] = name
         dtype = numpy_dtype(op.results[0].type)
         self.body.append(self._define(indent, name, dtype, expression))
+
+    def _computed_element(
+        self, op: memref_dialect.LoadOp | memref_dialect.StoreOp, indent: str
+    ) -> str:
+        """The element a gather or a scatter reaches through the indices
+        the nest computes, each checked against its axis first where the
+        analysis cannot bound it: an index out of range is the call's
+        error, never an access outside the buffer."""
+        shape = op.memref.type.get_shape()  # type: ignore[attr-defined]
+        indices = []
+        for axis, (value, size) in enumerate(zip(op.indices, shape, strict=True)):
+            index = self._local(value)
+            if (index, size) not in self.in_range and not self._bounded(value, size):
+                self.in_range.add((index, size))
+                message = (
+                    f"error: '{op.name}' index out of range [0, {size - 1}] "
+                    f"on axis {axis}"
+                )
+                self._fail_unless(indent, self._index_within(index, size), message)
+            indices.append(index)
+        buffer = self._argument(op.memref)
+        position = int(buffer[1:])
+        if self.arg_offsets[position] is None:
+            self.arg_offsets[position] = 0
+        return self._subscript(buffer, indices, -self.arg_offsets[position])
+
+    def _bounded(self, value: SSAValue, size: int) -> bool:
+        """Whether the index `value` is in `0..size-1` wherever the nest
+        computes it (a loop variable's or a constant's)."""
+        if value in self.nest.symbols:
+            low, high = exact_bounds(self.nest.symbols[value], self.nest)
+        elif value in self.env.constants:
+            low = high = int(self.env.constants[value])
+        else:
+            return False
+        return 0 <= low and high < size
 
 
 def only_used_by(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import affine
+from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
@@ -129,7 +130,8 @@ class NativeOperands:
     ) -> tuple[SSAValue, tuple[Ix, ...]] | None:
         """The element `loop` accumulates into, if it can live in a local:
         the one buffer the loop stores to, always at one index that none of
-        the loop's own variables moves (a reduction's output element)."""
+        the loop's own variables moves (a reduction's output element), and
+        that no gather or scatter in the loop may reach."""
         accesses = [
             op
             for op in self._ops(loop)
@@ -139,6 +141,12 @@ class NativeOperands:
         if len(stored) != 1:
             return None
         (memref,) = stored
+        if any(  # a gather or scatter may reach the element: it stays in memory
+            isinstance(op, memref_dialect.LoadOp | memref_dialect.StoreOp)
+            and self._footprint(op.memref).overlaps(self._footprint(memref))
+            for op in self._ops(loop)
+        ):
+            return None
         indices = {
             tuple(self.nest.access_index(op)) for op in accesses if op.memref == memref
         }

@@ -127,14 +127,22 @@ class LoopTiling:
     _segments: dict[affine.ForOp, list[Segment] | None]
     """`_sinkable`'s answers, per loop."""
 
+    in_order: bool
+    """Whether the nest's order matters (`NativeNest._data_dependent`):
+    then no loop is tiled or sunk."""
+
     def _register_tile(self, loop: affine.ForOp) -> Tile | None:
         """`_find_register_tile`'s answer, found once per loop."""
+        if self.in_order:
+            return None
         if loop not in self._tiles:
             self._tiles[loop] = self._find_register_tile(loop)
         return self._tiles[loop]
 
     def _sinkable(self, loop: affine.ForOp) -> list[Segment] | None:
         """`_find_sinkable`'s answer, found once per loop."""
+        if self.in_order:
+            return None
         if loop not in self._segments:
             self._segments[loop] = self._find_sinkable(loop)
         return self._segments[loop]

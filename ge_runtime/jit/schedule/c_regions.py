@@ -12,16 +12,19 @@ and loops as C control flow calling their nests' kernels, and counts each
 loop's trips against the run's budget (`run_inputs.iteration_budget`,
 passed on each call). A region without loops is a kernel like the nests',
 which `kernel_calls` merges with the calls around it; one with loops
-returns 0, or the number of the loop that ran out of its budget, which the
-Python around the call raises as the Python loop would:
+returns 0, minus the number of the loop that ran out of its budget, or the
+number of a nest's failed check on the data (`c_runtime.checked`: a gather
+out of range), which the Python around the call raises as the Python loop
+would:
 
 ```c
-int64_t k9(void *a0, void *a1, void *a2, void *budget) {
+int k9(void *a0, void *a1, void *a2, void *budget) {
+    int e;
     int64_t n1 = 0;
     for (;;) {
         uint8_t s1 = ((uint8_t *) a0)[0];
         if (!s1) break;
-        if (++n1 > (int64_t) (intptr_t) budget) return 1;
+        if (++n1 > (int64_t) (intptr_t) budget) return -1;
         int64_t s2 = ((int64_t *) a1)[0];
         int64_t s3 = (s2 + ((int64_t) 1));
         ((int64_t *) a1)[0] = s3;
@@ -57,7 +60,7 @@ from ge_runtime.jit.c_runtime import address
 from ge_runtime.jit.emit import c
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import OPS, constant_value, numpy_dtype, predicate
-from ge_runtime.jit.schedule.kernel_calls import CALL
+from ge_runtime.jit.schedule.kernel_calls import CALL, CHECKED_CALL
 from ge_runtime.run_inputs import iteration_budget
 
 NestSource = Callable[[affine.ForOp, str], tuple[list[str], str | None]]
@@ -151,8 +154,12 @@ class CRegion:
         """Python names of the addresses the function takes, in order."""
         self.written: set[str] = set()
         self.loops: list[scf.WhileOp] = []
-        """The loops, numbered from 1 in the status a runaway one returns."""
+        """The loops, numbered from 1 in the status (negated) a runaway one
+        returns."""
         self.calls: list[str] = []
+        self.messages: tuple[str, ...] = ()
+        """The diagnostics of the checks of its nests' kernels, numbered from
+        1 in the status a failed one returns (`c_runtime.checked`)."""
         self._locals: dict[SSAValue, str] = {}
         self._cells: dict[SSAValue, str] = {}
         """Each buffer whose elements the region reads or writes itself: the
@@ -184,25 +191,30 @@ class CRegion:
         parameters = [f"void *a{i}" for i in range(len(position))]
         library = c.CLibrary.of(self.env)
         self.env.namespace["address"] = address
-        pointers = list(self.pointers)
-        if not self.loops:  # a kernel like the nests'
-            name = library.caller(parameters, body, self.calls, returns=False)
-            self.env.writes[name] = tuple(position[p] for p in self.written)
-            return [*self.before, f"{indent}{name}({', '.join(pointers)})"]
-        parameters.append("void *budget")
-        name = library.caller(
-            parameters, [*body, "    return 0;"], self.calls, returns=True
-        )
+        arguments = list(self.pointers)
+        status = bool(self.loops or self.messages)
+        if self.loops:
+            parameters.append("void *budget")
+            budget = self.env.add_global(iteration_budget, "c")  # read per run
+            arguments.append(f"min({budget}(), {BUDGET_CAP})")
+        if status:
+            body = ["    int e;", *body, "    return 0;"]
+        name = library.caller(parameters, body, self.calls, returns=status)
         self.env.writes[name] = tuple(position[p] for p in self.written)
-        status = self.env.fresh("r")
-        budget = self.env.add_global(iteration_budget, "c")  # read per run
-        arguments = ", ".join([*pointers, f"min({budget}(), {BUDGET_CAP})"])
-        lines = [*self.before, f"{indent}{status} = {name}({arguments})"]
+        call = f"{name}({', '.join(arguments)})"
+        messages = self.env.add_global(self.messages, "m") if self.messages else ""
+        if not self.loops:  # a kernel like the nests' (`kernel_calls` merges it)
+            line = f"checked({call}, {messages})" if messages else call
+            return [*self.before, f"{indent}{line}"]
+        result = self.env.fresh("r")
+        lines = [*self.before, f"{indent}{result} = {call}"]
         for number, loop in enumerate(self.loops, 1):
             lines += [
-                f"{indent}if {status} == {number}:",
+                f"{indent}if {result} == -{number}:",
                 f"{indent}    {runaway(loop)}",
             ]
+        if messages:
+            lines.append(f"{indent}checked({result}, {messages})")
         return lines
 
     def _check(self, op: Operation) -> None:
@@ -220,7 +232,7 @@ class CRegion:
                 if inner.results:
                     raise Unsupported(f"'{inner.name}' carrying values")
             elif not isinstance(inner, KNOWN):
-                c.check_op(inner)
+                c.check_op(inner, self.env.constants)
                 for result in inner.results:
                     self._c_type(result)
 
@@ -284,7 +296,7 @@ class CRegion:
         assert isinstance(condition, scf.ConditionOp)
         self.body += [
             f"{inner}if (!{self._local(condition.condition)}) break;",
-            f"{inner}if (++{count} > (int64_t) (intptr_t) budget) return {number};",
+            f"{inner}if (++{count} > (int64_t) (intptr_t) budget) return -{number};",
         ]
         self._block(list(op.after_region.block.ops), inner)
         self.body.append(f"{indent}}}")
@@ -315,7 +327,7 @@ class CRegion:
         lines, not_native = self._nest_source(op, self._python)
         if not_native is not None:
             raise Unsupported(f"a nest runs as NumPy calls: {not_native}")
-        call = CALL.fullmatch(lines[-1])
+        call = CALL.fullmatch(lines[-1]) or CHECKED_CALL.fullmatch(lines[-1])
         if call is None:
             raise Unsupported("a nest runs Python around its kernel")
         for line in lines[:-1]:
@@ -327,8 +339,15 @@ class CRegion:
             self.written.add(arguments[position])
         self.pointers.update(dict.fromkeys(arguments))
         self.calls.append(kernel)
-        passed = ", ".join(f"@{a}@" for a in arguments)
-        self.body.append(f"{indent}{kernel}({passed});")
+        passed = f"{kernel}({', '.join(f'@{a}@' for a in arguments)})"
+        if call.re is CALL:
+            self.body.append(f"{indent}{passed};")
+            return
+        # its checks' numbers follow the region's checks before it
+        self.body.append(
+            f"{indent}if ((s = {passed}) != 0) return s + {len(self.messages)};"
+        )
+        self.messages += self.env.namespace[call[4]]
 
     # -- values -----------------------------------------------------------
 

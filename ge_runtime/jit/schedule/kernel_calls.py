@@ -18,6 +18,10 @@ from ge_runtime.jit.emit.scalar import CodeEnv
 CALL = re.compile(r"( +)(k\d+)\(((?:p\d+, )*p\d+)?\)")
 """A call of a C kernel with addresses (at its indentation)."""
 
+CHECKED_CALL = re.compile(r"( +)checked\((k\d+)\(((?:p\d+, )*p\d+)?\), (m\w+)\)")
+"""A call of a C kernel that checks the data, its status raising the
+diagnostic of its failed check (`c_runtime.checked`, the messages' name)."""
+
 ADDRESS = re.compile(r"( +)p\d+ = address\(\w+, [-(), \d]*\)")
 """An address computation (`address(buffer, axes, strides, offset)`)."""
 
@@ -49,6 +53,9 @@ def merge_kernel_calls(
     the thread's buffers and the packed weights) it reads from one table of
     them (`k9(k9_table, p5)`, `Merged.tables`) when there are more than
     one: `ctypes` converts each argument of each call (59 us for 1024).
+    A kernel that checks the data (`checked(k3(p1), m2)`) stops the run's
+    function at its first failing check, which returns the number of that
+    check among the run's (`checked(k9(p1, p5), m10)`, `m10` their messages).
     """
     library = env.extensions.get(c.CLibrary)
     if library is None:
@@ -57,7 +64,7 @@ def merge_kernel_calls(
     merged: list[str] = []
     tables: dict[str, str] = {}
     addresses: list[str] = []
-    calls: list[tuple[str, list[str]]] = []
+    calls: list[tuple[str, list[str], str | None]] = []
     taken: dict[str, None] = {}  # the run's buffers, in order
     indent = ""  # the run's
 
@@ -77,8 +84,13 @@ def merge_kernel_calls(
         table = [name for name in taken if name in fixed]
         table = table if len(table) > 1 else []
         if len(calls) == 1 and not table:
-            kernel, arguments = calls[0]
-            merged.append(f"{indent}{kernel}({', '.join(arguments)})")
+            kernel, arguments, messages = calls[0]
+            call = f"{kernel}({', '.join(arguments)})"
+            merged.append(
+                f"{indent}{call}"
+                if messages is None
+                else f"{indent}checked({call}, {messages})"
+            )
         elif calls:
             call, making = library.sequence(calls, table)
             merged.append(indent + call.lstrip())
@@ -89,7 +101,7 @@ def merge_kernel_calls(
         taken.clear()
 
     for line in body:
-        call = CALL.fullmatch(line)
+        call = CALL.fullmatch(line) or CHECKED_CALL.fullmatch(line)
         address = ADDRESS.fullmatch(line)
         step = call or address
         if step is not None and step[1] != indent:
@@ -99,7 +111,8 @@ def merge_kernel_calls(
             arguments = call[3].split(", ") if call[3] else []
             if passed({**taken, **dict.fromkeys(arguments)}) > c.MAX_ARGUMENTS:
                 flush()
-            calls.append((call[2], arguments))
+            messages = call[4] if call.re is CHECKED_CALL else None
+            calls.append((call[2], arguments, messages))
             taken.update(dict.fromkeys(arguments))
         elif address is not None:
             addresses.append(line)

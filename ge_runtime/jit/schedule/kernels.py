@@ -28,10 +28,14 @@ def nest_source(
     call, else why not: a C kernel when the kernels are C and it takes the
     nest (any nest but a matrix product; a nest of a structure seen before
     replays that one's emission, `native_memo`), else NumPy calls
-    (`Unsupported` if neither)."""
+    (`Unsupported` if neither: with both reasons)."""
     if kernels != "c":
         return NestVectoriser(op, env).compile(indent), f"{kernels} kernels"
     try:
         return NativeMemo.of(env).compile(op, env, indent, c.CNest), None
+    except Unsupported as refused:
+        not_c = refused
+    try:
+        return NestVectoriser(op, env).compile(indent), str(not_c)
     except Unsupported as reason:
-        return NestVectoriser(op, env).compile(indent), str(reason)
+        raise Unsupported(f"{reason} (C kernel: {not_c})") from None
