@@ -251,3 +251,34 @@ def test_a_scalar_read_after_the_run_keeps_it_python():
     x_value = np.random.default_rng(5).uniform(-4, 4, (5, 17)).astype(np.float32)
     x_value[1, 2] = -np.inf
     check(b.build(), {0: x_value})
+
+
+@pytest.mark.parametrize("start", [5, 7])
+def test_a_gather_checked_in_the_loop_reports_its_index(start: int):
+    """A row gathered at the trip counter (an in-order C kernel that checks
+    its index) inside a C loop: in range, the reference's results; past the
+    table's 5 rows, the gather's own diagnostic, raised after the call."""
+    b = GraphBuilder("g")
+    n = b.data([], "int32")
+    table = b.data([5, 33], "float32")
+    acc = b.data([33], "float32")
+
+    def body(s: GraphBuilder, n_, t_, a_):
+        row = s.gather(t_, s.sub(n_, one(s, 1)), axis=0)
+        return [s.sub(n_, one(s, 1)), t_, s.add(s.tanh(a_), s.mul(row, a_))]
+
+    _, _, y = b.while_([n, table, acc], lambda s, n_, t_, a_: s.identity(n_), body)
+    b.output(y)
+    rng = np.random.default_rng(6)
+    inputs = {
+        0: np.array(start, np.int32),
+        1: rng.uniform(-1, 1, (5, 33)).astype(np.float32),
+        2: rng.uniform(-1, 1, 33).astype(np.float32),
+    }
+    module = b.build()
+    if start <= 5:
+        check(module, inputs)
+        return
+    assert compile_graph(module.body.block.first_op).python_loops == []
+    with pytest.raises(GEError, match="out of range"):
+        run_graph(module, inputs)

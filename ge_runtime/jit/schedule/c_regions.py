@@ -343,10 +343,8 @@ class CRegion:
         if call.re is CALL:
             self.body.append(f"{indent}{passed};")
             return
-        # its checks' numbers follow the region's checks before it
-        self.body.append(
-            f"{indent}if ((s = {passed}) != 0) return s + {len(self.messages)};"
-        )
+        before = len(self.messages)  # its checks' numbers follow theirs
+        self.body.append(f"{indent}if ((e = {passed}) != 0) return e + {before};")
         self.messages += self.env.namespace[call[4]]
 
     # -- values -----------------------------------------------------------
