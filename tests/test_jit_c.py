@@ -1124,6 +1124,8 @@ def test_no_merged_call_of_more_buffers_than_ctypes_passes(tmp_path, monkeypatch
     monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))  # not the code made before
     monkeypatch.setattr(jit, "_CACHE", {})
     monkeypatch.setattr(jit_c, "MAX_ARGUMENTS", 3)
+    # each nest's own address of x, as unshared: four addresses
+    monkeypatch.setattr(jit, "shared_addresses", lambda body: list(body))
     x = special((3, 17))
     compiled, (got,), (numpy_result,), (want,) = three_ways(TWO_NESTS, x)
     np.testing.assert_array_equal(got, want)

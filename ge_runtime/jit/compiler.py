@@ -86,6 +86,7 @@ from ge_runtime.jit.schedule.hoist import (
     hoist_invariants,
     hoist_views,
     names_read,
+    shared_addresses,
 )
 from ge_runtime.jit.schedule.kernel_calls import merge_kernel_calls
 from ge_runtime.jit.schedule.kernels import nest_source
@@ -294,7 +295,8 @@ class FunctionCompiler:
             # the tables hold addresses of the thread's buffers only: the
             # views are made once per thread, whatever weights are bound
             fixed = frozenset(views.names)
-            merged = merge_kernel_calls(drop_unread(views.body), self.env, fixed)
+            body = shared_addresses(drop_unread(views.body))
+            merged = merge_kernel_calls(body, self.env, fixed)
             setup = [*views.setup, *merged.tables.values()]
             read = names_read(merged.body)
             made = [name for name in [*views.names, *merged.tables] if name in read]
@@ -313,7 +315,8 @@ class FunctionCompiler:
                 ]
             per_call.insert(0, split.body[0])
         else:
-            per_call = merge_kernel_calls(drop_unread(per_call), self.env).body
+            per_call = shared_addresses(drop_unread(per_call))
+            per_call = merge_kernel_calls(per_call, self.env).body
         for finish in self.env.deferred:
             finish()
         lines = [
