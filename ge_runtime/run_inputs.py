@@ -91,12 +91,23 @@ class InputSpec:
         return error_at(self.op, message)
 
 
-def bind_to_specs(
-    specs: Sequence[InputSpec], inputs: Mapping[InputKey, np.ndarray], graph: str
-) -> dict[int, np.ndarray]:
-    """`bind_inputs` on the inputs `specs` of the graph named `graph`."""
+def spec_keys(specs: Sequence[InputSpec]) -> dict[InputKey, InputSpec]:
+    """Each input spec by its index and by its name (what `bind_to_specs`
+    looks inputs up in: a caller running many times makes it once)."""
     by_key: dict[InputKey, InputSpec] = {s.index: s for s in specs}
     by_key.update({s.name: s for s in specs if s.name is not None})
+    return by_key
+
+
+def bind_to_specs(
+    specs: Sequence[InputSpec],
+    inputs: Mapping[InputKey, np.ndarray],
+    graph: str,
+    by_key: Mapping[InputKey, InputSpec] | None = None,
+) -> dict[int, np.ndarray]:
+    """`bind_inputs` on the inputs `specs` of the graph named `graph`
+    (`by_key`: their `spec_keys`, if made before)."""
+    by_key = spec_keys(specs) if by_key is None else by_key
     bound: dict[int, np.ndarray] = {}
     for key, array in inputs.items():
         spec = by_key.get(key)
@@ -108,7 +119,7 @@ def bind_to_specs(
         if spec.index in bound:
             raise spec.error(f"input {spec.label} is given twice")
         array = np.asarray(array)
-        if not shape_matches(array.shape, spec.shape):
+        if array.shape != spec.shape and not shape_matches(array.shape, spec.shape):
             raise spec.error(
                 f"input {spec.label} has shape {list(array.shape)}, the graph "
                 f"expects {list(spec.shape)}",
@@ -119,9 +130,10 @@ def bind_to_specs(
                 f"expects {dtype_label(spec.dtype)}",
             )
         bound[spec.index] = array
-    for spec in specs:
-        if spec.index not in bound:
-            raise spec.error(f"input {spec.label} is missing")
+    if len(bound) != len(specs):
+        for spec in specs:
+            if spec.index not in bound:
+                raise spec.error(f"input {spec.label} is missing")
     return bound
 
 

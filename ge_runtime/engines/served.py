@@ -31,6 +31,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -41,7 +42,7 @@ from ge_dialect.relayout import ValueLayout
 from ge_runtime.jit.function import BoundFunction, loaded_function
 from ge_runtime.jit.ops import JITError, jit_failure
 from ge_runtime.offline.om import OfflineModel
-from ge_runtime.run_inputs import InputKey, InputSpec, bind_to_specs
+from ge_runtime.run_inputs import InputKey, InputSpec, bind_to_specs, spec_keys
 
 
 @dataclass
@@ -58,6 +59,10 @@ class ServedModel:
     """Per function argument (before the weights): graph input and layout."""
     outputs: list[tuple[int, tuple[int, ...], ValueLayout]]
     """Per graph output: the function's result, origin shape and layout."""
+
+    @cached_property
+    def _keys(self) -> dict[InputKey, InputSpec]:
+        return spec_keys(self.specs)
 
     @classmethod
     def load(cls, offline: OfflineModel) -> ServedModel | None:
@@ -110,7 +115,7 @@ class ServedModel:
 
     def run(self, inputs: Mapping[InputKey, np.ndarray]) -> list[np.ndarray]:
         """Run on origin-layout inputs (by name or index); origin outputs."""
-        bound = bind_to_specs(self.specs, inputs, self.graph)
+        bound = bind_to_specs(self.specs, inputs, self.graph, self._keys)
         arguments = [layout.store(bound[index]) for index, layout in self.arguments]
         try:
             results = self.function(*arguments)
