@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from ge_dialect.builder import GraphBuilder
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit import compiler as jit
-from ge_runtime.jit.compiler import JITError, compile_module
+from ge_runtime.jit.compiler import JITError, compile_graph, compile_module
 from ge_runtime.jit.emit import c as jit_c
 from ge_runtime.jit.emit import native_operands
 from ge_runtime.jit.ops import OPS
@@ -1068,6 +1069,35 @@ def test_addresses_of_the_threads_buffers_are_one_table():
         with ThreadPoolExecutor(1) as pool:
             (other,) = pool.submit(compiled, x).result()
         np.testing.assert_array_equal(other, want)
+
+
+def test_packed_weights_addresses_are_one_table_of_each_binding():
+    """Two products with weights (external constants: arguments the
+    function binds): the merged call reads the packed weights' addresses
+    from one table `prepare` makes per binding, so two bindings of one
+    compiled function give their own weights' results."""
+    b = GraphBuilder("g")
+    x = b.data([3, 17], "float32")
+    w1 = b.external_const("w1", [17, 17], "float32")
+    w2 = b.external_const("w2", [17, 17], "float32")
+    b.output(b.tanh(b.matmul(b.tanh(b.matmul(x, w1)), w2)))
+    module = b.build()
+    compiled = compile_graph(module.body.block.first_op)
+    prepare, jitted = compiled.source.split("def jitted")
+    (table,) = re.findall(r"(k\d+_weights) = address_table\(", prepare)
+    assert table in jitted
+    rng = np.random.default_rng(7)
+    x_value = rng.standard_normal((3, 17)).astype(np.float32)
+    x_value[0, :3] = [np.inf, -0.0, np.nan]
+    positions = compiled.invariant_args
+    assert len(positions) == 2
+    for seed in (8, 9):
+        weights = np.random.default_rng(seed).standard_normal((2, 17, 17))
+        weights = weights.astype(np.float32) / 4
+        bound = compiled.bind(dict(zip(positions, weights, strict=True)))
+        (got,) = bound(x_value)
+        want = np.tanh(np.tanh(x_value @ weights[0]) @ weights[1])
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 def test_an_address_table_holds_the_addresses_and_keeps_their_buffers():

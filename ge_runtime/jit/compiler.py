@@ -88,7 +88,7 @@ from ge_runtime.jit.schedule.hoist import (
     names_read,
     shared_addresses,
 )
-from ge_runtime.jit.schedule.kernel_calls import merge_kernel_calls
+from ge_runtime.jit.schedule.kernel_calls import addresses, merge_kernel_calls
 from ge_runtime.jit.schedule.kernels import nest_source
 from ge_runtime.offline import progress
 from ge_runtime.run_inputs import (
@@ -285,9 +285,11 @@ class FunctionCompiler:
         weights = frozenset(args[i] for i in invariant_args)
         split = hoist_invariants(body, invariant, self.env.writes, weights)
         prepare_args = ", ".join(args[i] for i in invariant_args)
-        hoisted = "".join(f"{name}, " for name in split.names)
+        # the packed weights' addresses: the same on every call of a binding
+        bound = addresses(split.prepare) & set(split.names)
         per_call = split.body
         views_function: list[str] = []
+        given_views: list[str] = []
         if pool_name:  # views of this thread's buffers: made once per thread
             assert split.body[0].startswith("    _workspace = ")
             constants = set(namespace) - self.env.mutable_globals
@@ -296,7 +298,7 @@ class FunctionCompiler:
             # views are made once per thread, whatever weights are bound
             fixed = frozenset(views.names)
             body = shared_addresses(drop_unread(views.body))
-            merged = merge_kernel_calls(body, self.env, fixed)
+            merged = merge_kernel_calls(body, self.env, fixed, bound)
             setup = [*views.setup, *merged.tables.values()]
             read = names_read(merged.body)
             made = [name for name in [*views.names, *merged.tables] if name in read]
@@ -308,6 +310,7 @@ class FunctionCompiler:
                     *setup,
                     f"    return ({returned})",
                 ]
+                given_views = views.free
                 free = "".join(f", {name}" for name in views.free)
                 per_call = [
                     f"    ({returned}) = _workspace.views(views{free})",
@@ -316,15 +319,20 @@ class FunctionCompiler:
             per_call.insert(0, split.body[0])
         else:
             per_call = shared_addresses(drop_unread(per_call))
-            per_call = merge_kernel_calls(per_call, self.env).body
+            merged = merge_kernel_calls(per_call, self.env, bound=bound)
+            per_call = merged.body
+        prepared = [*split.prepare, *merged.bound_tables.values()]
+        read = names_read(per_call) | set(given_views)
+        given = [n for n in [*split.names, *merged.bound_tables] if n in read]
+        hoisted = "".join(f"{name}, " for name in given)
         for finish in self.env.deferred:
             finish()
         lines = [
             f"def prepare({prepare_args}):",
-            *split.prepare,
+            *prepared,
             f"    return ({hoisted})",
             *views_function,
-            f"def jitted({', '.join([*args, *split.names])}):",
+            f"def jitted({', '.join([*args, *given])}):",
             *(per_call or ["    pass"]),
         ]
         source = "\n".join(lines) + "\n"

@@ -511,28 +511,35 @@ class CLibrary:
         return found
 
     def sequence(
-        self, calls: list[tuple[str, list[str], str | None]], table: list[str]
-    ) -> tuple[str, str | None]:
+        self,
+        calls: list[tuple[str, list[str], str | None]],
+        table: list[str],
+        weights: list[str],
+    ) -> tuple[str, str | None, str | None]:
         """A kernel calling the kernels of `calls` in turn, the Python line
-        calling it, and the line making its table: the addresses in `table`
-        (the same on every call, `kernel_calls.merge_kernel_calls`) it reads
-        from one array of them (`c_runtime.address_table`), whose address is
-        its first argument; the others it takes one by one. A call with the
-        name of its messages checks the data: the kernel stops at the first
-        that fails and returns the number of its failed check among all the
-        calls' (their messages one tuple, which its call line passes to
-        `c_runtime.checked`)."""
+        calling it, and the lines making its tables: the addresses in `table`
+        (the same on every call of a thread, `kernel_calls.merge_kernel_calls`)
+        it reads from one array of them (`c_runtime.address_table`), whose
+        address is its first argument, those in `weights` (the same with the
+        weights bound) from another, its next; the others it takes one by
+        one. A call with the name of its messages checks the data: the
+        kernel stops at the first that fails and returns the number of its
+        failed check among all the calls' (their messages one tuple, which
+        its call line passes to `c_runtime.checked`)."""
         names = list(dict.fromkeys(a for _, arguments, _ in calls for a in arguments))
-        row = {name: i for i, name in enumerate(table)}
-        position = {
-            name: f"t[{row[name]}]" if name in row else f"a{i}"
-            for i, name in enumerate(names)
-        }
+        row = {name: f"t[{i}]" for i, name in enumerate(table)}
+        row.update({name: f"w[{i}]" for i, name in enumerate(weights)})
+        position = {name: row.get(name, f"a{i}") for i, name in enumerate(names)}
         given = [name for name in names if name not in row]
         name = self.env.fresh("k")
         parameters = [f"void *{position[n]}" for n in given]
         passed = list(given)
-        making = None
+        making = making_bound = None
+        if weights:
+            parameters.insert(0, "void *const *w")
+            passed.insert(0, f"{name}_weights")
+            making_bound = f"    {name}_weights = address_table({', '.join(weights)})"
+            self.env.namespace["address_table"] = address_table
         if table:
             parameters.insert(0, "void *const *t")
             passed.insert(0, f"{name}_table")
@@ -558,7 +565,7 @@ class CLibrary:
         call = f"{name}({', '.join(passed)})"
         if messages:
             call = f"checked({call}, {self.env.add_global(messages, 'm')})"
-        return f"    {call}", making
+        return f"    {call}", making, making_bound
 
     def caller(
         self, parameters: list[str], body: list[str], calls: list[str], returns: bool

@@ -33,11 +33,26 @@ class Merged:
 
     body: list[str]
     tables: dict[str, str]
-    """Each table's name and the line binding it (`c_runtime.address_table`)."""
+    """Each table of `fixed` addresses: its name and the line binding it
+    (`c_runtime.address_table`)."""
+    bound_tables: dict[str, str]
+    """Each table of `bound` addresses: its name and the line binding it."""
+
+
+def addresses(lines: list[str]) -> frozenset[str]:
+    """The names `lines` bind to addresses (`c_runtime.address`)."""
+    return frozenset(
+        match[0].split(" = ", 1)[0].strip()
+        for line in lines
+        if (match := ADDRESS.fullmatch(line)) is not None
+    )
 
 
 def merge_kernel_calls(
-    body: list[str], env: CodeEnv, fixed: frozenset[str] = frozenset()
+    body: list[str],
+    env: CodeEnv,
+    fixed: frozenset[str] = frozenset(),
+    bound: frozenset[str] = frozenset(),
 ) -> Merged:
     """`body` with each run of consecutive C kernel calls (in one block:
     at one indentation) made one call of a C function calling them in turn
@@ -49,41 +64,49 @@ def merge_kernel_calls(
         p5 = address(v6, ...)          k9(p1, p4, p5)
         k7(p5, p1)
 
-    The run's addresses among `fixed` (the same on every call: those of
-    the thread's buffers and the packed weights) it reads from one table of
-    them (`k9(k9_table, p5)`, `Merged.tables`) when there are more than
-    one: `ctypes` converts each argument of each call (59 us for 1024).
+    The run's addresses among `fixed` (the same on every call of a thread:
+    those of its buffers) it reads from one table of them (`k9(k9_table,
+    p5)`, `Merged.tables`) when there are more than one, and those among
+    `bound` (the same on every call with the weights bound: the packed
+    weights') from another (`Merged.bound_tables`): `ctypes` converts each
+    argument of each call (59 us for 1024).
     A kernel that checks the data (`checked(k3(p1), m2)`) stops the run's
     function at its first failing check, which returns the number of that
     check among the run's (`checked(k9(p1, p5), m10)`, `m10` their messages).
     """
     library = env.extensions.get(c.CLibrary)
     if library is None:
-        return Merged(body, {})
+        return Merged(body, {}, {})
     kernels = {name: count for name, _, count in library.functions}
     merged: list[str] = []
     tables: dict[str, str] = {}
-    addresses: list[str] = []
+    bound_tables: dict[str, str] = {}
+    computed: list[str] = []
     calls: list[tuple[str, list[str], str | None]] = []
     taken: dict[str, None] = {}  # the run's buffers, in order
     indent = ""  # the run's
 
     def passed(names: Iterable[str]) -> int:
         """How many arguments a call of a run of `names` (once each) passes:
-        a table of its fixed ones when there are more than one."""
-        held = loose = 0
+        a table of its fixed ones and one of its bound ones when there are
+        more than one."""
+        held = kept = loose = 0
         for name in names:
             if name in fixed:
                 held += 1
+            elif name in bound:
+                kept += 1
             else:
                 loose += 1
-        return loose + (1 if held > 1 else held)
+        return loose + (1 if held > 1 else held) + (1 if kept > 1 else kept)
 
     def flush() -> None:
-        merged.extend(addresses)
+        merged.extend(computed)
         table = [name for name in taken if name in fixed]
         table = table if len(table) > 1 else []
-        if len(calls) == 1 and not table:
+        weights = [name for name in taken if name in bound]
+        weights = weights if len(weights) > 1 else []
+        if len(calls) == 1 and not table and not weights:
             kernel, arguments, messages = calls[0]
             call = f"{kernel}({', '.join(arguments)})"
             merged.append(
@@ -92,11 +115,13 @@ def merge_kernel_calls(
                 else f"{indent}checked({call}, {messages})"
             )
         elif calls:
-            call, making = library.sequence(calls, table)
+            call, making, making_bound = library.sequence(calls, table, weights)
             merged.append(indent + call.lstrip())
             if making is not None:
                 tables[making.split(" = ", 1)[0].strip()] = making
-        addresses.clear()
+            if making_bound is not None:
+                bound_tables[making_bound.split(" = ", 1)[0].strip()] = making_bound
+        computed.clear()
         calls.clear()
         taken.clear()
 
@@ -115,9 +140,9 @@ def merge_kernel_calls(
             calls.append((call[2], arguments, messages))
             taken.update(dict.fromkeys(arguments))
         elif address is not None:
-            addresses.append(line)
+            computed.append(line)
         else:
             flush()
             merged.append(line)
     flush()
-    return Merged(merged, tables)
+    return Merged(merged, tables, bound_tables)
