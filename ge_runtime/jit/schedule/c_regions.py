@@ -83,12 +83,12 @@ VIEWS = (
     memref.CastOp,
 )
 """Ops making a buffer of a buffer made before them (or a constant global):
-bound in Python before the loop."""
+bound in Python before the region."""
 
 PREPARED_CALLS = frozenset({"address", "strided_view", "np.ascontiguousarray"})
 """What the lines before a nest's kernel call may call: they compute its
 addresses and pack its weights (`native_operands._packed_weight`), nothing
-that reads what the loop writes."""
+that reads what the region writes."""
 
 
 KNOWN = (
