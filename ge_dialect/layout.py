@@ -7,6 +7,7 @@ its rank fits its origin format) is answered here, through the format library.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, NoneAttr, TensorType
 from xdsl.ir import Attribute
@@ -162,22 +163,31 @@ def check_rank_fits(tensor: TensorType, layout: LayoutAttr) -> None:
         )
 
 
+@cache
+def format_layout(origin: Format) -> LayoutAttr:
+    """The layout of a tensor stored in its origin format `origin`, one
+    attribute per format (attributes are values): the passes ask for it
+    of every tensor, and building one verifies its four parameters
+    (CRNN's `ge-atc`: 37,000 built, 0.6 s)."""
+    return LayoutAttr(origin)
+
+
 def layout_attr(tensor: Attribute) -> LayoutAttr:
     """The `#ge.layout` of a tensor type (ND without an encoding)."""
     assert isinstance(tensor, TensorType)
     encoding = tensor.encoding
-    return encoding if isinstance(encoding, LayoutAttr) else LayoutAttr(Format.ND)
+    return encoding if isinstance(encoding, LayoutAttr) else format_layout(Format.ND)
 
 
 def origin_layout(tensor: Attribute) -> LayoutAttr:
     """The plain layout of a tensor: storage = its origin format."""
-    return LayoutAttr(layout_attr(tensor).origin_format)
+    return format_layout(layout_attr(tensor).origin_format)
 
 
 def retyped(tensor: Attribute, layout: LayoutAttr) -> TensorType:
     """`tensor` with `layout` as its encoding (ND/ND drops the encoding)."""
     assert isinstance(tensor, TensorType)
-    if layout == LayoutAttr(Format.ND):
+    if layout == format_layout(Format.ND):
         return TensorType(tensor.element_type, tensor.get_shape())
     return TensorType(tensor.element_type, tensor.get_shape(), layout)
 

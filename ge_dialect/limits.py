@@ -28,8 +28,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ge_dialect.diagnostics import GEError
+
+if TYPE_CHECKING:
+    from xdsl.ir import Operation
 
 INT64_MAX = (1 << 63) - 1
 """The largest dim, size or count any tensor may have."""
@@ -165,10 +169,16 @@ def check_claimed_memory(root: object) -> None:
     type claims more than the memory budget: what running it would allocate."""
     from xdsl.ir import Operation
 
+    assert isinstance(root, Operation)
+    check_ops_memory(root.walk())
+
+
+def check_ops_memory(ops: Iterable[Operation]) -> None:
+    """`check_claimed_memory` of each of `ops` (not of the ops nested in
+    them), in order."""
     from ge_dialect.locations import error_at
 
-    assert isinstance(root, Operation)
-    for op in root.walk():
+    for op in ops:
         for result in op.results:
             try:
                 nbytes = static_bytes(result.type)

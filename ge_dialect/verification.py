@@ -134,21 +134,24 @@ class StageVerifier:
         self._valid: dict[Operation, OpState] | None = None
         """The state of every op when the module was last found valid."""
 
-    def __call__(self, module: ModuleOp) -> None:
+    def __call__(self, module: ModuleOp) -> list[Operation]:
         """Verify `module` (a GEError at the first invalid op) unless it is
         as it was when last found valid; only its affected ops if it was
-        found valid before."""
+        found valid before. The ops verified, in the module's order (none
+        when it is unchanged): every other op's state is what it was."""
         state = {op: op_state(op) for op in module.walk()}
         valid = self._valid
         if valid is not None and list(state.values()) == list(valid.values()):
-            return
+            return []
         self._valid = None
         if valid is None:
-            verify_module(module)
+            verified = list(state)
         else:
             again = _affected(state, valid)
-            verify_ops(op for op in state if op in again)
+            verified = [op for op in state if op in again]
+        verify_ops(verified)
         self._valid = state
+        return verified
 
 
 def _affected(

@@ -59,12 +59,22 @@ def jit_failure(error: JITError) -> GEError:
 
 def numpy_dtype(type_: Attribute) -> np.dtype:
     """The NumPy dtype holding values of an MLIR scalar (or memref) type."""
-    from xdsl.dialects.builtin import IndexType, MemRefType
-
-    from ge_dialect.dtypes import dtype_name
+    from xdsl.dialects.builtin import MemRefType
 
     if isinstance(type_, MemRefType):
         return numpy_dtype(type_.element_type)
+    return _scalar_dtype(type_)
+
+
+@functools.cache
+def _scalar_dtype(type_: Attribute) -> np.dtype:
+    """`numpy_dtype` of a scalar type, found once per type (the C emitter
+    asks it of every operand of every op of every nest: 110,000 times for
+    ShuffleNet)."""
+    from xdsl.dialects.builtin import IndexType
+
+    from ge_dialect.dtypes import dtype_name
+
     if isinstance(type_, IndexType):
         return np.dtype(np.int64)
     try:

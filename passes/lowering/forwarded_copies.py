@@ -68,19 +68,30 @@ class Copy:
 
 def forward_copies(function: func.FuncOp) -> None:
     """Forward the copy nests of `function`'s body into their readers where
-    `forward` can, and erase them (until none is left)."""
+    `forward` can, and erase them, in one walk of the body: after a
+    forward, from the op that now follows the ones before the copy (they
+    are as they were; what follows may be a copy it made forwardable)."""
     body = function.body.block
-    start = 0
-    while True:
-        ops = list(body.ops)
-        order = {op: position for position, op in enumerate(ops)}
-        for op in ops[start:]:
-            copy = copy_nest(op) if isinstance(op, affine.ForOp) else None
-            if copy is not None and forward(copy, body, order):
-                start = order[op]  # the ops before it are as they were
-                break
+    order = _numbered(body.first_op)
+    op = body.first_op
+    while op is not None:
+        copy = copy_nest(op) if isinstance(op, affine.ForOp) else None
+        before = op.prev_op
+        if copy is not None and forward(copy, body, order):
+            op = body.first_op if before is None else before.next_op
         else:
-            return
+            op = op.next_op
+
+
+def _numbered(first: Operation | None, start: int = 0) -> dict[Operation, int]:
+    """The position of each op from `first` to the end of its block,
+    counting from `start`."""
+    order: dict[Operation, int] = {}
+    current = first
+    while current is not None:
+        order[current] = start + len(order)
+        current = current.next_op
+    return order
 
 
 def copy_nest(nest: affine.ForOp) -> Copy | None:
@@ -164,10 +175,13 @@ def forward(first: Copy, body: Block, order: dict[Operation, int]) -> bool:
     last = max((reader.nest for reader in readers), key=order.__getitem__)
     if not all(_movable(nest, last) for nest in moved):
         return False
-    for nest in moved:  # after the readers, in their order
-        nest.detach()
-        body.insert_op_after(nest, last)
-        last = nest
+    if moved:
+        renumbered = last
+        for nest in moved:  # after the readers, in their order
+            nest.detach()
+            body.insert_op_after(nest, last)
+            last = nest
+        order.update(_numbered(renumbered, order[renumbered]))
     for writer, reader in forwarded:
         _read_source(writer, reader)
     for writer in writers:

@@ -593,10 +593,18 @@ class CLibrary:
 
     def build(self) -> None:
         """Write the last parts, compile (or find) the library and bind each
-        kernel under its namespace name."""
+        kernel under its namespace name.
+
+        The kernels no part holds yet are split into parts of at most
+        `PART_SIZE`, and into at least one per processor: nothing else
+        runs while they compile, and they are what the library waits for
+        (CRNN's last 12 kernels and its sequences: 1.3 s on one processor
+        while the other was idle)."""
         count = len(self.functions)
-        for end in range(self._written + PART_SIZE, count + PART_SIZE, PART_SIZE):
-            self._write_part(min(end, count), start=False)
+        written, left = self._written, count - self._written
+        parts = max(-(-left // PART_SIZE), min(c_runtime.available_cores(), left))
+        for number in range(1, parts + 1):
+            self._write_part(written + left * number // parts, start=False)
         progress.detail(f"the C compiler on {count} kernels")
         source = prelude() + "".join(PART + part for part in self.parts)
         for name, _, arguments in self.functions:
