@@ -77,6 +77,21 @@ def library_source(compiled) -> str:
     return source
 
 
+def kernel_calls(compiled) -> list[str]:
+    """The lines of a compiled function's per-call code calling a kernel."""
+    jitted = compiled.source.split("def jitted")[1].splitlines()
+    return [line for line in jitted if line.lstrip().startswith("k")]
+
+
+def c_body(compiled, call: str) -> str:
+    """The body of the C function the kernel call line `call` calls."""
+    source = library_source(compiled)
+    name = call.split("(")[0].strip()
+    body = re.search(rf"(?:void|int) {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
+    assert body is not None, source
+    return body[1]
+
+
 def three_ways(text: str, *args: np.ndarray):
     """Results of the C kernels, NumPy calls and the scalar path."""
     c = compile_module(text, poison=True, kernels="c")
@@ -960,17 +975,10 @@ def test_consecutive_c_kernels_are_one_call():
     compiled, (got,), (numpy_result,), (want,) = three_ways(TWO_NESTS, x)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(numpy_result, want)
-    calls = [
-        line
-        for line in compiled.source.split("def jitted")[1].splitlines()
-        if line.lstrip().startswith("k")
-    ]
+    calls = kernel_calls(compiled)
     assert len(calls) == 1, compiled.source
-    source = library_source(compiled)
-    name = calls[0].split("(")[0].strip()
-    sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
-    assert sequence is not None, source
-    assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
+    sequence = c_body(compiled, calls[0])
+    assert sequence.count(");") == 2, sequence  # it calls the two kernels
 
 
 BRANCHED_NESTS = (
@@ -1002,35 +1010,9 @@ func.func @main(%x: memref<3x17xf32>, %flag: memref<1xf32>) -> memref<3x17xf32> 
 )
 
 
-def test_a_branch_and_its_kernels_are_one_call():
-    """A condition and two branches of C kernels: one C function (the
-    comparison, the branches and their kernels: `c_regions`), called once;
-    both branches as the NumPy path computes them."""
-    x = special((3, 17))
-    compiled, _, _, _ = three_ways(BRANCHED_NESTS, x, np.ones(1, np.float32))
-    numpy_path = compile_module(BRANCHED_NESTS, kernels="numpy")
-    for flag in (1.0, -1.0):
-        flags = np.full(1, flag, np.float32)
-        (want,) = numpy_path(x, flags)
-        np.testing.assert_array_equal(compiled(x, flags)[0], want)
-    jitted = compiled.source.split("def jitted")[1].splitlines()
-    calls = [line for line in jitted if line.lstrip().startswith("k")]
-    assert len(calls) == 1 and calls[0].startswith("    k"), calls
-    assert not any(line.lstrip().startswith("if ") for line in jitted)
-    source = library_source(compiled)
-    name = calls[0].split("(")[0].strip()
-    region = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}\n", source, re.S)
-    assert region is not None, source
-    assert "if (" in region[1], region[1]
-    assert len(re.findall(r"\bk\d+\(", region[1])) == 3, region[1]
-
-
-def test_consecutive_c_kernels_in_a_python_branch_are_one_call():
-    """A branch Python runs (its other branch has an op C kernels leave to
-    NumPy, `arith.remf`): its two C kernels in a row are one call, at the
-    branch's indentation."""
-    then, otherwise = BRANCHED_NESTS.rsplit("arith.mulf %v, %two", 1)
-    text = then + "arith.remf %v, %two" + otherwise
+def branched(text: str):
+    """`text` (`BRANCHED_NESTS`'s signature) compiled with C kernels, run
+    on both branches: each as the NumPy path computes it."""
     x = special((3, 17))
     compiled, _, _, _ = three_ways(text, x, np.ones(1, np.float32))
     numpy_path = compile_module(text, kernels="numpy")
@@ -1038,14 +1020,33 @@ def test_consecutive_c_kernels_in_a_python_branch_are_one_call():
         flags = np.full(1, flag, np.float32)
         (want,) = numpy_path(x, flags)
         np.testing.assert_array_equal(compiled(x, flags)[0], want)
+    return compiled
+
+
+def test_a_branch_and_its_kernels_are_one_call():
+    """A condition and two branches of C kernels: one C function (the
+    comparison, the branches and their kernels: `c_regions`), called once;
+    both branches as the NumPy path computes them."""
+    compiled = branched(BRANCHED_NESTS)
+    calls = kernel_calls(compiled)
+    assert len(calls) == 1 and calls[0].startswith("    k"), calls
     jitted = compiled.source.split("def jitted")[1].splitlines()
-    calls = [line for line in jitted if line.lstrip().startswith("k")]
+    assert not any(line.lstrip().startswith("if ") for line in jitted)
+    region = c_body(compiled, calls[0])
+    assert "if (" in region, region
+    assert len(re.findall(r"\bk\d+\(", region)) == 3, region
+
+
+def test_consecutive_c_kernels_in_a_python_branch_are_one_call():
+    """A branch Python runs (its other branch has an op C kernels leave to
+    NumPy, `arith.remf`): its two C kernels in a row are one call, at the
+    branch's indentation."""
+    then, otherwise = BRANCHED_NESTS.rsplit("arith.mulf %v, %two", 1)
+    compiled = branched(then + "arith.remf %v, %two" + otherwise)
+    calls = kernel_calls(compiled)
     assert len(calls) == 1 and calls[0].startswith("        k"), calls
-    source = library_source(compiled)
-    name = calls[0].split("(")[0].strip()
-    sequence = re.search(rf"void {name}\([^)]*\) {{\n(.*?)\n}}", source, re.S)
-    assert sequence is not None, source
-    assert sequence[1].count(");") == 2, sequence[1]  # it calls the two kernels
+    sequence = c_body(compiled, calls[0])
+    assert sequence.count(");") == 2, sequence  # it calls the two kernels
 
 
 def test_addresses_of_the_threads_buffers_are_one_table():
@@ -1056,7 +1057,7 @@ def test_addresses_of_the_threads_buffers_are_one_table():
     compiled = compile_module(TWO_NESTS, kernels="c")
     numpy_path = compile_module(TWO_NESTS, kernels="numpy")
     jitted = compiled.source.split("def jitted")[1]
-    (call,) = [line for line in jitted.splitlines() if line.lstrip().startswith("k")]
+    (call,) = kernel_calls(compiled)
     name, arguments = call.strip().rstrip(")").split("(")
     table, *given = arguments.split(", ")
     assert table == f"{name}_table", compiled.source
@@ -1159,11 +1160,7 @@ def test_no_merged_call_of_more_buffers_than_ctypes_passes(tmp_path, monkeypatch
     x = special((3, 17))
     compiled, (got,), (numpy_result,), (want,) = three_ways(TWO_NESTS, x)
     np.testing.assert_array_equal(got, want)
-    calls = [
-        line
-        for line in compiled.source.split("def jitted")[1].splitlines()
-        if line.lstrip().startswith("k")
-    ]
+    calls = kernel_calls(compiled)
     assert len(calls) == 2, compiled.source  # x, y | y, x, z: four would be one
 
 
