@@ -23,6 +23,7 @@ from ge_runtime.jit.compiler import JITError, compile_graph, compile_module
 from ge_runtime.jit.emit import c as jit_c
 from ge_runtime.jit.emit import native_operands
 from ge_runtime.jit.ops import OPS
+from ge_runtime.jit.schedule.kernel_calls import shared_addresses
 
 pytestmark = pytest.mark.skipif(c_runtime.compiler() is None, reason="no C compiler")
 
@@ -1099,6 +1100,33 @@ def test_packed_weights_addresses_are_one_table_of_each_binding():
         (got,) = bound(x_value)
         want = np.tanh(np.tanh(x_value @ weights[0]) @ weights[1])
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_buffers_address_is_computed_once_at_the_top_level():
+    """The same address of the same buffer computed again at the top level
+    is dropped and read under the first name, in branches too; another
+    offset, a buffer bound twice or an address inside a block are kept."""
+    body = [
+        "    p1 = address(x, (0, 1), (68, 4), 0)",
+        "    k2(p1, p3)",
+        "    p4 = address(x, (0, 1), (68, 4), 0)",
+        "    p5 = address(x, (0, 1), (68, 4), 4)",
+        "    v6 = w7",
+        "    p8 = address(v6, (0,), (4,), 0)",
+        "    v6 = w9",
+        "    p10 = address(v6, (0,), (4,), 0)",
+        "    if c:",
+        "        p11 = address(x, (0, 1), (68, 4), 0)",
+        "        k12(p4, p11)",
+        "    k13(p4, p5, p8, p10)",
+    ]
+    assert shared_addresses(body) == [
+        *body[:2],
+        *body[3:9],
+        body[9],
+        "        k12(p1, p11)",
+        "    k13(p1, p5, p8, p10)",
+    ]
 
 
 def test_an_address_table_holds_the_addresses_and_keeps_their_buffers():

@@ -13,7 +13,6 @@ from ge_runtime.jit.schedule.hoist import (
     drop_unread,
     hoist_invariants,
     hoist_views,
-    shared_addresses,
 )
 
 BODY = [
@@ -216,30 +215,3 @@ def test_per_thread_views_survive_calls_threads_and_the_disk_cache(
     assert list(tmp_path.glob("*.pickle"))  # read back from the disk
     for x, e in zip(inputs, expected, strict=True):
         assert run(reloaded, x).tobytes() == e.tobytes()
-
-
-def test_a_buffers_address_is_computed_once_at_the_top_level():
-    """The same address of the same buffer computed again at the top level
-    is dropped and read under the first name, in branches too; another
-    offset, a buffer bound twice or an address inside a block are kept."""
-    body = [
-        "    p1 = address(x, (0, 1), (68, 4), 0)",
-        "    k2(p1, p3)",
-        "    p4 = address(x, (0, 1), (68, 4), 0)",
-        "    p5 = address(x, (0, 1), (68, 4), 4)",
-        "    v6 = w7",
-        "    p8 = address(v6, (0,), (4,), 0)",
-        "    v6 = w9",
-        "    p10 = address(v6, (0,), (4,), 0)",
-        "    if c:",
-        "        p11 = address(x, (0, 1), (68, 4), 0)",
-        "        k12(p4, p11)",
-        "    k13(p4, p5, p8, p10)",
-    ]
-    assert shared_addresses(body) == [
-        *body[:2],
-        *body[3:9],
-        body[9],
-        "        k12(p1, p11)",
-        "    k13(p1, p5, p8, p10)",
-    ]

@@ -86,9 +86,12 @@ from ge_runtime.jit.schedule.hoist import (
     hoist_invariants,
     hoist_views,
     names_read,
+)
+from ge_runtime.jit.schedule.kernel_calls import (
+    addresses,
+    merge_kernel_calls,
     shared_addresses,
 )
-from ge_runtime.jit.schedule.kernel_calls import addresses, merge_kernel_calls
 from ge_runtime.jit.schedule.kernels import nest_source
 from ge_runtime.offline import progress
 from ge_runtime.run_inputs import (
@@ -379,19 +382,18 @@ class FunctionCompiler:
         copies of buffers are reused from nest to nest at the top level only
         (`relayouts`)."""
         relayouts = self.env.relayouts
+        top_level = top and not self.calling
+        enabled = relayouts.enabled
+        relayouts.enabled = enabled and top_level
         lines: list[str] = []
-        if not top or self.calling:
-            enabled, relayouts.enabled = relayouts.enabled, False
-            try:
-                for run, region in self._runs(ops):
-                    lines += self._emit_run(run, region, indent, top)
-                return lines
-            finally:
-                relayouts.enabled = enabled
-        for run, region in self._runs(ops):
-            lines += self._emit_run(run, region, indent, top)
-            for op in run:
-                relayouts.commit(op, self.env.constants)
+        try:
+            for run, region in self._runs(ops):
+                lines += self._emit_run(run, region, indent, top)
+                if top_level:
+                    for op in run:
+                        relayouts.commit(op, self.env.constants)
+        finally:
+            relayouts.enabled = enabled
         return lines
 
     def _runs(self, ops: Sequence[Operation]) -> list[tuple[list[Operation], bool]]:

@@ -25,7 +25,6 @@ def jitted(x, w):                     def prepare(w):
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -465,46 +464,3 @@ def _pure_view(node: ast.AST) -> bool:
         ) if method in VIEW_METHODS:
             return _pure_view(value) and all(map(_pure_view, args))
     return False
-
-
-TOP_ADDRESS = re.compile(r"    (p\d+) = (address\((\w+), [-(), \d]*\))")
-"""A top-level statement computing a buffer's address (`c_runtime.address`)."""
-
-
-def shared_addresses(body: Sequence[str]) -> list[str]:
-    """`body` with each top-level address computed once: a later statement
-    computing the same address of the same buffer (each nest reading a
-    function input computes its own, 1-2 us each per call) is dropped and
-    its name read as the first's.
-
-    ```python
-    p3 = address(x, (0, 1), (68, 4), 0)      p3 = address(x, (0, 1), (68, 4), 0)
-    k4(p3, p5)                         ->    k4(p3, p5)
-    p6 = address(x, (0, 1), (68, 4), 0)      k7(p3, p8)
-    k7(p6, p8)
-    ```
-
-    Only for a buffer bound once in `body` (the generated code's names are)."""
-    bound = Counter(name for line in body if (name := _bound_name(line)) is not None)
-    first: dict[str, str] = {}
-    renamed: dict[str, str] = {}
-    kept: list[str] = []
-    for line in body:
-        match = TOP_ADDRESS.fullmatch(line)
-        if match is not None and bound[match[3]] <= 1:
-            name, computed = match[1], match[2]
-            if computed in first:
-                renamed[name] = first[computed]
-                continue
-            first[computed] = name
-        kept.append(line)
-    if not renamed:
-        return kept
-    names = re.compile(r"\b(" + "|".join(map(re.escape, renamed)) + r")\b")
-    return [names.sub(lambda m: renamed[m[1]], line) for line in kept]
-
-
-def _bound_name(line: str) -> str | None:
-    """The name a simple assignment statement `line` binds, if it is one."""
-    target, equals, _ = line.strip().partition(" = ")
-    return target if equals and target.isidentifier() else None

@@ -9,7 +9,8 @@ branches and loops. Decided on the function's finished source (after
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ge_runtime.jit.emit import c
@@ -22,8 +23,9 @@ CHECKED_CALL = re.compile(r"( +)checked\((k\d+)\(((?:p\d+, )*p\d+)?\), (m\w+)\)"
 """A call of a C kernel that checks the data, its status raising the
 diagnostic of its failed check (`c_runtime.checked`, the messages' name)."""
 
-ADDRESS = re.compile(r"( +)p\d+ = address\(\w+, [-(), \d]*\)")
-"""An address computation (`address(buffer, axes, strides, offset)`)."""
+ADDRESS = re.compile(r"( +)(p\d+) = (address\((\w+), [-(), \d]*\))")
+"""An address computation (`address(buffer, axes, strides, offset)`): its
+indentation, name, expression and buffer."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,7 @@ class Merged:
 def addresses(lines: list[str]) -> frozenset[str]:
     """The names `lines` bind to addresses (`c_runtime.address`)."""
     return frozenset(
-        match[0].split(" = ", 1)[0].strip()
-        for line in lines
-        if (match := ADDRESS.fullmatch(line)) is not None
+        match[2] for line in lines if (match := ADDRESS.fullmatch(line)) is not None
     )
 
 
@@ -146,3 +146,42 @@ def merge_kernel_calls(
             merged.append(line)
     flush()
     return Merged(merged, tables, bound_tables)
+
+
+def shared_addresses(body: Sequence[str]) -> list[str]:
+    """`body` with each top-level address computed once: a later statement
+    computing the same address of the same buffer (each nest reading a
+    function input computes its own, 1-2 us each per call) is dropped and
+    its name read as the first's.
+
+    ```python
+    p3 = address(x, (0, 1), (68, 4), 0)      p3 = address(x, (0, 1), (68, 4), 0)
+    k4(p3, p5)                         ->    k4(p3, p5)
+    p6 = address(x, (0, 1), (68, 4), 0)      k7(p3, p8)
+    k7(p6, p8)
+    ```
+
+    Only for a buffer bound once in `body` (the generated code's names are)."""
+    bound = Counter(name for line in body if (name := _bound_name(line)) is not None)
+    first: dict[str, str] = {}
+    renamed: dict[str, str] = {}
+    kept: list[str] = []
+    for line in body:
+        match = ADDRESS.fullmatch(line)
+        if match is not None and match[1] == "    " and bound[match[4]] <= 1:
+            name, computed = match[2], match[3]
+            if computed in first:
+                renamed[name] = first[computed]
+                continue
+            first[computed] = name
+        kept.append(line)
+    if not renamed:
+        return kept
+    names = re.compile(r"\b(" + "|".join(map(re.escape, renamed)) + r")\b")
+    return [names.sub(lambda m: renamed[m[1]], line) for line in kept]
+
+
+def _bound_name(line: str) -> str | None:
+    """The name a simple assignment statement `line` binds, if it is one."""
+    target, equals, _ = line.strip().partition(" = ")
+    return target if equals and target.isidentifier() else None
