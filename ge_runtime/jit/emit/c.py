@@ -283,6 +283,18 @@ MAX_ARGUMENTS = 1024
 """The most arguments a `ctypes` call passes."""
 
 
+STATUS = "int e"
+"""The local a caller of kernels that check the data keeps their status in
+(`stop_at_failed_check`)."""
+
+
+def stop_at_failed_check(call: str, before: int) -> str:
+    """The C statement making `call` of a kernel that checks the data and
+    returning the number of its failed check, if one failed, after the
+    `before` checks of the kernels called before it (`c_runtime.checked`)."""
+    return f"if ((e = {call}) != 0) return e + {before};"
+
+
 def check_op(op: Operation, constants: Mapping[SSAValue, Any]) -> None:
     """Raise `Unsupported` unless C spells arith/math op `op` (`ops.OPS`'s
     C column, or a comparison's; a division by a divisor among `constants`
@@ -552,12 +564,12 @@ class CLibrary:
             if checks is None:
                 body.append(f"    {call};")
                 continue
-            body.append(f"    if ((s = {call}) != 0) return s + {len(messages)};")
+            body.append(f"    {stop_at_failed_check(call, len(messages))}")
             messages += self.env.namespace[checks]
         returns = "void"
         if messages:
             returns = "int"
-            body = ["    int s;", *body, "    return 0;"]
+            body = [f"    {STATUS};", *body, "    return 0;"]
             self.checking.add(name)
         opening = f"{returns} {name}({', '.join(parameters)}) {{"
         code = "\n".join([opening, *body, "}", ""])

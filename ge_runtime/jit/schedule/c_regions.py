@@ -198,7 +198,7 @@ class CRegion:
             budget = self.env.add_global(iteration_budget, "c")  # read per run
             arguments.append(f"min({budget}(), {BUDGET_CAP})")
         if status:
-            body = ["    int e;", *body, "    return 0;"]
+            body = [f"    {c.STATUS};", *body, "    return 0;"]
         name = library.caller(parameters, body, self.calls, returns=status)
         self.env.writes[name] = tuple(position[p] for p in self.written)
         call = f"{name}({', '.join(arguments)})"
@@ -311,15 +311,15 @@ class CRegion:
 
     def _switch(self, op: scf.IndexSwitchOp, indent: str) -> None:
         value = self._local(op.arg)
-        keyword = "if"
-        for case, region in zip(op.cases.get_values(), op.case_regions, strict=True):
-            self.body.append(f"{indent}{keyword} ({value} == {c.integer(case)}) {{")
+        cases = list(zip(op.cases.get_values(), op.case_regions, strict=True))
+        for number, (case, region) in enumerate(cases):
+            opening = "if" if number == 0 else "} else if"
+            self.body.append(f"{indent}{opening} ({value} == {c.integer(case)}) {{")
             self._block(list(region.block.ops), indent + "    ")
-            keyword = "} else if"
-        if keyword != "if":
+        if cases:
             self.body.append(f"{indent}}} else {{")
         self._block(list(op.default_region.block.ops), indent + "    ")
-        if keyword != "if":
+        if cases:
             self.body.append(f"{indent}}}")
 
     def _nest(self, op: affine.ForOp, indent: str) -> None:
@@ -343,8 +343,9 @@ class CRegion:
         if call.re is CALL:
             self.body.append(f"{indent}{passed};")
             return
-        before = len(self.messages)  # its checks' numbers follow theirs
-        self.body.append(f"{indent}if ((e = {passed}) != 0) return e + {before};")
+        self.body.append(
+            f"{indent}{c.stop_at_failed_check(passed, len(self.messages))}"
+        )
         self.messages += self.env.namespace[call[4]]
 
     # -- values -----------------------------------------------------------
