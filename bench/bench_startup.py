@@ -202,18 +202,26 @@ def export_transformer(name: str, path: Path) -> None:
 
 
 def weights(path: Path) -> tuple[int, int]:
-    """The elements (parameters) and bytes of a model's initializers."""
+    """The elements (parameters) and bytes of a model's initializers and
+    `Constant` tensors (some exporters keep the weights in those)."""
     import numpy as np
     import onnx
     from onnx import helper
 
     model = onnx.load(path, load_external_data=False)
+    tensors = [*model.graph.initializer] + [
+        attribute.t
+        for node in model.graph.node
+        if node.op_type == "Constant"
+        for attribute in node.attribute
+        if attribute.name == "value"
+    ]
     sizes = [
         (
             int(np.prod(tensor.dims, dtype=np.int64)),
             helper.tensor_dtype_to_np_dtype(tensor.data_type).itemsize,
         )
-        for tensor in model.graph.initializer
+        for tensor in tensors
     ]
     return sum(count for count, _ in sizes), sum(c * size for c, size in sizes)
 
@@ -313,6 +321,11 @@ def cold_cell(run: Timed, ort: Timed) -> str:
     )
 
 
+def times(part: int, whole: int) -> str:
+    """`part` as a multiple of `whole` (a model without weights: "-")."""
+    return f"{part / whole:.2f}x" if whole else "-"
+
+
 def models_table(rows: list[ModelRow], threads: int) -> str:
     """The Markdown table of `measure_model`'s rows."""
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -331,10 +344,10 @@ def models_table(rows: list[ModelRow], threads: int) -> str:
         lines.append(
             f"| {r.model} | {r.parameters / 1e6:.1f} | {r.weights / 1e6:.0f} "
             f"| {r.atc.wall:.1f} / {r.atc.cpu:.1f} | {r.atc.wall + r.first.wall:.1f} "
-            f"| {r.atc.rss / 1e6:.0f} ({r.atc.rss / r.weights:.2f}x) "
+            f"| {r.atc.rss / 1e6:.0f} ({times(r.atc.rss, r.weights)}) "
             f"| {r.om / 1e6:.0f} ({r.om / r.onnx:.3f}x) | {first} "
             f"| {again} | {r.ort.wall:.2f} / {r.ort.cpu:.2f} "
-            f"| {r.first.rss / 1e6:.0f} ({r.first.rss / r.weights:.2f}x) |"
+            f"| {r.first.rss / 1e6:.0f} ({times(r.first.rss, r.weights)}) |"
         )
     over = [
         f"{r.model} {r.atc.wall + r.first.wall:.1f} s"
