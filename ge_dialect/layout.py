@@ -7,7 +7,7 @@ its rank fits its origin format) is answered here, through the format library.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, NoneAttr, TensorType
 from xdsl.ir import Attribute
@@ -184,8 +184,11 @@ def origin_layout(tensor: Attribute) -> LayoutAttr:
     return format_layout(layout_attr(tensor).origin_format)
 
 
+@lru_cache(maxsize=VALID_TYPES_KEPT)
 def retyped(tensor: Attribute, layout: LayoutAttr) -> TensorType:
-    """`tensor` with `layout` as its encoding (ND/ND drops the encoding)."""
+    """`tensor` with `layout` as its encoding (ND/ND drops the encoding),
+    built once per pair (types are values; building one verifies its
+    parameters: CRNN's format selection asked for 10,000 of a few hundred)."""
     assert isinstance(tensor, TensorType)
     if layout == format_layout(Format.ND):
         return TensorType(tensor.element_type, tensor.get_shape())
