@@ -29,6 +29,7 @@ from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
+    DenseArrayBase,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -36,9 +37,11 @@ from xdsl.dialects.builtin import (
     MemRefType,
     f32,
     i1,
+    i32,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
+from xdsl.irdl import AttrSizedOperandSegments
 
 from ge_dialect.scalar import is_unsigned
 from passes.lowering.domain import (
@@ -128,6 +131,10 @@ class Nest:
         return op.results[0]
 
     def _access(self, index: Sequence[Ix]) -> tuple[AffineMapAttr, list[SSAValue]]:
+        """The map and operands of an affine access at `index`. Loads and
+        stores are created with them as their builders would (the IRDL
+        builder's handling of their operand groups was two thirds of their
+        construction)."""
         variables = list(dict.fromkeys(v for ix in index for v in ix.variables()))
         dims = {v: i for i, v in enumerate(variables)}
         exprs = tuple(ix.to_affine(dims) for ix in index)
@@ -143,7 +150,12 @@ class Nest:
             value: Value = ProbeValue(element)
         else:
             map_attr, operands = self._access(storage)
-            value = self._add(affine.LoadOp(buffer.memref, operands, map_attr, element))
+            load = affine.LoadOp.create(
+                operands=[buffer.memref, *operands],
+                result_types=[element],
+                properties={"map": map_attr},
+            )
+            value = self._add(load)
         return value if raw else self.convert(value, compute_type(element))
 
     def index_value(self, ix: Ix) -> Value:
@@ -179,7 +191,11 @@ class Nest:
         if self.block is not None:
             assert isinstance(value, SSAValue)
             map_attr, operands = self._access(storage)
-            self.block.add_op(affine.StoreOp(value, buffer.memref, operands, map_attr))
+            store = affine.StoreOp.create(
+                operands=[value, buffer.memref, *operands],
+                properties={"map": map_attr},
+            )
+            self.block.add_op(store)
 
     def check(self, condition: Value, message: str) -> None:
         """Fail the run with `message` (a whole diagnostic) where `condition`
@@ -411,28 +427,37 @@ def constant_bound(value: int) -> AffineMapAttr:
 UNIT_STEP = IntegerAttr.from_index_int_value(1)
 """The step of every loop the emitter opens."""
 
+NO_BOUND_OPERANDS = DenseArrayBase.from_list(i32, [0, 0, 0])
+"""The operand segment sizes of a loop with constant bounds and no
+loop-carried values."""
+
 
 def open_loops(
     block: Block | None, order: Sequence[Var]
 ) -> tuple[list[Block], dict[Var, SSAValue]]:
     """One `affine.for` per variable of `order` (over its range), each inside
     the previous one, the first at the end of `block`: the loops' bodies
-    and the induction variable of each variable."""
+    and the induction variable of each variable.
+
+    Each loop is created with the properties `affine.ForOp.from_region`
+    gives it, in its order, without the IRDL builder's handling of its
+    three empty operand groups (two thirds of the construction of a loop; a
+    lowering opens thousands).
+    """
     assert block is not None
     loops: list[Block] = []
     ivs: dict[Var, SSAValue] = {}
     for var in order:
         inner = Block(arg_types=[IndexType()])
         block.add_op(
-            affine.ForOp.from_region(
-                [],
-                [],
-                [],
-                [],
-                constant_bound(var.lo),
-                constant_bound(var.hi + 1),
-                Region(inner),
-                UNIT_STEP,
+            affine.ForOp.create(
+                properties={
+                    "lowerBoundMap": constant_bound(var.lo),
+                    "upperBoundMap": constant_bound(var.hi + 1),
+                    "step": UNIT_STEP,
+                    AttrSizedOperandSegments.attribute_name: NO_BOUND_OPERANDS,
+                },
+                regions=[Region(inner)],
             )
         )
         ivs[var] = inner.args[0]
