@@ -95,19 +95,22 @@ def op_state(op: Operation) -> OpState:
     types, attributes, properties and successors, and its regions' blocks
     and their arguments' types. Operations, blocks and values compare by
     identity; types and attributes (immutable) by value."""
-    return (
+    operands = tuple(op.operands)
+    return (  # lists, not generators, into the tuples: taken after every stage
         op,
         op.parent,
-        tuple(op.operands),
-        tuple(operand.type for operand in op.operands),
-        tuple(result.type for result in op.results),
+        operands,
+        tuple([operand.type for operand in operands]),
+        tuple([result.type for result in op.results]),
         tuple(op.attributes.items()),
         tuple(op.properties.items()),
         tuple(op.successors),
         tuple(
-            (block, tuple(argument.type for argument in block.args))
-            for region in op.regions
-            for block in region.blocks
+            [
+                (block, tuple([argument.type for argument in block.args]))
+                for region in op.regions
+                for block in region.blocks
+            ]
         ),
     )
 
