@@ -7,7 +7,7 @@ its rank fits its origin format) is answered here, through the format library.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, NoneAttr, TensorType
 from xdsl.ir import Attribute
@@ -55,8 +55,17 @@ def reshape_type_of(tensor: TensorType) -> str | None:
     return encoding.explicit_reshape_type if isinstance(encoding, LayoutAttr) else None
 
 
+VALID_TYPES_KEPT = 1 << 14
+"""The most tensor types `check_tensor_type` remembers as valid (a type is
+a value: verifying a graph after each pass checks each of its types once,
+not once per use per pass, a tenth of BERT-base's compile), and the most
+answers `storage_shape_of` and `retyped` keep."""
+
+
+@lru_cache(maxsize=VALID_TYPES_KEPT)
 def storage_shape_of(tensor: TensorType, target: str | None = None) -> tuple[int, ...]:
-    """The shape of the tensor's bytes in its storage format."""
+    """The shape of the tensor's bytes in its storage format (found once per
+    type and target: the passes ask for it of every tensor they look at)."""
     encoding = tensor.encoding
     if not isinstance(encoding, LayoutAttr):
         return shape_of(tensor)
@@ -95,11 +104,6 @@ def check_tensor_type(tensor: TensorType) -> None:
         if len(_VALID) > VALID_TYPES_KEPT:
             del _VALID[next(iter(_VALID))]
 
-
-VALID_TYPES_KEPT = 1 << 14
-"""The most tensor types `check_tensor_type` remembers as valid (a type is
-a value: verifying a graph after each pass checks each of its types once,
-not once per use per pass, a tenth of BERT-base's compile)."""
 
 _VALID: dict[TensorType, None] = {}
 """Types found valid, oldest first."""
@@ -184,8 +188,11 @@ def origin_layout(tensor: Attribute) -> LayoutAttr:
     return format_layout(layout_attr(tensor).origin_format)
 
 
+@lru_cache(maxsize=VALID_TYPES_KEPT)
 def retyped(tensor: Attribute, layout: LayoutAttr) -> TensorType:
-    """`tensor` with `layout` as its encoding (ND/ND drops the encoding)."""
+    """`tensor` with `layout` as its encoding (ND/ND drops the encoding),
+    built once per pair (types are values; building one verifies its
+    parameters: CRNN's format selection asked for 10,000 of a few hundred)."""
     assert isinstance(tensor, TensorType)
     if layout == format_layout(Format.ND):
         return TensorType(tensor.element_type, tensor.get_shape())

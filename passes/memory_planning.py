@@ -268,15 +268,16 @@ def _greedy(key: Callable[[Buffer], Any]) -> Strategy:
     """Offline packing: buffers in `key` order, each in the tightest gap."""
 
     def strategy(buffers: Sequence[Buffer]) -> list[int]:
+        conflicts = _conflicts(buffers)
         offsets = [0] * len(buffers)
-        placed: list[int] = []
+        placed = [False] * len(buffers)
         order = sorted(range(len(buffers)), key=lambda i: (key(buffers[i]), i))
         for index in order:
             buffer = buffers[index]
             taken = sorted(
                 (offsets[j], offsets[j] + buffers[j].size)
-                for j in placed
-                if buffers[j].meets(buffer)
+                for j in conflicts[index]
+                if placed[j]
             )
             best: tuple[int, int] | None = None  # (gap, offset)
             end = 0
@@ -286,7 +287,7 @@ def _greedy(key: Callable[[Buffer], Any]) -> Strategy:
                     best = (gap, end)
                 end = max(end, stop)
             offsets[index] = end if best is None else best[1]
-            placed.append(index)
+            placed[index] = True
         return offsets
 
     return strategy

@@ -46,7 +46,7 @@ becomes
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -136,8 +136,11 @@ class EngineGroups:
     """Union-find over the ops of one block, merged along same-engine edges.
 
     Ops are numbered in block order, which is a topological order. The
-    quotient graph (one node per group) stays acyclic: `can_merge` refuses
-    a merge when a path leaves the merged group and comes back.
+    quotient graph (one node per group) stays acyclic: `merge` refuses a
+    merge when a path leaves the merged group and comes back. Each group
+    keeps a place in a topological order of the quotient graph
+    (`position`), so that path is searched for only among the groups placed
+    between the two (the dynamic topological order of Pearce and Kelly).
     """
 
     ops: list[Operation]
@@ -148,6 +151,12 @@ class EngineGroups:
     reached: dict[int, set[int]] = field(init=False)
     """Per group, the ops (or groups) its members' values are used by: the
     union of its members' `users`, kept through merges (`group_users`)."""
+    sourced: dict[int, set[int]] = field(init=False)
+    """Per group, the ops (or groups) whose values its members use, kept
+    like `reached` (`group_sources`)."""
+    position: list[int] = field(init=False)
+    """Per group, its place in a topological order of the quotient graph:
+    every edge goes to a group placed later."""
 
     def __post_init__(self) -> None:
         index = {op: i for i, op in enumerate(self.ops)}
@@ -163,6 +172,11 @@ class EngineGroups:
         self.parent = list(range(len(self.ops)))
         self.members = {i: {i} for i in range(len(self.ops))}
         self.reached = {i: set(users) for i, users in enumerate(self.users)}
+        self.sourced = {i: set() for i in range(len(self.ops))}
+        for i, users in enumerate(self.users):
+            for user in users:
+                self.sourced[user].add(i)
+        self.position = list(range(len(self.ops)))
 
     def find(self, i: int) -> int:
         """The representative of op `i`'s group."""
@@ -173,26 +187,67 @@ class EngineGroups:
 
     def group_users(self, group: int) -> set[int]:
         """The groups that use a value of `group` (itself excluded)."""
-        found = {self.find(u) for u in self.reached[group]}
+        return self._linked(group, self.reached)
+
+    def group_sources(self, group: int) -> set[int]:
+        """The groups whose values `group` uses (itself excluded)."""
+        return self._linked(group, self.sourced)
+
+    def _linked(self, group: int, links: dict[int, set[int]]) -> set[int]:
+        found = {self.find(linked) for linked in links[group]}
         found.discard(group)
-        self.reached[group] = found  # the same groups, found faster next time
+        links[group] = found  # the same groups, found faster next time
         return found
 
-    def can_merge(self, a: int, b: int) -> bool:
-        """Whether merging groups `a` and `b` keeps the quotient graph acyclic."""
-        merged = {a, b}
+    def _between(
+        self, start: int, end: int, step: Callable[[int], set[int]]
+    ) -> set[int] | None:
+        """The groups placed between `start` and `end` that `start` reaches
+        along `step` (`group_users` or `group_sources`), or None if one of
+        them reaches `end`. Every edge goes to a later place, so a path from
+        `start` to `end` passes only groups placed between them."""
+        low, high = sorted((self.position[start], self.position[end]))
         frontier = [
-            g for g in self.group_users(a) | self.group_users(b) if g not in merged
+            group
+            for group in step(start)
+            if group != end and low < self.position[group] < high
         ]
         seen = set(frontier)
         while frontier:
-            group = frontier.pop()
-            for user in self.group_users(group):
-                if user in merged:
-                    return False
-                if user not in seen:
-                    seen.add(user)
-                    frontier.append(user)
+            for group in step(frontier.pop()):
+                if group == end:
+                    return None
+                if group not in seen and low < self.position[group] < high:
+                    seen.add(group)
+                    frontier.append(group)
+        return seen
+
+    def merge(self, a: int, b: int) -> bool:
+        """Merge group `b` into group `a` unless the quotient graph would
+        have a cycle: a path from one to the other through a third group.
+
+        The merged group takes a place after the groups between the two
+        that reach the later one and before those the earlier one reaches;
+        the other groups keep theirs.
+        """
+        first, last = sorted((a, b), key=self.position.__getitem__)
+        after = self._between(first, last, self.group_users)
+        if after is None:
+            return False
+        before = self._between(last, first, self.group_sources)
+        assert before is not None, "the quotient graph had a cycle"
+        places = sorted(self.position[g] for g in (*before, *after, first, last))
+        ordered = [
+            *sorted(before, key=self.position.__getitem__),
+            a,
+            *sorted(after, key=self.position.__getitem__),
+        ]
+        for group, place in zip(ordered, places, strict=False):
+            self.position[group] = place
+        self.parent[b] = a
+        self.members[a] |= self.members.pop(b)
+        self.reached[a] |= self.reached.pop(b)
+        self.sourced[a] |= self.sourced.pop(b)
         return True
 
     def merge_all(self) -> None:
@@ -205,10 +260,7 @@ class EngineGroups:
                     continue
                 for j in sorted(self.users[i]):
                     a, b = self.find(i), self.find(j)
-                    if a != b and self.engines[j] == engine and self.can_merge(a, b):
-                        self.parent[b] = a
-                        self.members[a] |= self.members.pop(b)
-                        self.reached[a] |= self.reached.pop(b)
+                    if a != b and self.engines[j] == engine and self.merge(a, b):
                         changed = True
 
     def groups(self) -> list[list[int]]:

@@ -449,13 +449,31 @@ def test_ge_atc_shows_the_fallback_log_line_at_info(tmp_path: Path, capsys) -> N
 
 
 class DefinitionGroups(EngineGroups):
-    """`EngineGroups` whose group users are found as defined, from every
-    member's users at each call."""
+    """`EngineGroups` that merges as defined: unless a path leaves the two
+    groups and comes back, searched through every group, each group's users
+    found from every member's users at each step."""
 
     def group_users(self, group: int) -> set[int]:
         found = {self.find(u) for m in self.members[group] for u in self.users[m]}
         found.discard(group)
         return found
+
+    def merge(self, a: int, b: int) -> bool:
+        merged = {a, b}
+        frontier = [
+            g for g in self.group_users(a) | self.group_users(b) if g not in merged
+        ]
+        seen = set(frontier)
+        while frontier:
+            for user in self.group_users(frontier.pop()):
+                if user in merged:
+                    return False
+                if user not in seen:
+                    seen.add(user)
+                    frontier.append(user)
+        self.parent[b] = a
+        self.members[a] |= self.members.pop(b)
+        return True
 
 
 LATTICE = """
@@ -475,10 +493,11 @@ ge.graph @g {
 
 
 def test_groups_kept_through_merges_are_the_groups_as_defined():
-    """The users of each group kept through the merges (`reached`) give the
-    partition that finding them from every member each time gives, for every
-    assignment of two engines to a lattice of ops (paths that leave a group
-    and come back included)."""
+    """The users and sources of each group kept through the merges and the
+    search among the groups placed between two (`position`) give the
+    partition that searching every group, each one's users found from every
+    member, gives: for every assignment of two engines to a lattice of ops
+    (paths that leave a group and come back included)."""
     graph = next(iter(parse(LATTICE).ops))
     ops = [op for op in graph.body.block.ops if op.name != "ge.netoutput"]
     for choice in range(1 << len(ops)):

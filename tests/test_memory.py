@@ -133,6 +133,50 @@ def test_lowest_offset_places_as_its_definition(buffers: list[Buffer]):
     assert STRATEGIES["lowest-offset"](buffers) == lowest_offset_by_definition(buffers)
 
 
+def greedy_by_size_by_definition(buffers: list[Buffer]) -> list[int]:
+    """`greedy-by-size` as its docstring states it: the larger buffers
+    first (ties to the longer lived, then the first), each in the tightest
+    gap between the buffers placed that are live with it, else above them."""
+    offsets = [0] * len(buffers)
+    placed: list[int] = []
+    order = sorted(
+        range(len(buffers)),
+        key=lambda i: (-buffers[i].size, buffers[i].first - buffers[i].last, i),
+    )
+    for index in order:
+        taken = sorted(
+            (offsets[j], offsets[j] + buffers[j].size)
+            for j in placed
+            if buffers[j].meets(buffers[index])
+        )
+        gaps = []
+        end = 0
+        for start, stop in taken:
+            if start - end >= buffers[index].size:
+                gaps.append((start - end, end))
+            end = max(end, stop)
+        offsets[index] = min(gaps)[1] if gaps else end
+        placed.append(index)
+    return offsets
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.integers(0, 12), st.integers(0, 5)).map(
+            lambda t: Buffer(t[0] * ALIGNMENT, t[1], t[1] + t[2])
+        ),
+        max_size=40,
+    )
+)
+def test_greedy_by_size_places_as_its_definition(buffers: list[Buffer]):
+    """`greedy-by-size`, looking only at the buffers live with each
+    (`_conflicts`), places as scanning every buffer placed does."""
+    assert STRATEGIES["greedy-by-size"](buffers) == greedy_by_size_by_definition(
+        buffers
+    )
+
+
 def test_lower_bound_is_the_largest_live_total():
     buffers = [Buffer(100, 0, 2), Buffer(50, 1, 1), Buffer(70, 2, 4), Buffer(10, 5, 5)]
     assert lower_bound(buffers) == 170  # step 2: 100 + 70 (step 1: 150)

@@ -131,3 +131,22 @@ def test_a_change_of_an_op_verifies_again_every_op_nested_in_it(verified):
     module.attributes["ge.target"] = StringAttr("Ascend910")
     verify(module)
     assert verified[-1] == list(module.walk())
+
+
+def test_an_attribute_of_an_op_inside_another_verifies_again_that_op_only(verified):
+    """An attribute of the graph changed (a memory plan's arena size): the
+    graph and the module around it are verified again, not the ops nested
+    in the graph (their verifiers do not read it, `_read_inside`); a change
+    of the graph's body still is."""
+    module = parse(CHAIN)
+    verified.clear()
+    verify = verification.StageVerifier()
+    verify(module)
+    graph = next(iter(module.ops))
+    graph.attributes["ge.arena_size"] = IntegerAttr(64, i64)
+    verify(module)
+    assert verified[-1] == [module, graph]
+    data, *_ = ops(module)
+    data.attributes["index"] = StringAttr("zero")
+    with pytest.raises(GEError):
+        verify(module)

@@ -305,7 +305,7 @@ class FunctionCompiler:
             setup = [*views.setup, *merged.tables.values()]
             read = names_read(merged.body)
             made = [name for name in [*views.names, *merged.tables] if name in read]
-            per_call = merged.body
+            prefix = [split.body[0]]
             if made:
                 returned = "".join(f"{name}, " for name in made)
                 views_function = [
@@ -315,17 +315,16 @@ class FunctionCompiler:
                 ]
                 given_views = views.free
                 free = "".join(f", {name}" for name in views.free)
-                per_call = [
-                    f"    ({returned}) = _workspace.views(views{free})",
-                    *per_call,
-                ]
-            per_call.insert(0, split.body[0])
+                prefix.append(f"    ({returned}) = _workspace.views(views{free})")
+            per_call = [*prefix, *merged.body]
+            read |= names_read(prefix)  # the body's own reads found above
         else:
             per_call = shared_addresses(drop_unread(per_call))
             merged = merge_kernel_calls(per_call, self.env, bound=bound)
             per_call = merged.body
+            read = names_read(per_call)
         prepared = [*split.prepare, *merged.bound_tables.values()]
-        read = names_read(per_call) | set(given_views)
+        read |= set(given_views)
         given = [n for n in [*split.names, *merged.bound_tables] if n in read]
         hoisted = "".join(f"{name}, " for name in given)
         for finish in self.env.deferred:

@@ -18,6 +18,7 @@ stores truncate back, so every op computes in float32 as the reference does.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
+    DenseArrayBase,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -35,14 +37,15 @@ from xdsl.dialects.builtin import (
     MemRefType,
     f32,
     i1,
+    i32,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
+from xdsl.irdl import AttrSizedOperandSegments
 
 from ge_dialect.scalar import is_unsigned
 from passes.lowering.domain import (
     PIECE_LIMIT,
-    Piece,
     block_chain,
     coalesced,
     piece_index,
@@ -128,6 +131,10 @@ class Nest:
         return op.results[0]
 
     def _access(self, index: Sequence[Ix]) -> tuple[AffineMapAttr, list[SSAValue]]:
+        """The map and operands of an affine access at `index`. Loads and
+        stores are created with them as their builders would (the IRDL
+        builder's handling of their operand groups was two thirds of their
+        construction)."""
         variables = list(dict.fromkeys(v for ix in index for v in ix.variables()))
         dims = {v: i for i, v in enumerate(variables)}
         exprs = tuple(ix.to_affine(dims) for ix in index)
@@ -143,7 +150,12 @@ class Nest:
             value: Value = ProbeValue(element)
         else:
             map_attr, operands = self._access(storage)
-            value = self._add(affine.LoadOp(buffer.memref, operands, map_attr, element))
+            load = affine.LoadOp.create(
+                operands=[buffer.memref, *operands],
+                result_types=[element],
+                properties={"map": map_attr},
+            )
+            value = self._add(load)
         return value if raw else self.convert(value, compute_type(element))
 
     def index_value(self, ix: Ix) -> Value:
@@ -179,7 +191,11 @@ class Nest:
         if self.block is not None:
             assert isinstance(value, SSAValue)
             map_attr, operands = self._access(storage)
-            self.block.add_op(affine.StoreOp(value, buffer.memref, operands, map_attr))
+            store = affine.StoreOp.create(
+                operands=[value, buffer.memref, *operands],
+                properties={"map": map_attr},
+            )
+            self.block.add_op(store)
 
     def check(self, condition: Value, message: str) -> None:
         """Fail the run with `message` (a whole diagnostic) where `condition`
@@ -244,6 +260,9 @@ class Emitter:
         """The function's entry block, where constants go."""
         self._constants: dict[tuple[Attribute, float | int], SSAValue] = {}
         self._first_non_constant: Operation | None = None
+        self._fill_nests: dict[
+            tuple[tuple[int, ...], ...], list[tuple[list[Var], list[Ix]]]
+        ] = {}
 
     def add(self, op: Operation) -> Operation:
         """Append `op` to the current block (the function body, or a region
@@ -321,7 +340,13 @@ class Emitter:
         box: tuple[Sequence[int], Sequence[int]] | None = None,
     ) -> None:
         """Store `value` into every element of the buffer, padding included,
-        or of the (start, extent) `box` of it."""
+        or of the (start, extent) `box` of it.
+
+        The nests of a fill depend only on the storage shape and the box
+        (the stores index a plain layout of it): they are planned once per
+        emitter for each (a recurrent model's steps fill the padding of
+        hundreds of buffers of a few shapes).
+        """
         layout = buffer.layout
         whole = Buffer(
             buffer.memref, plain_layout(layout.storage_shape, layout.element_type)
@@ -332,12 +357,29 @@ class Emitter:
             shifted = [ix + first for ix, first in zip(index, start, strict=True)]
             nest.store(nest.const(value, layout.element_type), whole, shifted)
 
-        self.for_each(extent, body)
+        key = (tuple(layout.storage_shape), tuple(start), tuple(extent))
+        if key not in self._fill_nests:
+            self._fill_nests[key] = list(self._nests(extent, body))
+        for order, index in self._fill_nests[key]:
+            self._emit_nest(order, index, body)
 
     def for_each(
         self, sizes: Sequence[int], body: Callable[[Nest, list[Ix]], None]
     ) -> None:
         """Run `body` at every origin index of `sizes`, as affine loop nests."""
+        for order, index in self._nests(sizes, body):
+            self._emit_nest(order, index, body)
+
+    def _nests(
+        self, sizes: Sequence[int], body: Callable[[Nest, list[Ix]], None]
+    ) -> Iterator[tuple[list[Var], list[Ix]]]:
+        """The nests `for_each` emits, each planned as the one before is
+        emitted: its loops' variables in the storage order of its accesses
+        and the origin index over them.
+
+        A probe finds the blocks that make every access affine; the domain
+        is split into pieces (`domain.split_pieces`), one nest each.
+        """
         probe = Nest(self, None)
         body(probe, probe_variables(sizes))
         required: dict[int, set[int]] = defaultdict(set)
@@ -357,15 +399,12 @@ class Emitter:
         limit = NEST_PIECES if copies else PIECE_LIMIT
         refined = split_pieces(sizes, chains, 0, indices if split else None, limit)
         for piece in refined:
-            self._emit_piece(coalesced(piece, indices) if split else piece, body)
-
-    def _emit_piece(self, piece: Piece, body: Callable[[Nest, list[Ix]], None]) -> None:
-        """One nest over `piece`, its loops in the storage order of its accesses."""
-        index, variables = piece_index(piece, 0)
-        order_probe = Nest(self, None)
-        body(order_probe, index)
-        order = loop_order(order_probe.accesses, list(variables.values()))
-        self._emit_nest(order, index, body)
+            index, variables = piece_index(
+                coalesced(piece, indices) if split else piece, 0
+            )
+            order_probe = Nest(self, None)
+            body(order_probe, index)
+            yield loop_order(order_probe.accesses, list(variables.values())), index
 
     def _emit_nest(
         self,
@@ -373,21 +412,64 @@ class Emitter:
         index: list[Ix],
         body: Callable[[Nest, list[Ix]], None],
     ) -> None:
-        block = self.block
-        ivs: dict[Var, SSAValue] = {}
-        blocks = []
-        for var in order:
-            inner = Block(arg_types=[IndexType()])
-            loop = affine.ForOp.from_region(
-                [], [], [], [], var.lo, var.hi + 1, Region(inner)
+        loops, ivs = open_loops(self.block, order)
+        body(Nest(self, loops[-1] if loops else self.block, ivs), index)
+        close_loops(loops)
+
+
+@functools.cache
+def constant_bound(value: int) -> AffineMapAttr:
+    """The map of a loop bound `value` (`() -> (value)`), built once: a
+    lowering opens thousands of loops over a few extents."""
+    return AffineMapAttr(AffineMap.constant_map(value))
+
+
+UNIT_STEP = IntegerAttr.from_index_int_value(1)
+"""The step of every loop the emitter opens."""
+
+NO_BOUND_OPERANDS = DenseArrayBase.from_list(i32, [0, 0, 0])
+"""The operand segment sizes of a loop with constant bounds and no
+loop-carried values."""
+
+
+def open_loops(
+    block: Block | None, order: Sequence[Var]
+) -> tuple[list[Block], dict[Var, SSAValue]]:
+    """One `affine.for` per variable of `order` (over its range), each inside
+    the previous one, the first at the end of `block`: the loops' bodies
+    and the induction variable of each variable.
+
+    Each loop is created with the properties `affine.ForOp.from_region`
+    gives it, in its order, without the IRDL builder's handling of its
+    three empty operand groups (two thirds of the construction of a loop; a
+    lowering opens thousands).
+    """
+    assert block is not None
+    loops: list[Block] = []
+    ivs: dict[Var, SSAValue] = {}
+    for var in order:
+        inner = Block(arg_types=[IndexType()])
+        block.add_op(
+            affine.ForOp.create(
+                properties={
+                    "lowerBoundMap": constant_bound(var.lo),
+                    "upperBoundMap": constant_bound(var.hi + 1),
+                    "step": UNIT_STEP,
+                    AttrSizedOperandSegments.attribute_name: NO_BOUND_OPERANDS,
+                },
+                regions=[Region(inner)],
             )
-            block.add_op(loop)
-            ivs[var] = inner.args[0]
-            blocks.append(inner)
-            block = inner
-        body(Nest(self, block, ivs), index)
-        for inner in blocks:
-            inner.add_op(affine.YieldOp.get())
+        )
+        ivs[var] = inner.args[0]
+        loops.append(inner)
+        block = inner
+    return loops, ivs
+
+
+def close_loops(loops: Sequence[Block]) -> None:
+    """End the bodies `open_loops` opened with their `affine.yield`."""
+    for block in loops:
+        block.add_op(affine.YieldOp.get())
 
 
 def storage_indices(accesses: Sequence[tuple[bool, Buffer, list[Ix]]]) -> list[Ix]:

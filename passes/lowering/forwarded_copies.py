@@ -100,7 +100,7 @@ def copy_nest(nest: affine.ForOp) -> Copy | None:
     variables: list[BlockArgument] = []
     loop = nest
     while True:
-        if loop.lowerBoundOperands or loop.upperBoundOperands or loop.inits:
+        if loop.operands:  # bound operands or loop-carried values
             return None
         variables.append(loop.body.block.args[0])
         ops = [op for op in loop.body.block.ops if not isinstance(op, affine.YieldOp)]

@@ -32,9 +32,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import affine
-from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from ge_dialect.ops import DataOp, FusedOp, NetOutputOp
 from passes.lowering import nn
@@ -53,9 +51,11 @@ from passes.lowering.emitter import (
     Emitter,
     Nest,
     Value,
+    close_loops,
     in_any_order,
     is_float,
     loop_order,
+    open_loops,
     storage_indices,
 )
 from passes.lowering.index import Ix, Var, blocks_needed
@@ -266,7 +266,7 @@ def for_each_reduction(
         inner_pieces = inner_splits[wraps]
         sample = piece_index(inner_pieces[0], first)[0] if inner_pieces else []
         order = _run_probe(emitter, before, step, after, outer, sample)
-        loops, ivs = _open_loops(
+        loops, ivs = open_loops(
             emitter.block, loop_order(order.accesses, list(outer_vars.values()))
         )
         nest = Nest(emitter, loops[-1] if loops else emitter.block, ivs)
@@ -275,14 +275,14 @@ def for_each_reduction(
             inner, inner_vars = piece_index(inner_piece, first)
             order = Nest(emitter, None)
             step(order, outer, inner)
-            inner_loops, inner_ivs = _open_loops(
+            inner_loops, inner_ivs = open_loops(
                 nest.block, loop_order(order.accesses, list(inner_vars.values()))
             )
             innermost = inner_loops[-1] if inner_loops else nest.block
             step(Nest(emitter, innermost, {**ivs, **inner_ivs}), outer, inner)
-            _close_loops(inner_loops)
+            close_loops(inner_loops)
         after(nest, outer)
-        _close_loops(loops)
+        close_loops(loops)
 
 
 def _run_probe(
@@ -299,26 +299,3 @@ def _run_probe(
     step(probe, outer, inner)
     after(probe, outer)
     return probe
-
-
-def _open_loops(
-    block: Block | None, order: Sequence[Var]
-) -> tuple[list[Block], dict[Var, SSAValue]]:
-    """One `affine.for` per variable, each inside the previous one."""
-    assert block is not None
-    loops: list[Block] = []
-    ivs: dict[Var, SSAValue] = {}
-    for var in order:
-        inner = Block(arg_types=[IndexType()])
-        block.add_op(
-            affine.ForOp.from_region([], [], [], [], var.lo, var.hi + 1, Region(inner))
-        )
-        ivs[var] = inner.args[0]
-        loops.append(inner)
-        block = inner
-    return loops, ivs
-
-
-def _close_loops(loops: Sequence[Block]) -> None:
-    for block in loops:
-        block.add_op(affine.YieldOp.get())

@@ -70,7 +70,8 @@ class Mod(Atom):
 
 @dataclass(frozen=True)
 class Ix:
-    """`sum(coefficient * atom) + const`, with atoms in a canonical order."""
+    """`sum(coefficient * atom) + const`, with atoms in a canonical order,
+    each once and with a coefficient other than 0."""
 
     terms: tuple[tuple[Atom, int], ...] = ()
     const: int = 0
@@ -90,7 +91,11 @@ class Ix:
         return Ix(terms, const)
 
     def __add__(self, other: int | Atom | Ix) -> Ix:
+        if isinstance(other, int):
+            return Ix(self.terms, self.const + other)
         other = Ix.of(other)
+        if not other.terms or not self.terms:  # the terms of one, in order
+            return Ix(self.terms or other.terms, self.const + other.const)
         merged = dict(self.terms)
         for atom, coefficient in other.terms:
             merged[atom] = merged.get(atom, 0) + coefficient
@@ -102,7 +107,9 @@ class Ix:
         return self + Ix.of(other) * -1
 
     def __mul__(self, factor: int) -> Ix:
-        return Ix._make({a: c * factor for a, c in self.terms}, self.const * factor)
+        if not factor:
+            return Ix((), 0)
+        return Ix(tuple((a, c * factor) for a, c in self.terms), self.const * factor)
 
     __rmul__ = __mul__
 

@@ -138,9 +138,10 @@ def _value_interval(value: SSAValue) -> Interval | None:
         loop = value.block.parent_op()
         if not isinstance(loop, affine.ForOp) or value.index != 0:
             return None
-        if loop.lowerBoundOperands or loop.upperBoundOperands:
+        maps = [loop.lowerBoundMap.data, loop.upperBoundMap.data]
+        if any(m.num_dims or m.num_symbols for m in maps):  # bound operands
             return None
-        bounds = [loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results]
+        bounds = [m.results for m in maps]
         if any(len(b) != 1 or not isinstance(b[0], AffineConstantExpr) for b in bounds):
             return None
         lower, upper = bounds[0][0].value, bounds[1][0].value

@@ -133,7 +133,7 @@ class LoopNest:
             ]
 
     def _collect(self, loop: affine.ForOp, loops: tuple[int, ...]) -> None:
-        if loop.inits or loop.lowerBoundOperands or loop.upperBoundOperands:
+        if loop.operands:  # bound operands or iter_args
             raise Unsupported("loop with operands or iter_args")
         bounds = [loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results]
         if any(len(b) != 1 or not isinstance(b[0], AffineConstantExpr) for b in bounds):
