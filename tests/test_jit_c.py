@@ -22,6 +22,7 @@ from ge_runtime.jit import compiler as jit
 from ge_runtime.jit.compiler import JITError, compile_graph, compile_module
 from ge_runtime.jit.emit import c as jit_c
 from ge_runtime.jit.emit import native_operands
+from ge_runtime.jit.emit.native_tiling import balanced_block
 from ge_runtime.jit.ops import OPS
 from ge_runtime.jit.schedule.kernel_calls import shared_addresses
 
@@ -158,27 +159,29 @@ def test_c_runs_the_channel_loop_inside_the_reduction_in_register_tiles():
 
 def test_c_register_tiles_follow_the_vector_registers(monkeypatch):
     """With AVX-512's 32 registers of 16 floats a tile holds 256 sums: 16
-    rows of 16 channels (a strip of 16 and the last 2 rows), each row's sum
-    as before, bit for bit."""
+    rows of 16 channels (34 rows: two strips of 16 and the last 2, no
+    divisor of 34 near 16), each row's sum as before, bit for bit."""
     monkeypatch.setattr(jit_c, "vector_registers", lambda: (32, 16))
     assert jit_c.tile_elements() == 256
     assert jit_c.tiled_sum() == jit_c.WIDE_TILED_SUM
-    x, w = special((18, 33)), RNG.standard_normal((33, 16)).astype(np.float32)
+    x, w = special((34, 33)), RNG.standard_normal((33, 16)).astype(np.float32)
     b = RNG.standard_normal(16).astype(np.float32)
-    text = DENSE_RELU.replace("17", "18")  # 18 rows (the module is new)
+    text = DENSE_RELU.replace("17", "34")  # 34 rows (the module is new)
     compiled, (got,), _, _ = three_ways(text, x, w, b)
-    sums = fused(np.broadcast_to(b, (18, 16)), *((x[:, [j]], w[j]) for j in range(33)))
+    sums = fused(np.broadcast_to(b, (34, 16)), *((x[:, [j]], w[j]) for j in range(33)))
     np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
     source = library_source(compiled)
     assert "float m0[256] __attribute__((aligned(64)));" in source, source
     assert '_Pragma("GCC unroll 16")' in source, source
-    assert "int64_t t0 = 16 + u0;" in source, source  # the last rows
+    assert "int64_t t0 = 32 + u0;" in source, source  # the last rows
 
 
 def test_c_register_tiles_of_narrow_rows_count_registers_not_sums(monkeypatch):
     """A row of 2 channels takes a register as one of 16 does: with AVX-512
-    a tile holds 16 such rows (strips of 16, the last 8), not 128 (GCC spent
-    seconds on each such unrolled tile); the sums are as before, bit for bit."""
+    a tile holds 16 such rows, not 128 (GCC spent seconds on each such
+    unrolled tile); 40 rows are 4 strips of 10 (a divisor of the rows
+    within 16 and above 8: no shorter last strip, the tile's code written
+    once); the sums are as before, bit for bit."""
     monkeypatch.setattr(jit_c, "vector_registers", lambda: (32, 16))
     assert [jit_c.tile_rows(n) for n in (2, 16, 17, 32)] == [16, 16, 8, 8]
     x, w = special((40, 33)), RNG.standard_normal((33, 2)).astype(np.float32)
@@ -189,9 +192,25 @@ def test_c_register_tiles_of_narrow_rows_count_registers_not_sums(monkeypatch):
     sums = fused(np.broadcast_to(b, (40, 2)), *((x[:, [j]], w[j]) for j in range(33)))
     np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
     source = library_source(compiled)
-    assert "float m0[32] __attribute__((aligned(64)));" in source, source
-    assert "for (int64_t s0 = 0; s0 < 2; ++s0) {" in source, source
-    assert "int64_t t0 = 32 + u0;" in source, source  # the last 8 rows
+    assert "float m0[20] __attribute__((aligned(64)));" in source, source
+    assert "for (int64_t s0 = 0; s0 < 4; ++s0) {" in source, source
+    assert "+ u0;" not in source.replace("s0 * 10 + u0;", ""), source  # no tail
+
+
+def test_register_tile_strips_divide_the_rows_when_one_is_near_the_budget():
+    """`balanced_block`: the largest divisor of the rows within the budget
+    when it is at least half of it, else the budget (and a last strip)."""
+    assert balanced_block(1, 9) == 1 and balanced_block(0, 9) == 0
+    assert [balanced_block(16, n) for n in (9, 16, 18, 28, 40, 49, 34, 17)] == [
+        9,
+        16,
+        9,
+        14,
+        10,
+        16,
+        16,
+        16,
+    ]
 
 
 def pointwise_conv(n: int, h: int, w: int, k: int) -> str:

@@ -117,6 +117,16 @@ def _distinct_rows(rows: np.ndarray) -> bool:
     return not np.any(np.all(ordered[1:] == ordered[:-1], axis=1))
 
 
+def balanced_block(budget: int, extent: int) -> int:
+    """The rows of a tile of at most `budget` over `extent`: the largest
+    divisor of `extent` within `budget` if it is at least half of it (no
+    shorter last strip to write twice), else `budget`."""
+    if extent <= budget or budget < 2:
+        return min(budget, extent)
+    divisor = max(d for d in range(1, budget + 1) if extent % d == 0)
+    return divisor if 2 * divisor >= budget else budget
+
+
 class LoopTiling:
     """The loop reorderings of a `NativeNest`: a compiler that vectorises
     loops wants a short parallel loop around a reduction innermost."""
@@ -182,7 +192,7 @@ class LoopTiling:
             axis = self.nest.axes[number]
             if axis.position < 0:
                 break
-            block = min(budget, axis.extent)
+            block = balanced_block(budget, axis.extent)
             if block < 2 or not self._tile_owns(body[0], [(number, block), *tile]):
                 break
             tile.insert(0, (number, block))
