@@ -213,6 +213,28 @@ def test_register_tile_strips_divide_the_rows_when_one_is_near_the_budget():
     ]
 
 
+def test_c_sunk_loops_run_their_whole_vectors_then_the_rest():
+    """A tile of rows of 14 channels runs channels 0-11 (whole vectors), then
+    12-13 in a loop of their own (no scalar epilogue for GCC to gather back
+    into vectors over the unrolled rows); each sum as before, bit for bit."""
+    assert [jit_c.vector_spans(n) for n in (2, 12, 14)] == [
+        [(0, 2)],
+        [(0, 12)],
+        [(0, 12), (12, 14)],
+    ]
+    x, w = special((17, 33)), RNG.standard_normal((33, 14)).astype(np.float32)
+    b = RNG.standard_normal(14).astype(np.float32)
+    text = DENSE_RELU.replace("x16", "x14").replace("to 16", "to 14")
+    text = text.replace("<16x", "<14x")
+    compiled, (got,), _, _ = three_ways(text, x, w, b)
+    sums = fused(np.broadcast_to(b, (17, 14)), *((x[:, [j]], w[j]) for j in range(33)))
+    np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
+    source = library_source(compiled)
+    assert "for (int64_t t1 = 0; t1 < 12; ++t1) {" in source, source
+    assert "for (int64_t t1 = 12; t1 < 14; ++t1) {" in source, source
+    assert "t1 < 14; ++t1) {" not in source.replace("t1 = 12; t1 < 14", ""), source
+
+
 def pointwise_conv(n: int, h: int, w: int, k: int) -> str:
     """y[n, h, w, c] = x[n, h, w, :] . f[:, c] + b[c], 16 channels (a 1x1
     convolution's loops over NHWC0)."""

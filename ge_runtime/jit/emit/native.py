@@ -378,8 +378,8 @@ class NativeNest(LoopTiling, NativeOperands):
     def _modulo(self, text: str, divisor: int) -> str:
         raise NotImplementedError
 
-    def _loop(self, indent: str, number: int, extent: str) -> str:
-        """The line opening loop `t{number}` over `range(extent)`."""
+    def _loop(self, indent: str, number: int, extent: str, start: int = 0) -> str:
+        """The line opening loop `t{number}` over `range(start, extent)`."""
         raise NotImplementedError
 
     def _end_loop(self, indent: str) -> list[str]:
@@ -390,6 +390,11 @@ class NativeNest(LoopTiling, NativeOperands):
         self, indent: str, variable: str, extent: str, unroll: int | None = None
     ) -> str:
         """A loop of `variable` (unrolled `unroll` times): register tiles'
+        (languages that sink loops)."""
+        raise NotImplementedError
+
+    def _vector_spans(self, extent: int) -> list[tuple[int, int]]:
+        """The ranges a sunk loop of `extent` runs in, one loop each
         (languages that sink loops)."""
         raise NotImplementedError
 
@@ -619,9 +624,10 @@ class NativeNest(LoopTiling, NativeOperands):
 
     def _emit_in_loop(self, indent: str, value: str, target: str) -> None:
         """`target = value` in the sunk loop (and its tile's)."""
-        inner = self._open_sunk(indent)
-        self.body.append(self._assign(inner, target, value))
-        self._close_sunk(inner)
+        for span in self._sunk_spans():
+            inner = self._open_sunk(indent, span)
+            self.body.append(self._assign(inner, target, value))
+            self._close_sunk(inner)
 
     def _extent(self, extent: int) -> str:
         """A loop's extent: literal when short (the compiler unrolls it)."""
@@ -630,11 +636,15 @@ class NativeNest(LoopTiling, NativeOperands):
     def _emit_ops_in_loop(
         self, ops: list[Operation], indent: str, *, unroll: bool = False
     ) -> None:
-        """`ops` in the sunk loop (and its tile's, unrolled with `unroll`)."""
-        inner = self._open_sunk(indent, unroll=unroll)
-        for op in ops:
-            self._emit_op(op, inner)
-        self._close_sunk(inner)
+        """`ops` in the sunk loop (and its tile's, unrolled with `unroll`),
+        once per span of it (what one span loads is not known in the next)."""
+        known = dict(self.known)
+        for span in self._sunk_spans():
+            self.known = dict(known)
+            inner = self._open_sunk(indent, span, unroll=unroll)
+            for op in ops:
+                self._emit_op(op, inner)
+            self._close_sunk(inner)
 
     def _fused_term(self, op: Operation) -> bool:
         """Whether `op` is a product an accumulation adds (and the language

@@ -271,9 +271,17 @@ class LoopTiling:
                 self._emit_sunk(sunk, parts, indent)
         self._tile = []
 
-    def _open_sunk(self, indent: str, *, unroll: bool = False) -> str:
-        """The loops of the tile, then the sunk loop: the indentation inside.
-        With `unroll`, the tile's loops are unrolled (its sums in registers)."""
+    def _sunk_spans(self) -> list[tuple[int, int]]:
+        """The ranges the sunk loop runs in (`_vector_spans`)."""
+        assert self._sunk is not None
+        return self._vector_spans(self.nest.axes[self._sunk].extent)
+
+    def _open_sunk(
+        self, indent: str, span: tuple[int, int], *, unroll: bool = False
+    ) -> str:
+        """The loops of the tile, then the sunk loop over `span` (one of
+        `_sunk_spans`): the indentation inside. With `unroll`, the tile's
+        loops are unrolled (its sums in registers)."""
         for number, block, start in self._tile:
             variable = _tile_variable(number, start)
             self.body.append(
@@ -284,8 +292,8 @@ class LoopTiling:
                 index = f"{start} + {variable}"
                 self.body.append(self._define(indent, f"t{number}", INDEX, index))
         assert self._sunk is not None
-        extent = self._param(self.nest.axes[self._sunk].extent)
-        self.body.append(self._loop(indent, self._sunk, extent))
+        start, stop = span
+        self.body.append(self._loop(indent, self._sunk, self._param(stop), start))
         return indent + "    "
 
     def _close_sunk(self, inner: str) -> None:
