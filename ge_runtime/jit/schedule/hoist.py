@@ -80,15 +80,15 @@ def _buffers(node: ast.AST) -> set[str]:
 
 def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> set[str]:
     """Names whose array the function (all its `nodes`) writes, and every
-    name they view."""
+    name they view (found of the assignments to the names written only)."""
     written: set[str] = set()
-    assignments: list[tuple[str, set[str]]] = []
+    assignments: list[tuple[str, ast.expr]] = []
     for node in nodes:
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = [t for t in node.targets if not isinstance(t, ast.Name)]
             if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                assignments.append((node.targets[0].id, _buffers(node.value)))
+                assignments.append((node.targets[0].id, node.value))
         elif isinstance(node, ast.AugAssign):
             targets = [node.target]
         elif isinstance(node, ast.Call):
@@ -97,12 +97,17 @@ def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> s
                 targets += [node.args[i] for i in writes[node.func.id]]
         for target in targets:
             written |= _buffers(target)
+    viewed: dict[int, set[str]] = {}  # by assignment
     changed = True
     while changed:
         changed = False
-        for target, sources in assignments:
-            if target in written and not sources <= written:
-                written |= sources
+        for index, (target, value) in enumerate(assignments):
+            if target not in written:
+                continue
+            if index not in viewed:
+                viewed[index] = _buffers(value)
+            if not viewed[index] <= written:
+                written |= viewed[index]
                 changed = True
     return written
 
