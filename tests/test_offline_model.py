@@ -64,11 +64,12 @@ def om_file(tmp_path: Path) -> Path:
 
 def test_module_text_is_xdsls_printed_text() -> None:
     """The printer writing each attribute's (each type's) text once found
-    prints what xDSL's does: signed zeros, shared and nested types."""
+    prints what xDSL's does: signed zeros, shared and nested types, names
+    to escape."""
     b = GraphBuilder("main")
     x = b.data([1, 3, 8, 8], "float32", name="x")
     zeros = b.const(np.array([0.0, -0.0, 0.0], np.float32).reshape(1, 3, 1, 1))
-    y = b.add(b.relu(x, name="r"), b.add(zeros, b.const(np.float32(-0.0))))
+    y = b.add(b.relu(x, name='r"\\é'), b.add(zeros, b.const(np.float32(-0.0))))
     b.output(b.mul(y, y))
     module = b.build()
     stream = io.StringIO()

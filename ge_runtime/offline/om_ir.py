@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
@@ -69,6 +70,10 @@ from ge_runtime.offline.om import (
 )
 from passes.memory_planning import memory_reports
 
+PLAIN_STRING = re.compile(r"[\x20\x21\x23-\x5b\x5d-\x7e]*")
+"""A string xDSL's printer writes as it is between quotes (printable ASCII
+but for the quote and the backslash it escapes)."""
+
 
 class _AttributeTexts(Printer):
     """xDSL's printer, that writes the text of an attribute it printed before
@@ -77,7 +82,9 @@ class _AttributeTexts(Printer):
     the same way (a text of one line; one of several, whose lines the
     printer indents where it is, is printed again). An attribute is the
     same object; a type, an equal one (its parameters compare as they
-    print: xDSL's floats by their bits)."""
+    print: xDSL's floats by their bits). A string literal with nothing
+    to escape (`PLAIN_STRING`: an op's name) is written at once, not a
+    byte at a time."""
 
     def __init__(self, stream: io.StringIO) -> None:
         super().__init__(stream=stream)
@@ -100,6 +107,12 @@ class _AttributeTexts(Printer):
         self._write(text)  # its columns and lines counted as it was printed
         if "\n" not in text:
             self._texts[key] = (attribute, text)
+
+    def print_string_literal(self, string: str) -> None:
+        if PLAIN_STRING.fullmatch(string):
+            self.print_string(f'"{string}"')
+        else:
+            super().print_string_literal(string)
 
 
 def module_text(module: ModuleOp) -> str:
