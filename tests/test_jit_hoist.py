@@ -112,26 +112,53 @@ def test_a_loops_views_and_weight_copies_are_made_once():
     ]
 
 
-def test_the_names_read_without_moved_statements_are_those_of_the_lines_left():
-    """`Parsed.read_without` (counted on the one parse) names what parsing
-    the lines `_without` leaves reads, for any choice of moved assignments:
-    at the top level, in a loop, emptying a block, one of two reads."""
-    parsed = hoist._parsed(LOOP + ["    if c:", "        t20 = v3 + t14"] + BODY[1:])
-    assignments = [
-        statement
-        for statement in hoist._in_order(parsed.statements)
-        if isinstance(statement, ast.Assign)
-    ]
-    assert len(assignments) > 10
+def _facts(parsed: hoist.Parsed) -> tuple:
+    """What the hoisting reads of a parse (the statements' places, not
+    their expressions'), comparable between two."""
+    statements = list(hoist._in_order(parsed.statements))
+    return (
+        parsed.lines,
+        [ast.dump(statement) for statement in parsed.statements],
+        [(s.lineno, s.col_offset, s.end_lineno, s.end_col_offset) for s in statements],
+        [ast.dump(node) for node, _ in parsed.effects],
+        parsed.assigned,
+        parsed.loaded,
+        [parsed.reads[s] for s in statements if isinstance(s, ast.Assign)],
+        [parsed.binds[s] for s in statements if isinstance(s, ast.Assign)],
+    )
+
+
+def test_a_body_without_moved_statements_is_as_parsed_again():
+    """`Parsed.without` (taking statements out of the one parse) gives what
+    parsing the lines left gives, for any choice of moved assignments: at
+    the top level, in a loop, emptying a block, one of two reads."""
+    body = LOOP + ["    if c:", "        t20 = v3 + t14"] + BODY[1:]
+    count = len(
+        [
+            s
+            for s in hoist._in_order(hoist._parsed(body).statements)
+            if isinstance(s, ast.Assign)
+        ]
+    )
+    assert count > 10
     for chosen in range(1 << 4):
-        for start in range(0, len(assignments) - 3, 3):
+        for start in range(0, count - 3, 3):
+            parsed = hoist._parsed(body)  # `without` renumbers its statements
+            assignments = [
+                s
+                for s in hoist._in_order(parsed.statements)
+                if isinstance(s, ast.Assign)
+            ]
             moved = [
                 a
                 for bit, a in enumerate(assignments[start : start + 4])
                 if chosen >> bit & 1
             ]
-            kept = hoist._without(parsed.lines, parsed.statements, moved)
-            assert parsed.read_without(moved) == hoist.names_read(kept)
+            rest = parsed.without(moved)
+            assert _facts(rest) == _facts(hoist._parsed(rest.lines))
+            first = [s for s in rest.statements[:1] if isinstance(s, ast.Assign)]
+            again = rest.without(first)  # and once more
+            assert _facts(again) == _facts(hoist._parsed(again.lines))
 
 
 def test_unread_views_are_dropped_and_effects_kept():

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import struct
 from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.printer import Printer
 
 from ge_dialect.builder import GraphBuilder
 from ge_dialect.diagnostics import GEError
@@ -30,6 +32,7 @@ from ge_runtime.offline.om import (
 from ge_runtime.offline.om_ir import (
     describe_model,
     make_offline_model,
+    module_text,
     save_offline_model,
     write_offline_model,
 )
@@ -57,6 +60,21 @@ def om_file(tmp_path: Path) -> Path:
         path, module, WEIGHTS, {"compile_options": {"max_streams": 2}}, source=module
     )
     return path
+
+
+def test_module_text_is_xdsls_printed_text() -> None:
+    """The printer writing each attribute's (each type's) text once found
+    prints what xDSL's does: signed zeros, shared and nested types, names
+    to escape."""
+    b = GraphBuilder("main")
+    x = b.data([1, 3, 8, 8], "float32", name="x")
+    zeros = b.const(np.array([0.0, -0.0, 0.0], np.float32).reshape(1, 3, 1, 1))
+    y = b.add(b.relu(x, name='r"\\é'), b.add(zeros, b.const(np.float32(-0.0))))
+    b.output(b.mul(y, y))
+    module = b.build()
+    stream = io.StringIO()
+    Printer(stream=stream).print_op(module)
+    assert module_text(module) == stream.getvalue() + "\n"
 
 
 def test_round_trip(om_file: Path) -> None:

@@ -290,17 +290,17 @@ class FunctionCompiler:
         prepare_args = ", ".join(args[i] for i in invariant_args)
         # the packed weights' addresses: the same on every call of a binding
         bound = addresses(split.prepare) & set(split.names)
-        per_call = split.body
         views_function: list[str] = []
         given_views: list[str] = []
         if pool_name:  # views of this thread's buffers: made once per thread
             assert split.body[0].startswith("    _workspace = ")
             constants = set(namespace) - self.env.mutable_globals
-            views = hoist_views(split.body[1:], set(split.names), frozenset(constants))
+            rest = split.rest.without(split.rest.statements[:1])
+            views = hoist_views(rest, set(split.names), frozenset(constants))
             # the tables hold addresses of the thread's buffers only: the
             # views are made once per thread, whatever weights are bound
             fixed = frozenset(views.names)
-            body = shared_addresses(drop_unread(views.body))
+            body = shared_addresses(drop_unread(views.rest))
             merged = merge_kernel_calls(body, self.env, fixed, bound)
             setup = [*views.setup, *merged.tables.values()]
             read = names_read(merged.body)
@@ -319,7 +319,7 @@ class FunctionCompiler:
             per_call = [*prefix, *merged.body]
             read |= names_read(prefix)  # the body's own reads found above
         else:
-            per_call = shared_addresses(drop_unread(per_call))
+            per_call = shared_addresses(drop_unread(split.rest))
             merged = merge_kernel_calls(per_call, self.env, bound=bound)
             per_call = merged.body
             read = names_read(per_call)

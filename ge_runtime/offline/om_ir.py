@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
@@ -25,7 +26,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
 from xdsl.printer import Printer
 
 from ge_dialect.adapters import expected_dtype
@@ -69,11 +70,55 @@ from ge_runtime.offline.om import (
 )
 from passes.memory_planning import memory_reports
 
+PLAIN_STRING = re.compile(r"[\x20\x21\x23-\x5b\x5d-\x7e]*")
+"""A string xDSL's printer writes as it is between quotes (printable ASCII
+but for the quote and the backslash it escapes)."""
+
+
+class _AttributeTexts(Printer):
+    """xDSL's printer, that writes the text of an attribute it printed before
+    (most of a module's values share a few types) as it found it the first
+    time instead of printing it again: the same text, counted in the column
+    the same way (a text of one line; one of several, whose lines the
+    printer indents where it is, is printed again). An attribute is the
+    same object; a type, an equal one (its parameters compare as they
+    print: xDSL's floats by their bits). A string literal with nothing
+    to escape (`PLAIN_STRING`: an op's name) is written at once, not a
+    byte at a time."""
+
+    def __init__(self, stream: io.StringIO) -> None:
+        super().__init__(stream=stream)
+        self._texts: dict[Attribute | int, tuple[Attribute, str]] = {}
+        """Texts by type, or by the id of the attribute (kept: its id is not
+        reused)."""
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        key = attribute if isinstance(attribute, TypeAttribute) else id(attribute)
+        found = self._texts.get(key)
+        if found is not None:
+            self.print_string(found[1])
+            return
+        stream, self.stream = self.stream, io.StringIO()
+        try:
+            super().print_attribute(attribute)
+            text = self.stream.getvalue()
+        finally:
+            self.stream = stream
+        self._write(text)  # its columns and lines counted as it was printed
+        if "\n" not in text:
+            self._texts[key] = (attribute, text)
+
+    def print_string_literal(self, string: str) -> None:
+        if PLAIN_STRING.fullmatch(string):
+            self.print_string(f'"{string}"')
+        else:
+            super().print_string_literal(string)
+
 
 def module_text(module: ModuleOp) -> str:
     """The MLIR text of `module` (custom syntax)."""
     stream = io.StringIO()
-    Printer(stream=stream).print_op(module)
+    _AttributeTexts(stream).print_op(module)
     stream.write("\n")
     return stream.getvalue()
 

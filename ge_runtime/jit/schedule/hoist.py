@@ -25,6 +25,7 @@ def jitted(x, w):                     def prepare(w):
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,10 +40,15 @@ class Hoisted:
 
     prepare: list[str]
     """Statements of `prepare` (indented as the body was)."""
-    body: list[str]
-    """Statements left in the function."""
+    rest: Parsed
+    """Statements left in the function, parsed (`Parsed.without`)."""
     names: list[str]
     """Names `prepare` computes that the body reads, in order."""
+
+    @property
+    def body(self) -> list[str]:
+        """Statements left in the function."""
+        return self.rest.lines
 
 
 def _loaded(node: ast.AST) -> set[str]:
@@ -74,15 +80,15 @@ def _buffers(node: ast.AST) -> set[str]:
 
 def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> set[str]:
     """Names whose array the function (all its `nodes`) writes, and every
-    name they view."""
+    name they view (found of the assignments to the names written only)."""
     written: set[str] = set()
-    assignments: list[tuple[str, set[str]]] = []
+    assignments: list[tuple[str, ast.expr]] = []
     for node in nodes:
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = [t for t in node.targets if not isinstance(t, ast.Name)]
             if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                assignments.append((node.targets[0].id, _buffers(node.value)))
+                assignments.append((node.targets[0].id, node.value))
         elif isinstance(node, ast.AugAssign):
             targets = [node.target]
         elif isinstance(node, ast.Call):
@@ -91,12 +97,17 @@ def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> s
                 targets += [node.args[i] for i in writes[node.func.id]]
         for target in targets:
             written |= _buffers(target)
+    viewed: dict[int, set[str]] = {}  # by assignment
     changed = True
     while changed:
         changed = False
-        for target, sources in assignments:
-            if target in written and not sources <= written:
-                written |= sources
+        for index, (target, value) in enumerate(assignments):
+            if target not in written:
+                continue
+            if index not in viewed:
+                viewed[index] = _buffers(value)
+            if not viewed[index] <= written:
+                written |= viewed[index]
                 changed = True
     return written
 
@@ -105,8 +116,10 @@ def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> s
 class Parsed:
     """A function body parsed once (`_parsed`)."""
 
-    nodes: list[ast.AST]
-    """Every node of its syntax tree."""
+    effects: list[tuple[ast.AST, ast.AST | None]]
+    """Its assignments, augmented assignments and calls (what `_written`
+    looks at), each with the assignment it is in (an assignment in
+    itself)."""
     statements: list[ast.stmt]
     """Its top-level statements."""
     lines: list[str]
@@ -116,43 +129,97 @@ class Parsed:
     """How many times each name is read."""
     reads: dict[ast.AST, list[str]]
     """The names each assignment statement reads (as often as it does)."""
+    binds: dict[ast.AST, list[str]]
+    """The names each assignment statement binds (as often as it does)."""
 
     def read(self, assignment: ast.Assign) -> set[str]:
         """The names an assignment to a name reads (`_loaded` of its value)."""
         return set(self.reads[assignment])
 
-    def read_without(self, moved: Sequence[ast.stmt]) -> set[str]:
-        """The names the body reads once the assignments `moved` are taken
-        out: `names_read` of `_without`'s lines, not parsed again."""
-        counts = Counter(self.loaded)
-        for statement in moved:
-            counts.subtract(self.reads[statement])
-        return {name for name, count in counts.items() if count > 0}
+    def without(self, moved: Sequence[ast.stmt]) -> Parsed:
+        """What `_parsed` gives for the lines without the assignments `moved`
+        (`_dropped`), not parsed again: the nodes left are these, the
+        statements renumbered and their blocks rebuilt in place (this body
+        is not read after)."""
+        drop = _dropped(self.statements, moved)
+        removed = [number for number, line in sorted(drop.items()) if line is None]
+        gone = {id(statement) for statement in moved}
+        stored = Counter(name for a in moved for name in self.binds[a])
+        loaded = Counter(name for a in moved for name in self.reads[a])
+        passes: list[ast.stmt] = []
+
+        def renumbered(block: list[ast.stmt]) -> list[ast.stmt]:
+            kept = [statement for statement in block if id(statement) not in gone]
+            if not kept:  # `pass` on the block's first line
+                number = block[0].lineno - bisect_left(removed, block[0].lineno - 2)
+                column = block[0].col_offset
+                passes.append(
+                    ast.Pass(
+                        lineno=number,
+                        col_offset=column,
+                        end_lineno=number,
+                        end_col_offset=column + 4,
+                    )
+                )
+                return passes[-1:]
+            for statement in kept:
+                statement.lineno -= bisect_left(removed, statement.lineno - 2)
+                if isinstance(statement, BLOCKS):
+                    statement.body = renumbered(statement.body)
+                    if statement.orelse:
+                        statement.orelse = renumbered(statement.orelse)
+                    last = (statement.orelse or statement.body)[-1]
+                    statement.end_lineno = last.end_lineno
+                    statement.end_col_offset = last.end_col_offset
+                else:
+                    statement.end_lineno -= bisect_left(
+                        removed, statement.end_lineno - 2
+                    )
+            return kept
+
+        statements = [s for s in self.statements if id(s) not in gone]
+        statements = renumbered(statements) if statements else []
+        return Parsed(
+            [(n, a) for n, a in self.effects if a is None or id(a) not in gone],
+            statements,
+            _kept(self.lines, drop),
+            self.assigned - stored,
+            self.loaded - loaded,
+            {a: names for a, names in self.reads.items() if id(a) not in gone},
+            {a: names for a, names in self.binds.items() if id(a) not in gone},
+        )
 
 
 def _parsed(body: Sequence[str]) -> Parsed:
-    """A function body's syntax tree, walked once (`ast.walk`'s nodes, in
-    another order, and each assignment's reads on the way)."""
+    """A function body's syntax tree, walked once (its effects, found in
+    another order than `ast.walk`'s, and each assignment's names on the
+    way)."""
     text = "\n".join(body)
     tree = ast.parse("if True:\n" + text)
     statements = tree.body[0].body  # type: ignore[attr-defined]
-    nodes: list[ast.AST] = []
+    effects: list[tuple[ast.AST, ast.AST | None]] = []
     assigned: Counter[str] = Counter()
     loaded: Counter[str] = Counter()
     reads: dict[ast.AST, list[str]] = {}
-    stack: list[tuple[ast.AST, list[str] | None]] = [(tree, None)]
+    binds: dict[ast.AST, list[str]] = {}
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
     while stack:
         node, owner = stack.pop()
-        nodes.append(node)
         if isinstance(node, ast.Assign):
-            owner = reads[node] = []
+            owner = node
+            reads[node], binds[node] = [], []
+            effects.append((node, owner))
+        elif isinstance(node, ast.AugAssign | ast.Call):
+            effects.append((node, owner))
         elif isinstance(node, ast.Name):
             if _stored(node):
                 assigned[node.id] += 1
+                if owner is not None:
+                    binds[owner].append(node.id)
             else:
                 loaded[node.id] += 1
                 if owner is not None:
-                    owner.append(node.id)
+                    reads[owner].append(node.id)
         for field in node._fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
@@ -161,7 +228,8 @@ def _parsed(body: Sequence[str]) -> Parsed:
                 )
             elif isinstance(value, ast.AST):
                 stack.append((value, owner))
-    return Parsed(nodes, statements, text.split("\n"), assigned, loaded, reads)
+    lines = text.split("\n")
+    return Parsed(effects, statements, lines, assigned, loaded, reads, binds)
 
 
 def _in_order(statements: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
@@ -177,11 +245,22 @@ BLOCKS = (ast.While, ast.For, ast.If)
 """The compound statements the generated code writes."""
 
 
-def _without(
-    lines: Sequence[str], statements: Sequence[ast.stmt], moved: Sequence[ast.stmt]
-) -> list[str]:
-    """`lines` (of the top-level `statements`) without the statements
-    `moved`; a block left with none says `pass`."""
+def _kept(lines: Sequence[str], drop: Mapping[int, str | None]) -> list[str]:
+    """`lines` without those `drop` numbers (None) or with them replaced."""
+    kept = []
+    for number, line in enumerate(lines):
+        replacement = drop.get(number, line)
+        if replacement is not None:
+            kept.append(replacement)
+    return kept
+
+
+def _dropped(
+    statements: Sequence[ast.stmt], moved: Sequence[ast.stmt]
+) -> dict[int, str | None]:
+    """The lines (by number) taking the top-level `statements`' statements
+    `moved` out drops (None) or replaces: a block left with none says
+    `pass`."""
     drop: dict[int, str | None] = {}
     for statement in moved:
         for number in range(statement.lineno - 2, statement.end_lineno - 1):
@@ -190,12 +269,7 @@ def _without(
     for block in _blocks(statements):
         if all(id(statement) in gone for statement in block):
             drop[block[0].lineno - 2] = " " * block[0].col_offset + "pass"
-    kept = []
-    for number, line in enumerate(lines):
-        replacement = drop.get(number, line)
-        if replacement is not None:
-            kept.append(replacement)
-    return kept
+    return drop
 
 
 def _blocks(statements: Sequence[ast.stmt]) -> Iterator[list[ast.stmt]]:
@@ -238,7 +312,7 @@ def hoist_invariants(
     target) and must stay where they are made."""
     parsed = _parsed(body)
     statements, lines, assigned = parsed.statements, parsed.lines, parsed.assigned
-    written = _written(parsed.nodes, writes or {})
+    written = _written([node for node, _ in parsed.effects], writes or {})
     known = set(invariant) - written
     weighty = set(weights) - written  # the weights, and what was moved
     prepare: list[str] = []
@@ -260,9 +334,8 @@ def hoist_invariants(
             computed.append(target.id)
             moved.append(statement)
             prepare += _dedented(lines, statement)
-    kept = _without(lines, statements, moved)
-    read = parsed.read_without(moved)
-    return Hoisted(prepare, kept, [name for name in computed if name in read])
+    rest = parsed.without(moved)
+    return Hoisted(prepare, rest, [name for name in computed if name in rest.loaded])
 
 
 @dataclass(frozen=True)
@@ -272,16 +345,23 @@ class Views:
 
     setup: list[str]
     """Statements making the views (indented as the body was)."""
-    body: list[str]
-    """Statements left in the function."""
+    rest: Parsed
+    """Statements left in the function, parsed (`Parsed.without`)."""
     names: list[str]
     """Names `setup` binds that the body reads, in order."""
     free: list[str]
     """Names `setup` reads that the body's function is given."""
 
+    @property
+    def body(self) -> list[str]:
+        """Statements left in the function."""
+        return self.rest.lines
+
 
 def hoist_views(
-    body: Sequence[str], given: set[str], constants: frozenset[str] = frozenset()
+    body: Sequence[str] | Parsed,
+    given: set[str],
+    constants: frozenset[str] = frozenset(),
 ) -> Views:
     """Split out the statements (at any depth: a loop's body makes the same
     views on every iteration) binding a view of this thread's buffers:
@@ -291,7 +371,8 @@ def hoist_views(
     thread (what is in them changes, they do not), so they are made once
     per thread; `given` are the names the function is given that are the
     same on every call (what `prepare` computed) and `constants` the
-    namespace's immutable objects, which they may read.
+    namespace's immutable objects, which they may read; `body` may be
+    parsed already (`Hoisted.rest`).
 
     ```python
     _workspace = pool()                      def views(_workspace):
@@ -302,7 +383,7 @@ def hoist_views(
                                              np.add(t4, x, out=t4)
     ```
     """
-    parsed = _parsed(body)
+    parsed = body if isinstance(body, Parsed) else _parsed(body)
     statements, lines, assigned = parsed.statements, parsed.lines, parsed.assigned
     contiguous: set[str] = set()  # views that are whole C-contiguous buffers
     viewed: set[str] = set()
@@ -330,10 +411,9 @@ def hoist_views(
         if kind == "contiguous":
             contiguous.add(target.id)
         moved.append(statement)
-    kept = _without(lines, statements, moved)
-    read = parsed.read_without(moved)
-    names = [name for name in sorted(viewed) if name in read]
-    return Views(setup, kept, names, sorted(free))
+    rest = parsed.without(moved)
+    names = [name for name in sorted(viewed) if name in rest.loaded]
+    return Views(setup, rest, names, sorted(free))
 
 
 def _literal(node: ast.AST) -> bool:
@@ -401,14 +481,14 @@ VIEW_METHODS = frozenset({"reshape", "transpose", "view"})
 """Array methods the generated code calls for a view (or a copy), nothing else."""
 
 
-def drop_unread(body: Sequence[str]) -> list[str]:
+def drop_unread(body: Sequence[str] | Parsed) -> list[str]:
     """`body` without the top-level statements binding a name nothing reads
     afterwards to a view expression (names, literals, subscripts,
     `strided_view`, the methods `VIEW_METHODS`, `np.empty`): no effect but
     time; and without such statements inside its blocks binding a name
     nothing in the body reads (a branch's scratch its kernels no longer
-    write)."""
-    parsed = _parsed(body)
+    write). `body` may be parsed already (`Views.rest`)."""
+    parsed = body if isinstance(body, Parsed) else _parsed(body)
     tops = {id(statement) for statement in parsed.statements}
     nested = [
         statement
@@ -421,7 +501,7 @@ def drop_unread(body: Sequence[str]) -> list[str]:
         and _pure_view(statement.value)
     ]
     if nested:
-        parsed = _parsed(_without(parsed.lines, parsed.statements, nested))
+        parsed = parsed.without(nested)
     statements, lines = parsed.statements, parsed.lines
     read: set[str] = set()
     kept: list[list[str]] = []

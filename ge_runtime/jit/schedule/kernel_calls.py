@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ge_runtime.jit.emit import c
@@ -84,20 +84,17 @@ def merge_kernel_calls(
     computed: list[str] = []
     calls: list[tuple[str, list[str], str | None]] = []
     taken: dict[str, None] = {}  # the run's buffers, in order
+    kinds = [0, 0, 0]  # how many of them are fixed, bound, neither
     indent = ""  # the run's
 
-    def passed(names: Iterable[str]) -> int:
-        """How many arguments a call of a run of `names` (once each) passes:
-        a table of its fixed ones and one of its bound ones when there are
-        more than one."""
-        held = kept = loose = 0
-        for name in names:
-            if name in fixed:
-                held += 1
-            elif name in bound:
-                kept += 1
-            else:
-                loose += 1
+    def kind(name: str) -> int:
+        return 0 if name in fixed else 1 if name in bound else 2
+
+    def passed(counts: Sequence[int]) -> int:
+        """How many arguments a call of a run of buffers of these `kinds`
+        passes: a table of its fixed ones and one of its bound ones when
+        there are more than one."""
+        held, kept, loose = counts
         return loose + (1 if held > 1 else held) + (1 if kept > 1 else kept)
 
     def flush() -> None:
@@ -124,6 +121,7 @@ def merge_kernel_calls(
         computed.clear()
         calls.clear()
         taken.clear()
+        kinds[:] = [0, 0, 0]
 
     for line in body:
         call = CALL.fullmatch(line) or CHECKED_CALL.fullmatch(line)
@@ -134,11 +132,18 @@ def merge_kernel_calls(
             indent = step[1]
         if call is not None and call[2] in kernels:
             arguments = call[3].split(", ") if call[3] else []
-            if passed({**taken, **dict.fromkeys(arguments)}) > c.MAX_ARGUMENTS:
+            counts = list(kinds)
+            for name in dict.fromkeys(arguments):
+                if name not in taken:
+                    counts[kind(name)] += 1
+            if passed(counts) > c.MAX_ARGUMENTS:
                 flush()
             messages = call[4] if call.re is CHECKED_CALL else None
             calls.append((call[2], arguments, messages))
-            taken.update(dict.fromkeys(arguments))
+            for name in arguments:
+                if name not in taken:
+                    taken[name] = None
+                    kinds[kind(name)] += 1
         elif address is not None:
             computed.append(line)
         else:
