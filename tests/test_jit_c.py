@@ -10,7 +10,10 @@ import os
 import re
 import shutil
 import signal
+import subprocess
+import sys
 import textwrap
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -1430,6 +1433,32 @@ def test_a_forked_child_compiles_its_own_parts(tmp_path, monkeypatch):
     _, status = os.waitpid(child, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert parent_objects.is_dir() and c_runtime._objects() == parent_objects
+
+
+def test_object_folders_of_processes_gone_are_removed_when_a_new_one_is_made(
+    tmp_path,
+):
+    """A process killed by a signal (or leaving by `os._exit`) leaves its
+    object folder: the next process's removes it once it has been left
+    unchanged long enough, and leaves a live process's, a recent one's and
+    names without a process id alone."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    folders = {
+        "dead": tmp_path / f"{c_runtime.PARTS_FOLDER}{gone.pid}-abc",
+        "dead_recent": tmp_path / f"{c_runtime.PARTS_FOLDER}{gone.pid}-new",
+        "alive": tmp_path / f"{c_runtime.PARTS_FOLDER}{os.getppid()}-abc",
+        "old_name": tmp_path / f"{c_runtime.PARTS_FOLDER}abcdefgh",
+    }
+    for folder in folders.values():
+        folder.mkdir()
+        (folder / "x.o").write_bytes(b"")
+    old = time.time() - 2 * c_runtime.ORPHAN_SECONDS
+    for name in ("dead", "alive", "old_name"):
+        os.utime(folders[name], (old, old))
+    c_runtime.remove_orphaned_parts(tmp_path)
+    assert not folders["dead"].exists()
+    assert all(folders[name].is_dir() for name in ("dead_recent", "alive", "old_name"))
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
@@ -483,12 +484,18 @@ def _compilers() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(available_cores(), thread_name_prefix="cc")
 
 
+PARTS_FOLDER = "ge-xdsl-parts-"
+"""The start of a process's object-file folder's name (then its process id)."""
+
+
 @cache
 def _objects() -> Path:
     """A private folder for this process's object files (removed when it
-    exits; a forked child makes its own)."""
-    folder = Path(tempfile.mkdtemp(prefix="ge-xdsl-parts-"))
+    exits; a forked child makes its own), the folders of processes that
+    died without removing theirs (a signal, `os._exit`) removed first."""
     owner = os.getpid()
+    folder = Path(tempfile.mkdtemp(prefix=f"{PARTS_FOLDER}{owner}-"))
+    remove_orphaned_parts(folder.parent)
 
     def remove() -> None:
         if os.getpid() == owner:
@@ -496,6 +503,34 @@ def _objects() -> Path:
 
     atexit.register(remove)
     return folder
+
+
+ORPHAN_SECONDS = 600
+"""How long an object-file folder must have been left unchanged before
+`remove_orphaned_parts` may take it."""
+
+
+def remove_orphaned_parts(folder: Path) -> None:
+    """Remove this user's object-file folders in `folder` whose process is
+    gone and that nothing changed for `ORPHAN_SECONDS` (a folder of a live
+    process, of a name without a process id, or changed lately is left
+    alone; a process of another PID namespace whose folder went makes it
+    again: `_compile_part`)."""
+    for path in folder.glob(f"{PARTS_FOLDER}*-*"):
+        pid = path.name.removeprefix(PARTS_FOLDER).split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            status = path.stat()
+            if status.st_uid != os.getuid():
+                continue
+            if time.time() - status.st_mtime < ORPHAN_SECONDS:
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:  # another user's process, or the folder went away
+            continue
 
 
 def _forget_compilers() -> None:
@@ -550,7 +585,9 @@ def _part_digest(cc: str, text: str) -> str:
 
 
 def _compile_part(cc: str, text: str, digest: str) -> str:
-    c_file = _objects() / f"{digest}.c"
+    folder = _objects()
+    folder.mkdir(mode=0o700, exist_ok=True)  # gone if taken for an orphan
+    c_file = folder / f"{digest}.c"
     c_file.write_text(text)
     target = c_file.with_suffix(".o")
     try:
