@@ -81,6 +81,14 @@ buffer_sets = st.lists(
     max_size=40,
 )
 
+crowded_buffer_sets = st.lists(
+    st.tuples(st.integers(0, 6), st.integers(0, 12), st.integers(0, 5)).map(
+        lambda t: Buffer(t[0] * ALIGNMENT, t[1], t[1] + t[2])
+    ),
+    max_size=40,
+)
+"""Buffers of few sizes (zero included) and short lives: ties and gaps."""
+
 
 @settings(max_examples=60, deadline=None)
 @given(buffer_sets)
@@ -119,14 +127,7 @@ def lowest_offset_by_definition(buffers: list[Buffer]) -> list[int]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 6), st.integers(0, 12), st.integers(0, 5)).map(
-            lambda t: Buffer(t[0] * ALIGNMENT, t[1], t[1] + t[2])
-        ),
-        max_size=40,
-    )
-)
+@given(crowded_buffer_sets)
 def test_lowest_offset_places_as_its_definition(buffers: list[Buffer]):
     """The heaps of `lowest-offset` choose what scanning every buffer at
     each step chooses (zero-sized buffers and ties included)."""
@@ -161,14 +162,7 @@ def greedy_by_size_by_definition(buffers: list[Buffer]) -> list[int]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 6), st.integers(0, 12), st.integers(0, 5)).map(
-            lambda t: Buffer(t[0] * ALIGNMENT, t[1], t[1] + t[2])
-        ),
-        max_size=40,
-    )
-)
+@given(crowded_buffer_sets)
 def test_greedy_by_size_places_as_its_definition(buffers: list[Buffer]):
     """`greedy-by-size`, looking only at the buffers live with each
     (`_conflicts`), places as scanning every buffer placed does."""
