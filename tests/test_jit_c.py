@@ -160,6 +160,22 @@ def test_c_runs_the_channel_loop_inside_the_reduction_in_register_tiles():
     assert '_Pragma("GCC unroll 1")' in source, source
 
 
+def dense_relu_c(rows: int, channels: int) -> str:
+    """The C library of `DENSE_RELU` at `rows` x `channels` (33 products a
+    sum; a new module for each size), its outputs checked first: each
+    row's sum as before, bit for bit."""
+    x = special((rows, 33))
+    w = RNG.standard_normal((33, channels)).astype(np.float32)
+    b = RNG.standard_normal(channels).astype(np.float32)
+    text = DENSE_RELU.replace("17", str(rows)).replace("x16", f"x{channels}")
+    text = text.replace("to 16", f"to {channels}").replace("<16x", f"<{channels}x")
+    compiled, (got,), _, _ = three_ways(text, x, w, b)
+    biases = np.broadcast_to(b, (rows, channels))
+    sums = fused(biases, *((x[:, [j]], w[j]) for j in range(33)))
+    np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
+    return library_source(compiled)
+
+
 def test_c_register_tiles_follow_the_vector_registers(monkeypatch):
     """With AVX-512's 32 registers of 16 floats a tile holds 256 sums: 16
     rows of 16 channels (34 rows: two strips of 16 and the last 2, no
@@ -167,13 +183,7 @@ def test_c_register_tiles_follow_the_vector_registers(monkeypatch):
     monkeypatch.setattr(jit_c, "vector_registers", lambda: (32, 16))
     assert jit_c.tile_elements() == 256
     assert jit_c.tiled_sum() == jit_c.WIDE_TILED_SUM
-    x, w = special((34, 33)), RNG.standard_normal((33, 16)).astype(np.float32)
-    b = RNG.standard_normal(16).astype(np.float32)
-    text = DENSE_RELU.replace("17", "34")  # 34 rows (the module is new)
-    compiled, (got,), _, _ = three_ways(text, x, w, b)
-    sums = fused(np.broadcast_to(b, (34, 16)), *((x[:, [j]], w[j]) for j in range(33)))
-    np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
-    source = library_source(compiled)
+    source = dense_relu_c(34, 16)
     assert "float m0[256] __attribute__((aligned(64)));" in source, source
     assert '_Pragma("GCC unroll 16")' in source, source
     assert "int64_t t0 = 32 + u0;" in source, source  # the last rows
@@ -187,14 +197,7 @@ def test_c_register_tiles_of_narrow_rows_count_registers_not_sums(monkeypatch):
     once); the sums are as before, bit for bit."""
     monkeypatch.setattr(jit_c, "vector_registers", lambda: (32, 16))
     assert [jit_c.tile_rows(n) for n in (2, 16, 17, 32)] == [16, 16, 8, 8]
-    x, w = special((40, 33)), RNG.standard_normal((33, 2)).astype(np.float32)
-    b = RNG.standard_normal(2).astype(np.float32)
-    text = DENSE_RELU.replace("17", "40").replace("x16", "x2").replace("to 16", "to 2")
-    text = text.replace("<16x", "<2x")
-    compiled, (got,), _, _ = three_ways(text, x, w, b)
-    sums = fused(np.broadcast_to(b, (40, 2)), *((x[:, [j]], w[j]) for j in range(33)))
-    np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
-    source = library_source(compiled)
+    source = dense_relu_c(40, 2)
     assert "float m0[20] __attribute__((aligned(64)));" in source, source
     assert "for (int64_t s0 = 0; s0 < 4; ++s0) {" in source, source
     assert "+ u0;" not in source.replace("s0 * 10 + u0;", ""), source  # no tail
@@ -225,14 +228,7 @@ def test_c_sunk_loops_run_their_whole_vectors_then_the_rest():
         [(0, 12)],
         [(0, 12), (12, 14)],
     ]
-    x, w = special((17, 33)), RNG.standard_normal((33, 14)).astype(np.float32)
-    b = RNG.standard_normal(14).astype(np.float32)
-    text = DENSE_RELU.replace("x16", "x14").replace("to 16", "to 14")
-    text = text.replace("<16x", "<14x")
-    compiled, (got,), _, _ = three_ways(text, x, w, b)
-    sums = fused(np.broadcast_to(b, (17, 14)), *((x[:, [j]], w[j]) for j in range(33)))
-    np.testing.assert_array_equal(got, np.maximum(sums, np.float32(0)))
-    source = library_source(compiled)
+    source = dense_relu_c(17, 14)
     assert "for (int64_t t1 = 0; t1 < 12; ++t1) {" in source, source
     assert "for (int64_t t1 = 12; t1 < 14; ++t1) {" in source, source
     assert "t1 < 14; ++t1) {" not in source.replace("t1 = 12; t1 < 14", ""), source
