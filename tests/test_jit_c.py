@@ -1216,6 +1216,62 @@ def test_nests_of_the_same_code_are_one_kernel():
     assert source.count(f"    {kernel}(") == 2, source  # called twice
 
 
+def clamp_rows(rows: tuple[int, ...]) -> str:
+    """`min(x, 1)` over the first `rows[k]` rows of x (20 x 17), one nest
+    each, into results of those rows."""
+    results = ", ".join(f"memref<{n}x17xf32>" for n in rows)
+    nests = "".join(
+        f"""
+  %y{k} = memref.alloc() : memref<{n}x17xf32>
+  affine.for %i = 0 to {n} {{
+    affine.for %j = 0 to 17 {{
+      %v = affine.load %x[%i, %j] : memref<20x17xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, %y{k}[%i, %j] : memref<{n}x17xf32>
+    }}
+  }}"""
+        for k, n in enumerate(rows)
+    )
+    names = ", ".join(f"%y{k}" for k in range(len(rows)))
+    return f"""
+func.func @main(%x: memref<20x17xf32>) -> ({results}) {{
+  %one = arith.constant 1.0 : f32{nests}
+  func.return {names} : {results}
+}}
+"""
+
+
+def test_nests_alike_but_for_their_outer_trip_count_share_one_body():
+    """Three nests whose C differs only in how many rows their outer loop
+    runs: the first is written out, the other two call one kernel holding
+    the body with the count a parameter, each passing its own; every
+    result is the reference's."""
+    x = special((20, 17))
+    rows = (12, 20, 9)
+    compiled, got, numpy_results, scalar = three_ways(clamp_rows(rows), x)
+    for n, mine, theirs, want in zip(rows, got, numpy_results, scalar, strict=True):
+        assert mine.shape == (n, 17)
+        np.testing.assert_array_equal(mine, want)
+        np.testing.assert_array_equal(theirs, want)
+    source = library_source(compiled)
+    holders = re.findall(r"^void (k\d+)\([^)]*int64_t trips\) \{", source, re.M)
+    assert len(holders) == 1, source
+    (holder,) = holders
+    assert "t0 < trips;" in source, source
+    assert "t0 < 12;" in source, source  # the first, written out
+    calls = re.findall(rf"^    {holder}\(a0, a1, (\d+)\);$", source, re.M)
+    assert sorted(calls) == ["20", "9"], source
+
+
+def test_no_shared_body_of_nests_whose_outer_loop_the_compiler_unrolls():
+    """Outer loops of at most `UNROLLED` trips keep their literal count."""
+    x = special((20, 17))
+    compiled, got, _, want = three_ways(clamp_rows((4, 6)), x)
+    for mine, theirs in zip(got, want, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    assert "trips" not in library_source(compiled)
+
+
 def test_no_merged_call_of_more_buffers_than_ctypes_passes(tmp_path, monkeypatch):
     """A run of calls whose buffers together are more than a `ctypes` call
     takes is cut into calls that each take few enough (an unrolled GRU made

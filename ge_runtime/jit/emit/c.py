@@ -53,7 +53,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.c_runtime import PART, address, address_table, checked, kernel
-from ge_runtime.jit.emit.native import NativeNest, iterations
+from ge_runtime.jit.emit.native import TRIPS, NativeNest, iterations
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
@@ -481,7 +481,14 @@ class CLibrary:
         self._names: dict[tuple[str, tuple[str, ...]], str] = {}
         """Each kernel's name by its parameters and body."""
         self._calls: dict[str, list[str]] = {}
-        """The kernels each kernel of `sequence` or `caller` calls."""
+        """The kernels each kernel of `sequence` or `caller`, or each kernel
+        running a shared body (`_shared_body_call`), calls."""
+        self._shared: dict[tuple[str, tuple[str, ...], bool], str | None] = {}
+        """The kernel holding each body shared by kernels alike but for the
+        trip count of their outermost loop, by parameters, body (the count
+        a parameter) and status; None while one kernel has that body."""
+        self._unbound: set[str] = set()
+        """Kernels only other kernels call (the shared bodies)."""
         self.checking: set[str] = set()
         """The kernels that return a status (`CNest.checks`, `caller`)."""
         self.parts: list[str] = []
@@ -491,27 +498,75 @@ class CLibrary:
         env.deferred.append(self.build)
 
     def define(
-        self, parameters: str, body: list[str], arguments: int, status: bool = False
+        self,
+        parameters: str,
+        body: list[str],
+        arguments: int,
+        status: bool = False,
+        shared: tuple[tuple[str, ...], int] | None = None,
     ) -> str:
         """The name of a kernel of `parameters` and `body`: the one defined
         before with the same code (a repeated block of a network, or the
         same code on another block of its buffers: ShuffleNet's C is 256
         functions, 467 before offsets moved into the addresses), else a
         new one; every `PART_SIZE` new kernels start compiling as a part.
-        With `status` the kernel returns an `int` (its body's `return`s)."""
+        With `status` the kernel returns an `int` (its body's `return`s).
+
+        `shared` is `body` with the trip count of its outermost loop the
+        parameter `TRIPS`, and that count (`CNest._shared_body`). The
+        second kernel of such a body and the ones after it call one kernel
+        holding it, passing their count: the compiler compiles it once
+        (DenseNet-121's 306 kernels are 139 bodies)."""
         key = (parameters, tuple(body))
         name = self._names.get(key)
         if name is None:
             name = self._names[key] = self.env.fresh("k")
             returns = "int" if status else "void"
             opening = f"{returns} {name}({parameters}) {{"
-            code = "\n".join([opening, *body, "}", ""])
+            call = (
+                None
+                if shared is None
+                else self._shared_body_call(
+                    name, parameters, arguments, status, *shared
+                )
+            )
+            code = "\n".join([opening, *(body if call is None else [call]), "}", ""])
             self.functions.append((name, code, arguments))
             if status:
                 self.checking.add(name)
             if len(self.functions) - self._written >= PART_SIZE:
                 self._write_part(len(self.functions), start=True)
         return name
+
+    def _shared_body_call(
+        self,
+        name: str,
+        parameters: str,
+        arguments: int,
+        status: bool,
+        body: tuple[str, ...],
+        trips: int,
+    ) -> str | None:
+        """The statement with which kernel `name` runs the shared `body`
+        for `trips` trips (the kernel holding it defined now if this is the
+        second kernel of that body); None for the first, which is written
+        out."""
+        key = (parameters, body, status)
+        if key not in self._shared:
+            self._shared[key] = None
+            return None
+        holder = self._shared[key]
+        if holder is None:
+            holder = self._shared[key] = self.env.fresh("k")
+            returns = "int" if status else "void"
+            opening = f"{returns} {holder}({parameters}, int64_t {TRIPS}) {{"
+            code = "\n".join([opening, *body, "}", ""])
+            self.functions.append((holder, code, arguments + 1))
+            self._unbound.add(holder)
+        self._calls[name] = [holder]
+        names = [p.rsplit(" ", 1)[1] for p in parameters.split(", ") if p]
+        call = f"{holder}({', '.join([*names, str(trips)])})"
+        return f"    return {call};" if status else f"    {call};"
 
     def _write_part(self, end: int, *, start: bool) -> None:
         """The kernels from the last part's to `end` as the next part (with
@@ -641,8 +696,9 @@ class CLibrary:
         progress.detail(f"the C compiler on {count} kernels")
         source = prelude() + "".join(PART + part for part in self.parts)
         for name, _, arguments in self.functions:
-            status = name in self.checking
-            self.env.namespace[name] = kernel(source, name, arguments, status)
+            if name not in self._unbound:
+                status = name in self.checking
+                self.env.namespace[name] = kernel(source, name, arguments, status)
 
 
 class CNest(NativeNest):
@@ -716,7 +772,9 @@ class CNest(NativeNest):
         body = self.tables + self.body
         if self.checks:
             body.append(f"{self.INDENT}return 0;")
-        name = library.define(parameters, body, len(arguments), bool(self.checks))
+        name = library.define(
+            parameters, body, len(arguments), bool(self.checks), self._shared_body(body)
+        )
         self.env.writes[name] = written
         self.kernel = name, written
         self._bind("address", address)
@@ -744,6 +802,21 @@ class CNest(NativeNest):
             self._bind("checked", checked)
             return [*lines, f"{indent}checked({call}, {messages})"]
         return [*lines, f"{indent}{call}"]
+
+    def _shared_body(self, body: list[str]) -> tuple[tuple[str, ...], int] | None:
+        """`body` with the trip count of its outermost loop the parameter
+        `TRIPS`, and that count, when the kernel may take it so
+        (`NativeNest.trips`)."""
+        if self.trips is None:
+            return None
+        trips, lines = self.trips
+        shared = list(body)
+        shift = len(self.tables)
+        for position, (written, generic) in lines.items():
+            if shared[shift + position] != written:
+                return None  # not where it was written
+            shared[shift + position] = generic
+        return tuple(shared), trips
 
     def _apart(self, written: tuple[int, ...]) -> bool:
         """Whether no buffer the kernel writes shares a byte with another of
@@ -835,11 +908,12 @@ class CNest(NativeNest):
     def _vector_spans(self, extent: int) -> list[tuple[int, int]]:
         return vector_spans(extent)
 
-    def _parallel(self, indent: str, loops: int, work: int) -> str:
+    def _parallel(self, indent: str, loops: int, work: int | str) -> str:
         collapse = f" collapse({loops})" if loops > 1 else ""
+        least = f"{work}LL" if isinstance(work, int) else work
         return (
             f"{indent}#pragma omp parallel for num_threads(ge_threads) "
-            f"if(ge_threads > 1 && {work}LL >= ge_parallel_work) "
+            f"if(ge_threads > 1 && {least} >= ge_parallel_work) "
             f"schedule(static){collapse}"
         )
 
