@@ -5,7 +5,9 @@ every extent and stride a literal, so the compiler unrolls a window's taps
 and vectorises the loop of unit stride around them; the constant offset of
 a buffer's first index is in the address the call passes, so a repeated
 block of a network, or the same code on another channel group, is one
-kernel. The kernels of one generated function are one shared library
+kernel; kernels alike but for the trip count of their outermost loop (the
+same layer over more channel blocks) share one body taking the count
+(`CLibrary.define`). The kernels of one generated function are one shared library
 (`CLibrary`) of several translation units, each compiling while the code
 generator writes the next, linked under the code cache
 (`cache.folder.kernel_folder("c")`, named by a digest of its source, the
