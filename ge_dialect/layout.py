@@ -176,6 +176,16 @@ def format_layout(origin: Format) -> LayoutAttr:
     return LayoutAttr(origin)
 
 
+@lru_cache(maxsize=VALID_TYPES_KEPT)
+def stored_layout(
+    origin: Format, storage: Format, reshape_type: str | None = None
+) -> LayoutAttr:
+    """The layout of a tensor of `origin` format stored in `storage`, built
+    once per triple like `format_layout` (CRNN's format selection asks for
+    4,000 of a few dozen)."""
+    return LayoutAttr(origin, storage, reshape_type=reshape_type)
+
+
 def layout_attr(tensor: Attribute) -> LayoutAttr:
     """The `#ge.layout` of a tensor type (ND without an encoding)."""
     assert isinstance(tensor, TensorType)
