@@ -150,3 +150,93 @@ def test_an_attribute_of_an_op_inside_another_verifies_again_that_op_only(verifi
     data.attributes["index"] = StringAttr("zero")
     with pytest.raises(GEError):
         verify(module)
+
+
+TWO_GRAPHS = """
+ge.graph @g {
+  %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  %p = ge.partitioned_call {engine = "AICore"} : () -> tensor<2x3xf32> {
+    %c = ge.const {value = dense<1.0> : tensor<2x3xf32>} : tensor<2x3xf32>
+    %a = ge.relu %c : tensor<2x3xf32> -> tensor<2x3xf32>
+    ge.netoutput %a : tensor<2x3xf32>
+  }
+  %s = ge.add %x, %p : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  ge.netoutput %s : tensor<2x3xf32>
+}
+ge.graph @h {
+  %y = ge.data {index = 0 : i64} : tensor<2x3xf32>
+  ge.netoutput %y : tensor<2x3xf32>
+}
+"""
+
+
+def test_an_op_moved_to_another_block_verifies_again_it_not_the_ops_inside(verified):
+    """The partitioned call moved from @g into @h (what `partition-engines`
+    does to a graph's ops): it, its old and new neighbours, its users then
+    and now and the graphs are verified again, not the ops inside it (their
+    verifiers read their parent's operands and types, not its place); a
+    retyped result, they are."""
+    module = parse(TWO_GRAPHS)
+    verified.clear()
+    g, h = module.ops
+    x, call, add, g_output = g.body.block.ops
+    y, h_output = h.body.block.ops
+    verify = verification.StageVerifier()
+    verify(module)
+    call.detach()
+    add.operands[1] = x.results[0]
+    h.body.block.insert_op_before(call, h_output)
+    h_output.operands[0] = call.results[0]
+    verify(module)
+    assert verified[-1] == [module, g, x, add, g_output, h, y, call, h_output]
+    const, relu, output = call.regions[0].block.ops
+    Rewriter.replace_value_with_new_type(call.results[0], TensorType(f32, [3, 2]))
+    with pytest.raises(GEError, match="subgraph output #0 has type"):
+        verify(module)
+    assert {const, relu, output} < set(verified[-1])  # they read its result types
+
+
+CALL = """
+ge.graph @g {
+  %x = ge.data {index = 0 : i64} : tensor<6xf32>
+  %p = ge.partitioned_call %x {engine = "AICore"} : (tensor<6xf32>) -> tensor<6xf32> {
+    %y = ge.data {parent_index = 0 : i64} : tensor<6xf32>
+    %a = ge.partitioned_call %y {engine = "AICPU"} : (tensor<6xf32>) -> tensor<6xf32> {
+      %z = ge.data {parent_index = 0 : i64} : tensor<6xf32>
+      %b = ge.relu %z : tensor<6xf32> -> tensor<6xf32>
+      ge.netoutput %b : tensor<6xf32>
+    }
+    ge.netoutput %a : tensor<6xf32>
+  }
+  ge.netoutput %p : tensor<6xf32>
+}
+"""
+
+
+def test_a_change_an_op_inside_reads_verifies_again_the_ops_directly_inside(
+    verified,
+):
+    """The outer call's operand retyped: the ops directly inside it (a
+    subgraph input reads its parent's operand type) are verified again, and
+    the invalid input found; the ops inside the inner call (which reads
+    none of it) are not. A new op around others (a partitioned call of
+    `partition-engines` around a `ge.fused`): the same."""
+    module = parse(CALL)
+    verified.clear()
+    graph = next(iter(module.ops))
+    x, outer, output = graph.body.block.ops
+    inside = list(outer.regions[0].block.ops)
+    deeper = list(inside[1].regions[0].block.ops)
+    verify = verification.StageVerifier()
+    verify(module)
+    Rewriter.replace_value_with_new_type(x.results[0], TensorType(f32, [3]))
+    with pytest.raises(GEError, match="does not match parent operand #0"):
+        verify(module)
+    assert not set(deeper) & set(verified[-1])
+    Rewriter.replace_value_with_new_type(x.results[0], TensorType(f32, [6]))
+    verify(module)
+    new = outer.clone_without_regions()
+    outer.regions[0].move_blocks(new.regions[0])
+    Rewriter.replace_op(outer, new)
+    verify(module)
+    assert verified[-1] == [module, graph, x, new, *inside, output]
