@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from xdsl import traits
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType, f32, i64
 from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect import verification
 from ge_dialect.diagnostics import GEError
+from ge_dialect.traits import IsolatedFromAbove
 from ge_xdsl import parse
 
 GRAPH = """
@@ -240,3 +243,32 @@ def test_a_change_an_op_inside_reads_verifies_again_the_ops_directly_inside(
     Rewriter.replace_op(outer, new)
     verify(module)
     assert verified[-1] == [module, graph, x, new, *inside, output]
+
+
+def _isolated_outcome(trait, op) -> str | None:
+    try:
+        trait.verify(op)
+    except VerifyException as error:
+        return str(error)
+    return None
+
+
+@pytest.mark.parametrize("use", ["none", "outer value inside", "inner value outside"])
+def test_isolated_from_above_finds_what_xdsls_check_finds(use):
+    """`ge_dialect.traits.IsolatedFromAbove` (one walk) accepts and refuses
+    the uses xDSL's trait does, with its message: a value of the graph used
+    inside a call (refused by the call), a value inside the call used by
+    the graph (accepted: xDSL's check does not look inside an op isolated
+    itself, and a value defined inside is not from above)."""
+    module = parse(CALL)
+    graph = next(iter(module.ops))
+    x, outer, output = graph.body.block.ops
+    y, inner, _ = outer.regions[0].block.ops
+    if use == "outer value inside":
+        inner.operands[0] = x.results[0]
+    elif use == "inner value outside":
+        output.operands[0] = inner.results[0]
+    for op in (graph, outer, inner):
+        found = _isolated_outcome(IsolatedFromAbove(), op)
+        assert found == _isolated_outcome(traits.IsolatedFromAbove(), op)
+        assert (found is not None) == (use == "outer value inside" and op is outer)
