@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from xdsl import traits
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType, f32, i64
@@ -10,8 +12,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect import verification
 from ge_dialect.diagnostics import GEError
+from ge_dialect.ops import ReluOp
 from ge_dialect.traits import IsolatedFromAbove
+from ge_frontend.onnx_import import import_onnx
 from ge_xdsl import parse
+from ge_xdsl.atc import compile_offline_model
 
 GRAPH = """
 ge.graph @g {
@@ -272,3 +277,36 @@ def test_isolated_from_above_finds_what_xdsls_check_finds(use):
         found = _isolated_outcome(IsolatedFromAbove(), op)
         assert found == _isolated_outcome(traits.IsolatedFromAbove(), op)
         assert (found is not None) == (use == "outer value inside" and op is outer)
+
+
+SMALL_CNN = Path(__file__).parent.parent / "examples" / "small_cnn.onnx"
+
+
+def test_a_model_file_is_verified_once_before_the_first_stage(verified, monkeypatch):
+    """`compile_offline_model` of a file: the imported module is verified
+    once, by `compile_module` with its target (not by the importer, then
+    again after the first stage), every op before any pass; an op found
+    invalid is reported as the importer reports it."""
+    targets = []
+    record = verification.verify_ops
+
+    def with_target(ops, **options):
+        ops = list(ops)
+        targets.append(ops[0].attributes.get("ge.target"))
+        record(ops, **options)
+
+    monkeypatch.setattr(verification, "verify_ops", with_target)
+    _, compiled = compile_offline_model(SMALL_CNN, soc_version="Ascend910")
+    assert set(targets) == {StringAttr("Ascend910")}
+    assert {op.name for op in verified[0]} >= {"builtin.module", "ge.relu"}
+
+    def refuse(op):
+        raise VerifyException("refused")
+
+    monkeypatch.setattr(ReluOp, "verify_", refuse)
+    with pytest.raises(GEError) as by_importer:
+        import_onnx(SMALL_CNN)
+    with pytest.raises(GEError) as by_compile:
+        compile_offline_model(SMALL_CNN, soc_version="Ascend910")
+    assert str(by_compile.value) == str(by_importer.value)
+    assert str(by_compile.value).startswith(f"{SMALL_CNN}: error: ")
