@@ -98,15 +98,25 @@ def check_dims(tensor: TensorType) -> None:
 
 def check_tensor_type(tensor: TensorType) -> None:
     """Raise VerifyException if the tensor's dims or encoding are not valid."""
+    if _VALID_OBJECTS.get(id(tensor)) is tensor:
+        return
     if tensor not in _VALID:
         _check_tensor_type(tensor)
         _VALID[tensor] = None
         if len(_VALID) > VALID_TYPES_KEPT:
             del _VALID[next(iter(_VALID))]
+    _VALID_OBJECTS[id(tensor)] = tensor
+    if len(_VALID_OBJECTS) > VALID_TYPES_KEPT:
+        del _VALID_OBJECTS[next(iter(_VALID_OBJECTS))]
 
 
 _VALID: dict[TensorType, None] = {}
 """Types found valid, oldest first."""
+
+_VALID_OBJECTS: dict[int, TensorType] = {}
+"""Types found valid by their id, oldest first: a graph's values keep their
+type objects from pass to pass, found without hashing their parameters
+(kept here, so their ids are not reused)."""
 
 
 def _check_tensor_type(tensor: TensorType) -> None:
@@ -174,6 +184,16 @@ def format_layout(origin: Format) -> LayoutAttr:
     of every tensor, and building one verifies its four parameters
     (CRNN's `ge-atc`: 37,000 built, 0.6 s)."""
     return LayoutAttr(origin)
+
+
+@lru_cache(maxsize=VALID_TYPES_KEPT)
+def stored_layout(
+    origin: Format, storage: Format, reshape_type: str | None = None
+) -> LayoutAttr:
+    """The layout of a tensor of `origin` format stored in `storage`, built
+    once per triple like `format_layout` (CRNN's format selection asks for
+    4,000 of a few dozen)."""
+    return LayoutAttr(origin, storage, reshape_type=reshape_type)
 
 
 def layout_attr(tensor: Attribute) -> LayoutAttr:

@@ -26,6 +26,8 @@ if op.has_trait(ZeroPreserving) and zero_preserved(op):  # sink over padding
 - `RankBarrier`: GE writes no format into its tensors of rank < 4, and
   `SameOriginFormat`: operand 0 and result 0 share one origin format
   (`infer-origin-format`);
+- `IsolatedFromAbove`: xDSL's, checked by one walk over the op's body
+  (graphs, subgraphs, fused bodies);
 
 Traits are a set: an op cannot override a trait it inherits. What an op
 family sets and a subclass may override is therefore a class attribute, not
@@ -37,7 +39,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.ir import Operation
+from xdsl import traits
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.traits import OpTrait
 
 
@@ -83,6 +86,29 @@ class RankBarrier(OpTrait):
 
 class SameOriginFormat(OpTrait):
     """Operand 0 and result 0 always share one origin format."""
+
+
+class IsolatedFromAbove(traits.IsolatedFromAbove):
+    """xDSL's `IsolatedFromAbove` (the ops inside use only values defined
+    inside), found in one walk that gathers the values defined inside and
+    the operands used: xDSL's own check, which walks up from each operand's
+    definition to the op, runs only to report a use of a value it did not
+    gather (a CRNN graph's check after each pass: 6 ms, 1.5 ms so)."""
+
+    def verify(self, op: Operation) -> None:
+        defined: set[SSAValue] = set()
+        used: list[SSAValue] = []
+        regions: list[Region] = list(op.regions)
+        while regions:  # the ops xDSL's check visits
+            for block in regions.pop().blocks:
+                defined.update(block.args)
+                for child in block.ops:
+                    defined.update(child.results)
+                    used += child.operands
+                    if child.regions and not child.has_trait(traits.IsolatedFromAbove):
+                        regions += child.regions
+        if not defined.issuperset(used):
+            super().verify(op)
 
 
 def zero_preserved(op: Operation) -> bool:

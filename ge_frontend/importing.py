@@ -77,7 +77,8 @@ class Unsupported(Exception):
 
 @dataclass
 class ImportedModel:
-    """An imported model: the verified module and its external weights."""
+    """An imported model: the module (verified unless the importer was told
+    not to) and its external weights."""
 
     module: ModuleOp
     weights: dict[str, np.ndarray] = field(default_factory=dict)
@@ -283,6 +284,9 @@ class GraphEmitter:
     entries: dict[SSAValue, tuple[int | None, ...]] = field(default_factory=dict)
     """What is known of run-time integer vectors (shape values), entry by
     entry (None: unknown); filled by the ONNX importer."""
+    verify: bool = True
+    """Whether `finish` verifies the module (False: its caller verifies it
+    before any pass runs on it, as `compile_module` does)."""
 
     def nested(self, builder: GraphBuilder) -> GraphEmitter:
         """An emitter for a subgraph being built by `builder`: the same weights
@@ -367,7 +371,8 @@ class GraphEmitter:
         return None if operand is None else self.tensor(operand, key)
 
     def finish(self, outputs: Sequence[Value], names: Sequence[str]) -> ModuleOp:
-        """End the graph with `ge.netoutput` of `outputs` (named `names`); verify."""
+        """End the graph with `ge.netoutput` of `outputs` (named `names`); verify
+        unless `verify` is off."""
         values = [
             self.tensor(value, name) for value, name in zip(outputs, names, strict=True)
         ]
@@ -377,7 +382,7 @@ class GraphEmitter:
         terminator.attributes["output_names"] = ArrayAttr(
             [StringAttr(name) for name in names]
         )
-        return self.builder.build()
+        return self.builder.build(verify=self.verify)
 
 
 @contextmanager

@@ -127,11 +127,13 @@ def import_onnx(
     weights: str = "external",
     inline_limit: int = DEFAULT_INLINE_LIMIT,
     graph_name: str = "main",
+    verify: bool = True,
 ) -> ImportedModel:
     """Import an ONNX model (`ModelProto`, or a `.onnx` / `.onnxtxt` file) as a graph.
 
     `input_shapes` fixes graph input shapes (e.g. dynamic batch sizes);
-    `weights="inline"` keeps every constant inside the IR.
+    `weights="inline"` keeps every constant inside the IR; `verify=False`
+    leaves verifying the module to the caller (`GraphEmitter.verify`).
     """
     if weights not in WEIGHT_MODES:
         raise GEError(f"error: weights must be one of {', '.join(WEIGHT_MODES)}")
@@ -141,7 +143,7 @@ def import_onnx(
     importer = OnnxImporter(proto, label, input_shapes or {}, mapped)
     with errors_located_in(label):
         return importer.run(
-            GraphEmitter(GraphBuilder(graph_name), weights, inline_limit)
+            GraphEmitter(GraphBuilder(graph_name), weights, inline_limit, verify=verify)
         )
 
 

@@ -95,18 +95,22 @@ def import_tensorflow(
     weights: str = "external",
     inline_limit: int = DEFAULT_INLINE_LIMIT,
     graph_name: str = "main",
+    verify: bool = True,
 ) -> ImportedModel:
     """Import a frozen TensorFlow graph (`GraphDef`, or a `.pb`/`.pbtxt` file).
 
     `input_shapes` fixes placeholder shapes, `out_nodes` picks the outputs
     (`[("Identity", 0)]`; default: the outputs nothing reads);
-    `weights="inline"` keeps every constant inside the IR.
+    `weights="inline"` keeps every constant inside the IR; `verify=False`
+    leaves verifying the module to the caller (`GraphEmitter.verify`).
     """
     if weights not in WEIGHT_MODES:
         raise GEError(f"error: weights must be one of {', '.join(WEIGHT_MODES)}")
     graph, label = load_graph_def(model)
     importer = TFImporter(graph, label, input_shapes or {})
-    emitter = GraphEmitter(GraphBuilder(graph_name), weights, inline_limit)
+    emitter = GraphEmitter(
+        GraphBuilder(graph_name), weights, inline_limit, verify=verify
+    )
     with errors_located_in(label):
         return importer.run(emitter, out_nodes)
 

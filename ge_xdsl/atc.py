@@ -230,27 +230,34 @@ def _message_name(model: object) -> str | None:
 # ---------------------------------------------------------------------------
 
 
-def _import_onnx(model: Any, shapes: Any, out_nodes: Any) -> ImportedModel:
+def _import_onnx(
+    model: Any, shapes: Any, out_nodes: Any, verify: bool
+) -> ImportedModel:
     from ge_frontend.onnx_import import import_onnx
 
     if out_nodes is not None:
         raise GEError("error: --out_nodes is supported with --framework=3")
-    return import_onnx(model, input_shapes=shapes)
+    return import_onnx(model, input_shapes=shapes, verify=verify)
 
 
-def _import_tensorflow(model: Any, shapes: Any, out_nodes: Any) -> ImportedModel:
+def _import_tensorflow(
+    model: Any, shapes: Any, out_nodes: Any, verify: bool
+) -> ImportedModel:
     from ge_frontend.tf_import import import_tensorflow, parse_out_nodes
 
     if isinstance(out_nodes, str):
         out_nodes = parse_out_nodes(out_nodes)
-    return import_tensorflow(model, input_shapes=shapes, out_nodes=out_nodes)
+    return import_tensorflow(
+        model, input_shapes=shapes, out_nodes=out_nodes, verify=verify
+    )
 
 
-FRONT_ENDS: dict[int, Callable[[Any, Any, Any], ImportedModel]] = {
+FRONT_ENDS: dict[int, Callable[[Any, Any, Any, bool], ImportedModel]] = {
     ONNX_FRAMEWORK: _import_onnx,
     TENSORFLOW_FRAMEWORK: _import_tensorflow,
 }
-"""ATC framework number -> its importer (model, input shapes, out_nodes)."""
+"""ATC framework number -> its importer (model, input shapes, out_nodes,
+whether to verify the module)."""
 
 
 def import_model(
@@ -258,14 +265,17 @@ def import_model(
     framework: int,
     input_shape: str | Mapping[str, Sequence[int]] | None = None,
     out_nodes: str | Sequence[tuple[str, int]] | None = None,
+    verify: bool = True,
 ) -> ImportedModel:
-    """`model` (a file or the framework's in-memory model) imported as a graph."""
+    """`model` (a file or the framework's in-memory model) imported as a
+    graph, verified unless `verify` is off (`compile_module` verifies the
+    module before its first stage)."""
     shapes = (
         parse_input_shapes(input_shape)
         if isinstance(input_shape, str)
         else (input_shape)
     )
-    return FRONT_ENDS[framework](model, shapes, out_nodes)
+    return FRONT_ENDS[framework](model, shapes, out_nodes, verify)
 
 
 def input_shape_text(
@@ -411,6 +421,7 @@ def compile_module(
     dump_dir: str | Path | None = None,
     progress: int = logging.INFO,
     timer: PassTimer | None = None,
+    verifier: StageVerifier | None = None,
 ) -> Compiled:
     """Run graph fusion and constant folding, the format pipeline, UB fusion,
     the engine stages and memory planning on `module` (in place).
@@ -421,12 +432,14 @@ def compile_module(
     origin layout (derived back from theirs, not stored again); the folds
     are exact arithmetic, checked against onnxruntime by their own tests.
 
-    Each stage logs one progress line at level `progress`; `timer` adds up
-    the time of each pass.
+    The module is verified first (with its target; not again if `verifier`
+    found it valid as it is), then after each stage. Each stage logs one
+    progress line at level `progress`; `timer` adds up the time of each pass.
     """
-    if options.soc_version is not None:
-        module.attributes[TARGET_ATTRIBUTE] = StringAttr(options.soc_version)
-    monitor = StageMonitor(progress, dump_dir, timer=timer)
+    set_target(module, options.soc_version)
+    verify = StageVerifier() if verifier is None else verifier
+    monitor = StageMonitor(progress, dump_dir, timer=timer, verify=verify)
+    verify(module)  # again only if `verifier` did not find it valid as it is
     monitor.record("import", module)
     pass_options: dict[str, dict[str, Any]] = {
         STREAM_STAGE: {"max_streams": options.max_streams},
@@ -478,6 +491,12 @@ def compile_module(
     if (ledger := REFUSALS.get()) is not None:
         ledger.sites = transdata_sites(module, ledger)
     return Compiled(module, laid_out, source, monitor.stages, timer)
+
+
+def set_target(module: ModuleOp, soc_version: str | None) -> None:
+    """Name the target the module's layouts are for (`ge.target`), if any."""
+    if soc_version is not None:
+        module.attributes[TARGET_ATTRIBUTE] = StringAttr(soc_version)
 
 
 def dump(
@@ -550,20 +569,26 @@ def compile_offline_model(
         precision_mode=atc_options.get("precision_mode"),
     )
     start = time.perf_counter()
+    from_file = isinstance(model, str | os.PathLike)
+    verifier = StageVerifier()
     if number is None:
         imported = ImportedModel(model.clone(), dict(weights or {}))
         label = "mlir"
     else:
         progress_detail("import")
         imported = import_model(
-            model, number, input_shape, atc_options.get("out_nodes")
+            model, number, input_shape, atc_options.get("out_nodes"), not from_file
         )
+        if from_file:  # verified once, with its target, by the stages' verifier;
+            # its errors located in the file as the importer's are
+            set_target(imported.module, options.soc_version)
+            with errors_located_in(os.fspath(model)):
+                verifier(imported.module)
         label = SUPPORTED_FRAMEWORKS[number]
         elapsed = time.perf_counter() - start
         LOG.info("parsed %s in %.3fs", _describe(model), elapsed)
         if timer is not None:
             timer.record("import", elapsed)
-    from_file = isinstance(model, str | os.PathLike)
     with errors_located_in(os.fspath(model)) if from_file else nullcontext():
         compiled = compile_module(
             imported.module,
@@ -571,6 +596,7 @@ def compile_offline_model(
             options,
             atc_options.get("dump_graph"),
             timer=timer,
+            verifier=verifier,
         )
     manifest = {"framework": label, "stages": compiled.stages, **options.manifest()}
     if from_file:

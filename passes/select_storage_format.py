@@ -86,6 +86,7 @@ from ge_dialect.layout import (
     origin_layout,
     retyped,
     shape_of,
+    stored_layout,
 )
 from ge_dialect.opinfo import OpInfo, TensorInfo, find_op_info
 from ge_dialect.ops import (
@@ -295,7 +296,7 @@ class FormatPolicy:
         if wanted is Format.FRACTAL_NZ:
             if rank < 2:
                 return f"rank {rank} is below FRACTAL_NZ's 2"
-            return self._checked(tensor, LayoutAttr(origin, wanted))
+            return self._checked(tensor, stored_layout(origin, wanted))
         if origin not in ORIGINS_FOR.get(wanted, ()):
             return f"origin format {origin.name} has no {wanted.name} layout"
         reshape_type = None
@@ -305,9 +306,7 @@ class FormatPolicy:
                 reshape_type = origin.value[len(origin.value) - rank :]
             if reshape_type is None:
                 return f"rank {rank} below {origin.name} and no reshape type"
-        return self._checked(
-            tensor, LayoutAttr(origin, wanted, reshape_type=reshape_type)
-        )
+        return self._checked(tensor, stored_layout(origin, wanted, reshape_type))
 
     def _checked(self, tensor: TensorType, layout: LayoutAttr) -> LayoutAttr | str:
         try:

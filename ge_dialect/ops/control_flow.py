@@ -22,7 +22,7 @@ from xdsl.irdl import (
     var_region_def,
     var_result_def,
 )
-from xdsl.traits import IsolatedFromAbove, Pure, RecursiveMemoryEffect
+from xdsl.traits import Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from ge_dialect.format_rules import default_rule, stop_rule
@@ -35,6 +35,7 @@ from ge_dialect.ops.structure import (
     VariableOp,
     verify_graph_body,
 )
+from ge_dialect.traits import IsolatedFromAbove
 
 
 def verify_subgraph(

@@ -42,7 +42,6 @@ from xdsl.irdl import (
 )
 from xdsl.traits import (
     ConstantLike,
-    IsolatedFromAbove,
     IsTerminator,
     OpTrait,
     Pure,
@@ -59,6 +58,7 @@ from ge_dialect.format_rules import (
 )
 from ge_dialect.layout import shape_of, storage_shape_of
 from ge_dialect.ops.base import GEOperation, enclosing_target, same_shape_and_dtype
+from ge_dialect.traits import IsolatedFromAbove
 
 
 class Structural(OpTrait):
