@@ -326,6 +326,8 @@ def wrapping(indices: Iterable[Ix]) -> Iterator[tuple[Ix, int]]:
     """(argument, divisor) of each `floordiv`/`mod` left in `indices`,
     innermost first."""
     for ix in indices:
+        if all(atom.__class__ is Var for atom, _ in ix.terms):
+            continue  # affine: no floordiv or mod
         atoms = [a for a in ix.atoms() if isinstance(a, Div | Mod)]
         for atom in reversed(atoms):
             yield atom.arg, atom.k

@@ -107,11 +107,6 @@ def compute_type(element_type: Attribute) -> Attribute:
     return element_type
 
 
-def is_float(type_: Attribute) -> bool:
-    """Whether `type_` is a floating-point type."""
-    return isinstance(type_, AnyFloat)
-
-
 @dataclass
 class Nest:
     """The body of one loop nest: loads, stores and arithmetic at one point.
@@ -135,11 +130,9 @@ class Nest:
         stores are created with them as their builders would (the IRDL
         builder's handling of their operand groups was two thirds of their
         construction)."""
-        variables = list(dict.fromkeys(v for ix in index for v in ix.variables()))
-        dims = {v: i for i, v in enumerate(variables)}
-        exprs = tuple(ix.to_affine(dims) for ix in index)
+        variables, map_attr = access_map(tuple(index))
         operands = [self.ivs[v] for v in variables] if self.block is not None else []
-        return AffineMapAttr(AffineMap(len(variables), 0, exprs)), operands
+        return map_attr, operands
 
     def load(self, buffer: Buffer, index: Sequence[Ix], *, raw: bool = False) -> Value:
         """The element at origin `index` (in compute type unless `raw`)."""
@@ -415,6 +408,23 @@ class Emitter:
         loops, ivs = open_loops(self.block, order)
         body(Nest(self, loops[-1] if loops else self.block, ivs), index)
         close_loops(loops)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def access_map(index: tuple[Ix, ...]) -> tuple[tuple[Var, ...], AffineMapAttr]:
+    """The variables of `index` (in first-use order) and the map from them
+    to it, built once per index (nests of one model repeat the same
+    accesses)."""
+    variables = tuple(dict.fromkeys(v for ix in index for v in ix.variables()))
+    dims = {v: i for i, v in enumerate(variables)}
+    exprs = tuple(ix.to_affine(dims) for ix in index)
+    return variables, AffineMapAttr(AffineMap(len(variables), 0, exprs))
+
+
+@functools.cache
+def is_float(type_: Attribute) -> bool:
+    """Whether `type_` is a floating-point type (found once per type)."""
+    return isinstance(type_, AnyFloat)
 
 
 @functools.cache

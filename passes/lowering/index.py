@@ -117,13 +117,14 @@ class Ix:
     each once and with a coefficient other than 0 (an immutable value, as
     `Atom`)."""
 
-    __slots__ = ("terms", "const", "_hash")
+    __slots__ = ("terms", "const", "_hash", "_variables")
     __match_args__ = ("terms", "const")
 
     def __init__(self, terms: tuple[tuple[Atom, int], ...] = (), const: int = 0):
         self.terms = terms
         self.const = const
         self._hash: int | None = None
+        self._variables: tuple[Var, ...] | None = None
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Ix:
@@ -228,7 +229,11 @@ class Ix:
 
     def variables(self) -> list[Var]:
         """The loop variables the expression uses, in first-use order."""
-        return list(dict.fromkeys(a for a in self.atoms() if isinstance(a, Var)))
+        if self._variables is None:
+            self._variables = tuple(
+                dict.fromkeys(a for a in self.atoms() if isinstance(a, Var))
+            )
+        return list(self._variables)
 
     def to_affine(self, dims: Mapping[Var, int]) -> AffineExpr:
         """The affine expression with each variable as the dimension `dims[var]`."""
