@@ -73,11 +73,12 @@ def forward_copies(function: func.FuncOp) -> None:
     are as they were; what follows may be a copy it made forwardable)."""
     body = function.body.block
     order = _numbered(body.first_op)
+    nest_stores = NestStores()
     op = body.first_op
     while op is not None:
         copy = copy_nest(op) if isinstance(op, affine.ForOp) else None
         before = op.prev_op
-        if copy is not None and forward(copy, body, order):
+        if copy is not None and forward(copy, body, order, nest_stores):
             op = body.first_op if before is None else before.next_op
         else:
             op = op.next_op
@@ -117,11 +118,17 @@ def copy_nest(nest: affine.ForOp) -> Copy | None:
         return Copy(nest, load, store, tuple(variables))
 
 
-def forward(first: Copy, body: Block, order: dict[Operation, int]) -> bool:
+def forward(
+    first: Copy,
+    body: Block,
+    order: dict[Operation, int],
+    nest_stores: NestStores,
+) -> bool:
     """Rewrite the readers of the value `first` (and the copies right after
     it into the same buffer) writes to read those copies' sources, and
     erase the copies; False (nothing changed) where that is not exact or
-    a reader of the value is not a copy. The value lives from its first
+    a reader of the value is not a copy (`nest_stores`: what the nests of
+    `body` store to). The value lives from its first
     copy to the next store into its memref (an arena view may hold
     several values in turn); each reader must read within the elements one
     copy writes (its box of indices inside that copy's, meeting no
@@ -167,7 +174,9 @@ def forward(first: Copy, body: Block, order: dict[Operation, int]) -> bool:
             return False
         if any(v not in writer.variables for v in writer.load.indices):
             return False
-        clobbering = _clobbering(writer.load.memref, writer.nest, reader.nest)
+        clobbering = _clobbering(
+            writer.load.memref, writer.nest, reader.nest, nest_stores
+        )
         if clobbering is None:
             return False
         moved.update(dict.fromkeys(clobbering))
@@ -266,7 +275,10 @@ def _top_level(op: Operation, body: Block) -> Operation | None:
 
 
 def _clobbering(
-    source: SSAValue, copy: Operation, reader: Operation
+    source: SSAValue,
+    copy: Operation,
+    reader: Operation,
+    nest_stores: NestStores,
 ) -> list[Operation] | None:
     """The nests after `copy` up to `reader` that store to bytes of
     `source` (they are to move after the readers, `_movable`); None where
@@ -281,15 +293,40 @@ def _clobbering(
             if _overlap(current.memref, source):
                 return None
         elif isinstance(current, affine.ForOp):
-            if any(
-                op.regions and not isinstance(op, affine.ForOp) for op in current.walk()
-            ):
+            stored = nest_stores(current)
+            if stored is None:
                 return None
-            if any(_overlap(m, source) for m in _accessed(current, stores=True)):
+            if any(_overlap(m, source) for m in stored):
                 if current is reader:
                     return None
                 found.append(current)
     return found
+
+
+class NestStores:
+    """The buffers a nest stores to, None for a nest that holds a region
+    other than a loop's: found once per nest (`_clobbering` looks at the
+    nests between each copy and its readers, again for each copy; a
+    forward rewrites loads only, so what a nest stores stays)."""
+
+    def __init__(self) -> None:
+        self._found: dict[Operation, set[SSAValue] | None] = {}
+
+    def __call__(self, nest: affine.ForOp) -> set[SSAValue] | None:
+        if nest not in self._found:
+            self._found[nest] = _stored(nest)
+        return self._found[nest]
+
+
+def _stored(nest: affine.ForOp) -> set[SSAValue] | None:
+    """The buffers `nest` stores to (None: it holds a non-loop region)."""
+    stored: set[SSAValue] = set()
+    for op in nest.walk():
+        if op.regions and not isinstance(op, affine.ForOp):
+            return None
+        if isinstance(op, affine.StoreOp | memref.StoreOp):
+            stored.add(op.memref)
+    return stored
 
 
 def _movable(nest: Operation, last: Operation) -> bool:

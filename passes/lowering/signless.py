@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
     ArrayAttr,
     DictionaryAttr,
     IntAttr,
@@ -94,7 +95,10 @@ def make_op_signless(op: Operation) -> None:
                 if (converted := signless_attribute(arg.type)) != arg.type:
                     Rewriter.replace_value_with_new_type(arg, converted)
     result_types = [signless_attribute(r.type) for r in op.results]
-    properties = {k: signless_attribute(v) for k, v in op.properties.items()}
+    properties = {
+        k: v if isinstance(v, AffineMapAttr) else signless_attribute(v)
+        for k, v in op.properties.items()
+    }
     attributes = {k: signless_attribute(v) for k, v in op.attributes.items()}
     if (
         result_types == [r.type for r in op.results]
