@@ -306,13 +306,17 @@ class Emitter:
         (a 1-D i8 memref and a byte offset) the buffer is a `memref.view`
         into it instead of a `memref.alloc`.
         """
-        memref_type = MemRefType(layout.element_type, layout.storage_shape)
+        memref_type = buffer_type(layout)
         if arena is None:
             op = self.add(memref.AllocOp([], [], memref_type))
         else:
             source, offset = arena
             shift = self.constant(offset, IndexType())
-            op = self.add(memref.ViewOp(source, shift, [], memref_type))
+            op = self.add(
+                memref.ViewOp.create(
+                    operands=[source, shift], result_types=[memref_type]
+                )
+            )
         buffer = Buffer(op.results[0], layout)
         if fill is not None:
             self.fill(buffer, fill)
@@ -408,6 +412,19 @@ class Emitter:
         loops, ivs = open_loops(self.block, order)
         body(Nest(self, loops[-1] if loops else self.block, ivs), index)
         close_loops(loops)
+
+
+def buffer_type(layout: Layout) -> MemRefType:
+    """The memref type of a buffer of `layout`."""
+    return memref_type(layout.element_type, layout.storage_shape)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def memref_type(element_type: Attribute, shape: tuple[int, ...]) -> MemRefType:
+    """`MemRefType(element_type, shape)`, built once per type and shape (an
+    xDSL type's construction checks its parameters: a tenth of a recurrent
+    model's lowering, which allocates a buffer per op)."""
+    return MemRefType(element_type, shape)
 
 
 @functools.lru_cache(maxsize=1 << 14)
