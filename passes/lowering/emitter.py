@@ -386,10 +386,20 @@ class Emitter:
                     required[var.id].add(block)
         chains = [block_chain(size, required[axis]) for axis, size in enumerate(sizes)]
 
+        probes: dict[tuple[Ix, ...], list[tuple[bool, Buffer, list[Ix]]]] = {}
+
+        def accesses(index: list[Ix]) -> list[tuple[bool, Buffer, list[Ix]]]:
+            """The body's accesses at `index`, probed once (refining and
+            ordering a piece's loops ask for the same ones)."""
+            key = tuple(index)
+            if key not in probes:
+                piece_probe = Nest(self, None)
+                body(piece_probe, index)
+                probes[key] = piece_probe.accesses
+            return probes[key]
+
         def indices(index: list[Ix]) -> list[Ix]:
-            piece_probe = Nest(self, None)
-            body(piece_probe, index)
-            return storage_indices(piece_probe.accesses)
+            return storage_indices(accesses(index))
 
         split = in_any_order(probe.accesses)
         copies = sorted(is_store for is_store, _, _ in probe.accesses) == [False, True]
@@ -399,9 +409,7 @@ class Emitter:
             index, variables = piece_index(
                 coalesced(piece, indices) if split else piece, 0
             )
-            order_probe = Nest(self, None)
-            body(order_probe, index)
-            yield loop_order(order_probe.accesses, list(variables.values())), index
+            yield loop_order(accesses(index), list(variables.values())), index
 
     def _emit_nest(
         self,

@@ -250,6 +250,17 @@ def for_each_reduction(
     def indices(outer: list[Ix], inner: Sequence[Ix] = nested) -> list[Ix]:
         return storage_indices(accesses(outer, inner))
 
+    def step_accesses(outer: Sequence[Ix], inner: Sequence[Ix]) -> Accesses:
+        """Accesses that order the reduction loops at (`outer`, `inner`):
+        the whole body's if refining probed it there (`before` and `after`
+        index no reduction variable, so they order none), else `step`'s."""
+        found = probes.get((tuple(outer), tuple(inner)))
+        if found is not None:
+            return found
+        probe = Nest(emitter, None)
+        step(probe, outer, inner)
+        return probe.accesses
+
     outer_pieces = split_pieces(
         outer_sizes, outer_chains, 0, indices if split else None
     )
@@ -283,10 +294,9 @@ def for_each_reduction(
         before(nest, outer)
         for inner_piece in inner_pieces:
             inner, inner_vars = piece_index(inner_piece, first)
-            order = Nest(emitter, None)
-            step(order, outer, inner)
             inner_loops, inner_ivs = open_loops(
-                nest.block, loop_order(order.accesses, list(inner_vars.values()))
+                nest.block,
+                loop_order(step_accesses(outer, inner), list(inner_vars.values())),
             )
             innermost = inner_loops[-1] if inner_loops else nest.block
             step(Nest(emitter, innermost, {**ivs, **inner_ivs}), outer, inner)
