@@ -536,13 +536,21 @@ def loop_order(
     order: dict[Var, None] = {}
     for _, _, storage in sorted(accesses, key=lambda access: not access[0]):
         for ix in storage:
-            direct = sorted(
-                ((v, c) for v, c in ix.terms if isinstance(v, Var)),
-                key=lambda term: -abs(term[1]),
-            )
-            for var in [v for v, _ in direct] + ix.variables():
+            for var in index_order(ix):
                 if var in wanted:
                     order.setdefault(var)
     for var in variables:
         order.setdefault(var)
     return list(order)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def index_order(ix: Ix) -> tuple[Var, ...]:
+    """The variables of one storage index in the order `loop_order` takes
+    them: its direct terms by falling coefficient, then every variable
+    (found once per index: a model's nests share most of theirs)."""
+    direct = sorted(
+        ((v, c) for v, c in ix.terms if isinstance(v, Var)),
+        key=lambda term: -abs(term[1]),
+    )
+    return tuple(dict.fromkeys([v for v, _ in direct] + ix.variables()))

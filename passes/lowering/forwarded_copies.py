@@ -73,12 +73,12 @@ def forward_copies(function: func.FuncOp) -> None:
     are as they were; what follows may be a copy it made forwardable)."""
     body = function.body.block
     order = _numbered(body.first_op)
-    nest_stores = NestStores()
+    nests = Nests()
     op = body.first_op
     while op is not None:
-        copy = copy_nest(op) if isinstance(op, affine.ForOp) else None
+        copy = nests.copy(op) if isinstance(op, affine.ForOp) else None
         before = op.prev_op
-        if copy is not None and forward(copy, body, order, nest_stores):
+        if copy is not None and forward(copy, body, order, nests):
             op = body.first_op if before is None else before.next_op
         else:
             op = op.next_op
@@ -122,13 +122,13 @@ def forward(
     first: Copy,
     body: Block,
     order: dict[Operation, int],
-    nest_stores: NestStores,
+    nests: Nests,
 ) -> bool:
     """Rewrite the readers of the value `first` (and the copies right after
     it into the same buffer) writes to read those copies' sources, and
     erase the copies; False (nothing changed) where that is not exact or
-    a reader of the value is not a copy (`nest_stores`: what the nests of
-    `body` store to). The value lives from its first
+    a reader of the value is not a copy (`nests`: what the nests of
+    `body` are). The value lives from its first
     copy to the next store into its memref (an arena view may hold
     several values in turn); each reader must read within the elements one
     copy writes (its box of indices inside that copy's, meeting no
@@ -149,7 +149,7 @@ def forward(
         if position < start or isinstance(use.operation, memref.DeallocOp):
             continue
         top = _top_level(use.operation, body)
-        nest = copy_nest(top) if isinstance(top, affine.ForOp) else None
+        nest = nests.copy(top) if isinstance(top, affine.ForOp) else None
         stores = isinstance(use.operation, affine.StoreOp | memref.StoreOp)
         if stores and not readers and nest is not None and use.operation is nest.store:
             if nest not in writers:
@@ -174,9 +174,7 @@ def forward(
             return False
         if any(v not in writer.variables for v in writer.load.indices):
             return False
-        clobbering = _clobbering(
-            writer.load.memref, writer.nest, reader.nest, nest_stores
-        )
+        clobbering = _clobbering(writer.load.memref, writer.nest, reader.nest, nests)
         if clobbering is None:
             return False
         moved.update(dict.fromkeys(clobbering))
@@ -193,6 +191,7 @@ def forward(
         order.update(_numbered(renumbered, order[renumbered]))
     for writer, reader in forwarded:
         _read_source(writer, reader)
+        nests.rewritten(reader.nest)
     for writer in writers:
         writer.nest.detach()
         writer.nest.erase()
@@ -278,7 +277,7 @@ def _clobbering(
     source: SSAValue,
     copy: Operation,
     reader: Operation,
-    nest_stores: NestStores,
+    nests: Nests,
 ) -> list[Operation] | None:
     """The nests after `copy` up to `reader` that store to bytes of
     `source` (they are to move after the readers, `_movable`); None where
@@ -293,7 +292,7 @@ def _clobbering(
             if _overlap(current.memref, source):
                 return None
         elif isinstance(current, affine.ForOp):
-            stored = nest_stores(current)
+            stored = nests.stores(current)
             if stored is None:
                 return None
             if any(_overlap(m, source) for m in stored):
@@ -303,19 +302,32 @@ def _clobbering(
     return found
 
 
-class NestStores:
-    """The buffers a nest stores to, None for a nest that holds a region
-    other than a loop's: found once per nest (`_clobbering` looks at the
-    nests between each copy and its readers, again for each copy; a
-    forward rewrites loads only, so what a nest stores stays)."""
+class Nests:
+    """What `copy_nest` makes of a nest and the buffers it stores to (None
+    for a nest holding a region other than a loop's), found once per nest:
+    `forward` looks at the nests between each copy and its readers, again
+    for each copy. A forward rewrites the readers' loads only (`rewritten`
+    forgets their copies); what a nest stores stays."""
 
     def __init__(self) -> None:
-        self._found: dict[Operation, set[SSAValue] | None] = {}
+        self._copies: dict[Operation, Copy | None] = {}
+        self._stores: dict[Operation, set[SSAValue] | None] = {}
 
-    def __call__(self, nest: affine.ForOp) -> set[SSAValue] | None:
-        if nest not in self._found:
-            self._found[nest] = _stored(nest)
-        return self._found[nest]
+    def copy(self, nest: affine.ForOp) -> Copy | None:
+        """`copy_nest(nest)`."""
+        if nest not in self._copies:
+            self._copies[nest] = copy_nest(nest)
+        return self._copies[nest]
+
+    def rewritten(self, nest: affine.ForOp) -> None:
+        """Forget the copy of `nest`, whose load was rewritten."""
+        self._copies.pop(nest, None)
+
+    def stores(self, nest: affine.ForOp) -> set[SSAValue] | None:
+        """The buffers `nest` stores to (None: it holds a non-loop region)."""
+        if nest not in self._stores:
+            self._stores[nest] = _stored(nest)
+        return self._stores[nest]
 
 
 def _stored(nest: affine.ForOp) -> set[SSAValue] | None:
