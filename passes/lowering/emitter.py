@@ -154,7 +154,7 @@ class Nest:
     def index_value(self, ix: Ix) -> Value:
         """An `index` value computing `ix` (an `affine.apply`)."""
         if self.block is None:
-            return ProbeValue(IndexType())
+            return ProbeValue(INDEX)
         map_attr, operands = self._access([ix])
         return self._add(affine.ApplyOp(operands, map_attr))
 
@@ -311,7 +311,7 @@ class Emitter:
             op = self.add(memref.AllocOp([], [], memref_type))
         else:
             source, offset = arena
-            shift = self.constant(offset, IndexType())
+            shift = self.constant(offset, INDEX)
             op = self.add(
                 memref.ViewOp.create(
                     operands=[source, shift], result_types=[memref_type]
@@ -459,6 +459,10 @@ def constant_bound(value: int) -> AffineMapAttr:
     return AffineMapAttr(AffineMap.constant_map(value))
 
 
+INDEX = IndexType()
+"""The type of loop variables and index values, made once (an xDSL type's
+construction checks its parameters; a lowering opens thousands of loops)."""
+
 UNIT_STEP = IntegerAttr.from_index_int_value(1)
 """The step of every loop the emitter opens."""
 
@@ -483,7 +487,7 @@ def open_loops(
     loops: list[Block] = []
     ivs: dict[Var, SSAValue] = {}
     for var in order:
-        inner = Block(arg_types=[IndexType()])
+        inner = Block(arg_types=[INDEX])
         block.add_op(
             affine.ForOp.create(
                 properties={
