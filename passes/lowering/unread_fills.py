@@ -100,17 +100,29 @@ def _constant_stores(nest: affine.ForOp) -> list[affine.StoreOp]:
     """The stores of a nest of loops whose statements are all stores of
     constants defined outside it (empty when it holds anything else)."""
     stores: list[affine.StoreOp] = []
-    for op in nest.walk():
-        if isinstance(op, affine.ForOp | affine.YieldOp):
-            if isinstance(op, affine.YieldOp) and op.operands:
-                return []
-            continue
-        if not isinstance(op, affine.StoreOp):
-            return []
-        if not isinstance(op.value.owner, arith.ConstantOp):
-            return []
-        stores.append(op)
-    return stores
+    return stores if _only_constant_stores(nest, stores) else []
+
+
+def _only_constant_stores(loop: affine.ForOp, stores: list[affine.StoreOp]) -> bool:
+    """Whether the body of `loop` holds only loops, plain yields and stores
+    of constants; adds the stores to `stores` in walk order (a walk's
+    generators were most of this pass: it looks into every nest)."""
+    for region in loop.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                if isinstance(op, affine.YieldOp):
+                    if op.operands:
+                        return False
+                elif isinstance(op, affine.ForOp):
+                    if not _only_constant_stores(op, stores):
+                        return False
+                elif isinstance(op, affine.StoreOp) and isinstance(
+                    op.value.owner, arith.ConstantOp
+                ):
+                    stores.append(op)
+                else:
+                    return False
+    return True
 
 
 def access_box(access: affine.LoadOp | affine.StoreOp) -> Box:
