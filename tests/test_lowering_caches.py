@@ -97,7 +97,7 @@ def test_signless_converts_each_attribute_object_once():
     unsigned = IntegerType(8, Signedness.UNSIGNED)
     assert convert(unsigned) == IntegerType(8)
     assert convert(unsigned) is convert(unsigned)
-    assert convert(f32) is f32
+    assert convert(f32) == f32
     assert convert(IntegerType(16, Signedness.UNSIGNED)) == IntegerType(16)
 
 
