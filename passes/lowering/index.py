@@ -18,6 +18,7 @@ assert c.floordiv(16) == Ix.of(c1) and c.mod(16) == Ix.of(c0)
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -28,10 +29,11 @@ class Atom:
     """A non-linear leaf of an index expression.
 
     Atoms and `Ix` are immutable values compared by their fields. They are
-    plain classes with slots rather than frozen dataclasses, their hashes
-    computed once (the same values a frozen dataclass's hash gives): a
-    lowering builds and hashes hundreds of thousands of them (a frozen
-    dataclass's construction was a tenth of ShuffleNet's lowering).
+    plain classes with slots (`Var` a named tuple) rather than frozen
+    dataclasses, their hashes computed once (the same values a frozen
+    dataclass's hash gives): a lowering builds and hashes hundreds of
+    thousands of them (a frozen dataclass's construction was a tenth of
+    ShuffleNet's lowering).
     """
 
     __slots__ = ()
@@ -41,30 +43,12 @@ class Atom:
         raise NotImplementedError
 
 
-class Var(Atom):
-    """A loop variable ranging over `lo..hi` (inclusive)."""
+class Var(namedtuple("Var", ["id", "lo", "hi"]), Atom):
+    """A loop variable ranging over `lo..hi` (inclusive): a named tuple,
+    compared and hashed as one (by C code: probes compare hundreds of
+    thousands of indices over the same variables)."""
 
-    __slots__ = ("id", "lo", "hi", "_hash")
-    __match_args__ = ("id", "lo", "hi")
-
-    def __init__(self, id: int, lo: int, hi: int) -> None:
-        self.id = id
-        self.lo = lo
-        self.hi = hi
-        self._hash = hash((id, lo, hi))
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Var:
-            return NotImplemented
-        return self is other or (
-            self.id == other.id and self.lo == other.lo and self.hi == other.hi  # type: ignore[attr-defined]
-        )
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __repr__(self) -> str:
-        return f"Var(id={self.id!r}, lo={self.lo!r}, hi={self.hi!r})"
+    __slots__ = ()
 
     def bounds(self) -> tuple[int, int]:
         return self.lo, self.hi
