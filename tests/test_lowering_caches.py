@@ -153,3 +153,14 @@ def test_nests_keep_copies_until_rewritten():
     again = nests.copy(nest)
     assert again is not copy and again == copy
     assert nests.stores(nest) == {b}
+
+
+def test_quotients_are_the_floordivs_and_mods_of_an_index():
+    c = Var(0, 0, 33)
+    shifted = Ix.of(c) + 17
+    ix = shifted.floordiv(16) * 16 + shifted.mod(16)
+    quotients = ix.quotients()
+    rest = Ix.of(c) + 1  # 17 = 16 + 1: the 16 leaves the floordiv
+    assert quotients == (Div(rest, 16), Mod(rest, 16))
+    assert ix.quotients() is quotients
+    assert (Ix.of(c) * 16).floordiv(16).quotients() == ()

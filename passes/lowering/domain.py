@@ -31,7 +31,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from passes.lowering.index import Div, Ix, Mod, Var
+from passes.lowering.index import Ix, Var
 
 PIECE_LIMIT = 64
 """The most pieces `refine` makes of one piece."""
@@ -209,10 +209,7 @@ def coalesced(piece: Piece, indices: Callable[[list[Ix]], Iterable[Ix]]) -> Piec
 
     def affine(current: Piece) -> list[bool]:
         index, _ = piece_index(current, 0)
-        return [
-            not any(isinstance(a, Div | Mod) for a in ix.atoms())
-            for ix in indices(index)
-        ]
+        return [not ix.quotients() for ix in indices(index)]
 
     before = affine(piece)
     if all(before):
@@ -327,10 +324,7 @@ def wrapping(indices: Iterable[Ix]) -> Iterator[tuple[Ix, int]]:
     """(argument, divisor) of each `floordiv`/`mod` left in `indices`,
     innermost first."""
     for ix in indices:
-        if all(atom.__class__ is Var for atom, _ in ix.terms):
-            continue  # affine: no floordiv or mod
-        atoms = [a for a in ix.atoms() if isinstance(a, Div | Mod)]
-        for atom in reversed(atoms):
+        for atom in reversed(ix.quotients()):
             yield atom.arg, atom.k
 
 

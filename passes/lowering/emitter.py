@@ -100,8 +100,10 @@ class ProbeValue:
 Value = SSAValue | ProbeValue
 
 
+@functools.cache
 def compute_type(element_type: Attribute) -> Attribute:
-    """The type arithmetic runs in: float32 for floats narrower than it."""
+    """The type arithmetic runs in: float32 for floats narrower than it
+    (found once per type)."""
     if is_float(element_type) and element_type.bitwidth < 32:  # type: ignore[union-attr]
         return f32
     return element_type

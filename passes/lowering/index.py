@@ -101,7 +101,7 @@ class Ix:
     each once and with a coefficient other than 0 (an immutable value, as
     `Atom`)."""
 
-    __slots__ = ("terms", "const", "_hash", "_variables")
+    __slots__ = ("terms", "const", "_hash", "_variables", "_quotients")
     __match_args__ = ("terms", "const")
 
     def __init__(self, terms: tuple[tuple[Atom, int], ...] = (), const: int = 0):
@@ -109,6 +109,7 @@ class Ix:
         self.const = const
         self._hash: int | None = None
         self._variables: tuple[Var, ...] | None = None
+        self._quotients: tuple[Div | Mod, ...] | None = None
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Ix:
@@ -210,6 +211,13 @@ class Ix:
             yield atom
             if isinstance(atom, Div | Mod):
                 yield from atom.arg.atoms()
+
+    def quotients(self) -> tuple[Div | Mod, ...]:
+        """The `floordiv`/`mod` atoms of `atoms`, in its order (found once
+        per expression)."""
+        if self._quotients is None:
+            self._quotients = tuple(a for a in self.atoms() if isinstance(a, Div | Mod))
+        return self._quotients
 
     def variables(self) -> list[Var]:
         """The loop variables the expression uses, in first-use order."""
