@@ -99,6 +99,9 @@ class ProbeValue:
 
 Value = SSAValue | ProbeValue
 
+Accesses = list[tuple[bool, Buffer, list[Ix]]]
+"""What a probing nest saw: (is a store, buffer, storage index) per access."""
+
 
 @functools.cache
 def compute_type(element_type: Attribute) -> Attribute:
@@ -388,9 +391,9 @@ class Emitter:
                     required[var.id].add(block)
         chains = [block_chain(size, required[axis]) for axis, size in enumerate(sizes)]
 
-        probes: dict[tuple[Ix, ...], list[tuple[bool, Buffer, list[Ix]]]] = {}
+        probes: dict[tuple[Ix, ...], Accesses] = {}
 
-        def accesses(index: list[Ix]) -> list[tuple[bool, Buffer, list[Ix]]]:
+        def accesses(index: list[Ix]) -> Accesses:
             """The body's accesses at `index`, probed once (refining and
             ordering a piece's loops ask for the same ones)."""
             key = tuple(index)

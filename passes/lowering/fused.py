@@ -47,6 +47,7 @@ from passes.lowering.domain import (
 )
 from passes.lowering.elementwise import element_value, has_scalar_body, operand_index
 from passes.lowering.emitter import (
+    Accesses,
     Buffer,
     Emitter,
     Nest,
@@ -134,7 +135,6 @@ domain is split (above any outer piece's)."""
 Epilogue = Callable[[Nest, list[Ix], Value], None]
 Before = Callable[[Nest, Sequence[Ix]], None]
 Step = Callable[[Nest, Sequence[Ix], Sequence[Ix]], None]
-Accesses = list[tuple[bool, Buffer, list[Ix]]]
 
 
 def emit_reduction(
