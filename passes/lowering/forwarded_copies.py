@@ -128,12 +128,12 @@ def forward(
     it into the same buffer) writes to read those copies' sources, and
     erase the copies; False (nothing changed) where that is not exact or
     a reader of the value is not a copy (`nests`: what the nests of
-    `body` are). The value lives from its first
-    copy to the next store into its memref (an arena view may hold
-    several values in turn); each reader must read within the elements one
-    copy writes (its box of indices inside that copy's, meeting no
-    other's: a shuffle's whole blocks and its last block's lanes are two
-    copies, each with its reader). `order` numbers the ops of `body`."""
+    `body` are). The value lives from its first copy to the next store
+    into its memref (an arena view may hold several values in turn); each
+    reader must read within the elements one copy writes (its box of
+    indices inside that copy's, meeting no other's: a shuffle's whole
+    blocks and its last block's lanes are two copies, each with its
+    reader). `order` numbers the ops of `body`."""
     target = first.store.memref
     if not isinstance(target.owner, memref.ViewOp | memref.AllocOp):
         return False
