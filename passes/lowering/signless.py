@@ -22,7 +22,7 @@ takes and returns arrays of the graph's dtypes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from xdsl.dialects.builtin import (
@@ -110,15 +110,18 @@ def make_op_signless(op: Operation, convert: _Signless) -> None:
             for arg in block.args:
                 if (converted := convert(arg.type)) != arg.type:
                     Rewriter.replace_value_with_new_type(arg, converted)
+    if not any(
+        _changes(convert, attrs)
+        for attrs in (
+            (r.type for r in op.results),
+            op.properties.values(),
+            op.attributes.values(),
+        )
+    ):
+        return
     result_types = [convert(r.type) for r in op.results]
     properties = {k: convert(v) for k, v in op.properties.items()}
     attributes = {k: convert(v) for k, v in op.attributes.items()}
-    if (
-        result_types == [r.type for r in op.results]
-        and properties == op.properties
-        and attributes == op.attributes
-    ):
-        return
     new_op = type(op).create(
         operands=op.operands,
         result_types=result_types,
@@ -128,6 +131,15 @@ def make_op_signless(op: Operation, convert: _Signless) -> None:
         regions=[op.detach_region(r) for r in list(op.regions)],
     )
     Rewriter.replace_op(op, new_op)
+
+
+def _changes(convert: _Signless, attrs: Iterable[Attribute]) -> bool:
+    """Whether `convert` changes one of `attrs`."""
+    for attr in attrs:
+        converted = convert(attr)
+        if converted is not attr and converted != attr:
+            return True
+    return False
 
 
 def make_signless(ops: Sequence[Operation]) -> list[Operation]:
