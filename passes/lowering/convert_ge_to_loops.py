@@ -100,7 +100,7 @@ from ge_dialect.locations import error_at
 from ge_dialect.ops import ConstOp, DataOp, GraphOp, NetOutputOp, PartitionedCallOp
 from passes.lowering.context import LoweringContext
 from passes.lowering.control_flow import CALLS, CONTROL_FLOW
-from passes.lowering.emitter import Buffer, Emitter
+from passes.lowering.emitter import Buffer, Emitter, buffer_type
 from passes.lowering.forwarded_copies import forward_copies
 from passes.lowering.layouts import Layout
 from passes.lowering.movement import copy
@@ -147,7 +147,7 @@ class GraphLowering:
         arguments, inline = self._plan_arguments()
         for op, _ in arguments:
             layout = self._layout(context, op)
-            arg = block.insert_arg(_memref_type(layout), len(block.args))
+            arg = block.insert_arg(buffer_type(layout), len(block.args))
             context.buffers[op.results[0]] = Buffer(arg, layout)
         globals_ = []
         for op, position in inline:
@@ -157,7 +157,7 @@ class GraphLowering:
             globals_.append(
                 memref.GlobalOp.get(
                     StringAttr(name),
-                    _memref_type(layout),
+                    buffer_type(layout),
                     inline_stored_dense(op, self.target),
                     constant=UnitAttr(),
                 )
@@ -205,9 +205,7 @@ class GraphLowering:
         for op, name in self.global_names.items():
             if enclosing_call(op) is call:
                 layout = self._layout(context, op)
-                get = context.emitter.add(
-                    memref.GetGlobalOp(name, _memref_type(layout))
-                )
+                get = context.emitter.add(memref.GetGlobalOp(name, buffer_type(layout)))
                 context.buffers[op.results[0]] = Buffer(get.results[0], layout)
 
     def _reject_unsupported(self, block: Block | None = None) -> None:
@@ -450,10 +448,6 @@ def _with_element_type(attrs: DictionaryAttr, tensor_type: Attribute) -> Diction
     if not isinstance(element, IntegerType) or element == signless(element):
         return attrs
     return DictionaryAttr({**attrs.data, ELEMENT_TYPE_ATTR: element})
-
-
-def _memref_type(layout: Layout) -> MemRefType:
-    return MemRefType(layout.element_type, layout.storage_shape)
 
 
 class LowerGraphToFunc(RewritePattern):

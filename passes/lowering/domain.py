@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
-from passes.lowering.index import Div, Ix, Mod, Var
+from passes.lowering.index import Ix, Var
 
 PIECE_LIMIT = 64
 """The most pieces `refine` makes of one piece."""
@@ -43,9 +43,9 @@ PROBE_BUDGET = 256
 """How many pieces `refine` probes before it stops comparing ways to split."""
 
 
-@dataclass(frozen=True)
-class Digit:
-    """One loop of a piece: contributes `block * v` with `v` in `lo..lo+extent-1`."""
+class Digit(NamedTuple):
+    """One loop of a piece: contributes `block * v` with `v` in `lo..lo+extent-1`
+    (a named tuple: refining builds and compares thousands)."""
 
     axis: int
     block: int
@@ -111,16 +111,17 @@ def piece_index(piece: Piece, first_id: int) -> tuple[list[Ix], dict[Digit, Var]
     `first_id`.
     """
     axes = max((d.axis for d in piece), default=-1) + 1
-    index = [Ix.of(0) for _ in range(axes)]
+    terms: list[list[tuple[Var, int]]] = [[] for _ in range(axes)]
+    consts = [0] * axes
     variables: dict[Digit, Var] = {}
     for digit in piece:
         if digit.extent == 1:
-            term = Ix.of(digit.lo)
+            consts[digit.axis] += digit.lo * digit.block
         else:
             var = Var(first_id + len(variables), digit.lo, digit.lo + digit.extent - 1)
             variables[digit] = var
-            term = Ix.of(var)
-        index[digit.axis] = index[digit.axis] + term * digit.block
+            terms[digit.axis].append((var, digit.block))
+    index = [Ix(tuple(t), c) for t, c in zip(terms, consts, strict=True)]
     return index, variables
 
 
@@ -208,10 +209,7 @@ def coalesced(piece: Piece, indices: Callable[[list[Ix]], Iterable[Ix]]) -> Piec
 
     def affine(current: Piece) -> list[bool]:
         index, _ = piece_index(current, 0)
-        return [
-            not any(isinstance(a, Div | Mod) for a in ix.atoms())
-            for ix in indices(index)
-        ]
+        return [not ix.quotients() for ix in indices(index)]
 
     before = affine(piece)
     if all(before):
@@ -279,7 +277,7 @@ def _splits(
         at = piece.index(digits[var])
         before, digit, after = piece[:at], piece[at], piece[at + 1 :]
         cut = [
-            (*before, replace(digit, lo=lo, extent=hi - lo + 1), *after)
+            (*before, digit._replace(lo=lo, extent=hi - lo + 1), *after)
             for lo, hi in runs
         ]
         return [shifted, cut] if shifted else [cut]
@@ -326,8 +324,7 @@ def wrapping(indices: Iterable[Ix]) -> Iterator[tuple[Ix, int]]:
     """(argument, divisor) of each `floordiv`/`mod` left in `indices`,
     innermost first."""
     for ix in indices:
-        atoms = [a for a in ix.atoms() if isinstance(a, Div | Mod)]
-        for atom in reversed(atoms):
+        for atom in reversed(ix.quotients()):
             yield atom.arg, atom.k
 
 

@@ -99,17 +99,17 @@ class ProbeValue:
 
 Value = SSAValue | ProbeValue
 
+Accesses = list[tuple[bool, Buffer, list[Ix]]]
+"""What a probing nest saw: (is a store, buffer, storage index) per access."""
 
+
+@functools.cache
 def compute_type(element_type: Attribute) -> Attribute:
-    """The type arithmetic runs in: float32 for floats narrower than it."""
+    """The type arithmetic runs in: float32 for floats narrower than it
+    (found once per type)."""
     if is_float(element_type) and element_type.bitwidth < 32:  # type: ignore[union-attr]
         return f32
     return element_type
-
-
-def is_float(type_: Attribute) -> bool:
-    """Whether `type_` is a floating-point type."""
-    return isinstance(type_, AnyFloat)
 
 
 @dataclass
@@ -135,11 +135,9 @@ class Nest:
         stores are created with them as their builders would (the IRDL
         builder's handling of their operand groups was two thirds of their
         construction)."""
-        variables = list(dict.fromkeys(v for ix in index for v in ix.variables()))
-        dims = {v: i for i, v in enumerate(variables)}
-        exprs = tuple(ix.to_affine(dims) for ix in index)
+        variables, map_attr = access_map(tuple(index))
         operands = [self.ivs[v] for v in variables] if self.block is not None else []
-        return AffineMapAttr(AffineMap(len(variables), 0, exprs)), operands
+        return map_attr, operands
 
     def load(self, buffer: Buffer, index: Sequence[Ix], *, raw: bool = False) -> Value:
         """The element at origin `index` (in compute type unless `raw`)."""
@@ -161,7 +159,7 @@ class Nest:
     def index_value(self, ix: Ix) -> Value:
         """An `index` value computing `ix` (an `affine.apply`)."""
         if self.block is None:
-            return ProbeValue(IndexType())
+            return ProbeValue(INDEX)
         map_attr, operands = self._access([ix])
         return self._add(affine.ApplyOp(operands, map_attr))
 
@@ -313,13 +311,17 @@ class Emitter:
         (a 1-D i8 memref and a byte offset) the buffer is a `memref.view`
         into it instead of a `memref.alloc`.
         """
-        memref_type = MemRefType(layout.element_type, layout.storage_shape)
+        memref_type = buffer_type(layout)
         if arena is None:
             op = self.add(memref.AllocOp([], [], memref_type))
         else:
             source, offset = arena
-            shift = self.constant(offset, IndexType())
-            op = self.add(memref.ViewOp(source, shift, [], memref_type))
+            shift = self.constant(offset, INDEX)
+            op = self.add(
+                memref.ViewOp.create(
+                    operands=[source, shift], result_types=[memref_type]
+                )
+            )
         buffer = Buffer(op.results[0], layout)
         if fill is not None:
             self.fill(buffer, fill)
@@ -389,10 +391,20 @@ class Emitter:
                     required[var.id].add(block)
         chains = [block_chain(size, required[axis]) for axis, size in enumerate(sizes)]
 
+        probes: dict[tuple[Ix, ...], Accesses] = {}
+
+        def accesses(index: list[Ix]) -> Accesses:
+            """The body's accesses at `index`, probed once (refining and
+            ordering a piece's loops ask for the same ones)."""
+            key = tuple(index)
+            if key not in probes:
+                piece_probe = Nest(self, None)
+                body(piece_probe, index)
+                probes[key] = piece_probe.accesses
+            return probes[key]
+
         def indices(index: list[Ix]) -> list[Ix]:
-            piece_probe = Nest(self, None)
-            body(piece_probe, index)
-            return storage_indices(piece_probe.accesses)
+            return storage_indices(accesses(index))
 
         split = in_any_order(probe.accesses)
         copies = sorted(is_store for is_store, _, _ in probe.accesses) == [False, True]
@@ -402,9 +414,7 @@ class Emitter:
             index, variables = piece_index(
                 coalesced(piece, indices) if split else piece, 0
             )
-            order_probe = Nest(self, None)
-            body(order_probe, index)
-            yield loop_order(order_probe.accesses, list(variables.values())), index
+            yield loop_order(accesses(index), list(variables.values())), index
 
     def _emit_nest(
         self,
@@ -417,12 +427,46 @@ class Emitter:
         close_loops(loops)
 
 
+def buffer_type(layout: Layout) -> MemRefType:
+    """The memref type of a buffer of `layout`."""
+    return memref_type(layout.element_type, layout.storage_shape)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def memref_type(element_type: Attribute, shape: tuple[int, ...]) -> MemRefType:
+    """`MemRefType(element_type, shape)`, built once per type and shape (an
+    xDSL type's construction checks its parameters: a tenth of a recurrent
+    model's lowering, which allocates a buffer per op)."""
+    return MemRefType(element_type, shape)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def access_map(index: tuple[Ix, ...]) -> tuple[tuple[Var, ...], AffineMapAttr]:
+    """The variables of `index` (in first-use order) and the map from them
+    to it, built once per index (nests of one model repeat the same
+    accesses)."""
+    variables = tuple(dict.fromkeys(v for ix in index for v in ix.variables()))
+    dims = {v: i for i, v in enumerate(variables)}
+    exprs = tuple(ix.to_affine(dims) for ix in index)
+    return variables, AffineMapAttr(AffineMap(len(variables), 0, exprs))
+
+
+@functools.cache
+def is_float(type_: Attribute) -> bool:
+    """Whether `type_` is a floating-point type (found once per type)."""
+    return isinstance(type_, AnyFloat)
+
+
 @functools.cache
 def constant_bound(value: int) -> AffineMapAttr:
     """The map of a loop bound `value` (`() -> (value)`), built once: a
     lowering opens thousands of loops over a few extents."""
     return AffineMapAttr(AffineMap.constant_map(value))
 
+
+INDEX = IndexType()
+"""The type of loop variables and index values, made once (an xDSL type's
+construction checks its parameters; a lowering opens thousands of loops)."""
 
 UNIT_STEP = IntegerAttr.from_index_int_value(1)
 """The step of every loop the emitter opens."""
@@ -448,7 +492,7 @@ def open_loops(
     loops: list[Block] = []
     ivs: dict[Var, SSAValue] = {}
     for var in order:
-        inner = Block(arg_types=[IndexType()])
+        inner = Block(arg_types=[INDEX])
         block.add_op(
             affine.ForOp.create(
                 properties={
@@ -501,13 +545,21 @@ def loop_order(
     order: dict[Var, None] = {}
     for _, _, storage in sorted(accesses, key=lambda access: not access[0]):
         for ix in storage:
-            direct = sorted(
-                ((v, c) for v, c in ix.terms if isinstance(v, Var)),
-                key=lambda term: -abs(term[1]),
-            )
-            for var in [v for v, _ in direct] + ix.variables():
+            for var in index_order(ix):
                 if var in wanted:
                     order.setdefault(var)
     for var in variables:
         order.setdefault(var)
     return list(order)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def index_order(ix: Ix) -> tuple[Var, ...]:
+    """The variables of one storage index in the order `loop_order` takes
+    them: its direct terms by falling coefficient, then every variable
+    (found once per index: a model's nests share most of theirs)."""
+    direct = sorted(
+        ((v, c) for v, c in ix.terms if isinstance(v, Var)),
+        key=lambda term: -abs(term[1]),
+    )
+    return tuple(dict.fromkeys([v for v, _ in direct] + ix.variables()))

@@ -73,11 +73,12 @@ def forward_copies(function: func.FuncOp) -> None:
     are as they were; what follows may be a copy it made forwardable)."""
     body = function.body.block
     order = _numbered(body.first_op)
+    nests = Nests()
     op = body.first_op
     while op is not None:
-        copy = copy_nest(op) if isinstance(op, affine.ForOp) else None
+        copy = nests.copy(op) if isinstance(op, affine.ForOp) else None
         before = op.prev_op
-        if copy is not None and forward(copy, body, order):
+        if copy is not None and forward(copy, body, order, nests):
             op = body.first_op if before is None else before.next_op
         else:
             op = op.next_op
@@ -117,16 +118,22 @@ def copy_nest(nest: affine.ForOp) -> Copy | None:
         return Copy(nest, load, store, tuple(variables))
 
 
-def forward(first: Copy, body: Block, order: dict[Operation, int]) -> bool:
+def forward(
+    first: Copy,
+    body: Block,
+    order: dict[Operation, int],
+    nests: Nests,
+) -> bool:
     """Rewrite the readers of the value `first` (and the copies right after
     it into the same buffer) writes to read those copies' sources, and
     erase the copies; False (nothing changed) where that is not exact or
-    a reader of the value is not a copy. The value lives from its first
-    copy to the next store into its memref (an arena view may hold
-    several values in turn); each reader must read within the elements one
-    copy writes (its box of indices inside that copy's, meeting no
-    other's: a shuffle's whole blocks and its last block's lanes are two
-    copies, each with its reader). `order` numbers the ops of `body`."""
+    a reader of the value is not a copy (`nests`: what the nests of
+    `body` are). The value lives from its first copy to the next store
+    into its memref (an arena view may hold several values in turn); each
+    reader must read within the elements one copy writes (its box of
+    indices inside that copy's, meeting no other's: a shuffle's whole
+    blocks and its last block's lanes are two copies, each with its
+    reader). `order` numbers the ops of `body`."""
     target = first.store.memref
     if not isinstance(target.owner, memref.ViewOp | memref.AllocOp):
         return False
@@ -142,7 +149,7 @@ def forward(first: Copy, body: Block, order: dict[Operation, int]) -> bool:
         if position < start or isinstance(use.operation, memref.DeallocOp):
             continue
         top = _top_level(use.operation, body)
-        nest = copy_nest(top) if isinstance(top, affine.ForOp) else None
+        nest = nests.copy(top) if isinstance(top, affine.ForOp) else None
         stores = isinstance(use.operation, affine.StoreOp | memref.StoreOp)
         if stores and not readers and nest is not None and use.operation is nest.store:
             if nest not in writers:
@@ -167,7 +174,7 @@ def forward(first: Copy, body: Block, order: dict[Operation, int]) -> bool:
             return False
         if any(v not in writer.variables for v in writer.load.indices):
             return False
-        clobbering = _clobbering(writer.load.memref, writer.nest, reader.nest)
+        clobbering = _clobbering(writer.load.memref, writer.nest, reader.nest, nests)
         if clobbering is None:
             return False
         moved.update(dict.fromkeys(clobbering))
@@ -184,6 +191,7 @@ def forward(first: Copy, body: Block, order: dict[Operation, int]) -> bool:
         order.update(_numbered(renumbered, order[renumbered]))
     for writer, reader in forwarded:
         _read_source(writer, reader)
+        nests.rewritten(reader.nest)
     for writer in writers:
         writer.nest.detach()
         writer.nest.erase()
@@ -266,7 +274,10 @@ def _top_level(op: Operation, body: Block) -> Operation | None:
 
 
 def _clobbering(
-    source: SSAValue, copy: Operation, reader: Operation
+    source: SSAValue,
+    copy: Operation,
+    reader: Operation,
+    nests: Nests,
 ) -> list[Operation] | None:
     """The nests after `copy` up to `reader` that store to bytes of
     `source` (they are to move after the readers, `_movable`); None where
@@ -281,15 +292,53 @@ def _clobbering(
             if _overlap(current.memref, source):
                 return None
         elif isinstance(current, affine.ForOp):
-            if any(
-                op.regions and not isinstance(op, affine.ForOp) for op in current.walk()
-            ):
+            stored = nests.stores(current)
+            if stored is None:
                 return None
-            if any(_overlap(m, source) for m in _accessed(current, stores=True)):
+            if any(_overlap(m, source) for m in stored):
                 if current is reader:
                     return None
                 found.append(current)
     return found
+
+
+class Nests:
+    """What `copy_nest` makes of a nest and the buffers it stores to (None
+    for a nest holding a region other than a loop's), found once per nest:
+    `forward` looks at the nests between each copy and its readers, again
+    for each copy. A forward rewrites the readers' loads only (`rewritten`
+    forgets their copies); what a nest stores stays."""
+
+    def __init__(self) -> None:
+        self._copies: dict[Operation, Copy | None] = {}
+        self._stores: dict[Operation, set[SSAValue] | None] = {}
+
+    def copy(self, nest: affine.ForOp) -> Copy | None:
+        """`copy_nest(nest)`."""
+        if nest not in self._copies:
+            self._copies[nest] = copy_nest(nest)
+        return self._copies[nest]
+
+    def rewritten(self, nest: affine.ForOp) -> None:
+        """Forget the copy of `nest`, whose load was rewritten."""
+        self._copies.pop(nest, None)
+
+    def stores(self, nest: affine.ForOp) -> set[SSAValue] | None:
+        """The buffers `nest` stores to (None: it holds a non-loop region)."""
+        if nest not in self._stores:
+            self._stores[nest] = _stored(nest)
+        return self._stores[nest]
+
+
+def _stored(nest: affine.ForOp) -> set[SSAValue] | None:
+    """The buffers `nest` stores to (None: it holds a non-loop region)."""
+    stored: set[SSAValue] = set()
+    for op in nest.walk():
+        if op.regions and not isinstance(op, affine.ForOp):
+            return None
+        if isinstance(op, affine.StoreOp | memref.StoreOp):
+            stored.add(op.memref)
+    return stored
 
 
 def _movable(nest: Operation, last: Operation) -> bool:

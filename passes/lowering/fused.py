@@ -47,6 +47,7 @@ from passes.lowering.domain import (
 )
 from passes.lowering.elementwise import element_value, has_scalar_body, operand_index
 from passes.lowering.emitter import (
+    Accesses,
     Buffer,
     Emitter,
     Nest,
@@ -223,7 +224,7 @@ def for_each_reduction(
     ]
     probe = _run_probe(emitter, before, step, after, outer_probe, inner_probe)
     required: dict[int, set[int]] = defaultdict(set)
-    for _, _, storage in probe.accesses:
+    for _, _, storage in probe:
         for ix in storage:
             for var, block in blocks_needed(ix):
                 required[var.id].add(block)
@@ -231,14 +232,34 @@ def for_each_reduction(
     inner_chains = [
         block_chain(s, required[first_inner + a]) for a, s in enumerate(inner_sizes)
     ]
-    split = in_any_order(probe.accesses)
+    split = in_any_order(probe)
     nested = [  # numbered above any outer piece's variables
         Ix.of(Var(NESTED + axis, 0, size - 1)) for axis, size in enumerate(inner_sizes)
     ]
 
+    probes: dict[tuple[tuple[Ix, ...], tuple[Ix, ...]], Accesses] = {}
+
+    def accesses(outer: Sequence[Ix], inner: Sequence[Ix]) -> Accesses:
+        """The accesses of the body at (`outer`, `inner`), probed once
+        (refining the domain asks for a piece's again)."""
+        key = (tuple(outer), tuple(inner))
+        if key not in probes:
+            probes[key] = _run_probe(emitter, before, step, after, outer, inner)
+        return probes[key]
+
     def indices(outer: list[Ix], inner: Sequence[Ix] = nested) -> list[Ix]:
-        probe = _run_probe(emitter, before, step, after, outer, inner)
-        return storage_indices(probe.accesses)
+        return storage_indices(accesses(outer, inner))
+
+    def step_accesses(outer: Sequence[Ix], inner: Sequence[Ix]) -> Accesses:
+        """Accesses that order the reduction loops at (`outer`, `inner`):
+        the whole body's if refining probed it there (`before` and `after`
+        index no reduction variable, so they order none), else `step`'s."""
+        found = probes.get((tuple(outer), tuple(inner)))
+        if found is not None:
+            return found
+        probe = Nest(emitter, None)
+        step(probe, outer, inner)
+        return probe.accesses
 
     outer_pieces = split_pieces(
         outer_sizes, outer_chains, 0, indices if split else None
@@ -265,18 +286,17 @@ def for_each_reduction(
             )
         inner_pieces = inner_splits[wraps]
         sample = piece_index(inner_pieces[0], first)[0] if inner_pieces else []
-        order = _run_probe(emitter, before, step, after, outer, sample)
         loops, ivs = open_loops(
-            emitter.block, loop_order(order.accesses, list(outer_vars.values()))
+            emitter.block,
+            loop_order(accesses(outer, sample), list(outer_vars.values())),
         )
         nest = Nest(emitter, loops[-1] if loops else emitter.block, ivs)
         before(nest, outer)
         for inner_piece in inner_pieces:
             inner, inner_vars = piece_index(inner_piece, first)
-            order = Nest(emitter, None)
-            step(order, outer, inner)
             inner_loops, inner_ivs = open_loops(
-                nest.block, loop_order(order.accesses, list(inner_vars.values()))
+                nest.block,
+                loop_order(step_accesses(outer, inner), list(inner_vars.values())),
             )
             innermost = inner_loops[-1] if inner_loops else nest.block
             step(Nest(emitter, innermost, {**ivs, **inner_ivs}), outer, inner)
@@ -292,10 +312,10 @@ def _run_probe(
     after: Before,
     outer: Sequence[Ix],
     inner: Sequence[Ix],
-) -> Nest:
-    """A probing nest that saw every access of the whole body."""
+) -> Accesses:
+    """Every access of the whole body, seen by a probing nest."""
     probe = Nest(emitter, None)
     before(probe, outer)
     step(probe, outer, inner)
     after(probe, outer)
-    return probe
+    return probe.accesses

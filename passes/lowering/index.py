@@ -18,63 +18,113 @@ assert c.floordiv(16) == Ix.of(c1) and c.mod(16) == Ix.of(c0)
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 import numpy as np
 from xdsl.ir.affine import AffineExpr
 
 
 class Atom:
-    """A non-linear leaf of an index expression."""
+    """A non-linear leaf of an index expression.
+
+    Atoms and `Ix` are immutable values compared by their fields. They are
+    plain classes with slots (`Var` a named tuple) rather than frozen
+    dataclasses, their hashes computed once (the same values a frozen
+    dataclass's hash gives): a lowering builds and hashes hundreds of
+    thousands of them (a frozen dataclass's construction was a tenth of
+    ShuffleNet's lowering).
+    """
+
+    __slots__ = ()
 
     def bounds(self) -> tuple[int, int]:
         """Inclusive (min, max) of the atom's value."""
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
-class Var(Atom):
-    """A loop variable ranging over `lo..hi` (inclusive)."""
+class Var(namedtuple("Var", ["id", "lo", "hi"]), Atom):
+    """A loop variable ranging over `lo..hi` (inclusive): a named tuple,
+    compared and hashed as one (by C code: probes compare hundreds of
+    thousands of indices over the same variables)."""
 
-    id: int
-    lo: int
-    hi: int
+    __slots__ = ()
 
     def bounds(self) -> tuple[int, int]:
         return self.lo, self.hi
 
 
-@dataclass(frozen=True)
-class Div(Atom):
+class _Quotient(Atom):
+    """`arg` by a constant `k` (`Div`, `Mod`)."""
+
+    __slots__ = ("arg", "k", "_hash")
+    __match_args__ = ("arg", "k")
+
+    def __init__(self, arg: Ix, k: int) -> None:
+        self.arg = arg
+        self.k = k
+        self._hash = hash((arg, k))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self is other or (self.k == other.k and self.arg == other.arg)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(arg={self.arg!r}, k={self.k!r})"
+
+
+class Div(_Quotient):
     """`arg floordiv k` that does not simplify."""
 
-    arg: Ix
-    k: int
+    __slots__ = ()
 
     def bounds(self) -> tuple[int, int]:
         lo, hi = self.arg.bounds()
         return lo // self.k, hi // self.k
 
 
-@dataclass(frozen=True)
-class Mod(Atom):
+class Mod(_Quotient):
     """`arg mod k` that does not simplify (always in `0..k-1`)."""
 
-    arg: Ix
-    k: int
+    __slots__ = ()
 
     def bounds(self) -> tuple[int, int]:
         return 0, self.k - 1
 
 
-@dataclass(frozen=True)
 class Ix:
     """`sum(coefficient * atom) + const`, with atoms in a canonical order,
-    each once and with a coefficient other than 0."""
+    each once and with a coefficient other than 0 (an immutable value, as
+    `Atom`)."""
 
-    terms: tuple[tuple[Atom, int], ...] = ()
-    const: int = 0
+    __slots__ = ("terms", "const", "_hash", "_variables", "_quotients")
+    __match_args__ = ("terms", "const")
+
+    def __init__(self, terms: tuple[tuple[Atom, int], ...] = (), const: int = 0):
+        self.terms = terms
+        self.const = const
+        self._hash: int | None = None
+        self._variables: tuple[Var, ...] | None = None
+        self._quotients: tuple[Div | Mod, ...] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Ix:
+            return NotImplemented
+        return self is other or (
+            self.const == other.const and self.terms == other.terms  # type: ignore[attr-defined]
+        )
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self.terms, self.const))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Ix(terms={self.terms!r}, const={self.const!r})"
 
     @staticmethod
     def of(value: int | Atom | Ix) -> Ix:
@@ -162,9 +212,20 @@ class Ix:
             if isinstance(atom, Div | Mod):
                 yield from atom.arg.atoms()
 
+    def quotients(self) -> tuple[Div | Mod, ...]:
+        """The `floordiv`/`mod` atoms of `atoms`, in its order (found once
+        per expression)."""
+        if self._quotients is None:
+            self._quotients = tuple(a for a in self.atoms() if isinstance(a, Div | Mod))
+        return self._quotients
+
     def variables(self) -> list[Var]:
         """The loop variables the expression uses, in first-use order."""
-        return list(dict.fromkeys(a for a in self.atoms() if isinstance(a, Var)))
+        if self._variables is None:
+            self._variables = tuple(
+                dict.fromkeys(a for a in self.atoms() if isinstance(a, Var))
+            )
+        return list(self._variables)
 
     def to_affine(self, dims: Mapping[Var, int]) -> AffineExpr:
         """The affine expression with each variable as the dimension `dims[var]`."""

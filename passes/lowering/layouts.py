@@ -293,6 +293,7 @@ class Layout:
         ]
 
 
+@lru_cache(maxsize=1 << 12)
 def make_layout(
     origin_shape: tuple[int, ...],
     element_type: Attribute,
@@ -303,7 +304,11 @@ def make_layout(
     groups: int = 1,
     target: str | None = None,
 ) -> Layout:
-    """The layout of a static-shape tensor; raises FormatError if unsupported."""
+    """The layout of a static-shape tensor; raises FormatError if unsupported.
+
+    Made once per shape, type, formats, groups and target (layouts are
+    values; a model's tensors share a few hundred, each asked for by every
+    op reading it)."""
     dtype = dtype_name(element_type)
     origin_format, storage_format = Format(origin_format), Format(storage_format)
     storage_shape = transfer_shape(

@@ -22,7 +22,7 @@ takes and returns arrays of the graph's dtypes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from xdsl.dialects.builtin import (
@@ -80,10 +80,27 @@ def signless_attribute(attr: Attribute) -> Attribute:
     return attr
 
 
-def make_op_signless(op: Operation) -> None:
+class _Signless:
+    """`signless_attribute` looked up by the attribute's identity first: a
+    lowered model's ops share a few hundred attribute objects (types,
+    maps, loop steps), and hashing one for the cache walks its
+    parameters."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[Attribute, Attribute]] = {}
+
+    def __call__(self, attr: Attribute) -> Attribute:
+        found = self._by_id.get(id(attr))
+        if found is None:  # the attribute is kept: its id stays its own
+            found = self._by_id[id(attr)] = (attr, signless_attribute(attr))
+        return found[1]
+
+
+def make_op_signless(op: Operation, convert: _Signless) -> None:
     """`op`'s `ui`/`si` integer types (results, block arguments, properties
-    and attributes) -> signless ones (`signless_attribute`); the op is
-    replaced by one with the converted types if any of its own changed.
+    and attributes) -> signless ones (`convert`, a `signless_attribute`);
+    the op is replaced by one with the converted types if any of its own
+    changed.
 
     xDSL's `TypeConversionPattern` would do, but it keeps an attribute whose
     conversion is falsy (`0 : ui8`), so it would rewrite such a constant
@@ -91,17 +108,20 @@ def make_op_signless(op: Operation) -> None:
     for region in op.regions:
         for block in region.blocks:
             for arg in block.args:
-                if (converted := signless_attribute(arg.type)) != arg.type:
+                if (converted := convert(arg.type)) != arg.type:
                     Rewriter.replace_value_with_new_type(arg, converted)
-    result_types = [signless_attribute(r.type) for r in op.results]
-    properties = {k: signless_attribute(v) for k, v in op.properties.items()}
-    attributes = {k: signless_attribute(v) for k, v in op.attributes.items()}
-    if (
-        result_types == [r.type for r in op.results]
-        and properties == op.properties
-        and attributes == op.attributes
+    if not any(
+        _changes(convert, attrs)
+        for attrs in (
+            (r.type for r in op.results),
+            op.properties.values(),
+            op.attributes.values(),
+        )
     ):
         return
+    result_types = [convert(r.type) for r in op.results]
+    properties = {k: convert(v) for k, v in op.properties.items()}
+    attributes = {k: convert(v) for k, v in op.attributes.items()}
     new_op = type(op).create(
         operands=op.operands,
         result_types=result_types,
@@ -113,6 +133,15 @@ def make_op_signless(op: Operation) -> None:
     Rewriter.replace_op(op, new_op)
 
 
+def _changes(convert: _Signless, attrs: Iterable[Attribute]) -> bool:
+    """Whether `convert` changes one of `attrs`."""
+    for attr in attrs:
+        converted = convert(attr)
+        if converted is not attr and converted != attr:
+            return True
+    return False
+
+
 def make_signless(ops: Sequence[Operation]) -> list[Operation]:
     """`ops` (detached top-level ops: functions, globals) with signless
     integer types everywhere; returns the ops that replace them.
@@ -122,8 +151,9 @@ def make_signless(ops: Sequence[Operation]) -> list[Operation]:
     ops still to come (a pattern walker's worklist and rewrite notifications
     took two thirds of the time)."""
     holder = ModuleOp(list(ops))
+    convert = _Signless()
     for op in list(holder.body.walk()):
-        make_op_signless(op)
+        make_op_signless(op, convert)
     converted = list(holder.body.block.ops)
     for op in converted:
         op.detach()

@@ -27,11 +27,11 @@ affine.for %n = 0 to 2 { affine.for %w = 0 to 4 { affine.for %c = 0 to 15 {
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from xdsl.dialects import affine, arith, func, memref
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -50,16 +50,24 @@ Box = list[Interval]
 
 def drop_unread_fills(function: func.FuncOp) -> None:
     """Erase the nests of `function` that `unread_fill` finds."""
-    unread = [
-        op
-        for op in function.walk()
-        if isinstance(op, affine.ForOp)
-        and not isinstance(op.parent_op(), affine.ForOp)
-        and unread_fill(op)
-    ]
+    unread = [nest for nest in _outer_nests(function) if unread_fill(nest)]
     for nest in unread:
         nest.detach()
         nest.erase()
+
+
+def _outer_nests(op: Operation) -> Iterator[affine.ForOp]:
+    """The loops in `op` not directly in another loop, in walk order (only
+    ops with regions are looked into: a walk's generators over every op of
+    a model's nests were most of this pass)."""
+    in_loop = isinstance(op, affine.ForOp)
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                if not in_loop and isinstance(inner, affine.ForOp):
+                    yield inner
+                if inner.regions:
+                    yield from _outer_nests(inner)
 
 
 def unread_fill(nest: affine.ForOp) -> bool:
@@ -92,17 +100,29 @@ def _constant_stores(nest: affine.ForOp) -> list[affine.StoreOp]:
     """The stores of a nest of loops whose statements are all stores of
     constants defined outside it (empty when it holds anything else)."""
     stores: list[affine.StoreOp] = []
-    for op in nest.walk():
-        if isinstance(op, affine.ForOp | affine.YieldOp):
-            if isinstance(op, affine.YieldOp) and op.operands:
-                return []
-            continue
-        if not isinstance(op, affine.StoreOp):
-            return []
-        if not isinstance(op.value.owner, arith.ConstantOp):
-            return []
-        stores.append(op)
-    return stores
+    return stores if _only_constant_stores(nest, stores) else []
+
+
+def _only_constant_stores(loop: affine.ForOp, stores: list[affine.StoreOp]) -> bool:
+    """Whether the body of `loop` holds only loops, plain yields and stores
+    of constants; adds the stores to `stores` in walk order (a walk's
+    generators were most of this pass: it looks into every nest)."""
+    for region in loop.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                if isinstance(op, affine.YieldOp):
+                    if op.operands:
+                        return False
+                elif isinstance(op, affine.ForOp):
+                    if not _only_constant_stores(op, stores):
+                        return False
+                elif isinstance(op, affine.StoreOp) and isinstance(
+                    op.value.owner, arith.ConstantOp
+                ):
+                    stores.append(op)
+                else:
+                    return False
+    return True
 
 
 def access_box(access: affine.LoadOp | affine.StoreOp) -> Box:
