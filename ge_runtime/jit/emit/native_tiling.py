@@ -85,6 +85,39 @@ def _moves_injectively(ix: Ix, axis: int) -> bool:
     return linear and not wrapped
 
 
+def unblocked(index: tuple[Ix, ...]) -> tuple[Ix, ...]:
+    """`index` with each pair of dimensions `r + A floordiv k` and
+    `A mod k` (a blocked axis: NC1HWC0's channel `34 g + o` in blocks of
+    16) as the one dimension `k r + A`: the pair takes a different value
+    for each value of that one, so the index moves injectively where the
+    unblocked one does."""
+    moduli = {
+        (ix.terms[0][0].arg, ix.terms[0][0].k): position
+        for position, ix in enumerate(index)
+        if len(ix.terms) == 1
+        and ix.terms[0][1] == 1
+        and isinstance(ix.terms[0][0], Mod)
+    }
+    merged: dict[int, Ix] = {}
+    dropped: set[int] = set()
+    for position, ix in enumerate(index):
+        wraps = [(a, c) for a, c in ix.terms if isinstance(a, Div | Mod)]
+        if len(wraps) != 1 or wraps[0][1] != 1 or not isinstance(wraps[0][0], Div):
+            continue
+        atom = wraps[0][0]
+        paired = moduli.get((atom.arg, atom.k))
+        if paired is None or paired in dropped:
+            continue
+        rest = Ix(tuple(t for t in ix.terms if t[0] is not atom), ix.const)
+        merged[position] = rest * atom.k + atom.arg + index[paired].const
+        dropped.add(paired)
+    return tuple(
+        merged.get(position, ix)
+        for position, ix in enumerate(index)
+        if position not in dropped
+    )
+
+
 def _independent_rows(rows: list[list[int]]) -> bool:
     """Whether the integer rows are linearly independent (exact elimination
     over the integers: each pivot row cross-multiplied into the others)."""
@@ -211,7 +244,7 @@ class LoopTiling:
         loops = [*tile, (number, self.nest.axes[number].extent)]
         moving = {n for n, _ in loops}
         indices = {
-            tuple(self.nest.access_index(op))
+            unblocked(tuple(self.nest.access_index(op)))
             for op in self._ops(sunk)
             if isinstance(op, affine.StoreOp)
         }
@@ -374,7 +407,7 @@ class LoopTiling:
             ]
             if any(op.memref is not stored for op in touching):
                 return False
-            indices = {tuple(self.nest.access_index(op)) for op in touching}
+            indices = {unblocked(tuple(self.nest.access_index(op))) for op in touching}
             if len(indices) != 1:
                 return False
             (index,) = indices
