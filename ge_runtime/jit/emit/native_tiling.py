@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects import affine
 from xdsl.ir import Operation, SSAValue
 
-from ge_runtime.jit.analysis.loop_nest import axis_coefficient
+from ge_runtime.jit.analysis.loop_nest import axis_coefficient, unblocked
 from ge_runtime.jit.emit.native_operands import INDEX, Element
 from ge_runtime.jit.ops import numpy_dtype
 from passes.lowering.index import Div, Ix, Mod, Var
@@ -83,39 +83,6 @@ def _moves_injectively(ix: Ix, axis: int) -> bool:
         for atom, _ in ix.terms
     )
     return linear and not wrapped
-
-
-def unblocked(index: tuple[Ix, ...]) -> tuple[Ix, ...]:
-    """`index` with each pair of dimensions `r + A floordiv k` and
-    `A mod k` (a blocked axis: NC1HWC0's channel `34 g + o` in blocks of
-    16) as the one dimension `k r + A`: the pair takes a different value
-    for each value of that one, so the index moves injectively where the
-    unblocked one does."""
-    moduli = {
-        (ix.terms[0][0].arg, ix.terms[0][0].k): position
-        for position, ix in enumerate(index)
-        if len(ix.terms) == 1
-        and ix.terms[0][1] == 1
-        and isinstance(ix.terms[0][0], Mod)
-    }
-    merged: dict[int, Ix] = {}
-    dropped: set[int] = set()
-    for position, ix in enumerate(index):
-        wraps = [(a, c) for a, c in ix.terms if isinstance(a, Div | Mod)]
-        if len(wraps) != 1 or wraps[0][1] != 1 or not isinstance(wraps[0][0], Div):
-            continue
-        atom = wraps[0][0]
-        paired = moduli.get((atom.arg, atom.k))
-        if paired is None or paired in dropped:
-            continue
-        rest = Ix(tuple(t for t in ix.terms if t[0] is not atom), ix.const)
-        merged[position] = rest * atom.k + atom.arg + index[paired].const
-        dropped.add(paired)
-    return tuple(
-        merged.get(position, ix)
-        for position, ix in enumerate(index)
-        if position not in dropped
-    )
 
 
 def _independent_rows(rows: list[list[int]]) -> bool:
