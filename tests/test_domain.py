@@ -107,6 +107,17 @@ def test_no_split_past_the_piece_limit():
     assert len(refine(piece, 0, grouped_channel(3, 16))) == 3 * 13  # i, then g
 
 
+def test_fixed_axes_are_never_cut():
+    """Axes a caller keeps whole (a grouped convolution's gathered loops):
+    the groups of 34 channels stay one piece, read through `floordiv`; a
+    fixed group axis alone still leaves no cut of the lanes' wrap (every
+    wrap uses the groups)."""
+    piece = (Digit(0, 1, 0, 4), Digit(1, 1, 0, 34))
+    assert refine(piece, 0, grouped_channel(34, 16), fixed=frozenset({0, 1})) == [piece]
+    assert refine(piece, 0, grouped_channel(34, 16), fixed=frozenset({0})) == [piece]
+    assert len(refine(piece, 0, grouped_channel(34, 16))) > 4
+
+
 def test_no_split_of_an_index_with_an_enclosing_loops_variable():
     """`(outer + i) floordiv 16` with `outer` a variable of an enclosing
     nest (numbered below the piece's): no cut of `i` makes it affine."""

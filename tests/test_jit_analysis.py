@@ -8,9 +8,10 @@ import pytest
 from xdsl.dialects import affine
 from xdsl.parser import Parser
 
-from ge_runtime.jit.analysis.loop_nest import LoopNest, Unsupported
+from ge_runtime.jit.analysis.loop_nest import LoopNest, Unsupported, unblocked
 from ge_runtime.jit.compiler import loop_context
 from ge_runtime.jit.ops import JITError
+from passes.lowering.index import Ix, Var
 
 
 def loop_nest(body: str, arguments: str) -> LoopNest:
@@ -241,3 +242,16 @@ def test_a_scatter_is_exact_only_in_the_nests_own_order():
     assert not any(
         nest.carries_no_dependence(axis, lambda a, b: a is b) for axis in (0, 1)
     )
+
+
+def test_a_blocked_pair_unblocks_to_its_channel():
+    """`[o1 + (34 g + o0) floordiv 16, h, (34 g + o0) mod 16]` (NC1HWC0's
+    channel `34 g + 16 o1 + o0`) is injective as `[16 o1 + 34 g + o0, h]`;
+    a `floordiv` without its `mod` stays as it is."""
+    g, o1, o0, h = (Var(0, 0, 3), Var(1, 0, 1), Var(2, 0, 15), Var(3, 0, 6))
+    channel = Ix.of(g) * 34 + Ix.of(o0)
+    index = (Ix.of(o1) + channel.floordiv(16), Ix.of(h), channel.mod(16))
+    merged, row = unblocked(index)
+    assert row == Ix.of(h) and merged.const == 0
+    assert dict(merged.terms) == {g: 34, o0: 1, o1: 16}
+    assert unblocked(index[:2]) == index[:2]

@@ -315,6 +315,9 @@ CONVOLUTIONS = [
     (16, 64, 4, "NCHW", 1, 1, 1),
     (24, 36, 3, "NCHW", 1, 1, 1),  # 8 and 12 channels per group
     (68, 34, 2, "NCHW", 2, 0, 1),  # 34 and 17
+    (9, 6, 3, "NCHW", 1, 1, 1),  # 3 and 2
+    (51, 51, 3, "NCHW", 2, 1, 1),  # 17
+    (136, 136, 4, "NCHW", 1, 0, 2),  # 34, dilated
 ]
 
 
@@ -348,14 +351,19 @@ def test_conv2d_nc1hwc0_fractal_z(
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("cin, cout, groups", [(24, 36, 3), (68, 34, 2), (12, 12, 3)])
-def test_grouped_conv2d_at_misaligned_channels_is_affine(dtype, cin, cout, groups):
-    """Groups whose channels start inside a C0 block: each group is its own
-    nest, cut where its channels cross a block (`domain.refine`), so no
-    index of the convolution goes through `floordiv`/`mod`; fused with a
-    ReLU too. (The filter's relayout to FRACTAL_Z, a copy a model does
-    once, at compile time, may: split into more than `NEST_PIECES` nests
-    it is one.)"""
+@pytest.mark.parametrize(
+    "cin, cout, groups, gathered",
+    [(24, 36, 3, True), (68, 34, 2, True), (12, 12, 3, False), (64, 32, 4, False)],
+)
+def test_grouped_conv2d_at_misaligned_channels_is_gathered(
+    dtype, cin, cout, groups, gathered
+):
+    """Groups whose channels start inside a C0 block (12 output channels
+    per group, 34 or 17 in blocks of 8 or 16): one nest per output block
+    shape (whole blocks of the group's channels, its last partial one),
+    its groups and input channels read through `floordiv`/`mod`, not a
+    nest per group and block crossed; fused with a ReLU too. Groups that
+    fit the blocks (4 or 16 channels) stay affine."""
 
     def body(b, x, w):
         conv = b.conv2d(
@@ -368,8 +376,11 @@ def test_grouped_conv2d_at_misaligned_channels_is_affine(dtype, cin, cout, group
     nests = text.split("\n    affine.for")[1:]
     products = [nest for nest in nests if "arith.mulf" in nest]
     assert products, text
-    for nest in products:
-        assert "floordiv" not in nest and " mod " not in nest, nest
+    wraps = ["floordiv" in nest or " mod " in nest for nest in products]
+    if gathered:
+        assert len(products) <= 2 and all(wraps), text
+    else:
+        assert not any(wraps), text
 
 
 @pytest.mark.parametrize("kernels", ["c", "numpy"])

@@ -17,7 +17,9 @@ loop alone in one is cut where the index crosses a block, or, where its
 lanes sit under a loop of blocks, the blocks are shifted to start where
 the index's do (a head, whole blocks, a tail: whole vectors). Each piece's
 indices are then affine; where that takes over `PIECE_LIMIT` pieces the
-piece stays as it was (its accesses through `floordiv`/`mod`).
+piece stays as it was (its accesses through `floordiv`/`mod`). Axes a
+caller keeps whole (`fixed`: a grouped convolution's misaligned channels,
+read through a gather instead) are never cut.
 
 ```text
 (34 * g + 16 * i1 + i0) floordiv 16, g in 0..3, i1 in 0..1, i0 in 0..15
@@ -131,16 +133,17 @@ def split_pieces(
     first_id: int,
     indices: Callable[[list[Ix]], Iterable[Ix]] | None,
     limit: int = PIECE_LIMIT,
+    fixed: frozenset[int] = frozenset(),
 ) -> list[Piece]:
     """`pieces(sizes, chains)`, each refined (`refine`, into at most `limit`
-    parts) unless `indices` is None (a nest whose points must keep their
-    order)."""
+    parts, the axes `fixed` never cut) unless `indices` is None (a nest
+    whose points must keep their order)."""
     if indices is None:
         return pieces(sizes, chains)
     return [
         part
         for piece in pieces(sizes, chains)
-        for part in refine(piece, first_id, indices, limit)
+        for part in refine(piece, first_id, indices, limit, fixed)
     ]
 
 
@@ -149,6 +152,7 @@ def refine(
     first_id: int,
     indices: Callable[[list[Ix]], Iterable[Ix]],
     limit: int = PIECE_LIMIT,
+    fixed: frozenset[int] = frozenset(),
 ) -> list[Piece]:
     """`piece` split until no index of `indices(origin index)` wraps (see
     the module docstring); `piece` itself if that takes over `limit`
@@ -157,7 +161,8 @@ def refine(
     Only the piece's own loops are split: a wrapping index that also uses
     an enclosing nest's variables (numbered below `first_id`) is left as it
     is; one that uses a nested nest's (numbered above the piece's) may get
-    the piece's loops unrolled, for the nested nest to split its own.
+    the piece's loops unrolled, for the nested nest to split its own. A
+    wrapping index over a loop of an axis in `fixed` stays as it is.
     """
     budget = [PROBE_BUDGET]
 
@@ -168,7 +173,13 @@ def refine(
         budget[0] -= 1
         index, variables = piece_index(current, first_id)
         digits = {var: digit for digit, var in variables.items()}
-        wraps = list(wrapping(indices(index)))
+        wraps = [
+            (argument, k)
+            for argument, k in wrapping(indices(index))
+            if not any(
+                digits[v].axis in fixed for v in argument.variables() if v in digits
+            )
+        ]
         alternatives = _splits(current, first_id, digits, wraps)
         if not alternatives:
             if any(_only(argument, digits) for argument, _ in wraps):

@@ -52,7 +52,7 @@ from passes.lowering.domain import (
     probe_variables,
     split_pieces,
 )
-from passes.lowering.index import Ix, Var, blocks_needed
+from passes.lowering.index import Ix, Mod, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
 
 NEST_PIECES = 4
@@ -366,14 +366,21 @@ class Emitter:
             self._emit_nest(order, index, body)
 
     def for_each(
-        self, sizes: Sequence[int], body: Callable[[Nest, list[Ix]], None]
+        self,
+        sizes: Sequence[int],
+        body: Callable[[Nest, list[Ix]], None],
+        whole: frozenset[int] = frozenset(),
     ) -> None:
-        """Run `body` at every origin index of `sizes`, as affine loop nests."""
-        for order, index in self._nests(sizes, body):
+        """Run `body` at every origin index of `sizes`, as affine loop nests
+        (the axes `whole` one loop each: no blocks, no cuts)."""
+        for order, index in self._nests(sizes, body, whole):
             self._emit_nest(order, index, body)
 
     def _nests(
-        self, sizes: Sequence[int], body: Callable[[Nest, list[Ix]], None]
+        self,
+        sizes: Sequence[int],
+        body: Callable[[Nest, list[Ix]], None],
+        whole: frozenset[int] = frozenset(),
     ) -> Iterator[tuple[list[Var], list[Ix]]]:
         """The nests `for_each` emits, each planned as the one before is
         emitted: its loops' variables in the storage order of its accesses
@@ -389,6 +396,8 @@ class Emitter:
             for ix in storage:
                 for var, block in blocks_needed(ix):
                     required[var.id].add(block)
+        for axis in whole:
+            required.pop(axis, None)
         chains = [block_chain(size, required[axis]) for axis, size in enumerate(sizes)]
 
         probes: dict[tuple[Ix, ...], Accesses] = {}
@@ -409,7 +418,9 @@ class Emitter:
         split = in_any_order(probe.accesses)
         copies = sorted(is_store for is_store, _, _ in probe.accesses) == [False, True]
         limit = NEST_PIECES if copies else PIECE_LIMIT
-        refined = split_pieces(sizes, chains, 0, indices if split else None, limit)
+        refined = split_pieces(
+            sizes, chains, 0, indices if split else None, limit, whole
+        )
         for piece in refined:
             index, variables = piece_index(
                 coalesced(piece, indices) if split else piece, 0
@@ -539,14 +550,28 @@ def loop_order(
 ) -> list[Var]:
     """Loops in the storage order of the stores, then of the loads.
 
-    Within one storage dimension, larger coefficients go outside.
+    Within one storage dimension, larger coefficients go outside. A
+    variable that moves a blocked index by less than a block (channel
+    `34 g + o` as `(34 g + o) floordiv 16` and `(34 g + o) mod 16`: `o`)
+    is ordered by the `mod`, the lanes it mostly moves.
     """
     wanted = set(variables)
     order: dict[Var, None] = {}
     for _, _, storage in sorted(accesses, key=lambda access: not access[0]):
+        lanes = {
+            v
+            for ix in storage
+            for atom in ix.quotients()
+            if isinstance(atom, Mod)
+            for v, c in atom.arg.terms
+            if isinstance(v, Var) and abs(c) < atom.k
+        }
         for ix in storage:
+            moduli = {
+                v for a in ix.quotients() if isinstance(a, Mod) for v in a.arg.variables()
+            }
             for var in index_order(ix):
-                if var in wanted:
+                if var in wanted and (var not in lanes or var in moduli):
                     order.setdefault(var)
     for var in variables:
         order.setdefault(var)

@@ -196,6 +196,7 @@ def emit_reduction(
         step,
         after,
         fresh_accumulator,
+        frozenset((kept + reduced).index(a) for a in reduction.gathered),
     )
 
 
@@ -207,6 +208,7 @@ def for_each_reduction(
     step: Step,
     after: Before,
     each_nest: Callable[[int], None],
+    whole: frozenset[int] = frozenset(),
 ) -> None:
     """An imperfect affine nest: outer loops over `outer_sizes` holding
     `before`, the inner loops over `inner_sizes` with `step`, then `after`.
@@ -214,7 +216,9 @@ def for_each_reduction(
     As `Emitter.for_each`: a probe finds the blocks that make every access
     affine, each axis is split into pieces, and each outer piece is one
     top-level nest whose loops follow the storage order of its accesses;
-    `each_nest(number)` runs before each is emitted.
+    `each_nest(number)` runs before each is emitted. The axes in `whole`
+    (the outer ones numbered first, then the inner ones) stay one loop
+    each: no blocks, no cuts (`Reduction.gathered`).
     """
     outer_probe = probe_variables(outer_sizes)
     first_inner = len(outer_sizes)
@@ -228,10 +232,14 @@ def for_each_reduction(
         for ix in storage:
             for var, block in blocks_needed(ix):
                 required[var.id].add(block)
+    for axis in whole:
+        required.pop(axis, None)
     outer_chains = [block_chain(s, required[a]) for a, s in enumerate(outer_sizes)]
     inner_chains = [
         block_chain(s, required[first_inner + a]) for a, s in enumerate(inner_sizes)
     ]
+    outer_whole = frozenset(a for a in whole if a < first_inner)
+    inner_whole = frozenset(a - first_inner for a in whole if a >= first_inner)
     split = in_any_order(probe)
     nested = [  # numbered above any outer piece's variables
         Ix.of(Var(NESTED + axis, 0, size - 1)) for axis, size in enumerate(inner_sizes)
@@ -262,7 +270,7 @@ def for_each_reduction(
         return probe.accesses
 
     outer_pieces = split_pieces(
-        outer_sizes, outer_chains, 0, indices if split else None
+        outer_sizes, outer_chains, 0, indices if split else None, fixed=outer_whole
     )
     inner_splits: dict[frozenset[tuple[Ix, int]], list[Piece]] = {}
     for number, outer_piece in enumerate(outer_pieces):
@@ -282,7 +290,11 @@ def for_each_reduction(
         )
         if wraps not in inner_splits:
             inner_splits[wraps] = split_pieces(
-                inner_sizes, inner_chains, first, inner_indices if split else None
+                inner_sizes,
+                inner_chains,
+                first,
+                inner_indices if split else None,
+                fixed=inner_whole,
             )
         inner_pieces = inner_splits[wraps]
         sample = piece_index(inner_pieces[0], first)[0] if inner_pieces else []

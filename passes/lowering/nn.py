@@ -59,7 +59,7 @@ from ge_dialect.ops.windows import (
 )
 from passes.lowering.context import LoweringContext, broadcast_index
 from passes.lowering.emitter import Buffer, Nest, Value, is_float
-from passes.lowering.index import Ix
+from passes.lowering.index import Ix, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
 from passes.lowering.movement import copy, is_row_major
 from passes.lowering.registry import heads_groups, lowers
@@ -176,15 +176,17 @@ def accumulate(
     acc_index: Callable[[list[Ix]], list[Ix]],
     term: Callable[[Nest, list[Ix]], Value],
     combine: Combine = _add,
+    gathered: frozenset[int] = frozenset(),
 ) -> None:
-    """`acc[acc_index(i)] = combine(acc[...], term(i))` for i over `sizes`."""
+    """`acc[acc_index(i)] = combine(acc[...], term(i))` for i over `sizes`
+    (the axes `gathered` one loop each: `Reduction.gathered`)."""
 
     def body(nest: Nest, index: list[Ix]) -> None:
         value = term(nest, index)
         target = acc_index(index)
         nest.store(combine(nest, nest.load(acc, target), value), acc, target)
 
-    ctx.emitter.for_each(sizes, body)
+    ctx.emitter.for_each(sizes, body, gathered)
 
 
 def finish(
@@ -218,7 +220,9 @@ class Reduction:
     `y[o] = final(acc[o], o)` (no `final`: `y = acc`).
 
     The axes of `sizes` in `reduced` are reduced; the others pick the output
-    element `at(i)` (an origin index of the result).
+    element `at(i)` (an origin index of the result). The axes in `gathered`
+    stay one loop each, their accesses through `floordiv`/`mod` (a native
+    kernel's gather) rather than split into a nest per block they cross.
     """
 
     sizes: tuple[int, ...]
@@ -228,6 +232,7 @@ class Reduction:
     init: Init = 0.0
     combine: Combine = _add
     final: Final | None = None
+    gathered: frozenset[int] = frozenset()
 
 
 def reduce_to_result(
@@ -236,7 +241,13 @@ def reduce_to_result(
     """Emit `reduction` as three nests: initialise `acc`, accumulate, write `y`."""
     initialise(ctx, acc, reduction.init)
     accumulate(
-        ctx, acc, reduction.sizes, reduction.at, reduction.term, reduction.combine
+        ctx,
+        acc,
+        reduction.sizes,
+        reduction.at,
+        reduction.term,
+        reduction.combine,
+        reduction.gathered,
     )
     final = reduction.final
     if final is None:
@@ -362,7 +373,13 @@ def conv_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
 
     Loops: N, groups, output channels per group, the output's spatial axes;
     reduction over input channels per group and the filter's spatial axes.
-    Works for any activation/filter layouts.
+    Works for any activation/filter layouts. Where the channels of a group
+    start inside a storage block (34 per group in blocks of 16), the loops
+    of groups and of input channels are `gathered`: one nest (two with the
+    output channels' last, partial block) reads them through
+    `floordiv`/`mod`, rather than a nest per group and per block its
+    channels cross, each with its own reduction's cuts. The output
+    channels keep blocks from the group's start: whole vectors.
     """
     x, w, *bias = ctx.operands()
     arithmetic = product_arithmetic(ctx, y, x, w, *bias)
@@ -416,7 +433,32 @@ def conv_reduction(ctx: LoweringContext, y: Layout) -> Reduction:
     )
     init = bias_at if bias else arithmetic.zero
     reduced = frozenset(range(3 + rank, 4 + 2 * rank))
-    return Reduction(sizes, reduced, acc_index, term, init, arithmetic.add)
+    misaligned = groups > 1 and any(
+        width % block and block % width
+        for width, blocks in (
+            (cin_g, channel_blocks(source.layout, c_axis)),
+            (per_group, channel_blocks(y, c_axis)),
+            (per_group, channel_blocks(w.layout, w_letters.index("N"))),
+        )
+        for block in blocks
+    )
+    gathered = frozenset({1, 3 + rank}) if misaligned else frozenset()
+    return Reduction(
+        sizes, reduced, acc_index, term, init, arithmetic.add, gathered=gathered
+    )
+
+
+def channel_blocks(layout: Layout, axis: int) -> set[int]:
+    """The blocks the storage of `layout` splits origin axis `axis` into
+    (NC1HWC0's C0; FRACTAL_Z's N0 and C0)."""
+    shape = layout.origin_shape
+    index = [Ix.of(Var(a, 0, size - 1)) for a, size in enumerate(shape)]
+    return {
+        block
+        for ix in layout.storage_index(index)
+        for var, block in blocks_needed(ix)
+        if var.id == axis
+    }
 
 
 def window_counts(

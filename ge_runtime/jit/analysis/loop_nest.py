@@ -51,7 +51,7 @@ from ge_runtime.jit.ops import (
     REDUCTIONS,
     JITError,
 )
-from passes.lowering.index import Ix, Var
+from passes.lowering.index import Div, Ix, Mod, Var
 
 
 class Unsupported(Exception):
@@ -375,6 +375,12 @@ class LoopNest:
         point of the loops it uses (`used`)."""
         shape = store.memref.type.get_shape()
         strides = element_strides(shape)
+        merged = unblocked(tuple(index))
+        if len(merged) < len(index) and all(is_linear(ix) for ix in merged):
+            # a blocked pair as its one dimension: injective as the tuple of
+            # dimensions, each within its bounds, in a row-major box of them
+            index = list(merged)
+            strides = element_strides([hi - lo + 1 for lo, hi in map(Ix.bounds, index)])
         if all(is_linear(ix) for ix in index):
             steps = sorted(
                 (
@@ -507,3 +513,36 @@ def exact_bounds(ix: Ix, nest: LoopNest) -> tuple[int, int]:
         return ix.bounds()
     values = np.asarray(nest.evaluate(ix))
     return int(values.min()), int(values.max())
+
+
+def unblocked(index: tuple[Ix, ...]) -> tuple[Ix, ...]:
+    """`index` with each pair of dimensions `r + A floordiv k` and
+    `A mod k` (a blocked axis: NC1HWC0's channel `34 g + o` in blocks of
+    16) as the one dimension `k r + A`: the pair takes a different value
+    for each value of that one, so the index moves injectively where the
+    unblocked one does."""
+    moduli = {
+        (ix.terms[0][0].arg, ix.terms[0][0].k): position
+        for position, ix in enumerate(index)
+        if len(ix.terms) == 1
+        and ix.terms[0][1] == 1
+        and isinstance(ix.terms[0][0], Mod)
+    }
+    merged: dict[int, Ix] = {}
+    dropped: set[int] = set()
+    for position, ix in enumerate(index):
+        wraps = [(a, c) for a, c in ix.terms if isinstance(a, Div | Mod)]
+        if len(wraps) != 1 or wraps[0][1] != 1 or not isinstance(wraps[0][0], Div):
+            continue
+        atom = wraps[0][0]
+        paired = moduli.get((atom.arg, atom.k))
+        if paired is None or paired in dropped:
+            continue
+        rest = Ix(tuple(t for t in ix.terms if t[0] is not atom), ix.const)
+        merged[position] = rest * atom.k + atom.arg + index[paired].const
+        dropped.add(paired)
+    return tuple(
+        merged.get(position, ix)
+        for position, ix in enumerate(index)
+        if position not in dropped
+    )

@@ -724,11 +724,11 @@ class CNest(NativeNest):
         check_op(op, self.env.constants)
 
     def _check_not_a_product(self) -> None:
-        """A small matrix product over affine indices runs here too: packing
-        its operands for BLAS and scattering the result back cost more than
-        it. Through a `floordiv`/`mod` (channel groups that do not align
-        with C0) the loops do not vectorise: BLAS over relayouts is faster.
-        Any sum of products is checked again once written (`_call`)."""
+        """A small matrix product runs here too: packing its operands for
+        BLAS and scattering the result back cost more than it. Any sum of
+        products is checked again once written (`_call`): through a
+        `floordiv`/`mod` (channel groups that do not align with C0) only
+        with its loop of outputs sunk."""
         if next(self._products(), None) is None:
             return
         self._product = True
@@ -739,7 +739,7 @@ class CNest(NativeNest):
                 iterations(self.root, self.nest) <= PRODUCT_LIMIT
                 or self._reduction_length() <= tiled_sum()
             )
-            if not small or self._wraps():
+            if not small:
                 raise
 
     def _wraps(self) -> bool:
@@ -760,6 +760,11 @@ class CNest(NativeNest):
         if len(arguments) > MAX_ARGUMENTS:
             raise Unsupported(f"{len(arguments)} buffers: more than ctypes passes")
         terms = self._reduction_length() if self._product else 1
+        if self._product and not self._sank and self._wraps():
+            raise Unsupported(
+                "a product through floordiv/mod whose loop of outputs is not "
+                "sunk does not vectorise: BLAS over relayouts"
+            )
         if terms > SHORT_SUM:
             if not self._sank:
                 raise Unsupported("a long sum of products C does not vectorise: BLAS")

@@ -10,6 +10,7 @@ them (`_packed_weight`). A mixin of `native.NativeNest`.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 
@@ -287,11 +288,13 @@ class NativeOperands:
         other loads.
 
         `w[t5 * 4 + t6, t1, t4, 0]` in loops t1 > t4 > (t5, t6 unrolled)
-        reads `w1[t1, t5, t6, t4]`, `w1` a contiguous copy made once.
+        reads `w1[t1, t5, t6, t4]`, `w1` a contiguous copy made once. An
+        index through `floordiv`/`mod` (a grouped convolution's filter
+        across blocks) is gathered into the copy by a table of offsets.
         """
         if self.env.root(memref) not in self.env.invariant:
             return None
-        if any(not isinstance(a, Var) for ix in index for a in ix.atoms()):
+        if any(not isinstance(a, Var | Div | Mod) for ix in index for a in ix.atoms()):
             return None
         axes = self.nest.axes
         used = sorted({v.id for ix in index for v in ix.variables()})
@@ -310,25 +313,61 @@ class NativeOperands:
         if element not in self._packed:
             shape = tuple(memref_type.get_shape())
             strides = memref_type.get_strides() or element_strides(shape)
-            offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
-            view_strides = tuple(
-                dtype.itemsize
-                * sum(
-                    axis_coefficient(ix, v) * s
-                    for ix, s in zip(index, strides, strict=True)
-                )
-                for v in order
-            )
             self._bind("strided_view", strided_view)
             name = self._fresh("w")
-            self.packing.append(
-                f"{name} = np.ascontiguousarray(strided_view("
-                f"{self._name(memref)}, {offset}, {view_shape}, {view_strides}))"
-            )
+            if any(isinstance(a, Div | Mod) for ix in index for a in ix.atoms()):
+                table = self._offsets(index, strides, order)
+                flat = (int(table.max()) + 1,), (dtype.itemsize,)
+                self.packing.append(
+                    f"{name} = strided_view({self._name(memref)}, 0, {flat[0]}, "
+                    f"{flat[1]})[{self._constant_array(table)}]"
+                )
+            else:
+                offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
+                view_strides = tuple(
+                    dtype.itemsize
+                    * sum(
+                        axis_coefficient(ix, v) * s
+                        for ix, s in zip(index, strides, strict=True)
+                    )
+                    for v in order
+                )
+                self.packing.append(
+                    f"{name} = np.ascontiguousarray(strided_view("
+                    f"{self._name(memref)}, {offset}, {view_shape}, {view_strides}))"
+                )
             self._packed[element] = (name, tuple(order))
         name, order = self._packed[element]
         buffer = self._argument_named(name, view_shape, dtype)
         return self._subscript(buffer, [f"t{v}" for v in order], 0)
+
+    def _offsets(
+        self, index: tuple[Ix, ...], strides: Sequence[int], order: Sequence[int]
+    ) -> np.ndarray:
+        """The element offset of `index` at each point of the loops `order`
+        (an array of their extents, in that order)."""
+        variables = {v.id: v for ix in index for v in ix.variables()}
+        grid = np.meshgrid(
+            *[
+                np.arange(variables[v].lo, variables[v].hi + 1, dtype=INDEX)
+                for v in order
+            ],
+            indexing="ij",
+        )
+        env = {variables[v]: axis for v, axis in zip(order, grid, strict=True)}
+        offsets = sum(
+            s * np.asarray(ix.evaluate(env), dtype=INDEX)
+            for ix, s in zip(index, strides, strict=True)
+        )
+        return np.broadcast_to(offsets, grid[0].shape).copy()
+
+    def _constant_array(self, array: np.ndarray) -> str:
+        """The name the generated function reads constant `array` by (named
+        by its contents: a replayed emission binds the same name)."""
+        digest = hashlib.sha256(array.tobytes() + str(array.shape).encode())
+        name = f"o_{digest.hexdigest()[:16]}"
+        self._bind(name, array)
+        return name
 
     def _packed_operand(self, memref: SSAValue, index: tuple[Ix, ...]) -> str | None:
         """A load in the sunk loop that does not move along it at unit

@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects import affine
 from xdsl.ir import Operation, SSAValue
 
-from ge_runtime.jit.analysis.loop_nest import axis_coefficient
+from ge_runtime.jit.analysis.loop_nest import axis_coefficient, unblocked
 from ge_runtime.jit.emit.native_operands import INDEX, Element
 from ge_runtime.jit.ops import numpy_dtype
 from passes.lowering.index import Div, Ix, Mod, Var
@@ -211,7 +211,7 @@ class LoopTiling:
         loops = [*tile, (number, self.nest.axes[number].extent)]
         moving = {n for n, _ in loops}
         indices = {
-            tuple(self.nest.access_index(op))
+            unblocked(tuple(self.nest.access_index(op)))
             for op in self._ops(sunk)
             if isinstance(op, affine.StoreOp)
         }
@@ -374,7 +374,7 @@ class LoopTiling:
             ]
             if any(op.memref is not stored for op in touching):
                 return False
-            indices = {tuple(self.nest.access_index(op)) for op in touching}
+            indices = {unblocked(tuple(self.nest.access_index(op))) for op in touching}
             if len(indices) != 1:
                 return False
             (index,) = indices
