@@ -568,7 +568,10 @@ def loop_order(
         }
         for ix in storage:
             moduli = {
-                v for a in ix.quotients() if isinstance(a, Mod) for v in a.arg.variables()
+                v
+                for atom in ix.quotients()
+                if isinstance(atom, Mod)
+                for v in atom.arg.variables()
             }
             for var in index_order(ix):
                 if var in wanted and (var not in lanes or var in moduli):
