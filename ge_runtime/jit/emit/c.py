@@ -722,7 +722,9 @@ class CNest(NativeNest):
         self._bind("address", address)
         lines = [indent + line for line in self.packing]
         pointers = []
-        for position, buffer in enumerate(self.args):
+        for position, (key, buffer) in enumerate(
+            zip(self._arguments, self.args, strict=True)
+        ):
             pointer = self._fresh("p")
             axes = self._indexed_axes(position)
             itemsize = self.arg_dtypes[position].itemsize
@@ -730,10 +732,10 @@ class CNest(NativeNest):
             assert strides is not None
             byte_strides = tuple(strides[a] * itemsize for a in axes)
             offset = (self.arg_offsets[position] or 0) * itemsize
-            lines.append(
-                f"{indent}{pointer} = address({buffer}, {axes}, {byte_strides}, "
-                f"{offset})"
-            )
+            head = f"{pointer} = address({buffer}, {axes}, {byte_strides}, "
+            if isinstance(key, SSAValue):
+                self.offset_lines.append((len(lines), len(head), key, offset, itemsize))
+            lines.append(f"{indent}{head}{offset})")
             pointers.append(pointer)
         call = f"{name}({', '.join(pointers)})"
         if self.checks:  # the status the kernel returns raises its diagnostic

@@ -119,6 +119,9 @@ class NativeNest(LoopTiling, NativeOperands):
         """What the emission asked of the function's code, in order
         (`_fresh`, `_name`, `_bind`): another nest of the same key replays
         it (`native_memo`)."""
+        self.bounds: dict[Operation, list[tuple[int, int]]] | None = None
+        """The least and greatest index each affine access reaches, per
+        axis (those in loops that run), once checked within its buffer."""
         self._start()
 
     def _start(self) -> None:
@@ -159,6 +162,14 @@ class NativeNest(LoopTiling, NativeOperands):
         self.packing: list[str] = []
         """Lines before the call: weights gathered into the order the kernel
         reads them (once: the function's `prepare` computes them)."""
+        self.offset_lines: list[tuple[int, int, SSAValue, int, int]] = []
+        """Where the call's lines (`packing`'s, then `_call`'s) write the
+        offset of the first element an access of a buffer reaches (an
+        argument's address, `arg_offsets`; a packed weight's view): the
+        line, the column after its indentation, the buffer, the offset, and
+        how much one element adds to it. A nest of the same key but for its
+        accesses' constant offsets replays them with its own
+        (`native_memo`)."""
         self._packed: dict[Element, tuple[str, tuple[int, ...]]] = {}
         self._copy_point: tuple[int, str, frozenset[int]] | None = None
         """Where the sunk region being written starts: the position in
@@ -194,13 +205,15 @@ class NativeNest(LoopTiling, NativeOperands):
         for statement in nest.statements:
             self._check(statement.op)
         self._check_not_a_product()
+        bounds = {}
         for statement in nest.statements:
             op = statement.op
             if isinstance(op, affine.LoadOp | affine.StoreOp) and all(
                 nest.axes[a].extent > 0 for a in statement.loops
             ):
                 shape = op.memref.type.get_shape()
-                nest.check_bounds(op, nest.access_index(op), shape)
+                bounds[op] = nest.check_bounds(op, nest.access_index(op), shape)
+        self.bounds = bounds
         self._emit()
         private = self._private_buffers() - self.read_from_memory
         if private:  # again, without the stores nothing reads

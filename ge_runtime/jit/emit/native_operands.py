@@ -321,10 +321,9 @@ class NativeOperands:
             )
             self._bind("strided_view", strided_view)
             name = self._fresh("w")
-            self.packing.append(
-                f"{name} = np.ascontiguousarray(strided_view("
-                f"{self._name(memref)}, {offset}, {view_shape}, {view_strides}))"
-            )
+            head = f"{name} = np.ascontiguousarray(strided_view({self._name(memref)}, "
+            self.offset_lines.append((len(self.packing), len(head), memref, offset, 1))
+            self.packing.append(f"{head}{offset}, {view_shape}, {view_strides}))")
             self._packed[element] = (name, tuple(order))
         name, order = self._packed[element]
         buffer = self._argument_named(name, view_shape, dtype)
