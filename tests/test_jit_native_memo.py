@@ -258,13 +258,28 @@ func.func @main(%x: memref<3x17xf32>, %w: memref<3x17xf32> {ge.weight = "w"})
 read (the weight packed into the order the kernel reads it: the offset is
 in the packing line)."""
 
+
+def starting(source: str, target: str, start: int, read: str = "%j") -> str:
+    """`target[i, j - start] = source[i, read]` over 3 x 16, the loop of `j`
+    from `start`."""
+    return f"""
+  affine.for %i = 0 to 3 {{
+    affine.for %j = {start} to {start + 16} {{
+      %v = affine.load {source}[%i, {read}] : memref<3x17xf32>
+      affine.store %v, {target}[%i, %j - {start}] : memref<3x17xf32>
+    }}
+  }}"""
+
+
 OFFSET_ONLY = {
     "block": module(nest("%x", "%y", extent=16), nest("%x", "%z", offset=1, extent=16)),
     "blocks of a weight": WEIGHTED,
     "pairs": module(pair("%x", "%y", 0, 1), pair("%x", "%z", 1, 2)),
+    "a loop's start": module(starting("%x", "%y", 0), starting("%x", "%z", 1)),
 }
 """Modules of two nests alike but for the constant offsets of their accesses,
-each buffer's moved by one vector: `%y` from column 0, `%z` from column 1."""
+each buffer's moved by one vector (or by where a loop starts, whose variable
+only indices read): `%y` from column 0, `%z` from column 1."""
 
 
 def emitting(monkeypatch) -> list:
@@ -300,6 +315,8 @@ def test_nests_differing_only_in_offsets_share_an_emission(name, monkeypatch):
     y, z = memoised(*inputs)
     if name == "block":
         want_y, want_z = np.minimum(x[:, :16], 1), np.minimum(x[:, 1:], 1)
+    elif name == "a loop's start":
+        want_y, want_z = x[:, :16], x[:, 1:]
     elif name == "pairs":
         want_y = np.minimum(x[:, :15], x[:, 1:16])
         want_z = np.minimum(x[:, 1:16], x[:, 2:])
@@ -358,10 +375,15 @@ OFFSET_INSIDE = {
         pair("%x", "%y", 0, 1), pair("%x", "%z", 0, 2)
     ),
     "inside a floordiv": module(halves("%x", "%y", 0), halves("%x", "%z", 1)),
+    "a loop's start a floordiv rounds": module(
+        starting("%x", "%y", 0, "%j floordiv 2"),
+        starting("%x", "%z", 1, "%j floordiv 2"),
+    ),
 }
 """Modules of two nests alike but for constants that are in the kernel (not
 only in its call): the distance between two reads of one buffer, an offset
-a `floordiv` rounds."""
+a `floordiv` rounds (the index's or the start of the loop of its
+variable)."""
 
 
 @pytest.mark.parametrize("name", list(OFFSET_INSIDE))
@@ -376,7 +398,7 @@ def test_nests_whose_offsets_are_in_the_kernel_do_not_share(name, monkeypatch):
     compiled = fresh_compile(text, monkeypatch)
     x = np.linspace(-2, 2, 3 * 17, dtype=np.float32).reshape(3, 17)
     y, z = compiled(x)
-    if name == "inside a floordiv":
+    if name != "another gap between two reads of a buffer":
         np.testing.assert_array_equal(y[:, :16], np.repeat(x[:, :8], 2, axis=1))
         np.testing.assert_array_equal(z[:, :16], x[:, (np.arange(16) + 1) // 2])
     else:

@@ -49,8 +49,10 @@ from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
     AffineConstantExpr,
+    AffineDimExpr,
     AffineExpr,
     AffineMap,
+    AffineSymExpr,
 )
 
 from ge_runtime.jit.analysis.loop_nest import (
@@ -314,7 +316,11 @@ def nest_key(
     indices (`_split_constant`), and those constants less the ones of the
     first access to the same buffer (`_shifts`): nests that read and write
     other blocks of their buffers (ShuffleNet's channel groups) are one key
-    when each buffer's accesses move by one constant vector. The emitter
+    when each buffer's accesses move by one constant vector. A loop whose
+    variable only accesses' indices read, adding a multiple of it, is keyed
+    by its extent and step, where it starts counted in those constants
+    (`_start`: ShuffleNet's loops over the lanes of a channel block). The
+    emitter
     reads such a constant only in the offset of an element from the
     buffer's first one the kernel reaches (`NativeOperands._element`), which
     the call's lines write (an argument's address, a packed weight's view:
@@ -333,6 +339,7 @@ def nest_key(
     blocks: dict[Block | None, int] = {}
     ops = []
     accesses: list[Access] = []
+    starts: dict[SSAValue, int] = {}
     data_dependent = gathers = False
     for op in root.walk():
         operands = []
@@ -355,8 +362,19 @@ def nest_key(
             if op.memref not in outside:
                 return None  # a buffer the nest defines
             linear, constants = _split_constants(op.map.data)
+            moved = [(p, starts[v]) for p, v in enumerate(op.indices) if v in starts]
+            if moved:
+                multiples = _multiples(op.map.data)
+                constants = tuple(
+                    c + sum(multiples[p][r] * start for p, start in moved)
+                    for r, c in enumerate(constants)
+                )
             accesses.append((outside[op.memref], constants))
             properties = {**properties, "map": linear}
+        elif isinstance(op, affine.ForOp) and (start := _start(op)) is not None:
+            starts[op.body.block.args[0]] = start
+            extent = op.upperBoundMap.data.results[0].value - start  # type: ignore[attr-defined]
+            properties = {**properties, "lowerBoundMap": 0, "upperBoundMap": extent}
         elif isinstance(op, DATA_DEPENDENT):
             data_dependent = True
             gathers |= isinstance(op, memref_dialect.LoadOp)
@@ -377,6 +395,80 @@ def nest_key(
         return None
     shifts = _shifts(accesses, whole=data_dependent)
     return (tuple(ops), facts, shifts), values, accesses
+
+
+def _start(loop: affine.ForOp) -> int | None:
+    """Where `loop` starts when only the indices of affine accesses read its
+    variable, each adding a multiple of it (`_multiples`): then the start
+    is in the constants of their indices (`Ix.const`, `LoopNest` making the
+    variable `start + step * t`), not in the kernel, which counts `t`."""
+    lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
+    if loop.operands or len(lower) != 1 or len(upper) != 1:
+        return None
+    if not isinstance(lower[0], AffineConstantExpr) or not isinstance(
+        upper[0], AffineConstantExpr
+    ):
+        return None
+    for use in loop.body.block.args[0].uses:
+        access = use.operation
+        if isinstance(access, affine.LoadOp):
+            position = use.index - 1  # after the memref
+        elif isinstance(access, affine.StoreOp):
+            position = use.index - 2  # after the value and the memref
+        else:
+            return None
+        if position < 0 or position not in _multiples(access.map.data):
+            return None
+    return lower[0].value
+
+
+def _multiples(map_: AffineMap) -> dict[int, list[int]]:
+    """The operands (dimensions, then symbols) each result of `map_` adds
+    a multiple of (`_split_constant`'s additions, of the operand or of its
+    product with a constant) and reads nowhere else, with those multiples.
+
+    `(d0, d1) -> (d0 * 4 + d1, d1 floordiv 2)`: d0 with [4, 0]."""
+    found: dict[int, list[int]] = {}
+    elsewhere: set[int] = set()
+    for number, result in enumerate(map_.results):
+        for term in _terms(result):
+            operand, factor = _scaled_operand(term, map_.num_dims)
+            if operand is None:
+                elsewhere.update(_operands(term, map_.num_dims))
+            else:
+                found.setdefault(operand, [0] * len(map_.results))[number] += factor
+    return {p: factors for p, factors in found.items() if p not in elsewhere}
+
+
+def _terms(expr: AffineExpr) -> list[AffineExpr]:
+    """What `expr` adds up, its additions opened."""
+    if isinstance(expr, AffineBinaryOpExpr) and expr.kind is AffineBinaryOpKind.Add:
+        return _terms(expr.lhs) + _terms(expr.rhs)
+    return [expr]
+
+
+def _scaled_operand(term: AffineExpr, dims: int) -> tuple[int | None, int]:
+    """The operand `term` is a multiple of, and the factor (None: not one)."""
+    factor = 1
+    if isinstance(term, AffineBinaryOpExpr) and term.kind is AffineBinaryOpKind.Mul:
+        if isinstance(term.rhs, AffineConstantExpr):
+            term, factor = term.lhs, term.rhs.value
+        elif isinstance(term.lhs, AffineConstantExpr):
+            term, factor = term.rhs, term.lhs.value
+    if isinstance(term, AffineDimExpr):
+        return term.position, factor
+    if isinstance(term, AffineSymExpr):
+        return dims + term.position, factor
+    return None, 0
+
+
+def _operands(expr: AffineExpr, dims: int) -> set[int]:
+    """The operands (dimensions, then symbols) `expr` reads."""
+    return {
+        e.position if isinstance(e, AffineDimExpr) else dims + e.position
+        for e in expr.dfs()
+        if isinstance(e, AffineDimExpr | AffineSymExpr)
+    }
 
 
 def _split_constants(map_: AffineMap) -> tuple[AffineMap, tuple[int, ...]]:
