@@ -1,14 +1,14 @@
 """Native kernels written once per nest structure: a repeated nest replays.
 
-A network repeats its units: ShuffleNet's 771 nests that C takes are 241
-distinct kernels. `NativeMemo` writes a nest the first time its key
+A network repeats its units: ShuffleNet's 771 nests that C takes are 236
+distinct calls of 241 kernels. `NativeMemo` writes a nest the first time its key
 (`nest_key`) is seen, then answers the same key by replaying what that
 emission did: the same requests of the function's code in the same order
 (`NativeNest.tape`: new names, values' names, namespace bindings), and the
 offsets of the buffers' blocks the nest reaches (`NativeNest.offset_lines`:
 the key holds its accesses' constants only relative to each other), so the
 generated Python and C are the text a new emission would write, names
-included, at a fraction of the cost (ShuffleNet: 283 emissions, 663 with
+included, at a fraction of the cost (ShuffleNet: 237 emissions, 663 with
 the constants in the key).
 
 The key is the emitter's whole input in a canonical form: the nest's ops
@@ -38,13 +38,13 @@ import re
 import struct
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from xdsl.dialects import affine, cf
 from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -338,8 +338,8 @@ def nest_key(
     outside: dict[SSAValue, int] = {}
     blocks: dict[Block | None, int] = {}
     ops = []
-    accesses: list[Access] = []
-    starts: dict[SSAValue, int] = {}
+    indexed: list[tuple[affine.LoadOp | affine.StoreOp, SplitMap]] = []
+    loops: list[tuple[affine.ForOp, int]] = []
     data_dependent = gathers = False
     for op in root.walk():
         operands = []
@@ -361,25 +361,16 @@ def nest_key(
         if isinstance(op, affine.LoadOp | affine.StoreOp):
             if op.memref not in outside:
                 return None  # a buffer the nest defines
-            linear, constants = _split_constants(op.map.data)
-            moved = [(p, starts[v]) for p, v in enumerate(op.indices) if v in starts]
-            if moved:
-                multiples = _multiples(op.map.data)
-                constants = tuple(
-                    c + sum(multiples[p][r] * start for p, start in moved)
-                    for r, c in enumerate(constants)
-                )
-            accesses.append((outside[op.memref], constants))
-            properties = {**properties, "map": linear}
-        elif isinstance(op, affine.ForOp) and (start := _start(op)) is not None:
-            starts[op.body.block.args[0]] = start
-            extent = op.upperBoundMap.data.results[0].value - start  # type: ignore[attr-defined]
-            properties = {**properties, "lowerBoundMap": 0, "upperBoundMap": extent}
+            split = _split_map(op.map.data)
+            indexed.append((op, split))
+            properties = {**properties, "map": split.rest}
+        elif isinstance(op, affine.ForOp):
+            loops.append((op, len(ops)))
         elif isinstance(op, DATA_DEPENDENT):
             data_dependent = True
             gathers |= isinstance(op, memref_dialect.LoadOp)
         ops.append(
-            (
+            [
                 op.name,
                 blocks.get(op.parent_block(), -1),
                 tuple(sorted(properties.items())),
@@ -387,21 +378,74 @@ def nest_key(
                 tuple(operands),
                 tuple(result.type for result in op.results),
                 tuple(arguments),
-            )
+            ]
         )
+    multiples = {op: split.multiples for op, split in indexed}
+    starts: dict[SSAValue, int] = {}
+    for loop, entry in loops:
+        start = _start(loop, multiples)
+        if start is not None:
+            starts[loop.body.block.args[0]] = start
+            extent = loop.upperBoundMap.data.results[0].value - start  # type: ignore[attr-defined]
+            extents = {"lowerBoundMap": 0, "upperBoundMap": extent}
+            ops[entry][2] = tuple(sorted({**loop.properties, **extents}.items()))
+    accesses = [
+        (outside[op.memref], _moved(op, split, starts)) for op, split in indexed
+    ]
     values = list(outside)
     facts = _facts(values, root, env, gathers=gathers)
     if facts is None:
         return None
     shifts = _shifts(accesses, whole=data_dependent)
-    return (tuple(ops), facts, shifts), values, accesses
+    return (tuple(map(tuple, ops)), facts, shifts), values, accesses
 
 
-def _start(loop: affine.ForOp) -> int | None:
-    """Where `loop` starts when only the indices of affine accesses read its
-    variable, each adding a multiple of it (`_multiples`): then the start
-    is in the constants of their indices (`Ix.const`, `LoopNest` making the
-    variable `start + step * t`), not in the kernel, which counts `t`."""
+class SplitMap(NamedTuple):
+    """An access's map taken apart (`_split_map`)."""
+
+    rest: AffineMap
+    """The map without the constants it adds to its results."""
+    constants: tuple[int, ...]
+    """Those constants, by result."""
+    multiples: dict[int, list[int]]
+    """The operands (dimensions, then symbols) the map's results each add a
+    multiple of, of the operand or of its product with a constant, and
+    read nowhere else, with those multiples (by result)."""
+
+
+def _split_map(map_: AffineMap) -> SplitMap:
+    """`map_` taken apart.
+
+    `(d0, d1) -> (d0 * 4 + d1 + 8, d1 floordiv 2)` is `(d0 * 4 + d1, d1
+    floordiv 2)`, constants (8, 0), d0 a multiple [4, 0] (not d1: it is
+    in a floordiv)."""
+    rests, constants = [], []
+    found: dict[int, list[int]] = {}
+    elsewhere: set[int] = set()
+    dims = map_.num_dims
+    for number, result in enumerate(map_.results):
+        rest, constant = _split_constant(result)
+        rests.append(rest)
+        constants.append(constant)
+        for term in _terms(rest):
+            operand, factor = _scaled_operand(term, dims)
+            if operand is None:
+                elsewhere.update(_operands(term, dims))
+            else:
+                found.setdefault(operand, [0] * len(map_.results))[number] += factor
+    multiples = {p: factors for p, factors in found.items() if p not in elsewhere}
+    rest_map = AffineMap(dims, map_.num_symbols, tuple(rests))
+    return SplitMap(rest_map, tuple(constants), multiples)
+
+
+def _start(
+    loop: affine.ForOp, multiples: dict[Operation, dict[int, list[int]]]
+) -> int | None:
+    """Where `loop` starts when only the indices of the nest's affine
+    accesses read its variable, each adding a multiple of it (`multiples`
+    by access): then the start is in the constants of their indices
+    (`Ix.const`, `LoopNest` making the variable `start + step * t`), not
+    in the kernel, which counts `t`."""
     lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
     if loop.operands or len(lower) != 1 or len(upper) != 1:
         return None
@@ -411,33 +455,27 @@ def _start(loop: affine.ForOp) -> int | None:
         return None
     for use in loop.body.block.args[0].uses:
         access = use.operation
-        if isinstance(access, affine.LoadOp):
-            position = use.index - 1  # after the memref
-        elif isinstance(access, affine.StoreOp):
-            position = use.index - 2  # after the value and the memref
-        else:
+        read = multiples.get(access)
+        if read is None:
             return None
-        if position < 0 or position not in _multiples(access.map.data):
+        first = 1 if isinstance(access, affine.LoadOp) else 2  # after the memref
+        if use.index - first not in read:
             return None
     return lower[0].value
 
 
-def _multiples(map_: AffineMap) -> dict[int, list[int]]:
-    """The operands (dimensions, then symbols) each result of `map_` adds
-    a multiple of (`_split_constant`'s additions, of the operand or of its
-    product with a constant) and reads nowhere else, with those multiples.
-
-    `(d0, d1) -> (d0 * 4 + d1, d1 floordiv 2)`: d0 with [4, 0]."""
-    found: dict[int, list[int]] = {}
-    elsewhere: set[int] = set()
-    for number, result in enumerate(map_.results):
-        for term in _terms(result):
-            operand, factor = _scaled_operand(term, map_.num_dims)
-            if operand is None:
-                elsewhere.update(_operands(term, map_.num_dims))
-            else:
-                found.setdefault(operand, [0] * len(map_.results))[number] += factor
-    return {p: factors for p, factors in found.items() if p not in elsewhere}
+def _moved(
+    access: affine.LoadOp | affine.StoreOp, split: SplitMap, starts: dict[SSAValue, int]
+) -> tuple[int, ...]:
+    """The constants of `access`'s indices: its map's, and the multiples it
+    adds of the loop variables from their loops' `starts`."""
+    moved = [(p, starts[v]) for p, v in enumerate(access.indices) if v in starts]
+    if not moved:
+        return split.constants
+    return tuple(
+        c + sum(split.multiples[p][r] * start for p, start in moved)
+        for r, c in enumerate(split.constants)
+    )
 
 
 def _terms(expr: AffineExpr) -> list[AffineExpr]:
@@ -469,13 +507,6 @@ def _operands(expr: AffineExpr, dims: int) -> set[int]:
         for e in expr.dfs()
         if isinstance(e, AffineDimExpr | AffineSymExpr)
     }
-
-
-def _split_constants(map_: AffineMap) -> tuple[AffineMap, tuple[int, ...]]:
-    """`map_` without the constants it adds to its results, and those."""
-    split = [_split_constant(result) for result in map_.results]
-    linear = AffineMap(map_.num_dims, map_.num_symbols, tuple(r for r, _ in split))
-    return linear, tuple(c for _, c in split)
 
 
 def _split_constant(expr: AffineExpr) -> tuple[AffineExpr, int]:
