@@ -38,6 +38,7 @@ import re
 import struct
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -70,7 +71,10 @@ NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 
 ZERO = AffineConstantExpr(0)
 
-DATA_DEPENDENT = memref_dialect.LoadOp | memref_dialect.StoreOp | cf.AssertOp
+ACCESSES = frozenset({affine.LoadOp.name, affine.StoreOp.name})
+LOOP = affine.ForOp.name
+GATHER = memref_dialect.LoadOp.name
+DATA_DEPENDENT = frozenset({GATHER, memref_dialect.StoreOp.name, cf.AssertOp.name})
 """Ops whose nest keeps its accesses' constants in its key: a gather, a
 scatter, a check on the data."""
 
@@ -358,20 +362,22 @@ def nest_key(
         for result in op.results:
             inside[result] = len(inside)
         properties: dict[str, Any] = op.properties
-        if isinstance(op, affine.LoadOp | affine.StoreOp):
-            if op.memref not in outside:
+        name = op.name  # cheaper than `isinstance` on an operation's class
+        if name in ACCESSES:
+            access: affine.LoadOp | affine.StoreOp = op  # type: ignore[assignment]
+            if access.memref not in outside:
                 return None  # a buffer the nest defines
-            split = _split_map(op.map.data)
-            indexed.append((op, split))
+            split = _split_map(access.map.data)
+            indexed.append((access, split))
             properties = {**properties, "map": split.rest}
-        elif isinstance(op, affine.ForOp):
-            loops.append((op, len(ops)))
-        elif isinstance(op, DATA_DEPENDENT):
+        elif name == LOOP:
+            loops.append((op, len(ops)))  # type: ignore[arg-type]
+        elif name in DATA_DEPENDENT:
             data_dependent = True
-            gathers |= isinstance(op, memref_dialect.LoadOp)
+            gathers |= name == GATHER
         ops.append(
             [
-                op.name,
+                name,
                 blocks.get(op.parent_block(), -1),
                 tuple(sorted(properties.items())),
                 tuple(sorted(op.attributes.items())),
@@ -413,6 +419,7 @@ class SplitMap(NamedTuple):
     read nowhere else, with those multiples (by result)."""
 
 
+@lru_cache(maxsize=4096)
 def _split_map(map_: AffineMap) -> SplitMap:
     """`map_` taken apart.
 
@@ -458,7 +465,7 @@ def _start(
         read = multiples.get(access)
         if read is None:
             return None
-        first = 1 if isinstance(access, affine.LoadOp) else 2  # after the memref
+        first = 1 if access.name == affine.LoadOp.name else 2  # after the memref
         if use.index - first not in read:
             return None
     return lower[0].value
@@ -469,13 +476,15 @@ def _moved(
 ) -> tuple[int, ...]:
     """The constants of `access`'s indices: its map's, and the multiples it
     adds of the loop variables from their loops' `starts`."""
-    moved = [(p, starts[v]) for p, v in enumerate(access.indices) if v in starts]
-    if not moved:
-        return split.constants
-    return tuple(
-        c + sum(split.multiples[p][r] * start for p, start in moved)
-        for r, c in enumerate(split.constants)
-    )
+    constants = list(split.constants)
+    operands = access.operands
+    first = 1 if access.name == affine.LoadOp.name else 2  # after the memref
+    for position, factors in split.multiples.items():
+        start = starts.get(operands[first + position])
+        if start:
+            for result, factor in enumerate(factors):
+                constants[result] += factor * start
+    return tuple(constants)
 
 
 def _terms(expr: AffineExpr) -> list[AffineExpr]:
