@@ -53,7 +53,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.c_runtime import PART, address, address_table, checked, kernel
-from ge_runtime.jit.emit.native import NativeNest, iterations
+from ge_runtime.jit.emit.native import NativeNest
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
@@ -678,7 +678,7 @@ class CNest(NativeNest):
             super()._check_not_a_product()
         except Unsupported:
             small = (
-                iterations(self.root, self.nest) <= PRODUCT_LIMIT
+                self._iterations() <= PRODUCT_LIMIT
                 or self._reduction_length() <= tiled_sum()
             )
             if not small or self._wraps():
@@ -705,7 +705,7 @@ class CNest(NativeNest):
         if terms > SHORT_SUM:
             if not self._sank:
                 raise Unsupported("a long sum of products C does not vectorise: BLAS")
-            if terms > tiled_sum() and iterations(self.root, self.nest) > PRODUCT_LIMIT:
+            if terms > tiled_sum() and self._iterations() > PRODUCT_LIMIT:
                 raise Unsupported("a long sum of products BLAS runs faster")
         library = CLibrary.of(self.env)
         qualifier = " restrict" if self._apart(written) else ""

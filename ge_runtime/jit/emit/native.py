@@ -200,6 +200,17 @@ class NativeNest(LoopTiling, NativeOperands):
         """The call's source (the kernel is compiled now, or loaded)."""
         nest = self.nest
         nest.analyse_values()
+        self._numbers = {
+            op: number
+            for number, op in enumerate(
+                op for op in self._ops(self.root) if isinstance(op, affine.ForOp)
+            )
+        }  # the order `LoopNest` numbers its axes in
+        self._innermost = {
+            number
+            for op, number in self._numbers.items()
+            if not any(isinstance(o, affine.ForOp) for o in op.body.block.ops)
+        }
         self._gathers, self._table_reads = self._constant_gathers()
         self.in_order = bool(self._data_dependent())
         for statement in nest.statements:
@@ -475,17 +486,6 @@ class NativeNest(LoopTiling, NativeOperands):
     # -- code ---------------------------------------------------------------
 
     def _emit(self) -> None:
-        self._numbers = {
-            op: number
-            for number, op in enumerate(
-                op for op in self._ops(self.root) if isinstance(op, affine.ForOp)
-            )
-        }  # the order `LoopNest` numbers its axes in
-        self._innermost = {
-            number
-            for op, number in self._numbers.items()
-            if not any(isinstance(o, affine.ForOp) for o in op.body.block.ops)
-        }
         self._emit_loop(self.root, self.INDENT)
 
     INDENT: ClassVar[str] = "    "
@@ -566,7 +566,7 @@ class NativeNest(LoopTiling, NativeOperands):
     def _start_region(self, loop: affine.ForOp, indent: str) -> None:
         """Copies of the operands of the sunk region `loop` heads go here."""
         inner = frozenset(
-            self._numbers[op] for op in loop.walk() if isinstance(op, affine.ForOp)
+            self._numbers[op] for op in self._ops(loop) if isinstance(op, affine.ForOp)
         )
         self._copy_point = (len(self.body), indent, inner)
         self._packed_operands = {}
@@ -607,7 +607,7 @@ class NativeNest(LoopTiling, NativeOperands):
         (`c_runtime.PARALLEL_WORK`)."""
         if self.in_order:
             return 0
-        work = iterations(self.root, self.nest, loop)
+        work = self._iterations(loop)
         if work < PARALLEL_WORK or not self._independent(self._numbers[loop]):
             return 0
         return work
@@ -620,6 +620,17 @@ class NativeNest(LoopTiling, NativeOperands):
             return self._footprint(a).overlaps(self._footprint(b))
 
         return self.nest.carries_no_dependence(number, overlap)
+
+    def _iterations(self, loop: affine.ForOp | None = None) -> int:
+        """How many loop iterations `loop` (by default the whole nest)
+        runs, the loops inside it together."""
+
+        def count(loop: affine.ForOp) -> int:
+            inner = [op for op in loop.body.block.ops if isinstance(op, affine.ForOp)]
+            extent = self.nest.axes[self._numbers[loop]].extent
+            return extent * (1 + sum(map(count, inner)))
+
+        return count(self.root if loop is None else loop)
 
     def _ops(self, loop: affine.ForOp) -> list[Operation]:
         """`loop.walk()`, listed once (the IR does not change while the
@@ -811,18 +822,3 @@ def _accumulated(add: Operation, nest: LoopNest) -> bool:
         and tuple(nest.access_index(load)) == index
         for operand in add.operands
     )
-
-
-def iterations(
-    root: affine.ForOp, nest: LoopNest, loop: affine.ForOp | None = None
-) -> int:
-    """How many loop iterations `loop` (by default the whole nest `root`)
-    runs, the loops inside it together."""
-    loops = [op for op in root.walk() if isinstance(op, affine.ForOp)]
-    extents = {op: nest.axes[n].extent for n, op in enumerate(loops)}
-
-    def count(loop: affine.ForOp) -> int:
-        inner = [op for op in loop.body.block.ops if isinstance(op, affine.ForOp)]
-        return extents[loop] * (1 + sum(map(count, inner)))
-
-    return count(root if loop is None else loop)
