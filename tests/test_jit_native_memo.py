@@ -429,3 +429,51 @@ def test_a_replayed_nest_checks_its_own_bounds(monkeypatch):
         fresh_compile(text, monkeypatch)
     assert "accesses index 2..17 of a dimension of size 17" in str(replayed.value)
     assert str(replayed.value) == str(emitted.value)
+
+
+def concatenated(rows: int, start: int) -> str:
+    """`%y[i, j] = %p[0, i + start, j]` (3 x 17), `%p` of `rows` rows: a
+    block of a concatenation."""
+    kind = f"memref<1x{rows}x17xf32>"
+    return f"""
+func.func @main(%x: memref<1x3x17xf32>, %p: {kind})
+    -> (memref<3x17xf32>, memref<3x17xf32>) {{
+  %y = memref.alloc() : memref<3x17xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 17 {{
+      %v = affine.load %x[0, %i, %j] : memref<1x3x17xf32>
+      affine.store %v, %y[%i, %j] : memref<3x17xf32>
+    }}
+  }}
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 17 {{
+      %v = affine.load %p[0, %i + {start}, %j] : {kind}
+      affine.store %v, %z[%i, %j] : memref<3x17xf32>
+    }}
+  }}
+  func.return %y, %z : memref<3x17xf32>, memref<3x17xf32>
+}}
+"""
+
+
+def test_buffers_of_other_sizes_but_the_same_strides_share_an_emission(monkeypatch):
+    """Two buffers of 3 and 5 rows of 17 (the strides of their axes of more
+    than one element the same): one emission, each nest reading its own
+    rows; a block beyond the larger one's rows raises the error a new
+    emission raises."""
+    text = concatenated(5, 2)
+    emitted = emitting(monkeypatch)
+    memoised = fresh_compile(text, monkeypatch)
+    assert len(emitted) == 1
+    x = np.arange(3 * 17, dtype=np.float32).reshape(1, 3, 17)
+    p = -np.arange(5 * 17, dtype=np.float32).reshape(1, 5, 17)
+    y, z = memoised(x, p)
+    np.testing.assert_array_equal(y, x[0])
+    np.testing.assert_array_equal(z, p[0, 2:])
+    monkeypatch.setattr(native_memo, "nest_key", lambda root, env: None)
+    assert memoised.source == fresh_compile(text, monkeypatch).source
+    monkeypatch.undo()
+    with pytest.raises(JITError) as replayed:
+        fresh_compile(concatenated(5, 3), monkeypatch)
+    assert "accesses index 3..5 of a dimension of size 5" in str(replayed.value)

@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from xdsl.dialects import affine, cf
 from xdsl.dialects import memref as memref_dialect
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -92,10 +92,10 @@ Offset = tuple[int, int, tuple[int, ...]]
 access of its buffer, the offset, and what one more of each of that
 access's constants adds to it."""
 
-Bounds = tuple[str, tuple[tuple[int, int, int], ...]]
+Bounds = tuple[str, tuple[tuple[int, int], ...]]
 """An access checked within its buffer (`NativeNest.bounds`): its op's
 name and, on each axis, its least and greatest index less the constant its
-map adds there, and the axis's size."""
+map adds there."""
 
 
 @dataclass(frozen=True)
@@ -223,9 +223,8 @@ def _bounds(
         if op not in nest.bounds:
             found.append(None)
             continue
-        shape = op.memref.type.get_shape()
-        axes = zip(nest.bounds[op], shifts, shape, strict=True)
-        found.append((op.name, tuple((lo - c, hi - c, n) for (lo, hi), c, n in axes)))
+        axes = zip(nest.bounds[op], shifts, strict=True)
+        found.append((op.name, tuple((lo - c, hi - c) for (lo, hi), c in axes)))
     return tuple(found)
 
 
@@ -240,14 +239,15 @@ def _replay(
     and `accesses` (its bounds checked first, as an emission does), and its
     lines with the names they give and its own offsets."""
     if known.bounds is not None:
-        for (_, constants), checked in zip(accesses, known.bounds, strict=True):
+        for (position, constants), checked in zip(accesses, known.bounds, strict=True):
             if checked is not None:
                 name, axes = checked
                 reached = [
                     (lo + c, hi + c)
-                    for (lo, hi, _), c in zip(axes, constants, strict=True)
+                    for (lo, hi), c in zip(axes, constants, strict=True)
                 ]
-                check_within(name, reached, [size for _, _, size in axes])
+                shape = outside[position].type.get_shape()  # type: ignore[attr-defined]
+                check_within(name, reached, shape)
     names: list[Any] = []
     for request, argument in known.tape:
         if request == "fresh":
@@ -399,7 +399,9 @@ def nest_key(
         (outside[op.memref], _moved(op, split, starts)) for op, split in indexed
     ]
     values = list(outside)
-    facts = _facts(values, root, env, gathers=gathers)
+    whole = data_dependent or not all(_runs(loop) for loop, _ in loops)
+    whole = whole or not all(_at_zero(op, split) for op, split in indexed)
+    facts = _facts(values, root, env, gathers=gathers, whole=whole)
     if facts is None:
         return None
     shifts = _shifts(accesses, whole=data_dependent)
@@ -443,6 +445,27 @@ def _split_map(map_: AffineMap) -> SplitMap:
     multiples = {p: factors for p, factors in found.items() if p not in elsewhere}
     rest_map = AffineMap(dims, map_.num_symbols, tuple(rests))
     return SplitMap(rest_map, tuple(constants), multiples)
+
+
+def _runs(loop: affine.ForOp) -> bool:
+    """Whether `loop` runs (constant bounds, at least one iteration): the
+    accesses in it are checked within their buffers (`NativeNest.bounds`)."""
+    lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
+    return (
+        len(lower) == len(upper) == 1
+        and isinstance(lower[0], AffineConstantExpr)
+        and isinstance(upper[0], AffineConstantExpr)
+        and upper[0].value > lower[0].value
+    )
+
+
+def _at_zero(access: affine.LoadOp | affine.StoreOp, split: SplitMap) -> bool:
+    """Whether `access` indexes each axis of at most one element of its
+    buffer by a constant (0, checked within it: no stride of such an axis
+    reaches the kernel)."""
+    shape = access.memref.type.get_shape()  # type: ignore[attr-defined]
+    results = split.rest.results
+    return all(n > 1 or rest == ZERO for n, rest in zip(shape, results, strict=True))
 
 
 def _start(
@@ -555,12 +578,18 @@ def _shifts(accesses: list[Access], *, whole: bool) -> tuple[tuple[int, ...], ..
 
 
 def _facts(
-    values: list[SSAValue], root: affine.ForOp, env: CodeEnv, *, gathers: bool
+    values: list[SSAValue],
+    root: affine.ForOp,
+    env: CodeEnv,
+    *,
+    gathers: bool,
+    whole: bool,
 ) -> Hashable:
     """What the native emitter asks about the nest's outside `values`
     (None if one is computed outside): a constant global's values only
     for a nest that `gathers` (`memref.load`: the emitter reads no others,
-    `NativeNest._constant_gathers`)."""
+    `NativeNest._constant_gathers`), a buffer's type as `_indexed` unless
+    `whole`."""
     viewed = set(env.roots.values())
     buffers: dict[SSAValue, int] = {}
     memrefs = []
@@ -577,7 +606,7 @@ def _facts(
         facts.append(
             (
                 "buffer",
-                value.type,
+                value.type if whole else _indexed(value.type),
                 buffers.setdefault(buffer, len(buffers)),
                 buffer in env.invariant,
                 None if scalar is None else _exact(scalar),
@@ -589,6 +618,27 @@ def _facts(
     places = [footprint(value, env.constants) for value in memrefs]
     overlaps = tuple(a.overlaps(b) for a in places for b in places)
     return tuple(facts), overlaps
+
+
+def _indexed(memref_type: MemRefType) -> Hashable:
+    """What the emitter reads of a buffer's type, when every access of the
+    nest is checked within its buffer (`NativeNest.bounds`: the nest's
+    loops all run) and indexes an axis of one element by a constant
+    (`_at_zero`): its element type, and the strides of its axes of more
+    than one element (`CNest._indexed_axes`: no other stride reaches the
+    kernel); the sizes of those axes only in the bounds, checked again on
+    replay. DenseNet's concatenations: `memref<1x6x56x56x16xf32>` and
+    `memref<1x8x56x56x16xf32>` are one. A layout other than the default is
+    kept whole."""
+    shape = memref_type.get_shape()
+    if not isinstance(memref_type.layout, NoneAttr) or any(n < 0 for n in shape):
+        return memref_type
+    axes = zip(shape, memref_type.get_strides(), strict=True)
+    return (
+        memref_type.element_type,
+        memref_type.memory_space,
+        tuple((None, s) if n > 1 else (n, None) for n, s in axes),
+    )
 
 
 def _exact(value: Any) -> Hashable:
