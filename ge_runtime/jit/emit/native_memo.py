@@ -71,7 +71,9 @@ NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 
 ZERO = AffineConstantExpr(0)
 
-ACCESSES = frozenset({affine.LoadOp.name, affine.StoreOp.name})
+FIRST_INDEX = {affine.LoadOp.name: 1, affine.StoreOp.name: 2}
+"""The position of an affine access's first index among its operands (after
+its memref, and a store's value)."""
 LOOP = affine.ForOp.name
 GATHER = memref_dialect.LoadOp.name
 DATA_DEPENDENT = frozenset({GATHER, memref_dialect.StoreOp.name, cf.AssertOp.name})
@@ -342,12 +344,14 @@ def nest_key(
     outside: dict[SSAValue, int] = {}
     blocks: dict[Block | None, int] = {}
     ops = []
-    indexed: list[tuple[affine.LoadOp | affine.StoreOp, SplitMap]] = []
+    indexed: list[tuple[SSAValue, tuple[SSAValue, ...], SplitMap]] = []
+    read: dict[Operation, tuple[int, dict[int, list[int]]]] = {}
     loops: list[tuple[affine.ForOp, int]] = []
     data_dependent = gathers = False
     for op in root.walk():
+        given = op.operands
         operands = []
-        for value in op.operands:
+        for value in given:
             local = inside.get(value)
             if local is None:
                 local = -1 - outside.setdefault(value, len(outside))
@@ -363,12 +367,14 @@ def nest_key(
             inside[result] = len(inside)
         properties: dict[str, Any] = op.properties
         name = op.name  # cheaper than `isinstance` on an operation's class
-        if name in ACCESSES:
-            access: affine.LoadOp | affine.StoreOp = op  # type: ignore[assignment]
-            if access.memref not in outside:
+        first = FIRST_INDEX.get(name)
+        if first is not None:
+            memref = given[first - 1]
+            if memref not in outside:
                 return None  # a buffer the nest defines
-            split = _split_map(access.map.data)
-            indexed.append((access, split))
+            split = _split_map(op.map.data)  # type: ignore[attr-defined]
+            indexed.append((memref, given[first:], split))
+            read[op] = first, split.multiples
             properties = {**properties, "map": split.rest}
         elif name == LOOP:
             loops.append((op, len(ops)))  # type: ignore[arg-type]
@@ -376,7 +382,7 @@ def nest_key(
             data_dependent = True
             gathers |= name == GATHER
         ops.append(
-            [
+            (
                 name,
                 blocks.get(op.parent_block(), -1),
                 tuple(sorted(properties.items())),
@@ -384,28 +390,34 @@ def nest_key(
                 tuple(operands),
                 tuple(result.type for result in op.results),
                 tuple(arguments),
-            ]
+            )
         )
-    multiples = {op: split.multiples for op, split in indexed}
     starts: dict[SSAValue, int] = {}
     for loop, entry in loops:
-        start = _start(loop, multiples)
+        start = _start(loop, read)
         if start is not None:
             starts[loop.body.block.args[0]] = start
             extent = loop.upperBoundMap.data.results[0].value - start  # type: ignore[attr-defined]
             extents = {"lowerBoundMap": 0, "upperBoundMap": extent}
-            ops[entry][2] = tuple(sorted({**loop.properties, **extents}.items()))
+            name, block, _, *rest = ops[entry]
+            ops[entry] = (
+                name,
+                block,
+                tuple(sorted({**loop.properties, **extents}.items())),
+                *rest,
+            )
     accesses = [
-        (outside[op.memref], _moved(op, split, starts)) for op, split in indexed
+        (outside[memref], _moved(indices, split, starts))
+        for memref, indices, split in indexed
     ]
     values = list(outside)
     whole = data_dependent or not all(_runs(loop) for loop, _ in loops)
-    whole = whole or not all(_at_zero(op, split) for op, split in indexed)
+    whole = whole or not all(_at_zero(memref, split) for memref, _, split in indexed)
     facts = _facts(values, root, env, gathers=gathers, whole=whole)
     if facts is None:
         return None
     shifts = _shifts(accesses, whole=data_dependent)
-    return (tuple(map(tuple, ops)), facts, shifts), values, accesses
+    return (tuple(ops), facts, shifts), values, accesses
 
 
 class SplitMap(NamedTuple):
@@ -459,23 +471,24 @@ def _runs(loop: affine.ForOp) -> bool:
     )
 
 
-def _at_zero(access: affine.LoadOp | affine.StoreOp, split: SplitMap) -> bool:
-    """Whether `access` indexes each axis of at most one element of its
-    buffer by a constant (0, checked within it: no stride of such an axis
-    reaches the kernel)."""
-    shape = access.memref.type.get_shape()  # type: ignore[attr-defined]
+def _at_zero(memref: SSAValue, split: SplitMap) -> bool:
+    """Whether an access of `memref` (its map `split`) indexes each axis of
+    at most one element by a constant (0, checked within it: no stride of
+    such an axis reaches the kernel)."""
+    shape = memref.type.get_shape()  # type: ignore[attr-defined]
     results = split.rest.results
     return all(n > 1 or rest == ZERO for n, rest in zip(shape, results, strict=True))
 
 
 def _start(
-    loop: affine.ForOp, multiples: dict[Operation, dict[int, list[int]]]
+    loop: affine.ForOp, read: dict[Operation, tuple[int, dict[int, list[int]]]]
 ) -> int | None:
     """Where `loop` starts when only the indices of the nest's affine
-    accesses read its variable, each adding a multiple of it (`multiples`
-    by access): then the start is in the constants of their indices
-    (`Ix.const`, `LoopNest` making the variable `start + step * t`), not
-    in the kernel, which counts `t`."""
+    accesses read its variable, each adding a multiple of it (`read`, by
+    access: the position of its first index among its operands, and the
+    multiples its map adds, `SplitMap.multiples`): then the start is in the
+    constants of their indices (`Ix.const`, `LoopNest` making the variable
+    `start + step * t`), not in the kernel, which counts `t`."""
     lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
     if loop.operands or len(lower) != 1 or len(upper) != 1:
         return None
@@ -484,29 +497,29 @@ def _start(
     ):
         return None
     for use in loop.body.block.args[0].uses:
-        access = use.operation
-        read = multiples.get(access)
-        if read is None:
-            return None
-        first = 1 if access.name == affine.LoadOp.name else 2  # after the memref
-        if use.index - first not in read:
+        found = read.get(use.operation)
+        if found is None or use.index - found[0] not in found[1]:
             return None
     return lower[0].value
 
 
 def _moved(
-    access: affine.LoadOp | affine.StoreOp, split: SplitMap, starts: dict[SSAValue, int]
+    indices: tuple[SSAValue, ...], split: SplitMap, starts: dict[SSAValue, int]
 ) -> tuple[int, ...]:
-    """The constants of `access`'s indices: its map's, and the multiples it
-    adds of the loop variables from their loops' `starts`."""
+    """The constants of an access's indices: its map's (`split`), and the
+    multiples it adds of the loop variables (`indices`) from their loops'
+    `starts`."""
+    moved = [
+        (factors, start)
+        for position, factors in split.multiples.items()
+        if (start := starts.get(indices[position]))
+    ]
+    if not moved:
+        return split.constants
     constants = list(split.constants)
-    operands = access.operands
-    first = 1 if access.name == affine.LoadOp.name else 2  # after the memref
-    for position, factors in split.multiples.items():
-        start = starts.get(operands[first + position])
-        if start:
-            for result, factor in enumerate(factors):
-                constants[result] += factor * start
+    for factors, start in moved:
+        for result, factor in enumerate(factors):
+            constants[result] += factor * start
     return tuple(constants)
 
 
