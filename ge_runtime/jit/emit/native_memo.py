@@ -8,7 +8,7 @@ emission did: the same requests of the function's code in the same order
 offsets of the buffers' blocks the nest reaches (`NativeNest.offset_lines`:
 the key holds its accesses' constants only relative to each other), so the
 generated Python and C are the text a new emission would write, names
-included, at a fraction of the cost (ShuffleNet: 237 emissions, 663 with
+included, at a fraction of the cost (ShuffleNet: 236 emissions, 663 with
 the constants in the key).
 
 The key is the emitter's whole input in a canonical form: the nest's ops
