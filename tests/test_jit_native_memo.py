@@ -9,7 +9,7 @@ import pytest
 
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit import compiler as jit
-from ge_runtime.jit.compiler import compile_module
+from ge_runtime.jit.compiler import JITError, compile_module
 from ge_runtime.jit.emit import native_memo
 from ge_runtime.jit.emit.native import NativeNest
 
@@ -214,3 +214,266 @@ def test_gathers_through_other_constant_tables_differ_in_key(monkeypatch):
     y, z = compiled(x)
     np.testing.assert_array_equal(y, x[[3, 0, 4, 4, 1]])
     np.testing.assert_array_equal(z, x[[1, 2, 0, 3, 2]])
+
+
+def pair(source: str, target: str, first: int, second: int) -> str:
+    """`target = min(source[j + first], source[j + second])` over 3 x 15:
+    one buffer read at two constant offsets."""
+    return f"""
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 15 {{
+      %v = affine.load {source}[%i, %j + {first}] : memref<3x17xf32>
+      %w = affine.load {source}[%i, %j + {second}] : memref<3x17xf32>
+      %r = arith.minimumf %v, %w : f32
+      affine.store %r, {target}[%i, %j] : memref<3x17xf32>
+    }}
+  }}"""
+
+
+WEIGHTED = """
+func.func @main(%x: memref<3x17xf32>, %w: memref<3x17xf32> {ge.weight = "w"})
+    -> (memref<3x17xf32>, memref<3x17xf32>) {
+  %y = memref.alloc() : memref<3x17xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 16 {
+      %v = affine.load %x[%i, %j] : memref<3x17xf32>
+      %u = affine.load %w[%i, %j] : memref<3x17xf32>
+      %r = arith.minimumf %v, %u : f32
+      affine.store %r, %y[%i, %j] : memref<3x17xf32>
+    }
+  }
+  affine.for %i = 0 to 3 {
+    affine.for %j = 0 to 16 {
+      %v = affine.load %x[%i, %j + 1] : memref<3x17xf32>
+      %u = affine.load %w[%i, %j + 1] : memref<3x17xf32>
+      %r = arith.minimumf %v, %u : f32
+      affine.store %r, %z[%i, %j] : memref<3x17xf32>
+    }
+  }
+  func.return %y, %z : memref<3x17xf32>, memref<3x17xf32>
+}
+"""
+"""Two nests alike but for the block of the input and of the weight they
+read (the weight packed into the order the kernel reads it: the offset is
+in the packing line)."""
+
+
+def starting(source: str, target: str, start: int, read: str = "%j") -> str:
+    """`target[i, j - start] = source[i, read]` over 3 x 16, the loop of `j`
+    from `start`."""
+    return f"""
+  affine.for %i = 0 to 3 {{
+    affine.for %j = {start} to {start + 16} {{
+      %v = affine.load {source}[%i, {read}] : memref<3x17xf32>
+      affine.store %v, {target}[%i, %j - {start}] : memref<3x17xf32>
+    }}
+  }}"""
+
+
+OFFSET_ONLY = {
+    "block": module(nest("%x", "%y", extent=16), nest("%x", "%z", offset=1, extent=16)),
+    "blocks of a weight": WEIGHTED,
+    "pairs": module(pair("%x", "%y", 0, 1), pair("%x", "%z", 1, 2)),
+    "a loop's start": module(starting("%x", "%y", 0), starting("%x", "%z", 1)),
+}
+"""Modules of two nests alike but for the constant offsets of their accesses,
+each buffer's moved by one vector (or by where a loop starts, whose variable
+only indices read): `%y` from column 0, `%z` from column 1."""
+
+
+def emitting(monkeypatch) -> list:
+    """The nests the emitter writes from now (not replayed), in order."""
+    emitted = []
+    compile_nest = NativeNest.compile
+
+    def counting(self, indent):
+        emitted.append(self.root)
+        return compile_nest(self, indent)
+
+    monkeypatch.setattr(NativeNest, "compile", counting)
+    return emitted
+
+
+@pytest.mark.parametrize("name", list(OFFSET_ONLY))
+def test_nests_differing_only_in_offsets_share_an_emission(name, monkeypatch):
+    """One emission serves both nests, each call with its own offsets: the
+    code is what two emissions write, and each nest reads its own block."""
+    text = OFFSET_ONLY[name]
+    emitted = emitting(monkeypatch)
+    memoised = fresh_compile(text, monkeypatch)
+    assert len(emitted) == 1
+    monkeypatch.setattr(native_memo, "nest_key", lambda root, env: None)
+    fresh = fresh_compile(text, monkeypatch)
+    assert len(emitted) == 3
+    assert memoised.native_nests == fresh.native_nests == 2
+    assert memoised.source == fresh.source
+    assert library_source(memoised) == library_source(fresh)
+    x = np.linspace(-2, 2, 3 * 17, dtype=np.float32).reshape(3, 17)
+    w = np.cos(np.arange(3 * 17, dtype=np.float32)).reshape(3, 17)
+    inputs = (x, w) if name == "blocks of a weight" else (x,)
+    y, z = memoised(*inputs)
+    if name == "block":
+        want_y, want_z = np.minimum(x[:, :16], 1), np.minimum(x[:, 1:], 1)
+    elif name == "a loop's start":
+        want_y, want_z = x[:, :16], x[:, 1:]
+    elif name == "pairs":
+        want_y = np.minimum(x[:, :15], x[:, 1:16])
+        want_z = np.minimum(x[:, 1:16], x[:, 2:])
+    else:
+        want_y, want_z = (
+            np.minimum(x[:, :16], w[:, :16]),
+            np.minimum(x[:, 1:], w[:, 1:]),
+        )
+    columns = want_y.shape[1]
+    np.testing.assert_array_equal(y[:, :columns], want_y)
+    np.testing.assert_array_equal(z[:, :columns], want_z)
+
+
+def halves(source: str, target: str, shift: int) -> str:
+    """`target[i, j] = source[i, (j + shift) floordiv 2]` over 3 x 16."""
+    return f"""
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 16 {{
+      %v = affine.load {source}[%i, (%j + {shift}) floordiv 2] : memref<3x17xf32>
+      affine.store %v, {target}[%i, %j] : memref<3x17xf32>
+    }}
+  }}"""
+
+
+SHIFTED_GATHERS = """
+"memref.global"() <{sym_name = "rows", type = memref<5xi64>,
+  initial_value = dense<[3, 0, 4, 4, 1]> : tensor<5xi64>, sym_visibility = "private",
+  constant}> : () -> ()
+func.func @main(%x: memref<5x17xf32>) -> (memref<5x17xf32>, memref<5x17xf32>) {
+  %a = memref.get_global @rows : memref<5xi64>
+  %y = memref.alloc() : memref<5x17xf32>
+  %z = memref.alloc() : memref<5x17xf32>
+  affine.for %i = 0 to 5 {
+    affine.for %j = 0 to 16 {
+      %r = affine.load %a[%i] : memref<5xi64>
+      %p = arith.index_cast %r : i64 to index
+      %v = memref.load %x[%p, %j] : memref<5x17xf32>
+      affine.store %v, %y[%i, %j] : memref<5x17xf32>
+    }
+  }
+  affine.for %i = 0 to 5 {
+    affine.for %j = 0 to 16 {
+      %r = affine.load %a[%i] : memref<5xi64>
+      %p = arith.index_cast %r : i64 to index
+      %v = memref.load %x[%p, %j] : memref<5x17xf32>
+      affine.store %v, %z[%i, %j + 1] : memref<5x17xf32>
+    }
+  }
+  func.return %y, %z : memref<5x17xf32>, memref<5x17xf32>
+}
+"""
+"""Two gathers alike but for the offset of the block they write."""
+
+OFFSET_INSIDE = {
+    "another gap between two reads of a buffer": module(
+        pair("%x", "%y", 0, 1), pair("%x", "%z", 0, 2)
+    ),
+    "inside a floordiv": module(halves("%x", "%y", 0), halves("%x", "%z", 1)),
+    "a loop's start a floordiv rounds": module(
+        starting("%x", "%y", 0, "%j floordiv 2"),
+        starting("%x", "%z", 1, "%j floordiv 2"),
+    ),
+}
+"""Modules of two nests alike but for constants that are in the kernel (not
+only in its call): the distance between two reads of one buffer, an offset
+a `floordiv` rounds (the index's or the start of the loop of its
+variable)."""
+
+
+@pytest.mark.parametrize("name", list(OFFSET_INSIDE))
+def test_nests_whose_offsets_are_in_the_kernel_do_not_share(name, monkeypatch):
+    """Each nest is its own key and emission, and computes its own result."""
+    text = OFFSET_INSIDE[name]
+    emitted = emitting(monkeypatch)
+    first, second = keys_of(text, monkeypatch)
+    assert None not in (first, second)
+    assert first != second
+    assert len(emitted) == 2
+    compiled = fresh_compile(text, monkeypatch)
+    x = np.linspace(-2, 2, 3 * 17, dtype=np.float32).reshape(3, 17)
+    y, z = compiled(x)
+    if name != "another gap between two reads of a buffer":
+        np.testing.assert_array_equal(y[:, :16], np.repeat(x[:, :8], 2, axis=1))
+        np.testing.assert_array_equal(z[:, :16], x[:, (np.arange(16) + 1) // 2])
+    else:
+        np.testing.assert_array_equal(y[:, :15], np.minimum(x[:, :15], x[:, 1:16]))
+        np.testing.assert_array_equal(z[:, :15], np.minimum(x[:, :15], x[:, 2:]))
+
+
+def test_a_gather_keeps_its_offsets_in_its_key(monkeypatch):
+    """A nest that gathers (its computed element's offset counts from the
+    buffer's start) is another key when only an access's offset differs."""
+    first, second = keys_of(SHIFTED_GATHERS, monkeypatch)
+    assert None not in (first, second)
+    assert first != second
+    x = np.arange(5 * 17, dtype=np.float32).reshape(5, 17)
+    y, z = fresh_compile(SHIFTED_GATHERS, monkeypatch)(x)
+    np.testing.assert_array_equal(y[:, :16], x[[3, 0, 4, 4, 1], :16])
+    np.testing.assert_array_equal(z[:, 1:], x[[3, 0, 4, 4, 1], :16])
+
+
+def test_a_replayed_nest_checks_its_own_bounds(monkeypatch):
+    """A nest sharing an emission, but for an offset that takes it outside
+    its buffer, raises the error a new emission of it raises."""
+    text = module(nest("%x", "%y", extent=16), nest("%x", "%z", offset=2, extent=16))
+    with pytest.raises(JITError) as replayed:
+        fresh_compile(text, monkeypatch)
+    monkeypatch.setattr(native_memo, "nest_key", lambda root, env: None)
+    with pytest.raises(JITError) as emitted:
+        fresh_compile(text, monkeypatch)
+    assert "accesses index 2..17 of a dimension of size 17" in str(replayed.value)
+    assert str(replayed.value) == str(emitted.value)
+
+
+def concatenated(rows: int, start: int) -> str:
+    """`%y[i, j] = %p[0, i + start, j]` (3 x 17), `%p` of `rows` rows: a
+    block of a concatenation."""
+    kind = f"memref<1x{rows}x17xf32>"
+    return f"""
+func.func @main(%x: memref<1x3x17xf32>, %p: {kind})
+    -> (memref<3x17xf32>, memref<3x17xf32>) {{
+  %y = memref.alloc() : memref<3x17xf32>
+  %z = memref.alloc() : memref<3x17xf32>
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 17 {{
+      %v = affine.load %x[0, %i, %j] : memref<1x3x17xf32>
+      affine.store %v, %y[%i, %j] : memref<3x17xf32>
+    }}
+  }}
+  affine.for %i = 0 to 3 {{
+    affine.for %j = 0 to 17 {{
+      %v = affine.load %p[0, %i + {start}, %j] : {kind}
+      affine.store %v, %z[%i, %j] : memref<3x17xf32>
+    }}
+  }}
+  func.return %y, %z : memref<3x17xf32>, memref<3x17xf32>
+}}
+"""
+
+
+def test_buffers_of_other_sizes_but_the_same_strides_share_an_emission(monkeypatch):
+    """Two buffers of 3 and 5 rows of 17 (the strides of their axes of more
+    than one element the same): one emission, each nest reading its own
+    rows; a block beyond the larger one's rows raises the error a new
+    emission raises."""
+    text = concatenated(5, 2)
+    emitted = emitting(monkeypatch)
+    memoised = fresh_compile(text, monkeypatch)
+    assert len(emitted) == 1
+    x = np.arange(3 * 17, dtype=np.float32).reshape(1, 3, 17)
+    p = -np.arange(5 * 17, dtype=np.float32).reshape(1, 5, 17)
+    y, z = memoised(x, p)
+    np.testing.assert_array_equal(y, x[0])
+    np.testing.assert_array_equal(z, p[0, 2:])
+    monkeypatch.setattr(native_memo, "nest_key", lambda root, env: None)
+    assert memoised.source == fresh_compile(text, monkeypatch).source
+    monkeypatch.undo()
+    with pytest.raises(JITError) as replayed:
+        fresh_compile(concatenated(5, 3), monkeypatch)
+    assert "accesses index 3..5 of a dimension of size 5" in str(replayed.value)

@@ -472,15 +472,24 @@ class LoopNest:
 
     def check_bounds(
         self, op: Operation, index: list[Ix], shape: Sequence[int]
-    ) -> None:
-        """JITError if an access reaches outside its buffer's `shape`."""
-        for ix, size in zip(index, shape, strict=True):
-            lo, hi = exact_bounds(ix, self)
-            if lo < 0 or hi >= size:
-                raise JITError(
-                    f"'{op.name}' accesses index {lo}..{hi} of a dimension of "
-                    f"size {size}"
-                )
+    ) -> list[tuple[int, int]]:
+        """The least and greatest index an access reaches on each axis;
+        JITError if it reaches outside its buffer's `shape`."""
+        bounds = [exact_bounds(ix, self) for ix in index]
+        check_within(op.name, bounds, shape)
+        return bounds
+
+
+def check_within(
+    name: str, bounds: Sequence[tuple[int, int]], shape: Sequence[int]
+) -> None:
+    """JITError if op `name`'s access, from the least to the greatest index
+    `bounds` on each axis, reaches outside a buffer's `shape`."""
+    for (lo, hi), size in zip(bounds, shape, strict=True):
+        if lo < 0 or hi >= size:
+            raise JITError(
+                f"'{name}' accesses index {lo}..{hi} of a dimension of size {size}"
+            )
 
 
 def common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:

@@ -55,7 +55,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.c_runtime import PART, address, address_table, checked, kernel
-from ge_runtime.jit.emit.native import TRIPS, NativeNest, iterations
+from ge_runtime.jit.emit.native import TRIPS, NativeNest
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
@@ -736,7 +736,7 @@ class CNest(NativeNest):
             super()._check_not_a_product()
         except Unsupported:
             small = (
-                iterations(self.root, self.nest) <= PRODUCT_LIMIT
+                self._iterations() <= PRODUCT_LIMIT
                 or self._reduction_length() <= tiled_sum()
             )
             if not small:
@@ -768,7 +768,7 @@ class CNest(NativeNest):
         if terms > SHORT_SUM:
             if not self._sank:
                 raise Unsupported("a long sum of products C does not vectorise: BLAS")
-            if terms > tiled_sum() and iterations(self.root, self.nest) > PRODUCT_LIMIT:
+            if terms > tiled_sum() and self._iterations() > PRODUCT_LIMIT:
                 raise Unsupported("a long sum of products BLAS runs faster")
         library = CLibrary.of(self.env)
         qualifier = " restrict" if self._apart(written) else ""
@@ -787,7 +787,9 @@ class CNest(NativeNest):
         self._bind("address", address)
         lines = [indent + line for line in self.packing]
         pointers = []
-        for position, buffer in enumerate(self.args):
+        for position, (key, buffer) in enumerate(
+            zip(self._arguments, self.args, strict=True)
+        ):
             pointer = self._fresh("p")
             axes = self._indexed_axes(position)
             itemsize = self.arg_dtypes[position].itemsize
@@ -795,10 +797,10 @@ class CNest(NativeNest):
             assert strides is not None
             byte_strides = tuple(strides[a] * itemsize for a in axes)
             offset = (self.arg_offsets[position] or 0) * itemsize
-            lines.append(
-                f"{indent}{pointer} = address({buffer}, {axes}, {byte_strides}, "
-                f"{offset})"
-            )
+            head = f"{pointer} = address({buffer}, {axes}, {byte_strides}, "
+            if isinstance(key, SSAValue):
+                self.offset_lines.append((len(lines), len(head), key, offset, itemsize))
+            lines.append(f"{indent}{head}{offset})")
             pointers.append(pointer)
         call = f"{name}({', '.join(pointers)})"
         if self.checks:  # the status the kernel returns raises its diagnostic

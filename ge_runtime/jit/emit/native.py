@@ -123,6 +123,9 @@ class NativeNest(LoopTiling, NativeOperands):
         """What the emission asked of the function's code, in order
         (`_fresh`, `_name`, `_bind`): another nest of the same key replays
         it (`native_memo`)."""
+        self.bounds: dict[Operation, list[tuple[int, int]]] | None = None
+        """The least and greatest index each affine access reaches, per
+        axis (those in loops that run), once checked within its buffer."""
         self._start()
 
     def _start(self) -> None:
@@ -163,6 +166,14 @@ class NativeNest(LoopTiling, NativeOperands):
         self.packing: list[str] = []
         """Lines before the call: weights gathered into the order the kernel
         reads them (once: the function's `prepare` computes them)."""
+        self.offset_lines: list[tuple[int, int, SSAValue, int, int]] = []
+        """Where the call's lines (`packing`'s, then `_call`'s) write the
+        offset of the first element an access of a buffer reaches (an
+        argument's address, `arg_offsets`; a packed weight's view): the
+        line, the column after its indentation, the buffer, the offset, and
+        how much one element adds to it. A nest of the same key but for its
+        accesses' constant offsets replays them with its own
+        (`native_memo`)."""
         self._packed: dict[Element, tuple[str, tuple[int, ...]]] = {}
         self._copy_point: tuple[int, str, frozenset[int]] | None = None
         """Where the sunk region being written starts: the position in
@@ -198,18 +209,31 @@ class NativeNest(LoopTiling, NativeOperands):
         """The call's source (the kernel is compiled now, or loaded)."""
         nest = self.nest
         nest.analyse_values()
+        self._numbers = {
+            op: number
+            for number, op in enumerate(
+                op for op in self._ops(self.root) if isinstance(op, affine.ForOp)
+            )
+        }  # the order `LoopNest` numbers its axes in
+        self._innermost = {
+            number
+            for op, number in self._numbers.items()
+            if not any(isinstance(o, affine.ForOp) for o in op.body.block.ops)
+        }
         self._gathers, self._table_reads = self._constant_gathers()
         self.in_order = bool(self._data_dependent())
         for statement in nest.statements:
             self._check(statement.op)
         self._check_not_a_product()
+        bounds = {}
         for statement in nest.statements:
             op = statement.op
             if isinstance(op, affine.LoadOp | affine.StoreOp) and all(
                 nest.axes[a].extent > 0 for a in statement.loops
             ):
                 shape = op.memref.type.get_shape()
-                nest.check_bounds(op, nest.access_index(op), shape)
+                bounds[op] = nest.check_bounds(op, nest.access_index(op), shape)
+        self.bounds = bounds
         self._emit()
         private = self._private_buffers() - self.read_from_memory
         if private:  # again, without the stores nothing reads
@@ -472,17 +496,6 @@ class NativeNest(LoopTiling, NativeOperands):
     # -- code ---------------------------------------------------------------
 
     def _emit(self) -> None:
-        self._numbers = {
-            op: number
-            for number, op in enumerate(
-                op for op in self._ops(self.root) if isinstance(op, affine.ForOp)
-            )
-        }  # the order `LoopNest` numbers its axes in
-        self._innermost = {
-            number
-            for op, number in self._numbers.items()
-            if not any(isinstance(o, affine.ForOp) for o in op.body.block.ops)
-        }
         self._emit_loop(self.root, self.INDENT)
 
     INDENT: ClassVar[str] = "    "
@@ -597,7 +610,7 @@ class NativeNest(LoopTiling, NativeOperands):
     def _start_region(self, loop: affine.ForOp, indent: str) -> None:
         """Copies of the operands of the sunk region `loop` heads go here."""
         inner = frozenset(
-            self._numbers[op] for op in loop.walk() if isinstance(op, affine.ForOp)
+            self._numbers[op] for op in self._ops(loop) if isinstance(op, affine.ForOp)
         )
         self._copy_point = (len(self.body), indent, inner)
         self._packed_operands = {}
@@ -638,7 +651,7 @@ class NativeNest(LoopTiling, NativeOperands):
         (`c_runtime.PARALLEL_WORK`)."""
         if self.in_order:
             return 0
-        work = iterations(self.root, self.nest, loop)
+        work = self._iterations(loop)
         if work < PARALLEL_WORK or not self._independent(self._numbers[loop]):
             return 0
         return work
@@ -651,6 +664,17 @@ class NativeNest(LoopTiling, NativeOperands):
             return self._footprint(a).overlaps(self._footprint(b))
 
         return self.nest.carries_no_dependence(number, overlap)
+
+    def _iterations(self, loop: affine.ForOp | None = None) -> int:
+        """How many loop iterations `loop` (by default the whole nest)
+        runs, the loops inside it together."""
+
+        def count(loop: affine.ForOp) -> int:
+            inner = [op for op in loop.body.block.ops if isinstance(op, affine.ForOp)]
+            extent = self.nest.axes[self._numbers[loop]].extent
+            return extent * (1 + sum(map(count, inner)))
+
+        return count(self.root if loop is None else loop)
 
     def _ops(self, loop: affine.ForOp) -> list[Operation]:
         """`loop.walk()`, listed once (the IR does not change while the
@@ -842,18 +866,3 @@ def _accumulated(add: Operation, nest: LoopNest) -> bool:
         and tuple(nest.access_index(load)) == index
         for operand in add.operands
     )
-
-
-def iterations(
-    root: affine.ForOp, nest: LoopNest, loop: affine.ForOp | None = None
-) -> int:
-    """How many loop iterations `loop` (by default the whole nest `root`)
-    runs, the loops inside it together."""
-    loops = [op for op in root.walk() if isinstance(op, affine.ForOp)]
-    extents = {op: nest.axes[n].extent for n, op in enumerate(loops)}
-
-    def count(loop: affine.ForOp) -> int:
-        inner = [op for op in loop.body.block.ops if isinstance(op, affine.ForOp)]
-        return extents[loop] * (1 + sum(map(count, inner)))
-
-    return count(root if loop is None else loop)

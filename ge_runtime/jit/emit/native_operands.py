@@ -315,13 +315,21 @@ class NativeOperands:
             strides = memref_type.get_strides() or element_strides(shape)
             self._bind("strided_view", strided_view)
             name = self._fresh("w")
+            head = f"{name} = "
             if any(isinstance(a, Div | Mod) for ix in index for a in ix.atoms()):
-                table = self._offsets(index, strides, order)
-                flat = (int(table.max()) + 1,), (dtype.itemsize,)
-                self.packing.append(
-                    f"{name} = strided_view({self._name(memref)}, 0, {flat[0]}, "
-                    f"{flat[1]})[{self._constant_array(table)}]"
+                # offsets from the least the table reaches, the index's own
+                # constants in the view's offset (a replay writes its own)
+                table = self._offsets(
+                    tuple(Ix(ix.terms) for ix in index), strides, order
                 )
+                least = int(table.min())
+                offset = least + sum(
+                    ix.const * s for ix, s in zip(index, strides, strict=True)
+                )
+                head += f"strided_view({self._name(memref)}, "
+                length = (int(table.max()) - least + 1,)
+                gather = self._constant_array(table - least)
+                view = f"{length}, {(dtype.itemsize,)})[{gather}]"
             else:
                 offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
                 view_strides = tuple(
@@ -332,10 +340,10 @@ class NativeOperands:
                     )
                     for v in order
                 )
-                self.packing.append(
-                    f"{name} = np.ascontiguousarray(strided_view("
-                    f"{self._name(memref)}, {offset}, {view_shape}, {view_strides}))"
-                )
+                head += f"np.ascontiguousarray(strided_view({self._name(memref)}, "
+                view = f"{view_shape}, {view_strides}))"
+            self.offset_lines.append((len(self.packing), len(head), memref, offset, 1))
+            self.packing.append(f"{head}{offset}, {view}")
             self._packed[element] = (name, tuple(order))
         name, order = self._packed[element]
         buffer = self._argument_named(name, view_shape, dtype)

@@ -133,8 +133,10 @@ class RelayoutCache:
     def commit(self, op: Operation, constants: dict[SSAValue, Any]) -> None:
         """After the top-level `op`: forget what it may have overwritten,
         then remember the copies it made (`pending`) that stay valid."""
-        written = stored_buffers(op)
-        if written is None or not self.enabled:
+        if not self.valid and not self.pending:
+            return  # nothing to forget, nothing to keep (C kernels: no copies)
+        written = stored_buffers(op) if self.enabled else None
+        if written is None:
             self.valid.clear()
         else:
             self.forget(written, constants)
