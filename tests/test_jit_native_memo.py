@@ -166,37 +166,49 @@ def test_buffers_that_may_share_a_byte_differ_in_key(monkeypatch):
     assert disjoint != overlapping
 
 
-GATHERS = """
-"memref.global"() <{sym_name = "rows_a", type = memref<5xi64>,
-  initial_value = dense<[3, 0, 4, 4, 1]> : tensor<5xi64>, sym_visibility = "private",
-  constant}> : () -> ()
-"memref.global"() <{sym_name = "rows_b", type = memref<5xi64>,
-  initial_value = dense<[1, 2, 0, 3, 2]> : tensor<5xi64>, sym_visibility = "private",
-  constant}> : () -> ()
-func.func @main(%x: memref<5x17xf32>) -> (memref<5x17xf32>, memref<5x17xf32>) {
-  %a = memref.get_global @rows_a : memref<5xi64>
-  %b = memref.get_global @rows_b : memref<5xi64>
+def gathers(tables: dict[str, list[int]], nests: str) -> str:
+    """A function of x (5 x 17) returning y and z, which `nests` compute
+    through constant globals of 5 row numbers (`tables`, bound to `%a`,
+    then `%b`)."""
+    globals_ = "".join(
+        f"""
+"memref.global"() <{{sym_name = "{name}", type = memref<5xi64>,
+  initial_value = dense<{rows}> : tensor<5xi64>, sym_visibility = "private",
+  constant}}> : () -> ()"""
+        for name, rows in tables.items()
+    )
+    gets = "".join(
+        f"\n  {value} = memref.get_global @{name} : memref<5xi64>"
+        for value, name in zip(["%a", "%b"], tables, strict=False)
+    )
+    return f"""{globals_}
+func.func @main(%x: memref<5x17xf32>) -> (memref<5x17xf32>, memref<5x17xf32>) {{{gets}
   %y = memref.alloc() : memref<5x17xf32>
-  %z = memref.alloc() : memref<5x17xf32>
-  affine.for %i = 0 to 5 {
-    affine.for %j = 0 to 17 {
-      %r = affine.load %a[%i] : memref<5xi64>
-      %p = arith.index_cast %r : i64 to index
-      %v = memref.load %x[%p, %j] : memref<5x17xf32>
-      affine.store %v, %y[%i, %j] : memref<5x17xf32>
-    }
-  }
-  affine.for %i = 0 to 5 {
-    affine.for %j = 0 to 17 {
-      %r = affine.load %b[%i] : memref<5xi64>
-      %p = arith.index_cast %r : i64 to index
-      %v = memref.load %x[%p, %j] : memref<5x17xf32>
-      affine.store %v, %z[%i, %j] : memref<5x17xf32>
-    }
-  }
+  %z = memref.alloc() : memref<5x17xf32>{nests}
   func.return %y, %z : memref<5x17xf32>, memref<5x17xf32>
-}
+}}
 """
+
+
+def gather_rows(table: str, target: str, columns: int, shift: int = 0) -> str:
+    """`target[i, j + shift] = x[table[i], j]` over 5 x `columns`: a gather
+    of x's rows through a constant table."""
+    column = f"%j + {shift}" if shift else "%j"
+    return f"""
+  affine.for %i = 0 to 5 {{
+    affine.for %j = 0 to {columns} {{
+      %r = affine.load {table}[%i] : memref<5xi64>
+      %p = arith.index_cast %r : i64 to index
+      %v = memref.load %x[%p, %j] : memref<5x17xf32>
+      affine.store %v, {target}[%i, {column}] : memref<5x17xf32>
+    }}
+  }}"""
+
+
+GATHERS = gathers(
+    {"rows_a": [3, 0, 4, 4, 1], "rows_b": [1, 2, 0, 3, 2]},
+    gather_rows("%a", "%y", 17) + gather_rows("%b", "%z", 17),
+)
 """Two gathers alike but for the constant table of rows they read (C kernels
 bake such a table in)."""
 
@@ -341,33 +353,10 @@ def halves(source: str, target: str, shift: int) -> str:
   }}"""
 
 
-SHIFTED_GATHERS = """
-"memref.global"() <{sym_name = "rows", type = memref<5xi64>,
-  initial_value = dense<[3, 0, 4, 4, 1]> : tensor<5xi64>, sym_visibility = "private",
-  constant}> : () -> ()
-func.func @main(%x: memref<5x17xf32>) -> (memref<5x17xf32>, memref<5x17xf32>) {
-  %a = memref.get_global @rows : memref<5xi64>
-  %y = memref.alloc() : memref<5x17xf32>
-  %z = memref.alloc() : memref<5x17xf32>
-  affine.for %i = 0 to 5 {
-    affine.for %j = 0 to 16 {
-      %r = affine.load %a[%i] : memref<5xi64>
-      %p = arith.index_cast %r : i64 to index
-      %v = memref.load %x[%p, %j] : memref<5x17xf32>
-      affine.store %v, %y[%i, %j] : memref<5x17xf32>
-    }
-  }
-  affine.for %i = 0 to 5 {
-    affine.for %j = 0 to 16 {
-      %r = affine.load %a[%i] : memref<5xi64>
-      %p = arith.index_cast %r : i64 to index
-      %v = memref.load %x[%p, %j] : memref<5x17xf32>
-      affine.store %v, %z[%i, %j + 1] : memref<5x17xf32>
-    }
-  }
-  func.return %y, %z : memref<5x17xf32>, memref<5x17xf32>
-}
-"""
+SHIFTED_GATHERS = gathers(
+    {"rows": [3, 0, 4, 4, 1]},
+    gather_rows("%a", "%y", 16) + gather_rows("%a", "%z", 16, shift=1),
+)
 """Two gathers alike but for the offset of the block they write."""
 
 OFFSET_INSIDE = {
