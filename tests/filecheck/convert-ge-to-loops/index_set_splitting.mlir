@@ -28,13 +28,22 @@ ge.graph @concat_at_a_misaligned_channel {
 
 // -----
 
-// A 1x1 convolution in 2 groups of 12 channels (C0 = 8): channel 12 * g + i
-// wraps a block unless g is fixed, so each group is its own nest, and the
-// reductions over i are cut where 12 + i crosses a block (i = 4).
+// A 1x1 convolution in 2 groups of 12 channels (C0 = 8): a group starts
+// inside a block (channel 12 * g + i), so its group and input-channel loops
+// stay whole and read through floordiv/mod (`Reduction.gathered`: no nest
+// per group and block crossed); its output channels are one nest per block
+// shape counted from each group's start (8 lanes, then 4).
 
 // CHECK-LABEL: func.func @grouped_conv_at_misaligned_channels(
-// CHECK-NOT:     floordiv
-// CHECK-NOT:     mod
+// CHECK:         affine.for %[[G:.*]] = 0 to 2 {
+// CHECK:         affine.for %{{.*}} = 0 to 8 {
+// CHECK-NEXT:      affine.for %[[I:.*]] = 0 to 12 {
+// CHECK-NEXT:        affine.load %{{.*}}[0, (%[[G]] * 12 + %[[I]]) floordiv 8, %{{.*}}, %{{.*}}, (%[[G]] * 12 + %[[I]]) mod 8]
+// CHECK:         affine.for %[[G2:.*]] = 0 to 2 {
+// CHECK:         affine.for %[[O:.*]] = 0 to 4 {
+// CHECK-NEXT:      affine.for %{{.*}} = 0 to 12 {
+// CHECK:             affine.store %{{.*}}, %{{.*}}[0, (%[[G2]] * 12 + %[[O]]) floordiv 8 + 1, %{{.*}}, %{{.*}}, (%[[G2]] * 12 + %[[O]]) mod 8]
+// CHECK-NOT:     affine.for
 // CHECK:         func.return
 ge.graph @grouped_conv_at_misaligned_channels {
   %x = ge.data {index = 0 : i64} : tensor<1x24x3x3xf32, #ge.layout<NCHW, NC1HWC0>>
