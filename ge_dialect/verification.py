@@ -88,19 +88,26 @@ def verify_ops(ops: Iterable[Operation], *, check_types: bool = False) -> None:
 OpState = tuple[object, ...]
 """What an op's verification reads of the IR (`op_state`)."""
 
+BLOCK, OPERANDS, ATTRIBUTES, SUCCESSORS = 1, 3, 6, 8
+"""Where an `OpState` holds the block, the operands, the attributes (then
+the properties) and the successors (then the regions)."""
+
 
 def op_state(op: Operation) -> OpState:
     """Everything of `op` its verifier and `verify_module`'s checks may read:
-    the op and the block it is in, its operands and their types, its result
-    types, attributes, properties and successors, and its regions' blocks
-    and their arguments' types. Operations, blocks and values compare by
-    identity; types and attributes (immutable) by value."""
+    the op, the block it is in and the op before it there (an op moved
+    within its block changes state: its graph's dataflow order is checked
+    again), its operands and their types, its result types, attributes,
+    properties and successors, and its regions' blocks and their arguments'
+    types. Operations, blocks and values compare by identity; types and
+    attributes (immutable) by value."""
     operands = tuple(op.operands)
     regions = op.regions
     return (  # taken of every op after every stage: lists into the tuples,
         # and the parts most ops lack (properties, regions) only when present
         op,
         op.parent,
+        op.prev_op,
         operands,
         tuple([operand.type for operand in operands]),
         tuple([result.type for result in op.results]),
@@ -213,12 +220,12 @@ def _affected(
         blocks.add(op.parent)
         operands += op.operands
         if then is not None:
-            blocks.add(then[1])  # type: ignore[arg-type]
-            operands += then[2]  # type: ignore[arg-type]
+            blocks.add(then[BLOCK])  # type: ignore[arg-type]
+            operands += then[OPERANDS]  # type: ignore[arg-type]
     for op, then in valid.items():
         if op not in state:
-            blocks.add(then[1])  # type: ignore[arg-type]
-            operands += then[2]  # type: ignore[arg-type]
+            blocks.add(then[BLOCK])  # type: ignore[arg-type]
+            operands += then[OPERANDS]  # type: ignore[arg-type]
     again.update(v.owner for v in operands if isinstance(v.owner, Operation))
     for block in blocks:
         if block is None:
@@ -244,7 +251,7 @@ def _read_inside(state: OpState) -> OpState:
     their graph verifies those, not the 3000 ops inside them, and the graph's
     ops moved into a partitioned call (`partition-engines`) are verified
     again, not the ops inside the `ge.fused` among them."""
-    return state[:1] + state[2:5] + state[7:]
+    return state[:BLOCK] + state[OPERANDS:ATTRIBUTES] + state[SUCCESSORS:]
 
 
 _SUGGESTIONS: dict[tuple[type[Operation], str], str | None] = {}

@@ -129,6 +129,21 @@ def test_a_change_verifies_again_the_ops_it_may_have_made_invalid(verified):
     assert r1 not in verified[-1]
 
 
+def test_an_op_moved_within_its_block_verifies_again_its_graph(verified):
+    """A relu moved above the relu it reads (nothing else of it changed):
+    the graph is verified again and its dataflow order found wrong."""
+    module = parse(CHAIN)
+    verified.clear()
+    _, _, r2, r3, _, _, _ = ops(module)
+    verify = verification.StageVerifier()
+    verify(module)
+    r3.detach()
+    r2.parent_block().insert_op_before(r3, r2)
+    with pytest.raises(GEError, match="ge.relu"):
+        verify(module)
+    assert next(iter(module.ops)) in verified[-1]
+
+
 def test_a_change_of_an_op_verifies_again_every_op_nested_in_it(verified):
     """A module attribute changed (the target a nested op's verifier may
     read, `enclosing_target`): every op is verified again."""
