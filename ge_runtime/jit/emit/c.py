@@ -470,6 +470,12 @@ def tiled_sum() -> int:
     return WIDE_TILED_SUM if tile_elements() >= 256 else TILED_SUM
 
 
+def c_function(returns: str, name: str, parameters: str, body: list[str]) -> str:
+    """The text of C function `name` returning `returns`, its statements
+    `body` (each line indented), and the empty line after it."""
+    return "\n".join([f"{returns} {name}({parameters}) {{", *body, "}", ""])
+
+
 class CLibrary:
     """The C kernels of one generated function: one shared library of
     several translation units (`PART_SIZE` kernels each), each compiling
@@ -524,16 +530,15 @@ class CLibrary:
         if name is None:
             name = self._names[key] = self.env.fresh("k")
             returns = "int" if status else "void"
-            opening = f"{returns} {name}({parameters}) {{"
-            call = (
-                None
-                if shared is None
-                else self._shared_body_call(
+            call = None
+            if shared is not None:
+                call = self._shared_body_call(
                     name, parameters, arguments, status, *shared
                 )
+            lines = body if call is None else [call]
+            self.functions.append(
+                (name, c_function(returns, name, parameters, lines), arguments)
             )
-            code = "\n".join([opening, *(body if call is None else [call]), "}", ""])
-            self.functions.append((name, code, arguments))
             if status:
                 self.checking.add(name)
             if len(self.functions) - self._written >= PART_SIZE:
@@ -561,8 +566,8 @@ class CLibrary:
         if holder is None:
             holder = self._shared[key] = self.env.fresh("k")
             returns = "int" if status else "void"
-            opening = f"{returns} {holder}({parameters}, int64_t {TRIPS}) {{"
-            code = "\n".join([opening, *body, "}", ""])
+            with_trips = f"{parameters}, int64_t {TRIPS}"
+            code = c_function(returns, holder, with_trips, list(body))
             self.functions.append((holder, code, arguments + 1))
             self._unbound.add(holder)
         self._calls[name] = [holder]
@@ -649,8 +654,7 @@ class CLibrary:
             returns = "int"
             body = [f"    {STATUS};", *body, "    return 0;"]
             self.checking.add(name)
-        opening = f"{returns} {name}({', '.join(parameters)}) {{"
-        code = "\n".join([opening, *body, "}", ""])
+        code = c_function(returns, name, ", ".join(parameters), body)
         self._add_caller(name, code, len(passed), [k for k, _, _ in calls])
         call = f"{name}({', '.join(passed)})"
         if messages:
@@ -666,8 +670,7 @@ class CLibrary:
         control flow in C)."""
         name = self.env.fresh("k")
         result = "int" if returns else "void"
-        opening = f"{result} {name}({', '.join(parameters)}) {{"
-        code = "\n".join([opening, *body, "}", ""])
+        code = c_function(result, name, ", ".join(parameters), body)
         self._add_caller(name, code, len(parameters), calls)
         if returns:
             self.checking.add(name)

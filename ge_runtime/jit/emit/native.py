@@ -552,7 +552,7 @@ class NativeNest(LoopTiling, NativeOperands):
             work = self._splits(loop) if indent == self.INDENT else 0
             split = self._parallel_loops(loop) if work else 0
             lines = self._loop_lines(indent, number, extent, split, work)
-            if self._outer_trips(loop, indent):
+            if self._outer_trips(loop):
                 per_trip = f"{work // axis.extent}LL * {TRIPS}"
                 generic = self._loop_lines(indent, number, TRIPS, split, per_trip)
                 self.trips = (
@@ -591,7 +591,7 @@ class NativeNest(LoopTiling, NativeOperands):
             return [parallel, self._loop_of(indent, f"t{number}", extent)]
         return [self._loop(indent, number, extent)]
 
-    def _outer_trips(self, loop: affine.ForOp, indent: str) -> bool:
+    def _outer_trips(self, loop: affine.ForOp) -> bool:
         """Whether the kernel may take the trip count of `loop` as a
         parameter: its outermost loop, around other loops (not the loop
         that vectorises), longer than the compiler unrolls (`UNROLLED`).
@@ -601,8 +601,7 @@ class NativeNest(LoopTiling, NativeOperands):
         them, differ only in how many channel blocks they run over."""
         number = self._numbers[loop]
         return (
-            indent == self.INDENT
-            and loop is self.root
+            loop is self.root
             and number not in self._innermost
             and self.nest.axes[number].extent > UNROLLED
         )

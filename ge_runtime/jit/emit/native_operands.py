@@ -56,6 +56,15 @@ TABLE_ENTRIES = 1 << 12
 """The most entries of a table of offsets (`_offset_table`) a kernel holds."""
 
 
+def variable_grid(variables: Sequence[Var]) -> dict[Var, np.ndarray]:
+    """Each of `variables` at every point of their loops: one array axis
+    per variable, in order (`np.meshgrid`, "ij")."""
+    grid = np.meshgrid(
+        *[np.arange(v.lo, v.hi + 1, dtype=INDEX) for v in variables], indexing="ij"
+    )
+    return dict(zip(variables, grid, strict=True))
+
+
 class NativeOperands:
     """The operands of a `NativeNest`'s kernel."""
 
@@ -231,11 +240,7 @@ class NativeOperands:
             if gathered:
                 raise Unsupported("a gather through a table too large to hold")
             return None
-        grid = np.meshgrid(
-            *[np.arange(v.lo, v.hi + 1, dtype=np.int64) for v in variables],
-            indexing="ij",
-        )
-        env = dict(zip(variables, grid, strict=True))
+        env = variable_grid(variables)
         offsets = sum(
             weight * np.asarray(Ix.of(atom).evaluate(env)) for atom, weight in wrapping
         )
@@ -246,7 +251,7 @@ class NativeOperands:
             if read.size and (read.min() < 0 or read.max() >= shape[axis]):
                 raise Unsupported("a gather index outside its axis: NumPy's rule")
             offsets = offsets + strides[axis] * read.astype(np.int64)
-        shaped = np.broadcast_to(offsets, grid[0].shape) if variables else offsets
+        shaped = np.broadcast_to(offsets, extents) if variables else offsets
         name = self._table(np.asarray(shaped).ravel())
         position = ""
         for v, extent in zip(variables, extents, strict=True):
@@ -316,22 +321,20 @@ class NativeOperands:
             self._bind("strided_view", strided_view)
             name = self._fresh("w")
             head = f"{name} = "
-            if any(isinstance(a, Div | Mod) for ix in index for a in ix.atoms()):
+            offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
+            if any(ix.quotients() for ix in index):
                 # offsets from the least the table reaches, the index's own
                 # constants in the view's offset (a replay writes its own)
                 table = self._offsets(
                     tuple(Ix(ix.terms) for ix in index), strides, order
                 )
                 least = int(table.min())
-                offset = least + sum(
-                    ix.const * s for ix, s in zip(index, strides, strict=True)
-                )
+                offset += least
                 head += f"strided_view({self._name(memref)}, "
                 length = (int(table.max()) - least + 1,)
                 gather = self._constant_array(table - least)
                 view = f"{length}, {(dtype.itemsize,)})[{gather}]"
             else:
-                offset = sum(ix.const * s for ix, s in zip(index, strides, strict=True))
                 view_strides = tuple(
                     dtype.itemsize
                     * sum(
@@ -354,20 +357,15 @@ class NativeOperands:
     ) -> np.ndarray:
         """The element offset of `index` at each point of the loops `order`
         (an array of their extents, in that order)."""
-        variables = {v.id: v for ix in index for v in ix.variables()}
-        grid = np.meshgrid(
-            *[
-                np.arange(variables[v].lo, variables[v].hi + 1, dtype=INDEX)
-                for v in order
-            ],
-            indexing="ij",
-        )
-        env = {variables[v]: axis for v, axis in zip(order, grid, strict=True)}
+        by_id = {v.id: v for ix in index for v in ix.variables()}
+        variables = [by_id[v] for v in order]
+        env = variable_grid(variables)
         offsets = sum(
             s * np.asarray(ix.evaluate(env), dtype=INDEX)
             for ix, s in zip(index, strides, strict=True)
         )
-        return np.broadcast_to(offsets, grid[0].shape).copy()
+        extents = [v.hi - v.lo + 1 for v in variables]
+        return np.broadcast_to(offsets, extents).copy()
 
     def _constant_array(self, array: np.ndarray) -> str:
         """The name the generated function reads constant `array` by (named
