@@ -211,7 +211,8 @@ def compile_offline_graph(offline: OfflineModel, graph: GraphOp) -> CompiledMode
     under the model's `code_key` (`install_kernels` puts what `ge-atc`
     compiled there). The code is generated from a copy whose ops are
     located by node name only: the same code (and the same errors it
-    reports) wherever the file was loaded from, or compiled."""
+    reports) wherever the file was loaded from, or compiled; the copy is
+    what is scheduled (`compile_model`'s `in_place`)."""
     module = graph.parent_op()
     copy = (module if isinstance(module, ModuleOp) else graph).clone()
     for op in copy.walk():
@@ -223,6 +224,7 @@ def compile_offline_graph(offline: OfflineModel, graph: GraphOp) -> CompiledMode
         offline.weights,
         target=offline.target,
         cache_key=f"{offline.code_key}|{graph.sym_name.data}",
+        in_place=True,
     )
 
 

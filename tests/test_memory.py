@@ -315,6 +315,32 @@ def test_planned_graph_runs_in_one_arena_with_the_same_outputs():
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
 
 
+def test_graph_sunk_whole_keeps_its_plan():
+    """The scheduler runs a planned graph sunk whole on the plan it carries
+    (the pipeline's, an offline model's), not a plan of its own."""
+    from ge_runtime.engines.scheduler import compile_model
+
+    module = chain_graph()
+    x = np.random.default_rng(0).standard_normal((1, 16, 8, 8)).astype(np.float32)
+    (expected,) = evaluate(module, {"x": x})
+    graph = planned(module, in_place=False)  # 12288 bytes; replanned: 8192
+    model = compile_model(graph)
+    (part,) = model.parts
+    assert read_plan(part.graph)[0] == 12288
+    (report,) = memory_reports([part.graph]).values()
+    assert report == memory_reports([graph])["main"]
+    np.testing.assert_allclose(model.run({"x": x})[0], expected, rtol=1e-6)
+
+
+def test_graph_sunk_whole_refuses_a_wrong_plan():
+    from ge_runtime.engines.scheduler import compile_model
+
+    graph = planned(chain_graph())
+    set_offset(graph, "sigmoid", 0)  # over relu, live with it
+    with pytest.raises(GEError, match="'relu' #0 .* and 'sigmoid' #0 .* overlap"):
+        compile_model(graph)
+
+
 def branch_graph():
     """exp -> if (then: relu, neg, tanh; else: x passed through) -> add(if, exp):
     the exp is live through the branch, the branch values only inside it."""

@@ -116,6 +116,7 @@ from ge_runtime.jit.function import CompiledFunction
 from ge_runtime.jit.ops import JITError, UnusableSetup
 from ge_runtime.offline.timing import Profiler
 from ge_runtime.run_inputs import InputKey, InputSpec, Weights
+from passes.memory_planning import ARENA_ATTRIBUTE, REPORT_ATTRIBUTE, check_graph_plan
 from passes.outlining import inline_partitioned_calls
 from passes.partition_engines import (
     STRUCTURAL_OPS,
@@ -322,6 +323,21 @@ class SunkPart:
         return f"jit, {slow}" if slow else "jit"
 
 
+def keep_plan(graph: GraphOp, part: GraphOp, target: str | None) -> None:
+    """`part`, all of `graph`'s ops, keeps the memory plan `graph` carries (the
+    pipeline's `plan-memory`, or the one an offline model was written with):
+    its ops' offsets came with them; the arena size and report are copied.
+    It is the plan `plan_sunk_graph` would make of the part (the same ops in
+    the same order; CRNN, DenseNet-121, MobileViT, ShuffleNet, YOLOv8); a
+    plan that does not fit the part (edited, stale) is refused here, at its
+    op (`check_graph_plan`), not left to the lowering, whose refusal would
+    run the part in the reference evaluator."""
+    for name in (ARENA_ATTRIBUTE, REPORT_ATTRIBUTE):
+        if name in graph.attributes:
+            part.attributes[name] = graph.attributes[name]
+    check_graph_plan(part, target)
+
+
 def sink_graph(
     graph: GraphOp,
     target: str | None,
@@ -334,7 +350,8 @@ def sink_graph(
     says run on the host (`split_around_host_ops`), and each part moved into
     a `ge.partitioned_call` (with the constants only it reads), assigned
     streams as `graph` was, planned and compiled (its code kept on disk
-    under `cache_key` and the part's number, if given).
+    under `cache_key` and the part's number, if given). A graph run whole
+    on one stream keeps the plan it carries, if it has one (`keep_plan`).
     """
     from passes.assign_streams import assign_sunk_graph
     from passes.stream_planning import stream_count
@@ -361,7 +378,10 @@ def sink_graph(
         part_graph = graph_of_call(call, f"{graph.sym_name.data}_part{len(parts)}")
         if streams is not None:
             assign_sunk_graph(part_graph, streams)
-        plan_sunk_graph(part_graph, target)  # the part's intermediates: one arena
+        if len(steps) == 1 and streams is None and ARENA_ATTRIBUTE in graph.attributes:
+            keep_plan(graph, part_graph, target)
+        else:
+            plan_sunk_graph(part_graph, target)  # the part's intermediates: one arena
         part = SunkPart(len(parts), call, part_graph, step)
         if part.stream_count == 1:
             if cache_key is not None:
@@ -765,6 +785,7 @@ def compile_model(
     graph: str | None = None,
     target: str | None = None,
     cache_key: str | None = None,
+    in_place: bool = False,
 ) -> CompiledModel:
     """Schedule a graph: sunk (static shapes) or host-scheduled (dynamic dims).
 
@@ -773,7 +794,8 @@ def compile_model(
     `target` (default: the module's `ge.target`) is the SoC whose C0 the
     layouts use. With `cache_key` (what identifies the graph, e.g. its model
     file's digest) the sunk parts' generated code is kept on disk for the
-    next process.
+    next process. The graph is scheduled on a copy, or `in_place` (a copy
+    the caller made for it and does not read again).
     """
     source = find_graph(module_or_graph, graph)
     check_claimed_memory(source)
@@ -782,22 +804,27 @@ def compile_model(
     nodes = describe_nodes(source)
     laid_out = storage_weights(source, weights, target)
     evaluator = ScheduledEvaluator(laid_out, target, kernels=KernelCache(target))
-    scheduled = source.clone()
-    copies = dict(zip(source.walk(), scheduled.walk(), strict=True))
-    evaluator.nodes = {copies[op]: info for op, info in nodes.items()}
-    if not (has_dynamic_dims(source) or has_run_time_parameters(source)):
+    if in_place:
+        scheduled = source
+        evaluator.nodes = nodes
+    else:
+        scheduled = source.clone()
+        copies = dict(zip(source.walk(), scheduled.walk(), strict=True))
+        evaluator.nodes = {copies[op]: info for op, info in nodes.items()}
+    run_time_parameters = has_run_time_parameters(source)
+    if not (has_dynamic_dims(source) or run_time_parameters):
         parts = sink_graph(scheduled, target, cache_key)
         evaluator.parts = {part.call: part for part in parts}
         return CompiledModel(scheduled, evaluator, parts)
     # Host scheduling: only the ops that need the run's values run on the
     # host; the static subgraphs between them are sunk, one part each.
-    evaluator.host_scheduled = True
-    parts = sink_graph(scheduled, target, cache_key, needs_run_time_values)
-    evaluator.parts = {part.call: part for part in parts}
     inputs_known = all(-1 not in spec.shape for spec in input_specs(source))
     why = (
         "run-time parameters"
-        if inputs_known and has_run_time_parameters(source)
+        if inputs_known and run_time_parameters
         else "dynamic dims"
     )
+    evaluator.host_scheduled = True
+    parts = sink_graph(scheduled, target, cache_key, needs_run_time_values)
+    evaluator.parts = {part.call: part for part in parts}
     return CompiledModel(scheduled, evaluator, parts, host_reason=why)
