@@ -101,19 +101,23 @@ def op_state(op: Operation) -> OpState:
     properties and successors, and its regions' blocks and their arguments'
     types. Operations, blocks and values compare by identity; types and
     attributes (immutable) by value."""
-    operands = tuple(op.operands)
+    # Taken of every op after every stage: xDSL's own tuples of operands and
+    # successors (replaced, never changed in place) rather than the views
+    # its properties build on each call (a third of the time), lists into
+    # the tuples, and the parts most ops lack (properties, regions) only
+    # when present.
+    operands = op._operands
     regions = op.regions
-    return (  # taken of every op after every stage: lists into the tuples,
-        # and the parts most ops lack (properties, regions) only when present
+    return (
         op,
         op.parent,
-        op.prev_op,
+        op._prev_op,
         operands,
         tuple([operand.type for operand in operands]),
         tuple([result.type for result in op.results]),
         tuple(op.attributes.items()),
         tuple(op.properties.items()) if op.properties else (),
-        tuple(op.successors),
+        op._successors,
         tuple(
             [
                 (block, tuple([argument.type for argument in block.args]))
