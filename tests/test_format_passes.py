@@ -40,9 +40,10 @@ from test_transop_passes import (
     printed,
     run_both_ways,
 )
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import PassPipeline
+from xdsl.rewriter import Rewriter
 
 from ge_dialect.builder import GraphBuilder, tensor_type
 from ge_dialect.formats import Format
@@ -58,6 +59,7 @@ from passes.format_pipeline import (
     GE_OPTIMISATION,
     FormatPipelinePass,
     runtime_transdata_count,
+    structure,
 )
 from passes.sink_trans_ops import SinkTransOpsPass
 from passes.transpose_transdata_fusion import (
@@ -410,6 +412,47 @@ def test_pipeline_counts_each_pass():
     assert dict(counts)["insert-transdata"] == 4
     assert dict(counts)["round 1: sink-trans-ops"] == 2
     assert counts[-1] == ("round 2: fuse-confusion-transpose", 2)  # round 2: no change
+
+
+def first(module: ModuleOp, name: str) -> Operation:
+    return next(op for op in module.walk() if op.name == name)
+
+
+def change_module(module: ModuleOp, change: str) -> None:
+    relu = first(module, "ge.relu")
+    if change == "an attribute":
+        relu.attributes["name"] = StringAttr("renamed")
+    elif change == "an op replaced by its copy":
+        Rewriter.replace_op(relu, relu.clone())
+    elif change == "an operand":
+        first(module, "ge.netoutput").operands[0] = first(module, "ge.data").results[0]
+    elif change == "a result type only":
+        Rewriter.replace_value_with_new_type(
+            relu.results[0], tensor_type([1], "float32")
+        )
+    elif change == "the op order":
+        block = first(module, "ge.netoutput").parent
+        relu.detach()
+        block.insert_op_before(relu, block.last_op)
+
+
+UNCHANGED = ("nothing", "an op replaced by its copy", "a result type only")
+"""Changes after which a module is structurally equivalent to its copy."""
+
+
+@pytest.mark.parametrize(
+    "change", [*UNCHANGED, "an attribute", "an operand", "the op order"]
+)
+def test_round_fixed_point_is_xdsls_structural_equivalence(change):
+    """A round ends when `structure` is what it was: exactly when the module
+    is structurally equivalent to a copy made before (a result type alone
+    is not compared, as xDSL does not)."""
+    module = parse_module(context(), CONV_BLOCK.read_text())
+    before, copy = structure(module), module.clone()
+    change_module(module, change)
+    same = structure(module) == before
+    assert same == module.is_structurally_equivalent(copy)
+    assert same == (change in UNCHANGED)
 
 
 def test_pipeline_is_idempotent_and_keeps_outputs():
