@@ -12,10 +12,11 @@ from collections.abc import Iterable
 from difflib import get_close_matches
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
+from ge_dialect.diagnostics import GEError
 from ge_dialect.locations import error_at, location_text
 from ge_dialect.validation import check_values
 
@@ -77,8 +78,7 @@ def verify_ops(ops: Iterable[Operation], *, check_types: bool = False) -> None:
             op.verify(verify_nested_ops=False)
             check_values(op)  # what the definitions alone do not check
         except VerifyException as error:
-            message = " ".join(str(error).split())
-            raise error_at(getattr(error, "op", op), message) from None
+            raise _located(error, op) from None
         if check_types and op.dialect_name() != "builtin":
             from ge_dialect.shape_inference import check_declared_types  # the ops
 
@@ -162,34 +162,87 @@ class StageVerifier:
     nothing; the others change a fifth to a half of MobileViT's ops.
     Ops are verified in the module's order, so the error is at the first
     invalid op, as `verify_module`'s.
+
+    `annotations` are discardable attributes no op's verifier reads, each
+    checked where it is used (what `plan-memory` writes on 1,200 of CRNN's
+    ops: the plan's own checker, `check_graph_plan`, checks it): an op whose
+    only change is to them is not verified again, nor are the ops around
+    it; the names and values of its attributes are (`check_attributes`:
+    what verification reads of them).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, annotations: Iterable[str] = ()) -> None:
         self._valid: dict[Operation, OpState] | None = None
         """The state of every op when the module was last found valid."""
+        self.annotations = frozenset(annotations)
 
     def __call__(self, module: ModuleOp) -> list[Operation]:
         """Verify `module` (a GEError at the first invalid op) unless it is
         as it was when last found valid; only its affected ops if it was
-        found valid before. The ops verified, in the module's order (none
-        when it is unchanged): every other op's state is what it was."""
+        found valid before, then the attributes of the ops whose only
+        change is to `annotations`. The ops verified, in the module's order
+        (none when it is unchanged): every other op's state is what it was,
+        but for annotations."""
         state = {op: op_state(op) for op in _preorder(module)}
         valid = self._valid
         if valid is not None and list(state.values()) == list(valid.values()):
             return []
         self._valid = None
+        annotated: list[Operation] = []
         if valid is None:
             verified = list(state)
         else:
-            again = _affected(state, valid)
+            annotated = [
+                op
+                for op, now in state.items()
+                if self._annotated_only(now, valid.get(op))
+            ]
+            again = _affected(state, valid, set(annotated))
             verified = [op for op in state if op in again]
         verify_ops(verified)
+        for op in annotated:
+            check_attributes(op)
         self._valid = state
         return verified
 
+    def _annotated_only(self, now: OpState, then: OpState | None) -> bool:
+        """Whether an op's state `now` differs from `then` (None: new) in
+        its `annotations` alone."""
+        if not self.annotations or then is None or now == then:
+            return False
+        if now[:ATTRIBUTES] != then[:ATTRIBUTES]:
+            return False
+        if now[ATTRIBUTES + 1 :] != then[ATTRIBUTES + 1 :]:
+            return False
+        before: dict[str, Attribute] = dict(then[ATTRIBUTES])  # type: ignore[arg-type]
+        after: dict[str, Attribute] = dict(now[ATTRIBUTES])  # type: ignore[arg-type]
+        return all(
+            before.get(name) == after.get(name)
+            for name in before.keys() | after.keys()
+            if name not in self.annotations
+        )
+
+
+def check_attributes(op: Operation) -> None:
+    """`verify_ops`' checks of `op`'s attributes alone: their names
+    (`misspelled_attribute`) and values (`check_values`)."""
+    if (misspelled := misspelled_attribute(op)) is not None:
+        raise error_at(op, misspelled)
+    try:
+        check_values(op)
+    except VerifyException as error:
+        raise _located(error, op) from None
+
+
+def _located(error: VerifyException, op: Operation) -> GEError:
+    """A verifier's error as one line at the op it names (else at `op`)."""
+    return error_at(getattr(error, "op", op), " ".join(str(error).split()))
+
 
 def _affected(
-    state: dict[Operation, OpState], valid: dict[Operation, OpState]
+    state: dict[Operation, OpState],
+    valid: dict[Operation, OpState],
+    annotated: set[Operation],
 ) -> set[Operation]:
     """The ops to verify again when the module's ops have `state`, after it
     was found valid with `valid`: each op whose state changed or that is
@@ -201,13 +254,14 @@ def _affected(
     the ops before and after it, the first and last ops of its block (now
     and then) and the ops around that block; for an op removed, the
     producers of its operands and the ends of its block and the ops around
-    it."""
+    it. An op whose state changed in annotations alone (`annotated`) is as
+    if it had not changed."""
     again: set[Operation] = set()
     blocks: set[Block | None] = set()
     operands: list[SSAValue] = []
     for op, now in state.items():
         then = valid.get(op)
-        if then == now:
+        if then == now or op in annotated:
             continue
         again.add(op)
         again.update(use.operation for result in op.results for use in result.uses)

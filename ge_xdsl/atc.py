@@ -75,6 +75,7 @@ from passes.format_pipeline import (
     runtime_transdata_count,
 )
 from passes.fuse_ops import read_fusion_switch_file
+from passes.memory_planning import PLAN_ATTRIBUTES
 from passes.transdata_report import REFUSALS, transdata_sites
 
 LOG = logging.getLogger("ge_xdsl")
@@ -312,6 +313,14 @@ def op_count(module: ModuleOp) -> int:
     return sum(1 for _ in module.walk()) - 1
 
 
+def stage_verifier() -> StageVerifier:
+    """What verifies the module between the stages: again only where a stage
+    may have made it invalid, the memory plan's attributes (`plan-memory`'s
+    1,200 offsets on CRNN) as annotations, checked by the plan's own checker
+    where the plan is used (`check_graph_plan`)."""
+    return StageVerifier(PLAN_ATTRIBUTES)
+
+
 @dataclass
 class StageMonitor:
     """After each stage: verify, check the memory its tensors claim, log one
@@ -335,7 +344,7 @@ class StageMonitor:
     started: float = field(default_factory=time.perf_counter)
     timer: PassTimer | None = None
     """With `time_passes`: each pass's time (verification left out)."""
-    verify: StageVerifier = field(default_factory=StageVerifier)
+    verify: StageVerifier = field(default_factory=stage_verifier)
     """Verifies the module after each stage (not again when it is unchanged)."""
 
     def __call__(self, inner: ModulePass, module: ModuleOp, _: object) -> None:
@@ -437,7 +446,7 @@ def compile_module(
     progress line at level `progress`; `timer` adds up the time of each pass.
     """
     set_target(module, options.soc_version)
-    verify = StageVerifier() if verifier is None else verifier
+    verify = stage_verifier() if verifier is None else verifier
     monitor = StageMonitor(progress, dump_dir, timer=timer, verify=verify)
     verify(module)  # again only if `verifier` did not find it valid as it is
     monitor.record("import", module)
@@ -570,7 +579,7 @@ def compile_offline_model(
     )
     start = time.perf_counter()
     from_file = isinstance(model, str | os.PathLike)
-    verifier = StageVerifier()
+    verifier = stage_verifier()
     if number is None:
         imported = ImportedModel(model.clone(), dict(weights or {}))
         label = "mlir"

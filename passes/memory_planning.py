@@ -88,6 +88,10 @@ ARENA_ATTRIBUTE = "ge.arena_size"
 """Per graph: the arena size in bytes."""
 REPORT_ATTRIBUTE = "ge.memory_report"
 """Per graph: the memory report (`MemoryReport.as_dict`)."""
+PLAN_ATTRIBUTES = frozenset({OFFSET_ATTRIBUTE, ARENA_ATTRIBUTE, REPORT_ATTRIBUTE})
+"""What `plan-memory` writes: no op's verifier reads them (a
+`StageVerifier`'s annotations), the plan is checked where it is used
+(`check_graph_plan`)."""
 NOT_IN_ARENA = -1
 
 

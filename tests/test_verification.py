@@ -175,6 +175,32 @@ def test_an_attribute_of_an_op_inside_another_verifies_again_that_op_only(verifi
         verify(module)
 
 
+def test_a_change_to_annotations_alone_checks_their_names_and_values(verified):
+    """Attributes no verifier reads (a memory plan's offsets) changed on the
+    relus: none of them is verified again, nor the ops around them, but the
+    attributes' names are checked (a near miss of the input's
+    `storage_format` found); a change of anything else of an annotated op
+    still verifies it again."""
+    module = parse(CHAIN)
+    verified.clear()
+    data, r1, r2, r3, *_ = ops(module)
+    annotations = {"ge.mem_offset", "storage_formt"}
+    verify = verification.StageVerifier(annotations)
+    verify(module)
+    for relu in (r1, r2, r3):
+        relu.attributes["ge.mem_offset"] = IntegerAttr(0, i64)
+    assert verify(module) == [] and verified[-1] == []
+    data.attributes["storage_formt"] = StringAttr("NCHW")
+    with pytest.raises(GEError, match="unknown attribute 'storage_formt'"):
+        verify(module)
+    del data.attributes["storage_formt"]
+    verify(module)
+    r2.attributes["ge.mem_offset"] = IntegerAttr(32, i64)
+    Rewriter.replace_value_with_new_type(r2.results[0], TensorType(f32, [3, 2]))
+    with pytest.raises(GEError, match="ge.relu"):
+        verify(module)
+
+
 TWO_GRAPHS = """
 ge.graph @g {
   %x = ge.data {index = 0 : i64} : tensor<2x3xf32>
