@@ -65,7 +65,7 @@ import enum
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
@@ -103,7 +103,6 @@ from ge_dialect.shape_inference import (
 from ge_runtime.engines.fallback import execute_fallback, runs_on_host, single_op_api
 from ge_runtime.engines.reference import evaluate
 from ge_runtime.engines.single_op import KernelCache, Shape, Specialised, needs_host
-from ge_runtime.engines.streams import OpTiming, StreamRuntime
 from ge_runtime.engines.walker import (
     GraphWalker,
     Held,
@@ -125,6 +124,10 @@ from passes.partition_engines import (
     placed_engine,
 )
 from passes.plan_memory import plan_sunk_graph
+
+if TYPE_CHECKING:  # the runtime of several streams (threads, the kernel
+    # runtime) is loaded when a part has several streams
+    from ge_runtime.engines.streams import OpTiming, StreamRuntime
 
 
 class ExecutionPath(enum.StrEnum):
@@ -522,6 +525,8 @@ class ScheduledEvaluator:
     ) -> list[np.ndarray]:
         """A part with several streams: each on its own thread, waiting on events."""
         if part.streams is None:
+            from ge_runtime.engines.streams import StreamRuntime
+
             part.streams = StreamRuntime(part.graph, self.weights, self.target)
         results = part.streams.run(inputs)
         check_results(call, results)
