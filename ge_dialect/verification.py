@@ -103,9 +103,10 @@ def op_state(op: Operation) -> OpState:
     attributes (immutable) by value."""
     # Taken of every op after every stage: xDSL's own tuples of operands and
     # successors (replaced, never changed in place) rather than the views
-    # its properties build on each call (a third of the time), lists into
-    # the tuples, and the parts most ops lack (properties, regions) only
-    # when present.
+    # its properties build on each call (a third of the time), copies of
+    # the attribute dictionaries (compared as dictionaries), lists into the
+    # tuples, and the parts most ops lack (properties, regions) only when
+    # present.
     operands = op._operands
     regions = op.regions
     return (
@@ -115,8 +116,8 @@ def op_state(op: Operation) -> OpState:
         operands,
         tuple([operand.type for operand in operands]),
         tuple([result.type for result in op.results]),
-        tuple(op.attributes.items()),
-        tuple(op.properties.items()) if op.properties else (),
+        op.attributes.copy(),
+        op.properties.copy() if op.properties else (),
         op._successors,
         tuple(
             [
@@ -214,8 +215,8 @@ class StageVerifier:
             return False
         if now[ATTRIBUTES + 1 :] != then[ATTRIBUTES + 1 :]:
             return False
-        before: dict[str, Attribute] = dict(then[ATTRIBUTES])  # type: ignore[arg-type]
-        after: dict[str, Attribute] = dict(now[ATTRIBUTES])  # type: ignore[arg-type]
+        before: dict[str, Attribute] = then[ATTRIBUTES]  # type: ignore[assignment]
+        after: dict[str, Attribute] = now[ATTRIBUTES]  # type: ignore[assignment]
         return all(
             before.get(name) == after.get(name)
             for name in before.keys() | after.keys()
