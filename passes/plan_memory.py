@@ -70,7 +70,13 @@ from ge_dialect.dtype_names import numpy_dtype
 from ge_dialect.dtypes import dtype_name
 from ge_dialect.limits import INT64_MAX
 from ge_dialect.locations import error_at
-from ge_dialect.ops import FusedOp, GraphOp, NetOutputOp, enclosing_target
+from ge_dialect.ops import (
+    FusedOp,
+    GraphOp,
+    NetOutputOp,
+    PartitionedCallOp,
+    enclosing_target,
+)
 from ge_dialect.traits import MayRunInPlace, ViewOp
 from passes.memory_planning import (
     ARENA_ATTRIBUTE,
@@ -273,17 +279,21 @@ def plan_sunk_graph(
 ) -> GraphPlan | None:
     """Plan `graph` as sunk and write the plan into it (ops inside engine
     and control-flow subgraphs included); None, unchanged, if its values
-    cannot be planned (`unplanned_reason`)."""
-    view, originals = sunk_view(graph)
+    cannot be planned (`unplanned_reason`). A graph without engine
+    subgraphs (a sunk part) is as sunk: planned as it is, not a copy."""
+    calls = any(isinstance(op, PartitionedCallOp) for op in graph.walk())
+    view, originals = sunk_view(graph) if calls else (graph, None)
     if unplanned_reason(view) is not None:
         return None
     plan = plan_graph(view, target, strategy, in_place)
     annotate(view, plan)
-    for op in view.walk():
-        if OFFSET_ATTRIBUTE in op.attributes:
-            originals[op].attributes[OFFSET_ATTRIBUTE] = op.attributes[OFFSET_ATTRIBUTE]
-    for name in (ARENA_ATTRIBUTE, REPORT_ATTRIBUTE):
-        graph.attributes[name] = view.attributes[name]
+    if originals is not None:
+        for op in view.walk():
+            if OFFSET_ATTRIBUTE in op.attributes:
+                offsets = op.attributes[OFFSET_ATTRIBUTE]
+                originals[op].attributes[OFFSET_ATTRIBUTE] = offsets
+        for name in (ARENA_ATTRIBUTE, REPORT_ATTRIBUTE):
+            graph.attributes[name] = view.attributes[name]
     return plan
 
 
