@@ -473,6 +473,13 @@ class ConvertGeToLoopsPass(ModulePass):
     def __post_init__(self) -> None:
         check_target_option(self, "target", self.target)
 
+    def lowered(self, graph: GraphOp) -> list[Operation]:
+        """The ops this pass replaces `graph` with (`memref.global`s,
+        `func.func`s), built beside it: the graph is only read, so a caller
+        that keeps it needs no copy of it (a model's graph clone was a
+        twentieth of its lowering)."""
+        return GraphLowering(graph, self.target).run()
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
             LowerGraphToFunc(self.target), apply_recursively=False

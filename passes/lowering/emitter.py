@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -258,9 +258,7 @@ class Emitter:
         """The function's entry block, where constants go."""
         self._constants: dict[tuple[Attribute, float | int], SSAValue] = {}
         self._first_non_constant: Operation | None = None
-        self._fill_nests: dict[
-            tuple[tuple[int, ...], ...], list[tuple[list[Var], list[Ix]]]
-        ] = {}
+        self._plans: dict[Hashable, list[tuple[list[Var], list[Ix]]]] = {}
 
     def add(self, op: Operation) -> Operation:
         """Append `op` to the current block (the function body, or a region
@@ -342,13 +340,9 @@ class Emitter:
         box: tuple[Sequence[int], Sequence[int]] | None = None,
     ) -> None:
         """Store `value` into every element of the buffer, padding included,
-        or of the (start, extent) `box` of it.
-
-        The nests of a fill depend only on the storage shape and the box
-        (the stores index a plain layout of it): they are planned once per
-        emitter for each (a recurrent model's steps fill the padding of
-        hundreds of buffers of a few shapes).
-        """
+        or of the (start, extent) `box` of it (the stores index a plain
+        layout of its storage shape: a fill's nests are planned once per
+        storage shape and box, `_nests`)."""
         layout = buffer.layout
         whole = Buffer(
             buffer.memref, plain_layout(layout.storage_shape, layout.element_type)
@@ -359,11 +353,7 @@ class Emitter:
             shifted = [ix + first for ix, first in zip(index, start, strict=True)]
             nest.store(nest.const(value, layout.element_type), whole, shifted)
 
-        key = (tuple(layout.storage_shape), tuple(start), tuple(extent))
-        if key not in self._fill_nests:
-            self._fill_nests[key] = list(self._nests(extent, body))
-        for order, index in self._fill_nests[key]:
-            self._emit_nest(order, index, body)
+        self.for_each(extent, body)
 
     def for_each(
         self,
@@ -374,25 +364,43 @@ class Emitter:
         """Run `body` at every origin index of `sizes`, as affine loop nests
         (the axes `whole` one loop each: no blocks, no cuts)."""
         for order, index in self._nests(sizes, body, whole):
-            self._emit_nest(order, index, body)
+            self._emit_nest(order, list(index), body)
 
     def _nests(
         self,
         sizes: Sequence[int],
         body: Callable[[Nest, list[Ix]], None],
         whole: frozenset[int] = frozenset(),
-    ) -> Iterator[tuple[list[Var], list[Ix]]]:
-        """The nests `for_each` emits, each planned as the one before is
-        emitted: its loops' variables in the storage order of its accesses
-        and the origin index over them.
+    ) -> list[tuple[list[Var], list[Ix]]]:
+        """The nests `for_each` emits: each one's loop variables in the
+        storage order of its accesses and the origin index over them.
 
         A probe finds the blocks that make every access affine; the domain
-        is split into pieces (`domain.split_pieces`), one nest each.
+        is split into pieces (`domain.split_pieces`), one nest each. The
+        nests depend only on what the body accesses at each index, which
+        its accesses at the probe's index give (the buffers, their layouts
+        and the storage index of each): they are planned once per emitter
+        for each (a recurrent model's steps and a transformer's layers
+        repeat the same ops on other buffers).
         """
         probe = Nest(self, None)
         body(probe, probe_variables(sizes))
+        key = _plan_key(sizes, whole, probe.accesses)
+        if key not in self._plans:
+            self._plans[key] = list(self._plan(sizes, body, whole, probe.accesses))
+        return self._plans[key]
+
+    def _plan(
+        self,
+        sizes: Sequence[int],
+        body: Callable[[Nest, list[Ix]], None],
+        whole: frozenset[int],
+        probed: Accesses,
+    ) -> Iterator[tuple[list[Var], list[Ix]]]:
+        """The nests of `_nests`, `probed` the body's accesses at the probe's
+        index."""
         required: dict[int, set[int]] = defaultdict(set)
-        for _, _, storage in probe.accesses:
+        for _, _, storage in probed:
             for ix in storage:
                 for var, block in blocks_needed(ix):
                     required[var.id].add(block)
@@ -415,8 +423,8 @@ class Emitter:
         def indices(index: list[Ix]) -> list[Ix]:
             return storage_indices(accesses(index))
 
-        split = in_any_order(probe.accesses)
-        copies = sorted(is_store for is_store, _, _ in probe.accesses) == [False, True]
+        split = in_any_order(probed)
+        copies = sorted(is_store for is_store, _, _ in probed) == [False, True]
         limit = NEST_PIECES if copies else PIECE_LIMIT
         refined = split_pieces(
             sizes, chains, 0, indices if split else None, limit, whole
@@ -525,6 +533,29 @@ def close_loops(loops: Sequence[Block]) -> None:
     """End the bodies `open_loops` opened with their `affine.yield`."""
     for block in loops:
         block.add_op(affine.YieldOp.get())
+
+
+def _plan_key(
+    sizes: Sequence[int], whole: frozenset[int], accesses: Accesses
+) -> Hashable:
+    """What the nests of a body over `sizes` depend on (`Emitter._nests`):
+    its accesses at the probe's index, each buffer by the order it first
+    appears in (a nest storing into a buffer it also reads keeps its order,
+    `in_any_order`)."""
+    numbers: dict[SSAValue, int] = {}
+    return (
+        tuple(sizes),
+        whole,
+        tuple(
+            (
+                is_store,
+                numbers.setdefault(buffer.memref, len(numbers)),
+                buffer.layout,
+                tuple(storage),
+            )
+            for is_store, buffer, storage in accesses
+        ),
+    )
 
 
 def storage_indices(accesses: Sequence[tuple[bool, Buffer, list[Ix]]]) -> list[Ix]:

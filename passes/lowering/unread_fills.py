@@ -50,7 +50,8 @@ Box = list[Interval]
 
 def drop_unread_fills(function: func.FuncOp) -> None:
     """Erase the nests of `function` that `unread_fill` finds."""
-    unread = [nest for nest in _outer_nests(function) if unread_fill(nest)]
+    ranges: dict[SSAValue, Interval | None] = {}  # nothing changes until erasing
+    unread = [nest for nest in _outer_nests(function) if unread_fill(nest, ranges)]
     for nest in unread:
         nest.detach()
         nest.erase()
@@ -70,9 +71,12 @@ def _outer_nests(op: Operation) -> Iterator[affine.ForOp]:
                     yield from _outer_nests(inner)
 
 
-def unread_fill(nest: affine.ForOp) -> bool:
+def unread_fill(
+    nest: affine.ForOp, ranges: dict[SSAValue, Interval | None] | None = None
+) -> bool:
     """Whether `nest` only stores constants into one buffer's elements that
-    no load of the function reads (see the module docstring)."""
+    no load of the function reads (see the module docstring; `ranges` as
+    `access_box`'s)."""
     stores = _constant_stores(nest)
     if not stores:
         return False
@@ -81,7 +85,7 @@ def unread_fill(nest: affine.ForOp) -> bool:
         return False
     if not isinstance(buffer.owner, memref.ViewOp | memref.AllocOp):
         return False
-    written = [access_box(store) for store in stores]
+    written = [access_box(store, ranges) for store in stores]
     for use in buffer.uses:
         reader = use.operation
         if isinstance(reader, memref.DeallocOp):
@@ -90,7 +94,7 @@ def unread_fill(nest: affine.ForOp) -> bool:
             continue  # stored into (operand 0 is the value, 1 the buffer)
         if not isinstance(reader, affine.LoadOp):
             return False  # returned, passed on, viewed again: may be read
-        read = access_box(reader)
+        read = access_box(reader, ranges)
         if any(boxes_meet(read, box) for box in written):
             return False
     return True
@@ -125,14 +129,25 @@ def _only_constant_stores(loop: affine.ForOp, stores: list[affine.StoreOp]) -> b
     return True
 
 
-def access_box(access: affine.LoadOp | affine.StoreOp) -> Box:
+def access_box(
+    access: affine.LoadOp | affine.StoreOp,
+    ranges: dict[SSAValue, Interval | None] | None = None,
+) -> Box:
     """The indices an access may touch: per dimension, the range of its
-    index over the loops around it (the whole dimension where unknown)."""
+    index over the loops around it (the whole dimension where unknown).
+    `ranges` keeps each index operand's range for the next accesses (a
+    loop's variable is an index of each access in the loop)."""
     buffer_type = access.memref.type
     assert isinstance(buffer_type, MemRefType)
     shape = buffer_type.get_shape()
     map_ = access.map.data
-    operands = [_value_interval(v) for v in access.indices]
+    if ranges is None:
+        ranges = {}
+    operands = []
+    for value in access.indices:
+        if value not in ranges:
+            ranges[value] = _value_interval(value)
+        operands.append(ranges[value])
     dims, syms = operands[: map_.num_dims], operands[map_.num_dims :]
     box: Box = []
     for size, result in zip(shape, map_.results, strict=True):
