@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import (
@@ -98,6 +98,8 @@ class ProbeValue:
 
 
 Value = SSAValue | ProbeValue
+
+T = TypeVar("T")
 
 Accesses = list[tuple[bool, Buffer, list[Ix]]]
 """What a probing nest saw: (is a store, buffer, storage index) per access."""
@@ -258,7 +260,7 @@ class Emitter:
         """The function's entry block, where constants go."""
         self._constants: dict[tuple[Attribute, float | int], SSAValue] = {}
         self._first_non_constant: Operation | None = None
-        self._plans: dict[Hashable, list[tuple[list[Var], list[Ix]]]] = {}
+        self._plans: dict[Hashable, Any] = {}
 
     def add(self, op: Operation) -> Operation:
         """Append `op` to the current block (the function body, or a region
@@ -385,9 +387,17 @@ class Emitter:
         """
         probe = Nest(self, None)
         body(probe, probe_variables(sizes))
-        key = _plan_key(sizes, whole, probe.accesses)
+        return self.planned(
+            (tuple(sizes), whole, plan_key(probe.accesses)),
+            lambda: list(self._plan(sizes, body, whole, probe.accesses)),
+        )
+
+    def planned(self, key: Hashable, plan: Callable[[], T]) -> T:
+        """`plan()`, made once per emitter for each `key` (all the plan
+        depends on: `plan_key` of a body's probed accesses and the
+        domain)."""
         if key not in self._plans:
-            self._plans[key] = list(self._plan(sizes, body, whole, probe.accesses))
+            self._plans[key] = plan()
         return self._plans[key]
 
     def _plan(
@@ -535,26 +545,20 @@ def close_loops(loops: Sequence[Block]) -> None:
         block.add_op(affine.YieldOp.get())
 
 
-def _plan_key(
-    sizes: Sequence[int], whole: frozenset[int], accesses: Accesses
-) -> Hashable:
-    """What the nests of a body over `sizes` depend on (`Emitter._nests`):
-    its accesses at the probe's index, each buffer by the order it first
-    appears in (a nest storing into a buffer it also reads keeps its order,
-    `in_any_order`)."""
+def plan_key(accesses: Accesses) -> Hashable:
+    """What the nests of a body depend on, beside its domain
+    (`Emitter._nests`): its accesses at the probe's index, each buffer by
+    the order it first appears in (a nest storing into a buffer it also
+    reads keeps its order, `in_any_order`)."""
     numbers: dict[SSAValue, int] = {}
-    return (
-        tuple(sizes),
-        whole,
-        tuple(
-            (
-                is_store,
-                numbers.setdefault(buffer.memref, len(numbers)),
-                buffer.layout,
-                tuple(storage),
-            )
-            for is_store, buffer, storage in accesses
-        ),
+    return tuple(
+        (
+            is_store,
+            numbers.setdefault(buffer.memref, len(numbers)),
+            buffer.layout,
+            tuple(storage),
+        )
+        for is_store, buffer, storage in accesses
     )
 
 
