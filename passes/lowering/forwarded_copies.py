@@ -100,11 +100,13 @@ def copy_nest(nest: affine.ForOp) -> Copy | None:
     one load whose value one store writes (None for any other nest)."""
     variables: list[BlockArgument] = []
     loop = nest
-    while True:
+    while True:  # regions, operands and results read directly: IRDL's
+        # accessors were a third of this function, which sees every nest
         if loop.operands:  # bound operands or loop-carried values
             return None
-        variables.append(loop.body.block.args[0])
-        ops = [op for op in loop.body.block.ops if not isinstance(op, affine.YieldOp)]
+        block = loop.regions[0].blocks[0]
+        variables.append(block.args[0])
+        ops = [op for op in block.ops if not isinstance(op, affine.YieldOp)]
         if len(ops) == 1 and isinstance(ops[0], affine.ForOp):
             loop = ops[0]
             continue
@@ -113,7 +115,8 @@ def copy_nest(nest: affine.ForOp) -> Copy | None:
         load, store = ops
         if not isinstance(load, affine.LoadOp) or not isinstance(store, affine.StoreOp):
             return None
-        if store.value is not load.result or not load.result.has_one_use():
+        loaded = load.results[0]
+        if store.operands[0] is not loaded or not loaded.has_one_use():
             return None
         return Copy(nest, load, store, tuple(variables))
 

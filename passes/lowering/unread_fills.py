@@ -137,14 +137,18 @@ def access_box(
     index over the loops around it (the whole dimension where unknown).
     `ranges` keeps each index operand's range for the next accesses (a
     loop's variable is an index of each access in the loop)."""
-    buffer_type = access.memref.type
+    # The operands and map read directly: IRDL's accessors were a fifth of
+    # this pass (`affine.load`: buffer, indices; `affine.store`: value,
+    # buffer, indices).
+    first = 1 if isinstance(access, affine.StoreOp) else 0
+    buffer_type = access.operands[first].type
     assert isinstance(buffer_type, MemRefType)
     shape = buffer_type.get_shape()
-    map_ = access.map.data
+    map_ = access.properties["map"].data  # type: ignore[attr-defined]
     if ranges is None:
         ranges = {}
     operands = []
-    for value in access.indices:
+    for value in access.operands[first + 1 :]:
         if value not in ranges:
             ranges[value] = _value_interval(value)
         operands.append(ranges[value])
@@ -173,14 +177,15 @@ def _value_interval(value: SSAValue) -> Interval | None:
         loop = value.block.parent_op()
         if not isinstance(loop, affine.ForOp) or value.index != 0:
             return None
-        maps = [loop.lowerBoundMap.data, loop.upperBoundMap.data]
+        properties = loop.properties  # IRDL's accessors: see `access_box`
+        maps = [properties["lowerBoundMap"].data, properties["upperBoundMap"].data]  # type: ignore[attr-defined]
         if any(m.num_dims or m.num_symbols for m in maps):  # bound operands
             return None
         bounds = [m.results for m in maps]
         if any(len(b) != 1 or not isinstance(b[0], AffineConstantExpr) for b in bounds):
             return None
         lower, upper = bounds[0][0].value, bounds[1][0].value
-        step = loop.step.value.data
+        step = properties["step"].value.data  # type: ignore[attr-defined]
         if upper <= lower:
             return (1, 0)  # the loop never runs: an empty range
         return (lower, lower + (upper - 1 - lower) // step * step)
