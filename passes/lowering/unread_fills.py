@@ -15,7 +15,11 @@ index over its loops) meets a stored box. A buffer of the lowering is one
 value: it is read only through its own memref (views of the arena that
 share bytes hold values whose lives the memory plan keeps apart, and each
 is written before it is read), so the stored elements are never read and
-dropping the nest changes no result.
+dropping the nest changes no result. The emitter asks `unread_box` of
+the padding fills it leaves to a function's end (`Emitter.fill_read_padding`)
+and builds none it finds unread: loads only move to a copy's source when
+`forward_copies` runs, within the elements the copy read, so a box no load
+reads then stays unread.
 
 ```mlir
 %y = memref.view %arena[%c0][] : memref<1024xi8> to memref<2x1x4x16xf32>
@@ -83,9 +87,20 @@ def unread_fill(
     buffer = stores[0].memref
     if any(store.memref != buffer for store in stores):
         return False
+    return unread_box(buffer, [access_box(store, ranges) for store in stores], ranges)
+
+
+def unread_box(
+    buffer: SSAValue,
+    written: Sequence[Box],
+    ranges: dict[SSAValue, Interval | None] | None = None,
+) -> bool:
+    """Whether no load of the function reads an element of `buffer` in
+    the boxes `written`: the buffer is allocated (or viewed) and only
+    loaded, stored and freed by affine accesses, and no load's box meets
+    one of `written` (`ranges` as `access_box`'s)."""
     if not isinstance(buffer.owner, memref.ViewOp | memref.AllocOp):
         return False
-    written = [access_box(store, ranges) for store in stores]
     for use in buffer.uses:
         reader = use.operation
         if isinstance(reader, memref.DeallocOp):
