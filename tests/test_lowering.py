@@ -1506,3 +1506,21 @@ def test_scatter_nd_of_affine_constant_tuples_is_affine(rows, affine, reduction)
         assert "memref.store" not in text and "memref.load" not in text, text
     else:
         assert "memref.store" in lower_graph(module.body.block.first_op)
+
+
+def test_lowered_module_only_reads_the_graph():
+    """`lowered_module` lowers the graph itself, not a copy of it: the
+    graph's text is the same after, and no lowered op uses its values."""
+    module = nc1hwc0_graph("float32", (1, 17, 4, 4), lambda b, x: b.relu(x))
+    graph = module.body.block.first_op
+    before = str(module)
+    lowered = lowered_module(graph)
+    assert str(module) == before
+    inside = set(graph.walk())
+    assert all(
+        use.operation in inside
+        for op in graph.walk()
+        for result in op.results
+        for use in result.uses
+    )
+    assert [op.name for op in lowered.body.block.ops] == ["func.func"]

@@ -657,10 +657,9 @@ def _written_roots(
 
 
 def lowered_module(graph: GraphOp, target: str | None = None) -> ModuleOp:
-    """A new module holding the loop-level function of `graph`."""
-    lowered = ModuleOp([graph.clone()])
-    ConvertGeToLoopsPass(target).apply(Context(), lowered)
-    return lowered
+    """A new module holding the loop-level function of `graph` (which stays
+    as it was)."""
+    return ModuleOp(ConvertGeToLoopsPass(target).lowered(graph))
 
 
 def lower_graph(graph: GraphOp, target: str | None = None) -> str:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from xdsl.dialects import affine, arith, cf, memref
 from xdsl.dialects.builtin import (
@@ -54,6 +54,7 @@ from passes.lowering.domain import (
 )
 from passes.lowering.index import Ix, Mod, Var, blocks_needed
 from passes.lowering.layouts import Layout, plain_layout
+from passes.lowering.unread_fills import Interval, unread_box
 
 NEST_PIECES = 4
 """The most nests `Emitter.for_each` splits a piece of a copy's domain (a
@@ -98,6 +99,8 @@ class ProbeValue:
 
 
 Value = SSAValue | ProbeValue
+
+T = TypeVar("T")
 
 Accesses = list[tuple[bool, Buffer, list[Ix]]]
 """What a probing nest saw: (is a store, buffer, storage index) per access."""
@@ -258,9 +261,12 @@ class Emitter:
         """The function's entry block, where constants go."""
         self._constants: dict[tuple[Attribute, float | int], SSAValue] = {}
         self._first_non_constant: Operation | None = None
-        self._fill_nests: dict[
-            tuple[tuple[int, ...], ...], list[tuple[list[Var], list[Ix]]]
-        ] = {}
+        self._plans: dict[Hashable, Any] = {}
+        self._padding: list[
+            tuple[Buffer, tuple[Sequence[int], Sequence[int]] | None, Operation]
+        ] = []
+        """Padding fills to emit (`fill_read_padding`): buffer, box, and the
+        op allocating the buffer."""
 
     def add(self, op: Operation) -> Operation:
         """Append `op` to the current block (the function body, or a region
@@ -304,8 +310,9 @@ class Emitter:
     ) -> Buffer:
         """A new buffer for `layout`, filled with `fill` if given.
 
-        Without `fill`, a layout with padding is zero-filled, so padding
-        never holds garbage (the rest is written by the op), unless not
+        Without `fill`, a layout with padding is zero-filled (where a load
+        may read it: `fill_read_padding`), so padding never holds garbage
+        (the rest is written by the op), unless not
         `zero_padding` (a scratch buffer nothing reads the padding of, an
         accumulator). With `arena`
         (a 1-D i8 memref and a byte offset) the buffer is a `memref.view`
@@ -328,8 +335,38 @@ class Emitter:
         elif layout.has_padding and zero_padding:
             boxes = layout.padding_boxes()
             for box in boxes or [None]:
-                self.fill(buffer, 0, box)
+                self.constant(0, layout.element_type)  # made where its fill is
+                self._padding.append((buffer, box, op))
         return buffer
+
+    def fill_read_padding(self) -> None:
+        """Emit the padding fills `alloc` left for the end of the function
+        (once its ops and return are built), each right after its buffer's
+        allocation (as if made there), but those whose box no load reads
+        (`unread_fills.unread_box`): a recurrent model's steps pad hundreds
+        of buffers whose padding nothing reads (CRNN: 1267 fills, 8915 of
+        the 24000 ops its lowering built, all erased after by
+        `drop_unread_fills`). Without them `forward_copies` also forwards
+        the copies such a fill stood in the way of (an arena view sharing
+        the bytes of a copy's source, between the copy and its reader)."""
+        ranges: dict[SSAValue, Interval | None] = {}
+        after: dict[Operation, Operation] = {}
+        for buffer, box, allocation in self._padding:
+            shape = buffer.layout.storage_shape
+            start, extent = box or ([0] * len(shape), shape)
+            stored = [(s, s + e - 1) for s, e in zip(start, extent, strict=True)]
+            if unread_box(buffer.memref, [stored], ranges):
+                continue
+            scratch = Block()
+            with self.into(scratch):
+                self.fill(buffer, 0, box)
+            block = allocation.parent_block()
+            assert block is not None
+            for op in list(scratch.ops):
+                op.detach()
+                block.insert_op_after(op, after.get(allocation, allocation))
+                after[allocation] = op
+        self._padding.clear()
 
     def dealloc(self, buffer: Buffer) -> None:
         """Free a buffer allocated with `alloc`."""
@@ -342,13 +379,9 @@ class Emitter:
         box: tuple[Sequence[int], Sequence[int]] | None = None,
     ) -> None:
         """Store `value` into every element of the buffer, padding included,
-        or of the (start, extent) `box` of it.
-
-        The nests of a fill depend only on the storage shape and the box
-        (the stores index a plain layout of it): they are planned once per
-        emitter for each (a recurrent model's steps fill the padding of
-        hundreds of buffers of a few shapes).
-        """
+        or of the (start, extent) `box` of it (the stores index a plain
+        layout of its storage shape: a fill's nests are planned once per
+        storage shape and box, `_nests`)."""
         layout = buffer.layout
         whole = Buffer(
             buffer.memref, plain_layout(layout.storage_shape, layout.element_type)
@@ -359,11 +392,7 @@ class Emitter:
             shifted = [ix + first for ix, first in zip(index, start, strict=True)]
             nest.store(nest.const(value, layout.element_type), whole, shifted)
 
-        key = (tuple(layout.storage_shape), tuple(start), tuple(extent))
-        if key not in self._fill_nests:
-            self._fill_nests[key] = list(self._nests(extent, body))
-        for order, index in self._fill_nests[key]:
-            self._emit_nest(order, index, body)
+        self.for_each(extent, body)
 
     def for_each(
         self,
@@ -374,25 +403,51 @@ class Emitter:
         """Run `body` at every origin index of `sizes`, as affine loop nests
         (the axes `whole` one loop each: no blocks, no cuts)."""
         for order, index in self._nests(sizes, body, whole):
-            self._emit_nest(order, index, body)
+            self._emit_nest(order, list(index), body)
 
     def _nests(
         self,
         sizes: Sequence[int],
         body: Callable[[Nest, list[Ix]], None],
         whole: frozenset[int] = frozenset(),
-    ) -> Iterator[tuple[list[Var], list[Ix]]]:
-        """The nests `for_each` emits, each planned as the one before is
-        emitted: its loops' variables in the storage order of its accesses
-        and the origin index over them.
+    ) -> list[tuple[list[Var], list[Ix]]]:
+        """The nests `for_each` emits: each one's loop variables in the
+        storage order of its accesses and the origin index over them.
 
         A probe finds the blocks that make every access affine; the domain
-        is split into pieces (`domain.split_pieces`), one nest each.
+        is split into pieces (`domain.split_pieces`), one nest each. The
+        nests depend only on what the body accesses at each index, which
+        its accesses at the probe's index give (the buffers, their layouts
+        and the storage index of each): they are planned once per emitter
+        for each (a recurrent model's steps and a transformer's layers
+        repeat the same ops on other buffers).
         """
         probe = Nest(self, None)
         body(probe, probe_variables(sizes))
+        return self.planned(
+            (tuple(sizes), whole, plan_key(probe.accesses)),
+            lambda: list(self._plan(sizes, body, whole, probe.accesses)),
+        )
+
+    def planned(self, key: Hashable, plan: Callable[[], T]) -> T:
+        """`plan()`, made once per emitter for each `key` (all the plan
+        depends on: `plan_key` of a body's probed accesses and the
+        domain)."""
+        if key not in self._plans:
+            self._plans[key] = plan()
+        return self._plans[key]
+
+    def _plan(
+        self,
+        sizes: Sequence[int],
+        body: Callable[[Nest, list[Ix]], None],
+        whole: frozenset[int],
+        probed: Accesses,
+    ) -> Iterator[tuple[list[Var], list[Ix]]]:
+        """The nests of `_nests`, `probed` the body's accesses at the probe's
+        index."""
         required: dict[int, set[int]] = defaultdict(set)
-        for _, _, storage in probe.accesses:
+        for _, _, storage in probed:
             for ix in storage:
                 for var, block in blocks_needed(ix):
                     required[var.id].add(block)
@@ -415,8 +470,8 @@ class Emitter:
         def indices(index: list[Ix]) -> list[Ix]:
             return storage_indices(accesses(index))
 
-        split = in_any_order(probe.accesses)
-        copies = sorted(is_store for is_store, _, _ in probe.accesses) == [False, True]
+        split = in_any_order(probed)
+        copies = sorted(is_store for is_store, _, _ in probed) == [False, True]
         limit = NEST_PIECES if copies else PIECE_LIMIT
         refined = split_pieces(
             sizes, chains, 0, indices if split else None, limit, whole
@@ -525,6 +580,23 @@ def close_loops(loops: Sequence[Block]) -> None:
     """End the bodies `open_loops` opened with their `affine.yield`."""
     for block in loops:
         block.add_op(affine.YieldOp.get())
+
+
+def plan_key(accesses: Accesses) -> Hashable:
+    """What the nests of a body depend on, beside its domain
+    (`Emitter._nests`): its accesses at the probe's index, each buffer by
+    the order it first appears in (a nest storing into a buffer it also
+    reads keeps its order, `in_any_order`)."""
+    numbers: dict[SSAValue, int] = {}
+    return tuple(
+        (
+            is_store,
+            numbers.setdefault(buffer.memref, len(numbers)),
+            buffer.layout,
+            tuple(storage),
+        )
+        for is_store, buffer, storage in accesses
+    )
 
 
 def storage_indices(accesses: Sequence[tuple[bool, Buffer, list[Ix]]]) -> list[Ix]:

@@ -100,11 +100,13 @@ def copy_nest(nest: affine.ForOp) -> Copy | None:
     one load whose value one store writes (None for any other nest)."""
     variables: list[BlockArgument] = []
     loop = nest
-    while True:
+    while True:  # regions, operands and results read directly: IRDL's
+        # accessors were a third of this function, which sees every nest
         if loop.operands:  # bound operands or loop-carried values
             return None
-        variables.append(loop.body.block.args[0])
-        ops = [op for op in loop.body.block.ops if not isinstance(op, affine.YieldOp)]
+        block = loop.regions[0].blocks[0]
+        variables.append(block.args[0])
+        ops = [op for op in block.ops if not isinstance(op, affine.YieldOp)]
         if len(ops) == 1 and isinstance(ops[0], affine.ForOp):
             loop = ops[0]
             continue
@@ -113,7 +115,8 @@ def copy_nest(nest: affine.ForOp) -> Copy | None:
         load, store = ops
         if not isinstance(load, affine.LoadOp) or not isinstance(store, affine.StoreOp):
             return None
-        if store.value is not load.result or not load.result.has_one_use():
+        loaded = load.results[0]
+        if store.operands[0] is not loaded or not loaded.has_one_use():
             return None
         return Copy(nest, load, store, tuple(variables))
 
@@ -180,7 +183,7 @@ def forward(
         moved.update(dict.fromkeys(clobbering))
         forwarded.append((writer, reader))
     last = max((reader.nest for reader in readers), key=order.__getitem__)
-    if not all(_movable(nest, last) for nest in moved):
+    if not all(_movable(nest, last, nests) for nest in moved):
         return False
     if moved:
         renumbered = last
@@ -289,13 +292,13 @@ def _clobbering(
     found: list[Operation] = []
     for current in span:
         if isinstance(current, memref.DeallocOp):
-            if _overlap(current.memref, source):
+            if nests.overlap(current.memref, source):
                 return None
         elif isinstance(current, affine.ForOp):
             stored = nests.stores(current)
             if stored is None:
                 return None
-            if any(_overlap(m, source) for m in stored):
+            if any(nests.overlap(m, source) for m in stored):
                 if current is reader:
                     return None
                 found.append(current)
@@ -304,7 +307,8 @@ def _clobbering(
 
 class Nests:
     """What `copy_nest` makes of a nest and the buffers it stores to (None
-    for a nest holding a region other than a loop's), found once per nest:
+    for a nest holding a region other than a loop's), found once per nest,
+    and the bytes each buffer covers (`overlap`):
     `forward` looks at the nests between each copy and its readers, again
     for each copy. A forward rewrites the readers' loads only (`rewritten`
     forgets their copies); what a nest stores stays."""
@@ -312,12 +316,28 @@ class Nests:
     def __init__(self) -> None:
         self._copies: dict[Operation, Copy | None] = {}
         self._stores: dict[Operation, set[SSAValue] | None] = {}
+        self._bytes: dict[SSAValue, tuple[SSAValue, int, int] | None] = {}
 
     def copy(self, nest: affine.ForOp) -> Copy | None:
         """`copy_nest(nest)`."""
         if nest not in self._copies:
             self._copies[nest] = copy_nest(nest)
         return self._copies[nest]
+
+    def overlap(self, a: SSAValue, b: SSAValue) -> bool:
+        """Whether two buffers may share a byte (views of one buffer compared
+        by their ranges; distinct allocations and arguments never do)."""
+        first, second = self._bytes_of(a), self._bytes_of(b)
+        if first is None or second is None:
+            return True
+        (base_a, lo_a, hi_a), (base_b, lo_b, hi_b) = first, second
+        return base_a is base_b and lo_a < hi_b and lo_b < hi_a
+
+    def _bytes_of(self, value: SSAValue) -> tuple[SSAValue, int, int] | None:
+        """`_bytes(value)` (a buffer's view and type stay as they are)."""
+        if value not in self._bytes:
+            self._bytes[value] = _bytes(value)
+        return self._bytes[value]
 
     def rewritten(self, nest: affine.ForOp) -> None:
         """Forget the copy of `nest`, whose load was rewritten."""
@@ -341,7 +361,7 @@ def _stored(nest: affine.ForOp) -> set[SSAValue] | None:
     return stored
 
 
-def _movable(nest: Operation, last: Operation) -> bool:
+def _movable(nest: Operation, last: Operation, nests: Nests) -> bool:
     """Whether `nest` may run after `last` instead (the ops between touch
     no byte it stores, and store no byte it reads)."""
     span = _span(nest.next_op, last)
@@ -351,14 +371,14 @@ def _movable(nest: Operation, last: Operation) -> bool:
     touched = writes | _accessed(nest, stores=False)
     for current in span:
         if isinstance(current, memref.DeallocOp):
-            if any(_overlap(current.memref, m) for m in touched):
+            if any(nests.overlap(current.memref, m) for m in touched):
                 return False
         elif isinstance(current, affine.ForOp):
             theirs = _accessed(current, stores=True)
             read = _accessed(current, stores=False)
-            if any(_overlap(a, b) for a in writes for b in theirs | read):
+            if any(nests.overlap(a, b) for a in writes for b in theirs | read):
                 return False
-            if any(_overlap(a, b) for a in touched for b in theirs):
+            if any(nests.overlap(a, b) for a in touched for b in theirs):
                 return False
     return True
 
@@ -402,13 +422,3 @@ def _bytes(value: SSAValue) -> tuple[SSAValue, int, int] | None:
             size *= dim
         return owner.source, start, start + size
     return value, 0, 2**62
-
-
-def _overlap(a: SSAValue, b: SSAValue) -> bool:
-    """Whether two buffers may share a byte (views of one buffer compared
-    by their ranges; distinct allocations and arguments never do)."""
-    first, second = _bytes(a), _bytes(b)
-    if first is None or second is None:
-        return True
-    (base_a, lo_a, hi_a), (base_b, lo_b, hi_b) = first, second
-    return base_a is base_b and lo_a < hi_b and lo_b < hi_a

@@ -57,6 +57,7 @@ from passes.lowering.emitter import (
     is_float,
     loop_order,
     open_loops,
+    plan_key,
     storage_indices,
 )
 from passes.lowering.index import Ix, Var, blocks_needed
@@ -200,6 +201,11 @@ def emit_reduction(
     )
 
 
+ReductionPlan = list[tuple[list[Ix], list[Var], list[tuple[list[Ix], list[Var]]]]]
+"""Per top-level nest of a reduction: the outer index and loops, then the
+index and loops of each of its inner nests."""
+
+
 def for_each_reduction(
     emitter: Emitter,
     outer_sizes: Sequence[int],
@@ -218,7 +224,8 @@ def for_each_reduction(
     top-level nest whose loops follow the storage order of its accesses;
     `each_nest(number)` runs before each is emitted. The axes in `whole`
     (the outer ones numbered first, then the inner ones) stay one loop
-    each: no blocks, no cuts (`Reduction.gathered`).
+    each: no blocks, no cuts (`Reduction.gathered`). The nests are planned
+    once per emitter for each set of probed accesses (`Emitter.planned`).
     """
     outer_probe = probe_variables(outer_sizes)
     first_inner = len(outer_sizes)
@@ -226,7 +233,53 @@ def for_each_reduction(
         Ix.of(Var(first_inner + axis, 0, size - 1))
         for axis, size in enumerate(inner_sizes)
     ]
-    probe = _run_probe(emitter, before, step, after, outer_probe, inner_probe)
+    parts = [Nest(emitter, None) for _ in range(3)]
+    before(parts[0], outer_probe)
+    step(parts[1], outer_probe, inner_probe)
+    after(parts[2], outer_probe)
+    probe = [access for part in parts for access in part.accesses]
+    key = (
+        "reduction",
+        tuple(outer_sizes),
+        tuple(inner_sizes),
+        whole,
+        len(parts[0].accesses),
+        len(parts[1].accesses),
+        plan_key(probe),
+    )
+    plan = emitter.planned(
+        key,
+        lambda: _reduction_plan(
+            emitter, outer_sizes, inner_sizes, before, step, after, whole, probe
+        ),
+    )
+    for number, (outer, outer_order, inners) in enumerate(plan):
+        each_nest(number)
+        loops, ivs = open_loops(emitter.block, outer_order)
+        nest = Nest(emitter, loops[-1] if loops else emitter.block, ivs)
+        before(nest, outer)
+        for inner, inner_order in inners:
+            inner_loops, inner_ivs = open_loops(nest.block, inner_order)
+            innermost = inner_loops[-1] if inner_loops else nest.block
+            step(Nest(emitter, innermost, {**ivs, **inner_ivs}), outer, inner)
+            close_loops(inner_loops)
+        after(nest, outer)
+        close_loops(loops)
+
+
+def _reduction_plan(
+    emitter: Emitter,
+    outer_sizes: Sequence[int],
+    inner_sizes: Sequence[int],
+    before: Before,
+    step: Step,
+    after: Before,
+    whole: frozenset[int],
+    probe: Accesses,
+) -> ReductionPlan:
+    """The nests of `for_each_reduction`, `probe` the body's accesses at
+    the probe's index."""
+    first_inner = len(outer_sizes)
     required: dict[int, set[int]] = defaultdict(set)
     for _, _, storage in probe:
         for ix in storage:
@@ -273,8 +326,8 @@ def for_each_reduction(
         outer_sizes, outer_chains, 0, indices if split else None, fixed=outer_whole
     )
     inner_splits: dict[frozenset[tuple[Ix, int]], list[Piece]] = {}
-    for number, outer_piece in enumerate(outer_pieces):
-        each_nest(number)
+    plan: ReductionPlan = []
+    for outer_piece in outer_pieces:
         outer, outer_vars = piece_index(outer_piece, 0)
         first = len(outer_vars)  # inner loop variables are numbered from here
 
@@ -298,23 +351,16 @@ def for_each_reduction(
             )
         inner_pieces = inner_splits[wraps]
         sample = piece_index(inner_pieces[0], first)[0] if inner_pieces else []
-        loops, ivs = open_loops(
-            emitter.block,
-            loop_order(accesses(outer, sample), list(outer_vars.values())),
-        )
-        nest = Nest(emitter, loops[-1] if loops else emitter.block, ivs)
-        before(nest, outer)
+        outer_order = loop_order(accesses(outer, sample), list(outer_vars.values()))
+        inners = []
         for inner_piece in inner_pieces:
             inner, inner_vars = piece_index(inner_piece, first)
-            inner_loops, inner_ivs = open_loops(
-                nest.block,
-                loop_order(step_accesses(outer, inner), list(inner_vars.values())),
+            inner_order = loop_order(
+                step_accesses(outer, inner), list(inner_vars.values())
             )
-            innermost = inner_loops[-1] if inner_loops else nest.block
-            step(Nest(emitter, innermost, {**ivs, **inner_ivs}), outer, inner)
-            close_loops(inner_loops)
-        after(nest, outer)
-        close_loops(loops)
+            inners.append((inner, inner_order))
+        plan.append((outer, outer_order, inners))
+    return plan
 
 
 def _run_probe(

@@ -15,7 +15,11 @@ index over its loops) meets a stored box. A buffer of the lowering is one
 value: it is read only through its own memref (views of the arena that
 share bytes hold values whose lives the memory plan keeps apart, and each
 is written before it is read), so the stored elements are never read and
-dropping the nest changes no result.
+dropping the nest changes no result. The emitter asks `unread_box` of
+the padding fills it leaves to a function's end (`Emitter.fill_read_padding`)
+and builds none it finds unread: loads only move to a copy's source when
+`forward_copies` runs, within the elements the copy read, so a box no load
+reads then stays unread.
 
 ```mlir
 %y = memref.view %arena[%c0][] : memref<1024xi8> to memref<2x1x4x16xf32>
@@ -50,7 +54,8 @@ Box = list[Interval]
 
 def drop_unread_fills(function: func.FuncOp) -> None:
     """Erase the nests of `function` that `unread_fill` finds."""
-    unread = [nest for nest in _outer_nests(function) if unread_fill(nest)]
+    ranges: dict[SSAValue, Interval | None] = {}  # nothing changes until erasing
+    unread = [nest for nest in _outer_nests(function) if unread_fill(nest, ranges)]
     for nest in unread:
         nest.detach()
         nest.erase()
@@ -70,18 +75,32 @@ def _outer_nests(op: Operation) -> Iterator[affine.ForOp]:
                     yield from _outer_nests(inner)
 
 
-def unread_fill(nest: affine.ForOp) -> bool:
+def unread_fill(
+    nest: affine.ForOp, ranges: dict[SSAValue, Interval | None] | None = None
+) -> bool:
     """Whether `nest` only stores constants into one buffer's elements that
-    no load of the function reads (see the module docstring)."""
+    no load of the function reads (see the module docstring; `ranges` as
+    `access_box`'s)."""
     stores = _constant_stores(nest)
     if not stores:
         return False
     buffer = stores[0].memref
     if any(store.memref != buffer for store in stores):
         return False
+    return unread_box(buffer, [access_box(store, ranges) for store in stores], ranges)
+
+
+def unread_box(
+    buffer: SSAValue,
+    written: Sequence[Box],
+    ranges: dict[SSAValue, Interval | None] | None = None,
+) -> bool:
+    """Whether no load of the function reads an element of `buffer` in
+    the boxes `written`: the buffer is allocated (or viewed) and only
+    loaded, stored and freed by affine accesses, and no load's box meets
+    one of `written` (`ranges` as `access_box`'s)."""
     if not isinstance(buffer.owner, memref.ViewOp | memref.AllocOp):
         return False
-    written = [access_box(store) for store in stores]
     for use in buffer.uses:
         reader = use.operation
         if isinstance(reader, memref.DeallocOp):
@@ -90,7 +109,7 @@ def unread_fill(nest: affine.ForOp) -> bool:
             continue  # stored into (operand 0 is the value, 1 the buffer)
         if not isinstance(reader, affine.LoadOp):
             return False  # returned, passed on, viewed again: may be read
-        read = access_box(reader)
+        read = access_box(reader, ranges)
         if any(boxes_meet(read, box) for box in written):
             return False
     return True
@@ -125,14 +144,29 @@ def _only_constant_stores(loop: affine.ForOp, stores: list[affine.StoreOp]) -> b
     return True
 
 
-def access_box(access: affine.LoadOp | affine.StoreOp) -> Box:
+def access_box(
+    access: affine.LoadOp | affine.StoreOp,
+    ranges: dict[SSAValue, Interval | None] | None = None,
+) -> Box:
     """The indices an access may touch: per dimension, the range of its
-    index over the loops around it (the whole dimension where unknown)."""
-    buffer_type = access.memref.type
+    index over the loops around it (the whole dimension where unknown).
+    `ranges` keeps each index operand's range for the next accesses (a
+    loop's variable is an index of each access in the loop)."""
+    # The operands and map read directly: IRDL's accessors were a fifth of
+    # this pass (`affine.load`: buffer, indices; `affine.store`: value,
+    # buffer, indices).
+    first = 1 if isinstance(access, affine.StoreOp) else 0
+    buffer_type = access.operands[first].type
     assert isinstance(buffer_type, MemRefType)
     shape = buffer_type.get_shape()
-    map_ = access.map.data
-    operands = [_value_interval(v) for v in access.indices]
+    map_ = access.properties["map"].data  # type: ignore[attr-defined]
+    if ranges is None:
+        ranges = {}
+    operands = []
+    for value in access.operands[first + 1 :]:
+        if value not in ranges:
+            ranges[value] = _value_interval(value)
+        operands.append(ranges[value])
     dims, syms = operands[: map_.num_dims], operands[map_.num_dims :]
     box: Box = []
     for size, result in zip(shape, map_.results, strict=True):
@@ -158,14 +192,15 @@ def _value_interval(value: SSAValue) -> Interval | None:
         loop = value.block.parent_op()
         if not isinstance(loop, affine.ForOp) or value.index != 0:
             return None
-        maps = [loop.lowerBoundMap.data, loop.upperBoundMap.data]
+        properties = loop.properties  # IRDL's accessors: see `access_box`
+        maps = [properties["lowerBoundMap"].data, properties["upperBoundMap"].data]  # type: ignore[attr-defined]
         if any(m.num_dims or m.num_symbols for m in maps):  # bound operands
             return None
         bounds = [m.results for m in maps]
         if any(len(b) != 1 or not isinstance(b[0], AffineConstantExpr) for b in bounds):
             return None
         lower, upper = bounds[0][0].value, bounds[1][0].value
-        step = loop.step.value.data
+        step = properties["step"].value.data  # type: ignore[attr-defined]
         if upper <= lower:
             return (1, 0)  # the loop never runs: an empty range
         return (lower, lower + (upper - 1 - lower) // step * step)
