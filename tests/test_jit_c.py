@@ -1321,7 +1321,7 @@ def test_nests_alike_but_for_an_inner_trip_count_and_strides_share_one_body():
     assert "t0 < 3;" in source and "t1 < n" in source, source
     calls = re.findall(rf"^    {holder}\(a0, a1, (.*)\);$", source, re.M)
     assert len(calls) == 3, source  # the first is written out
-    assert all(str(n * 17) in call for n, call in zip(rows[1:], calls)), calls
+    assert all(str(n * 17) in c for n, c in zip(rows[1:], calls, strict=True))
 
 
 def test_no_merged_call_of_more_buffers_than_ctypes_passes(tmp_path, monkeypatch):

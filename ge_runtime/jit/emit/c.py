@@ -500,9 +500,10 @@ def shared_form(body: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | No
     A number is one parameter wherever it is the same loop's trip count,
     or the same argument's stride of the same variables (the compiler
     sees an element read and written in place as one), whichever other
-    numbers it equals (those equalities differ between sizes). DenseNet-121's 1x1 convolutions differ only in
-    their input's channel blocks (the loop summing them, the weights'
-    stride): the 12 to 24 of a dense block are one body."""
+    numbers it equals (those equalities differ between sizes).
+    DenseNet-121's 1x1 convolutions differ only in their input's channel
+    blocks (the loop summing them, the weights' stride): the 12 to 24 of
+    a dense block are one body."""
     lines = "\n".join(body).split("\n")
     values: dict[tuple[str, int], str] = {}
 
@@ -640,9 +641,8 @@ class CLibrary:
         """The kernels each kernel of `sequence` or `caller`, or each kernel
         running a shared body (`_shared_body_call`), calls."""
         self._shared: dict[tuple[str, tuple[str, ...], bool], str | None] = {}
-        """The kernel holding each body shared by kernels alike but for the
-        trip count of their outermost loop, by parameters, body (the count
-        a parameter) and status; None while one kernel has that body."""
+        """The kernel holding each body kernels share (`shared_form`), by
+        parameters, body and status; None while one kernel has that body."""
         self._unbound: set[str] = set()
         """Kernels only other kernels call (the shared bodies)."""
         self.checking: set[str] = set()
