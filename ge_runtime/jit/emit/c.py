@@ -482,6 +482,7 @@ _WORK = re.compile(r"(&& )(\d+)LL( >= ge_parallel_work)")
 _ARGUMENT = re.compile(r"\ba\d+\[")
 _STRIDE = re.compile(r"\(([t\d +*]+)\) \* (\d+)")
 _VARIABLE = re.compile(r"\bt\d+\b")
+_NUMBERED = re.compile(rf"\b{NUMBER}\d+\b")
 
 
 def shared_form(body: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
@@ -640,9 +641,14 @@ class CLibrary:
         self._calls: dict[str, list[str]] = {}
         """The kernels each kernel of `sequence` or `caller`, or each kernel
         running a shared body (`_shared_body_call`), calls."""
-        self._shared: dict[tuple[str, tuple[str, ...], bool], str | None] = {}
-        """The kernel holding each body kernels share (`shared_form`), by
-        parameters, body and status; None while one kernel has that body."""
+        self._shared: dict[
+            tuple[str, tuple[str, ...], bool],
+            tuple[tuple[int, ...], list[tuple[str, frozenset[int]]]],
+        ] = {}
+        """Each body kernels share (`shared_form`), by parameters, body and
+        status: the numbers of its first kernel (written out), and the
+        kernels holding it with the positions of the numbers each takes
+        (`_shared_body_call`)."""
         self._unbound: set[str] = set()
         """Kernels only other kernels call (the shared bodies)."""
         self.checking: set[str] = set()
@@ -704,25 +710,44 @@ class CLibrary:
         values: tuple[int, ...],
     ) -> str | None:
         """The statement with which kernel `name` runs the shared `body`
-        with its parameters `values` (the kernel holding it defined now if
-        this is the second kernel of that body); None for the first, which
-        is written out."""
+        with its parameters `values`; None for the first kernel of that
+        body, which is written out. A kernel holding the body takes as
+        parameters only the numbers some kernel calling it has other than
+        the first's (the others stay literals, which the compiler uses:
+        DenseNet-121's 1x1 convolutions ran 19 % slower with the strides
+        of the loop summing the channels, the same in every layer, as
+        parameters); it is defined for the first kernel differing in
+        numbers no holder of the body takes."""
         key = (parameters, body, status)
-        if key not in self._shared:
-            self._shared[key] = None
+        found = self._shared.get(key)
+        if found is None:
+            self._shared[key] = (values, [])
             return None
-        holder = self._shared[key]
+        first, holders = found
+        varying = {i for i, value in enumerate(values) if value != first[i]}
+        holder = next((h for h, taken in holders if varying <= taken), None)
         if holder is None:
-            holder = self._shared[key] = self.env.fresh("k")
+            holder = self.env.fresh("k")
+            holders.append((holder, frozenset(varying)))
             returns = "int" if status else "void"
-            numbers = [f"int64_t {NUMBER}{i}" for i in range(len(values))]
+            numbers = [f"int64_t {NUMBER}{i}" for i in sorted(varying)]
+            literal = {
+                f"{NUMBER}{i}": integer(v)
+                for i, v in enumerate(first)
+                if i not in varying
+            }
+            lines = [
+                _NUMBERED.sub(lambda n: literal.get(n[0], n[0]), line) for line in body
+            ]
             with_numbers = ", ".join([parameters, *numbers])
-            code = c_function(returns, holder, with_numbers, list(body))
-            self.functions.append((holder, code, arguments + len(values)))
+            code = c_function(returns, holder, with_numbers, lines)
+            self.functions.append((holder, code, arguments + len(numbers)))
             self._unbound.add(holder)
+        taken = dict(holders)[holder]
         self._calls[name] = [holder]
         names = [p.rsplit(" ", 1)[1] for p in parameters.split(", ") if p]
-        call = f"{holder}({', '.join([*names, *map(integer, values)])})"
+        passed = [integer(values[i]) for i in sorted(taken)]
+        call = f"{holder}({', '.join([*names, *passed])})"
         return f"    return {call};" if status else f"    {call};"
 
     def _write_part(self, end: int, *, start: bool) -> None:
