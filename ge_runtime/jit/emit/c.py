@@ -626,6 +626,22 @@ def c_function(returns: str, name: str, parameters: str, body: list[str]) -> str
     return "\n".join([f"{returns} {name}({parameters}) {{", *body, "}", ""])
 
 
+def _holder_call(
+    holder: tuple[str, frozenset[int]],
+    parameters: str,
+    values: tuple[int, ...],
+    status: bool,
+) -> str:
+    """The statement calling `holder` (a kernel holding a shared body, and
+    the positions of the numbers it takes) from a kernel of `parameters`
+    whose numbers are `values` (`CLibrary._shared_body_call`)."""
+    name, taken = holder
+    names = [p.rsplit(" ", 1)[1] for p in parameters.split(", ") if p]
+    passed = [integer(values[i]) for i in sorted(taken)]
+    call = f"{name}({', '.join([*names, *passed])})"
+    return f"    return {call};" if status else f"    {call};"
+
+
 class CLibrary:
     """The C kernels of one generated function: one shared library of
     several translation units (`PART_SIZE` kernels each), each compiling
@@ -643,11 +659,11 @@ class CLibrary:
         running a shared body (`_shared_body_call`), calls."""
         self._shared: dict[
             tuple[str, tuple[str, ...], bool],
-            tuple[tuple[int, ...], list[tuple[str, frozenset[int]]]],
+            tuple[str, tuple[int, ...], list[tuple[str, frozenset[int]]]],
         ] = {}
         """Each body kernels share (`shared_form`), by parameters, body and
-        status: the numbers of its first kernel (written out), and the
-        kernels holding it with the positions of the numbers each takes
+        status: its first kernel and that kernel's numbers, and the kernels
+        holding it with the positions of the numbers each takes
         (`_shared_body_call`)."""
         self._unbound: set[str] = set()
         """Kernels only other kernels call (the shared bodies)."""
@@ -711,44 +727,60 @@ class CLibrary:
     ) -> str | None:
         """The statement with which kernel `name` runs the shared `body`
         with its parameters `values`; None for the first kernel of that
-        body, which is written out. A kernel holding the body takes as
-        parameters only the numbers some kernel calling it has other than
-        the first's (the others stay literals, which the compiler uses:
-        DenseNet-121's 1x1 convolutions ran 19 % slower with the strides
-        of the loop summing the channels, the same in every layer, as
-        parameters); it is defined for the first kernel differing in
-        numbers no holder of the body takes."""
+        body, which is written out unless the second comes before its part
+        is (then it too calls the kernel holding the body, and the
+        compiler compiles the body once, not twice).
+
+        A kernel holding the body takes as parameters only the numbers
+        that differ between the kernels calling it and the first (the
+        others stay literals, which the compiler uses: DenseNet-121's 1x1
+        convolutions ran 19 % slower with the strides of the loop summing
+        the channels, the same in every layer, as parameters); another is
+        defined, taking those numbers and the ones before, for a kernel
+        differing in a number no holder of the body takes."""
         key = (parameters, body, status)
         found = self._shared.get(key)
         if found is None:
-            self._shared[key] = (values, [])
+            self._shared[key] = (name, values, [])
             return None
-        first, holders = found
-        varying = {i for i, value in enumerate(values) if value != first[i]}
-        holder = next((h for h, taken in holders if varying <= taken), None)
-        if holder is None:
-            holder = self.env.fresh("k")
-            holders.append((holder, frozenset(varying)))
+        first_name, first, holders = found
+        varying = frozenset(i for i, value in enumerate(values) if value != first[i])
+        chosen = next(((h, t) for h, t in holders if varying <= t), None)
+        if chosen is None:
+            taken = varying.union(*(t for _, t in holders))
+            chosen = (self.env.fresh("k"), taken)
             returns = "int" if status else "void"
-            numbers = [f"int64_t {NUMBER}{i}" for i in sorted(varying)]
+            numbers = [f"int64_t {NUMBER}{i}" for i in sorted(taken)]
             literal = {
                 f"{NUMBER}{i}": integer(v)
                 for i, v in enumerate(first)
-                if i not in varying
+                if i not in taken
             }
             lines = [
                 _NUMBERED.sub(lambda n: literal.get(n[0], n[0]), line) for line in body
             ]
             with_numbers = ", ".join([parameters, *numbers])
-            code = c_function(returns, holder, with_numbers, lines)
-            self.functions.append((holder, code, arguments + len(numbers)))
-            self._unbound.add(holder)
-        taken = dict(holders)[holder]
-        self._calls[name] = [holder]
-        names = [p.rsplit(" ", 1)[1] for p in parameters.split(", ") if p]
-        passed = [integer(values[i]) for i in sorted(taken)]
-        call = f"{holder}({', '.join([*names, *passed])})"
-        return f"    return {call};" if status else f"    {call};"
+            holder = (
+                chosen[0],
+                c_function(returns, chosen[0], with_numbers, lines),
+                arguments + len(numbers),
+            )
+            self._unbound.add(chosen[0])
+            pending = [n for n, _, _ in self.functions[self._written :]]
+            if not holders and first_name in pending:
+                position = self._written + pending.index(first_name)
+                call = _holder_call(chosen, parameters, first, status)
+                code = c_function(returns, first_name, parameters, [call])
+                self.functions[position : position + 1] = [
+                    holder,
+                    (first_name, code, arguments),
+                ]
+                self._calls[first_name] = [chosen[0]]
+            else:
+                self.functions.append(holder)
+            holders.append(chosen)
+        self._calls[name] = [chosen[0]]
+        return _holder_call(chosen, parameters, values, status)
 
     def _write_part(self, end: int, *, start: bool) -> None:
         """The kernels from the last part's to `end` as the next part (with
