@@ -666,6 +666,10 @@ class CLibrary:
         status: its first kernel and that kernel's numbers, and the kernels
         holding it with the positions of the numbers each takes
         (`_shared_body_call`)."""
+        self._calls_one: set[str] = set()
+        """Kernels whose body is one call of a kernel holding a shared body
+        (`_shared_body_call`): a part holds `PART_SIZE` kernels besides them,
+        which cost the compiler next to nothing."""
         self._unbound: set[str] = set()
         """Kernels only other kernels call (the shared bodies)."""
         self.checking: set[str] = set()
@@ -688,7 +692,8 @@ class CLibrary:
         before with the same code (a repeated block of a network, or the
         same code on another block of its buffers: ShuffleNet's C is 256
         functions, 467 before offsets moved into the addresses), else a
-        new one; every `PART_SIZE` new kernels start compiling as a part.
+        new one; every `PART_SIZE` new kernels (but those calling a shared
+        body) start compiling as a part.
         With `status` the kernel returns an `int` (its body's `return`s).
 
         `shared` is `body` with some of its numbers parameters, and their
@@ -713,7 +718,8 @@ class CLibrary:
             )
             if status:
                 self.checking.add(name)
-            if len(self.functions) - self._written >= PART_SIZE:
+            pending = self.functions[self._written :]
+            if sum(n not in self._calls_one for n, _, _ in pending) >= PART_SIZE:
                 self._write_part(len(self.functions), start=True)
         return name
 
@@ -777,10 +783,12 @@ class CLibrary:
                     (first_name, code, arguments),
                 ]
                 self._calls[first_name] = [chosen[0]]
+                self._calls_one.add(first_name)
             else:
                 self.functions.append(holder)
             holders.append(chosen)
         self._calls[name] = [chosen[0]]
+        self._calls_one.add(name)
         return _holder_call(chosen, parameters, values, status)
 
     def _write_part(self, end: int, *, start: bool) -> None:
