@@ -513,9 +513,9 @@ def shared_form(body: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | No
         return values.setdefault((place, int(text)), f"{NUMBER}{len(values)}")
 
     outer = _outer_loops(lines)
+    # per block open, the variables it opens or declares, and whether each
+    # is a loop variable whose strides are parameters
     scopes: list[dict[str, bool]] = []
-    """Per block open, the variables it opens or declares, and whether each
-    is a loop variable whose strides are parameters."""
     shared = []
     for index, line in enumerate(lines):
         loop = _LOOP.fullmatch(line)
@@ -528,8 +528,8 @@ def shared_form(body: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | No
             scopes.append({})
         elif line.strip() == "}":
             scopes.pop()
-        elif (declared := _DECLARED.match(line)) is not None:
-            scopes[-1][declared[1]] = False
+        elif (declared := _DECLARED.match(line)) is not None and scopes:
+            scopes[-1][declared[1]] = False  # a tile's row, not a loop's
         line = _WORK.sub(lambda w: f"{w[1]}{number('', w[2])}{w[3]}", line)
         if loop is None and _ARGUMENT.search(line):
             line = _shared_strides(line, scopes, number)
