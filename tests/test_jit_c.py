@@ -1241,11 +1241,18 @@ func.func @main(%x: memref<20x17xf32>) -> ({results}) {{
 """
 
 
-def test_nests_alike_but_for_their_outer_trip_count_share_one_body():
+@pytest.mark.parametrize("part_size", [16, 1])
+def test_nests_alike_but_for_their_outer_trip_count_share_one_body(
+    part_size, tmp_path, monkeypatch
+):
     """Three nests whose C differs only in how many rows their outer loop
-    runs: the first is written out, the other two call one kernel holding
-    the body with the count a parameter, each passing its own; every
-    result is the reference's."""
+    runs call one kernel holding the body with the count a parameter (the
+    rows' strides, 17 in each, stay literals), each passing its own; the
+    first too while its part is not written yet, else it is written out
+    (parts of one kernel). Every result is the reference's."""
+    monkeypatch.setenv("GE_XDSL_CACHE", str(tmp_path))  # not the code made before
+    monkeypatch.setattr(jit, "_CACHE", {})
+    monkeypatch.setattr(jit_c, "PART_SIZE", part_size)
     x = special((20, 17))
     rows = (12, 20, 9)
     compiled, got, numpy_results, scalar = three_ways(clamp_rows(rows), x)
@@ -1254,22 +1261,107 @@ def test_nests_alike_but_for_their_outer_trip_count_share_one_body():
         np.testing.assert_array_equal(mine, want)
         np.testing.assert_array_equal(theirs, want)
     source = library_source(compiled)
-    holders = re.findall(r"^void (k\d+)\([^)]*int64_t trips\) \{", source, re.M)
+    holders = re.findall(r"^void (k\d+)\([^)]*int64_t n0\) \{", source, re.M)
     assert len(holders) == 1, source
     (holder,) = holders
-    assert "t0 < trips;" in source, source
-    assert "t0 < 12;" in source, source  # the first, written out
+    assert "t0 < n0;" in source, source
+    assert "a1[(t0) * 17 + (t1)]" in source, source
     calls = re.findall(rf"^    {holder}\(a0, a1, (\d+)\);$", source, re.M)
-    assert sorted(calls) == ["20", "9"], source
+    if part_size == 1:
+        assert "t0 < 12;" in source, source  # the first, written out
+        assert sorted(calls) == ["20", "9"], source
+    else:
+        assert "t0 < 12;" not in source, source
+        assert sorted(calls) == ["12", "20", "9"], source
 
 
-def test_no_shared_body_of_nests_whose_outer_loop_the_compiler_unrolls():
-    """Outer loops of at most `UNROLLED` trips keep their literal count."""
+def clamp_columns(columns: tuple[int, ...]) -> str:
+    """`min(x, 1)` over the first `columns[k]` columns of x (20 x 17), one
+    nest each, into results of those columns."""
+    results = ", ".join(f"memref<20x{n}xf32>" for n in columns)
+    nests = "".join(
+        f"""
+  %y{k} = memref.alloc() : memref<20x{n}xf32>
+  affine.for %i = 0 to 20 {{
+    affine.for %j = 0 to {n} {{
+      %v = affine.load %x[%i, %j] : memref<20x17xf32>
+      %r = arith.minimumf %v, %one : f32
+      affine.store %r, %y{k}[%i, %j] : memref<20x{n}xf32>
+    }}
+  }}"""
+        for k, n in enumerate(columns)
+    )
+    names = ", ".join(f"%y{k}" for k in range(len(columns)))
+    return f"""
+func.func @main(%x: memref<20x17xf32>) -> ({results}) {{
+  %one = arith.constant 1.0 : f32{nests}
+  func.return {names} : {results}
+}}
+"""
+
+
+def test_no_shared_body_of_nests_whose_inner_loop_the_compiler_unrolls():
+    """Innermost loops keep their literal count: those of at most
+    `UNROLLED` trips the compiler unrolls (and vectorises the loop around
+    them), the others vectorise."""
     x = special((20, 17))
-    compiled, got, _, want = three_ways(clamp_rows((4, 6)), x)
+    compiled, got, _, want = three_ways(clamp_columns((4, 6)), x)
     for mine, theirs in zip(got, want, strict=True):
         np.testing.assert_array_equal(mine, theirs)
-    assert "trips" not in library_source(compiled)
+    source = library_source(compiled)
+    assert "int64_t n0" not in source, source
+    assert "t1 < 4;" in source and "t1 < 6;" in source, source
+
+
+def middle_rows(rows: tuple[int, ...]) -> str:
+    """`x * 2` over the first `rows[k]` rows of each of x's 3 planes
+    (3 x 20 x 17), one nest each, into results of those rows."""
+    results = ", ".join(f"memref<3x{n}x17xf32>" for n in rows)
+    nests = "".join(
+        f"""
+  %y{k} = memref.alloc() : memref<3x{n}x17xf32>
+  affine.for %p = 0 to 3 {{
+    affine.for %i = 0 to {n} {{
+      affine.for %j = 0 to 17 {{
+        %v = affine.load %x[%p, %i, %j] : memref<3x20x17xf32>
+        %r = arith.mulf %v, %two : f32
+        affine.store %r, %y{k}[%p, %i, %j] : memref<3x{n}x17xf32>
+      }}
+    }}
+  }}"""
+        for k, n in enumerate(rows)
+    )
+    names = ", ".join(f"%y{k}" for k in range(len(rows)))
+    return f"""
+func.func @main(%x: memref<3x20x17xf32>) -> ({results}) {{
+  %two = arith.constant 2.0 : f32{nests}
+  func.return {names} : {results}
+}}
+"""
+
+
+def test_nests_alike_but_for_an_inner_trip_count_and_strides_share_one_body():
+    """Nests whose C differs in the trip count of a loop between the
+    outermost and the one that vectorises, and in the stride of the
+    outermost (a plane of their results: 17 times their rows), share one
+    body taking both (the outermost's 3 trips, the same in each, stay a
+    literal, and so do the strides all have alike); every result is the
+    reference's."""
+    x = special((3, 20, 17))
+    rows = (12, 20, 9, 15)
+    compiled, got, numpy_results, scalar = three_ways(middle_rows(rows), x)
+    for n, mine, theirs, want in zip(rows, got, numpy_results, scalar, strict=True):
+        assert mine.shape == (3, n, 17)
+        np.testing.assert_array_equal(mine, want)
+        np.testing.assert_array_equal(theirs, want)
+    source = library_source(compiled)
+    holders = re.findall(r"^void (k\d+)\([^)]*int64_t n\d+\) \{", source, re.M)
+    assert len(holders) == 1, source
+    (holder,) = holders
+    assert "t0 < 3;" in source and "t1 < n" in source, source
+    assert "a0[(t0) * 340 + (t1) * 17 + (t2)]" in source, source
+    calls = re.findall(rf"^    {holder}\(a0, a1, (\d+), (\d+)\);$", source, re.M)
+    assert calls == [(str(n), str(n * 17)) for n in rows], source
 
 
 def test_no_merged_call_of_more_buffers_than_ctypes_passes(tmp_path, monkeypatch):

@@ -5,9 +5,11 @@ every extent and stride a literal, so the compiler unrolls a window's taps
 and vectorises the loop of unit stride around them; the constant offset of
 a buffer's first index is in the address the call passes, so a repeated
 block of a network, or the same code on another channel group, is one
-kernel; kernels alike but for the trip count of their outermost loop (the
-same layer over more channel blocks) share one body taking the count
-(`CLibrary.define`). The kernels of one generated function are one shared library
+kernel; kernels alike but for the trip counts of loops the compiler neither
+unrolls nor vectorises, the strides of those loops and the work that
+splits them over threads (the same layer over more channels, or over a
+smaller image) share one body taking those numbers (`shared_form`,
+`CLibrary.define`). The kernels of one generated function are one shared library
 (`CLibrary`) of several translation units, each compiling while the code
 generator writes the next, linked under the code cache
 (`cache.folder.kernel_folder("c")`, named by a digest of its source, the
@@ -44,7 +46,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -55,7 +58,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
 from ge_runtime.jit.c_runtime import PART, address, address_table, checked, kernel
-from ge_runtime.jit.emit.native import TRIPS, NativeNest
+from ge_runtime.jit.emit.native import NativeNest
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
 from ge_runtime.jit.ops import (
@@ -470,10 +473,174 @@ def tiled_sum() -> int:
     return WIDE_TILED_SUM if tile_elements() >= 256 else TILED_SUM
 
 
+NUMBER = "n"
+"""The prefix of a shared body's parameters (`shared_form`)."""
+
+_LOOP = re.compile(r"(\s*for \(int64_t (t\d+) = 0; \2 < )(\d+)(; \+\+\2\) \{)")
+_DECLARED = re.compile(r"\s*int64_t (t\d+) = ")
+_WORK = re.compile(r"(&& )(\d+)LL( >= ge_parallel_work)")
+_ARGUMENT = re.compile(r"\ba\d+\[")
+_STRIDE = re.compile(r"\(([t\d +*]+)\) \* (\d+)")
+_VARIABLE = re.compile(r"\bt\d+\b")
+_NUMBERED = re.compile(rf"\b{NUMBER}\d+\b")
+
+
+def shared_form(body: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+    """`body` (a `CNest`'s statements) with the numbers that kernels of one
+    layer over other sizes differ in as parameters (`NUMBER` and their
+    position), and those numbers; None when it has none.
+
+    The numbers are those the compiler does not need to know: the trip
+    count of a loop around other loops that no pragma unrolls or
+    vectorises (GCC unrolls such a loop of 2 trips, but MobileViT's
+    convolutions over 2 and 4 channel blocks ran as fast with the count a
+    parameter), the strides of such loops' variables in the arguments'
+    subscripts, and the work that splits the nest over threads. The
+    loops that vectorise, the register tiles' unrolled ones and the
+    windows' short innermost ones keep their literals, so the
+    compiler vectorises and unrolls the shared body as each kernel's.
+    A number is one parameter wherever it is the same loop's trip count,
+    or the same argument's stride of the same variables (the compiler
+    sees an element read and written in place as one), whichever other
+    numbers it equals (those equalities differ between sizes).
+    DenseNet-121's 1x1 convolutions differ only in their input's channel
+    blocks (the loop summing them, the weights' stride): the 12 to 24 of
+    a dense block are one body."""
+    lines = "\n".join(body).split("\n")
+    values: dict[tuple[str, int], str] = {}
+
+    def number(place: str, text: str) -> str:
+        return values.setdefault((place, int(text)), f"{NUMBER}{len(values)}")
+
+    outer = _outer_loops(lines)
+    # per block open, the variables it opens or declares, and whether each
+    # is a loop variable whose strides are parameters
+    scopes: list[dict[str, bool]] = []
+    shared = []
+    for index, line in enumerate(lines):
+        loop = _LOOP.fullmatch(line)
+        if loop is not None:
+            varying = index in outer
+            if varying:
+                line = f"{loop[1]}{number(loop[2], loop[3])}{loop[4]}"
+            scopes.append({loop[2]: varying})
+        elif line.endswith("{"):
+            scopes.append({})
+        elif line.strip() == "}":
+            scopes.pop()
+        elif (declared := _DECLARED.match(line)) is not None and scopes:
+            scopes[-1][declared[1]] = False  # a tile's row, not a loop's
+        line = _WORK.sub(lambda w: f"{w[1]}{number('', w[2])}{w[3]}", line)
+        if loop is None and _ARGUMENT.search(line):
+            line = _shared_strides(line, scopes, number)
+        shared.append(line)
+    if not values:
+        return None
+    return tuple(shared), tuple(value for _, value in values)
+
+
+def _outer_loops(lines: list[str]) -> set[int]:
+    """The lines opening a loop of `_LOOP`'s form that no pragma unrolls or
+    vectorises and that holds another loop."""
+    plain = {
+        index
+        for index, line in enumerate(lines)
+        if _LOOP.fullmatch(line) and not lines[index - 1].lstrip().startswith("_")
+    }  # `_Pragma("GCC unroll ...")`
+    found = set()
+    opened: list[int | None] = []
+    for index, line in enumerate(lines):
+        if line.endswith("{"):
+            if line.lstrip().startswith("for ("):
+                loops = [o for o in opened if o is not None]
+                if loops and loops[-1] in plain:
+                    found.add(loops[-1])
+                opened.append(index)
+            else:
+                opened.append(None)
+        elif line.strip() == "}":
+            opened.pop()
+    return found
+
+
+def _shared_strides(
+    line: str, scopes: list[dict[str, bool]], number: Callable[[str, str], str]
+) -> str:
+    """`line` with the strides of the outer loops' variables in its
+    arguments' subscripts (`shared_form`) numbered by `number` (of the
+    argument and variables, and the literal)."""
+
+    def varying(variable: str) -> bool:
+        for scope in reversed(scopes):
+            if variable in scope:
+                return scope[variable]
+        return False
+
+    def term(argument: str, text: str) -> str:
+        stride = _STRIDE.fullmatch(text)
+        if stride is None:
+            return text
+        variables = _VARIABLE.findall(stride[1])
+        if not variables or not all(map(varying, variables)):
+            return text
+        return f"({stride[1]}) * {number(f'{argument}{stride[1]}', stride[2])}"
+
+    pieces, done = [], 0
+    for argument in _ARGUMENT.finditer(line):
+        if argument.start() < done:
+            continue  # inside the subscript before
+        end = _closing(line, argument.end())
+        terms = _top_level_terms(line[argument.end() : end])
+        shared = " + ".join(term(argument[0], t) for t in terms)
+        pieces += [line[done : argument.end()], shared]
+        done = end
+    return "".join([*pieces, line[done:]])
+
+
+def _closing(text: str, start: int) -> int:
+    """The position of the bracket closing the one before `start`."""
+    depth = 1
+    for position in range(start, len(text)):
+        depth += {"[": 1, "]": -1}.get(text[position], 0)
+        if depth == 0:
+            return position
+    raise ValueError(f"unbalanced brackets: {text}")
+
+
+def _top_level_terms(text: str) -> list[str]:
+    """The terms of sum `text` outside any parentheses or brackets."""
+    terms, depth, start = [], 0, 0
+    for position, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif depth == 0 and text.startswith(" + ", position):
+            terms.append(text[start:position])
+            start = position + 3
+    return [*terms, text[start:]]
+
+
 def c_function(returns: str, name: str, parameters: str, body: list[str]) -> str:
     """The text of C function `name` returning `returns`, its statements
     `body` (each line indented), and the empty line after it."""
     return "\n".join([f"{returns} {name}({parameters}) {{", *body, "}", ""])
+
+
+def _holder_call(
+    holder: tuple[str, frozenset[int]],
+    parameters: str,
+    values: tuple[int, ...],
+    status: bool,
+) -> str:
+    """The statement calling `holder` (a kernel holding a shared body, and
+    the positions of the numbers it takes) from a kernel of `parameters`
+    whose numbers are `values` (`CLibrary._shared_body_call`)."""
+    name, taken = holder
+    names = [p.rsplit(" ", 1)[1] for p in parameters.split(", ") if p]
+    passed = [integer(values[i]) for i in sorted(taken)]
+    call = f"{name}({', '.join([*names, *passed])})"
+    return f"    return {call};" if status else f"    {call};"
 
 
 class CLibrary:
@@ -491,10 +658,18 @@ class CLibrary:
         self._calls: dict[str, list[str]] = {}
         """The kernels each kernel of `sequence` or `caller`, or each kernel
         running a shared body (`_shared_body_call`), calls."""
-        self._shared: dict[tuple[str, tuple[str, ...], bool], str | None] = {}
-        """The kernel holding each body shared by kernels alike but for the
-        trip count of their outermost loop, by parameters, body (the count
-        a parameter) and status; None while one kernel has that body."""
+        self._shared: dict[
+            tuple[str, tuple[str, ...], bool],
+            tuple[str, tuple[int, ...], list[tuple[str, frozenset[int]]]],
+        ] = {}
+        """Each body kernels share (`shared_form`), by parameters, body and
+        status: its first kernel and that kernel's numbers, and the kernels
+        holding it with the positions of the numbers each takes
+        (`_shared_body_call`)."""
+        self._calls_one: set[str] = set()
+        """Kernels whose body is one call of a kernel holding a shared body
+        (`_shared_body_call`): a part holds `PART_SIZE` kernels besides them,
+        which cost the compiler next to nothing."""
         self._unbound: set[str] = set()
         """Kernels only other kernels call (the shared bodies)."""
         self.checking: set[str] = set()
@@ -511,20 +686,22 @@ class CLibrary:
         body: list[str],
         arguments: int,
         status: bool = False,
-        shared: tuple[tuple[str, ...], int] | None = None,
+        shared: tuple[tuple[str, ...], tuple[int, ...]] | None = None,
     ) -> str:
         """The name of a kernel of `parameters` and `body`: the one defined
         before with the same code (a repeated block of a network, or the
         same code on another block of its buffers: ShuffleNet's C is 256
         functions, 467 before offsets moved into the addresses), else a
-        new one; every `PART_SIZE` new kernels start compiling as a part.
+        new one; every `PART_SIZE` new kernels (but those calling a shared
+        body) start compiling as a part.
         With `status` the kernel returns an `int` (its body's `return`s).
 
-        `shared` is `body` with the trip count of its outermost loop the
-        parameter `TRIPS`, and that count (`CNest._shared_body`). The
-        second kernel of such a body and the ones after it call one kernel
-        holding it, passing their count: the compiler compiles it once
-        (DenseNet-121's 306 kernels are 139 bodies)."""
+        `shared` is `body` with some of its numbers parameters, and their
+        values (`shared_form`). The second kernel of such a body and the
+        ones after it call one kernel holding it, passing their values:
+        the compiler compiles it once (DenseNet-121's 306 kernels are 139
+        bodies with the outermost loop's trip count a parameter, 99 with
+        every number `shared_form` takes)."""
         key = (parameters, tuple(body))
         name = self._names.get(key)
         if name is None:
@@ -541,7 +718,8 @@ class CLibrary:
             )
             if status:
                 self.checking.add(name)
-            if len(self.functions) - self._written >= PART_SIZE:
+            pending = self.functions[self._written :]
+            if sum(n not in self._calls_one for n, _, _ in pending) >= PART_SIZE:
                 self._write_part(len(self.functions), start=True)
         return name
 
@@ -552,28 +730,66 @@ class CLibrary:
         arguments: int,
         status: bool,
         body: tuple[str, ...],
-        trips: int,
+        values: tuple[int, ...],
     ) -> str | None:
         """The statement with which kernel `name` runs the shared `body`
-        for `trips` trips (the kernel holding it defined now if this is the
-        second kernel of that body); None for the first, which is written
-        out."""
+        with its parameters `values`; None for the first kernel of that
+        body, which is written out unless the second comes before its part
+        is (then it too calls the kernel holding the body, and the
+        compiler compiles the body once, not twice).
+
+        A kernel holding the body takes as parameters only the numbers
+        that differ between the kernels calling it and the first (the
+        others stay literals, which the compiler uses: DenseNet-121's 1x1
+        convolutions ran 19 % slower with the strides of the loop summing
+        the channels, the same in every layer, as parameters); another is
+        defined, taking those numbers and the ones before, for a kernel
+        differing in a number no holder of the body takes."""
         key = (parameters, body, status)
-        if key not in self._shared:
-            self._shared[key] = None
+        found = self._shared.get(key)
+        if found is None:
+            self._shared[key] = (name, values, [])
             return None
-        holder = self._shared[key]
-        if holder is None:
-            holder = self._shared[key] = self.env.fresh("k")
+        first_name, first, holders = found
+        varying = frozenset(i for i, value in enumerate(values) if value != first[i])
+        chosen = next(((h, t) for h, t in holders if varying <= t), None)
+        if chosen is None:
+            taken = varying.union(*(t for _, t in holders))
+            chosen = (self.env.fresh("k"), taken)
             returns = "int" if status else "void"
-            with_trips = f"{parameters}, int64_t {TRIPS}"
-            code = c_function(returns, holder, with_trips, list(body))
-            self.functions.append((holder, code, arguments + 1))
-            self._unbound.add(holder)
-        self._calls[name] = [holder]
-        names = [p.rsplit(" ", 1)[1] for p in parameters.split(", ") if p]
-        call = f"{holder}({', '.join([*names, str(trips)])})"
-        return f"    return {call};" if status else f"    {call};"
+            numbers = [f"int64_t {NUMBER}{i}" for i in sorted(taken)]
+            literal = {
+                f"{NUMBER}{i}": integer(v)
+                for i, v in enumerate(first)
+                if i not in taken
+            }
+            lines = [
+                _NUMBERED.sub(lambda n: literal.get(n[0], n[0]), line) for line in body
+            ]
+            with_numbers = ", ".join([parameters, *numbers])
+            holder = (
+                chosen[0],
+                c_function(returns, chosen[0], with_numbers, lines),
+                arguments + len(numbers),
+            )
+            self._unbound.add(chosen[0])
+            pending = [n for n, _, _ in self.functions[self._written :]]
+            if not holders and first_name in pending:
+                position = self._written + pending.index(first_name)
+                call = _holder_call(chosen, parameters, first, status)
+                code = c_function(returns, first_name, parameters, [call])
+                self.functions[position : position + 1] = [
+                    holder,
+                    (first_name, code, arguments),
+                ]
+                self._calls[first_name] = [chosen[0]]
+                self._calls_one.add(first_name)
+            else:
+                self.functions.append(holder)
+            holders.append(chosen)
+        self._calls[name] = [chosen[0]]
+        self._calls_one.add(name)
+        return _holder_call(chosen, parameters, values, status)
 
     def _write_part(self, end: int, *, start: bool) -> None:
         """The kernels from the last part's to `end` as the next part (with
@@ -783,7 +999,7 @@ class CNest(NativeNest):
         if self.checks:
             body.append(f"{self.INDENT}return 0;")
         name = library.define(
-            parameters, body, len(arguments), bool(self.checks), self._shared_body(body)
+            parameters, body, len(arguments), bool(self.checks), shared_form(body)
         )
         self.env.writes[name] = written
         self.kernel = name, written
@@ -814,21 +1030,6 @@ class CNest(NativeNest):
             self._bind("checked", checked)
             return [*lines, f"{indent}checked({call}, {messages})"]
         return [*lines, f"{indent}{call}"]
-
-    def _shared_body(self, body: list[str]) -> tuple[tuple[str, ...], int] | None:
-        """`body` with the trip count of its outermost loop the parameter
-        `TRIPS`, and that count, when the kernel may take it so
-        (`NativeNest.trips`)."""
-        if self.trips is None:
-            return None
-        trips, lines = self.trips
-        shared = list(body)
-        shift = len(self.tables)
-        for position, (written, generic) in lines.items():
-            if shared[shift + position] != written:
-                return None  # not where it was written
-            shared[shift + position] = generic
-        return tuple(shared), trips
 
     def _apart(self, written: tuple[int, ...]) -> bool:
         """Whether no buffer the kernel writes shares a byte with another of
@@ -920,12 +1121,11 @@ class CNest(NativeNest):
     def _vector_spans(self, extent: int) -> list[tuple[int, int]]:
         return vector_spans(extent)
 
-    def _parallel(self, indent: str, loops: int, work: int | str) -> str:
+    def _parallel(self, indent: str, loops: int, work: int) -> str:
         collapse = f" collapse({loops})" if loops > 1 else ""
-        least = f"{work}LL" if isinstance(work, int) else work
         return (
             f"{indent}#pragma omp parallel for num_threads(ge_threads) "
-            f"if(ge_threads > 1 && {least} >= ge_parallel_work) "
+            f"if(ge_threads > 1 && {work}LL >= ge_parallel_work) "
             f"schedule(static){collapse}"
         )
 

@@ -77,10 +77,6 @@ that may be split over threads; how many a run asks for is its choice
 (`c_runtime.PARALLEL_WORK`, at least this): below, waking them (tens of
 microseconds, `c_runtime.WAIT_POLICY`) costs more than it saves."""
 
-TRIPS = "trips"
-"""The parameter of a kernel body shared by kernels alike but for the trip
-count of their outermost loop (`NativeNest.trips`)."""
-
 PARALLEL_ITERATIONS = 16
 """Loops split over threads are collapsed with the ones nested in them
 until they run at least this many iterations together."""
@@ -193,11 +189,6 @@ class NativeNest(LoopTiling, NativeOperands):
         """Local arrays made (their names are unique)."""
         self._sank = False
         """Whether `_emit_sunk` moved a loop."""
-        self.trips: tuple[int, dict[int, tuple[str, str]]] | None = None
-        """The trip count of the kernel's outermost loop, when the kernel
-        may take it as a parameter (`_outer_trips`), and the lines stating
-        it: by position in `body`, the line as written and as it reads
-        with the count a parameter named `TRIPS`."""
         self._mirrors: dict[Element, str] = {}
         """Elements the sunk loop owns, held in a local array by its variable."""
         self._tables: dict[tuple[int, ...], str] = {}
@@ -431,11 +422,10 @@ class NativeNest(LoopTiling, NativeOperands):
         (languages that sink loops)."""
         raise NotImplementedError
 
-    def _parallel(self, indent: str, loops: int, work: int | str) -> str:
+    def _parallel(self, indent: str, loops: int, work: int) -> str:
         """The line making the `loops` loops opened next (perfectly nested)
         one iteration space split over the kernels' threads, when the nest's
-        `work` (its iterations; an int, or the iterations per trip times
-        `TRIPS`) reaches the run's least work for threads."""
+        `work` (its iterations) reaches the run's least work for threads."""
         raise NotImplementedError
 
     def _subscript(
@@ -551,18 +541,7 @@ class NativeNest(LoopTiling, NativeOperands):
             extent = self._extent(axis.extent)
             work = self._splits(loop) if indent == self.INDENT else 0
             split = self._parallel_loops(loop) if work else 0
-            lines = self._loop_lines(indent, number, extent, split, work)
-            if self._outer_trips(loop):
-                per_trip = f"{work // axis.extent}LL * {TRIPS}"
-                generic = self._loop_lines(indent, number, TRIPS, split, per_trip)
-                self.trips = (
-                    axis.extent,
-                    {
-                        len(self.body) + i: pair
-                        for i, pair in enumerate(zip(lines, generic, strict=True))
-                    },
-                )
-            self.body += lines
+            self.body += self._loop_lines(indent, number, extent, split, work)
             inner = indent + "    "
         start = len(self.body)
         for op in loop.body.block.ops:
@@ -581,7 +560,7 @@ class NativeNest(LoopTiling, NativeOperands):
             self._release(*register, indent)
 
     def _loop_lines(
-        self, indent: str, number: int, extent: str, split: int, work: int | str
+        self, indent: str, number: int, extent: str, split: int, work: int
     ) -> list[str]:
         """The lines opening loop `number` of `extent` iterations: split
         over threads with the `split` loops inside it when the nest's
@@ -590,21 +569,6 @@ class NativeNest(LoopTiling, NativeOperands):
             parallel = self._parallel(indent, split, work)
             return [parallel, self._loop_of(indent, f"t{number}", extent)]
         return [self._loop(indent, number, extent)]
-
-    def _outer_trips(self, loop: affine.ForOp) -> bool:
-        """Whether the kernel may take the trip count of `loop` as a
-        parameter: its outermost loop, around other loops (not the loop
-        that vectorises), longer than the compiler unrolls (`UNROLLED`).
-        Kernels alike but for that count then share one compiled body
-        (`c.CLibrary.define`): DenseNet-121's copies of each layer's
-        channels into the concatenation, its batch norms and ReLUs over
-        them, differ only in how many channel blocks they run over."""
-        number = self._numbers[loop]
-        return (
-            loop is self.root
-            and number not in self._innermost
-            and self.nest.axes[number].extent > UNROLLED
-        )
 
     def _start_region(self, loop: affine.ForOp, indent: str) -> None:
         """Copies of the operands of the sunk region `loop` heads go here."""
