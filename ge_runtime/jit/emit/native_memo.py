@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -62,7 +62,7 @@ from ge_runtime.jit.analysis.loop_nest import (
     element_strides,
 )
 from ge_runtime.jit.emit.native import NativeNest, Request, only_used_by
-from ge_runtime.jit.emit.relayouts import footprint
+from ge_runtime.jit.emit.relayouts import Footprint, footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 
 NAME = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -129,6 +129,12 @@ class NativeMemo:
     """The nests one function's native emitter wrote, by key."""
 
     emissions: dict[Hashable, Emission]
+    footprints: dict[SSAValue, Footprint] = field(default_factory=dict)
+    """The footprint of each buffer a key asked about (`relayouts.footprint`:
+    a buffer's view and its constant shift are written before a nest reads
+    it, and stay)."""
+    indexed: dict[SSAValue, Hashable] = field(default_factory=dict)
+    """`_indexed` of each buffer's type a key asked about."""
 
     @staticmethod
     def of(env: CodeEnv) -> NativeMemo:
@@ -603,6 +609,7 @@ def _facts(
     for a nest that `gathers` (`memref.load`: the emitter reads no others,
     `NativeNest._constant_gathers`), a buffer's type as `_indexed` unless
     `whole`."""
+    memo = NativeMemo.of(env)
     viewed = set(env.roots.values())
     buffers: dict[SSAValue, int] = {}
     memrefs = []
@@ -616,10 +623,14 @@ def _facts(
         buffer = env.root(value)
         scalar = env.scalars.get(value)
         table = env.constant_arrays.get(buffer)
+        if whole:
+            seen = value.type
+        elif (seen := memo.indexed.get(value)) is None:
+            seen = memo.indexed[value] = _indexed(value.type)
         facts.append(
             (
                 "buffer",
-                value.type if whole else _indexed(value.type),
+                seen,
                 buffers.setdefault(buffer, len(buffers)),
                 buffer in env.invariant,
                 None if scalar is None else _exact(scalar),
@@ -628,7 +639,11 @@ def _facts(
             )
         )
         memrefs.append(value)
-    places = [footprint(value, env.constants) for value in memrefs]
+    places = []
+    for value in memrefs:
+        if (place := memo.footprints.get(value)) is None:
+            place = memo.footprints[value] = footprint(value, env.constants)
+        places.append(place)
     overlaps = tuple(a.overlaps(b) for a in places for b in places)
     return tuple(facts), overlaps
 
