@@ -25,10 +25,14 @@ def jitted(x, w):                     def prepare(w):
 from __future__ import annotations
 
 import ast
+import keyword
+import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 MODULES = frozenset({"np"})
 """Names of modules in the generated code's namespace (never buffers)."""
@@ -193,10 +197,27 @@ class Parsed:
 def _parsed(body: Sequence[str]) -> Parsed:
     """A function body's syntax tree, walked once (its effects, found in
     another order than `ast.walk`'s, and each assignment's names on the
-    way)."""
+    way). The statements of the forms the emitters write most (`_built`:
+    nine in ten of a network's lines) are built without the parser, which
+    reads a `pass` in their place, and not walked: what the walk finds in
+    them is known (`Built`)."""
     text = "\n".join(body)
-    tree = ast.parse("if True:\n" + text)
+    lines = text.split("\n")
+    built: dict[int, Built] = {}
+    parsed = []
+    for number, line in enumerate(lines):
+        found = _built(line, number + 2)
+        if found is None:
+            parsed.append(line)
+        else:
+            built[number + 2] = found
+            parsed.append(line[: found.statement.col_offset] + "pass")
+    tree = ast.parse("if True:\n" + "\n".join(parsed))
     statements = tree.body[0].body  # type: ignore[attr-defined]
+    known: dict[ast.AST, Built] = {}
+    if built:
+        _put(statements, built)
+        known = {found.statement: found for found in built.values()}
     effects: list[tuple[ast.AST, ast.AST | None]] = []
     assigned: Counter[str] = Counter()
     loaded: Counter[str] = Counter()
@@ -205,6 +226,17 @@ def _parsed(body: Sequence[str]) -> Parsed:
     stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
     while stack:
         node, owner = stack.pop()
+        found = known.get(node)
+        if found is not None:
+            statement = found.statement
+            if found.binds:
+                reads[statement], binds[statement] = found.reads, found.binds
+                assigned.update(found.binds)
+                effects.extend((effect, statement) for effect in found.effects)
+            else:
+                effects.extend((effect, owner) for effect in found.effects)
+            loaded.update(found.loads)
+            continue
         if isinstance(node, ast.Assign):
             owner = node
             reads[node], binds[node] = [], []
@@ -228,8 +260,135 @@ def _parsed(body: Sequence[str]) -> Parsed:
                 )
             elif isinstance(value, ast.AST):
                 stack.append((value, owner))
-    lines = text.split("\n")
     return Parsed(effects, statements, lines, assigned, loaded, reads, binds)
+
+
+class Built(NamedTuple):
+    """A statement `_parsed` built, and what its walk would find in it."""
+
+    statement: ast.stmt
+    effects: list[ast.AST]
+    """Its assignment and calls, in the walk's order."""
+    reads: list[str]
+    """The names an assignment reads, in the walk's order (a call: none)."""
+    binds: list[str]
+    """The names an assignment binds (a call: none)."""
+    loads: list[str]
+    """Every name it reads."""
+
+
+_NAME = rf"(?!(?:{'|'.join(keyword.kwlist)})\b)[A-Za-z_]\w*"
+"""A name (not a keyword)."""
+_INT = r"-?(?:0|[1-9]\d*)"
+_TUPLE = rf"\(\)|\({_INT},\)|\((?:{_INT}, )+{_INT}\)"
+_ADDRESS = re.compile(
+    rf"( +)({_NAME}) = address\(({_NAME}), ({_TUPLE}), ({_TUPLE}), ({_INT})\)",
+    re.ASCII,
+)
+"""A buffer's address (`c.CNest`'s calls: `p3 = address(v2, (0, 1), (64, 4), 0)`)."""
+_CALL = re.compile(rf"( +)({_NAME})\(((?:{_NAME}, )*{_NAME})?\)", re.ASCII)
+"""A call of a function with names (a kernel's: `k4(p3, p5)`)."""
+_SLICE = re.compile(
+    rf"( +)({_NAME}) = ({_NAME})\[({_NAME}):({_NAME}) \+ (\d+)\]"
+    rf"\.view\(({_NAME})\)\.reshape\(({_TUPLE})\)",
+    re.ASCII,
+)
+"""An arena slice (`CodeEnv.view_code`:
+`v6 = v3[v4:v4 + 64].view(dt7).reshape((4, 4))`)."""
+_ALIAS = re.compile(rf"( +)({_NAME}) = ({_NAME})", re.ASCII)
+"""Another name for a value (`v15 = c16`)."""
+_BUFFER = re.compile(rf"( +)({_NAME}) = _workspace\[(\d+)\]", re.ASCII)
+"""A buffer of the thread (`CodeEnv.workspace`: `v3 = _workspace[0]`)."""
+_COPY = re.compile(
+    rf"( +)({_NAME}) = np\.ascontiguousarray\(strided_view\(({_NAME}), "
+    rf"({_INT}), ({_TUPLE}), ({_TUPLE})\)\)",
+    re.ASCII,
+)
+"""A weight's packed copy (`NativeOperands`'s:
+`w8 = np.ascontiguousarray(strided_view(v2, 0, (4,), (4,)))`)."""
+
+
+def _built(line: str, number: int) -> Built | None:
+    """The statement `line` (line `number` of the parsed text) when it is
+    of a form `_parsed` builds (`_ADDRESS`, `_CALL`, `_SLICE`, `_ALIAS`,
+    `_BUFFER`, `_COPY`): the nodes the parser makes (the literals' shared,
+    `_constant`)."""
+    if (match := _ADDRESS.fullmatch(line)) is not None:
+        indent, target, buffer, axes, strides, offset = match.groups()
+        arguments = [_constant(axes), _constant(strides), _constant(offset)]
+        value: ast.expr = ast.Call(_load("address"), [_load(buffer), *arguments], [])
+        calls: list[ast.AST] = [value]
+        reads = [buffer, "address"]
+    elif (match := _CALL.fullmatch(line)) is not None:
+        indent, function, given = match.groups()
+        names = given.split(", ") if given else []
+        call = ast.Call(_load(function), [_load(name) for name in names], [])
+        statement = _placed(ast.Expr(call), indent, number, line)
+        return Built(statement, [call], [], [], [function, *names])
+    elif (match := _SLICE.fullmatch(line)) is not None:
+        indent, target, source, lower, start, size, dtype, shape = match.groups()
+        upper = ast.BinOp(_load(start), ast.Add(), _constant(size))
+        piece = ast.Subscript(
+            _load(source), ast.Slice(_load(lower), upper, None), ast.Load()
+        )
+        viewed = ast.Call(ast.Attribute(piece, "view", ast.Load()), [_load(dtype)], [])
+        value = ast.Call(
+            ast.Attribute(viewed, "reshape", ast.Load()), [_constant(shape)], []
+        )
+        calls = [value, viewed]
+        reads = [dtype, start, lower, source]
+    elif (match := _ALIAS.fullmatch(line)) is not None:
+        indent, target, name = match.groups()
+        value = _load(name)
+        calls, reads = [], [name]
+    elif (match := _BUFFER.fullmatch(line)) is not None:
+        indent, target, slot = match.groups()
+        value = ast.Subscript(_load("_workspace"), _constant(slot), ast.Load())
+        calls, reads = [], ["_workspace"]
+    elif (match := _COPY.fullmatch(line)) is not None:
+        indent, target, source, offset, shape, strides = match.groups()
+        arguments = [_constant(offset), _constant(shape), _constant(strides)]
+        view = ast.Call(_load("strided_view"), [_load(source), *arguments], [])
+        function = ast.Attribute(_load("np"), "ascontiguousarray", ast.Load())
+        value = ast.Call(function, [view], [])
+        calls, reads = [value, view], [source, "strided_view", "np"]
+    else:
+        return None
+    assignment = ast.Assign([ast.Name(target, ast.Store())], value, None)
+    statement = _placed(assignment, indent, number, line)
+    return Built(statement, [statement, *calls], reads, [target], reads)
+
+
+def _load(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+@lru_cache(maxsize=4096)
+def _constant(literal: str) -> ast.expr:
+    """The node of a literal (`_built`'s statements share it: what reads
+    them reads, never changes, their expressions)."""
+    return ast.parse(literal, mode="eval").body
+
+
+def _placed(statement: ast.stmt, indent: str, number: int, line: str) -> ast.stmt:
+    """`statement` at line `number`, the whole of `line` after `indent`."""
+    statement.lineno = statement.end_lineno = number
+    statement.col_offset = len(indent)
+    statement.end_col_offset = len(line)
+    return statement
+
+
+def _put(statements: list[ast.stmt], built: Mapping[int, Built]) -> None:
+    """Put each statement `built` (by line) where the `pass` parsed in its
+    place is in `statements` (at any depth)."""
+    for index, statement in enumerate(statements):
+        if isinstance(statement, ast.Pass):
+            found = built.get(statement.lineno)
+            if found is not None:
+                statements[index] = found.statement
+        elif isinstance(statement, BLOCKS):
+            _put(statement.body, built)
+            _put(statement.orelse, built)
 
 
 def _in_order(statements: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
