@@ -183,6 +183,9 @@ def test_statements_built_without_the_parser_are_what_it_makes(monkeypatch):
     fast = hoist._parsed(body)
     forms = [n for n, line in enumerate(body) if hoist._built(line, n + 2)]
     assert forms == [0, 3, 4, 5, 6, 10, 13, 14, 15, 16, 17, 21]
+    for statement in hoist._in_order(fast.statements):
+        if isinstance(statement, ast.Assign) and statement.value in fast.buffers:
+            assert fast.buffers[statement.value] == hoist._buffers(statement.value)
     monkeypatch.setattr(hoist, "_built", lambda line, number: None)
     slow = hoist._parsed(body)
     assert _facts(fast) == _facts(slow)

@@ -79,15 +79,19 @@ def _buffers(node: ast.AST) -> set[str]:
         ):
             parts.append(node.func.value)  # a method of an array: a view of it
         return set().union(*map(_buffers, parts)) if parts else set()
+    if isinstance(node, ast.Constant):
+        return set()
+    if isinstance(node, ast.Tuple):  # a literal's: its elements only (no context)
+        return set().union(set(), *map(_buffers, node.elts))
     return set().union(set(), *map(_buffers, ast.iter_child_nodes(node)))
 
 
-def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> set[str]:
-    """Names whose array the function (all its `nodes`) writes, and every
+def _written(parsed: Parsed, writes: Mapping[str, Sequence[int]]) -> set[str]:
+    """Names whose array the function (all its effects) writes, and every
     name they view (found of the assignments to the names written only)."""
     written: set[str] = set()
     assignments: list[tuple[str, ast.expr]] = []
-    for node in nodes:
+    for node, _ in parsed.effects:
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = [t for t in node.targets if not isinstance(t, ast.Name)]
@@ -109,7 +113,8 @@ def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> s
             if target not in written:
                 continue
             if index not in viewed:
-                viewed[index] = _buffers(value)
+                found = parsed.buffers.get(value)
+                viewed[index] = _buffers(value) if found is None else found
             if not viewed[index] <= written:
                 written |= viewed[index]
                 changed = True
@@ -135,6 +140,8 @@ class Parsed:
     """The names each assignment statement reads (as often as it does)."""
     binds: dict[ast.AST, list[str]]
     """The names each assignment statement binds (as often as it does)."""
+    buffers: dict[ast.AST, set[str]]
+    """`_buffers` of the values of the assignments `_parsed` built (`Built`)."""
 
     def read(self, assignment: ast.Assign) -> set[str]:
         """The names an assignment to a name reads (`_loaded` of its value)."""
@@ -191,6 +198,7 @@ class Parsed:
             self.loaded - loaded,
             {a: names for a, names in self.reads.items() if id(a) not in gone},
             {a: names for a, names in self.binds.items() if id(a) not in gone},
+            self.buffers,
         )
 
 
@@ -215,9 +223,15 @@ def _parsed(body: Sequence[str]) -> Parsed:
     tree = ast.parse("if True:\n" + "\n".join(parsed))
     statements = tree.body[0].body  # type: ignore[attr-defined]
     known: dict[ast.AST, Built] = {}
+    buffers: dict[ast.AST, set[str]] = {}
     if built:
         _put(statements, built)
         known = {found.statement: found for found in built.values()}
+        buffers = {
+            found.statement.value: set(found.buffers)  # type: ignore[attr-defined]
+            for found in built.values()
+            if found.binds
+        }
     effects: list[tuple[ast.AST, ast.AST | None]] = []
     assigned: Counter[str] = Counter()
     loaded: Counter[str] = Counter()
@@ -232,9 +246,7 @@ def _parsed(body: Sequence[str]) -> Parsed:
             if found.binds:
                 reads[statement], binds[statement] = found.reads, found.binds
                 assigned.update(found.binds)
-                effects.extend((effect, statement) for effect in found.effects)
-            else:
-                effects.extend((effect, owner) for effect in found.effects)
+            effects += found.effects
             loaded.update(found.loads)
             continue
         if isinstance(node, ast.Assign):
@@ -260,21 +272,24 @@ def _parsed(body: Sequence[str]) -> Parsed:
                 )
             elif isinstance(value, ast.AST):
                 stack.append((value, owner))
-    return Parsed(effects, statements, lines, assigned, loaded, reads, binds)
+    return Parsed(effects, statements, lines, assigned, loaded, reads, binds, buffers)
 
 
 class Built(NamedTuple):
     """A statement `_parsed` built, and what its walk would find in it."""
 
     statement: ast.stmt
-    effects: list[ast.AST]
-    """Its assignment and calls, in the walk's order."""
+    effects: list[tuple[ast.AST, ast.AST | None]]
+    """Its assignment and calls, in the walk's order, each with the
+    assignment it is in (`Parsed.effects`)."""
     reads: list[str]
     """The names an assignment reads, in the walk's order (a call: none)."""
     binds: list[str]
     """The names an assignment binds (a call: none)."""
     loads: list[str]
     """Every name it reads."""
+    buffers: list[str]
+    """`_buffers` of an assignment's value (a call: none)."""
 
 
 _NAME = rf"(?!(?:{'|'.join(keyword.kwlist)})\b)[A-Za-z_]\w*"
@@ -308,6 +323,10 @@ _COPY = re.compile(
 `w8 = np.ascontiguousarray(strided_view(v2, 0, (4,), (4,)))`)."""
 
 
+_LOAD, _STORE = ast.Load(), ast.Store()
+"""The contexts of names and subscripts (the parser shares them too)."""
+
+
 def _built(line: str, number: int) -> Built | None:
     """The statement `line` (line `number` of the parsed text) when it is
     of a form `_parsed` builds (`_ADDRESS`, `_CALL`, `_SLICE`, `_ALIAS`,
@@ -318,49 +337,54 @@ def _built(line: str, number: int) -> Built | None:
         arguments = [_constant(axes), _constant(strides), _constant(offset)]
         value: ast.expr = ast.Call(_load("address"), [_load(buffer), *arguments], [])
         calls: list[ast.AST] = [value]
-        reads = [buffer, "address"]
+        reads, buffers = [buffer, "address"], [buffer]
     elif (match := _CALL.fullmatch(line)) is not None:
         indent, function, given = match.groups()
         names = given.split(", ") if given else []
         call = ast.Call(_load(function), [_load(name) for name in names], [])
         statement = _placed(ast.Expr(call), indent, number, line)
-        return Built(statement, [call], [], [], [function, *names])
+        return Built(statement, [(call, None)], [], [], [function, *names], [])
     elif (match := _SLICE.fullmatch(line)) is not None:
         indent, target, source, lower, start, size, dtype, shape = match.groups()
         upper = ast.BinOp(_load(start), ast.Add(), _constant(size))
         piece = ast.Subscript(
-            _load(source), ast.Slice(_load(lower), upper, None), ast.Load()
+            _load(source), ast.Slice(_load(lower), upper, None), _LOAD
         )
-        viewed = ast.Call(ast.Attribute(piece, "view", ast.Load()), [_load(dtype)], [])
+        viewed = ast.Call(ast.Attribute(piece, "view", _LOAD), [_load(dtype)], [])
         value = ast.Call(
-            ast.Attribute(viewed, "reshape", ast.Load()), [_constant(shape)], []
+            ast.Attribute(viewed, "reshape", _LOAD), [_constant(shape)], []
         )
         calls = [value, viewed]
         reads = [dtype, start, lower, source]
+        buffers = reads
     elif (match := _ALIAS.fullmatch(line)) is not None:
         indent, target, name = match.groups()
         value = _load(name)
         calls, reads = [], [name]
+        buffers = reads
     elif (match := _BUFFER.fullmatch(line)) is not None:
         indent, target, slot = match.groups()
-        value = ast.Subscript(_load("_workspace"), _constant(slot), ast.Load())
+        value = ast.Subscript(_load("_workspace"), _constant(slot), _LOAD)
         calls, reads = [], ["_workspace"]
+        buffers = reads
     elif (match := _COPY.fullmatch(line)) is not None:
         indent, target, source, offset, shape, strides = match.groups()
         arguments = [_constant(offset), _constant(shape), _constant(strides)]
         view = ast.Call(_load("strided_view"), [_load(source), *arguments], [])
-        function = ast.Attribute(_load("np"), "ascontiguousarray", ast.Load())
+        function = ast.Attribute(_load("np"), "ascontiguousarray", _LOAD)
         value = ast.Call(function, [view], [])
         calls, reads = [value, view], [source, "strided_view", "np"]
+        buffers = [source]
     else:
         return None
-    assignment = ast.Assign([ast.Name(target, ast.Store())], value, None)
+    assignment = ast.Assign([ast.Name(target, _STORE)], value, None)
     statement = _placed(assignment, indent, number, line)
-    return Built(statement, [statement, *calls], reads, [target], reads)
+    effects = [(node, statement) for node in [statement, *calls]]
+    return Built(statement, effects, reads, [target], reads, buffers)
 
 
 def _load(name: str) -> ast.Name:
-    return ast.Name(name, ast.Load())
+    return ast.Name(name, _LOAD)
 
 
 @lru_cache(maxsize=4096)
@@ -471,7 +495,7 @@ def hoist_invariants(
     target) and must stay where they are made."""
     parsed = _parsed(body)
     statements, lines, assigned = parsed.statements, parsed.lines, parsed.assigned
-    written = _written([node for node, _ in parsed.effects], writes or {})
+    written = _written(parsed, writes or {})
     known = set(invariant) - written
     weighty = set(weights) - written  # the weights, and what was moved
     prepare: list[str] = []
