@@ -45,7 +45,7 @@ import numpy as np
 from xdsl.dialects import affine, cf
 from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import MemRefType, NoneAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -348,13 +348,15 @@ def nest_key(
     buffer's start: `NativeNest._computed_element`)."""
     inside: dict[SSAValue, int] = {}
     outside: dict[SSAValue, int] = {}
-    blocks: dict[Block | None, int] = {}
+    block_count = 0
     ops = []
     indexed: list[tuple[SSAValue, tuple[SSAValue, ...], SplitMap]] = []
     read: dict[Operation, tuple[int, dict[int, list[int]]]] = {}
     loops: list[tuple[affine.ForOp, int]] = []
     data_dependent = gathers = False
-    for op in root.walk():
+    stack: list[tuple[Operation, int]] = [(root, -1)]  # `root.walk()`'s order
+    while stack:
+        op, parent = stack.pop()
         given = op.operands
         operands = []
         for value in given:
@@ -363,13 +365,17 @@ def nest_key(
                 local = -1 - outside.setdefault(value, len(outside))
             operands.append(local)
         arguments = []
+        nested: list[tuple[Operation, int]] = []
         for region in op.regions:
             for block in region.blocks:
-                blocks[block] = len(blocks)
+                nested += [(inner, block_count) for inner in block.ops]
+                block_count += 1
                 for argument in block.args:
                     inside[argument] = len(inside)
                     arguments.append(argument.type)
-        for result in op.results:
+        stack += reversed(nested)
+        results = op.results
+        for result in results:
             inside[result] = len(inside)
         properties: dict[str, Any] = op.properties
         name = op.name  # cheaper than `isinstance` on an operation's class
@@ -390,11 +396,11 @@ def nest_key(
         ops.append(
             (
                 name,
-                blocks.get(op.parent_block(), -1),
+                parent,
                 tuple(sorted(properties.items())),
                 tuple(sorted(op.attributes.items())),
                 tuple(operands),
-                tuple(result.type for result in op.results),
+                tuple([result.type for result in results]),
                 tuple(arguments),
             )
         )

@@ -389,9 +389,18 @@ def _load(name: str) -> ast.Name:
 
 @lru_cache(maxsize=4096)
 def _constant(literal: str) -> ast.expr:
-    """The node of a literal (`_built`'s statements share it: what reads
-    them reads, never changes, their expressions)."""
-    return ast.parse(literal, mode="eval").body
+    """The node of a literal integer or tuple of them (`_INT`, `_TUPLE`), as
+    the parser makes it (`_built`'s statements share it: what reads them
+    reads, never changes, their expressions)."""
+    if not literal.startswith("("):
+        value = int(literal)
+        if value < 0:  # the parser's: a negation of a constant
+            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+        return ast.Constant(value)
+    elements = literal[1:-1].removesuffix(",")
+    return ast.Tuple(
+        [_constant(e) for e in elements.split(", ")] if elements else [], _LOAD
+    )
 
 
 def _placed(statement: ast.stmt, indent: str, number: int, line: str) -> ast.stmt:
