@@ -186,12 +186,18 @@ def test_statements_built_without_the_parser_are_what_it_makes(monkeypatch):
     for statement in hoist._in_order(fast.statements):
         if isinstance(statement, ast.Assign) and statement.value in fast.buffers:
             assert fast.buffers[statement.value] == hoist._buffers(statement.value)
+    continued = [  # lines of the forms inside other statements: parsed
+        ["    t22 = f(", "        k23(p24)", "    )", "    k28(p29)"],
+        ['    s25 = """', "    k26(p27)", '    """', "    k28(p29)"],
+    ]
+    fast_continued = [_facts(hoist._parsed(lines)) for lines in continued]
     monkeypatch.setattr(hoist, "_built", lambda line, number: None)
     slow = hoist._parsed(body)
     assert _facts(fast) == _facts(slow)
     assert [ast.dump(o) if o else None for _, o in fast.effects] == [
         ast.dump(o) if o else None for _, o in slow.effects
     ]
+    assert fast_continued == [_facts(hoist._parsed(lines)) for lines in continued]
 
 
 def test_unread_views_are_dropped_and_effects_kept():

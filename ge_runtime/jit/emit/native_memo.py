@@ -352,7 +352,7 @@ def nest_key(
     ops = []
     indexed: list[tuple[SSAValue, tuple[SSAValue, ...], SplitMap]] = []
     read: dict[Operation, tuple[int, dict[int, list[int]]]] = {}
-    loops: list[tuple[affine.ForOp, int]] = []
+    loops: list[tuple[affine.ForOp, int, tuple[int, int] | None]] = []
     data_dependent = gathers = False
     stack: list[tuple[Operation, int]] = [(root, -1)]  # `root.walk()`'s order
     while stack:
@@ -384,12 +384,13 @@ def nest_key(
             memref = given[first - 1]
             if memref not in outside:
                 return None  # a buffer the nest defines
-            split = _split_map(op.map.data)  # type: ignore[attr-defined]
+            split = _split_map(properties["map"].data)
             indexed.append((memref, given[first:], split))
             read[op] = first, split.multiples
             properties = {**properties, "map": split.rest}
         elif name == LOOP:
-            loops.append((op, len(ops)))  # type: ignore[arg-type]
+            bounds = _constant_bounds(properties)
+            loops.append((op, len(ops), bounds))  # type: ignore[arg-type]
         elif name in DATA_DEPENDENT:
             data_dependent = True
             gathers |= name == GATHER
@@ -405,11 +406,11 @@ def nest_key(
             )
         )
     starts: dict[SSAValue, int] = {}
-    for loop, entry in loops:
-        start = _start(loop, read)
+    for loop, entry, bounds in loops:
+        start = _start(loop, bounds, read)
         if start is not None:
             starts[loop.body.block.args[0]] = start
-            extent = loop.upperBoundMap.data.results[0].value - start  # type: ignore[attr-defined]
+            extent = bounds[1] - start  # type: ignore[index]
             extents = {"lowerBoundMap": 0, "upperBoundMap": extent}
             name, block, _, *rest = ops[entry]
             ops[entry] = (
@@ -423,7 +424,9 @@ def nest_key(
         for memref, indices, split in indexed
     ]
     values = list(outside)
-    whole = data_dependent or not all(_runs(loop) for loop, _ in loops)
+    whole = data_dependent or not all(
+        bounds is not None and bounds[1] > bounds[0] for _, _, bounds in loops
+    )  # the nest's loops all run: its accesses are checked within their buffers
     whole = whole or not all(_at_zero(memref, split) for memref, _, split in indexed)
     facts = _facts(values, root, env, gathers=gathers, whole=whole)
     if facts is None:
@@ -471,16 +474,18 @@ def _split_map(map_: AffineMap) -> SplitMap:
     return SplitMap(rest_map, tuple(constants), multiples)
 
 
-def _runs(loop: affine.ForOp) -> bool:
-    """Whether `loop` runs (constant bounds, at least one iteration): the
-    accesses in it are checked within their buffers (`NativeNest.bounds`)."""
-    lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
-    return (
+def _constant_bounds(properties: dict[str, Any]) -> tuple[int, int] | None:
+    """The constant lower and upper bound of an `affine.for` (of its
+    `properties`), if its bounds are constants."""
+    lower = properties["lowerBoundMap"].data.results
+    upper = properties["upperBoundMap"].data.results
+    if (
         len(lower) == len(upper) == 1
         and isinstance(lower[0], AffineConstantExpr)
         and isinstance(upper[0], AffineConstantExpr)
-        and upper[0].value > lower[0].value
-    )
+    ):
+        return lower[0].value, upper[0].value
+    return None
 
 
 def _at_zero(memref: SSAValue, split: SplitMap) -> bool:
@@ -493,26 +498,24 @@ def _at_zero(memref: SSAValue, split: SplitMap) -> bool:
 
 
 def _start(
-    loop: affine.ForOp, read: dict[Operation, tuple[int, dict[int, list[int]]]]
+    loop: affine.ForOp,
+    bounds: tuple[int, int] | None,
+    read: dict[Operation, tuple[int, dict[int, list[int]]]],
 ) -> int | None:
     """Where `loop` starts when only the indices of the nest's affine
     accesses read its variable, each adding a multiple of it (`read`, by
     access: the position of its first index among its operands, and the
     multiples its map adds, `SplitMap.multiples`): then the start is in the
     constants of their indices (`Ix.const`, `LoopNest` making the variable
-    `start + step * t`), not in the kernel, which counts `t`."""
-    lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
-    if loop.operands or len(lower) != 1 or len(upper) != 1:
-        return None
-    if not isinstance(lower[0], AffineConstantExpr) or not isinstance(
-        upper[0], AffineConstantExpr
-    ):
+    `start + step * t`), not in the kernel, which counts `t`; `bounds` are
+    its constant bounds (`_constant_bounds`)."""
+    if loop.operands or bounds is None:
         return None
     for use in loop.body.block.args[0].uses:
         found = read.get(use.operation)
         if found is None or use.index - found[0] not in found[1]:
             return None
-    return lower[0].value
+    return bounds[0]
 
 
 def _moved(

@@ -220,12 +220,19 @@ def _parsed(body: Sequence[str]) -> Parsed:
         else:
             built[number + 2] = found
             parsed.append(line[: found.statement.col_offset] + "pass")
-    tree = ast.parse("if True:\n" + "\n".join(parsed))
-    statements = tree.body[0].body  # type: ignore[attr-defined]
+    try:
+        tree = ast.parse("if True:\n" + "\n".join(parsed))
+        statements = tree.body[0].body  # type: ignore[attr-defined]
+        whole = _put(statements, built) == len(built)
+    except SyntaxError:
+        whole = False
+    if not whole:  # a line of a form continued a statement: parse it all
+        built = {}
+        tree = ast.parse("if True:\n" + text)
+        statements = tree.body[0].body  # type: ignore[attr-defined]
     known: dict[ast.AST, Built] = {}
     buffers: dict[ast.AST, set[str]] = {}
     if built:
-        _put(statements, built)
         known = {found.statement: found for found in built.values()}
         buffers = {
             found.statement.value: set(found.buffers)  # type: ignore[attr-defined]
@@ -411,17 +418,19 @@ def _placed(statement: ast.stmt, indent: str, number: int, line: str) -> ast.stm
     return statement
 
 
-def _put(statements: list[ast.stmt], built: Mapping[int, Built]) -> None:
+def _put(statements: list[ast.stmt], built: Mapping[int, Built]) -> int:
     """Put each statement `built` (by line) where the `pass` parsed in its
-    place is in `statements` (at any depth)."""
+    place is in `statements` (at any depth); how many it put."""
+    count = 0
     for index, statement in enumerate(statements):
         if isinstance(statement, ast.Pass):
             found = built.get(statement.lineno)
             if found is not None:
                 statements[index] = found.statement
+                count += 1
         elif isinstance(statement, BLOCKS):
-            _put(statement.body, built)
-            _put(statement.orelse, built)
+            count += _put(statement.body, built) + _put(statement.orelse, built)
+    return count
 
 
 def _in_order(statements: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
