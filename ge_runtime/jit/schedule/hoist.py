@@ -29,7 +29,7 @@ import keyword
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -155,8 +155,6 @@ class Parsed:
         drop = _dropped(self.statements, moved)
         removed = [number for number, line in sorted(drop.items()) if line is None]
         gone = {id(statement) for statement in moved}
-        stored = Counter(name for a in moved for name in self.binds[a])
-        loaded = Counter(name for a in moved for name in self.reads[a])
         passes: list[ast.stmt] = []
 
         def renumbered(block: list[ast.stmt]) -> list[ast.stmt]:
@@ -194,12 +192,23 @@ class Parsed:
             [(n, a) for n, a in self.effects if a is None or id(a) not in gone],
             statements,
             _kept(self.lines, drop),
-            self.assigned - stored,
-            self.loaded - loaded,
+            _less(self.assigned, (name for a in moved for name in self.binds[a])),
+            _less(self.loaded, (name for a in moved for name in self.reads[a])),
             {a: names for a, names in self.reads.items() if id(a) not in gone},
             {a: names for a, names in self.binds.items() if id(a) not in gone},
             self.buffers,
         )
+
+
+def _less(counts: Counter[str], names: Iterable[str]) -> Counter[str]:
+    """`counts - Counter(names)` (`counts` all positive), counting `names`
+    alone."""
+    left = counts.copy()
+    for name in names:
+        left[name] -= 1
+        if left[name] <= 0:
+            del left[name]
+    return left
 
 
 def _parsed(body: Sequence[str]) -> Parsed:
