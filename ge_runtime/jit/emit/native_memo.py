@@ -424,9 +424,7 @@ def nest_key(
         for memref, indices, split in indexed
     ]
     values = list(outside)
-    whole = data_dependent or not all(
-        bounds is not None and bounds[1] > bounds[0] for _, _, bounds in loops
-    )  # the nest's loops all run: its accesses are checked within their buffers
+    whole = data_dependent or not all(_runs(bounds) for _, _, bounds in loops)
     whole = whole or not all(_at_zero(memref, split) for memref, _, split in indexed)
     facts = _facts(values, root, env, gathers=gathers, whole=whole)
     if facts is None:
@@ -472,6 +470,13 @@ def _split_map(map_: AffineMap) -> SplitMap:
     multiples = {p: factors for p, factors in found.items() if p not in elsewhere}
     rest_map = AffineMap(dims, map_.num_symbols, tuple(rests))
     return SplitMap(rest_map, tuple(constants), multiples)
+
+
+def _runs(bounds: tuple[int, int] | None) -> bool:
+    """Whether a loop of these bounds (`_constant_bounds`) runs (constant
+    bounds, at least one iteration): the accesses in it are checked within
+    their buffers (`NativeNest.bounds`)."""
+    return bounds is not None and bounds[1] > bounds[0]
 
 
 def _constant_bounds(properties: dict[str, Any]) -> tuple[int, int] | None:
