@@ -114,7 +114,7 @@ def _written(parsed: Parsed, writes: Mapping[str, Sequence[int]]) -> set[str]:
                 continue
             if index not in viewed:
                 found = parsed.buffers.get(value)
-                viewed[index] = _buffers(value) if found is None else found
+                viewed[index] = _buffers(value) if found is None else set(found)
             if not viewed[index] <= written:
                 written |= viewed[index]
                 changed = True
@@ -140,7 +140,7 @@ class Parsed:
     """The names each assignment statement reads (as often as it does)."""
     binds: dict[ast.AST, list[str]]
     """The names each assignment statement binds (as often as it does)."""
-    buffers: dict[ast.AST, set[str]]
+    buffers: dict[ast.AST, list[str]]
     """`_buffers` of the values of the assignments `_parsed` built (`Built`)."""
 
     def read(self, assignment: ast.Assign) -> set[str]:
@@ -240,11 +240,11 @@ def _parsed(body: Sequence[str]) -> Parsed:
         tree = ast.parse("if True:\n" + text)
         statements = tree.body[0].body  # type: ignore[attr-defined]
     known: dict[ast.AST, Built] = {}
-    buffers: dict[ast.AST, set[str]] = {}
+    buffers: dict[ast.AST, list[str]] = {}
     if built:
         known = {found.statement: found for found in built.values()}
         buffers = {
-            found.statement.value: set(found.buffers)  # type: ignore[attr-defined]
+            found.statement.value: found.buffers  # type: ignore[attr-defined]
             for found in built.values()
             if found.binds
         }
