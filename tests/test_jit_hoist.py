@@ -161,6 +161,45 @@ def test_a_body_without_moved_statements_is_as_parsed_again():
             assert _facts(again) == _facts(hoist._parsed(again.lines))
 
 
+def test_statements_built_without_the_parser_are_what_it_makes(monkeypatch):
+    """The statements `_parsed` builds from their lines (addresses, kernel
+    calls, arena slices, other names, the thread's buffers, weights' copies)
+    are the parser's nodes, at its places, and the walk finds in them what
+    it finds in the parsed ones; a line of none of those forms (a literal
+    where a name is, a keyword) is parsed."""
+    body = [
+        *LOOP,
+        "    p13 = address(x, (), (8, -4), -16)",
+        "    p14 = address(x, (1,), (4,), 0)",
+        "    k15()",
+        "    k15(p13, p14)",
+        "    v16 = v3",
+        "    v17 = True",
+        "    v18 = v3[0:0 + 8].view(dt7).reshape((2,))",
+        "    v19 = v3[c6:c6 + 8].view(dt7).reshape(shape)",
+        "    w20 = np.ascontiguousarray(strided_view(w, -8, (2, 3), (8, 4)))",
+        "    p21 = address(x, (a,), (4,), 0)",
+    ]
+    fast = hoist._parsed(body)
+    forms = [n for n, line in enumerate(body) if hoist._built(line, n + 2)]
+    assert forms == [0, 3, 4, 5, 6, 10, 13, 14, 15, 16, 17, 21]
+    for statement in hoist._in_order(fast.statements):
+        if isinstance(statement, ast.Assign) and statement.value in fast.buffers:
+            assert set(fast.buffers[statement.value]) == hoist._buffers(statement.value)
+    continued = [  # lines of the forms inside other statements: parsed
+        ["    t22 = f(", "        k23(p24)", "    )", "    k28(p29)"],
+        ['    s25 = """', "    k26(p27)", '    """', "    k28(p29)"],
+    ]
+    fast_continued = [_facts(hoist._parsed(lines)) for lines in continued]
+    monkeypatch.setattr(hoist, "_built", lambda line, number: None)
+    slow = hoist._parsed(body)
+    assert _facts(fast) == _facts(slow)
+    assert [ast.dump(o) if o else None for _, o in fast.effects] == [
+        ast.dump(o) if o else None for _, o in slow.effects
+    ]
+    assert fast_continued == [_facts(hoist._parsed(lines)) for lines in continued]
+
+
 def test_unread_views_are_dropped_and_effects_kept():
     body = [
         "    r1 = s2.reshape((4, 4)).transpose((1, 0)).reshape((16,))",

@@ -109,6 +109,8 @@ from passes.lowering.convert_ge_to_loops import (
 )
 
 CONTROL_FLOW = (scf.IfOp, scf.IndexSwitchOp, scf.WhileOp)
+STORES = frozenset({affine.StoreOp.name, memref.StoreOp.name})
+CALL = func.CallOp.name
 UNGROUPED = (affine.ForOp, scf.ConditionOp, scf.YieldOp)
 """Region candidates left out of runs (`FunctionCompiler._runs`)."""
 
@@ -632,9 +634,10 @@ def _written_roots(
     calling |= {function.sym_name.data}
     for op in function.walk():
         targets: list[SSAValue] = []
-        if isinstance(op, affine.StoreOp | memref.StoreOp):
-            targets = [op.memref]
-        elif isinstance(op, func.CallOp):
+        kind = op.name  # cheaper than `isinstance` on each op of the function
+        if kind in STORES:
+            targets = [op.memref]  # type: ignore[attr-defined]
+        elif kind == CALL and isinstance(op, func.CallOp):
             name = op.callee.root_reference.data
             if name in calling:
                 raise JITError(f"recursive call of @{name}")

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -45,7 +45,7 @@ import numpy as np
 from xdsl.dialects import affine, cf
 from xdsl.dialects import memref as memref_dialect
 from xdsl.dialects.builtin import MemRefType, NoneAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -62,7 +62,7 @@ from ge_runtime.jit.analysis.loop_nest import (
     element_strides,
 )
 from ge_runtime.jit.emit.native import NativeNest, Request, only_used_by
-from ge_runtime.jit.emit.relayouts import footprint
+from ge_runtime.jit.emit.relayouts import Footprint, footprint
 from ge_runtime.jit.emit.scalar import CodeEnv
 
 NAME = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -129,6 +129,12 @@ class NativeMemo:
     """The nests one function's native emitter wrote, by key."""
 
     emissions: dict[Hashable, Emission]
+    footprints: dict[SSAValue, Footprint] = field(default_factory=dict)
+    """The footprint of each buffer a key asked about (`relayouts.footprint`:
+    a buffer's view and its constant shift are written before a nest reads
+    it, and stay)."""
+    indexed: dict[SSAValue, Hashable] = field(default_factory=dict)
+    """`_indexed` of each buffer's type a key asked about."""
 
     @staticmethod
     def of(env: CodeEnv) -> NativeMemo:
@@ -342,13 +348,15 @@ def nest_key(
     buffer's start: `NativeNest._computed_element`)."""
     inside: dict[SSAValue, int] = {}
     outside: dict[SSAValue, int] = {}
-    blocks: dict[Block | None, int] = {}
+    block_count = 0
     ops = []
     indexed: list[tuple[SSAValue, tuple[SSAValue, ...], SplitMap]] = []
     read: dict[Operation, tuple[int, dict[int, list[int]]]] = {}
-    loops: list[tuple[affine.ForOp, int]] = []
+    loops: list[tuple[affine.ForOp, int, tuple[int, int] | None]] = []
     data_dependent = gathers = False
-    for op in root.walk():
+    stack: list[tuple[Operation, int]] = [(root, -1)]  # `root.walk()`'s order
+    while stack:
+        op, parent = stack.pop()
         given = op.operands
         operands = []
         for value in given:
@@ -357,13 +365,17 @@ def nest_key(
                 local = -1 - outside.setdefault(value, len(outside))
             operands.append(local)
         arguments = []
+        nested: list[tuple[Operation, int]] = []
         for region in op.regions:
             for block in region.blocks:
-                blocks[block] = len(blocks)
+                nested += [(inner, block_count) for inner in block.ops]
+                block_count += 1
                 for argument in block.args:
                     inside[argument] = len(inside)
                     arguments.append(argument.type)
-        for result in op.results:
+        stack += reversed(nested)
+        results = op.results
+        for result in results:
             inside[result] = len(inside)
         properties: dict[str, Any] = op.properties
         name = op.name  # cheaper than `isinstance` on an operation's class
@@ -372,32 +384,33 @@ def nest_key(
             memref = given[first - 1]
             if memref not in outside:
                 return None  # a buffer the nest defines
-            split = _split_map(op.map.data)  # type: ignore[attr-defined]
+            split = _split_map(properties["map"].data)
             indexed.append((memref, given[first:], split))
             read[op] = first, split.multiples
             properties = {**properties, "map": split.rest}
         elif name == LOOP:
-            loops.append((op, len(ops)))  # type: ignore[arg-type]
+            bounds = _constant_bounds(properties)
+            loops.append((op, len(ops), bounds))  # type: ignore[arg-type]
         elif name in DATA_DEPENDENT:
             data_dependent = True
             gathers |= name == GATHER
         ops.append(
             (
                 name,
-                blocks.get(op.parent_block(), -1),
+                parent,
                 tuple(sorted(properties.items())),
                 tuple(sorted(op.attributes.items())),
                 tuple(operands),
-                tuple(result.type for result in op.results),
+                tuple([result.type for result in results]),
                 tuple(arguments),
             )
         )
     starts: dict[SSAValue, int] = {}
-    for loop, entry in loops:
-        start = _start(loop, read)
+    for loop, entry, bounds in loops:
+        start = _start(loop, bounds, read)
         if start is not None:
             starts[loop.body.block.args[0]] = start
-            extent = loop.upperBoundMap.data.results[0].value - start  # type: ignore[attr-defined]
+            extent = bounds[1] - start  # type: ignore[index]
             extents = {"lowerBoundMap": 0, "upperBoundMap": extent}
             name, block, _, *rest = ops[entry]
             ops[entry] = (
@@ -411,7 +424,7 @@ def nest_key(
         for memref, indices, split in indexed
     ]
     values = list(outside)
-    whole = data_dependent or not all(_runs(loop) for loop, _ in loops)
+    whole = data_dependent or not all(_runs(bounds) for _, _, bounds in loops)
     whole = whole or not all(_at_zero(memref, split) for memref, _, split in indexed)
     facts = _facts(values, root, env, gathers=gathers, whole=whole)
     if facts is None:
@@ -459,16 +472,25 @@ def _split_map(map_: AffineMap) -> SplitMap:
     return SplitMap(rest_map, tuple(constants), multiples)
 
 
-def _runs(loop: affine.ForOp) -> bool:
-    """Whether `loop` runs (constant bounds, at least one iteration): the
-    accesses in it are checked within their buffers (`NativeNest.bounds`)."""
-    lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
-    return (
+def _runs(bounds: tuple[int, int] | None) -> bool:
+    """Whether a loop of these bounds (`_constant_bounds`) runs (constant
+    bounds, at least one iteration): the accesses in it are checked within
+    their buffers (`NativeNest.bounds`)."""
+    return bounds is not None and bounds[1] > bounds[0]
+
+
+def _constant_bounds(properties: dict[str, Any]) -> tuple[int, int] | None:
+    """The constant lower and upper bound of an `affine.for` (of its
+    `properties`), if its bounds are constants."""
+    lower = properties["lowerBoundMap"].data.results
+    upper = properties["upperBoundMap"].data.results
+    if (
         len(lower) == len(upper) == 1
         and isinstance(lower[0], AffineConstantExpr)
         and isinstance(upper[0], AffineConstantExpr)
-        and upper[0].value > lower[0].value
-    )
+    ):
+        return lower[0].value, upper[0].value
+    return None
 
 
 def _at_zero(memref: SSAValue, split: SplitMap) -> bool:
@@ -481,26 +503,24 @@ def _at_zero(memref: SSAValue, split: SplitMap) -> bool:
 
 
 def _start(
-    loop: affine.ForOp, read: dict[Operation, tuple[int, dict[int, list[int]]]]
+    loop: affine.ForOp,
+    bounds: tuple[int, int] | None,
+    read: dict[Operation, tuple[int, dict[int, list[int]]]],
 ) -> int | None:
     """Where `loop` starts when only the indices of the nest's affine
     accesses read its variable, each adding a multiple of it (`read`, by
     access: the position of its first index among its operands, and the
     multiples its map adds, `SplitMap.multiples`): then the start is in the
     constants of their indices (`Ix.const`, `LoopNest` making the variable
-    `start + step * t`), not in the kernel, which counts `t`."""
-    lower, upper = loop.lowerBoundMap.data.results, loop.upperBoundMap.data.results
-    if loop.operands or len(lower) != 1 or len(upper) != 1:
-        return None
-    if not isinstance(lower[0], AffineConstantExpr) or not isinstance(
-        upper[0], AffineConstantExpr
-    ):
+    `start + step * t`), not in the kernel, which counts `t`; `bounds` are
+    its constant bounds (`_constant_bounds`)."""
+    if loop.operands or bounds is None:
         return None
     for use in loop.body.block.args[0].uses:
         found = read.get(use.operation)
         if found is None or use.index - found[0] not in found[1]:
             return None
-    return lower[0].value
+    return bounds[0]
 
 
 def _moved(
@@ -603,6 +623,7 @@ def _facts(
     for a nest that `gathers` (`memref.load`: the emitter reads no others,
     `NativeNest._constant_gathers`), a buffer's type as `_indexed` unless
     `whole`."""
+    memo = NativeMemo.of(env)
     viewed = set(env.roots.values())
     buffers: dict[SSAValue, int] = {}
     memrefs = []
@@ -616,10 +637,14 @@ def _facts(
         buffer = env.root(value)
         scalar = env.scalars.get(value)
         table = env.constant_arrays.get(buffer)
+        if whole:
+            seen = value.type
+        elif (seen := memo.indexed.get(value)) is None:
+            seen = memo.indexed[value] = _indexed(value.type)
         facts.append(
             (
                 "buffer",
-                value.type if whole else _indexed(value.type),
+                seen,
                 buffers.setdefault(buffer, len(buffers)),
                 buffer in env.invariant,
                 None if scalar is None else _exact(scalar),
@@ -628,7 +653,11 @@ def _facts(
             )
         )
         memrefs.append(value)
-    places = [footprint(value, env.constants) for value in memrefs]
+    places = []
+    for value in memrefs:
+        if (place := memo.footprints.get(value)) is None:
+            place = memo.footprints[value] = footprint(value, env.constants)
+        places.append(place)
     overlaps = tuple(a.overlaps(b) for a in places for b in places)
     return tuple(facts), overlaps
 

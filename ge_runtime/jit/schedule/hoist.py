@@ -25,10 +25,14 @@ def jitted(x, w):                     def prepare(w):
 from __future__ import annotations
 
 import ast
+import keyword
+import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 MODULES = frozenset({"np"})
 """Names of modules in the generated code's namespace (never buffers)."""
@@ -75,15 +79,19 @@ def _buffers(node: ast.AST) -> set[str]:
         ):
             parts.append(node.func.value)  # a method of an array: a view of it
         return set().union(*map(_buffers, parts)) if parts else set()
+    if isinstance(node, ast.Constant):
+        return set()
+    if isinstance(node, ast.Tuple):  # a literal's: its elements only (no context)
+        return set().union(set(), *map(_buffers, node.elts))
     return set().union(set(), *map(_buffers, ast.iter_child_nodes(node)))
 
 
-def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> set[str]:
-    """Names whose array the function (all its `nodes`) writes, and every
+def _written(parsed: Parsed, writes: Mapping[str, Sequence[int]]) -> set[str]:
+    """Names whose array the function (all its effects) writes, and every
     name they view (found of the assignments to the names written only)."""
     written: set[str] = set()
     assignments: list[tuple[str, ast.expr]] = []
-    for node in nodes:
+    for node, _ in parsed.effects:
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = [t for t in node.targets if not isinstance(t, ast.Name)]
@@ -105,7 +113,8 @@ def _written(nodes: Sequence[ast.AST], writes: Mapping[str, Sequence[int]]) -> s
             if target not in written:
                 continue
             if index not in viewed:
-                viewed[index] = _buffers(value)
+                found = parsed.buffers.get(value)
+                viewed[index] = _buffers(value) if found is None else set(found)
             if not viewed[index] <= written:
                 written |= viewed[index]
                 changed = True
@@ -131,6 +140,8 @@ class Parsed:
     """The names each assignment statement reads (as often as it does)."""
     binds: dict[ast.AST, list[str]]
     """The names each assignment statement binds (as often as it does)."""
+    buffers: dict[ast.AST, list[str]]
+    """`_buffers` of the values of the assignments `_parsed` built (`Built`)."""
 
     def read(self, assignment: ast.Assign) -> set[str]:
         """The names an assignment to a name reads (`_loaded` of its value)."""
@@ -144,8 +155,6 @@ class Parsed:
         drop = _dropped(self.statements, moved)
         removed = [number for number, line in sorted(drop.items()) if line is None]
         gone = {id(statement) for statement in moved}
-        stored = Counter(name for a in moved for name in self.binds[a])
-        loaded = Counter(name for a in moved for name in self.reads[a])
         passes: list[ast.stmt] = []
 
         def renumbered(block: list[ast.stmt]) -> list[ast.stmt]:
@@ -183,20 +192,62 @@ class Parsed:
             [(n, a) for n, a in self.effects if a is None or id(a) not in gone],
             statements,
             _kept(self.lines, drop),
-            self.assigned - stored,
-            self.loaded - loaded,
+            _less(self.assigned, (name for a in moved for name in self.binds[a])),
+            _less(self.loaded, (name for a in moved for name in self.reads[a])),
             {a: names for a, names in self.reads.items() if id(a) not in gone},
             {a: names for a, names in self.binds.items() if id(a) not in gone},
+            self.buffers,
         )
+
+
+def _less(counts: Counter[str], names: Iterable[str]) -> Counter[str]:
+    """`counts - Counter(names)` (`counts` all positive), counting `names`
+    alone."""
+    left = counts.copy()
+    for name in names:
+        left[name] -= 1
+        if left[name] <= 0:
+            del left[name]
+    return left
 
 
 def _parsed(body: Sequence[str]) -> Parsed:
     """A function body's syntax tree, walked once (its effects, found in
     another order than `ast.walk`'s, and each assignment's names on the
-    way)."""
+    way). The statements of the forms the emitters write most (`_built`:
+    nine in ten of a network's lines) are built without the parser, which
+    reads a `pass` in their place, and not walked: what the walk finds in
+    them is known (`Built`)."""
     text = "\n".join(body)
-    tree = ast.parse("if True:\n" + text)
-    statements = tree.body[0].body  # type: ignore[attr-defined]
+    lines = text.split("\n")
+    built: dict[int, Built] = {}
+    parsed = []
+    for number, line in enumerate(lines):
+        found = _built(line, number + 2)
+        if found is None:
+            parsed.append(line)
+        else:
+            built[number + 2] = found
+            parsed.append(line[: found.statement.col_offset] + "pass")
+    try:
+        tree = ast.parse("if True:\n" + "\n".join(parsed))
+        statements = tree.body[0].body  # type: ignore[attr-defined]
+        whole = _put(statements, built) == len(built)
+    except SyntaxError:
+        whole = False
+    if not whole:  # a line of a form continued a statement: parse it all
+        built = {}
+        tree = ast.parse("if True:\n" + text)
+        statements = tree.body[0].body  # type: ignore[attr-defined]
+    known: dict[ast.AST, Built] = {}
+    buffers: dict[ast.AST, list[str]] = {}
+    if built:
+        known = {found.statement: found for found in built.values()}
+        buffers = {
+            found.statement.value: found.buffers  # type: ignore[attr-defined]
+            for found in built.values()
+            if found.binds
+        }
     effects: list[tuple[ast.AST, ast.AST | None]] = []
     assigned: Counter[str] = Counter()
     loaded: Counter[str] = Counter()
@@ -205,6 +256,15 @@ def _parsed(body: Sequence[str]) -> Parsed:
     stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
     while stack:
         node, owner = stack.pop()
+        found = known.get(node)
+        if found is not None:
+            statement = found.statement
+            if found.binds:
+                reads[statement], binds[statement] = found.reads, found.binds
+                assigned.update(found.binds)
+            effects += found.effects
+            loaded.update(found.loads)
+            continue
         if isinstance(node, ast.Assign):
             owner = node
             reads[node], binds[node] = [], []
@@ -228,8 +288,158 @@ def _parsed(body: Sequence[str]) -> Parsed:
                 )
             elif isinstance(value, ast.AST):
                 stack.append((value, owner))
-    lines = text.split("\n")
-    return Parsed(effects, statements, lines, assigned, loaded, reads, binds)
+    return Parsed(effects, statements, lines, assigned, loaded, reads, binds, buffers)
+
+
+class Built(NamedTuple):
+    """A statement `_parsed` built, and what its walk would find in it."""
+
+    statement: ast.stmt
+    effects: list[tuple[ast.AST, ast.AST | None]]
+    """Its assignment and calls, in the walk's order, each with the
+    assignment it is in (`Parsed.effects`)."""
+    reads: list[str]
+    """The names an assignment reads, in the walk's order (a call: none)."""
+    binds: list[str]
+    """The names an assignment binds (a call: none)."""
+    loads: list[str]
+    """Every name it reads."""
+    buffers: list[str]
+    """`_buffers` of an assignment's value (a call: none)."""
+
+
+_NAME = rf"(?!(?:{'|'.join(keyword.kwlist)})\b)[A-Za-z_]\w*"
+"""A name (not a keyword)."""
+_INT = r"-?(?:0|[1-9]\d*)"
+_TUPLE = rf"\(\)|\({_INT},\)|\((?:{_INT}, )+{_INT}\)"
+_ADDRESS = re.compile(
+    rf"( +)({_NAME}) = address\(({_NAME}), ({_TUPLE}), ({_TUPLE}), ({_INT})\)",
+    re.ASCII,
+)
+"""A buffer's address (`c.CNest`'s calls: `p3 = address(v2, (0, 1), (64, 4), 0)`)."""
+_CALL = re.compile(rf"( +)({_NAME})\(((?:{_NAME}, )*{_NAME})?\)", re.ASCII)
+"""A call of a function with names (a kernel's: `k4(p3, p5)`)."""
+_SLICE = re.compile(
+    rf"( +)({_NAME}) = ({_NAME})\[({_NAME}):({_NAME}) \+ (\d+)\]"
+    rf"\.view\(({_NAME})\)\.reshape\(({_TUPLE})\)",
+    re.ASCII,
+)
+"""An arena slice (`CodeEnv.view_code`:
+`v6 = v3[v4:v4 + 64].view(dt7).reshape((4, 4))`)."""
+_ALIAS = re.compile(rf"( +)({_NAME}) = ({_NAME})", re.ASCII)
+"""Another name for a value (`v15 = c16`)."""
+_BUFFER = re.compile(rf"( +)({_NAME}) = _workspace\[(\d+)\]", re.ASCII)
+"""A buffer of the thread (`CodeEnv.workspace`: `v3 = _workspace[0]`)."""
+_COPY = re.compile(
+    rf"( +)({_NAME}) = np\.ascontiguousarray\(strided_view\(({_NAME}), "
+    rf"({_INT}), ({_TUPLE}), ({_TUPLE})\)\)",
+    re.ASCII,
+)
+"""A weight's packed copy (`NativeOperands`'s:
+`w8 = np.ascontiguousarray(strided_view(v2, 0, (4,), (4,)))`)."""
+
+
+_LOAD, _STORE = ast.Load(), ast.Store()
+"""The contexts of names and subscripts (the parser shares them too)."""
+
+
+def _built(line: str, number: int) -> Built | None:
+    """The statement `line` (line `number` of the parsed text) when it is
+    of a form `_parsed` builds (`_ADDRESS`, `_CALL`, `_SLICE`, `_ALIAS`,
+    `_BUFFER`, `_COPY`): the nodes the parser makes (the literals' shared,
+    `_constant`)."""
+    if (match := _ADDRESS.fullmatch(line)) is not None:
+        indent, target, buffer, axes, strides, offset = match.groups()
+        arguments = [_constant(axes), _constant(strides), _constant(offset)]
+        value: ast.expr = ast.Call(_load("address"), [_load(buffer), *arguments], [])
+        calls: list[ast.AST] = [value]
+        reads, buffers = [buffer, "address"], [buffer]
+    elif (match := _CALL.fullmatch(line)) is not None:
+        indent, function, given = match.groups()
+        names = given.split(", ") if given else []
+        call = ast.Call(_load(function), [_load(name) for name in names], [])
+        statement = _placed(ast.Expr(call), indent, number, line)
+        return Built(statement, [(call, None)], [], [], [function, *names], [])
+    elif (match := _SLICE.fullmatch(line)) is not None:
+        indent, target, source, lower, start, size, dtype, shape = match.groups()
+        upper = ast.BinOp(_load(start), ast.Add(), _constant(size))
+        piece = ast.Subscript(
+            _load(source), ast.Slice(_load(lower), upper, None), _LOAD
+        )
+        viewed = ast.Call(ast.Attribute(piece, "view", _LOAD), [_load(dtype)], [])
+        value = ast.Call(
+            ast.Attribute(viewed, "reshape", _LOAD), [_constant(shape)], []
+        )
+        calls = [value, viewed]
+        reads = [dtype, start, lower, source]
+        buffers = reads
+    elif (match := _ALIAS.fullmatch(line)) is not None:
+        indent, target, name = match.groups()
+        value = _load(name)
+        calls, reads = [], [name]
+        buffers = reads
+    elif (match := _BUFFER.fullmatch(line)) is not None:
+        indent, target, slot = match.groups()
+        value = ast.Subscript(_load("_workspace"), _constant(slot), _LOAD)
+        calls, reads = [], ["_workspace"]
+        buffers = reads
+    elif (match := _COPY.fullmatch(line)) is not None:
+        indent, target, source, offset, shape, strides = match.groups()
+        arguments = [_constant(offset), _constant(shape), _constant(strides)]
+        view = ast.Call(_load("strided_view"), [_load(source), *arguments], [])
+        function = ast.Attribute(_load("np"), "ascontiguousarray", _LOAD)
+        value = ast.Call(function, [view], [])
+        calls, reads = [value, view], [source, "strided_view", "np"]
+        buffers = [source]
+    else:
+        return None
+    assignment = ast.Assign([ast.Name(target, _STORE)], value, None)
+    statement = _placed(assignment, indent, number, line)
+    effects = [(node, statement) for node in [statement, *calls]]
+    return Built(statement, effects, reads, [target], reads, buffers)
+
+
+def _load(name: str) -> ast.Name:
+    return ast.Name(name, _LOAD)
+
+
+@lru_cache(maxsize=4096)
+def _constant(literal: str) -> ast.expr:
+    """The node of a literal integer or tuple of them (`_INT`, `_TUPLE`), as
+    the parser makes it (`_built`'s statements share it: what reads them
+    reads, never changes, their expressions)."""
+    if not literal.startswith("("):
+        value = int(literal)
+        if value < 0:  # the parser's: a negation of a constant
+            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+        return ast.Constant(value)
+    elements = literal[1:-1].removesuffix(",")
+    return ast.Tuple(
+        [_constant(e) for e in elements.split(", ")] if elements else [], _LOAD
+    )
+
+
+def _placed(statement: ast.stmt, indent: str, number: int, line: str) -> ast.stmt:
+    """`statement` at line `number`, the whole of `line` after `indent`."""
+    statement.lineno = statement.end_lineno = number
+    statement.col_offset = len(indent)
+    statement.end_col_offset = len(line)
+    return statement
+
+
+def _put(statements: list[ast.stmt], built: Mapping[int, Built]) -> int:
+    """Put each statement `built` (by line) where the `pass` parsed in its
+    place is in `statements` (at any depth); how many it put."""
+    count = 0
+    for index, statement in enumerate(statements):
+        if isinstance(statement, ast.Pass):
+            found = built.get(statement.lineno)
+            if found is not None:
+                statements[index] = found.statement
+                count += 1
+        elif isinstance(statement, BLOCKS):
+            count += _put(statement.body, built) + _put(statement.orelse, built)
+    return count
 
 
 def _in_order(statements: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
@@ -312,7 +522,7 @@ def hoist_invariants(
     target) and must stay where they are made."""
     parsed = _parsed(body)
     statements, lines, assigned = parsed.statements, parsed.lines, parsed.assigned
-    written = _written([node for node, _ in parsed.effects], writes or {})
+    written = _written(parsed, writes or {})
     known = set(invariant) - written
     weighty = set(weights) - written  # the weights, and what was moved
     prepare: list[str] = []
