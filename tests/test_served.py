@@ -168,6 +168,40 @@ assert not loaded, f"a served run imported {{loaded[:8]}}"
 """
 
 
+def served_script_passes(script: str, cache: Path) -> None:
+    """`script`, followed by `SERVED_RUN`'s check, passes in a new process
+    with the code cache `cache`."""
+    root = Path(__file__).resolve().parents[1]
+    env = {
+        **os.environ,
+        "GE_XDSL_CACHE": str(cache),
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+    }
+    script = SERVED_RUN.format(run=script, modules=COMPILER_MODULES)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_copy_on_the_kernels_threads_imports_no_compiler(tmp_path: Path) -> None:
+    """A large relayout copy split over the kernels' threads (a packed
+    weight's, made when a served model is bound: magika's) compiles its C
+    copy without the code generator: no xDSL imported."""
+    served_script_passes(
+        "import numpy as np\n"
+        "from ge_runtime.jit import c_runtime, runtime\n"
+        "c_runtime.set_kernel_threads(2)\n"
+        "source = np.arange(33 * 17 * 100 * 3, dtype=np.float32)\n"
+        "source = source.reshape(33, 17, 3, 100).transpose(0, 1, 3, 2)\n"
+        "assert source.nbytes >= runtime.PARALLEL_COPY_BYTES\n"
+        "target = np.empty(source.shape, np.float32)\n"
+        "runtime.copy_into(target, source)\n"
+        "assert np.array_equal(target, source)\n",
+        tmp_path / "cache",
+    )
+
+
 @pytest.mark.parametrize("caller", ["ge-run", "ge_xdsl.load"])
 def test_a_served_run_imports_no_compiler(tmp_path: Path, caller: str) -> None:
     """In a new process, with an empty code cache: `ge-run M.om` and
@@ -184,17 +218,7 @@ def test_a_served_run_imports_no_compiler(tmp_path: Path, caller: str) -> None:
         f"(y,) = ge_xdsl.load({str(path)!r}).run({{'input': x}}).values()\n"
         "assert y.shape == (2, 10), y.shape",
     }[caller]
-    root = Path(__file__).resolve().parents[1]
-    env = {
-        **os.environ,
-        "GE_XDSL_CACHE": str(tmp_path / "cache"),  # empty: kernels from the .om
-        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
-    }
-    script = SERVED_RUN.format(run=run, modules=COMPILER_MODULES)
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    served_script_passes(run, tmp_path / "cache")  # empty: kernels from the .om
     assert list((tmp_path / "cache").rglob("*.so")), "the .om's kernels were not used"
     if caller == "ge-run":
         assert [p.suffix for p in out.iterdir()] == [".npy"]

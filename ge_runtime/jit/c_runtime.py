@@ -205,6 +205,19 @@ void probe(float *restrict x, float *restrict y) {{
 """
 """A library calling `VECTOR_MATH` in a loop the compiler vectorises."""
 
+THREADS = """\
+#include <stdint.h>
+int ge_threads = 1;
+int64_t ge_parallel_work = 0;
+void ge_set_threads(int count, int64_t work) {
+    ge_threads = count;
+    ge_parallel_work = work;
+}
+"""
+"""The threads a library's kernels split their parallel loops over, and the
+least iterations a nest runs to be split (its first part defines them;
+`set_kernel_threads` and `set_parallel_work` set every library's)."""
+
 PART = "/* part */\n"
 """Where a translation unit splits into parts that compile in parallel."""
 

@@ -74,7 +74,7 @@ void strided_copy(char *target, const char *source, const int64_t *geometry) {
 """A copy of rank 2 to 64, any strides, its outermost axis split over the
 threads, its innermost one a loop moving elements of 1-8 bytes as integers:
 `geometry` is the rank, the element size, then the shape, the target's and
-the source's byte strides (after `emit.c.THREADS`)."""
+the source's byte strides (after `c_runtime.THREADS`)."""
 
 
 def strided_view(
@@ -124,9 +124,7 @@ def _strided_copy(target: np.ndarray, source: np.ndarray) -> None:
 @cache
 def _copy_kernel() -> Callable[..., None]:
     """`STRIDED_COPY`'s function (its library compiled, or found, once)."""
-    from ge_runtime.jit.emit.c import THREADS  # imports this module
-
-    return c_runtime.kernel(THREADS + STRIDED_COPY, "strided_copy", 3)
+    return c_runtime.kernel(c_runtime.THREADS + STRIDED_COPY, "strided_copy", 3)
 
 
 def add_into(product: np.ndarray, start: np.ndarray, target: np.ndarray) -> None:

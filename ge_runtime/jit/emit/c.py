@@ -57,7 +57,14 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from ge_runtime.jit import c_runtime
 from ge_runtime.jit.analysis.loop_nest import Unsupported
-from ge_runtime.jit.c_runtime import PART, address, address_table, checked, kernel
+from ge_runtime.jit.c_runtime import (
+    PART,
+    THREADS,
+    address,
+    address_table,
+    checked,
+    kernel,
+)
 from ge_runtime.jit.emit.native import NativeNest
 from ge_runtime.jit.emit.native_operands import UNROLLED
 from ge_runtime.jit.emit.scalar import CodeEnv
@@ -238,19 +245,6 @@ ULP: a softplus (`log1p(exp(x))`: Mamba's step sizes) called glibc's
 scalar `log1pf`, 30 % of Mamba's run. All are inlined always: in a large
 part GCC's `-O1` kept `ge_logf` a call, and the loop around it did not
 vectorise (7.5% of MelFrontEnd's run)."""
-
-THREADS = """\
-#include <stdint.h>
-int ge_threads = 1;
-int64_t ge_parallel_work = 0;
-void ge_set_threads(int count, int64_t work) {
-    ge_threads = count;
-    ge_parallel_work = work;
-}
-"""
-"""The threads a library's kernels split their parallel loops over, and the
-least iterations a nest runs to be split (its first part defines them;
-`c_runtime.set_kernel_threads` and `set_parallel_work` set every library's)."""
 
 PRODUCT_LIMIT = 1 << 22
 """Matrix products of at most this many multiply-adds are C loops, and
