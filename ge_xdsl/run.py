@@ -195,10 +195,13 @@ def with_kernels(offline: OfflineModel, module: ModuleOp) -> OfflineModel:
     from ge_runtime.engines.serving_plan import serving_plan
     from ge_runtime.jit.cache.bundle import pack
     from ge_runtime.jit.cache.folder import redirected
+    from ge_runtime.jit.runtime import build_helper_kernels
 
     with tempfile.TemporaryDirectory(prefix="ge-xdsl-kernels-") as scratch:
         with redirected(Path(scratch) / "cache") as folder:
             compiled = compile_offline_graph(offline, find_graph(module))
+            if any(folder.glob("c/lib*.so")):  # C kernels: the runtime's too
+                build_helper_kernels()
         payload = pack(folder)
     manifest = dict(offline.manifest)
     if (plan := serving_plan(compiled)) is not None:

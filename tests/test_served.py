@@ -202,6 +202,24 @@ def test_a_copy_on_the_kernels_threads_imports_no_compiler(tmp_path: Path) -> No
     )
 
 
+def test_the_runtime_s_copy_kernel_comes_with_the_om(tmp_path: Path) -> None:
+    """An `.om` with C kernels carries the runtime's own (the copy on the
+    kernels' threads): a new process with an empty code cache installs the
+    `.om`'s kernels and loads that copy without compiling it."""
+    path = with_kernel_payload(tmp_path)
+    served_script_passes(
+        "from ge_runtime.engines.served import install_kernels\n"
+        "from ge_runtime.jit import c_runtime, runtime\n"
+        "from ge_runtime.offline.om import load_offline_model\n"
+        f"assert install_kernels(load_offline_model({str(path)!r})) is None\n"
+        "def compiled(*_):\n"
+        "    raise AssertionError('a kernel compiled at run time')\n"
+        "c_runtime._compile = compiled\n"
+        "runtime._copy_kernel()\n",
+        tmp_path / "cache",
+    )
+
+
 @pytest.mark.parametrize("caller", ["ge-run", "ge_xdsl.load"])
 def test_a_served_run_imports_no_compiler(tmp_path: Path, caller: str) -> None:
     """In a new process, with an empty code cache: `ge-run M.om` and

@@ -449,23 +449,31 @@ def library(source: str) -> ctypes.CDLL:
     with _LOCK:
         if source in _LIBRARIES:
             return _LIBRARIES[source]
-        cc = compiler()
-        if cc is None:
-            raise JITError("C kernels need a C compiler: none found ($CC or cc)")
-        key = "|".join([source, cc, *flags(), machine()])
-        digest = hashlib.sha256(key.encode()).hexdigest()[:24]
-        directory = kernel_folder("c")
-        path = directory / f"lib{digest}.so"
-        if not path.is_file():
-            directory.mkdir(parents=True, exist_ok=True)
-            _compile(cc, source, directory, path)
-        else:
-            _drop_parts(cc, source)
+        path = library_file(source)
         os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)  # read at load
         loaded = ctypes.CDLL(str(path))
         _set_threads(loaded)
         _LIBRARIES[source] = loaded
         return loaded
+
+
+def library_file(source: str) -> Path:
+    """The file of `source`'s shared library in the code cache, compiled
+    into it unless it is there (whether or not this process loaded it
+    from another folder)."""
+    cc = compiler()
+    if cc is None:
+        raise JITError("C kernels need a C compiler: none found ($CC or cc)")
+    key = "|".join([source, cc, *flags(), machine()])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    directory = kernel_folder("c")
+    path = directory / f"lib{digest}.so"
+    if not path.is_file():
+        directory.mkdir(parents=True, exist_ok=True)
+        _compile(cc, source, directory, path)
+    else:
+        _drop_parts(cc, source)
+    return path
 
 
 def _compile(cc: str, source: str, directory: Path, path: Path) -> None:

@@ -127,6 +127,13 @@ def _copy_kernel() -> Callable[..., None]:
     return c_runtime.kernel(c_runtime.THREADS + STRIDED_COPY, "strided_copy", 3)
 
 
+def build_helper_kernels() -> None:
+    """Compile the runtime's own C kernels (`STRIDED_COPY`) into the code
+    cache, so an `.om` carries them with the model's (`ge_xdsl.run.
+    with_kernels`) and a served run compiles nothing."""
+    c_runtime.library_file(c_runtime.THREADS + STRIDED_COPY)
+
+
 def add_into(product: np.ndarray, start: np.ndarray, target: np.ndarray) -> None:
     """`target = start + product` where `product` is a GEMM's contiguous result
     and `target` a (transposed) view of the output: the add runs over the
