@@ -490,3 +490,22 @@ def test_packed_weights_release_their_mapped_pages_only_when_read_only(
     changed[0, 0] = -1
     pack(changed.T, (256, 256))
     assert changed[0, 0] == -1
+
+
+def test_a_model_compiled_again_in_one_process_carries_its_kernels(
+    tmp_path: Path,
+) -> None:
+    """A second compile of a model in one process reuses the kernels the
+    first loaded (whose temporary code cache is gone): its `.om` carries
+    their libraries all the same, and so the runtime's copy kernel."""
+    from ge_xdsl.run import with_kernels
+
+    names = []
+    for run in ("first", "second"):
+        folder = tmp_path / run
+        folder.mkdir()
+        offline, compiled, _ = compiled_small_cnn(folder)
+        _, files = bundle.unpack(with_kernels(offline, compiled.module).kernels, run)
+        names.append(sorted(path for path, _ in files))
+    assert names[0] == names[1], names
+    assert sum(path.endswith(".so") for path in names[1]) >= 2, names

@@ -439,6 +439,8 @@ def _cpu_flags() -> str:
 
 _LOCK = threading.Lock()
 _LIBRARIES: dict[str, ctypes.CDLL] = {}
+_FILES: dict[str, Path] = {}
+"""The source of each library loaded -> the file it was loaded from."""
 _ORIGINS: dict[int, tuple[str, str, int, bool]] = {}
 """id of a kernel -> its library's source, its name, its argument count,
 whether it returns a status."""
@@ -450,6 +452,7 @@ def library(source: str) -> ctypes.CDLL:
         if source in _LIBRARIES:
             return _LIBRARIES[source]
         path = library_file(source)
+        _FILES[source] = path
         os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)  # read at load
         loaded = ctypes.CDLL(str(path))
         _set_threads(loaded)
@@ -666,7 +669,30 @@ def reduce_kernel(obj: Any) -> tuple[Any, ...] | None:
     """How to pickle `obj` if it is a kernel: by its library's source and
     its name (loading finds the compiled library); None for anything else."""
     origin = _ORIGINS.get(id(obj))
-    return None if origin is None else (kernel, origin)
+    if origin is None:
+        return None
+    _place(origin[0])  # the entry being written finds its library beside it
+    return (kernel, origin)
+
+
+def _place(source: str) -> None:
+    """The library of `source`, loaded from another code cache, copied into
+    this one: a model compiled again in one process reuses the kernels it
+    loaded, and the cache its entries are written to (an `.om`'s kernel
+    section, `ge_xdsl.run.with_kernels`) holds their libraries too."""
+    loaded = _FILES.get(source)
+    if loaded is None:
+        return
+    path = kernel_folder("c") / loaded.name
+    if path.is_file():
+        return
+    if not loaded.is_file():  # its cache is gone (a temporary one)
+        library_file(source)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as copy:
+        copy.write(loaded.read_bytes())
+    os.replace(copy.name, path)
 
 
 class Address(int):
