@@ -690,9 +690,7 @@ def _place(source: str) -> None:
         library_file(source)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as copy:
-        copy.write(loaded.read_bytes())
-    os.replace(copy.name, path)
+    write_atomically(path, loaded.read_bytes())
 
 
 class Address(int):

@@ -76,6 +76,10 @@ threads, its innermost one a loop moving elements of 1-8 bytes as integers:
 `geometry` is the rank, the element size, then the shape, the target's and
 the source's byte strides (after `c_runtime.THREADS`)."""
 
+COPY_LIBRARY = c_runtime.THREADS + STRIDED_COPY
+"""The translation unit of `STRIDED_COPY` (what is loaded and what an
+`.om` carries: `build_helper_kernels`)."""
+
 
 def strided_view(
     base: np.ndarray, offset: int, shape: tuple, strides: tuple
@@ -124,14 +128,14 @@ def _strided_copy(target: np.ndarray, source: np.ndarray) -> None:
 @cache
 def _copy_kernel() -> Callable[..., None]:
     """`STRIDED_COPY`'s function (its library compiled, or found, once)."""
-    return c_runtime.kernel(c_runtime.THREADS + STRIDED_COPY, "strided_copy", 3)
+    return c_runtime.kernel(COPY_LIBRARY, "strided_copy", 3)
 
 
 def build_helper_kernels() -> None:
     """Compile the runtime's own C kernels (`STRIDED_COPY`) into the code
     cache, so an `.om` carries them with the model's (`ge_xdsl.run.
     with_kernels`) and a served run compiles nothing."""
-    c_runtime.library_file(c_runtime.THREADS + STRIDED_COPY)
+    c_runtime.library_file(COPY_LIBRARY)
 
 
 def add_into(product: np.ndarray, start: np.ndarray, target: np.ndarray) -> None:
